@@ -1,0 +1,18 @@
+/*
+ * memplan/memplan.h -- umbrella header of onnx-memplan: how much memory an
+ * ONNX model needs while it runs, and why.
+ *
+ * Pipeline: bytes --load--> graph IR --shapes--> typed IR --analysis--> facts
+ * --plans--> plan --outputs--> JSON / annotated model. One header per concept.
+ */
+#ifndef MEMPLAN_MEMPLAN_H
+#define MEMPLAN_MEMPLAN_H
+
+#include "memplan/error.h"
+#include "memplan/model.h"
+#include "memplan/info.h"
+
+/* Library version string, e.g. "0.1.0". */
+const char *memplan_version(void);
+
+#endif

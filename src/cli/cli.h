@@ -1,0 +1,33 @@
+/* cli.h -- shared helpers of the memplan command-line shell. Each command
+ * lives in cmd_<name>.c and returns the process exit code:
+ * 0 ok, 1 usage error, 2 bad input (or any other failure). */
+#ifndef MEMPLAN_CLI_H
+#define MEMPLAN_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "memplan/memplan.h"
+
+enum { CLI_OK = 0, CLI_USAGE = 1, CLI_BAD_INPUT = 2 };
+
+/* Print "memplan <cmd>: <message>" to stderr and return CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Read a whole file. On failure prints "memplan: FILE: reason" and returns
+ * false. *data is malloc'ed (free it). */
+bool cli_read_file(const char *path, unsigned char **data, size_t *len);
+
+/* Load a model file, printing "memplan: FILE: message" on failure. */
+memplan_model *cli_load_model(const char *path);
+
+/* Write len bytes to stdout; false (with a message) on failure. */
+bool cli_write_stdout(const char *data, size_t len);
+
+int cmd_info(int argc, char **argv);
+
+#endif

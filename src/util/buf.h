@@ -1,0 +1,33 @@
+/*
+ * buf.h -- a growable byte buffer (always NUL-terminated), used for JSON and
+ * for serialized models. On allocation failure the buffer latches `failed`
+ * and further appends are ignored, so writers check once at the end.
+ */
+#ifndef MEMPLAN_UTIL_BUF_H
+#define MEMPLAN_UTIL_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct mp_buf {
+    char *data;
+    size_t len;
+    size_t cap;
+    bool failed;
+} mp_buf;
+
+void mp_buf_init(mp_buf *b);
+void mp_buf_free(mp_buf *b);
+bool mp_buf_reserve(mp_buf *b, size_t extra);
+void mp_buf_append(mp_buf *b, const void *data, size_t n);
+void mp_buf_puts(mp_buf *b, const char *s);
+void mp_buf_putc(mp_buf *b, char c);
+void mp_buf_printf(mp_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Hand the data to the caller (free() it); the buffer is reset. */
+char *mp_buf_take(mp_buf *b, size_t *len);
+
+#endif
