@@ -26,7 +26,16 @@ memplan_status memplan_error_prefix(memplan_error *err, const char *fmt, ...) {
     vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
     memcpy(rest, err->message, sizeof rest);
-    snprintf(err->message, sizeof err->message, "%s: %s", prefix, rest);
+    size_t n = strlen(prefix);
+    if (n > sizeof err->message - 3) n = sizeof err->message - 3;
+    memcpy(err->message, prefix, n);
+    memcpy(err->message + n, ": ", 2);
+    size_t room = sizeof err->message - n - 2;
+    rest[sizeof rest - 1] = '\0';
+    size_t r = strlen(rest);
+    if (r >= room) r = room - 1;
+    memcpy(err->message + n + 2, rest, r);
+    err->message[n + 2 + r] = '\0';
     return err->status;
 }
 

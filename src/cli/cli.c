@@ -1,0 +1,75 @@
+/* cli.c -- helpers shared by the memplan commands. */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int cli_usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    fprintf(stderr, "memplan %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see 'memplan --help')\n");
+    return CLI_USAGE;
+}
+
+bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
+    *data = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "memplan: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        unsigned char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (!bigger) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = bigger;
+        cap *= 2;
+    }
+    bool err = ferror(f) != 0;
+    fclose(f);
+    if (!buf || err) {
+        fprintf(stderr, "memplan: %s: %s\n", path, buf ? "read error" : "out of memory");
+        free(buf);
+        return false;
+    }
+    *data = buf;
+    *len = n;
+    return true;
+}
+
+memplan_model *cli_load_model(const char *path) {
+    unsigned char *data;
+    size_t len;
+    if (!cli_read_file(path, &data, &len)) return NULL;
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    memplan_status st = memplan_model_load(data, len, NULL, &m, &err);
+    free(data);
+    if (st) {
+        fprintf(stderr, "memplan: %s: %s\n", path, err.message);
+        return NULL;
+    }
+    return m;
+}
+
+bool cli_write_stdout(const char *data, size_t len) {
+    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+        fprintf(stderr, "memplan: cannot write to standard output\n");
+        return false;
+    }
+    return true;
+}

@@ -1,0 +1,47 @@
+/* main.c -- the memplan command-line tool: dispatch to one command. */
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char USAGE[] =
+    "memplan -- how much memory an ONNX model needs while it runs, and why\n"
+    "\n"
+    "usage: memplan COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  info MODEL [--json]        model summary: versions, opsets, counts, inputs, outputs, ops\n"
+    "  pack FILE.csv [--json] [--align N] [--budget-ms N]\n"
+    "                             pack buffers 'id,lower,upper,size' into one arena\n"
+    "\n"
+    "  --help                     this text\n"
+    "  --version                  print the version\n"
+    "\n"
+    "exit codes: 0 ok, 1 usage error, 2 bad input\n";
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+} command;
+
+static const command COMMANDS[] = {
+    {"info", cmd_info},
+};
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return CLI_USAGE;
+    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
+        fputs(USAGE, stdout);
+        return CLI_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("memplan %s\n", memplan_version());
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+        if (strcmp(argv[1], COMMANDS[i].name) == 0) return COMMANDS[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "memplan: unknown command '%s'\n(see 'memplan --help')\n", argv[1]);
+    return CLI_USAGE;
+}

@@ -1,0 +1,25 @@
+/*
+ * prune.h -- a checked copy of ModelProto bytes without large tensor data.
+ *
+ * Before protobuf-c parses a model, prune walks the wire format once, guided
+ * by the generated descriptors: it checks every tag, length and wire type,
+ * bounds the message nesting depth (so protobuf-c's recursive parser never
+ * meets absurd nesting), and drops the data fields of TensorProto messages
+ * that are longer than MEMPLAN_TENSOR_DATA_MAX bytes. Memory for the parsed
+ * model is then O(graph), not O(weights). Errors name the byte offset.
+ */
+#ifndef MEMPLAN_ONNX_PRUNE_H
+#define MEMPLAN_ONNX_PRUNE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memplan/error.h"
+#include "util/buf.h"
+
+/* Write the pruned copy of a ModelProto into out. *dropped counts the bytes
+ * of tensor data left out. */
+memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
+                              uint64_t *dropped, memplan_error *err);
+
+#endif

@@ -1,0 +1,280 @@
+/* info.c -- the model summary, as JSON and as text. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memplan/info.h"
+#include "out/json.h"
+
+unsigned long long memplan_initializer_bytes(const memplan_model *model) {
+    const memplan_graph *g = model->graph;
+    unsigned long long total = 0;
+    for (int32_t i = 0; i < g->n_initializers; i++) {
+        uint64_t b;
+        if (memplan_type_static_bytes(&g->values[g->initializers[i]].type, &b)) total += b;
+    }
+    return total;
+}
+
+/* Graph inputs that are not also initializers (IR < 4 lists weights as inputs). */
+static bool is_true_input(const memplan_value *v) {
+    return (v->flags & MEMPLAN_VALUE_INPUT) && !(v->flags & MEMPLAN_VALUE_INITIALIZER);
+}
+
+static const char *kind_name(memplan_type_kind k) {
+    switch (k) {
+    case MEMPLAN_TYPE_SPARSE_TENSOR: return "sparse_tensor";
+    case MEMPLAN_TYPE_SEQUENCE: return "sequence";
+    case MEMPLAN_TYPE_MAP: return "map";
+    case MEMPLAN_TYPE_OPTIONAL: return "optional";
+    case MEMPLAN_TYPE_OPAQUE: return "opaque";
+    default: return NULL;
+    }
+}
+
+static void json_type(mp_json *j, const memplan_type *t) {
+    mp_json_key(j, "dtype");
+    const char *dt = t->kind == MEMPLAN_TYPE_TENSOR || t->kind == MEMPLAN_TYPE_SPARSE_TENSOR
+                         ? memplan_dtype_name(t->elem_type) : kind_name(t->kind);
+    if (dt && t->kind != MEMPLAN_TYPE_NONE && !(t->elem_type == 0 && t->kind == MEMPLAN_TYPE_TENSOR))
+        mp_json_str(j, dt);
+    else
+        mp_json_null(j);
+    mp_json_key(j, "shape");
+    if (t->rank < 0) {
+        mp_json_null(j);
+        return;
+    }
+    mp_json_arr(j);
+    for (int32_t i = 0; i < t->rank; i++) {
+        const memplan_dim *d = &t->dims[i];
+        if (d->kind == MEMPLAN_DIM_VALUE) mp_json_int(j, d->value);
+        else if (d->kind == MEMPLAN_DIM_PARAM) mp_json_str(j, d->param);
+        else mp_json_null(j);
+    }
+    mp_json_end(j);
+}
+
+static void json_values(mp_json *j, const memplan_graph *g, const int32_t *ids, int32_t n, bool inputs) {
+    mp_json_arr(j);
+    for (int32_t i = 0; i < n; i++) {
+        const memplan_value *v = &g->values[ids[i]];
+        if (inputs && !is_true_input(v)) continue;
+        mp_json_obj(j);
+        mp_json_key(j, "name");
+        mp_json_str(j, v->name);
+        json_type(j, &v->type);
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+}
+
+/* op histogram over the main graph and its subgraphs */
+typedef struct op_count {
+    char *op; /* "Op" or "domain:Op" */
+    int64_t count;
+} op_count;
+
+typedef struct op_hist {
+    op_count *items;
+    size_t n, cap;
+    bool failed;
+} op_hist;
+
+static void hist_add(op_hist *h, const memplan_node *nd) {
+    size_t dl = nd->domain[0] && strcmp(nd->domain, "ai.onnx") ? strlen(nd->domain) + 1 : 0;
+    size_t len = dl + strlen(nd->op_type);
+    for (size_t i = 0; i < h->n; i++) {
+        const char *op = h->items[i].op;
+        if (strlen(op) == len && (!dl || (strncmp(op, nd->domain, dl - 1) == 0 && op[dl - 1] == ':')) &&
+            strcmp(op + dl, nd->op_type) == 0) {
+            h->items[i].count++;
+            return;
+        }
+    }
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 32;
+        op_count *p = realloc(h->items, cap * sizeof *p);
+        if (!p) {
+            h->failed = true;
+            return;
+        }
+        h->items = p;
+        h->cap = cap;
+    }
+    char *op = malloc(len + 1);
+    if (!op) {
+        h->failed = true;
+        return;
+    }
+    if (dl) {
+        memcpy(op, nd->domain, dl - 1);
+        op[dl - 1] = ':';
+    }
+    strcpy(op + dl, nd->op_type);
+    h->items[h->n].op = op;
+    h->items[h->n].count = 1;
+    h->n++;
+}
+
+static void hist_walk(op_hist *h, const memplan_graph *g) {
+    for (int32_t i = 0; i < g->n_nodes; i++) {
+        hist_add(h, &g->nodes[i]);
+        for (int32_t k = 0; k < g->nodes[i].n_subgraphs; k++) hist_walk(h, g->nodes[i].subgraphs[k]);
+    }
+}
+
+static int cmp_op(const void *a, const void *b) {
+    return strcmp(((const op_count *)a)->op, ((const op_count *)b)->op);
+}
+
+static void hist_free(op_hist *h) {
+    for (size_t i = 0; i < h->n; i++) free(h->items[i].op);
+    free(h->items);
+}
+
+static bool build_hist(const memplan_model *m, op_hist *h) {
+    memset(h, 0, sizeof *h);
+    hist_walk(h, m->graph);
+    qsort(h->items, h->n, sizeof *h->items, cmp_op);
+    return !h->failed;
+}
+
+static int32_t count_true_inputs(const memplan_graph *g) {
+    int32_t n = 0;
+    for (int32_t i = 0; i < g->n_inputs; i++) n += is_true_input(&g->values[g->inputs[i]]);
+    return n;
+}
+
+/* Opsets with one entry per domain ("" shown as "ai.onnx"), highest version kept. */
+static void json_opsets(mp_json *j, const memplan_model *m) {
+    mp_json_obj(j);
+    for (int32_t i = 0; i < m->n_opsets; i++) {
+        const char *d = m->opsets[i].domain[0] ? m->opsets[i].domain : "ai.onnx";
+        bool dup = false;
+        for (int32_t k = 0; k < i && !dup; k++) {
+            const char *e = m->opsets[k].domain[0] ? m->opsets[k].domain : "ai.onnx";
+            dup = strcmp(d, e) == 0;
+        }
+        if (dup) continue;
+        int64_t v = m->opsets[i].version;
+        for (int32_t k = i + 1; k < m->n_opsets; k++) {
+            const char *e = m->opsets[k].domain[0] ? m->opsets[k].domain : "ai.onnx";
+            if (strcmp(d, e) == 0 && m->opsets[k].version > v) v = m->opsets[k].version;
+        }
+        mp_json_key(j, d);
+        mp_json_int(j, v);
+    }
+    mp_json_end(j);
+}
+
+memplan_status memplan_info_json(const memplan_model *m, char **json, size_t *len, memplan_error *err) {
+    const memplan_graph *g = m->graph;
+    op_hist h;
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_json j;
+    mp_json_init(&j, &b);
+    bool ok = build_hist(m, &h);
+    mp_json_obj(&j);
+    mp_json_key(&j, "ir_version");
+    mp_json_int(&j, m->ir_version);
+    mp_json_key(&j, "producer");
+    mp_json_str(&j, m->producer_name);
+    mp_json_key(&j, "producer_version");
+    mp_json_str(&j, m->producer_version);
+    mp_json_key(&j, "graph_name");
+    mp_json_str(&j, g->name);
+    mp_json_key(&j, "opsets");
+    json_opsets(&j, m);
+    mp_json_key(&j, "nodes");
+    mp_json_int(&j, g->n_nodes);
+    mp_json_key(&j, "nodes_total");
+    mp_json_int(&j, m->n_nodes_total);
+    mp_json_key(&j, "reordered");
+    mp_json_bool(&j, g->reordered);
+    mp_json_key(&j, "functions");
+    mp_json_int(&j, m->n_functions);
+    mp_json_key(&j, "initializers");
+    mp_json_int(&j, g->n_initializers);
+    mp_json_key(&j, "initializer_bytes");
+    mp_json_uint(&j, memplan_initializer_bytes(m));
+    mp_json_key(&j, "inputs");
+    json_values(&j, g, g->inputs, g->n_inputs, true);
+    mp_json_key(&j, "outputs");
+    json_values(&j, g, g->outputs, g->n_outputs, false);
+    mp_json_key(&j, "op_types");
+    mp_json_obj(&j);
+    for (size_t i = 0; i < h.n; i++) {
+        mp_json_key(&j, h.items[i].op);
+        mp_json_int(&j, h.items[i].count);
+    }
+    mp_json_end(&j);
+    mp_json_end(&j);
+    mp_buf_putc(&b, '\n');
+    hist_free(&h);
+    if (!ok || b.failed) {
+        mp_buf_free(&b);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while writing JSON");
+    }
+    *json = mp_buf_take(&b, len);
+    return MEMPLAN_OK;
+}
+
+static void text_type(mp_buf *b, const memplan_type *t) {
+    const char *dt = t->kind == MEMPLAN_TYPE_TENSOR ? memplan_dtype_name(t->elem_type) : kind_name(t->kind);
+    mp_buf_puts(b, dt ? dt : "?");
+    if (t->rank < 0) {
+        mp_buf_puts(b, "[?]");
+        return;
+    }
+    mp_buf_putc(b, '[');
+    for (int32_t i = 0; i < t->rank; i++) {
+        if (i) mp_buf_putc(b, ',');
+        const memplan_dim *d = &t->dims[i];
+        if (d->kind == MEMPLAN_DIM_VALUE) mp_buf_printf(b, "%lld", (long long)d->value);
+        else if (d->kind == MEMPLAN_DIM_PARAM) mp_buf_puts(b, d->param);
+        else mp_buf_putc(b, '?');
+    }
+    mp_buf_putc(b, ']');
+}
+
+memplan_status memplan_info_text(const memplan_model *m, char **text, size_t *len, memplan_error *err) {
+    const memplan_graph *g = m->graph;
+    op_hist h;
+    mp_buf b;
+    mp_buf_init(&b);
+    bool ok = build_hist(m, &h);
+    mp_buf_printf(&b, "ir_version:        %lld\n", (long long)m->ir_version);
+    mp_buf_printf(&b, "producer:          %s %s\n", m->producer_name, m->producer_version);
+    mp_buf_puts(&b, "opsets:           ");
+    for (int32_t i = 0; i < m->n_opsets; i++)
+        mp_buf_printf(&b, " %s=%lld", m->opsets[i].domain[0] ? m->opsets[i].domain : "ai.onnx",
+                      (long long)m->opsets[i].version);
+    mp_buf_printf(&b, "\nnodes:             %d (%lld including subgraphs)%s\n", (int)g->n_nodes,
+                  (long long)m->n_nodes_total, g->reordered ? ", reordered topologically" : "");
+    mp_buf_printf(&b, "initializers:      %d (%llu bytes)\n", (int)g->n_initializers, memplan_initializer_bytes(m));
+    mp_buf_printf(&b, "inputs:            %d\n", (int)count_true_inputs(g));
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        const memplan_value *v = &g->values[g->inputs[i]];
+        if (!is_true_input(v)) continue;
+        mp_buf_printf(&b, "  %s: ", v->name);
+        text_type(&b, &v->type);
+        mp_buf_putc(&b, '\n');
+    }
+    mp_buf_printf(&b, "outputs:           %d\n", (int)g->n_outputs);
+    for (int32_t i = 0; i < g->n_outputs; i++) {
+        const memplan_value *v = &g->values[g->outputs[i]];
+        mp_buf_printf(&b, "  %s: ", v->name);
+        text_type(&b, &v->type);
+        mp_buf_putc(&b, '\n');
+    }
+    mp_buf_puts(&b, "op_types:\n");
+    for (size_t i = 0; i < h.n; i++) mp_buf_printf(&b, "  %-24s %lld\n", h.items[i].op, (long long)h.items[i].count);
+    hist_free(&h);
+    if (!ok || b.failed) {
+        mp_buf_free(&b);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while writing text");
+    }
+    *text = mp_buf_take(&b, len);
+    return MEMPLAN_OK;
+}
