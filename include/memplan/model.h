@@ -34,7 +34,7 @@ extern "C" {
 
 /* Limits. Exceeding one is a MEMPLAN_ELIMIT error naming the limit. */
 #define MEMPLAN_MAX_GRAPH_DEPTH 32        /* nested subgraph levels */
-#define MEMPLAN_MAX_WIRE_DEPTH 100        /* nested protobuf messages */
+#define MEMPLAN_MAX_WIRE_DEPTH 200        /* nested protobuf messages */
 #define MEMPLAN_MAX_NODES 10000000        /* nodes in one model, all graphs */
 #define MEMPLAN_MAX_VALUES 20000000       /* values in one model, all graphs */
 #define MEMPLAN_MAX_RANK 1024             /* dims of one tensor */

@@ -1,0 +1,351 @@
+/* test_load.c -- loader and graph IR: values, order, captures, errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "memplan/memplan.h"
+#include "model_builder.h"
+
+enum { F32 = 1, I64 = 7 };
+
+static memplan_model *load_graph(mb_graph *g, memplan_error *err) {
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_model *m = NULL;
+    memplan_status st = memplan_model_load(bytes, len, NULL, &m, err);
+    free(bytes);
+    if (st) return NULL;
+    return m;
+}
+
+static const memplan_value *value(const memplan_graph *g, const char *name) {
+    int32_t id = memplan_graph_find(g, name);
+    assert_true(id >= 0);
+    return &g->values[id];
+}
+
+static void test_chain(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("chain");
+    mb_input(g, "x", F32, "1,4,8,8");
+    mb_node(g, "Abs", "x", "a");
+    mb_node(g, "Relu", "a", "b");
+    mb_node(g, "Neg", "b", "y");
+    mb_output(g, "y", F32, "1,4,8,8");
+    memplan_error err = {0};
+    memplan_model *m = load_graph(g, &err);
+    assert_non_null(m);
+    const memplan_graph *G = m->graph;
+    assert_int_equal(G->n_nodes, 3);
+    assert_int_equal(G->n_values, 4);
+    assert_false(G->reordered);
+    assert_string_equal(G->nodes[1].op_type, "Relu");
+    const memplan_value *x = value(G, "x"), *a = value(G, "a"), *y = value(G, "y");
+    assert_int_equal(x->flags, MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_DECLARED);
+    assert_int_equal(x->producer, -1);
+    assert_int_equal(a->flags, MEMPLAN_VALUE_NODE_OUTPUT);
+    assert_int_equal(a->producer, 0);
+    assert_int_equal(a->type.kind, MEMPLAN_TYPE_NONE);
+    assert_int_equal(y->flags, MEMPLAN_VALUE_NODE_OUTPUT | MEMPLAN_VALUE_OUTPUT | MEMPLAN_VALUE_DECLARED);
+    assert_int_equal(y->producer, 2);
+    assert_int_equal(y->type.rank, 4);
+    uint64_t bytes = 0;
+    assert_true(memplan_type_static_bytes(&y->type, &bytes));
+    assert_int_equal(bytes, 4 * 4 * 8 * 8);
+    assert_int_equal(G->nodes[2].inputs[0], memplan_graph_find(G, "b"));
+    assert_int_equal(m->n_nodes_total, 3);
+    assert_int_equal(memplan_model_opset(m, ""), 17);
+    assert_int_equal(memplan_model_opset(m, "com.microsoft"), -1);
+    memplan_model_free(m);
+}
+
+static void test_unsorted_is_ordered_stably(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_node(g, "Neg", "b", "y");   /* file 0: needs b */
+    mb_node(g, "Abs", "x", "a");   /* file 1 */
+    mb_node(g, "Relu", "a", "b");  /* file 2 */
+    mb_node(g, "Exp", "x", "z");   /* file 3: independent */
+    mb_output(g, "y", F32, "2");
+    mb_output(g, "z", F32, "2");
+    memplan_error err = {0};
+    memplan_model *m = load_graph(g, &err);
+    assert_non_null(m);
+    const memplan_graph *G = m->graph;
+    assert_true(G->reordered);
+    /* Kahn with the file index as priority: Abs(1), Relu(2), Neg(0), Exp(3). */
+    assert_int_equal(G->nodes[0].file_index, 1);
+    assert_int_equal(G->nodes[1].file_index, 2);
+    assert_int_equal(G->nodes[2].file_index, 0);
+    assert_int_equal(G->nodes[3].file_index, 3);
+    assert_int_equal(value(G, "y")->producer, 2);
+    memplan_model_free(m);
+}
+
+static void expect_error(mb_graph *g, memplan_status want, const char *fragment) {
+    memplan_error err = {0};
+    memplan_model *m = load_graph(g, &err);
+    assert_null(m);
+    assert_int_equal(err.status, want);
+    if (!strstr(err.message, fragment)) fail_msg("message '%s' lacks '%s'", err.message, fragment);
+}
+
+static void test_cycle(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_node(g, "Add", "x,q", "p");
+    mb_node(g, "Abs", "p", "q");
+    mb_output(g, "q", F32, "2");
+    expect_error(g, MEMPLAN_EINPUT, "cycle through value 'q'");
+}
+
+static void test_dangling(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_node(g, "Add", "x,ghost", "y");
+    mb_output(g, "y", F32, "2");
+    expect_error(g, MEMPLAN_EINPUT, "reads 'ghost', which nothing defines");
+}
+
+static void test_duplicate(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_node(g, "Abs", "x", "y");
+    mb_node(g, "Neg", "x", "y");
+    mb_output(g, "y", F32, "2");
+    expect_error(g, MEMPLAN_EINPUT, "value 'y' is defined twice");
+}
+
+static void test_huge_dim(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "4611686018427387904"); /* 2^62 */
+    mb_node(g, "Abs", "x", "y");
+    mb_output(g, "y", F32, "2");
+    expect_error(g, MEMPLAN_EINPUT, "'x': dim 0 is 4611686018427387904");
+}
+
+static void test_undefined_output(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_output(g, "nope", F32, "2");
+    expect_error(g, MEMPLAN_EINPUT, "output 'nope' is not defined");
+}
+
+/* If whose branches read outer values; the else branch shadows 'w'. */
+static void test_if_captures(void **state) {
+    (void)state;
+    mb_graph *then_g = mb_new_graph("then");
+    mb_node(then_g, "Add", "x,w", "t");
+    mb_output(then_g, "t", F32, "2");
+    mb_graph *else_g = mb_new_graph("else");
+    mb_node(else_g, "Neg", "x", "w");          /* shadows outer w */
+    mb_node(else_g, "Mul", "w,k", "e");
+    mb_output(else_g, "e", F32, "2");
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_input(g, "c", 9, "");
+    mb_node(g, "Abs", "x", "w");
+    mb_node(g, "Relu", "x", "k");
+    Onnx__NodeProto *nd = mb_node(g, "If", "c", "y");
+    mb_graph_attr(nd, "then_branch", then_g);
+    mb_graph_attr(nd, "else_branch", else_g);
+    mb_output(g, "y", F32, "2");
+    memplan_error err = {0};
+    memplan_model *m = load_graph(g, &err);
+    assert_non_null(m);
+    const memplan_graph *G = m->graph;
+    const memplan_node *ifn = &G->nodes[2];
+    assert_string_equal(ifn->op_type, "If");
+    assert_int_equal(ifn->n_subgraphs, 2);
+    /* then reads x, w; else reads x, k (its w is local) */
+    assert_int_equal(ifn->n_captures, 3);
+    assert_int_equal(ifn->captures[0], memplan_graph_find(G, "x"));
+    assert_int_equal(ifn->captures[1], memplan_graph_find(G, "w"));
+    assert_int_equal(ifn->captures[2], memplan_graph_find(G, "k"));
+    const memplan_graph *E = ifn->subgraphs[1];
+    assert_ptr_equal(E->parent, G);
+    assert_int_equal(E->depth, 1);
+    assert_int_equal(E->n_captures, 2);
+    const memplan_value *ew = value(E, "w");
+    assert_int_equal(ew->flags, MEMPLAN_VALUE_NODE_OUTPUT);
+    const memplan_value *ek = value(E, "k");
+    assert_int_equal(ek->flags, MEMPLAN_VALUE_CAPTURE);
+    assert_int_equal(ek->outer, memplan_graph_find(G, "k"));
+    assert_int_equal(m->n_nodes_total, 6);
+    memplan_model_free(m);
+}
+
+/* A node whose subgraph reads a value produced later in the file is ordered after it. */
+static void test_capture_orders_nodes(void **state) {
+    (void)state;
+    mb_graph *body = mb_new_graph("body");
+    mb_node(body, "Identity", "late", "o");
+    mb_output(body, "o", F32, "2");
+    mb_graph *body2 = mb_new_graph("body2");
+    mb_node(body2, "Identity", "late", "o2");
+    mb_output(body2, "o2", F32, "2");
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_input(g, "c", 9, "");
+    Onnx__NodeProto *nd = mb_node(g, "If", "c", "y");
+    mb_graph_attr(nd, "then_branch", body);
+    mb_graph_attr(nd, "else_branch", body2);
+    mb_node(g, "Abs", "x", "late");
+    mb_output(g, "y", F32, "2");
+    memplan_error err = {0};
+    memplan_model *m = load_graph(g, &err);
+    assert_non_null(m);
+    assert_true(m->graph->reordered);
+    assert_string_equal(m->graph->nodes[0].op_type, "Abs");
+    assert_string_equal(m->graph->nodes[1].op_type, "If");
+    memplan_model_free(m);
+}
+
+static void test_nesting_limit(void **state) {
+    (void)state;
+    mb_graph *inner = mb_new_graph("leaf");
+    mb_node(inner, "Identity", "x", "o");
+    mb_output(inner, "o", F32, "2");
+    for (int d = 0; d < MEMPLAN_MAX_GRAPH_DEPTH + 2; d++) {
+        mb_graph *outer = mb_new_graph("level");
+        Onnx__NodeProto *nd = mb_node(outer, "If", "c", "o");
+        mb_graph_attr(nd, "then_branch", inner);
+        mb_output(outer, "o", F32, "2");
+        inner = outer;
+    }
+    mb_input(inner, "x", F32, "2");
+    mb_input(inner, "c", 9, "");
+    expect_error(inner, MEMPLAN_ELIMIT, "nested deeper than 32");
+}
+
+static void test_bad_bytes(void **state) {
+    (void)state;
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load("", 0, NULL, &m, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "the file is empty: not an ONNX model");
+    const uint8_t junk[] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+    assert_int_equal(memplan_model_load(junk, sizeof junk, NULL, &m, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "malformed protobuf at byte 0: truncated field tag");
+    /* A valid protobuf message that is not a model: field 1 (ir_version) as a string. */
+    const uint8_t notmodel[] = {0x0a, 0x02, 'h', 'i'};
+    assert_int_equal(memplan_model_load(notmodel, sizeof notmodel, NULL, &m, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message,
+                        "malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0");
+    /* Valid, well-typed, but no graph. */
+    const uint8_t nograph[] = {0x08, 0x07};
+    assert_int_equal(memplan_model_load(nograph, sizeof nograph, NULL, &m, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "not an ONNX model: it has no graph");
+    assert_null(m);
+}
+
+static void test_truncation_everywhere(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "1,batch,?");
+    mb_initializer(g, "w", F32, "3");
+    mb_node(g, "Add", "x,w", "a");
+    mb_node(g, "Relu", "a", "y");
+    mb_output(g, "y", F32, "1,batch,3");
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    int ok = 0;
+    for (size_t cut = 0; cut < len; cut++) {
+        uint8_t *copy = malloc(cut ? cut : 1);
+        memcpy(copy, bytes, cut);
+        memplan_model *m = NULL;
+        memplan_error err = {0};
+        memplan_status st = memplan_model_load(copy, cut, NULL, &m, &err);
+        if (st == MEMPLAN_OK) {
+            ok++;
+            memplan_model_free(m);
+        } else {
+            assert_int_equal(st, MEMPLAN_EINPUT);
+            assert_true(strlen(err.message) > 0);
+        }
+        free(copy);
+    }
+    /* Only cuts at message boundaries after the graph can load. */
+    assert_true(ok <= 2);
+    memplan_model *m = NULL;
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, NULL), MEMPLAN_OK);
+    const memplan_value *x = value(m->graph, "x");
+    assert_int_equal(x->type.dims[1].kind, MEMPLAN_DIM_PARAM);
+    assert_string_equal(x->type.dims[1].param, "batch");
+    assert_int_equal(x->type.dims[2].kind, MEMPLAN_DIM_UNKNOWN);
+    memplan_model_free(m);
+    free(bytes);
+}
+
+static void test_dtypes(void **state) {
+    (void)state;
+    assert_int_equal(memplan_dtype_bits(MEMPLAN_DTYPE_INT4), 4);
+    assert_int_equal(memplan_dtype_bits(MEMPLAN_DTYPE_INT2), 2);
+    assert_int_equal(memplan_dtype_bits(MEMPLAN_DTYPE_STRING), 0);
+    assert_int_equal(memplan_dtype_bits(99), 0);
+    assert_string_equal(memplan_dtype_name(MEMPLAN_DTYPE_FLOAT8E4M3FN), "float8e4m3fn");
+    assert_null(memplan_dtype_name(-1));
+    memplan_dim dims[2] = {{MEMPLAN_DIM_VALUE, 3, NULL}, {MEMPLAN_DIM_VALUE, 3, NULL}};
+    memplan_type t = {MEMPLAN_TYPE_TENSOR, MEMPLAN_DTYPE_INT4, 2, dims};
+    uint64_t b = 0;
+    assert_true(memplan_type_static_bytes(&t, &b));
+    assert_int_equal(b, 5); /* 9 elements x 4 bits = 36 bits -> 5 bytes */
+    memplan_dim big[2] = {{MEMPLAN_DIM_VALUE, INT64_C(1) << 40, NULL}, {MEMPLAN_DIM_VALUE, INT64_C(1) << 30, NULL}};
+    memplan_type tb = {MEMPLAN_TYPE_TENSOR, MEMPLAN_DTYPE_FLOAT, 2, big};
+    assert_false(memplan_type_static_bytes(&tb, &b)); /* 2^70 elements overflow */
+}
+
+static void test_info_json(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("tiny");
+    mb_input(g, "x", F32, "batch,3");
+    mb_initializer(g, "w", F32, "3");
+    mb_node(g, "Add", "x,w", "a");
+    mb_node(g, "Relu", "a", "y");
+    mb_node(g, "Relu", "y", "z");
+    mb_output(g, "z", F32, "batch,?");
+    memplan_error err = {0};
+    memplan_model *m = load_graph(g, &err);
+    assert_non_null(m);
+    char *json;
+    size_t len;
+    assert_int_equal(memplan_info_json(m, &json, &len, &err), MEMPLAN_OK);
+    assert_string_equal(json,
+        "{\"ir_version\":8,\"producer\":\"\",\"producer_version\":\"\",\"graph_name\":\"tiny\","
+        "\"opsets\":{\"ai.onnx\":17},\"nodes\":3,\"nodes_total\":3,\"reordered\":false,\"functions\":0,"
+        "\"initializers\":1,\"initializer_bytes\":12,"
+        "\"inputs\":[{\"name\":\"x\",\"dtype\":\"float\",\"shape\":[\"batch\",3]}],"
+        "\"outputs\":[{\"name\":\"z\",\"dtype\":\"float\",\"shape\":[\"batch\",null]}],"
+        "\"op_types\":{\"Add\":1,\"Relu\":2}}\n");
+    assert_int_equal(len, strlen(json));
+    free(json);
+    memplan_model_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_chain),
+        cmocka_unit_test(test_unsorted_is_ordered_stably),
+        cmocka_unit_test(test_cycle),
+        cmocka_unit_test(test_dangling),
+        cmocka_unit_test(test_duplicate),
+        cmocka_unit_test(test_huge_dim),
+        cmocka_unit_test(test_undefined_output),
+        cmocka_unit_test(test_if_captures),
+        cmocka_unit_test(test_capture_orders_nodes),
+        cmocka_unit_test(test_nesting_limit),
+        cmocka_unit_test(test_bad_bytes),
+        cmocka_unit_test(test_truncation_everywhere),
+        cmocka_unit_test(test_dtypes),
+        cmocka_unit_test(test_info_json),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
