@@ -11,6 +11,7 @@
 #include "memplan/error.h"
 #include "memplan/model.h"
 #include "memplan/info.h"
+#include "memplan/liveness.h"
 
 /* Library version string, e.g. "0.1.0". */
 const char *memplan_version(void);
