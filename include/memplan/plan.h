@@ -1,0 +1,218 @@
+/*
+ * memplan/plan.h -- the planning core: given buffers as (lifetime, size)
+ * pairs, decide where each one lives.
+ *
+ * It knows nothing of ONNX: a buffer is a size in bytes and a HALF-OPEN
+ * lifetime [start, end) in abstract time units. A model value live over the
+ * inclusive positions [def, last] is the buffer [def, last + 1). Two buffers
+ * conflict when their lifetimes intersect (a.start < b.end && b.start < a.end);
+ * a buffer ending at t never conflicts with one starting at t.
+ *
+ * Two kinds of plan:
+ *   - slot plan (SEMANTICS.md section 3): each buffer gets a reusable slot;
+ *     the memory needed is the sum of slot capacities;
+ *   - arena plan (section 4): each buffer gets a byte offset in one arena;
+ *     the memory needed is the arena size.
+ * Both can be checked by a validator that names the buffers at fault.
+ *
+ * Every function that can fail returns a memplan_status and, given a non-NULL
+ * memplan_error, a message naming the buffer index at fault. Nothing aborts.
+ * Results own malloc'ed arrays: release them with the matching *_free, which
+ * accepts a zeroed or already freed result.
+ */
+#ifndef MEMPLAN_PLAN_H
+#define MEMPLAN_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memplan/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One buffer: `size` bytes live over [start, end). Valid when
+ * 0 <= start < end. A size of 0 is allowed (it occupies no address). */
+typedef struct memplan_buffer {
+    uint64_t size;
+    int64_t start;
+    int64_t end;
+} memplan_buffer;
+
+/* ---------------------------------------------------------------- slots */
+
+/* How a buffer chooses among retired slots. */
+typedef enum memplan_slot_strategy {
+    /* Smallest retired slot whose capacity fits (ties: lowest slot id);
+     * else a new slot of exactly the buffer's size. SEMANTICS.md section 3. */
+    MEMPLAN_SLOT_BEST_FIT = 0,
+    /* A retired slot is reused only by a buffer of exactly its capacity
+     * (ties: lowest slot id), as ONNX Runtime's allocation planner does. */
+    MEMPLAN_SLOT_EXACT = 1
+} memplan_slot_strategy;
+
+/* slot_of[i] of a buffer that has no slot (only in hand-made plans). */
+#define MEMPLAN_NO_SLOT SIZE_MAX
+
+typedef struct memplan_slot_plan {
+    size_t count;          /* number of buffers */
+    size_t *slot_of;       /* slot id of each buffer, in input order */
+    size_t slot_count;
+    uint64_t *slot_bytes;  /* capacity of each slot */
+    uint64_t naive_bytes;  /* sum of buffer sizes */
+    uint64_t peak_bytes;   /* sum of slot capacities */
+    double savings_ratio;  /* 1 - peak/naive; 0 when naive is 0 */
+} memplan_slot_plan;
+
+/* Plan slots for n buffers. Buffers are walked by start time; buffers with
+ * equal start keep their input order (so give them in output order). A
+ * buffer starting at t may take a slot whose holder ended at or before t.
+ * Slots never grow. O(n log n). Errors: EINPUT for an invalid buffer,
+ * ELIMIT when the sum of sizes overflows 64 bits, ENOMEM. */
+memplan_status memplan_plan_slots(const memplan_buffer *bufs, size_t n,
+                                  memplan_slot_strategy strategy,
+                                  memplan_slot_plan *out, memplan_error *err);
+
+void memplan_slot_plan_free(memplan_slot_plan *plan);
+
+/* ----------------------------------------------------------- lower bound */
+
+/* Maximum over time of the sum of live sizes, each rounded up to `align`
+ * (a power of two >= 1). No arena can be smaller. O(n log n). */
+memplan_status memplan_lower_bound(const memplan_buffer *bufs, size_t n,
+                                   uint64_t align, uint64_t *out,
+                                   memplan_error *err);
+
+/* ----------------------------------------------------------------- arena */
+
+/* Packing heuristics, as bits of memplan_pack_options.heuristics and as the
+ * winner reported in memplan_arena_plan.heuristic. */
+typedef enum memplan_heuristic {
+    MEMPLAN_HEUR_GREEDY_SIZE = 1, /* by size descending, best-fit gap */
+    MEMPLAN_HEUR_TIME_FIT = 2,    /* by start (then size desc), best-fit gap */
+    MEMPLAN_HEUR_SKYLINE = 4,     /* bottom-up skyline decoder, by size desc */
+    MEMPLAN_HEUR_SEARCH = 8       /* annealing over the skyline priority order */
+} memplan_heuristic;
+
+#define MEMPLAN_HEUR_ALL 15u
+
+/* Default improvement-search budget: a 10k-buffer plan stays under 100 ms. */
+#define MEMPLAN_PACK_DEFAULT_BUDGET_MS 20u
+#define MEMPLAN_PACK_DEFAULT_ALIGN 64u
+
+typedef struct memplan_pack_options {
+    uint64_t align;       /* power of two >= 1 (default 64) */
+    uint32_t budget_ms;   /* search budget; 0 = heuristics only (default 20) */
+    unsigned heuristics;  /* MEMPLAN_HEUR_* bits to try; 0 means all */
+    uint64_t seed;        /* search PRNG seed (default 1) */
+} memplan_pack_options;
+
+/* Fill the defaults above. */
+void memplan_pack_options_init(memplan_pack_options *opt);
+
+typedef struct memplan_arena_plan {
+    size_t count;                /* number of buffers */
+    uint64_t *offset;            /* offset of each buffer, in input order */
+    uint64_t align;
+    uint64_t arena_bytes;        /* max(offset + aligned size) */
+    uint64_t lower_bound_bytes;  /* memplan_lower_bound() */
+    double gap_ratio;            /* arena / lower bound; 1 when both are 0 */
+    memplan_heuristic heuristic; /* which one produced the kept offsets */
+    uint64_t iterations;         /* candidate orders the search evaluated */
+} memplan_arena_plan;
+
+/* Give every buffer an offset, a multiple of align, so that buffers with
+ * intersecting lifetimes never intersect in [offset, offset + size). Each
+ * selected heuristic runs; the smallest arena is kept (ties: the first in
+ * enum order). The search then runs while budget and lower bound allow.
+ *
+ * Determinism: with budget 0 the result depends only on the input. The
+ * search is bounded by a work count derived from budget_ms (each budget
+ * millisecond buys a fixed number of decoder steps), so the result depends
+ * only on input, options and seed -- unless the machine is so slow that the
+ * wall-clock budget (a safety cap, 2x budget_ms) runs out first.
+ *
+ * opt may be NULL (defaults). Errors: EUSAGE for a bad align, EINPUT for an
+ * invalid buffer, ELIMIT when the sum of aligned sizes overflows 64 bits. */
+memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
+                            const memplan_pack_options *opt,
+                            memplan_arena_plan *out, memplan_error *err);
+
+void memplan_arena_plan_free(memplan_arena_plan *plan);
+
+/* Short name of one heuristic: "greedy-size", "time-fit", "skyline",
+ * "search"; "unknown" otherwise. */
+const char *memplan_heuristic_name(memplan_heuristic h);
+
+/* ------------------------------------------------------------ validation */
+
+typedef enum memplan_violation_kind {
+    MEMPLAN_VIOLATION_NONE = 0,
+    MEMPLAN_VIOLATION_BAD_BUFFER,      /* start < 0 or end <= start */
+    MEMPLAN_VIOLATION_SLOT_SHARED,     /* two live-overlapping buffers, one slot */
+    MEMPLAN_VIOLATION_NO_SLOT,         /* slot_of[i] == MEMPLAN_NO_SLOT */
+    MEMPLAN_VIOLATION_UNKNOWN_SLOT,    /* slot_of[i] >= slot_count */
+    MEMPLAN_VIOLATION_SLOT_TOO_SMALL,  /* slot capacity < buffer size */
+    MEMPLAN_VIOLATION_MISALIGNED,      /* offset not a multiple of align */
+    MEMPLAN_VIOLATION_ADDRESS_OVERLAP, /* live-overlapping buffers share bytes */
+    MEMPLAN_VIOLATION_BEYOND_ARENA     /* offset + size > arena size */
+} memplan_violation_kind;
+
+/* What validation found: the kind and the buffer indices involved (`other`
+ * is SIZE_MAX when only one buffer is at fault). */
+typedef struct memplan_violation {
+    memplan_violation_kind kind;
+    size_t buffer;
+    size_t other;
+} memplan_violation;
+
+/* Check a slot plan against its buffers. Returns MEMPLAN_OK, or EINPUT with
+ * the first violation found in *v (may be NULL) and in err. O(n log n). */
+memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
+                                      const memplan_slot_plan *plan,
+                                      memplan_violation *v, memplan_error *err);
+
+/* Check offsets (one per buffer) against the buffers: aligned, inside
+ * arena_bytes, no two live-overlapping buffers sharing a byte (zero-size
+ * buffers share none). Sweep over time with an ordered set of live address
+ * ranges: O(n log n). Returns MEMPLAN_OK or EINPUT as above; EUSAGE for a
+ * bad align. */
+memplan_status memplan_validate_arena(const memplan_buffer *bufs, size_t n,
+                                      const uint64_t *offsets, uint64_t align,
+                                      uint64_t arena_bytes,
+                                      memplan_violation *v, memplan_error *err);
+
+/* ------------------------------------------------------------------- CSV */
+
+/* Buffers read from CSV text, with their ids. */
+typedef struct memplan_buffer_list {
+    size_t count;
+    memplan_buffer *buffers;
+    char **ids;      /* NUL-terminated id of each buffer */
+    char *id_text;   /* storage behind ids */
+} memplan_buffer_list;
+
+/* Parse the benchmark format: a header line `id,lower,upper,size`, then one
+ * buffer per line, lifetime [lower, upper). Lines end in LF or CRLF; empty
+ * lines are skipped. Fields are exact: no spaces, no quoting. Rules:
+ *   id     non-empty, no '"', unique within the file;
+ *   lower  decimal integer, 0 <= lower < upper, fits int64;
+ *   upper  decimal integer, fits int64;
+ *   size   decimal integer >= 0 (a '-' sign is rejected), fits uint64.
+ * A bad line fails the whole read with EINPUT "line N: ..." (1-based). */
+memplan_status memplan_csv_read(const char *text, size_t len,
+                                memplan_buffer_list *out, memplan_error *err);
+
+void memplan_buffer_list_free(memplan_buffer_list *list);
+
+/* Write `id,lower,upper,size,offset` (header and one line per buffer) as a
+ * malloc'ed NUL-terminated string; free() it. */
+memplan_status memplan_csv_write(const memplan_buffer_list *list,
+                                 const uint64_t *offsets, char **text,
+                                 size_t *len, memplan_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

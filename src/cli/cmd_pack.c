@@ -1,0 +1,175 @@
+/*
+ * cmd_pack.c -- `memplan pack FILE.csv [--json] [--align N] [--budget-ms N]`
+ *
+ * Reads buffers in the benchmark CSV format (id,lower,upper,size; lifetimes
+ * half-open) and packs them into one arena (memplan_pack).
+ *   default  the CSV with an offset column: id,lower,upper,size,offset
+ *   --json   the document described in out/pack_json.h
+ * --align N: a power of two >= 1 (default 64); --budget-ms N: improvement
+ * search budget in milliseconds (default 20, 0 = heuristics only). Options
+ * may also be written --align=N. Exit: 0 ok, 1 usage, 2 bad input; messages
+ * go to stderr as "memplan pack: FILE: message".
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "memplan/plan.h"
+#include "out/pack_json.h"
+#include "util/buf.h"
+
+static const char pack_usage_text[] =
+    "usage: memplan pack FILE.csv [--json] [--align N] [--budget-ms N]\n";
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int pack_usage(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("memplan pack: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    fputs(pack_usage_text, stderr);
+    return CLI_USAGE;
+}
+
+/* A whole file into a malloc'ed buffer; prints the error itself. */
+static bool pack_read_file(const char *path, char **data, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "memplan pack: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    mp_buf b;
+    mp_buf_init(&b);
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) mp_buf_append(&b, chunk, got);
+    bool ok = !ferror(f) && !b.failed;
+    fclose(f);
+    if (!ok) {
+        fprintf(stderr, "memplan pack: %s: %s\n", path, b.failed ? "out of memory" : "read error");
+        mp_buf_free(&b);
+        return false;
+    }
+    *len = b.len;
+    *data = b.data ? mp_buf_take(&b, len) : calloc(1, 1);
+    return *data != NULL;
+}
+
+/* Decimal unsigned integer <= max; false when malformed or too large. */
+static bool pack_parse_u64(const char *s, uint64_t max, uint64_t *out) {
+    uint64_t v = 0;
+    if (!*s) return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (max - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+/* The value of option `name` given as "--name=V" or "--name V". NULL if
+ * argv[*i] is not that option; *missing when V is absent. */
+static const char *pack_option_value(int argc, char **argv, int *i, const char *name,
+                                     bool *missing) {
+    size_t n = strlen(name);
+    const char *a = argv[*i];
+    if (strncmp(a, name, n) != 0) return NULL;
+    if (a[n] == '=') return a + n + 1;
+    if (a[n] != '\0') return NULL;
+    if (*i + 1 >= argc) {
+        *missing = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+typedef struct pack_args {
+    const char *file;
+    bool json;
+    memplan_pack_options opt;
+} pack_args;
+
+static int pack_parse_args(int argc, char **argv, pack_args *a) {
+    memplan_pack_options_init(&a->opt);
+    for (int i = 1; i < argc; i++) {
+        bool missing = false;
+        const char *v;
+        uint64_t x;
+        if (strcmp(argv[i], "--json") == 0) {
+            a->json = true;
+        } else if ((v = pack_option_value(argc, argv, &i, "--align", &missing)) || missing) {
+            if (missing || !pack_parse_u64(v, UINT64_MAX, &x) || x == 0 || (x & (x - 1)))
+                return pack_usage("--align needs a power of two >= 1");
+            a->opt.align = x;
+        } else if ((v = pack_option_value(argc, argv, &i, "--budget-ms", &missing)) || missing) {
+            if (missing || !pack_parse_u64(v, 86400000u, &x))
+                return pack_usage("--budget-ms needs milliseconds from 0 to 86400000");
+            a->opt.budget_ms = (uint32_t)x;
+        } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+            return pack_usage("unknown option '%s'", argv[i]);
+        } else if (a->file) {
+            return pack_usage("only one FILE.csv, got '%s' and '%s'", a->file, argv[i]);
+        } else {
+            a->file = argv[i];
+        }
+    }
+    if (!a->file) return pack_usage("missing FILE.csv");
+    return CLI_OK;
+}
+
+/* Render the result (CSV or JSON) into out. */
+static memplan_status pack_render(const pack_args *a, const memplan_buffer_list *list,
+                                  const memplan_arena_plan *plan, char **out, size_t *len,
+                                  memplan_error *err) {
+    if (!a->json) return memplan_csv_write(list, plan->offset, out, len, err);
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_pack_json(&b, list, plan);
+    mp_buf_putc(&b, '\n');
+    if (b.failed) {
+        mp_buf_free(&b);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    }
+    *out = mp_buf_take(&b, len);
+    return *out ? MEMPLAN_OK : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+}
+
+int cmd_pack(int argc, char **argv) {
+    pack_args a;
+    memset(&a, 0, sizeof a);
+    int rc = pack_parse_args(argc, argv, &a);
+    if (rc != CLI_OK) return rc;
+
+    char *text = NULL, *out = NULL;
+    size_t len = 0, out_len = 0;
+    if (!pack_read_file(a.file, &text, &len)) return CLI_BAD_INPUT;
+    memplan_buffer_list list;
+    memplan_arena_plan plan;
+    memset(&plan, 0, sizeof plan);
+    memplan_error err = {MEMPLAN_OK, ""};
+    memplan_status st = memplan_csv_read(text, len, &list, &err);
+    if (st == MEMPLAN_OK) st = memplan_pack(list.buffers, list.count, &a.opt, &plan, &err);
+    if (st == MEMPLAN_OK) st = pack_render(&a, &list, &plan, &out, &out_len, &err);
+    if (st == MEMPLAN_OK) {
+        if (fwrite(out, 1, out_len, stdout) != out_len || fflush(stdout) != 0) {
+            fprintf(stderr, "memplan pack: %s: cannot write output\n", a.file);
+            rc = CLI_BAD_INPUT;
+        }
+    } else {
+        fprintf(stderr, "memplan pack: %s: %s\n", a.file, err.message);
+        rc = st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;
+    }
+    free(out);
+    free(text);
+    memplan_arena_plan_free(&plan);
+    memplan_buffer_list_free(&list);
+    return rc;
+}

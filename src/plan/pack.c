@@ -1,0 +1,187 @@
+/*
+ * pack.c -- memplan_pack(): run the heuristics, keep the best, improve it.
+ *
+ * Orders fed to the decoders (ties always broken by buffer index):
+ *   greedy-size  size descending, then longer lifetime, then start;
+ *   time-fit     start ascending, then size descending;
+ *   skyline      size descending, then longer lifetime (as a rank);
+ *   search       annealing from the skyline order.
+ * The kept plan is re-checked by memplan_validate_arena before returning:
+ * a failure there is a bug and is reported as EINTERNAL.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/pack_internal.h"
+
+void memplan_pack_options_init(memplan_pack_options *opt) {
+    opt->align = MEMPLAN_PACK_DEFAULT_ALIGN;
+    opt->budget_ms = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
+    opt->heuristics = MEMPLAN_HEUR_ALL;
+    opt->seed = 1;
+}
+
+const char *memplan_heuristic_name(memplan_heuristic h) {
+    switch (h) {
+    case MEMPLAN_HEUR_GREEDY_SIZE: return "greedy-size";
+    case MEMPLAN_HEUR_TIME_FIT: return "time-fit";
+    case MEMPLAN_HEUR_SKYLINE: return "skyline";
+    case MEMPLAN_HEUR_SEARCH: return "search";
+    }
+    return "unknown";
+}
+
+void memplan_arena_plan_free(memplan_arena_plan *plan) {
+    if (!plan) return;
+    free(plan->offset);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* ----------------------------------------------------------- orders */
+
+static int cmp_size_desc(const void *ctx, size_t a, size_t b) {
+    const mp_pack_input *in = ctx;
+    const memplan_buffer *x = &in->bufs[a], *y = &in->bufs[b];
+    if (in->size[a] != in->size[b]) return in->size[a] > in->size[b] ? -1 : 1;
+    int64_t lx = x->end - x->start, ly = y->end - y->start;
+    if (lx != ly) return lx > ly ? -1 : 1;
+    if (x->start != y->start) return x->start < y->start ? -1 : 1;
+    return 0;
+}
+
+static int cmp_start_size(const void *ctx, size_t a, size_t b) {
+    const mp_pack_input *in = ctx;
+    if (in->bufs[a].start != in->bufs[b].start) return in->bufs[a].start < in->bufs[b].start ? -1 : 1;
+    if (in->size[a] != in->size[b]) return in->size[a] > in->size[b] ? -1 : 1;
+    return 0;
+}
+
+/* ------------------------------------------------------------ driver */
+
+typedef struct packer {
+    mp_pack_input in;
+    memplan_arena_plan *out;
+    uint64_t *trial;      /* offsets of the heuristic being tried */
+    size_t *order;        /* scratch order */
+    size_t *rank;         /* scratch rank (inverse of order) */
+    uint64_t work;
+} packer;
+
+/* Keep the trial offsets when they beat the best so far. */
+static void keep_if_better(packer *p, uint64_t height, memplan_heuristic h) {
+    if (height >= p->out->arena_bytes && p->out->heuristic != 0) return;
+    memcpy(p->out->offset, p->trial, p->in.n * sizeof *p->trial);
+    p->out->arena_bytes = height;
+    p->out->heuristic = h;
+}
+
+static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
+    mp_greedy *g = mp_greedy_new(&p->in);
+    if (!g) return false;
+    for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
+    if (!mp_sort_idx(p->order, p->in.n, cmp, &p->in)) {
+        mp_greedy_free(g);
+        return false;
+    }
+    keep_if_better(p, mp_greedy_decode(g, p->order, p->trial, &p->work), h);
+    mp_greedy_free(g);
+    return true;
+}
+
+/* Skyline with size-descending ranks, then (budget permitting) search. */
+static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *opt) {
+    mp_skyline *s = mp_skyline_new(&p->in);
+    if (!s) return false;
+    for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
+    bool ok = mp_sort_idx(p->order, p->in.n, cmp_size_desc, &p->in);
+    if (ok && (which & MEMPLAN_HEUR_SKYLINE)) {
+        for (size_t k = 0; k < p->in.n; k++) p->rank[p->order[k]] = k;
+        keep_if_better(p, mp_skyline_decode(s, p->rank, p->trial, &p->work), MEMPLAN_HEUR_SKYLINE);
+    }
+    if (ok && (which & MEMPLAN_HEUR_SEARCH) && opt->budget_ms > 0 &&
+        (p->out->heuristic == 0 || p->out->arena_bytes > p->in.lower_bound)) {
+        mp_search_result r;
+        uint64_t bound = p->out->heuristic == 0 ? UINT64_MAX : p->out->arena_bytes;
+        ok = mp_search(&p->in, s, p->order, opt->budget_ms, opt->seed, bound, p->trial, &r);
+        p->out->iterations = r.iterations;
+        if (ok && r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
+    }
+    mp_skyline_free(s);
+    return ok;
+}
+
+/* Check options and buffers; fill aligned sizes, start order, lower bound. */
+static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n,
+                              const memplan_pack_options *opt, memplan_error *err) {
+    if (!mp_align_ok(opt->align))
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "align %llu is not a power of two >= 1",
+                                 (unsigned long long)opt->align);
+    memplan_status st = mp_plan_check_buffers(bufs, n, err);
+    if (st != MEMPLAN_OK) return st;
+    uint64_t *size, total;
+    st = mp_aligned_sizes(bufs, n, opt->align, &size, &total, err);
+    if (st != MEMPLAN_OK) return st;
+    p->in.bufs = bufs;
+    p->in.n = n;
+    p->in.size = size;
+    st = memplan_lower_bound(bufs, n, opt->align, &p->in.lower_bound, err);
+    if (st != MEMPLAN_OK) return st;
+    size_t cap = n ? n : 1;
+    p->in.by_start = mp_order_by_start(bufs, n);
+    p->trial = malloc(cap * sizeof *p->trial);
+    p->order = malloc(cap * sizeof *p->order);
+    p->rank = malloc(cap * sizeof *p->rank);
+    p->out->offset = calloc(cap, sizeof *p->out->offset);
+    if (!p->in.by_start || !p->trial || !p->order || !p->rank || !p->out->offset)
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "pack: out of memory for %zu buffers", n);
+    return MEMPLAN_OK;
+}
+
+memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
+                            const memplan_pack_options *opt_in,
+                            memplan_arena_plan *out, memplan_error *err) {
+    if (!out) return memplan_error_set(err, MEMPLAN_EUSAGE, "pack: NULL result");
+    memset(out, 0, sizeof *out);
+    memplan_pack_options opt;
+    if (opt_in) opt = *opt_in;
+    else memplan_pack_options_init(&opt);
+    unsigned which = opt.heuristics ? opt.heuristics : MEMPLAN_HEUR_ALL;
+    if (which & ~MEMPLAN_HEUR_ALL)
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "pack: unknown heuristic bits 0x%x", which);
+
+    packer p;
+    memset(&p, 0, sizeof p);
+    p.out = out;
+    memplan_status st = prepare(&p, bufs, n, &opt, err);
+    bool ok = true;
+    if (st == MEMPLAN_OK) {
+        out->count = n;
+        out->align = opt.align;
+        out->lower_bound_bytes = p.in.lower_bound;
+        if (n == 0) out->heuristic = MEMPLAN_HEUR_GREEDY_SIZE;
+        if (n > 0 && (which & MEMPLAN_HEUR_GREEDY_SIZE))
+            ok = run_greedy(&p, cmp_size_desc, MEMPLAN_HEUR_GREEDY_SIZE);
+        if (ok && n > 0 && (which & MEMPLAN_HEUR_TIME_FIT))
+            ok = run_greedy(&p, cmp_start_size, MEMPLAN_HEUR_TIME_FIT);
+        if (ok && n > 0 && (which & (MEMPLAN_HEUR_SKYLINE | MEMPLAN_HEUR_SEARCH)))
+            ok = run_skyline(&p, which, &opt);
+        if (!ok) st = memplan_error_set(err, MEMPLAN_ENOMEM, "pack: out of memory for %zu buffers", n);
+    }
+    if (st == MEMPLAN_OK) {
+        out->gap_ratio = out->lower_bound_bytes == 0
+                             ? 1.0
+                             : (double)out->arena_bytes / (double)out->lower_bound_bytes;
+        memplan_error inner;
+        if (memplan_validate_arena(bufs, n, out->offset, opt.align, out->arena_bytes, NULL,
+                                   &inner) != MEMPLAN_OK)
+            st = memplan_error_set(err, MEMPLAN_EINTERNAL, "pack (%s): %s",
+                                   memplan_heuristic_name(out->heuristic), inner.message);
+    }
+    free((void *)p.in.size);
+    free((void *)p.in.by_start);
+    free(p.trial);
+    free(p.order);
+    free(p.rank);
+    if (st != MEMPLAN_OK) memplan_arena_plan_free(out);
+    return st;
+}
