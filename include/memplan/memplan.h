@@ -12,6 +12,8 @@
 #include "memplan/model.h"
 #include "memplan/info.h"
 #include "memplan/liveness.h"
+#include "memplan/plan.h"
+#include "memplan/sizes.h"
 
 /* Library version string, e.g. "0.1.0". */
 const char *memplan_version(void);

@@ -29,6 +29,7 @@ memplan_model *cli_load_model(const char *path);
 bool cli_write_stdout(const char *data, size_t len);
 
 int cmd_info(int argc, char **argv);
+int cmd_plan(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 
 #endif

@@ -10,6 +10,9 @@ static const char USAGE[] =
     "\n"
     "commands:\n"
     "  info MODEL [--json]        model summary: versions, opsets, counts, inputs, outputs, ops\n"
+    "  plan MODEL [--strategy arena|slots] [--align N] [--budget-ms N] [--dim NAME=VALUE ...]\n"
+    "             [--include-inputs] [--json]\n"
+    "                             live intervals, slot plan, arena plan, lower bound\n"
     "  pack FILE.csv [--json] [--align N] [--budget-ms N]\n"
     "                             pack buffers 'id,lower,upper,size' into one arena\n"
     "\n"
@@ -25,6 +28,8 @@ typedef struct command {
 
 static const command COMMANDS[] = {
     {"info", cmd_info},
+    {"plan", cmd_plan},
+    {"pack", cmd_pack},
 };
 
 int main(int argc, char **argv) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "memplan/memplan.h"
+#include "memplan/report.h"
 
 typedef struct session {
     memplan_model *model;
@@ -65,21 +66,49 @@ EMSCRIPTEN_KEEPALIVE void mp_close(session *s) {
     free(s);
 }
 
+/* Split "a\nb\nc" in place into argv (at most max entries). */
+static int split_args(char *args, char **argv, int max) {
+    int n = 0;
+    if (!args || !*args) return 0;
+    for (char *p = args; n < max;) {
+        argv[n++] = p;
+        char *nl = strchr(p, '\n');
+        if (!nl) break;
+        *nl = '\0';
+        p = nl + 1;
+    }
+    return n;
+}
+
 EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *args) {
-    (void)args;
     if (!s || !command) {
         set_message("no session");
         return MEMPLAN_EUSAGE;
     }
+    enum { MAX_ARGS = 256 };
+    char *copy = strdup(args ? args : "");
+    char *argv[MAX_ARGS];
+    if (!copy) {
+        set_message("out of memory");
+        return MEMPLAN_ENOMEM;
+    }
+    int argc = split_args(copy, argv, MAX_ARGS);
     memplan_error err = {0};
+    memplan_request *r = malloc(sizeof *r);
     char *out = NULL;
     size_t len = 0;
     memplan_status st;
-    if (strcmp(command, "info") == 0) {
-        st = memplan_info_json(s->model, &out, &len, &err);
+    if (!r) {
+        st = memplan_error_set(&err, MEMPLAN_ENOMEM, "out of memory");
     } else {
-        st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
+        memplan_request_init(r);
+        st = memplan_request_parse(r, argc, (const char *const *)argv, &err);
+        if (!st && r->n_positional)
+            st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unexpected argument '%s'", r->positional[0]);
+        if (!st) st = memplan_report_json(s->model, command, r, &out, &len, &err);
     }
+    free(r);
+    free(copy);
     if (st) {
         free(out);
         set_message(err.message);

@@ -1,0 +1,63 @@
+/*
+ * memplan/report.h -- the documents memplan prints, from a model and a request.
+ *
+ * The CLI and the WASM exports both parse their options with
+ * memplan_request_parse() and print memplan_report_json(), so their output is
+ * the same by construction. Options (all commands accept the ones they use):
+ *   --strategy arena|slots   --align N   --budget-ms N   --include-inputs
+ *   --dim NAME=VALUE (repeatable)        --json (the CLI's switch; ignored here)
+ */
+#ifndef MEMPLAN_REPORT_H
+#define MEMPLAN_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memplan/error.h"
+#include "memplan/model.h"
+#include "memplan/sizes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MEMPLAN_MAX_BINDINGS 64
+#define MEMPLAN_MAX_POSITIONAL 4
+
+typedef enum memplan_strategy { MEMPLAN_STRATEGY_ARENA = 0, MEMPLAN_STRATEGY_SLOTS = 1 } memplan_strategy;
+
+typedef struct memplan_request {
+    bool json;
+    memplan_strategy strategy;
+    uint64_t align;
+    uint32_t budget_ms;
+    bool include_inputs;
+    size_t n_bindings;
+    memplan_binding bindings[MEMPLAN_MAX_BINDINGS];
+    char binding_names[MEMPLAN_MAX_BINDINGS][256];
+    size_t n_positional;
+    const char *positional[MEMPLAN_MAX_POSITIONAL]; /* borrowed from argv */
+} memplan_request;
+
+void memplan_request_init(memplan_request *r);
+
+/* Parse options (argv[0] is the first option, not the command). Unknown
+ * options and bad values are MEMPLAN_EUSAGE errors naming the option. */
+memplan_status memplan_request_parse(memplan_request *r, int argc, const char *const *argv,
+                                     memplan_error *err);
+
+/* Run `command` ("info", "plan") on the model; JSON is malloc'ed (free it). */
+memplan_status memplan_report_json(const memplan_model *m, const char *command,
+                                   const memplan_request *r, char **json, size_t *len,
+                                   memplan_error *err);
+
+/* Human-readable form of the same report. */
+memplan_status memplan_report_text(const memplan_model *m, const char *command,
+                                   const memplan_request *r, char **text, size_t *len,
+                                   memplan_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
