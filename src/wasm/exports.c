@@ -86,7 +86,9 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
         return MEMPLAN_EUSAGE;
     }
     enum { MAX_ARGS = 256 };
-    char *copy = strdup(args ? args : "");
+    size_t args_len = args ? strlen(args) : 0;
+    char *copy = malloc(args_len + 1);
+    if (copy) memcpy(copy, args ? args : "", args_len + 1);
     char *argv[MAX_ARGS];
     if (!copy) {
         set_message("out of memory");
