@@ -49,8 +49,8 @@ describe('info', () => {
     model.close();
     for (const k of ['ir_version', 'producer', 'opsets', 'nodes', 'nodes_total', 'initializers',
       'initializer_bytes', 'inputs', 'outputs', 'op_types']) expect(info).toHaveProperty(k);
-    expect(Object.values(info.op_types).reduce((a, b) => a + b, 0)).toBe(info.nodes);
     expect(info.nodes_total).toBeGreaterThan(info.nodes); // the If branches count too
+    expect(info.inputs.map((v) => v.name)).toEqual(['input', 'state', 'sr']);
   });
 
   it('works on a model that grows the heap, repeatedly', async () => {

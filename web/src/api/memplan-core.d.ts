@@ -46,13 +46,23 @@ export interface ValueInfo {
 export interface ModelInfo {
   ir_version: number;
   producer: string;
+  producer_version?: string;
+  graph_name?: string;
+  /** Opset versions by domain ("ai.onnx" for the default domain). */
   opsets: Record<string, number>;
+  /** Nodes of the main graph. */
   nodes: number;
+  /** Nodes of all graphs, subgraphs included. */
   nodes_total: number;
+  /** Whether the nodes had to be reordered into a topological order. */
+  reordered?: boolean;
+  /** Model-local functions. */
+  functions?: number;
   initializers: number;
   initializer_bytes: number;
   inputs: ValueInfo[];
   outputs: ValueInfo[];
+  /** Op histogram over all graphs. */
   op_types: Record<string, number>;
 }
 

@@ -42,15 +42,18 @@ export function renderInfo(root, name, info) {
   const rows = [
     ['nodes', 'Nodes (main graph)', nf.format(info.nodes)],
     ['nodes-total', 'Nodes (with subgraphs)', nf.format(info.nodes_total)],
+    ['functions', 'Model-local functions', info.functions === undefined ? undefined : nf.format(info.functions)],
     ['initializers', 'Initializers', nf.format(info.initializers)],
     ['initializer-bytes', 'Initializer bytes', formatBytes(info.initializer_bytes)],
     ['ir-version', 'IR version', info.ir_version],
     ['opsets', 'Opsets', opsets || 'none'],
-    ['producer', 'Producer', info.producer || '—'],
+    ['producer', 'Producer', [info.producer, info.producer_version].filter(Boolean).join(' ') || '—'],
+    ['graph-name', 'Graph name', info.graph_name],
   ];
   const dl = root.querySelector('#summary');
   dl.replaceChildren();
   for (const [id, label, value] of rows) {
+    if (value === undefined) continue; // a field this build's info does not have
     const dd = el('dd', value);
     dd.id = `stat-${id}`;
     dl.append(el('dt', label), dd);
