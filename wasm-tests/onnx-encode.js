@@ -1,0 +1,60 @@
+// onnx-encode.js -- a tiny hand-rolled ONNX (protobuf) encoder for test models
+// whose strings need to be hostile or odd (markup, non-UTF-8, long names).
+// Field numbers are those of onnx.proto.
+const te = new TextEncoder();
+
+function varint(n) {
+  const out = [];
+  let v = BigInt(n);
+  if (v < 0n) v += 1n << 64n;
+  do {
+    let b = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v) b |= 0x80;
+    out.push(b);
+  } while (v);
+  return out;
+}
+const bytesOf = (x) => (typeof x === 'string' ? te.encode(x) : x);
+const fieldVarint = (f, n) => [...varint((f << 3) | 0), ...varint(n)];
+const fieldBytes = (f, data) => { const b = bytesOf(data); return [...varint((f << 3) | 2), ...varint(b.length), ...b]; };
+
+function valueInfo(v) {
+  const dims = (v.shape || []).map((d) => fieldBytes(1, Uint8Array.from(typeof d === 'number' ? fieldVarint(1, d) : fieldBytes(2, d))));
+  const shape = fieldBytes(2, Uint8Array.from(dims.flat()));
+  const tensor = fieldBytes(1, Uint8Array.from([...fieldVarint(1, v.elemType ?? 1), ...shape]));
+  return Uint8Array.from([...fieldBytes(1, v.name), ...fieldBytes(2, Uint8Array.from(tensor))]);
+}
+
+/**
+ * encodeModel({producer, opset, nodes: [{opType, name, inputs, outputs}], inputs: [{name, elemType, shape}], outputs})
+ * Strings may be JS strings (UTF-8 encoded) or Uint8Array (raw bytes, e.g. invalid UTF-8).
+ */
+export function encodeModel(m) {
+  const graph = [];
+  for (const n of m.nodes) {
+    const node = [...(n.inputs || []).flatMap((s) => fieldBytes(1, s)), ...(n.outputs || []).flatMap((s) => fieldBytes(2, s)),
+      ...fieldBytes(3, n.name ?? ''), ...fieldBytes(4, n.opType)];
+    graph.push(...fieldBytes(1, Uint8Array.from(node)));
+  }
+  graph.push(...fieldBytes(2, m.graphName ?? 'g'));
+  for (const v of m.inputs) graph.push(...fieldBytes(11, valueInfo(v)));
+  for (const v of m.outputs) graph.push(...fieldBytes(12, valueInfo(v)));
+  const model = [...fieldVarint(1, m.irVersion ?? 8), ...fieldBytes(2, m.producer ?? 'memplan-tests'),
+    ...fieldBytes(7, Uint8Array.from(graph)),
+    ...fieldBytes(8, Uint8Array.from([...fieldBytes(1, ''), ...fieldVarint(2, m.opset ?? 17)]))];
+  return Uint8Array.from(model);
+}
+
+/** A valid model whose names, op types and producer are HTML/JS markup. */
+export function hostileModel() {
+  const x = '<img src=x onerror="window.__pwned=1">';
+  const y = '</td><script>window.__pwned=2</script>';
+  return encodeModel({
+    producer: '<b>producer</b>&amp;',
+    nodes: [{ opType: 'Relu', name: '<i>n</i>', inputs: [x], outputs: [y] }],
+    inputs: [{ name: x, elemType: 1, shape: [1, '<N>'] }],
+    outputs: [{ name: y, elemType: 1, shape: [1, '<N>'] }],
+  });
+}
+export const HOSTILE_INPUT = '<img src=x onerror="window.__pwned=1">';

