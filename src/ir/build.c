@@ -105,8 +105,12 @@ static int32_t lookup(scope *s, const char *name) {
     return id;
 }
 
+/* Take a declared type when the value has none, or a shape when it has none. */
 static void lend_type(memplan_value *v, const memplan_type *t) {
-    if (v->type.kind == MEMPLAN_TYPE_NONE && t->kind != MEMPLAN_TYPE_NONE) {
+    bool better = v->type.kind == MEMPLAN_TYPE_NONE ||
+                  (v->type.kind == t->kind && v->type.rank < 0 && t->rank >= 0 &&
+                   (v->type.elem_type == t->elem_type || v->type.elem_type == 0));
+    if (t->kind != MEMPLAN_TYPE_NONE && better) {
         v->type = *t;
         v->flags |= MEMPLAN_VALUE_DECLARED;
     }
