@@ -24,7 +24,14 @@ bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
         fprintf(stderr, "memplan: %s: %s\n", path, strerror(errno));
         return false;
     }
+    /* Size the buffer from the file length when it is known (regular files),
+     * so a model costs its size once, not up to twice through doubling. */
     size_t cap = 1 << 16, n = 0;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long end = ftell(f);
+        if (end >= 0 && (unsigned long)end < SIZE_MAX - 1) cap = (size_t)end + 1;
+        rewind(f);
+    }
     unsigned char *buf = malloc(cap);
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
