@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-#define MEMPLAN_MAX_BINDINGS 64
+#define MEMPLAN_MAX_BINDINGS 256
 #define MEMPLAN_MAX_POSITIONAL 4
 
 typedef enum memplan_strategy { MEMPLAN_STRATEGY_ARENA = 0, MEMPLAN_STRATEGY_SLOTS = 1 } memplan_strategy;
@@ -35,7 +35,7 @@ typedef struct memplan_request {
     bool include_inputs;
     size_t n_bindings;
     memplan_binding bindings[MEMPLAN_MAX_BINDINGS];
-    char binding_names[MEMPLAN_MAX_BINDINGS][256];
+    char binding_names[MEMPLAN_MAX_BINDINGS][128];
     size_t n_positional;
     const char *positional[MEMPLAN_MAX_POSITIONAL]; /* borrowed from argv */
 } memplan_request;

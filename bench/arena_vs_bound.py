@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""Arena size vs lower bound on real models.
+
+Until onnx-memplan's own shape inference lands, intermediate sizes come from the
+shapes a file declares. This benchmark therefore gives each model the value_info
+that Debian's onnx.shape_inference.infer_shapes can add, binds every symbolic
+dim it reports to BIND (default 1), and plans it with `memplan plan --json`.
+It measures the packer, not shape inference: values whose size stays unknown
+are listed. Usage: arena_vs_bound.py MEMPLAN_EXE [--budget-ms N] MODEL...
+"""
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import onnx
+from onnx import shape_inference
+
+
+def plan(exe, path, extra):
+    out = subprocess.run([exe, "plan", path, "--json", *extra], capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr.strip())
+    return json.loads(out.stdout)
+
+
+def main():
+    args = sys.argv[1:]
+    exe = args.pop(0)
+    budget = "20"
+    if args and args[0] == "--budget-ms":
+        budget = args[1]
+        args = args[2:]
+    ratios = []
+    print(f"{'model':48} {'owners':>6} {'naive':>12} {'slots':>12} {'arena':>12} {'bound':>12} {'arena/bound':>11} {'ms':>6}")
+    for path in args:
+        model = onnx.load(path, load_external_data=False)
+        try:
+            model = shape_inference.infer_shapes(model)
+        except Exception as e:  # noqa: BLE001 - report and go on
+            print(f"{os.path.basename(path):48} infer_shapes failed: {e}")
+            continue
+        with tempfile.NamedTemporaryFile(suffix=".onnx", delete=False) as f:
+            f.write(model.SerializeToString())
+            tmp = f.name
+        try:
+            binds = []
+            doc = plan(exe, tmp, ["--budget-ms", budget])
+            if doc["status"] == "deferred" and doc["unknown"]["dims"]:
+                binds = [a for d in doc["unknown"]["dims"][:256] for a in ("--dim", f"{d}=1")]
+            t0 = time.perf_counter()
+            doc = plan(exe, tmp, ["--budget-ms", budget, *binds])
+            ms = (time.perf_counter() - t0) * 1000
+        finally:
+            os.unlink(tmp)
+        name = os.path.basename(os.path.dirname(os.path.dirname(path))) + "/" + os.path.basename(path)
+        if doc["status"] != "planned":
+            unknown = len(doc["unknown"]["values"])
+            print(f"{name[-48:]:48} deferred: {unknown} values without a known size")
+            continue
+        owners = sum(1 for v in doc["values"] if not v["view"])
+        bound = doc["lower_bound_bytes"]
+        arena = doc["strategies"]["arena"]
+        r = arena / bound if bound else 1.0
+        ratios.append(r)
+        print(f"{name[-48:]:48} {owners:6} {doc['naive_bytes']:12} {doc['strategies']['slots']:12} {arena:12} {bound:12} {r:11.4f} {ms:6.0f}")
+    if ratios:
+        gm = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        print(f"planned {len(ratios)} models; geometric mean arena/bound {gm:.4f}; worst {max(ratios):.4f}")
+
+
+if __name__ == "__main__":
+    main()
