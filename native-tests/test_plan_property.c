@@ -1,5 +1,5 @@
 /* test_plan_property.c -- randomized checks of every planner against
- * independent O(n^2) checkers written here: 12,000 random instances with
+ * independent O(n^2) checkers written here: 10,000 random instances with
  * sizes from 0 to near 2^40, random lifetimes with many ties. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +13,8 @@
 
 #include "memplan/plan.h"
 
-#define INSTANCES 12000
-#define MAX_N 48
+#define INSTANCES 10000
+#define MAX_N 40
 
 static uint64_t rng_state = 0x1234567u;
 
