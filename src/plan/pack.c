@@ -4,8 +4,9 @@
  * Orders fed to the decoders (ties always broken by buffer index):
  *   greedy-size  size descending, then longer lifetime, then start;
  *   time-fit     start ascending, then size descending;
- *   skyline      size descending, then longer lifetime (as a rank);
- *   search       annealing from the skyline order.
+ *   skyline      three rank orders: size descending, lifetime length
+ *                descending, area (size x length) descending; the best;
+ *   search       annealing from the best skyline order.
  * The kept plan is re-checked by memplan_validate_arena before returning:
  * a failure there is a bug and is reported as EINTERNAL.
  */
@@ -47,6 +48,24 @@ static int cmp_size_desc(const void *ctx, size_t a, size_t b) {
     if (lx != ly) return lx > ly ? -1 : 1;
     if (x->start != y->start) return x->start < y->start ? -1 : 1;
     return 0;
+}
+
+static int cmp_length_desc(const void *ctx, size_t a, size_t b) {
+    const mp_pack_input *in = ctx;
+    const memplan_buffer *x = &in->bufs[a], *y = &in->bufs[b];
+    int64_t lx = x->end - x->start, ly = y->end - y->start;
+    if (lx != ly) return lx > ly ? -1 : 1;
+    if (in->size[a] != in->size[b]) return in->size[a] > in->size[b] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_area_desc(const void *ctx, size_t a, size_t b) {
+    const mp_pack_input *in = ctx;
+    const memplan_buffer *x = &in->bufs[a], *y = &in->bufs[b];
+    double ax = (double)in->size[a] * (double)(x->end - x->start);
+    double ay = (double)in->size[b] * (double)(y->end - y->start);
+    if (ax != ay) return ax > ay ? -1 : 1;
+    return cmp_size_desc(ctx, a, b);
 }
 
 static int cmp_start_size(const void *ctx, size_t a, size_t b) {
@@ -92,12 +111,24 @@ static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
 static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *opt) {
     mp_skyline *s = mp_skyline_new(&p->in);
     if (!s) return false;
-    for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
-    bool ok = mp_sort_idx(p->order, p->in.n, cmp_size_desc, &p->in);
-    if (ok && (which & MEMPLAN_HEUR_SKYLINE)) {
-        for (size_t k = 0; k < p->in.n; k++) p->rank[p->order[k]] = k;
-        keep_if_better(p, mp_skyline_decode(s, p->rank, p->trial, &p->work), MEMPLAN_HEUR_SKYLINE);
+    static const mp_idx_cmp orders[] = {cmp_size_desc, cmp_length_desc, cmp_area_desc};
+    bool ok = true;
+    uint64_t best = UINT64_MAX;
+    size_t *best_order = malloc((p->in.n ? p->in.n : 1) * sizeof *best_order);
+    if (!best_order) ok = false;
+    for (size_t o = 0; ok && o < sizeof orders / sizeof orders[0]; o++) {
+        for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
+        ok = mp_sort_idx(p->order, p->in.n, orders[o], &p->in);
+        for (size_t k = 0; ok && k < p->in.n; k++) p->rank[p->order[k]] = k;
+        uint64_t h = ok ? mp_skyline_decode(s, p->rank, p->trial, &p->work, NULL) : UINT64_MAX;
+        if (h < best) {
+            best = h;
+            memcpy(best_order, p->order, p->in.n * sizeof *best_order);
+        }
+        if (ok && (which & MEMPLAN_HEUR_SKYLINE)) keep_if_better(p, h, MEMPLAN_HEUR_SKYLINE);
     }
+    if (ok) memcpy(p->order, best_order, p->in.n * sizeof *best_order);
+    free(best_order);
     if (ok && (which & MEMPLAN_HEUR_SEARCH) && opt->budget_ms > 0 &&
         (p->out->heuristic == 0 || p->out->arena_bytes > p->in.lower_bound)) {
         mp_search_result r;

@@ -42,9 +42,10 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in);
 void mp_skyline_free(mp_skyline *s);
 
 /* Bottom-up placement driven by rank[] (lower = placed first when it
- * fits). Writes off[] and returns the arena height. */
+ * fits). Writes off[] and returns the arena height; *waste (if not NULL)
+ * gets the area (bytes x time) of the holes the packing left. */
 uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
-                           uint64_t *work);
+                           uint64_t *work, double *waste);
 
 /* ---- improvement search (pack_search.c) */
 

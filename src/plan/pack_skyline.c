@@ -8,8 +8,9 @@
  *   1. take the lowest segment (leftmost on ties): a valley, since both
  *      neighbours are higher;
  *   2. among the unplaced buffers whose lifetime lies inside the valley's
- *      time span, take the best ranked one and set it on the valley floor;
- *      the valley splits into up to three segments;
+ *      time span, take the best ranked one -- preferring those that start
+ *      at the valley's left edge -- and set it on the valley floor; the
+ *      valley splits into up to three segments;
  *   3. if none fits, the valley can never be filled: raise it to its lower
  *      neighbour and merge them.
  * Every buffer sits on the floor of a valley, so nothing below it is live
@@ -65,6 +66,7 @@ struct mp_skyline {
     valley *heap;
     size_t heap_len, heap_cap;
     uint64_t work;
+    double waste;      /* area of the holes left by raised valleys */
 };
 
 mp_skyline *mp_skyline_new(const mp_pack_input *in) {
@@ -283,15 +285,35 @@ static void raise_valley(mp_skyline *s, size_t v) {
     uint64_t h = UINT64_MAX;
     if (s->prev[v] != NIL) h = s->h[s->prev[v]];
     if (s->next[v] != NIL) h = MP_MIN(h, s->h[s->next[v]]);
+    s->waste += (double)(h - s->h[v]) * (double)(seg_end(s, v) - s->ts[v]);
     s->h[v] = h;
     push_segment(s, merge_equal(s, v));
 }
 
-uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
-                           uint64_t *work) {
+/* The buffer to set on the floor of valley v, or NIL. Buffers starting
+ * exactly at the valley's left edge come first (best rank among them): they
+ * leave no hole in the valley's corner, and in a packing without holes the
+ * corner is always covered by such a buffer. Otherwise the best ranked
+ * buffer anywhere inside the valley. */
+static size_t best_fit(mp_skyline *s, size_t v) {
     const mp_pack_input *in = s->in;
+    int64_t ts = s->ts[v], te = seg_end(s, v);
+    size_t lo = first_start_at(in, ts);
+    query q = {lo, first_start_at(in, ts + 1), te, SIZE_MAX, NIL};
+    tree_find(s, 1, 0, s->leaves, &q);
+    if (q.best != NIL) return q.best;
+    q.hi = first_start_at(in, te);
+    tree_find(s, 1, 0, s->leaves, &q);
+    return q.best;
+}
+
+uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
+                           uint64_t *work, double *waste) {
+    const mp_pack_input *in = s->in;
+    if (waste) *waste = 0.0;
     if (in->n == 0) return 0;
     s->work = in->n;
+    s->waste = 0.0;
     tree_build(s, rank);
     s->nseg = 0;
     s->heap_len = 0;
@@ -309,14 +331,11 @@ uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
     for (size_t placed = 0; placed < in->n;) {
         size_t v = lowest_segment(s);
         if (v == NIL) break; /* cannot happen: the whole span is one segment by then */
-        query q = {first_start_at(in, s->ts[v]), first_start_at(in, seg_end(s, v)),
-                   seg_end(s, v), SIZE_MAX, NIL};
-        tree_find(s, 1, 0, s->leaves, &q);
-        if (q.best == NIL) {
+        size_t b = best_fit(s, v);
+        if (b == NIL) {
             raise_valley(s, v);
             continue;
         }
-        size_t b = q.best;
         off[b] = s->h[v];
         height = MP_MAX(height, off[b] + in->size[b]);
         tree_remove(s, s->pos_of[b]);
@@ -325,5 +344,6 @@ uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
         else place(s, v, b);
     }
     *work += s->work;
+    if (waste) *waste = s->waste;
     return height;
 }
