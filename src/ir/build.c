@@ -206,6 +206,29 @@ static memplan_status declare_outputs(scope *s, int32_t *ids) {
 
 static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent);
 
+/* Control-flow ops of the default domain and the graph attributes they need. */
+static memplan_status check_control_flow(scope *s, const mp_pnode *n, int32_t index) {
+    static const struct {
+        const char *op, *attrs[2];
+    } REQUIRED[] = {{"If", {"then_branch", "else_branch"}}, {"Loop", {"body", NULL}}, {"Scan", {"body", NULL}}};
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0) return MEMPLAN_OK;
+    for (size_t r = 0; r < sizeof REQUIRED / sizeof REQUIRED[0]; r++) {
+        if (strcmp(n->op_type, REQUIRED[r].op) != 0) continue;
+        for (int k = 0; k < 2 && REQUIRED[r].attrs[k]; k++) {
+            bool found = false;
+            for (int32_t a = 0; a < n->n_attrs && !found; a++)
+                found = n->attrs[a].g && strcmp(n->attrs[a].name, REQUIRED[r].attrs[k]) == 0;
+            if (!found) {
+                char lab[320];
+                return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': node %s has no '%s' graph",
+                                         s->pg->what, where_name(s), node_label(n, index, lab, sizeof lab),
+                                         REQUIRED[r].attrs[k]);
+            }
+        }
+    }
+    return MEMPLAN_OK;
+}
+
 /* Inputs of every node as ids, -1 for empty slots. */
 static memplan_status resolve_inputs(scope *s, int32_t **in_ids) {
     mp_pgraph *pg = s->pg;
@@ -476,6 +499,7 @@ static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent
     if (!in_ids || !caps || !ncaps || (pg->n_outputs && !out_ids)) st = oom(&s);
     if (!st) st = define_values(&s);
     if (!st) st = declare_outputs(&s, out_ids);
+    for (int32_t i = 0; !st && i < n; i++) st = check_control_flow(&s, &pg->nodes[i], i);
     for (int32_t i = 0; !st && i < n; i++)
         for (int32_t k = 0; !st && k < pg->nodes[i].n_sub; k++)
             st = resolve_scope(ctx, pg->nodes[i].sub[k], &s);
