@@ -104,7 +104,8 @@ typedef enum memplan_heuristic {
 typedef struct memplan_pack_options {
     uint64_t align;       /* power of two >= 1 (default 64) */
     uint32_t budget_ms;   /* search budget; 0 = heuristics only (default 20) */
-    unsigned heuristics;  /* MEMPLAN_HEUR_* bits to try; 0 means all */
+    unsigned heuristics;  /* MEMPLAN_HEUR_* bits to try; 0 = ALL. ALL means
+                           * time-fit alone above 50,000 buffers */
     uint64_t seed;        /* search PRNG seed (default 1) */
 } memplan_pack_options;
 

@@ -77,6 +77,14 @@ static int cmp_start_size(const void *ctx, size_t a, size_t b) {
 
 /* ------------------------------------------------------------ driver */
 
+/* Size limits that keep large plans fast (measured on model-like sets, see
+ * bench/): above MP_PACK_MANY buffers the skyline tries one order only;
+ * above MP_PACK_HUGE, when the caller left the heuristic choice to us, only
+ * time-fit runs (the O(n log n + n k) one; the others cost several times
+ * more there). */
+#define MP_PACK_MANY 4096u
+#define MP_PACK_HUGE 50000u
+
 typedef struct packer {
     mp_pack_input in;
     memplan_arena_plan *out;
@@ -112,11 +120,12 @@ static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *o
     mp_skyline *s = mp_skyline_new(&p->in);
     if (!s) return false;
     static const mp_idx_cmp orders[] = {cmp_size_desc, cmp_length_desc, cmp_area_desc};
+    size_t norders = p->in.n > MP_PACK_MANY ? 1 : sizeof orders / sizeof orders[0];
     bool ok = true;
     uint64_t best = UINT64_MAX;
     size_t *best_order = malloc((p->in.n ? p->in.n : 1) * sizeof *best_order);
     if (!best_order) ok = false;
-    for (size_t o = 0; ok && o < sizeof orders / sizeof orders[0]; o++) {
+    for (size_t o = 0; ok && o < norders; o++) {
         for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
         ok = mp_sort_idx(p->order, p->in.n, orders[o], &p->in);
         for (size_t k = 0; ok && k < p->in.n; k++) p->rank[p->order[k]] = k;
@@ -177,6 +186,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
     if (opt_in) opt = *opt_in;
     else memplan_pack_options_init(&opt);
     unsigned which = opt.heuristics ? opt.heuristics : MEMPLAN_HEUR_ALL;
+    if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_HUGE) which = MEMPLAN_HEUR_TIME_FIT;
     if (which & ~MEMPLAN_HEUR_ALL)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "pack: unknown heuristic bits 0x%x", which);
 

@@ -1,0 +1,176 @@
+/*
+ * bench_pack.c -- benchmark of the planning core.
+ *
+ *   bench_pack [DIR]   DIR defaults to /work/shared/dsa-bench
+ *
+ * 1. Every .csv file in DIR (id,lower,upper,size) packed with align 1 at search
+ *    budgets 0, 100 and 1000 ms: lower bound, arena, gap to the bound, time.
+ * 2. Synthetic model-like interval sets of 1k..1M buffers: time of the slot
+ *    plan, the lower bound and the arena packing with budget 0.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "memplan/plan.h"
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static char *read_all(const char *path, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) free(buf);
+            buf = b;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+static int cmp_str(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void bench_file(const char *dir, const char *name) {
+    static const uint32_t budgets[] = {0, 100, 1000};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    size_t len;
+    char *text = read_all(path, &len);
+    memplan_buffer_list l;
+    memplan_error err = {0};
+    if (!text || memplan_csv_read(text, len, &l, &err) != MEMPLAN_OK) {
+        printf("| %s | error: %s |\n", name, text ? err.message : "cannot read");
+        free(text);
+        return;
+    }
+    printf("| %s | %zu |", name, l.count);
+    for (size_t k = 0; k < 3; k++) {
+        memplan_pack_options o;
+        memplan_pack_options_init(&o);
+        o.align = 1;
+        o.budget_ms = budgets[k];
+        memplan_arena_plan p;
+        double t0 = now_ms();
+        if (memplan_pack(l.buffers, l.count, &o, &p, &err) != MEMPLAN_OK) {
+            printf(" error: %s |", err.message);
+            continue;
+        }
+        double t = now_ms() - t0;
+        if (k == 0) printf(" %llu |", (unsigned long long)p.lower_bound_bytes);
+        printf(" %llu (+%.2f%%, %s, %.0f ms) |", (unsigned long long)p.arena_bytes,
+               100.0 * (p.gap_ratio - 1.0), memplan_heuristic_name(p.heuristic), t);
+        memplan_arena_plan_free(&p);
+    }
+    printf("\n");
+    memplan_buffer_list_free(&l);
+    free(text);
+}
+
+static void bench_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        printf("cannot open %s\n", dir);
+        return;
+    }
+    char *names[256];
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < 256) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && strcmp(e->d_name + l - 4, ".csv") == 0) names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str);
+    printf("| instance | buffers | lower bound | arena @0 ms | arena @100 ms | arena @1000 ms |\n");
+    printf("|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < n; i++) {
+        bench_file(dir, names[i]);
+        free(names[i]);
+    }
+}
+
+/* ------------------------------------------------------------ synthetic */
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t rnd(void) {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+}
+
+/* A model-like set: about two outputs per step, most read by the next few
+ * steps, some by a skip connection tens of steps later, rare ones hundreds
+ * of steps later, and 8 graph outputs alive to the end. */
+static void synth(memplan_buffer *b, size_t n) {
+    int64_t steps = (int64_t)(n / 2 + 1);
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = (int64_t)(i / 2);
+        uint64_t r = rnd() % 100;
+        int64_t len = r < 80 ? 1 + (int64_t)(rnd() % 4) : r < 98 ? 5 + (int64_t)(rnd() % 60)
+                                                                : 100 + (int64_t)(rnd() % 900);
+        if (i % (n / 8 + 1) == 7) len = steps - s;
+        uint64_t size = 64 * (1 + rnd() % 16384); /* 64 B .. 1 MiB */
+        b[i] = (memplan_buffer){size, s, s + len};
+    }
+}
+
+static void bench_synthetic(void) {
+    static const size_t sizes[] = {1000, 10000, 100000, 1000000};
+    printf("\n| buffers | slot plan | lower bound | arena (budget 0) | arena / lower bound | winner |\n");
+    printf("|---|---|---|---|---|---|\n");
+    for (size_t k = 0; k < 4; k++) {
+        size_t n = sizes[k];
+        memplan_buffer *b = malloc(n * sizeof *b);
+        if (!b) return;
+        synth(b, n);
+        memplan_error err = {0};
+        memplan_slot_plan sp;
+        double t0 = now_ms();
+        memplan_status st = memplan_plan_slots(b, n, MEMPLAN_SLOT_BEST_FIT, &sp, &err);
+        double t_slot = now_ms() - t0;
+        uint64_t lb = 0;
+        t0 = now_ms();
+        if (st == MEMPLAN_OK) st = memplan_lower_bound(b, n, 64, &lb, &err);
+        double t_lb = now_ms() - t0;
+        memplan_pack_options o;
+        memplan_pack_options_init(&o);
+        o.budget_ms = 0;
+        memplan_arena_plan ap;
+        t0 = now_ms();
+        if (st == MEMPLAN_OK) st = memplan_pack(b, n, &o, &ap, &err);
+        double t_pack = now_ms() - t0;
+        if (st != MEMPLAN_OK) {
+            printf("| %zu | error: %s |\n", n, err.message);
+        } else {
+            printf("| %zu | %.1f ms (peak %.3g MB) | %.1f ms | %.1f ms | %.4f | %s |\n", n, t_slot,
+                   (double)sp.peak_bytes / 1e6, t_lb, t_pack, ap.gap_ratio,
+                   memplan_heuristic_name(ap.heuristic));
+            memplan_slot_plan_free(&sp);
+            memplan_arena_plan_free(&ap);
+        }
+        free(b);
+    }
+}
+
+int main(int argc, char **argv) {
+    bench_dir(argc > 1 ? argv[1] : "/work/shared/dsa-bench");
+    bench_synthetic();
+    return 0;
+}
