@@ -200,7 +200,7 @@ def main():
     ap.add_argument("--fixtures")
     ap.add_argument("--no-testdata", action="store_true")
     ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
-    args = ap.parse_args()
+    args = ap.parse_intermixed_args()
 
     t0 = time.monotonic()
     models = []

@@ -6,7 +6,8 @@
 #                          skipped (77) when /usr/include/onnx/onnx.proto is absent
 #   proto_schema_selftest  the comparison detects deliberately damaged schemas
 #   proto_roundtrip        protobuf-c unpack+pack of every libonnx-testdata model and
-#                          every generated fixture equals the input (python protobuf)
+#                          every generated fixture (and npm model, when installed)
+#                          equals the input (python protobuf)
 
 find_program(MEMPLAN_PROTOC NAMES protoc)
 if(NOT MEMPLAN_PROTOC)
@@ -32,6 +33,7 @@ set_tests_properties(proto_schema_selftest PROPERTIES TIMEOUT 60)
 add_test(NAME proto_roundtrip
   COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/roundtrip_check.py"
           "$<TARGET_FILE:roundtrip_tool>" --fixtures "${MEMPLAN_FIXTURES}"
-          --schema "${CMAKE_SOURCE_DIR}/src/onnx/onnx.proto" --protoc "${MEMPLAN_PROTOC}")
+          --schema "${CMAKE_SOURCE_DIR}/src/onnx/onnx.proto" --protoc "${MEMPLAN_PROTOC}"
+          --source-dir "${CMAKE_SOURCE_DIR}")
 set_tests_properties(proto_roundtrip PROPERTIES
   FIXTURES_REQUIRED memplan_fixtures TIMEOUT 900)

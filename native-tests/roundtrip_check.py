@@ -2,13 +2,15 @@
 """roundtrip_check.py -- protobuf-c unpack+pack must preserve every model.
 
     roundtrip_check.py ROUNDTRIP_TOOL [--fixtures DIR] [--schema ONNX_PROTO]
-                       [--protoc PROTOC] [--jobs N] [MODEL ...]
+                       [--protoc PROTOC] [--source-dir DIR] [--jobs N] [MODEL ...]
 
 Runs native-tests/roundtrip_tool (unpack with the protobuf-c code generated
 from src/onnx/onnx.proto, pack again) on:
 
   * every libonnx-testdata model (/usr/share/libonnx-testdata/data/*/*/model.onnx),
   * every *.onnx directly in the fixtures dir (when --fixtures is given),
+  * the npm fixture models when --source-dir is given (same list as
+    info_check.py: scripts/list_fixtures.sh, else node_modules glob),
   * the MODEL arguments,
   * derived models with fields injected at several nesting levels: fields
     unknown to any ONNX schema (all four wire types) and fields of IR 9..13
@@ -33,8 +35,11 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+
 import onnx
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts"))
 import memplan_onnx_schema as wire  # noqa: E402
 
@@ -155,8 +160,9 @@ def main():
     ap.add_argument("--fixtures")
     ap.add_argument("--schema")
     ap.add_argument("--protoc")
+    ap.add_argument("--source-dir")
     ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
-    args = ap.parse_args()
+    args = ap.parse_intermixed_args()
 
     t0 = time.monotonic()
     schema_model = None
@@ -176,6 +182,12 @@ def main():
             return 1
         cases += [(p, 0, "fixture") for p in fx]
         n_fixtures = len(fx)
+    n_npm = 0
+    if args.source_dir:
+        from info_check import npm_models
+        npm, _ = npm_models(args.source_dir)
+        cases += [(p, 0, "npm") for p in npm]
+        n_npm = len(npm)
     cases += [(p, 0, "argument") for p in args.models]
 
     failures = []
@@ -193,8 +205,8 @@ def main():
     for path, desc, err in failures:
         print("FAIL: %s (%s): %s" % (path, desc, err))
     elapsed = time.monotonic() - t0
-    print("round-trip: %d models (%d testdata, %d fixtures, %d arguments, %d injected): "
-          "%d failure(s), %.1f s" % (len(cases), n_testdata, n_fixtures, len(args.models),
+    print("round-trip: %d models (%d testdata, %d fixtures, %d npm, %d arguments, %d injected): "
+          "%d failure(s), %.1f s" % (len(cases), n_testdata, n_fixtures, n_npm, len(args.models),
                                      len(injected), len(failures), elapsed))
     return 1 if failures else 0
 

@@ -85,6 +85,8 @@ import os
 import random
 import sys
 
+sys.dont_write_bytecode = True  # keep the source tree clean
+
 import onnx
 from onnx import TensorProto as T
 from onnx import helper
