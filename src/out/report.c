@@ -269,27 +269,6 @@ static memplan_status finish_buf(mp_buf *b, char **out, size_t *len, memplan_err
     return MEMPLAN_OK;
 }
 
-memplan_status memplan_report_json(const memplan_model *m, const char *command, const memplan_request *r,
-                                   char **json, size_t *len, memplan_error *err) {
-    if (strcmp(command, "info") == 0) return memplan_info_json(m, json, len, err);
-    if (strcmp(command, "plan") != 0)
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
-    plan_ctx c;
-    memplan_status st = plan_build(&c, m, r, err);
-    if (st) {
-        plan_free(&c);
-        return st;
-    }
-    mp_buf b;
-    mp_buf_init(&b);
-    mp_json j;
-    mp_json_init(&j, &b);
-    plan_json(&j, &c);
-    mp_buf_putc(&b, '\n');
-    plan_free(&c);
-    return finish_buf(&b, json, len, err);
-}
-
 static void human_bytes(mp_buf *b, uint64_t v) {
     const char *units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     double x = (double)v;
@@ -302,9 +281,43 @@ static void human_bytes(mp_buf *b, uint64_t v) {
     else mp_buf_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
 }
 
-memplan_status memplan_report_text(const memplan_model *m, const char *command, const memplan_request *r,
-                                   char **text, size_t *len, memplan_error *err) {
-    if (strcmp(command, "info") == 0) return memplan_info_text(m, text, len, err);
+static void plan_text(mp_buf *b, const plan_ctx *c, const memplan_request *r) {
+    mp_buf_printf(b, "positions:         %d nodes\n", (int)c->g->n_nodes);
+    mp_buf_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", c->n_bufs, c->n_unplanned,
+                  c->n_unknown);
+    if (deferred(c)) {
+        mp_buf_puts(b, "status:            deferred: some sizes are not known");
+        mp_buf_puts(b, r->n_bindings ? "\n" : " (bind dims with --dim NAME=VALUE)\n");
+        int shown = 0;
+        for (int32_t i = 0; i < c->lv.n_owners && shown < 10; i++) {
+            const memplan_size *s = &c->size[c->lv.owners[i]];
+            if (s->kind != MEMPLAN_SIZE_SYMBOLIC && s->kind != MEMPLAN_SIZE_UNKNOWN) continue;
+            mp_buf_printf(b, "  %s: %s\n", c->g->values[c->lv.owners[i]].name,
+                          s->kind == MEMPLAN_SIZE_SYMBOLIC ? "unbound dims" : s->reason);
+            shown++;
+        }
+        if ((size_t)shown < c->n_unknown) mp_buf_printf(b, "  ... and %zu more\n", c->n_unknown - (size_t)shown);
+    } else {
+        mp_buf_printf(b, "strategy:          %s, align %llu\n", r->strategy == MEMPLAN_STRATEGY_SLOTS ? "slots" : "arena",
+                      (unsigned long long)r->align);
+        mp_buf_puts(b, "naive:             ");
+        human_bytes(b, c->naive);
+        mp_buf_puts(b, "\npeak:              ");
+        human_bytes(b, c->peak);
+        mp_buf_puts(b, "\nlower bound:       ");
+        human_bytes(b, c->arena.lower_bound_bytes);
+        mp_buf_printf(b, "\nsavings:           %.1f%%\n", c->naive ? 100.0 * (1.0 - (double)c->peak / (double)c->naive) : 0.0);
+        mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
+                      (unsigned long long)c->arena.arena_bytes, (unsigned long long)c->slots.peak_bytes,
+                      (unsigned long long)c->exact.peak_bytes);
+    }
+}
+
+/* Both document forms: the info summary, or the plan built once and printed. */
+static memplan_status report(const memplan_model *m, const char *command, const memplan_request *r,
+                             char **out, size_t *len, memplan_error *err, bool json) {
+    if (strcmp(command, "info") == 0)
+        return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
     if (strcmp(command, "plan") != 0)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
     plan_ctx c;
@@ -315,35 +328,24 @@ memplan_status memplan_report_text(const memplan_model *m, const char *command, 
     }
     mp_buf b;
     mp_buf_init(&b);
-    mp_buf_printf(&b, "positions:         %d nodes\n", (int)c.g->n_nodes);
-    mp_buf_printf(&b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", c.n_bufs, c.n_unplanned,
-                  c.n_unknown);
-    if (deferred(&c)) {
-        mp_buf_puts(&b, "status:            deferred: some sizes are not known");
-        mp_buf_puts(&b, r->n_bindings ? "\n" : " (bind dims with --dim NAME=VALUE)\n");
-        int shown = 0;
-        for (int32_t i = 0; i < c.lv.n_owners && shown < 10; i++) {
-            const memplan_size *s = &c.size[c.lv.owners[i]];
-            if (s->kind != MEMPLAN_SIZE_SYMBOLIC && s->kind != MEMPLAN_SIZE_UNKNOWN) continue;
-            mp_buf_printf(&b, "  %s: %s\n", c.g->values[c.lv.owners[i]].name,
-                          s->kind == MEMPLAN_SIZE_SYMBOLIC ? "unbound dims" : s->reason);
-            shown++;
-        }
-        if ((size_t)shown < c.n_unknown) mp_buf_printf(&b, "  ... and %zu more\n", c.n_unknown - (size_t)shown);
+    if (json) {
+        mp_json j;
+        mp_json_init(&j, &b);
+        plan_json(&j, &c);
+        mp_buf_putc(&b, '\n');
     } else {
-        mp_buf_printf(&b, "strategy:          %s, align %llu\n", r->strategy == MEMPLAN_STRATEGY_SLOTS ? "slots" : "arena",
-                      (unsigned long long)r->align);
-        mp_buf_puts(&b, "naive:             ");
-        human_bytes(&b, c.naive);
-        mp_buf_puts(&b, "\npeak:              ");
-        human_bytes(&b, c.peak);
-        mp_buf_puts(&b, "\nlower bound:       ");
-        human_bytes(&b, c.arena.lower_bound_bytes);
-        mp_buf_printf(&b, "\nsavings:           %.1f%%\n", c.naive ? 100.0 * (1.0 - (double)c.peak / (double)c.naive) : 0.0);
-        mp_buf_printf(&b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
-                      (unsigned long long)c.arena.arena_bytes, (unsigned long long)c.slots.peak_bytes,
-                      (unsigned long long)c.exact.peak_bytes);
+        plan_text(&b, &c, r);
     }
     plan_free(&c);
-    return finish_buf(&b, text, len, err);
+    return finish_buf(&b, out, len, err);
+}
+
+memplan_status memplan_report_json(const memplan_model *m, const char *command, const memplan_request *r,
+                                   char **json, size_t *len, memplan_error *err) {
+    return report(m, command, r, json, len, err, true);
+}
+
+memplan_status memplan_report_text(const memplan_model *m, const char *command, const memplan_request *r,
+                                   char **text, size_t *len, memplan_error *err) {
+    return report(m, command, r, text, len, err, false);
 }
