@@ -29,7 +29,9 @@ bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
     size_t cap = 1 << 16, n = 0;
     if (fseek(f, 0, SEEK_END) == 0) {
         long end = ftell(f);
-        if (end >= 0 && (unsigned long)end < SIZE_MAX - 1) cap = (size_t)end + 1;
+        /* Directories and devices report nonsense (LONG_MAX): only trust sane sizes. */
+        if (end >= 0 && (unsigned long long)end < (1ull << 40) && (unsigned long long)end < SIZE_MAX / 2)
+            cap = (size_t)end + 1;
         rewind(f);
     }
     unsigned char *buf = malloc(cap);
@@ -46,10 +48,12 @@ bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
         buf = bigger;
         cap *= 2;
     }
+    int read_errno = ferror(f) ? errno : 0;
     bool err = ferror(f) != 0;
     fclose(f);
     if (!buf || err) {
-        fprintf(stderr, "memplan: %s: %s\n", path, buf ? "read error" : "out of memory");
+        fprintf(stderr, "memplan: %s: %s\n", path,
+                !buf ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
         free(buf);
         return false;
     }
