@@ -202,6 +202,7 @@ static inline void mb_free_graph(mb_graph *g) {
         for (size_t k = 0; k < nd->n_attribute; k++) {
             mb_free_graph(nd->attribute[k]->g);
             free(nd->attribute[k]->name);
+            free(nd->attribute[k]->ints);
             free(nd->attribute[k]);
         }
         free(nd->attribute);

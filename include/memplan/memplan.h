@@ -14,6 +14,8 @@
 #include "memplan/liveness.h"
 #include "memplan/plan.h"
 #include "memplan/sizes.h"
+#include "memplan/expr.h"
+#include "memplan/shapes.h"
 
 /* Library version string, e.g. "0.1.0". */
 const char *memplan_version(void);

@@ -172,6 +172,7 @@ typedef struct memplan_node {
 
 typedef struct memplan_graph {
     const char *name;
+    int32_t id;                         /* 0..model.n_graphs-1; the main graph is 0 */
     const struct memplan_graph *parent; /* NULL for the main graph and functions */
     int32_t depth;                      /* 0 for the main graph */
     int32_t n_values;
@@ -224,6 +225,7 @@ typedef struct memplan_model {
     int32_t n_functions;
     const memplan_function *functions;
     int64_t n_nodes_total;              /* main graph and all its subgraphs */
+    int32_t n_graphs;                   /* graphs with an id: main, subgraphs, function bodies */
     size_t ir_bytes;                    /* memory the IR occupies */
     void *internal;                     /* owned allocations; do not touch */
 } memplan_model;

@@ -37,8 +37,10 @@ typedef struct memplan_size {
     memplan_size_kind kind;
     uint64_t bytes;          /* KNOWN */
     const char *reason;      /* UNKNOWN / UNPLANNABLE: a short static phrase */
-    int32_t rank;            /* SYMBOLIC: the unbound dims are the */
-    const memplan_dim *dims; /* PARAM dims of this shape without a binding */
+    int32_t rank;            /* SYMBOLIC from a declared type: the unbound dims are */
+    const memplan_dim *dims; /* the PARAM dims of this shape without a binding */
+    int32_t expr;            /* SYMBOLIC from shape inference: the byte amount (a
+                                memplan_expr of the shapes' pool), else -1 */
 } memplan_size;
 
 /* Size of a value of type t under the bindings. */

@@ -11,7 +11,7 @@ static const memplan_binding *find_binding(const memplan_binding *b, size_t n, c
 }
 
 memplan_size memplan_type_size(const memplan_type *t, const memplan_binding *b, size_t nb) {
-    memplan_size s = {MEMPLAN_SIZE_UNKNOWN, 0, NULL, 0, NULL};
+    memplan_size s = {MEMPLAN_SIZE_UNKNOWN, 0, NULL, 0, NULL, -1};
     switch (t->kind) {
     case MEMPLAN_TYPE_NONE: s.reason = "no shape known"; return s;
     case MEMPLAN_TYPE_TENSOR: break;

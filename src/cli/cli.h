@@ -30,6 +30,7 @@ bool cli_write_stdout(const char *data, size_t len);
 
 int cmd_info(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
+int cmd_shapes(int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 
 #endif

@@ -31,3 +31,4 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
 
 int cmd_info(int argc, char **argv) { return run_model_command("info", argc, argv); }
 int cmd_plan(int argc, char **argv) { return run_model_command("plan", argc, argv); }
+int cmd_shapes(int argc, char **argv) { return run_model_command("shapes", argc, argv); }

@@ -10,6 +10,8 @@ static const char USAGE[] =
     "\n"
     "commands:\n"
     "  info MODEL [--json]        model summary: versions, opsets, counts, inputs, outputs, ops\n"
+    "  shapes MODEL [--dim NAME=VALUE ...] [--json]\n"
+    "                             every value's element type, shape and byte size\n"
     "  plan MODEL [--strategy arena|slots] [--align N] [--budget-ms N] [--dim NAME=VALUE ...]\n"
     "             [--include-inputs] [--json]\n"
     "                             live intervals, slot plan, arena plan, lower bound\n"
@@ -28,6 +30,7 @@ typedef struct command {
 
 static const command COMMANDS[] = {
     {"info", cmd_info},
+    {"shapes", cmd_shapes},
     {"plan", cmd_plan},
     {"pack", cmd_pack},
 };

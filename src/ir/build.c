@@ -489,6 +489,7 @@ static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent
     if (!s.map) return oom(&s);
     pg->g->parent = parent ? parent->pg->g : NULL;
     pg->g->internal = s.map;
+    pg->g->id = ctx->n_graphs++;
 
     int32_t n = pg->n_nodes;
     int32_t **in_ids = calloc((size_t)(n ? n : 1), sizeof *in_ids);

@@ -48,6 +48,7 @@ typedef struct mp_ir_ctx {
     memplan_error *err;
     int64_t nodes_total;           /* across every graph resolved so far */
     int64_t values_total;
+    int32_t n_graphs;              /* ids handed out so far */
 } mp_ir_ctx;
 
 /* A new pgraph whose result graph is allocated (and empty). NULL on OOM. */

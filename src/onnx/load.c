@@ -457,6 +457,7 @@ static memplan_status convert_model(loader *L, model_internal *mi, const Onnx__M
         if ((st = convert_function(L, &mi->ctx, mp->functions[i], &fs[i]))) return st;
     m->functions = fs;
     m->n_functions = (int32_t)mp->n_functions;
+    m->n_graphs = mi->ctx.n_graphs;
     return MEMPLAN_OK;
 }
 

@@ -8,9 +8,12 @@
 #include "memplan/memplan.h"
 #include "memplan/report.h"
 #include "out/json.h"
+#include "memplan/shapes.h"
+#include "util/strmap.h"
 
 typedef struct plan_ctx {
     const memplan_graph *g;
+    memplan_shapes *shapes;
     const memplan_request *r;
     memplan_viewmap vm;
     memplan_liveness lv;
@@ -27,6 +30,7 @@ typedef struct plan_ctx {
 } plan_ctx;
 
 static void plan_free(plan_ctx *c) {
+    memplan_shapes_free(c->shapes);
     memplan_viewmap_free(&c->vm);
     memplan_liveness_free(&c->lv);
     memplan_slot_plan_free(&c->slots);
@@ -47,8 +51,9 @@ static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memp
     c->g = m->graph;
     c->r = r;
     const memplan_graph *g = c->g;
-    memplan_status st = memplan_viewmap_default(&c->vm, g, err);
+    memplan_status st = memplan_shapes_infer(m, &c->shapes, err);
     if (st) return st;
+    if ((st = memplan_viewmap_default(&c->vm, g, err))) return st;
     memplan_liveness_options lo = {r->include_inputs, &c->vm};
     if ((st = memplan_liveness_compute(g, &lo, &c->lv, err))) return st;
     size_t nv = (size_t)(g->n_values ? g->n_values : 1);
@@ -60,7 +65,8 @@ static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memp
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     for (int32_t v = 0; v < g->n_values; v++) {
         c->buf_of[v] = -1;
-        c->size[v] = memplan_type_size(&g->values[v].type, r->bindings, r->n_bindings);
+        c->size[v] = memplan_shapes_size(c->shapes, memplan_shapes_value(c->shapes, g, v), r->bindings,
+                                         r->n_bindings);
     }
     for (int32_t i = 0; i < c->lv.n_owners; i++) {
         int32_t v = c->lv.owners[i];
@@ -160,23 +166,21 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
     /* Unbound dim names, each once, in first-seen order. */
     mp_json_key(j, "dims");
     mp_json_arr(j);
-    const char **seen = calloc((size_t)c->lv.n_owners * 4 + 1, sizeof *seen);
-    size_t n_seen = 0, cap = (size_t)c->lv.n_owners * 4 + 1;
-    for (int32_t i = 0; i < c->lv.n_owners && seen; i++) {
+    mp_strmap seen;
+    mp_strmap_init(&seen);
+    memplan_expr_pool *pool = memplan_shapes_pool(c->shapes);
+    for (int32_t i = 0; i < c->lv.n_owners; i++) {
         const memplan_size *s = &c->size[c->lv.owners[i]];
         if (s->kind != MEMPLAN_SIZE_SYMBOLIC) continue;
-        for (int32_t k = 0; k < s->rank; k++) {
-            const memplan_dim *d = &s->dims[k];
-            if (d->kind != MEMPLAN_DIM_PARAM) continue;
-            bool bound = false, dup = false;
-            for (size_t b = 0; b < c->r->n_bindings; b++) bound |= strcmp(c->r->bindings[b].name, d->param) == 0;
-            for (size_t q = 0; q < n_seen; q++) dup |= strcmp(seen[q], d->param) == 0;
-            if (bound || dup) continue;
-            if (n_seen < cap) seen[n_seen++] = d->param;
-            mp_json_str(j, d->param);
+        const char *names[16];
+        size_t n = memplan_expr_names(pool, s->expr, names, 16);
+        for (size_t k = 0; k < n && k < 16; k++) {
+            if (mp_strmap_get(&seen, names[k]) >= 0) continue;
+            mp_strmap_put(&seen, names[k], 1);
+            mp_json_str(j, names[k]);
         }
     }
-    free(seen);
+    mp_strmap_free(&seen);
     mp_json_end(j);
     mp_json_end(j);
 }
@@ -313,11 +317,136 @@ static void plan_text(mp_buf *b, const plan_ctx *c, const memplan_request *r) {
     }
 }
 
+/* ---- the shapes document ---------------------------------------------- */
+
+static const char *kind_label(const memplan_vshape *v) {
+    switch (v->kind) {
+    case MEMPLAN_TYPE_TENSOR:
+    case MEMPLAN_TYPE_SPARSE_TENSOR: return v->elem_type ? memplan_dtype_name(v->elem_type) : NULL;
+    case MEMPLAN_TYPE_SEQUENCE: return "sequence";
+    case MEMPLAN_TYPE_MAP: return "map";
+    case MEMPLAN_TYPE_OPTIONAL: return "optional";
+    case MEMPLAN_TYPE_OPAQUE: return "opaque";
+    default: return NULL;
+    }
+}
+
+/* An amount as a JSON integer when constant, else its expression string. */
+static void json_amount(mp_json *j, memplan_expr_pool *p, memplan_expr e) {
+    int64_t k;
+    if (e == MEMPLAN_EXPR_NONE) mp_json_null(j);
+    else if (memplan_expr_is_const(p, e, &k)) mp_json_int(j, k);
+    else mp_json_str(j, memplan_expr_str(p, e));
+}
+
+static const char *origin_name(memplan_origin o) {
+    return o == MEMPLAN_ORIGIN_DECLARED ? "declared" : o == MEMPLAN_ORIGIN_INFERRED ? "inferred" : "none";
+}
+
+static void shapes_json(mp_json *j, const memplan_graph *g, memplan_shapes *S, const memplan_request *r) {
+    memplan_expr_pool *p = memplan_shapes_pool(S);
+    int64_t n_known = 0, n_symbolic = 0, n_unknown = 0;
+    mp_json_obj(j);
+    mp_json_key(j, "values");
+    mp_json_arr(j);
+    for (int32_t v = 0; v < g->n_values; v++) {
+        const memplan_vshape *vs = memplan_shapes_value(S, g, v);
+        mp_json_obj(j);
+        mp_json_key(j, "name");
+        mp_json_str(j, g->values[v].name);
+        mp_json_key(j, "dtype");
+        mp_json_str(j, kind_label(vs));
+        mp_json_key(j, "shape");
+        if (vs->rank < 0) {
+            mp_json_null(j);
+        } else {
+            mp_json_arr(j);
+            for (int32_t i = 0; i < vs->rank; i++)
+                json_amount(j, p, r->n_bindings ? memplan_expr_bind(p, vs->dims[i], r->bindings, r->n_bindings) : vs->dims[i]);
+            mp_json_end(j);
+        }
+        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->n_bindings
+                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->bindings, r->n_bindings);
+        int64_t k;
+        if (bytes == MEMPLAN_EXPR_NONE) n_unknown++;
+        else if (memplan_expr_is_const(p, bytes, &k)) n_known++;
+        else n_symbolic++;
+        mp_json_key(j, "bytes");
+        json_amount(j, p, bytes);
+        mp_json_key(j, "origin");
+        mp_json_str(j, origin_name(vs->origin));
+        if (bytes == MEMPLAN_EXPR_NONE) {
+            mp_json_key(j, "reason");
+            mp_json_str(j, vs->reason ? vs->reason : "unknown");
+        }
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+    mp_json_key(j, "summary");
+    mp_json_obj(j);
+    mp_json_key(j, "values");
+    mp_json_int(j, g->n_values);
+    mp_json_key(j, "static_bytes");
+    mp_json_int(j, n_known);
+    mp_json_key(j, "symbolic_bytes");
+    mp_json_int(j, n_symbolic);
+    mp_json_key(j, "unknown_bytes");
+    mp_json_int(j, n_unknown);
+    mp_json_end(j);
+    mp_json_key(j, "notes");
+    mp_json_arr(j);
+    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_json_str(j, memplan_shapes_note(S, i));
+    mp_json_end(j);
+    mp_json_end(j);
+}
+
+static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, const memplan_request *r) {
+    memplan_expr_pool *p = memplan_shapes_pool(S);
+    for (int32_t v = 0; v < g->n_values; v++) {
+        const memplan_vshape *vs = memplan_shapes_value(S, g, v);
+        const char *dt = kind_label(vs);
+        mp_buf_printf(b, "%s: %s", g->values[v].name, dt ? dt : "?");
+        if (vs->rank >= 0) {
+            mp_buf_putc(b, '[');
+            for (int32_t i = 0; i < vs->rank; i++) {
+                memplan_expr e = r->n_bindings ? memplan_expr_bind(p, vs->dims[i], r->bindings, r->n_bindings) : vs->dims[i];
+                mp_buf_printf(b, "%s%s", i ? "," : "", memplan_expr_str(p, e));
+            }
+            mp_buf_putc(b, ']');
+        }
+        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->n_bindings
+                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->bindings, r->n_bindings);
+        if (bytes == MEMPLAN_EXPR_NONE) mp_buf_printf(b, "  (%s)\n", vs->reason ? vs->reason : "unknown");
+        else mp_buf_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
+    }
+    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_buf_printf(b, "note: %s\n", memplan_shapes_note(S, i));
+}
+
+static memplan_status shapes_report(const memplan_model *m, const memplan_request *r, char **out, size_t *len,
+                                    memplan_error *err, bool json) {
+    memplan_shapes *S;
+    memplan_status st = memplan_shapes_infer(m, &S, err);
+    if (st) return st;
+    mp_buf b;
+    mp_buf_init(&b);
+    if (json) {
+        mp_json j;
+        mp_json_init(&j, &b);
+        shapes_json(&j, m->graph, S, r);
+        mp_buf_putc(&b, '\n');
+    } else {
+        shapes_text(&b, m->graph, S, r);
+    }
+    memplan_shapes_free(S);
+    return finish_buf(&b, out, len, err);
+}
+
 /* Both document forms: the info summary, or the plan built once and printed. */
 static memplan_status report(const memplan_model *m, const char *command, const memplan_request *r,
                              char **out, size_t *len, memplan_error *err, bool json) {
     if (strcmp(command, "info") == 0)
         return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
+    if (strcmp(command, "shapes") == 0) return shapes_report(m, r, out, len, err, json);
     if (strcmp(command, "plan") != 0)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
     plan_ctx c;

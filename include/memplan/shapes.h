@@ -1,0 +1,77 @@
+/*
+ * memplan/shapes.h -- symbolic shape inference with partial evaluation.
+ *
+ * Every value of every graph gets an element type and a shape whose dims are
+ * memplan_expr amounts: constants, dim names from the model (`batch`, `seq`),
+ * fresh names for anonymous dims (`unk__0`, `unk__1`, ... -- two unknown dims
+ * are never assumed equal), or expressions over them (`2*seq+1`).
+ *
+ * Small integer tensors (shape computations: Shape -> Gather -> Concat ->
+ * Reshape) also carry their element values, symbolic where need be, so ops
+ * that take computed shapes (Reshape, Expand, Tile, Slice, Pad, Resize,
+ * ConstantOfShape, TopK, Range, ...) get exact output shapes.
+ *
+ * Declared types (graph inputs, outputs, value_info) are hints: for ops
+ * without a rule the declared type is the answer; a conflict between a hint
+ * and an inferred shape is recorded as a note (the inferred shape is kept,
+ * unknown inferred dims are filled from the hint). Nothing here fails on an
+ * odd model: values that cannot be inferred are left unknown with a reason.
+ */
+#ifndef MEMPLAN_SHAPES_H
+#define MEMPLAN_SHAPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memplan/error.h"
+#include "memplan/expr.h"
+#include "memplan/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum memplan_origin {
+    MEMPLAN_ORIGIN_NONE = 0,     /* nothing known */
+    MEMPLAN_ORIGIN_DECLARED,     /* from the file (input, initializer, value_info, output) */
+    MEMPLAN_ORIGIN_INFERRED      /* computed by a rule */
+} memplan_origin;
+
+/* Largest tensor whose element values are tracked. */
+#define MEMPLAN_MAX_TRACKED_ELEMS 1024
+
+typedef struct memplan_vshape {
+    memplan_type_kind kind;
+    int32_t elem_type;
+    int32_t rank;                 /* -1 when unknown */
+    const memplan_expr *dims;     /* rank entries */
+    memplan_expr bytes;           /* MEMPLAN_EXPR_NONE when unknown or unplannable */
+    memplan_origin origin;
+    const char *reason;           /* why the shape or size is unknown, else NULL */
+    int32_t n_elems;              /* >= 0: the element values are known */
+    const memplan_expr *elems;    /* n_elems entries, row-major */
+} memplan_vshape;
+
+typedef struct memplan_shapes memplan_shapes;
+
+memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out, memplan_error *err);
+void memplan_shapes_free(memplan_shapes *s);
+
+memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *s);
+
+/* Shape of value `value` of graph g (main graph, a subgraph or a function body). */
+const memplan_vshape *memplan_shapes_value(const memplan_shapes *s, const memplan_graph *g, int32_t value);
+
+/* Notes: hint conflicts and rule failures, "node 'n' (Op): message". */
+size_t memplan_shapes_note_count(const memplan_shapes *s);
+const char *memplan_shapes_note(const memplan_shapes *s, size_t i);
+
+/* Byte size of a shape under bindings, as a memplan_size (KNOWN, SYMBOLIC with
+ * the unbound names, UNKNOWN with the reason, UNPLANNABLE for non-tensors). */
+memplan_size memplan_shapes_size(const memplan_shapes *s, const memplan_vshape *v,
+                                 const memplan_binding *b, size_t nb);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,707 @@
+/*
+ * infer.c -- the shape inference driver and the rule context.
+ *
+ * For each graph (main graph first; subgraphs when their owner's rule asks):
+ * inputs, initializers and captures get their shapes; then nodes run in
+ * order, each through its op rule (registry below), and outputs a rule left
+ * alone fall back to their declared types. Hints refine and are checked.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shapes/rules.h"
+#include "util/arena.h"
+#include "util/strmap.h"
+
+struct memplan_shapes {
+    mp_arena arena;
+    memplan_expr_pool *pool;
+    const memplan_model *model;
+    int32_t n_graphs;
+    memplan_vshape **per_graph;      /* [graph id] -> one shape per value, or NULL */
+    char **notes;
+    size_t n_notes, cap_notes;
+    int32_t n_unknown_dims;          /* fresh names handed out */
+    mp_strmap rules;                 /* "domain\x1Fop" -> index into rule_list */
+    const mp_rule **rule_list;
+    size_t n_rules;
+    int depth;                       /* subgraph recursion */
+    bool oom;
+};
+
+struct mp_sctx {
+    memplan_shapes *S;
+    const memplan_graph *g;
+    const memplan_node *node;
+    memplan_vshape *vals;            /* of g */
+    bool *set;                       /* outputs set by the rule */
+};
+
+/* ---- registry ---------------------------------------------------------- */
+
+static const mp_rule *const FAMILIES[] = {
+    mp_rules_elementwise, mp_rules_shape, mp_rules_control, mp_rules_reduce,
+    mp_rules_nn, mp_rules_quant, mp_rules_contrib, mp_rules_misc,
+};
+
+static const char *canonical_domain(const char *d) {
+    return (!d || !d[0] || strcmp(d, "ai.onnx") == 0) ? "" : d;
+}
+
+static char *rule_key(memplan_shapes *S, const char *domain, const char *op) {
+    domain = canonical_domain(domain);
+    size_t dl = strlen(domain), ol = strlen(op);
+    char *k = mp_arena_alloc(&S->arena, dl + ol + 2);
+    if (!k) return NULL;
+    memcpy(k, domain, dl);
+    k[dl] = '\x1f';
+    memcpy(k + dl + 1, op, ol + 1);
+    return k;
+}
+
+static bool build_registry(memplan_shapes *S) {
+    size_t n = 0;
+    for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
+        for (const mp_rule *r = FAMILIES[f]; r->op; r++) n++;
+    S->rule_list = mp_arena_array(&S->arena, n ? n : 1, sizeof *S->rule_list);
+    if (!S->rule_list) return false;
+    for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
+        for (const mp_rule *r = FAMILIES[f]; r->op; r++) {
+            char *k = rule_key(S, r->domain, r->op);
+            if (!k || !mp_strmap_put(&S->rules, k, (int32_t)S->n_rules)) return false;
+            S->rule_list[S->n_rules++] = r;
+        }
+    return true;
+}
+
+static const mp_rule *find_rule(memplan_shapes *S, const memplan_node *n) {
+    char key[512];
+    const char *d = canonical_domain(n->domain);
+    if (strlen(d) + strlen(n->op_type) + 2 > sizeof key) return NULL;
+    snprintf(key, sizeof key, "%s\x1f%s", d, n->op_type);
+    int32_t i = mp_strmap_get(&S->rules, key);
+    return i >= 0 ? S->rule_list[i] : NULL;
+}
+
+/* ---- notes ------------------------------------------------------------- */
+
+static void add_note(memplan_shapes *S, const char *text) {
+    if (S->n_notes == S->cap_notes) {
+        size_t cap = S->cap_notes ? S->cap_notes * 2 : 16;
+        char **p = realloc(S->notes, cap * sizeof *p);
+        if (!p) {
+            S->oom = true;
+            return;
+        }
+        S->notes = p;
+        S->cap_notes = cap;
+    }
+    char *copy = mp_arena_strdup(&S->arena, text);
+    if (!copy) {
+        S->oom = true;
+        return;
+    }
+    S->notes[S->n_notes++] = copy;
+}
+
+/* ---- shapes ------------------------------------------------------------ */
+
+static memplan_expr fresh_dim(memplan_shapes *S) {
+    char name[32];
+    snprintf(name, sizeof name, "unk__%d", (int)S->n_unknown_dims++);
+    return memplan_expr_sym(S->pool, name);
+}
+
+/* bytes = ceil(elems * bits / 8), or NONE */
+static memplan_expr bytes_of(memplan_shapes *S, const memplan_vshape *v) {
+    if (v->kind != MEMPLAN_TYPE_TENSOR || v->rank < 0) return MEMPLAN_EXPR_NONE;
+    unsigned bits = memplan_dtype_bits(v->elem_type);
+    if (!bits) return MEMPLAN_EXPR_NONE;
+    memplan_expr e = memplan_expr_const(S->pool, 1);
+    for (int32_t i = 0; i < v->rank; i++) e = memplan_expr_mul(S->pool, e, v->dims[i]);
+    if (bits % 8 == 0) return memplan_expr_mul(S->pool, e, memplan_expr_const(S->pool, bits / 8));
+    e = memplan_expr_mul(S->pool, e, memplan_expr_const(S->pool, bits));
+    return memplan_expr_ceildiv(S->pool, e, memplan_expr_const(S->pool, 8));
+}
+
+static void finish_shape(memplan_shapes *S, memplan_vshape *v) {
+    v->bytes = bytes_of(S, v);
+    if (v->bytes == MEMPLAN_EXPR_NONE && !v->reason) {
+        if (v->kind != MEMPLAN_TYPE_TENSOR) v->reason = v->kind == MEMPLAN_TYPE_NONE ? "no type known" : "not a tensor";
+        else if (v->rank < 0) v->reason = "rank unknown";
+        else if (!memplan_dtype_bits(v->elem_type)) v->reason = v->elem_type == MEMPLAN_DTYPE_STRING ? "string tensor" : "element type unknown";
+        else v->reason = "size overflows";
+    }
+}
+
+static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *t, memplan_origin origin) {
+    memset(v, 0, sizeof *v);
+    v->kind = t->kind;
+    v->elem_type = t->elem_type;
+    v->rank = t->rank;
+    v->n_elems = -1;
+    v->bytes = MEMPLAN_EXPR_NONE;
+    v->origin = t->kind == MEMPLAN_TYPE_NONE ? MEMPLAN_ORIGIN_NONE : origin;
+    if (t->kind == MEMPLAN_TYPE_TENSOR || t->kind == MEMPLAN_TYPE_SPARSE_TENSOR) {
+        if (t->rank > 0) {
+            memplan_expr *dims = mp_arena_array(&S->arena, (size_t)t->rank, sizeof *dims);
+            if (!dims) {
+                S->oom = true;
+                v->rank = -1;
+                return;
+            }
+            for (int32_t i = 0; i < t->rank; i++) {
+                const memplan_dim *d = &t->dims[i];
+                dims[i] = d->kind == MEMPLAN_DIM_VALUE   ? memplan_expr_const(S->pool, d->value)
+                          : d->kind == MEMPLAN_DIM_PARAM ? memplan_expr_sym(S->pool, d->param)
+                                                         : fresh_dim(S);
+            }
+            v->dims = dims;
+        }
+    } else {
+        v->rank = -1;
+    }
+    finish_shape(S, v);
+}
+
+/* Element values of a small integer tensor, for partial evaluation. */
+static void tensor_elems(memplan_shapes *S, memplan_vshape *v, const memplan_tensor *t) {
+    if (!t || !t->data) return;
+    unsigned bits = memplan_dtype_bits(t->elem_type);
+    bool is_int = t->elem_type == MEMPLAN_DTYPE_INT64 || t->elem_type == MEMPLAN_DTYPE_INT32 ||
+                  t->elem_type == MEMPLAN_DTYPE_INT16 || t->elem_type == MEMPLAN_DTYPE_INT8 ||
+                  t->elem_type == MEMPLAN_DTYPE_UINT8 || t->elem_type == MEMPLAN_DTYPE_UINT16 ||
+                  t->elem_type == MEMPLAN_DTYPE_UINT32 || t->elem_type == MEMPLAN_DTYPE_BOOL;
+    if (!is_int) return;
+    size_t n = t->data_len / (bits / 8);
+    if (n > MEMPLAN_MAX_TRACKED_ELEMS) return;
+    memplan_expr *e = mp_arena_array(&S->arena, n ? n : 1, sizeof *e);
+    if (!e) {
+        S->oom = true;
+        return;
+    }
+    const unsigned char *p = t->data;
+    for (size_t i = 0; i < n; i++) {
+        int64_t x = 0;
+        switch (t->elem_type) {
+        case MEMPLAN_DTYPE_INT64: memcpy(&x, p + 8 * i, 8); break;
+        case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, p + 4 * i, 4); x = y; break; }
+        case MEMPLAN_DTYPE_UINT32: { uint32_t y; memcpy(&y, p + 4 * i, 4); x = y; break; }
+        case MEMPLAN_DTYPE_INT16: { int16_t y; memcpy(&y, p + 2 * i, 2); x = y; break; }
+        case MEMPLAN_DTYPE_UINT16: { uint16_t y; memcpy(&y, p + 2 * i, 2); x = y; break; }
+        case MEMPLAN_DTYPE_INT8: x = (int8_t)p[i]; break;
+        default: x = p[i]; break;
+        }
+        e[i] = memplan_expr_const(S->pool, x);
+    }
+    v->n_elems = (int32_t)n;
+    v->elems = e;
+}
+
+static void shape_of_tensor(memplan_shapes *S, memplan_vshape *v, const memplan_tensor *t) {
+    memset(v, 0, sizeof *v);
+    v->kind = MEMPLAN_TYPE_TENSOR;
+    v->elem_type = t->elem_type;
+    v->rank = t->rank;
+    v->n_elems = -1;
+    v->origin = MEMPLAN_ORIGIN_DECLARED;
+    memplan_expr *dims = mp_arena_array(&S->arena, (size_t)(t->rank ? t->rank : 1), sizeof *dims);
+    if (!dims) {
+        S->oom = true;
+        v->rank = -1;
+        return;
+    }
+    for (int32_t i = 0; i < t->rank; i++) dims[i] = memplan_expr_const(S->pool, t->dims[i]);
+    v->dims = dims;
+    finish_shape(S, v);
+    tensor_elems(S, v, t);
+}
+
+/* Refine an inferred shape with the declared type; note conflicts. */
+static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) {
+    if (!(val->flags & MEMPLAN_VALUE_DECLARED) || val->type.kind != MEMPLAN_TYPE_TENSOR) return;
+    const memplan_type *t = &val->type;
+    if (t->elem_type && v->elem_type && t->elem_type != v->elem_type)
+        mp_note(c, "'%s': declared element type %s, inferred %s", val->name,
+                memplan_dtype_name(t->elem_type) ? memplan_dtype_name(t->elem_type) : "?",
+                memplan_dtype_name(v->elem_type) ? memplan_dtype_name(v->elem_type) : "?");
+    if (!v->elem_type) v->elem_type = t->elem_type;
+    if (t->rank < 0) return;
+    if (v->rank < 0) {
+        memplan_vshape d;
+        from_type(c->S, &d, t, MEMPLAN_ORIGIN_DECLARED);
+        v->rank = d.rank;
+        v->dims = d.dims;
+        return;
+    }
+    if (v->rank != t->rank) {
+        mp_note(c, "'%s': declared rank %d, inferred rank %d", val->name, (int)t->rank, (int)v->rank);
+        return;
+    }
+    memplan_expr *dims = NULL;
+    for (int32_t i = 0; i < v->rank; i++) {
+        if (t->dims[i].kind != MEMPLAN_DIM_VALUE) continue;
+        int64_t k;
+        if (memplan_expr_is_const(c->S->pool, v->dims[i], &k)) {
+            if (k != t->dims[i].value)
+                mp_note(c, "'%s': declared dim %d is %lld, inferred %lld", val->name, (int)i,
+                        (long long)t->dims[i].value, (long long)k);
+            continue;
+        }
+        if (!dims) {
+            dims = mp_arena_array(&c->S->arena, (size_t)v->rank, sizeof *dims);
+            if (!dims) return;
+            memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
+        }
+        dims[i] = memplan_expr_const(c->S->pool, t->dims[i].value);
+    }
+    if (dims) v->dims = dims;
+}
+
+static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *parent_vals,
+                                  int32_t n_given, const memplan_vshape *const *given);
+
+static memplan_vshape *graph_vals(memplan_shapes *S, const memplan_graph *g) {
+    if (g->id < 0 || g->id >= S->n_graphs) return NULL;
+    if (!S->per_graph[g->id]) {
+        S->per_graph[g->id] = mp_arena_array(&S->arena, (size_t)(g->n_values ? g->n_values : 1), sizeof(memplan_vshape));
+        if (!S->per_graph[g->id]) S->oom = true;
+    }
+    return S->per_graph[g->id];
+}
+
+static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *vals, int32_t pos) {
+    const memplan_node *n = &g->nodes[pos];
+    bool set_small[16];
+    bool *set = n->n_outputs <= 16 ? set_small : calloc((size_t)n->n_outputs, sizeof *set);
+    if (!set) {
+        S->oom = true;
+        return;
+    }
+    memset(set, 0, (size_t)(n->n_outputs <= 16 ? 16 : n->n_outputs) * sizeof *set);
+    mp_sctx c = {S, g, n, vals, set};
+    for (int32_t k = 0; k < n->n_outputs; k++)
+        if (n->outputs[k] >= 0) {
+            memplan_vshape *v = &vals[n->outputs[k]];
+            memset(v, 0, sizeof *v);
+            v->rank = -1;
+            v->n_elems = -1;
+            v->bytes = MEMPLAN_EXPR_NONE;
+        }
+    const mp_rule *r = find_rule(S, n);
+    if (r) r->fn(&c);
+    /* Subgraphs the rule did not visit (unknown ops) still get their shapes. */
+    for (int32_t k = 0; k < n->n_subgraphs; k++)
+        if (!S->per_graph[n->subgraphs[k]->id]) mp_infer_sub(&c, n->subgraphs[k], 0, NULL);
+    for (int32_t k = 0; k < n->n_outputs; k++) {
+        int32_t id = n->outputs[k];
+        if (id < 0) continue;
+        memplan_vshape *v = &vals[id];
+        const memplan_value *val = &g->values[id];
+        if (set[k] && v->kind != MEMPLAN_TYPE_NONE) {
+            apply_hint(&c, v, val);
+            v->origin = MEMPLAN_ORIGIN_INFERRED;
+            v->reason = NULL;
+            finish_shape(S, v);
+        } else if ((val->flags & MEMPLAN_VALUE_DECLARED) && val->type.kind != MEMPLAN_TYPE_NONE) {
+            from_type(S, v, &val->type, MEMPLAN_ORIGIN_DECLARED);
+        } else {
+            const char *why = v->reason;
+            from_type(S, v, &val->type, MEMPLAN_ORIGIN_NONE);
+            v->reason = why ? why : r ? "the op's rule could not tell" : "no shape rule for this op";
+        }
+    }
+    if (set != set_small) free(set);
+}
+
+static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *parent_vals,
+                                  int32_t n_given, const memplan_vshape *const *given) {
+    memplan_vshape *vals = graph_vals(S, g);
+    if (!vals) return MEMPLAN_ENOMEM;
+    for (int32_t v = 0; v < g->n_values; v++) {
+        const memplan_value *val = &g->values[v];
+        if ((val->flags & MEMPLAN_VALUE_CAPTURE) && parent_vals) vals[v] = parent_vals[val->outer];
+        else if (val->initializer) shape_of_tensor(S, &vals[v], val->initializer);
+        else from_type(S, &vals[v], &val->type, MEMPLAN_ORIGIN_DECLARED);
+    }
+    for (int32_t i = 0; i < g->n_inputs && i < n_given; i++)
+        if (given[i] && given[i]->kind != MEMPLAN_TYPE_NONE) {
+            memplan_vshape *dst = &vals[g->inputs[i]];
+            const memplan_value *val = &g->values[g->inputs[i]];
+            *dst = *given[i];
+            if (dst->rank > 0) { /* own copies: the caller's arrays may be temporary */
+                memplan_expr *d = mp_arena_array(&S->arena, (size_t)dst->rank, sizeof *d);
+                if (!d) return MEMPLAN_ENOMEM;
+                memcpy(d, given[i]->dims, (size_t)dst->rank * sizeof *d);
+                dst->dims = d;
+            }
+            dst->n_elems = -1;
+            dst->elems = NULL;
+            /* A subgraph input's declared dims refine what the owner passes. */
+            mp_sctx c = {S, g, NULL, vals, NULL};
+            apply_hint(&c, dst, val);
+            finish_shape(S, dst);
+        }
+    for (int32_t p = 0; p < g->n_nodes && !S->oom; p++) run_node(S, g, vals, p);
+    return S->oom ? MEMPLAN_ENOMEM : MEMPLAN_OK;
+}
+
+memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out, memplan_error *err) {
+    *out = NULL;
+    memplan_shapes *S = calloc(1, sizeof *S);
+    if (!S) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    mp_arena_init(&S->arena);
+    mp_strmap_init(&S->rules);
+    S->model = m;
+    S->pool = memplan_expr_pool_new();
+    S->n_graphs = m->n_graphs;
+    S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
+    if (!S->pool || !S->per_graph || !build_registry(S)) {
+        memplan_shapes_free(S);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    }
+    memplan_status st = infer_graph(S, m->graph, NULL, 0, NULL);
+    for (int32_t f = 0; !st && f < m->n_functions; f++) st = infer_graph(S, m->functions[f].body, NULL, 0, NULL);
+    if (st) {
+        memplan_shapes_free(S);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
+    }
+    *out = S;
+    return MEMPLAN_OK;
+}
+
+void memplan_shapes_free(memplan_shapes *S) {
+    if (!S) return;
+    memplan_expr_pool_free(S->pool);
+    mp_strmap_free(&S->rules);
+    free(S->per_graph);
+    free(S->notes);
+    mp_arena_free(&S->arena);
+    free(S);
+}
+
+memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *S) { return S->pool; }
+
+const memplan_vshape *memplan_shapes_value(const memplan_shapes *S, const memplan_graph *g, int32_t value) {
+    if (!g || g->id < 0 || g->id >= S->n_graphs || !S->per_graph[g->id] || value < 0 || value >= g->n_values)
+        return NULL;
+    return &S->per_graph[g->id][value];
+}
+
+size_t memplan_shapes_note_count(const memplan_shapes *S) { return S->n_notes; }
+const char *memplan_shapes_note(const memplan_shapes *S, size_t i) { return i < S->n_notes ? S->notes[i] : NULL; }
+
+memplan_size memplan_shapes_size(const memplan_shapes *S, const memplan_vshape *v, const memplan_binding *b, size_t nb) {
+    memplan_size s = {MEMPLAN_SIZE_UNKNOWN, 0, NULL, 0, NULL, -1};
+    if (v->kind != MEMPLAN_TYPE_TENSOR && v->kind != MEMPLAN_TYPE_NONE) {
+        s.kind = MEMPLAN_SIZE_UNPLANNABLE;
+        s.reason = v->kind == MEMPLAN_TYPE_SPARSE_TENSOR ? "sparse tensor"
+                 : v->kind == MEMPLAN_TYPE_SEQUENCE      ? "sequence"
+                 : v->kind == MEMPLAN_TYPE_MAP           ? "map"
+                 : v->kind == MEMPLAN_TYPE_OPTIONAL      ? "optional"
+                                                         : "opaque";
+        return s;
+    }
+    if (v->kind == MEMPLAN_TYPE_TENSOR && v->elem_type == MEMPLAN_DTYPE_STRING) {
+        s.kind = MEMPLAN_SIZE_UNPLANNABLE;
+        s.reason = "string tensor";
+        return s;
+    }
+    if (v->bytes == MEMPLAN_EXPR_NONE) {
+        s.reason = v->reason ? v->reason : "size unknown";
+        return s;
+    }
+    memplan_expr e = nb ? memplan_expr_bind(S->pool, v->bytes, b, nb) : v->bytes;
+    int64_t k;
+    if (e != MEMPLAN_EXPR_NONE && memplan_expr_is_const(S->pool, e, &k) && k >= 0) {
+        s.kind = MEMPLAN_SIZE_KNOWN;
+        s.bytes = (uint64_t)k;
+    } else if (e == MEMPLAN_EXPR_NONE) {
+        s.reason = "size overflows";
+    } else {
+        s.kind = MEMPLAN_SIZE_SYMBOLIC;
+        s.expr = e;
+    }
+    return s;
+}
+
+/* ---- the rule context -------------------------------------------------- */
+
+const memplan_node *mp_node(const mp_sctx *c) { return c->node; }
+memplan_expr_pool *mp_pool(const mp_sctx *c) { return c->S->pool; }
+
+int64_t mp_opset(const mp_sctx *c) {
+    int64_t v = memplan_model_opset(c->S->model, c->node->domain);
+    if (v < 0 && canonical_domain(c->node->domain)[0] == '\0') v = 21;
+    return v;
+}
+
+int32_t mp_n_in(const mp_sctx *c) { return c->node->n_inputs; }
+int32_t mp_n_out(const mp_sctx *c) { return c->node->n_outputs; }
+
+const memplan_vshape *mp_in(const mp_sctx *c, int32_t k) {
+    if (k < 0 || k >= c->node->n_inputs || c->node->inputs[k] < 0) return NULL;
+    return &c->vals[c->node->inputs[k]];
+}
+
+bool mp_in_ranked(const mp_sctx *c, int32_t k) {
+    const memplan_vshape *v = mp_in(c, k);
+    return v && v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0;
+}
+
+bool mp_has_out(const mp_sctx *c, int32_t k) {
+    return k >= 0 && k < c->node->n_outputs && c->node->outputs[k] >= 0;
+}
+
+const memplan_attr *mp_attr(const mp_sctx *c, const char *name) {
+    for (int32_t i = 0; i < c->node->n_attrs; i++)
+        if (strcmp(c->node->attrs[i].name, name) == 0) return &c->node->attrs[i];
+    return NULL;
+}
+
+int64_t mp_attr_int(const mp_sctx *c, const char *name, int64_t dflt) {
+    const memplan_attr *a = mp_attr(c, name);
+    return a && a->type == MEMPLAN_ATTR_INT ? a->i : dflt;
+}
+
+float mp_attr_float(const mp_sctx *c, const char *name, float dflt) {
+    const memplan_attr *a = mp_attr(c, name);
+    return a && a->type == MEMPLAN_ATTR_FLOAT ? a->f : dflt;
+}
+
+const char *mp_attr_str(const mp_sctx *c, const char *name, const char *dflt) {
+    const memplan_attr *a = mp_attr(c, name);
+    return a && a->type == MEMPLAN_ATTR_STRING ? a->s : dflt;
+}
+
+int64_t mp_attr_ints(const mp_sctx *c, const char *name, const int64_t **v) {
+    const memplan_attr *a = mp_attr(c, name);
+    if (!a || a->type != MEMPLAN_ATTR_INTS) {
+        *v = NULL;
+        return -1;
+    }
+    *v = a->ints;
+    return (int64_t)a->n;
+}
+
+const memplan_expr *mp_in_elems(const mp_sctx *c, int32_t k, int32_t *n) {
+    const memplan_vshape *v = mp_in(c, k);
+    if (!v || v->n_elems < 0) return NULL;
+    *n = v->n_elems;
+    return v->elems;
+}
+
+bool mp_in_ints(const mp_sctx *c, int32_t k, int64_t *out, int32_t max, int32_t *n) {
+    int32_t cnt;
+    const memplan_expr *e = mp_in_elems(c, k, &cnt);
+    if (!e || cnt > max) return false;
+    for (int32_t i = 0; i < cnt; i++)
+        if (!memplan_expr_is_const(c->S->pool, e[i], &out[i])) return false;
+    *n = cnt;
+    return true;
+}
+
+static memplan_vshape *out_slot(mp_sctx *c, int32_t k) {
+    if (!mp_has_out(c, k)) return NULL;
+    c->set[k] = true;
+    return &c->vals[c->node->outputs[k]];
+}
+
+void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const memplan_expr *dims) {
+    memplan_vshape *v = out_slot(c, k);
+    if (!v) return;
+    memset(v, 0, sizeof *v);
+    v->kind = MEMPLAN_TYPE_TENSOR;
+    v->elem_type = elem_type;
+    v->rank = rank;
+    v->n_elems = -1;
+    v->bytes = MEMPLAN_EXPR_NONE;
+    if (rank > 0) {
+        for (int32_t i = 0; i < rank; i++)
+            if (dims[i] == MEMPLAN_EXPR_NONE) { /* an unknown dim is a fresh name */
+                memplan_expr *d = mp_arena_array(&c->S->arena, (size_t)rank, sizeof *d);
+                if (!d) break;
+                for (int32_t j = 0; j < rank; j++) d[j] = dims[j] == MEMPLAN_EXPR_NONE ? fresh_dim(c->S) : dims[j];
+                v->dims = d;
+                return;
+            }
+        memplan_expr *d = mp_arena_array(&c->S->arena, (size_t)rank, sizeof *d);
+        if (!d) {
+            c->S->oom = true;
+            v->rank = -1;
+            return;
+        }
+        memcpy(d, dims, (size_t)rank * sizeof *d);
+        v->dims = d;
+    }
+}
+
+void mp_out_unranked(mp_sctx *c, int32_t k, int32_t elem_type, const char *reason) {
+    memplan_vshape *v = out_slot(c, k);
+    if (!v) return;
+    memset(v, 0, sizeof *v);
+    v->kind = MEMPLAN_TYPE_TENSOR;
+    v->elem_type = elem_type;
+    v->rank = -1;
+    v->n_elems = -1;
+    v->bytes = MEMPLAN_EXPR_NONE;
+    v->reason = reason;
+}
+
+void mp_out_like(mp_sctx *c, int32_t k, const memplan_vshape *src) {
+    if (!src || src->kind == MEMPLAN_TYPE_NONE) return;
+    if (src->kind != MEMPLAN_TYPE_TENSOR) {
+        mp_out_kind(c, k, src->kind, src->elem_type);
+        return;
+    }
+    if (src->rank < 0) mp_out_unranked(c, k, src->elem_type, src->reason);
+    else mp_out(c, k, src->elem_type, src->rank, src->dims);
+}
+
+void mp_out_kind(mp_sctx *c, int32_t k, memplan_type_kind kind, int32_t elem_type) {
+    memplan_vshape *v = out_slot(c, k);
+    if (!v) return;
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    v->elem_type = elem_type;
+    v->rank = -1;
+    v->n_elems = -1;
+    v->bytes = MEMPLAN_EXPR_NONE;
+}
+
+void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems) {
+    if (!mp_has_out(c, k) || n < 0 || n > MEMPLAN_MAX_TRACKED_ELEMS) return;
+    memplan_vshape *v = &c->vals[c->node->outputs[k]];
+    memplan_expr *e = mp_arena_array(&c->S->arena, (size_t)(n ? n : 1), sizeof *e);
+    if (!e) {
+        c->S->oom = true;
+        return;
+    }
+    for (int32_t i = 0; i < n; i++) {
+        if (elems[i] == MEMPLAN_EXPR_NONE) return; /* all or nothing */
+        e[i] = elems[i];
+    }
+    v->n_elems = n;
+    v->elems = e;
+}
+
+void mp_out_unknown(mp_sctx *c, int32_t k, const char *reason) {
+    if (!mp_has_out(c, k)) return;
+    memplan_vshape *v = &c->vals[c->node->outputs[k]];
+    v->reason = reason;
+}
+
+void mp_note(mp_sctx *c, const char *fmt, ...) {
+    char msg[400], line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->node) {
+        if (c->node->name[0]) snprintf(line, sizeof line, "node '%s' (%s): %s", c->node->name, c->node->op_type, msg);
+        else snprintf(line, sizeof line, "node #%d (%s): %s", (int)c->node->file_index, c->node->op_type, msg);
+    } else {
+        snprintf(line, sizeof line, "graph '%s': %s", c->g->name, msg);
+    }
+    add_note(c->S, line);
+}
+
+void mp_infer_sub(mp_sctx *c, const memplan_graph *g, int32_t n, const memplan_vshape *const *inputs) {
+    if (c->S->depth >= MEMPLAN_MAX_GRAPH_DEPTH + 1) return;
+    c->S->depth++;
+    infer_graph(c->S, g, c->vals, n, inputs);
+    c->S->depth--;
+}
+
+const memplan_vshape *mp_sub_out(const mp_sctx *c, const memplan_graph *g, int32_t k) {
+    if (k < 0 || k >= g->n_outputs) return NULL;
+    return memplan_shapes_value(c->S, g, g->outputs[k]);
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+memplan_expr mp_const(mp_sctx *c, int64_t v) { return memplan_expr_const(c->S->pool, v); }
+
+int32_t mp_axis(int64_t axis, int32_t rank) {
+    if (axis < -(int64_t)rank || axis >= rank) return -1;
+    return (int32_t)(axis < 0 ? axis + rank : axis);
+}
+
+int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims) {
+    if (!a || !b || a->rank < 0 || b->rank < 0) return -1;
+    int32_t r = a->rank > b->rank ? a->rank : b->rank;
+    if (r > MEMPLAN_MAX_RANK) return -1;
+    memplan_expr one = mp_const(c, 1);
+    for (int32_t i = 0; i < r; i++) {
+        int32_t ia = i - (r - a->rank), ib = i - (r - b->rank);
+        memplan_expr da = ia >= 0 ? a->dims[ia] : one, db = ib >= 0 ? b->dims[ib] : one;
+        if (da == db || db == one) dims[i] = da;
+        else if (da == one) dims[i] = db;
+        else {
+            int64_t ka, kb;
+            bool ca = memplan_expr_is_const(c->S->pool, da, &ka), cb = memplan_expr_is_const(c->S->pool, db, &kb);
+            if (ca && cb) {
+                mp_note(c, "cannot broadcast dims %lld and %lld", (long long)ka, (long long)kb);
+                return -1;
+            }
+            /* One symbolic: the other (non-1) side wins; both symbolic: max. */
+            dims[i] = ca ? da : cb ? db : memplan_expr_max(c->S->pool, da, db);
+        }
+    }
+    return r;
+}
+
+memplan_expr mp_product(mp_sctx *c, int32_t rank, const memplan_expr *dims) {
+    memplan_expr e = mp_const(c, 1);
+    for (int32_t i = 0; i < rank; i++) e = memplan_expr_mul(c->S->pool, e, dims[i]);
+    return e;
+}
+
+/* The tensor behind input k when it is an initializer or a Constant's output. */
+static const memplan_tensor *const_tensor(const mp_sctx *c, int32_t k) {
+    if (k < 0 || k >= c->node->n_inputs || c->node->inputs[k] < 0) return NULL;
+    const memplan_graph *g = c->g;
+    int32_t id = c->node->inputs[k];
+    while (g && g->values[id].flags & MEMPLAN_VALUE_CAPTURE) { /* follow captures outward */
+        id = g->values[id].outer;
+        g = g->parent;
+    }
+    if (!g) return NULL;
+    const memplan_value *v = &g->values[id];
+    if (v->initializer) return v->initializer;
+    if (v->producer < 0) return NULL;
+    const memplan_node *p = &g->nodes[v->producer];
+    if (strcmp(p->op_type, "Constant") != 0 || canonical_domain(p->domain)[0]) return NULL;
+    for (int32_t i = 0; i < p->n_attrs; i++)
+        if (p->attrs[i].type == MEMPLAN_ATTR_TENSOR && p->attrs[i].t) return p->attrs[i].t;
+    return NULL;
+}
+
+bool mp_in_floats(const mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n) {
+    const memplan_tensor *t = const_tensor(c, k);
+    if (!t || !t->data) return false;
+    size_t width = t->elem_type == MEMPLAN_DTYPE_FLOAT ? 4 : t->elem_type == MEMPLAN_DTYPE_DOUBLE ? 8 : 0;
+    if (!width) {
+        int64_t ints[MEMPLAN_MAX_TRACKED_ELEMS];
+        int32_t m;
+        if (!mp_in_ints(c, k, ints, max < MEMPLAN_MAX_TRACKED_ELEMS ? max : MEMPLAN_MAX_TRACKED_ELEMS, &m)) return false;
+        for (int32_t i = 0; i < m; i++) out[i] = (double)ints[i];
+        *n = m;
+        return true;
+    }
+    size_t cnt = t->data_len / width;
+    if (cnt > (size_t)max) return false;
+    for (size_t i = 0; i < cnt; i++) {
+        if (width == 4) {
+            float f;
+            memcpy(&f, (const unsigned char *)t->data + 4 * i, 4);
+            out[i] = f;
+        } else {
+            memcpy(&out[i], (const unsigned char *)t->data + 8 * i, 8);
+        }
+    }
+    *n = (int32_t)cnt;
+    return true;
+}

@@ -1,0 +1,910 @@
+/*
+ * ops_shape.c -- ops that compute or rearrange shapes: Shape, Size, Reshape,
+ * Flatten, (Un)Squeeze, Transpose, Concat, Split, Slice, Gather, Expand, Tile,
+ * Pad, ConstantOfShape, Constant, Range, DepthToSpace, SpaceToDepth, Resize,
+ * Upsample, TopK, NonZero and friends. Known element values flow through
+ * the ones used by shape computations.
+ */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "shapes/rules.h"
+
+#define R MEMPLAN_MAX_RANK
+#define T MEMPLAN_MAX_TRACKED_ELEMS
+
+static memplan_expr_pool *P(mp_sctx *c) { return mp_pool(c); }
+
+/* Element count of a static shape (<= T), or -1. */
+static int32_t count_of(mp_sctx *c, int32_t rank, const memplan_expr *dims) {
+    int64_t n = 1, k;
+    for (int32_t i = 0; i < rank; i++) {
+        if (!memplan_expr_is_const(P(c), dims[i], &k) || k < 0) return -1;
+        n *= k;
+        if (n > T) return -1;
+    }
+    return (int32_t)n;
+}
+
+/* Axes from the attribute (older opsets) or from input k (newer). */
+static bool axes_of(mp_sctx *c, int32_t input_k, int64_t *axes, int32_t *n, bool *given) {
+    const int64_t *a;
+    int64_t na = mp_attr_ints(c, "axes", &a);
+    *given = true;
+    if (na >= 0) {
+        if (na > R) return false;
+        memcpy(axes, a, (size_t)na * sizeof *axes);
+        *n = (int32_t)na;
+        return true;
+    }
+    if (mp_in(c, input_k)) return mp_in_ints(c, input_k, axes, R, n);
+    *given = false;
+    *n = 0;
+    return true;
+}
+
+static void shape_op(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x || x->rank < 0) {
+        mp_out_unranked(c, 0, MEMPLAN_DTYPE_INT64, "input rank unknown");
+        return;
+    }
+    int64_t start = mp_attr_int(c, "start", 0), end = mp_attr_int(c, "end", x->rank);
+    if (start < 0) start += x->rank;
+    if (end < 0) end += x->rank;
+    if (start < 0) start = 0;
+    if (end > x->rank) end = x->rank;
+    int32_t n = end > start ? (int32_t)(end - start) : 0;
+    memplan_expr d = mp_const(c, n);
+    mp_out(c, 0, MEMPLAN_DTYPE_INT64, 1, &d);
+    mp_out_elems(c, 0, n, x->dims + start);
+}
+
+static void size_op(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    mp_out(c, 0, MEMPLAN_DTYPE_INT64, 0, NULL);
+    if (x && x->rank >= 0) {
+        memplan_expr e = mp_product(c, x->rank, x->dims);
+        mp_out_elems(c, 0, 1, &e);
+    }
+}
+
+static void reshape(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    int32_t n;
+    const memplan_expr *target;
+    const int64_t *attr_shape;
+    memplan_expr from_attr[R];
+    int64_t na = mp_attr_ints(c, "shape", &attr_shape); /* opset < 5 */
+    if (na >= 0 && na <= R) {
+        for (int64_t i = 0; i < na; i++) from_attr[i] = mp_const(c, attr_shape[i]);
+        target = from_attr;
+        n = (int32_t)na;
+    } else {
+        target = mp_in_elems(c, 1, &n);
+    }
+    if (!target) {
+        const memplan_vshape *s = mp_in(c, 1);
+        int64_t r;
+        if (s && s->rank == 1 && memplan_expr_is_const(P(c), s->dims[0], &r) && r >= 0 && r <= R) {
+            memplan_expr dims[R];
+            for (int32_t i = 0; i < r; i++) dims[i] = MEMPLAN_EXPR_NONE;
+            mp_out(c, 0, x->elem_type, (int32_t)r, dims);
+        } else {
+            mp_out_unranked(c, 0, x->elem_type, "target shape unknown");
+        }
+        return;
+    }
+    if (n > R) return;
+    bool allowzero = mp_attr_int(c, "allowzero", 0) != 0;
+    memplan_expr dims[R];
+    int32_t infer_at = -1;
+    memplan_expr known = mp_const(c, 1);
+    for (int32_t i = 0; i < n; i++) {
+        int64_t k;
+        bool is_c = memplan_expr_is_const(P(c), target[i], &k);
+        if (is_c && k == -1) {
+            infer_at = i;
+            dims[i] = MEMPLAN_EXPR_NONE;
+            continue;
+        }
+        if (is_c && k == 0 && !allowzero) {
+            if (x->rank < 0 || i >= x->rank) {
+                dims[i] = MEMPLAN_EXPR_NONE;
+                known = MEMPLAN_EXPR_NONE;
+                continue;
+            }
+            dims[i] = x->dims[i];
+        } else {
+            dims[i] = target[i];
+        }
+        known = memplan_expr_mul(P(c), known, dims[i]);
+    }
+    if (infer_at >= 0) {
+        if (x->rank >= 0 && known != MEMPLAN_EXPR_NONE) {
+            memplan_expr total = mp_product(c, x->rank, x->dims);
+            dims[infer_at] = memplan_expr_floordiv(P(c), total, known);
+        }
+    }
+    mp_out(c, 0, x->elem_type, n, dims);
+    int32_t m;
+    const memplan_expr *e = mp_in_elems(c, 0, &m);
+    if (e) mp_out_elems(c, 0, m, e);
+}
+
+static void flatten(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    int64_t axis = mp_attr_int(c, "axis", 1);
+    if (axis < 0) axis += x->rank;
+    if (axis < 0 || axis > x->rank) {
+        mp_note(c, "axis %lld out of range", (long long)mp_attr_int(c, "axis", 1));
+        return;
+    }
+    memplan_expr dims[2] = {mp_product(c, (int32_t)axis, x->dims),
+                            mp_product(c, x->rank - (int32_t)axis, x->dims + axis)};
+    mp_out(c, 0, x->elem_type, 2, dims);
+}
+
+static void squeeze(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    int64_t axes[R];
+    int32_t na;
+    bool given;
+    if (x->rank < 0 || !axes_of(c, 1, axes, &na, &given)) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank or axes unknown");
+        return;
+    }
+    bool drop[R] = {false};
+    for (int32_t i = 0; i < na; i++) {
+        int32_t a = mp_axis(axes[i], x->rank);
+        if (a < 0) return;
+        drop[a] = true;
+    }
+    memplan_expr dims[R];
+    int32_t r = 0;
+    for (int32_t i = 0; i < x->rank; i++) {
+        int64_t k;
+        bool one = memplan_expr_is_const(P(c), x->dims[i], &k) && k == 1;
+        if (given ? drop[i] : one) continue;
+        if (!given && !memplan_expr_is_const(P(c), x->dims[i], &k)) {
+            mp_out_unranked(c, 0, x->elem_type, "which dims are 1 is unknown");
+            return;
+        }
+        dims[r++] = x->dims[i];
+    }
+    mp_out(c, 0, x->elem_type, r, dims);
+    int32_t m;
+    const memplan_expr *e = mp_in_elems(c, 0, &m);
+    if (e) mp_out_elems(c, 0, m, e);
+}
+
+static void unsqueeze(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    int64_t axes[R];
+    int32_t na;
+    bool given;
+    if (x->rank < 0 || !axes_of(c, 1, axes, &na, &given) || x->rank + na > R) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank or axes unknown");
+        return;
+    }
+    int32_t r = x->rank + na;
+    bool ins[R] = {false};
+    for (int32_t i = 0; i < na; i++) {
+        int32_t a = mp_axis(axes[i], r);
+        if (a < 0 || ins[a]) return;
+        ins[a] = true;
+    }
+    memplan_expr dims[R];
+    for (int32_t i = 0, j = 0; i < r; i++) dims[i] = ins[i] ? mp_const(c, 1) : x->dims[j++];
+    mp_out(c, 0, x->elem_type, r, dims);
+    int32_t m;
+    const memplan_expr *e = mp_in_elems(c, 0, &m);
+    if (e) mp_out_elems(c, 0, m, e);
+}
+
+static void transpose(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    const int64_t *perm;
+    int64_t np = mp_attr_ints(c, "perm", &perm);
+    memplan_expr dims[R];
+    bool seen[R] = {false};
+    for (int32_t i = 0; i < x->rank; i++) {
+        int64_t p = np >= 0 ? (np == x->rank ? perm[i] : -1) : x->rank - 1 - i;
+        if (p < 0 || p >= x->rank || seen[p]) {
+            mp_note(c, "invalid perm");
+            return;
+        }
+        seen[p] = true;
+        dims[i] = x->dims[p];
+    }
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+static void concat(mp_sctx *c) {
+    const memplan_vshape *first = NULL;
+    for (int32_t k = 0; k < mp_n_in(c) && !first; k++) first = mp_in(c, k);
+    if (!first) return;
+    int32_t rank = -1;
+    for (int32_t k = 0; k < mp_n_in(c); k++)
+        if (mp_in(c, k) && mp_in(c, k)->rank >= 0) rank = mp_in(c, k)->rank;
+    if (rank < 0) {
+        mp_out_unranked(c, 0, first->elem_type, "input ranks unknown");
+        return;
+    }
+    int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), rank);
+    if (axis < 0) return;
+    memplan_expr dims[R], sum = mp_const(c, 0);
+    bool have_dims = false;
+    for (int32_t k = 0; k < mp_n_in(c); k++) {
+        const memplan_vshape *v = mp_in(c, k);
+        if (!v) continue;
+        if (v->rank < 0) {
+            sum = MEMPLAN_EXPR_NONE;
+            continue;
+        }
+        if (v->rank != rank) {
+            mp_note(c, "inputs of different ranks");
+            return;
+        }
+        sum = memplan_expr_add(P(c), sum, v->dims[axis]);
+        for (int32_t i = 0; i < rank; i++) {
+            if (i == axis) continue;
+            int64_t kk;
+            /* prefer a constant dim over a symbolic one */
+            if (!have_dims || (!memplan_expr_is_const(P(c), dims[i], &kk) && memplan_expr_is_const(P(c), v->dims[i], &kk)))
+                dims[i] = v->dims[i];
+        }
+        if (!have_dims) {
+            for (int32_t i = 0; i < rank; i++)
+                if (i != axis) dims[i] = v->dims[i];
+            have_dims = true;
+        }
+    }
+    dims[axis] = sum;
+    mp_out(c, 0, first->elem_type, rank, dims);
+    /* values: 1-D concatenation */
+    if (rank != 1) return;
+    memplan_expr out[T];
+    int32_t total = 0;
+    for (int32_t k = 0; k < mp_n_in(c); k++) {
+        if (!mp_in(c, k)) continue;
+        int32_t m;
+        const memplan_expr *e = mp_in_elems(c, k, &m);
+        if (!e || total + m > T) return;
+        memcpy(out + total, e, (size_t)m * sizeof *e);
+        total += m;
+    }
+    mp_out_elems(c, 0, total, out);
+}
+
+static void split(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    int32_t nout = mp_n_out(c);
+    if (x->rank < 0) {
+        for (int32_t k = 0; k < nout; k++) mp_out_unranked(c, k, x->elem_type, "input rank unknown");
+        return;
+    }
+    int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank);
+    if (axis < 0) return;
+    int64_t sizes[T];
+    int32_t ns = -1;
+    const int64_t *a;
+    int64_t na = mp_attr_ints(c, "split", &a);
+    if (na >= 0 && na <= T) {
+        memcpy(sizes, a, (size_t)na * sizeof *a);
+        ns = (int32_t)na;
+    } else if (mp_in(c, 1) && !mp_in_ints(c, 1, sizes, T, &ns)) {
+        ns = -2; /* given but unknown */
+    }
+    memplan_expr dims[R];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    for (int32_t k = 0; k < nout; k++) {
+        if (ns >= 0) {
+            if (k >= ns) return;
+            dims[axis] = mp_const(c, sizes[k]);
+        } else if (ns == -2) {
+            dims[axis] = MEMPLAN_EXPR_NONE;
+        } else {
+            /* equal parts; the last one smaller (opset 18 num_outputs) */
+            memplan_expr n = mp_const(c, nout);
+            memplan_expr part = memplan_expr_ceildiv(P(c), x->dims[axis], n);
+            int64_t total;
+            if (memplan_expr_is_const(P(c), x->dims[axis], &total) && total % nout == 0)
+                part = mp_const(c, total / nout);
+            if (k == nout - 1)
+                part = memplan_expr_sub(P(c), x->dims[axis], memplan_expr_mul(P(c), part, mp_const(c, nout - 1)));
+            dims[axis] = part;
+        }
+        mp_out(c, k, x->elem_type, x->rank, dims);
+    }
+}
+
+/* Clamp a slice bound like numpy/ONNX do, for a step sign. */
+static memplan_expr slice_len(mp_sctx *c, memplan_expr dim, int64_t start, int64_t end, int64_t step) {
+    int64_t d;
+    if (memplan_expr_is_const(P(c), dim, &d)) {
+        if (start < 0) start += d;
+        if (end < 0) end += d;
+        if (step > 0) {
+            start = start < 0 ? 0 : start > d ? d : start;
+            end = end < 0 ? 0 : end > d ? d : end;
+            return mp_const(c, end > start ? (end - start + step - 1) / step : 0);
+        }
+        start = start < 0 ? -1 : start > d - 1 ? d - 1 : start;
+        end = end < -1 ? -1 : end > d - 1 ? d - 1 : end;
+        return mp_const(c, start > end ? (start - end - step - 1) / (-step) : 0);
+    }
+    /* symbolic dim: common patterns */
+    const int64_t BIG = INT64_C(1) << 53;
+    if (step == 1 && start >= 0 && end >= BIG) return memplan_expr_sub(P(c), dim, mp_const(c, start)); /* [s:] */
+    if (step == 1 && start >= 0 && end < 0 && end > -BIG) /* [s:-k] */
+        return memplan_expr_sub(P(c), dim, mp_const(c, start - end));
+    if (step == 1 && start < 0 && start > -BIG && end >= BIG) return mp_const(c, -start); /* [-k:] (dim >= k) */
+    if (step == 1 && start >= 0 && end >= 0 && end < BIG) return mp_const(c, end - start); /* [s:e] assuming dim >= e */
+    if (step == -1 && start >= BIG - 1 && end <= -BIG) return dim; /* [::-1] */
+    if (step > 1 && start == 0 && end >= BIG) return memplan_expr_ceildiv(P(c), dim, mp_const(c, step));
+    return MEMPLAN_EXPR_NONE;
+}
+
+static void slice(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    int64_t starts[R], ends[R], axes[R], steps[R];
+    int32_t ns, ne, na, nst;
+    if (mp_opset(c) < 10) {
+        const int64_t *a;
+        int64_t n1 = mp_attr_ints(c, "starts", &a);
+        if (n1 < 0 || n1 > R) return;
+        memcpy(starts, a, (size_t)n1 * sizeof *a);
+        int64_t n2 = mp_attr_ints(c, "ends", &a);
+        if (n2 != n1) return;
+        memcpy(ends, a, (size_t)n2 * sizeof *a);
+        ns = ne = (int32_t)n1;
+        int64_t n3 = mp_attr_ints(c, "axes", &a);
+        if (n3 >= 0 && n3 != n1) return;
+        na = n3 >= 0 ? (int32_t)n3 : -1;
+        if (na >= 0) memcpy(axes, a, (size_t)na * sizeof *a);
+        nst = -1;
+    } else {
+        if (!mp_in_ints(c, 1, starts, R, &ns) || !mp_in_ints(c, 2, ends, R, &ne) || ns != ne) {
+            memplan_expr dims[R];
+            for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
+            /* axes known: the other dims are unchanged */
+            int64_t ax[R];
+            int32_t nax;
+            if (mp_in(c, 3) && mp_in_ints(c, 3, ax, R, &nax)) {
+                bool touched[R] = {false};
+                for (int32_t i = 0; i < nax; i++) {
+                    int32_t a = mp_axis(ax[i], x->rank);
+                    if (a >= 0) touched[a] = true;
+                }
+                for (int32_t i = 0; i < x->rank; i++)
+                    if (!touched[i]) dims[i] = x->dims[i];
+            }
+            mp_out(c, 0, x->elem_type, x->rank, dims);
+            return;
+        }
+        na = -1;
+        if (mp_in(c, 3) && (!mp_in_ints(c, 3, axes, R, &na) || na != ns)) return;
+        nst = -1;
+        if (mp_in(c, 4) && (!mp_in_ints(c, 4, steps, R, &nst) || nst != ns)) return;
+    }
+    memplan_expr dims[R];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    int32_t first_axis = -1;
+    int64_t v_start = 0, v_end = 0, v_step = 1;
+    for (int32_t i = 0; i < ns; i++) {
+        int32_t a = mp_axis(na >= 0 ? axes[i] : i, x->rank);
+        int64_t step = nst >= 0 ? steps[i] : 1;
+        if (a < 0 || step == 0) {
+            mp_note(c, "invalid axis or step");
+            return;
+        }
+        dims[a] = slice_len(c, x->dims[a], starts[i], ends[i], step);
+        if (first_axis < 0) {
+            first_axis = a;
+            v_start = starts[i];
+            v_end = ends[i];
+            v_step = step;
+        }
+    }
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+    /* values of a 1-D slice */
+    int32_t m;
+    const memplan_expr *e = mp_in_elems(c, 0, &m);
+    if (!e || x->rank != 1 || ns != 1) return;
+    int64_t d = m, s = v_start, en = v_end;
+    if (s < 0) s += d;
+    if (en < 0) en += d;
+    memplan_expr out[T];
+    int32_t n = 0;
+    if (v_step > 0) {
+        s = s < 0 ? 0 : s > d ? d : s;
+        en = en < 0 ? 0 : en > d ? d : en;
+        for (int64_t i = s; i < en; i += v_step) out[n++] = e[i];
+    } else {
+        s = s < 0 ? -1 : s > d - 1 ? d - 1 : s;
+        en = en < -1 ? -1 : en > d - 1 ? d - 1 : en;
+        for (int64_t i = s; i > en; i += v_step) out[n++] = e[i];
+    }
+    mp_out_elems(c, 0, n, out);
+}
+
+static void gather(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0), *idx = mp_in(c, 1);
+    if (!x || !idx) return;
+    if (x->rank < 0 || idx->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank);
+    if (axis < 0 || x->rank - 1 + idx->rank > R) return;
+    memplan_expr dims[R];
+    int32_t r = 0;
+    for (int32_t i = 0; i < axis; i++) dims[r++] = x->dims[i];
+    for (int32_t i = 0; i < idx->rank; i++) dims[r++] = idx->dims[i];
+    for (int32_t i = axis + 1; i < x->rank; i++) dims[r++] = x->dims[i];
+    mp_out(c, 0, x->elem_type, r, dims);
+    /* values: gathering from a 1-D tensor */
+    int32_t m, ni;
+    const memplan_expr *e = mp_in_elems(c, 0, &m);
+    int64_t ids[T];
+    if (!e || x->rank != 1 || !mp_in_ints(c, 1, ids, T, &ni)) return;
+    memplan_expr out[T];
+    for (int32_t i = 0; i < ni; i++) {
+        int64_t j = ids[i] < 0 ? ids[i] + m : ids[i];
+        if (j < 0 || j >= m) return;
+        out[i] = e[j];
+    }
+    mp_out_elems(c, 0, ni, out);
+}
+
+static void gather_elements(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0), *idx = mp_in(c, 1);
+    if (!x || !idx) return;
+    if (idx->rank < 0) mp_out_unranked(c, 0, x->elem_type, "indices rank unknown");
+    else mp_out(c, 0, x->elem_type, idx->rank, idx->dims);
+}
+
+static void gather_nd(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0), *idx = mp_in(c, 1);
+    if (!x || !idx) return;
+    int64_t b = mp_attr_int(c, "batch_dims", 0), last;
+    if (x->rank < 0 || idx->rank < 1 || !memplan_expr_is_const(P(c), idx->dims[idx->rank - 1], &last)) {
+        mp_out_unranked(c, 0, x->elem_type, "ranks or index depth unknown");
+        return;
+    }
+    memplan_expr dims[R];
+    int32_t r = 0;
+    for (int32_t i = 0; i < idx->rank - 1; i++) dims[r++] = idx->dims[i];
+    for (int64_t i = b + last; i < x->rank && r < R; i++) dims[r++] = x->dims[i];
+    mp_out(c, 0, x->elem_type, r, dims);
+}
+
+/* Broadcast x with a shape given as values (Expand). */
+static void expand(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    int32_t n;
+    const memplan_expr *shape = mp_in_elems(c, 1, &n);
+    if (!shape || n > R) {
+        const memplan_vshape *s = mp_in(c, 1);
+        int64_t r;
+        if (s && s->rank == 1 && x->rank >= 0 && memplan_expr_is_const(P(c), s->dims[0], &r) && r <= R) {
+            int32_t rank = (int32_t)(r > x->rank ? r : x->rank);
+            memplan_expr dims[R];
+            for (int32_t i = 0; i < rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
+            mp_out(c, 0, x->elem_type, rank, dims);
+        } else {
+            mp_out_unranked(c, 0, x->elem_type, "target shape unknown");
+        }
+        return;
+    }
+    memplan_vshape target = {MEMPLAN_TYPE_TENSOR, x->elem_type, n, shape, MEMPLAN_EXPR_NONE, MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL};
+    memplan_expr dims[R];
+    int32_t r = mp_broadcast(c, x, &target, dims);
+    if (r < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "shapes do not broadcast");
+        return;
+    }
+    mp_out(c, 0, x->elem_type, r, dims);
+    int32_t m, total = count_of(c, r, dims);
+    const memplan_expr *e = mp_in_elems(c, 0, &m);
+    if (e && m == 1 && total >= 0) {
+        memplan_expr out[T];
+        for (int32_t i = 0; i < total; i++) out[i] = e[0];
+        mp_out_elems(c, 0, total, out);
+    }
+}
+
+static void tile(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    int32_t n;
+    const memplan_expr *reps = mp_in_elems(c, 1, &n);
+    if (x->rank < 0 || !reps || n != x->rank) {
+        if (x->rank >= 0) {
+            memplan_expr dims[R];
+            for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
+            mp_out(c, 0, x->elem_type, x->rank, dims);
+        } else {
+            mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        }
+        return;
+    }
+    memplan_expr dims[R];
+    for (int32_t i = 0; i < x->rank; i++) dims[i] = memplan_expr_mul(P(c), x->dims[i], reps[i]);
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+static void pad(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    memplan_expr pads[2 * R];
+    int32_t np;
+    const int64_t *a;
+    int64_t na = mp_attr_ints(c, "pads", &a); /* opset < 11 */
+    if (na >= 0) {
+        if (na > 2 * R) return;
+        for (int64_t i = 0; i < na; i++) pads[i] = mp_const(c, a[i]);
+        np = (int32_t)na;
+    } else {
+        const memplan_expr *e = mp_in_elems(c, 1, &np);
+        if (!e || np > 2 * R) {
+            memplan_expr dims[R];
+            for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
+            mp_out(c, 0, x->elem_type, x->rank, dims);
+            return;
+        }
+        memcpy(pads, e, (size_t)np * sizeof *e);
+    }
+    int64_t axes[R];
+    int32_t nax = -1;
+    if (mp_in(c, 3) && !mp_in_ints(c, 3, axes, R, &nax)) return;
+    int32_t k = nax >= 0 ? nax : x->rank;
+    if (np != 2 * k) {
+        mp_note(c, "pads has %d values for %d axes", (int)np, (int)k);
+        return;
+    }
+    memplan_expr dims[R];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    for (int32_t i = 0; i < k; i++) {
+        int32_t ax = nax >= 0 ? mp_axis(axes[i], x->rank) : i;
+        if (ax < 0) return;
+        dims[ax] = memplan_expr_add(P(c), dims[ax], memplan_expr_add(P(c), pads[i], pads[i + k]));
+    }
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+static void constant_of_shape(mp_sctx *c) {
+    const memplan_attr *v = mp_attr(c, "value");
+    int32_t et = v && v->t ? v->t->elem_type : MEMPLAN_DTYPE_FLOAT;
+    int32_t n;
+    const memplan_expr *shape = mp_in_elems(c, 0, &n);
+    if (!shape || n > R) {
+        const memplan_vshape *s = mp_in(c, 0);
+        int64_t r;
+        if (s && s->rank == 1 && memplan_expr_is_const(P(c), s->dims[0], &r) && r <= R) {
+            memplan_expr dims[R];
+            for (int32_t i = 0; i < r; i++) dims[i] = MEMPLAN_EXPR_NONE;
+            mp_out(c, 0, et, (int32_t)r, dims);
+        } else {
+            mp_out_unranked(c, 0, et, "shape unknown");
+        }
+        return;
+    }
+    mp_out(c, 0, et, n, shape);
+    int32_t total = count_of(c, n, shape);
+    if (total < 0 || !v || !v->t || !v->t->data) {
+        if (total >= 0 && !v) { /* default value 0.0 (float): not an integer tensor */ }
+        return;
+    }
+    int64_t fill = 0;
+    switch (et) {
+    case MEMPLAN_DTYPE_INT64: memcpy(&fill, v->t->data, 8); break;
+    case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, v->t->data, 4); fill = y; break; }
+    default: return;
+    }
+    memplan_expr out[T];
+    for (int32_t i = 0; i < total; i++) out[i] = mp_const(c, fill);
+    mp_out_elems(c, 0, total, out);
+}
+
+static void constant(mp_sctx *c) {
+    const memplan_node *n = mp_node(c);
+    for (int32_t i = 0; i < n->n_attrs; i++) {
+        const memplan_attr *a = &n->attrs[i];
+        memplan_expr dims[R], vals[T];
+        if (strcmp(a->name, "value") == 0 && a->t) {
+            const memplan_tensor *t = a->t;
+            for (int32_t k = 0; k < t->rank && k < R; k++) dims[k] = mp_const(c, t->dims[k]);
+            mp_out(c, 0, t->elem_type, t->rank, dims);
+            if (!t->data) return;
+            size_t w = memplan_dtype_bits(t->elem_type) / 8;
+            size_t cnt = w ? t->data_len / w : 0;
+            if (cnt > T) return;
+            for (size_t k = 0; k < cnt; k++) {
+                int64_t x;
+                if (t->elem_type == MEMPLAN_DTYPE_INT64) memcpy(&x, (const char *)t->data + 8 * k, 8);
+                else if (t->elem_type == MEMPLAN_DTYPE_INT32) { int32_t y; memcpy(&y, (const char *)t->data + 4 * k, 4); x = y; }
+                else if (t->elem_type == MEMPLAN_DTYPE_BOOL || t->elem_type == MEMPLAN_DTYPE_UINT8) x = ((const unsigned char *)t->data)[k];
+                else return;
+                vals[k] = mp_const(c, x);
+            }
+            mp_out_elems(c, 0, (int32_t)cnt, vals);
+            return;
+        }
+        if (strcmp(a->name, "value_int") == 0) {
+            mp_out(c, 0, MEMPLAN_DTYPE_INT64, 0, NULL);
+            vals[0] = mp_const(c, a->i);
+            mp_out_elems(c, 0, 1, vals);
+            return;
+        }
+        if (strcmp(a->name, "value_ints") == 0) {
+            dims[0] = mp_const(c, (int64_t)a->n);
+            mp_out(c, 0, MEMPLAN_DTYPE_INT64, 1, dims);
+            if (a->n > T) return;
+            for (size_t k = 0; k < a->n; k++) vals[k] = mp_const(c, a->ints[k]);
+            mp_out_elems(c, 0, (int32_t)a->n, vals);
+            return;
+        }
+        if (strcmp(a->name, "value_float") == 0) {
+            mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 0, NULL);
+            return;
+        }
+        if (strcmp(a->name, "value_floats") == 0) {
+            dims[0] = mp_const(c, (int64_t)a->n);
+            mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 1, dims);
+            return;
+        }
+        if (strcmp(a->name, "value_string") == 0) {
+            mp_out(c, 0, MEMPLAN_DTYPE_STRING, 0, NULL);
+            return;
+        }
+        if (strcmp(a->name, "value_strings") == 0) {
+            dims[0] = mp_const(c, (int64_t)a->n);
+            mp_out(c, 0, MEMPLAN_DTYPE_STRING, 1, dims);
+            return;
+        }
+        if (strcmp(a->name, "sparse_value") == 0) return; /* shape lives in the sparse tensor: declared */
+    }
+}
+
+static void range(mp_sctx *c) {
+    const memplan_vshape *s = mp_in(c, 0);
+    if (!s) return;
+    int32_t n1, n2, n3;
+    const memplan_expr *start = mp_in_elems(c, 0, &n1), *limit = mp_in_elems(c, 1, &n2), *delta = mp_in_elems(c, 2, &n3);
+    memplan_expr len = MEMPLAN_EXPR_NONE;
+    double f[3];
+    int32_t nf;
+    if (start && limit && delta && n1 == 1 && n2 == 1 && n3 == 1) {
+        /* max(ceil((limit - start) / delta), 0) */
+        int64_t d;
+        if (memplan_expr_is_const(P(c), delta[0], &d) && d != 0) {
+            memplan_expr diff = memplan_expr_sub(P(c), limit[0], start[0]);
+            len = d > 0 ? memplan_expr_ceildiv(P(c), diff, delta[0])
+                        : memplan_expr_ceildiv(P(c), memplan_expr_sub(P(c), mp_const(c, 0), diff), mp_const(c, -d));
+            len = memplan_expr_max(P(c), len, mp_const(c, 0));
+        }
+    } else if (mp_in_floats(c, 0, f, 1, &nf) && mp_in_floats(c, 1, f + 1, 1, &nf) && mp_in_floats(c, 2, f + 2, 1, &nf) && f[2] != 0) {
+        double l = ceil((f[1] - f[0]) / f[2]);
+        len = mp_const(c, l > 0 ? (int64_t)l : 0);
+    }
+    mp_out(c, 0, s->elem_type, 1, &len);
+    int64_t a, b, d;
+    if (start && limit && delta && memplan_expr_is_const(P(c), len, &b) && b <= T &&
+        memplan_expr_is_const(P(c), delta[0], &d)) {
+        memplan_expr out[T];
+        for (int64_t i = 0; i < b; i++) out[i] = memplan_expr_add(P(c), start[0], mp_const(c, i * d));
+        (void)a;
+        mp_out_elems(c, 0, (int32_t)b, out);
+    }
+}
+
+static void depth_space(mp_sctx *c, bool to_space) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank != 4) {
+        mp_out_unranked(c, 0, x->elem_type, "input is not 4-D");
+        return;
+    }
+    int64_t b = mp_attr_int(c, "blocksize", 1);
+    memplan_expr bb = mp_const(c, b), b2 = mp_const(c, b * b);
+    memplan_expr dims[4] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3]};
+    if (to_space) {
+        dims[1] = memplan_expr_floordiv(P(c), x->dims[1], b2);
+        dims[2] = memplan_expr_mul(P(c), x->dims[2], bb);
+        dims[3] = memplan_expr_mul(P(c), x->dims[3], bb);
+    } else {
+        dims[1] = memplan_expr_mul(P(c), x->dims[1], b2);
+        dims[2] = memplan_expr_floordiv(P(c), x->dims[2], bb);
+        dims[3] = memplan_expr_floordiv(P(c), x->dims[3], bb);
+    }
+    mp_out(c, 0, x->elem_type, 4, dims);
+}
+static void depth_to_space(mp_sctx *c) { depth_space(c, true); }
+static void space_to_depth(mp_sctx *c) { depth_space(c, false); }
+
+/* Resize / Upsample: sizes if given, else floor(dim * scale). */
+static void resize(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    bool upsample = strcmp(mp_node(c)->op_type, "Upsample") == 0;
+    int64_t opset = mp_opset(c);
+    int32_t scales_k = upsample ? 1 : opset >= 11 ? 2 : 1, sizes_k = upsample ? -1 : opset >= 11 ? 3 : -1;
+    memplan_expr dims[R];
+    int64_t axes[R];
+    int32_t nax = -1;
+    const int64_t *aa;
+    int64_t na = mp_attr_ints(c, "axes", &aa);
+    if (na >= 0 && na <= R) {
+        memcpy(axes, aa, (size_t)na * sizeof *aa);
+        nax = (int32_t)na;
+    }
+    int32_t k = nax >= 0 ? nax : x->rank;
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    int32_t ns;
+    const memplan_expr *sizes = sizes_k >= 0 && mp_in(c, sizes_k) ? mp_in_elems(c, sizes_k, &ns) : NULL;
+    double scales[R];
+    const float *sattr = NULL;
+    const memplan_attr *sa = mp_attr(c, "scales");
+    if (sa && sa->type == MEMPLAN_ATTR_FLOATS) sattr = sa->floats;
+    int32_t nsc = 0;
+    bool have_scales = false;
+    if (sattr) {
+        nsc = (int32_t)sa->n;
+        for (int32_t i = 0; i < nsc && i < R; i++) scales[i] = sattr[i];
+        have_scales = true;
+    } else if (mp_in(c, scales_k) && mp_in_floats(c, scales_k, scales, R, &nsc) && nsc > 0) {
+        have_scales = true;
+    }
+    const char *policy = mp_attr_str(c, "keep_aspect_ratio_policy", "stretch");
+    if (sizes && ns == k && strcmp(policy, "stretch") == 0) {
+        for (int32_t i = 0; i < k; i++) {
+            int32_t ax = nax >= 0 ? mp_axis(axes[i], x->rank) : i;
+            if (ax < 0) return;
+            dims[ax] = sizes[i];
+        }
+    } else if (have_scales && nsc == k) {
+        for (int32_t i = 0; i < k; i++) {
+            int32_t ax = nax >= 0 ? mp_axis(axes[i], x->rank) : i;
+            if (ax < 0) return;
+            int64_t d;
+            if (scales[i] == 1.0) continue;
+            if (memplan_expr_is_const(P(c), x->dims[ax], &d)) {
+                dims[ax] = mp_const(c, (int64_t)floor((double)d * scales[i] + 1e-9));
+            } else if (scales[i] == floor(scales[i]) && scales[i] > 0) {
+                dims[ax] = memplan_expr_mul(P(c), x->dims[ax], mp_const(c, (int64_t)scales[i]));
+            } else {
+                dims[ax] = MEMPLAN_EXPR_NONE;
+            }
+        }
+    } else {
+        for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
+    }
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+static void topk(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        mp_out_unranked(c, 1, MEMPLAN_DTYPE_INT64, "input rank unknown");
+        return;
+    }
+    int32_t axis = mp_axis(mp_attr_int(c, "axis", -1), x->rank);
+    if (axis < 0) return;
+    memplan_expr dims[R];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    int32_t n;
+    const memplan_expr *kk = mp_in_elems(c, 1, &n);
+    if (mp_opset(c) < 10) dims[axis] = mp_const(c, mp_attr_int(c, "k", 0));
+    else dims[axis] = kk && n == 1 ? kk[0] : MEMPLAN_EXPR_NONE;
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+    mp_out(c, 1, MEMPLAN_DTYPE_INT64, x->rank, dims);
+}
+
+static void nonzero(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x || x->rank < 0) {
+        mp_out_unranked(c, 0, MEMPLAN_DTYPE_INT64, "input rank unknown");
+        return;
+    }
+    memplan_expr dims[2] = {mp_const(c, x->rank), MEMPLAN_EXPR_NONE};
+    mp_out(c, 0, MEMPLAN_DTYPE_INT64, 2, dims);
+}
+
+/* Output 0 like input 0 (scatter family, Trilu, ReverseSequence, ...). */
+static void like_input0(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
+
+static void eye_like(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    int32_t et = (int32_t)mp_attr_int(c, "dtype", x->elem_type);
+    if (x->rank < 0) mp_out_unranked(c, 0, et, "input rank unknown");
+    else mp_out(c, 0, et, x->rank, x->dims);
+}
+
+static void one_hot(mp_sctx *c) {
+    const memplan_vshape *idx = mp_in(c, 0), *vals = mp_in(c, 2);
+    if (!idx || !vals) return;
+    if (idx->rank < 0 || idx->rank + 1 > R) {
+        mp_out_unranked(c, 0, vals->elem_type, "indices rank unknown");
+        return;
+    }
+    int32_t r = idx->rank + 1, axis = mp_axis(mp_attr_int(c, "axis", -1), r), n;
+    if (axis < 0) return;
+    const memplan_expr *depth = mp_in_elems(c, 1, &n);
+    double fd;
+    int32_t nf;
+    memplan_expr d = depth && n == 1 ? depth[0] : MEMPLAN_EXPR_NONE;
+    if (d == MEMPLAN_EXPR_NONE && mp_in_floats(c, 1, &fd, 1, &nf)) d = mp_const(c, (int64_t)fd);
+    memplan_expr dims[R];
+    for (int32_t i = 0, j = 0; i < r; i++) dims[i] = i == axis ? d : idx->dims[j++];
+    mp_out(c, 0, vals->elem_type, r, dims);
+}
+
+static void compress(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    const memplan_attr *a = mp_attr(c, "axis");
+    if (!a) {
+        memplan_expr d = MEMPLAN_EXPR_NONE;
+        mp_out(c, 0, x->elem_type, 1, &d);
+        return;
+    }
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    int32_t axis = mp_axis(a->i, x->rank);
+    if (axis < 0) return;
+    memplan_expr dims[R];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    dims[axis] = MEMPLAN_EXPR_NONE;
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+const mp_rule mp_rules_shape[] = {
+    {"", "Shape", shape_op}, {"", "Size", size_op}, {"", "Reshape", reshape}, {"", "Flatten", flatten},
+    {"", "Squeeze", squeeze}, {"", "Unsqueeze", unsqueeze}, {"", "Transpose", transpose},
+    {"", "Concat", concat}, {"", "Split", split}, {"", "Slice", slice}, {"", "Gather", gather},
+    {"", "GatherElements", gather_elements}, {"", "GatherND", gather_nd}, {"", "Expand", expand},
+    {"", "Tile", tile}, {"", "Pad", pad}, {"", "ConstantOfShape", constant_of_shape},
+    {"", "Constant", constant}, {"", "Range", range}, {"", "DepthToSpace", depth_to_space},
+    {"", "SpaceToDepth", space_to_depth}, {"", "Resize", resize}, {"", "Upsample", resize},
+    {"", "TopK", topk}, {"", "NonZero", nonzero}, {"", "ScatterElements", like_input0},
+    {"", "ScatterND", like_input0}, {"", "Scatter", like_input0}, {"", "Trilu", like_input0},
+    {"", "ReverseSequence", like_input0}, {"", "EyeLike", eye_like}, {"", "OneHot", one_hot},
+    {"", "Compress", compress},
+    {NULL, NULL, NULL},
+};

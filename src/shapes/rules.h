@@ -1,0 +1,107 @@
+/*
+ * rules.h -- how an op rule sees a node during shape inference.
+ *
+ * A rule is a function `void rule(mp_sctx *c)` that reads the node's input
+ * shapes and attributes and sets its outputs. It never fails hard: when it
+ * cannot tell, it leaves an output unknown (mp_out_unknown) with a reason or
+ * records a note (mp_note). Outputs a rule does not set fall back to the
+ * declared type, if any.
+ *
+ * Adding an op = one rule function in the family file (ops_*.c) and one row
+ * in that file's table. Families register in registry.c.
+ */
+#ifndef MEMPLAN_SHAPES_RULES_H
+#define MEMPLAN_SHAPES_RULES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memplan/shapes.h"
+
+typedef struct mp_sctx mp_sctx;
+typedef void (*mp_rule_fn)(mp_sctx *c);
+
+typedef struct mp_rule {
+    const char *domain;   /* "" default, "com.microsoft", ... */
+    const char *op;
+    mp_rule_fn fn;
+} mp_rule;
+
+/* Family tables, each ending with {NULL, NULL, NULL}. */
+extern const mp_rule mp_rules_elementwise[];
+extern const mp_rule mp_rules_shape[];
+extern const mp_rule mp_rules_control[];
+extern const mp_rule mp_rules_reduce[];
+extern const mp_rule mp_rules_nn[];
+extern const mp_rule mp_rules_quant[];
+extern const mp_rule mp_rules_contrib[];
+extern const mp_rule mp_rules_misc[];
+
+/* ---- the node ---------------------------------------------------------- */
+const memplan_node *mp_node(const mp_sctx *c);
+memplan_expr_pool *mp_pool(const mp_sctx *c);
+/* Opset version of the node's domain (default domain: the ai.onnx opset). */
+int64_t mp_opset(const mp_sctx *c);
+int32_t mp_n_in(const mp_sctx *c);
+int32_t mp_n_out(const mp_sctx *c);
+/* Input k's shape, or NULL when the slot is absent or empty. */
+const memplan_vshape *mp_in(const mp_sctx *c, int32_t k);
+/* Input k has a known rank (and is a tensor). */
+bool mp_in_ranked(const mp_sctx *c, int32_t k);
+bool mp_has_out(const mp_sctx *c, int32_t k);
+
+/* ---- attributes -------------------------------------------------------- */
+const memplan_attr *mp_attr(const mp_sctx *c, const char *name);
+int64_t mp_attr_int(const mp_sctx *c, const char *name, int64_t dflt);
+float mp_attr_float(const mp_sctx *c, const char *name, float dflt);
+const char *mp_attr_str(const mp_sctx *c, const char *name, const char *dflt);
+/* INTS attribute: count and values; -1 when absent. */
+int64_t mp_attr_ints(const mp_sctx *c, const char *name, const int64_t **v);
+
+/* ---- known element values of small integer inputs ---------------------- */
+/* The elements of input k as amounts (NULL when unknown); *n gets the count. */
+const memplan_expr *mp_in_elems(const mp_sctx *c, int32_t k, int32_t *n);
+/* The elements of input k as constants; false if unknown or not all constant.
+ * Writes at most max values; *n gets the count. */
+bool mp_in_ints(const mp_sctx *c, int32_t k, int64_t *out, int32_t max, int32_t *n);
+
+/* Float values of input k when it is an initializer or a Constant's output
+ * (float, double or integer data); false otherwise. */
+bool mp_in_floats(const mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n);
+
+/* ---- outputs ----------------------------------------------------------- */
+/* Set output k to a tensor of elem_type and the given dims (copied). */
+void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const memplan_expr *dims);
+/* Element type known, rank unknown. */
+void mp_out_unranked(mp_sctx *c, int32_t k, int32_t elem_type, const char *reason);
+/* Same type and shape as a given shape (elements are not copied). */
+void mp_out_like(mp_sctx *c, int32_t k, const memplan_vshape *v);
+/* Non-tensor output (sequence, map, optional). */
+void mp_out_kind(mp_sctx *c, int32_t k, memplan_type_kind kind, int32_t elem_type);
+/* Attach known element values to output k (after mp_out; count must match). */
+void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems);
+void mp_out_unknown(mp_sctx *c, int32_t k, const char *reason);
+/* Record "node 'name' (Op): message" among the notes. */
+void mp_note(mp_sctx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---- subgraphs --------------------------------------------------------- */
+/* Infer subgraph g with its inputs given (n shapes; NULL entries keep the
+ * declared type). Then read its outputs with mp_sub_out. */
+void mp_infer_sub(mp_sctx *c, const memplan_graph *g, int32_t n, const memplan_vshape *const *inputs);
+const memplan_vshape *mp_sub_out(const mp_sctx *c, const memplan_graph *g, int32_t k);
+
+/* ---- helpers shared by the families ------------------------------------ */
+memplan_expr mp_const(mp_sctx *c, int64_t v);
+/* Normalize an axis in [-rank, rank) to [0, rank); -1 when out of range. */
+int32_t mp_axis(int64_t axis, int32_t rank);
+/* Numpy broadcast of two ranked shapes into dims (at most MEMPLAN_MAX_RANK);
+ * returns the rank or -1 when incompatible/unknown. */
+int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims);
+/* Product of dims (NONE on overflow). */
+memplan_expr mp_product(mp_sctx *c, int32_t rank, const memplan_expr *dims);
+
+#endif
