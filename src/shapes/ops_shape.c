@@ -122,11 +122,22 @@ static void reshape(mp_sctx *c) {
         }
         known = memplan_expr_mul(P(c), known, dims[i]);
     }
-    if (infer_at >= 0) {
-        if (x->rank >= 0 && known != MEMPLAN_EXPR_NONE) {
-            memplan_expr total = mp_product(c, x->rank, x->dims);
-            dims[infer_at] = memplan_expr_floordiv(P(c), total, known);
+    if (infer_at >= 0 && x->rank >= 0 && known != MEMPLAN_EXPR_NONE) {
+        /* -1 = total / known. Cancel the target dims that are input dims
+         * first (batch against batch), so symbolic factors divide out. */
+        bool used[R] = {false};
+        memplan_expr rest = mp_const(c, 1);
+        for (int32_t i = 0; i < n; i++) {
+            if (i == infer_at || dims[i] == MEMPLAN_EXPR_NONE) continue;
+            int32_t j = 0;
+            while (j < x->rank && (used[j] || x->dims[j] != dims[i])) j++;
+            if (j < x->rank) used[j] = true;
+            else rest = memplan_expr_mul(P(c), rest, dims[i]);
         }
+        memplan_expr total = mp_const(c, 1);
+        for (int32_t j = 0; j < x->rank; j++)
+            if (!used[j]) total = memplan_expr_mul(P(c), total, x->dims[j]);
+        dims[infer_at] = memplan_expr_floordiv(P(c), total, rest);
     }
     mp_out(c, 0, x->elem_type, n, dims);
     int32_t m;
