@@ -14,6 +14,8 @@ optional / map outputs are not compared. Writes a per-op pass/total table and
 fails when a case listed in the baseline no longer passes, or when memplan
 crashes (exit code other than 0/2) on any case.
 
+Inputs bound with values: int64/int32/bool/float/double tensors of at most 64 elements.
+
 usage: shapes_testdata.py MEMPLAN_EXE [--table OUT.md] [--baseline FILE]
                           [--update-baseline] [--filter SUBSTR] [-v]
 """
@@ -31,6 +33,10 @@ import onnx
 from onnx import numpy_helper
 
 DATA = "/usr/share/libonnx-testdata/data"
+# Small inputs of these types are bound with their values (as initializers):
+# shape tensors, axes, pads, scales, sizes, depths, conditions.
+BOUND_TYPES = (onnx.TensorProto.INT64, onnx.TensorProto.INT32, onnx.TensorProto.BOOL,
+               onnx.TensorProto.FLOAT, onnx.TensorProto.DOUBLE)
 
 
 def snake(op):
@@ -93,14 +99,17 @@ def prepare(case_dir):
         n = 1
         for d in t.dims:
             n *= d
-        if t.data_type in (onnx.TensorProto.INT64, onnx.TensorProto.INT32) and n <= 64:
+        if t.data_type in BOUND_TYPES and n <= 64:
             arr = numpy_helper.to_array(t)
             init = numpy_helper.from_array(arr, inp.name)
             g.initializer.append(init)
     expected = []
     for k, out in enumerate(g.output):
         p = os.path.join(ds, f"output_{k}.pb")
-        t = read_pb(p) if os.path.exists(p) else None
+        # only tensor outputs are compared (sequence/optional .pb files would
+        # misparse as TensorProto)
+        is_tensor = out.type.HasField("tensor_type")
+        t = read_pb(p) if is_tensor and os.path.exists(p) else None
         expected.append((out.name, list(t.dims) if t is not None else None))
     return model, expected
 

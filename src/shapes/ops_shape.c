@@ -844,13 +844,24 @@ static void topk(mp_sctx *c) {
     mp_out(c, 1, MEMPLAN_DTYPE_INT64, x->rank, dims);
 }
 
+/* Nonzero elements of input k when its values are known, else -1. */
+static int64_t count_nonzero(mp_sctx *c, int32_t k) {
+    double v[T];
+    int32_t n;
+    if (!mp_in_floats(c, k, v, T, &n)) return -1;
+    int64_t cnt = 0;
+    for (int32_t i = 0; i < n; i++) cnt += v[i] != 0;
+    return cnt;
+}
+
 static void nonzero(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x || x->rank < 0) {
         mp_out_unranked(c, 0, MEMPLAN_DTYPE_INT64, "input rank unknown");
         return;
     }
-    memplan_expr dims[2] = {mp_const(c, x->rank), MEMPLAN_EXPR_NONE};
+    int64_t cnt = count_nonzero(c, 0);
+    memplan_expr dims[2] = {mp_const(c, x->rank), cnt >= 0 ? mp_const(c, cnt) : MEMPLAN_EXPR_NONE};
     mp_out(c, 0, MEMPLAN_DTYPE_INT64, 2, dims);
 }
 
@@ -888,9 +899,10 @@ static void compress(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
     const memplan_attr *a = mp_attr(c, "axis");
+    int64_t cnt = count_nonzero(c, 1);
+    memplan_expr kept = cnt >= 0 ? mp_const(c, cnt) : MEMPLAN_EXPR_NONE;
     if (!a) {
-        memplan_expr d = MEMPLAN_EXPR_NONE;
-        mp_out(c, 0, x->elem_type, 1, &d);
+        mp_out(c, 0, x->elem_type, 1, &kept);
         return;
     }
     if (x->rank < 0) {
@@ -901,7 +913,7 @@ static void compress(mp_sctx *c) {
     if (axis < 0) return;
     memplan_expr dims[R];
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
-    dims[axis] = MEMPLAN_EXPR_NONE;
+    dims[axis] = kept;
     mp_out(c, 0, x->elem_type, x->rank, dims);
 }
 
