@@ -87,7 +87,9 @@ static void test_print_canonical(void **state) {
     expect_str(fdiv(n, mul(C(2), m)), "N//(2*M)");
     expect_str(mod(n, fdiv(m, C(2))), "N%(M//2)");
     expect_str(fdiv(mul(C(2), n), m), "2*N//M");
-    expect_str(fdiv(sub(C(0), n), m), "-N//M");
+    expect_str(fdiv(sub(C(0), n), m), "(-N)//M");
+    expect_str(sub(mul(m, m), fdiv(sub(C(0), n), m)), "M*M-(-N)//M");
+    expect_str(fdiv(sub(C(0), mul(C(2), n)), m), "(-2*N)//M");
     expect_str(mul(mod(n, m), mod(n, m)), "N%M*(N%M)");
     expect_str(mul(C(INT64_MIN), n), "-9223372036854775808*N");
     expect_str(add(mul(n, n), mul(C(INT64_MIN), n)), "N*N+-9223372036854775808*N");
@@ -241,7 +243,7 @@ static void test_divmod_rules(void **state) {
     expect_str(fdiv(n, C(-2)), "-N+N//2");
     expect_str(mod(n, C(-2)), "-(N%2)");
     expect_str(memplan_expr_ceildiv(P, n, C(2)), "(N+1)//2");
-    expect_str(memplan_expr_ceildiv(P, n, m), "-(-N//M)");
+    expect_str(memplan_expr_ceildiv(P, n, m), "-((-N)//M)");
     expect_str(fdiv(n, m), "N//M");
     expect_str(mod(mul(n, m), add(m, C(1))), "M*N%(M+1)");
     /* Conv output: (H + 2*1 - 3)//2 + 1 equals ceildiv(H, 2). */
