@@ -106,13 +106,16 @@
  *   on adversarial input, a result with more than 64 terms, a monomial of total
  *   degree above 16, atoms nested more than 64 deep, or a printed form longer
  *   than 16 KiB is MEMPLAN_EXPR_NONE as well. Running out of memory gives
- *   MEMPLAN_EXPR_NONE. A handle not from this pool is treated as NONE.
+ *   MEMPLAN_EXPR_NONE. A handle outside the pool's range is treated as NONE
+ *   (handles of another pool are not detected otherwise).
  *
  * COST
  *   const, sym, is_const and str are O(1) hash look-ups (plus printing the
  *   text once when a new amount is made); add/sub/neg are O(terms) merges;
  *   mul is O(terms_a x terms_b x log); bind, eval and names visit each shared
- *   sub-amount once. Nothing in the pool is freed before the pool.
+ *   sub-amount once. Nothing in the pool is freed before the pool. A pool is
+ *   not thread-safe; use one per thread (handles differ between pools, texts
+ *   of equal amounts do not).
  */
 #ifndef MEMPLAN_EXPR_H
 #define MEMPLAN_EXPR_H
