@@ -581,6 +581,34 @@ static void test_random_round_trip(void **state) {
     assert_true(evals >= 5000);
 }
 
+/* Random strings over the grammar's alphabet: parse either succeeds (and the
+ * result round-trips) or fails with an "offset N: " message, N in range. */
+static void test_parse_garbage(void **state) {
+    (void)state;
+    static const char alpha[] = "NMx_0123456789+-*/%(), maxin\t?\xc3";
+    rng_state = 12345;
+    int ok = 0, bad = 0;
+    for (int iter = 0; iter < 20000; iter++) {
+        char text[40];
+        size_t len = rnd(sizeof text - 1);
+        for (size_t i = 0; i < len; i++) text[i] = alpha[rnd(sizeof alpha - 1)];
+        text[len] = '\0';
+        memplan_error err = {0};
+        memplan_expr e = memplan_expr_parse(P, text, &err);
+        if (e != MEMPLAN_EXPR_NONE) {
+            ok++;
+            assert_int_equal(parse(str(e)), e);
+            continue;
+        }
+        bad++;
+        unsigned long off = 0;
+        if (sscanf(err.message, "offset %lu: ", &off) != 1 || off > len)
+            fail_msg("parse(\"%s\"): message \"%s\"", text, err.message);
+    }
+    print_message("garbage: %d parsed, %d rejected\n", ok, bad);
+    assert_true(ok > 100);
+}
+
 /* Many amounts in one pool: the ~100k a large model creates. */
 static void test_many(void **state) {
     (void)state;
@@ -613,6 +641,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bind_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_garbage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
