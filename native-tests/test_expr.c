@@ -87,7 +87,9 @@ static void test_print_canonical(void **state) {
     expect_str(fdiv(n, mul(C(2), m)), "N//(2*M)");
     expect_str(mod(n, fdiv(m, C(2))), "N%(M//2)");
     expect_str(fdiv(mul(C(2), n), m), "2*N//M");
-    expect_str(fdiv(sub(C(0), n), m), "-N//M");
+    expect_str(fdiv(sub(C(0), n), m), "(-N)//M");
+    expect_str(sub(mul(m, m), fdiv(sub(C(0), n), m)), "M*M-(-N)//M");
+    expect_str(fdiv(sub(C(0), mul(C(2), n)), m), "(-2*N)//M");
     expect_str(mul(mod(n, m), mod(n, m)), "N%M*(N%M)");
     expect_str(mul(C(INT64_MIN), n), "-9223372036854775808*N");
     expect_str(add(mul(n, n), mul(C(INT64_MIN), n)), "N*N+-9223372036854775808*N");
@@ -241,7 +243,7 @@ static void test_divmod_rules(void **state) {
     expect_str(fdiv(n, C(-2)), "-N+N//2");
     expect_str(mod(n, C(-2)), "-(N%2)");
     expect_str(memplan_expr_ceildiv(P, n, C(2)), "(N+1)//2");
-    expect_str(memplan_expr_ceildiv(P, n, m), "-(-N//M)");
+    expect_str(memplan_expr_ceildiv(P, n, m), "-((-N)//M)");
     expect_str(fdiv(n, m), "N//M");
     expect_str(mod(mul(n, m), add(m, C(1))), "M*N%(M+1)");
     /* Conv output: (H + 2*1 - 3)//2 + 1 equals ceildiv(H, 2). */
@@ -579,6 +581,34 @@ static void test_random_round_trip(void **state) {
     assert_true(evals >= 5000);
 }
 
+/* Random strings over the grammar's alphabet: parse either succeeds (and the
+ * result round-trips) or fails with an "offset N: " message, N in range. */
+static void test_parse_garbage(void **state) {
+    (void)state;
+    static const char alpha[] = "NMx_0123456789+-*/%(), maxin\t?\xc3";
+    rng_state = 12345;
+    int ok = 0, bad = 0;
+    for (int iter = 0; iter < 20000; iter++) {
+        char text[40];
+        size_t len = rnd(sizeof text - 1);
+        for (size_t i = 0; i < len; i++) text[i] = alpha[rnd(sizeof alpha - 1)];
+        text[len] = '\0';
+        memplan_error err = {0};
+        memplan_expr e = memplan_expr_parse(P, text, &err);
+        if (e != MEMPLAN_EXPR_NONE) {
+            ok++;
+            assert_int_equal(parse(str(e)), e);
+            continue;
+        }
+        bad++;
+        unsigned long off = 0;
+        if (sscanf(err.message, "offset %lu: ", &off) != 1 || off > len)
+            fail_msg("parse(\"%s\"): message \"%s\"", text, err.message);
+    }
+    print_message("garbage: %d parsed, %d rejected\n", ok, bad);
+    assert_true(ok > 100);
+}
+
 /* Many amounts in one pool: the ~100k a large model creates. */
 static void test_many(void **state) {
     (void)state;
@@ -611,6 +641,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bind_eval, setup, teardown),
         cmocka_unit_test_setup_teardown(test_names, setup, teardown),
         cmocka_unit_test_setup_teardown(test_random_round_trip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_parse_garbage, setup, teardown),
         cmocka_unit_test_setup_teardown(test_many, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

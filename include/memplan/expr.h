@@ -43,15 +43,18 @@
  *   - a term: [coefficient '*'] factor ('*' factor)*, the coefficient left out
  *     when it is 1 or -1; powers as repeated factors: "N*N" (no "**");
  *   - max(a,b) and min(a,b) with no spaces;
- *   - a//b and a%b: the left operand in parentheses when it has several terms,
- *     the right one unless it is a non-negative constant or a lone name/max/min:
- *     "N//2", "(N+1)//2", "N//(2*M)", "N%(M//2)";
+ *   - a//b and a%b: the left operand in parentheses when it has several terms
+ *     or starts with '-', the right one unless it is a non-negative constant or
+ *     a lone name/max/min: "N//2", "2*N//M", "(N+1)//2", "(-N)//M",
+ *     "N//(2*M)", "N%(M//2)";
  *   - a floordiv/mod atom inside a term is parenthesized unless it is the
  *     term's first token (not after a coefficient, a factor or a unary '-'),
  *     because '*', '//' and '%' share one left-associative precedence level:
  *     "N//2*M", "2*(N//2)", "M*(N//2)", "-(N//2)", "N-N//2";
  *   - the one coefficient with no positive literal, -2^63, prints as "+-"
- *     followed by 9223372036854775808 when it is not the first term.
+ *     followed by 9223372036854775808 when it is not the first term; no other
+ *     text has two signs in a row (never "--", which JavaScript reads as a
+ *     decrement).
  *   Printing uses no locale, floating point or platform-dependent formatting:
  *   native and WebAssembly builds print byte-identical text.
  *
@@ -103,13 +106,16 @@
  *   on adversarial input, a result with more than 64 terms, a monomial of total
  *   degree above 16, atoms nested more than 64 deep, or a printed form longer
  *   than 16 KiB is MEMPLAN_EXPR_NONE as well. Running out of memory gives
- *   MEMPLAN_EXPR_NONE. A handle not from this pool is treated as NONE.
+ *   MEMPLAN_EXPR_NONE. A handle outside the pool's range is treated as NONE
+ *   (handles of another pool are not detected otherwise).
  *
  * COST
  *   const, sym, is_const and str are O(1) hash look-ups (plus printing the
  *   text once when a new amount is made); add/sub/neg are O(terms) merges;
  *   mul is O(terms_a x terms_b x log); bind, eval and names visit each shared
- *   sub-amount once. Nothing in the pool is freed before the pool.
+ *   sub-amount once. Nothing in the pool is freed before the pool. A pool is
+ *   not thread-safe; use one per thread (handles differ between pools, texts
+ *   of equal amounts do not).
  */
 #ifndef MEMPLAN_EXPR_H
 #define MEMPLAN_EXPR_H

@@ -420,7 +420,8 @@ static bool is_primary(const memplan_expr_pool *p, memplan_expr e) {
 }
 
 /* The atom's text: name escaped; max(a,b); a//b and a%b with the left operand
- * parenthesized when it has several terms, the right one unless primary. */
+ * parenthesized when it has several terms or starts with '-' (clearer, and no
+ * "--" can appear in "X-(-N)//M"), the right one unless it is primary. */
 static void put_atom_text(const memplan_expr_pool *p, mp_buf *b, const atom_key *k) {
     if (k->kind == A_SYM) {
         put_name(b, k->name);
@@ -434,7 +435,8 @@ static void put_atom_text(const memplan_expr_pool *p, mp_buf *b, const atom_key 
         mp_buf_putc(b, ')');
         return;
     }
-    bool pl = p->polys[k->a].n > 1, pr = !is_primary(p, k->b);
+    const poly *l = &p->polys[k->a];
+    bool pl = l->n > 1 || (l->n == 1 && l->t[0].coef < 0), pr = !is_primary(p, k->b);
     if (pl) mp_buf_putc(b, '(');
     mp_buf_puts(b, p->polys[k->a].text);
     if (pl) mp_buf_putc(b, ')');
