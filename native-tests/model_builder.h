@@ -130,6 +130,15 @@ static inline void mb_initializer(mb_graph *g, const char *name, int32_t elem, c
     MB_PUSH(g->initializer, g->n_initializer, t);
 }
 
+/* An int64 initializer with values (dims "" = scalar). */
+static inline void mb_initializer_ints(mb_graph *g, const char *name, const char *dims, const int64_t *v, size_t n) {
+    mb_initializer(g, name, 7, dims);
+    Onnx__TensorProto *t = g->initializer[g->n_initializer - 1];
+    t->int64_data = malloc((n ? n : 1) * sizeof *t->int64_data);
+    memcpy(t->int64_data, v, n * sizeof *v);
+    t->n_int64_data = n;
+}
+
 static inline Onnx__NodeProto *mb_node(mb_graph *g, const char *op, const char *inputs, const char *outputs) {
     Onnx__NodeProto *nd = malloc(sizeof *nd);
     onnx__node_proto__init(nd);
@@ -213,6 +222,7 @@ static inline void mb_free_graph(mb_graph *g) {
     for (size_t i = 0; i < g->n_initializer; i++) {
         free(g->initializer[i]->name);
         free(g->initializer[i]->dims);
+        free(g->initializer[i]->int64_data);
         free(g->initializer[i]);
     }
     free(g->initializer);
