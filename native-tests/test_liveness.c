@@ -165,6 +165,51 @@ static void test_view_cycle(void **state) {
     memplan_model_free(m);
 }
 
+/* The graph-level check catches each kind of violation. */
+static void test_check_slots(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "4");
+    mb_input(g, "s", 7, "1");
+    mb_node(g, "Abs", "x", "a");         /* 0 */
+    mb_node(g, "Reshape", "a,s", "v");   /* 1: view of a */
+    mb_node(g, "Neg", "x", "y");         /* 2: graph output */
+    mb_node(g, "Relu", "v", "b");        /* 3: reads a through v */
+    mb_node(g, "Exp", "b", "z");         /* 4 */
+    mb_output(g, "y", 1, "4");
+    mb_output(g, "z", 1, "4");
+    fixture f = {0};
+    run(&f, g, true, false);
+    int64_t slot[16];
+    for (int i = 0; i < 16; i++) slot[i] = -1;
+    int32_t a = id(&f, "a"), y = id(&f, "y"), b = id(&f, "b"), z = id(&f, "z");
+    memplan_error err = {0};
+    memplan_graph_violation kind;
+    slot[a] = 0; slot[y] = 1; slot[b] = 2; slot[z] = 3;
+    assert_int_equal(memplan_liveness_check_slots(f.m->graph, &f.lv, slot, &kind, &err), MEMPLAN_OK);
+    slot[b] = 0; /* a lives to 3 (through v), b starts at 3 */
+    assert_int_equal(memplan_liveness_check_slots(f.m->graph, &f.lv, slot, &kind, &err), MEMPLAN_EINTERNAL);
+    assert_int_equal(kind, MEMPLAN_GV_SHARED_OVERLAP);
+    assert_string_equal(err.message, "'a' and 'b' share a slot while both live (position 3)");
+    slot[b] = 2; slot[z] = 1; /* z (defined at 4) takes output y's slot */
+    assert_int_equal(memplan_liveness_check_slots(f.m->graph, &f.lv, slot, &kind, &err), MEMPLAN_EINTERNAL);
+    assert_int_equal(kind, MEMPLAN_GV_SHARED_OVERLAP); /* y lives to the end: overlap is found first */
+    /* A liveness that ends a's interval too early: the view's use is outside. */
+    f.lv.end[a] = 1;
+    slot[z] = 3;
+    assert_int_equal(memplan_liveness_check_slots(f.m->graph, &f.lv, slot, &kind, &err), MEMPLAN_EINTERNAL);
+    assert_int_equal(kind, MEMPLAN_GV_USE_OUTSIDE);
+    assert_string_equal(err.message, "'v' is used outside the interval of its buffer 'a' (at position 3)");
+    /* An output whose interval was cut short and whose slot goes to a later value. */
+    f.lv.end[a] = 3;
+    f.lv.end[y] = 2;
+    slot[z] = 1;
+    assert_int_equal(memplan_liveness_check_slots(f.m->graph, &f.lv, slot, &kind, &err), MEMPLAN_EINTERNAL);
+    assert_int_equal(kind, MEMPLAN_GV_OUTPUT_REUSED);
+    assert_string_equal(err.message, "graph output 'y' gives its slot to 'z' (defined at position 4)");
+    done(&f);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain_and_unused),
@@ -172,6 +217,7 @@ int main(void) {
         cmocka_unit_test(test_include_inputs),
         cmocka_unit_test(test_capture_is_a_use),
         cmocka_unit_test(test_view_cycle),
+        cmocka_unit_test(test_check_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,6 +113,12 @@ static void check_one(int iter) {
     assert_int_equal(memplan_plan_slots(bufs, n, MEMPLAN_SLOT_BEST_FIT, &sp, &err), MEMPLAN_OK);
     memplan_violation viol;
     assert_int_equal(memplan_validate_slots(bufs, n, &sp, &viol, &err), MEMPLAN_OK);
+    /* The graph-level check agrees. */
+    int64_t *slot_of = malloc((size_t)g->n_values * sizeof *slot_of);
+    for (int32_t v = 0; v < g->n_values; v++) slot_of[v] = -1;
+    for (size_t i = 0; i < n; i++) slot_of[lv.owners[i]] = (int64_t)sp.slot_of[i];
+    if (memplan_liveness_check_slots(g, &lv, slot_of, NULL, &err)) fail_msg("iter %d: %s", iter, err.message);
+    free(slot_of);
     memplan_pack_options po;
     memplan_pack_options_init(&po);
     po.align = 1u << below(7);

@@ -45,6 +45,21 @@ static void plan_free(plan_ctx *c) {
 
 static bool deferred(const plan_ctx *c) { return c->n_unknown > 0; }
 
+/* Every slot plan is checked twice before it is shown: by the planner's own
+ * validator on intervals, and against the graph (views, outputs). */
+static memplan_status check_slots(plan_ctx *c, memplan_error *err) {
+    memplan_violation viol;
+    memplan_status st = memplan_validate_slots(c->bufs, c->n_bufs, &c->slots, &viol, err);
+    if (st) return memplan_error_prefix(err, "internal error: the slot plan is invalid");
+    int64_t *slot_of = malloc((size_t)(c->g->n_values ? c->g->n_values : 1) * sizeof *slot_of);
+    if (!slot_of) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    for (int32_t v = 0; v < c->g->n_values; v++)
+        slot_of[v] = c->buf_of[v] >= 0 ? (int64_t)c->slots.slot_of[c->buf_of[v]] : -1;
+    st = memplan_liveness_check_slots(c->g, &c->lv, slot_of, NULL, err);
+    free(slot_of);
+    return st ? memplan_error_prefix(err, "internal error: the slot plan breaks the graph's rules") : MEMPLAN_OK;
+}
+
 static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memplan_request *r,
                                  memplan_error *err) {
     memset(c, 0, sizeof *c);
@@ -92,6 +107,7 @@ static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memp
     }
     if (deferred(c)) return MEMPLAN_OK;
     if ((st = memplan_plan_slots(c->bufs, c->n_bufs, MEMPLAN_SLOT_BEST_FIT, &c->slots, err))) return st;
+    if ((st = check_slots(c, err))) return st;
     if ((st = memplan_plan_slots(c->bufs, c->n_bufs, MEMPLAN_SLOT_EXACT, &c->exact, err))) return st;
     memplan_pack_options po;
     memplan_pack_options_init(&po);
