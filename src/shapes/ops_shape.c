@@ -565,6 +565,14 @@ static void tile(mp_sctx *c) {
     memplan_expr dims[R];
     for (int32_t i = 0; i < x->rank; i++) dims[i] = memplan_expr_mul(P(c), x->dims[i], reps[i]);
     mp_out(c, 0, x->elem_type, x->rank, dims);
+    /* values of a 1-D tile */
+    int32_t m;
+    int64_t times;
+    const memplan_expr *e = mp_in_elems(c, 0, &m);
+    if (!e || x->rank != 1 || !memplan_expr_is_const(P(c), reps[0], &times) || times < 0 || m * times > T) return;
+    memplan_expr out[T];
+    for (int64_t t = 0; t < times; t++) memcpy(out + t * m, e, (size_t)m * sizeof *e);
+    mp_out_elems(c, 0, (int32_t)(m * times), out);
 }
 
 static void pad(mp_sctx *c) {
