@@ -120,10 +120,87 @@ static void test_shape_computation(void **state) {
     done(&c);
 }
 
+/* If: branches reading outer values; differing dims become fresh names.
+ * Loop: carried value keeps its shape, scan output gets the trip count. */
+static void test_control_flow(void **state) {
+    (void)state;
+    mb_graph *t = mb_new_graph("then");
+    mb_node(t, "Relu", "x", "t_out");
+    mb_output(t, "t_out", 1, NULL);
+    mb_graph *e = mb_new_graph("else");
+    mb_node(e, "Concat", "x,x", "e_out");
+    mb_int_attr(e->node[0], "axis", 1);
+    mb_output(e, "e_out", 1, NULL);
+    mb_graph *body = mb_new_graph("body");
+    mb_input(body, "i", 7, "");
+    mb_input(body, "cond_in", 9, "");
+    mb_input(body, "acc", 1, "batch,4");
+    mb_node(body, "Add", "acc,x", "acc_out");
+    mb_node(body, "Identity", "cond_in", "cond_out");
+    mb_node(body, "Neg", "x", "scan_out");
+    mb_output(body, "cond_out", 9, NULL);
+    mb_output(body, "acc_out", 1, NULL);
+    mb_output(body, "scan_out", 1, NULL);
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "batch,4");
+    mb_input(g, "c", 9, "");
+    mb_input(g, "M", 7, "");
+    Onnx__NodeProto *nd = mb_node(g, "If", "c", "y");
+    mb_graph_attr(nd, "then_branch", t);
+    mb_graph_attr(nd, "else_branch", e);
+    nd = mb_node(g, "Loop", "M,c,x", "acc_final,scans");
+    mb_graph_attr(nd, "body", body);
+    mb_output(g, "y", 1, NULL);
+    mb_output(g, "acc_final", 1, NULL);
+    mb_output(g, "scans", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "y", "float[batch,unk__0] 4*batch*unk__0");
+    expect(&c, "acc_final", "float[batch,4] 16*batch");
+    /* the trip count M is an input without a value: a fresh name */
+    expect(&c, "scans", "float[unk__1,batch,4] 16*batch*unk__1");
+    done(&c);
+}
+
+/* Slice / Expand / Pad / ConstantOfShape / Range with computed values. */
+static void test_partial_evaluation(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "N,16");
+    const int64_t one = 1, zero = 0, big = INT64_C(1) << 60, two = 2, pads[4] = {0, 1, 0, 2}, minus2 = -2;
+    mb_initializer_ints(g, "one", "1", &one, 1);
+    mb_initializer_ints(g, "zero", "1", &zero, 1);
+    mb_initializer_ints(g, "big", "1", &big, 1);
+    mb_initializer_ints(g, "two", "1", &two, 1);
+    mb_initializer_ints(g, "m2", "1", &minus2, 1);
+    mb_initializer_ints(g, "pads", "4", pads, 4);
+    mb_initializer_ints(g, "zs", "", &zero, 1);
+    mb_node(g, "Slice", "x,one,big,zero", "s1");        /* rows 1.. : N-1 */
+    mb_node(g, "Slice", "x,zero,m2,one", "s2");         /* cols :-2 : 14 */
+    mb_node(g, "Shape", "s1", "shp");                    /* [N-1, 16] */
+    mb_node(g, "ConstantOfShape", "shp", "zeros");
+    mb_node(g, "Pad", "x,pads", "padded");               /* [N, 19] */
+    mb_node(g, "Gather", "shp,zs", "rows");              /* N-1 */
+    mb_node(g, "Range", "zs,rows,two", "r");             /* ceil((N-1)/2) */
+    mb_output(g, "zeros", 1, NULL);
+    mb_output(g, "padded", 1, NULL);
+    mb_output(g, "r", 7, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "s1", "float[N-1,16] 64*N-64");
+    expect(&c, "s2", "float[N,14] 56*N");
+    expect(&c, "zeros", "float[N-1,16] 64*N-64");
+    expect(&c, "padded", "float[N,19] 76*N");
+    expect(&c, "r", "int64[max(N//2,0)] 8*max(N//2,0)");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_symbolic_chain_and_broadcast),
         cmocka_unit_test(test_shape_computation),
+        cmocka_unit_test(test_control_flow),
+        cmocka_unit_test(test_partial_evaluation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
