@@ -108,6 +108,9 @@ static void add_note(memplan_shapes *S, const char *text) {
 
 /* ---- shapes ------------------------------------------------------------ */
 
+/* dims of scalars and unranked values: never NULL, so rules may copy 0 dims. */
+static const memplan_expr NO_DIMS[1] = {MEMPLAN_EXPR_NONE};
+
 static memplan_expr fresh_dim(memplan_shapes *S) {
     char name[32];
     snprintf(name, sizeof name, "unk__%d", (int)S->n_unknown_dims++);
@@ -143,6 +146,7 @@ static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *
     v->rank = t->rank;
     v->n_elems = -1;
     v->bytes = MEMPLAN_EXPR_NONE;
+    v->dims = NO_DIMS;
     v->origin = t->kind == MEMPLAN_TYPE_NONE ? MEMPLAN_ORIGIN_NONE : origin;
     if (t->kind == MEMPLAN_TYPE_TENSOR || t->kind == MEMPLAN_TYPE_SPARSE_TENSOR) {
         if (t->rank > 0) {
@@ -289,6 +293,7 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
             v->rank = -1;
             v->n_elems = -1;
             v->bytes = MEMPLAN_EXPR_NONE;
+            v->dims = NO_DIMS;
         }
     const mp_rule *r = find_rule(S, n);
     if (r) r->fn(&c);
@@ -337,6 +342,7 @@ static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, con
                 memcpy(d, given[i]->dims, (size_t)dst->rank * sizeof *d);
                 dst->dims = d;
             }
+            if (dst->rank <= 0) dst->dims = NO_DIMS;
             dst->n_elems = -1;
             dst->elems = NULL;
             /* A subgraph input's declared dims refine what the owner passes. */
@@ -518,6 +524,7 @@ void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const mempla
     v->rank = rank;
     v->n_elems = -1;
     v->bytes = MEMPLAN_EXPR_NONE;
+    v->dims = NO_DIMS;
     if (rank > 0) {
         for (int32_t i = 0; i < rank; i++)
             if (dims[i] == MEMPLAN_EXPR_NONE) { /* an unknown dim is a fresh name */
@@ -547,6 +554,7 @@ void mp_out_unranked(mp_sctx *c, int32_t k, int32_t elem_type, const char *reaso
     v->rank = -1;
     v->n_elems = -1;
     v->bytes = MEMPLAN_EXPR_NONE;
+    v->dims = NO_DIMS;
     v->reason = reason;
 }
 
@@ -569,6 +577,7 @@ void mp_out_kind(mp_sctx *c, int32_t k, memplan_type_kind kind, int32_t elem_typ
     v->rank = -1;
     v->n_elems = -1;
     v->bytes = MEMPLAN_EXPR_NONE;
+    v->dims = NO_DIMS;
 }
 
 void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems) {

@@ -34,7 +34,7 @@ static bool axes_of(mp_sctx *c, int32_t input_k, int64_t *axes, int32_t *n, bool
     *given = true;
     if (na >= 0) {
         if (na > R) return false;
-        memcpy(axes, a, (size_t)na * sizeof *axes);
+        if (na > 0) memcpy(axes, a, (size_t)na * sizeof *axes);
         *n = (int32_t)na;
         return true;
     }
@@ -317,7 +317,7 @@ static void split(mp_sctx *c) {
     const int64_t *a;
     int64_t na = mp_attr_ints(c, "split", &a);
     if (na >= 0 && na <= T) {
-        memcpy(sizes, a, (size_t)na * sizeof *a);
+        if (na > 0) memcpy(sizes, a, (size_t)na * sizeof *a);
         ns = (int32_t)na;
     } else if (mp_in(c, 1) && !mp_in_ints(c, 1, sizes, T, &ns)) {
         ns = -2; /* given but unknown */
@@ -385,15 +385,15 @@ static void slice(mp_sctx *c) {
         const int64_t *a;
         int64_t n1 = mp_attr_ints(c, "starts", &a);
         if (n1 < 0 || n1 > R) return;
-        memcpy(starts, a, (size_t)n1 * sizeof *a);
+        if (n1 > 0) memcpy(starts, a, (size_t)n1 * sizeof *a);
         int64_t n2 = mp_attr_ints(c, "ends", &a);
         if (n2 != n1) return;
-        memcpy(ends, a, (size_t)n2 * sizeof *a);
+        if (n2 > 0) memcpy(ends, a, (size_t)n2 * sizeof *a);
         ns = ne = (int32_t)n1;
         int64_t n3 = mp_attr_ints(c, "axes", &a);
         if (n3 >= 0 && n3 != n1) return;
         na = n3 >= 0 ? (int32_t)n3 : -1;
-        if (na >= 0) memcpy(axes, a, (size_t)na * sizeof *a);
+        if (na > 0) memcpy(axes, a, (size_t)na * sizeof *a);
         nst = -1;
     } else {
         if (!mp_in_ints(c, 1, starts, R, &ns) || !mp_in_ints(c, 2, ends, R, &ne) || ns != ne) {
@@ -785,7 +785,7 @@ static void resize(mp_sctx *c) {
     const int64_t *aa;
     int64_t na = mp_attr_ints(c, "axes", &aa);
     if (na >= 0 && na <= R) {
-        memcpy(axes, aa, (size_t)na * sizeof *aa);
+        if (na > 0) memcpy(axes, aa, (size_t)na * sizeof *aa);
         nax = (int32_t)na;
     }
     int32_t k = nax >= 0 ? nax : x->rank;
