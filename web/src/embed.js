@@ -82,7 +82,7 @@ export function mount(element, options = {}) {
       early.push([type, fn, box]);
       return () => box.off?.();
     },
-    cancel: () => { ready.then((v) => v && clientPromise.then((c) => c.cancel())); },
+    cancel: () => { view?.cancel(); },
     /** The current plan JSON (null before the first plan). */
     get plan() { return view?.state.plan ?? null; },
     get view() { return view; },

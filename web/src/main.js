@@ -6,6 +6,7 @@ import { mount } from './embed.js';
 const $ = (sel) => document.querySelector(sel);
 const view = mount($('#app'), { infoOpen: false });
 view.on('state', (s) => { document.body.dataset.state = s; });
+window.memplanView = view; // for the console and the browser tests
 
 async function start() {
   try {

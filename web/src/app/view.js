@@ -225,14 +225,15 @@ export function createView(root, client, options = {}) {
     emit('error', message);
   }
   function busy(on) { cancelBtn.hidden = !on; }
-  cancelBtn.addEventListener('click', () => {
+  cancelBtn.addEventListener('click', () => cancel());
+  function cancel() {
     client.cancel();
     state.model = null;
     state.loadGen++; state.planGen++;
     busy(false);
     setProgress('cancelled');
     showError(`${state.name}: cancelled`);
-  });
+  }
 
   function syncControls() {
     for (const [s, b] of Object.entries(stratBtns)) { b.classList.toggle('on', s === state.strategy); b.setAttribute('aria-checked', String(s === state.strategy)); }
@@ -582,6 +583,8 @@ export function createView(root, client, options = {}) {
       return replan();
     },
     select(name) { linked.select(name ?? null, 'api'); },
+    /** Stop the running load or plan (the worker restarts; the model must be opened again). */
+    cancel,
     on(type, fn) {
       if (!listeners.has(type)) listeners.set(type, new Set());
       listeners.get(type).add(fn);
