@@ -255,9 +255,10 @@ await check('hovering a bar shows its tooltip in every chart; a click selects it
   await page.screenshot({ path: join(ARTIFACTS, 'browser-tooltip.png') });
   const c = await barPoint(page, 'timeline', v.name);
   await page.mouse.click(c.x, c.y);
-  await page.waitForFunction((n) => document.querySelector('.mpv-table tbody tr.selected')?.dataset.name === n, v.name, { timeout: 5000 });
+  await page.waitForFunction((n) => document.querySelector('.mpv-table tbody tr.selected')?.dataset.name === n, v.name, { timeout: 5000 })
+    .catch(() => { throw new Error('the clicked value is not selected in the table'); });
   // The memory chart: a position tooltip.
-  const r = await page.evaluate(() => { const b = document.querySelector('[data-chart="memory"] .mpv-svg').getBoundingClientRect(); return { x: b.left + b.width / 2, y: b.top + b.height / 2 }; });
+  const r = await page.evaluate(() => { document.querySelector('[data-chart="memory"]').scrollIntoView({ block: 'center' }); const b = document.querySelector('[data-chart="memory"] .mpv-svg').getBoundingClientRect(); return { x: b.left + b.width / 2, y: b.top + b.height / 2 }; });
   await page.mouse.move(r.x, r.y);
   await page.waitForFunction(() => /^position \d+$/.test(document.querySelector('.mpv-tip-title')?.textContent ?? ''), null, { timeout: 5000 });
   await page.mouse.move(2, 2);
