@@ -8,7 +8,7 @@ import { alignUp, normalizePlan, intervalRows } from '../web/src/data/plan.js';
 import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../web/src/data/series.js';
 import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
-import { formatBytes } from '../web/src/data/format.js';
+import { byteTicks, formatBytes } from '../web/src/data/format.js';
 import { requireNativeCli } from './helpers.js';
 import { ensureVizFixtures, LARGEST, MEDIUM, SMALL, SYMBOLIC } from './viz-fixtures.js';
 
@@ -147,6 +147,11 @@ describe('tables', () => {
   it('formatBytes', () => {
     expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(13702400), formatBytes(null)])
       .toEqual(['0 B', '1,023 B', '1.50 KiB', '13.1 MiB', '—']);
+    expect(formatBytes(5 * 1048576, { trim: true })).toBe('5 MiB');
+    expect(byteTicks(14250496, 5)).toEqual([0, 5242880, 10485760]);
+    expect(byteTicks(732, 5)).toEqual([0, 200, 400, 600]);
+    expect(byteTicks(1, 5)).toEqual([0, 1]);
+    expect(byteTicks(0)).toEqual([0]);
   });
 });
 

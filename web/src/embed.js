@@ -5,6 +5,7 @@
 //   await view.ready;                 // the WebAssembly worker is up
 //   await view.setModel(bytesOrUrl);  // Uint8Array | ArrayBuffer | URL string; resolves when planned
 //   await view.setDims({ batch: 4 }); // re-plans
+//   await view.setPlan(planJson);     // show a saved `memplan plan --json` document instead
 //   view.select('valueName');         // highlight a value in every chart and the table
 //   const off = view.on('plan', (planJson) => ...);  // events: load, plan, select, hover, progress, state, error
 //   view.cancel();                    // stop a long load or plan (restarts the worker)
@@ -73,6 +74,8 @@ export function mount(element, options = {}) {
         return v.open(name ?? 'model.onnx', Promise.resolve(bytes));
       });
     },
+    /** Show a plan JSON (an object, or its text) without a model. */
+    setPlan: (plan, name) => withView((v) => v.showPlan(typeof plan === 'string' ? JSON.parse(plan) : plan, name)),
     setDims: (dims) => withView((v) => v.setDims(dims)),
     setOptions: (opts) => withView((v) => v.setOptions(opts)),
     select: (name) => { ready.then((v) => v?.select(name)); },

@@ -19,9 +19,14 @@ async function start() {
     return;
   }
   $('#version').textContent = `v${view.view.version}`;
+  // An .onnx model, or a saved plan (`memplan plan --json` output, .json).
+  const openFile = (f) => {
+    if (/\.json$/i.test(f.name)) f.text().then((t) => view.setPlan(t, f.name)).catch((e) => { $('#fatal').textContent = `${f.name}: ${e.message}`; $('#fatal').hidden = false; });
+    else f.arrayBuffer().then((b) => view.setModel(new Uint8Array(b), f.name));
+  };
   $('#file').addEventListener('change', (ev) => {
     const f = ev.target.files?.[0];
-    if (f) f.arrayBuffer().then((b) => view.setModel(new Uint8Array(b), f.name));
+    if (f) { $('#fatal').hidden = true; openFile(f); }
     ev.target.value = '';
   });
 
@@ -36,7 +41,7 @@ async function start() {
     depth = 0;
     drop.hidden = true;
     const f = ev.dataTransfer?.files?.[0];
-    if (f) f.arrayBuffer().then((b) => view.setModel(new Uint8Array(b), f.name));
+    if (f) openFile(f);
   });
 
   const url = new URLSearchParams(location.search).get('url');

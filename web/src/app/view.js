@@ -583,6 +583,24 @@ export function createView(root, client, options = {}) {
       return replan();
     },
     select(name) { linked.select(name ?? null, 'api'); },
+    /** Show a plan JSON without a model (no re-planning: the controls are disabled). */
+    showPlan(plan, name = 'plan.json') {
+      state.loadGen++; state.planGen++;
+      state.model?.close().catch(() => {});
+      state.model = null;
+      state.name = name;
+      nameEl.textContent = name;
+      state.dims = new Map(); state.dimNames = [];
+      errorBox.hidden = true;
+      linked.select(null);
+      infoBody.replaceChildren(el('p', 'muted', 'A plan document: no model summary.'));
+      applyPlan(plan, null);
+      main.hidden = false;
+      for (const c of Object.values(chartList)) c.frame.resize();
+      setProgress(`plan document · ${formatInt(plan.values?.length ?? 0)} values`);
+      setState('ready');
+      emit('plan', plan);
+    },
     /** Stop the running load or plan (the worker restarts; the model must be opened again). */
     cancel,
     on(type, fn) {

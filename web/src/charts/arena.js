@@ -4,8 +4,8 @@
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
 import { axisBottom, axisLeft, scaleLinear, select } from 'd3';
-import { Buckets, PALETTE, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
-import { formatBytes } from '../data/format.js';
+import { Buckets, PALETTE, TinyMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
+import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 
@@ -14,12 +14,12 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
   let yMax = 1;
   const baseX = scaleLinear();
   const y = scaleLinear();
+  const tiny = new TinyMarks();
   const buckets = new Buckets(PALETTE.length);
-  const frame = createFrame(container, { className: 'mpv-arena', title: 'Arena map', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, { className: 'mpv-arena', title: 'Arena map — x = position, y = byte offset, one rectangle per buffer', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
-  const ylabel = svg.append('text').attr('class', 'axis-label').attr('text-anchor', 'middle').text('offset');
   const refG = svg.append('g').attr('class', 'refs');
   const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
   const zoomRect = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
@@ -32,7 +32,6 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     y.domain([0, yMax]).range([h - MARGIN.bottom, MARGIN.top]);
     zoomRect.attr('x', MARGIN.left).attr('y', MARGIN.top).attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
       .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
-    ylabel.attr('transform', `translate(12,${(MARGIN.top + h - MARGIN.bottom) / 2}) rotate(-90)`);
     message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
     xz.sync();
   }
@@ -45,7 +44,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     const ctx = frame.ctx;
     const x = currentX();
     gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => formatBytes(d)).tickSizeOuter(0));
+    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
     refG.selectAll('*').remove();
     if (!m || !s) return;
     const anyPlaced = m.n > 0 && m.offset.some((o) => !Number.isNaN(o));
@@ -73,6 +72,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     const kx = x(1) - x(0), ox = x(0);
     const ky = y(1) - y(0), oy = y(0);
     ctx.globalAlpha = selOwner >= 0 ? 0.3 : 1;
+    tiny.begin(frame.width, frame.height);
     for (let k = 0; k < PALETTE.length; k++) {
       const list = buckets.lists[k], cnt = buckets.sizes[k];
       if (!cnt) continue;
@@ -82,7 +82,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
         const i = list[j];
         const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
         const ya = oy + ky * (offset[i] + size[i]), yb = oy + ky * offset[i];
-        ctx.rect(xa, ya, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), Math.max(yb - ya - (yb - ya > 4 ? 1 : 0), 0.75));
+        tiny.rect(ctx, k, xa, ya, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), Math.max(yb - ya - (yb - ya > 4 ? 1 : 0), 0.75));
       }
       ctx.fill();
     }

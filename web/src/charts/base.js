@@ -168,3 +168,35 @@ export class Buckets {
   }
   push(k, i) { this.lists[k][this.sizes[k]++] = i; }
 }
+
+/**
+ * Level of detail for dense views: marks smaller than about a pixel in both
+ * directions are snapped to whole pixels and drawn once per pixel and colour
+ * (a stamp per pixel), so 100k sub-pixel bars cost a few thousand rects.
+ * tiny.begin(width, height) each frame; tiny.rect(ctx, bucket, x, y, w, h).
+ */
+export class TinyMarks {
+  constructor() { this.stamp = new Uint32Array(0); this.w = 0; this.frame = 0; }
+  begin(w, h) {
+    const n = Math.ceil(w) * Math.ceil(h);
+    if (this.stamp.length < n) this.stamp = new Uint32Array(n);
+    this.w = Math.ceil(w); this.h = Math.ceil(h);
+    this.frame = (this.frame + 64) >>> 0;
+    if (this.frame < 64) { this.stamp.fill(0); this.frame = 64; }
+  }
+  /** Adds the rect to the current path unless a tiny mark of this bucket already covers its pixel. */
+  rect(ctx, bucket, x, y, w, h) {
+    if (w >= 1.5 || h >= 1.5) {
+      // Whole pixels: no anti-aliased edges to rasterize (much cheaper without a GPU).
+      const x0 = Math.round(x), y0 = Math.round(y);
+      ctx.rect(x0, y0, Math.max(1, Math.round(x + w) - x0), Math.max(1, Math.round(y + h) - y0));
+      return;
+    }
+    const px = x | 0, py = y | 0;
+    if (px < 0 || py < 0 || px >= this.w || py >= this.h) return;
+    const i = py * this.w + px, tag = this.frame + bucket;
+    if (this.stamp[i] === tag) return;
+    this.stamp[i] = tag;
+    ctx.rect(px, py, 1, 1);
+  }
+}

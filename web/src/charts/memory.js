@@ -5,7 +5,7 @@
 // the positions the other charts show.
 import { axisBottom, axisLeft, brushX, scaleLinear, select } from 'd3';
 import { chartPNG, chartSVG, createFrame, svgEl } from './base.js';
-import { formatBytes } from '../data/format.js';
+import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 22, right: 26, bottom: 22, left: 64 };
 const C = { live: '#4e79a7', liveFill: 'rgba(78,121,167,0.28)', extent: '#f28e2b', naive: '#8a8f98', peak: '#e15759', bound: '#2f9e44' };
@@ -79,7 +79,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
     frame.begin();
     const ctx = frame.ctx;
     gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => formatBytes(d)).tickSizeOuter(0));
+    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
     refG.selectAll('*').remove();
     legend.selectAll('*').remove();
     if (!m || !s || s.positions === 0) return;

@@ -4,7 +4,7 @@
 // their root's row as a darker inner band. Colour: the slot in slot plans,
 // else the buffer. A narrow strip on the right brushes the visible rows.
 import { axisBottom, axisLeft, brushY, scaleLinear, select } from 'd3';
-import { Buckets, PALETTE, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
+import { Buckets, PALETTE, TinyMarks, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 
@@ -14,6 +14,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   let rowRange = null; // [r0, r1) rows shown, null = all
   const baseX = scaleLinear();
   const y = scaleLinear();
+  const tiny = new TinyMarks();
   const buckets = new Buckets(PALETTE.length + 1);
 
   const frame = createFrame(container, { className: 'mpv-timeline', title: 'Live intervals — one row per buffer, x = position (node in topological order)', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
@@ -98,6 +99,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
       buckets.push(Number.isNaN(size[i]) ? unk : colorKey[i] % PALETTE.length, i);
     }
     ctx.globalAlpha = selOwner >= 0 ? 0.3 : 1;
+    tiny.begin(frame.width, frame.height);
     for (let k = 0; k <= unk; k++) {
       const list = buckets.lists[k], cnt = buckets.sizes[k];
       if (!cnt) continue;
@@ -106,7 +108,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
       for (let j = 0; j < cnt; j++) {
         const i = list[j];
         const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
-        ctx.rect(xa, y(row[i]), Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), barH);
+        tiny.rect(ctx, k, xa, y(row[i]), Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), barH);
       }
       ctx.fill();
     }
@@ -119,7 +121,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
         const r = row[i];
         if (r < r0 || r >= r1) continue;
         const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
-        ctx.rect(xa, y(r) + barH * 0.3, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), Math.max(barH * 0.4, 0.75));
+        tiny.rect(ctx, 31, xa, y(r) + barH * 0.3, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), Math.max(barH * 0.4, 0.75));
       }
       ctx.fill();
     }
