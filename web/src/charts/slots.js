@@ -47,7 +47,11 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(y.domain().filter((k) => k % every === 0))
       .tickFormat((k) => occ.rows[k].id).tickSizeOuter(0));
     labels.selectAll('*').remove();
-    if (!m || !occ) return;
+    if (!m || !occ) {
+      hoverG.selectAll('*').remove();
+      message.text('no slot plan yet: the plan is deferred');
+      return;
+    }
     if (!nRows) {
       message.text(m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred');
       hoverG.selectAll('*').remove();
@@ -110,7 +114,7 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
 
   function renderHover(x = currentX()) {
     hoverG.selectAll('*').remove();
-    if (!m || !occ) return;
+    if (!m || !occ || !occ.rows.length) return;
     const seg = occ.segments, band = y.bandwidth();
     for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
       const k = segOf(name);
