@@ -3,7 +3,9 @@
 // topological order); a value's bar spans [start, end+1). Views are drawn on
 // their root's row as a darker inner band. Colour: the slot in slot plans,
 // else the buffer. A narrow strip on the right brushes the visible rows.
-import { axisBottom, axisLeft, brushY, scaleLinear, select } from 'd3';
+import { axisBottom, axisLeft, brushY, format, scaleLinear, select } from 'd3';
+
+const compact = format('~s');
 import { Buckets, PALETTE, TinyMarks, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
@@ -72,7 +74,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
     const ctx = frame.ctx;
     const x = currentX();
     gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
+    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => (Number.isInteger(d) ? (d >= 10000 ? compact(d) : d) : '')).tickSizeOuter(0));
     if (!m || m.n === 0) { message.text(m ? 'no intermediate values' : ''); hoverG.selectAll('*').remove(); return; }
     message.text('');
     const [d0, d1] = x.domain();
