@@ -1,4 +1,5 @@
 // Vite: builds the page in web/ into web/dist/ (npm run build:web).
+import { join } from 'node:path';
 import { defineConfig } from 'vite';
 import { syncExample, syncWasm } from '../scripts/prepare_web.mjs';
 
@@ -13,6 +14,10 @@ export default defineConfig({
     emptyOutDir: true,
     target: 'es2022',
     assetsInlineLimit: 0, // memplan.wasm stays a file (CSP: no data: URLs for it)
+    rollupOptions: {
+      // The demo page, and a host page that embeds the visualizer (<memplan-view>, mount()).
+      input: { main: join(import.meta.dirname, 'index.html'), embed: join(import.meta.dirname, 'embed.html') },
+    },
   },
   worker: { format: 'es' },
   server: { host: '127.0.0.1' },

@@ -11,6 +11,7 @@ import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
 import { HOSTILE_INPUT, hostileModel } from '../onnx-encode.js';
+import { ensureVizFixtures, LARGEST, MEDIUM, SYMBOLIC } from '../viz-fixtures.js';
 
 const DIST = join(ROOT, 'web', 'dist');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -24,6 +25,8 @@ for (const [what, p] of [['web/dist (npm run build:web)', join(DIST, 'index.html
   if (!existsSync(p)) { console.error(`browser: ${what} not found at ${p}`); console.log('browser: 0 passed, 1 failed'); process.exit(1); }
 }
 const cliInfo = (file) => JSON.parse(execFileSync(CLI, ['info', file, '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+const cliPlan = (file, args = []) => JSON.parse(execFileSync(CLI, ['plan', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+ensureVizFixtures(); // planned models (Debian python onnx) in build/viz-fixtures
 const num = (text) => Number(String(text).replace(/[^0-9]/g, ''));
 
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -68,13 +71,15 @@ async function newPage() {
 const waitState = (page, state) => page.waitForSelector(`body[data-state="${state}"]`, { timeout: TIMEOUT });
 async function shown(page) {
   return page.evaluate(() => ({
-    name: document.querySelector('#model-name').textContent,
-    nodes: document.querySelector('#stat-nodes')?.textContent,
-    nodesTotal: document.querySelector('#stat-nodes-total')?.textContent,
-    initializers: document.querySelector('#stat-initializers')?.textContent,
-    inputs: [...document.querySelectorAll('#inputs tbody tr td:first-child')].map((td) => td.textContent),
-    outputs: [...document.querySelectorAll('#outputs tbody tr td:first-child')].map((td) => td.textContent),
-    ops: [...document.querySelectorAll('#ops tbody tr')].map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent]),
+    name: document.querySelector('.mpv-model-name').textContent,
+    nodes: document.querySelector('[data-stat="nodes"]')?.textContent,
+    nodesTotal: document.querySelector('[data-stat="nodes-total"]')?.textContent,
+    initializers: document.querySelector('[data-stat="initializers"]')?.textContent,
+    inputs: [...document.querySelectorAll('[data-role="inputs"] tbody tr td:first-child')].map((td) => td.textContent),
+    outputs: [...document.querySelectorAll('[data-role="outputs"] tbody tr td:first-child')].map((td) => td.textContent),
+    ops: [...document.querySelectorAll('[data-role="ops"] tbody tr')].map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent]),
+    status: document.querySelector('.mpv-badge')?.textContent,
+    figures: Object.fromEntries([...document.querySelectorAll('[data-figure]')].map((f) => [f.dataset.figure, f.querySelector('.mpv-figure-exact').textContent])),
     version: document.querySelector('#version').textContent,
     csp: window.__csp,
   }));
@@ -87,6 +92,36 @@ function expectMatchesCli(s, info) {
   expectEq(JSON.stringify(s.outputs), JSON.stringify(info.outputs.map((v) => v.name)), 'output names');
   const ops = Object.fromEntries(s.ops.map(([op, c]) => [op, num(c)]));
   expectEq(JSON.stringify(Object.entries(ops).sort()), JSON.stringify(Object.entries(info.op_types).sort()), 'op histogram');
+}
+
+
+function expectPlanShown(s, plan, what = '') {
+  expectEq(s.status, plan.status, `${what}status`);
+  const exact = (v) => (v === null ? '' : `${v.toLocaleString('en-US')} B`);
+  expectEq(s.figures.naive, exact(plan.naive_bytes), `${what}naive total`);
+  expectEq(s.figures.peak, exact(plan.peak_bytes), `${what}planned peak`);
+  expectEq(s.figures.bound, exact(plan.lower_bound_bytes), `${what}lower bound`);
+  expectEq(s.figures.savings, plan.savings_ratio === null ? '' : `ratio ${plan.savings_ratio}`, `${what}savings`);
+}
+const waitPlanned = (page, status) => page.waitForFunction((st) => document.body.dataset.state === 'ready' &&
+  document.querySelector('.mpv-badge')?.textContent === st, status, { timeout: TIMEOUT });
+async function openFile(page, file) {
+  await page.setInputFiles('#file', file);
+  await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n && document.body.dataset.state === 'ready', basename(file), { timeout: TIMEOUT });
+}
+/** Page coordinates of the middle of value `name`'s bar in a chart ('timeline' | 'arena'). */
+async function barPoint(page, chart, name) {
+  return page.evaluate(([chart, name]) => {
+    const m = window.memplanView.view.state.m;
+    const i = m.index.get(name);
+    document.querySelector(`[data-chart="${chart}"]`).scrollIntoView({ block: 'center' });
+    const r = document.querySelector(`[data-chart="${chart}"] .zoom-surface`).getBoundingClientRect();
+    const x = r.left + ((m.start[i] + m.end[i] + 1) / 2 / m.positions) * r.width;
+    if (chart === 'timeline') return { x, y: r.top + ((m.row[i] + 0.5) / m.rowCount) * r.height };
+    const s = window.memplanView.view.state.series;
+    const ymax = Math.max(s.maxExtent, m.peak ?? 0, m.lowerBound ?? 0) * 1.04;
+    return { x, y: r.bottom - ((m.offset[i] + m.size[i] / 2) / ymax) * r.height };
+  }, [chart, name]);
 }
 
 console.log(`browser: ${base} with ${CHROMIUM}`);
@@ -110,7 +145,7 @@ await check('the CSP meta is in force and nothing violated it', async () => {
 
 await check('a model picked with the file input replaces it', async () => {
   await page.setInputFiles('#file', OTHER);
-  await page.waitForFunction((n) => document.querySelector('#model-name').textContent === n, basename(OTHER), { timeout: TIMEOUT });
+  await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, basename(OTHER), { timeout: TIMEOUT });
   await waitState(page, 'ready');
   expectMatchesCli(await shown(page), cliInfo(OTHER));
   await page.screenshot({ path: join(ARTIFACTS, 'browser-file-input.png'), fullPage: true });
@@ -126,7 +161,7 @@ await check('a model dropped on the page opens', async () => {
       window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
     }
   }, [b64, basename(DROPPED)]);
-  await page.waitForFunction((n) => document.querySelector('#model-name').textContent === n, basename(DROPPED), { timeout: TIMEOUT });
+  await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, basename(DROPPED), { timeout: TIMEOUT });
   await waitState(page, 'ready');
   expectMatchesCli(await shown(page), cliInfo(DROPPED));
   if (!(await page.isHidden('#drop'))) throw new Error('the drop overlay is still shown');
@@ -135,12 +170,12 @@ await check('a model dropped on the page opens', async () => {
 await check('bytes that are not a model show the C error message, and the page recovers', async () => {
   await page.setInputFiles('#file', { name: 'garbage.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from('this is not an onnx model\xff\xff') });
   await waitState(page, 'error');
-  const msg = await page.textContent('#error');
+  const msg = await page.textContent('.mpv-error');
   if (!msg.startsWith('garbage.onnx: ') || msg.length < 'garbage.onnx: '.length + 5) throw new Error(`error shown: ${JSON.stringify(msg)}`);
   await page.screenshot({ path: join(ARTIFACTS, 'browser-error.png'), fullPage: true });
   await page.setInputFiles('#file', OTHER);
   await waitState(page, 'ready');
-  if (!(await page.isHidden('#error'))) throw new Error('the error box is still shown');
+  if (!(await page.isHidden('.mpv-error'))) throw new Error('the error box is still shown');
 });
 
 await check('?url= opens the model at that address', async () => {
@@ -155,16 +190,167 @@ await check('?url= opens the model at that address', async () => {
 
 await check('model strings with markup are shown as text, never run as HTML', async () => {
   await page.setInputFiles('#file', { name: '<b>hostile</b>.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(hostileModel()) });
-  await page.waitForFunction(() => document.querySelector('#model-name').textContent === '<b>hostile</b>.onnx', null, { timeout: TIMEOUT });
+  await page.waitForFunction(() => document.querySelector('.mpv-model-name').textContent === '<b>hostile</b>.onnx', null, { timeout: TIMEOUT });
   await waitState(page, 'ready');
   const s = await shown(page);
   expectEq(s.inputs[0], HOSTILE_INPUT, 'input name shown');
   const injected = await page.evaluate(() => ({
     pwned: window.__pwned ?? null,
-    elements: document.querySelectorAll('#view img, #view script, #view b, #view i, h2 b').length,
+    elements: document.querySelectorAll('#app img, #app script, #app b, #app i, h2 b, .mpv-tooltip b').length,
   }));
   expectEq(JSON.stringify(injected), JSON.stringify({ pwned: null, elements: 0 }), 'markup from the model');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-hostile.png'), fullPage: true });
+});
+
+
+await check('the example plan (deferred) matches the CLI: intervals, unknown values, no totals', async () => {
+  await page.goto(base, { timeout: TIMEOUT });
+  await waitState(page, 'ready');
+  const plan = cliPlan(EXAMPLE_SRC);
+  const s = await shown(page);
+  expectPlanShown(s, plan);
+  const d = await page.evaluate(() => ({
+    rows: document.querySelectorAll('.mpv-table tbody tr').length,
+    unknown: document.querySelectorAll('[data-role="unknown-values"] li').length,
+    deferredShown: !document.querySelector('.mpv-deferred').hidden,
+  }));
+  expectEq(d.rows, plan.values.length, 'value rows');
+  expectEq(d.unknown, plan.unknown.values.length, 'unknown values listed');
+  expectEq(d.deferredShown, true, 'deferred panel');
+});
+
+await check('a planned fixture picked with the file input shows the CLI figures (arena, slots, align 256)', async () => {
+  await openFile(page, MEDIUM);
+  expectPlanShown(await shown(page), cliPlan(MEDIUM), 'arena: ');
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-planned.png'), fullPage: true });
+  await page.click('[data-strategy="slots"]');
+  await waitPlanned(page, 'planned');
+  await page.waitForFunction(() => window.memplanView.plan?.strategy === 'slots', null, { timeout: TIMEOUT });
+  expectPlanShown(await shown(page), cliPlan(MEDIUM, ['--strategy', 'slots']), 'slots: ');
+  await page.selectOption('.mpv-align', '256');
+  await page.waitForFunction(() => window.memplanView.plan?.align === 256 && document.body.dataset.state === 'ready', null, { timeout: TIMEOUT });
+  expectPlanShown(await shown(page), cliPlan(MEDIUM, ['--strategy', 'slots', '--align', '256']), 'slots/256: ');
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-planned-slots.png'), fullPage: true });
+  await page.click('[data-strategy="arena"]');
+  await page.selectOption('.mpv-align', '64');
+  await page.waitForFunction(() => window.memplanView.plan?.align === 64 && window.memplanView.plan?.strategy === 'arena' && document.body.dataset.state === 'ready', null, { timeout: TIMEOUT });
+  expectPlanShown(await shown(page), cliPlan(MEDIUM), 'back to arena: ');
+});
+
+await check('hovering a bar shows its tooltip in every chart; a click selects it in the table', async () => {
+  const plan = cliPlan(MEDIUM);
+  const hasViews = new Set(plan.values.filter((x) => x.view).map((x) => x.owner));
+  const v = plan.values.filter((x) => !x.view && x.size && !hasViews.has(x.name)).sort((a, b) => (b.end - b.start) - (a.end - a.start) || b.size - a.size)[0];
+  const size = `${v.size.toLocaleString('en-US')} B`;
+  for (const chart of ['timeline', 'arena']) {
+    const p = await barPoint(page, chart, v.name);
+    await page.mouse.move(p.x, p.y);
+    await page.waitForSelector('.mpv-tooltip:not([hidden])', { timeout: 5000 });
+    const tip = await page.evaluate(() => ({ title: document.querySelector('.mpv-tip-title').textContent, text: document.querySelector('.mpv-tooltip').textContent }));
+    expectEq(tip.title, v.name, `${chart} tooltip title`);
+    if (!tip.text.includes(size)) throw new Error(`${chart} tooltip ${JSON.stringify(tip.text)} lacks ${size}`);
+    if (!tip.text.includes(`positions ${v.start}–${v.end}`)) throw new Error(`${chart} tooltip ${JSON.stringify(tip.text)} lacks the interval`);
+    if (!tip.text.includes(`offset ${v.offset.toLocaleString('en-US')}`)) throw new Error(`${chart} tooltip lacks offset ${v.offset}`);
+  }
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-tooltip.png') });
+  const c = await barPoint(page, 'timeline', v.name);
+  await page.mouse.click(c.x, c.y);
+  await page.waitForFunction((n) => document.querySelector('.mpv-table tbody tr.selected')?.dataset.name === n, v.name, { timeout: 5000 })
+    .catch(() => { throw new Error('the clicked value is not selected in the table'); });
+  // The memory chart: a position tooltip.
+  const r = await page.evaluate(() => { document.querySelector('[data-chart="memory"]').scrollIntoView({ block: 'center' }); const b = document.querySelector('[data-chart="memory"] .mpv-svg').getBoundingClientRect(); return { x: b.left + b.width / 2, y: b.top + b.height / 2 }; });
+  await page.mouse.move(r.x, r.y);
+  await page.waitForFunction(() => /^position \d+$/.test(document.querySelector('.mpv-tip-title')?.textContent ?? ''), null, { timeout: 5000 });
+  await page.mouse.move(2, 2);
+});
+
+await check('the table sorts and filters by regular expression', async () => {
+  await page.fill('.mpv-filter', 'Concat|Gather');
+  await page.waitForFunction(() => [...document.querySelectorAll('.mpv-table tbody tr')].every((tr) => /Concat|Gather/i.test(tr.cells[0].textContent + ' ' + tr.cells[5].textContent)), null, { timeout: 5000 });
+  const plan = cliPlan(MEDIUM);
+  const want = plan.values.filter((x) => /Concat|Gather/i.test(x.name) || /Concat|Gather/i.test(x.owner)).length;
+  const got = await page.$$eval('.mpv-table tbody tr', (trs) => trs.length);
+  expectEq(got, want, 'filtered rows');
+  await page.click('.mpv-table th[data-key="size"]');
+  const sizes = await page.$$eval('.mpv-table tbody tr td:nth-child(2)', (tds) => tds.map((td) => Number(td.textContent.replace(/[^0-9]/g, '')) || 0));
+  for (let k = 1; k < sizes.length; k++) if (sizes[k] > sizes[k - 1]) throw new Error(`not sorted by size descending: ${sizes}`);
+  await page.fill('.mpv-filter', '');
+  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.values.length, { timeout: 5000 });
+});
+
+await check('exports: plan JSON equals the CLI, table CSV, Netron attachment, chart PNG and SVG', async () => {
+  const grab = async (sel) => {
+    const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click(sel)]);
+    return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+  };
+  const plan = await grab('[data-export="plan-json"]');
+  expectEq(JSON.stringify(JSON.parse(plan.bytes.toString('utf8'))), JSON.stringify(cliPlan(MEDIUM)), 'plan JSON');
+  const csv = (await grab('[data-export="table-csv"]')).bytes.toString('utf8');
+  expectEq(csv.split('\n')[0], 'value,size,start,end,live for,owner,slot,offset,note', 'CSV header');
+  expectEq(csv.trim().split('\n').length, cliPlan(MEDIUM).values.length + 1, 'CSV lines');
+  const att = JSON.parse((await grab('[data-export="netron"]')).bytes.toString('utf8'));
+  expectEq(att.signature, 'netron:attachment', 'attachment signature');
+  expectEq(att.values.length, cliPlan(MEDIUM).values.length, 'attachment values');
+  for (const chart of ['memory', 'timeline', 'arena', 'slots']) {
+    const png = await grab(`[data-export="${chart}-png"]`);
+    expectEq(png.bytes.subarray(1, 4).toString('latin1'), 'PNG', `${chart} PNG`);
+    const svg = (await grab(`[data-export="${chart}-svg"]`)).bytes.toString('utf8');
+    if (!svg.startsWith('<svg') || !svg.includes('<rect') && !svg.includes('<path')) throw new Error(`${chart} SVG: ${svg.slice(0, 120)}`);
+  }
+});
+
+await check('changing a symbolic dim re-plans through the worker (deferred -> planned, equal to the CLI)', async () => {
+  await openFile(page, SYMBOLIC);
+  expectPlanShown(await shown(page), cliPlan(SYMBOLIC), 'unbound: ');
+  const dims = await page.$$eval('.mpv-dim input', (inputs) => inputs.map((i) => i.dataset.dim));
+  expectEq(JSON.stringify(dims), JSON.stringify(cliPlan(SYMBOLIC).unknown.dims), 'dim inputs');
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-deferred-dims.png'), fullPage: true });
+  await page.fill('.mpv-dim input[data-dim="batch"]', '2');
+  await page.fill('.mpv-dim input[data-dim="seq"]', '8');
+  await waitPlanned(page, 'planned');
+  expectPlanShown(await shown(page), cliPlan(SYMBOLIC, ['--dim', 'batch=2', '--dim', 'seq=8']), 'batch=2 seq=8: ');
+  await page.fill('.mpv-dim input[data-dim="seq"]', '100');
+  await page.waitForFunction(() => window.memplanView.plan?.values?.[0]?.size === 2 * 100 * 128 * 4, null, { timeout: TIMEOUT });
+  expectPlanShown(await shown(page), cliPlan(SYMBOLIC, ['--dim', 'batch=2', '--dim', 'seq=100']), 'seq=100: ');
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-dims-bound.png'), fullPage: true });
+});
+
+await check('the largest planned fixture renders, and a long load can be cancelled', async () => {
+  const t = Date.now();
+  await openFile(page, LARGEST);
+  const ms = Date.now() - t;
+  expectPlanShown(await shown(page), cliPlan(LARGEST), 'largest: ');
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-largest.png'), fullPage: true });
+  console.log(`       (largest fixture: file chosen to rendered in ${ms} ms)`);
+  // Cancel: open it again and press Cancel as soon as the worker reports it is parsing.
+  await page.evaluate(() => {
+    const off = window.memplanView.on('progress', (p) => { if (p.stage === 'parsing') { off(); document.querySelector('.mpv-cancel').click(); } });
+  });
+  await page.setInputFiles('#file', LARGEST);
+  await waitState(page, 'error');
+  const msg = await page.textContent('.mpv-error');
+  if (!/cancelled/.test(msg)) throw new Error(`after cancel: ${msg}`);
+  await openFile(page, MEDIUM); // the fresh worker works
+  expectPlanShown(await shown(page), cliPlan(MEDIUM), 'after cancel: ');
+});
+
+await check('<memplan-view> and mount() render inside a separate host page', async () => {
+  const p3 = await newPage();
+  await p3.goto(`${base}embed.html?mount=${encodeURIComponent('models/example.onnx')}`, { timeout: TIMEOUT });
+  await p3.waitForFunction(() => document.getElementById('element').dataset.state === 'ready' && document.getElementById('mounted').dataset.state === 'ready', null, { timeout: TIMEOUT });
+  const r = await p3.evaluate(() => ({
+    strategy: document.getElementById('element').plan?.strategy,
+    charts: document.querySelectorAll('#element .mpv-chart').length,
+    mountedCharts: document.querySelectorAll('#mounted .mpv-chart').length,
+    name: document.querySelector('#element .mpv-model-name').textContent,
+    csp: window.__csp,
+  }));
+  expectEq(JSON.stringify(r), JSON.stringify({ strategy: 'slots', charts: 4, mountedCharts: 4, name: 'example.onnx', csp: [] }), 'embedded views');
+  // The element's API re-plans.
+  await p3.evaluate(() => document.getElementById('element').setAttribute('strategy', 'arena'));
+  await p3.waitForFunction(() => document.getElementById('element').plan?.strategy === 'arena', null, { timeout: TIMEOUT });
+  await p3.screenshot({ path: join(ARTIFACTS, 'browser-embed.png'), fullPage: true });
+  await p3.close();
 });
 
 await check('no console errors, failed requests or uncaught exceptions', async () => {

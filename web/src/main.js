@@ -1,67 +1,32 @@
-// main.js -- the page: opens a model (example, ?url=, file picker, drag and
-// drop) in the memplan worker and shows its info.
+// main.js -- the demo page: the visualizer mounted with embed.js, opened on
+// the example, a picked or dropped file, or ?url=.
 import './style.css';
-import { connectMemplan } from './api/memplan-client.js';
-import { formatBytes, renderInfo } from './app/info-view.js';
+import { mount } from './embed.js';
 
 const $ = (sel) => document.querySelector(sel);
-const status = $('#status');
-const errorBox = $('#error');
-const view = $('#view');
-
-let current = null; // the open model
-let generation = 0; // drops results of loads superseded by a newer one
-
-function showError(message) {
-  errorBox.textContent = message;
-  errorBox.hidden = false;
-  status.textContent = '';
-  document.body.dataset.state = 'error';
-}
-
-async function openBytes(mp, name, bytesPromise) {
-  const gen = ++generation;
-  errorBox.hidden = true;
-  document.body.dataset.state = 'loading';
-  status.textContent = `Loading ${name}…`;
-  try {
-    const bytes = await bytesPromise;
-    const t0 = performance.now();
-    const size = bytes.byteLength;
-    const model = await mp.open(bytes);
-    if (gen !== generation) { model.close(); return; }
-    if (current) current.close();
-    current = model;
-    renderInfo(document, name, model.info);
-    view.hidden = false;
-    status.textContent = `${name}: ${formatBytes(size)}, analysed in ${Math.round(performance.now() - t0)} ms`;
-    document.body.dataset.state = 'ready';
-  } catch (e) {
-    if (gen === generation) showError(`${name}: ${e.message}`);
-  }
-}
-
-async function fetchBytes(url) {
-  const res = await fetch(url);
-  if (!res.ok) throw new Error(`HTTP ${res.status} fetching ${url}`);
-  return new Uint8Array(await res.arrayBuffer());
-}
-
-const baseName = (url) => decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
+const view = mount($('#app'), { infoOpen: false });
+view.on('state', (s) => { document.body.dataset.state = s; });
+window.memplanView = view; // for the console and the browser tests
 
 async function start() {
-  let mp;
   try {
-    mp = await connectMemplan();
+    await view.ready;
   } catch (e) {
-    showError(`Could not start the WebAssembly module: ${e.message}`);
+    const box = $('#fatal');
+    box.textContent = `Could not start the WebAssembly module: ${e.message}`;
+    box.hidden = false;
+    document.body.dataset.state = 'error';
     return;
   }
-  $('#version').textContent = `v${mp.version}`;
-
+  $('#version').textContent = `v${view.view.version}`;
+  // An .onnx model, or a saved plan (`memplan plan --json` output, .json).
+  const openFile = (f) => {
+    if (/\.json$/i.test(f.name)) f.text().then((t) => view.setPlan(t, f.name)).catch((e) => { $('#fatal').textContent = `${f.name}: ${e.message}`; $('#fatal').hidden = false; });
+    else f.arrayBuffer().then((b) => view.setModel(new Uint8Array(b), f.name));
+  };
   $('#file').addEventListener('change', (ev) => {
     const f = ev.target.files?.[0];
-    if (f) openBytes(mp, f.name, f.arrayBuffer());
+    if (f) { $('#fatal').hidden = true; openFile(f); }
     ev.target.value = '';
   });
 
@@ -76,12 +41,12 @@ async function start() {
     depth = 0;
     drop.hidden = true;
     const f = ev.dataTransfer?.files?.[0];
-    if (f) openBytes(mp, f.name, f.arrayBuffer());
+    if (f) openFile(f);
   });
 
   const url = new URLSearchParams(location.search).get('url');
-  if (url) openBytes(mp, baseName(url), fetchBytes(url));
-  else openBytes(mp, 'example.onnx (Silero VAD v5)', fetchBytes(new URL('models/example.onnx', document.baseURI)));
+  if (url) view.setModel(url);
+  else view.setModel(new URL('models/example.onnx', document.baseURI).href, 'example.onnx (Silero VAD v5)');
 }
 
 start();

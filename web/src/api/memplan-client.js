@@ -1,44 +1,71 @@
 // memplan-client.js -- the page's async handle on the worker (worker.js).
 //   const mp = await connectMemplan();  mp.version
-//   const model = await mp.open(bytes); model.info; await model.call('info'); await model.close();
+//   const model = await mp.open(bytes, {onProgress}); model.info;
+//   await model.call('plan', ['--dim', 'batch=1'], {onProgress}); await model.close();
+//   mp.cancel()  -- stops whatever runs: terminates the worker, rejects every
+//                   pending request with an AbortError and starts a fresh
+//                   worker; models opened before are gone (their calls reject).
+//   mp.terminate()
 export async function connectMemplan() {
-  const worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'memplan' });
+  let worker = null;
+  let generation = 0;
   const pending = new Map();
   let nextId = 1;
-  worker.onmessage = (ev) => {
-    const { id, ok, result, error } = ev.data;
-    const p = pending.get(id);
-    if (!p) return;
-    pending.delete(id);
-    if (ok) p.resolve(result);
-    else p.reject(Object.assign(new Error(error.message), { name: error.name, status: error.status }));
-  };
-  worker.onerror = (ev) => {
-    ev.preventDefault();
-    const err = new Error(`memplan worker failed: ${ev.message || 'could not start'}`);
+
+  const failAll = (err) => {
     for (const p of pending.values()) p.reject(err);
     pending.clear();
   };
-  const request = (msg, transfer = []) => new Promise((resolve, reject) => {
+  function spawn() {
+    worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'memplan' });
+    generation++;
+    worker.onmessage = (ev) => {
+      const { id, ok, result, error, progress } = ev.data;
+      const p = pending.get(id);
+      if (!p) return;
+      if (progress) { p.onProgress?.(progress); return; }
+      pending.delete(id);
+      if (ok) p.resolve(result);
+      else p.reject(Object.assign(new Error(error.message), { name: error.name, status: error.status }));
+    };
+    worker.onerror = (ev) => {
+      ev.preventDefault();
+      failAll(new Error(`memplan worker failed: ${ev.message || 'could not start'}`));
+    };
+  }
+  const request = (msg, transfer = [], onProgress = null) => new Promise((resolve, reject) => {
     const id = nextId++;
-    pending.set(id, { resolve, reject });
+    pending.set(id, { resolve, reject, onProgress });
     worker.postMessage({ id, ...msg }, transfer);
   });
 
+  spawn();
   const { version } = await request({ op: 'init' });
   return {
     version,
     /** Open a model; the bytes' buffer is transferred to the worker (detached here). */
-    async open(bytes) {
+    async open(bytes, { onProgress = null } = {}) {
       const buf = bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
-      const { handle, info } = await request({ op: 'open', bytes: buf }, [buf]);
+      const gen = generation;
+      const { handle, info } = await request({ op: 'open', bytes: buf }, [buf], onProgress);
+      const alive = () => {
+        if (gen !== generation) throw Object.assign(new Error('the model was closed when its work was cancelled'), { name: 'AbortError' });
+      };
       return {
         info,
-        call: (command, args = []) => request({ op: 'call', handle, command, args }),
-        callBytes: (command, args = []) => request({ op: 'call', handle, command, args, bytes: true }),
-        close: () => request({ op: 'close', handle }),
+        call: async (command, args = [], opts = {}) => { alive(); return request({ op: 'call', handle, command, args }, [], opts.onProgress); },
+        callBytes: async (command, args = [], opts = {}) => { alive(); return request({ op: 'call', handle, command, args, bytes: true }, [], opts.onProgress); },
+        close: async () => (gen === generation ? request({ op: 'close', handle }) : null),
       };
     },
-    terminate: () => worker.terminate(),
+    /** Cancel everything pending; the worker is replaced by a fresh one. */
+    cancel() {
+      worker.terminate();
+      failAll(Object.assign(new Error('cancelled'), { name: 'AbortError' }));
+      spawn();
+    },
+    /** Requests still running. */
+    get busy() { return pending.size; },
+    terminate: () => { worker.terminate(); failAll(Object.assign(new Error('terminated'), { name: 'AbortError' })); },
   };
 }

@@ -4,22 +4,29 @@
 //   {id, op: 'call', handle, command, args, bytes} -> parsed JSON, or bytes when `bytes` is set
 //   {id, op: 'close', handle}                      -> null
 // Replies {id, ok: true, result} or {id, ok: false, error: {name, message, status}}.
+// While a request runs, zero or more {id, progress: {stage, ...}} messages
+// report its stage ('starting', 'parsing', 'info', 'running', 'encoding').
+// There is no cancel message: the WASM call is synchronous, so the client
+// cancels by terminating this worker and starting a new one.
 import { createMemplan } from './memplan-core.js';
 
 let memplanPromise = null;
 const models = new Map();
 let nextHandle = 1;
 
-async function handle(msg) {
+async function handle(msg, progress) {
+  if (!memplanPromise) progress({ stage: 'starting' });
   memplanPromise ??= createMemplan();
   const mp = await memplanPromise;
   switch (msg.op) {
     case 'init':
       return { version: mp.version };
     case 'open': {
+      progress({ stage: 'parsing', bytes: msg.bytes.byteLength });
       const model = mp.open(new Uint8Array(msg.bytes));
       let info;
       try {
+        progress({ stage: 'info' });
         info = model.info();
       } catch (e) {
         model.close();
@@ -32,7 +39,11 @@ async function handle(msg) {
     case 'call': {
       const model = models.get(msg.handle);
       if (!model) throw new Error('the model is closed');
-      return msg.bytes ? model.callBytes(msg.command, msg.args) : model.call(msg.command, msg.args);
+      progress({ stage: 'running', command: msg.command });
+      if (msg.bytes) return model.callBytes(msg.command, msg.args);
+      const text = model.callText(msg.command, msg.args);
+      progress({ stage: 'encoding', chars: text.length });
+      return JSON.parse(text);
     }
     case 'close':
       models.get(msg.handle)?.close();
@@ -45,8 +56,9 @@ async function handle(msg) {
 
 self.onmessage = async (ev) => {
   const { id } = ev.data;
+  const progress = (p) => self.postMessage({ id, progress: p });
   try {
-    const result = await handle(ev.data);
+    const result = await handle(ev.data, progress);
     const transfer = result instanceof Uint8Array ? [result.buffer] : [];
     self.postMessage({ id, ok: true, result }, transfer);
   } catch (e) {

@@ -1,0 +1,118 @@
+#!/usr/bin/env node
+// web_bench.mjs -- by hand, not in the tests: the visualizer in Debian's
+// Chromium (headless, software rendering, 1280x900).
+//   1. from choosing the largest planned fixture in the file input to the
+//      first full render of every chart (median of 5);
+//   2. a synthetic plan of 100,000 intervals: open time, the cost of one
+//      render of each chart, and the frame times while panning (mouse drag
+//      across the timeline, zoomed to 10% of the positions) and zooming.
+// Needs npm run build:web and the native CLI (for the fixtures' check).
+// Usage: node bench/web_bench.mjs [N_INTERVALS]
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from '../scripts/serve.mjs';
+import { ROOT } from '../scripts/prepare_web.mjs';
+import { ensureVizFixtures, LARGEST } from '../wasm-tests/viz-fixtures.js';
+import { syntheticPlan } from '../web/src/data/synthetic.js';
+
+const N = Number(process.argv[2] || 100_000);
+ensureVizFixtures();
+const { server, url } = await serve(join(ROOT, 'web', 'dist'), 0);
+const profile = mkdtempSync(join(tmpdir(), 'memplan-bench-'));
+const ctx = await chromium.launchPersistentContext(profile, {
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, viewport: { width: 1280, height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = await ctx.newPage();
+page.on('pageerror', (e) => console.error('page error:', e.message));
+await page.goto(url);
+await page.waitForSelector('body[data-state="ready"]', { timeout: 60_000 });
+
+const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
+const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
+const twoFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+// 1. Largest fixture: file chosen -> every chart drawn.
+const times = [];
+for (let k = 0; k < 5; k++) {
+  await page.evaluate(() => { document.body.dataset.state = 'bench'; });
+  const t0 = Date.now();
+  await page.setInputFiles('#file', LARGEST);
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.plan?.status === 'planned', null, { timeout: 60_000 });
+  await twoFrames();
+  times.push(Date.now() - t0);
+}
+const largest = await page.evaluate(() => ({ n: window.memplanView.plan.values.length, positions: window.memplanView.plan.positions }));
+console.log(`largest fixture ${LARGEST.split('/').pop()} (${largest.n} values, ${largest.positions} positions): ` +
+  `file chosen -> first full render median ${median(times)} ms (runs: ${times.join(', ')} ms)`);
+
+// 2. Synthetic plan.
+const plan = syntheticPlan(N);
+const text = JSON.stringify(plan);
+const tOpen = await page.evaluate(async (t) => {
+  const t0 = performance.now();
+  await window.memplanView.setPlan(t, 'synthetic.json');
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return performance.now() - t0;
+}, text);
+console.log(`synthetic plan: ${N} intervals, ${plan.positions} positions, JSON ${(text.length / 1e6).toFixed(1)} MB: parse + derive + first render ${tOpen.toFixed(0)} ms`);
+
+const renderCost = await page.evaluate(() => {
+  const out = {};
+  for (const [k, c] of Object.entries(window.memplanView.view.charts)) {
+    const t = [];
+    for (let i = 0; i < 10; i++) { const t0 = performance.now(); c.renderNow(); t.push(performance.now() - t0); }
+    t.sort((a, b) => a - b);
+    out[k] = t[5];
+  }
+  return out;
+});
+console.log(`one full render (all ${N} intervals in view), median of 10: ` + Object.entries(renderCost).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', '));
+
+async function measure(label, action) {
+  await page.evaluate(() => {
+    window.__frames = [];
+    let last = performance.now();
+    const loop = (t) => { window.__frames.push(t - last); last = t; if (window.__frames.length < 100000 && !window.__stop) requestAnimationFrame(loop); };
+    window.__stop = false;
+    requestAnimationFrame(loop);
+  });
+  await action();
+  const frames = await page.evaluate(() => { window.__stop = true; return window.__frames.slice(1); });
+  console.log(`${label}: ${frames.length} frames, mean ${(frames.reduce((a, b) => a + b, 0) / frames.length).toFixed(1)} ms, ` +
+    `median ${median(frames).toFixed(1)} ms, p95 ${pct(frames, 0.95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
+}
+const box = await page.evaluate(() => {
+  const el = document.querySelector('[data-chart="timeline"]');
+  el.scrollIntoView({ block: 'center' });
+  const r = el.querySelector('.zoom-surface').getBoundingClientRect();
+  return { x: r.left, y: r.top, w: r.width, h: r.height };
+});
+const cx = box.x + box.w / 2, cy = box.y + box.h / 2;
+await page.mouse.move(cx, cy);
+await measure('zooming in with the wheel (30 steps, full view -> a few %)', async () => {
+  for (let k = 0; k < 30; k++) { await page.mouse.wheel(0, -120); await page.waitForTimeout(16); }
+});
+await page.evaluate(() => { const v = window.memplanView.view; const [a, b] = v.linked.fullDomain; const w = (b - a) / 10; v.linked.setXDomain([a + 4 * w, a + 5 * w]); });
+await twoFrames();
+await measure('panning at 10% zoom (drag, 120 mouse moves)', async () => {
+  await page.mouse.move(cx + 200, cy);
+  await page.mouse.down();
+  for (let k = 0; k < 120; k++) await page.mouse.move(cx + 200 - k * 3, cy, { steps: 1 });
+  await page.mouse.up();
+});
+await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
+await twoFrames();
+await measure('panning the full view zoomed 2x (drag, 120 mouse moves)', async () => {
+  await page.evaluate(() => { const v = window.memplanView.view; const [a, b] = v.linked.fullDomain; v.linked.setXDomain([a + (b - a) / 4, a + 3 * (b - a) / 4]); });
+  await page.mouse.move(cx + 200, cy);
+  await page.mouse.down();
+  for (let k = 0; k < 120; k++) await page.mouse.move(cx + 200 - k * 3, cy, { steps: 1 });
+  await page.mouse.up();
+});
+await page.screenshot({ path: join(ROOT, 'test-artifacts', 'bench-synthetic.png'), fullPage: true });
+await ctx.close();
+server.close();
+rmSync(profile, { recursive: true, force: true });

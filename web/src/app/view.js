@@ -1,0 +1,622 @@
+// view.js -- the visualizer: header figures, controls (dims, strategy,
+// alignment), the four linked charts, the value/node table, exports, the
+// model summary and the tooltip. createView(root, client) -> controller used
+// by embed.js (mount / <memplan-view>). Model strings are only ever set as
+// text (textContent, canvas fillText, SVG <title> text).
+import { el } from '../charts/base.js';
+import { createLinked } from '../charts/linked.js';
+import { createTimeline } from '../charts/timeline.js';
+import { createArena } from '../charts/arena.js';
+import { createSlots } from '../charts/slots.js';
+import { createMemory } from '../charts/memory.js';
+import { normalizePlan } from '../data/plan.js';
+import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../data/series.js';
+import { netronAttachment, toCSV } from '../data/export.js';
+import { formatBytes, formatInt, formatRatio } from '../data/format.js';
+import { renderModelInfo } from './model-info.js';
+
+const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
+const TABLE_LIMIT = 1000;
+const VALUE_COLUMNS = [
+  { key: 'name', label: 'value' }, { key: 'size', label: 'size', num: true, bytes: true }, { key: 'start', label: 'start', num: true },
+  { key: 'end', label: 'end', num: true }, { key: 'length', label: 'live for', num: true }, { key: 'owner', label: 'owner' },
+  { key: 'slot', label: 'slot', num: true }, { key: 'offset', label: 'offset', num: true, bytes: true }, { key: 'status', label: 'note' },
+];
+const NODE_COLUMNS = [
+  { key: 'position', label: 'position', num: true }, { key: 'op', label: 'op' }, { key: 'outputs', label: 'values produced' },
+  { key: 'allocated', label: 'allocated', num: true, bytes: true }, { key: 'freed', label: 'freed after', num: true, bytes: true },
+  { key: 'live', label: 'live', num: true, bytes: true }, { key: 'extent', label: 'arena top', num: true, bytes: true },
+];
+
+function download(name, data, type) {
+  const blob = data instanceof Blob ? data : new Blob([data], { type });
+  const url = URL.createObjectURL(blob);
+  const a = el('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+const stem = (name) => (name || 'model').replace(/\.onnx$/i, '').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'model';
+
+export function createView(root, client, options = {}) {
+  const listeners = new Map();
+  const emit = (type, detail) => { for (const fn of listeners.get(type) ?? []) { try { fn(detail); } catch (e) { console.error(e); } } };
+  const linked = createLinked();
+  const state = {
+    name: '', info: null, model: null, bytesCopy: null,
+    strategy: options.strategy === 'slots' ? 'slots' : 'arena',
+    align: ALIGNS.includes(options.align) ? options.align : 64,
+    dims: new Map(), dimNames: [],
+    plan: null, m: null, series: null, slotsPlan: null, slotsM: null,
+    valueRows: [], nodeRows: [],
+    table: 'values', sortKey: null, sortDir: 1, filter: '',
+    loadGen: 0, planGen: 0,
+  };
+
+  // ---- DOM -------------------------------------------------------------
+  root.classList.add('mpv-app');
+  root.replaceChildren();
+  const titlebar = el('div', 'mpv-titlebar');
+  const nameEl = el('h2', 'mpv-model-name');
+  const badge = el('span', 'mpv-badge');
+  const progress = el('span', 'mpv-progress');
+  progress.setAttribute('role', 'status');
+  const cancelBtn = el('button', 'mpv-btn mpv-cancel', 'Cancel');
+  cancelBtn.type = 'button';
+  cancelBtn.hidden = true;
+  titlebar.append(nameEl, badge, progress, cancelBtn);
+  const errorBox = el('p', 'mpv-error');
+  errorBox.setAttribute('role', 'alert');
+  errorBox.hidden = true;
+
+  const figures = el('div', 'mpv-figures');
+  const figure = (key, label, hint) => {
+    const f = el('div', 'mpv-figure');
+    f.dataset.figure = key;
+    const l = el('div', 'mpv-figure-label', label);
+    const v = el('div', 'mpv-figure-value', '—');
+    const exact = el('div', 'mpv-figure-exact', '');
+    f.title = hint;
+    f.append(l, v, exact);
+    figures.append(f);
+    return { v, exact };
+  };
+  const fig = {
+    naive: figure('naive', 'Naive total', 'Every buffer allocated separately (naive_bytes)'),
+    peak: figure('peak', 'Planned peak', 'Arena or slot memory of the chosen strategy (peak_bytes)'),
+    bound: figure('bound', 'Lower bound', 'Most bytes live at any one position: no plan can use less (lower_bound_bytes)'),
+    savings: figure('savings', 'Savings', '1 - planned peak / naive total (savings_ratio)'),
+  };
+  const strategiesLine = el('p', 'mpv-strategies muted');
+
+  const controls = el('div', 'mpv-controls');
+  const stratGroup = el('div', 'mpv-seg');
+  stratGroup.setAttribute('role', 'radiogroup');
+  stratGroup.setAttribute('aria-label', 'strategy');
+  const stratBtns = {};
+  for (const s of ['arena', 'slots']) {
+    const b = el('button', 'mpv-seg-btn', s);
+    b.type = 'button';
+    b.dataset.strategy = s;
+    b.setAttribute('role', 'radio');
+    b.addEventListener('click', () => { if (state.strategy !== s) { state.strategy = s; syncControls(); replan(); } });
+    stratBtns[s] = b;
+    stratGroup.append(b);
+  }
+  const alignSel = el('select', 'mpv-align');
+  for (const a of ALIGNS) { const o = el('option', '', `${a} B`); o.value = String(a); alignSel.append(o); }
+  alignSel.addEventListener('change', () => { state.align = Number(alignSel.value); replan(); });
+  const inplace = el('input');
+  inplace.type = 'checkbox';
+  inplace.disabled = true;
+  inplace.className = 'mpv-inplace';
+  const inplaceLabel = el('label', 'mpv-check muted');
+  inplaceLabel.title = 'In-place reuse: waits for --inplace in the C library';
+  inplaceLabel.append(inplace, document.createTextNode(' in-place reuse (soon)'));
+  const resetZoom = el('button', 'mpv-btn', 'Reset zoom');
+  resetZoom.type = 'button';
+  resetZoom.addEventListener('click', () => linked.setXDomain(null));
+  const ctlRow = el('div', 'mpv-ctl-row');
+  const lab = (text, node) => { const l = el('label', 'mpv-ctl'); l.append(el('span', 'mpv-ctl-label', text), node); return l; };
+  const stratWrap = el('div', 'mpv-ctl');
+  stratWrap.append(el('span', 'mpv-ctl-label', 'strategy'), stratGroup);
+  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, resetZoom);
+  const dimsBox = el('fieldset', 'mpv-dims');
+  const dimsLegend = el('legend', '', 'Symbolic dims');
+  const dimsList = el('div', 'mpv-dims-list');
+  const dimsAll = el('button', 'mpv-btn mpv-dims-all', 'Set empty to 1');
+  dimsAll.type = 'button';
+  dimsAll.addEventListener('click', () => {
+    for (const d of state.dimNames) if (!state.dims.get(d)) state.dims.set(d, '1');
+    renderDims();
+    replan();
+  });
+  dimsBox.append(dimsLegend, dimsList, dimsAll);
+  dimsBox.hidden = true;
+  controls.append(ctlRow, dimsBox);
+
+  const deferredBox = el('div', 'mpv-deferred');
+  deferredBox.hidden = true;
+
+  const charts = el('div', 'mpv-charts');
+  const tooltip = el('div', 'mpv-tooltip');
+  tooltip.hidden = true;
+  const hooks = { tooltip: showTooltip };
+  const memoryChart = createMemory(charts, linked, { height: 200, hooks });
+  const timelineChart = createTimeline(charts, linked, { height: 300, hooks });
+  const arenaChart = createArena(charts, linked, { height: 260, hooks });
+  const slotsChart = createSlots(charts, linked, { height: 200, hooks });
+  const chartList = { memory: memoryChart, timeline: timelineChart, arena: arenaChart, slots: slotsChart };
+  for (const [key, c] of Object.entries(chartList)) {
+    c.frame.root.dataset.chart = key;
+    const png = el('button', 'mpv-btn mpv-small', 'PNG');
+    const svg = el('button', 'mpv-btn mpv-small', 'SVG');
+    png.type = svg.type = 'button';
+    png.dataset.export = `${key}-png`;
+    svg.dataset.export = `${key}-svg`;
+    png.addEventListener('click', async () => download(`${stem(state.name)}-${key}.png`, await c.toPNG(), 'image/png'));
+    svg.addEventListener('click', () => download(`${stem(state.name)}-${key}.svg`, c.toSVG(), 'image/svg+xml'));
+    c.frame.tools.append(png, svg);
+  }
+  const hint = el('p', 'mpv-hint muted', 'Scroll to zoom and drag to pan any chart (positions are shared); brush the memory chart to pick a range; click a bar to select a value; the strip right of the timeline brushes its rows.');
+
+  const tableSec = el('section', 'mpv-table-sec');
+  const tabs = el('div', 'mpv-seg');
+  const tabBtns = {};
+  for (const [k, label] of [['values', 'Values'], ['nodes', 'Nodes']]) {
+    const b = el('button', 'mpv-seg-btn', label);
+    b.type = 'button';
+    b.dataset.table = k;
+    b.addEventListener('click', () => { state.table = k; state.sortKey = null; renderTable(); });
+    tabBtns[k] = b;
+    tabs.append(b);
+  }
+  const filterIn = el('input', 'mpv-filter');
+  filterIn.type = 'search';
+  filterIn.placeholder = 'filter (regular expression)';
+  filterIn.setAttribute('aria-label', 'filter rows by regular expression');
+  let filterTimer = 0;
+  filterIn.addEventListener('input', () => { clearTimeout(filterTimer); filterTimer = setTimeout(() => { state.filter = filterIn.value; renderTable(); }, 120); });
+  const tableNote = el('span', 'mpv-table-note muted');
+  const exportsBox = el('div', 'mpv-exports');
+  const exportBtn = (key, label, fn) => {
+    const b = el('button', 'mpv-btn', label);
+    b.type = 'button';
+    b.dataset.export = key;
+    b.addEventListener('click', fn);
+    exportsBox.append(b);
+  };
+  exportBtn('plan-json', 'Plan JSON', () => state.plan && download(`${stem(state.name)}.plan.json`, JSON.stringify(state.plan, null, 1), 'application/json'));
+  exportBtn('table-csv', 'Table CSV', () => {
+    const { rows, cols } = currentTable();
+    download(`${stem(state.name)}.${state.table}.csv`, toCSV(rows, cols.map((c) => ({ key: c.key, label: c.label }))), 'text/csv');
+  });
+  exportBtn('netron', 'Netron attachment', () => state.m && download(`${stem(state.name)}.memplan.netron.json`,
+    JSON.stringify(netronAttachment(state.m, { values: state.valueRows, nodes: state.nodeRows, producer: `onnx-memplan ${client.version}`, model: state.name }), null, 1), 'application/json'));
+  const tableHead = el('div', 'mpv-table-head');
+  tableHead.append(tabs, filterIn, tableNote, exportsBox);
+  const tableWrap = el('div', 'mpv-table-wrap');
+  const table = el('table', 'mpv-table');
+  tableWrap.append(table);
+  tableSec.append(el('h3', '', 'Details'), tableHead, tableWrap);
+
+  const infoSec = el('details', 'mpv-info');
+  infoSec.open = options.infoOpen ?? false;
+  const infoBody = el('div');
+  infoSec.append(el('summary', '', 'Model'), infoBody);
+
+  const main = el('div', 'mpv-main');
+  main.hidden = true;
+  main.append(figures, strategiesLine, controls, deferredBox, charts, hint, tableSec, infoSec);
+  root.append(titlebar, errorBox, main, tooltip);
+
+  // ---- state -----------------------------------------------------------
+  function setState(s) { root.dataset.state = s; emit('state', s); }
+  function setProgress(text) { progress.textContent = text; }
+  function showError(message) {
+    errorBox.textContent = message;
+    errorBox.hidden = false;
+    setProgress('');
+    setState('error');
+    emit('error', message);
+  }
+  function busy(on) { cancelBtn.hidden = !on; }
+  cancelBtn.addEventListener('click', () => cancel());
+  function cancel() {
+    client.cancel();
+    state.model = null;
+    state.loadGen++; state.planGen++;
+    busy(false);
+    setProgress('cancelled');
+    showError(`${state.name}: cancelled`);
+  }
+
+  function syncControls() {
+    for (const [s, b] of Object.entries(stratBtns)) { b.classList.toggle('on', s === state.strategy); b.setAttribute('aria-checked', String(s === state.strategy)); }
+    alignSel.value = String(state.align);
+    for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === state.table);
+  }
+
+  function planArgs(strategy = state.strategy) {
+    const args = ['--strategy', strategy, '--align', String(state.align)];
+    for (const [d, v] of state.dims) if (v !== '' && v !== undefined) args.push('--dim', `${d}=${v}`);
+    return args;
+  }
+
+  function renderDims() {
+    dimsBox.hidden = state.dimNames.length === 0;
+    const focused = document.activeElement?.dataset?.dim;
+    const existing = new Map([...dimsList.querySelectorAll('input')].map((i) => [i.dataset.dim, i]));
+    if (existing.size !== state.dimNames.length || state.dimNames.some((d) => !existing.has(d))) {
+      dimsList.replaceChildren();
+      for (const d of state.dimNames) {
+        const l = el('label', 'mpv-dim');
+        const input = el('input');
+        input.type = 'number';
+        input.min = '0';
+        input.step = '1';
+        input.placeholder = 'unbound';
+        input.dataset.dim = d;
+        input.setAttribute('aria-label', `dim ${d}`);
+        let t = 0;
+        input.addEventListener('input', () => {
+          state.dims.set(d, input.value.trim());
+          clearTimeout(t);
+          t = setTimeout(replan, 200);
+        });
+        l.append(el('span', 'mpv-dim-name', d), input);
+        dimsList.append(l);
+      }
+    }
+    for (const input of dimsList.querySelectorAll('input')) {
+      if (input.dataset.dim !== focused) input.value = state.dims.get(input.dataset.dim) ?? '';
+      input.classList.toggle('unbound', !(state.dims.get(input.dataset.dim) ?? ''));
+    }
+    const unbound = state.dimNames.filter((d) => !state.dims.get(d));
+    dimsLegend.textContent = unbound.length ? `Symbolic dims — ${unbound.length} of ${state.dimNames.length} unbound` : `Symbolic dims (${state.dimNames.length})`;
+  }
+
+  function renderFigures() {
+    const m = state.m;
+    const set = (f, v, fmt) => {
+      f.v.textContent = fmt(v);
+      f.exact.textContent = v === null ? '' : fmt === formatRatio ? `ratio ${v}` : `${formatInt(v)} B`;
+    };
+    set(fig.naive, m.naive, formatBytes);
+    set(fig.peak, m.peak, formatBytes);
+    set(fig.bound, m.lowerBound, formatBytes);
+    set(fig.savings, m.savings, formatRatio);
+    badge.textContent = m.status;
+    badge.className = `mpv-badge ${m.status}`;
+    const st = m.strategies;
+    strategiesLine.textContent = st
+      ? `Strategies — arena ${formatBytes(st.arena)} · slots ${formatBytes(st.slots)} · exact-size reuse ${formatBytes(st.exact_reuse)}` +
+        (st.arena_heuristic ? ` · arena heuristic ${st.arena_heuristic}` : '') +
+        ` · ${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`
+      : `${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`;
+  }
+
+  function renderDeferred() {
+    const m = state.m;
+    if (m.planned && !m.unplanned.length) { deferredBox.hidden = true; return; }
+    deferredBox.replaceChildren();
+    if (!m.planned) {
+      deferredBox.append(el('p', 'mpv-deferred-head',
+        `Deferred: ${formatInt(m.unknownValues.length)} value${m.unknownValues.length === 1 ? '' : 's'} have no known size yet` +
+        (m.unknownDims.length ? `, and ${formatInt(m.unknownDims.length)} symbolic dim${m.unknownDims.length === 1 ? ' is' : 's are'} unbound (set them above).` : '.') +
+        ' The timeline shows every interval; offsets and totals wait for the sizes.'));
+    }
+    if (m.unknownDims.length) {
+      const p = el('p', 'mpv-unbound');
+      p.append(el('strong', '', 'Unbound dims: '), document.createTextNode(m.unknownDims.join(', ')));
+      deferredBox.append(p);
+    }
+    const list = (title, items, role) => {
+      if (!items.length) return;
+      const d = el('details', 'mpv-unknown');
+      d.dataset.role = role;
+      d.append(el('summary', '', `${title} (${formatInt(items.length)})`));
+      const ul = el('ul');
+      for (const u of items.slice(0, 500)) {
+        const li = el('li');
+        const b = el('button', 'mpv-link', u.name);
+        b.type = 'button';
+        b.addEventListener('click', () => api.select(u.name));
+        li.append(b, el('span', 'muted', ` — ${u.reason}`));
+        ul.append(li);
+      }
+      if (items.length > 500) ul.append(el('li', 'muted', `… ${formatInt(items.length - 500)} more`));
+      d.append(ul);
+      deferredBox.append(d);
+    };
+    list('Values without a known size', m.unknownValues, 'unknown-values');
+    list('Unplanned values', m.unplanned, 'unplanned');
+    deferredBox.hidden = false;
+  }
+
+  function currentTable() {
+    const cols = state.table === 'values' ? VALUE_COLUMNS : NODE_COLUMNS;
+    let rows = state.table === 'values' ? state.valueRows : state.nodeRows;
+    const f = filterRows(rows, state.filter, state.table === 'values' ? ['name', 'owner', 'status'] : ['outputs', 'op', 'name']);
+    rows = f.rows;
+    if (state.sortKey) rows = sortRows(rows, state.sortKey, state.sortDir);
+    return { rows, cols, error: f.error };
+  }
+
+  function renderTable() {
+    syncControls();
+    const { rows, cols, error } = currentTable();
+    const head = el('thead');
+    const hr = el('tr');
+    for (const c of cols) {
+      const th = el('th', c.num ? 'num' : '', c.label);
+      th.dataset.key = c.key;
+      th.tabIndex = 0;
+      if (state.sortKey === c.key) th.append(el('span', 'mpv-sort', state.sortDir > 0 ? ' ▲' : ' ▼'));
+      const sort = () => {
+        if (state.sortKey === c.key) state.sortDir = -state.sortDir;
+        else { state.sortKey = c.key; state.sortDir = c.num ? -1 : 1; }
+        renderTable();
+      };
+      th.addEventListener('click', sort);
+      th.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); sort(); } });
+      hr.append(th);
+    }
+    head.append(hr);
+    const body = el('tbody');
+    const shown = rows.slice(0, TABLE_LIMIT);
+    for (const r of shown) {
+      const tr = el('tr');
+      const name = state.table === 'values' ? r.name : null;
+      if (name !== null) {
+        tr.dataset.name = name;
+        if (name === linked.selected) tr.className = 'selected';
+      } else tr.dataset.position = String(r.position);
+      for (const c of cols) {
+        let v = r[c.key];
+        if (Array.isArray(v)) v = v.join(', ');
+        const text = v === null || v === undefined || v === '' ? '—' : c.bytes ? formatInt(v) : c.num ? formatInt(v) : String(v);
+        tr.append(el('td', c.num ? 'num' : c.key === 'name' || c.key === 'outputs' || c.key === 'owner' ? 'name' : '', text));
+      }
+      body.append(tr);
+    }
+    table.replaceChildren(head, body);
+    const total = state.table === 'values' ? state.valueRows.length : state.nodeRows.length;
+    tableNote.textContent = `${formatInt(rows.length)} of ${formatInt(total)} rows` + (rows.length > TABLE_LIMIT ? ` (first ${formatInt(TABLE_LIMIT)} shown)` : '') +
+      (error ? ' · not a valid regular expression: matching text' : '');
+  }
+  table.addEventListener('click', (ev) => {
+    const tr = ev.target.closest('tbody tr');
+    if (!tr) return;
+    if (tr.dataset.name !== undefined) linked.setSelected(tr.dataset.name, 'table');
+    else if (tr.dataset.position !== undefined) {
+      const p = Number(tr.dataset.position);
+      const span = Math.max(8, (state.m?.positions ?? 1) / 20);
+      linked.setXDomain([p + 0.5 - span / 2, p + 0.5 + span / 2], 'table');
+    }
+  });
+  table.addEventListener('pointerover', (ev) => {
+    const tr = ev.target.closest('tbody tr');
+    if (tr?.dataset.name !== undefined) linked.setHover(tr.dataset.name, null, 'table');
+    else if (tr?.dataset.position !== undefined) linked.setHover(null, Number(tr.dataset.position), 'table');
+  });
+  table.addEventListener('pointerleave', () => linked.setHover(null, null, 'table'));
+
+  linked.on('select', (src) => {
+    for (const tr of table.querySelectorAll('tbody tr.selected')) tr.classList.remove('selected');
+    const name = linked.selected;
+    if (name !== null) {
+      const tr = [...table.querySelectorAll('tbody tr')].find((r) => r.dataset.name === name);
+      if (tr) { tr.classList.add('selected'); if (src !== 'table') tr.scrollIntoView({ block: 'nearest' }); }
+      timelineChart.reveal(name);
+    }
+    emit('select', name);
+  });
+  linked.on('hover', () => emit('hover', { name: linked.hover, position: linked.hoverPos }));
+
+  // ---- tooltip ---------------------------------------------------------
+  function describeValue(name) {
+    const m = state.m;
+    const i = m?.index.get(name);
+    if (i === undefined) return null;
+    const lines = [];
+    const own = m.owner[i];
+    const size = m.size[i];
+    lines.push(['size', Number.isNaN(size) ? `unknown (${m.unknownReason.get(name) ?? m.unknownReason.get(m.names[own]) ?? 'no shape'})` : `${formatBytes(size)} (${formatInt(size)} B)`]);
+    lines.push(['live', `positions ${m.start[i]}–${m.end[i]} (${m.end[i] - m.start[i] + 1})`]);
+    const slot = m.slot[own];
+    const off = m.offset[own];
+    if (slot >= 0 || !Number.isNaN(off)) {
+      lines.push(['placed', [slot >= 0 ? `slot ${slot}` : '', !Number.isNaN(off) ? `offset ${formatInt(off)}` : ''].filter(Boolean).join(' · ')]);
+    }
+    if (own !== i) lines.push(['view of', m.names[own]]);
+    else {
+      let nv = 0;
+      for (let j = 0; j < m.n; j++) if (m.owner[j] === i && j !== i) nv++;
+      if (nv) lines.push(['views', String(nv)]);
+    }
+    return lines;
+  }
+  function describePosition(p) {
+    const s = state.series;
+    if (!s || p === null || p >= s.positions) return null;
+    const lines = [['live', `${formatBytes(s.liveAligned[p])} in ${formatInt(s.count[p])} buffers`]];
+    if (s.maxExtent > 0) lines.push(['arena top', formatBytes(s.extent[p])]);
+    lines.push(['naive', formatBytes(s.naive[p])]);
+    if (s.unknown[p]) lines.push(['unknown', `${formatInt(s.unknown[p])} sizes unknown`]);
+    const outs = state.nodeRows[p]?.outputs ?? [];
+    if (outs.length) lines.push(['produces', outs.slice(0, 4).join(', ') + (outs.length > 4 ? ` +${outs.length - 4}` : '')]);
+    return lines;
+  }
+  function showTooltip(ev, name, pos) {
+    const lines = name !== null ? describeValue(name) : describePosition(pos);
+    if (!lines) { tooltip.hidden = true; return; }
+    tooltip.replaceChildren(el('div', 'mpv-tip-title', name !== null ? name : `position ${pos}`));
+    const dl = el('dl');
+    for (const [k, v] of lines) dl.append(el('dt', '', k), el('dd', '', v));
+    tooltip.append(dl);
+    tooltip.hidden = false;
+    const pad = 14;
+    const w = tooltip.offsetWidth, h = tooltip.offsetHeight;
+    let x = ev.clientX + pad, y = ev.clientY + pad;
+    if (x + w > window.innerWidth - 4) x = ev.clientX - w - pad;
+    if (y + h > window.innerHeight - 4) y = ev.clientY - h - pad;
+    tooltip.style.left = `${Math.max(4, x)}px`;
+    tooltip.style.top = `${Math.max(4, y)}px`;
+  }
+
+  // ---- plan ------------------------------------------------------------
+  function applyPlan(plan, slotsPlan) {
+    state.plan = plan;
+    const m = normalizePlan(plan);
+    state.m = m;
+    state.series = memorySeries(m);
+    for (const d of m.unknownDims) if (!state.dimNames.includes(d)) state.dimNames.push(d);
+    const sp = slotsPlan ?? (m.strategy === 'slots' ? plan : null);
+    state.slotsPlan = sp;
+    state.slotsM = sp ? normalizePlan(sp) : null;
+    state.valueRows = valueRows(m);
+    state.nodeRows = nodeRows(m, state.series, Array.isArray(plan.nodes) ? plan.nodes : null);
+    const sameDomain = linked.fullDomain[1] === Math.max(1, m.positions);
+    if (!sameDomain) linked.setFullDomain([0, Math.max(1, m.positions)]);
+    if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);
+    renderFigures();
+    renderDims();
+    renderDeferred();
+    memoryChart.setData(m, state.series);
+    timelineChart.setData(m);
+    arenaChart.setData(m, state.series);
+    slotsChart.setData(state.slotsM, state.slotsM ? slotOccupancy(state.slotsM) : null);
+    slotsChart.frame.titleEl.textContent = m.strategy === 'slots' ? 'Slot occupancy' : 'Slot occupancy (the slot plan, for comparison)';
+    renderTable();
+  }
+
+  async function replan() {
+    if (!state.model) return;
+    const gen = ++state.planGen;
+    const t0 = performance.now();
+    setState('planning');
+    busy(true);
+    setProgress('planning…');
+    try {
+      const onProgress = (p) => { if (gen === state.planGen && p.stage === 'running') setProgress('planning…'); };
+      const plan = await state.model.call('plan', planArgs(), { onProgress });
+      let slotsPlan = null;
+      if (plan.strategy !== 'slots' && plan.status === 'planned') slotsPlan = await state.model.call('plan', planArgs('slots'));
+      if (gen !== state.planGen) return;
+      errorBox.hidden = true;
+      applyPlan(plan, slotsPlan);
+      busy(false);
+      setProgress(`${plan.status} in ${Math.round(performance.now() - t0)} ms`);
+      setState('ready');
+      emit('plan', plan);
+    } catch (e) {
+      if (gen !== state.planGen) return;
+      busy(false);
+      if (e.name === 'AbortError') return;
+      console.warn(e.stack); showError(`${state.name}: ${e.message}`);
+    }
+  }
+
+  async function open(name, bytesOrPromise) {
+    const gen = ++state.loadGen;
+    state.planGen++;
+    errorBox.hidden = true;
+    state.name = name;
+    nameEl.textContent = name;
+    setState('loading');
+    busy(true);
+    setProgress(`reading ${name}…`);
+    const t0 = performance.now();
+    try {
+      const bytes = await bytesOrPromise;
+      if (gen !== state.loadGen) return;
+      const size = bytes.byteLength;
+      setProgress(`opening ${formatBytes(size)}…`);
+      const stages = { starting: 'starting WebAssembly…', parsing: `parsing ${formatBytes(size)}…`, info: 'reading the graph…' };
+      const model = await client.open(bytes, { onProgress: (p) => { if (gen === state.loadGen) { setProgress(stages[p.stage] ?? p.stage); emit('progress', p); } } });
+      if (gen !== state.loadGen) { model.close(); return; }
+      state.model?.close().catch(() => {});
+      state.model = model;
+      state.info = model.info;
+      state.dims = new Map();
+      state.dimNames = [];
+      state.sortKey = null;
+      linked.select(null);
+      renderModelInfo(infoBody, model.info);
+      emit('load', { name, info: model.info, bytes: size });
+      await replan();
+      if (gen !== state.loadGen) return;
+      main.hidden = false;
+      // Charts measured while hidden: let them size themselves now.
+      for (const c of Object.values(chartList)) c.frame.resize();
+      setProgress(`${formatBytes(size)} · ${state.plan?.status ?? ''} · ${Math.round(performance.now() - t0)} ms`);
+    } catch (e) {
+      if (gen !== state.loadGen) return;
+      busy(false);
+      if (e.name === 'AbortError') return;
+      console.warn(e.stack); showError(`${name}: ${e.message}`);
+    }
+  }
+
+  syncControls();
+  const api = {
+    root, linked, charts: chartList, version: client.version,
+    get state() { return state; },
+    open,
+    setDims(obj) {
+      for (const [k, v] of Object.entries(obj ?? {})) {
+        state.dims.set(k, v === null || v === undefined ? '' : String(v));
+        if (!state.dimNames.includes(k)) state.dimNames.push(k);
+      }
+      renderDims();
+      return replan();
+    },
+    setOptions({ strategy, align } = {}) {
+      if (strategy === 'arena' || strategy === 'slots') state.strategy = strategy;
+      if (ALIGNS.includes(Number(align))) state.align = Number(align);
+      syncControls();
+      return replan();
+    },
+    select(name) { linked.select(name ?? null, 'api'); },
+    /** Show a plan JSON without a model (no re-planning: the controls are disabled). */
+    showPlan(plan, name = 'plan.json') {
+      state.loadGen++; state.planGen++;
+      state.model?.close().catch(() => {});
+      state.model = null;
+      state.name = name;
+      nameEl.textContent = name;
+      state.dims = new Map(); state.dimNames = [];
+      errorBox.hidden = true;
+      linked.select(null);
+      infoBody.replaceChildren(el('p', 'muted', 'A plan document: no model summary.'));
+      applyPlan(plan, null);
+      main.hidden = false;
+      for (const c of Object.values(chartList)) c.frame.resize();
+      setProgress(`plan document · ${formatInt(plan.values?.length ?? 0)} values`);
+      setState('ready');
+      emit('plan', plan);
+    },
+    /** Stop the running load or plan (the worker restarts; the model must be opened again). */
+    cancel,
+    on(type, fn) {
+      if (!listeners.has(type)) listeners.set(type, new Set());
+      listeners.get(type).add(fn);
+      return () => listeners.get(type)?.delete(fn);
+    },
+    destroy() {
+      state.loadGen++; state.planGen++;
+      for (const c of Object.values(chartList)) c.destroy();
+      linked.clear();
+      state.model?.close().catch(() => {});
+      root.replaceChildren();
+      root.classList.remove('mpv-app');
+      listeners.clear();
+    },
+  };
+  return api;
+}

@@ -1,0 +1,196 @@
+// memory.js -- (d) memory over time, always over every position: the bytes
+// live at each position (aligned sizes, an area), the arena's highest byte in
+// use (a step line), what a naive allocator that never frees has taken (a
+// dashed line), and the planned peak and lower bound across. A brush picks
+// the positions the other charts show.
+import { axisBottom, axisLeft, brushX, scaleLinear, select } from 'd3';
+import { chartPNG, chartSVG, createFrame, svgEl } from './base.js';
+import { byteTicks, formatBytes } from '../data/format.js';
+
+const MARGIN = { top: 22, right: 26, bottom: 22, left: 64 };
+const C = { live: '#4e79a7', liveFill: 'rgba(78,121,167,0.28)', extent: '#f28e2b', naive: '#8a8f98', peak: '#e15759', bound: '#2f9e44' };
+
+export function createMemory(container, linked, { height = 220, hooks = {} } = {}) {
+  let m = null, s = null;
+  let yMax = 1;
+  const x = scaleLinear();
+  const y = scaleLinear();
+  const frame = createFrame(container, { className: 'mpv-memory', title: 'Memory over time', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const svg = select(frame.svg);
+  const gx = svg.append('g').attr('class', 'axis axis-x');
+  const gy = svg.append('g').attr('class', 'axis axis-y');
+  const refG = svg.append('g').attr('class', 'refs');
+  const legend = svg.append('g').attr('class', 'legend');
+  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
+  const brushG = svg.append('g').attr('class', 'mpv-interactive brush');
+  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
+  let moving = false;
+  const brush = brushX().on('brush end', (ev) => {
+    if (moving || !ev.sourceEvent || !m) return;
+    if (!ev.selection) { linked.setXDomain(null, api); return; }
+    const [a, b] = ev.selection.map((v) => x.invert(v));
+    if (b - a < 0.5) return;
+    linked.setXDomain([a, b], api);
+  });
+
+  function layout() {
+    const w = frame.width, h = frame.height;
+    x.range([MARGIN.left, w - MARGIN.right]);
+    y.domain([0, yMax]).range([h - MARGIN.bottom, MARGIN.top]);
+    brush.extent([[MARGIN.left, MARGIN.top], [w - MARGIN.right, h - MARGIN.bottom]]);
+    brushG.call(brush);
+    message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
+    syncBrush();
+  }
+  function syncBrush() {
+    if (!brushG.select('.overlay').node()) return; // before the first layout
+    moving = true;
+    brushG.call(brush.move, linked.xDomain ? linked.xDomain.map((v) => x(v)) : null);
+    moving = false;
+  }
+  const draw = () => frame.schedule(render);
+
+  // Per pixel column the maximum of series[p] over the positions it covers.
+  function columns(series) {
+    const P = s.positions;
+    const left = MARGIN.left, right = frame.width - MARGIN.right;
+    const w = Math.max(1, Math.ceil(right - left));
+    if (P <= w) return null;
+    const col = new Float64Array(w).fill(-1);
+    for (let p = 0; p < P; p++) {
+      const c = Math.min(w - 1, Math.floor(((p + 0.5) / P) * w));
+      if (series[p] > col[c]) col[c] = series[p];
+    }
+    return col;
+  }
+  function stepPath(ctx, series) {
+    const col = columns(series);
+    if (col) {
+      const left = MARGIN.left;
+      ctx.moveTo(left, y(Math.max(0, col[0])));
+      for (let c = 0; c < col.length; c++) { const v = y(Math.max(0, col[c])); ctx.lineTo(left + c, v); ctx.lineTo(left + c + 1, v); }
+      return;
+    }
+    ctx.moveTo(x(0), y(series[0]));
+    for (let p = 0; p < s.positions; p++) { const v = y(series[p]); ctx.lineTo(x(p), v); ctx.lineTo(x(p + 1), v); }
+  }
+
+  function render() {
+    frame.begin();
+    const ctx = frame.ctx;
+    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
+    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
+    refG.selectAll('*').remove();
+    legend.selectAll('*').remove();
+    if (!m || !s || s.positions === 0) return;
+    const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
+    const anyKnown = s.maxLive > 0;
+    message.text(anyKnown ? '' : 'no sizes known yet: the plan is deferred (bind the dims above)');
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left, top - 1, right - left, bottom - top + 2);
+    ctx.clip();
+    // Live bytes (aligned): area.
+    ctx.beginPath();
+    stepPath(ctx, s.liveAligned);
+    ctx.lineTo(right, bottom); ctx.lineTo(left, bottom); ctx.closePath();
+    ctx.fillStyle = C.liveFill;
+    ctx.fill();
+    ctx.beginPath(); stepPath(ctx, s.liveAligned); ctx.strokeStyle = C.live; ctx.lineWidth = 1.25; ctx.stroke();
+    if (s.maxExtent > 0) { ctx.beginPath(); stepPath(ctx, s.extent); ctx.strokeStyle = C.extent; ctx.lineWidth = 1.25; ctx.stroke(); }
+    ctx.beginPath(); stepPath(ctx, s.naive); ctx.setLineDash([4, 3]); ctx.strokeStyle = C.naive; ctx.stroke(); ctx.setLineDash([]);
+    // Unknown sizes: a grey tick along the bottom where some live size is unknown.
+    if (s.partial) {
+      ctx.fillStyle = '#9aa3ad';
+      for (let p = 0; p < s.positions; p++) if (s.unknown[p] > 0) ctx.fillRect(x(p), bottom - 3, Math.max(x(p + 1) - x(p), 1), 3);
+    }
+    ctx.restore();
+    const refs = [];
+    if (m.peak !== null && m.peak === m.lowerBound) refs.push(['peak', m.peak, `planned peak = lower bound = ${formatBytes(m.peak)}`]);
+    else {
+      if (m.peak !== null) refs.push(['peak', m.peak, `planned peak ${formatBytes(m.peak)}`]);
+      if (m.lowerBound !== null) refs.push(['bound', m.lowerBound, `lower bound ${formatBytes(m.lowerBound)}`]);
+    }
+    let lastY = Infinity;
+    for (const [cls, v, label] of refs.sort((a, b) => a[1] - b[1])) {
+      if (v > yMax) continue;
+      const yy = y(v);
+      refG.append('line').attr('class', `ref ref-${cls}`).attr('x1', left).attr('x2', right).attr('y1', yy).attr('y2', yy);
+      const ty = cls === 'peak' ? Math.max(yy - 3, top + 20) : Math.min(yy + 12, lastY - 12);
+      refG.append('text').attr('class', `ref-label ref-${cls}`).attr('x', right - 4).attr('y', ty).attr('text-anchor', 'end').text(label);
+      lastY = ty;
+    }
+    if (m.naive !== null && m.naive > yMax) {
+      refG.append('text').attr('class', 'ref-label ref-naive').attr('x', right - 4).attr('y', top - 8).attr('text-anchor', 'end')
+        .text(`naive total ${formatBytes(m.naive)} (off the scale)`);
+    }
+    const items = [['live bytes', C.live, 'solid'], ['arena top', C.extent, 'solid'], ['naive (never frees)', C.naive, 'dash']];
+    let lx = left;
+    for (const [label, color, kind] of items) {
+      const g = legend.append('g').attr('transform', `translate(${lx},${8})`);
+      g.append('line').attr('x1', 0).attr('x2', 16).attr('y1', 0).attr('y2', 0).attr('stroke', color).attr('stroke-width', 2)
+        .attr('stroke-dasharray', kind === 'dash' ? '4 3' : null);
+      const t = g.append('text').attr('x', 20).attr('y', 4).text(label);
+      lx += 28 + (t.node().getComputedTextLength?.() || label.length * 6);
+    }
+    renderHover();
+  }
+
+  function renderHover() {
+    hoverG.selectAll('*').remove();
+    if (!m || !s || linked.hoverPos === null) return;
+    const p = linked.hoverPos;
+    if (p < 0 || p >= s.positions) return;
+    const xp = x(p + 0.5);
+    hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
+    hoverG.append('circle').attr('class', 'cursor-dot').attr('cx', xp).attr('cy', y(Math.min(s.liveAligned[p], yMax))).attr('r', 3);
+  }
+
+  svg.on('pointermove.hover', (ev) => {
+    if (!m || !s) return;
+    const [mx] = [ev.offsetX];
+    const p = Math.floor(x.invert(mx));
+    const pos = p >= 0 && p < s.positions && mx >= MARGIN.left && mx <= frame.width - MARGIN.right ? p : null;
+    linked.setHover(null, pos, api);
+    hooks.tooltip?.(ev, null, pos, api);
+  }).on('pointerleave.hover', (ev) => {
+    linked.setHover(null, null, api);
+    hooks.tooltip?.(ev, null, null, api);
+  });
+
+  const offs = [
+    linked.on('xdomain', (src) => { if (src !== api) syncBrush(); }),
+    linked.on('hover', () => renderHover()),
+  ];
+
+  const api = {
+    frame,
+    setData(model, series) {
+      m = model; s = series;
+      const top = Math.max(s?.maxLiveAligned ?? 0, s?.maxExtent ?? 0, m?.peak ?? 0, m?.lowerBound ?? 0);
+      const naive = m?.naive ?? (s ? s.naive[s.positions - 1] ?? 0 : 0);
+      yMax = Math.max(1, naive <= top * 3 ? Math.max(top, naive) : top) * 1.08;
+      x.domain([0, Math.max(1, m?.positions ?? 1)]);
+      layout();
+      draw();
+    },
+    renderNow: render,
+    toSVG: () => chartSVG(frame, (g) => {
+      if (!m || !s) return;
+      const pathOf = (series) => {
+        const parts = [];
+        const col = columns(series);
+        if (col) col.forEach((v, c) => parts.push(`${c ? 'L' : 'M'}${MARGIN.left + c},${y(Math.max(0, v)).toFixed(1)}H${MARGIN.left + c + 1}`));
+        else for (let p = 0; p < s.positions; p++) parts.push(`${p ? 'L' : 'M'}${x(p).toFixed(1)},${y(series[p]).toFixed(1)}H${x(p + 1).toFixed(1)}`);
+        return parts.join('');
+      };
+      const bottom = frame.height - MARGIN.bottom;
+      g.append(svgEl('path', { d: `${pathOf(s.liveAligned)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }));
+      if (s.maxExtent > 0) g.append(svgEl('path', { d: pathOf(s.extent), fill: 'none', stroke: C.extent }));
+      g.append(svgEl('path', { d: pathOf(s.naive), fill: 'none', stroke: C.naive, 'stroke-dasharray': '4 3' }));
+    }),
+    toPNG: () => chartPNG(frame),
+    destroy() { offs.forEach((f) => f()); frame.destroy(); },
+  };
+  return api;
+}

@@ -1,0 +1,195 @@
+// slots.js -- (b) slot occupancy: one band per slot of the slot plan; each
+// buffer placed in the slot is a bar over its positions whose height is its
+// size as a fraction of the slot's capacity. The right edge labels
+// capacity and utilisation when the bands are tall enough.
+import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
+import { Buckets, PALETTE, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
+import { formatBytes } from '../data/format.js';
+
+const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
+
+export function createSlots(container, linked, { height = 220, hooks = {} } = {}) {
+  let m = null, occ = null;
+  const baseX = scaleLinear();
+  const y = scaleBand().paddingInner(0.15);
+  const buckets = new Buckets(PALETTE.length);
+  const frame = createFrame(container, { className: 'mpv-slots', title: 'Slot occupancy', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const svg = select(frame.svg);
+  const gx = svg.append('g').attr('class', 'axis axis-x');
+  const gy = svg.append('g').attr('class', 'axis axis-y');
+  const ylabel = svg.append('text').attr('class', 'axis-label').attr('text-anchor', 'middle').text('slot');
+  const labels = svg.append('g').attr('class', 'slot-labels');
+  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
+  const zoomRect = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
+  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
+  const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
+
+  function layout() {
+    const w = frame.width, h = frame.height;
+    baseX.range([MARGIN.left, w - MARGIN.right]);
+    y.domain(occ ? occ.rows.map((_, k) => k) : []).range([MARGIN.top, h - MARGIN.bottom]);
+    zoomRect.attr('x', MARGIN.left).attr('y', MARGIN.top).attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
+      .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
+    ylabel.attr('transform', `translate(12,${(MARGIN.top + h - MARGIN.bottom) / 2}) rotate(-90)`);
+    message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
+    xz.sync();
+  }
+  const currentX = () => baseX.copy().domain(linked.domain());
+  const draw = () => frame.schedule(render);
+
+  function render() {
+    frame.begin();
+    const ctx = frame.ctx;
+    const x = currentX();
+    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
+    const nRows = occ?.rows.length ?? 0;
+    const every = Math.max(1, Math.ceil(nRows / Math.max(1, (frame.height - MARGIN.top - MARGIN.bottom) / 14)));
+    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(y.domain().filter((k) => k % every === 0))
+      .tickFormat((k) => occ.rows[k].id).tickSizeOuter(0));
+    labels.selectAll('*').remove();
+    if (!m || !occ) {
+      hoverG.selectAll('*').remove();
+      message.text('no slot plan yet: the plan is deferred');
+      return;
+    }
+    if (!nRows) {
+      message.text(m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred');
+      hoverG.selectAll('*').remove();
+      return;
+    }
+    message.text('');
+    const [d0, d1] = x.domain();
+    const left = MARGIN.left, right = frame.width - MARGIN.right;
+    const band = y.bandwidth();
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left, MARGIN.top, right - left, frame.height - MARGIN.top - MARGIN.bottom);
+    ctx.clip();
+    // Capacity bands.
+    ctx.fillStyle = '#eef1f5';
+    for (let k = 0; k < nRows; k++) ctx.fillRect(left, y(k), right - left, Math.max(band, 0.5));
+    const seg = occ.segments;
+    const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
+    const selOwner = sel !== undefined ? m.owner[sel] : -1;
+    buckets.reset(seg.n);
+    for (let k = 0; k < seg.n; k++) {
+      if (seg.end[k] + 1 < d0 || seg.start[k] > d1) continue;
+      buckets.push(occ.rows[seg.row[k]].id % PALETTE.length, k);
+    }
+    const kx = x(1) - x(0), ox = x(0);
+    ctx.globalAlpha = selOwner >= 0 ? 0.3 : 1;
+    for (let c = 0; c < PALETTE.length; c++) {
+      const list = buckets.lists[c], cnt = buckets.sizes[c];
+      if (!cnt) continue;
+      ctx.fillStyle = PALETTE[c];
+      ctx.beginPath();
+      for (let j = 0; j < cnt; j++) {
+        const k = list[j];
+        const xa = ox + kx * seg.start[k], xb = ox + kx * (seg.end[k] + 1);
+        const hh = Math.max(band * seg.fill[k], 0.75);
+        ctx.rect(xa, y(seg.row[k]) + band - hh, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), hh);
+      }
+      ctx.fill();
+    }
+    ctx.globalAlpha = 1;
+    ctx.restore();
+    if (band >= 12) {
+      for (let k = 0; k < nRows; k++) {
+        const r = occ.rows[k];
+        labels.append('text').attr('class', 'slot-label').attr('x', right - 4).attr('y', y(k) + Math.min(band, 14) - 3)
+          .attr('text-anchor', 'end').text(`${formatBytes(r.capacity)} · ${(r.utilisation * 100).toFixed(0)}% used`);
+      }
+    }
+    renderHover(x);
+  }
+
+  function segOf(name) {
+    if (!m || !occ || name === null) return -1;
+    const i0 = m.index.get(name);
+    if (i0 === undefined) return -1;
+    const o = m.owner[i0];
+    for (let k = 0; k < occ.segments.n; k++) if (occ.segments.value[k] === o) return k;
+    return -1;
+  }
+
+  function renderHover(x = currentX()) {
+    hoverG.selectAll('*').remove();
+    if (!m || !occ || !occ.rows.length) return;
+    const seg = occ.segments, band = y.bandwidth();
+    for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
+      const k = segOf(name);
+      if (k < 0) continue;
+      const xa = x(seg.start[k]), xb = x(seg.end[k] + 1);
+      hoverG.append('rect').attr('class', cls).attr('x', xa - 1).attr('y', y(seg.row[k]) - 1)
+        .attr('width', Math.max(xb - xa, 1) + 2).attr('height', Math.max(band, 2) + 2);
+    }
+    if (linked.hoverPos !== null) {
+      const xp = x(linked.hoverPos + 0.5);
+      if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
+        hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
+      }
+    }
+  }
+
+  function pick(ev) {
+    if (!m || !occ || !occ.rows.length) return { name: null, pos: null };
+    const x = currentX();
+    const pos = Math.floor(x.invert(ev.offsetX));
+    if (pos < 0 || pos >= m.positions) return { name: null, pos: null };
+    const step = y.step();
+    const k = Math.floor((ev.offsetY - y.range()[0] - step * y.paddingOuter()) / step);
+    if (k < 0 || k >= occ.rows.length) return { name: null, pos };
+    const seg = occ.segments;
+    for (let j = 0; j < seg.n; j++) {
+      if (seg.row[j] === k && pos >= seg.start[j] && pos <= seg.end[j]) return { name: m.names[seg.value[j]], pos };
+    }
+    return { name: null, pos };
+  }
+
+  zoomRect.on('pointermove.hover', (ev) => {
+    const { name, pos } = pick(ev);
+    linked.setHover(name, pos, api);
+    hooks.tooltip?.(ev, name, pos, api);
+  }).on('pointerleave.hover', (ev) => {
+    linked.setHover(null, null, api);
+    hooks.tooltip?.(ev, null, null, api);
+  }).on('click.select', (ev) => linked.setSelected(pick(ev).name, api));
+
+  const offs = [
+    linked.on('xdomain', () => { xz.sync(); draw(); }),
+    linked.on('hover', () => renderHover()),
+    linked.on('select', () => draw()),
+  ];
+
+  const api = {
+    frame,
+    /** model: a slot plan's PlanModel; occupancy: slotOccupancy(model). */
+    setData(model, occupancy) {
+      m = model; occ = occupancy;
+      baseX.domain([0, Math.max(1, m?.positions ?? 1)]);
+      layout();
+      draw();
+    },
+    renderNow: render,
+    toSVG: () => chartSVG(frame, (g) => {
+      if (!m || !occ) return;
+      const x = currentX();
+      const [d0, d1] = x.domain();
+      const seg = occ.segments, band = y.bandwidth();
+      for (let k = 0; k < seg.n && k < 20000; k++) {
+        if (seg.end[k] + 1 < d0 || seg.start[k] > d1) continue;
+        const xa = Math.max(x(seg.start[k]), MARGIN.left), xb = Math.min(x(seg.end[k] + 1), frame.width - MARGIN.right);
+        const hh = Math.max(band * seg.fill[k], 0.75);
+        const r = svgEl('rect', { x: xa.toFixed(2), y: (y(seg.row[k]) + band - hh).toFixed(2), width: Math.max(xb - xa, 0.75).toFixed(2),
+          height: hh.toFixed(2), fill: colorOf(occ.rows[seg.row[k]].id) });
+        const t = svgEl('title');
+        t.textContent = m.names[seg.value[k]];
+        r.append(t);
+        g.append(r);
+      }
+    }),
+    toPNG: () => chartPNG(frame),
+    destroy() { offs.forEach((f) => f()); frame.destroy(); },
+  };
+  return api;
+}

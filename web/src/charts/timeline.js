@@ -1,0 +1,247 @@
+// timeline.js -- (a) the live-interval timeline: one row per buffer (values
+// that own memory, ordered by first use) across positions (nodes in
+// topological order); a value's bar spans [start, end+1). Views are drawn on
+// their root's row as a darker inner band. Colour: the slot in slot plans,
+// else the buffer. A narrow strip on the right brushes the visible rows.
+import { axisBottom, axisLeft, brushY, format, scaleLinear, select } from 'd3';
+
+const compact = format('~s');
+import { Buckets, PALETTE, TinyMarks, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
+
+const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
+
+export function createTimeline(container, linked, { height = 300, hooks = {} } = {}) {
+  let m = null;
+  let views = new Map(); // owner index -> view indices
+  let rowRange = null; // [r0, r1) rows shown, null = all
+  const baseX = scaleLinear();
+  const y = scaleLinear();
+  const tiny = new TinyMarks();
+  const buckets = new Buckets(PALETTE.length + 1);
+
+  const frame = createFrame(container, { className: 'mpv-timeline', title: 'Live intervals — one row per buffer, x = position (node in topological order)', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const svg = select(frame.svg);
+  const gx = svg.append('g').attr('class', 'axis axis-x');
+  const gy = svg.append('g').attr('class', 'axis axis-y');
+  const ylabel = svg.append('text').attr('class', 'axis-label').attr('text-anchor', 'middle');
+  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
+  const zoomRect = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
+  const stripG = svg.append('g').attr('class', 'mpv-interactive row-strip');
+  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
+  const brush = brushY().on('brush end', (ev) => {
+    if (!ev.sourceEvent || !m) return;
+    if (!ev.selection) rowRange = null;
+    else {
+      const s = scaleLinear().domain([0, m.rowCount]).range([MARGIN.top, frame.height - MARGIN.bottom]);
+      const r0 = Math.max(0, Math.floor(s.invert(ev.selection[0])));
+      const r1 = Math.min(m.rowCount, Math.max(r0 + 1, Math.ceil(s.invert(ev.selection[1]))));
+      rowRange = r1 - r0 >= m.rowCount ? null : [r0, r1];
+    }
+    layout();
+    draw();
+  });
+
+  const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
+
+  function layout() {
+    const w = frame.width, h = frame.height;
+    baseX.range([MARGIN.left, w - MARGIN.right]);
+    const [r0, r1] = rowRange ?? [0, Math.max(1, m?.rowCount ?? 1)];
+    y.domain([r0, r1]).range([MARGIN.top, h - MARGIN.bottom]);
+    zoomRect.attr('x', MARGIN.left).attr('y', MARGIN.top).attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
+      .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
+    ylabel.attr('transform', `translate(12,${(MARGIN.top + h - MARGIN.bottom) / 2}) rotate(-90)`)
+      .text(rowRange ? `buffers ${r0}–${r1 - 1}` : 'buffers (by first use)');
+    stripG.attr('transform', `translate(${w - MARGIN.right + 8},0)`);
+    brush.extent([[0, MARGIN.top], [12, h - MARGIN.bottom]]);
+    stripG.call(brush);
+    if (!rowRange) stripG.call(brush.move, null);
+    message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
+    xz.sync();
+  }
+
+  const currentX = () => {
+    const [d0, d1] = linked.domain();
+    return baseX.copy().domain([d0, d1]);
+  };
+
+  function draw() {
+    frame.schedule(render);
+  }
+
+  function render() {
+    frame.begin();
+    const ctx = frame.ctx;
+    const x = currentX();
+    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
+    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => (Number.isInteger(d) ? (d >= 10000 ? compact(d) : d) : '')).tickSizeOuter(0));
+    if (!m || m.n === 0) { message.text(m ? 'no intermediate values' : ''); hoverG.selectAll('*').remove(); return; }
+    message.text('');
+    const [d0, d1] = x.domain();
+    const [r0, r1] = y.domain();
+    const left = MARGIN.left, right = frame.width - MARGIN.right;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(left, MARGIN.top, right - left, frame.height - MARGIN.top - MARGIN.bottom);
+    ctx.clip();
+    const rowH = Math.abs(y(r0 + 1) - y(r0));
+    const gap = rowH > 4 ? 1 : 0;
+    const barH = Math.max(rowH - gap, 0.75);
+    const kx = x(1) - x(0), ox = x(0);
+    const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
+    const selOwner = sel !== undefined ? m.owner[sel] : -1;
+    buckets.reset(m.n);
+    const unk = PALETTE.length;
+    const { start, end, row, owner, size, colorKey } = m;
+    for (let i = 0; i < m.n; i++) {
+      if (owner[i] !== i) continue;
+      if (end[i] + 1 < d0 || start[i] > d1) continue;
+      const r = row[i];
+      if (r < r0 || r >= r1) continue;
+      buckets.push(Number.isNaN(size[i]) ? unk : colorKey[i] % PALETTE.length, i);
+    }
+    ctx.globalAlpha = selOwner >= 0 ? 0.3 : 1;
+    tiny.begin(frame.width, frame.height);
+    for (let k = 0; k <= unk; k++) {
+      const list = buckets.lists[k], cnt = buckets.sizes[k];
+      if (!cnt) continue;
+      ctx.fillStyle = k === unk ? UNKNOWN_COLOR : PALETTE[k];
+      ctx.beginPath();
+      for (let j = 0; j < cnt; j++) {
+        const i = list[j];
+        const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
+        tiny.rect(ctx, k, xa, y(row[i]), Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), barH);
+      }
+      ctx.fill();
+    }
+    // Views: a darker inner band on their root's row.
+    if (rowH >= 2) {
+      ctx.fillStyle = 'rgba(20,30,50,0.45)';
+      ctx.beginPath();
+      for (let i = 0; i < m.n; i++) {
+        if (owner[i] === i || end[i] + 1 < d0 || start[i] > d1) continue;
+        const r = row[i];
+        if (r < r0 || r >= r1) continue;
+        const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
+        tiny.rect(ctx, 31, xa, y(r) + barH * 0.3, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), Math.max(barH * 0.4, 0.75));
+      }
+      ctx.fill();
+    }
+    ctx.globalAlpha = 1;
+    if (selOwner >= 0) {
+      const i = selOwner;
+      ctx.fillStyle = Number.isNaN(size[i]) ? UNKNOWN_COLOR : colorOf(colorKey[i]);
+      const xa = x(start[i]), xb = x(end[i] + 1);
+      ctx.fillRect(xa, y(row[i]), Math.max(xb - xa, 1), barH);
+    }
+    ctx.restore();
+    renderHover(x, barH);
+  }
+
+  function renderHover(x = currentX(), barH = Math.max(Math.abs(y(1) - y(0)) - 1, 0.75)) {
+    hoverG.selectAll('*').remove();
+    if (!m) return;
+    for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
+      const i = name !== null ? m.index.get(name) : undefined;
+      if (i === undefined) continue;
+      const r = m.row[i];
+      const xa = x(m.start[i]), xb = x(m.end[i] + 1);
+      const h = Math.max(barH, 3);
+      hoverG.append('rect').attr('class', cls).attr('x', xa - 1).attr('y', y(r) + barH / 2 - h / 2 - 1)
+        .attr('width', Math.max(xb - xa, 1) + 2).attr('height', h + 2);
+    }
+    if (linked.hoverPos !== null) {
+      const xp = x(linked.hoverPos + 0.5);
+      if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
+        hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
+      }
+    }
+  }
+
+  function pick(ev) {
+    if (!m) return { name: null, pos: null };
+    const [mx, my] = [ev.offsetX, ev.offsetY];
+    const x = currentX();
+    const pos = Math.floor(x.invert(mx));
+    const r = Math.floor(y.invert(my));
+    if (pos < 0 || pos >= m.positions) return { name: null, pos: null };
+    if (r < 0 || r >= m.rowCount) return { name: null, pos };
+    const o = m.rowValue[r];
+    if (pos < m.start[o] || pos > m.end[o]) return { name: null, pos };
+    // A view under the pointer wins over its root.
+    for (const v of views.get(o) ?? []) if (pos >= m.start[v] && pos <= m.end[v]) return { name: m.names[v], pos };
+    return { name: m.names[o], pos };
+  }
+
+  zoomRect.on('pointermove.hover', (ev) => {
+    const { name, pos } = pick(ev);
+    linked.setHover(name, pos, api);
+    hooks.tooltip?.(ev, name, pos, api);
+  }).on('pointerleave.hover', (ev) => {
+    linked.setHover(null, null, api);
+    hooks.tooltip?.(ev, null, null, api);
+  }).on('click.select', (ev) => {
+    const { name } = pick(ev);
+    linked.setSelected(name, api);
+  });
+
+  const offs = [
+    linked.on('xdomain', () => { xz.sync(); draw(); }),
+    linked.on('hover', () => renderHover()),
+    linked.on('select', () => draw()),
+  ];
+
+  const api = {
+    frame,
+    setData(model) {
+      m = model;
+      rowRange = null;
+      views = new Map();
+      if (m) for (let i = 0; i < m.n; i++) if (m.owner[i] !== i) { const o = m.owner[i]; if (!views.has(o)) views.set(o, []); views.get(o).push(i); }
+      baseX.domain([0, Math.max(1, m?.positions ?? 1)]);
+      layout();
+      draw();
+    },
+    /** Scroll the rows so value `name` is visible. */
+    reveal(name) {
+      const i = m?.index.get(name);
+      if (i === undefined || !rowRange) return;
+      const r = m.row[i];
+      if (r >= rowRange[0] && r < rowRange[1]) return;
+      const span = rowRange[1] - rowRange[0];
+      const r0 = Math.max(0, Math.min(m.rowCount - span, r - Math.floor(span / 2)));
+      rowRange = [r0, r0 + span];
+      layout();
+      draw();
+    },
+    renderNow: render,
+    toSVG: () => chartSVG(frame, (g) => marksSVG(g)),
+    toPNG: () => chartPNG(frame),
+    destroy() { offs.forEach((f) => f()); frame.destroy(); },
+  };
+
+  function marksSVG(g) {
+    if (!m) return;
+    const x = currentX();
+    const [d0, d1] = x.domain();
+    const [r0, r1] = y.domain();
+    const barH = Math.max(Math.abs(y(r0 + 1) - y(r0)) - 1, 0.75);
+    let count = 0;
+    for (let i = 0; i < m.n && count < 20000; i++) {
+      if (m.end[i] + 1 < d0 || m.start[i] > d1 || m.row[i] < r0 || m.row[i] >= r1) continue;
+      const view = m.owner[i] !== i;
+      const xa = Math.max(x(m.start[i]), MARGIN.left), xb = Math.min(x(m.end[i] + 1), frame.width - MARGIN.right);
+      const r = svgEl('rect', {
+        x: xa.toFixed(2), y: (y(m.row[i]) + (view ? barH * 0.3 : 0)).toFixed(2), width: Math.max(xb - xa, 0.75).toFixed(2),
+        height: (view ? barH * 0.4 : barH).toFixed(2),
+        fill: view ? 'rgba(20,30,50,0.45)' : Number.isNaN(m.size[i]) ? UNKNOWN_COLOR : colorOf(m.colorKey[i]),
+      });
+      const t = svgEl('title');
+      t.textContent = m.names[i];
+      r.append(t);
+      g.append(r);
+      count++;
+    }
+  }
+  return api;
+}

@@ -1,0 +1,36 @@
+// format.js -- number formatting shared by the app and the charts.
+const nf = new Intl.NumberFormat('en-US');
+
+/** "1,536 B" / "1.5 KiB" style; compact=false gives "1,536 B (1.5 KiB)". */
+export function formatBytes(n, { compact = true, trim = false } = {}) {
+  if (n === null || n === undefined || Number.isNaN(n)) return '—';
+  if (Math.abs(n) < 1024) return `${nf.format(n)} B`;
+  const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+  let v = n, i = -1;
+  do { v /= 1024; i++; } while (Math.abs(v) >= 1024 && i < units.length - 1);
+  const digits = v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+  const short = `${trim ? digits.replace(/\.?0+$/, '') : digits} ${units[i]}`;
+  return compact ? short : `${nf.format(n)} B (${short})`;
+}
+
+export const formatInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '—' : nf.format(n));
+
+export function formatRatio(r) {
+  if (r === null || r === undefined || Number.isNaN(r)) return '—';
+  return `${(r * 100).toFixed(1)}%`;
+}
+
+/** About `count` round tick values in [0, max] on binary units (B, KiB, MiB, …). */
+export function byteTicks(max, count = 5) {
+  if (!(max > 0)) return [0];
+  let unit = 1;
+  while (max / unit >= 1024 * 2 && unit < 1024 ** 5) unit *= 1024;
+  const span = max / unit;
+  const raw = span / Math.max(1, count);
+  const pow = 10 ** Math.floor(Math.log10(raw));
+  let step = [1, 2, 2.5, 5, 10].map((f) => f * pow).find((s) => s >= raw) ?? 10 * pow;
+  if (unit === 1) step = Math.max(1, Math.round(step));
+  const out = [];
+  for (let v = 0; v <= span + 1e-9; v += step) out.push(Math.round(v * unit));
+  return out;
+}

@@ -1,0 +1,216 @@
+// series.js -- per-position series and per-slot rows derived from a PlanModel
+// (plan.js). Pure functions; all arrays are typed and indexed by position.
+
+/**
+ * Memory over time. For every position p (0..positions-1):
+ *   live[p]         sum of the raw sizes of the buffers (owners) live at p
+ *   liveAligned[p]  the same with sizes rounded up to the alignment; its
+ *                   maximum is the lower bound no plan can beat
+ *   extent[p]       the highest byte in use at p: max offset + aligned size of
+ *                   the live buffers (0 when nothing is live or placed); for
+ *                   arena plans its maximum is peak_bytes (slot plans report
+ *                   the raw sum of slot capacities instead)
+ *   naive[p]        a naive allocator that never frees: bytes allocated by p
+ *                   (aligned sizes for the arena strategy, raw for slots, as
+ *                   the CLI's naive_bytes)
+ *   count[p]        buffers live at p
+ *   unknown[p]      buffers live at p whose size is unknown (deferred plans)
+ * Owners with an unknown size count in `count` and `unknown` only.
+ * Also: maxLive, maxLiveAligned, maxExtent, peakPositions (where liveAligned is
+ * largest), partial (some live size unknown).
+ */
+export function memorySeries(m) {
+  const P = m.positions;
+  const dLive = new Float64Array(P + 1);
+  const dAligned = new Float64Array(P + 1);
+  const dNaive = new Float64Array(P + 1);
+  const dCount = new Int32Array(P + 1);
+  const dUnknown = new Int32Array(P + 1);
+  const naiveAligned = m.strategy !== 'slots';
+  const tops = [];
+  for (let i = 0; i < m.n; i++) {
+    if (m.owner[i] !== i) continue;
+    const s = m.start[i], e = m.end[i] + 1;
+    dCount[s]++; dCount[e]--;
+    const sz = m.size[i];
+    if (Number.isNaN(sz)) { dUnknown[s]++; dUnknown[e]--; continue; }
+    const a = m.alignedSize[i];
+    dLive[s] += sz; dLive[e] -= sz;
+    dAligned[s] += a; dAligned[e] -= a;
+    dNaive[s] += naiveAligned ? a : sz;
+    if (!Number.isNaN(m.offset[i])) tops.push(i);
+  }
+  const live = new Float64Array(P), liveAligned = new Float64Array(P), naive = new Float64Array(P);
+  const count = new Int32Array(P), unknown = new Int32Array(P);
+  let l = 0, la = 0, nv = 0, c = 0, u = 0;
+  let maxLive = 0, maxLiveAligned = 0, partial = false;
+  for (let p = 0; p < P; p++) {
+    l += dLive[p]; la += dAligned[p]; nv += dNaive[p]; c += dCount[p]; u += dUnknown[p];
+    live[p] = l; liveAligned[p] = la; naive[p] = nv; count[p] = c; unknown[p] = u;
+    if (l > maxLive) maxLive = l;
+    if (la > maxLiveAligned) maxLiveAligned = la;
+    if (u > 0) partial = true;
+  }
+  const peakPositions = [];
+  if (maxLiveAligned > 0) for (let p = 0; p < P; p++) if (liveAligned[p] === maxLiveAligned) peakPositions.push(p);
+
+  // extent[p] = max over live buffers of offset+size: paint positions from the
+  // highest top down, skipping painted ones with a next-unpainted pointer.
+  const extent = new Float64Array(P);
+  const top = (i) => m.offset[i] + m.alignedSize[i];
+  tops.sort((a, b) => top(b) - top(a));
+  const next = new Int32Array(P + 1);
+  for (let p = 0; p <= P; p++) next[p] = p;
+  const find = (p) => {
+    let r = p;
+    while (next[r] !== r) r = next[r];
+    while (next[p] !== r) { const q = next[p]; next[p] = r; p = q; }
+    return r;
+  };
+  for (const i of tops) {
+    const t = top(i);
+    for (let p = find(m.start[i]); p <= m.end[i]; p = find(p)) {
+      extent[p] = t;
+      next[p] = p + 1;
+    }
+  }
+  let maxExtent = 0;
+  for (let p = 0; p < P; p++) if (extent[p] > maxExtent) maxExtent = extent[p];
+  return { positions: P, live, liveAligned, extent, naive, count, unknown, maxLive, maxLiveAligned, maxExtent, peakPositions, partial };
+}
+
+/**
+ * Slot occupancy: one row per slot (slot plans; empty for arena plans), and
+ * the owners placed in each as columnar segments.
+ * rows: [{id, capacity, offset, used (owners), busy (positions occupied),
+ *         utilisation (sum size*len / (capacity*positions))}] in slot id order.
+ * segments: {n, row: Int32Array, start, end: Int32Array, size: Float64Array,
+ *            fill: Float64Array (size/capacity), value: Int32Array}
+ */
+export function slotOccupancy(m) {
+  const rows = m.slots.slice().sort((a, b) => a.id - b.id)
+    .map((s) => ({ id: s.id, capacity: s.capacity, offset: s.offset, used: 0, busy: 0, utilisation: 0 }));
+  const rowOf = new Map(rows.map((r, k) => [r.id, k]));
+  const idx = [];
+  for (let i = 0; i < m.n; i++) if (m.owner[i] === i && rowOf.has(m.slot[i])) idx.push(i);
+  idx.sort((a, b) => rowOf.get(m.slot[a]) - rowOf.get(m.slot[b]) || m.start[a] - m.start[b] || a - b);
+  const n = idx.length;
+  const seg = {
+    n, row: new Int32Array(n), start: new Int32Array(n), end: new Int32Array(n),
+    size: new Float64Array(n), fill: new Float64Array(n), value: Int32Array.from(idx),
+  };
+  const byteSteps = new Float64Array(rows.length);
+  for (let k = 0; k < n; k++) {
+    const i = idx[k], r = rowOf.get(m.slot[i]), row = rows[r];
+    const sz = Number.isNaN(m.size[i]) ? 0 : m.size[i];
+    const len = m.end[i] - m.start[i] + 1;
+    seg.row[k] = r; seg.start[k] = m.start[i]; seg.end[k] = m.end[i]; seg.size[k] = sz;
+    seg.fill[k] = row.capacity > 0 ? sz / row.capacity : 0;
+    row.used++; row.busy += len;
+    byteSteps[r] += sz * len;
+  }
+  for (let r = 0; r < rows.length; r++) {
+    const denom = rows[r].capacity * m.positions;
+    rows[r].utilisation = denom > 0 ? byteSteps[r] / denom : 0;
+  }
+  return { rows, segments: seg };
+}
+
+/**
+ * Per-node rows, derived from the values until the plan JSON carries node
+ * info: position p is the p-th node in topological order; the values it
+ * produces are those that start at p (graph inputs start at 0 too, and are
+ * reported there when the plan includes them). Per row:
+ *   {position, outputs: [names], allocated (raw bytes of the owners starting
+ *    here), freed (raw bytes of the owners whose last use is here), live,
+ *    liveAligned, extent, count, unknown}
+ * `nodes` (optional) is the future plan JSON `nodes` array
+ * ([{name, op_type}] in position order); when given, each row gets name/op.
+ */
+export function nodeRows(m, series = memorySeries(m), nodes = null) {
+  const rows = [];
+  for (let p = 0; p < m.positions; p++) {
+    const nd = Array.isArray(nodes) ? nodes[p] : null;
+    rows.push({
+      position: p,
+      name: nd && typeof nd.name === 'string' ? nd.name : '',
+      op: nd && typeof nd.op_type === 'string' ? nd.op_type : '',
+      outputs: [], allocated: 0, freed: 0,
+      live: series.live[p], liveAligned: series.liveAligned[p], extent: series.extent[p],
+      count: series.count[p], unknown: series.unknown[p],
+    });
+  }
+  for (let i = 0; i < m.n; i++) {
+    const r = rows[m.start[i]];
+    if (!r) continue;
+    r.outputs.push(m.names[i]);
+    if (m.owner[i] !== i || Number.isNaN(m.size[i])) continue;
+    r.allocated += m.size[i];
+    rows[m.end[i]].freed += m.size[i];
+  }
+  return rows;
+}
+
+/**
+ * Per-value rows for the table: {index, name, size (null if unknown), start,
+ * end, length, owner, view, slot (null), offset (null), status}.
+ * status: 'unknown: <reason>' | 'unplanned' | 'view' | '' (planned buffer).
+ */
+export function valueRows(m) {
+  const rows = new Array(m.n);
+  const unplanned = new Set(m.unplanned.map((u) => u.name));
+  for (let i = 0; i < m.n; i++) {
+    const name = m.names[i];
+    const reason = m.unknownReason.get(name);
+    rows[i] = {
+      index: i,
+      name,
+      size: Number.isNaN(m.size[i]) ? null : m.size[i],
+      start: m.start[i],
+      end: m.end[i],
+      length: m.end[i] - m.start[i] + 1,
+      owner: m.names[m.owner[i]],
+      view: m.view[i] === 1,
+      slot: m.slot[i] >= 0 ? m.slot[i] : null,
+      offset: Number.isNaN(m.offset[i]) ? null : m.offset[i],
+      status: reason !== undefined ? `unknown: ${reason}` : unplanned.has(name) ? 'unplanned' : m.view[i] ? 'view' : '',
+    };
+  }
+  return rows;
+}
+
+/**
+ * Filter rows whose `name` (or, for node rows, outputs/op) matches a regular
+ * expression given as text. An invalid pattern falls back to a
+ * case-insensitive substring match. Returns {rows, error}.
+ */
+export function filterRows(rows, pattern, fields = ['name']) {
+  if (!pattern) return { rows, error: null };
+  let test, error = null;
+  try {
+    const re = new RegExp(pattern, 'i');
+    test = (s) => re.test(s);
+  } catch (e) {
+    error = e.message;
+    const needle = pattern.toLowerCase();
+    test = (s) => s.toLowerCase().includes(needle);
+  }
+  const out = rows.filter((r) => fields.some((f) => {
+    const v = r[f];
+    return Array.isArray(v) ? v.some((x) => test(String(x))) : v !== undefined && v !== null && test(String(v));
+  }));
+  return { rows: out, error };
+}
+
+/** Stable sort of rows by key; nulls last in either direction. */
+export function sortRows(rows, key, dir = 1) {
+  const val = (r) => (Array.isArray(r[key]) ? r[key].join(' ') : r[key]);
+  return rows.map((r, k) => [r, k]).sort(([a, ka], [b, kb]) => {
+    const x = val(a), y = val(b);
+    if (x === y) return ka - kb;
+    if (x === null || x === undefined || x === '') return 1;
+    if (y === null || y === undefined || y === '') return -1;
+    if (typeof x === 'number' && typeof y === 'number') return (x - y) * dir;
+    return (String(x) < String(y) ? -1 : 1) * dir;
+  }).map(([r]) => r);
+}

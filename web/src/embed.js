@@ -1,0 +1,129 @@
+// embed.js -- the visualizer as an ES module for other pages.
+//
+//   import { mount } from './embed.js';
+//   const view = mount(element, { src: 'model.onnx', dims: { batch: 1 }, strategy: 'arena', align: 64 });
+//   await view.ready;                 // the WebAssembly worker is up
+//   await view.setModel(bytesOrUrl);  // Uint8Array | ArrayBuffer | URL string; resolves when planned
+//   await view.setDims({ batch: 4 }); // re-plans
+//   await view.setPlan(planJson);     // show a saved `memplan plan --json` document instead
+//   view.select('valueName');         // highlight a value in every chart and the table
+//   const off = view.on('plan', (planJson) => ...);  // events: load, plan, select, hover, progress, state, error
+//   view.cancel();                    // stop a long load or plan (restarts the worker)
+//   view.destroy();
+//
+// or declaratively: <memplan-view src="model.onnx"></memplan-view> (attributes
+// src, strategy, align; the element exposes the same methods).
+//
+// Styles: this module imports ./app/view.css (Vite bundles it); pages that use
+// a built copy link the emitted CSS. No inline styles are needed (strict CSP).
+import './app/view.css';
+import { connectMemplan } from './api/memplan-client.js';
+import { createView } from './app/view.js';
+
+const baseName = (url) => {
+  try { return decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url); } catch { return String(url); }
+};
+
+/** Fetch bytes, reporting progress ({stage: 'download', loaded, total}). */
+export async function fetchBytes(url, onProgress) {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`HTTP ${res.status} fetching ${url}`);
+  const total = Number(res.headers.get('content-length')) || 0;
+  if (!res.body || !onProgress) return new Uint8Array(await res.arrayBuffer());
+  const reader = res.body.getReader();
+  const chunks = [];
+  let loaded = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    chunks.push(value);
+    loaded += value.byteLength;
+    onProgress({ stage: 'download', loaded, total });
+  }
+  const out = new Uint8Array(loaded);
+  let o = 0;
+  for (const c of chunks) { out.set(c, o); o += c.byteLength; }
+  return out;
+}
+
+export function mount(element, options = {}) {
+  if (!(element instanceof Element)) throw new TypeError('mount(element): expected a DOM element');
+  let view = null;
+  let destroyed = false;
+  const early = []; // on() before the view exists
+  const clientPromise = options.client ? Promise.resolve(options.client) : connectMemplan();
+  const ready = clientPromise.then((client) => {
+    if (destroyed) { if (!options.client) client.terminate(); return null; }
+    view = createView(element, client, options);
+    for (const [type, fn, box] of early) box.off = view.on(type, fn);
+    return view;
+  });
+  const withView = async (fn) => { const v = await ready; if (!v) throw new Error('the view was destroyed'); return fn(v); };
+
+  const controller = {
+    ready: ready.then(() => controller),
+    /** Open a model: bytes (Uint8Array/ArrayBuffer) or a URL. name: shown as the title. */
+    setModel(source, name) {
+      return withView(async (v) => {
+        if (typeof source === 'string' || source instanceof URL) {
+          const url = String(source);
+          return v.open(name ?? baseName(url), fetchBytes(url, (p) => v.root.dispatchEvent(new CustomEvent('memplan-progress', { detail: p }))));
+        }
+        const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
+        if (!(bytes instanceof Uint8Array)) throw new TypeError('setModel: expected bytes or a URL');
+        return v.open(name ?? 'model.onnx', Promise.resolve(bytes));
+      });
+    },
+    /** Show a plan JSON (an object, or its text) without a model. */
+    setPlan: (plan, name) => withView((v) => v.showPlan(typeof plan === 'string' ? JSON.parse(plan) : plan, name)),
+    setDims: (dims) => withView((v) => v.setDims(dims)),
+    setOptions: (opts) => withView((v) => v.setOptions(opts)),
+    select: (name) => { ready.then((v) => v?.select(name)); },
+    on(type, fn) {
+      if (view) return view.on(type, fn);
+      const box = { off: null };
+      early.push([type, fn, box]);
+      return () => box.off?.();
+    },
+    cancel: () => { view?.cancel(); },
+    /** The current plan JSON (null before the first plan). */
+    get plan() { return view?.state.plan ?? null; },
+    get view() { return view; },
+    destroy() {
+      destroyed = true;
+      view?.destroy();
+      if (!options.client) clientPromise.then((c) => c.terminate()).catch(() => {});
+    },
+  };
+  if (options.src) {
+    controller.setModel(options.src).then(() => (options.dims ? controller.setDims(options.dims) : null)).catch(() => {});
+  } else if (options.dims) {
+    ready.then((v) => v?.setDims(options.dims));
+  }
+  return controller;
+}
+
+export class MemplanViewElement extends HTMLElement {
+  static get observedAttributes() { return ['src', 'strategy', 'align']; }
+  connectedCallback() {
+    if (this._ctl) return;
+    this._ctl = mount(this, {
+      src: this.getAttribute('src') || undefined,
+      strategy: this.getAttribute('strategy') || undefined,
+      align: this.hasAttribute('align') ? Number(this.getAttribute('align')) : undefined,
+    });
+    this._ctl.on('state', (s) => { this.dataset.state = s; });
+  }
+  disconnectedCallback() { this._ctl?.destroy(); this._ctl = null; }
+  attributeChangedCallback(name, old, value) {
+    if (!this._ctl || old === value) return;
+    if (name === 'src' && value) this._ctl.setModel(value);
+    if (name === 'strategy' || name === 'align') this._ctl.setOptions({ [name]: name === 'align' ? Number(value) : value });
+  }
+  setModel(s, n) { return this._ctl.setModel(s, n); }
+  setDims(d) { return this._ctl.setDims(d); }
+  select(n) { return this._ctl.select(n); }
+  on(t, f) { return this._ctl.on(t, f); }
+  get plan() { return this._ctl?.plan ?? null; }
+}
+if (typeof customElements !== 'undefined' && !customElements.get('memplan-view')) customElements.define('memplan-view', MemplanViewElement);
