@@ -131,7 +131,7 @@ static void test_views(void **state) {
     mb_output(g, "y", 1, "4");
     char *json = plan(g, 4, SLOTS);
     expect_contains(json, "{\"name\":\"a\",\"size\":16,\"start\":0,\"end\":4,\"owner\":\"a\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"rr\",\"size\":16,\"start\":0,\"end\":4,\"owner\":\"a\",\"view\":true,\"slot\":0,\"offset\":0}");
+    expect_contains(json, "{\"name\":\"rr\",\"size\":16,\"start\":0,\"end\":4,\"owner\":\"a\",\"view\":true,\"slot\":0,\"offset\":0,\"dtype\":\"float\",\"shape\":[4]}");
     expect_contains(json, "{\"name\":\"b\",\"size\":16,\"start\":3,\"end\":4,\"owner\":\"b\",\"view\":false,\"slot\":1");
     expect_contains(json, "{\"name\":\"y\",\"size\":16,\"start\":4,\"end\":4,\"owner\":\"y\",\"view\":false,\"slot\":2");
     expect_contains(json, "\"slots\":[{\"id\":0,\"capacity\":16,\"offset\":0},{\"id\":1,\"capacity\":16,\"offset\":16},"

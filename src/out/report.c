@@ -27,6 +27,7 @@ typedef struct plan_ctx {
     memplan_arena_plan arena;
     uint64_t *slot_offset;       /* slots strategy: offset of each slot */
     uint64_t naive, peak;
+    uint64_t lower_bound;        /* on the strategy's basis: aligned for arena, raw for slots */
 } plan_ctx;
 
 static void plan_free(plan_ctx *c) {
@@ -123,8 +124,11 @@ static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memp
             off += (c->slots.slot_bytes[s] + r->align - 1) / r->align * r->align;
         }
         c->peak = c->slots.peak_bytes;
+        /* slot capacities are raw sizes (seed 000): compare with the raw bound */
+        if ((st = memplan_lower_bound(c->bufs, c->n_bufs, 1, &c->lower_bound, err))) return st;
     } else {
         c->peak = c->arena.arena_bytes;
+        c->lower_bound = c->arena.lower_bound_bytes;
     }
     return MEMPLAN_OK;
 }
@@ -132,6 +136,54 @@ static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memp
 static void json_size(mp_json *j, const memplan_size *s) {
     if (s->kind == MEMPLAN_SIZE_KNOWN) mp_json_uint(j, s->bytes);
     else mp_json_null(j);
+}
+
+static void json_amount(mp_json *j, memplan_expr_pool *p, memplan_expr e);
+static const char *kind_label(const memplan_vshape *v);
+
+/* "dtype" and "shape" (dims bound by the request) of a value. */
+static void json_type_of(mp_json *j, const plan_ctx *c, int32_t v) {
+    const memplan_vshape *vs = memplan_shapes_value(c->shapes, c->g, v);
+    memplan_expr_pool *p = memplan_shapes_pool(c->shapes);
+    mp_json_key(j, "dtype");
+    mp_json_str(j, kind_label(vs));
+    mp_json_key(j, "shape");
+    if (vs->rank < 0) {
+        mp_json_null(j);
+        return;
+    }
+    mp_json_arr(j);
+    for (int32_t i = 0; i < vs->rank; i++)
+        json_amount(j, p, c->r->n_bindings ? memplan_expr_bind(p, vs->dims[i], c->r->bindings, c->r->n_bindings)
+                                           : vs->dims[i]);
+    mp_json_end(j);
+}
+
+/* Nodes in position order, for tables and tooltips. */
+static void json_nodes(mp_json *j, const memplan_graph *g) {
+    mp_json_arr(j);
+    for (int32_t p = 0; p < g->n_nodes; p++) {
+        const memplan_node *n = &g->nodes[p];
+        mp_json_obj(j);
+        mp_json_key(j, "index");
+        mp_json_int(j, p);
+        mp_json_key(j, "name");
+        mp_json_str(j, n->name);
+        mp_json_key(j, "op_type");
+        mp_json_str(j, n->op_type);
+        mp_json_key(j, "domain");
+        mp_json_str(j, n->domain);
+        for (int io = 0; io < 2; io++) {
+            mp_json_key(j, io ? "outputs" : "inputs");
+            mp_json_arr(j);
+            int32_t cnt = io ? n->n_outputs : n->n_inputs;
+            const int32_t *ids = io ? n->outputs : n->inputs;
+            for (int32_t k = 0; k < cnt; k++) mp_json_str(j, ids[k] >= 0 ? g->values[ids[k]].name : "");
+            mp_json_end(j);
+        }
+        mp_json_end(j);
+    }
+    mp_json_end(j);
 }
 
 static void json_value(mp_json *j, const plan_ctx *c, int32_t v) {
@@ -159,6 +211,7 @@ static void json_value(mp_json *j, const plan_ctx *c, int32_t v) {
     mp_json_key(j, "offset");
     if (planned) mp_json_uint(j, slots ? c->slot_offset[c->slots.slot_of[b]] : c->arena.offset[b]);
     else mp_json_null(j);
+    json_type_of(j, c, v);
     mp_json_end(j);
 }
 
@@ -218,7 +271,7 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     mp_json_key(j, "peak_bytes");
     if (def) mp_json_null(j); else mp_json_uint(j, c->peak);
     mp_json_key(j, "lower_bound_bytes");
-    if (def) mp_json_null(j); else mp_json_uint(j, c->arena.lower_bound_bytes);
+    if (def) mp_json_null(j); else mp_json_uint(j, c->lower_bound);
     mp_json_key(j, "savings_ratio");
     if (def) mp_json_null(j); else mp_json_double(j, c->naive ? 1.0 - (double)c->peak / (double)c->naive : 0.0);
     mp_json_key(j, "strategies");
@@ -277,6 +330,8 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     mp_json_key(j, "unknown");
     if (def) json_unknown(j, c);
     else mp_json_null(j);
+    mp_json_key(j, "nodes");
+    json_nodes(j, g);
     mp_json_end(j);
 }
 
@@ -325,7 +380,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c, const memplan_request *r) {
         mp_buf_puts(b, "\npeak:              ");
         human_bytes(b, c->peak);
         mp_buf_puts(b, "\nlower bound:       ");
-        human_bytes(b, c->arena.lower_bound_bytes);
+        human_bytes(b, c->lower_bound);
         mp_buf_printf(b, "\nsavings:           %.1f%%\n", c->naive ? 100.0 * (1.0 - (double)c->peak / (double)c->naive) : 0.0);
         mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
                       (unsigned long long)c->arena.arena_bytes, (unsigned long long)c->slots.peak_bytes,
