@@ -505,17 +505,20 @@ static void col2im(mp_sctx *c) {
 
 static void same_as_input(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
 
-/* BatchNormalization: Y like X; training outputs (running or saved
- * mean/var) are (C), like the mean input. */
+/* BatchNormalization: Y like X; the training outputs (running mean/var from
+ * opset 14; mean, var, saved mean, saved var before) are shaped like the
+ * mean and var inputs: (C), or (C, D1, ...) with spatial=0 (opset < 9). */
 static void batch_norm(mp_sctx *c) {
     same_as_input(c);
-    const memplan_vshape *x = mp_in(c, 0), *mean = mp_in(c, 3), *var = mp_in(c, 4);
-    memplan_expr ch = dim_at(x, 1);
-    if (ch == MEMPLAN_EXPR_NONE) ch = dim_at(mean, 0);
+    const memplan_vshape *x = mp_in(c, 0);
     for (int32_t k = 1; k < mp_n_out(c) && k < 5; k++) {
-        const memplan_vshape *like = (k % 2) ? mean : var;
-        int32_t et = like ? like->elem_type : x ? x->elem_type : 0;
-        mp_out(c, k, et, 1, &ch);
+        const memplan_vshape *like = mp_in(c, k % 2 ? 3 : 4);
+        if (like && like->rank >= 0) {
+            mp_out(c, k, like->elem_type, like->rank, like->dims);
+        } else {
+            memplan_expr ch = dim_at(x, 1);
+            mp_out(c, k, like ? like->elem_type : x ? x->elem_type : 0, 1, &ch);
+        }
     }
 }
 
@@ -558,7 +561,7 @@ static void loss(mp_sctx *c) {
  * qk_matmul_output: (B, Hq, S, total). */
 static void attention(mp_sctx *c) {
     const memplan_vshape *q = mp_in(c, 0), *k = mp_in(c, 1), *v = mp_in(c, 2);
-    const memplan_vshape *pk = mp_in(c, 4), *pv = mp_in(c, 5);
+    const memplan_vshape *pk = mp_in(c, 4);
     if (!q) return;
     int32_t et = q->elem_type;
     if (q->rank != 3 && q->rank != 4) {
@@ -579,8 +582,8 @@ static void attention(mp_sctx *c) {
     if (four) mp_out(c, 0, et, 4, y4);
     else mp_out(c, 0, et, 3, y3);
     memplan_expr pkd[4] = {q->dims[0], hkv, total, hk}, pvd[4] = {q->dims[0], hkv, total, hv};
-    if (pk || mp_has_out(c, 1)) mp_out(c, 1, et, 4, pkd);
-    if (pv || mp_has_out(c, 2)) mp_out(c, 2, et, 4, pvd);
+    mp_out(c, 1, et, 4, pkd);
+    mp_out(c, 2, et, 4, pvd);
     memplan_expr qk[4] = {q->dims[0], hq, seq, total};
     mp_out(c, 3, et, 4, qk);
 }
