@@ -318,6 +318,58 @@ static void test_sampling_and_norms(void **state) {
     done(&c);
 }
 
+/* Attention (opset 23): 4-D with a KV cache, and 3-D with head counts. */
+static void test_attention(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "q", 1, "B,8,S,64");
+    mb_input(g, "k", 1, "B,2,L,64");
+    mb_input(g, "v", 1, "B,2,L,32");
+    mb_input(g, "pk", 1, "B,2,P,64");
+    mb_input(g, "pv", 1, "B,2,P,32");
+    mb_input(g, "q3", 1, "B,S,512");
+    mb_input(g, "k3", 1, "B,L,128");
+    mb_input(g, "v3", 1, "B,L,64");
+    mb_node(g, "Attention", "q,k,v,,pk,pv", "y,prk,prv,qk");
+    Onnx__NodeProto *a3 = mb_node(g, "Attention", "q3,k3,v3", "y3,pk3");
+    mb_int_attr(a3, "q_num_heads", 8);
+    mb_int_attr(a3, "kv_num_heads", 2);
+    mb_output(g, "y", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "y", "float[B,8,S,32] 1024*B*S");
+    expect(&c, "prk", "float[B,2,L+P,64] 512*B*L+512*B*P");
+    expect(&c, "prv", "float[B,2,L+P,32] 256*B*L+256*B*P");
+    expect(&c, "qk", "float[B,8,S,L+P] 32*B*L*S+32*B*P*S");
+    expect(&c, "y3", "float[B,S,256] 1024*B*S");
+    expect(&c, "pk3", "float[B,2,L,64] 512*B*L");
+    done(&c);
+}
+
+/* BatchNormalization training outputs, losses, Softmax. */
+static void test_norm_outputs_and_losses(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "N,C,H,W");
+    mb_input(g, "sc", 1, "C");
+    mb_input(g, "t", 7, "N,H,W");
+    mb_node(g, "BatchNormalization", "x,sc,sc,sc,sc", "bn,rm,rv");
+    mb_node(g, "NegativeLogLikelihoodLoss", "x,t", "mean_loss");
+    str_attr(mb_node(g, "SoftmaxCrossEntropyLoss", "x,t", "none_loss,logp"), "reduction", "none");
+    mb_node(g, "Softmax", "x", "sm");
+    mb_output(g, "bn", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "bn", "float[N,C,H,W] 4*C*H*N*W");
+    expect(&c, "rm", "float[C] 4*C");
+    expect(&c, "rv", "float[C] 4*C");
+    expect(&c, "mean_loss", "float[] 4");
+    expect(&c, "none_loss", "float[N,H,W] 4*H*N*W");
+    expect(&c, "logp", "float[N,C,H,W] 4*C*H*N*W");
+    expect(&c, "sm", "float[N,C,H,W] 4*C*H*N*W");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_symbolic),
@@ -329,6 +381,8 @@ int main(void) {
         cmocka_unit_test(test_einsum),
         cmocka_unit_test(test_recurrent),
         cmocka_unit_test(test_sampling_and_norms),
+        cmocka_unit_test(test_attention),
+        cmocka_unit_test(test_norm_outputs_and_losses),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

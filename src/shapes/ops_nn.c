@@ -270,8 +270,8 @@ static memplan_vshape view(const memplan_vshape *like, int32_t rank, const mempl
     return v;
 }
 
-/* Numpy matmul of two ranked shapes into dims; rank or -1. */
-static int32_t matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims) {
+/* Numpy matmul of two ranked shapes (declared in rules.h). */
+int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims) {
     if (a->rank < 1 || b->rank < 1) return -1;
     int32_t ba = a->rank >= 2 ? a->rank - 2 : 0, bb = b->rank >= 2 ? b->rank - 2 : 0;
     memplan_expr ka = a->dims[a->rank - 1], kb = b->dims[b->rank >= 2 ? b->rank - 2 : 0];
@@ -294,7 +294,7 @@ static void matmul_like(mp_sctx *c, int32_t et) {
     if (!a || !b) return;
     if (!et) et = a->elem_type;
     memplan_expr dims[R];
-    int32_t r = a->rank >= 0 && b->rank >= 0 ? matmul_dims(c, a, b, dims) : -1;
+    int32_t r = a->rank >= 0 && b->rank >= 0 ? mp_matmul_dims(c, a, b, dims) : -1;
     if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not match");
     else mp_out(c, 0, et, r, dims);
 }
@@ -569,8 +569,9 @@ static void attention(mp_sctx *c) {
         return;
     }
     bool four = q->rank == 4;
-    memplan_expr hq = four ? q->dims[1] : mp_const(c, mp_attr_int(c, "q_num_heads", 0));
-    memplan_expr hkv = four ? dim_at(k, 1) : mp_const(c, mp_attr_int(c, "kv_num_heads", 0));
+    const memplan_attr *aq = mp_attr(c, "q_num_heads"), *akv = mp_attr(c, "kv_num_heads");
+    memplan_expr hq = four ? q->dims[1] : aq ? mp_const(c, aq->i) : MEMPLAN_EXPR_NONE;
+    memplan_expr hkv = four ? dim_at(k, 1) : akv ? mp_const(c, akv->i) : MEMPLAN_EXPR_NONE;
     memplan_expr kv_seq = dim_at(k, four ? 2 : 1), hv = dim_at(v, 3), hk = dim_at(k, 3);
     if (!four) {
         hv = memplan_expr_floordiv(P(c), dim_at(v, 2), hkv);

@@ -114,5 +114,10 @@ memplan_expr mp_product(mp_sctx *c, int32_t rank, const memplan_expr *dims);
  * other or from kernel_shape). dims holds MEMPLAN_MAX_RANK entries. Returns
  * the rank, or -1 (with a note for bad attributes) when it cannot tell. */
 int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vshape *w, memplan_expr *dims);
+/* Numpy matmul of two ranked shapes a @ b (1-D operands promoted and the
+ * added axis removed; batch dims broadcast): writes the output dims (at most
+ * MEMPLAN_MAX_RANK) and returns the rank, or -1 (with a note when the inner
+ * dims are constants that differ). For QLinearMatMul, MatMulNBits, ... */
+int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims);
 
 #endif
