@@ -105,33 +105,25 @@ int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vsha
 
 /* ---- convolutions ------------------------------------------------------ */
 
-/* Conv-like op: X at input 0, W at input w_k (-1: a pool), output type et (0: X's). */
-static void conv_like(mp_sctx *c, int32_t w_k, int32_t et) {
+/* Conv-like op: X at input 0, W at input w_k (-1: a pool), output type et
+ * (0: X's). n_out outputs get the shape; output 1 of MaxPool (Indices) is
+ * int64. */
+static void conv_like(mp_sctx *c, int32_t w_k, int32_t et, int32_t n_out) {
     const memplan_vshape *x = mp_in(c, 0), *w = w_k >= 0 ? mp_in(c, w_k) : NULL;
     if (!et) et = x ? x->elem_type : 0;
     memplan_expr dims[R];
     int32_t rank = mp_conv_out_dims(c, x, w, dims);
-    if (rank < 0) {
-        mp_out_unranked(c, 0, et, "input rank unknown or attributes invalid");
-        return;
+    for (int32_t k = 0; k < n_out; k++) {
+        int32_t t = k == 0 ? et : MEMPLAN_DTYPE_INT64;
+        if (rank < 0) mp_out_unranked(c, k, t, "input rank unknown or attributes invalid");
+        else mp_out(c, k, t, rank, dims);
     }
-    mp_out(c, 0, et, rank, dims);
 }
 
-static void conv(mp_sctx *c) { conv_like(c, 1, 0); }
-static void conv_integer(mp_sctx *c) { conv_like(c, 1, MEMPLAN_DTYPE_INT32); }
-
-/* MaxPool: Indices (output 1) is int64 of the same shape. */
-static void max_pool(mp_sctx *c) {
-    conv_like(c, -1, 0);
-    const memplan_vshape *x = mp_in(c, 0);
-    memplan_expr dims[R];
-    int32_t rank = mp_conv_out_dims(c, x, NULL, dims);
-    if (rank >= 0) mp_out(c, 1, MEMPLAN_DTYPE_INT64, rank, dims);
-    else mp_out_unranked(c, 1, MEMPLAN_DTYPE_INT64, "input rank unknown");
-}
-
-static void pool(mp_sctx *c) { conv_like(c, -1, 0); }
+static void conv(mp_sctx *c) { conv_like(c, 1, 0, 1); }
+static void conv_integer(mp_sctx *c) { conv_like(c, 1, MEMPLAN_DTYPE_INT32, 1); }
+static void pool(mp_sctx *c) { conv_like(c, -1, 0, 1); }
+static void max_pool(mp_sctx *c) { conv_like(c, -1, 0, 2); }
 
 /* ConvTranspose: output_shape wins; else stride*(in-1) + output_padding +
  * dilated kernel - pads; SAME_* gives in*stride. Channels: W[1]*group. */
@@ -172,9 +164,6 @@ static void conv_transpose(mp_sctx *c) {
     }
     mp_out(c, 0, et, rank, dims);
 }
-
-/* DeformConv (opset 19): like Conv, no auto_pad. */
-static void deform_conv(mp_sctx *c) { conv_like(c, 1, 0); }
 
 /* ---- pools ------------------------------------------------------------- */
 
@@ -594,7 +583,7 @@ const mp_rule mp_rules_nn[] = {
     {"", "Conv", conv},
     {"", "ConvInteger", conv_integer},
     {"", "ConvTranspose", conv_transpose},
-    {"", "DeformConv", deform_conv},
+    {"", "DeformConv", conv}, /* opset 19: Conv's arithmetic, no auto_pad */
     /* pools */
     {"", "MaxPool", max_pool},
     {"", "AveragePool", pool},
