@@ -370,6 +370,35 @@ static void test_norm_outputs_and_losses(void **state) {
     done(&c);
 }
 
+/* Odd attributes never crash: wrong counts, huge values, bad equations. */
+static void test_odd_attributes(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "N,C,H,W");
+    mb_input(g, "a", 1, "I,J");
+    Onnx__NodeProto *p1 = mb_node(g, "MaxPool", "x", "bad_count");
+    INTS(p1, "kernel_shape", 2);
+    Onnx__NodeProto *p2 = mb_node(g, "AveragePool", "x", "huge");
+    INTS(p2, "kernel_shape", INT64_MAX, INT64_MIN);
+    INTS(p2, "dilations", INT64_MAX, 3);
+    INTS(p2, "pads", INT64_MAX, INT64_MAX, INT64_MIN, INT64_MIN);
+    Onnx__NodeProto *p3 = mb_node(g, "ConvTranspose", "x,x", "huge_t");
+    INTS(p3, "strides", INT64_MAX, INT64_MAX);
+    INTS(p3, "output_padding", INT64_MAX, INT64_MIN);
+    str_attr(mb_node(g, "Einsum", "a", "two_ell"), "equation", "...i...->i");
+    str_attr(mb_node(g, "Einsum", "a", "missing"), "equation", "ij->k");
+    str_attr(mb_node(g, "Einsum", "a,a", "terms"), "equation", "ij->ij");
+    mb_output(g, "huge", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "bad_count", "float[?] ?");
+    expect(&c, "two_ell", "float[?] ?");
+    expect(&c, "missing", "float[?] ?");
+    expect(&c, "terms", "float[?] ?");
+    assert_true(memplan_shapes_note_count(c.s) >= 1);
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_conv_symbolic),
@@ -383,6 +412,7 @@ int main(void) {
         cmocka_unit_test(test_sampling_and_norms),
         cmocka_unit_test(test_attention),
         cmocka_unit_test(test_norm_outputs_and_losses),
+        cmocka_unit_test(test_odd_attributes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -51,17 +51,29 @@ static bool ints_attr(mp_sctx *c, const char *name, int64_t want, int64_t dflt, 
 
 /* ---- shared conv/pool window arithmetic -------------------------------- */
 
+/* A constant as an amount. Attribute values are arbitrary int64s, so all
+ * arithmetic on them goes through the pool (overflow gives NONE, not UB). */
+static memplan_expr K(mp_sctx *c, int64_t v) { return mp_const(c, v); }
+
+/* Dilated kernel size (k-1)*d+1. */
+static memplan_expr eff_kernel(mp_sctx *c, int64_t k, int64_t d) {
+    return add(c, mul(c, sub(c, K(c, k), K(c, 1)), K(c, d)), K(c, 1));
+}
+
 /* One spatial output dim of a window of effective size ek (dilated kernel)
- * over `in` with pads pb/pe and stride s; ceil_mode drops a last window that
- * would start in the end padding (ONNX pool spec, as onnxruntime does). */
-static memplan_expr window_out(mp_sctx *c, memplan_expr in, int64_t pb, int64_t pe, int64_t ek, int64_t s, bool ceil_mode) {
-    memplan_expr total = sub(c, add(c, in, mp_const(c, pb + pe)), mp_const(c, ek));
-    memplan_expr one = mp_const(c, 1), sc = mp_const(c, s);
+ * over `in` with pads pb/pe and stride s: (in + pb + pe - ek)//s + 1. With
+ * ceil_mode the division rounds up, and a last window that would start in
+ * the end padding is dropped (ONNX pool spec, as onnxruntime does). */
+static memplan_expr window_out(mp_sctx *c, memplan_expr in, int64_t pb, int64_t pe, memplan_expr ek, int64_t s,
+                               bool ceil_mode) {
+    memplan_expr total = sub(c, add(c, add(c, in, K(c, pb)), K(c, pe)), ek);
+    memplan_expr one = K(c, 1), sc = K(c, s);
     if (!ceil_mode) return add(c, memplan_expr_floordiv(P(c), total, sc), one);
     memplan_expr out = add(c, memplan_expr_ceildiv(P(c), total, sc), one);
-    if (pe == 0 && ek >= s) return out; /* the last window always starts inside */
+    int64_t ekv;
+    if (pe == 0 && is_const(c, ek, &ekv) && ekv >= s) return out; /* the last window starts inside */
     /* windows must start before in + pb: out <= (in + pb - 1)//s + 1 */
-    memplan_expr limit = add(c, memplan_expr_floordiv(P(c), add(c, in, mp_const(c, pb - 1)), sc), one);
+    memplan_expr limit = add(c, memplan_expr_floordiv(P(c), sub(c, add(c, in, K(c, pb)), one), sc), one);
     return memplan_expr_min(P(c), out, limit);
 }
 
@@ -76,7 +88,7 @@ static int64_t kernel_at(mp_sctx *c, ints_view ks, const memplan_vshape *w, int3
 int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vshape *w, memplan_expr *dims) {
     const int64_t *ksv;
     int64_t nks = mp_attr_ints(c, "kernel_shape", &ksv);
-    int32_t rank = x && x->rank >= 0 ? x->rank : w && w->rank >= 0 ? w->rank : nks >= 0 ? (int32_t)nks + 2 : -1;
+    int32_t rank = x && x->rank >= 0 ? x->rank : w && w->rank >= 0 ? w->rank : nks >= 0 && nks <= R - 2 ? (int32_t)nks + 2 : -1;
     if (rank < 3 || rank > R) return -1;
     int32_t ns = rank - 2;
     ints_view ks, st, dl, pads;
@@ -98,7 +110,7 @@ int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vsha
         if (same) dims[i + 2] = memplan_expr_ceildiv(P(c), in, mp_const(c, s));
         else if (k < 0) dims[i + 2] = MEMPLAN_EXPR_NONE;
         else dims[i + 2] = window_out(c, in, valid ? 0 : iv_at(pads, i), valid ? 0 : iv_at(pads, i + ns),
-                                      (k - 1) * d + 1, s, ceil_mode);
+                                      eff_kernel(c, k, d), s, ceil_mode);
     }
     return rank;
 }
@@ -156,10 +168,10 @@ static void conv_transpose(mp_sctx *c) {
         else if (same) dims[i + 2] = mul(c, in, mp_const(c, s));
         else if (k < 0) dims[i + 2] = MEMPLAN_EXPR_NONE;
         else {
-            int64_t ek = (k - 1) * iv_at(dl, i) + 1;
-            int64_t pad = valid ? 0 : iv_at(pads, i) + iv_at(pads, i + ns);
-            memplan_expr base = mul(c, sub(c, in, mp_const(c, 1)), mp_const(c, s));
-            dims[i + 2] = add(c, base, mp_const(c, iv_at(opad, i) + ek - pad));
+            memplan_expr ek = eff_kernel(c, k, iv_at(dl, i));
+            memplan_expr pad = valid ? K(c, 0) : add(c, K(c, iv_at(pads, i)), K(c, iv_at(pads, i + ns)));
+            memplan_expr base = mul(c, sub(c, in, K(c, 1)), K(c, s));
+            dims[i + 2] = sub(c, add(c, add(c, base, K(c, iv_at(opad, i))), ek), pad);
         }
     }
     mp_out(c, 0, et, rank, dims);
@@ -204,7 +216,8 @@ static void max_unpool(mp_sctx *c) {
     dims[1] = x->dims[1];
     for (int32_t i = 0; i < ns; i++) {
         memplan_expr base = mul(c, sub(c, x->dims[i + 2], mp_const(c, 1)), mp_const(c, iv_at(st, i)));
-        dims[i + 2] = add(c, base, mp_const(c, ks.v[i] - iv_at(pads, i) - iv_at(pads, i + ns)));
+        memplan_expr pad = add(c, K(c, iv_at(pads, i)), K(c, iv_at(pads, i + ns)));
+        dims[i + 2] = sub(c, add(c, base, K(c, ks.v[i])), pad);
     }
     /* an output_shape input of unknown values still fixes the rank */
     if (mp_in(c, 2)) for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
@@ -326,12 +339,14 @@ static bool einsum_term(mp_sctx *c, einsum_state *st, const char *s, const char 
     }
     if (v->rank < letters || (!ell && v->rank != letters)) return false;
     int32_t er = v->rank - letters, pos = 0;
+    bool seen_ell = false;
     for (const char *p = s; p < e; p++) {
         int li = letter_index(*p);
         if (li >= 0) {
             st->count[li]++;
             einsum_label(c, st, li, v->dims[pos++]);
-        } else if (*p == '.' && p + 2 < e && p[1] == '.' && p[2] == '.') {
+        } else if (*p == '.' && p + 2 < e && p[1] == '.' && p[2] == '.' && !seen_ell) {
+            seen_ell = true;
             memplan_vshape a = view(v, st->ell_rank < 0 ? 0 : st->ell_rank, st->ell), b = view(v, er, v->dims + pos);
             memplan_expr out[R];
             int32_t r = mp_broadcast(c, &a, &b, out);
@@ -412,7 +427,7 @@ static void recurrent(mp_sctx *c) {
     memplan_expr dirs = mp_const(c, strcmp(dir, "bidirectional") == 0 ? 2 : 1);
     if (!mp_attr(c, "direction") && w && w->rank == 3) dirs = w->dims[0];
     const memplan_attr *hs = mp_attr(c, "hidden_size");
-    memplan_expr hidden = hs ? mp_const(c, hs->i) : dim_at(rr, 2);
+    memplan_expr hidden = hs && hs->type == MEMPLAN_ATTR_INT ? mp_const(c, hs->i) : dim_at(rr, 2);
     if (x->rank >= 0 && x->rank != 3) {
         mp_note(c, "X must be 3-D");
         return;
@@ -479,7 +494,7 @@ static void col2im(mp_sctx *c) {
     int64_t k = -1;
     if (img) k = ni;
     else if (is && is->rank == 1) is_const(c, is->dims[0], &k);
-    if (k < 1 || k + 2 > R) {
+    if (k < 1 || k > R - 2) {
         mp_out_unranked(c, 0, x->elem_type, "image_shape unknown");
         return;
     }
@@ -559,8 +574,9 @@ static void attention(mp_sctx *c) {
     }
     bool four = q->rank == 4;
     const memplan_attr *aq = mp_attr(c, "q_num_heads"), *akv = mp_attr(c, "kv_num_heads");
-    memplan_expr hq = four ? q->dims[1] : aq ? mp_const(c, aq->i) : MEMPLAN_EXPR_NONE;
-    memplan_expr hkv = four ? dim_at(k, 1) : akv ? mp_const(c, akv->i) : MEMPLAN_EXPR_NONE;
+    bool has_q = aq && aq->type == MEMPLAN_ATTR_INT, has_kv = akv && akv->type == MEMPLAN_ATTR_INT;
+    memplan_expr hq = four ? q->dims[1] : has_q ? mp_const(c, aq->i) : MEMPLAN_EXPR_NONE;
+    memplan_expr hkv = four ? dim_at(k, 1) : has_kv ? mp_const(c, akv->i) : MEMPLAN_EXPR_NONE;
     memplan_expr kv_seq = dim_at(k, four ? 2 : 1), hv = dim_at(v, 3), hk = dim_at(k, 3);
     if (!four) {
         hv = memplan_expr_floordiv(P(c), dim_at(v, 2), hkv);
