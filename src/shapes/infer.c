@@ -28,6 +28,7 @@ struct memplan_shapes {
     const mp_rule **rule_list;
     size_t n_rules;
     int depth;                       /* subgraph recursion */
+    const char *duplicate;           /* an op registered twice */
     bool oom;
 };
 
@@ -70,7 +71,12 @@ static bool build_registry(memplan_shapes *S) {
     for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
         for (const mp_rule *r = FAMILIES[f]; r->op; r++) {
             char *k = rule_key(S, r->domain, r->op);
-            if (!k || !mp_strmap_put(&S->rules, k, (int32_t)S->n_rules)) return false;
+            if (!k) return false;
+            if (mp_strmap_get(&S->rules, k) >= 0) { /* two families claim one op: a bug */
+                S->duplicate = r->op;
+                return false;
+            }
+            if (!mp_strmap_put(&S->rules, k, (int32_t)S->n_rules)) return false;
             S->rule_list[S->n_rules++] = r;
         }
     return true;
@@ -365,8 +371,11 @@ memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out
     S->n_graphs = m->n_graphs;
     S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
     if (!S->pool || !S->per_graph || !build_registry(S)) {
+        memplan_status st = S->duplicate
+            ? memplan_error_set(err, MEMPLAN_EINTERNAL, "shape rule for '%s' registered twice", S->duplicate)
+            : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
         memplan_shapes_free(S);
-        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+        return st;
     }
     memplan_status st = infer_graph(S, m->graph, NULL, 0, NULL);
     for (int32_t f = 0; !st && f < m->n_functions; f++) st = infer_graph(S, m->functions[f].body, NULL, 0, NULL);
