@@ -481,7 +481,7 @@ static void optional_get_element(mp_sctx *c) {
     seq s;
     if (kind == MEMPLAN_TYPE_TENSOR && dec_item(c, e, n, &at, &it)) item_out(c, 0, x->elem_type, &it);
     else if (kind == MEMPLAN_TYPE_SEQUENCE) seq_out(c, 0, x->elem_type, n > 1 && dec_seq(c, e, n, &at, &s) ? &s : NULL);
-    else mp_out_unranked(c, 0, x->elem_type, "optional contents unknown");
+    else mp_out_unknown(c, 0, "optional contents unknown"); /* maybe not a tensor: keep the declared type */
 }
 
 /* ======================================================================
