@@ -49,12 +49,13 @@ int32_t mp_q_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vsha
 
 /* One spatial output dim. pad = total padding; NONE pad means SAME. */
 static memplan_expr conv_dim(mp_sctx *c, memplan_expr d, int64_t k, int64_t s, int64_t dil, memplan_expr pad,
-                             const char *auto_pad) {
+                             const char *auto_pad, bool ceil_mode) {
     if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0)
         return memplan_expr_ceildiv(P(c), d, mp_const(c, s));
     memplan_expr span = mp_const(c, dil * (k - 1) + 1);
     memplan_expr e = memplan_expr_sub(P(c), memplan_expr_add(P(c), d, pad), span);
-    return memplan_expr_add(P(c), memplan_expr_floordiv(P(c), e, mp_const(c, s)), mp_const(c, 1));
+    memplan_expr q = ceil_mode ? memplan_expr_ceildiv(P(c), e, mp_const(c, s)) : memplan_expr_floordiv(P(c), e, mp_const(c, s));
+    return memplan_expr_add(P(c), q, mp_const(c, 1));
 }
 
 int32_t mp_q_conv_dims(mp_sctx *c, int32_t input_k, int32_t weight_k, bool channels_last, memplan_expr *dims) {
@@ -65,6 +66,7 @@ int32_t mp_q_conv_dims(mp_sctx *c, int32_t input_k, int32_t weight_k, bool chann
     int64_t nk = mp_attr_ints(c, "kernel_shape", &ks), ns = mp_attr_ints(c, "strides", &st);
     int64_t nd = mp_attr_ints(c, "dilations", &dl), np = mp_attr_ints(c, "pads", &pd);
     const char *auto_pad = mp_attr_str(c, "auto_pad", "NOTSET");
+    bool ceil_mode = mp_attr_int(c, "ceil_mode", 0) != 0; /* pooling */
     bool w_ok = w && w->rank == x->rank;
     if ((nk >= 0 && nk != n) || (nk < 0 && !w_ok) || (ns >= 0 && ns != n) || (nd >= 0 && nd != n) ||
         (np >= 0 && np != 2 * n))
@@ -80,7 +82,7 @@ int32_t mp_q_conv_dims(mp_sctx *c, int32_t input_k, int32_t weight_k, bool chann
         }
         memplan_expr pad = mp_const(c, np >= 0 ? pd[i] + pd[i + n] : 0);
         int64_t s = ns >= 0 ? st[i] : 1, d = nd >= 0 ? dl[i] : 1;
-        dims[sp + i] = s > 0 ? conv_dim(c, x->dims[sp + i], k, s, d, pad, auto_pad) : MEMPLAN_EXPR_NONE;
+        dims[sp + i] = s > 0 ? conv_dim(c, x->dims[sp + i], k, s, d, pad, auto_pad, ceil_mode) : MEMPLAN_EXPR_NONE;
     }
     return x->rank;
 }

@@ -17,7 +17,8 @@ int32_t mp_q_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vsha
                          memplan_expr *dims);
 
 /* Conv output dims from x (input_k) and w (weight_k) with the node's attrs
- * (kernel_shape, strides, dilations, pads, auto_pad, group). x and the output
+ * (kernel_shape, strides, dilations, pads, auto_pad; ceil_mode for pooling).
+ * weight_k < 0: no weight (pooling): the channel dim is NONE, kernel_shape required. x and the output
  * are [N, C, D...], or [N, D..., C] when channels_last; w is [M, C/group, k...].
  * Returns the rank or -1. */
 int32_t mp_q_conv_dims(mp_sctx *c, int32_t input_k, int32_t weight_k, bool channels_last, memplan_expr *dims);
