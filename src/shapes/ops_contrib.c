@@ -1,6 +1,406 @@
-/* ops_contrib.c -- shape rules of the contrib family (to be filled). */
-#include "shapes/rules.h"
+/*
+ * ops_contrib.c -- ONNX Runtime contrib ops (domain com.microsoft), as used
+ * by exported transformer and quantized models: activations, fused layer
+ * norms, attention variants, fused conv/matmul, QLinear* ops, quantized and
+ * 4-bit matmuls, and a few others. Shapes follow ONNX Runtime's contrib op
+ * schemas (bert_defs.cc, quantization_defs.cc, contrib_defs.cc).
+ */
+#include <string.h>
+
+#include "shapes/ops_quant.h"
+
+#define R MEMPLAN_MAX_RANK
+#define MS "com.microsoft"
+
+static memplan_expr_pool *P(mp_sctx *c) { return mp_pool(c); }
+
+/* Element type of input k, or dflt. */
+static int32_t type_of(mp_sctx *c, int32_t k, int32_t dflt) {
+    const memplan_vshape *v = mp_in(c, k);
+    return v && v->elem_type ? v->elem_type : dflt;
+}
+
+/* Ranked tensor input k, else NULL. */
+static const memplan_vshape *ranked(mp_sctx *c, int32_t k) { return mp_in_ranked(c, k) ? mp_in(c, k) : NULL; }
+
+/* Output k: x's shape with type et (unranked when x is). */
+static void out_like_typed(mp_sctx *c, int32_t k, int32_t et, const memplan_vshape *x) {
+    if (!x || x->rank < 0) mp_out_unranked(c, k, et, "input rank unknown");
+    else mp_out(c, k, et, x->rank, x->dims);
+}
+
+/* Output k: x's dims with the last one replaced by d. */
+static void out_last(mp_sctx *c, int32_t k, int32_t et, const memplan_vshape *x, memplan_expr d) {
+    if (!x || x->rank < 1) {
+        mp_out_unranked(c, k, et, "input rank unknown");
+        return;
+    }
+    memplan_expr dims[R];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    dims[x->rank - 1] = d;
+    mp_out(c, k, et, x->rank, dims);
+}
+
+static memplan_expr div_c(mp_sctx *c, memplan_expr a, int64_t k) {
+    return k > 0 && a != MEMPLAN_EXPR_NONE ? memplan_expr_floordiv(P(c), a, mp_const(c, k)) : MEMPLAN_EXPR_NONE;
+}
+
+/* The single value of input k as an amount, or NONE. */
+static memplan_expr scalar_amount(mp_sctx *c, int32_t k) {
+    int32_t n;
+    const memplan_expr *e = mp_in_elems(c, k, &n);
+    return e && n == 1 ? e[0] : MEMPLAN_EXPR_NONE;
+}
+
+/* ---- activations and simple ops ---------------------------------------- */
+
+/* Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd, RotaryEmbedding, ...: like input 0. */
+static void like_input0(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
+
+/* BiasDropout / BitmaskBiasDropout: output like data, mask bool like data. */
+static void bias_dropout(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    mp_out_like(c, 0, x);
+    if (x) out_like_typed(c, 1, MEMPLAN_DTYPE_BOOL, x);
+}
+
+/* BiasSplitGelu([B, HW, D], bias) -> [B, HW, D/2]. */
+static void bias_split_gelu(mp_sctx *c) {
+    const memplan_vshape *x = ranked(c, 0);
+    out_last(c, 0, type_of(c, 0, 0), x, x && x->rank >= 1 ? div_c(c, x->dims[x->rank - 1], 2) : MEMPLAN_EXPR_NONE);
+}
+
+/* ---- layer norms -------------------------------------------------------- */
+
+/* Output k: x's dims with those from `axis` on set to 1 (float stats). */
+static void stats_out(mp_sctx *c, int32_t k, const memplan_vshape *x, int64_t axis) {
+    int32_t et = (int32_t)mp_attr_int(c, "stash_type", MEMPLAN_DTYPE_FLOAT);
+    int32_t a = x && x->rank >= 0 ? mp_axis(axis, x->rank) : -1;
+    if (a < 0) {
+        mp_out_unranked(c, k, et, "input rank or axis unknown");
+        return;
+    }
+    memplan_expr dims[R];
+    for (int32_t i = 0; i < x->rank; i++) dims[i] = i < a ? x->dims[i] : mp_const(c, 1);
+    mp_out(c, k, et, x->rank, dims);
+}
+
+/* LayerNormalization / SimplifiedLayerNormalization (contrib):
+ * Y like X, then mean and inv_std_var (Simplified: inv_std_var only). */
+static void layer_norm(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    int64_t axis = mp_attr_int(c, "axis", -1);
+    mp_out_like(c, 0, x);
+    for (int32_t k = 1; k < mp_n_out(c); k++) stats_out(c, k, x, axis);
+}
+
+/* Skip(Simplified)LayerNormalization(input, skip, gamma, beta?, bias?) ->
+ * output, mean, inv_std_var ([..., 1], float), input_skip_bias_sum (like input). */
+static void skip_layer_norm(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    mp_out_like(c, 0, x);
+    stats_out(c, 1, x, -1);
+    stats_out(c, 2, x, -1);
+    mp_out_like(c, 3, x);
+}
+
+/* EmbedLayerNormalization(input_ids [B,S], segment_ids, word_emb [V,H], ...)
+ * -> output [B,S,H], mask_index int32 [B], embedding_sum [B,S,H]. */
+static void embed_layer_norm(mp_sctx *c) {
+    const memplan_vshape *ids = ranked(c, 0), *we = ranked(c, 2);
+    int32_t et = type_of(c, 2, MEMPLAN_DTYPE_FLOAT);
+    if (!ids || ids->rank != 2 || !we || we->rank != 2) {
+        mp_out_unranked(c, 0, et, "input_ids or word_embedding rank unknown");
+        return;
+    }
+    memplan_expr dims[3] = {ids->dims[0], ids->dims[1], we->dims[1]};
+    mp_out(c, 0, et, 3, dims);
+    mp_out(c, 1, MEMPLAN_DTYPE_INT32, 1, dims);
+    mp_out(c, 2, et, 3, dims);
+}
+
+/* ---- attention --------------------------------------------------------- */
+
+/* present: [2, B, N, past + S, head]. */
+static void present_out(mp_sctx *c, int32_t k, int32_t et, memplan_expr b, int64_t heads, memplan_expr total,
+                        memplan_expr head) {
+    memplan_expr dims[5] = {mp_const(c, 2), b, mp_const(c, heads), total, head};
+    mp_out(c, k, et, 5, dims);
+}
+
+/* Attention(input [B,S,H], weights [H, 3*hidden], bias, mask, past, ...) ->
+ * output [B,S,hidden_v], present [2,B,N,past+S,head]. QAttention has the
+ * same layout with float output (input 3's type) and past at input 8. */
+static void attention_like(mp_sctx *c, int32_t et, int32_t past_k) {
+    const memplan_vshape *x = ranked(c, 0), *w = ranked(c, 1), *past = ranked(c, past_k);
+    int64_t heads = mp_attr_int(c, "num_heads", 0);
+    const int64_t *qkv;
+    int64_t nq = mp_attr_ints(c, "qkv_hidden_sizes", &qkv);
+    if (!x || x->rank != 3) {
+        mp_out_unranked(c, 0, et, "input rank unknown");
+        return;
+    }
+    memplan_expr hidden_qk = MEMPLAN_EXPR_NONE, hidden_v = MEMPLAN_EXPR_NONE;
+    if (nq == 3) {
+        hidden_qk = mp_const(c, qkv[0]);
+        hidden_v = mp_const(c, qkv[2]);
+    } else if (w && w->rank == 2) {
+        hidden_qk = hidden_v = div_c(c, w->dims[1], 3);
+    }
+    memplan_expr dims[3] = {x->dims[0], x->dims[1], hidden_v};
+    mp_out(c, 0, et, 3, dims);
+    if (mp_n_out(c) < 2 || heads <= 0) return;
+    memplan_expr total = x->dims[1];
+    if (past && past->rank == 5) total = memplan_expr_add(P(c), past->dims[3], total);
+    present_out(c, 1, et, x->dims[0], heads, total, div_c(c, hidden_qk, heads));
+}
+
+static void attention(mp_sctx *c) { attention_like(c, type_of(c, 0, MEMPLAN_DTYPE_FLOAT), 4); }
+static void qattention(mp_sctx *c) { attention_like(c, type_of(c, 3, MEMPLAN_DTYPE_FLOAT), 8); }
+
+/* MultiHeadAttention(query, key, value, bias, key_padding_mask, attention_bias,
+ * past_key, past_value) -> output [B,S,Dv], present_key/value [B,N,total,H]. */
+static void multi_head_attention(mp_sctx *c) {
+    const memplan_vshape *q = ranked(c, 0), *k = ranked(c, 1), *v = ranked(c, 2), *pk = ranked(c, 6);
+    int64_t n = mp_attr_int(c, "num_heads", 0);
+    int32_t et = type_of(c, 0, MEMPLAN_DTYPE_FLOAT);
+    if (!q || (q->rank != 3 && q->rank != 5) || n <= 0) {
+        mp_out_unranked(c, 0, et, "query rank or num_heads unknown");
+        return;
+    }
+    memplan_expr nc = mp_const(c, n), dq, dv, kv_len;
+    if (q->rank == 5) { /* packed QKV [B, S, N, 3, H] */
+        dq = dv = memplan_expr_mul(P(c), nc, q->dims[4]);
+        kv_len = q->dims[1];
+    } else if (k && k->rank == 5) { /* packed KV [B, L, N, 2, H] */
+        dq = q->dims[2];
+        dv = memplan_expr_mul(P(c), nc, k->dims[4]);
+        kv_len = k->dims[1];
+    } else {
+        dq = q->dims[2];
+        dv = !v ? MEMPLAN_EXPR_NONE : v->rank == 3 ? v->dims[2] : v->rank == 4 ? memplan_expr_mul(P(c), v->dims[1], v->dims[3]) : MEMPLAN_EXPR_NONE;
+        kv_len = !k ? MEMPLAN_EXPR_NONE : k->rank == 3 ? k->dims[1] : k->rank == 4 ? k->dims[2] : MEMPLAN_EXPR_NONE;
+    }
+    memplan_expr dims[4] = {q->dims[0], q->dims[1], dv, MEMPLAN_EXPR_NONE};
+    mp_out(c, 0, et, 3, dims);
+    memplan_expr total = pk && pk->rank == 4 && kv_len != MEMPLAN_EXPR_NONE ? memplan_expr_add(P(c), pk->dims[2], kv_len) : kv_len;
+    memplan_expr pd[4] = {q->dims[0], nc, total, div_c(c, dq, n)};
+    if (mp_has_out(c, 1)) mp_out(c, 1, et, 4, pd);
+    pd[3] = div_c(c, dv, n);
+    if (mp_has_out(c, 2)) mp_out(c, 2, et, 4, pd);
+}
+
+/* GroupQueryAttention(query, key, value, past_key, past_value, seqlens_k,
+ * total_sequence_length, ...) -> output [B,S,N*H], present_key/value
+ * [B, kv_num_heads, max(past, total), H]. Best effort. */
+static void group_query_attention(mp_sctx *c) {
+    const memplan_vshape *q = ranked(c, 0), *k = ranked(c, 1), *pk = ranked(c, 3);
+    int64_t n = mp_attr_int(c, "num_heads", 0), kvn = mp_attr_int(c, "kv_num_heads", 0);
+    int32_t et = type_of(c, 0, MEMPLAN_DTYPE_FLOAT);
+    if (!q || q->rank != 3 || n <= 0 || kvn <= 0) {
+        mp_out_unranked(c, 0, et, "query rank or head counts unknown");
+        return;
+    }
+    /* head size: D / N, or D / (N + 2 kvN) when Q, K and V are packed */
+    memplan_expr head = div_c(c, q->dims[2], k ? n : n + 2 * kvn);
+    memplan_expr dims[4] = {q->dims[0], q->dims[1], memplan_expr_mul(P(c), mp_const(c, n), head), MEMPLAN_EXPR_NONE};
+    mp_out(c, 0, et, 3, dims);
+    memplan_expr total = scalar_amount(c, 6);
+    if (pk && pk->rank == 4) total = total == MEMPLAN_EXPR_NONE ? MEMPLAN_EXPR_NONE : memplan_expr_max(P(c), pk->dims[2], total);
+    memplan_expr pd[4] = {q->dims[0], mp_const(c, kvn), total, head};
+    for (int32_t o = 1; o <= 2; o++)
+        if (mp_has_out(c, o)) mp_out(c, o, et, 4, pd);
+}
+
+/* ---- conv, matmul ------------------------------------------------------ */
+
+/* Conv output from input x_k and weight w_k; type of input type_k. */
+static void conv_out(mp_sctx *c, int32_t x_k, int32_t w_k, bool channels_last, int32_t et) {
+    memplan_expr dims[R];
+    int32_t r = mp_q_conv_dims(c, x_k, w_k, channels_last, dims);
+    if (r < 0) mp_out_unranked(c, 0, et, "input ranks or conv attributes unknown");
+    else mp_out(c, 0, et, r, dims);
+}
+
+static void fused_conv(mp_sctx *c) { conv_out(c, 0, 1, false, type_of(c, 0, 0)); }
+static void nhwc_conv(mp_sctx *c) { conv_out(c, 0, 1, true, type_of(c, 0, 0)); }
+
+/* Matmul of inputs a_k and b_k into output 0 of type et. */
+static void matmul_out(mp_sctx *c, int32_t a_k, int32_t b_k, bool ta, bool tb, int32_t et) {
+    memplan_expr dims[R];
+    int32_t r = mp_q_matmul_dims(c, mp_in(c, a_k), mp_in(c, b_k), ta, tb, dims);
+    if (r < 0) mp_out_unranked(c, 0, et, "input ranks unknown or do not match");
+    else mp_out(c, 0, et, r, dims);
+}
+
+/* FusedMatMul(A, B): alpha * op(A) @ op(B); transBatch* are not modelled. */
+static void fused_matmul(mp_sctx *c) {
+    int32_t et = type_of(c, 0, 0);
+    if (mp_attr_int(c, "transBatchA", 0) || mp_attr_int(c, "transBatchB", 0)) {
+        mp_out_unranked(c, 0, et, "transBatchA/transBatchB not modelled");
+        return;
+    }
+    matmul_out(c, 0, 1, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
+}
+
+/* DynamicQuantizeMatMul(A float, B, b_scale, ...) -> A's type. */
+static void dynamic_quantize_matmul(mp_sctx *c) { matmul_out(c, 0, 1, false, false, type_of(c, 0, MEMPLAN_DTYPE_FLOAT)); }
+
+/* MatMulIntegerToFloat(A, B, a_scale, ...) -> a_scale's type. */
+static void matmul_integer_to_float(mp_sctx *c) {
+    matmul_out(c, 0, 1, false, false, type_of(c, 2, MEMPLAN_DTYPE_FLOAT));
+}
+
+/* MatMulNBits(A [..., K], packed B; N attr) -> [..., N], A's type. */
+static void matmul_nbits(mp_sctx *c) {
+    out_last(c, 0, type_of(c, 0, MEMPLAN_DTYPE_FLOAT), ranked(c, 0), mp_const(c, mp_attr_int(c, "N", 0)));
+}
+
+/* QGemm(A, a_s, a_zp, B, b_s, b_zp, C, y_s?, y_zp?) -> [M, N]: quantized
+ * (y_zp's type) when y_scale is given, else float. */
+static void qgemm(mp_sctx *c) {
+    int32_t et = mp_in(c, 7) ? type_of(c, 8, MEMPLAN_DTYPE_UINT8) : MEMPLAN_DTYPE_FLOAT;
+    matmul_out(c, 0, 3, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
+}
+
+/* ---- QLinear* ---------------------------------------------------------- */
+
+/* QLinearAdd/Mul(A, A_s, A_zp, B, B_s, B_zp, C_s, C_zp): broadcast of A and B. */
+static void qlinear_binary(mp_sctx *c) {
+    memplan_expr dims[R];
+    int32_t et = type_of(c, 0, 0);
+    int32_t r = mp_broadcast(c, mp_in(c, 0), mp_in(c, 3), dims);
+    if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not broadcast");
+    else mp_out(c, 0, et, r, dims);
+}
+
+/* QLinearConcat(Y_s, Y_zp, (X, X_s, X_zp)...): concat of the X along axis. */
+static void qlinear_concat(mp_sctx *c) {
+    const memplan_vshape *x0 = ranked(c, 2);
+    int32_t et = type_of(c, 2, 0);
+    int32_t axis = x0 ? mp_axis(mp_attr_int(c, "axis", 0), x0->rank) : -1;
+    if (axis < 0) {
+        mp_out_unranked(c, 0, et, "input rank or axis unknown");
+        return;
+    }
+    memplan_expr dims[R];
+    memcpy(dims, x0->dims, (size_t)x0->rank * sizeof *dims);
+    for (int32_t k = 5; k < mp_n_in(c); k += 3) {
+        const memplan_vshape *x = ranked(c, k);
+        dims[axis] = x && x->rank == x0->rank ? memplan_expr_add(P(c), dims[axis], x->dims[axis]) : MEMPLAN_EXPR_NONE;
+        if (dims[axis] == MEMPLAN_EXPR_NONE) break;
+    }
+    mp_out(c, 0, et, x0->rank, dims);
+}
+
+/* QLinearGlobalAveragePool(X, ...) -> spatial dims 1 (channels_last aware). */
+static void qlinear_global_avg_pool(mp_sctx *c) {
+    const memplan_vshape *x = ranked(c, 0);
+    int32_t et = type_of(c, 0, 0);
+    if (!x || x->rank < 3) {
+        mp_out_unranked(c, 0, et, "input rank unknown");
+        return;
+    }
+    bool last = mp_attr_int(c, "channels_last", 0) != 0;
+    memplan_expr dims[R];
+    for (int32_t i = 0; i < x->rank; i++) dims[i] = mp_const(c, 1);
+    dims[0] = x->dims[0];
+    dims[last ? x->rank - 1 : 1] = x->dims[last ? x->rank - 1 : 1];
+    mp_out(c, 0, et, x->rank, dims);
+}
+
+/* QLinearAveragePool(X, x_s, x_zp, y_s, y_zp): pooling dims. */
+static void qlinear_avg_pool(mp_sctx *c) {
+    const memplan_vshape *x = ranked(c, 0);
+    int32_t et = type_of(c, 0, 0);
+    bool last = mp_attr_int(c, "channels_last", 0) != 0;
+    memplan_expr dims[R];
+    int32_t r = mp_q_conv_dims(c, 0, -1, last, dims);
+    if (r < 0 || !x) {
+        mp_out_unranked(c, 0, et, "input rank or kernel_shape unknown");
+        return;
+    }
+    dims[last ? r - 1 : 1] = x->dims[last ? r - 1 : 1];
+    mp_out(c, 0, et, r, dims);
+}
+
+/* ---- quantization (contrib versions) ----------------------------------- */
+
+static void quantize_linear(mp_sctx *c) { out_like_typed(c, 0, type_of(c, 2, MEMPLAN_DTYPE_UINT8), ranked(c, 0)); }
+static void dequantize_linear(mp_sctx *c) { out_like_typed(c, 0, type_of(c, 1, MEMPLAN_DTYPE_FLOAT), ranked(c, 0)); }
+
+/* ---- others ------------------------------------------------------------ */
+
+/* GridSample(X [N,C,H,W], grid [N,Ho,Wo,2]) -> [N,C,Ho,Wo]. */
+static void grid_sample(mp_sctx *c) {
+    const memplan_vshape *x = ranked(c, 0), *g = ranked(c, 1);
+    int32_t et = type_of(c, 0, 0);
+    if (!x || !g || x->rank != 4 || g->rank != 4) {
+        mp_out_unranked(c, 0, et, "input or grid rank unknown");
+        return;
+    }
+    memplan_expr dims[4] = {x->dims[0], x->dims[1], g->dims[1], g->dims[2]};
+    mp_out(c, 0, et, 4, dims);
+}
+
+/* Range(start, limit, delta?) -> [ceil((limit - start) / delta)] when known. */
+static void range(mp_sctx *c) {
+    memplan_expr s = scalar_amount(c, 0), l = scalar_amount(c, 1), d = mp_in(c, 2) ? scalar_amount(c, 2) : mp_const(c, 1);
+    memplan_expr n = MEMPLAN_EXPR_NONE;
+    int64_t k;
+    if (s != MEMPLAN_EXPR_NONE && l != MEMPLAN_EXPR_NONE && memplan_expr_is_const(P(c), d, &k) && k != 0)
+        n = memplan_expr_max(P(c), memplan_expr_ceildiv(P(c), memplan_expr_sub(P(c), l, s), d), mp_const(c, 0));
+    mp_out(c, 0, type_of(c, 0, MEMPLAN_DTYPE_INT64), 1, &n);
+}
 
 const mp_rule mp_rules_contrib[] = {
+    /* activations and elementwise */
+    {MS, "Gelu", like_input0},
+    {MS, "FastGelu", like_input0},
+    {MS, "BiasGelu", like_input0},
+    {MS, "QuickGelu", like_input0},
+    {MS, "BiasAdd", like_input0},
+    {MS, "BiasSoftmax", like_input0},
+    {MS, "BiasDropout", bias_dropout},
+    {MS, "BitmaskBiasDropout", bias_dropout},
+    {MS, "BiasSplitGelu", bias_split_gelu},
+    {MS, "RotaryEmbedding", like_input0},
+    {MS, "Inverse", like_input0},
+    {MS, "Trilu", like_input0},
+    {MS, "GroupNorm", like_input0},
+    {MS, "QLinearSigmoid", like_input0},
+    {MS, "QLinearLeakyRelu", like_input0},
+    {MS, "QLinearSoftmax", like_input0},
+    /* layer norms */
+    {MS, "LayerNormalization", layer_norm},
+    {MS, "SimplifiedLayerNormalization", layer_norm},
+    {"", "SimplifiedLayerNormalization", layer_norm},
+    {MS, "SkipLayerNormalization", skip_layer_norm},
+    {MS, "SkipSimplifiedLayerNormalization", skip_layer_norm},
+    {MS, "EmbedLayerNormalization", embed_layer_norm},
+    /* attention */
+    {MS, "Attention", attention},
+    {MS, "QAttention", qattention},
+    {MS, "MultiHeadAttention", multi_head_attention},
+    {MS, "GroupQueryAttention", group_query_attention},
+    /* conv and matmul */
+    {MS, "FusedConv", fused_conv},
+    {MS, "NhwcConv", nhwc_conv},
+    {MS, "FusedMatMul", fused_matmul},
+    {MS, "DynamicQuantizeMatMul", dynamic_quantize_matmul},
+    {MS, "MatMulIntegerToFloat", matmul_integer_to_float},
+    {MS, "MatMulNBits", matmul_nbits},
+    {MS, "QGemm", qgemm},
+    /* QLinear */
+    {MS, "QLinearAdd", qlinear_binary},
+    {MS, "QLinearMul", qlinear_binary},
+    {MS, "QLinearConcat", qlinear_concat},
+    {MS, "QLinearGlobalAveragePool", qlinear_global_avg_pool},
+    {MS, "QLinearAveragePool", qlinear_avg_pool},
+    {MS, "QuantizeLinear", quantize_linear},
+    {MS, "DequantizeLinear", dequantize_linear},
+    /* others */
+    {MS, "GridSample", grid_sample},
+    {MS, "Range", range},
     {NULL, NULL, NULL},
 };

@@ -1,6 +1,838 @@
-/* ops_misc.c -- shape rules of the misc family (to be filled). */
+/*
+ * ops_misc.c -- sequences and optionals, string ops, NonMaxSuppression,
+ * Unique, random ops, signal ops (DFT, STFT, windows, MelWeightMatrix),
+ * ImageDecoder, GridSample, CumSum, Det, training ops
+ * (ai.onnx.preview.training) and a few ai.onnx.ml ops.
+ *
+ * SEQUENCE AND OPTIONAL CONTENTS. The rule API has no field for the element
+ * shapes of a sequence or the contents of an optional, so this family keeps
+ * them in the value's element list (n_elems/elems), which is otherwise unused
+ * for non-tensors. Only rules of this file write or read it:
+ *   sequence:  [count, mode, item...]   count: an amount, -1 when unknown
+ *              mode 0: one item per element (count is a constant)
+ *              mode 1: one item that every element matches
+ *   item:      [rank, dim...]           rank -1: unknown; a dim -1: unknown
+ *   optional:  [kind, ...]              kind 1 (tensor): an item follows;
+ *              kind 3 (sequence): a sequence encoding follows
+ * Sequences read from graph inputs carry nothing (the IR keeps no element
+ * type for them): their elements come out unranked.
+ */
+#include <string.h>
+
 #include "shapes/rules.h"
 
+#define R MEMPLAN_MAX_RANK
+#define T MEMPLAN_MAX_TRACKED_ELEMS
+
+static memplan_expr_pool *P(mp_sctx *c) { return mp_pool(c); }
+
+/* Constant value of e, or `dflt` when not a constant. */
+static int64_t const_or(mp_sctx *c, memplan_expr e, int64_t dflt) {
+    int64_t k;
+    return memplan_expr_is_const(P(c), e, &k) ? k : dflt;
+}
+
+/* The single known integer value of input k (a scalar or 1-element tensor). */
+static bool scalar_in(mp_sctx *c, int32_t k, int64_t *v) {
+    int64_t buf[1];
+    int32_t n;
+    if (!mp_in_ints(c, k, buf, 1, &n) || n != 1) return false;
+    *v = buf[0];
+    return true;
+}
+
+/* Input k as an amount when its single value is known (maybe symbolic). */
+static memplan_expr scalar_amount(mp_sctx *c, int32_t k) {
+    int32_t n;
+    const memplan_expr *e = mp_in_elems(c, k, &n);
+    return e && n == 1 ? e[0] : MEMPLAN_EXPR_NONE;
+}
+
+/* Output k with the rank and dims of x and type et (unranked when x is). */
+static void out_shape_of(mp_sctx *c, int32_t k, int32_t et, const memplan_vshape *x) {
+    if (!x || x->kind != MEMPLAN_TYPE_TENSOR || x->rank < 0) mp_out_unranked(c, k, et, "input rank unknown");
+    else mp_out(c, k, et, x->rank, x->dims);
+}
+
+/* ======================================================================
+ * Sequence encoding (see the file comment)
+ * ====================================================================== */
+
+typedef struct item {
+    int32_t rank;                  /* -1 unknown */
+    const memplan_expr *dims;      /* -1 constants for unknown dims */
+} item;
+
+typedef struct seq {
+    memplan_expr count;            /* NONE when unknown */
+    bool per_item;                 /* items[i] per element, else items[0] common */
+    int32_t n_items;
+    item items[T / 2];
+} seq;
+
+/* An encoder writing into a fixed buffer; ok turns false on overflow. */
+typedef struct enc {
+    memplan_expr buf[T];
+    int32_t n;
+    bool ok;
+} enc;
+
+static void enc_put(enc *e, memplan_expr x) {
+    if (e->n >= T || x == MEMPLAN_EXPR_NONE) e->ok = false;
+    else e->buf[e->n++] = x;
+}
+
+/* Append an item; NONE dims become the -1 marker. */
+static void enc_item(mp_sctx *c, enc *e, int32_t rank, const memplan_expr *dims) {
+    enc_put(e, mp_const(c, rank < 0 ? -1 : rank));
+    for (int32_t i = 0; i < rank; i++) enc_put(e, dims[i] == MEMPLAN_EXPR_NONE ? mp_const(c, -1) : dims[i]);
+}
+
+static void enc_seq(mp_sctx *c, enc *e, const seq *s) {
+    enc_put(e, s->count == MEMPLAN_EXPR_NONE ? mp_const(c, -1) : s->count);
+    enc_put(e, mp_const(c, s->per_item ? 0 : 1));
+    for (int32_t i = 0; i < s->n_items; i++) enc_item(c, e, s->items[i].rank, s->items[i].dims);
+}
+
+/* Decode one item at e[*at]; false when malformed. */
+static bool dec_item(mp_sctx *c, const memplan_expr *e, int32_t n, int32_t *at, item *it) {
+    if (*at >= n) return false;
+    int64_t r = const_or(c, e[*at], -2);
+    if (r < -1 || r > R || *at + 1 + (r > 0 ? r : 0) > n) return false;
+    it->rank = (int32_t)r;
+    it->dims = e + *at + 1;
+    *at += 1 + (r > 0 ? (int32_t)r : 0);
+    return true;
+}
+
+/* Decode a sequence encoding starting at e[*at]. */
+static bool dec_seq(mp_sctx *c, const memplan_expr *e, int32_t n, int32_t *at, seq *s) {
+    if (*at + 2 > n) return false;
+    int64_t cnt = const_or(c, e[*at], 0), mode = const_or(c, e[*at + 1], -1);
+    s->count = cnt == -1 ? MEMPLAN_EXPR_NONE : e[*at];
+    s->per_item = mode == 0;
+    if (mode != 0 && mode != 1) return false;
+    if (s->per_item && (!memplan_expr_is_const(P(c), e[*at], &cnt) || cnt < 0 || cnt > T / 2)) return false;
+    s->n_items = s->per_item ? (int32_t)cnt : 1;
+    *at += 2;
+    for (int32_t i = 0; i < s->n_items; i++)
+        if (!dec_item(c, e, n, at, &s->items[i])) return false;
+    return true;
+}
+
+/* The sequence behind input k, when it carries an encoding. */
+static bool seq_in(mp_sctx *c, int32_t k, seq *s) {
+    const memplan_vshape *v = mp_in(c, k);
+    int32_t n, at = 0;
+    if (!v || v->kind != MEMPLAN_TYPE_SEQUENCE) return false;
+    const memplan_expr *e = mp_in_elems(c, k, &n);
+    return e && dec_seq(c, e, n, &at, s) && at == n;
+}
+
+/* Set output k to a sequence of et with contents s (NULL: unknown). */
+static void seq_out(mp_sctx *c, int32_t k, int32_t et, const seq *s) {
+    mp_out_kind(c, k, MEMPLAN_TYPE_SEQUENCE, et);
+    if (!s) return;
+    enc e;
+    e.n = 0;
+    e.ok = true;
+    enc_seq(c, &e, s);
+    if (e.ok) mp_out_elems(c, k, e.n, e.buf);
+}
+
+/* Merge item b into a: equal dims stay, others become unknown. */
+static void merge_item(mp_sctx *c, item *a, memplan_expr *store, const item *b) {
+    if (a->rank < 0 || b->rank != a->rank) {
+        a->rank = -1;
+        return;
+    }
+    for (int32_t i = 0; i < a->rank; i++) store[i] = a->dims[i] == b->dims[i] ? a->dims[i] : mp_const(c, -1);
+    a->dims = store;
+}
+
+/* The item every element of s matches (rank -1 when unknown). */
+static item common_item(mp_sctx *c, const seq *s, memplan_expr *store) {
+    item it = {-1, NULL};
+    if (s->n_items == 0) return it;
+    it = s->items[0];
+    for (int32_t i = 1; i < s->n_items; i++) merge_item(c, &it, store, &s->items[i]);
+    return it;
+}
+
+/* An item as a tensor output (the -1 markers become fresh dims). */
+static void item_out(mp_sctx *c, int32_t k, int32_t et, const item *it) {
+    if (it->rank < 0) {
+        mp_out_unranked(c, k, et, "sequence element shape unknown");
+        return;
+    }
+    memplan_expr dims[R];
+    for (int32_t i = 0; i < it->rank; i++) dims[i] = const_or(c, it->dims[i], 0) == -1 ? MEMPLAN_EXPR_NONE : it->dims[i];
+    mp_out(c, k, et, it->rank, dims);
+}
+
+/* Item of a tensor input (rank -1 when not a ranked tensor). */
+static item item_of(const memplan_vshape *v) {
+    item it = {-1, NULL};
+    if (v && v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0) {
+        it.rank = v->rank;
+        it.dims = v->dims;
+    }
+    return it;
+}
+
+/* A position in [-n, n] (insert) or [-n, n) (others) made non-negative. */
+static bool norm_pos(int64_t pos, int64_t n, bool insert, int64_t *out) {
+    if (pos < 0) pos += n;
+    if (pos < 0 || pos > n || (!insert && pos == n)) return false;
+    *out = pos;
+    return true;
+}
+
+/* seq with a known count but a single common item (positions unknown). */
+static void to_common(mp_sctx *c, seq *s, memplan_expr *store) {
+    item it = common_item(c, s, store);
+    s->per_item = false;
+    s->n_items = 1;
+    s->items[0] = it;
+}
+
+static memplan_expr count_plus(mp_sctx *c, memplan_expr n, int64_t d) {
+    return n == MEMPLAN_EXPR_NONE ? n : memplan_expr_add(P(c), n, mp_const(c, d));
+}
+
+/* ---- sequence ops ------------------------------------------------------ */
+
+static void sequence_empty(mp_sctx *c) {
+    seq s = {mp_const(c, 0), true, 0, {{0, NULL}}};
+    seq_out(c, 0, (int32_t)mp_attr_int(c, "dtype", MEMPLAN_DTYPE_FLOAT), &s);
+}
+
+static void sequence_construct(mp_sctx *c) {
+    seq t;
+    int32_t n = mp_n_in(c);
+    if (n > T / 2) {
+        seq_out(c, 0, mp_in(c, 0) ? mp_in(c, 0)->elem_type : 0, NULL);
+        return;
+    }
+    t.count = mp_const(c, n);
+    t.per_item = true;
+    t.n_items = n;
+    for (int32_t i = 0; i < n; i++) t.items[i] = item_of(mp_in(c, i));
+    seq_out(c, 0, mp_in(c, 0) ? mp_in(c, 0)->elem_type : 0, &t);
+}
+
+/* SequenceInsert(S, T, pos?): at pos (default: the end). */
+static void sequence_insert(mp_sctx *c) {
+    const memplan_vshape *sv = mp_in(c, 0), *tv = mp_in(c, 1);
+    int32_t et = sv && sv->elem_type ? sv->elem_type : tv ? tv->elem_type : 0;
+    seq s;
+    memplan_expr store[R];
+    if (!seq_in(c, 0, &s)) {
+        seq_out(c, 0, et, NULL);
+        return;
+    }
+    item t = item_of(tv);
+    int64_t pos, n;
+    bool has_pos = mp_in(c, 2) != NULL;
+    if (s.per_item && s.n_items < T / 2 && (!has_pos || scalar_in(c, 2, &pos)) &&
+        norm_pos(has_pos ? pos : s.n_items, s.n_items, true, &n)) {
+        memmove(&s.items[n + 1], &s.items[n], (size_t)(s.n_items - n) * sizeof s.items[0]);
+        s.items[n] = t;
+        s.n_items++;
+        s.count = mp_const(c, s.n_items);
+    } else {
+        if (s.per_item) to_common(c, &s, store);
+        merge_item(c, &s.items[0], store, &t);
+        s.count = count_plus(c, s.count, 1);
+    }
+    seq_out(c, 0, et, &s);
+}
+
+/* SequenceErase(S, pos?): default the last element. */
+static void sequence_erase(mp_sctx *c) {
+    const memplan_vshape *sv = mp_in(c, 0);
+    int32_t et = sv ? sv->elem_type : 0;
+    seq s;
+    memplan_expr store[R];
+    if (!seq_in(c, 0, &s)) {
+        seq_out(c, 0, et, NULL);
+        return;
+    }
+    int64_t pos, n;
+    bool has_pos = mp_in(c, 1) != NULL;
+    if (s.per_item && (!has_pos || scalar_in(c, 1, &pos)) && norm_pos(has_pos ? pos : -1, s.n_items, false, &n)) {
+        memmove(&s.items[n], &s.items[n + 1], (size_t)(s.n_items - n - 1) * sizeof s.items[0]);
+        s.n_items--;
+        s.count = mp_const(c, s.n_items);
+    } else {
+        if (s.per_item) to_common(c, &s, store);
+        s.count = count_plus(c, s.count, -1);
+    }
+    seq_out(c, 0, et, &s);
+}
+
+static void sequence_at(mp_sctx *c) {
+    const memplan_vshape *sv = mp_in(c, 0);
+    int32_t et = sv ? sv->elem_type : 0;
+    seq s;
+    memplan_expr store[R];
+    int64_t pos, n;
+    if (!seq_in(c, 0, &s)) {
+        mp_out_unranked(c, 0, et, "sequence element shape unknown");
+        return;
+    }
+    if (s.per_item && scalar_in(c, 1, &pos) && norm_pos(pos, s.n_items, false, &n)) {
+        item_out(c, 0, et, &s.items[n]);
+        return;
+    }
+    item it = s.per_item ? common_item(c, &s, store) : s.items[0];
+    item_out(c, 0, et, &it);
+}
+
+static void sequence_length(mp_sctx *c) {
+    seq s;
+    mp_out(c, 0, MEMPLAN_DTYPE_INT64, 0, NULL);
+    if (seq_in(c, 0, &s) && s.count != MEMPLAN_EXPR_NONE) mp_out_elems(c, 0, 1, &s.count);
+}
+
+/* SplitToSequence(X, split?): equal chunks of 1 (keepdims) or given sizes. */
+static void split_to_sequence(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    int32_t et = x->elem_type;
+    int32_t axis = x->rank >= 0 ? mp_axis(mp_attr_int(c, "axis", 0), x->rank) : -1;
+    if (axis < 0) {
+        seq_out(c, 0, et, NULL);
+        return;
+    }
+    seq s;
+    memplan_expr dims[R], unk = mp_const(c, -1);
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    memplan_expr d = x->dims[axis];
+    const memplan_vshape *sp = mp_in(c, 1);
+    int64_t sizes[T / 2], step, total;
+    int32_t n;
+    s.per_item = false;
+    s.n_items = 1;
+    s.items[0].rank = x->rank;
+    s.items[0].dims = dims;
+    if (!sp) { /* one element per index along axis */
+        s.count = d;
+        if (mp_attr_int(c, "keepdims", 1)) {
+            dims[axis] = mp_const(c, 1);
+        } else {
+            memmove(dims + axis, dims + axis + 1, (size_t)(x->rank - axis - 1) * sizeof *dims);
+            s.items[0].rank--;
+        }
+    } else if (sp->rank == 0 && scalar_in(c, 1, &step) && step > 0) {
+        s.count = memplan_expr_ceildiv(P(c), d, mp_const(c, step));
+        bool exact = memplan_expr_is_const(P(c), d, &total) && total % step == 0;
+        dims[axis] = exact ? mp_const(c, step) : unk; /* the last chunk may be shorter */
+    } else if (sp->rank == 1 && mp_in_ints(c, 1, sizes, T / 2, &n)) {
+        static const item none = {0, NULL};
+        memplan_expr per[T];
+        if ((int64_t)n * x->rank > T) {
+            seq_out(c, 0, et, NULL);
+            return;
+        }
+        s.per_item = true;
+        s.n_items = n;
+        s.count = mp_const(c, n);
+        for (int32_t i = 0; i < n; i++) {
+            memplan_expr *pd = per + (size_t)i * (size_t)x->rank;
+            memcpy(pd, x->dims, (size_t)x->rank * sizeof *pd);
+            pd[axis] = mp_const(c, sizes[i]);
+            s.items[i] = none;
+            s.items[i].rank = x->rank;
+            s.items[i].dims = pd;
+        }
+        seq_out(c, 0, et, &s);
+        return;
+    } else {
+        s.count = MEMPLAN_EXPR_NONE;
+        dims[axis] = unk;
+    }
+    seq_out(c, 0, et, &s);
+}
+
+/* ConcatFromSequence(S): concatenate along axis, or stack (new_axis=1). */
+static void concat_from_sequence(mp_sctx *c) {
+    const memplan_vshape *sv = mp_in(c, 0);
+    int32_t et = sv ? sv->elem_type : 0;
+    seq s;
+    memplan_expr store[R], dims[R];
+    if (!seq_in(c, 0, &s)) {
+        mp_out_unranked(c, 0, et, "sequence element shape unknown");
+        return;
+    }
+    item it = s.per_item ? common_item(c, &s, store) : s.items[0];
+    bool new_axis = mp_attr_int(c, "new_axis", 0) != 0;
+    int32_t r = it.rank + (new_axis ? 1 : 0);
+    int32_t axis = it.rank >= 0 && r <= R ? mp_axis(mp_attr_int(c, "axis", 0), r) : -1;
+    if (axis < 0) {
+        mp_out_unranked(c, 0, et, "sequence element rank or axis unknown");
+        return;
+    }
+    for (int32_t i = 0, q = 0; i < r; i++)
+        dims[i] = new_axis && i == axis ? MEMPLAN_EXPR_NONE
+                  : const_or(c, it.dims[q], 0) == -1 ? (q++, MEMPLAN_EXPR_NONE) : it.dims[q++];
+    memplan_expr n = s.count;
+    if (new_axis) {
+        dims[axis] = n;
+    } else if (s.per_item) { /* sum of the elements' dims along axis */
+        memplan_expr sum = mp_const(c, 0);
+        for (int32_t i = 0; i < s.n_items; i++) {
+            memplan_expr di = s.items[i].rank == it.rank ? s.items[i].dims[axis] : MEMPLAN_EXPR_NONE;
+            sum = di == MEMPLAN_EXPR_NONE || const_or(c, di, 0) == -1 ? MEMPLAN_EXPR_NONE : memplan_expr_add(P(c), sum, di);
+        }
+        dims[axis] = sum;
+    } else {
+        dims[axis] = dims[axis] == MEMPLAN_EXPR_NONE || n == MEMPLAN_EXPR_NONE ? MEMPLAN_EXPR_NONE
+                                                                               : memplan_expr_mul(P(c), n, dims[axis]);
+    }
+    mp_out(c, 0, et, r, dims);
+}
+
+/* SequenceMap: the body runs on one element of each sequence input; each
+ * output is a sequence of the body's outputs, as long as the first input. */
+static void sequence_map(mp_sctx *c) {
+    const memplan_attr *a = mp_attr(c, "body");
+    const memplan_graph *body = a && a->type == MEMPLAN_ATTR_GRAPH ? a->g : NULL;
+    seq s, first;
+    bool have_first = seq_in(c, 0, &first);
+    if (!body || mp_n_in(c) > 64) return;
+    memplan_vshape elems[64];
+    const memplan_vshape *given[64];
+    memplan_expr store[T]; /* element dims of all sequence inputs */
+    int32_t n = mp_n_in(c), used = 0;
+    for (int32_t k = 0; k < n; k++) {
+        const memplan_vshape *v = mp_in(c, k);
+        given[k] = v;
+        if (!v || v->kind != MEMPLAN_TYPE_SEQUENCE) continue;
+        memset(&elems[k], 0, sizeof elems[k]);
+        elems[k].kind = MEMPLAN_TYPE_TENSOR;
+        elems[k].elem_type = v->elem_type;
+        elems[k].rank = -1;
+        elems[k].n_elems = -1;
+        elems[k].bytes = MEMPLAN_EXPR_NONE;
+        given[k] = &elems[k];
+        memplan_expr tmp[R];
+        if (!seq_in(c, k, &s)) continue;
+        item it = s.per_item ? common_item(c, &s, tmp) : s.items[0];
+        if (it.rank < 0 || used + it.rank > T) continue;
+        bool known = true; /* an unknown element dim leaves the rank unknown too */
+        for (int32_t i = 0; i < it.rank; i++) known = known && const_or(c, it.dims[i], 0) != -1;
+        if (!known) continue;
+        memcpy(store + used, it.dims, (size_t)it.rank * sizeof *store);
+        elems[k].rank = it.rank;
+        elems[k].dims = store + used;
+        used += it.rank;
+    }
+    mp_infer_sub(c, body, n, given);
+    for (int32_t k = 0; k < mp_n_out(c); k++) {
+        const memplan_vshape *o = mp_sub_out(c, body, k);
+        seq r;
+        r.count = have_first ? first.count : MEMPLAN_EXPR_NONE;
+        r.per_item = false;
+        r.n_items = 1;
+        r.items[0] = item_of(o);
+        seq_out(c, k, o ? o->elem_type : 0, &r);
+    }
+}
+
+/* ---- optional ops ------------------------------------------------------ */
+
+static void optional_op(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    mp_out_kind(c, 0, MEMPLAN_TYPE_OPTIONAL, x ? x->elem_type : 0);
+    if (!x) return;
+    enc e;
+    e.n = 0;
+    e.ok = true;
+    seq s;
+    if (x->kind == MEMPLAN_TYPE_TENSOR) {
+        enc_put(&e, mp_const(c, MEMPLAN_TYPE_TENSOR));
+        enc_item(c, &e, x->rank, x->dims);
+    } else if (x->kind == MEMPLAN_TYPE_SEQUENCE) {
+        enc_put(&e, mp_const(c, MEMPLAN_TYPE_SEQUENCE));
+        if (seq_in(c, 0, &s)) enc_seq(c, &e, &s);
+    } else {
+        return;
+    }
+    if (e.ok) mp_out_elems(c, 0, e.n, e.buf);
+}
+
+static void optional_has_element(mp_sctx *c) { mp_out(c, 0, MEMPLAN_DTYPE_BOOL, 0, NULL); }
+
+static void optional_get_element(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->kind != MEMPLAN_TYPE_OPTIONAL) { /* opset 18: a tensor or sequence passes through */
+        mp_out_like(c, 0, x);
+        int32_t n;
+        const memplan_expr *e = mp_in_elems(c, 0, &n);
+        if (e) mp_out_elems(c, 0, n, e);
+        return;
+    }
+    int32_t n, at = 1;
+    const memplan_expr *e = mp_in_elems(c, 0, &n);
+    int64_t kind = e && n >= 1 ? const_or(c, e[0], 0) : 0;
+    item it;
+    seq s;
+    if (kind == MEMPLAN_TYPE_TENSOR && dec_item(c, e, n, &at, &it)) item_out(c, 0, x->elem_type, &it);
+    else if (kind == MEMPLAN_TYPE_SEQUENCE) seq_out(c, 0, x->elem_type, n > 1 && dec_seq(c, e, n, &at, &s) ? &s : NULL);
+    else mp_out_unknown(c, 0, "optional contents unknown"); /* maybe not a tensor: keep the declared type */
+}
+
+/* ======================================================================
+ * Strings
+ * ====================================================================== */
+
+/* StringNormalizer: [C] or [1,C]; stopwords make C data dependent. */
+static void string_normalizer(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    const memplan_attr *sw = mp_attr(c, "stopwords");
+    if (!x || x->rank < 1 || x->rank > 2 || (sw && sw->n > 0)) {
+        if (x && (x->rank == 1 || x->rank == 2)) { /* C unknown: [?] or [1,?] */
+            memplan_expr dims[2] = {x->dims[0], MEMPLAN_EXPR_NONE};
+            if (x->rank == 1) dims[0] = MEMPLAN_EXPR_NONE;
+            mp_out(c, 0, MEMPLAN_DTYPE_STRING, x->rank, dims);
+        } else {
+            mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input must be [C] or [1,C]");
+        }
+        return;
+    }
+    mp_out(c, 0, MEMPLAN_DTYPE_STRING, x->rank, x->dims);
+}
+
+static void regex_full_match(mp_sctx *c) { out_shape_of(c, 0, MEMPLAN_DTYPE_BOOL, mp_in(c, 0)); }
+
+static void string_concat(mp_sctx *c) {
+    memplan_expr dims[R];
+    int32_t r = mp_broadcast(c, mp_in(c, 0), mp_in(c, 1), dims);
+    if (r < 0) mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input rank unknown or shapes do not broadcast");
+    else mp_out(c, 0, MEMPLAN_DTYPE_STRING, r, dims);
+}
+
+/* StringSplit(X) -> Y: X dims + [max substrings], Z: int64 like X. */
+static void string_split(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    out_shape_of(c, 1, MEMPLAN_DTYPE_INT64, x);
+    if (!x || x->rank < 0 || x->rank >= R) {
+        mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input rank unknown");
+        return;
+    }
+    memplan_expr dims[R];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    dims[x->rank] = MEMPLAN_EXPR_NONE;
+    mp_out(c, 0, MEMPLAN_DTYPE_STRING, x->rank + 1, dims);
+}
+
+/* ======================================================================
+ * Data-dependent selections
+ * ====================================================================== */
+
+/* NonMaxSuppression -> int64 [selected, 3]; none when max boxes is 0. */
+static void non_max_suppression(mp_sctx *c) {
+    int64_t max_boxes;
+    bool zero = !mp_in(c, 2) || (scalar_in(c, 2, &max_boxes) && max_boxes <= 0);
+    memplan_expr dims[2] = {zero ? mp_const(c, 0) : MEMPLAN_EXPR_NONE, mp_const(c, 3)};
+    mp_out(c, 0, MEMPLAN_DTYPE_INT64, 2, dims);
+}
+
+/* Unique(X) -> Y, indices, inverse_indices, counts. The unique count is
+ * data dependent (each output gets its own unknown dim: no shared fresh
+ * dims in the rule API). */
+static void unique(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    const memplan_attr *ax = mp_attr(c, "axis");
+    memplan_expr u = MEMPLAN_EXPR_NONE, dims[R], inv;
+    int32_t axis = -1;
+    if (x->rank < 0 || (ax && (axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank)) < 0)) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank or axis unknown");
+        inv = MEMPLAN_EXPR_NONE;
+    } else if (!ax) {
+        mp_out(c, 0, x->elem_type, 1, &u);
+        inv = mp_product(c, x->rank, x->dims);
+    } else {
+        memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+        dims[axis] = u;
+        mp_out(c, 0, x->elem_type, x->rank, dims);
+        inv = x->dims[axis];
+    }
+    mp_out(c, 1, MEMPLAN_DTYPE_INT64, 1, &u);
+    mp_out(c, 2, MEMPLAN_DTYPE_INT64, 1, &inv);
+    mp_out(c, 3, MEMPLAN_DTYPE_INT64, 1, &u);
+}
+
+/* ======================================================================
+ * Random
+ * ====================================================================== */
+
+/* RandomNormal / RandomUniform: shape and dtype from attributes. */
+static void random_shape(mp_sctx *c) {
+    const int64_t *s;
+    int64_t n = mp_attr_ints(c, "shape", &s);
+    int32_t et = (int32_t)mp_attr_int(c, "dtype", MEMPLAN_DTYPE_FLOAT);
+    if (n < 0 || n > R) {
+        mp_out_unranked(c, 0, et, "shape attribute missing");
+        return;
+    }
+    memplan_expr dims[R];
+    for (int64_t i = 0; i < n; i++) dims[i] = mp_const(c, s[i]);
+    mp_out(c, 0, et, (int32_t)n, dims);
+}
+
+/* RandomNormalLike / RandomUniformLike / Bernoulli: input's shape, dtype attr. */
+static void random_like(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    out_shape_of(c, 0, (int32_t)mp_attr_int(c, "dtype", x->elem_type), x);
+}
+
+/* Multinomial([batch, classes]) -> [batch, sample_size]. */
+static void multinomial(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    int32_t et = (int32_t)mp_attr_int(c, "dtype", MEMPLAN_DTYPE_INT32);
+    if (!x || x->rank != 2) {
+        mp_out_unranked(c, 0, et, "input must be [batch, classes]");
+        return;
+    }
+    memplan_expr dims[2] = {x->dims[0], mp_const(c, mp_attr_int(c, "sample_size", 1))};
+    mp_out(c, 0, et, 2, dims);
+}
+
+/* ======================================================================
+ * Signal
+ * ====================================================================== */
+
+/* Length of a transformed axis: n, or n//2+1 when one-sided. */
+static memplan_expr bins(mp_sctx *c, memplan_expr n, bool onesided) {
+    if (n == MEMPLAN_EXPR_NONE || !onesided) return n;
+    return memplan_expr_add(P(c), memplan_expr_floordiv(P(c), n, mp_const(c, 2)), mp_const(c, 1));
+}
+
+/* DFT(input [..., n, 1|2], dft_length?, axis? (opset 20)) -> [..., m, 2]. */
+static void dft(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 2) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    int64_t a = mp_opset(c) >= 20 ? -2 : mp_attr_int(c, "axis", 1);
+    if (mp_opset(c) >= 20 && mp_in(c, 2) && !scalar_in(c, 2, &a)) {
+        mp_out_unranked(c, 0, x->elem_type, "axis unknown");
+        return;
+    }
+    int32_t axis = mp_axis(a, x->rank);
+    if (axis < 0 || axis == x->rank - 1) {
+        mp_note(c, "axis %lld out of range", (long long)a);
+        return;
+    }
+    bool inverse = mp_attr_int(c, "inverse", 0) != 0, onesided = mp_attr_int(c, "onesided", 0) != 0;
+    memplan_expr dims[R], n = x->dims[axis];
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    if (mp_in(c, 1)) n = scalar_amount(c, 1);
+    dims[axis] = bins(c, n, onesided && !inverse);
+    dims[x->rank - 1] = mp_const(c, 2);
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+/* STFT(signal [B, L, 1|2], frame_step, window?, frame_length?)
+ * -> [B, (L - frame_length)//frame_step + 1, bins, 2]. */
+static void stft(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0), *w = mp_in(c, 2);
+    if (!x) return;
+    if (x->rank != 3) {
+        mp_out_unranked(c, 0, x->elem_type, "signal must be [batch, length, 1 or 2]");
+        return;
+    }
+    memplan_expr step = scalar_amount(c, 1), len = MEMPLAN_EXPR_NONE;
+    if (mp_in(c, 3)) len = scalar_amount(c, 3);
+    else if (w && w->rank == 1) len = w->dims[0];
+    memplan_expr frames = MEMPLAN_EXPR_NONE;
+    if (step != MEMPLAN_EXPR_NONE && len != MEMPLAN_EXPR_NONE)
+        frames = memplan_expr_add(P(c), memplan_expr_floordiv(P(c), memplan_expr_sub(P(c), x->dims[1], len), step),
+                                  mp_const(c, 1));
+    memplan_expr dims[4] = {x->dims[0], frames, bins(c, len, mp_attr_int(c, "onesided", 1) != 0), mp_const(c, 2)};
+    mp_out(c, 0, x->elem_type, 4, dims);
+}
+
+/* HannWindow / HammingWindow / BlackmanWindow(size) -> [size]. */
+static void window(mp_sctx *c) {
+    memplan_expr n = scalar_amount(c, 0);
+    mp_out(c, 0, (int32_t)mp_attr_int(c, "output_datatype", MEMPLAN_DTYPE_FLOAT), 1, &n);
+}
+
+/* MelWeightMatrix(num_mel_bins, dft_length, ...) -> [dft_length//2+1, num_mel_bins]. */
+static void mel_weight_matrix(mp_sctx *c) {
+    memplan_expr dims[2] = {bins(c, scalar_amount(c, 1), true), scalar_amount(c, 0)};
+    mp_out(c, 0, (int32_t)mp_attr_int(c, "output_datatype", MEMPLAN_DTYPE_FLOAT), 2, dims);
+}
+
+/* ImageDecoder(bytes) -> uint8 [H, W, channels]: the size is in the data. */
+static void image_decoder(mp_sctx *c) {
+    const char *fmt = mp_attr_str(c, "pixel_format", "RGB");
+    memplan_expr dims[3] = {MEMPLAN_EXPR_NONE, MEMPLAN_EXPR_NONE, mp_const(c, strcmp(fmt, "Grayscale") == 0 ? 1 : 3)};
+    mp_out(c, 0, MEMPLAN_DTYPE_UINT8, 3, dims);
+}
+
+/* ======================================================================
+ * Others without a family
+ * ====================================================================== */
+
+/* GridSample(X [N, C, D...], grid [N, D_out..., r]) -> [N, C, D_out...]. */
+static void grid_sample(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0), *g = mp_in(c, 1);
+    if (!x) return;
+    if (x->rank < 3 || !g || g->rank != x->rank) {
+        mp_out_unranked(c, 0, x->elem_type, "input or grid rank unknown");
+        return;
+    }
+    memplan_expr dims[R];
+    dims[0] = x->dims[0];
+    dims[1] = x->dims[1];
+    for (int32_t i = 2; i < x->rank; i++) dims[i] = g->dims[i - 1];
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+/* Det([..., M, M]) -> [...]. */
+static void det(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 2) mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+    else mp_out(c, 0, x->elem_type, x->rank - 2, x->dims);
+}
+
+static void like_input0(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
+
+/* ======================================================================
+ * Training (ai.onnx.preview.training)
+ * ====================================================================== */
+
+/* Optimizers: inputs R, T, then `groups` groups of n tensors (X, G, V...);
+ * outputs are the groups other than G (the gradients), in order. */
+static void optimizer(mp_sctx *c, int32_t groups) {
+    int32_t n = (mp_n_in(c) - 2) / groups;
+    for (int32_t k = 0; k < mp_n_out(c) && n > 0; k++) {
+        int32_t g = k / n, j = k % n; /* output group g: X, then V, H... */
+        int32_t in_group = g == 0 ? 0 : g + 1;
+        mp_out_like(c, k, mp_in(c, 2 + in_group * n + j));
+    }
+}
+
+static void momentum(mp_sctx *c) { optimizer(c, 3); }
+static void adagrad(mp_sctx *c) { optimizer(c, 3); }
+static void adam(mp_sctx *c) { optimizer(c, 4); }
+
+/* Gradient: d y / d xs[i] has the shape of xs[i], the i-th input. */
+static void gradient(mp_sctx *c) {
+    for (int32_t k = 0; k < mp_n_out(c); k++) mp_out_like(c, k, mp_in(c, k));
+}
+
+/* ======================================================================
+ * ai.onnx.ml
+ * ====================================================================== */
+
+/* Element type of the values_* attributes (LabelEncoder, CategoryMapper). */
+static int32_t ml_value_type(mp_sctx *c, int32_t dflt) {
+    const memplan_attr *t = mp_attr(c, "values_tensor");
+    if (t && t->type == MEMPLAN_ATTR_TENSOR && t->t) return t->t->elem_type;
+    if (mp_attr(c, "values_strings")) return MEMPLAN_DTYPE_STRING;
+    if (mp_attr(c, "values_int64s")) return MEMPLAN_DTYPE_INT64;
+    if (mp_attr(c, "values_floats")) return MEMPLAN_DTYPE_FLOAT;
+    return dflt;
+}
+
+static void label_encoder(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (x) out_shape_of(c, 0, ml_value_type(c, x->elem_type), x);
+}
+
+/* CategoryMapper: string <-> int64, same shape. */
+static void category_mapper(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (x) out_shape_of(c, 0, x->elem_type == MEMPLAN_DTYPE_STRING ? MEMPLAN_DTYPE_INT64 : MEMPLAN_DTYPE_STRING, x);
+}
+
+/* ArrayFeatureExtractor(X, Y): the indices Y select along the last axis. */
+static void array_feature_extractor(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0), *y = mp_in(c, 1);
+    if (!x) return;
+    if (x->rank < 1 || !y || y->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input ranks unknown");
+        return;
+    }
+    memplan_expr dims[R];
+    int32_t r = x->rank == 1 ? 2 : x->rank;
+    memcpy(dims, x->dims, (size_t)(x->rank - 1) * sizeof *dims);
+    if (x->rank == 1) dims[0] = mp_const(c, 1);
+    dims[r - 1] = mp_product(c, y->rank, y->dims);
+    mp_out(c, 0, x->elem_type, r, dims);
+}
+
+/* Float output with the input's shape (Normalizer, Scaler). */
+static void float_like(mp_sctx *c) { out_shape_of(c, 0, MEMPLAN_DTYPE_FLOAT, mp_in(c, 0)); }
+
+/* ZipMap -> a sequence of maps. */
+static void zip_map(mp_sctx *c) { mp_out_kind(c, 0, MEMPLAN_TYPE_SEQUENCE, 0); }
+
 const mp_rule mp_rules_misc[] = {
+    /* sequences and optionals */
+    {"", "SequenceEmpty", sequence_empty},
+    {"", "SequenceConstruct", sequence_construct},
+    {"", "SequenceInsert", sequence_insert},
+    {"", "SequenceErase", sequence_erase},
+    {"", "SequenceAt", sequence_at},
+    {"", "SequenceLength", sequence_length},
+    {"", "SplitToSequence", split_to_sequence},
+    {"", "ConcatFromSequence", concat_from_sequence},
+    {"", "SequenceMap", sequence_map},
+    {"", "Optional", optional_op},
+    {"", "OptionalHasElement", optional_has_element},
+    {"", "OptionalGetElement", optional_get_element},
+    /* strings */
+    {"", "StringNormalizer", string_normalizer},
+    {"", "RegexFullMatch", regex_full_match},
+    {"", "StringConcat", string_concat},
+    {"", "StringSplit", string_split},
+    /* data-dependent selections */
+    {"", "NonMaxSuppression", non_max_suppression},
+    {"", "Unique", unique},
+    /* random */
+    {"", "RandomNormal", random_shape},
+    {"", "RandomUniform", random_shape},
+    {"", "RandomNormalLike", random_like},
+    {"", "RandomUniformLike", random_like},
+    {"", "Bernoulli", random_like},
+    {"", "Multinomial", multinomial},
+    /* signal and images */
+    {"", "DFT", dft},
+    {"", "STFT", stft},
+    {"", "HannWindow", window},
+    {"", "HammingWindow", window},
+    {"", "BlackmanWindow", window},
+    {"", "MelWeightMatrix", mel_weight_matrix},
+    {"", "ImageDecoder", image_decoder},
+    /* others */
+    {"", "GridSample", grid_sample},
+    {"", "CumSum", like_input0},
+    {"", "Det", det},
+    /* training */
+    {"ai.onnx.preview.training", "Momentum", momentum},
+    {"ai.onnx.preview.training", "Adagrad", adagrad},
+    {"ai.onnx.preview.training", "Adam", adam},
+    {"ai.onnx.preview.training", "Gradient", gradient},
+    /* ai.onnx.ml */
+    {"ai.onnx.ml", "LabelEncoder", label_encoder},
+    {"ai.onnx.ml", "CategoryMapper", category_mapper},
+    {"ai.onnx.ml", "ArrayFeatureExtractor", array_feature_extractor},
+    {"ai.onnx.ml", "Binarizer", like_input0},
+    {"ai.onnx.ml", "Imputer", like_input0},
+    {"ai.onnx.ml", "Normalizer", float_like},
+    {"ai.onnx.ml", "Scaler", float_like},
+    {"ai.onnx.ml", "ZipMap", zip_map},
     {NULL, NULL, NULL},
 };

@@ -1,0 +1,426 @@
+/* test_shapes_misc.c -- shape rules of the misc, quant and contrib families:
+ * sequences/optionals, signal, random, training, quantization and ONNX
+ * Runtime contrib (com.microsoft) ops. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "memplan/memplan.h"
+#include "model_builder.h"
+
+typedef struct ctx {
+    memplan_model *m;
+    memplan_shapes *s;
+} ctx;
+
+/* Buffers the builder does not free (tensor data); freed after packing. */
+static void *owned[64];
+static size_t n_owned;
+
+static void infer(ctx *c, mb_graph *g) {
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    for (size_t i = 0; i < n_owned; i++) free(owned[i]);
+    n_owned = 0;
+    memplan_error err = {0};
+    if (memplan_model_load(bytes, len, NULL, &c->m, &err)) fail_msg("%s", err.message);
+    free(bytes);
+    assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
+}
+
+static void done(ctx *c) {
+    memplan_shapes_free(c->s);
+    memplan_model_free(c->m);
+}
+
+/* "dtype[d0,d1,...] bytes" of a main-graph value */
+static void expect(ctx *c, const char *name, const char *want) {
+    const memplan_graph *g = c->m->graph;
+    int32_t id = memplan_graph_find(g, name);
+    assert_true(id >= 0);
+    const memplan_vshape *v = memplan_shapes_value(c->s, g, id);
+    memplan_expr_pool *p = memplan_shapes_pool(c->s);
+    char buf[512];
+    size_t n = 0;
+    const char *dt = v->elem_type ? memplan_dtype_name(v->elem_type) : "?";
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", dt ? dt : "?");
+    if (v->rank < 0) {
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "[?]");
+    } else {
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "[");
+        for (int32_t i = 0; i < v->rank; i++)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? "," : "", memplan_expr_str(p, v->dims[i]));
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "]");
+    }
+    snprintf(buf + n, sizeof buf - n, " %s", memplan_expr_str(p, v->bytes));
+    if (strcmp(buf, want) != 0) fail_msg("%s: got '%s', expected '%s'", name, buf, want);
+}
+
+/* Kind of a main-graph value. */
+static memplan_type_kind kind_of(ctx *c, const char *name) {
+    int32_t id = memplan_graph_find(c->m->graph, name);
+    assert_true(id >= 0);
+    return memplan_shapes_value(c->s, c->m->graph, id)->kind;
+}
+
+/* An INTS attribute "a,b,c". */
+static void ints_attr(Onnx__NodeProto *nd, const char *name, size_t n, const int64_t *v) {
+    Onnx__AttributeProto *a = malloc(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = mb_strdup(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->ints = malloc(n * sizeof *a->ints);
+    memcpy(a->ints, v, n * sizeof *v);
+    a->n_ints = n;
+    MB_PUSH(nd->attribute, nd->n_attribute, a);
+}
+
+/* An int64 initializer with data (dims "" for a scalar). */
+static void int64_init(mb_graph *g, const char *name, const char *dims, size_t n, const int64_t *v) {
+    mb_initializer(g, name, MEMPLAN_DTYPE_INT64, dims);
+    Onnx__TensorProto *t = g->initializer[g->n_initializer - 1];
+    uint8_t *data = malloc(n ? n * 8 : 1);
+    memcpy(data, v, n * 8);
+    t->has_raw_data = 1;
+    t->raw_data.data = data;
+    t->raw_data.len = n * 8;
+    owned[n_owned++] = data;
+}
+
+/* Set a node's domain (a literal: the builder frees op_type only). */
+static Onnx__NodeProto *in_domain(Onnx__NodeProto *nd, const char *domain) {
+    nd->domain = (char *)(uintptr_t)domain;
+    return nd;
+}
+
+#define MS "com.microsoft"
+#define I64(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
+
+/* ---- sequences and optionals ------------------------------------------- */
+
+static void test_sequence_construct_at_concat(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "2,3,4");
+    mb_input(g, "y", 1, "2,3,4");
+    mb_input(g, "z", 1, "2,5,4");
+    int64_init(g, "p2", "", 1, (int64_t[]){-1});
+    mb_node(g, "SequenceConstruct", "x,y,z", "s");
+    mb_node(g, "SequenceAt", "s,p2", "last");
+    mb_node(g, "SequenceLength", "s", "len");
+    mb_int_attr(mb_node(g, "ConcatFromSequence", "s", "cat"), "axis", 1);
+    mb_node(g, "SequenceErase", "s", "s2"); /* drops z */
+    Onnx__NodeProto *st = mb_node(g, "ConcatFromSequence", "s2", "stacked");
+    mb_int_attr(st, "axis", 0);
+    mb_int_attr(st, "new_axis", 1);
+    mb_node(g, "SequenceInsert", "s2,z,p2", "s3"); /* z before y */
+    mb_node(g, "SequenceAt", "s3,p2", "y_again");
+    mb_output(g, "cat", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    assert_int_equal(kind_of(&c, "s"), MEMPLAN_TYPE_SEQUENCE);
+    expect(&c, "last", "float[2,5,4] 160");
+    expect(&c, "len", "int64[] 8");
+    expect(&c, "cat", "float[2,11,4] 352");
+    expect(&c, "stacked", "float[2,2,3,4] 192");
+    expect(&c, "y_again", "float[2,3,4] 96");
+    done(&c);
+}
+
+/* SplitToSequence along a symbolic axis, SequenceAt at an unknown position. */
+static void test_split_to_sequence(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "batch,6");
+    mb_input(g, "pos", 7, "");
+    int64_init(g, "sizes", "2", 2, (int64_t[]){2, 4});
+    Onnx__NodeProto *n = mb_node(g, "SplitToSequence", "x", "s");
+    mb_int_attr(n, "axis", 0);
+    mb_int_attr(n, "keepdims", 0);
+    mb_node(g, "SequenceAt", "s,pos", "row");
+    mb_node(g, "SequenceLength", "s", "len");
+    n = mb_node(g, "ConcatFromSequence", "s", "back");
+    mb_int_attr(n, "axis", 0);
+    mb_int_attr(n, "new_axis", 1);
+    mb_int_attr(mb_node(g, "SplitToSequence", "x,sizes", "parts"), "axis", 1);
+    mb_node(g, "SequenceAt", "parts,pos", "part");
+    mb_int_attr(mb_node(g, "ConcatFromSequence", "parts", "whole"), "axis", 1);
+    mb_int_attr(mb_node(g, "SequenceEmpty", "", "e"), "dtype", 7);
+    mb_node(g, "SequenceInsert", "e,pos", "one");
+    mb_node(g, "SequenceAt", "one,pos", "pos_again");
+    ctx c;
+    infer(&c, g);
+    expect(&c, "row", "float[6] 24");
+    expect(&c, "len", "int64[] 8");
+    expect(&c, "back", "float[batch,6] 24*batch");
+    expect(&c, "part", "float[batch,unk__0] 4*batch*unk__0");
+    expect(&c, "whole", "float[batch,6] 24*batch");
+    expect(&c, "pos_again", "int64[] 8");
+    done(&c);
+}
+
+static void test_optional(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "n,3");
+    mb_node(g, "Optional", "x", "o");
+    mb_node(g, "OptionalHasElement", "o", "has");
+    mb_node(g, "OptionalGetElement", "o", "back");
+    mb_node(g, "OptionalGetElement", "x", "same"); /* opset 18: a tensor passes */
+    ctx c;
+    infer(&c, g);
+    assert_int_equal(kind_of(&c, "o"), MEMPLAN_TYPE_OPTIONAL);
+    expect(&c, "has", "bool[] 1");
+    expect(&c, "back", "float[n,3] 12*n");
+    expect(&c, "same", "float[n,3] 12*n");
+    done(&c);
+}
+
+/* ---- other misc ops ---------------------------------------------------- */
+
+static void test_selections_and_strings(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "boxes", 1, "b,k,4");
+    mb_input(g, "scores", 1, "b,1,k");
+    mb_input(g, "mb", 7, "1");
+    mb_input(g, "x", 1, "3,4");
+    mb_input(g, "t", 8, "1,c");
+    mb_node(g, "NonMaxSuppression", "boxes,scores,mb", "sel");
+    mb_node(g, "Unique", "x", "u,ui,uinv,uc");
+    mb_int_attr(mb_node(g, "Unique", "x", "ua,uai,uainv,uac"), "axis", -1);
+    mb_node(g, "StringNormalizer", "t", "tn");
+    mb_node(g, "RegexFullMatch", "t", "tm");
+    ctx c;
+    infer(&c, g);
+    expect(&c, "sel", "int64[unk__0,3] 24*unk__0");
+    expect(&c, "u", "float[unk__1] 4*unk__1");
+    expect(&c, "uinv", "int64[12] 96");
+    expect(&c, "ua", "float[3,unk__4] 12*unk__4");
+    expect(&c, "uainv", "int64[4] 32");
+    expect(&c, "tn", "string[1,c] ?");
+    expect(&c, "tm", "bool[1,c] c");
+    done(&c);
+}
+
+static void test_signal_random_training(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "sig", 1, "1,128,1");
+    mb_input(g, "x", 1, "b,n,1");
+    int64_init(g, "size", "", 1, (int64_t[]){10});
+    int64_init(g, "step", "", 1, (int64_t[]){8});
+    int64_init(g, "flen", "", 1, (int64_t[]){16});
+    mb_node(g, "HannWindow", "size", "w");
+    mb_node(g, "STFT", "sig,step,,flen", "spec");
+    mb_int_attr(mb_node(g, "DFT", "x", "f"), "axis", 1);
+    Onnx__NodeProto *d = mb_node(g, "DFT", "x", "f1");
+    mb_int_attr(d, "axis", 1);
+    mb_int_attr(d, "onesided", 1);
+    Onnx__NodeProto *r = mb_node(g, "RandomNormal", "", "rn");
+    ints_attr(r, "shape", I64(2, 5));
+    mb_int_attr(r, "dtype", 11);
+    mb_node(g, "Bernoulli", "x", "bern");
+    mb_input(g, "R", 1, "");
+    mb_input(g, "T", 7, "");
+    mb_input(g, "X1", 1, "3");
+    mb_input(g, "X2", 1, "4,4");
+    mb_input(g, "G1", 1, "3");
+    mb_input(g, "G2", 1, "4,4");
+    mb_input(g, "V1", 1, "3");
+    mb_input(g, "V2", 1, "4,4");
+    mb_input(g, "H1", 1, "3");
+    mb_input(g, "H2", 1, "4,4");
+    in_domain(mb_node(g, "Adam", "R,T,X1,X2,G1,G2,V1,V2,H1,H2", "X1n,X2n,V1n,V2n,H1n,H2n"), "ai.onnx.preview.training");
+    ctx c;
+    infer(&c, g);
+    expect(&c, "w", "float[10] 40");
+    expect(&c, "spec", "float[1,15,9,2] 1080");
+    expect(&c, "f", "float[b,n,2] 8*b*n");
+    expect(&c, "f1", "float[b,n//2+1,2] 8*b*(n//2)+8*b");
+    expect(&c, "rn", "double[2,5] 80");
+    expect(&c, "bern", "float[b,n,1] 4*b*n");
+    expect(&c, "X2n", "float[4,4] 64");
+    expect(&c, "V1n", "float[3] 12");
+    expect(&c, "H2n", "float[4,4] 64");
+    done(&c);
+}
+
+/* ---- quant ------------------------------------------------------------- */
+
+static void test_quant(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "n,3,8,8");
+    mb_input(g, "s", 1, "");
+    mb_input(g, "zp", 3, "");
+    mb_input(g, "w", 3, "16,3,3,3");
+    mb_input(g, "a", 2, "b,m,k");
+    mb_input(g, "bm", 2, "k,5");
+    mb_node(g, "QuantizeLinear", "x,s,zp", "q");
+    mb_node(g, "QuantizeLinear", "x,s", "q8");
+    mb_node(g, "DequantizeLinear", "q,s,zp", "dq");
+    mb_node(g, "DynamicQuantizeLinear", "x", "y,ys,yzp");
+    mb_node(g, "QLinearMatMul", "a,s,zp,bm,s,zp,s,zp", "mm");
+    Onnx__NodeProto *cv = mb_node(g, "QLinearConv", "q,s,zp,w,s,zp,s,zp", "conv");
+    ints_attr(cv, "pads", I64(1, 1, 1, 1));
+    ints_attr(cv, "strides", I64(2, 2));
+    ctx c;
+    infer(&c, g);
+    expect(&c, "q", "int8[n,3,8,8] 192*n");
+    expect(&c, "q8", "uint8[n,3,8,8] 192*n");
+    expect(&c, "dq", "float[n,3,8,8] 768*n");
+    expect(&c, "y", "uint8[n,3,8,8] 192*n");
+    expect(&c, "ys", "float[] 4");
+    expect(&c, "yzp", "uint8[] 1");
+    expect(&c, "mm", "int8[b,m,5] 5*b*m");
+    expect(&c, "conv", "int8[n,16,4,4] 256*n");
+    done(&c);
+}
+
+/* ---- contrib ----------------------------------------------------------- */
+
+static void test_contrib_activations_and_norms(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 10, "batch,seq,768");
+    mb_input(g, "bias", 10, "768");
+    mb_input(g, "gamma", 10, "768");
+    const char *acts[] = {"Gelu", "FastGelu", "BiasGelu", "QuickGelu"};
+    const char *outs[] = {"g0", "g1", "g2", "g3"};
+    for (int i = 0; i < 4; i++) in_domain(mb_node(g, acts[i], i == 0 || i == 3 ? "x" : "x,bias", outs[i]), MS);
+    in_domain(mb_node(g, "SkipLayerNormalization", "x,x,gamma,bias,bias", "sln,mean,isv,sum"), MS);
+    in_domain(mb_node(g, "SkipSimplifiedLayerNormalization", "x,x,gamma", "ssln"), MS);
+    mb_int_attr(in_domain(mb_node(g, "LayerNormalization", "x,gamma,bias", "ln,lmean,lisv"), MS), "axis", -1);
+    in_domain(mb_node(g, "SimplifiedLayerNormalization", "x,gamma", "rms,rinv"), "");
+    ctx c;
+    infer(&c, g);
+    for (int i = 0; i < 4; i++) expect(&c, outs[i], "float16[batch,seq,768] 1536*batch*seq");
+    expect(&c, "sln", "float16[batch,seq,768] 1536*batch*seq");
+    expect(&c, "mean", "float[batch,seq,1] 4*batch*seq");
+    expect(&c, "isv", "float[batch,seq,1] 4*batch*seq");
+    expect(&c, "sum", "float16[batch,seq,768] 1536*batch*seq");
+    expect(&c, "ssln", "float16[batch,seq,768] 1536*batch*seq");
+    expect(&c, "ln", "float16[batch,seq,768] 1536*batch*seq");
+    expect(&c, "lisv", "float[batch,seq,1] 4*batch*seq");
+    expect(&c, "rinv", "float[batch,seq,1] 4*batch*seq");
+    done(&c);
+}
+
+static void test_contrib_attention(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "B,S,768");
+    mb_input(g, "w", 1, "768,2304");
+    mb_input(g, "b", 1, "2304");
+    mb_input(g, "past", 1, "2,B,12,P,64");
+    mb_input(g, "k", 1, "B,L,768");
+    mb_input(g, "pk", 1, "B,12,P,64");
+    mb_input(g, "xq", 2, "B,S,768");
+    mb_input(g, "wq", 2, "768,2304");
+    mb_input(g, "sc", 1, "");
+    mb_input(g, "gq", 10, "B,S,2048");
+    mb_input(g, "gk", 10, "B,S,512");
+    mb_input(g, "gpk", 10, "B,4,P,128");
+    int64_init(g, "total", "", 1, (int64_t[]){256});
+    mb_int_attr(in_domain(mb_node(g, "Attention", "x,w,b,,past", "att,present"), MS), "num_heads", 12);
+    mb_int_attr(in_domain(mb_node(g, "MultiHeadAttention", "x,k,k,,,,pk,pk", "mha,pkey,pval"), MS), "num_heads", 12);
+    mb_int_attr(in_domain(mb_node(g, "QAttention", "xq,wq,b,sc,sc", "qatt"), MS), "num_heads", 12);
+    Onnx__NodeProto *gqa = in_domain(mb_node(g, "GroupQueryAttention", "gq,gk,gk,gpk,gpk,,total", "gqa,gkey,gval"), MS);
+    mb_int_attr(gqa, "num_heads", 16);
+    mb_int_attr(gqa, "kv_num_heads", 4);
+    in_domain(mb_node(g, "RotaryEmbedding", "x", "rot"), MS);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "att", "float[B,S,768] 3072*B*S");
+    expect(&c, "present", "float[2,B,12,P+S,64] 6144*B*P+6144*B*S");
+    expect(&c, "mha", "float[B,S,768] 3072*B*S");
+    expect(&c, "pkey", "float[B,12,L+P,64] 3072*B*L+3072*B*P");
+    expect(&c, "qatt", "float[B,S,768] 3072*B*S");
+    expect(&c, "gqa", "float16[B,S,2048] 4096*B*S");
+    expect(&c, "gkey", "float16[B,4,max(P,256),128] 1024*B*max(P,256)");
+    expect(&c, "rot", "float[B,S,768] 3072*B*S");
+    done(&c);
+}
+
+static void test_contrib_conv_matmul(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "N,3,H,W");
+    mb_input(g, "w", 1, "8,3,3,3");
+    mb_input(g, "xh", 1, "N,32,32,3");
+    mb_input(g, "a", 1, "b,1,M,K");
+    mb_input(g, "bt", 1, "h,N2,K");
+    mb_input(g, "bi", 3, "K,N2");
+    mb_input(g, "s", 1, "");
+    mb_input(g, "ai", 2, "M,K");
+    Onnx__NodeProto *fc = in_domain(mb_node(g, "FusedConv", "x,w", "fc"), MS);
+    ints_attr(fc, "pads", I64(1, 1, 1, 1));
+    Onnx__NodeProto *nc = in_domain(mb_node(g, "NhwcConv", "xh,w", "nc"), MS);
+    ints_attr(nc, "strides", I64(2, 2));
+    mb_int_attr(in_domain(mb_node(g, "FusedMatMul", "a,bt", "fm"), MS), "transB", 1);
+    in_domain(mb_node(g, "DynamicQuantizeMatMul", "a,bi,s", "dqm"), MS);
+    in_domain(mb_node(g, "MatMulIntegerToFloat", "ai,bi,s,s", "mif"), MS);
+    Onnx__NodeProto *nb = in_domain(mb_node(g, "MatMulNBits", "a,bi,s", "nb"), MS);
+    mb_int_attr(nb, "K", 4096);
+    mb_int_attr(nb, "N", 11008);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "fc", "float[N,8,H,W] 32*H*N*W");
+    expect(&c, "nc", "float[N,15,15,8] 7200*N");
+    expect(&c, "fm", "float[b,h,M,N2] 4*M*N2*b*h");
+    expect(&c, "dqm", "float[b,1,M,N2] 4*M*N2*b");
+    expect(&c, "mif", "float[M,N2] 4*M*N2");
+    expect(&c, "nb", "float[b,1,M,11008] 44032*M*b");
+    done(&c);
+}
+
+static void test_contrib_qlinear(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 2, "N,C,H,W");
+    mb_input(g, "y", 2, "1,C,1,1");
+    mb_input(g, "z", 2, "N,4,H,W");
+    mb_input(g, "s", 1, "");
+    mb_input(g, "zp", 2, "");
+    mb_input(g, "ids", 6, "B,S");
+    mb_input(g, "emb", 1, "V,768");
+    in_domain(mb_node(g, "QLinearAdd", "x,s,zp,y,s,zp,s,zp", "add"), MS);
+    in_domain(mb_node(g, "QLinearSigmoid", "x,s,zp,s,zp", "sig"), MS);
+    mb_int_attr(in_domain(mb_node(g, "QLinearConcat", "s,zp,x,s,zp,z,s,zp", "cat"), MS), "axis", 1);
+    in_domain(mb_node(g, "QLinearGlobalAveragePool", "x,s,zp,s,zp", "gap"), MS);
+    Onnx__NodeProto *ap = in_domain(mb_node(g, "QLinearAveragePool", "x,s,zp,s,zp", "ap"), MS);
+    ints_attr(ap, "kernel_shape", I64(2, 2));
+    ints_attr(ap, "strides", I64(2, 2));
+    in_domain(mb_node(g, "EmbedLayerNormalization", "ids,ids,emb,emb,emb,emb,emb", "eln,mask"), MS);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "add", "uint8[N,C,H,W] C*H*N*W");
+    expect(&c, "sig", "uint8[N,C,H,W] C*H*N*W");
+    expect(&c, "cat", "uint8[N,C+4,H,W] C*H*N*W+4*H*N*W");
+    expect(&c, "gap", "uint8[N,C,1,1] C*N");
+    expect(&c, "ap", "uint8[N,C,H//2,W//2] C*(H//2)*N*(W//2)");
+    expect(&c, "eln", "float[B,S,768] 3072*B*S");
+    expect(&c, "mask", "int32[B] 4*B");
+    done(&c);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sequence_construct_at_concat),
+        cmocka_unit_test(test_split_to_sequence),
+        cmocka_unit_test(test_optional),
+        cmocka_unit_test(test_selections_and_strings),
+        cmocka_unit_test(test_signal_random_training),
+        cmocka_unit_test(test_quant),
+        cmocka_unit_test(test_contrib_activations_and_norms),
+        cmocka_unit_test(test_contrib_attention),
+        cmocka_unit_test(test_contrib_conv_matmul),
+        cmocka_unit_test(test_contrib_qlinear),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
