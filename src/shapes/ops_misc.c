@@ -683,21 +683,6 @@ static void image_decoder(mp_sctx *c) {
  * Others without a family
  * ====================================================================== */
 
-/* GridSample(X [N, C, D...], grid [N, D_out..., r]) -> [N, C, D_out...]. */
-static void grid_sample(mp_sctx *c) {
-    const memplan_vshape *x = mp_in(c, 0), *g = mp_in(c, 1);
-    if (!x) return;
-    if (x->rank < 3 || !g || g->rank != x->rank) {
-        mp_out_unranked(c, 0, x->elem_type, "input or grid rank unknown");
-        return;
-    }
-    memplan_expr dims[R];
-    dims[0] = x->dims[0];
-    dims[1] = x->dims[1];
-    for (int32_t i = 2; i < x->rank; i++) dims[i] = g->dims[i - 1];
-    mp_out(c, 0, x->elem_type, x->rank, dims);
-}
-
 /* Det([..., M, M]) -> [...]. */
 static void det(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
@@ -817,7 +802,6 @@ const mp_rule mp_rules_misc[] = {
     {"", "MelWeightMatrix", mel_weight_matrix},
     {"", "ImageDecoder", image_decoder},
     /* others */
-    {"", "GridSample", grid_sample},
     {"", "CumSum", like_input0},
     {"", "Det", det},
     /* training */
