@@ -237,7 +237,7 @@ const mp_rule mp_rules_elementwise[] = {
     /* broadcasting */
     {"", "Add", binary}, {"", "Sub", binary}, {"", "Mul", binary}, {"", "Div", binary},
     {"", "Pow", binary}, {"", "Mod", binary}, {"", "BitShift", binary}, {"", "BitwiseAnd", binary},
-    {"", "BitwiseOr", binary}, {"", "BitwiseXor", binary}, {"", "PRelu", binary},
+    {"", "BitwiseOr", binary}, {"", "BitwiseXor", binary}, {"", "PRelu", same_as_input},
     {"", "Sum", binary}, {"", "Max", binary}, {"", "Min", binary}, {"", "Mean", binary},
     {"", "And", compare}, {"", "Or", compare}, {"", "Xor", compare}, {"", "Equal", compare},
     {"", "Less", compare}, {"", "Greater", compare}, {"", "LessOrEqual", compare},
