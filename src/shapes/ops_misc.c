@@ -543,12 +543,49 @@ static void non_max_suppression(mp_sctx *c) {
 /* Unique(X) -> Y, indices, inverse_indices, counts. The unique count is
  * data dependent (each output gets its own unknown dim: no shared fresh
  * dims in the rule API). */
+/* Distinct values (axis < 0) or distinct slices along axis of a constant
+ * input with a static shape; -1 when unknown. */
+static int64_t count_unique(mp_sctx *c, const memplan_vshape *x, int32_t axis) {
+    double v[MEMPLAN_MAX_TRACKED_ELEMS];
+    int32_t n;
+    int64_t shape[R];
+    if (x->rank < 0 || !mp_in_floats(c, 0, v, MEMPLAN_MAX_TRACKED_ELEMS, &n)) return -1;
+    for (int32_t i = 0; i < x->rank; i++)
+        if (!memplan_expr_is_const(mp_pool(c), x->dims[i], &shape[i])) return -1;
+    int64_t outer = 1, len = 1, inner = 1;
+    if (axis < 0) {
+        len = n;
+    } else {
+        for (int32_t i = 0; i < axis; i++) outer *= shape[i];
+        len = shape[axis];
+        for (int32_t i = axis + 1; i < x->rank; i++) inner *= shape[i];
+    }
+    if (outer * len * inner != n) return -1;
+    int64_t distinct = 0;
+    for (int64_t a = 0; a < len; a++) { /* slice a is new unless equal to an earlier one */
+        bool seen = false;
+        for (int64_t b = 0; b < a && !seen; b++) {
+            bool same = true;
+            for (int64_t o = 0; o < outer && same; o++)
+                for (int64_t i = 0; i < inner && same; i++)
+                    same = v[(o * len + a) * inner + i] == v[(o * len + b) * inner + i];
+            seen = same;
+        }
+        distinct += !seen;
+    }
+    return distinct;
+}
+
 static void unique(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
     const memplan_attr *ax = mp_attr(c, "axis");
     memplan_expr u = MEMPLAN_EXPR_NONE, dims[R], inv;
     int32_t axis = -1;
+    if (x->rank >= 0) {
+        int64_t k = count_unique(c, x, ax ? mp_axis(mp_attr_int(c, "axis", 0), x->rank) : -1);
+        if (k >= 0) u = mp_const(c, k);
+    }
     if (x->rank < 0 || (ax && (axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank)) < 0)) {
         mp_out_unranked(c, 0, x->elem_type, "input rank or axis unknown");
         inv = MEMPLAN_EXPR_NONE;
