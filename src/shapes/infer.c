@@ -430,9 +430,13 @@ memplan_size memplan_shapes_size(const memplan_shapes *S, const memplan_vshape *
     }
     memplan_expr e = nb ? memplan_expr_bind(S->pool, v->bytes, b, nb) : v->bytes;
     int64_t k;
-    if (e != MEMPLAN_EXPR_NONE && memplan_expr_is_const(S->pool, e, &k) && k >= 0) {
-        s.kind = MEMPLAN_SIZE_KNOWN;
-        s.bytes = (uint64_t)k;
+    if (e != MEMPLAN_EXPR_NONE && memplan_expr_is_const(S->pool, e, &k)) {
+        if (k >= 0) {
+            s.kind = MEMPLAN_SIZE_KNOWN;
+            s.bytes = (uint64_t)k;
+        } else {
+            s.reason = "the size is negative under these dim values (too small for the model)";
+        }
     } else if (e == MEMPLAN_EXPR_NONE) {
         s.reason = "size overflows";
     } else {

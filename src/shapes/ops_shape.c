@@ -243,6 +243,31 @@ static void transpose(mp_sctx *c) {
         dims[i] = x->dims[p];
     }
     mp_out(c, 0, x->elem_type, x->rank, dims);
+    /* values of a small tensor with a static shape */
+    int32_t m;
+    const memplan_expr *e = mp_in_elems(c, 0, &m);
+    int64_t shape[R], stride[R], perm_of[R];
+    if (!e) return;
+    if (count_of(c, x->rank, x->dims) != m) return; /* shape and values must agree */
+    for (int32_t i = 0; i < x->rank; i++)
+        if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i])) return;
+    for (int32_t i = x->rank - 1, s = 1; i >= 0; i--) {
+        stride[i] = s;
+        s *= (int32_t)shape[i];
+    }
+    for (int32_t i = 0; i < x->rank; i++) perm_of[i] = np >= 0 ? perm[i] : x->rank - 1 - i;
+    memplan_expr out[T];
+    int64_t idx[R] = {0};
+    for (int32_t k = 0; k < m; k++) {
+        int64_t src = 0;
+        for (int32_t i = 0; i < x->rank; i++) src += idx[i] * stride[perm_of[i]];
+        out[k] = e[src];
+        for (int32_t i = x->rank - 1; i >= 0; i--) {
+            if (++idx[i] < shape[perm_of[i]]) break;
+            idx[i] = 0;
+        }
+    }
+    mp_out_elems(c, 0, m, out);
 }
 
 static void concat(mp_sctx *c) {
@@ -439,25 +464,43 @@ static void slice(mp_sctx *c) {
         }
     }
     mp_out(c, 0, x->elem_type, x->rank, dims);
-    /* values of a 1-D slice */
+    /* values: an N-D slice of a tensor whose values and shape are known */
     int32_t m;
     const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (!e || x->rank != 1 || ns != 1) return;
-    int64_t d = m, s = v_start, en = v_end;
-    if (s < 0) s += d;
-    if (en < 0) en += d;
-    memplan_expr out[T];
-    int32_t n = 0;
-    if (v_step > 0) {
-        s = s < 0 ? 0 : s > d ? d : s;
-        en = en < 0 ? 0 : en > d ? d : en;
-        for (int64_t i = s; i < en; i += v_step) out[n++] = e[i];
-    } else {
-        s = s < 0 ? -1 : s > d - 1 ? d - 1 : s;
-        en = en < -1 ? -1 : en > d - 1 ? d - 1 : en;
-        for (int64_t i = s; i > en; i += v_step) out[n++] = e[i];
+    if (!e || count_of(c, x->rank, x->dims) != m) return;
+    int64_t shape[R], first[R], step[R], cnt[R];
+    int64_t total = 1;
+    for (int32_t i = 0; i < x->rank; i++) {
+        if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i]) ||
+            !memplan_expr_is_const(P(c), dims[i], &cnt[i]) || cnt[i] < 0)
+            return;
+        first[i] = 0;
+        step[i] = 1;
+        total *= cnt[i];
     }
-    mp_out_elems(c, 0, n, out);
+    for (int32_t i = 0; i < ns; i++) {
+        int32_t a = mp_axis(na >= 0 ? axes[i] : i, x->rank);
+        int64_t st = starts[i], sp = nst >= 0 ? steps[i] : 1, d = shape[a];
+        if (st < 0) st += d;
+        st = sp > 0 ? (st < 0 ? 0 : st > d ? d : st) : (st < 0 ? -1 : st > d - 1 ? d - 1 : st);
+        first[a] = st;
+        step[a] = sp;
+    }
+    if (total > T) return;
+    memplan_expr out[T];
+    int64_t idx[R] = {0};
+    for (int64_t k = 0; k < total; k++) {
+        int64_t src = 0;
+        for (int32_t i = 0; i < x->rank; i++) src = src * shape[i] + first[i] + idx[i] * step[i];
+        if (src < 0 || src >= m) return;
+        out[k] = e[src];
+        for (int32_t i = x->rank - 1; i >= 0; i--) { /* next output index */
+            if (++idx[i] < cnt[i]) break;
+            idx[i] = 0;
+        }
+    }
+    mp_out_elems(c, 0, (int32_t)total, out);
+    (void)v_start, (void)v_end, (void)v_step, (void)first_axis;
 }
 
 static void gather(mp_sctx *c) {
