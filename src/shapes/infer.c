@@ -282,6 +282,20 @@ static memplan_vshape *graph_vals(memplan_shapes *S, const memplan_graph *g) {
     return S->per_graph[g->id];
 }
 
+/* Why a rule could not tell: the first input without a known shape, if any. */
+static const char *unknown_input_reason(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *vals,
+                                        const memplan_node *n) {
+    for (int32_t k = 0; k < n->n_inputs; k++) {
+        int32_t id = n->inputs[k];
+        if (id < 0 || (vals[id].kind == MEMPLAN_TYPE_TENSOR && vals[id].rank >= 0)) continue;
+        char buf[300];
+        snprintf(buf, sizeof buf, "input '%.200s' has no known shape", g->values[id].name);
+        const char *r = mp_arena_strdup(&S->arena, buf);
+        return r ? r : "an input has no known shape";
+    }
+    return "the op's rule could not tell from its inputs and attributes";
+}
+
 static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *vals, int32_t pos) {
     const memplan_node *n = &g->nodes[pos];
     bool set_small[16];
@@ -312,16 +326,21 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
         memplan_vshape *v = &vals[id];
         const memplan_value *val = &g->values[id];
         if (set[k] && v->kind != MEMPLAN_TYPE_NONE) {
+            const char *why = v->reason;
             apply_hint(&c, v, val);
             v->origin = MEMPLAN_ORIGIN_INFERRED;
             v->reason = NULL;
+            if (v->rank < 0) { /* name the unknown input when there is one */
+                const char *in = unknown_input_reason(S, g, vals, n);
+                v->reason = strncmp(in, "input '", 7) == 0 || !why ? in : why;
+            }
             finish_shape(S, v);
         } else if ((val->flags & MEMPLAN_VALUE_DECLARED) && val->type.kind != MEMPLAN_TYPE_NONE) {
             from_type(S, v, &val->type, MEMPLAN_ORIGIN_DECLARED);
         } else {
             const char *why = v->reason;
             from_type(S, v, &val->type, MEMPLAN_ORIGIN_NONE);
-            v->reason = why ? why : r ? "the op's rule could not tell" : "no shape rule for this op";
+            v->reason = why ? why : r ? unknown_input_reason(S, g, vals, n) : "no shape rule for this op";
         }
     }
     if (set != set_small) free(set);
