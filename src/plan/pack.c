@@ -115,7 +115,68 @@ static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
     return true;
 }
 
-/* Skyline with size-descending ranks, then (budget permitting) search. */
+/* The search budget: each millisecond buys WORK_PER_MS decoder steps (see
+ * pack_search.c), calibrated so that a 2020s x86 core spends about 80% of
+ * the budget; the wall clock is only a safety cap at SAFETY_FACTOR x budget
+ * + 100 ms. */
+#define WORK_PER_MS 60000u
+#define SAFETY_FACTOR 8.0
+
+/* The buffers with time reversed ([s, e) -> [T - e, T - s)): the same
+ * conflicts, so the same valid offsets, but the skyline builds the other
+ * way round and reaches other packings. */
+typedef struct mirror {
+    memplan_buffer *bufs;
+    mp_pack_input in;
+} mirror;
+
+static bool mirror_init(mirror *m, const mp_pack_input *in) {
+    int64_t t = 0;
+    for (size_t i = 0; i < in->n; i++) t = MP_MAX(t, in->bufs[i].end);
+    m->bufs = malloc(in->n * sizeof *m->bufs);
+    if (!m->bufs) return false;
+    for (size_t i = 0; i < in->n; i++)
+        m->bufs[i] = (memplan_buffer){in->bufs[i].size, t - in->bufs[i].end, t - in->bufs[i].start};
+    m->in = *in;
+    m->in.bufs = m->bufs;
+    m->in.by_start = mp_order_by_start(m->bufs, in->n);
+    return m->in.by_start != NULL;
+}
+
+static void mirror_free(mirror *m) {
+    free(m->bufs);
+    free((void *)m->in.by_start);
+}
+
+/* Annealing from `order`: half the work forward in time, then (unless the
+ * lower bound was met) the rest on the time-reversed buffers. */
+static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s) {
+    uint64_t quota = (uint64_t)opt->budget_ms * WORK_PER_MS;
+    double deadline = mp_now_ms() + SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+    mp_search_result r;
+    if (!mp_search(&p->in, s, p->order, quota / 2, deadline, opt->seed, p->out->arena_bytes,
+                   p->trial, &r))
+        return false;
+    p->out->iterations = r.iterations;
+    if (r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
+    if (p->out->arena_bytes <= p->in.lower_bound || p->in.n < 2) return true;
+    mirror m = {0};
+    mp_skyline *ms = NULL;
+    bool ok = mirror_init(&m, &p->in) && (ms = mp_skyline_new(&m.in)) != NULL &&
+              mp_search(&m.in, ms, p->order, quota - r.work, deadline, opt->seed + 1,
+                        p->out->arena_bytes, p->trial, &r);
+    if (ok) {
+        p->out->iterations += r.iterations;
+        if (r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
+    }
+    mp_skyline_free(ms);
+    mirror_free(&m);
+    return ok;
+}
+
+/* Skyline with three rank orders, then (budget permitting) search from the
+ * best of them. When the skyline is not among the requested heuristics its
+ * result still stands in if nothing else was kept. */
 static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *opt) {
     mp_skyline *s = mp_skyline_new(&p->in);
     if (!s) return false;
@@ -134,18 +195,14 @@ static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *o
             best = h;
             memcpy(best_order, p->order, p->in.n * sizeof *best_order);
         }
-        if (ok && (which & MEMPLAN_HEUR_SKYLINE)) keep_if_better(p, h, MEMPLAN_HEUR_SKYLINE);
+        if (ok && ((which & MEMPLAN_HEUR_SKYLINE) || p->out->heuristic == 0))
+            keep_if_better(p, h, MEMPLAN_HEUR_SKYLINE);
     }
     if (ok) memcpy(p->order, best_order, p->in.n * sizeof *best_order);
     free(best_order);
     if (ok && (which & MEMPLAN_HEUR_SEARCH) && opt->budget_ms > 0 &&
-        (p->out->heuristic == 0 || p->out->arena_bytes > p->in.lower_bound)) {
-        mp_search_result r;
-        uint64_t bound = p->out->heuristic == 0 ? UINT64_MAX : p->out->arena_bytes;
-        ok = mp_search(&p->in, s, p->order, opt->budget_ms, opt->seed, bound, p->trial, &r);
-        p->out->iterations = r.iterations;
-        if (ok && r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
-    }
+        p->out->arena_bytes > p->in.lower_bound)
+        ok = run_search(p, opt, s);
     mp_skyline_free(s);
     return ok;
 }
