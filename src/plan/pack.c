@@ -78,10 +78,11 @@ static int cmp_start_size(const void *ctx, size_t a, size_t b) {
 /* ------------------------------------------------------------ driver */
 
 /* Size limits that keep large plans fast (measured on model-like sets, see
- * bench/): above MP_PACK_MANY buffers the skyline tries one order only;
- * above MP_PACK_HUGE, when the caller left the heuristic choice to us, only
- * time-fit runs (the O(n log n + n k) one; the others cost several times
- * more there). */
+ * bench/): above MP_PACK_MANY buffers the skyline tries one order only and,
+ * when the caller left the heuristic choice to us, greedy-size (the slowest,
+ * and never the winner there) is skipped; above MP_PACK_HUGE only time-fit
+ * runs (the O(n log n + n k) one; the others cost several times more
+ * there). */
 #define MP_PACK_MANY 4096u
 #define MP_PACK_HUGE 50000u
 
@@ -122,6 +123,17 @@ static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
 #define WORK_PER_MS 60000u
 #define SAFETY_FACTOR 8.0
 
+/* Decoder steps for a budget. Above MP_PACK_SLOW buffers a step costs more
+ * (the decoder's trees no longer fit in cache; measured ~5x at 10,000), so a
+ * millisecond buys proportionally fewer; and a quota that cannot pay for a
+ * few full decodes (~32 steps per buffer) is not worth starting: 0. */
+#define MP_PACK_SLOW 2048u
+static uint64_t search_quota(uint32_t budget_ms, size_t n) {
+    uint64_t q = (uint64_t)budget_ms * WORK_PER_MS;
+    if (n > MP_PACK_SLOW) q = q / ((uint64_t)n / MP_PACK_SLOW + 1);
+    return q < 32 * (uint64_t)n ? 0 : q;
+}
+
 /* The buffers with time reversed ([s, e) -> [T - e, T - s)): the same
  * conflicts, so the same valid offsets, but the skyline builds the other
  * way round and reaches other packings. */
@@ -151,7 +163,8 @@ static void mirror_free(mirror *m) {
 /* Annealing from `order`: half the work forward in time, then (unless the
  * lower bound was met) the rest on the time-reversed buffers. */
 static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s) {
-    uint64_t quota = (uint64_t)opt->budget_ms * WORK_PER_MS;
+    uint64_t quota = search_quota(opt->budget_ms, p->in.n);
+    if (quota == 0) return true;
     double deadline = mp_now_ms() + SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
     mp_search_result r;
     if (!mp_search(&p->in, s, p->order, quota / 2, deadline, opt->seed, p->out->arena_bytes,
@@ -244,6 +257,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
     else memplan_pack_options_init(&opt);
     unsigned which = opt.heuristics ? opt.heuristics : MEMPLAN_HEUR_ALL;
     if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_HUGE) which = MEMPLAN_HEUR_TIME_FIT;
+    if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_MANY) which &= ~(unsigned)MEMPLAN_HEUR_GREEDY_SIZE;
     if (which & ~MEMPLAN_HEUR_ALL)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "pack: unknown heuristic bits 0x%x", which);
 
