@@ -4,12 +4,16 @@
  *   bench_pack [DIR]   DIR defaults to /work/shared/dsa-bench
  *
  * 1. Every .csv file in DIR (id,lower,upper,size) packed with align 1 at search
- *    budgets 0, 100 and 1000 ms: lower bound, arena, gap to the bound, time.
+ *    budgets 0, 100 and 1000 ms: lower bound, arena, gap to the bound,
+ *    search iterations, time (median of 3 runs) and an FNV-1a hash of the
+ *    offsets ("o1,o2,...", as bench/wasm_bench.mjs prints it for WASM).
  * 2. Synthetic model-like interval sets of 1k..1M buffers: time of the slot
- *    plan, the lower bound and the arena packing with budget 0.
+ *    plan, the lower bound and the arena packing with the default budget
+ *    (medians of 3 runs).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +46,26 @@ static char *read_all(const char *path, size_t *len) {
     return buf;
 }
 
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median3(double *t) {
+    qsort(t, 3, sizeof *t, cmp_double);
+    return t[1];
+}
+
+static uint64_t offsets_hash(const uint64_t *off, size_t n) {
+    uint64_t h = 0xcbf29ce484222325ull;
+    char num[32];
+    for (size_t i = 0; i < n; i++) {
+        int len = snprintf(num, sizeof num, i ? ",%llu" : "%llu", (unsigned long long)off[i]);
+        for (int k = 0; k < len; k++) h = (h ^ (unsigned char)num[k]) * 0x100000001b3ull;
+    }
+    return h;
+}
+
 static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -66,15 +90,23 @@ static void bench_file(const char *dir, const char *name) {
         o.align = 1;
         o.budget_ms = budgets[k];
         memplan_arena_plan p;
-        double t0 = now_ms();
-        if (memplan_pack(l.buffers, l.count, &o, &p, &err) != MEMPLAN_OK) {
+        double t[3];
+        bool failed = false;
+        for (int r = 0; r < 3 && !failed; r++) {
+            double t0 = now_ms();
+            if (memplan_pack(l.buffers, l.count, &o, &p, &err) != MEMPLAN_OK) failed = true;
+            t[r] = now_ms() - t0;
+            if (!failed && r < 2) memplan_arena_plan_free(&p);
+        }
+        if (failed) {
             printf(" error: %s |", err.message);
             continue;
         }
-        double t = now_ms() - t0;
         if (k == 0) printf(" %llu |", (unsigned long long)p.lower_bound_bytes);
-        printf(" %llu (+%.2f%%, %s, %.0f ms) |", (unsigned long long)p.arena_bytes,
-               100.0 * (p.gap_ratio - 1.0), memplan_heuristic_name(p.heuristic), t);
+        printf(" %llu (+%.2f%%, %s, %llu it, %.0f ms, %016llx) |", (unsigned long long)p.arena_bytes,
+               100.0 * (p.gap_ratio - 1.0), memplan_heuristic_name(p.heuristic),
+               (unsigned long long)p.iterations, median3(t),
+               (unsigned long long)offsets_hash(p.offset, p.count));
         memplan_arena_plan_free(&p);
     }
     printf("\n");
@@ -133,7 +165,7 @@ static void synth(memplan_buffer *b, size_t n) {
 
 static void bench_synthetic(void) {
     static const size_t sizes[] = {1000, 10000, 100000, 1000000};
-    printf("\n| buffers | slot plan | lower bound | arena (budget 0) | arena / lower bound | winner |\n");
+    printf("\n| buffers | slot plan | lower bound | arena (default budget) | arena / lower bound | winner |\n");
     printf("|---|---|---|---|---|---|\n");
     for (size_t k = 0; k < 4; k++) {
         size_t n = sizes[k];
@@ -142,26 +174,31 @@ static void bench_synthetic(void) {
         synth(b, n);
         memplan_error err = {0};
         memplan_slot_plan sp;
-        double t0 = now_ms();
-        memplan_status st = memplan_plan_slots(b, n, MEMPLAN_SLOT_BEST_FIT, &sp, &err);
-        double t_slot = now_ms() - t0;
-        uint64_t lb = 0;
-        t0 = now_ms();
-        if (st == MEMPLAN_OK) st = memplan_lower_bound(b, n, 64, &lb, &err);
-        double t_lb = now_ms() - t0;
-        memplan_pack_options o;
-        memplan_pack_options_init(&o);
-        o.budget_ms = 0;
         memplan_arena_plan ap;
-        t0 = now_ms();
-        if (st == MEMPLAN_OK) st = memplan_pack(b, n, &o, &ap, &err);
-        double t_pack = now_ms() - t0;
+        uint64_t lb = 0;
+        double t_slot[3], t_lb[3], t_pack[3];
+        memplan_status st = MEMPLAN_OK;
+        for (int r = 0; r < 3 && st == MEMPLAN_OK; r++) {
+            double t0 = now_ms();
+            st = memplan_plan_slots(b, n, MEMPLAN_SLOT_BEST_FIT, &sp, &err);
+            t_slot[r] = now_ms() - t0;
+            t0 = now_ms();
+            if (st == MEMPLAN_OK) st = memplan_lower_bound(b, n, 64, &lb, &err);
+            t_lb[r] = now_ms() - t0;
+            t0 = now_ms();
+            if (st == MEMPLAN_OK) st = memplan_pack(b, n, NULL, &ap, &err);
+            t_pack[r] = now_ms() - t0;
+            if (st == MEMPLAN_OK && r < 2) {
+                memplan_slot_plan_free(&sp);
+                memplan_arena_plan_free(&ap);
+            }
+        }
         if (st != MEMPLAN_OK) {
             printf("| %zu | error: %s |\n", n, err.message);
         } else {
-            printf("| %zu | %.1f ms (peak %.3g MB) | %.1f ms | %.1f ms | %.4f | %s |\n", n, t_slot,
-                   (double)sp.peak_bytes / 1e6, t_lb, t_pack, ap.gap_ratio,
-                   memplan_heuristic_name(ap.heuristic));
+            printf("| %zu | %.1f ms (peak %.3g MB) | %.1f ms | %.1f ms (%.3g MB) | %.4f | %s |\n", n,
+                   median3(t_slot), (double)sp.peak_bytes / 1e6, median3(t_lb), median3(t_pack),
+                   (double)ap.arena_bytes / 1e6, ap.gap_ratio, memplan_heuristic_name(ap.heuristic));
             memplan_slot_plan_free(&sp);
             memplan_arena_plan_free(&ap);
         }

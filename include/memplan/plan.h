@@ -92,7 +92,8 @@ typedef enum memplan_heuristic {
     MEMPLAN_HEUR_GREEDY_SIZE = 1, /* by size descending, best-fit gap */
     MEMPLAN_HEUR_TIME_FIT = 2,    /* by start (then size desc), best-fit gap */
     MEMPLAN_HEUR_SKYLINE = 4,     /* bottom-up skyline decoder, by size desc */
-    MEMPLAN_HEUR_SEARCH = 8       /* annealing over the skyline priority order */
+    MEMPLAN_HEUR_SEARCH = 8       /* annealing over the skyline priority order,
+                                   * forward then on time-reversed buffers */
 } memplan_heuristic;
 
 #define MEMPLAN_HEUR_ALL 15u
@@ -105,7 +106,8 @@ typedef struct memplan_pack_options {
     uint64_t align;       /* power of two >= 1 (default 64) */
     uint32_t budget_ms;   /* search budget; 0 = heuristics only (default 20) */
     unsigned heuristics;  /* MEMPLAN_HEUR_* bits to try; 0 = ALL. ALL means
-                           * time-fit alone above 50,000 buffers */
+                           * no greedy-size above 4,096 buffers and
+                           * time-fit alone above 50,000 */
     uint64_t seed;        /* search PRNG seed (default 1) */
 } memplan_pack_options;
 
@@ -131,8 +133,10 @@ typedef struct memplan_arena_plan {
  * Determinism: with budget 0 the result depends only on the input. The
  * search is bounded by a work count derived from budget_ms (each budget
  * millisecond buys a fixed number of decoder steps), so the result depends
- * only on input, options and seed -- unless the machine is so slow that the
- * wall-clock budget (a safety cap, 2x budget_ms) runs out first.
+ * only on input, options and seed (natively and in WebAssembly alike) --
+ * unless the machine is so slow that the wall-clock safety cap (8x budget_ms
+ * + 100 ms) runs out first. Above 4,096 buffers a millisecond buys fewer
+ * steps, and a budget too small for a few full decodes runs no search.
  *
  * opt may be NULL (defaults). Errors: EUSAGE for a bad align, EINPUT for an
  * invalid buffer, ELIMIT when the sum of aligned sizes overflows 64 bits. */

@@ -78,10 +78,11 @@ static int cmp_start_size(const void *ctx, size_t a, size_t b) {
 /* ------------------------------------------------------------ driver */
 
 /* Size limits that keep large plans fast (measured on model-like sets, see
- * bench/): above MP_PACK_MANY buffers the skyline tries one order only;
- * above MP_PACK_HUGE, when the caller left the heuristic choice to us, only
- * time-fit runs (the O(n log n + n k) one; the others cost several times
- * more there). */
+ * bench/): above MP_PACK_MANY buffers the skyline tries one order only and,
+ * when the caller left the heuristic choice to us, greedy-size (the slowest,
+ * and never the winner there) is skipped; above MP_PACK_HUGE only time-fit
+ * runs (the O(n log n + n k) one; the others cost several times more
+ * there). */
 #define MP_PACK_MANY 4096u
 #define MP_PACK_HUGE 50000u
 
@@ -115,7 +116,80 @@ static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
     return true;
 }
 
-/* Skyline with size-descending ranks, then (budget permitting) search. */
+/* The search budget: each millisecond buys WORK_PER_MS decoder steps (see
+ * pack_search.c), calibrated so that a 2020s x86 core spends about 80% of
+ * the budget; the wall clock is only a safety cap at SAFETY_FACTOR x budget
+ * + 100 ms. */
+#define WORK_PER_MS 60000u
+#define SAFETY_FACTOR 8.0
+
+/* Decoder steps for a budget. Above MP_PACK_SLOW buffers a step costs more
+ * (the decoder's trees no longer fit in cache; measured ~5x at 10,000), so a
+ * millisecond buys proportionally fewer; and a quota that cannot pay for a
+ * few full decodes (~32 steps per buffer) is not worth starting: 0. */
+#define MP_PACK_SLOW 2048u
+static uint64_t search_quota(uint32_t budget_ms, size_t n) {
+    uint64_t q = (uint64_t)budget_ms * WORK_PER_MS;
+    if (n > MP_PACK_SLOW) q = q / ((uint64_t)n / MP_PACK_SLOW + 1);
+    return q < 32 * (uint64_t)n ? 0 : q;
+}
+
+/* The buffers with time reversed ([s, e) -> [T - e, T - s)): the same
+ * conflicts, so the same valid offsets, but the skyline builds the other
+ * way round and reaches other packings. */
+typedef struct mirror {
+    memplan_buffer *bufs;
+    mp_pack_input in;
+} mirror;
+
+static bool mirror_init(mirror *m, const mp_pack_input *in) {
+    int64_t t = 0;
+    for (size_t i = 0; i < in->n; i++) t = MP_MAX(t, in->bufs[i].end);
+    m->bufs = malloc(in->n * sizeof *m->bufs);
+    if (!m->bufs) return false;
+    for (size_t i = 0; i < in->n; i++)
+        m->bufs[i] = (memplan_buffer){in->bufs[i].size, t - in->bufs[i].end, t - in->bufs[i].start};
+    m->in = *in;
+    m->in.bufs = m->bufs;
+    m->in.by_start = mp_order_by_start(m->bufs, in->n);
+    return m->in.by_start != NULL;
+}
+
+static void mirror_free(mirror *m) {
+    free(m->bufs);
+    free((void *)m->in.by_start);
+}
+
+/* Annealing from `order`: half the work forward in time, then (unless the
+ * lower bound was met) the rest on the time-reversed buffers. */
+static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s) {
+    uint64_t quota = search_quota(opt->budget_ms, p->in.n);
+    if (quota == 0) return true;
+    double deadline = mp_now_ms() + SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+    mp_search_result r;
+    if (!mp_search(&p->in, s, p->order, quota / 2, deadline, opt->seed, p->out->arena_bytes,
+                   p->trial, &r))
+        return false;
+    p->out->iterations = r.iterations;
+    if (r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
+    if (p->out->arena_bytes <= p->in.lower_bound || p->in.n < 2) return true;
+    mirror m = {0};
+    mp_skyline *ms = NULL;
+    bool ok = mirror_init(&m, &p->in) && (ms = mp_skyline_new(&m.in)) != NULL &&
+              mp_search(&m.in, ms, p->order, quota - r.work, deadline, opt->seed + 1,
+                        p->out->arena_bytes, p->trial, &r);
+    if (ok) {
+        p->out->iterations += r.iterations;
+        if (r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
+    }
+    mp_skyline_free(ms);
+    mirror_free(&m);
+    return ok;
+}
+
+/* Skyline with three rank orders, then (budget permitting) search from the
+ * best of them. When the skyline is not among the requested heuristics its
+ * result still stands in if nothing else was kept. */
 static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *opt) {
     mp_skyline *s = mp_skyline_new(&p->in);
     if (!s) return false;
@@ -134,18 +208,14 @@ static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *o
             best = h;
             memcpy(best_order, p->order, p->in.n * sizeof *best_order);
         }
-        if (ok && (which & MEMPLAN_HEUR_SKYLINE)) keep_if_better(p, h, MEMPLAN_HEUR_SKYLINE);
+        if (ok && ((which & MEMPLAN_HEUR_SKYLINE) || p->out->heuristic == 0))
+            keep_if_better(p, h, MEMPLAN_HEUR_SKYLINE);
     }
     if (ok) memcpy(p->order, best_order, p->in.n * sizeof *best_order);
     free(best_order);
     if (ok && (which & MEMPLAN_HEUR_SEARCH) && opt->budget_ms > 0 &&
-        (p->out->heuristic == 0 || p->out->arena_bytes > p->in.lower_bound)) {
-        mp_search_result r;
-        uint64_t bound = p->out->heuristic == 0 ? UINT64_MAX : p->out->arena_bytes;
-        ok = mp_search(&p->in, s, p->order, opt->budget_ms, opt->seed, bound, p->trial, &r);
-        p->out->iterations = r.iterations;
-        if (ok && r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
-    }
+        p->out->arena_bytes > p->in.lower_bound)
+        ok = run_search(p, opt, s);
     mp_skyline_free(s);
     return ok;
 }
@@ -187,6 +257,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
     else memplan_pack_options_init(&opt);
     unsigned which = opt.heuristics ? opt.heuristics : MEMPLAN_HEUR_ALL;
     if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_HUGE) which = MEMPLAN_HEUR_TIME_FIT;
+    if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_MANY) which &= ~(unsigned)MEMPLAN_HEUR_GREEDY_SIZE;
     if (which & ~MEMPLAN_HEUR_ALL)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "pack: unknown heuristic bits 0x%x", which);
 

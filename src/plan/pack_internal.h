@@ -47,20 +47,83 @@ void mp_skyline_free(mp_skyline *s);
 uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
                            uint64_t *work, double *waste);
 
+/* Incremental decoding, for the search. A trace records one decode: the
+ * buffer placed at each step, the valley it went into, and every
+ * `every` placements a checkpoint of the skyline (its segments, height and
+ * waste). Changing a few ranks leaves the decode unchanged up to the first
+ * step where one of the changed buffers could win its valley, so a trial
+ * restarts from the checkpoint before that step. */
+typedef struct mp_sky_ckpt {
+    size_t len, cap;    /* the skyline's segments, left to right */
+    int64_t *ts;
+    uint64_t *h;
+    uint64_t height;    /* arena height so far */
+    double waste;       /* waste so far */
+    uint64_t top_after; /* highest top placed from here on (current trace) */
+} mp_sky_ckpt;
+
+typedef struct mp_sky_trace {
+    size_t *seq;        /* buffer placed at each step */
+    int64_t *vts, *vte; /* the valley [vts, vte) of each step */
+    size_t *step_of;    /* step of each buffer */
+    uint64_t *off;      /* offset of each buffer */
+    mp_sky_ckpt *cp;    /* checkpoint k: after k * every placements */
+    size_t ncp;
+    uint64_t height;    /* final height and waste */
+    double waste;
+} mp_sky_trace;
+
+/* The annealing cost of a (partial) decode; both terms only grow as the
+ * decode goes on. */
+static inline double mp_sky_cost(uint64_t height, double waste, double span) {
+    return (double)height + waste / span;
+}
+
+/* Allocate the two traces (the accepted decode and a trial). false: ENOMEM. */
+bool mp_skyline_trace_init(mp_skyline *s);
+
+/* Decode from scratch into the accepted trace. false: ENOMEM. */
+bool mp_skyline_trace_full(mp_skyline *s, const size_t *rank, double span, uint64_t *work,
+                           uint64_t *height, double *waste);
+
+/* With rank[] already changed for buffers x and y (and no other): the first
+ * step of the accepted trace whose outcome may change. */
+size_t mp_skyline_first_change(const mp_skyline *s, const size_t *rank, size_t x, size_t y);
+
+/* Decode into the trial trace from the checkpoint at or before `step`, for
+ * ranks that differ from the current trace's in buffers x and y only. The
+ * trial stops early, complete, once it reaches a checkpoint in the same
+ * state as the current trace with x and y placed (the rest would be the
+ * same); it gives up (false) when the cost passes `limit` on the way, or on
+ * ENOMEM (mp_skyline_oom) -- the trial must then not be accepted. */
+bool mp_skyline_try(mp_skyline *s, const size_t *rank, size_t x, size_t y, size_t step,
+                    double limit, double span, uint64_t *work, uint64_t *height, double *waste);
+
+bool mp_skyline_oom(const mp_skyline *s);
+
+/* Make the complete trial (of that height and waste) the current trace. */
+void mp_skyline_accept(mp_skyline *s, uint64_t height, double waste);
+
+const mp_sky_trace *mp_skyline_current(const mp_skyline *s);
+
 /* ---- improvement search (pack_search.c) */
 
 typedef struct mp_search_result {
     uint64_t height;     /* best found, UINT64_MAX when none beat `bound` */
     uint64_t iterations; /* orders evaluated */
+    uint64_t work;       /* decoder steps spent */
 } mp_search_result;
+
+/* Wall clock in milliseconds (the search's safety cap only). */
+double mp_now_ms(void);
 
 /* Simulated annealing over the priority order given by `order` (a
  * permutation, best first), decoded by the skyline. Stops at the lower
- * bound, after budget_ms worth of work, or at the wall-clock budget. Writes
- * the offsets of the best order found into off[] only when its height is
- * below `bound`. false when memory runs out. */
+ * bound, after `quota` decoder steps, or at the wall-clock `deadline`
+ * (mp_now_ms). Writes the offsets of the best order found into off[] only
+ * when its height is below `bound`. false when memory runs out. */
 bool mp_search(const mp_pack_input *in, mp_skyline *sky, const size_t *order,
-               uint32_t budget_ms, uint64_t seed, uint64_t bound, uint64_t *off,
+               uint64_t quota, double deadline, uint64_t seed, uint64_t bound, uint64_t *off,
                mp_search_result *res);
 
 #endif

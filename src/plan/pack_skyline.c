@@ -27,6 +27,7 @@
  * tree over the positions starting in [vs, ve), pruning subtrees whose ends
  * are all past ve or whose best rank cannot win.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ typedef struct valley { /* heap entry */
 struct mp_skyline {
     const mp_pack_input *in;
     size_t *pos_of;
+    int64_t *start_at;  /* start of the buffer at each start-order position */
     /* candidate tree */
     size_t leaves;
     cand_node *tree;
@@ -67,7 +69,26 @@ struct mp_skyline {
     size_t heap_len, heap_cap;
     uint64_t work;
     double waste;      /* area of the holes left by raised valleys */
+    /* incremental decoding (mp_skyline_trace_init) */
+    bool traced, oom;
+    size_t every;      /* checkpoint interval, in placements */
+    size_t ncp;        /* checkpoint slots */
+    size_t try_from;   /* first step the candidate trace rewrote */
+    mp_sky_trace cur;  /* the accepted decode */
+    mp_sky_trace cand; /* the one being tried */
+    size_t conv_at;    /* where the trial converged to cur (n: never) */
+    size_t chg_x, chg_y, left, common;
+    uint64_t *mark, try_id;
 };
+
+/* Take a checkpoint every `every` placements. */
+static size_t checkpoint_every(size_t n) {
+    size_t k = 4;
+    while (k * k < n) k *= 2;
+    return k;
+}
+
+static void trace_free(mp_sky_trace *t);
 
 mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     mp_skyline *s = calloc(1, sizeof *s);
@@ -79,6 +100,7 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     s->seg_cap = 2 * n + 1;
     s->heap_cap = 6 * n + 4;
     s->pos_of = malloc(n * sizeof *s->pos_of);
+    s->start_at = malloc(n * sizeof *s->start_at);
     s->tree = malloc(2 * s->leaves * sizeof *s->tree);
     s->ts = malloc(s->seg_cap * sizeof *s->ts);
     s->h = malloc(s->seg_cap * sizeof *s->h);
@@ -87,18 +109,25 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     s->alive = malloc(s->seg_cap * sizeof *s->alive);
     s->stamp = malloc(s->seg_cap * sizeof *s->stamp);
     s->heap = malloc(s->heap_cap * sizeof *s->heap);
-    if (!s->pos_of || !s->tree || !s->ts || !s->h || !s->prev || !s->next ||
+    if (!s->pos_of || !s->start_at || !s->tree || !s->ts || !s->h || !s->prev || !s->next ||
         !s->alive || !s->stamp || !s->heap) {
         mp_skyline_free(s);
         return NULL;
     }
-    for (size_t p = 0; p < in->n; p++) s->pos_of[in->by_start[p]] = p;
+    for (size_t p = 0; p < in->n; p++) {
+        s->pos_of[in->by_start[p]] = p;
+        s->start_at[p] = in->bufs[in->by_start[p]].start;
+    }
+    s->every = checkpoint_every(n);
+    s->t_end = INT64_MIN;
+    for (size_t i = 0; i < in->n; i++) s->t_end = MP_MAX(s->t_end, in->bufs[i].end);
     return s;
 }
 
 void mp_skyline_free(mp_skyline *s) {
     if (!s) return;
     free(s->pos_of);
+    free(s->start_at);
     free(s->tree);
     free(s->ts);
     free(s->h);
@@ -107,6 +136,9 @@ void mp_skyline_free(mp_skyline *s) {
     free(s->alive);
     free(s->stamp);
     free(s->heap);
+    trace_free(&s->cur);
+    free(s->mark);
+    trace_free(&s->cand);
     free(s);
 }
 
@@ -123,11 +155,13 @@ static cand_node combine(cand_node a, cand_node b) {
     return c;
 }
 
-static void tree_build(mp_skyline *s, const size_t *rank) {
+/* Leaves of the buffers still unplaced: all, or (step_of given) those
+ * placed at step `placed` or later. */
+static void tree_build(mp_skyline *s, const size_t *rank, const size_t *step_of, size_t placed) {
     const mp_pack_input *in = s->in;
     for (size_t p = 0; p < s->leaves; p++) {
         cand_node c = EMPTY;
-        if (p < in->n) {
+        if (p < in->n && (!step_of || step_of[in->by_start[p]] >= placed)) {
             size_t i = in->by_start[p];
             c = (cand_node){in->bufs[i].end, in->bufs[i].end, rank[i], i};
         }
@@ -170,11 +204,12 @@ static void tree_find(mp_skyline *s, size_t k, size_t lo, size_t hi, query *q) {
 }
 
 /* First position in start order whose buffer starts at or after t. */
-static size_t first_start_at(const mp_pack_input *in, int64_t t) {
-    size_t lo = 0, hi = in->n;
+static size_t first_start_at(const mp_skyline *s, int64_t t) {
+    const int64_t *st = s->start_at;
+    size_t lo = 0, hi = s->in->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (in->bufs[in->by_start[mid]].start < t) lo = mid + 1;
+        if (st[mid] < t) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -296,15 +331,209 @@ static void raise_valley(mp_skyline *s, size_t v) {
  * corner is always covered by such a buffer. Otherwise the best ranked
  * buffer anywhere inside the valley. */
 static size_t best_fit(mp_skyline *s, size_t v) {
-    const mp_pack_input *in = s->in;
     int64_t ts = s->ts[v], te = seg_end(s, v);
-    size_t lo = first_start_at(in, ts);
-    query q = {lo, first_start_at(in, ts + 1), te, SIZE_MAX, NIL};
+    size_t lo = first_start_at(s, ts);
+    query q = {lo, first_start_at(s, ts + 1), te, SIZE_MAX, NIL};
     tree_find(s, 1, 0, s->leaves, &q);
     if (q.best != NIL) return q.best;
-    q.hi = first_start_at(in, te);
+    q.hi = first_start_at(s, te);
     tree_find(s, 1, 0, s->leaves, &q);
     return q.best;
+}
+
+/* ------------------------------------------------- incremental traces */
+
+static void trace_free(mp_sky_trace *t) {
+    free(t->seq);
+    free(t->vts);
+    free(t->vte);
+    free(t->step_of);
+    free(t->off);
+    for (size_t k = 0; t->cp && k < t->ncp; k++) {
+        free(t->cp[k].ts);
+        free(t->cp[k].h);
+    }
+    free(t->cp);
+    memset(t, 0, sizeof *t);
+}
+
+static bool trace_alloc(mp_sky_trace *t, size_t n, size_t ncp) {
+    memset(t, 0, sizeof *t);
+    t->seq = malloc(n * sizeof *t->seq);
+    t->vts = malloc(n * sizeof *t->vts);
+    t->vte = malloc(n * sizeof *t->vte);
+    t->step_of = malloc(n * sizeof *t->step_of);
+    t->off = malloc(n * sizeof *t->off);
+    t->cp = calloc(ncp, sizeof *t->cp);
+    if (t->cp) t->ncp = ncp;
+    return t->seq && t->vts && t->vte && t->step_of && t->off && t->cp;
+}
+
+bool mp_skyline_trace_init(mp_skyline *s) {
+    size_t n = s->in->n ? s->in->n : 1;
+    s->ncp = n / s->every + 2;
+    free(s->mark);
+    s->mark = calloc(n, sizeof *s->mark);
+    s->traced = s->mark && trace_alloc(&s->cur, n, s->ncp) && trace_alloc(&s->cand, n, s->ncp);
+    return s->traced;
+}
+
+const mp_sky_trace *mp_skyline_current(const mp_skyline *s) { return &s->cur; }
+
+/* Record the skyline after `placed` placements as checkpoint placed/every. */
+static bool snapshot(mp_skyline *s, mp_sky_trace *t, size_t placed, uint64_t height) {
+    mp_sky_ckpt *c = &t->cp[placed / s->every];
+    size_t m = 0;
+    for (size_t g = 0; g != NIL; g = s->next[g]) m++;
+    if (m > c->cap) {
+        size_t cap = MP_MAX(m, 2 * c->cap);
+        int64_t *ts = realloc(c->ts, cap * sizeof *ts);
+        if (ts) c->ts = ts;
+        uint64_t *h = realloc(c->h, cap * sizeof *h);
+        if (h) c->h = h;
+        if (!ts || !h) return false;
+        c->cap = cap;
+    }
+    c->len = m;
+    c->height = height;
+    c->waste = s->waste;
+    m = 0;
+    for (size_t g = 0; g != NIL; g = s->next[g], m++) {
+        c->ts[m] = s->ts[g];
+        c->h[m] = s->h[g];
+    }
+    s->work += m;
+    return true;
+}
+
+/* top_after of the current trace's checkpoints below `upto` placements,
+ * from the offsets of steps [0, upto) and the checkpoint at `upto`. */
+static void suffix_tops(mp_skyline *s, size_t upto) {
+    mp_sky_trace *t = &s->cur;
+    size_t k = upto / s->every;
+    uint64_t top = upto < s->in->n ? t->cp[k].top_after : 0;
+    for (size_t j = upto; j-- > 0;) {
+        size_t b = t->seq[j];
+        top = MP_MAX(top, t->off[b] + s->in->size[b]);
+        if (j % s->every == 0) t->cp[j / s->every].top_after = top;
+    }
+}
+
+/* ---------------------------------------------------------- decoding */
+
+/* Segment list, heap and tree as they are after `placed` placements of the
+ * current trace (placed = 0: the empty skyline; all buffers unplaced). */
+static void restore(mp_skyline *s, const size_t *rank, size_t placed, uint64_t *height) {
+    const mp_pack_input *in = s->in;
+    const mp_sky_trace *t = &s->cur;
+    s->heap_len = 0;
+    if (placed == 0) {
+        s->nseg = 1;
+        s->ts[0] = in->bufs[in->by_start[0]].start;
+        s->h[0] = 0;
+        s->prev[0] = s->next[0] = NIL;
+        s->alive[0] = true;
+        s->stamp[0] = 0;
+        push_segment(s, 0);
+        s->waste = 0.0;
+        *height = 0;
+        tree_build(s, rank, NULL, 0);
+        return;
+    }
+    const mp_sky_ckpt *c = &t->cp[placed / s->every];
+    size_t m = c->len;
+    for (size_t g = 0; g < m; g++) {
+        s->ts[g] = c->ts[g];
+        s->h[g] = c->h[g];
+        s->prev[g] = g == 0 ? NIL : g - 1;
+        s->next[g] = g + 1 == m ? NIL : g + 1;
+        s->alive[g] = true;
+        s->stamp[g] = 0;
+        push_segment(s, g);
+    }
+    s->nseg = m;
+    s->waste = c->waste;
+    *height = c->height;
+    tree_build(s, rank, t->step_of, placed);
+}
+
+/* Has the trial, at checkpoint k, reached the very state the current trace
+ * had there (same buffers placed, same skyline) with the changed buffers
+ * placed? Then the rest of the decode would be the same too. */
+static bool converged(const mp_skyline *s, size_t placed) {
+    if (s->left > 0 || s->common != placed - s->try_from) return false;
+    const mp_sky_ckpt *a = &s->cur.cp[placed / s->every], *b = &s->cand.cp[placed / s->every];
+    if (a->len != b->len) return false;
+    for (size_t g = 0; g < a->len; g++)
+        if (a->ts[g] != b->ts[g] || a->h[g] != b->h[g]) return false;
+    return true;
+}
+
+/* Place buffers from the restored state until all are placed. With a trace,
+ * record every step and a checkpoint every s->every placements; give up
+ * (false) as soon as the cost height + waste / span exceeds `limit`. A trial
+ * (t == &s->cand) also stops early when it converges to the current trace. */
+static bool run(mp_skyline *s, size_t placed, uint64_t height, mp_sky_trace *t, uint64_t *off,
+                double limit, double span, uint64_t *height_out) {
+    const mp_pack_input *in = s->in;
+    bool trial = t == &s->cand;
+    bool ok = true;
+    while (placed < in->n) {
+        size_t v = lowest_segment(s);
+        if (v == NIL) break; /* cannot happen: the whole span is one segment by then */
+        size_t b = best_fit(s, v);
+        if (b == NIL) {
+            raise_valley(s, v);
+            if (mp_sky_cost(height, s->waste, span) > limit) {
+                ok = false;
+                break;
+            }
+            continue;
+        }
+        off[b] = s->h[v];
+        if (t) {
+            t->seq[placed] = b;
+            t->vts[placed] = s->ts[v];
+            t->vte[placed] = seg_end(s, v);
+            t->step_of[b] = placed;
+        }
+        height = MP_MAX(height, off[b] + in->size[b]);
+        tree_remove(s, s->pos_of[b]);
+        if (trial) {
+            /* common = |placed here ∩ placed by the current trace| over the
+             * steps since try_from. */
+            s->mark[b] = s->try_id;
+            if (s->cur.step_of[b] < placed) s->common++;
+            if (s->mark[s->cur.seq[placed]] == s->try_id) s->common++;
+            if (b == s->chg_x || b == s->chg_y) s->left--;
+        }
+        placed++;
+        if (in->size[b] == 0) push_segment(s, v); /* nothing changes */
+        else place(s, v, b);
+        if (t) {
+            if (mp_sky_cost(height, s->waste, span) > limit) {
+                ok = false;
+                break;
+            }
+            if (placed % s->every == 0 && placed < in->n) {
+                if (!snapshot(s, t, placed, height)) {
+                    s->oom = true;
+                    ok = false;
+                    break;
+                }
+                if (trial && converged(s, placed)) {
+                    const mp_sky_ckpt *c = &s->cur.cp[placed / s->every];
+                    s->conv_at = placed;
+                    height = MP_MAX(height, c->top_after);
+                    s->waste += s->cur.waste - c->waste;
+                    ok = mp_sky_cost(height, s->waste, span) <= limit;
+                    break;
+                }
+            }
+        }
+    }
+    *height_out = height;
+    return ok;
 }
 
 uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
@@ -313,37 +542,96 @@ uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
     if (waste) *waste = 0.0;
     if (in->n == 0) return 0;
     s->work = in->n;
-    s->waste = 0.0;
-    tree_build(s, rank);
-    s->nseg = 0;
-    s->heap_len = 0;
-    s->t_end = INT64_MIN;
-    for (size_t i = 0; i < in->n; i++) s->t_end = MP_MAX(s->t_end, in->bufs[i].end);
-    size_t first = s->nseg++;
-    s->ts[first] = in->bufs[in->by_start[0]].start;
-    s->h[first] = 0;
-    s->prev[first] = s->next[first] = NIL;
-    s->alive[first] = true;
-    s->stamp[first] = 0;
-    push_segment(s, first);
-
-    uint64_t height = 0;
-    for (size_t placed = 0; placed < in->n;) {
-        size_t v = lowest_segment(s);
-        if (v == NIL) break; /* cannot happen: the whole span is one segment by then */
-        size_t b = best_fit(s, v);
-        if (b == NIL) {
-            raise_valley(s, v);
-            continue;
-        }
-        off[b] = s->h[v];
-        height = MP_MAX(height, off[b] + in->size[b]);
-        tree_remove(s, s->pos_of[b]);
-        placed++;
-        if (in->size[b] == 0) push_segment(s, v); /* nothing changes */
-        else place(s, v, b);
-    }
+    uint64_t height;
+    restore(s, rank, 0, &height);
+    run(s, 0, height, NULL, off, INFINITY, 1.0, &height);
     *work += s->work;
     if (waste) *waste = s->waste;
     return height;
 }
+
+bool mp_skyline_trace_full(mp_skyline *s, const size_t *rank, double span, uint64_t *work,
+                           uint64_t *height, double *waste) {
+    const mp_pack_input *in = s->in;
+    *height = 0;
+    *waste = 0.0;
+    if (in->n == 0) return true;
+    s->work = in->n;
+    s->oom = false;
+    mp_sky_trace *t = &s->cur;
+    uint64_t h;
+    restore(s, rank, 0, &h);
+    run(s, 0, h, t, t->off, INFINITY, span, height);
+    t->height = *height;
+    t->waste = *waste = s->waste;
+    suffix_tops(s, in->n);
+    *work += s->work;
+    return !s->oom;
+}
+
+/* Can buffer x compete with the winner of step j for its valley? Buffers
+ * starting at the valley's left edge are preferred; a winner that starts
+ * there can only be beaten by another that does. */
+static bool competes(const mp_skyline *s, size_t j, size_t x) {
+    const mp_sky_trace *t = &s->cur;
+    const memplan_buffer *bx = &s->in->bufs[x];
+    if (bx->start < t->vts[j] || bx->end > t->vte[j]) return false;
+    return s->in->bufs[t->seq[j]].start != t->vts[j] || bx->start == t->vts[j];
+}
+
+size_t mp_skyline_first_change(const mp_skyline *s, const size_t *rank, size_t x, size_t y) {
+    const mp_sky_trace *t = &s->cur;
+    size_t stop = MP_MIN(t->step_of[x], t->step_of[y]);
+    for (size_t j = 0; j < stop; j++) {
+        size_t r = rank[t->seq[j]];
+        if ((rank[x] < r && competes(s, j, x)) || (rank[y] < r && competes(s, j, y))) return j;
+    }
+    return stop;
+}
+
+bool mp_skyline_try(mp_skyline *s, const size_t *rank, size_t x, size_t y, size_t step,
+                    double limit, double span, uint64_t *work, uint64_t *height, double *waste) {
+    mp_sky_trace *c = &s->cand;
+    size_t placed = step / s->every * s->every;
+    s->work = s->leaves;
+    s->oom = false;
+    s->try_from = placed;
+    s->conv_at = s->in->n;
+    s->chg_x = x;
+    s->chg_y = y;
+    s->left = x == y ? 1 : 2;
+    s->common = 0;
+    if (++s->try_id == 0) { /* wrapped: clear the marks */
+        memset(s->mark, 0, s->in->n * sizeof *s->mark);
+        s->try_id = 1;
+    }
+    uint64_t h;
+    restore(s, rank, placed, &h);
+    bool ok = run(s, placed, h, c, c->off, limit, span, height);
+    *waste = s->waste;
+    *work += s->work;
+    return ok && !s->oom;
+}
+
+void mp_skyline_accept(mp_skyline *s, uint64_t height, double waste) {
+    mp_sky_trace *t = &s->cur, *c = &s->cand;
+    size_t from = s->try_from, to = s->conv_at;
+    memcpy(t->seq + from, c->seq + from, (to - from) * sizeof *t->seq);
+    memcpy(t->vts + from, c->vts + from, (to - from) * sizeof *t->vts);
+    memcpy(t->vte + from, c->vte + from, (to - from) * sizeof *t->vte);
+    for (size_t j = from; j < to; j++) {
+        size_t b = c->seq[j];
+        t->step_of[b] = j;
+        t->off[b] = c->off[b];
+    }
+    /* Checkpoints strictly between from and to were rewritten: swap them in. */
+    for (size_t k = from / s->every + 1; k * s->every < to; k++) {
+        mp_sky_ckpt tmp = t->cp[k];
+        t->cp[k] = c->cp[k];
+        c->cp[k] = tmp;
+    }
+    t->height = height;
+    t->waste = waste;
+    suffix_tops(s, to);
+}
+bool mp_skyline_oom(const mp_skyline *s) { return s->oom; }

@@ -5,6 +5,7 @@
  *   status  = mp_call(session, "info", "--flag\nvalue")
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
  *   mp_close(session)
+ *   status  = mp_pack_csv(csv, len, "--align\n1\n--budget-ms\n100")  (memplan pack --json)
  *
  * mp_call writes the same JSON as the CLI's --json output, since both go
  * through the library's one JSON writer.
@@ -14,7 +15,10 @@
 #include <string.h>
 
 #include "memplan/memplan.h"
+#include "memplan/plan.h"
 #include "memplan/report.h"
+#include "out/pack_json.h"
+#include "util/buf.h"
 
 typedef struct session {
     memplan_model *model;
@@ -118,4 +122,73 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
     }
     set_result(out, len);
     return 0;
+}
+
+/* Decimal value of an --align / --budget-ms argument; false if malformed. */
+static bool parse_u64_arg(const char *s, uint64_t max, uint64_t *out) {
+    uint64_t v = 0;
+    if (!s || !*s) return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (max - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+/* `memplan pack --json` on CSV text (id,lower,upper,size): args as in
+ * mp_call, "--align\n1\n--budget-ms\n1000". The JSON goes to mp_result. */
+EMSCRIPTEN_KEEPALIVE int mp_pack_csv(const char *csv, size_t len, const char *args) {
+    enum { MAX_ARGS = 16 };
+    size_t args_len = args ? strlen(args) : 0;
+    char *copy = malloc(args_len + 1);
+    if (!copy) {
+        set_message("out of memory");
+        return MEMPLAN_ENOMEM;
+    }
+    memcpy(copy, args ? args : "", args_len + 1);
+    char *argv[MAX_ARGS];
+    int argc = split_args(copy, argv, MAX_ARGS);
+    memplan_pack_options opt;
+    memplan_pack_options_init(&opt);
+    memplan_error err = {0};
+    memplan_status st = MEMPLAN_OK;
+    for (int i = 0; i < argc && !st; i++) {
+        uint64_t v;
+        if (strcmp(argv[i], "--align") == 0) {
+            if (i + 1 >= argc || !parse_u64_arg(argv[++i], UINT64_MAX, &v) || v == 0 || (v & (v - 1)))
+                st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--align needs a power of two >= 1");
+            else opt.align = v;
+        } else if (strcmp(argv[i], "--budget-ms") == 0) {
+            if (i + 1 >= argc || !parse_u64_arg(argv[++i], 86400000u, &v))
+                st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--budget-ms needs milliseconds from 0 to 86400000");
+            else opt.budget_ms = (uint32_t)v;
+        } else {
+            st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unknown option '%s'", argv[i]);
+        }
+    }
+    free(copy);
+    memplan_buffer_list list = {0};
+    memplan_arena_plan plan = {0};
+    if (!st) st = memplan_csv_read(csv, len, &list, &err);
+    if (!st) st = memplan_pack(list.buffers, list.count, &opt, &plan, &err);
+    if (!st) {
+        mp_buf b;
+        mp_buf_init(&b);
+        mp_pack_json(&b, &list, &plan);
+        if (b.failed) {
+            mp_buf_free(&b);
+            st = memplan_error_set(&err, MEMPLAN_ENOMEM, "out of memory");
+        } else {
+            size_t n = b.len;
+            char *out = mp_buf_take(&b, &n);
+            set_result(out, n);
+        }
+    }
+    memplan_arena_plan_free(&plan);
+    memplan_buffer_list_free(&list);
+    if (st) set_message(err.message);
+    return (int)st;
 }

@@ -1,0 +1,150 @@
+/* test_plan_search.c -- the incremental skyline decoding behind the search,
+ * the time-mirrored search half, and exact search results. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "plan/pack_internal.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static uint64_t rng_state = 12345;
+
+static void random_buffers(memplan_buffer *b, size_t n, int64_t span) {
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = (int64_t)(mp_rand_next(&rng_state) % (uint64_t)span);
+        int64_t len = 1 + (int64_t)(mp_rand_next(&rng_state) % 12);
+        b[i] = (memplan_buffer){1 + mp_rand_next(&rng_state) % 100, s, s + len};
+    }
+}
+
+/* Trials from checkpoints, stopped at convergence, then accepted, give the
+ * very offsets, height and waste a decode from scratch gives. */
+static void test_incremental_equals_full(void **state) {
+    (void)state;
+    enum { n = 300 };
+    static memplan_buffer b[n];
+    static uint64_t size[n], full[n];
+    static size_t rank[n];
+    for (int round = 0; round < 4; round++) {
+        random_buffers(b, n, 60);
+        for (size_t i = 0; i < n; i++) size[i] = b[i].size, rank[i] = i;
+        size_t *by_start = mp_order_by_start(b, n);
+        mp_pack_input in = {b, n, size, by_start, 0};
+        mp_skyline *s = mp_skyline_new(&in);
+        assert_non_null(s);
+        assert_true(mp_skyline_trace_init(s));
+        uint64_t work = 0, h, h2;
+        double w, w2, span = 72.0;
+        assert_true(mp_skyline_trace_full(s, rank, span, &work, &h, &w));
+        for (int it = 0; it < 400; it++) {
+            size_t x = mp_rand_next(&rng_state) % n, y = (x + 1 + mp_rand_next(&rng_state) % (n - 1)) % n;
+            size_t t = rank[x];
+            rank[x] = rank[y];
+            rank[y] = t;
+            size_t step = mp_skyline_first_change(s, rank, x, y);
+            assert_true(mp_skyline_try(s, rank, x, y, step, INFINITY, span, &work, &h, &w));
+            mp_skyline_accept(s, h, w);
+            h2 = mp_skyline_decode(s, rank, full, &work, &w2);
+            assert_int_equal(h, h2);
+            assert_true(w == w2);
+            assert_memory_equal(full, mp_skyline_current(s)->off, n * sizeof *full);
+        }
+        mp_skyline_free(s);
+        free(by_start);
+    }
+}
+
+/* A trial that passes its cost limit stops and reports it. */
+static void test_try_limit(void **state) {
+    (void)state;
+    memplan_buffer b[] = {{10, 0, 2}, {10, 1, 3}, {20, 2, 4}, {5, 0, 4}};
+    uint64_t size[] = {10, 10, 20, 5};
+    size_t rank[] = {0, 1, 2, 3};
+    size_t *by_start = mp_order_by_start(b, 4);
+    mp_pack_input in = {b, 4, size, by_start, 35};
+    mp_skyline *s = mp_skyline_new(&in);
+    assert_true(mp_skyline_trace_init(s));
+    uint64_t work = 0, h;
+    double w;
+    assert_true(mp_skyline_trace_full(s, rank, 4.0, &work, &h, &w));
+    rank[0] = 3, rank[3] = 0;
+    size_t step = mp_skyline_first_change(s, rank, 0, 3);
+    assert_int_equal(step, 0);
+    assert_false(mp_skyline_try(s, rank, 0, 3, step, 1.0, 4.0, &work, &h, &w));
+    mp_skyline_free(s);
+    free(by_start);
+}
+
+/* The search alone with no budget still returns the skyline's packing. */
+static void test_search_only_no_budget(void **state) {
+    (void)state;
+    memplan_buffer b[] = {{10, 0, 2}, {10, 1, 3}, {20, 2, 4}, {5, 0, 4}};
+    memplan_pack_options o;
+    memplan_pack_options_init(&o);
+    o.heuristics = MEMPLAN_HEUR_SEARCH;
+    o.budget_ms = 0;
+    o.align = 1;
+    memplan_arena_plan p;
+    assert_int_equal(memplan_pack(b, 4, &o, &p, NULL), MEMPLAN_OK);
+    uint64_t want[] = {0, 25, 0, 20};
+    assert_memory_equal(p.offset, want, sizeof want);
+    assert_int_equal(p.arena_bytes, 35);
+    assert_int_equal(p.heuristic, MEMPLAN_HEUR_SKYLINE);
+    memplan_arena_plan_free(&p);
+}
+
+/* Random short-lived buffers: the search (forward, then mirrored) beats the
+ * heuristics, with exactly the same result on every run and machine. */
+static void test_search_exact(void **state) {
+    (void)state;
+    enum { n = 120 };
+    static memplan_buffer b[n];
+    rng_state = 777;
+    random_buffers(b, n, 40);
+    memplan_pack_options o;
+    memplan_pack_options_init(&o);
+    o.align = 1;
+    o.budget_ms = 10;
+    memplan_arena_plan p0, p1, p2;
+    o.budget_ms = 0;
+    assert_int_equal(memplan_pack(b, n, &o, &p0, NULL), MEMPLAN_OK);
+    o.budget_ms = 10;
+    assert_int_equal(memplan_pack(b, n, &o, &p1, NULL), MEMPLAN_OK);
+    assert_int_equal(memplan_pack(b, n, &o, &p2, NULL), MEMPLAN_OK);
+    assert_memory_equal(p1.offset, p2.offset, n * sizeof *p1.offset);
+    assert_int_equal(p1.iterations, p2.iterations);
+    assert_int_equal(p0.lower_bound_bytes, 1302);
+    assert_int_equal(p0.arena_bytes, 1333);
+    print_message("bound %llu: budget 0 -> %llu (%s), 10 ms -> %llu (%s, %llu iterations)\n",
+                  (unsigned long long)p1.lower_bound_bytes, (unsigned long long)p0.arena_bytes,
+                  memplan_heuristic_name(p0.heuristic), (unsigned long long)p1.arena_bytes,
+                  memplan_heuristic_name(p1.heuristic), (unsigned long long)p1.iterations);
+    assert_int_equal(p1.arena_bytes, 1307);
+    assert_int_equal(p1.heuristic, MEMPLAN_HEUR_SEARCH);
+    assert_int_equal(p1.iterations, 167);
+    assert_int_equal(memplan_validate_arena(b, n, p1.offset, 1, p1.arena_bytes, NULL, NULL), MEMPLAN_OK);
+    print_message("bound %llu: budget 0 -> %llu (%s), 10 ms -> %llu (%s, %llu iterations)\n",
+                  (unsigned long long)p1.lower_bound_bytes, (unsigned long long)p0.arena_bytes,
+                  memplan_heuristic_name(p0.heuristic), (unsigned long long)p1.arena_bytes,
+                  memplan_heuristic_name(p1.heuristic), (unsigned long long)p1.iterations);
+    memplan_arena_plan_free(&p0);
+    memplan_arena_plan_free(&p1);
+    memplan_arena_plan_free(&p2);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_incremental_equals_full),
+        cmocka_unit_test(test_try_limit),
+        cmocka_unit_test(test_search_only_no_budget),
+        cmocka_unit_test(test_search_exact),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
