@@ -4,7 +4,7 @@
  * opset 18 for the others; keepdims; noop_with_empty_axes), ArgMax/ArgMin,
  * Softmax/LogSoftmax/Hardmax, CumSum, the normalizations (Layer, Batch,
  * Instance, Group, MeanVariance, Lp), the losses SoftmaxCrossEntropyLoss and
- * NegativeLogLikelihoodLoss, Det and TfIdfVectorizer.
+ * NegativeLogLikelihoodLoss, Det, TfIdfVectorizer and StringNormalizer.
  *
  * ReduceSum/Prod/Max/Min also evaluate known small integer values (shape
  * computations take ReduceProd of a Shape for an element count).
@@ -105,10 +105,15 @@ static void reduce_elems(mp_sctx *c, const memplan_vshape *x, const bool *red, i
 }
 
 /* Output shape when the axes are unknown: the rank is still known when
- * keepdims is set or the number of axes is known. */
+ * keepdims is set (dims of 1 stay 1) or the number of axes is known. */
 static void reduce_unknown_axes(mp_sctx *c, const memplan_vshape *x, int32_t n, bool keep, bool noop) {
-    if (keep) out_unknown_dims(c, 0, x->elem_type, x->rank);
-    else if (n > 0 && n <= x->rank && !noop) out_unknown_dims(c, 0, x->elem_type, x->rank - n);
+    if (keep) {
+        memplan_expr dims[R];
+        int64_t k;
+        for (int32_t i = 0; i < x->rank; i++)
+            dims[i] = memplan_expr_is_const(P(c), x->dims[i], &k) && k == 1 ? x->dims[i] : MEMPLAN_EXPR_NONE;
+        mp_out(c, 0, x->elem_type, x->rank, dims);
+    } else if (n > 0 && n <= x->rank && !noop) out_unknown_dims(c, 0, x->elem_type, x->rank - n);
     else mp_out_unranked(c, 0, x->elem_type, "reduced axes unknown");
 }
 
@@ -207,11 +212,13 @@ static void layer_norm(mp_sctx *c) {
 }
 
 /* Y like X. Other outputs (running mean/var in training mode from opset 14;
- * mean, var, saved mean, saved var before) have shape [C]. */
+ * mean, var, saved mean, saved var before) have shape [C], or the shape of
+ * the mean input when spatial=0 (opsets 7 and 8). */
 static void batch_norm(mp_sctx *c) {
-    const memplan_vshape *x = mp_in(c, 0), *scale = mp_in(c, 1);
+    const memplan_vshape *x = mp_in(c, 0), *scale = mp_in(c, 1), *mean = mp_in(c, 3);
     if (!x) return;
     mp_out_like(c, 0, x);
+    bool spatial = mp_opset(c) >= 9 || mp_attr_int(c, "spatial", 1) != 0;
     memplan_expr ch = MEMPLAN_EXPR_NONE;
     if (x->rank > 1) ch = x->dims[1];
     else if (x->rank == 1) ch = mp_const(c, 1);
@@ -219,7 +226,9 @@ static void batch_norm(mp_sctx *c) {
         ch = ch == MEMPLAN_EXPR_NONE ? scale->dims[0] : prefer_const(c, ch, scale->dims[0]);
     for (int32_t k = 1; k < mp_n_out(c) && k < 5; k++) {
         const memplan_vshape *stat = mp_in(c, k <= 2 ? k + 2 : 0); /* mean, var: their inputs' types */
-        mp_out(c, k, stat ? stat->elem_type : x->elem_type, 1, &ch);
+        int32_t et = stat ? stat->elem_type : x->elem_type;
+        if (!spatial && mean) mp_out_like(c, k, mean);
+        else mp_out(c, k, et, 1, &ch);
     }
 }
 
@@ -283,6 +292,21 @@ static void tfidf(mp_sctx *c) {
     }
 }
 
+/* StringNormalizer: [C] or [1, C] strings; stopwords drop an unknown
+ * number of them from the last axis, else the shape is kept. */
+static void string_normalizer(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank != 1 && x->rank != 2) {
+        mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input is not 1-D or 2-D");
+        return;
+    }
+    const memplan_attr *stop = mp_attr(c, "stopwords");
+    memplan_expr dims[2] = {x->dims[0], x->rank == 2 ? x->dims[1] : MEMPLAN_EXPR_NONE};
+    if (stop && stop->n > 0) dims[x->rank - 1] = MEMPLAN_EXPR_NONE;
+    mp_out(c, 0, MEMPLAN_DTYPE_STRING, x->rank, dims);
+}
+
 const mp_rule mp_rules_reduce[] = {
     {"", "ReduceSum", reduce},
     {"", "ReduceMean", reduce},
@@ -310,5 +334,6 @@ const mp_rule mp_rules_reduce[] = {
     {"", "NegativeLogLikelihoodLoss", loss},
     {"", "Det", det},
     {"", "TfIdfVectorizer", tfidf},
+    {"", "StringNormalizer", string_normalizer},
     {NULL, NULL, NULL},
 };
