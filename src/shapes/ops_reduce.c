@@ -62,15 +62,65 @@ static axes_kind reduce_axes(mp_sctx *c, int64_t *axes, int32_t *n) {
     return *n == 0 ? AXES_NONE : AXES_UNKNOWN;
 }
 
-/* Known values of a reduction: out[o] = fold of the input elements that
- * map to output position o. The input shape must be static. */
+typedef enum { FOLD_SUM, FOLD_PROD, FOLD_MAX, FOLD_MIN, FOLD_NONE } fold_kind;
+
+/* One output element being folded. Max/min keep the constant operands apart
+ * from the symbolic ones, so max(N, 3, 8) comes out as max(N,8). */
+typedef struct fold_acc {
+    memplan_expr sym;
+    int64_t k;
+    bool has_sym, has_k;
+} fold_acc;
+
+static void fold_in(mp_sctx *c, fold_kind f, fold_acc *a, memplan_expr v) {
+    int64_t k;
+    if (f == FOLD_SUM || f == FOLD_PROD) {
+        a->sym = !a->has_sym ? v : f == FOLD_SUM ? memplan_expr_add(P(c), a->sym, v) : memplan_expr_mul(P(c), a->sym, v);
+        a->has_sym = true;
+    } else if (memplan_expr_is_const(P(c), v, &k)) {
+        a->k = !a->has_k ? k : f == FOLD_MAX ? (k > a->k ? k : a->k) : (k < a->k ? k : a->k);
+        a->has_k = true;
+    } else {
+        a->sym = !a->has_sym ? v : f == FOLD_MAX ? memplan_expr_max(P(c), a->sym, v) : memplan_expr_min(P(c), a->sym, v);
+        a->has_sym = true;
+    }
+}
+
+/* The folded value; the empty sum is 0, the empty product 1, an empty
+ * max/min unknown. */
+static memplan_expr fold_value(mp_sctx *c, fold_kind f, const fold_acc *a) {
+    if (f == FOLD_SUM || f == FOLD_PROD) return a->has_sym ? a->sym : mp_const(c, f == FOLD_SUM ? 0 : 1);
+    if (!a->has_k) return a->has_sym ? a->sym : MEMPLAN_EXPR_NONE;
+    if (!a->has_sym) return mp_const(c, a->k);
+    return f == FOLD_MAX ? memplan_expr_max(P(c), a->sym, mp_const(c, a->k)) : memplan_expr_min(P(c), a->sym, mp_const(c, a->k));
+}
+
+static fold_kind fold_of(const char *op) {
+    return strcmp(op, "ReduceSum") == 0 ? FOLD_SUM : strcmp(op, "ReduceProd") == 0 ? FOLD_PROD
+         : strcmp(op, "ReduceMax") == 0 ? FOLD_MAX : strcmp(op, "ReduceMin") == 0 ? FOLD_MIN : FOLD_NONE;
+}
+
+/* Row-major output position of input position i: the input's multi-index
+ * (dims d) with the reduced axes dropped. */
+static int64_t out_index(int32_t rank, const int64_t *d, const bool *red, int64_t i) {
+    int64_t o = 0, stride = 1;
+    for (int32_t k = rank - 1; k >= 0; k--) {
+        int64_t idx = i % d[k];
+        i /= d[k];
+        if (red[k]) continue;
+        o += idx * stride;
+        stride *= d[k];
+    }
+    return o;
+}
+
+/* Known values of ReduceSum/Prod/Max/Min: out[o] = fold of the input
+ * elements that map to output position o. The input shape must be static. */
 static void reduce_elems(mp_sctx *c, const memplan_vshape *x, const bool *red, int32_t n_out) {
-    const char *op = mp_node(c)->op_type;
-    int kind = strcmp(op, "ReduceSum") == 0 ? 0 : strcmp(op, "ReduceProd") == 0 ? 1
-             : strcmp(op, "ReduceMax") == 0 ? 2 : strcmp(op, "ReduceMin") == 0 ? 3 : -1;
+    fold_kind f = fold_of(mp_node(c)->op_type);
     int32_t n_in;
     const memplan_expr *e = mp_in_elems(c, 0, &n_in);
-    if (kind < 0 || !e || n_out < 0 || n_out > T) return;
+    if (f == FOLD_NONE || !e || n_out < 0 || n_out > T) return;
     int64_t d[R], total = 1;
     for (int32_t i = 0; i < x->rank; i++) {
         if (!memplan_expr_is_const(P(c), x->dims[i], &d[i]) || d[i] < 0 || d[i] > T) return;
@@ -78,30 +128,16 @@ static void reduce_elems(mp_sctx *c, const memplan_vshape *x, const bool *red, i
         if (total > T) return;
     }
     if (total != n_in) return;
-    memplan_expr out[T];
-    bool seen[T] = {false};
-    for (int32_t o = 0; o < n_out; o++) out[o] = mp_const(c, kind == 1 ? 1 : 0);
+    fold_acc acc[T];
+    memset(acc, 0, (size_t)n_out * sizeof *acc);
     for (int32_t i = 0; i < n_in; i++) {
-        /* output index: the input's multi-index with reduced axes dropped */
-        int64_t rest = i, o = 0, stride = 1;
-        for (int32_t k = x->rank - 1; k >= 0; k--) {
-            int64_t idx = rest % d[k];
-            rest /= d[k];
-            if (red[k]) continue;
-            o += idx * stride;
-            stride *= d[k];
-        }
+        int64_t o = out_index(x->rank, d, red, i);
         if (o >= n_out) return;
-        memplan_expr a = out[o], b = e[i];
-        out[o] = !seen[o] && kind >= 2 ? b
-                 : kind == 0 ? memplan_expr_add(P(c), a, b)
-                 : kind == 1 ? memplan_expr_mul(P(c), a, b)
-                 : kind == 2 ? memplan_expr_max(P(c), a, b) : memplan_expr_min(P(c), a, b);
-        seen[o] = true;
+        fold_in(c, f, &acc[o], e[i]);
     }
-    for (int32_t o = 0; o < n_out; o++)
-        if (kind >= 2 && !seen[o]) return; /* max/min of nothing */
-    mp_out_elems(c, 0, n_out, out);
+    memplan_expr out[T];
+    for (int32_t o = 0; o < n_out; o++) out[o] = fold_value(c, f, &acc[o]);
+    mp_out_elems(c, 0, n_out, out); /* all or nothing: an unknown element drops them */
 }
 
 /* Output shape when the axes are unknown: the rank is still known when
