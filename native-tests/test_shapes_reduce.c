@@ -376,6 +376,24 @@ static void test_layer_normalization(void **state) {
     done(&c);
 }
 
+/* RMSNormalization and onnxruntime's SimplifiedLayerNormalization: Y has
+ * the scale's type. */
+static void test_rms_and_simplified_layer_norm(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "batch,seq,64");
+    mb_input(g, "w", F64, "64");
+    mb_node(g, "RMSNormalization", "x,w", "rms");
+    mb_int_attr(mb_node(g, "SimplifiedLayerNormalization", "x,w", "y,inv"), "axis", -2);
+    mb_output(g, "rms", F64, NULL);
+    ctx c;
+    infer(&c, g, 23);
+    expect(&c, "rms", "double[batch,seq,64] 512*batch*seq");
+    expect(&c, "y", "double[batch,seq,64] 512*batch*seq");
+    expect(&c, "inv", "float[batch,1,1] 4*batch");
+    done(&c);
+}
+
 static void test_batch_normalization(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -495,6 +513,7 @@ int main(void) {
         cmocka_unit_test(test_argmax_argmin),
         cmocka_unit_test(test_same_shape_ops),
         cmocka_unit_test(test_layer_normalization),
+        cmocka_unit_test(test_rms_and_simplified_layer_norm),
         cmocka_unit_test(test_batch_normalization),
         cmocka_unit_test(test_batch_normalization_opset9_outputs),
         cmocka_unit_test(test_softmax_cross_entropy_loss),

@@ -3,8 +3,9 @@
  * attribute in old opsets, as input 1 from opset 13 for ReduceSum and from
  * opset 18 for the others; keepdims; noop_with_empty_axes), ArgMax/ArgMin,
  * Softmax/LogSoftmax/Hardmax, CumSum, the normalizations (Layer, Batch,
- * Instance, Group, MeanVariance, Lp), the losses SoftmaxCrossEntropyLoss and
- * NegativeLogLikelihoodLoss, Det, TfIdfVectorizer and StringNormalizer.
+ * Instance, Group, MeanVariance, Lp, RMS, onnxruntime's SimplifiedLayer),
+ * the losses SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss, Det,
+ * TfIdfVectorizer and StringNormalizer.
  *
  * ReduceSum/Prod/Max/Min also evaluate known small integer values (shape
  * computations take ReduceProd of a Shape for an element count).
@@ -225,12 +226,20 @@ static void arg_reduce(mp_sctx *c) {
 
 /* ---- normalizations ----------------------------------------------------- */
 
-/* Y like X; Mean and InvStdDev (stash_type) are X's dims from `axis` on set
- * to 1. */
-static void layer_norm(mp_sctx *c) {
+/* Y: X's shape; its type X's, or the scale's (input 1) when y_scale_type. */
+static void out_y(mp_sctx *c, const memplan_vshape *x, bool y_scale_type) {
+    const memplan_vshape *scale = mp_in(c, 1);
+    int32_t et = y_scale_type && scale && scale->elem_type ? scale->elem_type : x->elem_type;
+    if (x->rank < 0) mp_out_unranked(c, 0, et, "input rank unknown");
+    else mp_out(c, 0, et, x->rank, x->dims);
+}
+
+/* Y like X; the statistics outputs 1 and 2 (Mean and InvStdDev, or
+ * inv_std_var alone) have X's dims from `axis` on set to 1, type stash_type. */
+static void norm_with_stats(mp_sctx *c, bool y_scale_type) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
-    mp_out_like(c, 0, x);
+    out_y(c, x, y_scale_type);
     int32_t stash = (int32_t)mp_attr_int(c, "stash_type", MEMPLAN_DTYPE_FLOAT);
     if (x->rank < 0) {
         for (int32_t k = 1; k < 3; k++) mp_out_unranked(c, k, stash, "input rank unknown");
@@ -245,6 +254,19 @@ static void layer_norm(mp_sctx *c) {
     memplan_expr dims[R];
     for (int32_t i = 0; i < x->rank; i++) dims[i] = i < axis ? x->dims[i] : mp_const(c, 1);
     for (int32_t k = 1; k < 3; k++) mp_out(c, k, stash, x->rank, dims);
+}
+
+/* LayerNormalization (opset 17): Y, Mean, InvStdDev. */
+static void layer_norm(mp_sctx *c) { norm_with_stats(c, false); }
+
+/* SimplifiedLayerNormalization (onnxruntime, default domain): Y has the
+ * scale's type; optional inv_std_var. */
+static void simplified_layer_norm(mp_sctx *c) { norm_with_stats(c, true); }
+
+/* RMSNormalization (opset 23): Y like X with the scale's type. */
+static void rms_norm(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (x) out_y(c, x, true);
 }
 
 /* Y like X. Other outputs (running mean/var in training mode from opset 14;
@@ -361,6 +383,8 @@ const mp_rule mp_rules_reduce[] = {
     {"", "Hardmax", like_input0},
     {"", "CumSum", like_input0},
     {"", "LayerNormalization", layer_norm},
+    {"", "SimplifiedLayerNormalization", simplified_layer_norm},
+    {"", "RMSNormalization", rms_norm},
     {"", "BatchNormalization", batch_norm},
     {"", "InstanceNormalization", like_input0},
     {"", "GroupNormalization", like_input0},
