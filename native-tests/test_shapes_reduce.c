@@ -286,6 +286,25 @@ static void test_reduce_partial_eval_2d(void **state) {
     done(&c);
 }
 
+/* Reductions of an empty tensor: sum 0, product 1, max unknown. */
+static void test_reduce_partial_eval_empty(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    const_ints(g, "e", 0, NULL);
+    mb_int_attr(mb_node(g, "ReduceSum", "e", "sum"), "keepdims", 0);
+    mb_int_attr(mb_node(g, "ReduceProd", "e", "prod"), "keepdims", 0);
+    mb_int_attr(mb_node(g, "ReduceMax", "e", "max"), "keepdims", 0);
+    mb_output(g, "sum", I64, NULL);
+    ctx c;
+    infer(&c, g, 11);
+    expect(&c, "sum", "int64[] 8");
+    expect_elems(&c, "sum", "0");
+    expect_elems(&c, "prod", "1");
+    expect(&c, "max", "int64[] 8");
+    expect_elems(&c, "max", "-");
+    done(&c);
+}
+
 /* Unknown rank, out-of-range axis: no crash, a note, the output left alone. */
 static void test_reduce_odd_inputs(void **state) {
     (void)state;
@@ -509,6 +528,7 @@ int main(void) {
         cmocka_unit_test(test_reduce_sum_opset13_unknown_axes),
         cmocka_unit_test(test_reduce_partial_eval_of_shape),
         cmocka_unit_test(test_reduce_partial_eval_2d),
+        cmocka_unit_test(test_reduce_partial_eval_empty),
         cmocka_unit_test(test_reduce_odd_inputs),
         cmocka_unit_test(test_argmax_argmin),
         cmocka_unit_test(test_same_shape_ops),

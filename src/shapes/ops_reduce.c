@@ -73,16 +73,24 @@ typedef struct fold_acc {
     bool has_sym, has_k;
 } fold_acc;
 
+/* a (+, *, max, min) b. */
+static memplan_expr combine(mp_sctx *c, fold_kind f, memplan_expr a, memplan_expr b) {
+    switch (f) {
+    case FOLD_SUM: return memplan_expr_add(P(c), a, b);
+    case FOLD_PROD: return memplan_expr_mul(P(c), a, b);
+    case FOLD_MAX: return memplan_expr_max(P(c), a, b);
+    case FOLD_MIN: return memplan_expr_min(P(c), a, b);
+    default: return MEMPLAN_EXPR_NONE;
+    }
+}
+
 static void fold_in(mp_sctx *c, fold_kind f, fold_acc *a, memplan_expr v) {
     int64_t k;
-    if (f == FOLD_SUM || f == FOLD_PROD) {
-        a->sym = !a->has_sym ? v : f == FOLD_SUM ? memplan_expr_add(P(c), a->sym, v) : memplan_expr_mul(P(c), a->sym, v);
-        a->has_sym = true;
-    } else if (memplan_expr_is_const(P(c), v, &k)) {
+    if ((f == FOLD_MAX || f == FOLD_MIN) && memplan_expr_is_const(P(c), v, &k)) {
         a->k = !a->has_k ? k : f == FOLD_MAX ? (k > a->k ? k : a->k) : (k < a->k ? k : a->k);
         a->has_k = true;
     } else {
-        a->sym = !a->has_sym ? v : f == FOLD_MAX ? memplan_expr_max(P(c), a->sym, v) : memplan_expr_min(P(c), a->sym, v);
+        a->sym = a->has_sym ? combine(c, f, a->sym, v) : v;
         a->has_sym = true;
     }
 }
@@ -92,8 +100,7 @@ static void fold_in(mp_sctx *c, fold_kind f, fold_acc *a, memplan_expr v) {
 static memplan_expr fold_value(mp_sctx *c, fold_kind f, const fold_acc *a) {
     if (f == FOLD_SUM || f == FOLD_PROD) return a->has_sym ? a->sym : mp_const(c, f == FOLD_SUM ? 0 : 1);
     if (!a->has_k) return a->has_sym ? a->sym : MEMPLAN_EXPR_NONE;
-    if (!a->has_sym) return mp_const(c, a->k);
-    return f == FOLD_MAX ? memplan_expr_max(P(c), a->sym, mp_const(c, a->k)) : memplan_expr_min(P(c), a->sym, mp_const(c, a->k));
+    return a->has_sym ? combine(c, f, a->sym, mp_const(c, a->k)) : mp_const(c, a->k);
 }
 
 static fold_kind fold_of(const char *op) {
