@@ -286,7 +286,8 @@ static void test_reduce_partial_eval_2d(void **state) {
     done(&c);
 }
 
-/* Reductions of an empty tensor: sum 0, product 1, max unknown. */
+/* Reductions of an empty tensor: sum 0, product 1, max unknown; a huge
+ * static output. */
 static void test_reduce_partial_eval_empty(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -294,6 +295,10 @@ static void test_reduce_partial_eval_empty(void **state) {
     mb_int_attr(mb_node(g, "ReduceSum", "e", "sum"), "keepdims", 0);
     mb_int_attr(mb_node(g, "ReduceProd", "e", "prod"), "keepdims", 0);
     mb_int_attr(mb_node(g, "ReduceMax", "e", "max"), "keepdims", 0);
+    /* counting the output elements must not overflow (1024 * 2^53) */
+    mb_input(g, "big", F32, "1024,9007199254740992,3");
+    const int64_t last[1] = {2};
+    ints_attr(mb_node(g, "ReduceSum", "big", "bigsum"), "axes", 1, last);
     mb_output(g, "sum", I64, NULL);
     ctx c;
     infer(&c, g, 11);
@@ -302,6 +307,7 @@ static void test_reduce_partial_eval_empty(void **state) {
     expect_elems(&c, "prod", "1");
     expect(&c, "max", "int64[] 8");
     expect_elems(&c, "max", "-");
+    expect(&c, "bigsum", "float[1024,9007199254740992,1] ?");
     done(&c);
 }
 

@@ -49,7 +49,10 @@ static axes_kind reduce_axes(mp_sctx *c, int64_t *axes, int32_t *n) {
     if (!from_input) {
         if (mp_in(c, 1)) mp_note(c, "axes input ignored before this opset");
         if (na <= 0) return AXES_NONE;
-        if (na > R) return (*n = -1), AXES_UNKNOWN;
+        if (na > R) {
+            *n = -1;
+            return AXES_UNKNOWN;
+        }
         memcpy(axes, a, (size_t)na * sizeof *axes);
         *n = (int32_t)na;
         return AXES_LIST;
@@ -202,7 +205,7 @@ static void reduce(mp_sctx *c) {
     mp_out(c, 0, x->elem_type, r, dims);
     int64_t cnt = 1, k;
     for (int32_t i = 0; i < r && cnt <= T; i++)
-        cnt = memplan_expr_is_const(P(c), dims[i], &k) && k >= 0 ? cnt * k : T + 1;
+        cnt = memplan_expr_is_const(P(c), dims[i], &k) && k >= 0 && k <= T ? cnt * k : T + 1; /* no overflow */
     if (cnt <= T) reduce_elems(c, x, red, (int32_t)cnt);
 }
 
