@@ -374,7 +374,6 @@ const mp_rule mp_rules_contrib[] = {
     /* layer norms */
     {MS, "LayerNormalization", layer_norm},
     {MS, "SimplifiedLayerNormalization", layer_norm},
-    {"", "SimplifiedLayerNormalization", layer_norm},
     {MS, "SkipLayerNormalization", skip_layer_norm},
     {MS, "SkipSimplifiedLayerNormalization", skip_layer_norm},
     {MS, "EmbedLayerNormalization", embed_layer_norm},

@@ -488,22 +488,6 @@ static void optional_get_element(mp_sctx *c) {
  * Strings
  * ====================================================================== */
 
-/* StringNormalizer: [C] or [1,C]; stopwords make C data dependent. */
-static void string_normalizer(mp_sctx *c) {
-    const memplan_vshape *x = mp_in(c, 0);
-    const memplan_attr *sw = mp_attr(c, "stopwords");
-    if (!x || x->rank < 1 || x->rank > 2 || (sw && sw->n > 0)) {
-        if (x && (x->rank == 1 || x->rank == 2)) { /* C unknown: [?] or [1,?] */
-            memplan_expr dims[2] = {x->dims[0], MEMPLAN_EXPR_NONE};
-            if (x->rank == 1) dims[0] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, MEMPLAN_DTYPE_STRING, x->rank, dims);
-        } else {
-            mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input must be [C] or [1,C]");
-        }
-        return;
-    }
-    mp_out(c, 0, MEMPLAN_DTYPE_STRING, x->rank, x->dims);
-}
 
 static void regex_full_match(mp_sctx *c) { out_shape_of(c, 0, MEMPLAN_DTYPE_BOOL, mp_in(c, 0)); }
 
@@ -720,13 +704,6 @@ static void image_decoder(mp_sctx *c) {
  * Others without a family
  * ====================================================================== */
 
-/* Det([..., M, M]) -> [...]. */
-static void det(mp_sctx *c) {
-    const memplan_vshape *x = mp_in(c, 0);
-    if (!x) return;
-    if (x->rank < 2) mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
-    else mp_out(c, 0, x->elem_type, x->rank - 2, x->dims);
-}
 
 static void like_input0(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
 
@@ -816,7 +793,6 @@ const mp_rule mp_rules_misc[] = {
     {"", "OptionalHasElement", optional_has_element},
     {"", "OptionalGetElement", optional_get_element},
     /* strings */
-    {"", "StringNormalizer", string_normalizer},
     {"", "RegexFullMatch", regex_full_match},
     {"", "StringConcat", string_concat},
     {"", "StringSplit", string_split},
@@ -839,8 +815,7 @@ const mp_rule mp_rules_misc[] = {
     {"", "MelWeightMatrix", mel_weight_matrix},
     {"", "ImageDecoder", image_decoder},
     /* others */
-    {"", "CumSum", like_input0},
-    {"", "Det", det},
+    
     /* training */
     {"ai.onnx.preview.training", "Momentum", momentum},
     {"ai.onnx.preview.training", "Adagrad", adagrad},

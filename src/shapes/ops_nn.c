@@ -509,54 +509,10 @@ static void col2im(mp_sctx *c) {
 
 static void same_as_input(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
 
-/* BatchNormalization: Y like X; the training outputs (running mean/var from
- * opset 14; mean, var, saved mean, saved var before) are shaped like the
- * mean and var inputs: (C), or (C, D1, ...) with spatial=0 (opset < 9). */
-static void batch_norm(mp_sctx *c) {
-    same_as_input(c);
-    const memplan_vshape *x = mp_in(c, 0);
-    for (int32_t k = 1; k < mp_n_out(c) && k < 5; k++) {
-        const memplan_vshape *like = mp_in(c, k % 2 ? 3 : 4);
-        if (like && like->rank >= 0) {
-            mp_out(c, k, like->elem_type, like->rank, like->dims);
-        } else {
-            memplan_expr ch = dim_at(x, 1);
-            mp_out(c, k, like ? like->elem_type : x ? x->elem_type : 0, 1, &ch);
-        }
-    }
-}
 
-/* LayerNormalization: Y like X; Mean and InvStdDev keep dims before axis,
- * 1 after, in the stash type (float by default). */
-static void layer_norm(mp_sctx *c) {
-    same_as_input(c);
-    const memplan_vshape *x = mp_in(c, 0);
-    if (!x || mp_n_out(c) < 2) return;
-    int32_t et = (int32_t)mp_attr_int(c, "stash_type", MEMPLAN_DTYPE_FLOAT);
-    if (x->rank < 0) {
-        for (int32_t k = 1; k < 3; k++) mp_out_unranked(c, k, et, "input rank unknown");
-        return;
-    }
-    int32_t axis = mp_axis(mp_attr_int(c, "axis", -1), x->rank);
-    if (axis < 0) return;
-    memplan_expr dims[R];
-    for (int32_t i = 0; i < x->rank; i++) dims[i] = i < axis ? x->dims[i] : mp_const(c, 1);
-    for (int32_t k = 1; k < 3; k++) mp_out(c, k, et, x->rank, dims);
-}
 
 /* ---- losses ------------------------------------------------------------ */
 
-/* NLLLoss / SoftmaxCrossEntropyLoss: reduction none -> the target's shape,
- * else a scalar; SCE's log_prob (output 1) is like the scores. */
-static void loss(mp_sctx *c) {
-    const memplan_vshape *x = mp_in(c, 0), *t = mp_in(c, 1);
-    if (!x) return;
-    const char *red = mp_attr_str(c, "reduction", "mean");
-    if (strcmp(red, "none") != 0) mp_out(c, 0, x->elem_type, 0, NULL);
-    else if (t && t->rank >= 0) mp_out(c, 0, x->elem_type, t->rank, t->dims);
-    else mp_out_unranked(c, 0, x->elem_type, "target rank unknown");
-    mp_out_like(c, 1, x);
-}
 
 /* ---- Attention (opset 23) ---------------------------------------------- */
 
@@ -625,18 +581,12 @@ const mp_rule mp_rules_nn[] = {
     {"", "Col2Im", col2im},
     /* normalizations, softmax: same shape */
     {"", "LRN", same_as_input},
-    {"", "BatchNormalization", batch_norm},
-    {"", "InstanceNormalization", same_as_input},
-    {"", "LayerNormalization", layer_norm},
-    {"", "GroupNormalization", same_as_input},
-    {"", "LpNormalization", same_as_input},
-    {"", "MeanVarianceNormalization", same_as_input},
-    {"", "Softmax", same_as_input},
-    {"", "LogSoftmax", same_as_input},
-    {"", "Hardmax", same_as_input},
+    
+    
+    
+    
     /* losses */
-    {"", "NegativeLogLikelihoodLoss", loss},
-    {"", "SoftmaxCrossEntropyLoss", loss},
+    
     /* attention */
     {"", "Attention", attention},
     {NULL, NULL, NULL},
