@@ -135,7 +135,7 @@ static void hist_free(op_hist *h) {
 static bool build_hist(const memplan_model *m, op_hist *h) {
     memset(h, 0, sizeof *h);
     hist_walk(h, m->graph);
-    qsort(h->items, h->n, sizeof *h->items, cmp_op);
+    if (h->n) qsort(h->items, h->n, sizeof *h->items, cmp_op); /* items is NULL when there are no nodes */
     return !h->failed;
 }
 
