@@ -8,6 +8,7 @@
 #include "memplan/memplan.h"
 #include "memplan/report.h"
 #include "out/json.h"
+#include "util/strmap.h"
 
 typedef struct plan_ctx {
     const memplan_graph *g;
@@ -157,26 +158,26 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
         mp_json_end(j);
     }
     mp_json_end(j);
-    /* Unbound dim names, each once, in first-seen order. */
+    /* Unbound dim names, each once, in first-seen order (a set: linear in the
+     * number of dims, however many distinct names a model has). */
     mp_json_key(j, "dims");
     mp_json_arr(j);
-    const char **seen = calloc((size_t)c->lv.n_owners * 4 + 1, sizeof *seen);
-    size_t n_seen = 0, cap = (size_t)c->lv.n_owners * 4 + 1;
-    for (int32_t i = 0; i < c->lv.n_owners && seen; i++) {
+    mp_strmap seen;
+    mp_strmap_init(&seen);
+    for (int32_t i = 0; i < c->lv.n_owners; i++) {
         const memplan_size *s = &c->size[c->lv.owners[i]];
         if (s->kind != MEMPLAN_SIZE_SYMBOLIC) continue;
         for (int32_t k = 0; k < s->rank; k++) {
             const memplan_dim *d = &s->dims[k];
             if (d->kind != MEMPLAN_DIM_PARAM) continue;
-            bool bound = false, dup = false;
+            bool bound = false;
             for (size_t b = 0; b < c->r->n_bindings; b++) bound |= strcmp(c->r->bindings[b].name, d->param) == 0;
-            for (size_t q = 0; q < n_seen; q++) dup |= strcmp(seen[q], d->param) == 0;
-            if (bound || dup) continue;
-            if (n_seen < cap) seen[n_seen++] = d->param;
+            if (bound || mp_strmap_get(&seen, d->param) >= 0) continue;
+            if (!mp_strmap_put(&seen, d->param, 0)) j->out->failed = true; /* reported as out of memory */
             mp_json_str(j, d->param);
         }
     }
-    free(seen);
+    mp_strmap_free(&seen);
     mp_json_end(j);
     mp_json_end(j);
 }
