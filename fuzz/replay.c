@@ -80,7 +80,7 @@ static int run_path(const char *path, int *count) {
         n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, cmp_str);
+    if (n) qsort(names, n, sizeof *names, cmp_str); /* names is NULL for an empty folder */
     int rc = 0;
     for (size_t i = 0; i < n; i++) {
         rc |= run_path(names[i], count);
