@@ -4,3 +4,6 @@ demo:
 	bash scripts/demo.sh
 test:
 	bash scripts/test.sh
+.PHONY: fuzz
+fuzz:
+	bash scripts/fuzz.sh

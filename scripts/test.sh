@@ -3,7 +3,8 @@
 #   setup (Debian packages, protobuf-c source, npm ci), native Release build
 #   (build/native), native ASan+UBSan build (build/asan), WASM build
 #   (build/wasm), generated fixtures (build/fixtures, if scripts/gen_fixtures.py
-#   exists), ctest in both native builds, Vitest (wasm-tests/), the web build
+#   exists), ctest in both native builds, a valgrind sample, each libFuzzer
+#   target for 20 s (build/fuzz), Vitest (wasm-tests/), the web build
 #   and the browser tests. A failing phase does not stop independent ones; the
 #   exit status is non-zero if any phase failed. Ends with a timing table and
 #   one line "total: N passed, N failed" summing the test runners' counts.
@@ -95,7 +96,15 @@ gen_fixtures() {
   echo "fixtures: $(find build/fixtures -name '*.onnx' | wc -l) models in build/fixtures"
 }
 ctest_in() {
-  ctest --test-dir "$1" --output-on-failure -j"$JOBS"
+  # The valgrind sample has its own phase (slow; the Release build only).
+  ctest --test-dir "$1" --output-on-failure -j"$JOBS" -LE valgrind
+}
+valgrind_sample() {
+  ctest --test-dir build/native --output-on-failure -L valgrind
+}
+fuzz_brief() {
+  # Each libFuzzer target for 20 s (scripts/fuzz.sh; `make fuzz` runs 300 s each).
+  FUZZ_SECONDS=${FUZZ_SECONDS:-20} bash scripts/fuzz.sh
 }
 vitest() {
   MEMPLAN_CLI="$ROOT/build/native/memplan" MEMPLAN_WASM_DIR="$ROOT/build/wasm" npm run --silent test:wasm
@@ -124,6 +133,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 phase ctest-asan build-asan fixtures -- ctest_in build/asan
 unset ASAN_OPTIONS UBSAN_OPTIONS
+phase valgrind build-native fixtures -- valgrind_sample
+phase fuzz setup fixtures -- fuzz_brief
 phase vitest build-native build-wasm fixtures -- vitest
 phase build-web build-wasm -- build_web
 phase browser build-web build-native -- browser

@@ -253,8 +253,11 @@ static memplan_status resolve_inputs(scope *s, int32_t **in_ids) {
     return MEMPLAN_OK;
 }
 
-/* Outer values read by a node's subgraphs, deduplicated in first-read order. */
-static memplan_status node_captures(scope *s, const mp_pnode *n, int32_t **out, int32_t *count) {
+/* Outer values read by a node's subgraphs, deduplicated in first-read order.
+ * mark[v] == stamp when value v is already listed for this node (mark has one
+ * entry per value of the scope), so a node reading many outer values stays linear. */
+static memplan_status node_captures(scope *s, const mp_pnode *n, int32_t *mark, int32_t stamp, int32_t **out,
+                                    int32_t *count) {
     int32_t total = 0;
     for (int32_t k = 0; k < n->n_sub; k++) total += n->sub[k]->g->n_captures;
     *out = NULL;
@@ -267,9 +270,9 @@ static memplan_status node_captures(scope *s, const mp_pnode *n, int32_t **out, 
         const memplan_graph *g = n->sub[k]->g;
         for (int32_t c = 0; c < g->n_captures; c++) {
             int32_t outer = g->values[g->captures[c]].outer;
-            bool seen = false;
-            for (int32_t j = 0; j < m && !seen; j++) seen = ids[j] == outer;
-            if (!seen) ids[m++] = outer;
+            if (mark[outer] == stamp) continue;
+            mark[outer] = stamp;
+            ids[m++] = outer;
         }
     }
     *out = ids;
@@ -505,7 +508,14 @@ static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent
         for (int32_t k = 0; !st && k < pg->nodes[i].n_sub; k++)
             st = resolve_scope(ctx, pg->nodes[i].sub[k], &s);
     if (!st) st = resolve_inputs(&s, in_ids);
-    for (int32_t i = 0; !st && i < n; i++) st = node_captures(&s, &pg->nodes[i], &caps[i], &ncaps[i]);
+    int32_t *mark = NULL;
+    if (!st) {
+        mark = malloc((size_t)(s.n_values ? s.n_values : 1) * sizeof *mark);
+        if (!mark) st = oom(&s);
+        for (int32_t v = 0; mark && v < s.n_values; v++) mark[v] = -1;
+    }
+    for (int32_t i = 0; !st && i < n; i++) st = node_captures(&s, &pg->nodes[i], mark, i, &caps[i], &ncaps[i]);
+    free(mark);
     if (!st) st = finish(&s, in_ids, caps, ncaps, out_ids);
     free(in_ids);
     free(caps);

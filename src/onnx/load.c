@@ -461,6 +461,19 @@ static memplan_status convert_model(loader *L, model_internal *mi, const Onnx__M
     return MEMPLAN_OK;
 }
 
+/* protobuf-c's allocator, noting a failed allocation: the bytes are already
+ * checked by prune, so a NULL from unpack after one is out of memory. */
+static void *pb_alloc(void *data, size_t size) {
+    void *p = malloc(size);
+    if (!p) *(bool *)data = true;
+    return p;
+}
+
+static void pb_free(void *data, void *p) {
+    (void)data;
+    free(p);
+}
+
 memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_load_options *opts,
                                   memplan_model **out, memplan_error *err) {
     (void)opts;
@@ -475,18 +488,24 @@ memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_l
         mp_buf_free(&pruned);
         return st;
     }
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, pruned.len, (const uint8_t *)pruned.data);
+    bool pb_oom = false;
+    ProtobufCAllocator pb_allocator = {pb_alloc, pb_free, &pb_oom};
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(&pb_allocator, pruned.len, (const uint8_t *)pruned.data);
+    size_t pruned_len = pruned.len;
     mp_buf_free(&pruned);
+    if (!mp && pb_oom)
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while decoding the model (%zu bytes of protobuf)",
+                                 pruned_len);
     if (!mp)
         return memplan_error_set(err, MEMPLAN_EINPUT, "protobuf-c could not decode the bytes as an ONNX ModelProto");
     if (!mp->graph) {
-        onnx__model_proto__free_unpacked(mp, NULL);
+        onnx__model_proto__free_unpacked(mp, &pb_allocator);
         return memplan_error_set(err, MEMPLAN_EINPUT, "not an ONNX model: it has no graph");
     }
 
     model_internal *mi = calloc(1, sizeof *mi);
     if (!mi) {
-        onnx__model_proto__free_unpacked(mp, NULL);
+        onnx__model_proto__free_unpacked(mp, &pb_allocator);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     }
     mp_arena_init(&mi->arena);
@@ -495,7 +514,7 @@ memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_l
     mi->model.internal = mi;
     loader L = {&mi->arena, err, 0};
     st = convert_model(&L, mi, mp);
-    onnx__model_proto__free_unpacked(mp, NULL);
+    onnx__model_proto__free_unpacked(mp, &pb_allocator);
     if (st) {
         memplan_model_free(&mi->model);
         return st;

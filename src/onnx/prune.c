@@ -12,6 +12,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I
 typedef struct walker {
     const uint8_t *base;   /* start of the whole input, for offsets */
     uint64_t dropped;
+    uint64_t nodes;        /* NodeProto messages seen, in every graph and function */
     memplan_error *err;
 } walker;
 
@@ -118,6 +119,11 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
             const uint8_t *body = p;
             p += v;
             if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE) {
+                /* The node limit is checked here, before protobuf-c allocates a
+                 * struct for each node: 2 bytes of input make an empty node. */
+                if (fd->descriptor == &onnx__node_proto__descriptor && ++w->nodes > MEMPLAN_MAX_NODES)
+                    return memplan_error_set(w->err, MEMPLAN_ELIMIT, "more than %d nodes (at byte %zu)",
+                                             MEMPLAN_MAX_NODES, (size_t)(start - w->base));
                 mp_buf sub;
                 mp_buf_init(&sub);
                 memplan_status st = walk(w, fd->descriptor, body, p, depth + 1, &sub);
@@ -129,6 +135,9 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
                 }
                 mp_buf_free(&sub);
                 if (st != MEMPLAN_OK) return st;
+            } else if (v == 0 && fd && fd->label == PROTOBUF_C_LABEL_REPEATED && expected_wire_type(fd) != WT_LEN) {
+                /* An empty packed repeated scalar holds no element: drop it. Left in,
+                 * protobuf-c computes NULL + 0 for its array (UB, found by fuzz_plan). */
             } else if (is_tensor_data_field(desc, (uint32_t)field) && v > MEMPLAN_TENSOR_DATA_MAX) {
                 w->dropped += v;
             } else {
@@ -150,7 +159,7 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
 
 memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
                               uint64_t *dropped, memplan_error *err) {
-    walker w = {bytes, 0, err};
+    walker w = {bytes, 0, 0, err};
     memplan_status st = walk(&w, &onnx__model_proto__descriptor, bytes, bytes + len, 0, out);
     if (dropped) *dropped = w.dropped;
     return st;

@@ -4,6 +4,7 @@
 
 #include "memplan/info.h"
 #include "out/json.h"
+#include "util/strmap.h"
 
 unsigned long long memplan_initializer_bytes(const memplan_model *model) {
     const memplan_graph *g = model->graph;
@@ -77,30 +78,14 @@ typedef struct op_count {
 typedef struct op_hist {
     op_count *items;
     size_t n, cap;
+    mp_strmap index; /* op -> item, so a model of many distinct ops stays linear */
     bool failed;
 } op_hist;
 
 static void hist_add(op_hist *h, const memplan_node *nd) {
+    if (h->failed) return;
     size_t dl = nd->domain[0] && strcmp(nd->domain, "ai.onnx") ? strlen(nd->domain) + 1 : 0;
     size_t len = dl + strlen(nd->op_type);
-    for (size_t i = 0; i < h->n; i++) {
-        const char *op = h->items[i].op;
-        if (strlen(op) == len && (!dl || (strncmp(op, nd->domain, dl - 1) == 0 && op[dl - 1] == ':')) &&
-            strcmp(op + dl, nd->op_type) == 0) {
-            h->items[i].count++;
-            return;
-        }
-    }
-    if (h->n == h->cap) {
-        size_t cap = h->cap ? h->cap * 2 : 32;
-        op_count *p = realloc(h->items, cap * sizeof *p);
-        if (!p) {
-            h->failed = true;
-            return;
-        }
-        h->items = p;
-        h->cap = cap;
-    }
     char *op = malloc(len + 1);
     if (!op) {
         h->failed = true;
@@ -111,6 +96,28 @@ static void hist_add(op_hist *h, const memplan_node *nd) {
         op[dl - 1] = ':';
     }
     strcpy(op + dl, nd->op_type);
+    int32_t at = mp_strmap_get(&h->index, op);
+    if (at >= 0) {
+        h->items[at].count++;
+        free(op);
+        return;
+    }
+    if (h->n == h->cap) {
+        size_t cap = h->cap ? h->cap * 2 : 32;
+        op_count *p = realloc(h->items, cap * sizeof *p);
+        if (!p) {
+            free(op);
+            h->failed = true;
+            return;
+        }
+        h->items = p;
+        h->cap = cap;
+    }
+    if (h->n >= INT32_MAX || !mp_strmap_put(&h->index, op, (int32_t)h->n)) {
+        free(op);
+        h->failed = true;
+        return;
+    }
     h->items[h->n].op = op;
     h->items[h->n].count = 1;
     h->n++;
@@ -128,14 +135,16 @@ static int cmp_op(const void *a, const void *b) {
 }
 
 static void hist_free(op_hist *h) {
+    mp_strmap_free(&h->index);
     for (size_t i = 0; i < h->n; i++) free(h->items[i].op);
     free(h->items);
 }
 
 static bool build_hist(const memplan_model *m, op_hist *h) {
     memset(h, 0, sizeof *h);
+    mp_strmap_init(&h->index);
     hist_walk(h, m->graph);
-    qsort(h->items, h->n, sizeof *h->items, cmp_op);
+    if (h->n) qsort(h->items, h->n, sizeof *h->items, cmp_op); /* items is NULL when there are no nodes */
     return !h->failed;
 }
 
@@ -145,26 +154,38 @@ static int32_t count_true_inputs(const memplan_graph *g) {
     return n;
 }
 
-/* Opsets with one entry per domain ("" shown as "ai.onnx"), highest version kept. */
-static void json_opsets(mp_json *j, const memplan_model *m) {
-    mp_json_obj(j);
-    for (int32_t i = 0; i < m->n_opsets; i++) {
+/* Opsets with one entry per domain ("" shown as "ai.onnx"), in first-seen
+ * order, highest version kept. A map from domain to entry keeps a model with
+ * many opset_import entries linear. False when memory runs out. */
+static bool json_opsets(mp_json *j, const memplan_model *m) {
+    int32_t *first = malloc((size_t)(m->n_opsets ? m->n_opsets : 1) * sizeof *first); /* entry -> opset index */
+    int64_t *version = malloc((size_t)(m->n_opsets ? m->n_opsets : 1) * sizeof *version);
+    mp_strmap index;
+    mp_strmap_init(&index);
+    bool ok = first && version;
+    int32_t n = 0;
+    for (int32_t i = 0; ok && i < m->n_opsets; i++) {
         const char *d = m->opsets[i].domain[0] ? m->opsets[i].domain : "ai.onnx";
-        bool dup = false;
-        for (int32_t k = 0; k < i && !dup; k++) {
-            const char *e = m->opsets[k].domain[0] ? m->opsets[k].domain : "ai.onnx";
-            dup = strcmp(d, e) == 0;
+        int32_t e = mp_strmap_get(&index, d);
+        if (e < 0) {
+            if (!mp_strmap_put(&index, d, n)) ok = false;
+            first[n] = i;
+            version[n++] = m->opsets[i].version;
+        } else if (m->opsets[i].version > version[e]) {
+            version[e] = m->opsets[i].version;
         }
-        if (dup) continue;
-        int64_t v = m->opsets[i].version;
-        for (int32_t k = i + 1; k < m->n_opsets; k++) {
-            const char *e = m->opsets[k].domain[0] ? m->opsets[k].domain : "ai.onnx";
-            if (strcmp(d, e) == 0 && m->opsets[k].version > v) v = m->opsets[k].version;
-        }
-        mp_json_key(j, d);
-        mp_json_int(j, v);
+    }
+    mp_json_obj(j);
+    for (int32_t e = 0; ok && e < n; e++) {
+        const char *d = m->opsets[first[e]].domain;
+        mp_json_key(j, d[0] ? d : "ai.onnx");
+        mp_json_int(j, version[e]);
     }
     mp_json_end(j);
+    mp_strmap_free(&index);
+    free(first);
+    free(version);
+    return ok;
 }
 
 memplan_status memplan_info_json(const memplan_model *m, char **json, size_t *len, memplan_error *err) {
@@ -185,7 +206,7 @@ memplan_status memplan_info_json(const memplan_model *m, char **json, size_t *le
     mp_json_key(&j, "graph_name");
     mp_json_str(&j, g->name);
     mp_json_key(&j, "opsets");
-    json_opsets(&j, m);
+    if (!json_opsets(&j, m)) ok = false;
     mp_json_key(&j, "nodes");
     mp_json_int(&j, g->n_nodes);
     mp_json_key(&j, "nodes_total");

@@ -245,7 +245,7 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
         size_t n = memplan_expr_names(pool, s->expr, names, 16);
         for (size_t k = 0; k < n && k < 16; k++) {
             if (mp_strmap_get(&seen, names[k]) >= 0) continue;
-            mp_strmap_put(&seen, names[k], 1);
+            if (!mp_strmap_put(&seen, names[k], 1)) j->out->failed = true; /* reported as out of memory */
             mp_json_str(j, names[k]);
         }
     }

@@ -10,7 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
-import { HOSTILE_INPUT, hostileModel } from '../onnx-encode.js';
+import { HOSTILE_INPUT, encodeModel, hostileModel } from '../onnx-encode.js';
 import { ensureVizFixtures, LARGEST, MEDIUM, SYMBOLIC } from '../viz-fixtures.js';
 
 const DIST = join(ROOT, 'web', 'dist');
@@ -44,6 +44,10 @@ await context.addInitScript(() => {
   window.__csp = [];
   document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
 });
+
+// Every request any page makes: none may leave localhost (no CDN, font, telemetry).
+const requests = [];
+context.on('request', (r) => requests.push(r.url()));
 
 const consoleErrors = [];
 let passed = 0, failed = 0;
@@ -351,6 +355,65 @@ await check('<memplan-view> and mount() render inside a separate host page', asy
   await p3.waitForFunction(() => document.getElementById('element').plan?.strategy === 'arena', null, { timeout: TIMEOUT });
   await p3.screenshot({ path: join(ARTIFACTS, 'browser-embed.png'), fullPage: true });
   await p3.close();
+});
+
+await check('a name <img src=x onerror=alert(1)> is plain text, and no dialog opens', async () => {
+  const dialogs = [];
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  const NAME = '<img src=x onerror=alert(1)>';
+  const bytes = encodeModel({
+    graphName: NAME,
+    producer: NAME,
+    nodes: [{ opType: 'Relu', name: NAME, inputs: [NAME], outputs: ['y'] }],
+    inputs: [{ name: NAME, elemType: 1, shape: [1, NAME] }],
+    outputs: [{ name: 'y', elemType: 1, shape: [1, NAME] }],
+  });
+  await page.setInputFiles('#file', { name: `${NAME}.onnx`, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
+  await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, `${NAME}.onnx`, { timeout: TIMEOUT });
+  await waitState(page, 'ready');
+  const s = await shown(page);
+  expectEq(s.inputs[0], NAME, 'input name shown');
+  const imgs = await page.evaluate(() => document.querySelectorAll('#app img, .mpv-error img').length);
+  expectEq(imgs, 0, 'img elements created from the model');
+  await page.waitForTimeout(200);
+  expectEq(JSON.stringify(dialogs), '[]', 'dialogs opened');
+});
+
+await check('an over-limit model (10,000,001 nodes) is an error from the worker, and the page recovers', async () => {
+  const n = 10_000_001;
+  const big = Buffer.alloc(1 + 4 + 2 * n);
+  big[0] = 0x3a;
+  let v = 2 * n, p = 1;
+  while (v >= 128) { big[p++] = (v % 128) | 0x80; v = Math.floor(v / 128); }
+  big[p++] = v;
+  for (let i = p; i < p + 2 * n; i += 2) big[i] = 0x0a;
+  await page.setInputFiles('#file', { name: 'many-nodes.onnx', mimeType: 'application/octet-stream', buffer: big.subarray(0, p + 2 * n) });
+  await waitState(page, 'error');
+  const msg = await page.textContent('.mpv-error');
+  if (!msg.includes('more than 10000000 nodes')) throw new Error(`error shown: ${JSON.stringify(msg)}`);
+  await page.setInputFiles('#file', OTHER);
+  await waitState(page, 'ready');
+  expectMatchesCli(await shown(page), cliInfo(OTHER));
+});
+
+await check('the CSP is strict: no unsafe-inline/unsafe-eval, objects, base or forms', async () => {
+  const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+  const dirs = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+  if (/'unsafe-inline'|'unsafe-eval'|\*/.test(csp)) throw new Error(`CSP allows inline/eval/wildcard: ${csp}`);
+  expectEq(JSON.stringify(dirs['default-src']), JSON.stringify(["'self'"]), 'default-src');
+  expectEq(JSON.stringify(dirs['object-src']), JSON.stringify(["'none'"]), 'object-src');
+  expectEq(JSON.stringify(dirs['base-uri']), JSON.stringify(["'none'"]), 'base-uri');
+  expectEq(JSON.stringify(dirs['form-action']), JSON.stringify(["'none'"]), 'form-action');
+});
+
+await check('no request left localhost', async () => {
+  const external = requests.filter((u) => {
+    if (u.startsWith('data:') || u.startsWith('blob:')) return false;
+    const host = new URL(u).hostname;
+    return host !== '127.0.0.1' && host !== 'localhost' && host !== '[::1]';
+  });
+  if (!requests.length) throw new Error('no requests were recorded');
+  if (external.length) throw new Error(`external requests: ${external.join(', ')}`);
 });
 
 await check('no console errors, failed requests or uncaught exceptions', async () => {

@@ -1,0 +1,192 @@
+/*
+ * fuzz_plan.c -- libFuzzer target: model bytes -> load -> plan.
+ *
+ * For every model that loads:
+ *   1. the plan report JSON (memplan_report_json "plan") with the arena
+ *      strategy without bindings, with every dim name bound, with graph
+ *      inputs included, and with the slots strategy: each gives a document
+ *      or an error with a message;
+ *   2. the same stages through the public API (view map, liveness, sizes with
+ *      every dim bound) and, when every size is known, the slot plans (best
+ *      fit and exact reuse) and the arena plan, each re-checked by its
+ *      validator; the lower bound never exceeds the arena or a slot plan.
+ * Bindings come from the input bytes so the fuzzer can steer them.
+ */
+#include "fuzz_common.h"
+
+#define MAX_BINDS 16
+
+static uint64_t fnv(const uint8_t *d, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ull;
+    return h;
+}
+
+/* Bind each distinct dim name of the main graph's values (up to MAX_BINDS). */
+static size_t collect_bindings(const memplan_graph *g, uint64_t seed, memplan_binding *b) {
+    size_t n = 0;
+    for (int32_t v = 0; v < g->n_values && n < MAX_BINDS; v++) {
+        const memplan_type *t = &g->values[v].type;
+        for (int32_t k = 0; k < t->rank && n < MAX_BINDS; k++) {
+            if (t->dims[k].kind != MEMPLAN_DIM_PARAM) continue;
+            bool dup = false;
+            for (size_t j = 0; j < n && !dup; j++) dup = strcmp(b[j].name, t->dims[k].param) == 0;
+            if (dup) continue;
+            b[n].name = t->dims[k].param;
+            b[n].value = (int64_t)((seed >> (n % 8 * 8)) & 0xFF); /* 0..255, 0 included */
+            n++;
+        }
+    }
+    return n;
+}
+
+static void run_report(const memplan_model *m, const char *const *argv, int argc,
+                       const memplan_binding *binds, size_t n_binds) {
+    static memplan_request r; /* large (bindings arrays): not on the stack */
+    memplan_error err = {0};
+    memplan_request_init(&r);
+    memplan_status st = memplan_request_parse(&r, argc, argv, &err);
+    FUZZ_CHECK(st == MEMPLAN_OK, "request: %s", err.message);
+    for (size_t i = 0; i < n_binds && r.n_bindings < MEMPLAN_MAX_BINDINGS; i++) {
+        /* Names longer than the request's buffers are skipped, as the CLI would reject them. */
+        if (strlen(binds[i].name) >= sizeof r.binding_names[0]) continue;
+        strcpy(r.binding_names[r.n_bindings], binds[i].name);
+        r.bindings[r.n_bindings].name = r.binding_names[r.n_bindings];
+        r.bindings[r.n_bindings].value = binds[i].value;
+        r.n_bindings++;
+    }
+    char *json = NULL;
+    size_t len = 0;
+    st = memplan_report_json(m, "plan", &r, &json, &len, &err);
+    if (st == MEMPLAN_OK) {
+        fuzz_check_text(json, len);
+        FUZZ_CHECK(len >= 2 && json[0] == '{' && json[len - 1] == '\n', "plan JSON framing");
+        free(json);
+    } else {
+        fuzz_check_error(st, &err);
+    }
+    char *text = NULL;
+    st = memplan_report_text(m, "plan", &r, &text, &len, &err);
+    if (st == MEMPLAN_OK) {
+        fuzz_check_text(text, len);
+        free(text);
+    } else {
+        fuzz_check_error(st, &err);
+    }
+}
+
+/* The pipeline through the public API, each plan re-validated. */
+static void run_validated(const memplan_graph *g, const memplan_binding *binds, size_t n_binds,
+                          bool include_inputs, uint32_t budget_ms) {
+    memplan_error err = {0};
+    memplan_viewmap vm;
+    memplan_status st = memplan_viewmap_default(&vm, g, &err);
+    if (st) {
+        fuzz_check_error(st, &err);
+        return;
+    }
+    memplan_liveness lv;
+    memplan_liveness_options lo = {include_inputs, &vm};
+    st = memplan_liveness_compute(g, &lo, &lv, &err);
+    if (st) {
+        fuzz_check_error(st, &err);
+        memplan_viewmap_free(&vm);
+        return;
+    }
+    memplan_buffer *bufs = calloc((size_t)lv.n_owners + 1, sizeof *bufs);
+    FUZZ_CHECK(bufs != NULL, "harness out of memory");
+    size_t n = 0;
+    bool known = true;
+    for (int32_t i = 0; i < lv.n_owners; i++) {
+        int32_t v = lv.owners[i];
+        FUZZ_CHECK(v >= 0 && v < g->n_values, "owner id %d", (int)v);
+        FUZZ_CHECK(lv.root[v] == v, "owner '%s' is not its own root", g->values[v].name);
+        FUZZ_CHECK(lv.start[v] >= 0 && lv.start[v] <= lv.end[v] && lv.end[v] < (g->n_nodes ? g->n_nodes : 1),
+                   "owner '%s': interval [%d, %d] with %d positions", g->values[v].name, (int)lv.start[v],
+                   (int)lv.end[v], (int)g->n_nodes);
+        memplan_size s = memplan_type_size(&g->values[v].type, binds, n_binds);
+        if (s.kind == MEMPLAN_SIZE_UNPLANNABLE) continue;
+        if (s.kind != MEMPLAN_SIZE_KNOWN) {
+            known = false;
+            FUZZ_CHECK(s.kind == MEMPLAN_SIZE_UNKNOWN || s.kind == MEMPLAN_SIZE_SYMBOLIC, "size kind %d", (int)s.kind);
+            continue;
+        }
+        bufs[n].size = s.bytes;
+        bufs[n].start = lv.start[v];
+        bufs[n].end = (int64_t)lv.end[v] + 1;
+        n++;
+    }
+    for (int32_t v = 0; v < g->n_values; v++)
+        FUZZ_CHECK(lv.root[v] >= -1 && lv.root[v] < g->n_values, "root of '%s': %d", g->values[v].name,
+                   (int)lv.root[v]);
+    if (known) {
+        memplan_slot_plan sp = {0}, ex = {0};
+        memplan_arena_plan ap = {0};
+        uint64_t lb1 = 0;
+        st = memplan_lower_bound(bufs, n, 1, &lb1, &err);
+        if (st) fuzz_check_error(st, &err);
+        st = memplan_plan_slots(bufs, n, MEMPLAN_SLOT_BEST_FIT, &sp, &err);
+        if (st == MEMPLAN_OK) {
+            memplan_violation viol;
+            st = memplan_validate_slots(bufs, n, &sp, &viol, &err);
+            FUZZ_CHECK(st == MEMPLAN_OK, "best-fit slot plan invalid: %s", err.message);
+            FUZZ_CHECK(sp.peak_bytes >= lb1, "slots %llu below the lower bound %llu",
+                       (unsigned long long)sp.peak_bytes, (unsigned long long)lb1);
+        } else {
+            fuzz_check_error(st, &err);
+        }
+        st = memplan_plan_slots(bufs, n, MEMPLAN_SLOT_EXACT, &ex, &err);
+        if (st == MEMPLAN_OK) {
+            st = memplan_validate_slots(bufs, n, &ex, NULL, &err);
+            FUZZ_CHECK(st == MEMPLAN_OK, "exact slot plan invalid: %s", err.message);
+        } else {
+            fuzz_check_error(st, &err);
+        }
+        memplan_pack_options po;
+        memplan_pack_options_init(&po);
+        po.budget_ms = budget_ms;
+        st = memplan_pack(bufs, n, &po, &ap, &err);
+        if (st == MEMPLAN_OK) {
+            FUZZ_CHECK(ap.count == n, "arena plan count %zu of %zu", ap.count, n);
+            st = memplan_validate_arena(bufs, n, ap.offset, ap.align, ap.arena_bytes, NULL, &err);
+            FUZZ_CHECK(st == MEMPLAN_OK, "arena plan invalid: %s", err.message);
+            FUZZ_CHECK(ap.lower_bound_bytes <= ap.arena_bytes, "lower bound %llu above the arena %llu",
+                       (unsigned long long)ap.lower_bound_bytes, (unsigned long long)ap.arena_bytes);
+        } else {
+            fuzz_check_error(st, &err);
+        }
+        memplan_slot_plan_free(&sp);
+        memplan_slot_plan_free(&ex);
+        memplan_arena_plan_free(&ap);
+    }
+    free(bufs);
+    memplan_liveness_free(&lv);
+    memplan_viewmap_free(&vm);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    memplan_status st = memplan_model_load(data, size, NULL, &m, &err);
+    if (st != MEMPLAN_OK) {
+        fuzz_check_error(st, &err);
+        return 0;
+    }
+    fuzz_check_model(m);
+    uint64_t seed = fnv(data, size);
+    memplan_binding binds[MAX_BINDS];
+    size_t n_binds = collect_bindings(m->graph, seed, binds);
+
+    static const char *const ARENA[] = {"--budget-ms", "0"};
+    static const char *const ARENA_INPUTS[] = {"--budget-ms", "1", "--include-inputs", "--align", "16"};
+    static const char *const SLOTS[] = {"--strategy", "slots", "--budget-ms", "0", "--align", "1"};
+    run_report(m, ARENA, 2, NULL, 0);
+    run_report(m, ARENA, 2, binds, n_binds);
+    run_report(m, ARENA_INPUTS, 5, binds, n_binds);
+    run_report(m, SLOTS, 6, binds, n_binds);
+
+    run_validated(m->graph, binds, n_binds, false, 0);
+    run_validated(m->graph, binds, n_binds, true, (seed & 1) ? 1 : 0);
+    memplan_model_free(m);
+    return 0;
+}
