@@ -112,7 +112,7 @@ static void test_json_documents(void **state) {
     size_t len;
     const char *dim[] = {"--dim", "N=2", "--events"};
     char *json = report(&t, "profile", 3, dim, &len);
-    expect_contains(json, "{\"index\":1,\"name\":\"\",\"op_type\":\"Relu\",\"tag\":\"weight\","
+    expect_contains(json, "{\"index\":1,\"file_index\":1,\"name\":\"\",\"op_type\":\"Relu\",\"tag\":\"weight\","
                           "\"reuse\":[{\"output_index\":0,\"input_index\":0,\"kind\":\"equal\"}],"
                           "\"release_after\":[\"a\"],\"not_used_after\":[],\"release_after_shape_tag\":[],"
                           "\"profile\":{\"total_bytes\":20,\"already_allocated_bytes\":20,\"output_allocation_bytes\":0,"

@@ -3,7 +3,7 @@
  *
  * JSON (the same document for inplace, profile and tags):
  *   {allow_input_overwrite, tags_known,
- *    nodes: [{index, name, op_type, tag, reuse: [{output_index, input_index, kind}],
+ *    nodes: [{index, file_index, name, op_type, tag, reuse: [{output_index, input_index, kind}],
  *             release_after: [names], not_used_after: [names],
  *             release_after_shape_tag: [names]   (only when tags are known),
  *             profile: {total_bytes, already_allocated_bytes, output_allocation_bytes,
@@ -99,6 +99,8 @@ static void json_node(mp_json *j, const doc *d, int32_t i) {
     mp_json_obj(j);
     mp_json_key(j, "index");
     mp_json_int(j, i);
+    mp_json_key(j, "file_index");
+    mp_json_int(j, n->file_index);
     mp_json_key(j, "name");
     mp_json_str(j, n->name);
     mp_json_key(j, "op_type");
