@@ -84,7 +84,7 @@ static void loop_op(mp_sctx *c) {
         }
         memplan_expr dims[R];
         dims[0] = m;
-        memcpy(dims + 1, s->dims, (size_t)s->rank * sizeof *dims);
+        if (s->rank) memcpy(dims + 1, s->dims, (size_t)s->rank * sizeof *dims);
         mp_out(c, k, s->elem_type, s->rank + 1, dims);
     }
 }

@@ -92,7 +92,7 @@ static void broadcast_n(mp_sctx *c, int32_t out_type) {
     memplan_expr dims[MEMPLAN_MAX_RANK];
     memplan_vshape acc = *first;
     int32_t rank = first->rank;
-    if (rank >= 0) memcpy(dims, first->dims, (size_t)rank * sizeof *dims);
+    if (rank > 0) memcpy(dims, first->dims, (size_t)rank * sizeof *dims);
     for (int32_t k = 1; k < mp_n_in(c) && rank >= 0; k++) {
         const memplan_vshape *v = mp_in(c, k);
         if (!v) continue;
