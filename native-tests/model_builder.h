@@ -171,6 +171,28 @@ static inline void mb_int_attr(Onnx__NodeProto *nd, const char *name, int64_t v)
     MB_PUSH(nd->attribute, nd->n_attribute, a);
 }
 
+/* Append a metadata_props entry (key, value) to a list. */
+static inline void mb_meta(Onnx__StringStringEntryProto ***arr, size_t *n, const char *key, const char *value) {
+    Onnx__StringStringEntryProto *e = malloc(sizeof *e);
+    onnx__string_string_entry_proto__init(e);
+    e->key = mb_strdup(key);
+    e->value = mb_strdup(value);
+    MB_PUSH(*arr, *n, e);
+}
+
+static inline void mb_node_meta(Onnx__NodeProto *nd, const char *key, const char *value) {
+    mb_meta(&nd->metadata_props, &nd->n_metadata_props, key, value);
+}
+
+static inline void mb_free_meta(Onnx__StringStringEntryProto **arr, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        free(arr[i]->key);
+        free(arr[i]->value);
+        free(arr[i]);
+    }
+    free(arr);
+}
+
 /* Free a builder graph: every pointer in it came from malloc. */
 static inline void mb_free_graph(mb_graph *g);
 
@@ -195,6 +217,7 @@ static inline void mb_free_vis(Onnx__ValueInfoProto **v, size_t n) {
     for (size_t i = 0; i < n; i++) {
         free(v[i]->name);
         mb_free_type(v[i]->type);
+        mb_free_meta(v[i]->metadata_props, v[i]->n_metadata_props);
         free(v[i]);
     }
     free(v);
@@ -215,6 +238,9 @@ static inline void mb_free_graph(mb_graph *g) {
             free(nd->attribute[k]);
         }
         free(nd->attribute);
+        mb_free_meta(nd->metadata_props, nd->n_metadata_props);
+        if (nd->domain != protobuf_c_empty_string) free(nd->domain);
+        if (nd->name != protobuf_c_empty_string) free(nd->name);
         if (nd->op_type != protobuf_c_empty_string) free(nd->op_type);
         free(nd);
     }

@@ -16,6 +16,7 @@
 #include "memplan/sizes.h"
 #include "memplan/expr.h"
 #include "memplan/shapes.h"
+#include "memplan/inplace.h"
 
 /* Library version string, e.g. "0.1.0". */
 const char *memplan_version(void);

@@ -6,6 +6,13 @@
  * the same by construction. Options (all commands accept the ones they use):
  *   --strategy arena|slots   --align N   --budget-ms N   --include-inputs
  *   --dim NAME=VALUE (repeatable)        --json (the CLI's switch; ignored here)
+ *   --allow-input-overwrite  --events    (inplace, profile, tags, annotate)
+ *   --inplace                            (plan: outputs share the buffer they may reuse)
+ *   -o/--output PATH                     (annotate, CLI only: where to write)
+ *
+ * Commands: info, shapes, plan, and (src/out/report_inplace.c) inplace,
+ * profile, tags -- one JSON document for the three -- and annotate, whose
+ * "report" is the annotated model's bytes (it needs r->model_bytes).
  */
 #ifndef MEMPLAN_REPORT_H
 #define MEMPLAN_REPORT_H
@@ -36,6 +43,12 @@ typedef struct memplan_request {
     size_t n_bindings;
     memplan_binding bindings[MEMPLAN_MAX_BINDINGS];
     char binding_names[MEMPLAN_MAX_BINDINGS][128];
+    bool allow_input_overwrite;  /* in-place reuse may overwrite graph inputs */
+    bool events;                 /* include the decision log */
+    bool inplace;                /* plan: apply in-place reuse as view links */
+    const char *output_path;     /* -o/--output (borrowed from argv) */
+    const void *model_bytes;     /* the model file, when the caller keeps it: needed by */
+    size_t model_len;            /* annotate; read for onnx_light.value_tag hints */
     size_t n_positional;
     const char *positional[MEMPLAN_MAX_POSITIONAL]; /* borrowed from argv */
 } memplan_request;

@@ -28,7 +28,19 @@ memplan_model *cli_load_model(const char *path);
 /* Write len bytes to stdout; false (with a message) on failure. */
 bool cli_write_stdout(const char *data, size_t len);
 
+/* True when both paths name the same file (same string, or same device and inode). */
+bool cli_same_file(const char *a, const char *b);
+
+/* Write a file atomically: PATH.tmp-XXXXXX in the same directory, fsync,
+ * rename over PATH. On failure the temporary file is removed, PATH is
+ * untouched, a message is printed and false returned. */
+bool cli_write_file_atomic(const char *path, const void *data, size_t len);
+
 int cmd_info(int argc, char **argv);
+int cmd_inplace(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_tags(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_shapes(int argc, char **argv);
 int cmd_pack(int argc, char **argv);

@@ -1,9 +1,15 @@
-/* cmd_model.c -- commands over one model: memplan info|plan MODEL [options] */
+/* cmd_model.c -- commands over one model:
+ * memplan info|shapes|plan|inplace|profile|tags|annotate MODEL [options] */
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "memplan/report.h"
+
+static bool keeps_bytes(const char *cmd) {
+    return strcmp(cmd, "inplace") == 0 || strcmp(cmd, "profile") == 0 || strcmp(cmd, "tags") == 0 ||
+           strcmp(cmd, "annotate") == 0;
+}
 
 static int run_model_command(const char *cmd, int argc, char **argv) {
     memplan_request r;
@@ -13,18 +19,37 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
         return cli_usage_error(cmd, "%s", err.message);
     if (r.n_positional != 1) return cli_usage_error(cmd, r.n_positional ? "more than one model given" : "no model given");
     const char *path = r.positional[0];
-    memplan_model *m = cli_load_model(path);
-    if (!m) return CLI_BAD_INPUT;
+    bool annotate = strcmp(cmd, "annotate") == 0;
+    if (annotate && !r.output_path) return cli_usage_error(cmd, "no output file given (-o OUT.onnx)");
+    if (!annotate && r.output_path) return cli_usage_error(cmd, "-o/--output is only for annotate");
+    if (annotate && cli_same_file(path, r.output_path))
+        return cli_usage_error(cmd, "the output file is the model itself: choose another path");
+    memplan_model *m = NULL;
+    unsigned char *bytes = NULL;
+    if (keeps_bytes(cmd)) { /* annotate writes into them; the others read value-tag hints */
+        size_t n;
+        if (!cli_read_file(path, &bytes, &n)) return CLI_BAD_INPUT;
+        if (memplan_model_load(bytes, n, NULL, &m, &err)) {
+            fprintf(stderr, "memplan: %s: %s\n", path, err.message);
+            free(bytes);
+            return CLI_BAD_INPUT;
+        }
+        r.model_bytes = bytes;
+        r.model_len = n;
+    } else if (!(m = cli_load_model(path))) {
+        return CLI_BAD_INPUT;
+    }
     char *out = NULL;
     size_t len = 0;
-    memplan_status st = r.json ? memplan_report_json(m, cmd, &r, &out, &len, &err)
-                               : memplan_report_text(m, cmd, &r, &out, &len, &err);
+    memplan_status st = r.json || annotate ? memplan_report_json(m, cmd, &r, &out, &len, &err)
+                                           : memplan_report_text(m, cmd, &r, &out, &len, &err);
     memplan_model_free(m);
+    free(bytes);
     if (st) {
         fprintf(stderr, "memplan %s: %s: %s\n", cmd, path, err.message);
         return st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;
     }
-    bool ok = cli_write_stdout(out, len);
+    bool ok = annotate ? cli_write_file_atomic(r.output_path, out, len) : cli_write_stdout(out, len);
     free(out);
     return ok ? CLI_OK : CLI_BAD_INPUT;
 }
@@ -32,3 +57,7 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
 int cmd_info(int argc, char **argv) { return run_model_command("info", argc, argv); }
 int cmd_plan(int argc, char **argv) { return run_model_command("plan", argc, argv); }
 int cmd_shapes(int argc, char **argv) { return run_model_command("shapes", argc, argv); }
+int cmd_inplace(int argc, char **argv) { return run_model_command("inplace", argc, argv); }
+int cmd_profile(int argc, char **argv) { return run_model_command("profile", argc, argv); }
+int cmd_tags(int argc, char **argv) { return run_model_command("tags", argc, argv); }
+int cmd_annotate(int argc, char **argv) { return run_model_command("annotate", argc, argv); }

@@ -33,6 +33,10 @@ static const command COMMANDS[] = {
     {"shapes", cmd_shapes},
     {"plan", cmd_plan},
     {"pack", cmd_pack},
+    {"inplace", cmd_inplace},
+    {"profile", cmd_profile},
+    {"tags", cmd_tags},
+    {"annotate", cmd_annotate},
 };
 
 int main(int argc, char **argv) {

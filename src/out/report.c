@@ -8,6 +8,7 @@
 #include "memplan/memplan.h"
 #include "memplan/report.h"
 #include "out/json.h"
+#include "out/report_inplace.h"
 #include "memplan/shapes.h"
 #include "util/strmap.h"
 
@@ -28,6 +29,8 @@ typedef struct plan_ctx {
     uint64_t *slot_offset;       /* slots strategy: offset of each slot */
     uint64_t naive, peak;
     uint64_t lower_bound;        /* on the strategy's basis: aligned for arena, raw for slots */
+    bool saved_known;            /* --inplace: peak without minus peak with */
+    int64_t saved;
 } plan_ctx;
 
 static void plan_free(plan_ctx *c) {
@@ -70,6 +73,7 @@ static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memp
     memplan_status st = memplan_shapes_infer(m, &c->shapes, err);
     if (st) return st;
     if ((st = memplan_viewmap_default(&c->vm, g, err))) return st;
+    if (r->inplace && (st = mp_inplace_view_links(m, c->shapes, r, &c->vm, err))) return st;
     memplan_liveness_options lo = {r->include_inputs, &c->vm};
     if ((st = memplan_liveness_compute(g, &lo, &c->lv, err))) return st;
     size_t nv = (size_t)(g->n_values ? g->n_values : 1);
@@ -332,6 +336,15 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     else mp_json_null(j);
     mp_json_key(j, "nodes");
     json_nodes(j, g);
+    if (c->r->inplace) {
+        mp_json_key(j, "inplace");
+        mp_json_obj(j);
+        mp_json_key(j, "enabled");
+        mp_json_bool(j, true);
+        mp_json_key(j, "saved_bytes");
+        if (c->saved_known) mp_json_int(j, c->saved); else mp_json_null(j);
+        mp_json_end(j);
+    }
     mp_json_end(j);
 }
 
@@ -385,6 +398,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c, const memplan_request *r) {
         mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
                       (unsigned long long)c->arena.arena_bytes, (unsigned long long)c->slots.peak_bytes,
                       (unsigned long long)c->exact.peak_bytes);
+        if (c->saved_known) mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)c->saved);
     }
 }
 
@@ -512,16 +526,50 @@ static memplan_status shapes_report(const memplan_model *m, const memplan_reques
     return finish_buf(&b, out, len, err);
 }
 
+/* --inplace: plan once without it, to report the bytes it saves (§ arena
+ * integration); c->peak then holds the peak without in-place reuse. */
+static memplan_status inplace_saving(const memplan_model *m, const memplan_request *r, plan_ctx *c,
+                                     memplan_error *err) {
+    memset(c, 0, sizeof *c);
+    if (!r->inplace) return MEMPLAN_OK;
+    memplan_request *plain = malloc(sizeof *plain);
+    if (!plain) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    *plain = *r;
+    plain->inplace = false;
+    memplan_status st = plan_build(c, m, plain, err);
+    bool known = !st && !deferred(c);
+    int64_t peak = (int64_t)c->peak;
+    plan_free(c);
+    memset(c, 0, sizeof *c);
+    c->saved_known = known;
+    c->saved = peak;
+    free(plain);
+    return st;
+}
+
+/* plan_build, keeping what inplace_saving found. */
+static memplan_status plan_build_saved(plan_ctx *c, const memplan_model *m, const memplan_request *r,
+                                       memplan_error *err) {
+    bool known = c->saved_known;
+    int64_t without = c->saved;
+    memplan_status st = plan_build(c, m, r, err);
+    c->saved_known = known && !st && !deferred(c);
+    c->saved = without - (int64_t)c->peak;
+    return st;
+}
+
 /* Both document forms: the info summary, or the plan built once and printed. */
 static memplan_status report(const memplan_model *m, const char *command, const memplan_request *r,
                              char **out, size_t *len, memplan_error *err, bool json) {
     if (strcmp(command, "info") == 0)
         return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
     if (strcmp(command, "shapes") == 0) return shapes_report(m, r, out, len, err, json);
+    if (mp_inplace_command(command)) return mp_report_inplace(m, command, r, out, len, err, json);
     if (strcmp(command, "plan") != 0)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
     plan_ctx c;
-    memplan_status st = plan_build(&c, m, r, err);
+    memplan_status st = inplace_saving(m, r, &c, err);
+    if (!st) st = plan_build_saved(&c, m, r, err);
     if (st) {
         plan_free(&c);
         return st;

@@ -31,6 +31,16 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
             r->json = true;
         } else if (strcmp(a, "--include-inputs") == 0) {
             r->include_inputs = true;
+        } else if (strcmp(a, "--allow-input-overwrite") == 0) {
+            r->allow_input_overwrite = true;
+        } else if (strcmp(a, "--events") == 0) {
+            r->events = true;
+        } else if (strcmp(a, "--inplace") == 0) {
+            r->inplace = true;
+        } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
+            if (!val || !*val) return memplan_error_set(err, MEMPLAN_EUSAGE, "%s takes a file path", a);
+            r->output_path = val;
+            i++;
         } else if (strcmp(a, "--strategy") == 0) {
             if (val && strcmp(val, "arena") == 0) r->strategy = MEMPLAN_STRATEGY_ARENA;
             else if (val && strcmp(val, "slots") == 0) r->strategy = MEMPLAN_STRATEGY_SLOTS;

@@ -4,6 +4,7 @@
  *   session = mp_open(bytes, len)        0 on failure; mp_result() has the message
  *   status  = mp_call(session, "info", "--flag\nvalue")
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
+ *             ("annotate" leaves the annotated model's bytes there)
  *   mp_close(session)
  *   status  = mp_pack_csv(csv, len, "--align\n1\n--budget-ms\n100")  (memplan pack --json)
  *
@@ -22,6 +23,8 @@
 
 typedef struct session {
     memplan_model *model;
+    unsigned char *bytes;   /* a copy of the model file: annotate rewrites it, and */
+    size_t len;             /* inplace/profile/tags read its value-tag hints */
 } session;
 
 static char *g_result;
@@ -60,6 +63,15 @@ EMSCRIPTEN_KEEPALIVE session *mp_open(const unsigned char *bytes, size_t len) {
         free(s);
         return NULL;
     }
+    s->bytes = malloc(len ? len : 1);
+    if (!s->bytes) {
+        set_message("out of memory");
+        memplan_model_free(s->model);
+        free(s);
+        return NULL;
+    }
+    memcpy(s->bytes, bytes, len);
+    s->len = len;
     set_result(NULL, 0);
     return s;
 }
@@ -67,6 +79,7 @@ EMSCRIPTEN_KEEPALIVE session *mp_open(const unsigned char *bytes, size_t len) {
 EMSCRIPTEN_KEEPALIVE void mp_close(session *s) {
     if (!s) return;
     memplan_model_free(s->model);
+    free(s->bytes);
     free(s);
 }
 
@@ -111,6 +124,10 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
         st = memplan_request_parse(r, argc, (const char *const *)argv, &err);
         if (!st && r->n_positional)
             st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unexpected argument '%s'", r->positional[0]);
+        if (!st && r->output_path)
+            st = memplan_error_set(&err, MEMPLAN_EUSAGE, "-o/--output is for the command line: annotate returns the bytes");
+        r->model_bytes = s->bytes;
+        r->model_len = s->len;
         if (!st) st = memplan_report_json(s->model, command, r, &out, &len, &err);
     }
     free(r);

@@ -1,0 +1,17 @@
+# annotate.cmake -- `memplan annotate` round trip (native-tests/annotate_check.py):
+# every libonnx-testdata model, npm fixture and generated fixture is annotated,
+# read back by our loader and by Debian's python onnx, and compared with the
+# input: only the onnx_light.* metadata entries may differ, and they must equal
+# `memplan inplace --json`.
+find_program(MEMPLAN_PROTOC_ANNOTATE NAMES protoc)
+if(NOT MEMPLAN_PROTOC_ANNOTATE)
+  set(MEMPLAN_PROTOC_ANNOTATE protoc)
+endif()
+if(TARGET memplan)
+  add_test(NAME annotate_roundtrip
+    COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/annotate_check.py" "$<TARGET_FILE:memplan>"
+            --source-dir "${CMAKE_SOURCE_DIR}" --fixtures "${MEMPLAN_FIXTURES}"
+            --schema "${CMAKE_SOURCE_DIR}/src/onnx/onnx.proto" --protoc "${MEMPLAN_PROTOC_ANNOTATE}")
+  set_tests_properties(annotate_roundtrip PROPERTIES
+    FIXTURES_REQUIRED memplan_fixtures TIMEOUT 1200)
+endif()

@@ -1,0 +1,152 @@
+/*
+ * tags.c -- value and node tags (SEMANTICS §7): shape, axes, weight,
+ * ambiguous or none, found by repeating forward and backward rules over the
+ * nodes until no tag changes. Tags only move up the lattice
+ * none < weight < shape|axes < ambiguous, so the loop ends.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/inplace_internal.h"
+
+/* Merge a new tag into an old one. */
+static memplan_tag merge(memplan_tag old, memplan_tag add) {
+    if (add == MEMPLAN_TAG_NONE || old == add) return old;
+    if (old == MEMPLAN_TAG_NONE) return add;
+    if (old == MEMPLAN_TAG_AMBIGUOUS) return old;
+    if (add == MEMPLAN_TAG_WEIGHT && (old == MEMPLAN_TAG_SHAPE || old == MEMPLAN_TAG_AXES)) return old;
+    if (old == MEMPLAN_TAG_WEIGHT && (add == MEMPLAN_TAG_SHAPE || add == MEMPLAN_TAG_AXES)) return add;
+    return MEMPLAN_TAG_AMBIGUOUS;
+}
+
+typedef struct tagger {
+    memplan_inplace *c;
+    bool changed;
+} tagger;
+
+static void set_tag(tagger *t, int32_t v, memplan_tag tag) {
+    if (v < 0) return;
+    memplan_tag m = merge(t->c->vtag[v], tag);
+    if (m != t->c->vtag[v]) {
+        t->c->vtag[v] = m;
+        t->changed = true;
+    }
+}
+
+static void set_input(tagger *t, const memplan_node *n, int32_t k, memplan_tag tag) {
+    if (k < n->n_inputs) set_tag(t, n->inputs[k], tag);
+}
+
+/* The tag all non-empty outputs share (ambiguous does not count), else NONE. */
+static memplan_tag outputs_agree(const memplan_inplace *c, const memplan_node *n) {
+    memplan_tag common = MEMPLAN_TAG_NONE;
+    for (int32_t o = 0; o < n->n_outputs; o++) {
+        if (n->outputs[o] < 0) continue;
+        memplan_tag x = c->vtag[n->outputs[o]];
+        if (x == MEMPLAN_TAG_NONE || x == MEMPLAN_TAG_AMBIGUOUS || (common && x != common)) return MEMPLAN_TAG_NONE;
+        common = x;
+    }
+    return common;
+}
+
+static bool is_reduce(const memplan_node *n) {
+    return (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strncmp(n->op_type, "Reduce", 6) == 0;
+}
+
+static bool is_binary_elementwise(const memplan_node *n) {
+    static const char *const OPS[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or", "Xor",
+                                      "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Equal",
+                                      "Less", "LessOrEqual", "Greater", "GreaterOrEqual"};
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (mp_is_op(n, OPS[i])) return true;
+    return false;
+}
+
+/* The tag a node gives its outputs (forward rules). */
+static memplan_tag forward_tag(const memplan_inplace *c, const memplan_node *n) {
+    if (mp_is_op(n, "Shape") || mp_is_op(n, "Size")) return MEMPLAN_TAG_SHAPE;
+    if (mp_is_op(n, "Constant")) {
+        memplan_tag agreed = outputs_agree(c, n);
+        return agreed ? agreed : MEMPLAN_TAG_WEIGHT;
+    }
+    if (mp_is_op(n, "Concat")) {
+        memplan_tag common = MEMPLAN_TAG_NONE;
+        for (int32_t k = 0; k < n->n_inputs; k++) {
+            if (n->inputs[k] < 0) continue;
+            memplan_tag x = c->vtag[n->inputs[k]];
+            if (x == MEMPLAN_TAG_WEIGHT) return MEMPLAN_TAG_WEIGHT;
+            if (x == MEMPLAN_TAG_NONE) continue;
+            common = common == MEMPLAN_TAG_NONE || common == x ? x : MEMPLAN_TAG_AMBIGUOUS;
+        }
+        return common;
+    }
+    return n->n_inputs > 0 && n->inputs[0] >= 0 ? c->vtag[n->inputs[0]] : MEMPLAN_TAG_NONE;
+}
+
+/* Inputs that name shapes or axes. */
+static void input_rules(tagger *t, const memplan_node *n) {
+    if (mp_is_op(n, "Reshape") || mp_is_op(n, "Expand")) set_input(t, n, 1, MEMPLAN_TAG_SHAPE);
+    if (mp_is_op(n, "Slice")) {
+        set_input(t, n, 1, MEMPLAN_TAG_SHAPE);
+        set_input(t, n, 2, MEMPLAN_TAG_SHAPE);
+        set_input(t, n, 4, MEMPLAN_TAG_SHAPE);
+        set_input(t, n, 3, MEMPLAN_TAG_AXES);
+    }
+    if (mp_is_op(n, "Squeeze") || mp_is_op(n, "Unsqueeze") || is_reduce(n)) set_input(t, n, 1, MEMPLAN_TAG_AXES);
+}
+
+/* A consistent output tag flows back to some inputs. */
+static void backward_rules(tagger *t, const memplan_node *n) {
+    memplan_tag out = outputs_agree(t->c, n);
+    if (out == MEMPLAN_TAG_NONE) return;
+    static const char *const PASS0[] = {"Identity", "Cast", "Reshape", "Squeeze", "Unsqueeze", "Gather", "Slice"};
+    if (mp_is_op(n, "Concat")) {
+        for (int32_t k = 0; k < n->n_inputs; k++) set_input(t, n, k, out);
+        return;
+    }
+    for (size_t i = 0; i < sizeof PASS0 / sizeof PASS0[0]; i++)
+        if (mp_is_op(n, PASS0[i])) {
+            set_input(t, n, 0, out);
+            return;
+        }
+    if (out == MEMPLAN_TAG_WEIGHT && is_binary_elementwise(n)) {
+        set_input(t, n, 0, out);
+        set_input(t, n, 1, out);
+    }
+}
+
+/* Graph inputs and initializers start as weight, or as their hint says. */
+static void start_tags(memplan_inplace *c, const memplan_inplace_options *o) {
+    const memplan_graph *g = c->g;
+    for (int32_t v = 0; v < c->n_values; v++)
+        if (g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_INITIALIZER)) c->vtag[v] = MEMPLAN_TAG_WEIGHT;
+    for (size_t h = 0; h < o->n_hints; h++) {
+        memplan_tag tag;
+        if (!o->hints[h].name || !memplan_tag_parse(o->hints[h].tag, &tag)) continue;
+        int32_t v = memplan_graph_find(g, o->hints[h].name);
+        if (v >= 0 && (g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_INITIALIZER))) c->vtag[v] = tag;
+    }
+}
+
+memplan_status mp_compute_tags(memplan_inplace *c, const memplan_inplace_options *o, memplan_error *err) {
+    c->vtag = calloc((size_t)(c->n_values ? c->n_values : 1), sizeof *c->vtag);
+    c->ntag = calloc((size_t)(c->n_nodes ? c->n_nodes : 1), sizeof *c->ntag);
+    if (!c->vtag || !c->ntag) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while tagging values");
+    start_tags(c, o);
+    tagger t = {c, true};
+    /* Each value changes at most 3 times, so this bound is never the reason to stop. */
+    int64_t rounds = 4 * (int64_t)c->n_values + 2;
+    while (t.changed && rounds-- > 0) {
+        t.changed = false;
+        for (int32_t i = 0; i < c->n_nodes; i++) {
+            const memplan_node *n = &c->g->nodes[i];
+            memplan_tag fwd = forward_tag(c, n);
+            c->ntag[i] = fwd;
+            for (int32_t k = 0; k < n->n_outputs; k++) set_tag(&t, n->outputs[k], fwd);
+            input_rules(&t, n);
+            backward_rules(&t, n);
+        }
+    }
+    for (int32_t v = 0; v < c->n_values && !c->has_tags; v++) c->has_tags = c->vtag[v] != MEMPLAN_TAG_NONE;
+    return MEMPLAN_OK;
+}

@@ -1,0 +1,314 @@
+/*
+ * annotate.c -- write the seed-001 results into a model (SEMANTICS §9), and
+ * read the value-tag hints a model carries.
+ *
+ * The original bytes are unpacked completely by protobuf-c (no pruning, so
+ * weights survive; unknown fields are kept and packed again). The new
+ * metadata entries are spliced in by swapping each touched metadata_props
+ * array for a larger copy that we own, packing, and swapping back before the
+ * protobuf-c tree is freed: protobuf-c never frees memory it did not allocate.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memplan/inplace.h"
+#include "onnx.pb-c.h"
+#include "onnx/prune.h"
+#include "util/buf.h"
+
+#define KEY_REUSE "onnx_light.inplace_reuse"
+#define KEY_RELEASE "onnx_light.release_after"
+#define KEY_NOT_USED "onnx_light.not_used_after"
+#define KEY_SHAPE_TAG "onnx_light.release_after_shape_tag"
+#define KEY_NODE_TAG "onnx_light.node_tag"
+#define KEY_VALUE_TAG "onnx_light.value_tag"
+
+/* One swapped metadata_props field: restored before the tree is freed. */
+typedef struct patch {
+    Onnx__StringStringEntryProto ***field;
+    size_t *count;
+    Onnx__StringStringEntryProto **old_arr;
+    size_t old_n;
+} patch;
+
+typedef struct annotator {
+    patch *patches;
+    size_t n_patches, cap_patches;
+    void **owned;                 /* our entries, arrays and strings */
+    size_t n_owned, cap_owned;
+    bool failed;
+} annotator;
+
+static void *own(annotator *a, void *p) {
+    if (!p) {
+        a->failed = true;
+        return NULL;
+    }
+    if (a->n_owned == a->cap_owned) {
+        size_t cap = a->cap_owned ? a->cap_owned * 2 : 64;
+        void **o = realloc(a->owned, cap * sizeof *o);
+        if (!o) {
+            free(p);
+            a->failed = true;
+            return NULL;
+        }
+        a->owned = o;
+        a->cap_owned = cap;
+    }
+    a->owned[a->n_owned++] = p;
+    return p;
+}
+
+/* Start patching a metadata_props field: swap in a copy with room for `extra`. */
+static bool begin_patch(annotator *a, Onnx__StringStringEntryProto ***field, size_t *count, size_t extra) {
+    if (a->n_patches == a->cap_patches) {
+        size_t cap = a->cap_patches ? a->cap_patches * 2 : 64;
+        patch *p = realloc(a->patches, cap * sizeof *p);
+        if (!p) return !(a->failed = true);
+        a->patches = p;
+        a->cap_patches = cap;
+    }
+    Onnx__StringStringEntryProto **arr = own(a, malloc((*count + extra) * sizeof *arr));
+    if (!arr) return false;
+    if (*count) memcpy(arr, *field, *count * sizeof *arr);
+    a->patches[a->n_patches++] = (patch){field, count, *field, *count};
+    *field = arr;
+    return true;
+}
+
+/* Replace the first entry with this key in place, else append (room was made). */
+static void put_entry(annotator *a, Onnx__StringStringEntryProto **arr, size_t *count, const char *key,
+                      char *value) {
+    Onnx__StringStringEntryProto *e = own(a, malloc(sizeof *e));
+    if (!e) return;
+    onnx__string_string_entry_proto__init(e);
+    e->key = (char *)key;
+    e->value = value;
+    for (size_t j = 0; j < *count; j++)
+        if (arr[j]->key && strcmp(arr[j]->key, key) == 0) {
+            arr[j] = e;
+            return;
+        }
+    arr[(*count)++] = e;
+}
+
+static void restore(annotator *a) {
+    for (size_t i = a->n_patches; i-- > 0;) {
+        *a->patches[i].field = a->patches[i].old_arr;
+        *a->patches[i].count = a->patches[i].old_n;
+    }
+    for (size_t i = 0; i < a->n_owned; i++) free(a->owned[i]);
+    free(a->owned);
+    free(a->patches);
+}
+
+/* Names of value ids joined by ';' (owned), or NULL when the list is empty. */
+static char *join_names(annotator *a, const memplan_graph *g, const int32_t *ids, size_t n) {
+    if (!n) return NULL;
+    mp_buf b;
+    mp_buf_init(&b);
+    for (size_t k = 0; k < n; k++) {
+        if (k) mp_buf_putc(&b, ';');
+        mp_buf_puts(&b, g->values[ids[k]].name);
+    }
+    if (b.failed) {
+        mp_buf_free(&b);
+        a->failed = true;
+        return NULL;
+    }
+    size_t len;
+    return own(a, mp_buf_take(&b, &len));
+}
+
+static char *copy_str(annotator *a, const char *s) {
+    size_t n = strlen(s) + 1;
+    char *p = own(a, malloc(n));
+    if (p) memcpy(p, s, n);
+    return p;
+}
+
+/* The (key, value) pairs of node i; returns how many (at most 5). */
+static size_t node_entries(annotator *a, const memplan_inplace *ctx, int32_t i, const char **keys, char **vals) {
+    const memplan_graph *g = memplan_inplace_graph(ctx);
+    size_t cnt = 0, n;
+    const memplan_reuse *items;
+    const int32_t *ids;
+    memplan_inplace_node_reuse(ctx, i, &items, &n, NULL);
+    if (n) {
+        mp_buf b;
+        mp_buf_init(&b);
+        for (size_t k = 0; k < n; k++)
+            mp_buf_printf(&b, "%s%d:%d:%s", k ? ";" : "", (int)items[k].output_index, (int)items[k].input_index,
+                          memplan_reuse_kind_name(items[k].kind));
+        size_t len;
+        keys[cnt] = KEY_REUSE;
+        vals[cnt++] = b.failed ? (mp_buf_free(&b), a->failed = true, NULL) : own(a, mp_buf_take(&b, &len));
+    }
+    memplan_inplace_release_after(ctx, i, &ids, &n, NULL);
+    if (n) keys[cnt] = KEY_RELEASE, vals[cnt++] = join_names(a, g, ids, n);
+    memplan_inplace_not_used_after(ctx, i, &ids, &n, NULL);
+    if (n) keys[cnt] = KEY_NOT_USED, vals[cnt++] = join_names(a, g, ids, n);
+    if (memplan_inplace_has_tags(ctx)) {
+        memplan_inplace_release_after_shape_tag(ctx, i, &ids, &n, NULL);
+        if (n) keys[cnt] = KEY_SHAPE_TAG, vals[cnt++] = join_names(a, g, ids, n);
+    }
+    memplan_tag tag;
+    memplan_inplace_node_tag(ctx, i, &tag, NULL);
+    if (tag != MEMPLAN_TAG_NONE) keys[cnt] = KEY_NODE_TAG, vals[cnt++] = copy_str(a, memplan_tag_name(tag));
+    return cnt;
+}
+
+static void annotate_node(annotator *a, const memplan_inplace *ctx, int32_t i, Onnx__NodeProto *np) {
+    const char *keys[5];
+    char *vals[5];
+    size_t cnt = node_entries(a, ctx, i, keys, vals);
+    if (!cnt || a->failed || !begin_patch(a, &np->metadata_props, &np->n_metadata_props, cnt)) return;
+    for (size_t k = 0; k < cnt; k++) put_entry(a, np->metadata_props, &np->n_metadata_props, keys[k], vals[k]);
+}
+
+static void annotate_values(annotator *a, const memplan_inplace *ctx, Onnx__ValueInfoProto **vis, size_t n) {
+    const memplan_graph *g = memplan_inplace_graph(ctx);
+    for (size_t k = 0; k < n && !a->failed; k++) {
+        memplan_tag tag = MEMPLAN_TAG_NONE;
+        int32_t v = vis[k]->name ? memplan_graph_find(g, vis[k]->name) : -1;
+        if (v < 0 || memplan_inplace_value_tag(ctx, v, &tag, NULL) || tag == MEMPLAN_TAG_NONE) continue;
+        char *val = copy_str(a, memplan_tag_name(tag));
+        if (val && begin_patch(a, &vis[k]->metadata_props, &vis[k]->n_metadata_props, 1))
+            put_entry(a, vis[k]->metadata_props, &vis[k]->n_metadata_props, KEY_VALUE_TAG, val);
+    }
+}
+
+/* The same checks as loading (tags, lengths, nesting depth) before protobuf-c
+ * recurses over the bytes. */
+static memplan_status check_wire(const void *bytes, size_t len, memplan_error *err) {
+    mp_buf pruned;
+    mp_buf_init(&pruned);
+    memplan_status st = mp_prune_model(bytes, len, &pruned, NULL, err);
+    mp_buf_free(&pruned);
+    return st;
+}
+
+/* Every node of the file must be the node the results describe. */
+static memplan_status check_nodes(const memplan_inplace *ctx, const Onnx__GraphProto *gp, memplan_error *err) {
+    const memplan_graph *g = memplan_inplace_graph(ctx);
+    int32_t n = memplan_inplace_node_count(ctx);
+    if (gp->n_node != (size_t)n)
+        return memplan_error_set(err, MEMPLAN_EINPUT,
+                                 "the results are for a graph with %d nodes, but the model's graph has %zu",
+                                 (int)n, gp->n_node);
+    for (int32_t i = 0; i < n; i++) {
+        const memplan_node *nd = &g->nodes[i];
+        const Onnx__NodeProto *np = gp->node[nd->file_index];
+        if (!np->op_type || strcmp(np->op_type, nd->op_type) != 0)
+            return memplan_error_set(err, MEMPLAN_EINPUT, "node %d of the file is '%s', the results are for '%s'",
+                                     (int)nd->file_index, np->op_type ? np->op_type : "", nd->op_type);
+    }
+    return MEMPLAN_OK;
+}
+
+memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inplace *ctx, unsigned char **out,
+                                size_t *out_len, memplan_error *err) {
+    if (!out || !out_len || !ctx || (!bytes && len))
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "annotate: missing argument");
+    *out = NULL;
+    *out_len = 0;
+    memplan_status st = check_wire(bytes, len, err);
+    if (st) return st;
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, bytes);
+    if (!mp || !mp->graph) {
+        if (mp) onnx__model_proto__free_unpacked(mp, NULL);
+        return memplan_error_set(err, MEMPLAN_EINPUT, "protobuf-c could not decode the bytes as an ONNX model with a graph");
+    }
+    if ((st = check_nodes(ctx, mp->graph, err))) {
+        onnx__model_proto__free_unpacked(mp, NULL);
+        return st;
+    }
+    annotator a = {0};
+    const memplan_graph *g = memplan_inplace_graph(ctx);
+    for (int32_t i = 0; i < g->n_nodes && !a.failed; i++) annotate_node(&a, ctx, i, mp->graph->node[g->nodes[i].file_index]);
+    annotate_values(&a, ctx, mp->graph->input, mp->graph->n_input);
+    annotate_values(&a, ctx, mp->graph->output, mp->graph->n_output);
+    annotate_values(&a, ctx, mp->graph->value_info, mp->graph->n_value_info);
+    if (!a.failed) {
+        size_t size = onnx__model_proto__get_packed_size(mp);
+        *out = malloc(size ? size : 1);
+        if (*out) *out_len = onnx__model_proto__pack(mp, *out);
+        a.failed = !*out || *out_len != size;
+    }
+    restore(&a);
+    onnx__model_proto__free_unpacked(mp, NULL);
+    if (a.failed) {
+        free(*out);
+        *out = NULL;
+        *out_len = 0;
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while annotating the model");
+    }
+    return MEMPLAN_OK;
+}
+
+/* ---- hints --------------------------------------------------------------- */
+
+static const char *value_tag_of(const Onnx__ValueInfoProto *vi) {
+    for (size_t k = 0; k < vi->n_metadata_props; k++)
+        if (vi->metadata_props[k]->key && strcmp(vi->metadata_props[k]->key, KEY_VALUE_TAG) == 0)
+            return vi->metadata_props[k]->value ? vi->metadata_props[k]->value : "";
+    return NULL;
+}
+
+/* Visit the hints of one list: count them and their string bytes, or copy. */
+static void collect(Onnx__ValueInfoProto **vis, size_t n, memplan_tag_hint *dst, char **text, size_t *count,
+                    size_t *bytes) {
+    for (size_t k = 0; k < n; k++) {
+        const char *tag = value_tag_of(vis[k]);
+        if (!tag || !vis[k]->name) continue;
+        size_t ln = strlen(vis[k]->name) + 1, lt = strlen(tag) + 1;
+        if (dst) {
+            memcpy(*text, vis[k]->name, ln);
+            dst[*count].name = *text;
+            memcpy(*text + ln, tag, lt);
+            dst[*count].tag = *text + ln;
+            *text += ln + lt;
+        }
+        (*count)++;
+        *bytes += ln + lt;
+    }
+}
+
+memplan_status memplan_read_tag_hints(const void *bytes, size_t len, memplan_tag_hint **hints, size_t *n,
+                                      memplan_error *err) {
+    *hints = NULL;
+    *n = 0;
+    mp_buf pruned;
+    mp_buf_init(&pruned);
+    memplan_status st = mp_prune_model(bytes, len, &pruned, NULL, err);
+    Onnx__ModelProto *mp = st ? NULL : onnx__model_proto__unpack(NULL, pruned.len, (const uint8_t *)pruned.data);
+    mp_buf_free(&pruned);
+    if (st) return st;
+    if (!mp || !mp->graph) {
+        if (mp) onnx__model_proto__free_unpacked(mp, NULL);
+        return memplan_error_set(err, MEMPLAN_EINPUT, "protobuf-c could not decode the bytes as an ONNX model with a graph");
+    }
+    const Onnx__GraphProto *gp = mp->graph;
+    size_t count = 0, text_bytes = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        memplan_tag_hint *dst = NULL;
+        char *text = NULL;
+        if (pass == 1) {
+            if (!count) break;
+            dst = malloc(count * sizeof *dst + text_bytes);
+            if (!dst) {
+                onnx__model_proto__free_unpacked(mp, NULL);
+                return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while reading value tags");
+            }
+            text = (char *)(dst + count);
+            *hints = dst;
+            count = text_bytes = 0;
+        }
+        collect(gp->input, gp->n_input, dst, &text, &count, &text_bytes);
+        collect(gp->output, gp->n_output, dst, &text, &count, &text_bytes);
+        collect(gp->value_info, gp->n_value_info, dst, &text, &count, &text_bytes);
+    }
+    *n = count;
+    onnx__model_proto__free_unpacked(mp, NULL);
+    return MEMPLAN_OK;
+}

@@ -1,0 +1,394 @@
+/*
+ * report_inplace.c -- the `inplace`, `profile`, `tags` and `annotate` commands.
+ *
+ * JSON (the same document for inplace, profile and tags):
+ *   {allow_input_overwrite, tags_known,
+ *    nodes: [{index, file_index, name, op_type, tag, reuse: [{output_index, input_index, kind}],
+ *             release_after: [names], not_used_after: [names],
+ *             release_after_shape_tag: [names]   (only when tags are known),
+ *             profile: {total_bytes, already_allocated_bytes, output_allocation_bytes,
+ *                       inputs: {tag: amount}, initializers: {}, intermediates: {}, outputs: {}}}],
+ *    values: [{name, tag}],
+ *    events: [{action, node_index, name, output_index, input_index, kind}]  (with --events)}
+ * Tags are null when a value or node has none; bucket keys are tags, "" for
+ * untagged, sorted; zero amounts are left out. Amounts are integers, or
+ * expression strings when symbolic (after --dim bindings), null when unknown.
+ * Event fields that do not apply are null.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memplan/inplace.h"
+#include "out/json.h"
+#include "out/report_inplace.h"
+
+bool mp_inplace_command(const char *command) {
+    return strcmp(command, "inplace") == 0 || strcmp(command, "profile") == 0 || strcmp(command, "tags") == 0 ||
+           strcmp(command, "annotate") == 0;
+}
+
+typedef struct doc {
+    const memplan_graph *g;
+    const memplan_inplace *ctx;
+    memplan_expr_pool *pool;
+    const memplan_request *r;
+} doc;
+
+/* Tags in the order bucket keys are printed (sorted by name). */
+static const memplan_tag SORTED_TAGS[MEMPLAN_TAG_COUNT] = {MEMPLAN_TAG_NONE, MEMPLAN_TAG_AMBIGUOUS, MEMPLAN_TAG_AXES,
+                                                          MEMPLAN_TAG_SHAPE, MEMPLAN_TAG_WEIGHT};
+
+static memplan_expr bound(const doc *d, memplan_expr e) {
+    return e == MEMPLAN_EXPR_NONE || !d->r->n_bindings ? e : memplan_expr_bind(d->pool, e, d->r->bindings, d->r->n_bindings);
+}
+
+static bool is_zero(const doc *d, memplan_expr e) {
+    int64_t k;
+    return memplan_expr_is_const(d->pool, e, &k) && k == 0;
+}
+
+static void json_amount(mp_json *j, const doc *d, memplan_expr e) {
+    int64_t k;
+    e = bound(d, e);
+    if (e == MEMPLAN_EXPR_NONE) mp_json_null(j);
+    else if (memplan_expr_is_const(d->pool, e, &k)) mp_json_int(j, k);
+    else mp_json_str(j, memplan_expr_str(d->pool, e));
+}
+
+static void json_tag(mp_json *j, memplan_tag t) {
+    if (t == MEMPLAN_TAG_NONE) mp_json_null(j);
+    else mp_json_str(j, memplan_tag_name(t));
+}
+
+static void json_names(mp_json *j, const doc *d, const char *key, const int32_t *ids, size_t n) {
+    mp_json_key(j, key);
+    mp_json_arr(j);
+    for (size_t k = 0; k < n; k++) mp_json_str(j, d->g->values[ids[k]].name);
+    mp_json_end(j);
+}
+
+static void json_profile(mp_json *j, const doc *d, const memplan_profile *p) {
+    mp_json_obj(j);
+    mp_json_key(j, "total_bytes");
+    json_amount(j, d, p->total_bytes);
+    mp_json_key(j, "already_allocated_bytes");
+    json_amount(j, d, p->already_allocated_bytes);
+    mp_json_key(j, "output_allocation_bytes");
+    json_amount(j, d, p->output_allocation_bytes);
+    for (int b = 0; b < MEMPLAN_BUCKET_COUNT; b++) {
+        mp_json_key(j, memplan_bucket_name((memplan_bucket)b));
+        mp_json_obj(j);
+        for (int t = 0; t < MEMPLAN_TAG_COUNT; t++) {
+            memplan_expr e = bound(d, p->bucket[b][SORTED_TAGS[t]]);
+            if (is_zero(d, e)) continue;
+            mp_json_key(j, memplan_tag_name(SORTED_TAGS[t]));
+            json_amount(j, d, e);
+        }
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+}
+
+static void json_node(mp_json *j, const doc *d, int32_t i) {
+    const memplan_node *n = &d->g->nodes[i];
+    const memplan_reuse *items;
+    const int32_t *ids;
+    const memplan_profile *p;
+    size_t cnt;
+    memplan_tag tag;
+    mp_json_obj(j);
+    mp_json_key(j, "index");
+    mp_json_int(j, i);
+    mp_json_key(j, "file_index");
+    mp_json_int(j, n->file_index);
+    mp_json_key(j, "name");
+    mp_json_str(j, n->name);
+    mp_json_key(j, "op_type");
+    mp_json_str(j, n->op_type);
+    mp_json_key(j, "tag");
+    memplan_inplace_node_tag(d->ctx, i, &tag, NULL);
+    json_tag(j, tag);
+    mp_json_key(j, "reuse");
+    mp_json_arr(j);
+    memplan_inplace_node_reuse(d->ctx, i, &items, &cnt, NULL);
+    for (size_t k = 0; k < cnt; k++) {
+        mp_json_obj(j);
+        mp_json_key(j, "output_index");
+        mp_json_int(j, items[k].output_index);
+        mp_json_key(j, "input_index");
+        mp_json_int(j, items[k].input_index);
+        mp_json_key(j, "kind");
+        mp_json_str(j, memplan_reuse_kind_name(items[k].kind));
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+    memplan_inplace_release_after(d->ctx, i, &ids, &cnt, NULL);
+    json_names(j, d, "release_after", ids, cnt);
+    memplan_inplace_not_used_after(d->ctx, i, &ids, &cnt, NULL);
+    json_names(j, d, "not_used_after", ids, cnt);
+    if (memplan_inplace_has_tags(d->ctx)) {
+        memplan_inplace_release_after_shape_tag(d->ctx, i, &ids, &cnt, NULL);
+        json_names(j, d, "release_after_shape_tag", ids, cnt);
+    }
+    mp_json_key(j, "profile");
+    memplan_inplace_node_profile(d->ctx, i, &p, NULL);
+    json_profile(j, d, p);
+    mp_json_end(j);
+}
+
+static void json_event(mp_json *j, const memplan_event *e) {
+    bool inplace = e->action == MEMPLAN_EVENT_INPLACE;
+    mp_json_obj(j);
+    mp_json_key(j, "action");
+    mp_json_str(j, memplan_event_action_name(e->action));
+    mp_json_key(j, "node_index");
+    mp_json_int(j, e->node_index);
+    mp_json_key(j, "name");
+    mp_json_str(j, e->name);
+    mp_json_key(j, "output_index");
+    if (inplace) mp_json_int(j, e->output_index); else mp_json_null(j);
+    mp_json_key(j, "input_index");
+    if (inplace) mp_json_int(j, e->input_index); else mp_json_null(j);
+    mp_json_key(j, "kind");
+    if (inplace) mp_json_str(j, memplan_reuse_kind_name(e->kind)); else mp_json_null(j);
+    mp_json_end(j);
+}
+
+static void doc_json(mp_json *j, const doc *d) {
+    mp_json_obj(j);
+    mp_json_key(j, "allow_input_overwrite");
+    mp_json_bool(j, d->r->allow_input_overwrite);
+    mp_json_key(j, "tags_known");
+    mp_json_bool(j, memplan_inplace_has_tags(d->ctx));
+    mp_json_key(j, "nodes");
+    mp_json_arr(j);
+    for (int32_t i = 0; i < d->g->n_nodes; i++) json_node(j, d, i);
+    mp_json_end(j);
+    mp_json_key(j, "values");
+    mp_json_arr(j);
+    for (int32_t v = 0; v < d->g->n_values; v++) {
+        memplan_tag tag;
+        memplan_inplace_value_tag(d->ctx, v, &tag, NULL);
+        mp_json_obj(j);
+        mp_json_key(j, "name");
+        mp_json_str(j, d->g->values[v].name);
+        mp_json_key(j, "tag");
+        json_tag(j, tag);
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+    if (d->r->events) {
+        mp_json_key(j, "events");
+        mp_json_arr(j);
+        const memplan_event *ev = memplan_inplace_events(d->ctx);
+        for (size_t k = 0; k < memplan_inplace_event_count(d->ctx); k++) json_event(j, &ev[k]);
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+}
+
+/* ---- text forms ---------------------------------------------------------- */
+
+static void text_names(mp_buf *b, const doc *d, const char *label, const int32_t *ids, size_t n) {
+    if (!n) return;
+    mp_buf_printf(b, "  %s", label);
+    for (size_t k = 0; k < n; k++) mp_buf_printf(b, "%s%s", k ? ", " : " ", d->g->values[ids[k]].name);
+}
+
+static void text_node_head(mp_buf *b, const doc *d, int32_t i) {
+    const memplan_node *n = &d->g->nodes[i];
+    mp_buf_printf(b, "#%d %s", (int)i, n->op_type);
+    if (n->name[0]) mp_buf_printf(b, " '%s'", n->name);
+    mp_buf_putc(b, ':');
+}
+
+static void inplace_text(mp_buf *b, const doc *d) {
+    for (int32_t i = 0; i < d->g->n_nodes; i++) {
+        const memplan_reuse *items;
+        const int32_t *ids;
+        size_t cnt;
+        text_node_head(b, d, i);
+        memplan_inplace_node_reuse(d->ctx, i, &items, &cnt, NULL);
+        if (cnt) mp_buf_puts(b, "  reuse");
+        for (size_t k = 0; k < cnt; k++)
+            mp_buf_printf(b, " out %d <- in %d (%s)%s", (int)items[k].output_index, (int)items[k].input_index,
+                          memplan_reuse_kind_name(items[k].kind), k + 1 < cnt ? "," : "");
+        memplan_inplace_release_after(d->ctx, i, &ids, &cnt, NULL);
+        text_names(b, d, "release", ids, cnt);
+        memplan_inplace_not_used_after(d->ctx, i, &ids, &cnt, NULL);
+        text_names(b, d, "inputs done", ids, cnt);
+        if (memplan_inplace_has_tags(d->ctx)) {
+            memplan_inplace_release_after_shape_tag(d->ctx, i, &ids, &cnt, NULL);
+            text_names(b, d, "shape values", ids, cnt);
+        }
+        mp_buf_putc(b, '\n');
+    }
+    const memplan_event *ev = memplan_inplace_events(d->ctx);
+    for (size_t k = 0; d->r->events && k < memplan_inplace_event_count(d->ctx); k++) {
+        if (ev[k].action == MEMPLAN_EVENT_INPLACE)
+            mp_buf_printf(b, "event inplace node %d: out %d <- in %d (%s)\n", (int)ev[k].node_index,
+                          (int)ev[k].output_index, (int)ev[k].input_index, memplan_reuse_kind_name(ev[k].kind));
+        else
+            mp_buf_printf(b, "event %s node %d: %s\n", memplan_event_action_name(ev[k].action), (int)ev[k].node_index,
+                          ev[k].name);
+    }
+}
+
+static void text_amount(mp_buf *b, const doc *d, memplan_expr e) {
+    e = bound(d, e);
+    mp_buf_puts(b, e == MEMPLAN_EXPR_NONE ? "unknown" : memplan_expr_str(d->pool, e));
+}
+
+static void profile_text(mp_buf *b, const doc *d) {
+    for (int32_t i = 0; i < d->g->n_nodes; i++) {
+        const memplan_profile *p;
+        memplan_inplace_node_profile(d->ctx, i, &p, NULL);
+        text_node_head(b, d, i);
+        mp_buf_puts(b, " total ");
+        text_amount(b, d, p->total_bytes);
+        mp_buf_puts(b, " = live ");
+        text_amount(b, d, p->already_allocated_bytes);
+        mp_buf_puts(b, " + new ");
+        text_amount(b, d, p->output_allocation_bytes);
+        for (int k = 0; k < MEMPLAN_BUCKET_COUNT; k++)
+            for (int t = 0; t < MEMPLAN_TAG_COUNT; t++) {
+                memplan_expr e = bound(d, p->bucket[k][SORTED_TAGS[t]]);
+                if (is_zero(d, e)) continue;
+                const char *tn = memplan_tag_name(SORTED_TAGS[t]);
+                mp_buf_printf(b, "  %s%s%s ", memplan_bucket_name((memplan_bucket)k), tn[0] ? "/" : "", tn);
+                text_amount(b, d, e);
+            }
+        mp_buf_putc(b, '\n');
+    }
+}
+
+static void tags_text(mp_buf *b, const doc *d) {
+    mp_buf_puts(b, "values:\n");
+    for (int32_t v = 0; v < d->g->n_values; v++) {
+        memplan_tag tag;
+        memplan_inplace_value_tag(d->ctx, v, &tag, NULL);
+        if (tag != MEMPLAN_TAG_NONE) mp_buf_printf(b, "  %s: %s\n", d->g->values[v].name, memplan_tag_name(tag));
+    }
+    mp_buf_puts(b, "nodes:\n");
+    for (int32_t i = 0; i < d->g->n_nodes; i++) {
+        memplan_tag tag;
+        memplan_inplace_node_tag(d->ctx, i, &tag, NULL);
+        if (tag == MEMPLAN_TAG_NONE) continue;
+        mp_buf_puts(b, "  ");
+        text_node_head(b, d, i);
+        mp_buf_printf(b, " %s\n", memplan_tag_name(tag));
+    }
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+/* Shapes, hints from the bytes (when given), then the context. */
+static memplan_status build(const memplan_model *m, const memplan_request *r, memplan_shapes **S,
+                            memplan_inplace **ctx, memplan_error *err) {
+    memplan_tag_hint *hints = NULL;
+    size_t n_hints = 0;
+    memplan_status st = memplan_shapes_infer(m, S, err);
+    if (!st && r->model_bytes) st = memplan_read_tag_hints(r->model_bytes, r->model_len, &hints, &n_hints, err);
+    if (!st) {
+        memplan_inplace_options o = {r->allow_input_overwrite, r->events, hints, n_hints};
+        st = memplan_inplace_compute(m, *S, &o, ctx, err);
+    }
+    free(hints);
+    return st;
+}
+
+memplan_status mp_report_inplace(const memplan_model *m, const char *command, const memplan_request *r,
+                                 char **out, size_t *len, memplan_error *err, bool json) {
+    bool annotate = strcmp(command, "annotate") == 0;
+    if (annotate && !r->model_bytes)
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "annotate needs the model's bytes");
+    memplan_shapes *S = NULL;
+    memplan_inplace *ctx = NULL;
+    memplan_status st = build(m, r, &S, &ctx, err);
+    if (!st && annotate) {
+        unsigned char *bytes = NULL;
+        st = memplan_annotate(r->model_bytes, r->model_len, ctx, &bytes, len, err);
+        *out = (char *)bytes;
+    } else if (!st) {
+        doc d = {m->graph, ctx, memplan_shapes_pool(S), r};
+        mp_buf b;
+        mp_buf_init(&b);
+        if (json) {
+            mp_json j;
+            mp_json_init(&j, &b);
+            doc_json(&j, &d);
+            mp_buf_putc(&b, '\n');
+        } else if (strcmp(command, "profile") == 0) {
+            profile_text(&b, &d);
+        } else if (strcmp(command, "tags") == 0) {
+            tags_text(&b, &d);
+        } else {
+            inplace_text(&b, &d);
+        }
+        if (b.failed) {
+            mp_buf_free(&b);
+            st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while writing the report");
+        } else {
+            *out = mp_buf_take(&b, len);
+        }
+    }
+    memplan_inplace_free(ctx);
+    memplan_shapes_free(S);
+    return st;
+}
+
+/* ---- plan --inplace ------------------------------------------------------ */
+
+static int32_t view_root(const memplan_viewmap *vm, int32_t v) {
+    for (int32_t steps = 0; vm->source[v] >= 0 && steps < vm->n_values; steps++) v = vm->source[v];
+    return v;
+}
+
+typedef struct groups {
+    int32_t *last;   /* per root: last use of any value sharing its buffer */
+    uint8_t *locked; /* per root: some member is protected */
+} groups;
+
+static bool groups_init(groups *gr, const memplan_inplace *ctx, const memplan_viewmap *vm) {
+    size_t n = (size_t)(vm->n_values ? vm->n_values : 1);
+    gr->last = malloc(n * sizeof *gr->last);
+    gr->locked = calloc(n, 1);
+    if (!gr->last || !gr->locked) return false;
+    for (int32_t v = 0; v < vm->n_values; v++) gr->last[v] = -1;
+    for (int32_t v = 0; v < vm->n_values; v++) {
+        int32_t r = view_root(vm, v), last;
+        memplan_inplace_last_use(ctx, v, &last, NULL);
+        if (last > gr->last[r]) gr->last[r] = last;
+        if (memplan_inplace_is_protected(ctx, v)) gr->locked[r] = 1;
+    }
+    return true;
+}
+
+memplan_status mp_inplace_view_links(const memplan_model *m, memplan_shapes *S, const memplan_request *r,
+                                     memplan_viewmap *vm, memplan_error *err) {
+    memplan_inplace_options o = {r->allow_input_overwrite, false, NULL, 0};
+    memplan_inplace *ctx = NULL;
+    memplan_status st = memplan_inplace_compute(m, S, &o, &ctx, err);
+    groups gr = {NULL, NULL};
+    if (!st && !groups_init(&gr, ctx, vm)) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    const memplan_graph *g = m->graph;
+    for (int32_t i = 0; !st && i < g->n_nodes; i++) {
+        const memplan_reuse *items;
+        size_t cnt;
+        memplan_inplace_node_reuse(ctx, i, &items, &cnt, NULL);
+        for (size_t k = 0; !st && k < cnt; k++) {
+            int32_t out = g->nodes[i].outputs[items[k].output_index];
+            int32_t in = g->nodes[i].inputs[items[k].input_index];
+            int32_t root = view_root(vm, in);
+            if (vm->source[out] >= 0 || root == out || gr.locked[root] || gr.last[root] > i) continue;
+            st = memplan_viewmap_add(vm, out, in, err);
+            /* The output's own group (its later views) now shares the root's buffer. */
+            if (gr.last[out] > gr.last[root]) gr.last[root] = gr.last[out];
+            gr.locked[root] |= gr.locked[out];
+        }
+    }
+    free(gr.last);
+    free(gr.locked);
+    memplan_inplace_free(ctx);
+    return st;
+}
