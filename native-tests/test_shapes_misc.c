@@ -91,9 +91,9 @@ static void int64_init(mb_graph *g, const char *name, const char *dims, size_t n
     owned[n_owned++] = data;
 }
 
-/* Set a node's domain (a literal: the builder frees op_type only). */
+/* Set a node's domain (a copy: the builder frees it with the node). */
 static Onnx__NodeProto *in_domain(Onnx__NodeProto *nd, const char *domain) {
-    nd->domain = (char *)(uintptr_t)domain;
+    nd->domain = mb_strdup(domain);
     return nd;
 }
 
