@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """Arena size vs lower bound on real models.
 
-Until onnx-memplan's own shape inference lands, intermediate sizes come from the
-shapes a file declares. This benchmark therefore gives each model the value_info
-that Debian's onnx.shape_inference.infer_shapes can add, binds every symbolic
-dim it reports to BIND (default 1), and plans it with `memplan plan --json`.
-It measures the packer, not shape inference: values whose size stays unknown
-are listed. Usage: arena_vs_bound.py MEMPLAN_EXE [--budget-ms N] MODEL...
+Plans each model with `memplan plan --json` (its own shape inference), binding
+every dim name the plan reports as unbound to a value (default 64; names
+containing "seq"/"len"/"time" get 512, "batch" gets 1), and prints the arena
+against the lower bound. With --onnx-infer the model first gets the value_info
+of Debian's onnx.shape_inference.infer_shapes (the old way, for comparison).
+Usage: arena_vs_bound.py MEMPLAN_EXE [--budget-ms N] [--onnx-infer] MODEL...
 """
 import json
 import math
@@ -20,6 +20,15 @@ import onnx
 from onnx import shape_inference
 
 
+def bind_value(name):
+    low = name.lower()
+    if "batch" in low:
+        return 1
+    if any(k in low for k in ("seq", "len", "time", "sample")):
+        return 512
+    return 64
+
+
 def plan(exe, path, extra):
     out = subprocess.run([exe, "plan", path, "--json", *extra], capture_output=True, text=True)
     if out.returncode != 0:
@@ -31,18 +40,26 @@ def main():
     args = sys.argv[1:]
     exe = args.pop(0)
     budget = "20"
-    if args and args[0] == "--budget-ms":
-        budget = args[1]
-        args = args[2:]
+    onnx_infer = False
+    while args and args[0].startswith("--"):
+        if args[0] == "--budget-ms":
+            budget = args[1]
+            args = args[2:]
+        elif args[0] == "--onnx-infer":
+            onnx_infer = True
+            args = args[1:]
+        else:
+            sys.exit(f"unknown option {args[0]}")
     ratios = []
     print(f"{'model':48} {'owners':>6} {'naive':>12} {'slots':>12} {'arena':>12} {'bound':>12} {'arena/bound':>11} {'ms':>6}")
     for path in args:
         model = onnx.load(path, load_external_data=False)
-        try:
-            model = shape_inference.infer_shapes(model)
-        except Exception as e:  # noqa: BLE001 - report and go on
-            print(f"{os.path.basename(path):48} infer_shapes failed: {e}")
-            continue
+        if onnx_infer:
+            try:
+                model = shape_inference.infer_shapes(model)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                print(f"{os.path.basename(path):48} infer_shapes failed: {e}")
+                continue
         with tempfile.NamedTemporaryFile(suffix=".onnx", delete=False) as f:
             f.write(model.SerializeToString())
             tmp = f.name
@@ -50,7 +67,7 @@ def main():
             binds = []
             doc = plan(exe, tmp, ["--budget-ms", budget])
             if doc["status"] == "deferred" and doc["unknown"]["dims"]:
-                binds = [a for d in doc["unknown"]["dims"][:256] for a in ("--dim", f"{d}=1")]
+                binds = [a for d in doc["unknown"]["dims"][:256] for a in ("--dim", f"{d}={bind_value(d)}")]
             t0 = time.perf_counter()
             doc = plan(exe, tmp, ["--budget-ms", budget, *binds])
             ms = (time.perf_counter() - t0) * 1000

@@ -195,12 +195,54 @@ static void test_partial_evaluation(void **state) {
     done(&c);
 }
 
+/* With dims bound from the start, an If on a size comparison picks its branch. */
+static void test_bound_inference_resolves_if(void **state) {
+    (void)state;
+    mb_graph *t = mb_new_graph("then");
+    mb_node(t, "Relu", "x", "t_out");                   /* keeps [N,4] */
+    mb_output(t, "t_out", 1, NULL);
+    mb_graph *e = mb_new_graph("else");
+    mb_node(e, "Flatten", "x", "e_out");                /* [N*4]... rank 2 via Flatten */
+    mb_node(e, "Shape", "e_out", "e_shape");
+    mb_node(e, "Reshape", "e_out,e_shape", "e_res");
+    mb_node(e, "Squeeze", "e_res", "e_sq");             /* rank unknown without values */
+    mb_output(e, "e_sq", 1, NULL);
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "N,4");
+    const int64_t zero = 0, one = 1;
+    mb_initializer_ints(g, "i0", "", &zero, 1);
+    mb_initializer_ints(g, "one", "", &one, 1);
+    mb_node(g, "Shape", "x", "s");
+    mb_node(g, "Gather", "s,i0", "n");
+    mb_node(g, "Equal", "n,one", "is_one");
+    Onnx__NodeProto *nd = mb_node(g, "If", "is_one", "y");
+    mb_graph_attr(nd, "then_branch", t);
+    mb_graph_attr(nd, "else_branch", e);
+    mb_output(g, "y", 1, NULL);
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_model *m;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    memplan_binding b = {"N", 1};
+    ctx c = {m, NULL};
+    assert_int_equal(memplan_shapes_infer_bound(m, &b, 1, &c.s, &err), MEMPLAN_OK);
+    expect(&c, "y", "float[1,4] 16");
+    memplan_shapes_free(c.s);
+    assert_int_equal(memplan_shapes_infer(m, &c.s, &err), MEMPLAN_OK); /* unbound: the branches disagree */
+    const memplan_vshape *y = memplan_shapes_value(c.s, m->graph, memplan_graph_find(m->graph, "y"));
+    assert_int_equal(y->rank, -1);
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_symbolic_chain_and_broadcast),
         cmocka_unit_test(test_shape_computation),
         cmocka_unit_test(test_control_flow),
         cmocka_unit_test(test_partial_evaluation),
+        cmocka_unit_test(test_bound_inference_resolves_if),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -55,6 +55,12 @@ typedef struct memplan_vshape {
 typedef struct memplan_shapes memplan_shapes;
 
 memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out, memplan_error *err);
+
+/* Infer with dim names bound to values from the start: a declared dim named
+ * in the bindings is that constant everywhere, so shape computations that
+ * branch on sizes (If on Equal(Shape(x)[0], 1), ...) resolve. */
+memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_binding *b, size_t nb,
+                                          memplan_shapes **out, memplan_error *err);
 void memplan_shapes_free(memplan_shapes *s);
 
 memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *s);

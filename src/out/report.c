@@ -70,7 +70,7 @@ static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memp
     c->g = m->graph;
     c->r = r;
     const memplan_graph *g = c->g;
-    memplan_status st = memplan_shapes_infer(m, &c->shapes, err);
+    memplan_status st = memplan_shapes_infer_bound(m, r->bindings, r->n_bindings, &c->shapes, err);
     if (st) return st;
     if ((st = memplan_viewmap_default(&c->vm, g, err))) return st;
     if (r->inplace && (st = mp_inplace_view_links(m, c->shapes, r, &c->vm, err))) return st;
@@ -510,7 +510,7 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
 static memplan_status shapes_report(const memplan_model *m, const memplan_request *r, char **out, size_t *len,
                                     memplan_error *err, bool json) {
     memplan_shapes *S;
-    memplan_status st = memplan_shapes_infer(m, &S, err);
+    memplan_status st = memplan_shapes_infer_bound(m, r->bindings, r->n_bindings, &S, err);
     if (st) return st;
     mp_buf b;
     mp_buf_init(&b);

@@ -29,6 +29,8 @@ struct memplan_shapes {
     size_t n_rules;
     int depth;                       /* subgraph recursion */
     const char *duplicate;           /* an op registered twice */
+    const memplan_binding *bindings; /* dim names bound from the start */
+    size_t n_bindings;
     bool oom;
 };
 
@@ -123,6 +125,13 @@ static memplan_expr fresh_dim(memplan_shapes *S) {
     return memplan_expr_sym(S->pool, name);
 }
 
+/* A named dim: its bound value, or the name itself. */
+static memplan_expr param_dim(memplan_shapes *S, const char *name) {
+    for (size_t i = 0; i < S->n_bindings; i++)
+        if (strcmp(S->bindings[i].name, name) == 0) return memplan_expr_const(S->pool, S->bindings[i].value);
+    return memplan_expr_sym(S->pool, name);
+}
+
 /* bytes = ceil(elems * bits / 8), or NONE */
 static memplan_expr bytes_of(memplan_shapes *S, const memplan_vshape *v) {
     if (v->kind != MEMPLAN_TYPE_TENSOR || v->rank < 0) return MEMPLAN_EXPR_NONE;
@@ -165,7 +174,7 @@ static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *
             for (int32_t i = 0; i < t->rank; i++) {
                 const memplan_dim *d = &t->dims[i];
                 dims[i] = d->kind == MEMPLAN_DIM_VALUE   ? memplan_expr_const(S->pool, d->value)
-                          : d->kind == MEMPLAN_DIM_PARAM ? memplan_expr_sym(S->pool, d->param)
+                          : d->kind == MEMPLAN_DIM_PARAM ? param_dim(S, d->param)
                                                          : fresh_dim(S);
             }
             v->dims = dims;
@@ -380,9 +389,16 @@ static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, con
 }
 
 memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out, memplan_error *err) {
+    return memplan_shapes_infer_bound(m, NULL, 0, out, err);
+}
+
+memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_binding *b, size_t nb,
+                                          memplan_shapes **out, memplan_error *err) {
     *out = NULL;
     memplan_shapes *S = calloc(1, sizeof *S);
     if (!S) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    S->bindings = b;
+    S->n_bindings = nb;
     mp_arena_init(&S->arena);
     mp_strmap_init(&S->rules);
     S->model = m;

@@ -133,6 +133,15 @@ static void cast(mp_sctx *c) {
     bool integral = to == MEMPLAN_DTYPE_INT64 || to == MEMPLAN_DTYPE_INT32 || to == MEMPLAN_DTYPE_INT16 ||
                     to == MEMPLAN_DTYPE_UINT32 || to == MEMPLAN_DTYPE_UINT64;
     if (e && integral) mp_out_elems(c, 0, n, e);
+    if (e && to == MEMPLAN_DTYPE_BOOL) { /* nonzero -> 1, when the values are constants */
+        memplan_expr out[MEMPLAN_MAX_TRACKED_ELEMS];
+        for (int32_t i = 0; i < n; i++) {
+            int64_t k;
+            if (!memplan_expr_is_const(mp_pool(c), e[i], &k)) return;
+            out[i] = mp_const(c, k != 0);
+        }
+        mp_out_elems(c, 0, n, out);
+    }
 }
 
 static void cast_like(mp_sctx *c) {
