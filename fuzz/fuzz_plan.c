@@ -1,5 +1,6 @@
 /*
- * fuzz_plan.c -- libFuzzer target: model bytes -> load -> plan.
+ * fuzz_plan.c -- libFuzzer target: model bytes -> load -> shapes -> plan ->
+ * inplace -> profile -> annotate -> reload.
  *
  * For every model that loads:
  *   1. the plan report JSON (memplan_report_json "plan") with the arena
@@ -40,8 +41,16 @@ static size_t collect_bindings(const memplan_graph *g, uint64_t seed, memplan_bi
     return n;
 }
 
+static void run_command(const memplan_model *m, const char *command, const char *const *argv, int argc,
+                        const memplan_binding *binds, size_t n_binds);
+
 static void run_report(const memplan_model *m, const char *const *argv, int argc,
                        const memplan_binding *binds, size_t n_binds) {
+    run_command(m, "plan", argv, argc, binds, n_binds);
+}
+
+static void run_command(const memplan_model *m, const char *command, const char *const *argv, int argc,
+                        const memplan_binding *binds, size_t n_binds) {
     static memplan_request r; /* large (bindings arrays): not on the stack */
     memplan_error err = {0};
     memplan_request_init(&r);
@@ -57,16 +66,16 @@ static void run_report(const memplan_model *m, const char *const *argv, int argc
     }
     char *json = NULL;
     size_t len = 0;
-    st = memplan_report_json(m, "plan", &r, &json, &len, &err);
+    st = memplan_report_json(m, command, &r, &json, &len, &err);
     if (st == MEMPLAN_OK) {
         fuzz_check_text(json, len);
-        FUZZ_CHECK(len >= 2 && json[0] == '{' && json[len - 1] == '\n', "plan JSON framing");
+        FUZZ_CHECK(len >= 2 && json[0] == '{' && json[len - 1] == '\n', "%s JSON framing", command);
         free(json);
     } else {
         fuzz_check_error(st, &err);
     }
     char *text = NULL;
-    st = memplan_report_text(m, "plan", &r, &text, &len, &err);
+    st = memplan_report_text(m, command, &r, &text, &len, &err);
     if (st == MEMPLAN_OK) {
         fuzz_check_text(text, len);
         free(text);
@@ -164,6 +173,42 @@ static void run_validated(const memplan_graph *g, const memplan_binding *binds, 
     memplan_viewmap_free(&vm);
 }
 
+/* shapes -> inplace -> annotate -> reload: the annotated model loads again
+ * with the same node count. */
+static void run_annotate(const uint8_t *data, size_t size, const memplan_model *m) {
+    memplan_error err = {0};
+    memplan_shapes *S = NULL;
+    memplan_status st = memplan_shapes_infer(m, &S, &err);
+    if (st) {
+        fuzz_check_error(st, &err);
+        return;
+    }
+    memplan_inplace *ctx = NULL;
+    memplan_inplace_options o = {(size & 1) != 0, true, NULL, 0};
+    st = memplan_inplace_compute(m, S, &o, &ctx, &err);
+    if (st) {
+        fuzz_check_error(st, &err);
+        memplan_shapes_free(S);
+        return;
+    }
+    unsigned char *out = NULL;
+    size_t out_len = 0;
+    st = memplan_annotate(data, size, ctx, &out, &out_len, &err);
+    if (st == MEMPLAN_OK) {
+        memplan_model *again = NULL;
+        st = memplan_model_load(out, out_len, NULL, &again, &err);
+        FUZZ_CHECK(st == MEMPLAN_OK, "annotated model does not load: %s", err.message);
+        FUZZ_CHECK(again->graph->n_nodes == m->graph->n_nodes, "annotated model has %d nodes, not %d",
+                   (int)again->graph->n_nodes, (int)m->graph->n_nodes);
+        memplan_model_free(again);
+        free(out);
+    } else {
+        fuzz_check_error(st, &err);
+    }
+    memplan_inplace_free(ctx);
+    memplan_shapes_free(S);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memplan_model *m = NULL;
     memplan_error err = {0};
@@ -184,6 +229,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_report(m, ARENA, 2, binds, n_binds);
     run_report(m, ARENA_INPUTS, 5, binds, n_binds);
     run_report(m, SLOTS, 6, binds, n_binds);
+
+    static const char *const NONE[] = {"--budget-ms", "0"};
+    static const char *const INPLACE[] = {"--budget-ms", "0", "--inplace", "--allow-input-overwrite"};
+    static const char *const EVENTS[] = {"--events"};
+    run_command(m, "shapes", NONE, 0, binds, n_binds);
+    run_command(m, "plan", INPLACE, 4, binds, n_binds);
+    run_command(m, "inplace", EVENTS, 1, NULL, 0);
+    run_command(m, "profile", NONE, 0, binds, n_binds);
+    run_command(m, "tags", NONE, 0, NULL, 0);
+    run_annotate(data, size, m);
 
     run_validated(m->graph, binds, n_binds, false, 0);
     run_validated(m->graph, binds, n_binds, true, (seed & 1) ? 1 : 0);

@@ -12,6 +12,7 @@ enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I
 typedef struct walker {
     const uint8_t *base;   /* start of the whole input, for offsets */
     uint64_t dropped;
+    uint64_t data_max;     /* tensor data fields longer than this are dropped */
     uint64_t nodes;        /* NodeProto messages seen, in every graph and function */
     memplan_error *err;
 } walker;
@@ -138,7 +139,7 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
             } else if (v == 0 && fd && fd->label == PROTOBUF_C_LABEL_REPEATED && expected_wire_type(fd) != WT_LEN) {
                 /* An empty packed repeated scalar holds no element: drop it. Left in,
                  * protobuf-c computes NULL + 0 for its array (UB, found by fuzz_plan). */
-            } else if (is_tensor_data_field(desc, (uint32_t)field) && v > MEMPLAN_TENSOR_DATA_MAX) {
+            } else if (is_tensor_data_field(desc, (uint32_t)field) && v > w->data_max) {
                 w->dropped += v;
             } else {
                 mp_buf_append(out, start, (size_t)(p - start));
@@ -159,7 +160,15 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
 
 memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
                               uint64_t *dropped, memplan_error *err) {
-    walker w = {bytes, 0, 0, err};
+    return mp_clean_model(bytes, len, MEMPLAN_TENSOR_DATA_MAX, out, dropped, err);
+}
+
+memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_max, mp_buf *out,
+                              uint64_t *dropped, memplan_error *err) {
+    walker w = {0};
+    w.base = bytes;
+    w.data_max = data_max;
+    w.err = err;
     memplan_status st = walk(&w, &onnx__model_proto__descriptor, bytes, bytes + len, 0, out);
     if (dropped) *dropped = w.dropped;
     return st;

@@ -180,14 +180,6 @@ static void annotate_values(annotator *a, const memplan_inplace *ctx, Onnx__Valu
 
 /* The same checks as loading (tags, lengths, nesting depth) before protobuf-c
  * recurses over the bytes. */
-static memplan_status check_wire(const void *bytes, size_t len, memplan_error *err) {
-    mp_buf pruned;
-    mp_buf_init(&pruned);
-    memplan_status st = mp_prune_model(bytes, len, &pruned, NULL, err);
-    mp_buf_free(&pruned);
-    return st;
-}
-
 /* Every node of the file must be the node the results describe. */
 static memplan_status check_nodes(const memplan_inplace *ctx, const Onnx__GraphProto *gp, memplan_error *err) {
     const memplan_graph *g = memplan_inplace_graph(ctx);
@@ -212,9 +204,17 @@ memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inp
         return memplan_error_set(err, MEMPLAN_EUSAGE, "annotate: missing argument");
     *out = NULL;
     *out_len = 0;
-    memplan_status st = check_wire(bytes, len, err);
-    if (st) return st;
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, bytes);
+    /* A checked copy with every byte of data kept: protobuf-c then never meets
+     * absurd nesting or the empty packed fields it mishandles. */
+    mp_buf clean;
+    mp_buf_init(&clean);
+    memplan_status st = mp_clean_model(bytes, len, UINT64_MAX, &clean, NULL, err);
+    if (st) {
+        mp_buf_free(&clean);
+        return st;
+    }
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, clean.len, (const uint8_t *)clean.data);
+    mp_buf_free(&clean);
     if (!mp || !mp->graph) {
         if (mp) onnx__model_proto__free_unpacked(mp, NULL);
         return memplan_error_set(err, MEMPLAN_EINPUT, "protobuf-c could not decode the bytes as an ONNX model with a graph");
