@@ -303,6 +303,14 @@ export function createView(root, client, options = {}) {
       : `${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`;
   }
 
+  // " Reasons: a (3); b (1)." -- the C library's reasons, most frequent first.
+  function reasonSummary(items) {
+    const counts = new Map();
+    for (const u of items) counts.set(u.reason, (counts.get(u.reason) ?? 0) + 1);
+    if (!counts.size) return '';
+    const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([r, c]) => `${r} (${formatInt(c)})`);
+    return ` Reasons: ${top.join('; ')}${counts.size > 3 ? '; …' : ''}.`;
+  }
   function renderDeferred() {
     const m = state.m;
     if (m.planned && !m.unplanned.length) { deferredBox.hidden = true; return; }
@@ -311,6 +319,7 @@ export function createView(root, client, options = {}) {
       deferredBox.append(el('p', 'mpv-deferred-head',
         `Deferred: ${formatInt(m.unknownValues.length)} value${m.unknownValues.length === 1 ? '' : 's'} have no known size yet` +
         (m.unknownDims.length ? `, and ${formatInt(m.unknownDims.length)} symbolic dim${m.unknownDims.length === 1 ? ' is' : 's are'} unbound (set them above).` : '.') +
+        reasonSummary(m.unknownValues) +
         ' The timeline shows every interval; offsets and totals wait for the sizes.'));
     }
     if (m.unknownDims.length) {

@@ -50,7 +50,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     refG.selectAll('*').remove();
     if (!m || !s) return;
     const anyPlaced = m.n > 0 && m.offset.some((o) => !Number.isNaN(o));
-    message.text(anyPlaced ? '' : m.planned ? 'no buffers' : 'no offsets yet: the plan is deferred (bind the dims above)');
+    message.text(anyPlaced ? '' : m.planned ? 'no buffers' : `no offsets yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
     if (!anyPlaced) { hoverG.selectAll('*').remove(); return; }
     const [d0, d1] = x.domain();
     const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;

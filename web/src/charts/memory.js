@@ -86,7 +86,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
     if (!m || !s || s.positions === 0) return;
     const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
     const anyKnown = s.maxLive > 0;
-    message.text(anyKnown ? '' : 'no sizes known yet: the plan is deferred (bind the dims above)');
+    message.text(anyKnown ? '' : `no sizes known yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
     ctx.save();
     ctx.beginPath();
     ctx.rect(left, top - 1, right - left, bottom - top + 2);
