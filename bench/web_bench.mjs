@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // web_bench.mjs -- by hand, not in the tests: the visualizer in Debian's
 // Chromium (headless, software rendering, 1280x900).
-//   1. from choosing the largest planned fixture in the file input to the
-//      first full render of every chart (median of 5);
+//   1. from choosing the largest planned fixture in the file input (deferred)
+//      and binding its dims to the first full render of every chart (median of 5);
 //   2. a synthetic plan of 100,000 intervals: open time, the cost of one
 //      render of each chart, and the frame times while panning (mouse drag
 //      across the timeline, zoomed to 10% of the positions) and zooming.
@@ -14,11 +14,11 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../scripts/serve.mjs';
 import { ROOT } from '../scripts/prepare_web.mjs';
-import { ensureVizFixtures, LARGEST } from '../wasm-tests/viz-fixtures.js';
+import { LARGEST, requireVizFixtures } from '../wasm-tests/viz-fixtures.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
 
 const N = Number(process.argv[2] || 100_000);
-ensureVizFixtures();
+requireVizFixtures();
 const { server, url } = await serve(join(ROOT, 'web', 'dist'), 0);
 const profile = mkdtempSync(join(tmpdir(), 'memplan-bench-'));
 const ctx = await chromium.launchPersistentContext(profile, {
@@ -39,14 +39,16 @@ const times = [];
 for (let k = 0; k < 5; k++) {
   await page.evaluate(() => { document.body.dataset.state = 'bench'; });
   const t0 = Date.now();
-  await page.setInputFiles('#file', LARGEST);
+  await page.setInputFiles('#file', LARGEST.file);
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.plan, null, { timeout: 60_000 });
+  await page.evaluate((dims) => window.memplanView.setDims(dims), LARGEST.dims); // the model's input dims
   await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.plan?.status === 'planned', null, { timeout: 60_000 });
   await twoFrames();
   times.push(Date.now() - t0);
 }
 const largest = await page.evaluate(() => ({ n: window.memplanView.plan.values.length, positions: window.memplanView.plan.positions }));
-console.log(`largest fixture ${LARGEST.split('/').pop()} (${largest.n} values, ${largest.positions} positions): ` +
-  `file chosen -> first full render median ${median(times)} ms (runs: ${times.join(', ')} ms)`);
+console.log(`largest fixture ${LARGEST.name} with ${JSON.stringify(LARGEST.dims)} (${largest.n} values, ${largest.positions} positions): ` +
+  `file chosen -> dims bound -> first full planned render median ${median(times)} ms (runs: ${times.join(', ')} ms)`);
 
 // 2. Synthetic plan.
 const plan = syntheticPlan(N);

@@ -1,33 +1,43 @@
 // The visualizer's data layer (web/src/data): exact values on a hand-made
-// plan, and the figures it derives checked against the CLI's JSON on planned
-// fixtures (lower bound = max aligned live bytes, naive = last naive point,
-// arena peak = max extent).
+// plan, and the figures it derives checked against the CLI's JSON on real npm
+// models planned with realistic dims (lower bound = max live bytes on the
+// strategy's basis, naive = last naive point, arena peak = max extent), the
+// node table against the JSON's `nodes`, and the WASM plan against the CLI's.
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { alignUp, normalizePlan, intervalRows } from '../web/src/data/plan.js';
 import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../web/src/data/series.js';
 import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
-import { byteTicks, formatBytes } from '../web/src/data/format.js';
-import { requireNativeCli } from './helpers.js';
-import { ensureVizFixtures, LARGEST, MEDIUM, SMALL, SYMBOLIC } from './viz-fixtures.js';
+import { byteTicks, formatBytes, formatShape } from '../web/src/data/format.js';
+import { body, loadMemplan, requireNativeCli } from './helpers.js';
+import { dimArgs, requireVizFixtures, SYMBOLIC, TOO_SMALL_DIMS, VIZ_FIXTURES } from './viz-fixtures.js';
 
 // Positions 0..5. a [0,2] 100 B at 0; b [1,3] 64 B at 128 (view v of b [2,3]);
 // c [3,5] 200 B at 0; d [4,5] unknown size (deferred-style null).
 const PLAN = {
   status: 'planned', strategy: 'slots', align: 64, positions: 6,
-  naive_bytes: 364, peak_bytes: 392, lower_bound_bytes: 384, savings_ratio: 0.1,
+  naive_bytes: 364, peak_bytes: 392, lower_bound_bytes: 264, savings_ratio: 0.1,
   strategies: { arena: 384, slots: 392 },
   slots: [{ id: 1, capacity: 64, offset: 256 }, { id: 0, capacity: 200, offset: 0 }],
   values: [
-    { name: 'a', size: 100, start: 0, end: 2, owner: 'a', view: false, slot: 0, offset: 0 },
-    { name: 'b', size: 64, start: 1, end: 3, owner: 'b', view: false, slot: 1, offset: 256 },
-    { name: 'v', size: 64, start: 2, end: 3, owner: 'b', view: true, slot: 1, offset: 256 },
-    { name: 'c', size: 200, start: 3, end: 5, owner: 'c', view: false, slot: 0, offset: 0 },
-    { name: 'd', size: null, start: 4, end: 5, owner: 'd', view: false, slot: null, offset: null },
+    { name: 'a', size: 100, start: 0, end: 2, owner: 'a', view: false, slot: 0, offset: 0, dtype: 'uint8', shape: [100] },
+    { name: 'b', size: 64, start: 1, end: 3, owner: 'b', view: false, slot: 1, offset: 256, dtype: 'float', shape: [16] },
+    { name: 'v', size: 64, start: 2, end: 3, owner: 'b', view: true, slot: 1, offset: 256, dtype: 'float', shape: [2, 'seq*2'] },
+    { name: 'c', size: 200, start: 3, end: 5, owner: 'c', view: false, slot: 0, offset: 0, dtype: 'float16', shape: [10, 10] },
+    { name: 'd', size: null, start: 4, end: 5, owner: 'd', view: false, slot: null, offset: null, dtype: 'float', shape: null },
   ],
   unplanned: [{ name: 's', reason: 'sequence' }],
   unknown: { values: [{ name: 'd', reason: 'unbound dims' }], dims: ['batch'] },
+  nodes: [
+    { index: 0, name: 'n0', op_type: 'Conv', domain: '', inputs: ['X', 'W'], outputs: ['a'] },
+    { index: 1, name: 'n1', op_type: 'Relu', domain: '', inputs: ['a'], outputs: ['b'] },
+    { index: 2, name: '', op_type: 'Reshape', domain: '', inputs: ['b', 'shape'], outputs: ['v'] },
+    { index: 3, name: 'n3', op_type: 'Add', domain: '', inputs: ['a', 'v'], outputs: ['c'] },
+    { index: 4, name: 'n4', op_type: 'Custom', domain: 'com.example', inputs: ['c', '', 'z'], outputs: ['d', ''] },
+    { index: 5, name: 'n5', op_type: 'Sum', domain: '', inputs: ['c', 'd'], outputs: ['Y'] },
+  ],
   future_field: { ignored: true },
 };
 
@@ -49,7 +59,14 @@ describe('normalizePlan', () => {
     expect(m.unknownDims).toEqual(['batch']);
     expect(m.unknownReason.get('d')).toBe('unbound dims');
     expect(m.naive).toBe(364);
-    expect(m.lowerBound).toBe(384);
+    expect(m.lowerBound).toBe(264);
+    expect(m.boundAlign).toBe(1); // slots: the bound is on raw sizes
+    expect(normalizePlan({ ...PLAN, strategy: 'arena' }).boundAlign).toBe(64);
+    expect(m.dtype).toEqual(['uint8', 'float', 'float', 'float16', 'float']);
+    expect(m.shape).toEqual([[100], [16], [2, 'seq*2'], [10, 10], null]);
+    expect(m.nodes.map((nd) => [nd.index, nd.op, nd.domain])).toEqual([
+      [0, 'Conv', ''], [1, 'Relu', ''], [2, 'Reshape', ''], [3, 'Add', ''], [4, 'Custom', 'com.example'], [5, 'Sum', '']]);
+    expect(m.nodes[4].outputs).toEqual(['d', '']);
     expect(intervalRows(m).value.length).toBe(5);
   });
   it('tolerates missing and null fields (deferred plans, older builds)', () => {
@@ -60,7 +77,15 @@ describe('normalizePlan', () => {
     expect([...m.owner]).toEqual([0]);
     expect(m.slots).toEqual([]);
     expect(m.unknownDims).toEqual([]);
+    expect(m.dtype).toEqual(['']);
+    expect(m.shape).toEqual([undefined]);
+    expect(m.nodes).toEqual([]);
     expect(() => normalizePlan(null)).toThrow(TypeError);
+    // Odd node entries are read as text, never as anything else.
+    const odd = normalizePlan({ positions: 2, values: [], nodes: [null, { name: 5, op_type: '<b>x</b>', inputs: 'a', outputs: [1, 'y'] }] });
+    expect(odd.nodes).toEqual([
+      { index: 0, name: '', op: '', domain: '', inputs: [], outputs: null },
+      { index: 1, name: '', op: '<b>x</b>', domain: '', inputs: [], outputs: ['', 'y'] }]);
   });
   it('alignUp', () => {
     expect([alignUp(0, 64), alignUp(1, 64), alignUp(64, 64), alignUp(65, 64), alignUp(7, 1), alignUp(7, 0)]).toEqual([0, 64, 64, 128, 7, 7]);
@@ -78,13 +103,17 @@ describe('memorySeries', () => {
     expect([...s.unknown]).toEqual([0, 0, 0, 0, 1, 1]);
     expect(s.maxLive).toBe(264);
     expect(s.maxLiveAligned).toBe(320);
+    expect(s.liveBound).toBe(s.live); // slots: the bound is on raw sizes
+    expect(s.maxLiveBound).toBe(PLAN.lower_bound_bytes);
     expect(s.maxExtent).toBe(320);
     expect(s.peakPositions).toEqual([3]);
     expect(s.partial).toBe(true);
   });
-  it('arena plans count the naive total in aligned sizes', () => {
+  it('arena plans count the naive total and the bound in aligned sizes', () => {
     const s = memorySeries(normalizePlan({ ...PLAN, strategy: 'arena' }));
     expect([...s.naive]).toEqual([128, 192, 192, 448, 448, 448]);
+    expect(s.liveBound).toBe(s.liveAligned);
+    expect(s.maxLiveBound).toBe(320);
   });
 });
 
@@ -106,8 +135,18 @@ describe('slotOccupancy', () => {
 
 describe('tables', () => {
   const m = normalizePlan(PLAN);
-  it('node rows', () => {
-    const rows = nodeRows(m, memorySeries(m), [{ name: 'n0', op_type: 'Conv' }]);
+  it('node rows from the plan\'s nodes', () => {
+    const rows = nodeRows(m);
+    expect(rows.map((r) => [r.position, r.op, r.name, r.inputs, r.outputs, r.allocated, r.freed, r.live])).toEqual([
+      [0, 'Conv', 'n0', ['X', 'W'], ['a'], 100, 0, 100], [1, 'Relu', 'n1', ['a'], ['b'], 64, 0, 164],
+      [2, 'Reshape', '', ['b', 'shape'], ['v'], 0, 100, 164], [3, 'Add', 'n3', ['a', 'v'], ['c'], 200, 64, 264],
+      [4, 'Custom', 'n4', ['c', 'z'], ['d'], 0, 0, 200], [5, 'Sum', 'n5', ['c', 'd'], ['Y'], 0, 200, 200]]);
+    expect(rows[4].domain).toBe('com.example');
+    expect(rows[3].liveBound).toBe(264);
+  });
+  it('node rows without nodes: the values that start at each position', () => {
+    const bare = normalizePlan({ ...PLAN, nodes: undefined });
+    const rows = nodeRows(bare, memorySeries(bare), [{ name: 'n0', op_type: 'Conv' }]);
     expect(rows.map((r) => [r.position, r.outputs, r.allocated, r.freed, r.live])).toEqual([
       [0, ['a'], 100, 0, 100], [1, ['b'], 64, 0, 164], [2, ['v'], 0, 100, 164],
       [3, ['c'], 200, 64, 264], [4, ['d'], 0, 0, 200], [5, [], 0, 200, 200]]);
@@ -115,8 +154,10 @@ describe('tables', () => {
   });
   it('value rows, filter, sort', () => {
     const rows = valueRows(m);
-    expect(rows[2]).toEqual({ index: 2, name: 'v', size: 64, start: 2, end: 3, length: 2, owner: 'b', view: true, slot: 1, offset: 256, status: 'view' });
+    expect(rows[2]).toEqual({ index: 2, name: 'v', dtype: 'float', shape: '[2, seq*2]', size: 64, start: 2, end: 3, length: 2, owner: 'b', view: true, slot: 1, offset: 256, status: 'view' });
     expect(rows[4].status).toBe('unknown: unbound dims');
+    expect(rows[4].shape).toBe('unknown');
+    expect(valueRows(normalizePlan({ values: [{ name: 'x', size: 4 }] }))[0].shape).toBe('');
     expect(rows[4].size).toBe(null);
     expect(filterRows(rows, '^[ab]$').rows.map((r) => r.name)).toEqual(['a', 'b']);
     const bad = filterRows(rows, '(');
@@ -136,13 +177,18 @@ describe('tables', () => {
     expect(toCSV(rows, ['name', 'size', { key: 'start', label: 'first' }])).toBe('name,size,first\na,100,0\nb,64,1\n');
     const att = netronAttachment(m, { values: valueRows(m), nodes: nodeRows(m), producer: 'onnx-memplan 0.1.0', model: 'x.onnx' });
     expect(att.signature).toBe('netron:attachment');
-    expect(att.plan).toEqual({ status: 'planned', strategy: 'slots', align: 64, positions: 6, naive_bytes: 364, peak_bytes: 392, lower_bound_bytes: 384, savings_ratio: 0.1 });
+    expect(att.plan).toEqual({ status: 'planned', strategy: 'slots', align: 64, positions: 6, naive_bytes: 364, peak_bytes: 392, lower_bound_bytes: 264, savings_ratio: 0.1 });
     expect(att.values[2]).toEqual({ name: 'v', metrics: [
       { name: 'size', value: 64, unit: 'bytes' }, { name: 'start', value: 2, unit: 'position' }, { name: 'end', value: 3, unit: 'position' },
       { name: 'offset', value: 256, unit: 'bytes' }, { name: 'slot', value: 1 }, { name: 'owner', value: 'b' }] });
     expect(att.values[4].metrics.map((x) => x.name)).toEqual(['start', 'end']);
     expect(att.nodes[3].metrics[0]).toEqual({ name: 'live', value: 264, unit: 'bytes' });
     expect(JSON.parse(JSON.stringify(att))).toEqual(att);
+  });
+  it('formatShape', () => {
+    expect([formatShape([1, 3, 48, 192]), formatShape([]), formatShape(['batch_size', 1, '(samples+128)//160-3']),
+      formatShape([null, 2]), formatShape(null), formatShape(undefined)])
+      .toEqual(['[1, 3, 48, 192]', '[]', '[batch_size, 1, (samples+128)//160-3]', '[?, 2]', 'unknown', '—']);
   });
   it('formatBytes', () => {
     expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(13702400), formatBytes(null)])
@@ -172,34 +218,69 @@ describe('figures equal the CLI JSON', () => {
   let cli;
   beforeAll(() => {
     cli = requireNativeCli();
-    ensureVizFixtures();
+    requireVizFixtures();
   }, 120_000);
   const plan = (file, args) => JSON.parse(execFileSync(cli, ['plan', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+  const OPTIONS = [[], ['--strategy', 'slots'], ['--align', '1'], ['--align', '256', '--strategy', 'slots']];
   const cases = [];
-  for (const f of [SMALL, MEDIUM, LARGEST, SYMBOLIC]) {
-    for (const args of [[], ['--strategy', 'slots'], ['--align', '1'], ['--align', '256', '--strategy', 'slots']]) {
-      cases.push([f.split('/').pop(), [...args, '--dim', 'batch=2', '--dim', 'seq=5'], f]);
-    }
-  }
+  for (const f of VIZ_FIXTURES) for (const opts of OPTIONS) cases.push([f.name, [...opts, ...dimArgs(f.dims)], f.file]);
   it.each(cases)('%s %j', (_name, args, file) => {
     const j = plan(file, args);
     expect(j.status).toBe('planned');
     const m = normalizePlan(j);
     const s = memorySeries(m);
-    expect(s.maxLiveAligned).toBe(j.lower_bound_bytes);
+    expect(s.maxLiveBound).toBe(j.lower_bound_bytes);
     expect(s.naive[m.positions - 1]).toBe(j.naive_bytes);
     if (j.strategy === 'arena') expect(s.maxExtent).toBe(j.peak_bytes);
     else expect(m.slots.reduce((t, x) => t + x.capacity, 0)).toBe(j.peak_bytes);
+    expect(j.peak_bytes).toBeGreaterThanOrEqual(j.lower_bound_bytes);
     const occ = slotOccupancy(m);
     expect(occ.rows.length).toBe(j.slots.length);
     for (let k = 0; k < occ.segments.n; k++) expect(occ.segments.size[k]).toBeLessThanOrEqual(occ.rows[occ.segments.row[k]].capacity);
+    // The node table is the JSON's nodes; the value table shows each value's dtype and shape.
+    const nodes = nodeRows(m, s);
+    expect(nodes.length).toBe(j.positions);
+    expect(nodes.map((r) => [r.position, r.op, r.name, r.domain])).toEqual(j.nodes.map((nd) => [nd.index, nd.op_type, nd.name, nd.domain]));
+    expect(nodes.map((r) => r.outputs)).toEqual(j.nodes.map((nd) => nd.outputs.filter(Boolean)));
+    const rows = valueRows(m);
+    expect(rows.map((r) => [r.name, r.dtype, r.shape])).toEqual(j.values.map((v) => [v.name, v.dtype, formatShape(v.shape)]));
+    // Bound dims leave no names in planned shapes.
+    for (const v of j.values) if (v.shape) for (const d of v.shape) expect(Number.isInteger(d)).toBe(true);
   });
-  it('a deferred plan keeps its intervals and lists the unbound dims', () => {
-    const j = plan(SYMBOLIC, []);
+  it('the WASM plan equals the CLI\'s for every fixture and option set, and unbound', async () => {
+    const mp = await loadMemplan();
+    for (const f of VIZ_FIXTURES) {
+      const model = mp.open(readFileSync(f.file));
+      try {
+        // Default search budget: what the page runs (the search counts work, not time).
+        for (const args of [...OPTIONS.map((o) => [...o, ...dimArgs(f.dims)]), []]) {
+          const native = execFileSync(cli, ['plan', f.file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
+          expect(body(model.callText('plan', args)), `${f.name} ${args.join(' ')}`).toBe(body(native));
+        }
+      } finally {
+        model.close();
+      }
+    }
+  }, 120_000);
+  it('a deferred plan keeps its intervals, shapes with expressions, and lists the unbound dims', () => {
+    const j = plan(SYMBOLIC.file, []);
     expect(j.status).toBe('deferred');
     const m = normalizePlan(j);
-    expect(m.unknownDims).toEqual(['batch', 'seq']);
-    expect(m.rowCount).toBe(6);
+    expect(m.unknownDims).toEqual(Object.keys(SYMBOLIC.dims));
+    expect(m.unknownDims).toEqual(j.unknown.dims);
+    expect(m.rowCount).toBe(j.values.filter((v) => !v.view).length);
     expect(memorySeries(m).unknown.some((u) => u > 0)).toBe(true);
+    const rows = valueRows(m);
+    expect(rows.filter((r) => r.status === 'unknown: unbound dims').length).toBe(j.unknown.values.length);
+    expect(rows.some((r) => r.size === null && /samples/.test(r.shape))).toBe(true);
+  });
+  it('dims too small for the model: negative sizes are unknown values and the plan is deferred', () => {
+    const j = plan(SYMBOLIC.file, dimArgs(TOO_SMALL_DIMS));
+    expect(j.status).toBe('deferred');
+    expect(j.unknown.dims).toEqual([]);
+    const m = normalizePlan(j);
+    expect(m.unknownValues.length).toBeGreaterThan(0);
+    for (const u of m.unknownValues) expect(u.reason).toMatch(/negative/);
+    expect([m.naive, m.peak, m.lowerBound]).toEqual([null, null, null]);
   });
 });

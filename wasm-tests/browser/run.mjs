@@ -11,7 +11,8 @@ import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
 import { HOSTILE_INPUT, encodeModel, hostileModel } from '../onnx-encode.js';
-import { ensureVizFixtures, LARGEST, MEDIUM, SYMBOLIC } from '../viz-fixtures.js';
+import { dimArgs, LARGEST, MEDIUM, requireVizFixtures, SYMBOLIC, TOO_SMALL_DIMS } from '../viz-fixtures.js';
+import { formatShape } from '../../web/src/data/format.js';
 
 const DIST = join(ROOT, 'web', 'dist');
 const ARTIFACTS = join(ROOT, 'test-artifacts');
@@ -26,7 +27,9 @@ for (const [what, p] of [['web/dist (npm run build:web)', join(DIST, 'index.html
 }
 const cliInfo = (file) => JSON.parse(execFileSync(CLI, ['info', file, '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 }));
 const cliPlan = (file, args = []) => JSON.parse(execFileSync(CLI, ['plan', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
-ensureVizFixtures(); // planned models (Debian python onnx) in build/viz-fixtures
+requireVizFixtures(); // real npm models, planned with their dims (viz-fixtures.js)
+/** The CLI plan of a fixture with its dims bound (extra options first). */
+const fixturePlan = (f, extra = []) => cliPlan(f.file, [...extra, ...dimArgs(f.dims)]);
 const num = (text) => Number(String(text).replace(/[^0-9]/g, ''));
 
 mkdirSync(ARTIFACTS, { recursive: true });
@@ -109,6 +112,18 @@ function expectPlanShown(s, plan, what = '') {
 }
 const waitPlanned = (page, status) => page.waitForFunction((st) => document.body.dataset.state === 'ready' &&
   document.querySelector('.mpv-badge')?.textContent === st, status, { timeout: TIMEOUT });
+/** Wait until the page shows a finished plan equal in its figures to `plan`
+ *  (the CLI's), with the same strategy and alignment. */
+const waitPlan = (page, plan) => page.waitForFunction((want) => {
+  const got = window.memplanView.plan;
+  return document.body.dataset.state === 'ready' && got && ['status', 'strategy', 'align', 'naive_bytes', 'peak_bytes', 'lower_bound_bytes']
+    .every((k) => got[k] === want[k]) && JSON.stringify(got.unknown) === JSON.stringify(want.unknown);
+}, plan, { timeout: TIMEOUT });
+/** Type dim values into the page's dim inputs (as a user would), then wait for `plan`. */
+async function bindDims(page, dims, plan) {
+  for (const [d, v] of Object.entries(dims)) await page.fill(`.mpv-dim input[data-dim="${d}"]`, String(v));
+  await waitPlan(page, plan);
+}
 async function openFile(page, file) {
   await page.setInputFiles('#file', file);
   await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n && document.body.dataset.state === 'ready', basename(file), { timeout: TIMEOUT });
@@ -223,29 +238,34 @@ await check('the example plan (deferred) matches the CLI: intervals, unknown val
   expectEq(d.deferredShown, true, 'deferred panel');
 });
 
-await check('a planned fixture picked with the file input shows the CLI figures (arena, slots, align 256)', async () => {
-  await openFile(page, MEDIUM);
-  expectPlanShown(await shown(page), cliPlan(MEDIUM), 'arena: ');
+await check('a fixture picked with the file input is deferred, then shows the CLI figures once its dims are typed in (arena, slots, align 256)', async () => {
+  await openFile(page, MEDIUM.file);
+  expectPlanShown(await shown(page), cliPlan(MEDIUM.file), 'unbound: ');
+  const dims = await page.$$eval('.mpv-dim input', (inputs) => inputs.map((i) => i.dataset.dim));
+  expectEq(JSON.stringify(dims), JSON.stringify(Object.keys(MEDIUM.dims)), 'dim inputs');
+  await bindDims(page, MEDIUM.dims, fixturePlan(MEDIUM));
+  expectPlanShown(await shown(page), fixturePlan(MEDIUM), 'arena: ');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-planned.png'), fullPage: true });
   await page.click('[data-strategy="slots"]');
-  await waitPlanned(page, 'planned');
-  await page.waitForFunction(() => window.memplanView.plan?.strategy === 'slots', null, { timeout: TIMEOUT });
-  expectPlanShown(await shown(page), cliPlan(MEDIUM, ['--strategy', 'slots']), 'slots: ');
+  await waitPlan(page, fixturePlan(MEDIUM, ['--strategy', 'slots']));
+  expectPlanShown(await shown(page), fixturePlan(MEDIUM, ['--strategy', 'slots']), 'slots: ');
   await page.selectOption('.mpv-align', '256');
-  await page.waitForFunction(() => window.memplanView.plan?.align === 256 && document.body.dataset.state === 'ready', null, { timeout: TIMEOUT });
-  expectPlanShown(await shown(page), cliPlan(MEDIUM, ['--strategy', 'slots', '--align', '256']), 'slots/256: ');
+  await waitPlan(page, fixturePlan(MEDIUM, ['--strategy', 'slots', '--align', '256']));
+  expectPlanShown(await shown(page), fixturePlan(MEDIUM, ['--strategy', 'slots', '--align', '256']), 'slots/256: ');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-planned-slots.png'), fullPage: true });
   await page.click('[data-strategy="arena"]');
   await page.selectOption('.mpv-align', '64');
-  await page.waitForFunction(() => window.memplanView.plan?.align === 64 && window.memplanView.plan?.strategy === 'arena' && document.body.dataset.state === 'ready', null, { timeout: TIMEOUT });
-  expectPlanShown(await shown(page), cliPlan(MEDIUM), 'back to arena: ');
+  await waitPlan(page, fixturePlan(MEDIUM));
+  expectPlanShown(await shown(page), fixturePlan(MEDIUM), 'back to arena: ');
 });
 
 await check('hovering a bar shows its tooltip in every chart; a click selects it in the table', async () => {
-  const plan = cliPlan(MEDIUM);
+  const plan = fixturePlan(MEDIUM);
   const hasViews = new Set(plan.values.filter((x) => x.view).map((x) => x.owner));
-  const v = plan.values.filter((x) => !x.view && x.size && !hasViews.has(x.name)).sort((a, b) => (b.end - b.start) - (a.end - a.start) || b.size - a.size)[0];
+  const v = plan.values.filter((x) => !x.view && x.size && !hasViews.has(x.name)).sort((a, b) => (b.end - b.start + 1) * b.size - (a.end - a.start + 1) * a.size)[0]; // the largest bar in both charts
   const size = `${v.size.toLocaleString('en-US')} B`;
+  const type = `${v.dtype} ${formatShape(v.shape)}`;
+  const producer = plan.nodes.find((nd) => nd.outputs.includes(v.name));
   for (const chart of ['timeline', 'arena']) {
     const p = await barPoint(page, chart, v.name);
     await page.mouse.move(p.x, p.y);
@@ -255,30 +275,65 @@ await check('hovering a bar shows its tooltip in every chart; a click selects it
     if (!tip.text.includes(size)) throw new Error(`${chart} tooltip ${JSON.stringify(tip.text)} lacks ${size}`);
     if (!tip.text.includes(`positions ${v.start}–${v.end}`)) throw new Error(`${chart} tooltip ${JSON.stringify(tip.text)} lacks the interval`);
     if (!tip.text.includes(`offset ${v.offset.toLocaleString('en-US')}`)) throw new Error(`${chart} tooltip lacks offset ${v.offset}`);
+    if (!tip.text.includes(type)) throw new Error(`${chart} tooltip ${JSON.stringify(tip.text)} lacks dtype and shape ${type}`);
+    if (producer && !tip.text.includes(`made by${producer.op_type}`) || producer && !tip.text.includes(`(position ${producer.index})`)) throw new Error(`${chart} tooltip ${JSON.stringify(tip.text)} lacks its node`);
   }
   await page.screenshot({ path: join(ARTIFACTS, 'browser-tooltip.png') });
   const c = await barPoint(page, 'timeline', v.name);
   await page.mouse.click(c.x, c.y);
   await page.waitForFunction((n) => document.querySelector('.mpv-table tbody tr.selected')?.dataset.name === n, v.name, { timeout: 5000 })
-    .catch(() => { throw new Error('the clicked value is not selected in the table'); });
+    .catch(async () => {
+      const got = await page.evaluate(() => ({ selected: window.memplanView.view.linked.selected, row: document.querySelector('.mpv-table tbody tr.selected')?.dataset.name ?? null }));
+      throw new Error(`the clicked value ${v.name} is not selected in the table: ${JSON.stringify(got)}`);
+    });
   // The memory chart: a position tooltip.
   const r = await page.evaluate(() => { document.querySelector('[data-chart="memory"]').scrollIntoView({ block: 'center' }); const b = document.querySelector('[data-chart="memory"] .mpv-svg').getBoundingClientRect(); return { x: b.left + b.width / 2, y: b.top + b.height / 2 }; });
   await page.mouse.move(r.x, r.y);
   await page.waitForFunction(() => /^position \d+$/.test(document.querySelector('.mpv-tip-title')?.textContent ?? ''), null, { timeout: 5000 });
+  const pos = await page.evaluate(() => ({ p: Number(document.querySelector('.mpv-tip-title').textContent.split(' ')[1]), text: document.querySelector('.mpv-tooltip').textContent }));
+  const nd = plan.nodes[pos.p];
+  if (!pos.text.includes(`node${nd.op_type}`)) throw new Error(`position tooltip ${JSON.stringify(pos.text)} lacks its node's op ${nd.op_type}`);
   await page.mouse.move(2, 2);
 });
 
-await check('the table sorts and filters by regular expression', async () => {
-  await page.fill('.mpv-filter', 'Concat|Gather');
-  await page.waitForFunction(() => [...document.querySelectorAll('.mpv-table tbody tr')].every((tr) => /Concat|Gather/i.test(tr.cells[0].textContent + ' ' + tr.cells[5].textContent)), null, { timeout: 5000 });
-  const plan = cliPlan(MEDIUM);
-  const want = plan.values.filter((x) => /Concat|Gather/i.test(x.name) || /Concat|Gather/i.test(x.owner)).length;
+await check('the value table shows dtype and shape, sorts, and filters by regular expression', async () => {
+  const plan = fixturePlan(MEDIUM);
+  const head = await page.$$eval('.mpv-table thead th', (ths) => ths.map((th) => th.dataset.key));
+  expectEq(JSON.stringify(head.slice(0, 4)), JSON.stringify(['name', 'dtype', 'shape', 'size']), 'value columns');
+  const cells = await page.$$eval('.mpv-table tbody tr', (trs) => trs.slice(0, 50).map((tr) => [tr.dataset.name, tr.cells[1].textContent, tr.cells[2].textContent]));
+  const byName = new Map(plan.values.map((x) => [x.name, x]));
+  for (const [name, dtype, shape] of cells) {
+    const x = byName.get(name);
+    expectEq(`${dtype} ${shape}`, `${x.dtype} ${formatShape(x.shape)}`, `${name} dtype and shape`);
+  }
+  const RE = 'batch_norm_1\\d|conv2d_4';
+  await page.fill('.mpv-filter', RE);
+  await page.waitForFunction((re) => [...document.querySelectorAll('.mpv-table tbody tr')].every((tr) => new RegExp(re, 'i').test(tr.cells[0].textContent + ' ' + tr.cells[7].textContent)), RE, { timeout: 5000 });
+  const want = plan.values.filter((x) => new RegExp(RE, 'i').test(x.name) || new RegExp(RE, 'i').test(x.owner)).length;
+  if (!want) throw new Error(`the filter ${RE} matches nothing in ${MEDIUM.name}`);
   const got = await page.$$eval('.mpv-table tbody tr', (trs) => trs.length);
   expectEq(got, want, 'filtered rows');
   await page.click('.mpv-table th[data-key="size"]');
-  const sizes = await page.$$eval('.mpv-table tbody tr td:nth-child(2)', (tds) => tds.map((td) => Number(td.textContent.replace(/[^0-9]/g, '')) || 0));
+  const sizes = await page.$$eval('.mpv-table tbody tr td:nth-child(4)', (tds) => tds.map((td) => Number(td.textContent.replace(/[^0-9]/g, '')) || 0));
   for (let k = 1; k < sizes.length; k++) if (sizes[k] > sizes[k - 1]) throw new Error(`not sorted by size descending: ${sizes}`);
   await page.fill('.mpv-filter', '');
+  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.values.length, { timeout: 5000 });
+});
+
+await check('the node table lists the plan\'s nodes: op, name, inputs, outputs', async () => {
+  const plan = fixturePlan(MEDIUM);
+  await page.click('[data-table="nodes"]');
+  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.nodes.length, { timeout: 5000 });
+  const rows = await page.$$eval('.mpv-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].slice(0, 5).map((td) => td.textContent)));
+  const dash = (a) => (a.filter(Boolean).join(', ') || '—');
+  const want = plan.nodes.map((nd) => [nd.index.toLocaleString('en-US'), nd.op_type, nd.name || '—', dash(nd.inputs), dash(nd.outputs)]);
+  expectEq(JSON.stringify(rows), JSON.stringify(want), 'node rows');
+  await page.fill('.mpv-filter', '^Conv$');
+  const convs = plan.nodes.filter((nd) => nd.op_type === 'Conv').length;
+  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, convs, { timeout: 5000 })
+    .catch(async () => { throw new Error(`filter ^Conv$: ${await page.$$eval('.mpv-table tbody tr', (t) => t.length)} rows, want ${convs}`); });
+  await page.fill('.mpv-filter', '');
+  await page.click('[data-table="values"]');
   await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.values.length, { timeout: 5000 });
 });
 
@@ -288,13 +343,14 @@ await check('exports: plan JSON equals the CLI, table CSV, Netron attachment, ch
     return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
   };
   const plan = await grab('[data-export="plan-json"]');
-  expectEq(JSON.stringify(JSON.parse(plan.bytes.toString('utf8'))), JSON.stringify(cliPlan(MEDIUM)), 'plan JSON');
+  expectEq(JSON.stringify(JSON.parse(plan.bytes.toString('utf8'))), JSON.stringify(fixturePlan(MEDIUM)), 'plan JSON');
   const csv = (await grab('[data-export="table-csv"]')).bytes.toString('utf8');
-  expectEq(csv.split('\n')[0], 'value,size,start,end,live for,owner,slot,offset,note', 'CSV header');
-  expectEq(csv.trim().split('\n').length, cliPlan(MEDIUM).values.length + 1, 'CSV lines');
+  expectEq(csv.split('\n')[0], 'value,dtype,shape,size,start,end,live for,owner,slot,offset,note', 'CSV header');
+  expectEq(csv.trim().split('\n').length, fixturePlan(MEDIUM).values.length + 1, 'CSV lines');
   const att = JSON.parse((await grab('[data-export="netron"]')).bytes.toString('utf8'));
   expectEq(att.signature, 'netron:attachment', 'attachment signature');
-  expectEq(att.values.length, cliPlan(MEDIUM).values.length, 'attachment values');
+  expectEq(att.values.length, fixturePlan(MEDIUM).values.length, 'attachment values');
+  expectEq(JSON.stringify(att.nodes.map((nd) => nd.op_type)), JSON.stringify(fixturePlan(MEDIUM).nodes.map((nd) => nd.op_type)), 'attachment node ops');
   for (const chart of ['memory', 'timeline', 'arena', 'slots']) {
     const png = await grab(`[data-export="${chart}-png"]`);
     expectEq(png.bytes.subarray(1, 4).toString('latin1'), 'PNG', `${chart} PNG`);
@@ -303,39 +359,52 @@ await check('exports: plan JSON equals the CLI, table CSV, Netron attachment, ch
   }
 });
 
-await check('changing a symbolic dim re-plans through the worker (deferred -> planned, equal to the CLI)', async () => {
-  await openFile(page, SYMBOLIC);
-  expectPlanShown(await shown(page), cliPlan(SYMBOLIC), 'unbound: ');
+await check('changing a symbolic dim re-plans through the worker (deferred -> planned -> too small -> planned, equal to the CLI)', async () => {
+  await openFile(page, SYMBOLIC.file);
+  const unbound = cliPlan(SYMBOLIC.file);
+  expectPlanShown(await shown(page), unbound, 'unbound: ');
   const dims = await page.$$eval('.mpv-dim input', (inputs) => inputs.map((i) => i.dataset.dim));
-  expectEq(JSON.stringify(dims), JSON.stringify(cliPlan(SYMBOLIC).unknown.dims), 'dim inputs');
+  expectEq(JSON.stringify(dims), JSON.stringify(unbound.unknown.dims), 'dim inputs');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-deferred-dims.png'), fullPage: true });
-  await page.fill('.mpv-dim input[data-dim="batch"]', '2');
-  await page.fill('.mpv-dim input[data-dim="seq"]', '8');
-  await waitPlanned(page, 'planned');
-  expectPlanShown(await shown(page), cliPlan(SYMBOLIC, ['--dim', 'batch=2', '--dim', 'seq=8']), 'batch=2 seq=8: ');
-  await page.fill('.mpv-dim input[data-dim="seq"]', '100');
-  await page.waitForFunction(() => window.memplanView.plan?.values?.[0]?.size === 2 * 100 * 128 * 4, null, { timeout: TIMEOUT });
-  expectPlanShown(await shown(page), cliPlan(SYMBOLIC, ['--dim', 'batch=2', '--dim', 'seq=100']), 'seq=100: ');
+  await bindDims(page, SYMBOLIC.dims, fixturePlan(SYMBOLIC));
+  expectPlanShown(await shown(page), fixturePlan(SYMBOLIC), `${dimArgs(SYMBOLIC.dims).join(' ')}: `);
+  // Too few samples: negative sizes are unknown values with their reason; no totals.
+  const small = cliPlan(SYMBOLIC.file, dimArgs(TOO_SMALL_DIMS));
+  await bindDims(page, TOO_SMALL_DIMS, small);
+  expectPlanShown(await shown(page), small, 'too small: ');
+  const listed = await page.$$eval('[data-role="unknown-values"] li', (lis) => lis.map((li) => li.textContent));
+  expectEq(listed.length, small.unknown.values.length, 'unknown values listed');
+  if (!listed.every((t) => /negative/.test(t))) throw new Error(`unknown values: ${JSON.stringify(listed.slice(0, 3))}`);
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-dims-too-small.png'), fullPage: true });
+  const second = { ...SYMBOLIC.dims, samples: 16000 };
+  await bindDims(page, second, cliPlan(SYMBOLIC.file, dimArgs(second)));
+  expectPlanShown(await shown(page), cliPlan(SYMBOLIC.file, dimArgs(second)), 'samples=16000: ');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-dims-bound.png'), fullPage: true });
 });
 
-await check('the largest planned fixture renders, and a long load can be cancelled', async () => {
+await check('the largest planned fixture renders with its dims, and a long load can be cancelled', async () => {
   const t = Date.now();
-  await openFile(page, LARGEST);
-  const ms = Date.now() - t;
-  expectPlanShown(await shown(page), cliPlan(LARGEST), 'largest: ');
+  await openFile(page, LARGEST.file);
+  const msOpen = Date.now() - t;
+  expectPlanShown(await shown(page), cliPlan(LARGEST.file), 'largest, unbound: ');
+  const t2 = Date.now();
+  await page.evaluate((dims) => window.memplanView.setDims(dims), LARGEST.dims);
+  await waitPlan(page, fixturePlan(LARGEST));
+  const msPlan = Date.now() - t2;
+  expectPlanShown(await shown(page), fixturePlan(LARGEST), 'largest: ');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-largest.png'), fullPage: true });
-  console.log(`       (largest fixture: file chosen to rendered in ${ms} ms)`);
+  console.log(`       (largest fixture: file chosen to rendered ${msOpen} ms; dims set to planned and rendered ${msPlan} ms)`);
   // Cancel: open it again and press Cancel as soon as the worker reports it is parsing.
   await page.evaluate(() => {
     const off = window.memplanView.on('progress', (p) => { if (p.stage === 'parsing') { off(); document.querySelector('.mpv-cancel').click(); } });
   });
-  await page.setInputFiles('#file', LARGEST);
+  await page.setInputFiles('#file', LARGEST.file);
   await waitState(page, 'error');
   const msg = await page.textContent('.mpv-error');
   if (!/cancelled/.test(msg)) throw new Error(`after cancel: ${msg}`);
-  await openFile(page, MEDIUM); // the fresh worker works
-  expectPlanShown(await shown(page), cliPlan(MEDIUM), 'after cancel: ');
+  await openFile(page, SYMBOLIC.file); // the fresh worker works
+  await bindDims(page, SYMBOLIC.dims, fixturePlan(SYMBOLIC));
+  expectPlanShown(await shown(page), fixturePlan(SYMBOLIC), 'after cancel: ');
 });
 
 await check('<memplan-view> and mount() render inside a separate host page', async () => {

@@ -2,12 +2,9 @@
 // outputs and the operator histogram. Every model string is set as text.
 import { scaleLinear } from 'd3';
 import { el } from '../charts/base.js';
-import { formatBytes, formatInt } from '../data/format.js';
+import { formatBytes, formatInt, formatShape } from '../data/format.js';
 
-export function formatShape(shape) {
-  if (shape === null || shape === undefined) return 'unknown';
-  return `[${shape.map((d) => (d === null ? '?' : String(d))).join(', ')}]`;
-}
+export { formatShape };
 
 function valuesTable(role, values) {
   const t = el('table', 'mpv-io');

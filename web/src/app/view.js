@@ -12,21 +12,24 @@ import { createMemory } from '../charts/memory.js';
 import { normalizePlan } from '../data/plan.js';
 import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../data/series.js';
 import { netronAttachment, toCSV } from '../data/export.js';
-import { formatBytes, formatInt, formatRatio } from '../data/format.js';
+import { formatBytes, formatInt, formatRatio, formatShape } from '../data/format.js';
 import { renderModelInfo } from './model-info.js';
 
 const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
 const TABLE_LIMIT = 1000;
 const VALUE_COLUMNS = [
-  { key: 'name', label: 'value' }, { key: 'size', label: 'size', num: true, bytes: true }, { key: 'start', label: 'start', num: true },
+  { key: 'name', label: 'value' }, { key: 'dtype', label: 'dtype' }, { key: 'shape', label: 'shape', mono: true },
+  { key: 'size', label: 'size', num: true, bytes: true }, { key: 'start', label: 'start', num: true },
   { key: 'end', label: 'end', num: true }, { key: 'length', label: 'live for', num: true }, { key: 'owner', label: 'owner' },
   { key: 'slot', label: 'slot', num: true }, { key: 'offset', label: 'offset', num: true, bytes: true }, { key: 'status', label: 'note' },
 ];
 const NODE_COLUMNS = [
-  { key: 'position', label: 'position', num: true }, { key: 'op', label: 'op' }, { key: 'outputs', label: 'values produced' },
+  { key: 'position', label: 'position', num: true }, { key: 'op', label: 'op' }, { key: 'name', label: 'node' },
+  { key: 'inputs', label: 'inputs' }, { key: 'outputs', label: 'outputs' },
   { key: 'allocated', label: 'allocated', num: true, bytes: true }, { key: 'freed', label: 'freed after', num: true, bytes: true },
   { key: 'live', label: 'live', num: true, bytes: true }, { key: 'extent', label: 'arena top', num: true, bytes: true },
 ];
+const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner']);
 
 function download(name, data, type) {
   const blob = data instanceof Blob ? data : new Blob([data], { type });
@@ -52,7 +55,7 @@ export function createView(root, client, options = {}) {
     align: ALIGNS.includes(options.align) ? options.align : 64,
     dims: new Map(), dimNames: [],
     plan: null, m: null, series: null, slotsPlan: null, slotsM: null,
-    valueRows: [], nodeRows: [],
+    valueRows: [], nodeRows: [], producer: null,
     table: 'values', sortKey: null, sortDir: 1, filter: '',
     loadGen: 0, planGen: 0,
   };
@@ -300,6 +303,14 @@ export function createView(root, client, options = {}) {
       : `${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`;
   }
 
+  // " Reasons: a (3); b (1)." -- the C library's reasons, most frequent first.
+  function reasonSummary(items) {
+    const counts = new Map();
+    for (const u of items) counts.set(u.reason, (counts.get(u.reason) ?? 0) + 1);
+    if (!counts.size) return '';
+    const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([r, c]) => `${r} (${formatInt(c)})`);
+    return ` Reasons: ${top.join('; ')}${counts.size > 3 ? '; …' : ''}.`;
+  }
   function renderDeferred() {
     const m = state.m;
     if (m.planned && !m.unplanned.length) { deferredBox.hidden = true; return; }
@@ -308,6 +319,7 @@ export function createView(root, client, options = {}) {
       deferredBox.append(el('p', 'mpv-deferred-head',
         `Deferred: ${formatInt(m.unknownValues.length)} value${m.unknownValues.length === 1 ? '' : 's'} have no known size yet` +
         (m.unknownDims.length ? `, and ${formatInt(m.unknownDims.length)} symbolic dim${m.unknownDims.length === 1 ? ' is' : 's are'} unbound (set them above).` : '.') +
+        reasonSummary(m.unknownValues) +
         ' The timeline shows every interval; offsets and totals wait for the sizes.'));
     }
     if (m.unknownDims.length) {
@@ -341,7 +353,7 @@ export function createView(root, client, options = {}) {
   function currentTable() {
     const cols = state.table === 'values' ? VALUE_COLUMNS : NODE_COLUMNS;
     let rows = state.table === 'values' ? state.valueRows : state.nodeRows;
-    const f = filterRows(rows, state.filter, state.table === 'values' ? ['name', 'owner', 'status'] : ['outputs', 'op', 'name']);
+    const f = filterRows(rows, state.filter, state.table === 'values' ? ['name', 'owner', 'status'] : ['outputs', 'inputs', 'op', 'name']);
     rows = f.rows;
     if (state.sortKey) rows = sortRows(rows, state.sortKey, state.sortDir);
     return { rows, cols, error: f.error };
@@ -380,7 +392,7 @@ export function createView(root, client, options = {}) {
         let v = r[c.key];
         if (Array.isArray(v)) v = v.join(', ');
         const text = v === null || v === undefined || v === '' ? '—' : c.bytes ? formatInt(v) : c.num ? formatInt(v) : String(v);
-        tr.append(el('td', c.num ? 'num' : c.key === 'name' || c.key === 'outputs' || c.key === 'owner' ? 'name' : '', text));
+        tr.append(el('td', c.num ? 'num' : NAME_KEYS.has(c.key) ? 'name' : c.mono ? 'mono' : '', text));
       }
       body.append(tr);
     }
@@ -426,7 +438,10 @@ export function createView(root, client, options = {}) {
     const lines = [];
     const own = m.owner[i];
     const size = m.size[i];
+    if (m.dtype[i] || m.shape[i] !== undefined) lines.push(['type', `${m.dtype[i] || '?'} ${formatShape(m.shape[i])}`]);
     lines.push(['size', Number.isNaN(size) ? `unknown (${m.unknownReason.get(name) ?? m.unknownReason.get(m.names[own]) ?? 'no shape'})` : `${formatBytes(size)} (${formatInt(size)} B)`]);
+    const producer = producerOf(name);
+    if (producer) lines.push(['made by', producer]);
     lines.push(['live', `positions ${m.start[i]}–${m.end[i]} (${m.end[i] - m.start[i] + 1})`]);
     const slot = m.slot[own];
     const off = m.offset[own];
@@ -441,10 +456,22 @@ export function createView(root, client, options = {}) {
     }
     return lines;
   }
+  // "Conv conv2d_3" for the node that outputs a value (null: a graph input or initializer).
+  function producerOf(name) {
+    const m = state.m;
+    if (!m?.nodes.length) return null;
+    state.producer ??= new Map(m.nodes.flatMap((nd) => (nd.outputs ?? []).filter(Boolean).map((o) => [o, nd])));
+    const nd = state.producer.get(name);
+    return nd ? `${nodeLabel(nd)} (position ${nd.index})` : null;
+  }
+  const nodeLabel = (nd) => [nd.domain && nd.domain !== 'ai.onnx' ? `${nd.domain}.${nd.op}` : nd.op, nd.name].filter(Boolean).join(' ');
   function describePosition(p) {
     const s = state.series;
     if (!s || p === null || p >= s.positions) return null;
-    const lines = [['live', `${formatBytes(s.liveAligned[p])} in ${formatInt(s.count[p])} buffers`]];
+    const lines = [];
+    const nd = state.m?.nodes[p];
+    if (nd) lines.push(['node', nodeLabel(nd) || '—']);
+    lines.push(['live', `${formatBytes(s.liveBound[p])} in ${formatInt(s.count[p])} buffers`]);
     if (s.maxExtent > 0) lines.push(['arena top', formatBytes(s.extent[p])]);
     lines.push(['naive', formatBytes(s.naive[p])]);
     if (s.unknown[p]) lines.push(['unknown', `${formatInt(s.unknown[p])} sizes unknown`]);
@@ -480,7 +507,8 @@ export function createView(root, client, options = {}) {
     state.slotsPlan = sp;
     state.slotsM = sp ? normalizePlan(sp) : null;
     state.valueRows = valueRows(m);
-    state.nodeRows = nodeRows(m, state.series, Array.isArray(plan.nodes) ? plan.nodes : null);
+    state.nodeRows = nodeRows(m, state.series);
+    state.producer = null; // built on the first value tooltip
     const sameDomain = linked.fullDomain[1] === Math.max(1, m.positions);
     if (!sameDomain) linked.setFullDomain([0, Math.max(1, m.positions)]);
     if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);

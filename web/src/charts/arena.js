@@ -4,7 +4,7 @@
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
 import { axisBottom, axisLeft, scaleLinear, select } from 'd3';
-import { Buckets, PALETTE, TinyMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
+import { Buckets, PALETTE, TinyMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick } from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
@@ -16,6 +16,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
   const y = scaleLinear();
   const tiny = new TinyMarks();
   const buckets = new Buckets(PALETTE.length);
+  const picker = stickyPick(pick); // forgets the last hover when the geometry changes
   const frame = createFrame(container, { className: 'mpv-arena', title: 'Arena map — x = position, y = byte offset, one rectangle per buffer', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
@@ -27,6 +28,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
   const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
 
   function layout() {
+    picker.leave();
     const w = frame.width, h = frame.height;
     baseX.range([MARGIN.left, w - MARGIN.right]);
     y.domain([0, yMax]).range([h - MARGIN.bottom, MARGIN.top]);
@@ -48,7 +50,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     refG.selectAll('*').remove();
     if (!m || !s) return;
     const anyPlaced = m.n > 0 && m.offset.some((o) => !Number.isNaN(o));
-    message.text(anyPlaced ? '' : m.planned ? 'no buffers' : 'no offsets yet: the plan is deferred (bind the dims above)');
+    message.text(anyPlaced ? '' : m.planned ? 'no buffers' : `no offsets yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
     if (!anyPlaced) { hoverG.selectAll('*').remove(); return; }
     const [d0, d1] = x.domain();
     const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
@@ -148,16 +150,17 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
   }
 
   zoomRect.on('pointermove.hover', (ev) => {
-    const { name, pos } = pick(ev);
+    const { name, pos } = picker.move(ev);
     linked.setHover(name, pos, api);
     hooks.tooltip?.(ev, name, pos, api);
   }).on('pointerleave.hover', (ev) => {
+    picker.leave();
     linked.setHover(null, null, api);
     hooks.tooltip?.(ev, null, null, api);
-  }).on('click.select', (ev) => linked.setSelected(pick(ev).name, api));
+  }).on('click.select', (ev) => linked.setSelected(picker.click(ev).name, api));
 
   const offs = [
-    linked.on('xdomain', () => { xz.sync(); draw(); }),
+    linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
     linked.on('hover', () => renderHover()),
     linked.on('select', () => draw()),
   ];

@@ -200,3 +200,18 @@ export class TinyMarks {
     ctx.rect(px, py, 1, 1);
   }
 }
+
+/**
+ * Hover and click that agree: a click where the pointer last moved selects
+ * what that move showed in the tooltip. (Click events carry whole-pixel
+ * offsets, pointer moves fractional ones; with rows or bars under a pixel
+ * tall the two would otherwise hit neighbours.)
+ */
+export function stickyPick(pick) {
+  let last = null;
+  return {
+    move(ev) { const r = pick(ev); last = { x: ev.clientX, y: ev.clientY, r }; return r; },
+    click(ev) { return last && Math.abs(ev.clientX - last.x) <= 1 && Math.abs(ev.clientY - last.y) <= 1 ? last.r : pick(ev); },
+    leave() { last = null; },
+  };
+}

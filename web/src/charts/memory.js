@@ -1,5 +1,6 @@
 // memory.js -- (d) memory over time, always over every position: the bytes
-// live at each position (aligned sizes, an area), the arena's highest byte in
+// live at each position (on the lower bound's basis: aligned sizes for arena
+// plans, raw for slot plans; an area), the arena's highest byte in
 // use (a step line), what a naive allocator that never frees has taken (a
 // dashed line), and the planned peak and lower bound across. A brush picks
 // the positions the other charts show.
@@ -85,18 +86,18 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
     if (!m || !s || s.positions === 0) return;
     const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
     const anyKnown = s.maxLive > 0;
-    message.text(anyKnown ? '' : 'no sizes known yet: the plan is deferred (bind the dims above)');
+    message.text(anyKnown ? '' : `no sizes known yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
     ctx.save();
     ctx.beginPath();
     ctx.rect(left, top - 1, right - left, bottom - top + 2);
     ctx.clip();
     // Live bytes (aligned): area.
     ctx.beginPath();
-    stepPath(ctx, s.liveAligned);
+    stepPath(ctx, s.liveBound);
     ctx.lineTo(right, bottom); ctx.lineTo(left, bottom); ctx.closePath();
     ctx.fillStyle = C.liveFill;
     ctx.fill();
-    ctx.beginPath(); stepPath(ctx, s.liveAligned); ctx.strokeStyle = C.live; ctx.lineWidth = 1.25; ctx.stroke();
+    ctx.beginPath(); stepPath(ctx, s.liveBound); ctx.strokeStyle = C.live; ctx.lineWidth = 1.25; ctx.stroke();
     if (s.maxExtent > 0) { ctx.beginPath(); stepPath(ctx, s.extent); ctx.strokeStyle = C.extent; ctx.lineWidth = 1.25; ctx.stroke(); }
     ctx.beginPath(); stepPath(ctx, s.naive); ctx.setLineDash([4, 3]); ctx.strokeStyle = C.naive; ctx.stroke(); ctx.setLineDash([]);
     // Unknown sizes: a grey tick along the bottom where some live size is unknown.
@@ -143,7 +144,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
     if (p < 0 || p >= s.positions) return;
     const xp = x(p + 0.5);
     hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
-    hoverG.append('circle').attr('class', 'cursor-dot').attr('cx', xp).attr('cy', y(Math.min(s.liveAligned[p], yMax))).attr('r', 3);
+    hoverG.append('circle').attr('class', 'cursor-dot').attr('cx', xp).attr('cy', y(Math.min(s.liveBound[p], yMax))).attr('r', 3);
   }
 
   svg.on('pointermove.hover', (ev) => {
@@ -167,7 +168,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
     frame,
     setData(model, series) {
       m = model; s = series;
-      const top = Math.max(s?.maxLiveAligned ?? 0, s?.maxExtent ?? 0, m?.peak ?? 0, m?.lowerBound ?? 0);
+      const top = Math.max(s?.maxLiveBound ?? 0, s?.maxExtent ?? 0, m?.peak ?? 0, m?.lowerBound ?? 0);
       const naive = m?.naive ?? (s ? s.naive[s.positions - 1] ?? 0 : 0);
       yMax = Math.max(1, naive <= top * 3 ? Math.max(top, naive) : top) * 1.08;
       x.domain([0, Math.max(1, m?.positions ?? 1)]);
@@ -185,7 +186,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
         return parts.join('');
       };
       const bottom = frame.height - MARGIN.bottom;
-      g.append(svgEl('path', { d: `${pathOf(s.liveAligned)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }));
+      g.append(svgEl('path', { d: `${pathOf(s.liveBound)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }));
       if (s.maxExtent > 0) g.append(svgEl('path', { d: pathOf(s.extent), fill: 'none', stroke: C.extent }));
       g.append(svgEl('path', { d: pathOf(s.naive), fill: 'none', stroke: C.naive, 'stroke-dasharray': '4 3' }));
     }),

@@ -3,7 +3,7 @@
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
 import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { Buckets, PALETTE, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
+import { Buckets, PALETTE, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick } from './base.js';
 import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
@@ -13,6 +13,7 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
   const baseX = scaleLinear();
   const y = scaleBand().paddingInner(0.15);
   const buckets = new Buckets(PALETTE.length);
+  const picker = stickyPick(pick); // forgets the last hover when the geometry changes
   const frame = createFrame(container, { className: 'mpv-slots', title: 'Slot occupancy', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
@@ -25,6 +26,7 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
   const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
 
   function layout() {
+    picker.leave();
     const w = frame.width, h = frame.height;
     baseX.range([MARGIN.left, w - MARGIN.right]);
     y.domain(occ ? occ.rows.map((_, k) => k) : []).range([MARGIN.top, h - MARGIN.bottom]);
@@ -147,16 +149,17 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
   }
 
   zoomRect.on('pointermove.hover', (ev) => {
-    const { name, pos } = pick(ev);
+    const { name, pos } = picker.move(ev);
     linked.setHover(name, pos, api);
     hooks.tooltip?.(ev, name, pos, api);
   }).on('pointerleave.hover', (ev) => {
+    picker.leave();
     linked.setHover(null, null, api);
     hooks.tooltip?.(ev, null, null, api);
-  }).on('click.select', (ev) => linked.setSelected(pick(ev).name, api));
+  }).on('click.select', (ev) => linked.setSelected(picker.click(ev).name, api));
 
   const offs = [
-    linked.on('xdomain', () => { xz.sync(); draw(); }),
+    linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
     linked.on('hover', () => renderHover()),
     linked.on('select', () => draw()),
   ];

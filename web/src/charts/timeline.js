@@ -6,7 +6,7 @@
 import { axisBottom, axisLeft, brushY, format, scaleLinear, select } from 'd3';
 
 const compact = format('~s');
-import { Buckets, PALETTE, TinyMarks, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl } from './base.js';
+import { Buckets, PALETTE, TinyMarks, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick } from './base.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 
@@ -19,6 +19,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   const tiny = new TinyMarks();
   const buckets = new Buckets(PALETTE.length + 1);
 
+  const picker = stickyPick(pick); // forgets the last hover when the geometry changes
   const frame = createFrame(container, { className: 'mpv-timeline', title: 'Live intervals — one row per buffer, x = position (node in topological order)', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
@@ -44,6 +45,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
 
   function layout() {
+    picker.leave();
     const w = frame.width, h = frame.height;
     baseX.range([MARGIN.left, w - MARGIN.right]);
     const [r0, r1] = rowRange ?? [0, Math.max(1, m?.rowCount ?? 1)];
@@ -174,19 +176,20 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   }
 
   zoomRect.on('pointermove.hover', (ev) => {
-    const { name, pos } = pick(ev);
+    const { name, pos } = picker.move(ev);
     linked.setHover(name, pos, api);
     hooks.tooltip?.(ev, name, pos, api);
   }).on('pointerleave.hover', (ev) => {
+    picker.leave();
     linked.setHover(null, null, api);
     hooks.tooltip?.(ev, null, null, api);
   }).on('click.select', (ev) => {
-    const { name } = pick(ev);
+    const { name } = picker.click(ev);
     linked.setSelected(name, api);
   });
 
   const offs = [
-    linked.on('xdomain', () => { xz.sync(); draw(); }),
+    linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
     linked.on('hover', () => renderHover()),
     linked.on('select', () => draw()),
   ];

@@ -34,3 +34,13 @@ export function byteTicks(max, count = 5) {
   for (let v = 0; v <= span + 1e-9; v += step) out.push(Math.round(v * unit));
   return out;
 }
+
+/** A shape as text: "[1, 3, 48, 192]"; dims are ints, dim names or expression
+ *  strings ("seq*2"), null an unknown dim ("?"); a null shape (rank unknown) is
+ *  "unknown", a missing one "—". Always text: never parsed or run. */
+export function formatShape(shape) {
+  if (shape === undefined) return '—';
+  if (shape === null) return 'unknown';
+  if (!Array.isArray(shape)) return String(shape);
+  return `[${shape.map((d) => (d === null || d === undefined ? '?' : String(d))).join(', ')}]`;
+}

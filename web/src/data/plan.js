@@ -12,6 +12,24 @@ export function alignUp(n, align) {
 
 const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const int = (v, d) => (Number.isInteger(v) ? v : d);
+const str = (v) => (typeof v === 'string' ? v : '');
+/** A dim as the JSON gives it: an int, a name or expression string, or null. */
+const dim = (d) => (Number.isInteger(d) || typeof d === 'string' ? d : null);
+const names = (a) => (Array.isArray(a) ? a.map(str) : []);
+
+/** The plan JSON's `nodes` ([{index, name, op_type, domain, inputs, outputs}]),
+ *  checked: strings stay strings, missing lists are [] (outputs: null). An
+ *  empty name in inputs/outputs is an omitted optional one, kept in place. */
+export function normalizeNodes(nodes) {
+  if (!Array.isArray(nodes)) return [];
+  return nodes.map((nd, p) => {
+    const o = nd && typeof nd === 'object' ? nd : {};
+    return {
+      index: int(o.index, p), name: str(o.name), op: str(o.op_type), domain: str(o.domain),
+      inputs: names(o.inputs), outputs: Array.isArray(o.outputs) ? names(o.outputs) : null,
+    };
+  });
+}
 
 /**
  * Normalize a plan document into columnar form.
@@ -24,12 +42,19 @@ const int = (v, d) => (Number.isInteger(v) ? v : d);
  *   n (values), names: string[], index: Map<name, i>,
  *   start, end: Int32Array (inclusive positions), size, offset: Float64Array (NaN = unknown),
  *   alignedSize: Float64Array, slot: Int32Array (-1 = none), view: Uint8Array,
+ *   dtype: string[] ('' = not given), shape: (Array|null|undefined)[] (as in the
+ *   JSON: ints, dim names or expression strings; null = rank unknown; undefined
+ *   = not given by this build),
+ *   boundAlign: the alignment lower_bound_bytes is counted in (1 for slot plans,
+ *   whose bound is on raw sizes; the plan's align for arena plans),
  *   owner: Int32Array (index of the buffer owner; itself for owners),
  *   row: Int32Array (timeline row: owners sorted by start, end, index; views share their owner's row),
  *   rowCount, rowValue: Int32Array (owner index of each row),
  *   colorKey: Int32Array (slot id in slot plans, else the owner's row),
  *   slots: [{id, capacity, offset}], unknownValues: [{name, reason}], unknownDims: string[],
- *   unknownReason: Map<name, reason>, unplanned: [{name, reason}]
+ *   unknownReason: Map<name, reason>, unplanned: [{name, reason}],
+ *   nodes: [{index, name, op, domain, inputs: [names], outputs: [names]|null}] in
+ *   position order ([] when the JSON has no `nodes`)
  * }
  */
 export function normalizePlan(json) {
@@ -37,7 +62,7 @@ export function normalizePlan(json) {
   const values = Array.isArray(json.values) ? json.values : [];
   const n = values.length;
   const align = int(json.align, 1);
-  const names = new Array(n);
+  const valueNames = new Array(n);
   const index = new Map();
   const start = new Int32Array(n);
   const end = new Int32Array(n);
@@ -47,11 +72,13 @@ export function normalizePlan(json) {
   const slot = new Int32Array(n);
   const view = new Uint8Array(n);
   const owner = new Int32Array(n);
+  const dtype = new Array(n);
+  const shape = new Array(n);
   let maxEnd = -1;
   for (let i = 0; i < n; i++) {
     const v = values[i] || {};
     const name = typeof v.name === 'string' ? v.name : String(v.name ?? `#${i}`);
-    names[i] = name;
+    valueNames[i] = name;
     if (!index.has(name)) index.set(name, i);
     const s = int(v.start, 0), e = int(v.end, s);
     start[i] = s;
@@ -64,6 +91,8 @@ export function normalizePlan(json) {
     offset[i] = off === null ? NaN : off;
     slot[i] = int(v.slot, -1);
     view[i] = v.view ? 1 : 0;
+    dtype[i] = typeof v.dtype === 'string' ? v.dtype : '';
+    shape[i] = Array.isArray(v.shape) ? v.shape.map(dim) : v.shape === null ? null : undefined;
   }
   for (let i = 0; i < n; i++) {
     const o = values[i]?.owner;
@@ -82,7 +111,8 @@ export function normalizePlan(json) {
   const colorKey = new Int32Array(n);
   for (let i = 0; i < n; i++) colorKey[i] = slot[owner[i]] >= 0 ? slot[owner[i]] : row[owner[i]];
 
-  const positions = Math.max(int(json.positions, 0), maxEnd + 1);
+  const nodes = normalizeNodes(json.nodes);
+  const positions = Math.max(int(json.positions, 0), maxEnd + 1, nodes.length);
   const unknown = json.unknown && typeof json.unknown === 'object' ? json.unknown : {};
   const unknownValues = Array.isArray(unknown.values) ? unknown.values.filter((u) => u && typeof u.name === 'string') : [];
   const unknownDims = Array.isArray(unknown.dims) ? unknown.dims.filter((d) => typeof d === 'string') : [];
@@ -102,10 +132,12 @@ export function normalizePlan(json) {
     lowerBound: num(json.lower_bound_bytes),
     savings: num(json.savings_ratio),
     strategies: json.strategies && typeof json.strategies === 'object' ? json.strategies : null,
-    n, names, index, start, end, size, alignedSize, offset, slot, view, owner,
+    boundAlign: json.strategy === 'slots' ? 1 : align,
+    n, names: valueNames, index, start, end, size, alignedSize, offset, slot, view, owner, dtype, shape,
     row, rowCount: owners.length, rowValue, colorKey,
     slots, unknownValues, unknownDims, unknownReason,
     unplanned: Array.isArray(json.unplanned) ? json.unplanned.filter((u) => u && typeof u.name === 'string') : [],
+    nodes,
   };
 }
 

@@ -1,11 +1,17 @@
 // series.js -- per-position series and per-slot rows derived from a PlanModel
 // (plan.js). Pure functions; all arrays are typed and indexed by position.
+import { normalizeNodes } from './plan.js';
+import { formatShape } from './format.js';
 
 /**
  * Memory over time. For every position p (0..positions-1):
  *   live[p]         sum of the raw sizes of the buffers (owners) live at p
- *   liveAligned[p]  the same with sizes rounded up to the alignment; its
- *                   maximum is the lower bound no plan can beat
+ *   liveAligned[p]  the same with sizes rounded up to the alignment
+ *   liveBound[p]    live bytes on the lower bound's basis (m.boundAlign): the
+ *                   aligned sizes for arena plans, the raw ones for slot plans
+ *                   (slot capacities are raw); its maximum is the CLI's
+ *                   lower_bound_bytes, the bound no plan of the strategy beats
+ *                   (the same array as liveAligned or live, not a copy)
  *   extent[p]       the highest byte in use at p: max offset + aligned size of
  *                   the live buffers (0 when nothing is live or placed); for
  *                   arena plans its maximum is peak_bytes (slot plans report
@@ -16,8 +22,9 @@
  *   count[p]        buffers live at p
  *   unknown[p]      buffers live at p whose size is unknown (deferred plans)
  * Owners with an unknown size count in `count` and `unknown` only.
- * Also: maxLive, maxLiveAligned, maxExtent, peakPositions (where liveAligned is
- * largest), partial (some live size unknown).
+ * Also: maxLive, maxLiveAligned, maxLiveBound, maxExtent, peakPositions (where
+ * liveBound is largest), partial (some live size unknown). The figures the
+ * page shows come from the plan JSON; these series draw them over time.
  */
 export function memorySeries(m) {
   const P = m.positions;
@@ -51,8 +58,11 @@ export function memorySeries(m) {
     if (la > maxLiveAligned) maxLiveAligned = la;
     if (u > 0) partial = true;
   }
+  const rawBound = m.boundAlign === 1;
+  const liveBound = rawBound ? live : liveAligned;
+  const maxLiveBound = rawBound ? maxLive : maxLiveAligned;
   const peakPositions = [];
-  if (maxLiveAligned > 0) for (let p = 0; p < P; p++) if (liveAligned[p] === maxLiveAligned) peakPositions.push(p);
+  if (maxLiveBound > 0) for (let p = 0; p < P; p++) if (liveBound[p] === maxLiveBound) peakPositions.push(p);
 
   // extent[p] = max over live buffers of offset+size: paint positions from the
   // highest top down, skipping painted ones with a next-unpainted pointer.
@@ -76,7 +86,7 @@ export function memorySeries(m) {
   }
   let maxExtent = 0;
   for (let p = 0; p < P; p++) if (extent[p] > maxExtent) maxExtent = extent[p];
-  return { positions: P, live, liveAligned, extent, naive, count, unknown, maxLive, maxLiveAligned, maxExtent, peakPositions, partial };
+  return { positions: P, live, liveAligned, liveBound, extent, naive, count, unknown, maxLive, maxLiveAligned, maxLiveBound, maxExtent, peakPositions, partial };
 }
 
 /**
@@ -117,33 +127,43 @@ export function slotOccupancy(m) {
 }
 
 /**
- * Per-node rows, derived from the values until the plan JSON carries node
- * info: position p is the p-th node in topological order; the values it
- * produces are those that start at p (graph inputs start at 0 too, and are
- * reported there when the plan includes them). Per row:
- *   {position, outputs: [names], allocated (raw bytes of the owners starting
- *    here), freed (raw bytes of the owners whose last use is here), live,
- *    liveAligned, extent, count, unknown}
- * `nodes` (optional) is the future plan JSON `nodes` array
- * ([{name, op_type}] in position order); when given, each row gets name/op.
+ * Per-node rows, one per position (the p-th node in topological order). With
+ * the plan JSON's `nodes` (m.nodes) each row carries the node's name, op,
+ * domain, inputs and outputs as the CLI lists them; without it (older builds,
+ * bare plan documents) `outputs` falls back to the values that start at p.
+ * Per row:
+ *   {position, name, op, domain, inputs: [names], outputs: [names],
+ *    allocated (raw bytes of the owners whose interval starts here), freed (raw
+ *    bytes of the owners whose last use is here), live, liveAligned, liveBound,
+ *    extent, count, unknown}
+ * `nodes` (optional) overrides m.nodes: [{name, op_type, inputs?, outputs?}];
+ * a node without an `outputs` list gets the values that start at its position.
  */
 export function nodeRows(m, series = memorySeries(m), nodes = null) {
+  const list = Array.isArray(nodes) ? normalizeNodes(nodes) : m.nodes ?? [];
+  const present = (a) => a.filter((x) => x !== '');
   const rows = [];
   for (let p = 0; p < m.positions; p++) {
-    const nd = Array.isArray(nodes) ? nodes[p] : null;
+    const nd = list[p];
     rows.push({
       position: p,
-      name: nd && typeof nd.name === 'string' ? nd.name : '',
-      op: nd && typeof nd.op_type === 'string' ? nd.op_type : '',
-      outputs: [], allocated: 0, freed: 0,
-      live: series.live[p], liveAligned: series.liveAligned[p], extent: series.extent[p],
+      name: nd ? nd.name : '',
+      op: nd ? nd.op : '',
+      domain: nd ? nd.domain : '',
+      inputs: nd ? present(nd.inputs) : [],
+      outputs: nd && nd.outputs ? present(nd.outputs) : null,
+      allocated: 0, freed: 0,
+      live: series.live[p], liveAligned: series.liveAligned[p], liveBound: series.liveBound[p], extent: series.extent[p],
       count: series.count[p], unknown: series.unknown[p],
     });
   }
+  // Rows whose node lists no outputs show the values that start there.
+  const fallback = Uint8Array.from(rows, (r) => (r.outputs === null ? 1 : 0));
+  for (const r of rows) if (r.outputs === null) r.outputs = [];
   for (let i = 0; i < m.n; i++) {
     const r = rows[m.start[i]];
     if (!r) continue;
-    r.outputs.push(m.names[i]);
+    if (fallback[r.position]) r.outputs.push(m.names[i]);
     if (m.owner[i] !== i || Number.isNaN(m.size[i])) continue;
     r.allocated += m.size[i];
     rows[m.end[i]].freed += m.size[i];
@@ -152,8 +172,9 @@ export function nodeRows(m, series = memorySeries(m), nodes = null) {
 }
 
 /**
- * Per-value rows for the table: {index, name, size (null if unknown), start,
- * end, length, owner, view, slot (null), offset (null), status}.
+ * Per-value rows for the table: {index, name, dtype ('' if not given), shape
+ * (text, formatShape: dims bound by the plan's --dim), size (null if unknown),
+ * start, end, length, owner, view, slot (null), offset (null), status}.
  * status: 'unknown: <reason>' | 'unplanned' | 'view' | '' (planned buffer).
  */
 export function valueRows(m) {
@@ -165,6 +186,8 @@ export function valueRows(m) {
     rows[i] = {
       index: i,
       name,
+      dtype: m.dtype?.[i] ?? '',
+      shape: m.shape?.[i] === undefined ? '' : formatShape(m.shape[i]),
       size: Number.isNaN(m.size[i]) ? null : m.size[i],
       start: m.start[i],
       end: m.end[i],
