@@ -122,12 +122,15 @@ static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memp
     if (r->strategy == MEMPLAN_STRATEGY_SLOTS) {
         c->slot_offset = malloc((c->slots.slot_count ? c->slots.slot_count : 1) * sizeof *c->slot_offset);
         if (!c->slot_offset) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
-        uint64_t off = 0;
+        uint64_t off = 0, end = 0;
         for (size_t s = 0; s < c->slots.slot_count; s++) {
             c->slot_offset[s] = off;
+            end = off + c->slots.slot_bytes[s];
             off += (c->slots.slot_bytes[s] + r->align - 1) / r->align * r->align;
         }
-        c->peak = c->slots.peak_bytes;
+        /* The memory the slot layout needs: the sum of the slot capacities
+         * (seed 000) when align is 1, plus the padding between slots otherwise. */
+        c->peak = end;
         /* slot capacities are raw sizes (seed 000): compare with the raw bound */
         if ((st = memplan_lower_bound(c->bufs, c->n_bufs, 1, &c->lower_bound, err))) return st;
     } else {
