@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -227,8 +228,35 @@ static void test_validate_arena(void **state) {
     expect_arena_violation(c, 3, co, 1, 30, MEMPLAN_VIOLATION_ADDRESS_OVERLAP, 1, 2, "buffers 1 ");
 }
 
+/* Thousands of buffers all live at once: the decoders would be quadratic, so
+ * the slot layout is used; with every buffer overlapping it is optimal. */
+static void test_heavy_overlap_uses_slot_layout(void **state) {
+    (void)state;
+    enum { N = 6000 };
+    memplan_buffer *b = calloc(N, sizeof *b);
+    uint64_t sum = 0;
+    for (size_t i = 0; i < N; i++) {
+        b[i].start = (int64_t)i;
+        b[i].end = 2 * N; /* all live at the end */
+        b[i].size = 1 + i % 7;
+        sum += (b[i].size + 63) / 64 * 64;
+    }
+    memplan_pack_options o;
+    memplan_pack_options_init(&o);
+    memplan_arena_plan p;
+    memplan_error err = {0};
+    assert_int_equal(memplan_pack(b, N, &o, &p, &err), MEMPLAN_OK);
+    assert_int_equal(p.heuristic, MEMPLAN_HEUR_SLOT_LAYOUT);
+    assert_string_equal(memplan_heuristic_name(p.heuristic), "slot-layout");
+    assert_int_equal(p.arena_bytes, sum);
+    assert_int_equal(p.lower_bound_bytes, sum);
+    memplan_arena_plan_free(&p);
+    free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_heavy_overlap_uses_slot_layout),
         cmocka_unit_test(test_greedy_size),
         cmocka_unit_test(test_time_fit),
         cmocka_unit_test(test_skyline),

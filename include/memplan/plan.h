@@ -92,11 +92,17 @@ typedef enum memplan_heuristic {
     MEMPLAN_HEUR_GREEDY_SIZE = 1, /* by size descending, best-fit gap */
     MEMPLAN_HEUR_TIME_FIT = 2,    /* by start (then size desc), best-fit gap */
     MEMPLAN_HEUR_SKYLINE = 4,     /* bottom-up skyline decoder, by size desc */
-    MEMPLAN_HEUR_SEARCH = 8       /* annealing over the skyline priority order,
+    MEMPLAN_HEUR_SEARCH = 8,      /* annealing over the skyline priority order,
                                    * forward then on time-reversed buffers */
+    /* Not in MEMPLAN_HEUR_ALL: the fallback used alone when buffers overlap so
+     * much that the decoders would be quadratic (the sum over buffers of the
+     * buffers live at their start exceeds MEMPLAN_PACK_OVERLAP_MAX): the
+     * best-fit slot plan laid out at aligned prefix sums, O(n log n). */
+    MEMPLAN_HEUR_SLOT_LAYOUT = 16
 } memplan_heuristic;
 
 #define MEMPLAN_HEUR_ALL 15u
+#define MEMPLAN_PACK_OVERLAP_MAX 20000000u
 
 /* Default improvement-search budget: a 10k-buffer plan stays under 100 ms. */
 #define MEMPLAN_PACK_DEFAULT_BUDGET_MS 20u

@@ -28,6 +28,7 @@ const char *memplan_heuristic_name(memplan_heuristic h) {
     case MEMPLAN_HEUR_TIME_FIT: return "time-fit";
     case MEMPLAN_HEUR_SKYLINE: return "skyline";
     case MEMPLAN_HEUR_SEARCH: return "search";
+    case MEMPLAN_HEUR_SLOT_LAYOUT: return "slot-layout";
     }
     return "unknown";
 }
@@ -247,6 +248,61 @@ static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n,
     return MEMPLAN_OK;
 }
 
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sum over buffers of how many buffers are live at its start: the work of
+ * the best-fit decoders. Saturates at UINT64_MAX; 0 when memory runs out. */
+static uint64_t overlap_mass(const memplan_buffer *bufs, size_t n) {
+    int64_t *starts = malloc((n ? n : 1) * sizeof *starts), *ends = malloc((n ? n : 1) * sizeof *ends);
+    uint64_t mass = 0;
+    if (starts && ends) {
+        for (size_t i = 0; i < n; i++) {
+            starts[i] = bufs[i].start;
+            ends[i] = bufs[i].end;
+        }
+        qsort(starts, n, sizeof *starts, cmp_i64);
+        qsort(ends, n, sizeof *ends, cmp_i64);
+        size_t e = 0;
+        for (size_t i = 0; i < n; i++) { /* live at starts[i]: started at or before, not ended */
+            while (e < n && ends[e] <= starts[i]) e++;
+            size_t s = i + 1;
+            while (s < n && starts[s] == starts[i]) s++;
+            mass += (uint64_t)(s - e);
+        }
+    }
+    free(starts);
+    free(ends);
+    return mass;
+}
+
+/* The fallback: slot plan, slots stacked at aligned offsets. */
+static memplan_status slot_layout(packer *p, const memplan_buffer *bufs, size_t n, uint64_t align,
+                                  memplan_error *err) {
+    memplan_slot_plan sp;
+    memplan_status st = memplan_plan_slots(bufs, n, MEMPLAN_SLOT_BEST_FIT, &sp, err);
+    if (st) return st;
+    uint64_t *slot_off = malloc((sp.slot_count ? sp.slot_count : 1) * sizeof *slot_off);
+    if (!slot_off) {
+        memplan_slot_plan_free(&sp);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "pack: out of memory for %zu buffers", n);
+    }
+    uint64_t off = 0, top = 0;
+    for (size_t s = 0; s < sp.slot_count; s++) {
+        slot_off[s] = off;
+        uint64_t cap = (sp.slot_bytes[s] + align - 1) / align * align;
+        off += cap;
+        top = off;
+    }
+    for (size_t i = 0; i < n; i++) p->trial[i] = slot_off[sp.slot_of[i]];
+    keep_if_better(p, top, MEMPLAN_HEUR_SLOT_LAYOUT);
+    free(slot_off);
+    memplan_slot_plan_free(&sp);
+    return MEMPLAN_OK;
+}
+
 memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
                             const memplan_pack_options *opt_in,
                             memplan_arena_plan *out, memplan_error *err) {
@@ -271,7 +327,11 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
         out->align = opt.align;
         out->lower_bound_bytes = p.in.lower_bound;
         if (n == 0) out->heuristic = MEMPLAN_HEUR_GREEDY_SIZE;
-        if (n > 0 && (which & MEMPLAN_HEUR_GREEDY_SIZE))
+        if (n > MP_PACK_MANY && overlap_mass(bufs, n) > MEMPLAN_PACK_OVERLAP_MAX) {
+            st = slot_layout(&p, bufs, n, opt.align, err);
+            which = 0; /* the decoders would be quadratic here */
+        }
+        if (st == MEMPLAN_OK && n > 0 && (which & MEMPLAN_HEUR_GREEDY_SIZE))
             ok = run_greedy(&p, cmp_size_desc, MEMPLAN_HEUR_GREEDY_SIZE);
         if (ok && n > 0 && (which & MEMPLAN_HEUR_TIME_FIT))
             ok = run_greedy(&p, cmp_start_size, MEMPLAN_HEUR_TIME_FIT);
