@@ -232,7 +232,7 @@ static void test_validate_arena(void **state) {
  * the slot layout is used; with every buffer overlapping it is optimal. */
 static void test_heavy_overlap_uses_slot_layout(void **state) {
     (void)state;
-    enum { N = 6000 };
+    enum { N = 8000 }; /* 8000 * 8001 / 2 = 32M buffer-overlaps > MEMPLAN_PACK_OVERLAP_MAX */
     memplan_buffer *b = calloc(N, sizeof *b);
     uint64_t sum = 0;
     for (size_t i = 0; i < N; i++) {
