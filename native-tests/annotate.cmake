@@ -15,3 +15,8 @@ if(TARGET memplan)
   set_tests_properties(annotate_roundtrip PROPERTIES
     FIXTURES_REQUIRED memplan_fixtures TIMEOUT 1200)
 endif()
+
+# annotate is atomic: failures leave no partial file, the input is never touched.
+add_test(NAME annotate_cli
+  COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/annotate_cli_check.py $<TARGET_FILE:memplan>
+          /usr/share/libonnx-testdata/data/node/test_if/model.onnx)
