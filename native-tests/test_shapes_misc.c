@@ -10,11 +10,7 @@
 
 #include "memplan/memplan.h"
 #include "model_builder.h"
-
-typedef struct ctx {
-    memplan_model *m;
-    memplan_shapes *s;
-} ctx;
+#include "shapes_test_util.h"
 
 /* Buffers the builder does not free (tensor data); freed after packing. */
 static void *owned[64];
@@ -31,33 +27,7 @@ static void infer(ctx *c, mb_graph *g) {
     assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
 }
 
-static void done(ctx *c) {
-    memplan_shapes_free(c->s);
-    memplan_model_free(c->m);
-}
 
-/* "dtype[d0,d1,...] bytes" of a main-graph value */
-static void expect(ctx *c, const char *name, const char *want) {
-    const memplan_graph *g = c->m->graph;
-    int32_t id = memplan_graph_find(g, name);
-    assert_true(id >= 0);
-    const memplan_vshape *v = memplan_shapes_value(c->s, g, id);
-    memplan_expr_pool *p = memplan_shapes_pool(c->s);
-    char buf[512];
-    size_t n = 0;
-    const char *dt = v->elem_type ? memplan_dtype_name(v->elem_type) : "?";
-    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", dt ? dt : "?");
-    if (v->rank < 0) {
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "[?]");
-    } else {
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "[");
-        for (int32_t i = 0; i < v->rank; i++)
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? "," : "", memplan_expr_str(p, v->dims[i]));
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "]");
-    }
-    snprintf(buf + n, sizeof buf - n, " %s", memplan_expr_str(p, v->bytes));
-    if (strcmp(buf, want) != 0) fail_msg("%s: got '%s', expected '%s'", name, buf, want);
-}
 
 /* Kind of a main-graph value. */
 static memplan_type_kind kind_of(ctx *c, const char *name) {

@@ -10,13 +10,9 @@
 
 #include "memplan/memplan.h"
 #include "model_builder.h"
+#include "shapes_test_util.h"
 
 enum { F32 = 1, I64 = 7, STR = 8, F64 = 11 };
-
-typedef struct ctx {
-    memplan_model *m;
-    memplan_shapes *s;
-} ctx;
 
 /* ---- model building ------------------------------------------------------ */
 
@@ -105,36 +101,8 @@ static void infer(ctx *c, mb_graph *g, int64_t opset) {
     assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
 }
 
-static void done(ctx *c) {
-    memplan_shapes_free(c->s);
-    memplan_model_free(c->m);
-}
 
-static const memplan_vshape *value(ctx *c, const char *name) {
-    int32_t id = memplan_graph_find(c->m->graph, name);
-    assert_true(id >= 0);
-    return memplan_shapes_value(c->s, c->m->graph, id);
-}
 
-/* "dtype[d0,d1,...] bytes" of a main-graph value */
-static void expect(ctx *c, const char *name, const char *want) {
-    const memplan_vshape *v = value(c, name);
-    memplan_expr_pool *p = memplan_shapes_pool(c->s);
-    char buf[512];
-    size_t n = 0;
-    const char *dt = v->elem_type ? memplan_dtype_name(v->elem_type) : "?";
-    n += (size_t)snprintf(buf + n, sizeof buf - n, "%s", dt ? dt : "?");
-    if (v->rank < 0) {
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "[?]");
-    } else {
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "[");
-        for (int32_t i = 0; i < v->rank; i++)
-            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? "," : "", memplan_expr_str(p, v->dims[i]));
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "]");
-    }
-    snprintf(buf + n, sizeof buf - n, " %s", memplan_expr_str(p, v->bytes));
-    if (strcmp(buf, want) != 0) fail_msg("%s: got '%s', expected '%s'", name, buf, want);
-}
 
 /* Known element values "e0,e1,..." of a value, or "-" when unknown. */
 static void expect_elems(ctx *c, const char *name, const char *want) {
