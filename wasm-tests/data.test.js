@@ -195,6 +195,7 @@ describe('tables', () => {
     expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(13702400), formatBytes(null)])
       .toEqual(['0 B', '1,023 B', '1.50 KiB', '13.1 MiB', '—']);
     expect(formatBytes(5 * 1048576, { trim: true })).toBe('5 MiB');
+    expect([800, 100, 250, 1.5].map((k) => formatBytes(k * 1024, { trim: true }))).toEqual(['800 KiB', '100 KiB', '250 KiB', '1.5 KiB']); // axis ticks keep integer zeros
     expect(byteTicks(14250496, 5)).toEqual([0, 5242880, 10485760]);
     expect(byteTicks(732, 5)).toEqual([0, 200, 400, 600]);
     expect(byteTicks(1, 5)).toEqual([0, 1]);
