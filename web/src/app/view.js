@@ -550,25 +550,17 @@ export function createView(root, client, options = {}) {
   }
 
   // ---- plan ------------------------------------------------------------
+  // The plan first (figures, table, timeline, arena, the plan-based memory
+  // series); the slot plan and the profile follow as they arrive (applySlots,
+  // applyProfile), so the figures do not wait for them.
   function applyPlan(plan, slotsPlan, profileDoc = null, profileNote = '') {
     state.plan = plan;
     const m = normalizePlan(plan);
     state.m = m;
     linksOf = null;
     state.reuse = state.inplaceDoc ? reuseByOutput(state.inplaceDoc, m.nodes) : new Map();
-    state.profileDoc = profileDoc;
-    state.profile = profileDoc ? profileSeries(profileDoc, m.positions) : null;
-    let note = profileNote;
-    if (state.profile && !state.profile.ok) {
-      note = state.profile.reason === 'symbolic'
-        ? `stacking by tag needs every dim bound (the profile is symbolic${m.unknownDims.length ? `: ${m.unknownDims.join(', ')} unbound` : ''}); showing the plan's live bytes`
-        : 'the profile lists no nodes; showing the plan\'s live bytes';
-    }
     state.series = memorySeries(m);
     for (const d of m.unknownDims) if (!state.dimNames.includes(d)) state.dimNames.push(d);
-    const sp = slotsPlan ?? (m.strategy === 'slots' ? plan : null);
-    state.slotsPlan = sp;
-    state.slotsM = sp ? normalizePlan(sp) : null;
     state.valueRows = valueRows(m);
     for (const r of state.valueRows) r.reuses = reuseText(state.reuse.get(r.name));
     state.nodeRows = nodeRows(m, state.series);
@@ -580,13 +572,32 @@ export function createView(root, client, options = {}) {
     renderDims();
     renderDeferred();
     memoryChart.setData(m, state.series);
-    memoryChart.setProfile(state.profile, note);
+    applyProfile(profileDoc, profileNote);
     timelineChart.setData(m);
     arenaChart.setData(m, state.series);
-    slotsChart.setData(state.slotsM, state.slotsM ? slotOccupancy(state.slotsM) : null);
-    slotsChart.frame.titleEl.textContent = m.strategy === 'slots' ? 'Slot occupancy' : 'Slot occupancy (the slot plan, for comparison)';
+    applySlots(slotsPlan);
     renderTable();
     showLinks();
+  }
+  function applySlots(slotsPlan) {
+    const m = state.m;
+    const sp = slotsPlan ?? (m.strategy === 'slots' ? state.plan : null);
+    state.slotsPlan = sp;
+    state.slotsM = sp ? normalizePlan(sp) : null;
+    slotsChart.setData(state.slotsM, state.slotsM ? slotOccupancy(state.slotsM) : null);
+    slotsChart.frame.titleEl.textContent = m.strategy === 'slots' ? 'Slot occupancy' : 'Slot occupancy (the slot plan, for comparison)';
+  }
+  function applyProfile(profileDoc, profileNote = '') {
+    const m = state.m;
+    state.profileDoc = profileDoc;
+    state.profile = profileDoc ? profileSeries(profileDoc, m.positions) : null;
+    let note = profileNote;
+    if (state.profile && !state.profile.ok) {
+      note = state.profile.reason === 'symbolic'
+        ? `stacking by tag needs every dim bound (the profile is symbolic${m.unknownDims.length ? `: ${m.unknownDims.join(', ')} unbound` : ''}); showing the plan's live bytes`
+        : 'the profile lists no nodes; showing the plan\'s live bytes';
+    }
+    memoryChart.setProfile(state.profile, note);
   }
 
   let profileCache = null;
@@ -600,27 +611,34 @@ export function createView(root, client, options = {}) {
     try {
       const onProgress = (p) => { if (gen === state.planGen && p.stage === 'running') setProgress('planning…'); };
       const model = state.model;
-      const plan = await model.call('plan', planArgs(), { onProgress });
-      let slotsPlan = null;
-      if (plan.strategy !== 'slots' && plan.status === 'planned') slotsPlan = await model.call('plan', planArgs('slots'));
       // The reuse lists do not depend on dims or options: once per model.
       if (!state.inplaceDoc) {
         try { const doc = await model.call('inplace', []); if (model === state.model) state.inplaceDoc = doc; } catch (e) { if (e.name === 'AbortError') throw e; }
       }
+      const plan = await model.call('plan', planArgs(), { onProgress });
+      if (gen !== state.planGen) return;
       // The per-node profile with the same dims (stacked memory by bucket and tag).
       // Strategy, alignment and in-place do not change it: kept while the dims stay.
-      let profileDoc = null, profileNote = '';
       const pkey = dimArgs().join('\n');
-      if (profileCache && profileCache.model === model && profileCache.key === pkey) ({ doc: profileDoc, note: profileNote } = profileCache);
-      else {
-        try { profileDoc = await model.call('profile', dimArgs()); } catch (e) { if (e.name === 'AbortError') throw e; profileNote = `no profile: ${e.message}`; }
-        profileCache = { model, key: pkey, doc: profileDoc, note: profileNote };
-      }
-      if (gen !== state.planGen) return;
+      const cached = profileCache && profileCache.model === model && profileCache.key === pkey ? profileCache : null;
       errorBox.hidden = true;
-      applyPlan(plan, slotsPlan, profileDoc, profileNote);
+      applyPlan(plan, null, cached?.doc ?? null, cached?.note ?? '');
+      state.shownMs = performance.now() - t0;
+      setProgress(`${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…`);
+      if (plan.strategy !== 'slots' && plan.status === 'planned') {
+        const slotsPlan = await model.call('plan', planArgs('slots'));
+        if (gen !== state.planGen) return;
+        applySlots(slotsPlan);
+      }
+      if (!cached) {
+        let doc = null, note = '';
+        try { doc = await model.call('profile', dimArgs()); } catch (e) { if (e.name === 'AbortError') throw e; note = `no profile: ${e.message}`; }
+        profileCache = { model, key: pkey, doc, note };
+        if (gen !== state.planGen) return;
+        applyProfile(doc, note);
+      }
       busy(false);
-      setProgress(`${plan.status} in ${Math.round(performance.now() - t0)} ms`);
+      setProgress(`${plan.status} in ${Math.round(state.shownMs)} ms (all charts ${Math.round(performance.now() - t0)} ms)`);
       setState('ready');
       emit('plan', plan);
     } catch (e) {
