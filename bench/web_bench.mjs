@@ -5,9 +5,15 @@
 //      and binding its dims to the first full render of every chart (median of 5);
 //   2. a synthetic plan of 100,000 intervals: open time, the cost of one
 //      render of each chart, and the frame times while panning (mouse drag
-//      across the timeline, zoomed to 10% of the positions) and zooming.
+//      across the timeline, zoomed to 10% of the positions) and zooming;
+//   3. re-planning a synthetic 10,000-node model (built here with
+//      wasm-tests/onnx-encode.js: elementwise ops with skip connections,
+//      input [batch, seq, 64]) after a dim changes, through the worker: from
+//      setDims() to the new plan shown, and to every chart (the slot plan and the
+//      profile follow the plan) rendered (median of 7, a new seq each time),
+//      and each worker call alone (plan arena, plan slots, profile).
 // Needs npm run build:web and the native CLI (for the fixtures' check).
-// Usage: node bench/web_bench.mjs [N_INTERVALS]
+// Usage: node bench/web_bench.mjs [N_INTERVALS] [--replan-only]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +22,28 @@ import { serve } from '../scripts/serve.mjs';
 import { ROOT } from '../scripts/prepare_web.mjs';
 import { LARGEST, requireVizFixtures } from '../wasm-tests/viz-fixtures.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
+import { encodeModel } from '../wasm-tests/onnx-encode.js';
 
-const N = Number(process.argv[2] || 100_000);
+const argv = process.argv.slice(2);
+const REPLAN_ONLY = argv.includes('--replan-only');
+const N = Number(argv.find((a) => /^\d+$/.test(a)) || 100_000);
+
+/** A synthetic n-node model: a chain of unary elementwise ops, every third
+ *  node a binary op reading a value up to 40 positions back (deterministic). */
+export function syntheticModel(n = 10_000) {
+  let seed = 1;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const un = ['Relu', 'Sigmoid', 'Tanh', 'Neg', 'Abs'], bin = ['Add', 'Mul', 'Sub', 'Max'];
+  const nodes = [], names = ['x'];
+  for (let k = 0; k < n; k++) {
+    const a = names[names.length - 1], out = `t${k}`;
+    if (k % 3 === 0 && names.length > 2) nodes.push({ opType: bin[k % 4], name: `n${k}`, inputs: [a, names[Math.max(0, names.length - 1 - Math.floor(rnd() * 40))]], outputs: [out] });
+    else nodes.push({ opType: un[k % 5], name: `n${k}`, inputs: [a], outputs: [out] });
+    names.push(out);
+  }
+  const io = (name) => ({ name, elemType: 1, shape: ['batch', 'seq', 64] });
+  return encodeModel({ graphName: `synthetic${n}`, nodes, inputs: [io('x')], outputs: [io(names.at(-1))] });
+}
 requireVizFixtures();
 const { server, url } = await serve(join(ROOT, 'web', 'dist'), 0);
 const profile = mkdtempSync(join(tmpdir(), 'memplan-bench-'));
@@ -33,6 +59,46 @@ await page.waitForSelector('body[data-state="ready"]', { timeout: 60_000 });
 const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
 const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
 const twoFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+// 3. (first, the shortest) A 10k-node model: re-plan after a dim changes, through the worker.
+{
+  const bytes = syntheticModel(10_000);
+  await page.evaluate(async (b64) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    document.body.dataset.state = 'bench';
+    await window.memplanView.setModel(bytes, 'synthetic-10k.onnx');
+  }, Buffer.from(bytes).toString('base64'));
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.plan?.positions === 10000, null, { timeout: 120_000 });
+  const res = await page.evaluate(async () => {
+    const v = window.memplanView;
+    const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const total = [], shown = [], calls = { 'plan arena': [], 'plan slots': [], profile: [] };
+    await v.setDims({ batch: 1, seq: 100 }); // warm-up
+    await frames();
+    for (let k = 0; k < 7; k++) {
+      const t0 = performance.now();
+      await v.setDims({ batch: 1, seq: 128 + k });
+      await frames();
+      total.push(performance.now() - t0);
+      shown.push(v.view.state.shownMs); // setDims -> the new plan's figures, table, timeline, arena and memory drawn
+    }
+    const model = v.view.state.model;
+    for (let k = 0; k < 7; k++) {
+      const dims = ['--dim', 'batch=1', '--dim', `seq=${200 + k}`];
+      for (const [label, cmd, args] of [['plan arena', 'plan', ['--strategy', 'arena', '--align', '64', ...dims]], ['plan slots', 'plan', ['--strategy', 'slots', '--align', '64', ...dims]], ['profile', 'profile', dims]]) {
+        const t0 = performance.now();
+        await model.call(cmd, args);
+        calls[label].push(performance.now() - t0);
+      }
+    }
+    const plan = v.plan;
+    return { shown, total, calls, status: plan.status, positions: plan.positions, values: plan.values.length, peak: plan.peak_bytes, progress: document.querySelector('.mpv-progress').textContent };
+  });
+  const f = (a) => `median ${median(a).toFixed(0)} ms (min ${Math.min(...a).toFixed(0)}, max ${Math.max(...a).toFixed(0)})`;
+  console.log(`10k-node synthetic model (${bytes.length} bytes, ${res.positions} positions, ${res.values} values, ${res.status}, peak ${res.peak} B): ` +
+    `dim changed -> new plan shown (figures, tables, timeline, arena, memory) ${f(res.shown)}, -> every chart incl. slot plan and profile, rendered ${f(res.total)}; worker calls alone (request to parsed JSON on the page): ` + Object.entries(res.calls).map(([k, a]) => `${k} ${f(a)}`).join(', '));
+}
+if (REPLAN_ONLY) { await ctx.close(); server.close(); rmSync(profile, { recursive: true, force: true }); process.exit(0); }
 
 // 1. Largest fixture: file chosen -> every chart drawn.
 const times = [];

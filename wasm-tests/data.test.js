@@ -10,6 +10,7 @@ import { alignUp, normalizePlan, intervalRows } from '../web/src/data/plan.js';
 import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../web/src/data/series.js';
 import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
+import { BUCKETS, profileSeries, reuseByOutput, reuseText, valueLinks } from '../web/src/data/profile.js';
 import { byteTicks, formatBytes, formatShape } from '../web/src/data/format.js';
 import { body, loadMemplan, requireNativeCli } from './helpers.js';
 import { dimArgs, requireVizFixtures, SYMBOLIC, TOO_SMALL_DIMS, VIZ_FIXTURES } from './viz-fixtures.js';
@@ -194,6 +195,7 @@ describe('tables', () => {
     expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(13702400), formatBytes(null)])
       .toEqual(['0 B', '1,023 B', '1.50 KiB', '13.1 MiB', '—']);
     expect(formatBytes(5 * 1048576, { trim: true })).toBe('5 MiB');
+    expect([800, 100, 250, 1.5].map((k) => formatBytes(k * 1024, { trim: true }))).toEqual(['800 KiB', '100 KiB', '250 KiB', '1.5 KiB']); // axis ticks keep integer zeros
     expect(byteTicks(14250496, 5)).toEqual([0, 5242880, 10485760]);
     expect(byteTicks(732, 5)).toEqual([0, 200, 400, 600]);
     expect(byteTicks(1, 5)).toEqual([0, 1]);
@@ -282,5 +284,92 @@ describe('figures equal the CLI JSON', () => {
     expect(m.unknownValues.length).toBeGreaterThan(0);
     for (const u of m.unknownValues) expect(u.reason).toMatch(/negative/);
     expect([m.naive, m.peak, m.lowerBound]).toEqual([null, null, null]);
+  });
+});
+
+// A hand-made profile document (`memplan profile --json` shape), positions 0..3.
+const PROFILE = {
+  allow_input_overwrite: false, tags_known: true,
+  nodes: [
+    { index: 0, op_type: 'Conv', reuse: [], profile: { total_bytes: 180, already_allocated_bytes: 100, output_allocation_bytes: 80,
+      inputs: { weight: 100 }, initializers: {}, intermediates: {}, outputs: { '': 80 } } },
+    { index: 1, op_type: 'Relu', reuse: [{ output_index: 0, input_index: 0, kind: 'equal' }], profile: { total_bytes: 260, already_allocated_bytes: 180, output_allocation_bytes: 80,
+      inputs: { weight: 100 }, initializers: { weight: 20 }, intermediates: { '': 80, shape: 0 }, outputs: { '': 60 } } },
+    { index: 2, op_type: 'Reshape', reuse: [{ output_index: 0, input_index: 1, kind: 'greater' }], profile: { total_bytes: 96, already_allocated_bytes: 64, output_allocation_bytes: 32,
+      inputs: {}, initializers: {}, intermediates: { shape: 8, '': 56 }, outputs: { '': 32 } } },
+    { index: 3, op_type: 'Sum', reuse: [], profile: { total_bytes: null, already_allocated_bytes: null, output_allocation_bytes: null,
+      inputs: {}, initializers: {}, intermediates: { '': 40 }, outputs: { '': null } } },
+  ],
+};
+const PLAN_NODES = [
+  { index: 0, inputs: ['X', 'W'], outputs: ['a'] },
+  { index: 1, inputs: ['a'], outputs: ['b'] },
+  { index: 2, inputs: ['', 'b'], outputs: ['v', ''] },
+  { index: 3, inputs: ['a', 'v', 'a'], outputs: ['Y'] },
+];
+
+describe('profile: stacked memory by bucket and tag', () => {
+  it('layers in bucket order, untagged first, with exact stacks', () => {
+    const s = profileSeries(PROFILE, 5);
+    expect(s.ok).toBe(true);
+    expect(s.positions).toBe(5);
+    expect(s.layers.map((l) => l.key)).toEqual(['inputs:weight', 'initializers:weight', 'intermediates:', 'intermediates:shape', 'outputs:']);
+    expect(s.layers.map((l) => [...l.values])).toEqual([
+      [100, 100, 0, 0, 0], [0, 20, 0, 0, 0], [0, 80, 56, 40, 0], [0, 0, 8, 0, 0], [80, 60, 32, 0, 0]]);
+    expect([...s.lower[2]]).toEqual([100, 120, 0, 0, 0]);
+    expect([...s.upper[4]]).toEqual([180, 260, 96, 40, 0]);
+    expect([...s.total]).toEqual([180, 260, 96, 40, 0]);
+    expect(s.maxTotal).toBe(260);
+    expect(s.partial).toBe(true); // the null amount at position 3 counts 0
+    expect(BUCKETS).toEqual(['inputs', 'initializers', 'intermediates', 'outputs']);
+  });
+  it('symbolic amounts (a dim unbound): no series, the expression says why', () => {
+    const sym = structuredClone(PROFILE);
+    sym.nodes[2].profile.inputs = { weight: '12*N+4' };
+    expect(profileSeries(sym)).toEqual({ ok: false, reason: 'symbolic', symbolic: '12*N+4' });
+    expect(profileSeries({ nodes: [] })).toEqual({ ok: false, reason: 'empty' });
+    expect(profileSeries(null)).toEqual({ ok: false, reason: 'empty' });
+  });
+  it('reuse pairs by output name, and the table text', () => {
+    const r = reuseByOutput(PROFILE, PLAN_NODES);
+    expect([...r.entries()]).toEqual([['b', { input: 'a', kind: 'equal', position: 1 }], ['v', { input: 'b', kind: 'greater', position: 2 }]]);
+    expect([reuseText(r.get('b')), reuseText(r.get('a'))]).toEqual(['a (equal)', '']);
+  });
+  it('producer and consumers of every value', () => {
+    const l = valueLinks(PLAN_NODES);
+    expect(l.get('a')).toEqual({ producer: 0, consumers: [1, 3] });
+    expect(l.get('X')).toEqual({ producer: null, consumers: [0] });
+    expect(l.get('v')).toEqual({ producer: 2, consumers: [3] });
+    expect(l.get('Y')).toEqual({ producer: 3, consumers: [] });
+    expect(l.has('')).toBe(false);
+  });
+});
+
+describe('profile and inplace against the CLI', () => {
+  let cli;
+  beforeAll(() => { cli = requireNativeCli(); requireVizFixtures(); }, 120_000);
+  const run = (cmd, file, args) => JSON.parse(execFileSync(cli, [cmd, file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+  it.each(VIZ_FIXTURES.map((f) => [f.name, f]))('%s: the stack at each position is the node\'s total_bytes; reuse pairs are the plan --inplace views', (_n, f) => {
+    const pr = run('profile', f.file, dimArgs(f.dims));
+    const plan = run('plan', f.file, dimArgs(f.dims));
+    const s = profileSeries(pr, plan.positions);
+    expect(s.ok).toBe(true);
+    expect(s.positions).toBe(plan.positions);
+    expect([...s.total]).toEqual(pr.nodes.map((nd) => nd.profile.total_bytes));
+    for (const l of s.layers) expect(BUCKETS).toContain(l.bucket);
+    const reuse = reuseByOutput(run('inplace', f.file, []), normalizePlan(plan).nodes);
+    const pi = run('plan', f.file, ['--inplace', ...dimArgs(f.dims)]);
+    const owner = new Map(pi.values.map((v) => [v.name, v.owner]));
+    // plan --inplace links pairs into one buffer: the applied ones share an owner.
+    const applied = [...reuse].filter(([o, r]) => owner.get(o) === owner.get(r.input));
+    if (pi.inplace.saved_bytes > 0) expect(applied.length).toBeGreaterThan(0);
+    for (const [o, r] of reuse) expect(owner.has(o) && plan.nodes[r.position].inputs.includes(r.input)).toBe(true);
+  });
+  it('unbound dims: the profile is symbolic, so no stacked series', () => {
+    const pr = run('profile', SYMBOLIC.file, []);
+    const s = profileSeries(pr);
+    expect(s.ok).toBe(false);
+    expect(s.reason).toBe('symbolic');
+    expect(s.symbolic).toMatch(/samples|batch_size/);
   });
 });

@@ -26,6 +26,7 @@ for (const [what, p] of [['web/dist (npm run build:web)', join(DIST, 'index.html
   if (!existsSync(p)) { console.error(`browser: ${what} not found at ${p}`); console.log('browser: 0 passed, 1 failed'); process.exit(1); }
 }
 const cliInfo = (file) => JSON.parse(execFileSync(CLI, ['info', file, '--json'], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+const cliJson = (cmd, file, args = []) => JSON.parse(execFileSync(CLI, [cmd, file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
 const cliPlan = (file, args = []) => JSON.parse(execFileSync(CLI, ['plan', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
 requireVizFixtures(); // real npm models, planned with their dims (viz-fixtures.js)
 /** The CLI plan of a fixture with its dims bound (extra options first). */
@@ -345,7 +346,7 @@ await check('exports: plan JSON equals the CLI, table CSV, Netron attachment, ch
   const plan = await grab('[data-export="plan-json"]');
   expectEq(JSON.stringify(JSON.parse(plan.bytes.toString('utf8'))), JSON.stringify(fixturePlan(MEDIUM)), 'plan JSON');
   const csv = (await grab('[data-export="table-csv"]')).bytes.toString('utf8');
-  expectEq(csv.split('\n')[0], 'value,dtype,shape,size,start,end,live for,owner,slot,offset,note', 'CSV header');
+  expectEq(csv.split('\n')[0], 'value,dtype,shape,size,start,end,live for,owner,slot,offset,note,reuses (in place)', 'CSV header');
   expectEq(csv.trim().split('\n').length, fixturePlan(MEDIUM).values.length + 1, 'CSV lines');
   const att = JSON.parse((await grab('[data-export="netron"]')).bytes.toString('utf8'));
   expectEq(att.signature, 'netron:attachment', 'attachment signature');
@@ -359,14 +360,114 @@ await check('exports: plan JSON equals the CLI, table CSV, Netron attachment, ch
   }
 });
 
+await check('in-place reuse: the toggle re-plans with --inplace (peak and saved bytes equal the CLI\'s); the table and tooltip show which input an output reuses', async () => {
+  const off = fixturePlan(MEDIUM);
+  const on = fixturePlan(MEDIUM, ['--inplace']);
+  if (on.peak_bytes === off.peak_bytes || !(on.inplace.saved_bytes > 0)) throw new Error(`fixture: in-place should change the peak (${off.peak_bytes} vs ${on.peak_bytes})`);
+  expectEq((await shown(page)).figures.inplace, '', 'saved bytes while off');
+  await page.check('.mpv-inplace');
+  await waitPlan(page, on);
+  const s = await shown(page);
+  expectPlanShown(s, on, 'in-place: ');
+  expectEq(s.figures.inplace, `${on.inplace.saved_bytes.toLocaleString('en-US')} B`, 'in-place saved bytes');
+  expectEq(JSON.stringify(await page.evaluate(() => window.memplanView.plan.inplace)), JSON.stringify(on.inplace), 'plan.inplace');
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-inplace.png'), fullPage: true });
+  // The reuse lists (inplace --json), by output name, in the value table.
+  const doc = cliJson('inplace', MEDIUM.file);
+  const want = new Map();
+  for (const nd of doc.nodes) for (const r of nd.reuse) {
+    const pn = off.nodes[nd.index];
+    want.set(pn.outputs[r.output_index], `${pn.inputs[r.input_index]} (${r.kind})`);
+  }
+  if (!want.size) throw new Error('no reuse pairs in the fixture');
+  const cells = await page.$$eval('.mpv-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.name, tr.cells[tr.cells.length - 1].textContent]));
+  for (const [name, text] of cells) expectEq(text, want.get(name) ?? '—', `${name} reuses`);
+  // Off again: back to the plain plan.
+  await page.uncheck('.mpv-inplace');
+  await waitPlan(page, off);
+  expectPlanShown(await shown(page), off, 'in-place off: ');
+  expectEq((await shown(page)).figures.inplace, '', 'saved bytes after off');
+  // The tooltip of a reusing output (a buffer with no views, so its bar is its own).
+  const hasViews = new Set(off.values.filter((x) => x.view).map((x) => x.owner));
+  const v = off.values.filter((x) => want.has(x.name) && !x.view && !hasViews.has(x.name) && x.size).sort((a, b) => (b.end - b.start) - (a.end - a.start))[0];
+  const pt = await barPoint(page, 'timeline', v.name);
+  await page.mouse.move(pt.x, pt.y);
+  await page.waitForFunction((n) => document.querySelector('.mpv-tooltip:not([hidden]) .mpv-tip-title')?.textContent === n, v.name, { timeout: 5000 });
+  const tip = await page.textContent('.mpv-tooltip');
+  if (!tip.includes(`reuses${want.get(v.name)} in place`)) throw new Error(`tooltip ${JSON.stringify(tip)} lacks "reuses ${want.get(v.name)}"`);
+  await page.mouse.move(2, 2);
+});
+
+await check('memory over time stacks the profile by bucket and tag; its totals are the CLI profile\'s total_bytes', async () => {
+  const pr = cliJson('profile', MEDIUM.file, dimArgs(MEDIUM.dims));
+  await page.click('[data-chart="memory"] [data-mode="stacked"]');
+  await page.waitForFunction(() => window.memplanView.view.charts.memory.mode === 'stacked', null, { timeout: 5000 });
+  const got = await page.evaluate(() => {
+    const c = window.memplanView.view.charts.memory;
+    return { total: [...c.profile.total], layers: c.profile.layers.map((l) => l.key), legend: [...document.querySelectorAll('[data-chart="memory"] .legend text')].map((t) => t.textContent) };
+  });
+  expectEq(JSON.stringify(got.total), JSON.stringify(pr.nodes.map((nd) => nd.profile.total_bytes)), 'stack totals');
+  const keys = new Set();
+  for (const nd of pr.nodes) for (const b of ['inputs', 'initializers', 'intermediates', 'outputs']) for (const [t, a] of Object.entries(nd.profile[b])) if (a) keys.add(`${b}:${t}`);
+  expectEq(JSON.stringify([...got.layers].sort()), JSON.stringify([...keys].sort()), 'layers');
+  for (const k of ['naive', 'arena top']) if (!got.legend.includes(k)) throw new Error(`legend ${JSON.stringify(got.legend)} lacks ${k}`);
+  for (const k of got.layers) if (!got.legend.includes(k.replace(/:$/, ''))) throw new Error(`legend ${JSON.stringify(got.legend)} lacks ${k}`);
+  if (!(await page.$('[data-chart="memory"] .ref-bound, [data-chart="memory"] .ref-peak'))) throw new Error('the lower bound line is gone');
+  const svg = await page.evaluate(() => window.memplanView.view.charts.memory.toSVG());
+  if ((svg.match(/<path/g) ?? []).length < got.layers.length) throw new Error('SVG export lacks the stacked layers');
+  await page.locator('[data-chart="memory"]').screenshot({ path: join(ARTIFACTS, 'browser-memory-stacked.png') });
+});
+
+await check('clicking a value highlights its producer and its consumers in the node table and on the timeline', async () => {
+  const plan = fixturePlan(MEDIUM);
+  const consumersOf = (n) => plan.nodes.filter((nd) => nd.inputs.includes(n)).map((nd) => nd.index);
+  const v = plan.values.find((x) => plan.nodes.some((nd) => nd.outputs.includes(x.name)) && consumersOf(x.name).length >= 2);
+  const producer = plan.nodes.find((nd) => nd.outputs.includes(v.name)).index;
+  const consumers = consumersOf(v.name);
+  await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
+  const row = page.locator(`.mpv-table tbody tr[data-name=${JSON.stringify(v.name)}]`);
+  await row.scrollIntoViewIfNeeded();
+  await row.click();
+  await page.waitForFunction((n) => window.memplanView.view.linked.selected === n, v.name, { timeout: 5000 });
+  const marks = await page.evaluate(() => ({
+    producer: [...document.querySelectorAll('[data-chart="timeline"] line.mark-producer')].map((l) => Number(l.dataset.position)),
+    consumers: [...document.querySelectorAll('[data-chart="timeline"] line.mark-consumer')].map((l) => Number(l.dataset.position)),
+    text: document.querySelector('.mpv-node-links').textContent,
+  }));
+  expectEq(JSON.stringify(marks.producer), JSON.stringify([producer]), 'timeline producer mark');
+  expectEq(JSON.stringify(marks.consumers), JSON.stringify(consumers), 'timeline consumer marks');
+  if (!marks.text.includes(`made by position ${producer} `) || !marks.text.includes(`read by ${consumers.length} nodes`)) throw new Error(`links line: ${marks.text}`);
+  await page.locator('[data-chart="timeline"]').screenshot({ path: join(ARTIFACTS, 'browser-links-timeline.png') });
+  await page.click('[data-table="nodes"]');
+  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.nodes.length, { timeout: 5000 });
+  const rows = await page.evaluate(() => ({
+    producer: [...document.querySelectorAll('.mpv-table tbody tr.producer')].map((tr) => Number(tr.dataset.position)),
+    consumers: [...document.querySelectorAll('.mpv-table tbody tr.consumer')].map((tr) => Number(tr.dataset.position)),
+  }));
+  expectEq(JSON.stringify(rows.producer), JSON.stringify([producer]), 'node table producer row');
+  expectEq(JSON.stringify(rows.consumers), JSON.stringify(consumers), 'node table consumer rows');
+  await page.screenshot({ path: join(ARTIFACTS, 'browser-links-nodes.png') });
+  await page.click('[data-table="values"]');
+  // A second click on the same value clears the selection and the marks.
+  await page.locator(`.mpv-table tbody tr[data-name=${JSON.stringify(v.name)}]`).click();
+  await page.waitForFunction(() => window.memplanView.view.linked.selected === null && !document.querySelector('[data-chart="timeline"] .mark-node'), null, { timeout: 5000 });
+});
+
 await check('changing a symbolic dim re-plans through the worker (deferred -> planned -> too small -> planned, equal to the CLI)', async () => {
   await openFile(page, SYMBOLIC.file);
   const unbound = cliPlan(SYMBOLIC.file);
   expectPlanShown(await shown(page), unbound, 'unbound: ');
   const dims = await page.$$eval('.mpv-dim input', (inputs) => inputs.map((i) => i.dataset.dim));
   expectEq(JSON.stringify(dims), JSON.stringify(unbound.unknown.dims), 'dim inputs');
+  // Stacked mode is on (the test before): with dims unbound the profile is symbolic, so the plan's series and a note.
+  const mode = await page.evaluate(() => ({ mode: window.memplanView.view.charts.memory.mode, note: document.querySelector('[data-chart="memory"] .mpv-chart-note').textContent }));
+  expectEq(mode.mode, 'plan', 'memory chart mode while dims are unbound');
+  if (!/needs every dim bound/.test(mode.note)) throw new Error(`memory note: ${JSON.stringify(mode.note)}`);
   await page.screenshot({ path: join(ARTIFACTS, 'browser-deferred-dims.png'), fullPage: true });
   await bindDims(page, SYMBOLIC.dims, fixturePlan(SYMBOLIC));
+  await page.waitForFunction(() => window.memplanView.view.charts.memory.mode === 'stacked', null, { timeout: 5000 });
+  const total = await page.evaluate(() => [...window.memplanView.view.charts.memory.profile.total]);
+  expectEq(JSON.stringify(total), JSON.stringify(cliJson('profile', SYMBOLIC.file, dimArgs(SYMBOLIC.dims)).nodes.map((nd) => nd.profile.total_bytes)), 'stacked totals once bound');
   expectPlanShown(await shown(page), fixturePlan(SYMBOLIC), `${dimArgs(SYMBOLIC.dims).join(' ')}: `);
   // Too few samples: negative sizes are unknown values with their reason; no totals.
   const small = cliPlan(SYMBOLIC.file, dimArgs(TOO_SMALL_DIMS));

@@ -6,6 +6,8 @@
 //                   pending request with an AbortError and starts a fresh
 //                   worker; models opened before are gone (their calls reject).
 //   mp.terminate()
+const decoder = new TextDecoder('utf-8');
+
 export async function connectMemplan() {
   let worker = null;
   let generation = 0;
@@ -20,12 +22,15 @@ export async function connectMemplan() {
     worker = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'memplan' });
     generation++;
     worker.onmessage = (ev) => {
-      const { id, ok, result, error, progress } = ev.data;
+      const { id, ok, result, error, progress, json } = ev.data;
       const p = pending.get(id);
       if (!p) return;
       if (progress) { p.onProgress?.(progress); return; }
       pending.delete(id);
-      if (ok) p.resolve(result);
+      if (ok) {
+        if (!json) { p.resolve(result); return; }
+        try { p.resolve(JSON.parse(decoder.decode(result))); } catch (e) { p.reject(e); }
+      }
       else p.reject(Object.assign(new Error(error.message), { name: error.name, status: error.status }));
     };
     worker.onerror = (ev) => {

@@ -12,6 +12,7 @@ import { createMemory } from '../charts/memory.js';
 import { normalizePlan } from '../data/plan.js';
 import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../data/series.js';
 import { netronAttachment, toCSV } from '../data/export.js';
+import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt, formatRatio, formatShape } from '../data/format.js';
 import { renderModelInfo } from './model-info.js';
 
@@ -22,6 +23,7 @@ const VALUE_COLUMNS = [
   { key: 'size', label: 'size', num: true, bytes: true }, { key: 'start', label: 'start', num: true },
   { key: 'end', label: 'end', num: true }, { key: 'length', label: 'live for', num: true }, { key: 'owner', label: 'owner' },
   { key: 'slot', label: 'slot', num: true }, { key: 'offset', label: 'offset', num: true, bytes: true }, { key: 'status', label: 'note' },
+  { key: 'reuses', label: 'reuses (in place)' },
 ];
 const NODE_COLUMNS = [
   { key: 'position', label: 'position', num: true }, { key: 'op', label: 'op' }, { key: 'name', label: 'node' },
@@ -29,7 +31,7 @@ const NODE_COLUMNS = [
   { key: 'allocated', label: 'allocated', num: true, bytes: true }, { key: 'freed', label: 'freed after', num: true, bytes: true },
   { key: 'live', label: 'live', num: true, bytes: true }, { key: 'extent', label: 'arena top', num: true, bytes: true },
 ];
-const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner']);
+const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner', 'reuses']);
 
 function download(name, data, type) {
   const blob = data instanceof Blob ? data : new Blob([data], { type });
@@ -54,6 +56,10 @@ export function createView(root, client, options = {}) {
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     dims: new Map(), dimNames: [],
+    inplace: options.inplace === true,
+    inplaceDoc: null, // `inplace --json`, fetched once per model (the reuse lists)
+    reuse: new Map(), // output name -> {input, kind, position}
+    profileDoc: null, profile: null, links: null,
     plan: null, m: null, series: null, slotsPlan: null, slotsM: null,
     valueRows: [], nodeRows: [], producer: null,
     table: 'values', sortKey: null, sortDir: 1, filter: '',
@@ -93,6 +99,7 @@ export function createView(root, client, options = {}) {
     peak: figure('peak', 'Planned peak', 'Arena or slot memory of the chosen strategy (peak_bytes)'),
     bound: figure('bound', 'Lower bound', 'Most bytes live at any one position: no plan can use less (lower_bound_bytes)'),
     savings: figure('savings', 'Savings', '1 - planned peak / naive total (savings_ratio)'),
+    inplace: figure('inplace', 'In-place saves', 'Planned peak without in-place reuse minus with it (inplace.saved_bytes); turn in-place reuse on to see it'),
   };
   const strategiesLine = el('p', 'mpv-strategies muted');
 
@@ -115,11 +122,11 @@ export function createView(root, client, options = {}) {
   alignSel.addEventListener('change', () => { state.align = Number(alignSel.value); replan(); });
   const inplace = el('input');
   inplace.type = 'checkbox';
-  inplace.disabled = true;
   inplace.className = 'mpv-inplace';
-  const inplaceLabel = el('label', 'mpv-check muted');
-  inplaceLabel.title = 'In-place reuse: waits for --inplace in the C library';
-  inplaceLabel.append(inplace, document.createTextNode(' in-place reuse (soon)'));
+  inplace.addEventListener('change', () => { state.inplace = inplace.checked; replan(); });
+  const inplaceLabel = el('label', 'mpv-check');
+  inplaceLabel.title = 'In-place reuse: an output may take the buffer of an input read for the last time (plan --inplace)';
+  inplaceLabel.append(inplace, document.createTextNode(' in-place reuse'));
   const resetZoom = el('button', 'mpv-btn', 'Reset zoom');
   resetZoom.type = 'button';
   resetZoom.addEventListener('click', () => linked.setXDomain(null));
@@ -205,7 +212,9 @@ export function createView(root, client, options = {}) {
   const tableWrap = el('div', 'mpv-table-wrap');
   const table = el('table', 'mpv-table');
   tableWrap.append(table);
-  tableSec.append(el('h3', '', 'Details'), tableHead, tableWrap);
+  const linksLine = el('p', 'mpv-node-links');
+  linksLine.hidden = true;
+  tableSec.append(el('h3', '', 'Details'), tableHead, linksLine, tableWrap);
 
   const infoSec = el('details', 'mpv-info');
   infoSec.open = options.infoOpen ?? false;
@@ -241,11 +250,18 @@ export function createView(root, client, options = {}) {
   function syncControls() {
     for (const [s, b] of Object.entries(stratBtns)) { b.classList.toggle('on', s === state.strategy); b.setAttribute('aria-checked', String(s === state.strategy)); }
     alignSel.value = String(state.align);
+    inplace.checked = state.inplace;
+    inplace.disabled = !state.model;
     for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === state.table);
   }
 
   function planArgs(strategy = state.strategy) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
+    if (state.inplace) args.push('--inplace');
+    return [...args, ...dimArgs()];
+  }
+  function dimArgs() {
+    const args = [];
     for (const [d, v] of state.dims) if (v !== '' && v !== undefined) args.push('--dim', `${d}=${v}`);
     return args;
   }
@@ -293,6 +309,9 @@ export function createView(root, client, options = {}) {
     set(fig.peak, m.peak, formatBytes);
     set(fig.bound, m.lowerBound, formatBytes);
     set(fig.savings, m.savings, formatRatio);
+    const ip = m.raw?.inplace;
+    set(fig.inplace, ip && ip.enabled && typeof ip.saved_bytes === 'number' ? ip.saved_bytes : null, formatBytes);
+    if (!(ip && ip.enabled)) fig.inplace.v.textContent = state.inplace ? '—' : 'off';
     badge.textContent = m.status;
     badge.className = `mpv-badge ${m.status}`;
     const st = m.strategies;
@@ -387,7 +406,12 @@ export function createView(root, client, options = {}) {
       if (name !== null) {
         tr.dataset.name = name;
         if (name === linked.selected) tr.className = 'selected';
-      } else tr.dataset.position = String(r.position);
+      } else {
+        tr.dataset.position = String(r.position);
+        const lk = state.links;
+        if (lk && lk.producer === r.position) tr.classList.add('producer');
+        if (lk && lk.consumers.includes(r.position)) tr.classList.add('consumer');
+      }
       for (const c of cols) {
         let v = r[c.key];
         if (Array.isArray(v)) v = v.join(', ');
@@ -418,8 +442,35 @@ export function createView(root, client, options = {}) {
   });
   table.addEventListener('pointerleave', () => linked.setHover(null, null, 'table'));
 
+  // The selected value's producer and consumers: node table rows, timeline marks, a line of text.
+  let linksOf = null; // valueLinks(m.nodes), built on the first selection
+  function showLinks() {
+    const name = linked.selected;
+    const m = state.m;
+    let lk = null;
+    if (name !== null && m?.nodes.length) {
+      linksOf ??= valueLinks(m.nodes);
+      lk = linksOf.get(name) ?? { producer: null, consumers: [] };
+    }
+    state.links = lk;
+    timelineChart.setLinks(lk);
+    for (const tr of table.querySelectorAll('tbody tr[data-position]')) {
+      const p = Number(tr.dataset.position);
+      tr.classList.toggle('producer', !!lk && lk.producer === p);
+      tr.classList.toggle('consumer', !!lk && lk.consumers.includes(p));
+    }
+    linksLine.replaceChildren();
+    linksLine.hidden = !lk;
+    if (!lk) return;
+    const label = (p) => `${p} ${nodeLabel(m.nodes[p] ?? { op: '?', name: '' })}`.trim();
+    linksLine.append(el('strong', '', name), document.createTextNode(' — made by '),
+      el('span', 'producer', lk.producer === null ? 'a graph input or initializer' : `position ${label(lk.producer)}`),
+      document.createTextNode(lk.consumers.length ? ` · read by ${lk.consumers.length} node${lk.consumers.length === 1 ? '' : 's'}: ` : ' · read by no node'),
+      el('span', 'consumer', lk.consumers.slice(0, 12).map(label).join(', ') + (lk.consumers.length > 12 ? ` +${lk.consumers.length - 12}` : '')));
+  }
   linked.on('select', (src) => {
     for (const tr of table.querySelectorAll('tbody tr.selected')) tr.classList.remove('selected');
+    showLinks();
     const name = linked.selected;
     if (name !== null) {
       const tr = [...table.querySelectorAll('tbody tr')].find((r) => r.dataset.name === name);
@@ -448,6 +499,8 @@ export function createView(root, client, options = {}) {
     if (slot >= 0 || !Number.isNaN(off)) {
       lines.push(['placed', [slot >= 0 ? `slot ${slot}` : '', !Number.isNaN(off) ? `offset ${formatInt(off)}` : ''].filter(Boolean).join(' · ')]);
     }
+    const ru = state.reuse.get(name);
+    if (ru) lines.push(['reuses', `${reuseText(ru)} in place${state.inplace ? (m.owner[i] === m.owner[m.index.get(ru.input) ?? -1] ? ' (applied)' : ' (not applied)') : ''}`]);
     if (own !== i) lines.push(['view of', m.names[own]]);
     else {
       let nv = 0;
@@ -497,16 +550,19 @@ export function createView(root, client, options = {}) {
   }
 
   // ---- plan ------------------------------------------------------------
-  function applyPlan(plan, slotsPlan) {
+  // The plan first (figures, table, timeline, arena, the plan-based memory
+  // series); the slot plan and the profile follow as they arrive (applySlots,
+  // applyProfile), so the figures do not wait for them.
+  function applyPlan(plan, slotsPlan, profileDoc = null, profileNote = '') {
     state.plan = plan;
     const m = normalizePlan(plan);
     state.m = m;
+    linksOf = null;
+    state.reuse = state.inplaceDoc ? reuseByOutput(state.inplaceDoc, m.nodes) : new Map();
     state.series = memorySeries(m);
     for (const d of m.unknownDims) if (!state.dimNames.includes(d)) state.dimNames.push(d);
-    const sp = slotsPlan ?? (m.strategy === 'slots' ? plan : null);
-    state.slotsPlan = sp;
-    state.slotsM = sp ? normalizePlan(sp) : null;
     state.valueRows = valueRows(m);
+    for (const r of state.valueRows) r.reuses = reuseText(state.reuse.get(r.name));
     state.nodeRows = nodeRows(m, state.series);
     state.producer = null; // built on the first value tooltip
     const sameDomain = linked.fullDomain[1] === Math.max(1, m.positions);
@@ -516,13 +572,35 @@ export function createView(root, client, options = {}) {
     renderDims();
     renderDeferred();
     memoryChart.setData(m, state.series);
+    applyProfile(profileDoc, profileNote);
     timelineChart.setData(m);
     arenaChart.setData(m, state.series);
+    applySlots(slotsPlan);
+    renderTable();
+    showLinks();
+  }
+  function applySlots(slotsPlan) {
+    const m = state.m;
+    const sp = slotsPlan ?? (m.strategy === 'slots' ? state.plan : null);
+    state.slotsPlan = sp;
+    state.slotsM = sp ? normalizePlan(sp) : null;
     slotsChart.setData(state.slotsM, state.slotsM ? slotOccupancy(state.slotsM) : null);
     slotsChart.frame.titleEl.textContent = m.strategy === 'slots' ? 'Slot occupancy' : 'Slot occupancy (the slot plan, for comparison)';
-    renderTable();
+  }
+  function applyProfile(profileDoc, profileNote = '') {
+    const m = state.m;
+    state.profileDoc = profileDoc;
+    state.profile = profileDoc ? profileSeries(profileDoc, m.positions) : null;
+    let note = profileNote;
+    if (state.profile && !state.profile.ok) {
+      note = state.profile.reason === 'symbolic'
+        ? `stacking by tag needs every dim bound (the profile is symbolic${m.unknownDims.length ? `: ${m.unknownDims.join(', ')} unbound` : ''}); showing the plan's live bytes`
+        : 'the profile lists no nodes; showing the plan\'s live bytes';
+    }
+    memoryChart.setProfile(state.profile, note);
   }
 
+  let profileCache = null;
   async function replan() {
     if (!state.model) return;
     const gen = ++state.planGen;
@@ -532,14 +610,35 @@ export function createView(root, client, options = {}) {
     setProgress('planning…');
     try {
       const onProgress = (p) => { if (gen === state.planGen && p.stage === 'running') setProgress('planning…'); };
-      const plan = await state.model.call('plan', planArgs(), { onProgress });
-      let slotsPlan = null;
-      if (plan.strategy !== 'slots' && plan.status === 'planned') slotsPlan = await state.model.call('plan', planArgs('slots'));
+      const model = state.model;
+      // The reuse lists do not depend on dims or options: once per model.
+      if (!state.inplaceDoc) {
+        try { const doc = await model.call('inplace', []); if (model === state.model) state.inplaceDoc = doc; } catch (e) { if (e.name === 'AbortError') throw e; }
+      }
+      const plan = await model.call('plan', planArgs(), { onProgress });
       if (gen !== state.planGen) return;
+      // The per-node profile with the same dims (stacked memory by bucket and tag).
+      // Strategy, alignment and in-place do not change it: kept while the dims stay.
+      const pkey = dimArgs().join('\n');
+      const cached = profileCache && profileCache.model === model && profileCache.key === pkey ? profileCache : null;
       errorBox.hidden = true;
-      applyPlan(plan, slotsPlan);
+      applyPlan(plan, null, cached?.doc ?? null, cached?.note ?? '');
+      state.shownMs = performance.now() - t0;
+      setProgress(`${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…`);
+      if (plan.strategy !== 'slots' && plan.status === 'planned') {
+        const slotsPlan = await model.call('plan', planArgs('slots'));
+        if (gen !== state.planGen) return;
+        applySlots(slotsPlan);
+      }
+      if (!cached) {
+        let doc = null, note = '';
+        try { doc = await model.call('profile', dimArgs()); } catch (e) { if (e.name === 'AbortError') throw e; note = `no profile: ${e.message}`; }
+        profileCache = { model, key: pkey, doc, note };
+        if (gen !== state.planGen) return;
+        applyProfile(doc, note);
+      }
       busy(false);
-      setProgress(`${plan.status} in ${Math.round(performance.now() - t0)} ms`);
+      setProgress(`${plan.status} in ${Math.round(state.shownMs)} ms (all charts ${Math.round(performance.now() - t0)} ms)`);
       setState('ready');
       emit('plan', plan);
     } catch (e) {
@@ -570,6 +669,7 @@ export function createView(root, client, options = {}) {
       if (gen !== state.loadGen) { model.close(); return; }
       state.model?.close().catch(() => {});
       state.model = model;
+      state.inplaceDoc = null;
       state.info = model.info;
       state.dims = new Map();
       state.dimNames = [];
@@ -604,8 +704,9 @@ export function createView(root, client, options = {}) {
       renderDims();
       return replan();
     },
-    setOptions({ strategy, align } = {}) {
+    setOptions({ strategy, align, inplace: ip } = {}) {
       if (strategy === 'arena' || strategy === 'slots') state.strategy = strategy;
+      if (typeof ip === 'boolean') state.inplace = ip;
       if (ALIGNS.includes(Number(align))) state.align = Number(align);
       syncControls();
       return replan();
@@ -616,13 +717,15 @@ export function createView(root, client, options = {}) {
       state.loadGen++; state.planGen++;
       state.model?.close().catch(() => {});
       state.model = null;
+      state.inplaceDoc = null;
       state.name = name;
       nameEl.textContent = name;
       state.dims = new Map(); state.dimNames = [];
       errorBox.hidden = true;
       linked.select(null);
       infoBody.replaceChildren(el('p', 'muted', 'A plan document: no model summary.'));
-      applyPlan(plan, null);
+      applyPlan(plan, null, null, 'a plan document has no per-node profile (open the model to stack by tag)');
+      syncControls();
       main.hidden = false;
       for (const c of Object.values(chartList)) c.frame.resize();
       setProgress(`plan document · ${formatInt(plan.values?.length ?? 0)} values`);

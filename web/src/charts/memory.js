@@ -9,11 +9,30 @@ import { chartPNG, chartSVG, createFrame, svgEl } from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 22, right: 26, bottom: 22, left: 64 };
+// Stacked mode (the profile): one hue per bucket, shades per tag.
+const BUCKET_COLORS = {
+  inputs: ['#9c755f', '#c49a80', '#7a5a47', '#dcbfae'],
+  initializers: ['#76b7b2', '#4f9a94', '#a3d3cf', '#2f7771'],
+  intermediates: ['#4e79a7', '#a0cbe8', '#2f5b87', '#7fa6cf', '#1d3f63'],
+  outputs: ['#f28e2b', '#ffbe7d', '#c96a12', '#f7b267'],
+};
+export const layerColor = (layer, k) => { const c = BUCKET_COLORS[layer.bucket] ?? ['#bab0ac']; return c[k % c.length]; };
 const C = { live: '#4e79a7', liveFill: 'rgba(78,121,167,0.28)', extent: '#f28e2b', naive: '#8a8f98', peak: '#e15759', bound: '#2f9e44' };
 
 export function createMemory(container, linked, { height = 220, hooks = {} } = {}) {
   let m = null, s = null;
   let yMax = 1;
+  let ps = null; // profileSeries(...) or null
+  let psNote = ''; // why the stacked view is not available
+  let stacked = false;
+  const modeBtn = document.createElement('button');
+  modeBtn.type = 'button';
+  modeBtn.className = 'mpv-btn mpv-small mpv-memory-mode';
+  modeBtn.textContent = 'Stack by tag';
+  modeBtn.title = 'Stack the per-node profile: inputs / initializers / intermediates / outputs, split by tag';
+  modeBtn.dataset.mode = 'stacked';
+  modeBtn.setAttribute('aria-pressed', 'false');
+  modeBtn.addEventListener('click', () => api.setStacked(!stacked));
   const x = scaleLinear();
   const y = scaleLinear();
   const frame = createFrame(container, { className: 'mpv-memory', title: 'Memory over time', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
@@ -50,6 +69,48 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
     moving = false;
   }
   const draw = () => frame.schedule(render);
+  frame.tools.prepend(modeBtn);
+  const noteEl = document.createElement('span');
+  noteEl.className = 'mpv-chart-note muted';
+  noteEl.hidden = true;
+  frame.head.insertBefore(noteEl, frame.tools);
+  const syncNote = () => { noteEl.textContent = api.note; noteEl.hidden = !api.note; };
+  const stackOn = () => stacked && ps?.ok;
+  // A layer's rank among the layers of its bucket (its shade).
+  const tagIndex = (l) => ps.layers.filter((o) => o.bucket === l.bucket).indexOf(l);
+  function rescale() {
+    const top = Math.max(s?.maxLiveBound ?? 0, s?.maxExtent ?? 0, m?.peak ?? 0, m?.lowerBound ?? 0, stackOn() ? ps.maxTotal : 0);
+    const naive = m?.naive ?? (s ? s.naive[s.positions - 1] ?? 0 : 0);
+    yMax = Math.max(1, naive <= top * 3 ? Math.max(top, naive) : top) * 1.08;
+  }
+  // Per pixel column, the position whose stack total is largest (stacks stay consistent).
+  function stackColumns() {
+    const P = ps.positions;
+    const left = MARGIN.left, right = frame.width - MARGIN.right;
+    const w = Math.max(1, Math.ceil(right - left));
+    if (P <= w) return null;
+    const pick = new Int32Array(w).fill(-1);
+    for (let p = 0; p < P; p++) {
+      const c = Math.min(w - 1, Math.floor(((p + 0.5) / P) * w));
+      if (pick[c] < 0 || ps.total[p] > ps.total[pick[c]]) pick[c] = p;
+    }
+    return pick;
+  }
+  // Polygon of one layer: its upper edge left to right, its lower edge back.
+  function layerPoints(k) {
+    const lo = ps.lower[k], up = ps.upper[k];
+    const pts = [];
+    const pick = stackColumns();
+    if (pick) {
+      const left = MARGIN.left;
+      for (let c = 0; c < pick.length; c++) { const p = Math.max(0, pick[c]); pts.push([left + c, up[p]], [left + c + 1, up[p]]); }
+      for (let c = pick.length - 1; c >= 0; c--) { const p = Math.max(0, pick[c]); pts.push([left + c + 1, lo[p]], [left + c, lo[p]]); }
+    } else {
+      for (let p = 0; p < ps.positions; p++) pts.push([x(p), up[p]], [x(p + 1), up[p]]);
+      for (let p = ps.positions - 1; p >= 0; p--) pts.push([x(p + 1), lo[p]], [x(p), lo[p]]);
+    }
+    return pts;
+  }
 
   // Per pixel column the maximum of series[p] over the positions it covers.
   function columns(series) {
@@ -91,13 +152,25 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
     ctx.beginPath();
     ctx.rect(left, top - 1, right - left, bottom - top + 2);
     ctx.clip();
-    // Live bytes (aligned): area.
-    ctx.beginPath();
-    stepPath(ctx, s.liveBound);
-    ctx.lineTo(right, bottom); ctx.lineTo(left, bottom); ctx.closePath();
-    ctx.fillStyle = C.liveFill;
-    ctx.fill();
-    ctx.beginPath(); stepPath(ctx, s.liveBound); ctx.strokeStyle = C.live; ctx.lineWidth = 1.25; ctx.stroke();
+    if (stackOn()) {
+      // The profile, stacked: inputs / initializers / intermediates / outputs by tag.
+      ps.layers.forEach((l, k) => {
+        const pts = layerPoints(k);
+        ctx.beginPath();
+        pts.forEach(([px, v], j) => (j ? ctx.lineTo(px, y(v)) : ctx.moveTo(px, y(v))));
+        ctx.closePath();
+        ctx.fillStyle = layerColor(l, tagIndex(l));
+        ctx.fill();
+      });
+    } else {
+      // Live bytes (aligned): area.
+      ctx.beginPath();
+      stepPath(ctx, s.liveBound);
+      ctx.lineTo(right, bottom); ctx.lineTo(left, bottom); ctx.closePath();
+      ctx.fillStyle = C.liveFill;
+      ctx.fill();
+      ctx.beginPath(); stepPath(ctx, s.liveBound); ctx.strokeStyle = C.live; ctx.lineWidth = 1.25; ctx.stroke();
+    }
     if (s.maxExtent > 0) { ctx.beginPath(); stepPath(ctx, s.extent); ctx.strokeStyle = C.extent; ctx.lineWidth = 1.25; ctx.stroke(); }
     ctx.beginPath(); stepPath(ctx, s.naive); ctx.setLineDash([4, 3]); ctx.strokeStyle = C.naive; ctx.stroke(); ctx.setLineDash([]);
     // Unknown sizes: a grey tick along the bottom where some live size is unknown.
@@ -125,14 +198,16 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
       refG.append('text').attr('class', 'ref-label ref-naive').attr('x', right - 4).attr('y', top - 8).attr('text-anchor', 'end')
         .text(`naive total ${formatBytes(m.naive)} (off the scale)`);
     }
-    const items = [['live bytes', C.live, 'solid'], ['arena top', C.extent, 'solid'], ['naive (never frees)', C.naive, 'dash']];
+    const items = stackOn()
+      ? [...ps.layers.map((l) => [`${l.bucket}${l.tag ? `:${l.tag}` : ''}`, layerColor(l, tagIndex(l)), 'area']), ['arena top', C.extent, 'solid'], ['naive', C.naive, 'dash']]
+      : [['live bytes', C.live, 'solid'], ['arena top', C.extent, 'solid'], ['naive (never frees)', C.naive, 'dash']];
     let lx = left;
     for (const [label, color, kind] of items) {
       const g = legend.append('g').attr('transform', `translate(${lx},${8})`);
-      g.append('line').attr('x1', 0).attr('x2', 16).attr('y1', 0).attr('y2', 0).attr('stroke', color).attr('stroke-width', 2)
+      g.append('line').attr('x1', 0).attr('x2', 16).attr('y1', 0).attr('y2', 0).attr('stroke', color).attr('stroke-width', kind === 'area' ? 8 : 2)
         .attr('stroke-dasharray', kind === 'dash' ? '4 3' : null);
       const t = g.append('text').attr('x', 20).attr('y', 4).text(label);
-      lx += 28 + (t.node().getComputedTextLength?.() || label.length * 6);
+      lx += (kind === 'area' ? 24 : 28) + (t.node().getComputedTextLength?.() || label.length * 6);
     }
     renderHover();
   }
@@ -166,11 +241,25 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
 
   const api = {
     frame,
+    /** The profile's stacked series (profileSeries) or null, and the note shown when it is not usable. */
+    setProfile(series, note = '') {
+      ps = series; psNote = note;
+      syncNote(); rescale(); layout(); draw();
+    },
+    setStacked(on) {
+      stacked = !!on;
+      modeBtn.classList.toggle('on', stacked);
+      modeBtn.setAttribute('aria-pressed', String(stacked));
+      syncNote(); rescale(); layout(); draw();
+    },
+    get stacked() { return stacked; },
+    /** 'stacked' when the profile stack is drawn, 'plan' otherwise; the note when stacking is unavailable. */
+    get mode() { return stackOn() ? 'stacked' : 'plan'; },
+    get note() { return stacked && !stackOn() ? psNote : ''; },
+    get profile() { return ps; },
     setData(model, series) {
       m = model; s = series;
-      const top = Math.max(s?.maxLiveBound ?? 0, s?.maxExtent ?? 0, m?.peak ?? 0, m?.lowerBound ?? 0);
-      const naive = m?.naive ?? (s ? s.naive[s.positions - 1] ?? 0 : 0);
-      yMax = Math.max(1, naive <= top * 3 ? Math.max(top, naive) : top) * 1.08;
+      rescale();
       x.domain([0, Math.max(1, m?.positions ?? 1)]);
       layout();
       draw();
@@ -186,7 +275,11 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
         return parts.join('');
       };
       const bottom = frame.height - MARGIN.bottom;
-      g.append(svgEl('path', { d: `${pathOf(s.liveBound)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }));
+      if (stackOn()) {
+        ps.layers.forEach((l, k) => g.append(svgEl('path', {
+          d: `${layerPoints(k).map(([px, v], j) => `${j ? 'L' : 'M'}${px.toFixed(1)},${y(v).toFixed(1)}`).join('')}Z`, fill: layerColor(l, tagIndex(l)),
+        })));
+      } else g.append(svgEl('path', { d: `${pathOf(s.liveBound)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }));
       if (s.maxExtent > 0) g.append(svgEl('path', { d: pathOf(s.extent), fill: 'none', stroke: C.extent }));
       g.append(svgEl('path', { d: pathOf(s.naive), fill: 'none', stroke: C.naive, 'stroke-dasharray': '4 3' }));
     }),

@@ -12,6 +12,7 @@ const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 
 export function createTimeline(container, linked, { height = 300, hooks = {} } = {}) {
   let m = null;
+  let links = null; // the selected value's producer and consumers (positions)
   let views = new Map(); // owner index -> view indices
   let rowRange = null; // [r0, r1) rows shown, null = all
   const baseX = scaleLinear();
@@ -152,6 +153,18 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
       hoverG.append('rect').attr('class', cls).attr('x', xa - 1).attr('y', y(r) + barH / 2 - h / 2 - 1)
         .attr('width', Math.max(xb - xa, 1) + 2).attr('height', h + 2);
     }
+    // The selected value's producer and consumers: a line at each of their positions.
+    if (links) {
+      const top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
+      const marks = [...(links.producer !== null ? [[links.producer, 'mark-producer']] : []), ...links.consumers.map((p) => [p, 'mark-consumer'])];
+      for (const [p, cls] of marks) {
+        const xp = x(p + 0.5);
+        if (xp < MARGIN.left - 0.5 || xp > frame.width - MARGIN.right + 0.5) continue;
+        hoverG.append('line').attr('class', `mark-node ${cls}`).attr('data-position', p)
+          .attr('x1', xp).attr('x2', xp).attr('y1', top).attr('y2', bottom);
+        hoverG.append('path').attr('class', `mark-node-head ${cls}`).attr('d', `M${xp - 4},${top - 7}L${xp + 4},${top - 7}L${xp},${top - 1}Z`);
+      }
+    }
     if (linked.hoverPos !== null) {
       const xp = x(linked.hoverPos + 0.5);
       if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
@@ -196,8 +209,12 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
 
   const api = {
     frame,
+    /** Mark node positions for the selected value: {producer: p|null, consumers: [p]} or null. */
+    setLinks(l) { links = l; renderHover(); },
+    get links() { return links; },
     setData(model) {
       m = model;
+      links = null;
       rowRange = null;
       views = new Map();
       if (m) for (let i = 0; i < m.n; i++) if (m.owner[i] !== i) { const o = m.owner[i]; if (!views.has(o)) views.set(o, []); views.get(o).push(i); }

@@ -9,7 +9,7 @@ export function formatBytes(n, { compact = true, trim = false } = {}) {
   let v = n, i = -1;
   do { v /= 1024; i++; } while (Math.abs(v) >= 1024 && i < units.length - 1);
   const digits = v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
-  const short = `${trim ? digits.replace(/\.?0+$/, '') : digits} ${units[i]}`;
+  const short = `${trim && digits.includes('.') ? digits.replace(/\.?0+$/, '') : digits} ${units[i]}`; // trim "5.00", never "800"
   return compact ? short : `${nf.format(n)} B (${short})`;
 }
 

@@ -1,0 +1,123 @@
+// profile.js -- pure functions over the `profile --json` and `inplace --json`
+// documents (one JSON shape for both: nodes[] with `reuse` and `profile`) and
+// the plan's `nodes`: memory over time stacked by bucket and tag, in-place
+// reuse pairs by value name, and a value's producer and consumers. No DOM.
+
+/** The profile buckets, bottom to top of the stack. */
+export const BUCKETS = ['inputs', 'initializers', 'intermediates', 'outputs'];
+
+/** An amount as the JSON gives it: an integer, an expression string (symbolic),
+ *  or null (unknown). Returns {v: number} | {symbolic: text} | {unknown: true}. */
+function amount(a) {
+  if (typeof a === 'number' && Number.isFinite(a)) return { v: a };
+  if (typeof a === 'string') return { symbolic: a };
+  return { unknown: true };
+}
+
+/**
+ * Memory over time stacked by bucket and tag, from the profile JSON.
+ * One layer per (bucket, tag) that has a non-zero amount somewhere, in bucket
+ * order (BUCKETS) then tag order (untagged "" first, then by name).
+ * Returns
+ *   {ok: true, positions, layers: [{key: 'bucket:tag', bucket, tag, values: Float64Array}],
+ *    lower: Float64Array[] (per layer, the stack below it), upper: Float64Array[],
+ *    total: Float64Array (sum of the layers; the node's total_bytes),
+ *    maxTotal, partial (some amount null: counted 0)}
+ * or, when some amount is an expression string (a dim is unbound),
+ *   {ok: false, reason: 'symbolic', symbolic: first expression seen}
+ * or {ok: false, reason: 'empty'} for a document without nodes.
+ * `positions` (optional) is the plan's position count: profile nodes are
+ * placed by their `index` (the topological position); missing ones are 0.
+ */
+export function profileSeries(json, positions = null) {
+  const nodes = Array.isArray(json?.nodes) ? json.nodes : [];
+  if (!nodes.length) return { ok: false, reason: 'empty' };
+  let P = Number.isInteger(positions) ? positions : 0;
+  for (const nd of nodes) if (Number.isInteger(nd?.index) && nd.index + 1 > P) P = nd.index + 1;
+  const layerOf = new Map();
+  let partial = false;
+  // First pass: validate and collect the keys.
+  for (const nd of nodes) {
+    const pr = nd?.profile;
+    if (!pr || typeof pr !== 'object') continue;
+    for (const b of BUCKETS) {
+      const bucket = pr[b];
+      if (!bucket || typeof bucket !== 'object') continue;
+      for (const [tag, a] of Object.entries(bucket)) {
+        const x = amount(a);
+        if (x.symbolic !== undefined) return { ok: false, reason: 'symbolic', symbolic: x.symbolic };
+        if (x.unknown) { partial = true; continue; }
+        if (x.v === 0) continue;
+        const key = `${b}:${tag}`;
+        if (!layerOf.has(key)) layerOf.set(key, { key, bucket: b, tag, values: new Float64Array(P) });
+      }
+    }
+  }
+  const layers = [...layerOf.values()].sort((a, b) => BUCKETS.indexOf(a.bucket) - BUCKETS.indexOf(b.bucket) ||
+    (a.tag === b.tag ? 0 : a.tag === '' ? -1 : b.tag === '' ? 1 : a.tag < b.tag ? -1 : 1));
+  for (const nd of nodes) {
+    const p = nd?.index;
+    const pr = nd?.profile;
+    if (!Number.isInteger(p) || p < 0 || p >= P || !pr) continue;
+    for (const b of BUCKETS) {
+      for (const [tag, a] of Object.entries(pr[b] ?? {})) {
+        const l = layerOf.get(`${b}:${tag}`);
+        if (l && typeof a === 'number') l.values[p] += a;
+      }
+    }
+  }
+  const total = new Float64Array(P);
+  const lower = [], upper = [];
+  for (const l of layers) {
+    const lo = Float64Array.from(total);
+    for (let p = 0; p < P; p++) total[p] += l.values[p];
+    lower.push(lo);
+    upper.push(Float64Array.from(total));
+  }
+  let maxTotal = 0;
+  for (let p = 0; p < P; p++) if (total[p] > maxTotal) maxTotal = total[p];
+  return { ok: true, positions: P, layers, lower, upper, total, maxTotal, partial };
+}
+
+/**
+ * In-place reuse pairs by output name, from the inplace (or profile) JSON's
+ * nodes[].reuse and the plan's nodes (normalizeNodes: inputs/outputs by
+ * position; the JSON's output_index/input_index index those lists).
+ * Returns Map<outputName, {input, kind, position}>.
+ */
+export function reuseByOutput(json, planNodes) {
+  const out = new Map();
+  const nodes = Array.isArray(json?.nodes) ? json.nodes : [];
+  for (const nd of nodes) {
+    const pn = planNodes?.[nd?.index];
+    if (!pn || !Array.isArray(nd.reuse)) continue;
+    for (const r of nd.reuse) {
+      const o = pn.outputs?.[r?.output_index];
+      const i = pn.inputs?.[r?.input_index];
+      if (typeof o === 'string' && o && typeof i === 'string' && i && !out.has(o)) {
+        out.set(o, { input: i, kind: typeof r.kind === 'string' ? r.kind : '', position: nd.index });
+      }
+    }
+  }
+  return out;
+}
+
+/** "x (equal)" for the value table's reuse column; '' when none. */
+export const reuseText = (r) => (r ? `${r.input}${r.kind ? ` (${r.kind})` : ''}` : '');
+
+/**
+ * Producer and consumer positions of every value named in the plan's nodes:
+ * Map<name, {producer: position|null, consumers: positions (ascending, unique)}>.
+ * A graph input or initializer has producer null.
+ */
+export function valueLinks(planNodes) {
+  const links = new Map();
+  const get = (n) => { let l = links.get(n); if (!l) { l = { producer: null, consumers: [] }; links.set(n, l); } return l; };
+  (planNodes ?? []).forEach((nd, p) => {
+    const pos = Number.isInteger(nd?.index) ? nd.index : p;
+    for (const o of nd?.outputs ?? []) if (o) { const l = get(o); if (l.producer === null) l.producer = pos; }
+    for (const i of nd?.inputs ?? []) if (i) { const l = get(i); if (l.consumers[l.consumers.length - 1] !== pos) l.consumers.push(pos); }
+  });
+  for (const l of links.values()) l.consumers = [...new Set(l.consumers)].sort((a, b) => a - b);
+  return links;
+}
