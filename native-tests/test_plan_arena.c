@@ -111,6 +111,7 @@ static void test_example12_and_search(void **state) {
     memplan_buffer c[] = {{10, 0, 2}, {10, 1, 3}, {20, 2, 4}, {5, 0, 4}, {7, 1, 4}, {9, 0, 1}, {3, 3, 5}};
     o.heuristics = MEMPLAN_HEUR_SEARCH;
     o.budget_ms = 2;
+    o.wall_cap_ms = 600000; /* the work count, not the clock, ends the search */
     memplan_arena_plan p1, p2;
     assert_int_equal(memplan_pack(c, N(c), &o, &p1, NULL), MEMPLAN_OK);
     assert_int_equal(memplan_pack(c, N(c), &o, &p2, NULL), MEMPLAN_OK);

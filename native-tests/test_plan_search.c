@@ -112,6 +112,7 @@ static void test_search_exact(void **state) {
     memplan_pack_options_init(&o);
     o.align = 1;
     o.budget_ms = 10;
+    o.wall_cap_ms = 600000; /* only the work count may stop it, however slow the build */
     memplan_arena_plan p0, p1, p2;
     o.budget_ms = 0;
     assert_int_equal(memplan_pack(b, n, &o, &p0, NULL), MEMPLAN_OK);

@@ -115,6 +115,10 @@ typedef struct memplan_pack_options {
                            * no greedy-size above 4,096 buffers and
                            * time-fit alone above 50,000 */
     uint64_t seed;        /* search PRNG seed (default 1) */
+    uint32_t wall_cap_ms; /* safety stop on the wall clock; 0 = 8 x budget + 100 ms.
+                             The work count normally ends the search first, so the
+                             result does not depend on the machine; tests that
+                             compare exact offsets set a large cap. */
 } memplan_pack_options;
 
 /* Fill the defaults above. */

@@ -20,6 +20,7 @@ void memplan_pack_options_init(memplan_pack_options *opt) {
     opt->budget_ms = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
     opt->heuristics = MEMPLAN_HEUR_ALL;
     opt->seed = 1;
+    opt->wall_cap_ms = 0;
 }
 
 const char *memplan_heuristic_name(memplan_heuristic h) {
@@ -166,7 +167,8 @@ static void mirror_free(mirror *m) {
 static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s) {
     uint64_t quota = search_quota(opt->budget_ms, p->in.n);
     if (quota == 0) return true;
-    double deadline = mp_now_ms() + SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+    double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+    double deadline = mp_now_ms() + cap;
     mp_search_result r;
     if (!mp_search(&p->in, s, p->order, quota / 2, deadline, opt->seed, p->out->arena_bytes,
                    p->trial, &r))
