@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 import { ROOT, EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
@@ -338,7 +338,7 @@ await check('the node table lists the plan\'s nodes: op, name, inputs, outputs',
   await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.values.length, { timeout: 5000 });
 });
 
-await check('exports: plan JSON equals the CLI, table CSV, Netron attachment, chart PNG and SVG', async () => {
+await check('exports: plan JSON equals the CLI, table CSV, annotated .onnx equals the CLI\'s, Netron attachment, chart PNG and SVG', async () => {
   const grab = async (sel) => {
     const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.click(sel)]);
     return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
@@ -348,6 +348,11 @@ await check('exports: plan JSON equals the CLI, table CSV, Netron attachment, ch
   const csv = (await grab('[data-export="table-csv"]')).bytes.toString('utf8');
   expectEq(csv.split('\n')[0], 'value,dtype,shape,size,start,end,live for,owner,slot,offset,note,reuses (in place)', 'CSV header');
   expectEq(csv.trim().split('\n').length, fixturePlan(MEDIUM).values.length + 1, 'CSV lines');
+  const annotated = await grab('[data-export="annotated-onnx"]');
+  const outPath = join(mkdtempSync(join(tmpdir(), 'memplan-annotate-')), 'out.onnx');
+  execFileSync(CLI, ['annotate', MEDIUM.file, '-o', outPath]);
+  expectEq(annotated.bytes.equals(readFileSync(outPath)), true, 'annotated .onnx equals `memplan annotate`');
+  rmSync(dirname(outPath), { recursive: true, force: true });
   const att = JSON.parse((await grab('[data-export="netron"]')).bytes.toString('utf8'));
   expectEq(att.signature, 'netron:attachment', 'attachment signature');
   expectEq(att.values.length, fixturePlan(MEDIUM).values.length, 'attachment values');

@@ -205,6 +205,16 @@ export function createView(root, client, options = {}) {
     const { rows, cols } = currentTable();
     download(`${stem(state.name)}.${state.table}.csv`, toCSV(rows, cols.map((c) => ({ key: c.key, label: c.label }))), 'text/csv');
   });
+  exportBtn('annotated-onnx', 'Annotated .onnx', async () => {
+    const model = state.model;
+    if (!model) return;
+    try {
+      const bytes = await model.callBytes('annotate', []);
+      if (model === state.model) download(`${stem(state.name)}.memplan.onnx`, bytes, 'application/octet-stream');
+    } catch (e) {
+      if (e.name !== 'AbortError') showError(`${state.name}: ${e.message}`);
+    }
+  });
   exportBtn('netron', 'Netron attachment', () => state.m && download(`${stem(state.name)}.memplan.netron.json`,
     JSON.stringify(netronAttachment(state.m, { values: state.valueRows, nodes: state.nodeRows, producer: `onnx-memplan ${client.version}`, model: state.name }), null, 1), 'application/json'));
   const tableHead = el('div', 'mpv-table-head');
