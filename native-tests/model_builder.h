@@ -193,6 +193,19 @@ static inline void mb_free_meta(Onnx__StringStringEntryProto **arr, size_t n) {
     free(arr);
 }
 
+/* An INTS attribute with n values (copied). */
+static inline void mb_ints_attr(Onnx__NodeProto *nd, const char *name, size_t n, const int64_t *v) {
+    Onnx__AttributeProto *a = malloc(sizeof *a);
+    onnx__attribute_proto__init(a);
+    a->name = mb_strdup(name);
+    a->has_type = 1;
+    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    a->ints = malloc((n ? n : 1) * sizeof *a->ints);
+    if (n) memcpy(a->ints, v, n * sizeof *v);
+    a->n_ints = n;
+    MB_PUSH(nd->attribute, nd->n_attribute, a);
+}
+
 /* Free a builder graph: every pointer in it came from malloc. */
 static inline void mb_free_graph(mb_graph *g);
 

@@ -27,26 +27,11 @@ static void infer(ctx *c, mb_graph *g) {
     assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
 }
 
-
-
 /* Kind of a main-graph value. */
 static memplan_type_kind kind_of(ctx *c, const char *name) {
     int32_t id = memplan_graph_find(c->m->graph, name);
     assert_true(id >= 0);
     return memplan_shapes_value(c->s, c->m->graph, id)->kind;
-}
-
-/* An INTS attribute "a,b,c". */
-static void ints_attr(Onnx__NodeProto *nd, const char *name, size_t n, const int64_t *v) {
-    Onnx__AttributeProto *a = malloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = mb_strdup(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-    a->ints = malloc(n * sizeof *a->ints);
-    memcpy(a->ints, v, n * sizeof *v);
-    a->n_ints = n;
-    MB_PUSH(nd->attribute, nd->n_attribute, a);
 }
 
 /* An int64 initializer with data (dims "" for a scalar). */
@@ -192,7 +177,7 @@ static void test_signal_random_training(void **state) {
     mb_int_attr(d, "axis", 1);
     mb_int_attr(d, "onesided", 1);
     Onnx__NodeProto *r = mb_node(g, "RandomNormal", "", "rn");
-    ints_attr(r, "shape", I64(2, 5));
+    mb_ints_attr(r, "shape", I64(2, 5));
     mb_int_attr(r, "dtype", 11);
     mb_node(g, "Bernoulli", "x", "bern");
     mb_input(g, "R", 1, "");
@@ -237,8 +222,8 @@ static void test_quant(void **state) {
     mb_node(g, "DynamicQuantizeLinear", "x", "y,ys,yzp");
     mb_node(g, "QLinearMatMul", "a,s,zp,bm,s,zp,s,zp", "mm");
     Onnx__NodeProto *cv = mb_node(g, "QLinearConv", "q,s,zp,w,s,zp,s,zp", "conv");
-    ints_attr(cv, "pads", I64(1, 1, 1, 1));
-    ints_attr(cv, "strides", I64(2, 2));
+    mb_ints_attr(cv, "pads", I64(1, 1, 1, 1));
+    mb_ints_attr(cv, "strides", I64(2, 2));
     ctx c;
     infer(&c, g);
     expect(&c, "q", "int8[n,3,8,8] 192*n");
@@ -329,9 +314,9 @@ static void test_contrib_conv_matmul(void **state) {
     mb_input(g, "s", 1, "");
     mb_input(g, "ai", 2, "M,K");
     Onnx__NodeProto *fc = in_domain(mb_node(g, "FusedConv", "x,w", "fc"), MS);
-    ints_attr(fc, "pads", I64(1, 1, 1, 1));
+    mb_ints_attr(fc, "pads", I64(1, 1, 1, 1));
     Onnx__NodeProto *nc = in_domain(mb_node(g, "NhwcConv", "xh,w", "nc"), MS);
-    ints_attr(nc, "strides", I64(2, 2));
+    mb_ints_attr(nc, "strides", I64(2, 2));
     mb_int_attr(in_domain(mb_node(g, "FusedMatMul", "a,bt", "fm"), MS), "transB", 1);
     in_domain(mb_node(g, "DynamicQuantizeMatMul", "a,bi,s", "dqm"), MS);
     in_domain(mb_node(g, "MatMulIntegerToFloat", "ai,bi,s,s", "mif"), MS);
@@ -364,8 +349,8 @@ static void test_contrib_qlinear(void **state) {
     mb_int_attr(in_domain(mb_node(g, "QLinearConcat", "s,zp,x,s,zp,z,s,zp", "cat"), MS), "axis", 1);
     in_domain(mb_node(g, "QLinearGlobalAveragePool", "x,s,zp,s,zp", "gap"), MS);
     Onnx__NodeProto *ap = in_domain(mb_node(g, "QLinearAveragePool", "x,s,zp,s,zp", "ap"), MS);
-    ints_attr(ap, "kernel_shape", I64(2, 2));
-    ints_attr(ap, "strides", I64(2, 2));
+    mb_ints_attr(ap, "kernel_shape", I64(2, 2));
+    mb_ints_attr(ap, "strides", I64(2, 2));
     in_domain(mb_node(g, "EmbedLayerNormalization", "ids,ids,emb,emb,emb,emb,emb", "eln,mask"), MS);
     ctx c;
     infer(&c, g);

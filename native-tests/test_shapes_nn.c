@@ -19,21 +19,7 @@ static void infer(ctx *c, mb_graph *g) {
     assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
 }
 
-
-
 /* ---- attribute helpers (freed by mb_free_graph) ------------------------ */
-
-static void ints_attr(Onnx__NodeProto *nd, const char *name, size_t n, const int64_t *v) {
-    Onnx__AttributeProto *a = malloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = mb_strdup(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
-    a->ints = malloc(n * sizeof *a->ints);
-    memcpy(a->ints, v, n * sizeof *v);
-    a->n_ints = n;
-    MB_PUSH(nd->attribute, nd->n_attribute, a);
-}
 
 /* A STRING attribute; s must be a literal (mb_free_graph does not free it). */
 static void str_attr(Onnx__NodeProto *nd, const char *name, const char *s) {
@@ -51,7 +37,7 @@ static void str_attr(Onnx__NodeProto *nd, const char *name, const char *s) {
 #define INTS(nd, name, ...)                                                               \
     do {                                                                                  \
         static const int64_t v_[] = {__VA_ARGS__};                                        \
-        ints_attr((nd), (name), sizeof v_ / sizeof v_[0], v_);                            \
+        mb_ints_attr((nd), (name), sizeof v_ / sizeof v_[0], v_);                            \
     } while (0)
 
 /* ---- convolutions ------------------------------------------------------ */

@@ -26,13 +26,6 @@ static Onnx__AttributeProto *new_attr(Onnx__NodeProto *nd, const char *name, Onn
     return a;
 }
 
-static void ints_attr(Onnx__NodeProto *nd, const char *name, size_t n, const int64_t *v) {
-    Onnx__AttributeProto *a = new_attr(nd, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
-    a->ints = malloc((n ? n : 1) * sizeof *a->ints);
-    if (n) memcpy(a->ints, v, n * sizeof *v);
-    a->n_ints = n;
-}
-
 static void str_attr(Onnx__NodeProto *nd, const char *name, const char *v) {
     Onnx__AttributeProto *a = new_attr(nd, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
     a->has_s = 1;
@@ -52,7 +45,7 @@ static void strs_attr(Onnx__NodeProto *nd, const char *name, size_t n, const cha
 
 /* A Constant node whose output `name` is the int64 vector v. */
 static void const_ints(mb_graph *g, const char *name, size_t n, const int64_t *v) {
-    ints_attr(mb_node(g, "Constant", "", name), "value_ints", n, v);
+    mb_ints_attr(mb_node(g, "Constant", "", name), "value_ints", n, v);
 }
 
 /* Free what mb_free_graph does not know about (string attributes). */
@@ -101,9 +94,6 @@ static void infer(ctx *c, mb_graph *g, int64_t opset) {
     assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
 }
 
-
-
-
 /* Known element values "e0,e1,..." of a value, or "-" when unknown. */
 static void expect_elems(ctx *c, const char *name, const char *want) {
     const memplan_vshape *v = value(c, name);
@@ -130,12 +120,12 @@ static void test_reduce_axes_attribute(void **state) {
     const int64_t last[1] = {-1}, mid[1] = {1}, two[2] = {0, -1};
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", F32, "batch,seq,64");
-    ints_attr(mb_node(g, "ReduceMean", "x", "mean"), "axes", 1, last);
+    mb_ints_attr(mb_node(g, "ReduceMean", "x", "mean"), "axes", 1, last);
     Onnx__NodeProto *n = mb_node(g, "ReduceSum", "x", "sum");
-    ints_attr(n, "axes", 1, mid);
+    mb_ints_attr(n, "axes", 1, mid);
     mb_int_attr(n, "keepdims", 0);
     n = mb_node(g, "ReduceL2", "x", "l2");
-    ints_attr(n, "axes", 2, two);
+    mb_ints_attr(n, "axes", 2, two);
     mb_int_attr(n, "keepdims", 0);
     mb_node(g, "ReduceMax", "x", "all_keep");
     mb_int_attr(mb_node(g, "ReduceLogSumExp", "x", "all"), "keepdims", 0);
@@ -190,7 +180,7 @@ static void test_reduce_sum_opset13_unknown_axes(void **state) {
     mb_int_attr(mb_node(g, "ReduceSum", "x,dyn", "drop2"), "keepdims", 0);
     mb_int_attr(mb_node(g, "ReduceSum", "x,anyn", "lost"), "keepdims", 0);
     /* before opset 18 ReduceMean still reads the attribute */
-    ints_attr(mb_node(g, "ReduceMean", "x", "mean"), "axes", 1, ax);
+    mb_ints_attr(mb_node(g, "ReduceMean", "x", "mean"), "axes", 1, ax);
     mb_output(g, "known", F32, NULL);
     ctx c;
     infer(&c, g, 13);
@@ -266,7 +256,7 @@ static void test_reduce_partial_eval_empty(void **state) {
     /* counting the output elements must not overflow (1024 * 2^53) */
     mb_input(g, "big", F32, "1024,9007199254740992,3");
     const int64_t last[1] = {2};
-    ints_attr(mb_node(g, "ReduceSum", "big", "bigsum"), "axes", 1, last);
+    mb_ints_attr(mb_node(g, "ReduceSum", "big", "bigsum"), "axes", 1, last);
     mb_output(g, "sum", I64, NULL);
     ctx c;
     infer(&c, g, 11);
@@ -286,7 +276,7 @@ static void test_reduce_odd_inputs(void **state) {
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", F32, "batch,4");
     mb_input(g, "u", F32, NULL);
-    ints_attr(mb_node(g, "ReduceMean", "x", "bad"), "axes", 1, bad);
+    mb_ints_attr(mb_node(g, "ReduceMean", "x", "bad"), "axes", 1, bad);
     mb_node(g, "ReduceSum", "u", "unranked");
     mb_node(g, "ArgMax", "u", "arg_unranked");
     mb_int_attr(mb_node(g, "ArgMin", "x", "arg_bad"), "axis", -3);
@@ -478,7 +468,7 @@ static void test_det_tfidf_string_normalizer(void **state) {
     mb_input(g, "s2", STR, "1,words");
     mb_node(g, "Det", "m", "det");
     mb_node(g, "Det", "m2", "det2");
-    ints_attr(mb_node(g, "TfIdfVectorizer", "tok", "tf"), "ngram_indexes", 4, idx);
+    mb_ints_attr(mb_node(g, "TfIdfVectorizer", "tok", "tf"), "ngram_indexes", 4, idx);
     mb_node(g, "StringNormalizer", "s", "same");
     strs_attr(mb_node(g, "StringNormalizer", "s2", "fewer"), "stopwords", 1, stop);
     mb_output(g, "det", F32, NULL);
