@@ -4,7 +4,7 @@
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
 import { axisBottom, axisLeft, scaleLinear, select } from 'd3';
-import { Buckets, PALETTE, TinyMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick } from './base.js';
+import { Buckets, PALETTE, TinyMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick, linkPointer } from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
@@ -149,21 +149,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     return { name: best >= 0 ? m.names[best] : null, pos };
   }
 
-  zoomRect.on('pointermove.hover', (ev) => {
-    const { name, pos } = picker.move(ev);
-    linked.setHover(name, pos, api);
-    hooks.tooltip?.(ev, name, pos, api);
-  }).on('pointerleave.hover', (ev) => {
-    picker.leave();
-    linked.setHover(null, null, api);
-    hooks.tooltip?.(ev, null, null, api);
-  }).on('click.select', (ev) => linked.setSelected(picker.click(ev).name, api));
-
-  const offs = [
-    linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
-    linked.on('hover', () => renderHover()),
-    linked.on('select', () => draw()),
-  ];
+  const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
     frame,

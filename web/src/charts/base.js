@@ -215,3 +215,25 @@ export function stickyPick(pick) {
     leave() { last = null; },
   };
 }
+
+/** Hover (with tooltip) and click-to-select on a chart's pointer target, and
+ *  the linked-view subscriptions every x-linked chart needs: a new x range
+ *  re-syncs the zoom and redraws, hover re-renders the overlay, a selection
+ *  redraws. `getApi` is read when an event fires (the chart's api object is
+ *  made after this call). Returns the unsubscribe handles. */
+export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, renderHover }) {
+  target.on('pointermove.hover', (ev) => {
+    const { name, pos } = picker.move(ev);
+    linked.setHover(name, pos, getApi());
+    hooks.tooltip?.(ev, name, pos, getApi());
+  }).on('pointerleave.hover', (ev) => {
+    picker.leave();
+    linked.setHover(null, null, getApi());
+    hooks.tooltip?.(ev, null, null, getApi());
+  }).on('click.select', (ev) => linked.setSelected(picker.click(ev).name, getApi()));
+  return [
+    linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
+    linked.on('hover', () => renderHover()),
+    linked.on('select', () => draw()),
+  ];
+}

@@ -3,7 +3,7 @@
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
 import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { Buckets, PALETTE, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick } from './base.js';
+import { Buckets, PALETTE, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick, linkPointer } from './base.js';
 import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
@@ -148,21 +148,7 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     return { name: null, pos };
   }
 
-  zoomRect.on('pointermove.hover', (ev) => {
-    const { name, pos } = picker.move(ev);
-    linked.setHover(name, pos, api);
-    hooks.tooltip?.(ev, name, pos, api);
-  }).on('pointerleave.hover', (ev) => {
-    picker.leave();
-    linked.setHover(null, null, api);
-    hooks.tooltip?.(ev, null, null, api);
-  }).on('click.select', (ev) => linked.setSelected(picker.click(ev).name, api));
-
-  const offs = [
-    linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
-    linked.on('hover', () => renderHover()),
-    linked.on('select', () => draw()),
-  ];
+  const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
     frame,

@@ -6,7 +6,7 @@
 import { axisBottom, axisLeft, brushY, format, scaleLinear, select } from 'd3';
 
 const compact = format('~s');
-import { Buckets, PALETTE, TinyMarks, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick } from './base.js';
+import { Buckets, PALETTE, TinyMarks, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick, linkPointer } from './base.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 
@@ -188,24 +188,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
     return { name: m.names[o], pos };
   }
 
-  zoomRect.on('pointermove.hover', (ev) => {
-    const { name, pos } = picker.move(ev);
-    linked.setHover(name, pos, api);
-    hooks.tooltip?.(ev, name, pos, api);
-  }).on('pointerleave.hover', (ev) => {
-    picker.leave();
-    linked.setHover(null, null, api);
-    hooks.tooltip?.(ev, null, null, api);
-  }).on('click.select', (ev) => {
-    const { name } = picker.click(ev);
-    linked.setSelected(name, api);
-  });
-
-  const offs = [
-    linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
-    linked.on('hover', () => renderHover()),
-    linked.on('select', () => draw()),
-  ];
+  const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
     frame,
