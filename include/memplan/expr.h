@@ -139,6 +139,9 @@ typedef int32_t memplan_expr;
 memplan_expr_pool *memplan_expr_pool_new(void);
 /* Free the pool, every amount in it and every string it handed out. NULL is fine. */
 void memplan_expr_pool_free(memplan_expr_pool *pool);
+/* How many distinct amounts the pool holds (it only grows: binding or
+ * combining amounts interns the results). 0 for NULL. */
+size_t memplan_expr_pool_count(const memplan_expr_pool *pool);
 
 /* The constant v. */
 memplan_expr memplan_expr_const(memplan_expr_pool *p, int64_t v);

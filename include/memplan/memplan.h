@@ -17,6 +17,8 @@
 #include "memplan/expr.h"
 #include "memplan/shapes.h"
 #include "memplan/inplace.h"
+#include "memplan/report.h"
+#include "memplan/session.h"
 
 /* Library version string, e.g. "0.1.0". */
 const char *memplan_version(void);

@@ -92,8 +92,10 @@ void mp_json_escape(mp_buf *b, const char *str, size_t n) {
             }
             i++;
         } else if (c < 0x80) {
-            mp_buf_putc(b, (char)c);
-            i++;
+            size_t run = i + 1; /* a run of bytes that need no escaping: one copy */
+            while (run < n && s[run] >= 0x20 && s[run] < 0x80 && s[run] != '"' && s[run] != '\\') run++;
+            mp_buf_append(b, s + i, run - i);
+            i = run;
         } else {
             size_t len = utf8_len(s + i, n - i);
             if (len == 0) {
@@ -123,12 +125,12 @@ void mp_json_strn(mp_json *j, const char *s, size_t n) {
 
 void mp_json_int(mp_json *j, int64_t v) {
     before_value(j);
-    mp_buf_printf(j->out, "%" PRId64, v);
+    mp_buf_put_i64(j->out, (long long)v);
 }
 
 void mp_json_uint(mp_json *j, uint64_t v) {
     before_value(j);
-    mp_buf_printf(j->out, "%" PRIu64, v);
+    mp_buf_put_u64(j->out, (unsigned long long)v);
 }
 
 void mp_json_double(mp_json *j, double v) {

@@ -7,15 +7,20 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "out/cache.h"
 #include "out/json.h"
 #include "out/report_inplace.h"
 #include "memplan/shapes.h"
 #include "util/strmap.h"
 
-typedef struct plan_ctx {
+/* What a plan request computes before its strategy is applied: shapes under
+ * the bindings, liveness, sizes, the slot plans and the arena. A session keeps
+ * the last few (src/out/cache.h): `plan --strategy slots` after `plan` with
+ * the same dims and options costs only the JSON. */
+struct mp_plan_core {
+    char *key;                   /* mp_plan_key() of the request that built it */
     const memplan_graph *g;
     memplan_shapes *shapes;
-    const memplan_request *r;
     memplan_viewmap vm;
     memplan_liveness lv;
     memplan_size *size;          /* per value (owners and views) */
@@ -26,6 +31,13 @@ typedef struct plan_ctx {
     size_t n_unknown, n_unplanned;
     memplan_slot_plan slots, exact;
     memplan_arena_plan arena;
+};
+typedef struct mp_plan_core plan_core;
+
+/* One request's view of a core: the strategy's figures. */
+typedef struct plan_ctx {
+    const plan_core *k;
+    const memplan_request *r;
     uint64_t *slot_offset;       /* slots strategy: offset of each slot */
     uint64_t naive, peak;
     uint64_t lower_bound;        /* on the strategy's basis: aligned for arena, raw for slots */
@@ -33,111 +45,170 @@ typedef struct plan_ctx {
     int64_t saved;
 } plan_ctx;
 
-static void plan_free(plan_ctx *c) {
-    memplan_shapes_free(c->shapes);
-    memplan_viewmap_free(&c->vm);
-    memplan_liveness_free(&c->lv);
-    memplan_slot_plan_free(&c->slots);
-    memplan_slot_plan_free(&c->exact);
-    memplan_arena_plan_free(&c->arena);
-    free(c->size);
-    free(c->bufs);
-    free(c->buf_value);
-    free(c->buf_of);
-    free(c->slot_offset);
+const char *mp_plan_core_key(const plan_core *k) { return k->key; }
+
+void mp_plan_core_free(plan_core *k) {
+    if (!k) return;
+    memplan_shapes_free(k->shapes);
+    memplan_viewmap_free(&k->vm);
+    memplan_liveness_free(&k->lv);
+    memplan_slot_plan_free(&k->slots);
+    memplan_slot_plan_free(&k->exact);
+    memplan_arena_plan_free(&k->arena);
+    free(k->size);
+    free(k->bufs);
+    free(k->buf_value);
+    free(k->buf_of);
+    free(k->key);
+    free(k);
 }
 
-static bool deferred(const plan_ctx *c) { return c->n_unknown > 0; }
+static void plan_free(plan_ctx *c) {
+    free(c->slot_offset);
+    c->slot_offset = NULL;
+}
+
+static bool core_deferred(const plan_core *k) { return k->n_unknown > 0; }
+static bool deferred(const plan_ctx *c) { return core_deferred(c->k); }
 
 /* Every slot plan is checked twice before it is shown: by the planner's own
  * validator on intervals, and against the graph (views, outputs). */
-static memplan_status check_slots(plan_ctx *c, memplan_error *err) {
+static memplan_status check_slots(const plan_core *k, memplan_error *err) {
     memplan_violation viol;
-    memplan_status st = memplan_validate_slots(c->bufs, c->n_bufs, &c->slots, &viol, err);
+    memplan_status st = memplan_validate_slots(k->bufs, k->n_bufs, &k->slots, &viol, err);
     if (st) return memplan_error_prefix(err, "internal error: the slot plan is invalid");
-    int64_t *slot_of = malloc((size_t)(c->g->n_values ? c->g->n_values : 1) * sizeof *slot_of);
+    int64_t *slot_of = malloc((size_t)(k->g->n_values ? k->g->n_values : 1) * sizeof *slot_of);
     if (!slot_of) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
-    for (int32_t v = 0; v < c->g->n_values; v++)
-        slot_of[v] = c->buf_of[v] >= 0 ? (int64_t)c->slots.slot_of[c->buf_of[v]] : -1;
-    st = memplan_liveness_check_slots(c->g, &c->lv, slot_of, NULL, err);
+    for (int32_t v = 0; v < k->g->n_values; v++)
+        slot_of[v] = k->buf_of[v] >= 0 ? (int64_t)k->slots.slot_of[k->buf_of[v]] : -1;
+    st = memplan_liveness_check_slots(k->g, &k->lv, slot_of, NULL, err);
     free(slot_of);
     return st ? memplan_error_prefix(err, "internal error: the slot plan breaks the graph's rules") : MEMPLAN_OK;
 }
 
-static memplan_status plan_build(plan_ctx *c, const memplan_model *m, const memplan_request *r,
-                                 memplan_error *err) {
-    memset(c, 0, sizeof *c);
-    c->g = m->graph;
-    c->r = r;
-    const memplan_graph *g = c->g;
-    memplan_status st = memplan_shapes_infer_bound(m, r->bindings, r->n_bindings, &c->shapes, err);
-    if (st) return st;
-    if ((st = memplan_viewmap_default(&c->vm, g, err))) return st;
-    if (r->inplace && (st = mp_inplace_view_links(m, c->shapes, r, &c->vm, err))) return st;
-    memplan_liveness_options lo = {r->include_inputs, &c->vm};
-    if ((st = memplan_liveness_compute(g, &lo, &c->lv, err))) return st;
+/* Sizes of every value; the owners with a known size become buffers. */
+static memplan_status collect_buffers(plan_core *k, const memplan_request *r, memplan_error *err) {
+    const memplan_graph *g = k->g;
     size_t nv = (size_t)(g->n_values ? g->n_values : 1);
-    c->size = calloc(nv, sizeof *c->size);
-    c->bufs = calloc(nv, sizeof *c->bufs);
-    c->buf_value = calloc(nv, sizeof *c->buf_value);
-    c->buf_of = malloc(nv * sizeof *c->buf_of);
-    if (!c->size || !c->bufs || !c->buf_value || !c->buf_of)
+    k->size = calloc(nv, sizeof *k->size);
+    k->bufs = calloc(nv, sizeof *k->bufs);
+    k->buf_value = calloc(nv, sizeof *k->buf_value);
+    k->buf_of = malloc(nv * sizeof *k->buf_of);
+    if (!k->size || !k->bufs || !k->buf_value || !k->buf_of)
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     for (int32_t v = 0; v < g->n_values; v++) {
-        c->buf_of[v] = -1;
-        c->size[v] = memplan_shapes_size(c->shapes, memplan_shapes_value(c->shapes, g, v), r->bindings,
+        k->buf_of[v] = -1;
+        k->size[v] = memplan_shapes_size(k->shapes, memplan_shapes_value(k->shapes, g, v), r->bindings,
                                          r->n_bindings);
     }
-    for (int32_t i = 0; i < c->lv.n_owners; i++) {
-        int32_t v = c->lv.owners[i];
-        const memplan_size *s = &c->size[v];
+    for (int32_t i = 0; i < k->lv.n_owners; i++) {
+        int32_t v = k->lv.owners[i];
+        const memplan_size *s = &k->size[v];
         if (s->kind == MEMPLAN_SIZE_UNPLANNABLE) {
-            c->n_unplanned++;
+            k->n_unplanned++;
             continue;
         }
         if (s->kind != MEMPLAN_SIZE_KNOWN) {
-            c->n_unknown++;
+            k->n_unknown++;
             continue;
         }
-        c->buf_of[v] = (int32_t)c->n_bufs;
-        c->buf_value[c->n_bufs] = v;
-        c->bufs[c->n_bufs].size = s->bytes;
-        c->bufs[c->n_bufs].start = c->lv.start[v];
-        c->bufs[c->n_bufs].end = (int64_t)c->lv.end[v] + 1;
-        /* Naive: one buffer per owner. The arena strategy aligns each one,
-         * as a naive allocator would; the slot strategy counts raw sizes (seed 000). */
-        c->naive += r->strategy == MEMPLAN_STRATEGY_ARENA ? (s->bytes + r->align - 1) / r->align * r->align
-                                                          : s->bytes;
-        c->n_bufs++;
+        k->buf_of[v] = (int32_t)k->n_bufs;
+        k->buf_value[k->n_bufs] = v;
+        k->bufs[k->n_bufs].size = s->bytes;
+        k->bufs[k->n_bufs].start = k->lv.start[v];
+        k->bufs[k->n_bufs].end = (int64_t)k->lv.end[v] + 1;
+        k->n_bufs++;
     }
-    if (deferred(c)) return MEMPLAN_OK;
-    if ((st = memplan_plan_slots(c->bufs, c->n_bufs, MEMPLAN_SLOT_BEST_FIT, &c->slots, err))) return st;
-    if ((st = check_slots(c, err))) return st;
-    if ((st = memplan_plan_slots(c->bufs, c->n_bufs, MEMPLAN_SLOT_EXACT, &c->exact, err))) return st;
+    return MEMPLAN_OK;
+}
+
+/* Shapes, liveness, sizes; then (all sizes known) the slot plans and the arena. */
+static memplan_status core_build(plan_core *k, const memplan_model *m, const memplan_request *r,
+                                 memplan_error *err) {
+    k->g = m->graph;
+    memplan_status st = memplan_shapes_infer_bound(m, r->bindings, r->n_bindings, &k->shapes, err);
+    if (st) return st;
+    if ((st = memplan_viewmap_default(&k->vm, k->g, err))) return st;
+    if (r->inplace && (st = mp_inplace_view_links(m, k->shapes, r, &k->vm, err))) return st;
+    memplan_liveness_options lo = {r->include_inputs, &k->vm};
+    if ((st = memplan_liveness_compute(k->g, &lo, &k->lv, err))) return st;
+    if ((st = collect_buffers(k, r, err))) return st;
+    if (core_deferred(k)) return MEMPLAN_OK;
+    if ((st = memplan_plan_slots(k->bufs, k->n_bufs, MEMPLAN_SLOT_BEST_FIT, &k->slots, err))) return st;
+    if ((st = check_slots(k, err))) return st;
+    if ((st = memplan_plan_slots(k->bufs, k->n_bufs, MEMPLAN_SLOT_EXACT, &k->exact, err))) return st;
     memplan_pack_options po;
     memplan_pack_options_init(&po);
     po.align = r->align;
     po.budget_ms = r->budget_ms;
-    if ((st = memplan_pack(c->bufs, c->n_bufs, &po, &c->arena, err))) return st;
-    if (r->strategy == MEMPLAN_STRATEGY_SLOTS) {
-        c->slot_offset = malloc((c->slots.slot_count ? c->slots.slot_count : 1) * sizeof *c->slot_offset);
-        if (!c->slot_offset) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
-        uint64_t off = 0, end = 0;
-        for (size_t s = 0; s < c->slots.slot_count; s++) {
-            c->slot_offset[s] = off;
-            end = off + c->slots.slot_bytes[s];
-            off += (c->slots.slot_bytes[s] + r->align - 1) / r->align * r->align;
-        }
-        /* The memory the slot layout needs: the sum of the slot capacities
-         * (seed 000) when align is 1, plus the padding between slots otherwise. */
-        c->peak = end;
-        /* slot capacities are raw sizes (seed 000): compare with the raw bound */
-        if ((st = memplan_lower_bound(c->bufs, c->n_bufs, 1, &c->lower_bound, err))) return st;
-    } else {
-        c->peak = c->arena.arena_bytes;
-        c->lower_bound = c->arena.lower_bound_bytes;
+    return memplan_pack(k->bufs, k->n_bufs, &po, &k->arena, err);
+}
+
+/* The request's core: the cache's when the key matches, else built and kept. */
+static memplan_status core_get(mp_cache *cache, const memplan_model *m, const memplan_request *r,
+                               const plan_core **out, memplan_error *err) {
+    char *key = mp_plan_key(r);
+    if (!key) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    plan_core *k = mp_cache_find_plan(cache, key);
+    if (k) {
+        free(key);
+        *out = k;
+        return MEMPLAN_OK;
     }
+    k = calloc(1, sizeof *k);
+    if (!k) {
+        free(key);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    }
+    k->key = key;
+    memplan_status st = core_build(k, m, r, err);
+    if (st) {
+        mp_plan_core_free(k);
+        return st;
+    }
+    mp_cache_put_plan(cache, k);
+    *out = k;
     return MEMPLAN_OK;
+}
+
+/* The strategy's figures on a core: naive, peak, lower bound, slot offsets. */
+static memplan_status plan_finish(plan_ctx *c, const plan_core *k, const memplan_request *r,
+                                  memplan_error *err) {
+    memset(c, 0, sizeof *c);
+    c->k = k;
+    c->r = r;
+    /* Naive: one buffer per owner. The arena strategy aligns each one, as a
+     * naive allocator would; the slot strategy counts raw sizes (seed 000). */
+    for (size_t b = 0; b < k->n_bufs; b++)
+        c->naive += r->strategy == MEMPLAN_STRATEGY_ARENA ? (k->bufs[b].size + r->align - 1) / r->align * r->align
+                                                          : k->bufs[b].size;
+    if (core_deferred(k)) return MEMPLAN_OK;
+    if (r->strategy == MEMPLAN_STRATEGY_ARENA) {
+        c->peak = k->arena.arena_bytes;
+        c->lower_bound = k->arena.lower_bound_bytes;
+        return MEMPLAN_OK;
+    }
+    c->slot_offset = malloc((k->slots.slot_count ? k->slots.slot_count : 1) * sizeof *c->slot_offset);
+    if (!c->slot_offset) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    uint64_t off = 0, end = 0;
+    for (size_t s = 0; s < k->slots.slot_count; s++) {
+        c->slot_offset[s] = off;
+        end = off + k->slots.slot_bytes[s];
+        off += (k->slots.slot_bytes[s] + r->align - 1) / r->align * r->align;
+    }
+    /* The memory the slot layout needs: the sum of the slot capacities
+     * (seed 000) when align is 1, plus the padding between slots otherwise. */
+    c->peak = end;
+    /* slot capacities are raw sizes (seed 000): compare with the raw bound */
+    return memplan_lower_bound(k->bufs, k->n_bufs, 1, &c->lower_bound, err);
+}
+
+static memplan_status plan_build(plan_ctx *c, mp_cache *cache, const memplan_model *m,
+                                 const memplan_request *r, memplan_error *err) {
+    const plan_core *k = NULL;
+    memset(c, 0, sizeof *c);
+    memplan_status st = core_get(cache, m, r, &k, err);
+    return st ? st : plan_finish(c, k, r, err);
 }
 
 static void json_size(mp_json *j, const memplan_size *s) {
@@ -150,8 +221,8 @@ static const char *kind_label(const memplan_vshape *v);
 
 /* "dtype" and "shape" (dims bound by the request) of a value. */
 static void json_type_of(mp_json *j, const plan_ctx *c, int32_t v) {
-    const memplan_vshape *vs = memplan_shapes_value(c->shapes, c->g, v);
-    memplan_expr_pool *p = memplan_shapes_pool(c->shapes);
+    const memplan_vshape *vs = memplan_shapes_value(c->k->shapes, c->k->g, v);
+    memplan_expr_pool *p = memplan_shapes_pool(c->k->shapes);
     mp_json_key(j, "dtype");
     mp_json_str(j, kind_label(vs));
     mp_json_key(j, "shape");
@@ -194,18 +265,18 @@ static void json_nodes(mp_json *j, const memplan_graph *g) {
 }
 
 static void json_value(mp_json *j, const plan_ctx *c, int32_t v) {
-    const memplan_graph *g = c->g;
-    int32_t root = c->lv.root[v];
-    int32_t b = root >= 0 ? c->buf_of[root] : -1;
+    const memplan_graph *g = c->k->g;
+    int32_t root = c->k->lv.root[v];
+    int32_t b = root >= 0 ? c->k->buf_of[root] : -1;
     mp_json_obj(j);
     mp_json_key(j, "name");
     mp_json_str(j, g->values[v].name);
     mp_json_key(j, "size");
-    json_size(j, &c->size[v]);
+    json_size(j, &c->k->size[v]);
     mp_json_key(j, "start");
-    mp_json_int(j, c->lv.start[root]);
+    mp_json_int(j, c->k->lv.start[root]);
     mp_json_key(j, "end");
-    mp_json_int(j, c->lv.end[root]);
+    mp_json_int(j, c->k->lv.end[root]);
     mp_json_key(j, "owner");
     mp_json_str(j, g->values[root].name);
     mp_json_key(j, "view");
@@ -213,23 +284,23 @@ static void json_value(mp_json *j, const plan_ctx *c, int32_t v) {
     mp_json_key(j, "slot");
     bool planned = b >= 0 && !deferred(c);
     bool slots = c->r->strategy == MEMPLAN_STRATEGY_SLOTS;
-    if (planned && slots) mp_json_uint(j, c->slots.slot_of[b]);
+    if (planned && slots) mp_json_uint(j, c->k->slots.slot_of[b]);
     else mp_json_null(j);
     mp_json_key(j, "offset");
-    if (planned) mp_json_uint(j, slots ? c->slot_offset[c->slots.slot_of[b]] : c->arena.offset[b]);
+    if (planned) mp_json_uint(j, slots ? c->slot_offset[c->k->slots.slot_of[b]] : c->k->arena.offset[b]);
     else mp_json_null(j);
     json_type_of(j, c, v);
     mp_json_end(j);
 }
 
 static void json_unknown(mp_json *j, const plan_ctx *c) {
-    const memplan_graph *g = c->g;
+    const memplan_graph *g = c->k->g;
     mp_json_obj(j);
     mp_json_key(j, "values");
     mp_json_arr(j);
-    for (int32_t i = 0; i < c->lv.n_owners; i++) {
-        int32_t v = c->lv.owners[i];
-        const memplan_size *s = &c->size[v];
+    for (int32_t i = 0; i < c->k->lv.n_owners; i++) {
+        int32_t v = c->k->lv.owners[i];
+        const memplan_size *s = &c->k->size[v];
         if (s->kind != MEMPLAN_SIZE_SYMBOLIC && s->kind != MEMPLAN_SIZE_UNKNOWN) continue;
         mp_json_obj(j);
         mp_json_key(j, "name");
@@ -244,9 +315,9 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
     mp_json_arr(j);
     mp_strmap seen;
     mp_strmap_init(&seen);
-    memplan_expr_pool *pool = memplan_shapes_pool(c->shapes);
-    for (int32_t i = 0; i < c->lv.n_owners; i++) {
-        const memplan_size *s = &c->size[c->lv.owners[i]];
+    memplan_expr_pool *pool = memplan_shapes_pool(c->k->shapes);
+    for (int32_t i = 0; i < c->k->lv.n_owners; i++) {
+        const memplan_size *s = &c->k->size[c->k->lv.owners[i]];
         if (s->kind != MEMPLAN_SIZE_SYMBOLIC) continue;
         const char *names[16];
         size_t n = memplan_expr_names(pool, s->expr, names, 16);
@@ -262,7 +333,7 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
 }
 
 static void plan_json(mp_json *j, const plan_ctx *c) {
-    const memplan_graph *g = c->g;
+    const memplan_graph *g = c->k->g;
     bool def = deferred(c);
     mp_json_obj(j);
     mp_json_key(j, "status");
@@ -287,26 +358,26 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     } else {
         mp_json_obj(j);
         mp_json_key(j, "arena");
-        mp_json_uint(j, c->arena.arena_bytes);
+        mp_json_uint(j, c->k->arena.arena_bytes);
         mp_json_key(j, "slots");
-        mp_json_uint(j, c->slots.peak_bytes);
+        mp_json_uint(j, c->k->slots.peak_bytes);
         mp_json_key(j, "exact_reuse");
-        mp_json_uint(j, c->exact.peak_bytes);
+        mp_json_uint(j, c->k->exact.peak_bytes);
         mp_json_key(j, "arena_heuristic");
-        mp_json_str(j, memplan_heuristic_name(c->arena.heuristic));
+        mp_json_str(j, memplan_heuristic_name(c->k->arena.heuristic));
         mp_json_key(j, "arena_gap_ratio");
-        mp_json_double(j, c->arena.gap_ratio);
+        mp_json_double(j, c->k->arena.gap_ratio);
         mp_json_end(j);
     }
     mp_json_key(j, "slots");
     mp_json_arr(j);
     if (!def && c->r->strategy == MEMPLAN_STRATEGY_SLOTS)
-        for (size_t s = 0; s < c->slots.slot_count; s++) {
+        for (size_t s = 0; s < c->k->slots.slot_count; s++) {
             mp_json_obj(j);
             mp_json_key(j, "id");
             mp_json_uint(j, s);
             mp_json_key(j, "capacity");
-            mp_json_uint(j, c->slots.slot_bytes[s]);
+            mp_json_uint(j, c->k->slots.slot_bytes[s]);
             mp_json_key(j, "offset");
             mp_json_uint(j, c->slot_offset[s]);
             mp_json_end(j);
@@ -314,23 +385,23 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     mp_json_end(j);
     mp_json_key(j, "values");
     mp_json_arr(j);
-    for (int32_t i = 0; i < c->lv.n_owners; i++)
-        if (c->size[c->lv.owners[i]].kind != MEMPLAN_SIZE_UNPLANNABLE) json_value(j, c, c->lv.owners[i]);
+    for (int32_t i = 0; i < c->k->lv.n_owners; i++)
+        if (c->k->size[c->k->lv.owners[i]].kind != MEMPLAN_SIZE_UNPLANNABLE) json_value(j, c, c->k->lv.owners[i]);
     for (int32_t v = 0; v < g->n_values; v++) {
-        int32_t root = c->lv.root[v];
-        if (root >= 0 && root != v && c->size[root].kind != MEMPLAN_SIZE_UNPLANNABLE) json_value(j, c, v);
+        int32_t root = c->k->lv.root[v];
+        if (root >= 0 && root != v && c->k->size[root].kind != MEMPLAN_SIZE_UNPLANNABLE) json_value(j, c, v);
     }
     mp_json_end(j);
     mp_json_key(j, "unplanned");
     mp_json_arr(j);
-    for (int32_t i = 0; i < c->lv.n_owners; i++) {
-        int32_t v = c->lv.owners[i];
-        if (c->size[v].kind != MEMPLAN_SIZE_UNPLANNABLE) continue;
+    for (int32_t i = 0; i < c->k->lv.n_owners; i++) {
+        int32_t v = c->k->lv.owners[i];
+        if (c->k->size[v].kind != MEMPLAN_SIZE_UNPLANNABLE) continue;
         mp_json_obj(j);
         mp_json_key(j, "name");
         mp_json_str(j, g->values[v].name);
         mp_json_key(j, "reason");
-        mp_json_str(j, c->size[v].reason);
+        mp_json_str(j, c->k->size[v].reason);
         mp_json_end(j);
     }
     mp_json_end(j);
@@ -373,21 +444,21 @@ static void human_bytes(mp_buf *b, uint64_t v) {
 }
 
 static void plan_text(mp_buf *b, const plan_ctx *c, const memplan_request *r) {
-    mp_buf_printf(b, "positions:         %d nodes\n", (int)c->g->n_nodes);
-    mp_buf_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", c->n_bufs, c->n_unplanned,
-                  c->n_unknown);
+    mp_buf_printf(b, "positions:         %d nodes\n", (int)c->k->g->n_nodes);
+    mp_buf_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", c->k->n_bufs, c->k->n_unplanned,
+                  c->k->n_unknown);
     if (deferred(c)) {
         mp_buf_puts(b, "status:            deferred: some sizes are not known");
         mp_buf_puts(b, r->n_bindings ? "\n" : " (bind dims with --dim NAME=VALUE)\n");
         int shown = 0;
-        for (int32_t i = 0; i < c->lv.n_owners && shown < 10; i++) {
-            const memplan_size *s = &c->size[c->lv.owners[i]];
+        for (int32_t i = 0; i < c->k->lv.n_owners && shown < 10; i++) {
+            const memplan_size *s = &c->k->size[c->k->lv.owners[i]];
             if (s->kind != MEMPLAN_SIZE_SYMBOLIC && s->kind != MEMPLAN_SIZE_UNKNOWN) continue;
-            mp_buf_printf(b, "  %s: %s\n", c->g->values[c->lv.owners[i]].name,
+            mp_buf_printf(b, "  %s: %s\n", c->k->g->values[c->k->lv.owners[i]].name,
                           s->kind == MEMPLAN_SIZE_SYMBOLIC ? "unbound dims" : s->reason);
             shown++;
         }
-        if ((size_t)shown < c->n_unknown) mp_buf_printf(b, "  ... and %zu more\n", c->n_unknown - (size_t)shown);
+        if ((size_t)shown < c->k->n_unknown) mp_buf_printf(b, "  ... and %zu more\n", c->k->n_unknown - (size_t)shown);
     } else {
         mp_buf_printf(b, "strategy:          %s, align %llu\n", r->strategy == MEMPLAN_STRATEGY_SLOTS ? "slots" : "arena",
                       (unsigned long long)r->align);
@@ -399,8 +470,8 @@ static void plan_text(mp_buf *b, const plan_ctx *c, const memplan_request *r) {
         human_bytes(b, c->lower_bound);
         mp_buf_printf(b, "\nsavings:           %.1f%%\n", c->naive ? 100.0 * (1.0 - (double)c->peak / (double)c->naive) : 0.0);
         mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
-                      (unsigned long long)c->arena.arena_bytes, (unsigned long long)c->slots.peak_bytes,
-                      (unsigned long long)c->exact.peak_bytes);
+                      (unsigned long long)c->k->arena.arena_bytes, (unsigned long long)c->k->slots.peak_bytes,
+                      (unsigned long long)c->k->exact.peak_bytes);
         if (c->saved_known) mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)c->saved);
     }
 }
@@ -530,49 +601,47 @@ static memplan_status shapes_report(const memplan_model *m, const memplan_reques
 }
 
 /* --inplace: plan once without it, to report the bytes it saves (§ arena
- * integration); c->peak then holds the peak without in-place reuse. */
-static memplan_status inplace_saving(const memplan_model *m, const memplan_request *r, plan_ctx *c,
-                                     memplan_error *err) {
-    memset(c, 0, sizeof *c);
-    if (!r->inplace) return MEMPLAN_OK;
+ * integration). Returns the peak without in-place reuse in *peak (known
+ * when *known). */
+static memplan_status peak_without_inplace(mp_cache *cache, const memplan_model *m, const memplan_request *r,
+                                           bool *known, int64_t *peak, memplan_error *err) {
     memplan_request *plain = malloc(sizeof *plain);
     if (!plain) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     *plain = *r;
     plain->inplace = false;
-    memplan_status st = plan_build(c, m, plain, err);
-    bool known = !st && !deferred(c);
-    int64_t peak = (int64_t)c->peak;
-    plan_free(c);
-    memset(c, 0, sizeof *c);
-    c->saved_known = known;
-    c->saved = peak;
+    plan_ctx c;
+    memplan_status st = plan_build(&c, cache, m, plain, err);
+    *known = !st && !deferred(&c);
+    *peak = (int64_t)c.peak;
+    plan_free(&c);
     free(plain);
     return st;
 }
 
-/* plan_build, keeping what inplace_saving found. */
-static memplan_status plan_build_saved(plan_ctx *c, const memplan_model *m, const memplan_request *r,
-                                       memplan_error *err) {
-    bool known = c->saved_known;
-    int64_t without = c->saved;
-    memplan_status st = plan_build(c, m, r, err);
+/* The plan document's figures: the request's core with its strategy applied
+ * (and, for --inplace, the bytes in-place reuse saves). */
+static memplan_status plan_get(plan_ctx *c, mp_cache *cache, const memplan_model *m, const memplan_request *r,
+                               memplan_error *err) {
+    bool known = false;
+    int64_t without = 0;
+    memset(c, 0, sizeof *c);
+    memplan_status st = r->inplace ? peak_without_inplace(cache, m, r, &known, &without, err) : MEMPLAN_OK;
+    if (!st) st = plan_build(c, cache, m, r, err);
     c->saved_known = known && !st && !deferred(c);
     c->saved = without - (int64_t)c->peak;
     return st;
 }
 
-/* Both document forms: the info summary, or the plan built once and printed. */
-static memplan_status report(const memplan_model *m, const char *command, const memplan_request *r,
-                             char **out, size_t *len, memplan_error *err, bool json) {
+memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *command, const memplan_request *r,
+                         char **out, size_t *len, memplan_error *err, bool json) {
     if (strcmp(command, "info") == 0)
         return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
     if (strcmp(command, "shapes") == 0) return shapes_report(m, r, out, len, err, json);
-    if (mp_inplace_command(command)) return mp_report_inplace(m, command, r, out, len, err, json);
+    if (mp_inplace_command(command)) return mp_report_inplace(cache, m, command, r, out, len, err, json);
     if (strcmp(command, "plan") != 0)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
     plan_ctx c;
-    memplan_status st = inplace_saving(m, r, &c, err);
-    if (!st) st = plan_build_saved(&c, m, r, err);
+    memplan_status st = plan_get(&c, cache, m, r, err);
     if (st) {
         plan_free(&c);
         return st;
@@ -591,12 +660,22 @@ static memplan_status report(const memplan_model *m, const char *command, const 
     return finish_buf(&b, out, len, err);
 }
 
+/* One-shot reports: a cache that lives for the one call. */
+static memplan_status report_once(const memplan_model *m, const char *command, const memplan_request *r,
+                                  char **out, size_t *len, memplan_error *err, bool json) {
+    mp_cache cache;
+    mp_cache_init(&cache);
+    memplan_status st = mp_report(&cache, m, command, r, out, len, err, json);
+    mp_cache_clear(&cache);
+    return st;
+}
+
 memplan_status memplan_report_json(const memplan_model *m, const char *command, const memplan_request *r,
                                    char **json, size_t *len, memplan_error *err) {
-    return report(m, command, r, json, len, err, true);
+    return report_once(m, command, r, json, len, err, true);
 }
 
 memplan_status memplan_report_text(const memplan_model *m, const char *command, const memplan_request *r,
                                    char **text, size_t *len, memplan_error *err) {
-    return report(m, command, r, text, len, err, false);
+    return report_once(m, command, r, text, len, err, false);
 }

@@ -21,6 +21,7 @@
 #include "memplan/inplace.h"
 #include "out/json.h"
 #include "out/report_inplace.h"
+#include "out/cache.h"
 
 bool mp_inplace_command(const char *command) {
     return strcmp(command, "inplace") == 0 || strcmp(command, "profile") == 0 || strcmp(command, "tags") == 0 ||
@@ -297,14 +298,47 @@ static memplan_status build(const memplan_model *m, const memplan_request *r, me
     return st;
 }
 
-memplan_status mp_report_inplace(const memplan_model *m, const char *command, const memplan_request *r,
-                                 char **out, size_t *len, memplan_error *err, bool json) {
+/* The analyses for the request's two options: the cache's, or built and kept
+ * there. They read no dims (the amounts are bound when printed). The hints
+ * come from r->model_bytes, which a cache's owner never changes. */
+static memplan_status build_cached(mp_cache *cache, const memplan_model *m, const memplan_request *r,
+                                   memplan_shapes **S, memplan_inplace **ctx, memplan_error *err) {
+    size_t pool = cache->inplace.valid ? memplan_expr_pool_count(memplan_shapes_pool(cache->inplace.shapes)) : 0;
+    if (cache->inplace.valid && cache->inplace.allow_input_overwrite == r->allow_input_overwrite &&
+        cache->inplace.events == r->events && pool <= MP_CACHE_POOL_GROWTH * cache->inplace.pool_built + MP_CACHE_POOL_SLACK) {
+        *S = cache->inplace.shapes;
+        *ctx = cache->inplace.ctx;
+        return MEMPLAN_OK;
+    }
+    memplan_inplace_free(cache->inplace.ctx);
+    memplan_shapes_free(cache->inplace.shapes);
+    memset(&cache->inplace, 0, sizeof cache->inplace);
+    *S = NULL;
+    *ctx = NULL;
+    memplan_status st = build(m, r, S, ctx, err);
+    if (st) {
+        memplan_inplace_free(*ctx);
+        memplan_shapes_free(*S);
+        return st;
+    }
+    cache->inplace.valid = true;
+    cache->inplace_builds++;
+    cache->inplace.allow_input_overwrite = r->allow_input_overwrite;
+    cache->inplace.events = r->events;
+    cache->inplace.shapes = *S;
+    cache->inplace.ctx = *ctx;
+    cache->inplace.pool_built = memplan_expr_pool_count(memplan_shapes_pool(*S));
+    return MEMPLAN_OK;
+}
+
+memplan_status mp_report_inplace(mp_cache *cache, const memplan_model *m, const char *command,
+                                 const memplan_request *r, char **out, size_t *len, memplan_error *err, bool json) {
     bool annotate = strcmp(command, "annotate") == 0;
     if (annotate && !r->model_bytes)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "annotate needs the model's bytes");
     memplan_shapes *S = NULL;
     memplan_inplace *ctx = NULL;
-    memplan_status st = build(m, r, &S, &ctx, err);
+    memplan_status st = build_cached(cache, m, r, &S, &ctx, err);
     if (!st && annotate) {
         unsigned char *bytes = NULL;
         st = memplan_annotate(r->model_bytes, r->model_len, ctx, &bytes, len, err);
@@ -332,8 +366,6 @@ memplan_status mp_report_inplace(const memplan_model *m, const char *command, co
             *out = mp_buf_take(&b, len);
         }
     }
-    memplan_inplace_free(ctx);
-    memplan_shapes_free(S);
     return st;
 }
 

@@ -16,8 +16,9 @@
 bool mp_inplace_command(const char *command);
 
 /* Run one of those commands. For annotate, *out holds the model bytes. */
-memplan_status mp_report_inplace(const memplan_model *m, const char *command, const memplan_request *r,
-                                 char **out, size_t *len, memplan_error *err, bool json);
+struct mp_cache;
+memplan_status mp_report_inplace(struct mp_cache *cache, const memplan_model *m, const char *command,
+                                 const memplan_request *r, char **out, size_t *len, memplan_error *err, bool json);
 
 /* `plan --inplace`: add each reuse pair (output -> input) to the view map, so
  * the output shares the input's buffer. A pair is skipped when the output is

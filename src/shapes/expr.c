@@ -493,6 +493,8 @@ memplan_expr_pool *memplan_expr_pool_new(void) {
     return p;
 }
 
+size_t memplan_expr_pool_count(const memplan_expr_pool *pool) { return pool ? (size_t)pool->n_polys : 0; }
+
 void memplan_expr_pool_free(memplan_expr_pool *pool) {
     if (!pool) return;
     mp_arena_free(&pool->arena);

@@ -48,7 +48,24 @@ void mp_buf_append(mp_buf *b, const void *data, size_t n) {
 
 void mp_buf_puts(mp_buf *b, const char *s) { mp_buf_append(b, s, strlen(s)); }
 
-void mp_buf_putc(mp_buf *b, char c) { mp_buf_append(b, &c, 1); }
+void mp_buf_put_u64(mp_buf *b, unsigned long long v) {
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do {
+        tmp[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    mp_buf_append(b, tmp + i, sizeof tmp - i);
+}
+
+void mp_buf_put_i64(mp_buf *b, long long v) {
+    if (v < 0) {
+        mp_buf_putc(b, '-');
+        mp_buf_put_u64(b, 0ull - (unsigned long long)v); /* exact for LLONG_MIN too */
+        return;
+    }
+    mp_buf_put_u64(b, (unsigned long long)v);
+}
 
 void mp_buf_printf(mp_buf *b, const char *fmt, ...) {
     char small[256];

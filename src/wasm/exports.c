@@ -9,7 +9,9 @@
  *   status  = mp_pack_csv(csv, len, "--align\n1\n--budget-ms\n100")  (memplan pack --json)
  *
  * mp_call writes the same JSON as the CLI's --json output, since both go
- * through the library's one JSON writer.
+ * through the library's one JSON writer. A session (memplan/session.h) keeps
+ * stage results between calls: re-planning after a dim change re-runs only
+ * what the dims change.
  */
 #include <emscripten/emscripten.h>
 #include <stdlib.h>
@@ -21,11 +23,7 @@
 #include "out/pack_json.h"
 #include "util/buf.h"
 
-typedef struct session {
-    memplan_model *model;
-    unsigned char *bytes;   /* a copy of the model file: annotate rewrites it, and */
-    size_t len;             /* inplace/profile/tags read its value-tag hints */
-} session;
+typedef memplan_session session;
 
 static char *g_result;
 static size_t g_result_len;
@@ -52,36 +50,17 @@ EMSCRIPTEN_KEEPALIVE size_t mp_result_len(void) { return g_result_len; }
 EMSCRIPTEN_KEEPALIVE void mp_result_free(void) { set_result(NULL, 0); }
 
 EMSCRIPTEN_KEEPALIVE session *mp_open(const unsigned char *bytes, size_t len) {
-    session *s = calloc(1, sizeof *s);
-    if (!s) {
-        set_message("out of memory");
-        return NULL;
-    }
+    session *s = NULL;
     memplan_error err = {0};
-    if (memplan_model_load(bytes, len, NULL, &s->model, &err) != MEMPLAN_OK) {
+    if (memplan_session_open(bytes, len, &s, &err) != MEMPLAN_OK) {
         set_message(err.message);
-        free(s);
         return NULL;
     }
-    s->bytes = malloc(len ? len : 1);
-    if (!s->bytes) {
-        set_message("out of memory");
-        memplan_model_free(s->model);
-        free(s);
-        return NULL;
-    }
-    memcpy(s->bytes, bytes, len);
-    s->len = len;
     set_result(NULL, 0);
     return s;
 }
 
-EMSCRIPTEN_KEEPALIVE void mp_close(session *s) {
-    if (!s) return;
-    memplan_model_free(s->model);
-    free(s->bytes);
-    free(s);
-}
+EMSCRIPTEN_KEEPALIVE void mp_close(session *s) { memplan_session_close(s); }
 
 /* Split "a\nb\nc" in place into argv (at most max entries). */
 static int split_args(char *args, char **argv, int max) {
@@ -126,9 +105,7 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
             st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unexpected argument '%s'", r->positional[0]);
         if (!st && r->output_path)
             st = memplan_error_set(&err, MEMPLAN_EUSAGE, "-o/--output is for the command line: annotate returns the bytes");
-        r->model_bytes = s->bytes;
-        r->model_len = s->len;
-        if (!st) st = memplan_report_json(s->model, command, r, &out, &len, &err);
+        if (!st) st = memplan_session_report(s, command, r, true, &out, &len, &err);
     }
     free(r);
     free(copy);

@@ -1,0 +1,259 @@
+/*
+ * test_session.c -- a session's reports equal one-shot reports, and the stage
+ * cache behind them is really reused (and stays bounded).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "memplan/memplan.h"
+#include "model_builder.h"
+#include "out/cache.h"
+
+/* x[batch, seq, 8] through unary ops, a residual Add, a Reshape (a view) and
+ * a Concat; an initializer feeds a Mul. */
+static uint8_t *model_bytes(size_t *len) {
+    mb_graph *g = mb_new_graph("session");
+    mb_input(g, "x", 1, "batch,seq,8");
+    mb_initializer(g, "w", 1, "8");
+    static const int64_t flat[] = {-1, 8};
+    mb_initializer_ints(g, "flat", "2", flat, 2);
+    mb_node(g, "Abs", "x", "a");
+    mb_node(g, "Relu", "a", "b");
+    mb_node(g, "Mul", "b,w", "c");
+    mb_node(g, "Add", "a,c", "d");
+    mb_node(g, "Reshape", "d,flat", "e");
+    mb_node(g, "Sigmoid", "e", "f");
+    mb_int_attr(mb_node(g, "Concat", "e,f", "y"), "axis", 0);
+    mb_output(g, "y", 1, "?,8");
+    return mb_pack(g, len);
+}
+
+typedef struct step {
+    const char *command;
+    bool json;
+    const char *args[8];
+} step;
+
+static int count_args(const step *s) {
+    int n = 0;
+    while (n < 8 && s->args[n]) n++;
+    return n;
+}
+
+/* One request, through the session and one-shot; the two outputs must be
+ * byte-identical (errors too: same status and message). */
+static void check_step(memplan_session *s, const memplan_model *m, const uint8_t *bytes, size_t len,
+                       const step *st) {
+    memplan_request *r = malloc(sizeof *r);
+    memplan_error err = {0};
+    memplan_request_init(r);
+    assert_int_equal(memplan_request_parse(r, count_args(st), st->args, &err), MEMPLAN_OK);
+    r->model_bytes = bytes;
+    r->model_len = len;
+    char *a = NULL, *b = NULL;
+    size_t alen = 0, blen = 0;
+    memplan_error ea = {0}, eb = {0};
+    memplan_status sa = memplan_session_report(s, st->command, r, st->json, &a, &alen, &ea);
+    memplan_status sb = st->json ? memplan_report_json(m, st->command, r, &b, &blen, &eb)
+                                 : memplan_report_text(m, st->command, r, &b, &blen, &eb);
+    assert_int_equal(sa, sb);
+    if (sa) {
+        assert_string_equal(ea.message, eb.message);
+    } else {
+        if (alen != blen || memcmp(a, b, alen) != 0)
+            fail_msg("%s %s: the session's report differs from the one-shot report", st->command,
+                     st->args[0] ? st->args[0] : "");
+    }
+    free(a);
+    free(b);
+    free(r);
+}
+
+static void test_session_equals_one_shot(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = model_bytes(&len);
+    memplan_session *s = NULL;
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_session_open(bytes, len, &s, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_session_model(s)->graph->n_nodes, 7);
+    /* Orders that hit and miss every cache entry: dims A, B, A again (by then
+     * evicted), strategies, in-place with and without, options the cores key on. */
+    static const step steps[] = {
+        {"plan", true, {0}},
+        {"plan", true, {"--dim", "batch=2", "--dim", "seq=3"}},
+        {"plan", true, {"--dim", "batch=2", "--dim", "seq=3", "--strategy", "slots"}},
+        {"plan", false, {"--dim", "batch=2", "--dim", "seq=3", "--strategy", "slots"}},
+        {"profile", true, {"--dim", "batch=2", "--dim", "seq=3"}},
+        {"plan", true, {"--dim", "batch=4", "--dim", "seq=3", "--align", "1"}},
+        {"profile", true, {"--dim", "batch=4", "--dim", "seq=3"}},
+        {"profile", false, {"--dim", "batch=4"}},
+        {"plan", true, {"--dim", "batch=4", "--dim", "seq=3", "--inplace"}},
+        {"plan", true, {"--dim", "batch=4", "--dim", "seq=3", "--inplace", "--strategy", "slots"}},
+        {"plan", true, {"--dim", "batch=4", "--dim", "seq=3", "--inplace", "--allow-input-overwrite"}},
+        {"plan", true, {"--dim", "batch=2", "--dim", "seq=3"}},
+        {"plan", true, {"--dim", "seq=3", "--dim", "batch=2", "--include-inputs"}},
+        {"plan", true, {"--dim", "batch=2", "--dim", "seq=3", "--budget-ms", "0"}},
+        {"inplace", true, {"--events"}},
+        {"tags", false, {0}},
+        {"inplace", true, {"--allow-input-overwrite"}},
+        {"profile", true, {0}},
+        {"shapes", true, {"--dim", "batch=7"}},
+        {"info", true, {0}},
+        {"annotate", true, {0}},
+        {"annotate", true, {"--allow-input-overwrite"}},
+        {"plan", true, {"--dim", "batch=0"}},
+        {"nonsense", true, {0}},
+        {"plan", true, {"--dim", "batch=2", "--dim", "seq=3"}},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) check_step(s, m, bytes, len, &steps[i]);
+    memplan_session_forget(s);
+    check_step(s, m, bytes, len, &steps[1]);
+    memplan_session_close(s);
+    memplan_model_free(m);
+    free(bytes);
+}
+
+static void parse(memplan_request *r, int argc, const char *const *argv) {
+    memplan_error err = {0};
+    memplan_request_init(r);
+    assert_int_equal(memplan_request_parse(r, argc, argv, &err), MEMPLAN_OK);
+}
+
+static void report(mp_cache *c, const memplan_model *m, const char *command, const memplan_request *r) {
+    char *out = NULL;
+    size_t len;
+    memplan_error err = {0};
+    if (mp_report(c, m, command, r, &out, &len, &err, true)) fail_msg("%s", err.message);
+    free(out);
+}
+
+/* The cache keeps what it promises: the slot strategy reuses the arena's core,
+ * new dims build a new one, the third evicts the least recent, and the
+ * in-place analyses are built once for every binding. */
+static void test_cache_reuse(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = model_bytes(&len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    mp_cache c;
+    mp_cache_init(&c);
+    memplan_request *r = malloc(sizeof *r);
+    static const char *const a_arena[] = {"--dim", "batch=2", "--dim", "seq=3"};
+    static const char *const a_slots[] = {"--dim", "batch=2", "--dim", "seq=3", "--strategy", "slots"};
+    static const char *const b_arena[] = {"--dim", "batch=5", "--dim", "seq=3"};
+    static const char *const c_arena[] = {"--dim", "batch=6", "--dim", "seq=3"};
+    static const char *const a_inplace[] = {"--dim", "batch=2", "--dim", "seq=3", "--inplace"};
+
+    parse(r, 4, a_arena);
+    report(&c, m, "plan", r);
+    assert_int_equal(c.plan_builds, 1);
+    mp_plan_core *a = c.plans[0];
+    assert_non_null(a);
+    assert_null(c.plans[1]);
+    parse(r, 6, a_slots); /* same core */
+    report(&c, m, "plan", r);
+    assert_int_equal(c.plan_builds, 1);
+    assert_ptr_equal(c.plans[0], a);
+    parse(r, 4, b_arena);
+    report(&c, m, "plan", r);
+    assert_int_equal(c.plan_builds, 2);
+    assert_ptr_equal(c.plans[1], a);
+    mp_plan_core *b = c.plans[0];
+    parse(r, 4, a_arena); /* a again: now the most recent */
+    report(&c, m, "plan", r);
+    assert_int_equal(c.plan_builds, 2);
+    assert_ptr_equal(c.plans[0], a);
+    assert_ptr_equal(c.plans[1], b);
+    parse(r, 4, c_arena); /* evicts b */
+    report(&c, m, "plan", r);
+    assert_int_equal(c.plan_builds, 3);
+    assert_ptr_equal(c.plans[1], a);
+    parse(r, 4, b_arena); /* b is gone: built again */
+    report(&c, m, "plan", r);
+    assert_int_equal(c.plan_builds, 4);
+    parse(r, 5, a_inplace); /* a without in-place is evicted; both halves built */
+    report(&c, m, "plan", r);
+    assert_int_equal(c.plan_builds, 6);
+    report(&c, m, "plan", r); /* both kept */
+    assert_int_equal(c.plan_builds, 6);
+
+    parse(r, 4, a_arena);
+    report(&c, m, "profile", r);
+    assert_int_equal(c.inplace_builds, 1);
+    parse(r, 4, b_arena);
+    report(&c, m, "profile", r);
+    report(&c, m, "tags", r);
+    report(&c, m, "inplace", r);
+    assert_int_equal(c.inplace_builds, 1);
+    static const char *const events[] = {"--events"};
+    parse(r, 1, events);
+    report(&c, m, "inplace", r);
+    assert_int_equal(c.inplace_builds, 2);
+    assert_true(c.inplace.events);
+    mp_cache_clear(&c);
+    assert_null(c.plans[0]);
+    assert_false(c.inplace.valid);
+    free(r);
+    memplan_model_free(m);
+    free(bytes);
+}
+
+/* Printing the profile under ever new dims interns amounts in the cached
+ * pool; the entry is rebuilt before that pool passes its bound. */
+static void test_cache_pool_bounded(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = model_bytes(&len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    mp_cache c;
+    mp_cache_init(&c);
+    memplan_request *r = malloc(sizeof *r);
+    for (int i = 1; i <= 3000; i++) {
+        char dim[32];
+        snprintf(dim, sizeof dim, "batch=%d", i);
+        const char *argv[] = {"--dim", dim, "--dim", "seq=7"};
+        parse(r, 4, argv);
+        report(&c, m, "profile", r);
+        size_t pool = memplan_expr_pool_count(memplan_shapes_pool(c.inplace.shapes));
+        /* checked before printing; one report adds at most a few hundred */
+        assert_true(pool <= MP_CACHE_POOL_GROWTH * c.inplace.pool_built + MP_CACHE_POOL_SLACK + 512);
+    }
+    assert_true(c.inplace_builds >= 2);  /* the bound was reached and the entry rebuilt */
+    assert_true(c.inplace_builds < 100); /* ... but not on every call */
+    mp_cache_clear(&c);
+    free(r);
+    memplan_model_free(m);
+    free(bytes);
+}
+
+static void test_session_errors(void **state) {
+    (void)state;
+    memplan_session *s = (memplan_session *)&s; /* must be reset to NULL */
+    memplan_error err = {0};
+    static const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff};
+    assert_int_not_equal(memplan_session_open(junk, sizeof junk, &s, &err), MEMPLAN_OK);
+    assert_null(s);
+    assert_true(err.message[0] != '\0');
+    memplan_session_close(NULL);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_session_equals_one_shot),
+        cmocka_unit_test(test_cache_reuse),
+        cmocka_unit_test(test_cache_pool_bounded),
+        cmocka_unit_test(test_session_errors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

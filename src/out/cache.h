@@ -1,0 +1,73 @@
+/*
+ * cache.h -- stage results kept between reports on one model.
+ *
+ * A report runs the pipeline (shapes -> analysis -> plans) for one request.
+ * Much of that work depends on only part of the request, so a session keeps
+ * it here and the next report reuses it (ARCHITECTURE: "binding new dims
+ * re-runs only what depends on them, never the load"):
+ *
+ *   plan cores   shapes under the dims, liveness, sizes, slot plans, arena;
+ *                keyed by every option except the strategy, which is applied
+ *                afterwards (so `plan --strategy slots` after `plan` with the
+ *                same dims is only the JSON). The last MP_CACHE_PLANS are kept:
+ *                `plan --inplace` needs two (with and without in-place reuse).
+ *   in-place     the seed-001 analyses (reuse, release lists, tags, profile).
+ *                They run on unbound shapes, so dims only change how the
+ *                profile's amounts print: keyed by the two options they read.
+ *                Printing under new dims interns the bound amounts in the
+ *                shapes' pool, so the entry is rebuilt once the pool has grown
+ *                past MP_CACHE_POOL_GROWTH x its size when built (+ MP_CACHE_POOL_SLACK): a long
+ *                session of dim changes stays bounded in memory.
+ *
+ * A cache never changes a document: every report equals a one-shot report
+ * (memplan_report_json) of the same request. One-shot reports use a cache
+ * that lives for the one call.
+ */
+#ifndef MEMPLAN_OUT_CACHE_H
+#define MEMPLAN_OUT_CACHE_H
+
+#include <stdbool.h>
+
+#include "memplan/inplace.h"
+#include "memplan/report.h"
+#include "memplan/shapes.h"
+
+#define MP_CACHE_PLANS 2
+#define MP_CACHE_POOL_GROWTH 4
+#define MP_CACHE_POOL_SLACK 4096
+
+typedef struct mp_plan_core mp_plan_core; /* src/out/report.c */
+
+typedef struct mp_cache {
+    mp_plan_core *plans[MP_CACHE_PLANS]; /* most recently used first; NULL = empty */
+    unsigned long plan_builds, inplace_builds; /* how often each was (re)built */
+    struct {
+        bool valid;
+        bool allow_input_overwrite, events;
+        memplan_shapes *shapes;
+        memplan_inplace *ctx;
+        size_t pool_built;   /* amounts in the shapes' pool when built */
+    } inplace;
+} mp_cache;
+
+void mp_cache_init(mp_cache *c);
+/* Free every entry; the cache is empty and usable again. */
+void mp_cache_clear(mp_cache *c);
+
+/* The cache key of a plan request: every option a plan core depends on (dims
+ * in the order given, include-inputs, in-place, align, budget), not the
+ * strategy. malloc'ed; NULL when out of memory. */
+char *mp_plan_key(const memplan_request *r);
+/* The core built for `key`, now the most recent; NULL when there is none. */
+mp_plan_core *mp_cache_find_plan(mp_cache *c, const char *key);
+/* Keep a new core (the cache owns it), dropping the least recent one. */
+void mp_cache_put_plan(mp_cache *c, mp_plan_core *k);
+/* src/out/report.c: */
+const char *mp_plan_core_key(const mp_plan_core *k);
+void mp_plan_core_free(mp_plan_core *k);
+
+/* The report for one request, through the cache (src/out/report.c). */
+memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *command, const memplan_request *r,
+                         char **out, size_t *len, memplan_error *err, bool json);
+
+#endif

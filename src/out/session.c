@@ -1,0 +1,58 @@
+/* session.c -- a loaded model, a copy of its bytes and a stage cache. */
+#include "memplan/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/cache.h"
+
+struct memplan_session {
+    memplan_model *model;
+    unsigned char *bytes;
+    size_t len;
+    mp_cache cache;
+};
+
+memplan_status memplan_session_open(const void *bytes, size_t len, memplan_session **out, memplan_error *err) {
+    *out = NULL;
+    memplan_session *s = calloc(1, sizeof *s);
+    if (!s) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    mp_cache_init(&s->cache);
+    memplan_status st = memplan_model_load(bytes, len, NULL, &s->model, err);
+    if (!st) {
+        s->bytes = malloc(len ? len : 1);
+        if (!s->bytes) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+        else if (len) memcpy(s->bytes, bytes, len);
+        s->len = len;
+    }
+    if (st) {
+        memplan_session_close(s);
+        return st;
+    }
+    *out = s;
+    return MEMPLAN_OK;
+}
+
+void memplan_session_close(memplan_session *s) {
+    if (!s) return;
+    mp_cache_clear(&s->cache);
+    memplan_model_free(s->model);
+    free(s->bytes);
+    free(s);
+}
+
+const memplan_model *memplan_session_model(const memplan_session *s) { return s->model; }
+
+memplan_status memplan_session_report(memplan_session *s, const char *command, const memplan_request *r, bool json,
+                                      char **out, size_t *len, memplan_error *err) {
+    memplan_request *own = malloc(sizeof *own); /* ~33 KB: not on the stack */
+    if (!own) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    *own = *r;
+    own->model_bytes = s->bytes;
+    own->model_len = s->len;
+    memplan_status st = mp_report(&s->cache, s->model, command, own, out, len, err, json);
+    free(own);
+    return st;
+}
+
+void memplan_session_forget(memplan_session *s) { mp_cache_clear(&s->cache); }
