@@ -120,6 +120,32 @@ static void test_session_equals_one_shot(void **state) {
     free(bytes);
 }
 
+/* The model loaded once, and a request to fill, for the cache tests. */
+typedef struct fixture {
+    memplan_model *m;
+    memplan_request *r;
+} fixture;
+
+static int fixture_setup(void **state) {
+    size_t len;
+    uint8_t *bytes = model_bytes(&len);
+    fixture *f = calloc(1, sizeof *f);
+    memplan_error err = {0};
+    memplan_status st = memplan_model_load(bytes, len, NULL, &f->m, &err);
+    free(bytes);
+    f->r = malloc(sizeof *f->r);
+    *state = f;
+    return st || !f->r ? -1 : 0;
+}
+
+static int fixture_teardown(void **state) {
+    fixture *f = *state;
+    memplan_model_free(f->m);
+    free(f->r);
+    free(f);
+    return 0;
+}
+
 static void parse(memplan_request *r, int argc, const char *const *argv) {
     memplan_error err = {0};
     memplan_request_init(r);
@@ -138,15 +164,11 @@ static void report(mp_cache *c, const memplan_model *m, const char *command, con
  * new dims build a new one, the third evicts the least recent, and the
  * in-place analyses are built once for every binding. */
 static void test_cache_reuse(void **state) {
-    (void)state;
-    size_t len;
-    uint8_t *bytes = model_bytes(&len);
-    memplan_model *m = NULL;
-    memplan_error err = {0};
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    fixture *f = *state;
+    const memplan_model *m = f->m;
     mp_cache c;
     mp_cache_init(&c);
-    memplan_request *r = malloc(sizeof *r);
+    memplan_request *r = f->r;
     static const char *const a_arena[] = {"--dim", "batch=2", "--dim", "seq=3"};
     static const char *const a_slots[] = {"--dim", "batch=2", "--dim", "seq=3", "--strategy", "slots"};
     static const char *const b_arena[] = {"--dim", "batch=5", "--dim", "seq=3"};
@@ -202,23 +224,16 @@ static void test_cache_reuse(void **state) {
     mp_cache_clear(&c);
     assert_null(c.plans[0]);
     assert_false(c.inplace.valid);
-    free(r);
-    memplan_model_free(m);
-    free(bytes);
 }
 
 /* Printing the profile under ever new dims interns amounts in the cached
  * pool; the entry is rebuilt before that pool passes its bound. */
 static void test_cache_pool_bounded(void **state) {
-    (void)state;
-    size_t len;
-    uint8_t *bytes = model_bytes(&len);
-    memplan_model *m = NULL;
-    memplan_error err = {0};
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    fixture *f = *state;
+    const memplan_model *m = f->m;
     mp_cache c;
     mp_cache_init(&c);
-    memplan_request *r = malloc(sizeof *r);
+    memplan_request *r = f->r;
     for (int i = 1; i <= 3000; i++) {
         char dim[32];
         snprintf(dim, sizeof dim, "batch=%d", i);
@@ -232,9 +247,6 @@ static void test_cache_pool_bounded(void **state) {
     assert_true(c.inplace_builds >= 2);  /* the bound was reached and the entry rebuilt */
     assert_true(c.inplace_builds < 100); /* ... but not on every call */
     mp_cache_clear(&c);
-    free(r);
-    memplan_model_free(m);
-    free(bytes);
 }
 
 static void test_session_errors(void **state) {
@@ -251,8 +263,8 @@ static void test_session_errors(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session_equals_one_shot),
-        cmocka_unit_test(test_cache_reuse),
-        cmocka_unit_test(test_cache_pool_bounded),
+        cmocka_unit_test_setup_teardown(test_cache_reuse, fixture_setup, fixture_teardown),
+        cmocka_unit_test_setup_teardown(test_cache_pool_bounded, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_session_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
