@@ -223,6 +223,10 @@ static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *o
     return ok;
 }
 
+static bool at_bound(const packer *p) {
+    return p->out->heuristic != 0 && p->out->arena_bytes <= p->in.lower_bound;
+}
+
 /* Check options and buffers; fill aligned sizes, start order, lower bound. */
 static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n,
                               const memplan_pack_options *opt, memplan_error *err) {
@@ -335,9 +339,12 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
         }
         if (st == MEMPLAN_OK && n > 0 && (which & MEMPLAN_HEUR_GREEDY_SIZE))
             ok = run_greedy(&p, cmp_size_desc, MEMPLAN_HEUR_GREEDY_SIZE);
-        if (ok && n > 0 && (which & MEMPLAN_HEUR_TIME_FIT))
+        /* A plan at the lower bound is optimal, and a later heuristic only
+         * replaces a strictly lower one: once there, the rest cannot change
+         * the result, so they are skipped (most real models end here). */
+        if (ok && n > 0 && (which & MEMPLAN_HEUR_TIME_FIT) && !at_bound(&p))
             ok = run_greedy(&p, cmp_start_size, MEMPLAN_HEUR_TIME_FIT);
-        if (ok && n > 0 && (which & (MEMPLAN_HEUR_SKYLINE | MEMPLAN_HEUR_SEARCH)))
+        if (ok && n > 0 && (which & (MEMPLAN_HEUR_SKYLINE | MEMPLAN_HEUR_SEARCH)) && !at_bound(&p))
             ok = run_skyline(&p, which, &opt);
         if (!ok) st = memplan_error_set(err, MEMPLAN_ENOMEM, "pack: out of memory for %zu buffers", n);
     }

@@ -130,6 +130,45 @@ async function openFile(page, file) {
   await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n && document.body.dataset.state === 'ready', basename(file), { timeout: TIMEOUT });
 }
 /** Page coordinates of the middle of value `name`'s bar in a chart ('timeline' | 'arena'). */
+// The value/node table keeps only the rows in view in the DOM (vtable.js):
+// scroll it from top to bottom and collect every row once, in table order.
+async function tableRows(page) {
+  return page.evaluate(async () => {
+    const wrap = document.querySelector('.mpv-table-wrap');
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const out = new Map();
+    wrap.scrollTop = 0;
+    await frame();
+    for (;;) {
+      for (const tr of wrap.querySelectorAll('tbody tr:not(.mpv-spacer)')) {
+        const key = tr.dataset.name ?? `#${tr.dataset.position}`;
+        if (!out.has(key)) out.set(key, { name: tr.dataset.name, position: tr.dataset.position === undefined ? null : Number(tr.dataset.position), cls: tr.className, cells: [...tr.cells].map((td) => td.textContent) });
+      }
+      if (wrap.scrollTop + wrap.clientHeight >= wrap.scrollHeight - 1) break;
+      wrap.scrollTop += Math.max(40, wrap.clientHeight / 2);
+      await frame();
+    }
+    wrap.scrollTop = 0;
+    await frame();
+    return [...out.values()];
+  });
+}
+// How many rows the table holds (filtered), rendered or not.
+const tableCount = () => Number(document.querySelector('.mpv-table')?.dataset.rows ?? -1);
+// Scroll the table until the row of value `name` is rendered.
+async function revealRow(page, name) {
+  await page.evaluate(async (n) => {
+    const wrap = document.querySelector('.mpv-table-wrap');
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    const find = () => [...wrap.querySelectorAll('tbody tr')].find((tr) => tr.dataset.name === n);
+    wrap.scrollTop = 0;
+    await frame();
+    while (!find() && wrap.scrollTop + wrap.clientHeight < wrap.scrollHeight - 1) { wrap.scrollTop += Math.max(40, wrap.clientHeight / 2); await frame(); }
+    find()?.scrollIntoView({ block: 'center' });
+    await frame();
+  }, name);
+}
+
 async function barPoint(page, chart, name) {
   return page.evaluate(([chart, name]) => {
     const m = window.memplanView.view.state.m;
@@ -230,7 +269,7 @@ await check('the example plan (deferred) matches the CLI: intervals, unknown val
   const s = await shown(page);
   expectPlanShown(s, plan);
   const d = await page.evaluate(() => ({
-    rows: document.querySelectorAll('.mpv-table tbody tr').length,
+    rows: Number(document.querySelector('.mpv-table').dataset.rows),
     unknown: document.querySelectorAll('[data-role="unknown-values"] li').length,
     deferredShown: !document.querySelector('.mpv-deferred').hidden,
   }));
@@ -301,7 +340,7 @@ await check('the value table shows dtype and shape, sorts, and filters by regula
   const plan = fixturePlan(MEDIUM);
   const head = await page.$$eval('.mpv-table thead th', (ths) => ths.map((th) => th.dataset.key));
   expectEq(JSON.stringify(head.slice(0, 4)), JSON.stringify(['name', 'dtype', 'shape', 'size']), 'value columns');
-  const cells = await page.$$eval('.mpv-table tbody tr', (trs) => trs.slice(0, 50).map((tr) => [tr.dataset.name, tr.cells[1].textContent, tr.cells[2].textContent]));
+  const cells = (await tableRows(page)).slice(0, 50).map((r) => [r.name, r.cells[1], r.cells[2]]);
   const byName = new Map(plan.values.map((x) => [x.name, x]));
   for (const [name, dtype, shape] of cells) {
     const x = byName.get(name);
@@ -309,33 +348,35 @@ await check('the value table shows dtype and shape, sorts, and filters by regula
   }
   const RE = 'batch_norm_1\\d|conv2d_4';
   await page.fill('.mpv-filter', RE);
-  await page.waitForFunction((re) => [...document.querySelectorAll('.mpv-table tbody tr')].every((tr) => new RegExp(re, 'i').test(tr.cells[0].textContent + ' ' + tr.cells[7].textContent)), RE, { timeout: 5000 });
+  await page.waitForFunction((re) => [...document.querySelectorAll('.mpv-table tbody tr:not(.mpv-spacer)')].every((tr) => new RegExp(re, 'i').test(tr.cells[0].textContent + ' ' + tr.cells[7].textContent)), RE, { timeout: 5000 });
   const want = plan.values.filter((x) => new RegExp(RE, 'i').test(x.name) || new RegExp(RE, 'i').test(x.owner)).length;
   if (!want) throw new Error(`the filter ${RE} matches nothing in ${MEDIUM.name}`);
-  const got = await page.$$eval('.mpv-table tbody tr', (trs) => trs.length);
-  expectEq(got, want, 'filtered rows');
+  const filtered = await tableRows(page);
+  expectEq(filtered.length, want, 'filtered rows');
+  expectEq(await page.evaluate(tableCount), want, 'filtered row count');
+  for (const r of filtered) if (!new RegExp(RE, 'i').test(`${r.cells[0]} ${r.cells[7]}`)) throw new Error(`row ${r.name} does not match ${RE}`);
   await page.click('.mpv-table th[data-key="size"]');
-  const sizes = await page.$$eval('.mpv-table tbody tr td:nth-child(4)', (tds) => tds.map((td) => Number(td.textContent.replace(/[^0-9]/g, '')) || 0));
+  const sizes = (await tableRows(page)).map((r) => Number(r.cells[3].replace(/[^0-9]/g, '')) || 0);
   for (let k = 1; k < sizes.length; k++) if (sizes[k] > sizes[k - 1]) throw new Error(`not sorted by size descending: ${sizes}`);
   await page.fill('.mpv-filter', '');
-  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.values.length, { timeout: 5000 });
+  await page.waitForFunction((n) => Number(document.querySelector('.mpv-table')?.dataset.rows) === n, plan.values.length, { timeout: 5000 });
 });
 
 await check('the node table lists the plan\'s nodes: op, name, inputs, outputs', async () => {
   const plan = fixturePlan(MEDIUM);
   await page.click('[data-table="nodes"]');
-  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.nodes.length, { timeout: 5000 });
-  const rows = await page.$$eval('.mpv-table tbody tr', (trs) => trs.map((tr) => [...tr.cells].slice(0, 5).map((td) => td.textContent)));
+  await page.waitForFunction((n) => Number(document.querySelector('.mpv-table')?.dataset.rows) === n, plan.nodes.length, { timeout: 5000 });
+  const rows = (await tableRows(page)).map((r) => r.cells.slice(0, 5));
   const dash = (a) => (a.filter(Boolean).join(', ') || '—');
   const want = plan.nodes.map((nd) => [nd.index.toLocaleString('en-US'), nd.op_type, nd.name || '—', dash(nd.inputs), dash(nd.outputs)]);
   expectEq(JSON.stringify(rows), JSON.stringify(want), 'node rows');
   await page.fill('.mpv-filter', '^Conv$');
   const convs = plan.nodes.filter((nd) => nd.op_type === 'Conv').length;
-  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, convs, { timeout: 5000 })
-    .catch(async () => { throw new Error(`filter ^Conv$: ${await page.$$eval('.mpv-table tbody tr', (t) => t.length)} rows, want ${convs}`); });
+  await page.waitForFunction((n) => Number(document.querySelector('.mpv-table')?.dataset.rows) === n, convs, { timeout: 5000 })
+    .catch(async () => { throw new Error(`filter ^Conv$: ${await page.evaluate(tableCount)} rows, want ${convs}`); });
   await page.fill('.mpv-filter', '');
   await page.click('[data-table="values"]');
-  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.values.length, { timeout: 5000 });
+  await page.waitForFunction((n) => Number(document.querySelector('.mpv-table')?.dataset.rows) === n, plan.values.length, { timeout: 5000 });
 });
 
 await check('exports: plan JSON equals the CLI, table CSV, annotated .onnx equals the CLI\'s, Netron attachment, chart PNG and SVG', async () => {
@@ -385,7 +426,7 @@ await check('in-place reuse: the toggle re-plans with --inplace (peak and saved 
     want.set(pn.outputs[r.output_index], `${pn.inputs[r.input_index]} (${r.kind})`);
   }
   if (!want.size) throw new Error('no reuse pairs in the fixture');
-  const cells = await page.$$eval('.mpv-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.name, tr.cells[tr.cells.length - 1].textContent]));
+  const cells = (await tableRows(page)).map((r) => [r.name, r.cells[r.cells.length - 1]]);
   for (const [name, text] of cells) expectEq(text, want.get(name) ?? '—', `${name} reuses`);
   // Off again: back to the plain plan.
   await page.uncheck('.mpv-inplace');
@@ -407,6 +448,9 @@ await check('memory over time stacks the profile by bucket and tag; its totals a
   const pr = cliJson('profile', MEDIUM.file, dimArgs(MEDIUM.dims));
   await page.click('[data-chart="memory"] [data-mode="stacked"]');
   await page.waitForFunction(() => window.memplanView.view.charts.memory.mode === 'stacked', null, { timeout: 5000 });
+  // The chart redraws on the next animation frame: wait for the stacked legend.
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-chart="memory"] .legend text')].some((t) => t.textContent === 'naive'), null, { timeout: 5000 })
+    .catch(() => {});
   const got = await page.evaluate(() => {
     const c = window.memplanView.view.charts.memory;
     return { total: [...c.profile.total], layers: c.profile.layers.map((l) => l.key), legend: [...document.querySelectorAll('[data-chart="memory"] .legend text')].map((t) => t.textContent) };
@@ -430,6 +474,7 @@ await check('clicking a value highlights its producer and its consumers in the n
   const producer = plan.nodes.find((nd) => nd.outputs.includes(v.name)).index;
   const consumers = consumersOf(v.name);
   await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
+  await revealRow(page, v.name);
   const row = page.locator(`.mpv-table tbody tr[data-name=${JSON.stringify(v.name)}]`);
   await row.scrollIntoViewIfNeeded();
   await row.click();
@@ -444,16 +489,18 @@ await check('clicking a value highlights its producer and its consumers in the n
   if (!marks.text.includes(`made by position ${producer} `) || !marks.text.includes(`read by ${consumers.length} nodes`)) throw new Error(`links line: ${marks.text}`);
   await page.locator('[data-chart="timeline"]').screenshot({ path: join(ARTIFACTS, 'browser-links-timeline.png') });
   await page.click('[data-table="nodes"]');
-  await page.waitForFunction((n) => document.querySelectorAll('.mpv-table tbody tr').length === n, plan.nodes.length, { timeout: 5000 });
-  const rows = await page.evaluate(() => ({
-    producer: [...document.querySelectorAll('.mpv-table tbody tr.producer')].map((tr) => Number(tr.dataset.position)),
-    consumers: [...document.querySelectorAll('.mpv-table tbody tr.consumer')].map((tr) => Number(tr.dataset.position)),
-  }));
+  await page.waitForFunction((n) => Number(document.querySelector('.mpv-table')?.dataset.rows) === n, plan.nodes.length, { timeout: 5000 });
+  const all = await tableRows(page);
+  const rows = {
+    producer: all.filter((r) => r.cls.split(' ').includes('producer')).map((r) => r.position),
+    consumers: all.filter((r) => r.cls.split(' ').includes('consumer')).map((r) => r.position),
+  };
   expectEq(JSON.stringify(rows.producer), JSON.stringify([producer]), 'node table producer row');
   expectEq(JSON.stringify(rows.consumers), JSON.stringify(consumers), 'node table consumer rows');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-links-nodes.png') });
   await page.click('[data-table="values"]');
   // A second click on the same value clears the selection and the marks.
+  await revealRow(page, v.name);
   await page.locator(`.mpv-table tbody tr[data-name=${JSON.stringify(v.name)}]`).click();
   await page.waitForFunction(() => window.memplanView.view.linked.selected === null && !document.querySelector('[data-chart="timeline"] .mark-node'), null, { timeout: 5000 });
 });

@@ -15,9 +15,9 @@ import { netronAttachment, toCSV } from '../data/export.js';
 import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt, formatRatio, formatShape } from '../data/format.js';
 import { renderModelInfo } from './model-info.js';
+import { createVirtualBody } from './vtable.js';
 
 const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
-const TABLE_LIMIT = 1000;
 const VALUE_COLUMNS = [
   { key: 'name', label: 'value' }, { key: 'dtype', label: 'dtype' }, { key: 'shape', label: 'shape', mono: true },
   { key: 'size', label: 'size', num: true, bytes: true }, { key: 'start', label: 'start', num: true },
@@ -32,6 +32,8 @@ const NODE_COLUMNS = [
   { key: 'live', label: 'live', num: true, bytes: true }, { key: 'extent', label: 'arena top', num: true, bytes: true },
 ];
 const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner', 'reuses']);
+/** Relative column widths of the (fixed-layout) tables. */
+const columnWeight = (c) => (NAME_KEYS.has(c.key) ? 3 : c.mono ? 2 : c.bytes ? 1.3 : 1);
 
 function download(name, data, type) {
   const blob = data instanceof Blob ? data : new Blob([data], { type });
@@ -61,7 +63,7 @@ export function createView(root, client, options = {}) {
     reuse: new Map(), // output name -> {input, kind, position}
     profileDoc: null, profile: null, links: null,
     plan: null, m: null, series: null, slotsPlan: null, slotsM: null,
-    valueRows: [], nodeRows: [], producer: null,
+    rows: { values: null, nodes: null }, producer: null, // table rows, made when first needed
     table: 'values', sortKey: null, sortDir: 1, filter: '',
     loadGen: 0, planGen: 0,
   };
@@ -216,12 +218,13 @@ export function createView(root, client, options = {}) {
     }
   });
   exportBtn('netron', 'Netron attachment', () => state.m && download(`${stem(state.name)}.memplan.netron.json`,
-    JSON.stringify(netronAttachment(state.m, { values: state.valueRows, nodes: state.nodeRows, producer: `onnx-memplan ${client.version}`, model: state.name }), null, 1), 'application/json'));
+    JSON.stringify(netronAttachment(state.m, { values: tableRows('values'), nodes: tableRows('nodes'), producer: `onnx-memplan ${client.version}`, model: state.name }), null, 1), 'application/json'));
   const tableHead = el('div', 'mpv-table-head');
   tableHead.append(tabs, filterIn, tableNote, exportsBox);
   const tableWrap = el('div', 'mpv-table-wrap');
   const table = el('table', 'mpv-table');
   tableWrap.append(table);
+  const vbody = createVirtualBody(tableWrap, table);
   const linksLine = el('p', 'mpv-node-links');
   linksLine.hidden = true;
   tableSec.append(el('h3', '', 'Details'), tableHead, linksLine, tableWrap);
@@ -381,7 +384,7 @@ export function createView(root, client, options = {}) {
 
   function currentTable() {
     const cols = state.table === 'values' ? VALUE_COLUMNS : NODE_COLUMNS;
-    let rows = state.table === 'values' ? state.valueRows : state.nodeRows;
+    let rows = tableRows(state.table);
     const f = filterRows(rows, state.filter, state.table === 'values' ? ['name', 'owner', 'status'] : ['outputs', 'inputs', 'op', 'name']);
     rows = f.rows;
     if (state.sortKey) rows = sortRows(rows, state.sortKey, state.sortDir);
@@ -408,32 +411,44 @@ export function createView(root, client, options = {}) {
       hr.append(th);
     }
     head.append(hr);
-    const body = el('tbody');
-    const shown = rows.slice(0, TABLE_LIMIT);
-    for (const r of shown) {
-      const tr = el('tr');
-      const name = state.table === 'values' ? r.name : null;
-      if (name !== null) {
-        tr.dataset.name = name;
-        if (name === linked.selected) tr.className = 'selected';
-      } else {
-        tr.dataset.position = String(r.position);
-        const lk = state.links;
-        if (lk && lk.producer === r.position) tr.classList.add('producer');
-        if (lk && lk.consumers.includes(r.position)) tr.classList.add('consumer');
-      }
-      for (const c of cols) {
-        let v = r[c.key];
-        if (Array.isArray(v)) v = v.join(', ');
-        const text = v === null || v === undefined || v === '' ? '—' : c.bytes ? formatInt(v) : c.num ? formatInt(v) : String(v);
-        tr.append(el('td', c.num ? 'num' : NAME_KEYS.has(c.key) ? 'name' : c.mono ? 'mono' : '', text));
-      }
-      body.append(tr);
+    const colgroup = el('colgroup');
+    const weights = cols.reduce((a, c) => a + columnWeight(c), 0);
+    for (const c of cols) {
+      const col = el('col');
+      col.style.width = `${(100 * columnWeight(c) / weights).toFixed(2)}%`;
+      colgroup.append(col);
     }
-    table.replaceChildren(head, body);
-    const total = state.table === 'values' ? state.valueRows.length : state.nodeRows.length;
-    tableNote.textContent = `${formatInt(rows.length)} of ${formatInt(total)} rows` + (rows.length > TABLE_LIMIT ? ` (first ${formatInt(TABLE_LIMIT)} shown)` : '') +
+    state.tableRows = rows;
+    table.replaceChildren(colgroup, head, vbody.body);
+    table.dataset.rows = String(rows.length);
+    vbody.set(rows.length, (i) => tableRow(rows[i], cols), cols.length);
+    const all = tableRows(state.table).length;
+    tableNote.textContent = `${formatInt(rows.length)} of ${formatInt(all)} rows` +
       (error ? ' · not a valid regular expression: matching text' : '');
+  }
+  // One <tr>: cells as text (never HTML); long names end in an ellipsis, with
+  // the whole text in the cell's title.
+  function tableRow(r, cols) {
+    const tr = el('tr');
+    const name = state.table === 'values' ? r.name : null;
+    if (name !== null) {
+      tr.dataset.name = name;
+      if (name === linked.selected) tr.className = 'selected';
+    } else {
+      tr.dataset.position = String(r.position);
+      const lk = state.links;
+      if (lk && lk.producer === r.position) tr.classList.add('producer');
+      if (lk && lk.consumers.includes(r.position)) tr.classList.add('consumer');
+    }
+    for (const c of cols) {
+      let v = r[c.key];
+      if (Array.isArray(v)) v = v.join(', ');
+      const text = v === null || v === undefined || v === '' ? '—' : c.bytes ? formatInt(v) : c.num ? formatInt(v) : String(v);
+      const td = el('td', c.num ? 'num' : NAME_KEYS.has(c.key) ? 'name' : c.mono ? 'mono' : '', text);
+      if (!c.num && text.length > 12) td.title = text;
+      tr.append(td);
+    }
+    return tr;
   }
   table.addEventListener('click', (ev) => {
     const tr = ev.target.closest('tbody tr');
@@ -483,8 +498,9 @@ export function createView(root, client, options = {}) {
     showLinks();
     const name = linked.selected;
     if (name !== null) {
-      const tr = [...table.querySelectorAll('tbody tr')].find((r) => r.dataset.name === name);
-      if (tr) { tr.classList.add('selected'); if (src !== 'table') tr.scrollIntoView({ block: 'nearest' }); }
+      const i = state.table === 'values' ? (state.tableRows ?? []).findIndex((r) => r.name === name) : -1;
+      if (i >= 0 && src !== 'table') vbody.scrollTo(i); // draws the rows in view, the selected one marked
+      else vbody.redraw();
       timelineChart.reveal(name);
     }
     emit('select', name);
@@ -538,7 +554,7 @@ export function createView(root, client, options = {}) {
     if (s.maxExtent > 0) lines.push(['arena top', formatBytes(s.extent[p])]);
     lines.push(['naive', formatBytes(s.naive[p])]);
     if (s.unknown[p]) lines.push(['unknown', `${formatInt(s.unknown[p])} sizes unknown`]);
-    const outs = state.nodeRows[p]?.outputs ?? [];
+    const outs = tableRows('nodes')[p]?.outputs ?? [];
     if (outs.length) lines.push(['produces', outs.slice(0, 4).join(', ') + (outs.length > 4 ? ` +${outs.length - 4}` : '')]);
     return lines;
   }
@@ -563,17 +579,38 @@ export function createView(root, client, options = {}) {
   // The plan first (figures, table, timeline, arena, the plan-based memory
   // series); the slot plan and the profile follow as they arrive (applySlots,
   // applyProfile), so the figures do not wait for them.
+  // The table rows of the current plan, made on first use: a re-plan draws
+  // the charts without paying for the tab nobody looks at.
+  function tableRows(which) {
+    const m = state.m;
+    if (!m) return [];
+    if (which === 'values') {
+      if (!state.rows.values) {
+        state.rows.values = valueRows(m);
+        for (const r of state.rows.values) r.reuses = reuseText(state.reuse.get(r.name));
+      }
+      return state.rows.values;
+    }
+    state.rows.nodes ??= nodeRows(m, state.series);
+    return state.rows.nodes;
+  }
+  // The in-place reuse lists by output: they depend on the model only.
+  let reuseCache = { doc: undefined, map: null };
+  function reuseOf(doc, nodes) {
+    if (!doc) return new Map();
+    if (reuseCache.doc !== doc) reuseCache = { doc, map: reuseByOutput(doc, nodes) };
+    return reuseCache.map;
+  }
+
   function applyPlan(plan, slotsPlan, profileDoc = null, profileNote = '') {
     state.plan = plan;
     const m = normalizePlan(plan);
     state.m = m;
     linksOf = null;
-    state.reuse = state.inplaceDoc ? reuseByOutput(state.inplaceDoc, m.nodes) : new Map();
+    state.reuse = reuseOf(state.inplaceDoc, m.nodes);
     state.series = memorySeries(m);
     for (const d of m.unknownDims) if (!state.dimNames.includes(d)) state.dimNames.push(d);
-    state.valueRows = valueRows(m);
-    for (const r of state.valueRows) r.reuses = reuseText(state.reuse.get(r.name));
-    state.nodeRows = nodeRows(m, state.series);
+    state.rows = { values: null, nodes: null };
     state.producer = null; // built on the first value tooltip
     const sameDomain = linked.fullDomain[1] === Math.max(1, m.positions);
     if (!sameDomain) linked.setFullDomain([0, Math.max(1, m.positions)]);
@@ -752,6 +789,7 @@ export function createView(root, client, options = {}) {
     destroy() {
       state.loadGen++; state.planGen++;
       for (const c of Object.values(chartList)) c.destroy();
+      vbody.destroy();
       linked.clear();
       state.model?.close().catch(() => {});
       root.replaceChildren();

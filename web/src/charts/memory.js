@@ -8,6 +8,7 @@ import { axisBottom, axisLeft, brushX, scaleLinear, select } from 'd3';
 import { chartPNG, chartSVG, createFrame, svgEl } from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
+const LEGEND_FONT = '11px system-ui, sans-serif'; // as the SVG's text style (base.js)
 const MARGIN = { top: 22, right: 26, bottom: 22, left: 64 };
 // Stacked mode (the profile): one hue per bucket, shades per tag.
 const BUCKET_COLORS = {
@@ -206,10 +207,20 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
       const g = legend.append('g').attr('transform', `translate(${lx},${8})`);
       g.append('line').attr('x1', 0).attr('x2', 16).attr('y1', 0).attr('y2', 0).attr('stroke', color).attr('stroke-width', kind === 'area' ? 8 : 2)
         .attr('stroke-dasharray', kind === 'dash' ? '4 3' : null);
-      const t = g.append('text').attr('x', 20).attr('y', 4).text(label);
-      lx += (kind === 'area' ? 24 : 28) + (t.node().getComputedTextLength?.() || label.length * 6);
+      g.append('text').attr('x', 20).attr('y', 4).text(label);
+      lx += (kind === 'area' ? 24 : 28) + textWidth(ctx, label);
     }
     renderHover();
+  }
+
+  // The legend's label widths come from the canvas (the SVG text's own
+  // getComputedTextLength() would force a layout of the whole page).
+  function textWidth(c, label) {
+    c.save();
+    c.font = LEGEND_FONT;
+    const w = c.measureText(label).width;
+    c.restore();
+    return w || label.length * 6;
   }
 
   function renderHover() {
