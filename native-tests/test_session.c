@@ -100,6 +100,7 @@ static void test_session_equals_one_shot(void **state) {
         {"plan", true, {"--dim", "batch=2", "--dim", "seq=3"}},
         {"plan", true, {"--dim", "seq=3", "--dim", "batch=2", "--include-inputs"}},
         {"plan", true, {"--dim", "batch=2", "--dim", "seq=3", "--budget-ms", "0"}},
+        {"plan", true, {"--dim", "batch=2", "--dim", "seq=3", "--no-nodes"}},
         {"inplace", true, {"--events"}},
         {"tags", false, {0}},
         {"inplace", true, {"--allow-input-overwrite"}},

@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll } from 'vitest';
-import { alignUp, normalizePlan, intervalRows } from '../web/src/data/plan.js';
+import { alignUp, attachNodes, normalizePlan, intervalRows } from '../web/src/data/plan.js';
 import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../web/src/data/series.js';
 import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
@@ -90,6 +90,23 @@ describe('normalizePlan', () => {
   });
   it('alignUp', () => {
     expect([alignUp(0, 64), alignUp(1, 64), alignUp(64, 64), alignUp(65, 64), alignUp(7, 1), alignUp(7, 0)]).toEqual([0, 64, 64, 128, 7, 7]);
+  });
+});
+
+describe('attachNodes', () => {
+  const NODES = [{ index: 0, name: 'n', op_type: 'Relu', domain: '', inputs: ['x'], outputs: ['y'] }];
+  it('puts nodes right after unknown, as the full JSON has them, in a new object', () => {
+    const lean = { status: 'planned', values: [], unknown: null, inplace: { enabled: true, saved_bytes: 0 } };
+    const out = attachNodes(lean, NODES);
+    expect(Object.keys(out)).toEqual(['status', 'values', 'unknown', 'nodes', 'inplace']);
+    expect(out.nodes).toBe(NODES);
+    expect(Object.hasOwn(lean, 'nodes')).toBe(false);
+  });
+  it('appends them when there is no unknown, and leaves a plan with nodes alone', () => {
+    expect(Object.keys(attachNodes({ status: 'x' }, NODES))).toEqual(['status', 'nodes']);
+    const full = { status: 'x', nodes: [] };
+    expect(attachNodes(full, NODES)).toBe(full);
+    expect(attachNodes(null, NODES)).toBe(null);
   });
 });
 
@@ -258,6 +275,23 @@ describe('figures equal the CLI JSON', () => {
         for (const args of [...OPTIONS.map((o) => [...o, ...dimArgs(f.dims)]), []]) {
           const native = execFileSync(cli, ['plan', f.file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
           expect(body(model.callText('plan', args)), `${f.name} ${args.join(' ')}`).toBe(body(native));
+        }
+      } finally {
+        model.close();
+      }
+    }
+  }, 120_000);
+  it('a plan made with --no-nodes, given back the nodes of a full plan, equals the full plan (the page re-plans this way)', async () => {
+    const mp = await loadMemplan();
+    for (const f of VIZ_FIXTURES) {
+      const model = mp.open(readFileSync(f.file));
+      try {
+        const first = model.call('plan', dimArgs(f.dims));
+        for (const args of [[], ...OPTIONS.map((o) => [...o, ...dimArgs(f.dims)]), ['--inplace', ...dimArgs(f.dims)]]) {
+          const lean = model.call('plan', [...args, '--no-nodes']);
+          expect(Object.hasOwn(lean, 'nodes')).toBe(false);
+          const native = execFileSync(cli, ['plan', f.file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
+          expect(JSON.stringify(attachNodes(lean, first.nodes)), `${f.name} ${args.join(' ')}`).toBe(JSON.stringify(JSON.parse(native)));
         }
       } finally {
         model.close();

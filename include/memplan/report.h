@@ -8,6 +8,8 @@
  *   --dim NAME=VALUE (repeatable)        --json (the CLI's switch; ignored here)
  *   --allow-input-overwrite  --events    (inplace, profile, tags, annotate)
  *   --inplace                            (plan: outputs share the buffer they may reuse)
+ *   --no-nodes                           (plan: leave out `nodes`, which depends on the
+ *                                         model only: for clients that re-plan often)
  *   -o/--output PATH                     (annotate, CLI only: where to write)
  *
  * Commands: info, shapes, plan, and (src/out/report_inplace.c) inplace,
@@ -46,6 +48,7 @@ typedef struct memplan_request {
     bool allow_input_overwrite;  /* in-place reuse may overwrite graph inputs */
     bool events;                 /* include the decision log */
     bool inplace;                /* plan: apply in-place reuse as view links */
+    bool no_nodes;               /* plan JSON: leave out the `nodes` list */
     const char *output_path;     /* -o/--output (borrowed from argv) */
     const void *model_bytes;     /* the model file, when the caller keeps it: needed by */
     size_t model_len;            /* annotate; read for onnx_light.value_tag hints */

@@ -13,7 +13,7 @@ static const char USAGE[] =
     "  shapes MODEL [--dim NAME=VALUE ...] [--json]\n"
     "                             every value's element type, shape and byte size\n"
     "  plan MODEL [--strategy arena|slots] [--align N] [--budget-ms N] [--dim NAME=VALUE ...]\n"
-    "             [--include-inputs] [--json]\n"
+    "             [--include-inputs] [--inplace] [--no-nodes] [--json]\n"
     "                             live intervals, slot plan, arena plan, lower bound\n"
     "  pack FILE.csv [--json] [--align N] [--budget-ms N]\n"
     "                             pack buffers 'id,lower,upper,size' into one arena\n"

@@ -408,8 +408,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     mp_json_key(j, "unknown");
     if (def) json_unknown(j, c);
     else mp_json_null(j);
-    mp_json_key(j, "nodes");
-    json_nodes(j, g);
+    if (!c->r->no_nodes) {
+        mp_json_key(j, "nodes");
+        json_nodes(j, g);
+    }
     if (c->r->inplace) {
         mp_json_key(j, "inplace");
         mp_json_obj(j);

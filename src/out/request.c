@@ -37,6 +37,8 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
             r->events = true;
         } else if (strcmp(a, "--inplace") == 0) {
             r->inplace = true;
+        } else if (strcmp(a, "--no-nodes") == 0) {
+            r->no_nodes = true;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (!val || !*val) return memplan_error_set(err, MEMPLAN_EUSAGE, "%s takes a file path", a);
             r->output_path = val;

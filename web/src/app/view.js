@@ -9,7 +9,7 @@ import { createTimeline } from '../charts/timeline.js';
 import { createArena } from '../charts/arena.js';
 import { createSlots } from '../charts/slots.js';
 import { createMemory } from '../charts/memory.js';
-import { normalizePlan } from '../data/plan.js';
+import { attachNodes, normalizePlan } from '../data/plan.js';
 import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../data/series.js';
 import { netronAttachment, toCSV } from '../data/export.js';
 import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
@@ -662,8 +662,13 @@ export function createView(root, client, options = {}) {
       if (!state.inplaceDoc) {
         try { const doc = await model.call('inplace', []); if (model === state.model) state.inplaceDoc = doc; } catch (e) { if (e.name === 'AbortError') throw e; }
       }
-      const plan = await model.call('plan', planArgs(), { onProgress });
+      // The node list depends on the model only: taken with the first plan,
+      // then left out of re-plans (--no-nodes: 40% of a plan's JSON).
+      const nodes = state.planNodes?.model === model ? state.planNodes.nodes : null;
+      let plan = await model.call('plan', nodes ? [...planArgs(), '--no-nodes'] : planArgs(), { onProgress });
       if (gen !== state.planGen) return;
+      if (nodes) plan = attachNodes(plan, nodes);
+      else state.planNodes = { model, nodes: plan.nodes };
       // The per-node profile with the same dims (stacked memory by bucket and tag).
       // Strategy, alignment and in-place do not change it: kept while the dims stay.
       const pkey = dimArgs().join('\n');
@@ -673,7 +678,7 @@ export function createView(root, client, options = {}) {
       state.shownMs = performance.now() - t0;
       setProgress(`${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…`);
       if (plan.strategy !== 'slots' && plan.status === 'planned') {
-        const slotsPlan = await model.call('plan', planArgs('slots'));
+        const slotsPlan = attachNodes(await model.call('plan', [...planArgs('slots'), '--no-nodes']), plan.nodes);
         if (gen !== state.planGen) return;
         applySlots(slotsPlan);
       }

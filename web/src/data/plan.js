@@ -141,6 +141,24 @@ export function normalizePlan(json) {
   };
 }
 
+/**
+ * A plan JSON made with `--no-nodes`, given back the `nodes` of an earlier
+ * plan of the same model (they depend on the model only), at the place the
+ * full JSON has them: right after `unknown`. Returns a new object (`json` is
+ * not modified); a plan that has `nodes` already is returned as it is.
+ */
+export function attachNodes(json, nodes) {
+  if (!json || typeof json !== 'object' || Object.hasOwn(json, 'nodes')) return json;
+  const out = {};
+  let placed = false;
+  for (const [k, v] of Object.entries(json)) {
+    out[k] = v;
+    if (k === 'unknown') { out.nodes = nodes; placed = true; }
+  }
+  if (!placed) out.nodes = nodes;
+  return out;
+}
+
 /** Indices of the values that own a buffer (not views). */
 export function ownerIndices(m) {
   const out = [];
