@@ -33,14 +33,14 @@ static const char *kind_name(memplan_type_kind k) {
 }
 
 static void json_type(mp_json *j, const memplan_type *t) {
-    mp_json_key(j, "dtype");
+    MP_JSON_KEY(j, "dtype");
     const char *dt = t->kind == MEMPLAN_TYPE_TENSOR || t->kind == MEMPLAN_TYPE_SPARSE_TENSOR
                          ? memplan_dtype_name(t->elem_type) : kind_name(t->kind);
     if (dt && t->kind != MEMPLAN_TYPE_NONE && !(t->elem_type == 0 && t->kind == MEMPLAN_TYPE_TENSOR))
         mp_json_str(j, dt);
     else
         mp_json_null(j);
-    mp_json_key(j, "shape");
+    MP_JSON_KEY(j, "shape");
     if (t->rank < 0) {
         mp_json_null(j);
         return;
@@ -61,7 +61,7 @@ static void json_values(mp_json *j, const memplan_graph *g, const int32_t *ids, 
         const memplan_value *v = &g->values[ids[i]];
         if (inputs && !is_true_input(v)) continue;
         mp_json_obj(j);
-        mp_json_key(j, "name");
+        MP_JSON_KEY(j, "name");
         mp_json_str(j, v->name);
         json_type(j, &v->type);
         mp_json_end(j);
@@ -197,33 +197,33 @@ memplan_status memplan_info_json(const memplan_model *m, char **json, size_t *le
     mp_json_init(&j, &b);
     bool ok = build_hist(m, &h);
     mp_json_obj(&j);
-    mp_json_key(&j, "ir_version");
+    MP_JSON_KEY(&j, "ir_version");
     mp_json_int(&j, m->ir_version);
-    mp_json_key(&j, "producer");
+    MP_JSON_KEY(&j, "producer");
     mp_json_str(&j, m->producer_name);
-    mp_json_key(&j, "producer_version");
+    MP_JSON_KEY(&j, "producer_version");
     mp_json_str(&j, m->producer_version);
-    mp_json_key(&j, "graph_name");
+    MP_JSON_KEY(&j, "graph_name");
     mp_json_str(&j, g->name);
-    mp_json_key(&j, "opsets");
+    MP_JSON_KEY(&j, "opsets");
     if (!json_opsets(&j, m)) ok = false;
-    mp_json_key(&j, "nodes");
+    MP_JSON_KEY(&j, "nodes");
     mp_json_int(&j, g->n_nodes);
-    mp_json_key(&j, "nodes_total");
+    MP_JSON_KEY(&j, "nodes_total");
     mp_json_int(&j, m->n_nodes_total);
-    mp_json_key(&j, "reordered");
+    MP_JSON_KEY(&j, "reordered");
     mp_json_bool(&j, g->reordered);
-    mp_json_key(&j, "functions");
+    MP_JSON_KEY(&j, "functions");
     mp_json_int(&j, m->n_functions);
-    mp_json_key(&j, "initializers");
+    MP_JSON_KEY(&j, "initializers");
     mp_json_int(&j, g->n_initializers);
-    mp_json_key(&j, "initializer_bytes");
+    MP_JSON_KEY(&j, "initializer_bytes");
     mp_json_uint(&j, memplan_initializer_bytes(m));
-    mp_json_key(&j, "inputs");
+    MP_JSON_KEY(&j, "inputs");
     json_values(&j, g, g->inputs, g->n_inputs, true);
-    mp_json_key(&j, "outputs");
+    MP_JSON_KEY(&j, "outputs");
     json_values(&j, g, g->outputs, g->n_outputs, false);
-    mp_json_key(&j, "op_types");
+    MP_JSON_KEY(&j, "op_types");
     mp_json_obj(&j);
     for (size_t i = 0; i < h.n; i++) {
         mp_json_key(&j, h.items[i].op);

@@ -53,6 +53,12 @@ void mp_json_key(mp_json *j, const char *key) {
     j->after_key = true;
 }
 
+void mp_json_key_raw(mp_json *j, const char *quoted_colon, size_t n) {
+    before_value(j);
+    mp_buf_append(j->out, quoted_colon, n);
+    j->after_key = true;
+}
+
 /* Length of a valid UTF-8 sequence starting at s (at most n bytes), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n) {
     unsigned c = s[0];

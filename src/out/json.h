@@ -31,6 +31,10 @@ void mp_json_obj(mp_json *j);            /* { */
 void mp_json_arr(mp_json *j);            /* [ */
 void mp_json_end(mp_json *j);            /* } or ] matching the last open */
 void mp_json_key(mp_json *j, const char *key);
+/* A key that is a string literal of plain ASCII (no quote, backslash or
+ * control character): written as is, without escaping or strlen. */
+#define MP_JSON_KEY(j, lit) mp_json_key_raw((j), "\"" lit "\":", sizeof("\"" lit "\":") - 1)
+void mp_json_key_raw(mp_json *j, const char *quoted_colon, size_t n);
 void mp_json_str(mp_json *j, const char *s);        /* NULL writes null */
 void mp_json_strn(mp_json *j, const char *s, size_t n);
 void mp_json_int(mp_json *j, int64_t v);

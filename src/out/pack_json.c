@@ -8,27 +8,27 @@ void mp_pack_json(mp_buf *out, const memplan_buffer_list *list,
     mp_json j;
     mp_json_init(&j, out);
     mp_json_obj(&j);
-    mp_json_key(&j, "buffers");
+    MP_JSON_KEY(&j, "buffers");
     mp_json_uint(&j, plan->count);
-    mp_json_key(&j, "align");
+    MP_JSON_KEY(&j, "align");
     mp_json_uint(&j, plan->align);
-    mp_json_key(&j, "arena_bytes");
+    MP_JSON_KEY(&j, "arena_bytes");
     mp_json_uint(&j, plan->arena_bytes);
-    mp_json_key(&j, "lower_bound_bytes");
+    MP_JSON_KEY(&j, "lower_bound_bytes");
     mp_json_uint(&j, plan->lower_bound_bytes);
-    mp_json_key(&j, "gap_ratio");
+    MP_JSON_KEY(&j, "gap_ratio");
     mp_json_double(&j, plan->gap_ratio);
-    mp_json_key(&j, "heuristic");
+    MP_JSON_KEY(&j, "heuristic");
     mp_json_str(&j, memplan_heuristic_name(plan->heuristic));
-    mp_json_key(&j, "iterations");
+    MP_JSON_KEY(&j, "iterations");
     mp_json_uint(&j, plan->iterations);
-    mp_json_key(&j, "offsets");
+    MP_JSON_KEY(&j, "offsets");
     mp_json_arr(&j);
     for (size_t i = 0; i < plan->count && i < list->count; i++) {
         mp_json_obj(&j);
-        mp_json_key(&j, "id");
+        MP_JSON_KEY(&j, "id");
         mp_json_str(&j, list->ids[i]);
-        mp_json_key(&j, "offset");
+        MP_JSON_KEY(&j, "offset");
         mp_json_uint(&j, plan->offset[i]);
         mp_json_end(&j);
     }

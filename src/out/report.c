@@ -223,9 +223,9 @@ static const char *kind_label(const memplan_vshape *v);
 static void json_type_of(mp_json *j, const plan_ctx *c, int32_t v) {
     const memplan_vshape *vs = memplan_shapes_value(c->k->shapes, c->k->g, v);
     memplan_expr_pool *p = memplan_shapes_pool(c->k->shapes);
-    mp_json_key(j, "dtype");
+    MP_JSON_KEY(j, "dtype");
     mp_json_str(j, kind_label(vs));
-    mp_json_key(j, "shape");
+    MP_JSON_KEY(j, "shape");
     if (vs->rank < 0) {
         mp_json_null(j);
         return;
@@ -243,13 +243,13 @@ static void json_nodes(mp_json *j, const memplan_graph *g) {
     for (int32_t p = 0; p < g->n_nodes; p++) {
         const memplan_node *n = &g->nodes[p];
         mp_json_obj(j);
-        mp_json_key(j, "index");
+        MP_JSON_KEY(j, "index");
         mp_json_int(j, p);
-        mp_json_key(j, "name");
+        MP_JSON_KEY(j, "name");
         mp_json_str(j, n->name);
-        mp_json_key(j, "op_type");
+        MP_JSON_KEY(j, "op_type");
         mp_json_str(j, n->op_type);
-        mp_json_key(j, "domain");
+        MP_JSON_KEY(j, "domain");
         mp_json_str(j, n->domain);
         for (int io = 0; io < 2; io++) {
             mp_json_key(j, io ? "outputs" : "inputs");
@@ -269,24 +269,24 @@ static void json_value(mp_json *j, const plan_ctx *c, int32_t v) {
     int32_t root = c->k->lv.root[v];
     int32_t b = root >= 0 ? c->k->buf_of[root] : -1;
     mp_json_obj(j);
-    mp_json_key(j, "name");
+    MP_JSON_KEY(j, "name");
     mp_json_str(j, g->values[v].name);
-    mp_json_key(j, "size");
+    MP_JSON_KEY(j, "size");
     json_size(j, &c->k->size[v]);
-    mp_json_key(j, "start");
+    MP_JSON_KEY(j, "start");
     mp_json_int(j, c->k->lv.start[root]);
-    mp_json_key(j, "end");
+    MP_JSON_KEY(j, "end");
     mp_json_int(j, c->k->lv.end[root]);
-    mp_json_key(j, "owner");
+    MP_JSON_KEY(j, "owner");
     mp_json_str(j, g->values[root].name);
-    mp_json_key(j, "view");
+    MP_JSON_KEY(j, "view");
     mp_json_bool(j, root != v);
-    mp_json_key(j, "slot");
+    MP_JSON_KEY(j, "slot");
     bool planned = b >= 0 && !deferred(c);
     bool slots = c->r->strategy == MEMPLAN_STRATEGY_SLOTS;
     if (planned && slots) mp_json_uint(j, c->k->slots.slot_of[b]);
     else mp_json_null(j);
-    mp_json_key(j, "offset");
+    MP_JSON_KEY(j, "offset");
     if (planned) mp_json_uint(j, slots ? c->slot_offset[c->k->slots.slot_of[b]] : c->k->arena.offset[b]);
     else mp_json_null(j);
     json_type_of(j, c, v);
@@ -296,22 +296,22 @@ static void json_value(mp_json *j, const plan_ctx *c, int32_t v) {
 static void json_unknown(mp_json *j, const plan_ctx *c) {
     const memplan_graph *g = c->k->g;
     mp_json_obj(j);
-    mp_json_key(j, "values");
+    MP_JSON_KEY(j, "values");
     mp_json_arr(j);
     for (int32_t i = 0; i < c->k->lv.n_owners; i++) {
         int32_t v = c->k->lv.owners[i];
         const memplan_size *s = &c->k->size[v];
         if (s->kind != MEMPLAN_SIZE_SYMBOLIC && s->kind != MEMPLAN_SIZE_UNKNOWN) continue;
         mp_json_obj(j);
-        mp_json_key(j, "name");
+        MP_JSON_KEY(j, "name");
         mp_json_str(j, g->values[v].name);
-        mp_json_key(j, "reason");
+        MP_JSON_KEY(j, "reason");
         mp_json_str(j, s->kind == MEMPLAN_SIZE_SYMBOLIC ? "unbound dims" : s->reason);
         mp_json_end(j);
     }
     mp_json_end(j);
     /* Unbound dim names, each once, in first-seen order. */
-    mp_json_key(j, "dims");
+    MP_JSON_KEY(j, "dims");
     mp_json_arr(j);
     mp_strmap seen;
     mp_strmap_init(&seen);
@@ -336,54 +336,54 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     const memplan_graph *g = c->k->g;
     bool def = deferred(c);
     mp_json_obj(j);
-    mp_json_key(j, "status");
+    MP_JSON_KEY(j, "status");
     mp_json_str(j, def ? "deferred" : "planned");
-    mp_json_key(j, "strategy");
+    MP_JSON_KEY(j, "strategy");
     mp_json_str(j, c->r->strategy == MEMPLAN_STRATEGY_SLOTS ? "slots" : "arena");
-    mp_json_key(j, "align");
+    MP_JSON_KEY(j, "align");
     mp_json_uint(j, c->r->align);
-    mp_json_key(j, "positions");
+    MP_JSON_KEY(j, "positions");
     mp_json_int(j, g->n_nodes);
-    mp_json_key(j, "naive_bytes");
+    MP_JSON_KEY(j, "naive_bytes");
     if (def) mp_json_null(j); else mp_json_uint(j, c->naive);
-    mp_json_key(j, "peak_bytes");
+    MP_JSON_KEY(j, "peak_bytes");
     if (def) mp_json_null(j); else mp_json_uint(j, c->peak);
-    mp_json_key(j, "lower_bound_bytes");
+    MP_JSON_KEY(j, "lower_bound_bytes");
     if (def) mp_json_null(j); else mp_json_uint(j, c->lower_bound);
-    mp_json_key(j, "savings_ratio");
+    MP_JSON_KEY(j, "savings_ratio");
     if (def) mp_json_null(j); else mp_json_double(j, c->naive ? 1.0 - (double)c->peak / (double)c->naive : 0.0);
-    mp_json_key(j, "strategies");
+    MP_JSON_KEY(j, "strategies");
     if (def) {
         mp_json_null(j);
     } else {
         mp_json_obj(j);
-        mp_json_key(j, "arena");
+        MP_JSON_KEY(j, "arena");
         mp_json_uint(j, c->k->arena.arena_bytes);
-        mp_json_key(j, "slots");
+        MP_JSON_KEY(j, "slots");
         mp_json_uint(j, c->k->slots.peak_bytes);
-        mp_json_key(j, "exact_reuse");
+        MP_JSON_KEY(j, "exact_reuse");
         mp_json_uint(j, c->k->exact.peak_bytes);
-        mp_json_key(j, "arena_heuristic");
+        MP_JSON_KEY(j, "arena_heuristic");
         mp_json_str(j, memplan_heuristic_name(c->k->arena.heuristic));
-        mp_json_key(j, "arena_gap_ratio");
+        MP_JSON_KEY(j, "arena_gap_ratio");
         mp_json_double(j, c->k->arena.gap_ratio);
         mp_json_end(j);
     }
-    mp_json_key(j, "slots");
+    MP_JSON_KEY(j, "slots");
     mp_json_arr(j);
     if (!def && c->r->strategy == MEMPLAN_STRATEGY_SLOTS)
         for (size_t s = 0; s < c->k->slots.slot_count; s++) {
             mp_json_obj(j);
-            mp_json_key(j, "id");
+            MP_JSON_KEY(j, "id");
             mp_json_uint(j, s);
-            mp_json_key(j, "capacity");
+            MP_JSON_KEY(j, "capacity");
             mp_json_uint(j, c->k->slots.slot_bytes[s]);
-            mp_json_key(j, "offset");
+            MP_JSON_KEY(j, "offset");
             mp_json_uint(j, c->slot_offset[s]);
             mp_json_end(j);
         }
     mp_json_end(j);
-    mp_json_key(j, "values");
+    MP_JSON_KEY(j, "values");
     mp_json_arr(j);
     for (int32_t i = 0; i < c->k->lv.n_owners; i++)
         if (c->k->size[c->k->lv.owners[i]].kind != MEMPLAN_SIZE_UNPLANNABLE) json_value(j, c, c->k->lv.owners[i]);
@@ -392,32 +392,32 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         if (root >= 0 && root != v && c->k->size[root].kind != MEMPLAN_SIZE_UNPLANNABLE) json_value(j, c, v);
     }
     mp_json_end(j);
-    mp_json_key(j, "unplanned");
+    MP_JSON_KEY(j, "unplanned");
     mp_json_arr(j);
     for (int32_t i = 0; i < c->k->lv.n_owners; i++) {
         int32_t v = c->k->lv.owners[i];
         if (c->k->size[v].kind != MEMPLAN_SIZE_UNPLANNABLE) continue;
         mp_json_obj(j);
-        mp_json_key(j, "name");
+        MP_JSON_KEY(j, "name");
         mp_json_str(j, g->values[v].name);
-        mp_json_key(j, "reason");
+        MP_JSON_KEY(j, "reason");
         mp_json_str(j, c->k->size[v].reason);
         mp_json_end(j);
     }
     mp_json_end(j);
-    mp_json_key(j, "unknown");
+    MP_JSON_KEY(j, "unknown");
     if (def) json_unknown(j, c);
     else mp_json_null(j);
     if (!c->r->no_nodes) {
-        mp_json_key(j, "nodes");
+        MP_JSON_KEY(j, "nodes");
         json_nodes(j, g);
     }
     if (c->r->inplace) {
-        mp_json_key(j, "inplace");
+        MP_JSON_KEY(j, "inplace");
         mp_json_obj(j);
-        mp_json_key(j, "enabled");
+        MP_JSON_KEY(j, "enabled");
         mp_json_bool(j, true);
-        mp_json_key(j, "saved_bytes");
+        MP_JSON_KEY(j, "saved_bytes");
         if (c->saved_known) mp_json_int(j, c->saved); else mp_json_null(j);
         mp_json_end(j);
     }
@@ -508,16 +508,16 @@ static void shapes_json(mp_json *j, const memplan_graph *g, memplan_shapes *S, c
     memplan_expr_pool *p = memplan_shapes_pool(S);
     int64_t n_known = 0, n_symbolic = 0, n_unknown = 0;
     mp_json_obj(j);
-    mp_json_key(j, "values");
+    MP_JSON_KEY(j, "values");
     mp_json_arr(j);
     for (int32_t v = 0; v < g->n_values; v++) {
         const memplan_vshape *vs = memplan_shapes_value(S, g, v);
         mp_json_obj(j);
-        mp_json_key(j, "name");
+        MP_JSON_KEY(j, "name");
         mp_json_str(j, g->values[v].name);
-        mp_json_key(j, "dtype");
+        MP_JSON_KEY(j, "dtype");
         mp_json_str(j, kind_label(vs));
-        mp_json_key(j, "shape");
+        MP_JSON_KEY(j, "shape");
         if (vs->rank < 0) {
             mp_json_null(j);
         } else {
@@ -532,29 +532,29 @@ static void shapes_json(mp_json *j, const memplan_graph *g, memplan_shapes *S, c
         if (bytes == MEMPLAN_EXPR_NONE) n_unknown++;
         else if (memplan_expr_is_const(p, bytes, &k)) n_known++;
         else n_symbolic++;
-        mp_json_key(j, "bytes");
+        MP_JSON_KEY(j, "bytes");
         json_amount(j, p, bytes);
-        mp_json_key(j, "origin");
+        MP_JSON_KEY(j, "origin");
         mp_json_str(j, origin_name(vs->origin));
         if (bytes == MEMPLAN_EXPR_NONE) {
-            mp_json_key(j, "reason");
+            MP_JSON_KEY(j, "reason");
             mp_json_str(j, vs->reason ? vs->reason : "unknown");
         }
         mp_json_end(j);
     }
     mp_json_end(j);
-    mp_json_key(j, "summary");
+    MP_JSON_KEY(j, "summary");
     mp_json_obj(j);
-    mp_json_key(j, "values");
+    MP_JSON_KEY(j, "values");
     mp_json_int(j, g->n_values);
-    mp_json_key(j, "static_bytes");
+    MP_JSON_KEY(j, "static_bytes");
     mp_json_int(j, n_known);
-    mp_json_key(j, "symbolic_bytes");
+    MP_JSON_KEY(j, "symbolic_bytes");
     mp_json_int(j, n_symbolic);
-    mp_json_key(j, "unknown_bytes");
+    MP_JSON_KEY(j, "unknown_bytes");
     mp_json_int(j, n_unknown);
     mp_json_end(j);
-    mp_json_key(j, "notes");
+    MP_JSON_KEY(j, "notes");
     mp_json_arr(j);
     for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_json_str(j, memplan_shapes_note(S, i));
     mp_json_end(j);

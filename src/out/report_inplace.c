@@ -33,14 +33,23 @@ typedef struct doc {
     const memplan_inplace *ctx;
     memplan_expr_pool *pool;
     const memplan_request *r;
+    memplan_expr *memo;   /* bound form of each amount id < n_memo, or MEMO_UNSET */
+    size_t n_memo;
 } doc;
+
+#define MEMO_UNSET ((memplan_expr)-2)
 
 /* Tags in the order bucket keys are printed (sorted by name). */
 static const memplan_tag SORTED_TAGS[MEMPLAN_TAG_COUNT] = {MEMPLAN_TAG_NONE, MEMPLAN_TAG_AMBIGUOUS, MEMPLAN_TAG_AXES,
                                                           MEMPLAN_TAG_SHAPE, MEMPLAN_TAG_WEIGHT};
 
+/* e under the request's dims. Many amounts repeat (one shape, many nodes),
+ * so each is bound once per document. */
 static memplan_expr bound(const doc *d, memplan_expr e) {
-    return e == MEMPLAN_EXPR_NONE || !d->r->n_bindings ? e : memplan_expr_bind(d->pool, e, d->r->bindings, d->r->n_bindings);
+    if (e == MEMPLAN_EXPR_NONE || !d->r->n_bindings) return e;
+    if (e < 0 || (size_t)e >= d->n_memo) return memplan_expr_bind(d->pool, e, d->r->bindings, d->r->n_bindings);
+    if (d->memo[e] == MEMO_UNSET) d->memo[e] = memplan_expr_bind(d->pool, e, d->r->bindings, d->r->n_bindings);
+    return d->memo[e];
 }
 
 static bool is_zero(const doc *d, memplan_expr e) {
@@ -48,13 +57,15 @@ static bool is_zero(const doc *d, memplan_expr e) {
     return memplan_expr_is_const(d->pool, e, &k) && k == 0;
 }
 
-static void json_amount(mp_json *j, const doc *d, memplan_expr e) {
+/* An amount already under the dims. */
+static void json_bound_amount(mp_json *j, const doc *d, memplan_expr e) {
     int64_t k;
-    e = bound(d, e);
     if (e == MEMPLAN_EXPR_NONE) mp_json_null(j);
     else if (memplan_expr_is_const(d->pool, e, &k)) mp_json_int(j, k);
     else mp_json_str(j, memplan_expr_str(d->pool, e));
 }
+
+static void json_amount(mp_json *j, const doc *d, memplan_expr e) { json_bound_amount(j, d, bound(d, e)); }
 
 static void json_tag(mp_json *j, memplan_tag t) {
     if (t == MEMPLAN_TAG_NONE) mp_json_null(j);
@@ -70,11 +81,11 @@ static void json_names(mp_json *j, const doc *d, const char *key, const int32_t 
 
 static void json_profile(mp_json *j, const doc *d, const memplan_profile *p) {
     mp_json_obj(j);
-    mp_json_key(j, "total_bytes");
+    MP_JSON_KEY(j, "total_bytes");
     json_amount(j, d, p->total_bytes);
-    mp_json_key(j, "already_allocated_bytes");
+    MP_JSON_KEY(j, "already_allocated_bytes");
     json_amount(j, d, p->already_allocated_bytes);
-    mp_json_key(j, "output_allocation_bytes");
+    MP_JSON_KEY(j, "output_allocation_bytes");
     json_amount(j, d, p->output_allocation_bytes);
     for (int b = 0; b < MEMPLAN_BUCKET_COUNT; b++) {
         mp_json_key(j, memplan_bucket_name((memplan_bucket)b));
@@ -83,7 +94,7 @@ static void json_profile(mp_json *j, const doc *d, const memplan_profile *p) {
             memplan_expr e = bound(d, p->bucket[b][SORTED_TAGS[t]]);
             if (is_zero(d, e)) continue;
             mp_json_key(j, memplan_tag_name(SORTED_TAGS[t]));
-            json_amount(j, d, e);
+            json_bound_amount(j, d, e);
         }
         mp_json_end(j);
     }
@@ -98,27 +109,27 @@ static void json_node(mp_json *j, const doc *d, int32_t i) {
     size_t cnt;
     memplan_tag tag;
     mp_json_obj(j);
-    mp_json_key(j, "index");
+    MP_JSON_KEY(j, "index");
     mp_json_int(j, i);
-    mp_json_key(j, "file_index");
+    MP_JSON_KEY(j, "file_index");
     mp_json_int(j, n->file_index);
-    mp_json_key(j, "name");
+    MP_JSON_KEY(j, "name");
     mp_json_str(j, n->name);
-    mp_json_key(j, "op_type");
+    MP_JSON_KEY(j, "op_type");
     mp_json_str(j, n->op_type);
-    mp_json_key(j, "tag");
+    MP_JSON_KEY(j, "tag");
     memplan_inplace_node_tag(d->ctx, i, &tag, NULL);
     json_tag(j, tag);
-    mp_json_key(j, "reuse");
+    MP_JSON_KEY(j, "reuse");
     mp_json_arr(j);
     memplan_inplace_node_reuse(d->ctx, i, &items, &cnt, NULL);
     for (size_t k = 0; k < cnt; k++) {
         mp_json_obj(j);
-        mp_json_key(j, "output_index");
+        MP_JSON_KEY(j, "output_index");
         mp_json_int(j, items[k].output_index);
-        mp_json_key(j, "input_index");
+        MP_JSON_KEY(j, "input_index");
         mp_json_int(j, items[k].input_index);
-        mp_json_key(j, "kind");
+        MP_JSON_KEY(j, "kind");
         mp_json_str(j, memplan_reuse_kind_name(items[k].kind));
         mp_json_end(j);
     }
@@ -131,7 +142,7 @@ static void json_node(mp_json *j, const doc *d, int32_t i) {
         memplan_inplace_release_after_shape_tag(d->ctx, i, &ids, &cnt, NULL);
         json_names(j, d, "release_after_shape_tag", ids, cnt);
     }
-    mp_json_key(j, "profile");
+    MP_JSON_KEY(j, "profile");
     memplan_inplace_node_profile(d->ctx, i, &p, NULL);
     json_profile(j, d, p);
     mp_json_end(j);
@@ -140,46 +151,46 @@ static void json_node(mp_json *j, const doc *d, int32_t i) {
 static void json_event(mp_json *j, const memplan_event *e) {
     bool inplace = e->action == MEMPLAN_EVENT_INPLACE;
     mp_json_obj(j);
-    mp_json_key(j, "action");
+    MP_JSON_KEY(j, "action");
     mp_json_str(j, memplan_event_action_name(e->action));
-    mp_json_key(j, "node_index");
+    MP_JSON_KEY(j, "node_index");
     mp_json_int(j, e->node_index);
-    mp_json_key(j, "name");
+    MP_JSON_KEY(j, "name");
     mp_json_str(j, e->name);
-    mp_json_key(j, "output_index");
+    MP_JSON_KEY(j, "output_index");
     if (inplace) mp_json_int(j, e->output_index); else mp_json_null(j);
-    mp_json_key(j, "input_index");
+    MP_JSON_KEY(j, "input_index");
     if (inplace) mp_json_int(j, e->input_index); else mp_json_null(j);
-    mp_json_key(j, "kind");
+    MP_JSON_KEY(j, "kind");
     if (inplace) mp_json_str(j, memplan_reuse_kind_name(e->kind)); else mp_json_null(j);
     mp_json_end(j);
 }
 
 static void doc_json(mp_json *j, const doc *d) {
     mp_json_obj(j);
-    mp_json_key(j, "allow_input_overwrite");
+    MP_JSON_KEY(j, "allow_input_overwrite");
     mp_json_bool(j, d->r->allow_input_overwrite);
-    mp_json_key(j, "tags_known");
+    MP_JSON_KEY(j, "tags_known");
     mp_json_bool(j, memplan_inplace_has_tags(d->ctx));
-    mp_json_key(j, "nodes");
+    MP_JSON_KEY(j, "nodes");
     mp_json_arr(j);
     for (int32_t i = 0; i < d->g->n_nodes; i++) json_node(j, d, i);
     mp_json_end(j);
-    mp_json_key(j, "values");
+    MP_JSON_KEY(j, "values");
     mp_json_arr(j);
     for (int32_t v = 0; v < d->g->n_values; v++) {
         memplan_tag tag;
         memplan_inplace_value_tag(d->ctx, v, &tag, NULL);
         mp_json_obj(j);
-        mp_json_key(j, "name");
+        MP_JSON_KEY(j, "name");
         mp_json_str(j, d->g->values[v].name);
-        mp_json_key(j, "tag");
+        MP_JSON_KEY(j, "tag");
         json_tag(j, tag);
         mp_json_end(j);
     }
     mp_json_end(j);
     if (d->r->events) {
-        mp_json_key(j, "events");
+        MP_JSON_KEY(j, "events");
         mp_json_arr(j);
         const memplan_event *ev = memplan_inplace_events(d->ctx);
         for (size_t k = 0; k < memplan_inplace_event_count(d->ctx); k++) json_event(j, &ev[k]);
@@ -344,7 +355,13 @@ memplan_status mp_report_inplace(mp_cache *cache, const memplan_model *m, const 
         st = memplan_annotate(r->model_bytes, r->model_len, ctx, &bytes, len, err);
         *out = (char *)bytes;
     } else if (!st) {
-        doc d = {m->graph, ctx, memplan_shapes_pool(S), r};
+        doc d = {m->graph, ctx, memplan_shapes_pool(S), r, NULL, 0};
+        if (r->n_bindings) { /* no memo (out of memory) only costs time */
+            d.n_memo = memplan_expr_pool_count(d.pool);
+            d.memo = malloc((d.n_memo ? d.n_memo : 1) * sizeof *d.memo);
+            if (!d.memo) d.n_memo = 0;
+            for (size_t i = 0; i < d.n_memo; i++) d.memo[i] = MEMO_UNSET;
+        }
         mp_buf b;
         mp_buf_init(&b);
         if (json) {
@@ -365,6 +382,7 @@ memplan_status mp_report_inplace(mp_cache *cache, const memplan_model *m, const 
         } else {
             *out = mp_buf_take(&b, len);
         }
+        free(d.memo);
     }
     return st;
 }
