@@ -247,6 +247,15 @@ await check('?url= opens the model at that address', async () => {
   await p2.close();
 });
 
+await check('?url= on another site is refused by the CSP with a clear message, and no request leaves', async () => {
+  const p2 = await context.newPage(); // not newPage(): the blocked fetch is an expected console error
+  await p2.goto(`${base}?url=${encodeURIComponent('https://models.example.com/m.onnx')}`, { timeout: TIMEOUT });
+  await p2.waitForFunction(() => /own site only/.test(document.querySelector('.mpv-error')?.textContent ?? ''), null, { timeout: TIMEOUT });
+  const csp = await p2.evaluate(() => window.__csp);
+  if (!csp.some((v) => v.startsWith('connect-src') && v.includes('models.example.com'))) throw new Error(`no connect-src violation recorded: ${JSON.stringify(csp)}`);
+  await p2.close();
+});
+
 await check('model strings with markup are shown as text, never run as HTML', async () => {
   await page.setInputFiles('#file', { name: '<b>hostile</b>.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(hostileModel()) });
   await page.waitForFunction(() => document.querySelector('.mpv-model-name').textContent === '<b>hostile</b>.onnx', null, { timeout: TIMEOUT });
@@ -626,6 +635,7 @@ await check('the CSP is strict: no unsafe-inline/unsafe-eval, objects, base or f
   expectEq(JSON.stringify(dirs['object-src']), JSON.stringify(["'none'"]), 'object-src');
   expectEq(JSON.stringify(dirs['base-uri']), JSON.stringify(["'none'"]), 'base-uri');
   expectEq(JSON.stringify(dirs['form-action']), JSON.stringify(["'none'"]), 'form-action');
+  expectEq(JSON.stringify(dirs['connect-src']), JSON.stringify(["'self'"]), 'connect-src');
 });
 
 await check('no request left localhost', async () => {

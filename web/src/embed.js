@@ -26,7 +26,15 @@ const baseName = (url) => {
 
 /** Fetch bytes, reporting progress ({stage: 'download', loaded, total}). */
 export async function fetchBytes(url, onProgress) {
-  const res = await fetch(url);
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (e) {
+    // The page's CSP (connect-src 'self') blocks other sites; so does a server without CORS.
+    const abs = new URL(url, location.href);
+    if (abs.origin !== location.origin) throw new Error(`cannot fetch ${url}: the page opens addresses on its own site only (Content-Security-Policy connect-src 'self'); download the model and open the file instead`);
+    throw e;
+  }
   if (!res.ok) throw new Error(`HTTP ${res.status} fetching ${url}`);
   const total = Number(res.headers.get('content-length')) || 0;
   if (!res.body || !onProgress) return new Uint8Array(await res.arrayBuffer());
