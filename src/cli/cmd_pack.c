@@ -1,12 +1,13 @@
 /*
- * cmd_pack.c -- `memplan pack FILE.csv [--json] [--align N] [--budget-ms N]`
+ * cmd_pack.c -- `memplan pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N]`
  *
  * Reads buffers in the benchmark CSV format (id,lower,upper,size; lifetimes
  * half-open) and packs them into one arena (memplan_pack).
  *   default  the CSV with an offset column: id,lower,upper,size,offset
  *   --json   the document described in out/pack_json.h
  * --align N: a power of two >= 1 (default 64); --budget-ms N: improvement
- * search budget in milliseconds (default 20, 0 = heuristics only). Options
+ * search budget in milliseconds (default 20, 0 = heuristics only); --seed N:
+ * the search's PRNG seed (default 1; results depend on it). Options
  * may also be written --align=N. Exit: 0 ok, 1 usage, 2 bad input; messages
  * go to stderr as "memplan pack: FILE: message".
  */
@@ -21,7 +22,7 @@
 #include "util/buf.h"
 
 static const char pack_usage_text[] =
-    "usage: memplan pack FILE.csv [--json] [--align N] [--budget-ms N]\n";
+    "usage: memplan pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N]\n";
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
@@ -113,6 +114,10 @@ static int pack_parse_args(int argc, char **argv, pack_args *a) {
             if (missing || !pack_parse_u64(v, 86400000u, &x))
                 return pack_usage("--budget-ms needs milliseconds from 0 to 86400000");
             a->opt.budget_ms = (uint32_t)x;
+        } else if ((v = pack_option_value(argc, argv, &i, "--seed", &missing)) || missing) {
+            if (missing || !pack_parse_u64(v, UINT64_MAX, &x))
+                return pack_usage("--seed needs a non-negative integer");
+            a->opt.seed = x;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return pack_usage("unknown option '%s'", argv[i]);
         } else if (a->file) {

@@ -6,7 +6,7 @@
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
  *             ("annotate" leaves the annotated model's bytes there)
  *   mp_close(session)
- *   status  = mp_pack_csv(csv, len, "--align\n1\n--budget-ms\n100")  (memplan pack --json)
+ *   status  = mp_pack_csv(csv, len, "--align\n1\n--budget-ms\n100\n--seed\n1")  (memplan pack --json)
  *
  * mp_call writes the same JSON as the CLI's --json output, since both go
  * through the library's one JSON writer. A session (memplan/session.h) keeps
@@ -159,6 +159,10 @@ EMSCRIPTEN_KEEPALIVE int mp_pack_csv(const char *csv, size_t len, const char *ar
             if (i + 1 >= argc || !parse_u64_arg(argv[++i], 86400000u, &v))
                 st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--budget-ms needs milliseconds from 0 to 86400000");
             else opt.budget_ms = (uint32_t)v;
+        } else if (strcmp(argv[i], "--seed") == 0) {
+            if (i + 1 >= argc || !parse_u64_arg(argv[++i], UINT64_MAX, &v))
+                st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--seed needs a non-negative integer");
+            else opt.seed = v;
         } else {
             st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unknown option '%s'", argv[i]);
         }

@@ -35,6 +35,20 @@ export interface Memplan {
   readonly version: string;
   /** Load a model. Throws MemplanError with the C message when the bytes are not a usable ONNX model. */
   open(bytes: Uint8Array | ArrayBuffer): Model;
+  /** `memplan pack --json` on CSV text (id,lower,upper,size); args like ["--align", "1", "--budget-ms", "100", "--seed", "2"]. Throws MemplanError. */
+  pack(csv: string, args?: string[]): PackResult;
+}
+
+/** The JSON of `memplan pack --json`. */
+export interface PackResult {
+  buffers: number;
+  align: number;
+  arena_bytes: number;
+  lower_bound_bytes: number;
+  gap_ratio: number;
+  heuristic: string;
+  iterations: number;
+  offsets: { id: string; offset: number }[];
 }
 
 export interface ValueInfo {

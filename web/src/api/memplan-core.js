@@ -60,6 +60,43 @@ class Memplan {
     }
     return new Model(M, session);
   }
+
+  /**
+   * Pack buffers given as CSV text (`id,lower,upper,size`, half-open
+   * lifetimes): the JSON of `memplan pack FILE.csv --json` with the same
+   * options (e.g. ['--align', '1', '--budget-ms', '100', '--seed', '2']),
+   * parsed. Throws MemplanError with the C message.
+   */
+  pack(csv, args = []) {
+    if (typeof csv !== 'string') throw new TypeError('pack(csv): expected the CSV text');
+    checkArgs(args);
+    const M = this._M;
+    const bytes = encoder.encode(csv);
+    const p = M._malloc(Math.max(bytes.length, 1));
+    if (!p) throw new Error(`out of memory: cannot copy ${bytes.length} bytes into WebAssembly`);
+    let argp = 0, status;
+    try {
+      M.HEAPU8.set(bytes, p);
+      argp = allocString(M, args.join('\n'));
+      status = M._mp_pack_csv(p, bytes.length, argp);
+    } finally {
+      M._free(p);
+      if (argp) M._free(argp);
+    }
+    const out = takeResult(M);
+    if (status !== 0) throw new MemplanError(decoder.decode(out) || `pack failed (status ${status})`, status, 'pack');
+    return JSON.parse(decoder.decode(out));
+  }
+}
+
+// CLI-style flags, one per array element: strings without newline or NUL.
+function checkArgs(args) {
+  if (!Array.isArray(args)) throw new TypeError('call: args must be an array of strings');
+  for (const a of args) {
+    if (typeof a !== 'string' || a.includes('\n') || a.includes('\0')) {
+      throw new TypeError(`call: each argument must be a string without newlines or NUL: ${JSON.stringify(a)}`);
+    }
+  }
 }
 
 class Model {
@@ -87,12 +124,7 @@ class Model {
   callBytes(command, args = []) {
     if (!this._session) throw new Error(`${command}: the model is closed`);
     if (typeof command !== 'string' || command === '') throw new TypeError('call: command must be a non-empty string');
-    if (!Array.isArray(args)) throw new TypeError('call: args must be an array of strings');
-    for (const a of args) {
-      if (typeof a !== 'string' || a.includes('\n') || a.includes('\0')) {
-        throw new TypeError(`call: each argument must be a string without newlines or NUL: ${JSON.stringify(a)}`);
-      }
-    }
+    checkArgs(args);
     const M = this._M;
     const cmd = allocString(M, command);
     let argp = 0;

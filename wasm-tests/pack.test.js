@@ -1,0 +1,59 @@
+// memplan.pack() in WebAssembly (mp_pack_csv) against `memplan pack --json`:
+// the same offsets for the same options and seed (the search stops on a work
+// count, not the clock), and the C messages for bad input.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { NATIVE_CLI, ROOT, loadMemplan, requireNativeCli } from './helpers.js';
+
+function instance(n, seed) { // deterministic model-like lifetimes and sizes
+  let s = seed >>> 0;
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
+  const rows = ['id,lower,upper,size'];
+  for (let i = 0; i < n; i++) {
+    const lo = Math.floor(rnd() * n / 4);
+    rows.push(`v${i},${lo},${lo + 1 + Math.floor(rnd() * 30)},${1 + Math.floor(rnd() * 65536)}`);
+  }
+  return rows.join('\n') + '\n';
+}
+
+const DSA = join(ROOT, '..', 'shared', 'dsa-bench');
+const CASES = [
+  ['random 300', instance(300, 7)],
+  ['random 3000', instance(3000, 11)],
+  ...(existsSync(DSA) ? readdirSync(DSA).filter((f) => f.endsWith('.csv')).sort().map((f) => [`dsa ${f}`, readFileSync(join(DSA, f), 'utf8')]) : []),
+];
+const OPTIONS = [['--align', '1', '--budget-ms', '0'], ['--align', '64', '--budget-ms', '20'], ['--align', '1', '--budget-ms', '20', '--seed', '5']];
+
+describe('pack', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'memplan-pack-'));
+  it.each(CASES)('equals the native CLI: %s', async (name, csv) => {
+    requireNativeCli();
+    const mp = await loadMemplan();
+    const file = join(dir, `${name.replace(/\W+/g, '_')}.csv`);
+    writeFileSync(file, csv);
+    for (const args of OPTIONS) {
+      const native = JSON.parse(execFileSync(NATIVE_CLI, ['pack', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+      // The search stops on its work count (20 ms of work; the wall-clock cap is 8x that + 100 ms).
+      expect(mp.pack(csv, args), `${name} ${args.join(' ')}`).toEqual(native);
+    }
+  }, 120_000);
+
+  it('reports the C message for bad CSV and bad options, and stays usable', async () => {
+    const mp = await loadMemplan();
+    expect(() => mp.pack('id,lower,upper,size\na,0,3,100\nb,x,4,60\n')).toThrow(/line 3: lower 'x' is not an integer/);
+    expect(() => mp.pack('id,lower,upper,size\n', ['--align', '3'])).toThrow(/--align needs a power of two/);
+    expect(() => mp.pack('id,lower,upper,size\n', ['--seed', '-1'])).toThrow(/--seed needs a non-negative integer/);
+    expect(() => mp.pack(42)).toThrow(TypeError);
+    expect(() => mp.pack('', ['a\nb'])).toThrow(TypeError);
+    const ok = mp.pack('id,lower,upper,size\na,0,3,100\nb,1,4,60\nc,3,6,30\n', ['--align', '64']);
+    expect(ok).toEqual({
+      buffers: 3, align: 64, arena_bytes: 192, lower_bound_bytes: 192, gap_ratio: 1, heuristic: 'greedy-size', iterations: 0,
+      offsets: [{ id: 'a', offset: 0 }, { id: 'b', offset: 128 }, { id: 'c', offset: 0 }],
+    });
+    const native = spawnSync(NATIVE_CLI, ['pack', join(dir, 'none.csv')], { encoding: 'utf8' });
+    expect(native.status).toBe(2);
+  });
+});
