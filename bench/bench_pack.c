@@ -1,7 +1,7 @@
 /*
  * bench_pack.c -- benchmark of the planning core.
  *
- *   bench_pack [DIR]   DIR defaults to /work/shared/dsa-bench
+ *   bench_pack [DIR] [--synthetic-csv OUTDIR]   DIR defaults to /work/shared/dsa-bench
  *
  * 1. Every .csv file in DIR (id,lower,upper,size) packed with align 1 at search
  *    budgets 0, 100 and 1000 ms: lower bound, arena, gap to the bound,
@@ -10,6 +10,10 @@
  * 2. Synthetic model-like interval sets of 1k..1M buffers: time of the slot
  *    plan, the lower bound and the arena packing with the default budget
  *    (medians of 3 runs).
+ * 3. With --synthetic-csv OUTDIR: the 1k..1M sets written there as
+ *    synthetic-N.csv, and CSV parse + pack (default options, what `memplan
+ *    pack` and mp_pack_csv do) timed on that text; `node bench/wasm_bench.mjs
+ *    build/wasm DSA OUTDIR` times the same in WebAssembly.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -206,8 +210,58 @@ static void bench_synthetic(void) {
     }
 }
 
+/* The synthetic sets as CSV files, and parse + pack timed on their text. */
+static void bench_synthetic_csv(const char *outdir) {
+    static const size_t sizes[] = {1000, 10000, 100000, 1000000};
+    printf("\n| buffers | CSV parse + pack, native (median of 3) | arena |\n|---|---|---|\n");
+    rng = 88172645463325252ull; /* the same sets as bench_synthetic */
+    for (size_t k = 0; k < 4; k++) {
+        size_t n = sizes[k];
+        memplan_buffer *b = malloc(n * sizeof *b);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/synthetic-%zu.csv", outdir, n);
+        FILE *f = b ? fopen(path, "w") : NULL;
+        if (!f) {
+            free(b);
+            printf("| %zu | cannot write %s |\n", n, path);
+            return;
+        }
+        synth(b, n);
+        fputs("id,lower,upper,size\n", f);
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "b%zu,%lld,%lld,%llu\n", i, (long long)b[i].start, (long long)b[i].end,
+                    (unsigned long long)b[i].size);
+        fclose(f);
+        free(b);
+        size_t len;
+        char *text = read_all(path, &len);
+        double t[3];
+        uint64_t arena = 0;
+        for (int r = 0; r < 3 && text; r++) {
+            memplan_error err = {0};
+            memplan_buffer_list list = {0};
+            memplan_arena_plan plan = {0};
+            double t0 = now_ms();
+            if (memplan_csv_read(text, len, &list, &err) == MEMPLAN_OK &&
+                memplan_pack(list.buffers, list.count, NULL, &plan, &err) == MEMPLAN_OK)
+                arena = plan.arena_bytes;
+            t[r] = now_ms() - t0;
+            memplan_arena_plan_free(&plan);
+            memplan_buffer_list_free(&list);
+        }
+        if (text) printf("| %zu | %.1f ms | %llu |\n", n, median3(t), (unsigned long long)arena);
+        free(text);
+    }
+}
+
 int main(int argc, char **argv) {
-    bench_dir(argc > 1 ? argv[1] : "/work/shared/dsa-bench");
+    const char *dir = "/work/shared/dsa-bench", *csv_out = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--synthetic-csv") == 0 && i + 1 < argc) csv_out = argv[++i];
+        else dir = argv[i];
+    }
+    bench_dir(dir);
     bench_synthetic();
+    if (csv_out) bench_synthetic_csv(csv_out);
     return 0;
 }

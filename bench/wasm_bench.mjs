@@ -1,14 +1,16 @@
 // wasm_bench.mjs -- the dsa-bench packing of bench_pack, in WebAssembly.
 //
-//   node bench/wasm_bench.mjs [BUILD_WASM_DIR] [DSA_DIR]
+//   node bench/wasm_bench.mjs [BUILD_WASM_DIR] [DSA_DIR] [SYNTHETIC_DIR]
 //
 // Loads build/wasm/memplan.mjs (emcmake cmake -S . -B build/wasm), packs every
 // CSV of DSA_DIR with align 1 at budgets 0, 100 and 1000 ms through
 // mp_pack_csv (the same JSON as `memplan pack --json`) and prints arena,
 // iterations and time (median of 3 runs) as a Markdown table, plus an
 // FNV-1a hash of the offsets ("o1,o2,...") that bench_pack prints too, so
-// native and WASM plans can be compared.
-import { readFileSync, readdirSync } from 'node:fs';
+// native and WASM plans can be compared. With SYNTHETIC_DIR (written by
+// `bench_pack --synthetic-csv DIR`): CSV parse + pack of synthetic-N.csv at
+// the default options, median of 3, to compare with bench_pack's native row.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -43,7 +45,7 @@ function fnv1a(text) {
 
 const budgets = [0, 100, 1000];
 const rows = [];
-for (const name of readdirSync(dsaDir).filter((f) => f.endsWith('.csv')).sort()) {
+for (const name of existsSync(dsaDir) ? readdirSync(dsaDir).filter((f) => f.endsWith('.csv')).sort() : []) {
   const text = readFileSync(join(dsaDir, name), 'utf8');
   const cells = [];
   for (const b of budgets) {
@@ -59,3 +61,15 @@ for (const name of readdirSync(dsaDir).filter((f) => f.endsWith('.csv')).sort())
 console.log('| instance | WASM @0 ms | WASM @100 ms | WASM @1000 ms |');
 console.log('|---|---|---|---|');
 for (const r of rows) console.log(r);
+
+const synthDir = process.argv[4];
+if (synthDir) {
+  console.log('\n| buffers | CSV parse + pack, WASM (median of 3) | arena |');
+  console.log('|---|---|---|');
+  for (const n of [1000, 10000, 100000, 1000000]) {
+    const text = readFileSync(join(synthDir, `synthetic-${n}.csv`), 'utf8');
+    const runs = [0, 1, 2].map(() => packCsv(text, ''));
+    const ms = runs.map((r) => r.ms).sort((x, y) => x - y)[1];
+    console.log(`| ${n} | ${ms.toFixed(1)} ms | ${runs[0].json.arena_bytes} |`);
+  }
+}
