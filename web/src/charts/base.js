@@ -18,6 +18,27 @@ export function el(tag, className, text) {
   if (text !== undefined) e.textContent = String(text);
   return e;
 }
+/** Set a node's text only when it differs (a new text node each frame means layout and paint). */
+export function setText(node, text) {
+  const t = String(text);
+  if (node.textContent !== t) node.textContent = t;
+}
+/**
+ * The overlay marks of a layer (hover, selection, cursor) from a list of
+ * {tag, attrs}: existing elements are kept and only their changed attributes
+ * set, so a redraw does not add and remove nodes every frame.
+ */
+export function setMarks(g, items) {
+  g.selectAll(':scope > *')
+    .data(items, (d, k) => (d ? `${d.tag}|${d.attrs.class ?? ''}|${d.key ?? k}` : ''))
+    .join((enter) => enter.append((d) => document.createElementNS(SVGNS, d.tag)))
+    .each(function (d) {
+      for (const [a, v] of Object.entries(d.attrs)) {
+        const t = String(v);
+        if (this.getAttribute(a) !== t) this.setAttribute(a, t);
+      }
+    });
+}
 export function svgEl(tag, attrs = {}) {
   const e = document.createElementNS(SVGNS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -157,47 +178,76 @@ export async function chartPNG(frame) {
   return new Promise((res) => c.toBlob(res, 'image/png'));
 }
 
-/** Buckets of visible marks per palette colour, reused across frames. */
-export class Buckets {
-  constructor(count) { this.count = count; this.lists = []; this.sizes = new Int32Array(count); }
-  reset(n) {
-    for (let k = 0; k < this.count; k++) {
-      if (!this.lists[k] || this.lists[k].length < n) this.lists[k] = new Int32Array(Math.max(n, 16));
-    }
-    this.sizes.fill(0);
-  }
-  push(k, i) { this.lists[k][this.sizes[k]++] = i; }
+/** A CSS colour '#rrggbb' as the 32-bit pixel of an ImageData (little-endian RGBA, opaque). */
+export function pixelOf(hex) {
+  const v = parseInt(hex.slice(1, 7), 16);
+  return ((255 << 24) | ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff)) >>> 0;
 }
+export const PALETTE_PIXELS = Uint32Array.from(PALETTE, pixelOf);
 
 /**
- * Level of detail for dense views: marks smaller than about a pixel in both
- * directions are snapped to whole pixels and drawn once per pixel and colour
- * (a stamp per pixel), so 100k sub-pixel bars cost a few thousand rects.
- * tiny.begin(width, height) each frame; tiny.rect(ctx, bucket, x, y, w, h).
+ * Bars rasterized in JS: each mark is a rectangle snapped to whole device
+ * pixels (at least one pixel each way) and filled into a pixel buffer, which
+ * is drawn onto the chart's canvas once per frame. No path of 100k rects to
+ * fill and no anti-aliased edges: a frame costs the pixels the visible marks
+ * cover. Later marks cover earlier ones.
+ *   raster.begin(frame, left, top, right, bottom)  (the clip, CSS px)
+ *   raster.rect(pixel, x, y, w, h)                 (CSS px; pixel from pixelOf)
+ *   raster.end(ctx, alpha)                         (draws the marks)
  */
-export class TinyMarks {
-  constructor() { this.stamp = new Uint32Array(0); this.w = 0; this.frame = 0; }
-  begin(w, h) {
-    const n = Math.ceil(w) * Math.ceil(h);
-    if (this.stamp.length < n) this.stamp = new Uint32Array(n);
-    this.w = Math.ceil(w); this.h = Math.ceil(h);
-    this.frame = (this.frame + 64) >>> 0;
-    if (this.frame < 64) { this.stamp.fill(0); this.frame = 64; }
+export class RasterMarks {
+  constructor() { this.buf = new Uint32Array(0); this.img = null; this.layer = null; this.W = 0; this.H = 0; this.y0 = 0; this.y1 = 0; }
+  /** frame: {canvas: {width, height} (device px), dpr}; the clip in CSS px. */
+  begin(frame, left, top, right, bottom) {
+    const W = frame.canvas.width, H = frame.canvas.height;
+    if (this.W !== W || this.H !== H) {
+      this.W = W; this.H = H;
+      this.buf = new Uint32Array(W * H);
+      this.img = null;
+    } else this.buf.fill(0, this.y0 * W, this.y1 * W); // the rows the last frame wrote
+    const k = frame.dpr;
+    this.k = k;
+    this.cx0 = Math.max(0, Math.round(left * k)); this.cx1 = Math.min(W, Math.round(right * k));
+    this.cy0 = Math.max(0, Math.round(top * k)); this.cy1 = Math.min(H, Math.round(bottom * k));
+    this.y0 = H; this.y1 = 0; // rows written
   }
-  /** Adds the rect to the current path unless a tiny mark of this bucket already covers its pixel. */
-  rect(ctx, bucket, x, y, w, h) {
-    if (w >= 1.5 || h >= 1.5) {
-      // Whole pixels: no anti-aliased edges to rasterize (much cheaper without a GPU).
-      const x0 = Math.round(x), y0 = Math.round(y);
-      ctx.rect(x0, y0, Math.max(1, Math.round(x + w) - x0), Math.max(1, Math.round(y + h) - y0));
-      return;
+  /** Fill [round(x), round(x + w)) x [round(y), round(y + h)) device px (at least 1 x 1), clipped. */
+  rect(pixel, x, y, w, h) {
+    const k = this.k;
+    let x0 = Math.round(x * k), x1 = Math.round((x + w) * k);
+    let y0 = Math.round(y * k), y1 = Math.round((y + h) * k);
+    if (x1 <= x0) x1 = x0 + 1;
+    if (y1 <= y0) y1 = y0 + 1;
+    if (x0 < this.cx0) x0 = this.cx0;
+    if (x1 > this.cx1) x1 = this.cx1;
+    if (y0 < this.cy0) y0 = this.cy0;
+    if (y1 > this.cy1) y1 = this.cy1;
+    if (x0 >= x1 || y0 >= y1) return;
+    if (y0 < this.y0) this.y0 = y0;
+    if (y1 > this.y1) this.y1 = y1;
+    const buf = this.buf, W = this.W;
+    if (x1 - x0 < 8) {
+      for (let r = y0 * W; r < y1 * W; r += W) for (let c = r + x0; c < r + x1; c++) buf[c] = pixel;
+    } else {
+      for (let r = y0 * W; r < y1 * W; r += W) buf.fill(pixel, r + x0, r + x1);
     }
-    const px = x | 0, py = y | 0;
-    if (px < 0 || py < 0 || px >= this.w || py >= this.h) return;
-    const i = py * this.w + px, tag = this.frame + bucket;
-    if (this.stamp[i] === tag) return;
-    this.stamp[i] = tag;
-    ctx.rect(px, py, 1, 1);
+  }
+  /** Draw the marks onto ctx (whose transform is CSS px x dpr) at globalAlpha `alpha`. */
+  end(ctx, alpha = 1) {
+    if (this.y1 <= this.y0) return;
+    if (!this.img) {
+      this.img = new ImageData(new Uint8ClampedArray(this.buf.buffer), this.W, this.H);
+      this.layer = document.createElement('canvas');
+      this.layer.width = this.W; this.layer.height = this.H;
+    }
+    const g = this.layer.getContext('2d');
+    g.clearRect(0, 0, this.W, this.H);
+    g.putImageData(this.img, 0, 0, 0, this.y0, this.W, this.y1 - this.y0);
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.globalAlpha = alpha;
+    ctx.drawImage(this.layer, 0, 0);
+    ctx.restore();
   }
 }
 
@@ -222,7 +272,14 @@ export function stickyPick(pick) {
  *  redraws. `getApi` is read when an event fires (the chart's api object is
  *  made after this call). Returns the unsubscribe handles. */
 export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, renderHover }) {
+  let dragging = false;
   target.on('pointermove.hover', (ev) => {
+    // A drag pans: no hit-testing, hover marks or tooltip while a button is down.
+    if (ev.buttons) {
+      if (!dragging) { dragging = true; picker.leave(); linked.setHover(null, null, getApi()); hooks.tooltip?.(ev, null, null, getApi()); }
+      return;
+    }
+    dragging = false;
     const { name, pos } = picker.move(ev);
     linked.setHover(name, pos, getApi());
     hooks.tooltip?.(ev, name, pos, getApi());

@@ -5,7 +5,7 @@
 // dashed line), and the planned peak and lower bound across. A brush picks
 // the positions the other charts show.
 import { axisBottom, axisLeft, brushX, scaleLinear, select } from 'd3';
-import { chartPNG, chartSVG, createFrame, svgEl } from './base.js';
+import { chartPNG, chartSVG, createFrame, setMarks, svgEl } from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 22, right: 26, bottom: 22, left: 64 };
@@ -213,13 +213,13 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
   }
 
   function renderHover() {
-    hoverG.selectAll('*').remove();
-    if (!m || !s || linked.hoverPos === null) return;
     const p = linked.hoverPos;
-    if (p < 0 || p >= s.positions) return;
+    if (!m || !s || p === null || p < 0 || p >= s.positions) { setMarks(hoverG, []); return; }
     const xp = x(p + 0.5);
-    hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
-    hoverG.append('circle').attr('class', 'cursor-dot').attr('cx', xp).attr('cy', y(Math.min(s.liveBound[p], yMax))).attr('r', 3);
+    setMarks(hoverG, [
+      { tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: MARGIN.top, y2: frame.height - MARGIN.bottom } },
+      { tag: 'circle', attrs: { class: 'cursor-dot', cx: xp, cy: y(Math.min(s.liveBound[p], yMax)), r: 3 } },
+    ]);
   }
 
   svg.on('pointermove.hover', (ev) => {
