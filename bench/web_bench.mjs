@@ -13,7 +13,7 @@
 //      profile follow the plan) rendered (median of 7, a new seq each time),
 //      and each worker call alone (plan arena, plan slots, profile).
 // Needs npm run build:web and the native CLI (for the fixtures' check).
-// Usage: node bench/web_bench.mjs [N_INTERVALS] [--replan-only]
+// Usage: node bench/web_bench.mjs [N_INTERVALS] [--replan-only | --no-replan]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ import { encodeModel } from '../wasm-tests/onnx-encode.js';
 
 const argv = process.argv.slice(2);
 const REPLAN_ONLY = argv.includes('--replan-only');
+const NO_REPLAN = argv.includes('--no-replan'); // sections 1 and 2 only
 const N = Number(argv.find((a) => /^\d+$/.test(a)) || 100_000);
 
 /** A synthetic n-node model: a chain of unary elementwise ops, every third
@@ -61,7 +62,7 @@ const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.mi
 const twoFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 // 3. (first, the shortest) A 10k-node model: re-plan after a dim changes, through the worker.
-{
+if (!NO_REPLAN) {
   const bytes = syntheticModel(10_000);
   await page.evaluate(async (b64) => {
     const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
