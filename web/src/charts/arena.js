@@ -3,8 +3,8 @@
 // line across, with the positions where the arena reaches it shaded; the
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
-import { axisBottom, axisLeft, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { axisLeft, scaleLinear, select } from 'd3';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, keyed, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
@@ -15,7 +15,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
   let yMax = 1;
   let ix = null; // intervalIndex of the placed owners (culling by x, picking)
   let vis = new Int32Array(0);
-  let refsKey = ''; // what the reference lines were last drawn for
+  const yAxisOnce = keyed(), refsOnce = keyed(); // the y axis and the reference lines do not move with x
   const baseX = scaleLinear();
   const y = scaleLinear();
   const raster = new RasterMarks();
@@ -48,12 +48,12 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     frame.begin();
     const ctx = frame.ctx;
     const x = currentX();
-    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
-    if (!m || !s) { refG.selectAll('*').remove(); refsKey = ''; return; }
+    positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
+    yAxisOnce(`${y.domain()} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0)));
+    if (!m || !s) { refsOnce('', () => refG.selectAll('*').remove()); return; }
     const anyPlaced = ix.n > 0;
     setText(message.node(), anyPlaced ? '' : m.planned ? 'no buffers' : `no offsets yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
-    if (!anyPlaced) { refG.selectAll('*').remove(); refsKey = ''; setMarks(hoverG, []); return; }
+    if (!anyPlaced) { refsOnce('', () => refG.selectAll('*').remove()); setMarks(hoverG, []); return; }
     const [d0, d1] = x.domain();
     const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
     // Peak positions: where the highest byte in use reaches the maximum.
@@ -92,14 +92,11 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     if (m.lowerBound !== null && refs[0]?.[1] === m.lowerBound) refs[0][2] = `${refs[0][2]} = lower bound`;
     else if (m.lowerBound !== null) refs.push(['bound', m.lowerBound, `lower bound ${formatBytes(m.lowerBound)}`]);
     refs.sort((a, b) => b[1] - a[1]);
-    // The lines do not move with x: rebuilt only when they or the frame change.
-    const key = JSON.stringify([refs, left, right, top, y.domain(), y.range()]);
-    if (key !== refsKey) drawRefs(refs, key, left, right, top);
+    refsOnce(JSON.stringify([refs, left, right, top, y.domain(), y.range()]), () => drawRefs(refs, left, right, top));
     renderHover(x);
   }
 
-  function drawRefs(refs, key, left, right, top) {
-    refsKey = key;
+  function drawRefs(refs, left, right, top) {
     refG.selectAll('*').remove();
     let lastY = -Infinity;
     for (const [cls, v, label] of refs) {

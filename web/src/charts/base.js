@@ -39,6 +39,55 @@ export function setMarks(g, items) {
       }
     });
 }
+/** keyed() -> once(key, fn): runs fn when key differs from the last call's (parts that do not move with x). */
+export function keyed() {
+  let last;
+  return (key, fn) => { if (key !== last) { last = key; fn(); } };
+}
+
+/**
+ * The x axis of positions under a chart, as d3.axisBottom(x).ticks(width /
+ * 90).tickSizeOuter(0) with integer labels draws it (same elements, classes
+ * and attributes), but kept between frames: a tick whose value stays is only
+ * moved, the ticks that leave are reused for the ones that come in, and
+ * ticks are placed with x attributes, not a transform each. A pan then sets
+ * a few attributes and texts instead of rebuilding the axis.
+ * g: the axis <g> (a d3 selection); x: the current scale; y: the baseline.
+ */
+export function positionAxis(g, x, width, y) {
+  const node = g.node();
+  if (!node.__ticks) {
+    node.__ticks = new Map(); // value -> <g class="tick">
+    g.attr('fill', 'none').attr('font-size', 10).attr('font-family', 'sans-serif').attr('text-anchor', 'middle');
+    g.append('path').attr('class', 'domain').attr('stroke', 'currentColor');
+  }
+  const set = (el, a, v) => { const t = String(v); if (el.getAttribute(a) !== t) el.setAttribute(a, t); };
+  set(node, 'transform', `translate(0,${y})`);
+  const off = (globalThis.devicePixelRatio ?? 1) > 1 ? 0 : 0.5;
+  const [r0, r1] = x.range();
+  set(node.firstChild, 'd', `M${r0 + off},0H${r1 + off}`);
+  const values = x.ticks(Math.max(2, width / 90));
+  const old = node.__ticks, ticks = new Map();
+  for (const v of values) if (old.has(v)) { ticks.set(v, old.get(v)); old.delete(v); }
+  const spare = [...old.values()];
+  for (const v of values) {
+    let t = ticks.get(v);
+    if (!t) {
+      t = spare.pop();
+      if (!t) {
+        t = node.appendChild(svgEl('g', { class: 'tick', opacity: 1 }));
+        t.append(svgEl('line', { stroke: 'currentColor', y2: 6 }), svgEl('text', { fill: 'currentColor', y: 9, dy: '0.71em' }));
+      }
+      ticks.set(v, t);
+      setText(t.lastChild, Number.isInteger(v) ? v : '');
+    }
+    const px = x(v) + off;
+    set(t.firstChild, 'x1', px); set(t.firstChild, 'x2', px); set(t.lastChild, 'x', px);
+  }
+  for (const t of spare) t.remove();
+  node.__ticks = ticks;
+}
+
 export function svgEl(tag, attrs = {}) {
   const e = document.createElementNS(SVGNS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -67,10 +116,20 @@ export function createFrame(container, { className, title, height, margin, onRes
   const frame = { root, head, tools, plot, canvas, ctx, svg, width: 0, height, margin, dpr: 1, titleEl: h };
   let raf = 0;
   let drawFn = null;
+  // A chart scrolled out of view is not drawn: its last draw waits until it is back.
+  let inView = true;
+  const run = () => { raf = 0; const f = drawFn; drawFn = null; f?.(); };
   frame.schedule = (fn) => {
     drawFn = fn;
-    if (!raf) raf = requestAnimationFrame(() => { raf = 0; const f = drawFn; drawFn = null; f?.(); });
+    if (!raf && inView) raf = requestAnimationFrame(run);
   };
+  /** Draw now what is waiting (before exporting a chart that is out of view). */
+  frame.flush = () => { if (raf) cancelAnimationFrame(raf); run(); };
+  const io = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
+    inView = entries[entries.length - 1].isIntersecting;
+    if (inView && drawFn && !raf) raf = requestAnimationFrame(run);
+  }, { rootMargin: '200px 0px' }) : null;
+  io?.observe(root);
   const resize = () => {
     const w = Math.max(320, Math.floor(plot.clientWidth)); // hidden: lay out as if 320 px wide
     const hh = Math.max(50, Math.floor(plot.clientHeight));
@@ -87,7 +146,7 @@ export function createFrame(container, { className, title, height, margin, onRes
   const ro = new ResizeObserver(resize);
   ro.observe(plot);
   frame.resize = resize;
-  frame.destroy = () => { ro.disconnect(); if (raf) cancelAnimationFrame(raf); root.remove(); };
+  frame.destroy = () => { ro.disconnect(); io?.disconnect(); if (raf) cancelAnimationFrame(raf); root.remove(); };
   /** Clear the canvas and set the transform for CSS pixels. */
   frame.begin = () => {
     ctx.setTransform(frame.dpr, 0, 0, frame.dpr, 0, 0);
@@ -138,6 +197,7 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
 
 /** Serialize a chart as a standalone SVG document: the overlay SVG plus marks(svgGroup) drawn as SVG. */
 export function chartSVG(frame, drawMarksSVG) {
+  frame.flush();
   const out = svgEl('svg', { xmlns: SVGNS, width: frame.width, height: frame.height, viewBox: `0 0 ${frame.width} ${frame.height}` });
   const bg = svgEl('rect', { width: frame.width, height: frame.height, fill: '#ffffff' });
   const style = svgEl('style');
@@ -157,6 +217,7 @@ export function chartSVG(frame, drawMarksSVG) {
 
 /** Render the chart (canvas marks + SVG overlay) into a PNG Blob at the device pixel ratio. */
 export async function chartPNG(frame) {
+  frame.flush();
   const c = document.createElement('canvas');
   c.width = frame.canvas.width; c.height = frame.canvas.height;
   const g = c.getContext('2d');

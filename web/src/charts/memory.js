@@ -4,8 +4,8 @@
 // use (a step line), what a naive allocator that never frees has taken (a
 // dashed line), and the planned peak and lower bound across. A brush picks
 // the positions the other charts show.
-import { axisBottom, axisLeft, brushX, scaleLinear, select } from 'd3';
-import { chartPNG, chartSVG, createFrame, setMarks, svgEl } from './base.js';
+import { axisLeft, brushX, scaleLinear, select } from 'd3';
+import { chartPNG, chartSVG, createFrame, positionAxis, setMarks, svgEl } from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 22, right: 26, bottom: 22, left: 64 };
@@ -140,7 +140,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
   function render() {
     frame.begin();
     const ctx = frame.ctx;
-    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
+    positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
     gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
     refG.selectAll('*').remove();
     legend.selectAll('*').remove();

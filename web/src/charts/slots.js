@@ -2,8 +2,8 @@
 // buffer placed in the slot is a bar over its positions whose height is its
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
-import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { axisLeft, scaleBand, scaleLinear, select } from 'd3';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, keyed, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
 
@@ -18,7 +18,8 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
   let vis = new Int32Array(0);
   let rowOff = new Int32Array(1); // segments of row k: rowOff[k] .. rowOff[k+1] (sorted by start)
   let segOfOwner = new Map(); // owner index -> segment
-  let labelsKey = '';
+  let gen = 0; // setData calls (the rows' ids and labels)
+  const yAxisOnce = keyed(), labelsOnce = keyed(); // the slot axis and labels do not move with x
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
   const frame = createFrame(container, { className: 'mpv-slots', title: 'Slot occupancy', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
@@ -49,13 +50,13 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     frame.begin();
     const ctx = frame.ctx;
     const x = currentX();
-    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
+    positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
     const nRows = occ?.rows.length ?? 0;
     const every = Math.max(1, Math.ceil(nRows / Math.max(1, (frame.height - MARGIN.top - MARGIN.bottom) / 14)));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(y.domain().filter((k) => k % every === 0))
-      .tickFormat((k) => occ.rows[k].id).tickSizeOuter(0));
+    yAxisOnce(`${gen} ${nRows} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(y.domain().filter((k) => k % every === 0))
+      .tickFormat((k) => occ.rows[k].id).tickSizeOuter(0)));
     if (!m || !occ || !nRows) {
-      labels.selectAll('*').remove(); labelsKey = '';
+      labelsOnce('', () => labels.selectAll('*').remove());
       setMarks(hoverG, []);
       setText(message.node(), !m || !occ ? 'no slot plan yet: the plan is deferred' : m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred');
       return;
@@ -86,13 +87,11 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     ctx.globalAlpha = 1;
     ctx.restore();
     // The labels do not move with x: rebuilt only when the rows or the frame change.
-    const key = `${nRows} ${band} ${right} ${y.range()}`;
-    if (key !== labelsKey) drawLabels(key, nRows, band, right);
+    labelsOnce(`${gen} ${nRows} ${band} ${right} ${y.range()}`, () => drawLabels(nRows, band, right));
     renderHover(x);
   }
 
-  function drawLabels(key, nRows, band, right) {
-    labelsKey = key;
+  function drawLabels(nRows, band, right) {
     labels.selectAll('*').remove();
     if (band >= 12) {
       for (let k = 0; k < nRows; k++) {
@@ -154,6 +153,7 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     /** model: a slot plan's PlanModel; occupancy: slotOccupancy(model). */
     setData(model, occupancy) {
       m = model; occ = occupancy;
+      gen++;
       const seg = occ?.segments;
       ix = seg ? intervalIndex(seg.start, seg.end) : null;
       if (seg && vis.length < seg.n) vis = new Int32Array(seg.n);

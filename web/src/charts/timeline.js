@@ -3,10 +3,10 @@
 // topological order); a value's bar spans [start, end+1). Views are drawn on
 // their root's row as a darker inner band. Colour: the slot in slot plans,
 // else the buffer. A narrow strip on the right brushes the visible rows.
-import { axisBottom, axisLeft, brushY, format, scaleLinear, select } from 'd3';
+import { axisLeft, brushY, format, scaleLinear, select } from 'd3';
 
 const compact = format('~s');
-import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, keyed, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
@@ -22,6 +22,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   const baseX = scaleLinear();
   const y = scaleLinear();
   const raster = new RasterMarks();
+  const yAxisOnce = keyed(); // the y axis does not move with x
 
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
   const frame = createFrame(container, { className: 'mpv-timeline', title: 'Live intervals — one row per buffer, x = position (node in topological order)', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
@@ -79,8 +80,8 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
     frame.begin();
     const ctx = frame.ctx;
     const x = currentX();
-    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => (Number.isInteger(d) ? (d >= 10000 ? compact(d) : d) : '')).tickSizeOuter(0));
+    positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
+    yAxisOnce(`${y.domain()} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => (Number.isInteger(d) ? (d >= 10000 ? compact(d) : d) : '')).tickSizeOuter(0)));
     if (!m || m.n === 0) { setText(message.node(), m ? 'no intermediate values' : ''); setMarks(hoverG, []); return; }
     setText(message.node(), '');
     const [d0, d1] = x.domain();
