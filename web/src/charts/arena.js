@@ -4,7 +4,7 @@
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
 import { axisLeft, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, keyed, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
@@ -111,21 +111,14 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
   function renderHover(x = currentX()) {
     const items = [];
     if (m) {
-      for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
-        const i0 = name !== null ? m.index.get(name) : undefined;
-        if (i0 === undefined) continue;
+      for (const [i0, cls] of markedValues(m, linked)) {
         const i = m.owner[i0];
         if (!placed(i)) continue;
         const x0 = x(m.start[i0]), x1 = x(m.end[i0] + 1);
         const ya = y(m.offset[i] + m.size[i]), yb = y(m.offset[i]);
         items.push({ tag: 'rect', attrs: { class: cls, x: x0 - 1, y: ya - 1, width: Math.max(x1 - x0, 1) + 2, height: Math.max(yb - ya, 1) + 2 } });
       }
-      if (linked.hoverPos !== null) {
-        const xp = x(linked.hoverPos + 0.5);
-        if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
-          items.push({ tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: MARGIN.top, y2: frame.height - MARGIN.bottom } });
-        }
-      }
+      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }
     setMarks(hoverG, items);
   }

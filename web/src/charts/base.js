@@ -39,6 +39,23 @@ export function setMarks(g, items) {
       }
     });
 }
+/** The selected and the hovered value, those in plan model m: [[index, mark class]]. */
+export function markedValues(m, linked) {
+  const out = [];
+  for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
+    const i = name !== null ? m.index.get(name) : undefined;
+    if (i !== undefined) out.push([i, cls]);
+  }
+  return out;
+}
+
+/** The hover cursor at position `pos`: a line down the middle of its column, none when pos is null or off the plot. */
+export function cursorMarks(x, pos, left, right, top, bottom) {
+  if (pos === null) return [];
+  const xp = x(pos + 0.5);
+  return xp >= left && xp <= right ? [{ tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: top, y2: bottom } }] : [];
+}
+
 /** keyed() -> once(key, fn): runs fn when key differs from the last call's (parts that do not move with x). */
 export function keyed() {
   let last;
@@ -116,7 +133,9 @@ export function createFrame(container, { className, title, height, margin, onRes
   const frame = { root, head, tools, plot, canvas, ctx, svg, width: 0, height, margin, dpr: 1, titleEl: h };
   let raf = 0;
   let drawFn = null;
-  // A chart scrolled out of view is not drawn: its last draw waits until it is back.
+  // A chart scrolled out of view is not drawn: its last draw waits until it is
+  // back. (A hidden one, display: none, is drawn as before: it has no box to
+  // tell where it will be once shown.)
   let inView = true;
   const run = () => { raf = 0; const f = drawFn; drawFn = null; f?.(); };
   frame.schedule = (fn) => {
@@ -126,7 +145,8 @@ export function createFrame(container, { className, title, height, margin, onRes
   /** Draw now what is waiting (before exporting a chart that is out of view). */
   frame.flush = () => { if (raf) cancelAnimationFrame(raf); run(); };
   const io = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
-    inView = entries[entries.length - 1].isIntersecting;
+    const e = entries[entries.length - 1];
+    inView = e.isIntersecting || e.boundingClientRect.height === 0;
     if (inView && drawFn && !raf) raf = requestAnimationFrame(run);
   }, { rootMargin: '200px 0px' }) : null;
   io?.observe(root);

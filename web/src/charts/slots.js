@@ -3,7 +3,7 @@
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
 import { axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, keyed, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
 
@@ -102,29 +102,17 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     }
   }
 
-  function segOf(name) {
-    if (!m || !occ || name === null) return -1;
-    const i0 = m.index.get(name);
-    if (i0 === undefined) return -1;
-    return segOfOwner.get(m.owner[i0]) ?? -1;
-  }
-
   function renderHover(x = currentX()) {
     const items = [];
     if (m && occ && occ.rows.length) {
       const seg = occ.segments, band = y.bandwidth();
-      for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
-        const k = segOf(name);
+      for (const [i, cls] of markedValues(m, linked)) {
+        const k = segOfOwner.get(m.owner[i]) ?? -1;
         if (k < 0) continue;
         const xa = x(seg.start[k]), xb = x(seg.end[k] + 1);
         items.push({ tag: 'rect', attrs: { class: cls, x: xa - 1, y: y(seg.row[k]) - 1, width: Math.max(xb - xa, 1) + 2, height: Math.max(band, 2) + 2 } });
       }
-      if (linked.hoverPos !== null) {
-        const xp = x(linked.hoverPos + 0.5);
-        if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
-          items.push({ tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: MARGIN.top, y2: frame.height - MARGIN.bottom } });
-        }
-      }
+      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }
     setMarks(hoverG, items);
   }

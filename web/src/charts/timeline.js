@@ -6,7 +6,7 @@
 import { axisLeft, brushY, format, scaleLinear, select } from 'd3';
 
 const compact = format('~s');
-import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, keyed, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
@@ -139,9 +139,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   function renderHover(x = currentX(), barH = Math.max(Math.abs(y(1) - y(0)) - 1, 0.75)) {
     const items = [];
     if (m) {
-      for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
-        const i = name !== null ? m.index.get(name) : undefined;
-        if (i === undefined) continue;
+      for (const [i, cls] of markedValues(m, linked)) {
         const r = m.row[i];
         const xa = x(m.start[i]), xb = x(m.end[i] + 1);
         const h = Math.max(barH, 3);
@@ -158,12 +156,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
           items.push({ tag: 'path', key: p, attrs: { class: `mark-node-head ${cls}`, d: `M${xp - 4},${top - 7}L${xp + 4},${top - 7}L${xp},${top - 1}Z` } });
         }
       }
-      if (linked.hoverPos !== null) {
-        const xp = x(linked.hoverPos + 0.5);
-        if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
-          items.push({ tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: MARGIN.top, y2: frame.height - MARGIN.bottom } });
-        }
-      }
+      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }
     setMarks(hoverG, items);
   }
