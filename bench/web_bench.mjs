@@ -5,7 +5,9 @@
 //      and binding its dims to the first full render of every chart (median of 5);
 //   2. a synthetic plan of 100,000 intervals: open time, the cost of one
 //      render of each chart, and the frame times while panning (mouse drag
-//      across the timeline, zoomed to 10% of the positions) and zooming;
+//      across the timeline, zoomed to 10% of the positions) and zooming, and
+//      while hovering across the arena map at full view (hit-testing, tooltip,
+//      linked hover marks);
 //   3. re-planning a synthetic 10,000-node model (built here with
 //      wasm-tests/onnx-encode.js: elementwise ops with skip connections,
 //      input [batch, seq, 64]) after a dim changes, through the worker: from
@@ -180,6 +182,17 @@ await measure('panning the full view zoomed 2x (drag, 120 mouse moves)', async (
   await page.mouse.down();
   for (let k = 0; k < 120; k++) await page.mouse.move(cx + 200 - k * 3, cy, { steps: 1 });
   await page.mouse.up();
+});
+await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
+const arenaBox = await page.evaluate(() => {
+  const el = document.querySelector('[data-chart="arena"]');
+  el.scrollIntoView({ block: 'center' });
+  const r = el.querySelector('.zoom-surface').getBoundingClientRect();
+  return { x: r.left, y: r.top, w: r.width, h: r.height };
+});
+await twoFrames();
+await measure('hovering across the arena map at full view (120 mouse moves)', async () => {
+  for (let k = 0; k < 120; k++) await page.mouse.move(arenaBox.x + 20 + k * ((arenaBox.w - 40) / 120), arenaBox.y + arenaBox.h * (0.3 + 0.4 * ((k % 7) / 7)), { steps: 1 });
 });
 await page.screenshot({ path: join(ROOT, 'test-artifacts', 'bench-synthetic.png'), fullPage: true });
 await ctx.close();
