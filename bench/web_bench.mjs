@@ -5,7 +5,9 @@
 //      and binding its dims to the first full render of every chart (median of 5);
 //   2. a synthetic plan of 100,000 intervals: open time, the cost of one
 //      render of each chart, and the frame times while panning (mouse drag
-//      across the timeline, zoomed to 10% of the positions) and zooming;
+//      across the timeline, zoomed to 10% of the positions) and zooming, and
+//      while hovering across the arena map at full view (hit-testing, tooltip,
+//      linked hover marks);
 //   3. re-planning a synthetic 10,000-node model (built here with
 //      wasm-tests/onnx-encode.js: elementwise ops with skip connections,
 //      input [batch, seq, 64]) after a dim changes, through the worker: from
@@ -13,7 +15,7 @@
 //      profile follow the plan) rendered (median of 7, a new seq each time),
 //      and each worker call alone (plan arena, plan slots, profile).
 // Needs npm run build:web and the native CLI (for the fixtures' check).
-// Usage: node bench/web_bench.mjs [N_INTERVALS] [--replan-only]
+// Usage: node bench/web_bench.mjs [N_INTERVALS] [--replan-only | --no-replan]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +28,7 @@ import { encodeModel } from '../wasm-tests/onnx-encode.js';
 
 const argv = process.argv.slice(2);
 const REPLAN_ONLY = argv.includes('--replan-only');
+const NO_REPLAN = argv.includes('--no-replan'); // sections 1 and 2 only
 const N = Number(argv.find((a) => /^\d+$/.test(a)) || 100_000);
 
 /** A synthetic n-node model: a chain of unary elementwise ops, every third
@@ -61,7 +64,7 @@ const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.mi
 const twoFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 // 3. (first, the shortest) A 10k-node model: re-plan after a dim changes, through the worker.
-{
+if (!NO_REPLAN) {
   const bytes = syntheticModel(10_000);
   await page.evaluate(async (b64) => {
     const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
@@ -179,6 +182,17 @@ await measure('panning the full view zoomed 2x (drag, 120 mouse moves)', async (
   await page.mouse.down();
   for (let k = 0; k < 120; k++) await page.mouse.move(cx + 200 - k * 3, cy, { steps: 1 });
   await page.mouse.up();
+});
+await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
+const arenaBox = await page.evaluate(() => {
+  const el = document.querySelector('[data-chart="arena"]');
+  el.scrollIntoView({ block: 'center' });
+  const r = el.querySelector('.zoom-surface').getBoundingClientRect();
+  return { x: r.left, y: r.top, w: r.width, h: r.height };
+});
+await twoFrames();
+await measure('hovering across the arena map at full view (120 mouse moves)', async () => {
+  for (let k = 0; k < 120; k++) await page.mouse.move(arenaBox.x + 20 + k * ((arenaBox.w - 40) / 120), arenaBox.y + arenaBox.h * (0.3 + 0.4 * ((k % 7) / 7)), { steps: 1 });
 });
 await page.screenshot({ path: join(ROOT, 'test-artifacts', 'bench-synthetic.png'), fullPage: true });
 await ctx.close();

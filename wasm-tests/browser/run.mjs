@@ -415,6 +415,32 @@ await check('exports: plan JSON equals the CLI, table CSV, annotated .onnx equal
   }
 });
 
+await check('a chart scrolled out of view catches up: the slot chart follows a zoom made while it was off-screen (in its SVG export, and once scrolled back)', async () => {
+  await page.evaluate(() => { window.scrollTo(0, 0); return new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))); }); // the slot chart is below the fold
+  const range = await page.evaluate(() => {
+    const v = window.memplanView.view;
+    const [a, b] = v.linked.fullDomain;
+    v.linked.setXDomain([a + (b - a) / 5, a + (b - a) / 2]);
+    return v.linked.domain();
+  });
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  // The timeline and the slot chart have the same margins: the same x ticks.
+  // The exported SVG's x axis tick labels (as text: parsing it in the page would apply its <style>, which the CSP refuses).
+  const svgTicks = (svg) => {
+    const axis = svg.slice(svg.indexOf('class="axis axis-x"'), svg.indexOf('class="axis axis-y"'));
+    return [...axis.matchAll(/<text[^>]*>([^<]*)<\/text>/g)].map((t) => t[1]).sort((a, b) => a - b).join(' ');
+  };
+  const exported = await page.evaluate(() => ({ timeline: window.memplanView.view.charts.timeline.toSVG(), slots: window.memplanView.view.charts.slots.toSVG() }));
+  if (!svgTicks(exported.timeline)) throw new Error('no timeline ticks');
+  expectEq(svgTicks(exported.slots), svgTicks(exported.timeline), `slot chart SVG x ticks for [${range}]`);
+  await page.evaluate(() => document.querySelector('[data-chart="slots"]').scrollIntoView({ block: 'center' }));
+  await page.waitForFunction(() => {
+    const ticks = (root) => [...root.querySelectorAll('.axis-x .tick text')].map((t) => t.textContent).sort((a, b) => a - b).join(' ');
+    return ticks(document.querySelector('[data-chart="slots"]')) === ticks(document.querySelector('[data-chart="timeline"]'));
+  }, null, { timeout: 5000 }).catch(() => { throw new Error('the slot chart did not redraw once scrolled into view'); });
+  await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
+});
+
 await check('in-place reuse: the toggle re-plans with --inplace (peak and saved bytes equal the CLI\'s); the table and tooltip show which input an output reuses', async () => {
   const off = fixturePlan(MEDIUM);
   const on = fixturePlan(MEDIUM, ['--inplace']);

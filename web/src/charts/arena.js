@@ -3,8 +3,9 @@
 // line across, with the positions where the arena reaches it shaded; the
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
-import { axisBottom, axisLeft, scaleLinear, select } from 'd3';
-import { Buckets, PALETTE, TinyMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick, linkPointer } from './base.js';
+import { axisLeft, scaleLinear, select } from 'd3';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { intervalIndex, queryIntervals } from '../data/series.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
@@ -12,10 +13,12 @@ const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 export function createArena(container, linked, { height = 280, hooks = {} } = {}) {
   let m = null, s = null;
   let yMax = 1;
+  let ix = null; // intervalIndex of the placed owners (culling by x, picking)
+  let vis = new Int32Array(0);
+  const yAxisOnce = keyed(), refsOnce = keyed(); // the y axis and the reference lines do not move with x
   const baseX = scaleLinear();
   const y = scaleLinear();
-  const tiny = new TinyMarks();
-  const buckets = new Buckets(PALETTE.length);
+  const raster = new RasterMarks();
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
   const frame = createFrame(container, { className: 'mpv-arena', title: 'Arena map — x = position, y = byte offset, one rectangle per buffer', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
@@ -45,13 +48,12 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     frame.begin();
     const ctx = frame.ctx;
     const x = currentX();
-    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
-    refG.selectAll('*').remove();
-    if (!m || !s) return;
-    const anyPlaced = m.n > 0 && m.offset.some((o) => !Number.isNaN(o));
-    message.text(anyPlaced ? '' : m.planned ? 'no buffers' : `no offsets yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
-    if (!anyPlaced) { hoverG.selectAll('*').remove(); return; }
+    positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
+    yAxisOnce(`${y.domain()} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0)));
+    if (!m || !s) { refsOnce('', () => refG.selectAll('*').remove()); return; }
+    const anyPlaced = ix.n > 0;
+    setText(message.node(), anyPlaced ? '' : m.planned ? 'no buffers' : `no offsets yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
+    if (!anyPlaced) { refsOnce('', () => refG.selectAll('*').remove()); setMarks(hoverG, []); return; }
     const [d0, d1] = x.domain();
     const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
     // Peak positions: where the highest byte in use reaches the maximum.
@@ -65,29 +67,17 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     for (const p of peakPos) ctx.fillRect(x(p), top, Math.max(x(p + 1) - x(p), 1), bottom - top);
     const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
     const selOwner = sel !== undefined ? m.owner[sel] : -1;
-    buckets.reset(m.n);
     const { start, end, offset, size, colorKey } = m;
-    for (let i = 0; i < m.n; i++) {
-      if (!placed(i) || end[i] + 1 < d0 || start[i] > d1) continue;
-      buckets.push(colorKey[i] % PALETTE.length, i);
-    }
+    const nVis = queryIntervals(ix, start, end, d0, d1, vis);
     const kx = x(1) - x(0), ox = x(0);
-    const ky = y(1) - y(0), oy = y(0);
-    ctx.globalAlpha = selOwner >= 0 ? 0.3 : 1;
-    tiny.begin(frame.width, frame.height);
-    for (let k = 0; k < PALETTE.length; k++) {
-      const list = buckets.lists[k], cnt = buckets.sizes[k];
-      if (!cnt) continue;
-      ctx.fillStyle = PALETTE[k];
-      ctx.beginPath();
-      for (let j = 0; j < cnt; j++) {
-        const i = list[j];
-        const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
-        const ya = oy + ky * (offset[i] + size[i]), yb = oy + ky * offset[i];
-        tiny.rect(ctx, k, xa, ya, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), Math.max(yb - ya - (yb - ya > 4 ? 1 : 0), 0.75));
-      }
-      ctx.fill();
+    const ky = y(1) - y(0), oy = y(0), trim = kx > 6 ? 1 : 0;
+    raster.begin(frame, left, top, right, bottom);
+    for (let j = 0; j < nVis; j++) {
+      const i = vis[j];
+      const ya = oy + ky * (offset[i] + size[i]), hh = -ky * size[i];
+      raster.rect(PALETTE_PIXELS[colorKey[i] % PALETTE.length], ox + kx * start[i], ya, kx * (end[i] + 1 - start[i]) - trim, hh > 4 ? hh - 1 : hh);
     }
+    raster.end(ctx, selOwner >= 0 ? 0.3 : 1);
     ctx.globalAlpha = 1;
     if (selOwner >= 0 && placed(selOwner)) {
       const i = selOwner;
@@ -102,6 +92,12 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     if (m.lowerBound !== null && refs[0]?.[1] === m.lowerBound) refs[0][2] = `${refs[0][2]} = lower bound`;
     else if (m.lowerBound !== null) refs.push(['bound', m.lowerBound, `lower bound ${formatBytes(m.lowerBound)}`]);
     refs.sort((a, b) => b[1] - a[1]);
+    refsOnce(JSON.stringify([refs, left, right, top, y.domain(), y.range()]), () => drawRefs(refs, left, right, top));
+    renderHover(x);
+  }
+
+  function drawRefs(refs, left, right, top) {
+    refG.selectAll('*').remove();
     let lastY = -Infinity;
     for (const [cls, v, label] of refs) {
       const yy = y(v);
@@ -110,28 +106,21 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
       refG.append('text').attr('class', `ref-label ref-${cls}`).attr('x', right - 4).attr('y', ty).attr('text-anchor', 'end').text(label);
       lastY = ty;
     }
-    renderHover(x);
   }
 
   function renderHover(x = currentX()) {
-    hoverG.selectAll('*').remove();
-    if (!m) return;
-    for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
-      const i0 = name !== null ? m.index.get(name) : undefined;
-      if (i0 === undefined) continue;
-      const i = m.owner[i0];
-      if (!placed(i)) continue;
-      const x0 = x(m.start[i0]), x1 = x(m.end[i0] + 1);
-      const ya = y(m.offset[i] + m.size[i]), yb = y(m.offset[i]);
-      hoverG.append('rect').attr('class', cls).attr('x', x0 - 1).attr('y', ya - 1)
-        .attr('width', Math.max(x1 - x0, 1) + 2).attr('height', Math.max(yb - ya, 1) + 2);
-    }
-    if (linked.hoverPos !== null) {
-      const xp = x(linked.hoverPos + 0.5);
-      if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
-        hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
+    const items = [];
+    if (m) {
+      for (const [i0, cls] of markedValues(m, linked)) {
+        const i = m.owner[i0];
+        if (!placed(i)) continue;
+        const x0 = x(m.start[i0]), x1 = x(m.end[i0] + 1);
+        const ya = y(m.offset[i] + m.size[i]), yb = y(m.offset[i]);
+        items.push({ tag: 'rect', attrs: { class: cls, x: x0 - 1, y: ya - 1, width: Math.max(x1 - x0, 1) + 2, height: Math.max(yb - ya, 1) + 2 } });
       }
+      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }
+    setMarks(hoverG, items);
   }
 
   function pick(ev) {
@@ -142,9 +131,11 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     const b = y.invert(ev.offsetY);
     const tol = Math.abs(y.invert(0) - y.invert(2)); // 2 px, for thin buffers
     let best = -1, bestH = Infinity;
-    for (let i = 0; i < m.n; i++) {
-      if (!placed(i) || pos < m.start[i] || pos > m.end[i]) continue;
-      if (b >= m.offset[i] - tol && b <= m.offset[i] + m.size[i] + tol && m.size[i] < bestH) { best = i; bestH = m.size[i]; }
+    const cnt = queryIntervals(ix, m.start, m.end, pos, pos, vis); // placed buffers live over pos (and pos - 1)
+    for (let j = 0; j < cnt; j++) {
+      const i = vis[j];
+      if (pos < m.start[i] || pos > m.end[i]) continue;
+      if (b >= m.offset[i] - tol && b <= m.offset[i] + m.size[i] + tol && (m.size[i] < bestH || (m.size[i] === bestH && i < best))) { best = i; bestH = m.size[i]; }
     }
     return { name: best >= 0 ? m.names[best] : null, pos };
   }
@@ -155,6 +146,8 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
     frame,
     setData(model, series) {
       m = model; s = series;
+      ix = m ? intervalIndex(m.start, m.end, placed) : null;
+      if (vis.length < (m?.n ?? 0)) vis = new Int32Array(m.n);
       yMax = Math.max(1, s?.maxExtent ?? 0, m?.peak && m.strategy === 'arena' ? m.peak : 0, m?.lowerBound ?? 0) * 1.04;
       baseX.domain([0, Math.max(1, m?.positions ?? 1)]);
       layout();

@@ -18,6 +18,93 @@ export function el(tag, className, text) {
   if (text !== undefined) e.textContent = String(text);
   return e;
 }
+/** Set a node's text only when it differs (a new text node each frame means layout and paint). */
+export function setText(node, text) {
+  const t = String(text);
+  if (node.textContent !== t) node.textContent = t;
+}
+/**
+ * The overlay marks of a layer (hover, selection, cursor) from a list of
+ * {tag, attrs}: existing elements are kept and only their changed attributes
+ * set, so a redraw does not add and remove nodes every frame.
+ */
+export function setMarks(g, items) {
+  g.selectAll(':scope > *')
+    .data(items, (d, k) => (d ? `${d.tag}|${d.attrs.class ?? ''}|${d.key ?? k}` : ''))
+    .join((enter) => enter.append((d) => document.createElementNS(SVGNS, d.tag)))
+    .each(function (d) {
+      for (const [a, v] of Object.entries(d.attrs)) {
+        const t = String(v);
+        if (this.getAttribute(a) !== t) this.setAttribute(a, t);
+      }
+    });
+}
+/** The selected and the hovered value, those in plan model m: [[index, mark class]]. */
+export function markedValues(m, linked) {
+  const out = [];
+  for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
+    const i = name !== null ? m.index.get(name) : undefined;
+    if (i !== undefined) out.push([i, cls]);
+  }
+  return out;
+}
+
+/** The hover cursor at position `pos`: a line down the middle of its column, none when pos is null or off the plot. */
+export function cursorMarks(x, pos, left, right, top, bottom) {
+  if (pos === null) return [];
+  const xp = x(pos + 0.5);
+  return xp >= left && xp <= right ? [{ tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: top, y2: bottom } }] : [];
+}
+
+/** keyed() -> once(key, fn): runs fn when key differs from the last call's (parts that do not move with x). */
+export function keyed() {
+  let last;
+  return (key, fn) => { if (key !== last) { last = key; fn(); } };
+}
+
+/**
+ * The x axis of positions under a chart, as d3.axisBottom(x).ticks(width /
+ * 90).tickSizeOuter(0) with integer labels draws it (same elements, classes
+ * and attributes), but kept between frames: a tick whose value stays is only
+ * moved, the ticks that leave are reused for the ones that come in, and
+ * ticks are placed with x attributes, not a transform each. A pan then sets
+ * a few attributes and texts instead of rebuilding the axis.
+ * g: the axis <g> (a d3 selection); x: the current scale; y: the baseline.
+ */
+export function positionAxis(g, x, width, y) {
+  const node = g.node();
+  if (!node.__ticks) {
+    node.__ticks = new Map(); // value -> <g class="tick">
+    g.attr('fill', 'none').attr('font-size', 10).attr('font-family', 'sans-serif').attr('text-anchor', 'middle');
+    g.append('path').attr('class', 'domain').attr('stroke', 'currentColor');
+  }
+  const set = (el, a, v) => { const t = String(v); if (el.getAttribute(a) !== t) el.setAttribute(a, t); };
+  set(node, 'transform', `translate(0,${y})`);
+  const off = (globalThis.devicePixelRatio ?? 1) > 1 ? 0 : 0.5;
+  const [r0, r1] = x.range();
+  set(node.firstChild, 'd', `M${r0 + off},0H${r1 + off}`);
+  const values = x.ticks(Math.max(2, width / 90));
+  const old = node.__ticks, ticks = new Map();
+  for (const v of values) if (old.has(v)) { ticks.set(v, old.get(v)); old.delete(v); }
+  const spare = [...old.values()];
+  for (const v of values) {
+    let t = ticks.get(v);
+    if (!t) {
+      t = spare.pop();
+      if (!t) {
+        t = node.appendChild(svgEl('g', { class: 'tick', opacity: 1 }));
+        t.append(svgEl('line', { stroke: 'currentColor', y2: 6 }), svgEl('text', { fill: 'currentColor', y: 9, dy: '0.71em' }));
+      }
+      ticks.set(v, t);
+      setText(t.lastChild, Number.isInteger(v) ? v : '');
+    }
+    const px = x(v) + off;
+    set(t.firstChild, 'x1', px); set(t.firstChild, 'x2', px); set(t.lastChild, 'x', px);
+  }
+  for (const t of spare) t.remove();
+  node.__ticks = ticks;
+}
+
 export function svgEl(tag, attrs = {}) {
   const e = document.createElementNS(SVGNS, tag);
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
@@ -46,10 +133,23 @@ export function createFrame(container, { className, title, height, margin, onRes
   const frame = { root, head, tools, plot, canvas, ctx, svg, width: 0, height, margin, dpr: 1, titleEl: h };
   let raf = 0;
   let drawFn = null;
+  // A chart scrolled out of view is not drawn: its last draw waits until it is
+  // back. (A hidden one, display: none, is drawn as before: it has no box to
+  // tell where it will be once shown.)
+  let inView = true;
+  const run = () => { raf = 0; const f = drawFn; drawFn = null; f?.(); };
   frame.schedule = (fn) => {
     drawFn = fn;
-    if (!raf) raf = requestAnimationFrame(() => { raf = 0; const f = drawFn; drawFn = null; f?.(); });
+    if (!raf && inView) raf = requestAnimationFrame(run);
   };
+  /** Draw now what is waiting (before exporting a chart that is out of view). */
+  frame.flush = () => { if (raf) cancelAnimationFrame(raf); run(); };
+  const io = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
+    const e = entries[entries.length - 1];
+    inView = e.isIntersecting || e.boundingClientRect.height === 0;
+    if (inView && drawFn && !raf) raf = requestAnimationFrame(run);
+  }, { rootMargin: '200px 0px' }) : null;
+  io?.observe(root);
   const resize = () => {
     const w = Math.max(320, Math.floor(plot.clientWidth)); // hidden: lay out as if 320 px wide
     const hh = Math.max(50, Math.floor(plot.clientHeight));
@@ -66,7 +166,7 @@ export function createFrame(container, { className, title, height, margin, onRes
   const ro = new ResizeObserver(resize);
   ro.observe(plot);
   frame.resize = resize;
-  frame.destroy = () => { ro.disconnect(); if (raf) cancelAnimationFrame(raf); root.remove(); };
+  frame.destroy = () => { ro.disconnect(); io?.disconnect(); if (raf) cancelAnimationFrame(raf); root.remove(); };
   /** Clear the canvas and set the transform for CSS pixels. */
   frame.begin = () => {
     ctx.setTransform(frame.dpr, 0, 0, frame.dpr, 0, 0);
@@ -117,6 +217,7 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
 
 /** Serialize a chart as a standalone SVG document: the overlay SVG plus marks(svgGroup) drawn as SVG. */
 export function chartSVG(frame, drawMarksSVG) {
+  frame.flush();
   const out = svgEl('svg', { xmlns: SVGNS, width: frame.width, height: frame.height, viewBox: `0 0 ${frame.width} ${frame.height}` });
   const bg = svgEl('rect', { width: frame.width, height: frame.height, fill: '#ffffff' });
   const style = svgEl('style');
@@ -136,6 +237,7 @@ export function chartSVG(frame, drawMarksSVG) {
 
 /** Render the chart (canvas marks + SVG overlay) into a PNG Blob at the device pixel ratio. */
 export async function chartPNG(frame) {
+  frame.flush();
   const c = document.createElement('canvas');
   c.width = frame.canvas.width; c.height = frame.canvas.height;
   const g = c.getContext('2d');
@@ -157,47 +259,76 @@ export async function chartPNG(frame) {
   return new Promise((res) => c.toBlob(res, 'image/png'));
 }
 
-/** Buckets of visible marks per palette colour, reused across frames. */
-export class Buckets {
-  constructor(count) { this.count = count; this.lists = []; this.sizes = new Int32Array(count); }
-  reset(n) {
-    for (let k = 0; k < this.count; k++) {
-      if (!this.lists[k] || this.lists[k].length < n) this.lists[k] = new Int32Array(Math.max(n, 16));
-    }
-    this.sizes.fill(0);
-  }
-  push(k, i) { this.lists[k][this.sizes[k]++] = i; }
+/** A CSS colour '#rrggbb' as the 32-bit pixel of an ImageData (little-endian RGBA, opaque). */
+export function pixelOf(hex) {
+  const v = parseInt(hex.slice(1, 7), 16);
+  return ((255 << 24) | ((v & 0xff) << 16) | (v & 0xff00) | ((v >> 16) & 0xff)) >>> 0;
 }
+export const PALETTE_PIXELS = Uint32Array.from(PALETTE, pixelOf);
 
 /**
- * Level of detail for dense views: marks smaller than about a pixel in both
- * directions are snapped to whole pixels and drawn once per pixel and colour
- * (a stamp per pixel), so 100k sub-pixel bars cost a few thousand rects.
- * tiny.begin(width, height) each frame; tiny.rect(ctx, bucket, x, y, w, h).
+ * Bars rasterized in JS: each mark is a rectangle snapped to whole device
+ * pixels (at least one pixel each way) and filled into a pixel buffer, which
+ * is drawn onto the chart's canvas once per frame. No path of 100k rects to
+ * fill and no anti-aliased edges: a frame costs the pixels the visible marks
+ * cover. Later marks cover earlier ones.
+ *   raster.begin(frame, left, top, right, bottom)  (the clip, CSS px)
+ *   raster.rect(pixel, x, y, w, h)                 (CSS px; pixel from pixelOf)
+ *   raster.end(ctx, alpha)                         (draws the marks)
  */
-export class TinyMarks {
-  constructor() { this.stamp = new Uint32Array(0); this.w = 0; this.frame = 0; }
-  begin(w, h) {
-    const n = Math.ceil(w) * Math.ceil(h);
-    if (this.stamp.length < n) this.stamp = new Uint32Array(n);
-    this.w = Math.ceil(w); this.h = Math.ceil(h);
-    this.frame = (this.frame + 64) >>> 0;
-    if (this.frame < 64) { this.stamp.fill(0); this.frame = 64; }
+export class RasterMarks {
+  constructor() { this.buf = new Uint32Array(0); this.img = null; this.layer = null; this.W = 0; this.H = 0; this.y0 = 0; this.y1 = 0; }
+  /** frame: {canvas: {width, height} (device px), dpr}; the clip in CSS px. */
+  begin(frame, left, top, right, bottom) {
+    const W = frame.canvas.width, H = frame.canvas.height;
+    if (this.W !== W || this.H !== H) {
+      this.W = W; this.H = H;
+      this.buf = new Uint32Array(W * H);
+      this.img = null;
+    } else this.buf.fill(0, this.y0 * W, this.y1 * W); // the rows the last frame wrote
+    const k = frame.dpr;
+    this.k = k;
+    this.cx0 = Math.max(0, Math.round(left * k)); this.cx1 = Math.min(W, Math.round(right * k));
+    this.cy0 = Math.max(0, Math.round(top * k)); this.cy1 = Math.min(H, Math.round(bottom * k));
+    this.y0 = H; this.y1 = 0; // rows written
   }
-  /** Adds the rect to the current path unless a tiny mark of this bucket already covers its pixel. */
-  rect(ctx, bucket, x, y, w, h) {
-    if (w >= 1.5 || h >= 1.5) {
-      // Whole pixels: no anti-aliased edges to rasterize (much cheaper without a GPU).
-      const x0 = Math.round(x), y0 = Math.round(y);
-      ctx.rect(x0, y0, Math.max(1, Math.round(x + w) - x0), Math.max(1, Math.round(y + h) - y0));
-      return;
+  /** Fill [round(x), round(x + w)) x [round(y), round(y + h)) device px (at least 1 x 1), clipped. */
+  rect(pixel, x, y, w, h) {
+    const k = this.k;
+    let x0 = Math.round(x * k), x1 = Math.round((x + w) * k);
+    let y0 = Math.round(y * k), y1 = Math.round((y + h) * k);
+    if (x1 <= x0) x1 = x0 + 1;
+    if (y1 <= y0) y1 = y0 + 1;
+    if (x0 < this.cx0) x0 = this.cx0;
+    if (x1 > this.cx1) x1 = this.cx1;
+    if (y0 < this.cy0) y0 = this.cy0;
+    if (y1 > this.cy1) y1 = this.cy1;
+    if (x0 >= x1 || y0 >= y1) return;
+    if (y0 < this.y0) this.y0 = y0;
+    if (y1 > this.y1) this.y1 = y1;
+    const buf = this.buf, W = this.W;
+    if (x1 - x0 < 8) {
+      for (let r = y0 * W; r < y1 * W; r += W) for (let c = r + x0; c < r + x1; c++) buf[c] = pixel;
+    } else {
+      for (let r = y0 * W; r < y1 * W; r += W) buf.fill(pixel, r + x0, r + x1);
     }
-    const px = x | 0, py = y | 0;
-    if (px < 0 || py < 0 || px >= this.w || py >= this.h) return;
-    const i = py * this.w + px, tag = this.frame + bucket;
-    if (this.stamp[i] === tag) return;
-    this.stamp[i] = tag;
-    ctx.rect(px, py, 1, 1);
+  }
+  /** Draw the marks onto ctx (whose transform is CSS px x dpr) at globalAlpha `alpha`. */
+  end(ctx, alpha = 1) {
+    if (this.y1 <= this.y0) return;
+    if (!this.img) {
+      this.img = new ImageData(new Uint8ClampedArray(this.buf.buffer), this.W, this.H);
+      this.layer = document.createElement('canvas');
+      this.layer.width = this.W; this.layer.height = this.H;
+    }
+    const g = this.layer.getContext('2d');
+    g.clearRect(0, 0, this.W, this.H);
+    g.putImageData(this.img, 0, 0, 0, this.y0, this.W, this.y1 - this.y0);
+    ctx.save();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.globalAlpha = alpha;
+    ctx.drawImage(this.layer, 0, 0);
+    ctx.restore();
   }
 }
 
@@ -222,7 +353,14 @@ export function stickyPick(pick) {
  *  redraws. `getApi` is read when an event fires (the chart's api object is
  *  made after this call). Returns the unsubscribe handles. */
 export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, renderHover }) {
+  let dragging = false;
   target.on('pointermove.hover', (ev) => {
+    // A drag pans: no hit-testing, hover marks or tooltip while a button is down.
+    if (ev.buttons) {
+      if (!dragging) { dragging = true; picker.leave(); linked.setHover(null, null, getApi()); hooks.tooltip?.(ev, null, null, getApi()); }
+      return;
+    }
+    dragging = false;
     const { name, pos } = picker.move(ev);
     linked.setHover(name, pos, getApi());
     hooks.tooltip?.(ev, name, pos, getApi());

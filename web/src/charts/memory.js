@@ -4,8 +4,8 @@
 // use (a step line), what a naive allocator that never frees has taken (a
 // dashed line), and the planned peak and lower bound across. A brush picks
 // the positions the other charts show.
-import { axisBottom, axisLeft, brushX, scaleLinear, select } from 'd3';
-import { chartPNG, chartSVG, createFrame, svgEl } from './base.js';
+import { axisLeft, brushX, scaleLinear, select } from 'd3';
+import { chartPNG, chartSVG, createFrame, positionAxis, setMarks, svgEl } from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const LEGEND_FONT = '11px system-ui, sans-serif'; // as the SVG's text style (base.js)
@@ -141,7 +141,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
   function render() {
     frame.begin();
     const ctx = frame.ctx;
-    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
+    positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
     gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
     refG.selectAll('*').remove();
     legend.selectAll('*').remove();
@@ -224,13 +224,13 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
   }
 
   function renderHover() {
-    hoverG.selectAll('*').remove();
-    if (!m || !s || linked.hoverPos === null) return;
     const p = linked.hoverPos;
-    if (p < 0 || p >= s.positions) return;
+    if (!m || !s || p === null || p < 0 || p >= s.positions) { setMarks(hoverG, []); return; }
     const xp = x(p + 0.5);
-    hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
-    hoverG.append('circle').attr('class', 'cursor-dot').attr('cx', xp).attr('cy', y(Math.min(s.liveBound[p], yMax))).attr('r', 3);
+    setMarks(hoverG, [
+      { tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: MARGIN.top, y2: frame.height - MARGIN.bottom } },
+      { tag: 'circle', attrs: { class: 'cursor-dot', cx: xp, cy: y(Math.min(s.liveBound[p], yMax)), r: 3 } },
+    ]);
   }
 
   svg.on('pointermove.hover', (ev) => {

@@ -2,8 +2,9 @@
 // buffer placed in the slot is a bar over its positions whose height is its
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
-import { axisBottom, axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { Buckets, PALETTE, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick, linkPointer } from './base.js';
+import { axisLeft, scaleBand, scaleLinear, select } from 'd3';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
@@ -12,7 +13,13 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
   let m = null, occ = null;
   const baseX = scaleLinear();
   const y = scaleBand().paddingInner(0.15);
-  const buckets = new Buckets(PALETTE.length);
+  const raster = new RasterMarks();
+  let ix = null; // intervalIndex of the segments (culling by x)
+  let vis = new Int32Array(0);
+  let rowOff = new Int32Array(1); // segments of row k: rowOff[k] .. rowOff[k+1] (sorted by start)
+  let segOfOwner = new Map(); // owner index -> segment
+  let gen = 0; // setData calls (the rows' ids and labels)
+  const yAxisOnce = keyed(), labelsOnce = keyed(); // the slot axis and labels do not move with x
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
   const frame = createFrame(container, { className: 'mpv-slots', title: 'Slot occupancy', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
@@ -43,23 +50,18 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     frame.begin();
     const ctx = frame.ctx;
     const x = currentX();
-    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
+    positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
     const nRows = occ?.rows.length ?? 0;
     const every = Math.max(1, Math.ceil(nRows / Math.max(1, (frame.height - MARGIN.top - MARGIN.bottom) / 14)));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(y.domain().filter((k) => k % every === 0))
-      .tickFormat((k) => occ.rows[k].id).tickSizeOuter(0));
-    labels.selectAll('*').remove();
-    if (!m || !occ) {
-      hoverG.selectAll('*').remove();
-      message.text('no slot plan yet: the plan is deferred');
+    yAxisOnce(`${gen} ${nRows} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(y.domain().filter((k) => k % every === 0))
+      .tickFormat((k) => occ.rows[k].id).tickSizeOuter(0)));
+    if (!m || !occ || !nRows) {
+      labelsOnce('', () => labels.selectAll('*').remove());
+      setMarks(hoverG, []);
+      setText(message.node(), !m || !occ ? 'no slot plan yet: the plan is deferred' : m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred');
       return;
     }
-    if (!nRows) {
-      message.text(m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred');
-      hoverG.selectAll('*').remove();
-      return;
-    }
-    message.text('');
+    setText(message.node(), '');
     const [d0, d1] = x.domain();
     const left = MARGIN.left, right = frame.width - MARGIN.right;
     const band = y.bandwidth();
@@ -73,28 +75,24 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     const seg = occ.segments;
     const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
     const selOwner = sel !== undefined ? m.owner[sel] : -1;
-    buckets.reset(seg.n);
-    for (let k = 0; k < seg.n; k++) {
-      if (seg.end[k] + 1 < d0 || seg.start[k] > d1) continue;
-      buckets.push(occ.rows[seg.row[k]].id % PALETTE.length, k);
+    const nVis = queryIntervals(ix, seg.start, seg.end, d0, d1, vis);
+    const kx = x(1) - x(0), ox = x(0), trim = kx > 6 ? 1 : 0;
+    raster.begin(frame, left, MARGIN.top, right, frame.height - MARGIN.bottom);
+    for (let j = 0; j < nVis; j++) {
+      const k = vis[j], r = seg.row[k];
+      const hh = band * seg.fill[k];
+      raster.rect(PALETTE_PIXELS[occ.rows[r].id % PALETTE.length], ox + kx * seg.start[k], y(r) + band - Math.max(hh, 0.75), kx * (seg.end[k] + 1 - seg.start[k]) - trim, hh);
     }
-    const kx = x(1) - x(0), ox = x(0);
-    ctx.globalAlpha = selOwner >= 0 ? 0.3 : 1;
-    for (let c = 0; c < PALETTE.length; c++) {
-      const list = buckets.lists[c], cnt = buckets.sizes[c];
-      if (!cnt) continue;
-      ctx.fillStyle = PALETTE[c];
-      ctx.beginPath();
-      for (let j = 0; j < cnt; j++) {
-        const k = list[j];
-        const xa = ox + kx * seg.start[k], xb = ox + kx * (seg.end[k] + 1);
-        const hh = Math.max(band * seg.fill[k], 0.75);
-        ctx.rect(xa, y(seg.row[k]) + band - hh, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), hh);
-      }
-      ctx.fill();
-    }
+    raster.end(ctx, selOwner >= 0 ? 0.3 : 1);
     ctx.globalAlpha = 1;
     ctx.restore();
+    // The labels do not move with x: rebuilt only when the rows or the frame change.
+    labelsOnce(`${gen} ${nRows} ${band} ${right} ${y.range()}`, () => drawLabels(nRows, band, right));
+    renderHover(x);
+  }
+
+  function drawLabels(nRows, band, right) {
+    labels.selectAll('*').remove();
     if (band >= 12) {
       for (let k = 0; k < nRows; k++) {
         const r = occ.rows[k];
@@ -102,35 +100,21 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
           .attr('text-anchor', 'end').text(`${formatBytes(r.capacity)} · ${(r.utilisation * 100).toFixed(0)}% used`);
       }
     }
-    renderHover(x);
-  }
-
-  function segOf(name) {
-    if (!m || !occ || name === null) return -1;
-    const i0 = m.index.get(name);
-    if (i0 === undefined) return -1;
-    const o = m.owner[i0];
-    for (let k = 0; k < occ.segments.n; k++) if (occ.segments.value[k] === o) return k;
-    return -1;
   }
 
   function renderHover(x = currentX()) {
-    hoverG.selectAll('*').remove();
-    if (!m || !occ || !occ.rows.length) return;
-    const seg = occ.segments, band = y.bandwidth();
-    for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
-      const k = segOf(name);
-      if (k < 0) continue;
-      const xa = x(seg.start[k]), xb = x(seg.end[k] + 1);
-      hoverG.append('rect').attr('class', cls).attr('x', xa - 1).attr('y', y(seg.row[k]) - 1)
-        .attr('width', Math.max(xb - xa, 1) + 2).attr('height', Math.max(band, 2) + 2);
-    }
-    if (linked.hoverPos !== null) {
-      const xp = x(linked.hoverPos + 0.5);
-      if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
-        hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
+    const items = [];
+    if (m && occ && occ.rows.length) {
+      const seg = occ.segments, band = y.bandwidth();
+      for (const [i, cls] of markedValues(m, linked)) {
+        const k = segOfOwner.get(m.owner[i]) ?? -1;
+        if (k < 0) continue;
+        const xa = x(seg.start[k]), xb = x(seg.end[k] + 1);
+        items.push({ tag: 'rect', attrs: { class: cls, x: xa - 1, y: y(seg.row[k]) - 1, width: Math.max(xb - xa, 1) + 2, height: Math.max(band, 2) + 2 } });
       }
+      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }
+    setMarks(hoverG, items);
   }
 
   function pick(ev) {
@@ -141,10 +125,12 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     const step = y.step();
     const k = Math.floor((ev.offsetY - y.range()[0] - step * y.paddingOuter()) / step);
     if (k < 0 || k >= occ.rows.length) return { name: null, pos };
+    // A slot holds one buffer at a time: the last segment of row k starting at or before pos.
     const seg = occ.segments;
-    for (let j = 0; j < seg.n; j++) {
-      if (seg.row[j] === k && pos >= seg.start[j] && pos <= seg.end[j]) return { name: m.names[seg.value[j]], pos };
-    }
+    let lo = rowOff[k], hi = rowOff[k + 1];
+    while (lo < hi) { const mid = (lo + hi) >>> 1; if (seg.start[mid] <= pos) lo = mid + 1; else hi = mid; }
+    const j = lo - 1;
+    if (j >= rowOff[k] && pos <= seg.end[j]) return { name: m.names[seg.value[j]], pos };
     return { name: null, pos };
   }
 
@@ -155,6 +141,16 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
     /** model: a slot plan's PlanModel; occupancy: slotOccupancy(model). */
     setData(model, occupancy) {
       m = model; occ = occupancy;
+      gen++;
+      const seg = occ?.segments;
+      ix = seg ? intervalIndex(seg.start, seg.end) : null;
+      if (seg && vis.length < seg.n) vis = new Int32Array(seg.n);
+      rowOff = new Int32Array((occ?.rows.length ?? 0) + 1);
+      segOfOwner = new Map();
+      if (seg) {
+        for (let k = 0; k < seg.n; k++) { rowOff[seg.row[k] + 1]++; if (!segOfOwner.has(seg.value[k])) segOfOwner.set(seg.value[k], k); }
+        for (let r = 0; r + 1 < rowOff.length; r++) rowOff[r + 1] += rowOff[r];
+      }
       baseX.domain([0, Math.max(1, m?.positions ?? 1)]);
       layout();
       draw();

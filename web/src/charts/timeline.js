@@ -3,22 +3,26 @@
 // topological order); a value's bar spans [start, end+1). Views are drawn on
 // their root's row as a darker inner band. Colour: the slot in slot plans,
 // else the buffer. A narrow strip on the right brushes the visible rows.
-import { axisBottom, axisLeft, brushY, format, scaleLinear, select } from 'd3';
+import { axisLeft, brushY, format, scaleLinear, select } from 'd3';
 
 const compact = format('~s');
-import { Buckets, PALETTE, TinyMarks, UNKNOWN_COLOR, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { intervalIndex, queryIntervals } from '../data/series.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
+const UNKNOWN_PIXEL = pixelOf(UNKNOWN_COLOR);
 
 export function createTimeline(container, linked, { height = 300, hooks = {} } = {}) {
   let m = null;
   let links = null; // the selected value's producer and consumers (positions)
   let views = new Map(); // owner index -> view indices
   let rowRange = null; // [r0, r1) rows shown, null = all
+  let ixOwners = null, ixViews = null; // intervalIndex of the owners and of the views (culling by x)
+  let vis = new Int32Array(0); // the indices a query returns
   const baseX = scaleLinear();
   const y = scaleLinear();
-  const tiny = new TinyMarks();
-  const buckets = new Buckets(PALETTE.length + 1);
+  const raster = new RasterMarks();
+  const yAxisOnce = keyed(); // the y axis does not move with x
 
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
   const frame = createFrame(container, { className: 'mpv-timeline', title: 'Live intervals — one row per buffer, x = position (node in topological order)', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
@@ -76,10 +80,10 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
     frame.begin();
     const ctx = frame.ctx;
     const x = currentX();
-    gx.attr('transform', `translate(0,${frame.height - MARGIN.bottom})`).call(axisBottom(x).ticks(Math.max(2, frame.width / 90)).tickFormat((d) => (Number.isInteger(d) ? d : '')).tickSizeOuter(0));
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => (Number.isInteger(d) ? (d >= 10000 ? compact(d) : d) : '')).tickSizeOuter(0));
-    if (!m || m.n === 0) { message.text(m ? 'no intermediate values' : ''); hoverG.selectAll('*').remove(); return; }
-    message.text('');
+    positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
+    yAxisOnce(`${y.domain()} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => (Number.isInteger(d) ? (d >= 10000 ? compact(d) : d) : '')).tickSizeOuter(0)));
+    if (!m || m.n === 0) { setText(message.node(), m ? 'no intermediate values' : ''); setMarks(hoverG, []); return; }
+    setText(message.node(), '');
     const [d0, d1] = x.domain();
     const [r0, r1] = y.domain();
     const left = MARGIN.left, right = frame.width - MARGIN.right;
@@ -93,40 +97,31 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
     const kx = x(1) - x(0), ox = x(0);
     const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
     const selOwner = sel !== undefined ? m.owner[sel] : -1;
-    buckets.reset(m.n);
-    const unk = PALETTE.length;
-    const { start, end, row, owner, size, colorKey } = m;
-    for (let i = 0; i < m.n; i++) {
-      if (owner[i] !== i) continue;
-      if (end[i] + 1 < d0 || start[i] > d1) continue;
+    const { start, end, row, size, colorKey } = m;
+    const nVis = queryIntervals(ixOwners, start, end, d0, d1, vis);
+    const ky = y(1) - y(0), oy = y(0), trim = kx > 6 ? 1 : 0;
+    raster.begin(frame, left, MARGIN.top, right, frame.height - MARGIN.bottom);
+    for (let j = 0; j < nVis; j++) {
+      const i = vis[j];
       const r = row[i];
       if (r < r0 || r >= r1) continue;
-      buckets.push(Number.isNaN(size[i]) ? unk : colorKey[i] % PALETTE.length, i);
+      const xa = ox + kx * start[i];
+      raster.rect(Number.isNaN(size[i]) ? UNKNOWN_PIXEL : PALETTE_PIXELS[colorKey[i] % PALETTE.length], xa, oy + ky * r, kx * (end[i] + 1 - start[i]) - trim, barH);
     }
     ctx.globalAlpha = selOwner >= 0 ? 0.3 : 1;
-    tiny.begin(frame.width, frame.height);
-    for (let k = 0; k <= unk; k++) {
-      const list = buckets.lists[k], cnt = buckets.sizes[k];
-      if (!cnt) continue;
-      ctx.fillStyle = k === unk ? UNKNOWN_COLOR : PALETTE[k];
-      ctx.beginPath();
-      for (let j = 0; j < cnt; j++) {
-        const i = list[j];
-        const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
-        tiny.rect(ctx, k, xa, y(row[i]), Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), barH);
-      }
-      ctx.fill();
-    }
+    raster.end(ctx, ctx.globalAlpha);
     // Views: a darker inner band on their root's row.
     if (rowH >= 2) {
       ctx.fillStyle = 'rgba(20,30,50,0.45)';
       ctx.beginPath();
-      for (let i = 0; i < m.n; i++) {
-        if (owner[i] === i || end[i] + 1 < d0 || start[i] > d1) continue;
+      const nv = queryIntervals(ixViews, start, end, d0, d1, vis);
+      for (let j = 0; j < nv; j++) {
+        const i = vis[j];
         const r = row[i];
         if (r < r0 || r >= r1) continue;
         const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
-        tiny.rect(ctx, 31, xa, y(r) + barH * 0.3, Math.max(xb - xa - (kx > 6 ? 1 : 0), 0.75), Math.max(barH * 0.4, 0.75));
+        const x0 = Math.round(xa), y0 = Math.round(oy + ky * r + barH * 0.3);
+        ctx.rect(x0, y0, Math.max(1, Math.round(xb - trim) - x0), Math.max(1, Math.round(barH * 0.4)));
       }
       ctx.fill();
     }
@@ -142,35 +137,28 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   }
 
   function renderHover(x = currentX(), barH = Math.max(Math.abs(y(1) - y(0)) - 1, 0.75)) {
-    hoverG.selectAll('*').remove();
-    if (!m) return;
-    for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
-      const i = name !== null ? m.index.get(name) : undefined;
-      if (i === undefined) continue;
-      const r = m.row[i];
-      const xa = x(m.start[i]), xb = x(m.end[i] + 1);
-      const h = Math.max(barH, 3);
-      hoverG.append('rect').attr('class', cls).attr('x', xa - 1).attr('y', y(r) + barH / 2 - h / 2 - 1)
-        .attr('width', Math.max(xb - xa, 1) + 2).attr('height', h + 2);
-    }
-    // The selected value's producer and consumers: a line at each of their positions.
-    if (links) {
-      const top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
-      const marks = [...(links.producer !== null ? [[links.producer, 'mark-producer']] : []), ...links.consumers.map((p) => [p, 'mark-consumer'])];
-      for (const [p, cls] of marks) {
-        const xp = x(p + 0.5);
-        if (xp < MARGIN.left - 0.5 || xp > frame.width - MARGIN.right + 0.5) continue;
-        hoverG.append('line').attr('class', `mark-node ${cls}`).attr('data-position', p)
-          .attr('x1', xp).attr('x2', xp).attr('y1', top).attr('y2', bottom);
-        hoverG.append('path').attr('class', `mark-node-head ${cls}`).attr('d', `M${xp - 4},${top - 7}L${xp + 4},${top - 7}L${xp},${top - 1}Z`);
+    const items = [];
+    if (m) {
+      for (const [i, cls] of markedValues(m, linked)) {
+        const r = m.row[i];
+        const xa = x(m.start[i]), xb = x(m.end[i] + 1);
+        const h = Math.max(barH, 3);
+        items.push({ tag: 'rect', attrs: { class: cls, x: xa - 1, y: y(r) + barH / 2 - h / 2 - 1, width: Math.max(xb - xa, 1) + 2, height: h + 2 } });
       }
-    }
-    if (linked.hoverPos !== null) {
-      const xp = x(linked.hoverPos + 0.5);
-      if (xp >= MARGIN.left && xp <= frame.width - MARGIN.right) {
-        hoverG.append('line').attr('class', 'cursor').attr('x1', xp).attr('x2', xp).attr('y1', MARGIN.top).attr('y2', frame.height - MARGIN.bottom);
+      // The selected value's producer and consumers: a line at each of their positions.
+      if (links) {
+        const top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
+        const marks = [...(links.producer !== null ? [[links.producer, 'mark-producer']] : []), ...links.consumers.map((p) => [p, 'mark-consumer'])];
+        for (const [p, cls] of marks) {
+          const xp = x(p + 0.5);
+          if (xp < MARGIN.left - 0.5 || xp > frame.width - MARGIN.right + 0.5) continue;
+          items.push({ tag: 'line', key: p, attrs: { class: `mark-node ${cls}`, 'data-position': p, x1: xp, x2: xp, y1: top, y2: bottom } });
+          items.push({ tag: 'path', key: p, attrs: { class: `mark-node-head ${cls}`, d: `M${xp - 4},${top - 7}L${xp + 4},${top - 7}L${xp},${top - 1}Z` } });
+        }
       }
+      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }
+    setMarks(hoverG, items);
   }
 
   function pick(ev) {
@@ -201,6 +189,9 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
       rowRange = null;
       views = new Map();
       if (m) for (let i = 0; i < m.n; i++) if (m.owner[i] !== i) { const o = m.owner[i]; if (!views.has(o)) views.set(o, []); views.get(o).push(i); }
+      ixOwners = m ? intervalIndex(m.start, m.end, (i) => m.owner[i] === i) : null;
+      ixViews = m ? intervalIndex(m.start, m.end, (i) => m.owner[i] !== i) : null;
+      if (vis.length < (m?.n ?? 0)) vis = new Int32Array(m.n);
       baseX.domain([0, Math.max(1, m?.positions ?? 1)]);
       layout();
       draw();

@@ -237,3 +237,76 @@ export function sortRows(rows, key, dir = 1) {
     return (String(x) < String(y) ? -1 : 1) * dir;
   }).map(([r]) => r);
 }
+
+/**
+ * An index of intervals [start[i], end[i]] (inclusive positions) for culling
+ * by a visible x range: the kept indices grouped by length class (end - start
+ * = 0, 1, 2-3, 4-7, ...; class c holds lengths up to 2^c - 1), each class
+ * sorted by start (then index). A query binary-searches each class for the
+ * starts in [d0 - 1 - maxLen(c), d1], so it reads about the intervals it
+ * returns, not all n. Built in O(n + positions) (counting sort).
+ * keep(i) -> bool picks the indexed intervals (default: all).
+ * Returns {n, order: Int32Array (indices), starts: Int32Array (start of
+ * order[k]), classOffset: Int32Array(34) (class c is order[classOffset[c] ..
+ * classOffset[c+1]))}.
+ */
+export function intervalIndex(start, end, keep = null) {
+  const N = start.length;
+  let P = 0, n = 0;
+  for (let i = 0; i < N; i++) {
+    if (keep && !keep(i)) continue;
+    n++;
+    if (start[i] + 1 > P) P = start[i] + 1;
+  }
+  const cnt = new Int32Array(P + 1);
+  const classCnt = new Int32Array(34);
+  const cls = (i) => 32 - Math.clz32(Math.max(0, end[i] - start[i]));
+  for (let i = 0; i < N; i++) {
+    if (keep && !keep(i)) continue;
+    cnt[start[i] + 1]++;
+    classCnt[cls(i) + 1]++;
+  }
+  for (let p = 0; p < P; p++) cnt[p + 1] += cnt[p];
+  const byStart = new Int32Array(n);
+  for (let i = 0; i < N; i++) if (!keep || keep(i)) byStart[cnt[start[i]]++] = i;
+  const classOffset = new Int32Array(34);
+  for (let c = 0; c < 33; c++) classOffset[c + 1] = classOffset[c] + classCnt[c + 1];
+  const fill = classOffset.slice();
+  const order = new Int32Array(n), starts = new Int32Array(n);
+  for (let k = 0; k < n; k++) {
+    const i = byStart[k], at = fill[cls(i)]++;
+    order[at] = i; starts[at] = start[i];
+  }
+  return { n, order, starts, classOffset };
+}
+
+/** First k in [lo, hi) with a[k] >= v (hi if none). */
+function lowerBound(a, lo, hi, v) {
+  while (lo < hi) { const mid = (lo + hi) >>> 1; if (a[mid] < v) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+/**
+ * The indexed intervals that meet the x range [d0, d1] in positions, as the
+ * charts draw them: interval i covers [start[i], end[i] + 1), so it is kept
+ * unless end[i] + 1 < d0 or start[i] > d1. Writes their indices to `out`
+ * (an Int32Array of at least ix.n) by class, then start; returns the count.
+ */
+export function queryIntervals(ix, start, end, d0, d1, out) {
+  let count = 0;
+  const { order, starts, classOffset } = ix;
+  for (let c = 0; c < 33; c++) {
+    const a = classOffset[c], b = classOffset[c + 1];
+    if (a === b) continue;
+    const maxLen = c === 0 ? 0 : 2 ** c - 1;
+    // end + 1 >= d0 with end <= start + maxLen needs start >= d0 - 1 - maxLen.
+    const lo = lowerBound(starts, a, b, Math.ceil(d0 - 1 - maxLen));
+    for (let k = lo; k < b; k++) {
+      if (starts[k] > d1) break;
+      const i = order[k];
+      if (end[i] + 1 < d0) continue;
+      out[count++] = i;
+    }
+  }
+  return count;
+}
