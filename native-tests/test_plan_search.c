@@ -1,5 +1,6 @@
 /* test_plan_search.c -- the incremental skyline decoding behind the search,
- * the time-mirrored search half, and exact search results. */
+ * the time-mirrored search half, exact search results, and the start-order
+ * sweep of the greedy decoder. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -57,6 +58,36 @@ static void test_incremental_equals_full(void **state) {
             assert_memory_equal(full, mp_skyline_current(s)->off, n * sizeof *full);
         }
         mp_skyline_free(s);
+        free(by_start);
+    }
+}
+
+/* The time-ordered best fit: the active-list sweep places every buffer where
+ * the segment-tree decoder does (same offsets, same height), with ties in
+ * start, equal sizes and long-lived buffers. */
+static void test_greedy_by_start_equals_tree(void **state) {
+    (void)state;
+    enum { n = 2000 };
+    static memplan_buffer b[n];
+    static uint64_t size[n], tree_off[n], sweep_off[n];
+    for (int round = 0; round < 6; round++) {
+        random_buffers(b, n, round < 3 ? 40 : 400);
+        for (size_t i = 0; i < n; i++) {
+            if (i % 97 == 0) b[i].end = b[i].start + 300; /* a few long ones */
+            if (round % 2) b[i].size = 1 + b[i].size % 4; /* many equal sizes */
+            size[i] = (b[i].size + 7) / 8 * 8;
+        }
+        size_t *by_start = mp_order_by_start(b, n);
+        assert_non_null(by_start);
+        mp_pack_input in = {b, n, size, by_start, 0};
+        mp_greedy *g = mp_greedy_new(&in);
+        assert_non_null(g);
+        uint64_t work = 0;
+        uint64_t h1 = mp_greedy_decode(g, by_start, tree_off, &work);
+        uint64_t h2 = mp_greedy_decode_by_start(g, by_start, sweep_off, &work);
+        assert_int_equal(h1, h2);
+        assert_memory_equal(tree_off, sweep_off, sizeof tree_off);
+        mp_greedy_free(g);
         free(by_start);
     }
 }
@@ -143,6 +174,7 @@ static void test_search_exact(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_incremental_equals_full),
+        cmocka_unit_test(test_greedy_by_start_equals_tree),
         cmocka_unit_test(test_try_limit),
         cmocka_unit_test(test_search_only_no_budget),
         cmocka_unit_test(test_search_exact),

@@ -96,7 +96,8 @@ typedef enum memplan_heuristic {
                                    * forward then on time-reversed buffers */
     /* Not in MEMPLAN_HEUR_ALL: the fallback used alone when buffers overlap so
      * much that the decoders would be quadratic (the sum over buffers of the
-     * buffers live at their start exceeds MEMPLAN_PACK_OVERLAP_MAX): the
+     * buffers live at their start exceeds MEMPLAN_PACK_OVERLAP_MAX, or 8x
+     * that when time-fit runs alone, as it does above 50,000 buffers): the
      * best-fit slot plan laid out at aligned prefix sums, O(n log n). */
     MEMPLAN_HEUR_SLOT_LAYOUT = 16
 } memplan_heuristic;

@@ -113,7 +113,9 @@ static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
         mp_greedy_free(g);
         return false;
     }
-    keep_if_better(p, mp_greedy_decode(g, p->order, p->trial, &p->work), h);
+    uint64_t height = cmp == cmp_start_size ? mp_greedy_decode_by_start(g, p->order, p->trial, &p->work)
+                                            : mp_greedy_decode(g, p->order, p->trial, &p->work);
+    keep_if_better(p, height, h);
     mp_greedy_free(g);
     return true;
 }
@@ -333,7 +335,10 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
         out->align = opt.align;
         out->lower_bound_bytes = p.in.lower_bound;
         if (n == 0) out->heuristic = MEMPLAN_HEUR_GREEDY_SIZE;
-        if (n > MP_PACK_MANY && overlap_mass(bufs, n) > MEMPLAN_PACK_OVERLAP_MAX) {
+        /* The time-ordered sweep alone costs O(overlap) with a small constant
+         * (mp_greedy_decode_by_start): it may take 8x more than the others. */
+        uint64_t cap = which == MEMPLAN_HEUR_TIME_FIT ? 8 * (uint64_t)MEMPLAN_PACK_OVERLAP_MAX : MEMPLAN_PACK_OVERLAP_MAX;
+        if (n > MP_PACK_MANY && overlap_mass(bufs, n) > cap) {
             st = slot_layout(&p, bufs, n, opt.align, err);
             which = 0; /* the decoders would be quadratic here */
         }

@@ -18,6 +18,7 @@
  * O(n) scan of a plain list.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "plan/pack_internal.h"
 
@@ -135,5 +136,49 @@ uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off,
         mark_placed(g, g->pos_of[i], b->end);
     }
     *work += g->work;
+    return height;
+}
+
+/* Where i goes in the active list, sorted by (offset, index). */
+static size_t active_slot(const size_t *act, size_t n, const uint64_t *off, size_t i) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cmp_offset(off, act[mid], i) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/*
+ * Buffers in start order: every placed buffer started at or before the
+ * current start, so its conflicts are simply the placed buffers not yet
+ * ended -- an active list, kept in best_gap's (offset, index) order by
+ * dropping the ended ones and inserting each new buffer in place. No tree
+ * walk and no sort: this is most of the time of a big time-ordered pack,
+ * and far more in WebAssembly, where the tree walk's recursion is slow.
+ */
+uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work) {
+    const mp_pack_input *in = g->in;
+    size_t *act = g->hits, na = 0;
+    uint64_t height = 0, steps = in->n;
+    g->off = off;
+    for (size_t k = 0; k < in->n; k++) {
+        size_t i = order[k];
+        int64_t s = in->bufs[i].start;
+        size_t kept = 0;
+        for (size_t a = 0; a < na; a++)
+            if (in->bufs[act[a]].end > s) act[kept++] = act[a];
+        na = kept;
+        steps += na;
+        g->nhits = na;
+        off[i] = best_gap(g, in->size[i]);
+        height = MP_MAX(height, off[i] + in->size[i]);
+        size_t at = active_slot(act, na, off, i);
+        memmove(&act[at + 1], &act[at], (na - at) * sizeof *act);
+        act[at] = i;
+        na++;
+    }
+    *work += steps;
     return height;
 }

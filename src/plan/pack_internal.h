@@ -33,6 +33,10 @@ void mp_greedy_free(mp_greedy *g);
  * and returns the arena height. */
 uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off,
                           uint64_t *work);
+/* The same placement for an order sorted by start (the time-ordered best
+ * fit), without the segment tree: the same offsets, in O(k) per buffer for
+ * k buffers live at its start. */
+uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work);
 
 /* ---- skyline decoder (pack_skyline.c) */
 
