@@ -529,8 +529,13 @@ export function createView(root, client, options = {}) {
     if (ru) lines.push(['reuses', `${reuseText(ru)} in place${state.inplace ? (m.owner[i] === m.owner[m.index.get(ru.input) ?? -1] ? ' (applied)' : ' (not applied)') : ''}`]);
     if (own !== i) lines.push(['view of', m.names[own]]);
     else {
-      let nv = 0;
-      for (let j = 0; j < m.n; j++) if (m.owner[j] === i && j !== i) nv++;
+      // Views per owner, counted once per plan (a hover must not scan every value).
+      if (state.viewCount?.m !== m) {
+        const count = new Int32Array(m.n);
+        for (let j = 0; j < m.n; j++) if (m.owner[j] !== j) count[m.owner[j]]++;
+        state.viewCount = { m, count };
+      }
+      const nv = state.viewCount.count[i];
       if (nv) lines.push(['views', String(nv)]);
     }
     return lines;
