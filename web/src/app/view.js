@@ -33,7 +33,7 @@ const NODE_COLUMNS = [
 ];
 const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner', 'reuses']);
 /** Relative column widths of the (fixed-layout) tables. */
-const columnWeight = (c) => (NAME_KEYS.has(c.key) ? 3 : c.mono ? 2 : c.bytes ? 1.3 : 1);
+const columnWeight = (c) => (NAME_KEYS.has(c.key) ? 3 : c.mono || c.key === 'op' ? 2 : c.bytes ? 1.4 : c.num ? 1.1 : 1.2);
 
 function download(name, data, type) {
   const blob = data instanceof Blob ? data : new Blob([data], { type });
@@ -398,6 +398,7 @@ export function createView(root, client, options = {}) {
     const hr = el('tr');
     for (const c of cols) {
       const th = el('th', c.num ? 'num' : '', c.label);
+      th.title = c.label; // the header may be cut short by its column's width
       th.dataset.key = c.key;
       th.tabIndex = 0;
       if (state.sortKey === c.key) th.append(el('span', 'mpv-sort', state.sortDir > 0 ? ' ▲' : ' ▼'));
