@@ -193,14 +193,34 @@ describe('tables', () => {
     expect(csvField(null)).toBe('');
     const rows = valueRows(m).slice(0, 2);
     expect(toCSV(rows, ['name', 'size', { key: 'start', label: 'first' }])).toBe('name,size,first\na,100,0\nb,64,1\n');
-    const att = netronAttachment(m, { values: valueRows(m), nodes: nodeRows(m), producer: 'onnx-memplan 0.1.0', model: 'x.onnx' });
+    const att = netronAttachment(m, { values: valueRows(m), nodes: nodeRows(m, memorySeries(m)), producer: 'onnx-memplan 0.1.0', model: 'x.onnx', graph: 'g' });
     expect(att.signature).toBe('netron:attachment');
-    expect(att.plan).toEqual({ status: 'planned', strategy: 'slots', align: 64, positions: 6, naive_bytes: 364, peak_bytes: 392, lower_bound_bytes: 264, savings_ratio: 0.1 });
-    expect(att.values[2]).toEqual({ name: 'v', metrics: [
-      { name: 'size', value: 64, unit: 'bytes' }, { name: 'start', value: 2, unit: 'position' }, { name: 'end', value: 3, unit: 'position' },
-      { name: 'offset', value: 256, unit: 'bytes' }, { name: 'slot', value: 1 }, { name: 'owner', value: 'b' }] });
-    expect(att.values[4].metrics.map((x) => x.name)).toEqual(['start', 'end']);
-    expect(att.nodes[3].metrics[0]).toEqual({ name: 'live', value: 264, unit: 'bytes' });
+    expect(Object.keys(att)).toEqual(['signature', 'producer', 'model', 'metadata', 'metrics']);
+    // Read it the way Netron does (source/metadata.js, metadata.Attachment.Container.open):
+    // entries keyed "kind::target", each a map from name to value.
+    const netron = (list) => {
+      const entries = new Map();
+      for (const item of list) {
+        if (!(item.kind && 'target' in item)) continue;
+        const key = `${item.kind}::${item.target}`;
+        if (!entries.has(key)) entries.set(key, new Map());
+        entries.get(key).set(item.name, item.value);
+      }
+      return entries;
+    };
+    const meta = netron(att.metadata), met = netron(att.metrics);
+    expect(Object.fromEntries(meta.get('graph::g'))).toEqual({ 'memplan.status': 'planned', 'memplan.strategy': 'slots' });
+    expect(Object.fromEntries(met.get('graph::g'))).toEqual({
+      'memplan.align': 64, 'memplan.positions': 6, 'memplan.naive_bytes': 364, 'memplan.peak_bytes': 392,
+      'memplan.lower_bound_bytes': 264, 'memplan.savings_ratio': 0.1, 'memplan.unnamed_nodes': 1 });
+    expect(Object.fromEntries(met.get('value::v'))).toEqual({
+      'memplan.size_bytes': 64, 'memplan.start': 2, 'memplan.end': 3, 'memplan.offset_bytes': 256, 'memplan.slot': 1 });
+    expect(Object.fromEntries(meta.get('value::v'))).toEqual({ 'memplan.owner': 'b' });
+    expect(meta.has('value::b')).toBe(false); // owners are their own
+    expect(Object.fromEntries(met.get('value::d'))).toEqual({ 'memplan.start': 4, 'memplan.end': 5 }); // size unknown
+    expect(Object.fromEntries(met.get('node::n3'))).toEqual({
+      'memplan.live_bytes': 264, 'memplan.allocated_bytes': 200, 'memplan.freed_bytes': 64, 'memplan.arena_top_bytes': 320 });
+    expect([...met.keys()].filter((k) => k.startsWith('node::'))).toEqual(['node::n0', 'node::n1', 'node::n3', 'node::n4', 'node::n5']);
     expect(JSON.parse(JSON.stringify(att))).toEqual(att);
   });
   it('formatShape', () => {

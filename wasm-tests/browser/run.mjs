@@ -405,8 +405,15 @@ await check('exports: plan JSON equals the CLI, table CSV, annotated .onnx equal
   rmSync(dirname(outPath), { recursive: true, force: true });
   const att = JSON.parse((await grab('[data-export="netron"]')).bytes.toString('utf8'));
   expectEq(att.signature, 'netron:attachment', 'attachment signature');
-  expectEq(att.values.length, fixturePlan(MEDIUM).values.length, 'attachment values');
-  expectEq(JSON.stringify(att.nodes.map((nd) => nd.op_type)), JSON.stringify(fixturePlan(MEDIUM).nodes.map((nd) => nd.op_type)), 'attachment node ops');
+  const mp = fixturePlan(MEDIUM);
+  const sized = new Set(att.metrics.filter((x) => x.kind === 'value' && x.name === 'memplan.size_bytes').map((x) => x.target));
+  expectEq(sized.size, mp.values.filter((v) => v.size !== null).length, 'attachment values with a size');
+  const named = mp.nodes.filter((nd) => nd.name);
+  const live = att.metrics.filter((x) => x.kind === 'node' && x.name === 'memplan.live_bytes').map((x) => x.target);
+  expectEq(JSON.stringify(live), JSON.stringify(named.map((nd) => nd.name)), 'attachment node live bytes, by node name');
+  const peak = att.metrics.find((x) => x.kind === 'graph' && x.name === 'memplan.peak_bytes');
+  expectEq(peak?.value, mp.peak_bytes, 'attachment peak');
+  expectEq(peak?.target, cliInfo(MEDIUM.file).graph_name, 'attachment graph target');
   for (const chart of ['memory', 'timeline', 'arena', 'slots']) {
     const png = await grab(`[data-export="${chart}-png"]`);
     expectEq(png.bytes.subarray(1, 4).toString('latin1'), 'PNG', `${chart} PNG`);

@@ -218,7 +218,7 @@ export function createView(root, client, options = {}) {
     }
   });
   exportBtn('netron', 'Netron attachment', () => state.m && download(`${stem(state.name)}.memplan.netron.json`,
-    JSON.stringify(netronAttachment(state.m, { values: tableRows('values'), nodes: tableRows('nodes'), producer: `onnx-memplan ${client.version}`, model: state.name }), null, 1), 'application/json'));
+    JSON.stringify(netronAttachment(state.m, { values: tableRows('values'), nodes: tableRows('nodes'), producer: `onnx-memplan ${client.version}`, model: state.name, graph: state.info?.graph_name ?? '' }), null, 1), 'application/json'));
   const tableHead = el('div', 'mpv-table-head');
   tableHead.append(tabs, filterIn, tableNote, exportsBox);
   const tableWrap = el('div', 'mpv-table-wrap');

@@ -19,54 +19,51 @@ export function toCSV(rows, columns) {
 }
 
 /**
- * A Netron attachment: per-value and per-node memory metrics keyed by the
- * names Netron shows, so a viewer can annotate the graph. Shape (version 1):
+ * A Netron attachment: the sidecar JSON Netron reads next to a model
+ * (source/metadata.js in Netron: `metadata.Attachment`), so Netron shows the
+ * plan in its sidebar. Netron keeps entries of its two containers,
+ * `metadata` and `metrics`, keyed "kind::target" and lists them for the model
+ * element of that kind whose name is `target`:
  * {
- *   signature: "netron:attachment", version: 1, producer: "onnx-memplan <version>",
- *   model: <file name>,
- *   plan: {status, strategy, align, positions, naive_bytes, peak_bytes,
- *          lower_bound_bytes, savings_ratio},
- *   values: [{name, metrics: [{name, value, unit?}]}]   // size, start, end, offset, slot, owner
- *   nodes:  [{position, name?, outputs, metrics: [...]}] // live, allocated, freed at the node
+ *   signature: "netron:attachment",
+ *   producer: "onnx-memplan <version>", model: <file name>,   // ours; Netron ignores them
+ *   metadata: [{kind, target, name, value}],  // strings: plan status, strategy, a value's owner
+ *   metrics:  [{kind, target, name, value}],  // numbers
  * }
- * Metric names: "size" (bytes), "start"/"end" (positions), "offset" (bytes),
- * "slot", "owner" (value name), "live" (bytes live at the node), "allocated",
- * "freed" (bytes), "arena_extent" (bytes). Unknown values are omitted.
+ * kind "graph" (target: the main graph's name): memplan.status, .strategy,
+ * .align, .positions, .naive_bytes, .peak_bytes, .lower_bound_bytes,
+ * .savings_ratio; kind "value" (a tensor name): memplan.size_bytes, .start,
+ * .end (positions), .offset_bytes, .slot, and memplan.owner for views; kind
+ * "node" (a node name): memplan.live_bytes, .allocated_bytes, .freed_bytes,
+ * .arena_top_bytes. Netron finds nodes by name, so nodes without one get no
+ * entry (counted in the graph's memplan.unnamed_nodes). Unknown amounts are
+ * left out.
  */
-export function netronAttachment(m, { nodes = [], values = [], producer = 'onnx-memplan', model = '' } = {}) {
-  const metric = (name, value, unit) => (unit ? { name, value, unit } : { name, value });
-  return {
-    signature: 'netron:attachment',
-    version: 1,
-    producer,
-    model,
-    plan: {
-      status: m.status, strategy: m.strategy, align: m.align, positions: m.positions,
-      naive_bytes: m.naive, peak_bytes: m.peak, lower_bound_bytes: m.lowerBound, savings_ratio: m.savings,
-    },
-    values: values.map((v) => ({
-      name: v.name,
-      metrics: [
-        v.size !== null && metric('size', v.size, 'bytes'),
-        metric('start', v.start, 'position'),
-        metric('end', v.end, 'position'),
-        v.offset !== null && metric('offset', v.offset, 'bytes'),
-        v.slot !== null && metric('slot', v.slot),
-        v.owner !== v.name && metric('owner', v.owner),
-      ].filter(Boolean),
-    })),
-    nodes: nodes.map((r) => {
-      const out = { position: r.position };
-      if (r.name) out.name = r.name;
-      if (r.op) out.op_type = r.op;
-      out.outputs = r.outputs;
-      out.metrics = [
-        metric('live', r.live, 'bytes'),
-        metric('allocated', r.allocated, 'bytes'),
-        metric('freed', r.freed, 'bytes'),
-        metric('arena_extent', r.extent, 'bytes'),
-      ];
-      return out;
-    }),
+export function netronAttachment(m, { nodes = [], values = [], producer = 'onnx-memplan', model = '', graph = '' } = {}) {
+  const metadata = [], metrics = [];
+  const add = (list, kind, target, name, value) => {
+    if (value !== null && value !== undefined && value !== '') list.push({ kind, target, name: `memplan.${name}`, value });
   };
+  add(metadata, 'graph', graph, 'status', m.status);
+  add(metadata, 'graph', graph, 'strategy', m.strategy);
+  for (const [k, v] of [['align', m.align], ['positions', m.positions], ['naive_bytes', m.naive], ['peak_bytes', m.peak],
+    ['lower_bound_bytes', m.lowerBound], ['savings_ratio', m.savings]]) add(metrics, 'graph', graph, k, v);
+  for (const v of values) {
+    add(metrics, 'value', v.name, 'size_bytes', v.size);
+    add(metrics, 'value', v.name, 'start', v.start);
+    add(metrics, 'value', v.name, 'end', v.end);
+    add(metrics, 'value', v.name, 'offset_bytes', v.offset);
+    add(metrics, 'value', v.name, 'slot', v.slot);
+    if (v.owner !== v.name) add(metadata, 'value', v.name, 'owner', v.owner);
+  }
+  let unnamed = 0;
+  for (const r of nodes) {
+    if (!r.name) { unnamed++; continue; }
+    add(metrics, 'node', r.name, 'live_bytes', r.live);
+    add(metrics, 'node', r.name, 'allocated_bytes', r.allocated);
+    add(metrics, 'node', r.name, 'freed_bytes', r.freed);
+    add(metrics, 'node', r.name, 'arena_top_bytes', r.extent);
+  }
+  if (unnamed) add(metrics, 'graph', graph, 'unnamed_nodes', unnamed);
+  return { signature: 'netron:attachment', producer, model, metadata, metrics };
 }
