@@ -12,14 +12,14 @@ For each one that `memplan info` loads:
   2. `memplan annotate MODEL -o OUT` exits 0 and leaves no temporary file;
   3. our loader reads OUT back: `memplan info OUT --json` == `memplan info MODEL --json`;
   4. Debian's python onnx reads OUT (onnx.load); with the metadata_props of the
-     main graph's nodes and value infos cleared on both sides (through the
+     main graph's nodes, value infos and initializers cleared on both sides (through the
      classes of OUR onnx.proto, where those are known fields; onnx 1.12 carries
      them as unknown fields), the input and the output are equal both as our
      schema's ModelProto and as onnx.ModelProto;
   5. those metadata lists are exactly the input's, with each onnx_light.* entry
      the JSON implies replaced in place (same key) or appended in the order
      inplace_reuse, release_after, not_used_after, release_after_shape_tag,
-     node_tag (nodes) / value_tag (inputs, outputs, value_info), and the values
+     node_tag (nodes) / value_tag (inputs, outputs, value_info, initializers), and the values
      equal the JSON results.
 Models memplan cannot load must make annotate fail (exit 2) without writing OUT.
 
@@ -87,6 +87,8 @@ def strip(model):
         del n.metadata_props[:]
     for vi in list(model.graph.input) + list(model.graph.output) + list(model.graph.value_info):
         del vi.metadata_props[:]
+    for t in model.graph.initializer:
+        del t.metadata_props[:]
 
 
 def check_one(exe, path, Model, tmp, idx):
@@ -129,7 +131,7 @@ def check_one(exe, path, Model, tmp, idx):
         if err:
             return err
     tags = {v["name"]: v["tag"] for v in doc["values"]}
-    for field in ("input", "output", "value_info"):
+    for field in ("input", "output", "value_info", "initializer"):
         for va, vb in zip(getattr(a.graph, field), getattr(b.graph, field)):
             tag = tags.get(va.name)
             err = check_meta("%s %s" % (field, va.name), va.metadata_props, vb.metadata_props,

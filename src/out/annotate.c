@@ -166,16 +166,25 @@ static void annotate_node(annotator *a, const memplan_inplace *ctx, int32_t i, O
     for (size_t k = 0; k < cnt; k++) put_entry(a, np->metadata_props, &np->n_metadata_props, keys[k], vals[k]);
 }
 
+/* onnx_light.value_tag on one value's metadata list, when it has a tag. */
+static void annotate_value(annotator *a, const memplan_inplace *ctx, const char *name,
+                           Onnx__StringStringEntryProto ***md, size_t *n_md) {
+    memplan_tag tag = MEMPLAN_TAG_NONE;
+    int32_t v = name ? memplan_graph_find(memplan_inplace_graph(ctx), name) : -1;
+    if (v < 0 || memplan_inplace_value_tag(ctx, v, &tag, NULL) || tag == MEMPLAN_TAG_NONE) return;
+    char *val = copy_str(a, memplan_tag_name(tag));
+    if (val && begin_patch(a, md, n_md, 1)) put_entry(a, *md, n_md, KEY_VALUE_TAG, val);
+}
+
 static void annotate_values(annotator *a, const memplan_inplace *ctx, Onnx__ValueInfoProto **vis, size_t n) {
-    const memplan_graph *g = memplan_inplace_graph(ctx);
-    for (size_t k = 0; k < n && !a->failed; k++) {
-        memplan_tag tag = MEMPLAN_TAG_NONE;
-        int32_t v = vis[k]->name ? memplan_graph_find(g, vis[k]->name) : -1;
-        if (v < 0 || memplan_inplace_value_tag(ctx, v, &tag, NULL) || tag == MEMPLAN_TAG_NONE) continue;
-        char *val = copy_str(a, memplan_tag_name(tag));
-        if (val && begin_patch(a, &vis[k]->metadata_props, &vis[k]->n_metadata_props, 1))
-            put_entry(a, vis[k]->metadata_props, &vis[k]->n_metadata_props, KEY_VALUE_TAG, val);
-    }
+    for (size_t k = 0; k < n && !a->failed; k++)
+        annotate_value(a, ctx, vis[k]->name, &vis[k]->metadata_props, &vis[k]->n_metadata_props);
+}
+
+/* Initializers are values too (SEMANTICS §9): their TensorProto carries the tag. */
+static void annotate_initializers(annotator *a, const memplan_inplace *ctx, Onnx__TensorProto **ts, size_t n) {
+    for (size_t k = 0; k < n && !a->failed; k++)
+        annotate_value(a, ctx, ts[k]->name, &ts[k]->metadata_props, &ts[k]->n_metadata_props);
 }
 
 /* The same checks as loading (tags, lengths, nesting depth) before protobuf-c
@@ -229,6 +238,7 @@ memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inp
     annotate_values(&a, ctx, mp->graph->input, mp->graph->n_input);
     annotate_values(&a, ctx, mp->graph->output, mp->graph->n_output);
     annotate_values(&a, ctx, mp->graph->value_info, mp->graph->n_value_info);
+    annotate_initializers(&a, ctx, mp->graph->initializer, mp->graph->n_initializer);
     if (!a.failed) {
         size_t size = onnx__model_proto__get_packed_size(mp);
         *out = malloc(size ? size : 1);
@@ -248,30 +258,35 @@ memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inp
 
 /* ---- hints --------------------------------------------------------------- */
 
-static const char *value_tag_of(const Onnx__ValueInfoProto *vi) {
-    for (size_t k = 0; k < vi->n_metadata_props; k++)
-        if (vi->metadata_props[k]->key && strcmp(vi->metadata_props[k]->key, KEY_VALUE_TAG) == 0)
-            return vi->metadata_props[k]->value ? vi->metadata_props[k]->value : "";
+static const char *value_tag_of(Onnx__StringStringEntryProto *const *md, size_t n) {
+    for (size_t k = 0; k < n; k++)
+        if (md[k]->key && strcmp(md[k]->key, KEY_VALUE_TAG) == 0) return md[k]->value ? md[k]->value : "";
     return NULL;
 }
 
-/* Visit the hints of one list: count them and their string bytes, or copy. */
+/* One hint (name, tag) when the metadata has a tag: counted, its string bytes
+ * added up, and (dst given) copied. */
+static void collect_one(const char *name, Onnx__StringStringEntryProto *const *md, size_t n_md,
+                        memplan_tag_hint *dst, char **text, size_t *count, size_t *bytes) {
+    const char *tag = value_tag_of(md, n_md);
+    if (!tag || !name) return;
+    size_t ln = strlen(name) + 1, lt = strlen(tag) + 1;
+    if (dst) {
+        memcpy(*text, name, ln);
+        dst[*count].name = *text;
+        memcpy(*text + ln, tag, lt);
+        dst[*count].tag = *text + ln;
+        *text += ln + lt;
+    }
+    (*count)++;
+    *bytes += ln + lt;
+}
+
+/* The hints of one list of value infos. */
 static void collect(Onnx__ValueInfoProto **vis, size_t n, memplan_tag_hint *dst, char **text, size_t *count,
                     size_t *bytes) {
-    for (size_t k = 0; k < n; k++) {
-        const char *tag = value_tag_of(vis[k]);
-        if (!tag || !vis[k]->name) continue;
-        size_t ln = strlen(vis[k]->name) + 1, lt = strlen(tag) + 1;
-        if (dst) {
-            memcpy(*text, vis[k]->name, ln);
-            dst[*count].name = *text;
-            memcpy(*text + ln, tag, lt);
-            dst[*count].tag = *text + ln;
-            *text += ln + lt;
-        }
-        (*count)++;
-        *bytes += ln + lt;
-    }
+    for (size_t k = 0; k < n; k++)
+        collect_one(vis[k]->name, vis[k]->metadata_props, vis[k]->n_metadata_props, dst, text, count, bytes);
 }
 
 memplan_status memplan_read_tag_hints(const void *bytes, size_t len, memplan_tag_hint **hints, size_t *n,
@@ -307,6 +322,9 @@ memplan_status memplan_read_tag_hints(const void *bytes, size_t len, memplan_tag
         collect(gp->input, gp->n_input, dst, &text, &count, &text_bytes);
         collect(gp->output, gp->n_output, dst, &text, &count, &text_bytes);
         collect(gp->value_info, gp->n_value_info, dst, &text, &count, &text_bytes);
+        for (size_t k = 0; k < gp->n_initializer; k++)
+            collect_one(gp->initializer[k]->name, gp->initializer[k]->metadata_props,
+                        gp->initializer[k]->n_metadata_props, dst, &text, &count, &text_bytes);
     }
     *n = count;
     onnx__model_proto__free_unpacked(mp, NULL);

@@ -1,0 +1,145 @@
+#!/usr/bin/python3
+"""tags_reference_check.py -- value and node tags (SEMANTICS §7) on the cases
+the reference implementation's own backend tests pin (onnx-light,
+onnx_extensions/backend_test/cases_for_shapes/shape_tag: "shape_reshape",
+"constant_reshape_ambiguous", "constant_mul_concat_reshape",
+"output_is_shape", "concat_weight_wins", "cast_backward", "reshape_backward").
+The models are rebuilt here with Debian's python onnx; the expected tags are
+the ones those tests embed in their models.
+
+    tags_reference_check.py MEMPLAN_EXE
+
+For each case: `memplan tags --json` gives exactly the expected value tags
+and node tags, and `memplan annotate` writes them: onnx_light.node_tag on
+every node, onnx_light.value_tag on every graph input, output, value_info and
+initializer (read back through the project's own schema, which knows
+TensorProto.metadata_props). Exit 0 when all agree, 1 otherwise.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+
+import numpy as np
+import onnx
+from onnx import TensorProto as T
+from onnx import helper as h
+from onnx import numpy_helper
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "scripts"))
+import memplan_onnx_schema as wire  # noqa: E402
+
+VI = h.make_tensor_value_info
+
+
+def const(name, values):
+    return h.make_node("Constant", [], [name], value=numpy_helper.from_array(np.array(values, dtype=np.int64)))
+
+
+def init(name, values, dtype):
+    return numpy_helper.from_array(np.array(values, dtype=dtype), name)
+
+
+# name -> (nodes, inputs, outputs, value_info, initializers, value tags, node tags)
+CASES = {
+    "shape_reshape": (
+        [h.make_node("Shape", ["X"], ["S"]), h.make_node("Reshape", ["X", "S"], ["Y"])],
+        [VI("X", T.FLOAT, [2, 3])], [VI("Y", T.FLOAT, [2, 3])], [VI("S", T.INT64, [2])], [],
+        {"X": "weight", "S": "shape", "Y": "weight"}, ["shape", "weight"]),
+    "constant_reshape_ambiguous": (
+        [const("S", [2, 3]), h.make_node("Reshape", ["X", "S"], ["Y"])],
+        [VI("X", T.FLOAT, [6])], [VI("Y", T.FLOAT, [2, 3])], [VI("S", T.INT64, [2])], [],
+        {"X": "weight", "S": "shape", "Y": "weight"}, ["shape", "weight"]),
+    "constant_mul_concat_reshape": (
+        [const("S1", [3]), const("two", [2]), h.make_node("Mul", ["S1", "two"], ["S2"]),
+         h.make_node("Concat", ["S1", "S2"], ["S_full"], axis=0), h.make_node("Reshape", ["X", "S_full"], ["Y"])],
+        [VI("X", T.FLOAT, [18])], [VI("Y", T.FLOAT, [3, 6])],
+        [VI("S1", T.INT64, [1]), VI("two", T.INT64, [1]), VI("S2", T.INT64, [1]), VI("S_full", T.INT64, [2])], [],
+        {"X": "weight", "S1": "shape", "two": "weight", "S2": "shape", "S_full": "shape", "Y": "weight"},
+        ["shape", "weight", "shape", "shape", "weight"]),
+    "output_is_shape": (
+        [h.make_node("Shape", ["X"], ["Y"])],
+        [VI("X", T.FLOAT, [2, 3])], [VI("Y", T.INT64, [2])], [], [],
+        {"X": "weight", "Y": "shape"}, ["shape"]),
+    "concat_weight_wins": (
+        [h.make_node("Concat", ["PAST", "KH"], ["C"], axis=1)],
+        [VI("PAST", T.FLOAT, [1, 2, 4])], [VI("C", T.FLOAT, [1, 5, 4])], [],
+        [init("KH", np.ones((1, 3, 4)), np.float32)],
+        {"PAST": "weight", "KH": "weight", "C": "weight"}, ["weight"]),
+    "cast_backward": (
+        [h.make_node("Cast", ["X"], ["Y"], to=T.FLOAT), h.make_node("Add", ["W", "Y"], ["Z"])],
+        [VI("X", T.INT64, [4])], [VI("Z", T.FLOAT, [4])], [VI("Y", T.FLOAT, [4])],
+        [init("W", [1, 2, 3, 4], np.float32)],
+        {"X": "weight", "Y": "weight", "W": "weight", "Z": "weight"}, ["weight", "weight"]),
+    "reshape_backward": (
+        [h.make_node("Reshape", ["X", "S"], ["Y"]), h.make_node("Add", ["W", "Y"], ["Z"])],
+        [VI("X", T.FLOAT, [6])], [VI("Z", T.FLOAT, [2, 3])], [VI("Y", T.FLOAT, [2, 3])],
+        [init("S", [2, 3], np.int64), init("W", np.ones((2, 3)), np.float32)],
+        {"X": "weight", "S": "shape", "Y": "weight", "W": "weight", "Z": "weight"}, ["weight", "weight"]),
+}
+
+
+def meta(entries):
+    return {e.key: e.value for e in entries}
+
+
+def check(exe, tmp, name, case, Model):
+    nodes, inputs, outputs, vi, inits, want_values, want_nodes = case
+    g = h.make_graph(nodes, name, inputs, outputs, initializer=inits, value_info=vi)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18)])
+    m.ir_version = 10
+    path = os.path.join(tmp, name + ".onnx")
+    onnx.save(m, path)
+    r = subprocess.run([exe, "tags", path, "--json"], capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        return ["tags exit %d: %s" % (r.returncode, r.stderr.strip())]
+    doc = json.loads(r.stdout)
+    errs = []
+    got_values = {v["name"]: v["tag"] for v in doc["values"] if v["tag"] is not None}
+    if got_values != want_values:
+        errs.append("value tags %s, reference %s" % (got_values, want_values))
+    got_nodes = [n["tag"] for n in sorted(doc["nodes"], key=lambda n: n["file_index"])]
+    if got_nodes != want_nodes:
+        errs.append("node tags %s, reference %s" % (got_nodes, want_nodes))
+    out = os.path.join(tmp, name + ".annotated.onnx")
+    r = subprocess.run([exe, "annotate", path, "-o", out], capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        return errs + ["annotate exit %d: %s" % (r.returncode, r.stderr.strip())]
+    with open(out, "rb") as f:
+        a = Model.FromString(f.read())
+    node_tags = [meta(n.metadata_props).get("onnx_light.node_tag") for n in a.graph.node]
+    if node_tags != want_nodes:
+        errs.append("annotated node_tag %s, reference %s" % (node_tags, want_nodes))
+    written = {}
+    for field in ("input", "output", "value_info", "initializer"):
+        for v in getattr(a.graph, field):
+            tag = meta(v.metadata_props).get("onnx_light.value_tag")
+            if tag is not None:
+                written[v.name] = tag
+    want_written = {k: t for k, t in want_values.items()
+                    if k in {x.name for x in list(g.input) + list(g.output) + list(g.value_info) + list(g.initializer)}}
+    if written != want_written:
+        errs.append("annotated value_tag %s, reference %s" % (written, want_written))
+    return errs
+
+
+def main():
+    exe = sys.argv[1]
+    failures = 0
+    Model = wire.load_schema()["onnx.ModelProto"]
+    with tempfile.TemporaryDirectory(prefix="tags-ref-") as tmp:
+        for name, case in CASES.items():
+            errs = check(exe, tmp, name, case, Model)
+            for e in errs:
+                print("FAIL %s: %s" % (name, e))
+            failures += bool(errs)
+    print("tags_reference_check: %d cases, %d failed" % (len(CASES), failures))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
