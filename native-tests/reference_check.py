@@ -1,19 +1,26 @@
 #!/usr/bin/python3
-"""tags_reference_check.py -- value and node tags (SEMANTICS §7) on the cases
-the reference implementation's own backend tests pin (onnx-light,
-onnx_extensions/backend_test/cases_for_shapes/shape_tag: "shape_reshape",
+"""reference_check.py -- seed 001 results on the cases the reference
+implementation's own tests pin (onnx-light). The models are rebuilt here with
+Debian's python onnx; the expected results are the ones those tests embed in
+their models or assert.
+
+    reference_check.py MEMPLAN_EXE
+
+Tags (SEMANTICS §7), the backend_test shape_tag cases "shape_reshape",
 "constant_reshape_ambiguous", "constant_mul_concat_reshape",
-"output_is_shape", "concat_weight_wins", "cast_backward", "reshape_backward").
-The models are rebuilt here with Debian's python onnx; the expected tags are
-the ones those tests embed in their models.
-
-    tags_reference_check.py MEMPLAN_EXE
-
-For each case: `memplan tags --json` gives exactly the expected value tags
+"output_is_shape", "concat_weight_wins", "cast_backward",
+"reshape_backward": `memplan tags --json` gives exactly the expected value
 and node tags, and `memplan annotate` writes them: onnx_light.node_tag on
 every node, onnx_light.value_tag on every graph input, output, value_info and
 initializer (read back through the project's own schema, which knows
-TensorProto.metadata_props). Exit 0 when all agree, 1 otherwise.
+TensorProto.metadata_props).
+
+In-place reuse and release lists (§5-6), an Abs chain over symbolic dims (a
+backend_test case) and a Cast chain to a smaller type (a unit test of
+WriteInPlaceReuseToMetadata): the onnx_light.inplace_reuse, release_after and
+not_used_after entries `memplan annotate` writes on each node.
+
+Exit 0 when all agree, 1 otherwise.
 """
 import json
 import os
@@ -83,6 +90,40 @@ CASES = {
 }
 
 
+# name -> (nodes, inputs, outputs, value_info, per node: the expected entries of these keys)
+REUSE_KEYS = ("onnx_light.inplace_reuse", "onnx_light.release_after", "onnx_light.not_used_after")
+SYM = ["batch", "features"]
+INPLACE_CASES = {
+    "abs_chain_symbolic": (
+        [h.make_node("Abs", ["X"], ["A"]), h.make_node("Abs", ["A"], ["B"]), h.make_node("Abs", ["B"], ["Y"])],
+        [VI("X", T.FLOAT, SYM)], [VI("Y", T.FLOAT, SYM)], [VI("A", T.FLOAT, SYM), VI("B", T.FLOAT, SYM)],
+        [{"onnx_light.not_used_after": "X"},
+         {"onnx_light.inplace_reuse": "0:0:equal", "onnx_light.release_after": "A"},
+         {"onnx_light.inplace_reuse": "0:0:equal", "onnx_light.release_after": "B"}]),
+    "cast_greater": (
+        [h.make_node("Cast", ["X"], ["A"], to=T.INT64), h.make_node("Cast", ["A"], ["Y"], to=T.INT32)],
+        [VI("X", T.FLOAT, [4])], [VI("Y", T.INT32, [4])], [],
+        [{"onnx_light.not_used_after": "X"},
+         {"onnx_light.inplace_reuse": "0:0:greater", "onnx_light.release_after": "A"}]),
+}
+
+
+def check_inplace(exe, tmp, name, case, Model):
+    nodes, inputs, outputs, vi, want = case
+    g = h.make_graph(nodes, name, inputs, outputs, value_info=vi)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18)])
+    m.ir_version = 10
+    path, out = os.path.join(tmp, name + ".onnx"), os.path.join(tmp, name + ".annotated.onnx")
+    onnx.save(m, path)
+    r = subprocess.run([exe, "annotate", path, "-o", out], capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        return ["annotate exit %d: %s" % (r.returncode, r.stderr.strip())]
+    with open(out, "rb") as f:
+        a = Model.FromString(f.read())
+    got = [{k: v for k, v in meta(n.metadata_props).items() if k in REUSE_KEYS} for n in a.graph.node]
+    return [] if got == want else ["node entries %s, reference %s" % (got, want)]
+
+
 def meta(entries):
     return {e.key: e.value for e in entries}
 
@@ -137,7 +178,12 @@ def main():
             for e in errs:
                 print("FAIL %s: %s" % (name, e))
             failures += bool(errs)
-    print("tags_reference_check: %d cases, %d failed" % (len(CASES), failures))
+        for name, case in INPLACE_CASES.items():
+            errs = check_inplace(exe, tmp, name, case, Model)
+            for e in errs:
+                print("FAIL %s: %s" % (name, e))
+            failures += bool(errs)
+    print("reference_check: %d cases, %d failed" % (len(CASES) + len(INPLACE_CASES), failures))
     return 1 if failures else 0
 
 
