@@ -20,6 +20,13 @@ backend_test case) and a Cast chain to a smaller type (a unit test of
 WriteInPlaceReuseToMetadata): the onnx_light.inplace_reuse, release_after and
 not_used_after entries `memplan annotate` writes on each node.
 
+Per-node memory profile (§8), two cases of its ComputeContext unit tests
+(unknown ops whose outputs are typed by value_info): a chain with a larger
+intermediate reused "greater", and five symbolic producers summed by one
+consumer. The amounts must equal the reference's: total, already allocated,
+output allocation, and each bucket summed over tags (the reference test
+passes its own tags, so only the sums compare), plus the reuse pairs.
+
 Exit 0 when all agree, 1 otherwise.
 """
 import json
@@ -124,6 +131,54 @@ def check_inplace(exe, tmp, name, case, Model):
     return [] if got == want else ["node entries %s, reference %s" % (got, want)]
 
 
+# name -> (nodes, inputs, outputs, value_info, initializers, ir_version,
+#          {position: (reuse pairs, total, already, output, {bucket: sum over tags})})
+PROFILE_CASES = {
+    "memory_tracks_sources_and_reuse": (
+        [h.make_node("P", ["X", "S"], ["A"]), h.make_node("Q", ["A"], ["B"]), h.make_node("R", ["B"], ["Y"])],
+        [VI("X", T.FLOAT, [4])], [VI("Y", T.INT32, [4])], [VI("A", T.FLOAT, [4]), VI("B", T.INT64, [4])],
+        [h.make_tensor("S", T.INT64, [1], [4])], 8,
+        {0: ([], 40, 24, 16, {"inputs": 16, "initializers": 8, "intermediates": 0, "outputs": 16}),
+         1: ([], 72, 40, 32, {"inputs": 16, "initializers": 8, "intermediates": 16, "outputs": 32}),
+         2: ([(0, 0)], 56, 56, 0, {"inputs": 16, "initializers": 8, "intermediates": 32, "outputs": 0})}),
+    "memory_simplifies_repeated_symbolic_sums": (
+        [h.make_node("P", ["X"], ["A%d" % i]) for i in range(5)] + [h.make_node("Q", ["A%d" % i for i in range(5)], ["Y"])],
+        [VI("X", T.FLOAT, ["N"])], [VI("Y", T.FLOAT, ["N"])], [VI("A%d" % i, T.FLOAT, ["N"]) for i in range(5)], [], 8,
+        {4: ([], "24*N", "20*N", "4*N", {"inputs": "4*N", "intermediates": "16*N", "outputs": "4*N"}),
+         5: ([(0, 0)], "24*N", "24*N", 0, {"inputs": "4*N", "intermediates": "20*N", "outputs": 0})}),
+}
+
+
+def bucket_sum(amounts):
+    """A bucket's amounts summed over tags: an int, or the one expression string when symbolic."""
+    vals = list(amounts.values())
+    if all(isinstance(v, int) for v in vals):
+        return sum(vals)
+    return vals[0] if len(vals) == 1 else vals
+
+
+def check_profile(exe, tmp, name, case):
+    nodes, inputs, outputs, vi, inits, ir, want = case
+    g = h.make_graph(nodes, name, inputs, outputs, initializer=inits, value_info=vi)
+    m = h.make_model(g, opset_imports=[h.make_opsetid("", 18)])
+    m.ir_version = ir
+    path = os.path.join(tmp, name + ".onnx")
+    onnx.save(m, path)
+    r = subprocess.run([exe, "profile", path, "--json"], capture_output=True, text=True, timeout=60)
+    if r.returncode:
+        return ["profile exit %d: %s" % (r.returncode, r.stderr.strip())]
+    doc = {n["index"]: n for n in json.loads(r.stdout)["nodes"]}
+    errs = []
+    for pos, (reuse, total, already, out, buckets) in want.items():
+        n, p = doc[pos], doc[pos]["profile"]
+        got = ([(x["output_index"], x["input_index"]) for x in n["reuse"]], p["total_bytes"],
+               p["already_allocated_bytes"], p["output_allocation_bytes"],
+               {b: bucket_sum(p[b]) for b in buckets})
+        if got != (reuse, total, already, out, buckets):
+            errs.append("node %d: %s, reference %s" % (pos, got, (reuse, total, already, out, buckets)))
+    return errs
+
+
 def meta(entries):
     return {e.key: e.value for e in entries}
 
@@ -183,7 +238,13 @@ def main():
             for e in errs:
                 print("FAIL %s: %s" % (name, e))
             failures += bool(errs)
-    print("reference_check: %d cases, %d failed" % (len(CASES) + len(INPLACE_CASES), failures))
+        for name, case in PROFILE_CASES.items():
+            errs = check_profile(exe, tmp, name, case)
+            for e in errs:
+                print("FAIL %s: %s" % (name, e))
+            failures += bool(errs)
+    n = len(CASES) + len(INPLACE_CASES) + len(PROFILE_CASES)
+    print("reference_check: %d cases, %d failed" % (n, failures))
     return 1 if failures else 0
 
 
