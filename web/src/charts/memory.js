@@ -215,12 +215,17 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
 
   // The legend's label widths come from the canvas (the SVG text's own
   // getComputedTextLength() would force a layout of the whole page).
+  const widths = new Map(); // label -> width: the legend's few labels repeat every render
   function textWidth(c, label) {
-    c.save();
-    c.font = LEGEND_FONT;
-    const w = c.measureText(label).width;
-    c.restore();
-    return w || label.length * 6;
+    let w = widths.get(label);
+    if (w === undefined) {
+      c.save();
+      c.font = LEGEND_FONT;
+      w = c.measureText(label).width || label.length * 6;
+      c.restore();
+      widths.set(label, w);
+    }
+    return w;
   }
 
   function renderHover() {
