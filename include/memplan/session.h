@@ -46,7 +46,8 @@ const memplan_model *memplan_session_model(const memplan_session *s);
 
 /* Run `command` for the request, as memplan_report_json (json) or
  * memplan_report_text would; the request's model_bytes/model_len are ignored
- * (the session's copy is used). *out is malloc'ed: free it. */
+ * (the session's copy is used). *out is malloc'ed: free it. When memory runs
+ * out, the session drops its cached results (the model stays loaded). */
 memplan_status memplan_session_report(memplan_session *s, const char *command, const memplan_request *r, bool json,
                                       char **out, size_t *len, memplan_error *err);
 

@@ -52,6 +52,9 @@ memplan_status memplan_session_report(memplan_session *s, const char *command, c
     own->model_len = s->len;
     memplan_status st = mp_report(&s->cache, s->model, command, own, out, len, err, json);
     free(own);
+    /* Out of memory: give back what the cache holds, so a retry (or a
+     * smaller request) has the room. */
+    if (st == MEMPLAN_ENOMEM) mp_cache_clear(&s->cache);
     return st;
 }
 
