@@ -62,34 +62,19 @@ static bool pack_read_file(const char *path, char **data, size_t *len) {
     return *data != NULL;
 }
 
-/* Decimal unsigned integer <= max; false when malformed or too large. */
-static bool pack_parse_u64(const char *s, uint64_t max, uint64_t *out) {
-    uint64_t v = 0;
-    if (!*s) return false;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return false;
-        uint64_t d = (uint64_t)(*s - '0');
-        if (v > (max - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return true;
-}
-
-/* The value of option `name` given as "--name=V" or "--name V". NULL if
- * argv[*i] is not that option; *missing when V is absent. */
-static const char *pack_option_value(int argc, char **argv, int *i, const char *name,
-                                     bool *missing) {
-    size_t n = strlen(name);
+/* A shared option (mp_pack_option_known) given as "--name=V" or "--name V":
+ * its name in name[] and its value (NULL when missing); false for any other
+ * argument. */
+static bool pack_option_split(int argc, char **argv, int *i, char *name, size_t cap, const char **value) {
     const char *a = argv[*i];
-    if (strncmp(a, name, n) != 0) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n] != '\0') return NULL;
-    if (*i + 1 >= argc) {
-        *missing = true;
-        return NULL;
-    }
-    return argv[++*i];
+    const char *eq = strchr(a, '=');
+    size_t n = eq ? (size_t)(eq - a) : strlen(a);
+    if (n >= cap) return false;
+    memcpy(name, a, n);
+    name[n] = '\0';
+    if (!mp_pack_option_known(name)) return false;
+    *value = eq ? eq + 1 : *i + 1 < argc ? argv[++*i] : NULL;
+    return true;
 }
 
 typedef struct pack_args {
@@ -101,23 +86,13 @@ typedef struct pack_args {
 static int pack_parse_args(int argc, char **argv, pack_args *a) {
     memplan_pack_options_init(&a->opt);
     for (int i = 1; i < argc; i++) {
-        bool missing = false;
-        const char *v;
-        uint64_t x;
+        char name[32];
+        const char *value;
         if (strcmp(argv[i], "--json") == 0) {
             a->json = true;
-        } else if ((v = pack_option_value(argc, argv, &i, "--align", &missing)) || missing) {
-            if (missing || !pack_parse_u64(v, UINT64_MAX, &x) || x == 0 || (x & (x - 1)))
-                return pack_usage("--align needs a power of two >= 1");
-            a->opt.align = x;
-        } else if ((v = pack_option_value(argc, argv, &i, "--budget-ms", &missing)) || missing) {
-            if (missing || !pack_parse_u64(v, 86400000u, &x))
-                return pack_usage("--budget-ms needs milliseconds from 0 to 86400000");
-            a->opt.budget_ms = (uint32_t)x;
-        } else if ((v = pack_option_value(argc, argv, &i, "--seed", &missing)) || missing) {
-            if (missing || !pack_parse_u64(v, UINT64_MAX, &x))
-                return pack_usage("--seed needs a non-negative integer");
-            a->opt.seed = x;
+        } else if (pack_option_split(argc, argv, &i, name, sizeof name, &value)) {
+            memplan_error err = {0};
+            if (mp_pack_option(name, value, &a->opt, &err)) return pack_usage("%s", err.message);
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return pack_usage("unknown option '%s'", argv[i]);
         } else if (a->file) {

@@ -1,7 +1,48 @@
 /* pack_json.c -- JSON of an arena packing; see pack_json.h. */
 #include "out/pack_json.h"
 
+#include <string.h>
+
 #include "out/json.h"
+
+/* Decimal unsigned integer <= max; false when malformed or too large. */
+static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
+    uint64_t v = 0;
+    if (!s || !*s) return false;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return false;
+        uint64_t d = (uint64_t)(*s - '0');
+        if (v > (max - d) / 10) return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+bool mp_pack_option_known(const char *name) {
+    return strcmp(name, "--align") == 0 || strcmp(name, "--budget-ms") == 0 || strcmp(name, "--seed") == 0;
+}
+
+memplan_status mp_pack_option(const char *name, const char *value, memplan_pack_options *opt,
+                              memplan_error *err) {
+    uint64_t v;
+    if (strcmp(name, "--align") == 0) {
+        if (!parse_u64(value, UINT64_MAX, &v) || v == 0 || (v & (v - 1)))
+            return memplan_error_set(err, MEMPLAN_EUSAGE, "--align needs a power of two >= 1");
+        opt->align = v;
+    } else if (strcmp(name, "--budget-ms") == 0) {
+        if (!parse_u64(value, 86400000u, &v))
+            return memplan_error_set(err, MEMPLAN_EUSAGE, "--budget-ms needs milliseconds from 0 to 86400000");
+        opt->budget_ms = (uint32_t)v;
+    } else if (strcmp(name, "--seed") == 0) {
+        if (!parse_u64(value, UINT64_MAX, &v))
+            return memplan_error_set(err, MEMPLAN_EUSAGE, "--seed needs a non-negative integer");
+        opt->seed = v;
+    } else {
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown option '%s'", name);
+    }
+    return MEMPLAN_OK;
+}
 
 void mp_pack_json(mp_buf *out, const memplan_buffer_list *list,
                   const memplan_arena_plan *plan) {

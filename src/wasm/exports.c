@@ -118,20 +118,6 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
     return 0;
 }
 
-/* Decimal value of an --align / --budget-ms argument; false if malformed. */
-static bool parse_u64_arg(const char *s, uint64_t max, uint64_t *out) {
-    uint64_t v = 0;
-    if (!s || !*s) return false;
-    for (; *s; s++) {
-        if (*s < '0' || *s > '9') return false;
-        uint64_t d = (uint64_t)(*s - '0');
-        if (v > (max - d) / 10) return false;
-        v = v * 10 + d;
-    }
-    *out = v;
-    return true;
-}
-
 /* `memplan pack --json` on CSV text (id,lower,upper,size): args as in
  * mp_call, "--align\n1\n--budget-ms\n1000". The JSON goes to mp_result. */
 EMSCRIPTEN_KEEPALIVE int mp_pack_csv(const char *csv, size_t len, const char *args) {
@@ -149,24 +135,8 @@ EMSCRIPTEN_KEEPALIVE int mp_pack_csv(const char *csv, size_t len, const char *ar
     memplan_pack_options_init(&opt);
     memplan_error err = {0};
     memplan_status st = MEMPLAN_OK;
-    for (int i = 0; i < argc && !st; i++) {
-        uint64_t v;
-        if (strcmp(argv[i], "--align") == 0) {
-            if (i + 1 >= argc || !parse_u64_arg(argv[++i], UINT64_MAX, &v) || v == 0 || (v & (v - 1)))
-                st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--align needs a power of two >= 1");
-            else opt.align = v;
-        } else if (strcmp(argv[i], "--budget-ms") == 0) {
-            if (i + 1 >= argc || !parse_u64_arg(argv[++i], 86400000u, &v))
-                st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--budget-ms needs milliseconds from 0 to 86400000");
-            else opt.budget_ms = (uint32_t)v;
-        } else if (strcmp(argv[i], "--seed") == 0) {
-            if (i + 1 >= argc || !parse_u64_arg(argv[++i], UINT64_MAX, &v))
-                st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--seed needs a non-negative integer");
-            else opt.seed = v;
-        } else {
-            st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unknown option '%s'", argv[i]);
-        }
-    }
+    for (int i = 0; i < argc && !st; i += 2) /* "--name\nvalue" pairs */
+        st = mp_pack_option(argv[i], i + 1 < argc ? argv[i + 1] : NULL, &opt, &err);
     free(copy);
     memplan_buffer_list list = {0};
     memplan_arena_plan plan = {0};
