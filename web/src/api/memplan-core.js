@@ -45,11 +45,9 @@ class Memplan {
       else throw new TypeError('open(bytes): expected a Uint8Array or ArrayBuffer');
     }
     const M = this._M;
-    const ptr = M._malloc(Math.max(bytes.length, 1));
-    if (!ptr) throw new Error(`out of memory: cannot copy ${bytes.length} bytes into WebAssembly`);
+    const ptr = copyIn(M, bytes);
     let session;
     try {
-      M.HEAPU8.set(bytes, ptr); // HEAPU8 read after _malloc: growth replaces the view
       session = M._mp_open(ptr, bytes.length);
     } finally {
       M._free(ptr); // mp_open keeps no pointer into the caller's bytes
@@ -72,11 +70,9 @@ class Memplan {
     checkArgs(args);
     const M = this._M;
     const bytes = encoder.encode(csv);
-    const p = M._malloc(Math.max(bytes.length, 1));
-    if (!p) throw new Error(`out of memory: cannot copy ${bytes.length} bytes into WebAssembly`);
+    const p = copyIn(M, bytes);
     let argp = 0, status;
     try {
-      M.HEAPU8.set(bytes, p);
       argp = allocString(M, args.join('\n'));
       status = M._mp_pack_csv(p, bytes.length, argp);
     } finally {
@@ -160,6 +156,14 @@ export class MemplanError extends Error {
     this.status = status;
     this.command = command;
   }
+}
+
+// Copy bytes into a fresh malloc'ed block of the heap (the caller frees it).
+function copyIn(M, bytes) {
+  const p = M._malloc(Math.max(bytes.length, 1));
+  if (!p) throw new Error(`out of memory: cannot copy ${bytes.length} bytes into WebAssembly`);
+  M.HEAPU8.set(bytes, p); // HEAPU8 read after _malloc: growth replaces the view
+  return p;
 }
 
 function allocString(M, s) {
