@@ -246,10 +246,12 @@ static void inplace_text(mp_buf *b, const doc *d) {
     }
 }
 
-static void text_amount(mp_buf *b, const doc *d, memplan_expr e) {
-    e = bound(d, e);
+/* An amount already under the dims. */
+static void text_bound_amount(mp_buf *b, const doc *d, memplan_expr e) {
     mp_buf_puts(b, e == MEMPLAN_EXPR_NONE ? "unknown" : memplan_expr_str(d->pool, e));
 }
+
+static void text_amount(mp_buf *b, const doc *d, memplan_expr e) { text_bound_amount(b, d, bound(d, e)); }
 
 static void profile_text(mp_buf *b, const doc *d) {
     for (int32_t i = 0; i < d->g->n_nodes; i++) {
@@ -268,7 +270,7 @@ static void profile_text(mp_buf *b, const doc *d) {
                 if (is_zero(d, e)) continue;
                 const char *tn = memplan_tag_name(SORTED_TAGS[t]);
                 mp_buf_printf(b, "  %s%s%s ", memplan_bucket_name((memplan_bucket)k), tn[0] ? "/" : "", tn);
-                text_amount(b, d, e);
+                text_bound_amount(b, d, e);
             }
         mp_buf_putc(b, '\n');
     }
