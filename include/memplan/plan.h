@@ -146,8 +146,11 @@ typedef struct memplan_arena_plan {
  * millisecond buys a fixed number of decoder steps), so the result depends
  * only on input, options and seed (natively and in WebAssembly alike) --
  * unless the machine is so slow that the wall-clock safety cap (8x budget_ms
- * + 100 ms) runs out first. Above 4,096 buffers a millisecond buys fewer
+ * + 100 ms) runs out first. Above 2,048 buffers a millisecond buys fewer
  * steps, and a budget too small for a few full decodes runs no search.
+ * Up to 2,048 buffers a budget over 1000 ms runs in rounds of 1000 ms of
+ * work, each an independent search under seeds seed, seed + 2, ..., and
+ * keeps the best: the result is never worse than with 1000 ms.
  *
  * opt may be NULL (defaults). Errors: EUSAGE for a bad align, EINPUT for an
  * invalid buffer, ELIMIT when the sum of aligned sizes overflows 64 bits. */
