@@ -83,7 +83,8 @@ static inline double mp_sky_cost(uint64_t height, double waste, double span) {
     return (double)height + waste / span;
 }
 
-/* Allocate the two traces (the accepted decode and a trial). false: ENOMEM. */
+/* Allocate the two traces (the accepted decode and a trial); a second call
+ * keeps them. false: ENOMEM. */
 bool mp_skyline_trace_init(mp_skyline *s);
 
 /* Decode from scratch into the accepted trace. false: ENOMEM. */

@@ -370,6 +370,9 @@ static bool trace_alloc(mp_sky_trace *t, size_t n, size_t ncp) {
 }
 
 bool mp_skyline_trace_init(mp_skyline *s) {
+    if (s->traced) return true; /* a later search round reuses the traces */
+    trace_free(&s->cur);        /* what a failed earlier call left */
+    trace_free(&s->cand);
     size_t n = s->in->n ? s->in->n : 1;
     s->ncp = n / s->every + 2;
     free(s->mark);
