@@ -149,26 +149,27 @@ static inline Onnx__NodeProto *mb_node(mb_graph *g, const char *op, const char *
     return nd;
 }
 
-/* Attach a subgraph attribute (e.g. "then_branch") to a node; takes ownership. */
-static inline void mb_graph_attr(Onnx__NodeProto *nd, const char *name, mb_graph *sub) {
+/* A new attribute of the given name and type, appended to the node. */
+static inline Onnx__AttributeProto *mb_attr(Onnx__NodeProto *nd, const char *name,
+                                            Onnx__AttributeProto__AttributeType type) {
     Onnx__AttributeProto *a = malloc(sizeof *a);
     onnx__attribute_proto__init(a);
     a->name = mb_strdup(name);
     a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
-    a->g = sub;
+    a->type = type;
     MB_PUSH(nd->attribute, nd->n_attribute, a);
+    return a;
+}
+
+/* Attach a subgraph attribute (e.g. "then_branch") to a node; takes ownership. */
+static inline void mb_graph_attr(Onnx__NodeProto *nd, const char *name, mb_graph *sub) {
+    mb_attr(nd, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH)->g = sub;
 }
 
 static inline void mb_int_attr(Onnx__NodeProto *nd, const char *name, int64_t v) {
-    Onnx__AttributeProto *a = malloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = mb_strdup(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+    Onnx__AttributeProto *a = mb_attr(nd, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     a->has_i = 1;
     a->i = v;
-    MB_PUSH(nd->attribute, nd->n_attribute, a);
 }
 
 /* Append a metadata_props entry (key, value) to a list. */
@@ -195,15 +196,10 @@ static inline void mb_free_meta(Onnx__StringStringEntryProto **arr, size_t n) {
 
 /* An INTS attribute with n values (copied). */
 static inline void mb_ints_attr(Onnx__NodeProto *nd, const char *name, size_t n, const int64_t *v) {
-    Onnx__AttributeProto *a = malloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = mb_strdup(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS;
+    Onnx__AttributeProto *a = mb_attr(nd, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
     a->ints = malloc((n ? n : 1) * sizeof *a->ints);
     if (n) memcpy(a->ints, v, n * sizeof *v);
     a->n_ints = n;
-    MB_PUSH(nd->attribute, nd->n_attribute, a);
 }
 
 /* Free a builder graph: every pointer in it came from malloc. */
