@@ -60,10 +60,14 @@ struct mp_skyline {
     size_t nseg, seg_cap;
     int64_t *ts;
     uint64_t *h;
+    size_t *lo, *edge;  /* start-order positions: first_start_at(ts), (ts + 1) */
     size_t *prev, *next;
     bool *alive;
     uint64_t *stamp;
     int64_t t_end;
+    size_t end_lo;      /* first_start_at(t_end) */
+    size_t *start_lo_of, *start_hi_of; /* per buffer: first_start_at(start), (start + 1) */
+    size_t *end_lo_of, *end_hi_of;     /* and of its end */
     /* valley heap */
     valley *heap;
     size_t heap_len, heap_cap;
@@ -84,11 +88,14 @@ struct mp_skyline {
 /* Take a checkpoint every `every` placements. */
 static size_t checkpoint_every(size_t n) {
     size_t k = 4;
-    while (k * k < n) k *= 2;
+    size_t target = n <= 4096 ? n / 4 : n;
+    while (k * k < target) k *= 2;
     return k;
 }
 
 static void trace_free(mp_sky_trace *t);
+static size_t first_start_at(const mp_skyline *s, int64_t t);
+static size_t after_time(const mp_skyline *s, int64_t t);
 
 mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     mp_skyline *s = calloc(1, sizeof *s);
@@ -103,14 +110,21 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     s->start_at = malloc(n * sizeof *s->start_at);
     s->tree = malloc(2 * s->leaves * sizeof *s->tree);
     s->ts = malloc(s->seg_cap * sizeof *s->ts);
+    s->lo = malloc(s->seg_cap * sizeof *s->lo);
+    s->edge = malloc(s->seg_cap * sizeof *s->edge);
+    s->end_lo_of = malloc(n * sizeof *s->end_lo_of);
+    s->start_lo_of = malloc(n * sizeof *s->start_lo_of);
+    s->start_hi_of = malloc(n * sizeof *s->start_hi_of);
+    s->end_hi_of = malloc(n * sizeof *s->end_hi_of);
     s->h = malloc(s->seg_cap * sizeof *s->h);
     s->prev = malloc(s->seg_cap * sizeof *s->prev);
     s->next = malloc(s->seg_cap * sizeof *s->next);
     s->alive = malloc(s->seg_cap * sizeof *s->alive);
     s->stamp = malloc(s->seg_cap * sizeof *s->stamp);
     s->heap = malloc(s->heap_cap * sizeof *s->heap);
-    if (!s->pos_of || !s->start_at || !s->tree || !s->ts || !s->h || !s->prev || !s->next ||
-        !s->alive || !s->stamp || !s->heap) {
+    if (!s->pos_of || !s->start_at || !s->tree || !s->ts || !s->lo || !s->edge ||
+        !s->end_lo_of || !s->end_hi_of || !s->start_lo_of || !s->start_hi_of || !s->h || !s->prev || !s->next || !s->alive ||
+        !s->stamp || !s->heap) {
         mp_skyline_free(s);
         return NULL;
     }
@@ -121,6 +135,13 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     s->every = checkpoint_every(n);
     s->t_end = INT64_MIN;
     for (size_t i = 0; i < in->n; i++) s->t_end = MP_MAX(s->t_end, in->bufs[i].end);
+    s->end_lo = first_start_at(s, s->t_end);
+    for (size_t i = 0; i < in->n; i++) {
+        s->start_lo_of[i] = first_start_at(s, in->bufs[i].start);
+        s->start_hi_of[i] = after_time(s, in->bufs[i].start);
+        s->end_lo_of[i] = first_start_at(s, in->bufs[i].end);
+        s->end_hi_of[i] = after_time(s, in->bufs[i].end);
+    }
     return s;
 }
 
@@ -130,6 +151,12 @@ void mp_skyline_free(mp_skyline *s) {
     free(s->start_at);
     free(s->tree);
     free(s->ts);
+    free(s->lo);
+    free(s->edge);
+    free(s->end_lo_of);
+    free(s->start_lo_of);
+    free(s->start_hi_of);
+    free(s->end_hi_of);
     free(s->h);
     free(s->prev);
     free(s->next);
@@ -171,10 +198,21 @@ static void tree_build(mp_skyline *s, const size_t *rank, const size_t *step_of,
         s->tree[k] = combine(s->tree[2 * k], s->tree[2 * k + 1]);
 }
 
+static bool same_node(const cand_node *a, const cand_node *b) {
+    return a->min_end == b->min_end && a->max_end == b->max_end && a->min_rank == b->min_rank &&
+           a->arg == b->arg;
+}
+
+/* Empty the leaf at pos and update its ancestors, stopping at the first
+ * one the removal leaves unchanged (then all above it are unchanged too). */
 static void tree_remove(mp_skyline *s, size_t pos) {
     size_t k = s->leaves + pos;
     s->tree[k] = EMPTY;
-    for (k /= 2; k >= 1; k /= 2) s->tree[k] = combine(s->tree[2 * k], s->tree[2 * k + 1]);
+    for (k /= 2; k >= 1; k /= 2) {
+        cand_node c = combine(s->tree[2 * k], s->tree[2 * k + 1]);
+        if (same_node(&c, &s->tree[k])) break;
+        s->tree[k] = c;
+    }
 }
 
 typedef struct query {
@@ -183,23 +221,39 @@ typedef struct query {
     size_t best_rank, best;
 } query;
 
-static void tree_find(mp_skyline *s, size_t k, size_t lo, size_t hi, query *q) {
-    const cand_node *c = &s->tree[k];
-    s->work++;
-    if (hi <= q->lo || lo >= q->hi || c->min_end > q->te || c->min_rank >= q->best_rank) return;
-    if ((q->lo <= lo && hi <= q->hi && c->max_end <= q->te) || hi - lo == 1) {
-        q->best_rank = c->min_rank; /* all of this subtree fits */
-        q->best = c->arg;
-        return;
-    }
-    size_t mid = lo + (hi - lo) / 2;
-    size_t a = 2 * k, b = 2 * k + 1;
-    if (s->tree[b].min_rank < s->tree[a].min_rank) { /* likelier winner first */
-        tree_find(s, b, mid, hi, q);
-        tree_find(s, a, lo, mid, q);
-    } else {
-        tree_find(s, a, lo, mid, q);
-        tree_find(s, b, mid, hi, q);
+typedef struct walk { /* a subtree to visit: node k over positions [lo, hi) */
+    size_t k, lo, hi;
+} walk;
+
+/* Depth-first walk from the root with an explicit stack (64 levels cover
+ * any size_t tree; two entries per level at most). A subtree is skipped
+ * when it lies outside [q->lo, q->hi), all its buffers end after q->te, or
+ * its best rank cannot beat the best found; it is taken whole when it lies
+ * inside the range and all its buffers fit. */
+static void tree_find(mp_skyline *s, query *q) {
+    walk st[2 * 64];
+    size_t sp = 0;
+    st[sp++] = (walk){1, 0, s->leaves};
+    while (sp > 0) {
+        size_t k = st[--sp].k, lo = st[sp].lo, hi = st[sp].hi;
+        const cand_node *c = &s->tree[k];
+        s->work++;
+        if (c->min_end > q->te || c->min_rank >= q->best_rank) continue;
+        if ((q->lo <= lo && hi <= q->hi && c->max_end <= q->te) || hi - lo == 1) {
+            q->best_rank = c->min_rank; /* all of this subtree fits */
+            q->best = c->arg;
+            continue;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        bool left = q->lo < mid, right = q->hi > mid;
+        /* push the likelier winner last, so it is walked first */
+        if (s->tree[2 * k + 1].min_rank < s->tree[2 * k].min_rank) {
+            if (left) st[sp++] = (walk){2 * k, lo, mid};
+            if (right) st[sp++] = (walk){2 * k + 1, mid, hi};
+        } else {
+            if (right) st[sp++] = (walk){2 * k + 1, mid, hi};
+            if (left) st[sp++] = (walk){2 * k, lo, mid};
+        }
     }
 }
 
@@ -213,6 +267,11 @@ static size_t first_start_at(const mp_skyline *s, int64_t t) {
         else hi = mid;
     }
     return lo;
+}
+
+/* First position in start order whose buffer starts after t. */
+static size_t after_time(const mp_skyline *s, int64_t t) {
+    return t == INT64_MAX ? s->in->n : first_start_at(s, t + 1);
 }
 
 /* ------------------------------------------------------- valley heap */
@@ -267,9 +326,12 @@ static int64_t seg_end(const mp_skyline *s, size_t seg) {
 }
 
 /* A new segment [ts, ...) at height h, linked after `after`. */
-static size_t new_segment(mp_skyline *s, size_t after, int64_t ts, uint64_t h) {
+static size_t new_segment(mp_skyline *s, size_t after, int64_t ts, size_t lo, size_t edge,
+                          uint64_t h) {
     size_t g = s->nseg++;
     s->ts[g] = ts;
+    s->lo[g] = lo;
+    s->edge[g] = edge;
     s->h[g] = h;
     s->alive[g] = true;
     s->stamp[g] = 0;
@@ -307,10 +369,11 @@ static void place(mp_skyline *s, size_t v, size_t b) {
     int64_t te = seg_end(s, v);
     size_t mid = v;
     if (buf->start > s->ts[v]) {
-        mid = new_segment(s, v, buf->start, floor);
+        mid = new_segment(s, v, buf->start, s->start_lo_of[b], s->start_hi_of[b], floor);
         push_segment(s, v); /* the left part is still the lowest valley */
     }
-    if (buf->end < te) push_segment(s, new_segment(s, mid, buf->end, floor));
+    if (buf->end < te)
+        push_segment(s, new_segment(s, mid, buf->end, s->end_lo_of[b], s->end_hi_of[b], floor));
     s->h[mid] = floor + s->in->size[b];
     push_segment(s, merge_equal(s, mid));
 }
@@ -330,14 +393,28 @@ static void raise_valley(mp_skyline *s, size_t v) {
  * leave no hole in the valley's corner, and in a packing without holes the
  * corner is always covered by such a buffer. Otherwise the best ranked
  * buffer anywhere inside the valley. */
+/* The best ranked unplaced buffer at positions [q->lo, q->hi) that ends by
+ * q->te: a scan of the leaves when the range is short, else the tree walk. */
+#define SCAN_MAX 16
+static void find(mp_skyline *s, query *q) {
+    if (q->hi - q->lo > SCAN_MAX) {
+        tree_find(s, q);
+        return;
+    }
+    for (size_t p = q->lo; p < q->hi; p++) {
+        const cand_node *c = &s->tree[s->leaves + p];
+        if (c->min_end <= q->te && c->min_rank < q->best_rank) q->best_rank = c->min_rank, q->best = c->arg;
+    }
+    s->work += q->hi - q->lo;
+}
+
 static size_t best_fit(mp_skyline *s, size_t v) {
-    int64_t ts = s->ts[v], te = seg_end(s, v);
-    size_t lo = first_start_at(s, ts);
-    query q = {lo, first_start_at(s, ts + 1), te, SIZE_MAX, NIL};
-    tree_find(s, 1, 0, s->leaves, &q);
+    query q = {s->lo[v], s->edge[v], seg_end(s, v), SIZE_MAX, NIL};
+    find(s, &q);
     if (q.best != NIL) return q.best;
-    q.hi = first_start_at(s, te);
-    tree_find(s, 1, 0, s->leaves, &q);
+    q.lo = q.hi;
+    q.hi = s->next[v] == NIL ? s->end_lo : s->lo[s->next[v]];
+    find(s, &q);
     return q.best;
 }
 
@@ -433,6 +510,8 @@ static void restore(mp_skyline *s, const size_t *rank, size_t placed, uint64_t *
     if (placed == 0) {
         s->nseg = 1;
         s->ts[0] = in->bufs[in->by_start[0]].start;
+        s->lo[0] = 0;
+        s->edge[0] = after_time(s, s->ts[0]);
         s->h[0] = 0;
         s->prev[0] = s->next[0] = NIL;
         s->alive[0] = true;
@@ -447,6 +526,8 @@ static void restore(mp_skyline *s, const size_t *rank, size_t placed, uint64_t *
     size_t m = c->len;
     for (size_t g = 0; g < m; g++) {
         s->ts[g] = c->ts[g];
+        s->lo[g] = first_start_at(s, c->ts[g]);
+        s->edge[g] = after_time(s, c->ts[g]);
         s->h[g] = c->h[g];
         s->prev[g] = g == 0 ? NIL : g - 1;
         s->next[g] = g + 1 == m ? NIL : g + 1;
