@@ -67,6 +67,50 @@ static void test_incremental_equals_full(void **state) {
     }
 }
 
+/* The early stop of a trial is exact: a trial under a limit equal to the
+ * cost of the full decode of its order succeeds with that height, and under
+ * the next lower double it fails -- so the load bound that stops trials
+ * early never rejects a trial the limit allows. Short and long buffers. */
+static void test_try_limit_exact(void **state) {
+    (void)state;
+    enum { n = 150 };
+    static memplan_buffer b[n];
+    static uint64_t size[n], full[n];
+    static size_t rank[n];
+    for (int round = 0; round < 4; round++) {
+        random_buffers_len(b, n, 60, round < 2 ? 12 : 50);
+        for (size_t i = 0; i < n; i++) size[i] = b[i].size, rank[i] = i;
+        size_t *by_start = mp_order_by_start(b, n);
+        mp_pack_input in = {b, n, size, by_start, 0};
+        mp_skyline *s = mp_skyline_new(&in);
+        assert_non_null(s);
+        assert_true(mp_skyline_trace_init(s));
+        uint64_t work = 0, h, h2;
+        double w, w2, span = 110.0;
+        assert_true(mp_skyline_trace_full(s, rank, span, &work, &h, &w));
+        for (int it = 0; it < 300; it++) {
+            size_t x = mp_rand_next(&rng_state) % n, y = (x + 1 + mp_rand_next(&rng_state) % (n - 1)) % n;
+            size_t t = rank[x];
+            rank[x] = rank[y];
+            rank[y] = t;
+            h2 = mp_skyline_decode(s, rank, full, &work, &w2);
+            double cost = mp_sky_cost(h2, w2, span);
+            size_t step = mp_skyline_first_change(s, rank, x, y);
+            uint64_t before = work;
+            if (mp_skyline_try(s, rank, x, y, step, nextafter(cost, -INFINITY), span, &work, &h, &w))
+                fail_msg("a trial of cost %.6f passed the limit below it", cost);
+            uint64_t stop_work = work - before;
+            before = work;
+            assert_true(mp_skyline_try(s, rank, x, y, step, cost, span, &work, &h, &w));
+            assert_int_equal(h, h2);
+            assert_true(stop_work <= work - before); /* stopping never costs more */
+            mp_skyline_accept(s, h, w);
+        }
+        mp_skyline_free(s);
+        free(by_start);
+    }
+}
+
 /* The time-ordered best fit: the active-list sweep places every buffer where
  * the segment-tree decoder does (same offsets, same height), with ties in
  * start, equal sizes and long-lived buffers. */
@@ -165,7 +209,7 @@ static void test_search_exact(void **state) {
                   memplan_heuristic_name(p1.heuristic), (unsigned long long)p1.iterations);
     assert_int_equal(p1.arena_bytes, 1307);
     assert_int_equal(p1.heuristic, MEMPLAN_HEUR_SEARCH);
-    assert_int_equal(p1.iterations, 167);
+    assert_int_equal(p1.iterations, 280);
     assert_int_equal(memplan_validate_arena(b, n, p1.offset, 1, p1.arena_bytes, NULL, NULL), MEMPLAN_OK);
     memplan_arena_plan_free(&p0);
     memplan_arena_plan_free(&p1);
@@ -189,26 +233,37 @@ static uint64_t pack_height(const memplan_buffer *b, size_t n, uint32_t budget_m
     return h;
 }
 
-/* A budget over a second runs rounds of a second's work under seeds seed,
- * seed + 2, ... from the same start order and keeps the best: 1250 ms is the
- * 1000 ms run (seed 1) then a 250 ms run (seed 3), so never worse than 1000
- * ms, and here better. Dense long-lived buffers, so one run misses the bound. */
+/* A budget over a quarter second runs rounds of a quarter second's work
+ * under seeds seed, seed + 2, ... from the same start order and keeps the
+ * best; a last partial round under a quarter round is not started. So 1000
+ * ms is the best of four 250 ms runs (seeds 1, 3, 5, 7), 300 ms is the 250 ms
+ * run, and more budget is never worse. Dense long-lived buffers, so one run
+ * misses the bound and the seeds differ. */
 static void test_search_rounds(void **state) {
     (void)state;
     enum { n = 200 };
     static memplan_buffer b[n];
     rng_state = 3;
     random_buffers_len(b, n, 100, 60);
-    uint64_t lb, one = pack_height(b, n, 1000, 1, &lb);
-    uint64_t second = pack_height(b, n, 250, 3, &lb);
-    uint64_t both = pack_height(b, n, 1250, 1, &lb);
-    print_message("bound %llu: 1000 ms %llu, 250 ms seed 3 %llu, 1250 ms %llu\n",
-                  (unsigned long long)lb, (unsigned long long)one, (unsigned long long)second,
-                  (unsigned long long)both);
+    uint64_t lb, r[4];
+    for (int k = 0; k < 4; k++) r[k] = pack_height(b, n, 250, 1 + 2 * (uint64_t)k, &lb);
+    uint64_t h300 = pack_height(b, n, 300, 1, &lb);
+    uint64_t h500 = pack_height(b, n, 500, 1, &lb);
+    uint64_t h1000 = pack_height(b, n, 1000, 1, &lb);
+    print_message("bound %llu: 250 ms seeds 1/3/5/7 %llu %llu %llu %llu; seed 1 at 300 ms %llu, "
+                  "500 ms %llu, 1000 ms %llu\n",
+                  (unsigned long long)lb, (unsigned long long)r[0], (unsigned long long)r[1],
+                  (unsigned long long)r[2], (unsigned long long)r[3], (unsigned long long)h300,
+                  (unsigned long long)h500, (unsigned long long)h1000);
     assert_int_equal(lb, 3354);
-    assert_int_equal(one, 3449);
-    assert_int_equal(second, 3404);
-    assert_int_equal(both, 3404);
+    assert_int_equal(r[0], 3449);
+    assert_int_equal(r[1], 3417);
+    assert_int_equal(r[2], 3449);
+    assert_int_equal(r[3], 3426);
+    assert_int_equal(h300, r[0]);
+    assert_int_equal(h500, MP_MIN(r[0], r[1]));
+    assert_int_equal(h1000, MP_MIN(MP_MIN(r[0], r[1]), MP_MIN(r[2], r[3])));
+    assert_int_equal(h1000, 3417);
 }
 
 int main(void) {
@@ -216,6 +271,7 @@ int main(void) {
         cmocka_unit_test(test_incremental_equals_full),
         cmocka_unit_test(test_greedy_by_start_equals_tree),
         cmocka_unit_test(test_try_limit),
+        cmocka_unit_test(test_try_limit_exact),
         cmocka_unit_test(test_search_only_no_budget),
         cmocka_unit_test(test_search_exact),
         cmocka_unit_test(test_search_rounds),

@@ -148,9 +148,9 @@ typedef struct memplan_arena_plan {
  * unless the machine is so slow that the wall-clock safety cap (8x budget_ms
  * + 100 ms) runs out first. Above 2,048 buffers a millisecond buys fewer
  * steps, and a budget too small for a few full decodes runs no search.
- * Up to 2,048 buffers a budget over 1000 ms runs in rounds of 1000 ms of
+ * Up to 2,048 buffers a budget over 250 ms runs in rounds of 250 ms of
  * work, each an independent search under seeds seed, seed + 2, ..., and
- * keeps the best: the result is never worse than with 1000 ms.
+ * keeps the best: the result is never worse than with 250 ms.
  *
  * opt may be NULL (defaults). Errors: EUSAGE for a bad align, EINPUT for an
  * invalid buffer, ELIMIT when the sum of aligned sizes overflows 64 bits. */

@@ -122,9 +122,9 @@ static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
 
 /* The search budget: each millisecond buys WORK_PER_MS decoder steps (see
  * pack_search.c), calibrated so that a 2020s x86 core spends about 80% of
- * the budget; the wall clock is only a safety cap at SAFETY_FACTOR x budget
- * + 100 ms. */
-#define WORK_PER_MS 60000u
+ * the budget (dsa D, 1000 ms: 0.79 s wall on the 2-core CI machine); the
+ * wall clock is only a safety cap at SAFETY_FACTOR x budget + 100 ms. */
+#define WORK_PER_MS 75000u
 #define SAFETY_FACTOR 8.0
 
 /* Decoder steps for a budget. Above MP_PACK_SLOW buffers a step costs more
@@ -195,16 +195,19 @@ static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadli
 }
 
 /* The search, in rounds of at most ROUND_MS worth of work. One annealing
- * run is basin-limited: past about a second it rarely improves (on dsa D,
- * seed 1 at 10 s ends worse than at 1 s), while independent runs under other
- * seeds land in other basins. So a larger budget buys more rounds, each
- * from the same start order under the next seeds, and the best plan is kept:
- * round 0 is exactly the run of a budget of ROUND_MS, so more budget never
- * gives a worse plan. A last partial round shorter than a quarter round is
- * not started. Above MP_PACK_SLOW buffers one run is still improving after a
- * round's work (10,000 model-like buffers at 4 s: 1.068x the bound in one
- * run, 1.070x in four rounds), so it gets the whole budget. */
-#define ROUND_MS 1000u
+ * run is basin-limited: it soon stops improving (on dsa D, seed 1 at 10 s
+ * ended worse than at 1 s), while independent runs under other seeds land
+ * in other basins. So a larger budget buys more rounds, each from the same
+ * start order under the next seeds, and the best plan is kept: round 0 is
+ * exactly the run of a budget of ROUND_MS, so more budget never gives a
+ * worse plan. A last partial round shorter than a quarter round is not
+ * started. 250 ms: on dsa B-E at 1000 ms (16 seeds each), four rounds of
+ * 250 ms keep B, C and E where one run gets them and lower D's mean from
+ * 1032 to 1025 KiB; rounds of 125 ms lose on B. Above MP_PACK_SLOW buffers
+ * one run is still improving after a round's work (10,000 model-like
+ * buffers at 4 s: 1.068x the bound in one run, 1.070x in rounds of 1 s), so
+ * it gets the whole budget. */
+#define ROUND_MS 250u
 static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s) {
     uint64_t quota = search_quota(opt->budget_ms, p->in.n);
     if (quota == 0) return true;

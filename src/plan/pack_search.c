@@ -22,9 +22,11 @@
  * seen is kept (ties: lower cost).
  *
  * Speed: both cost terms only grow during a decode, so a trial stops as soon
- * as it passes cur + T * E; and a trial starts from the decoder checkpoint
- * before the first step the swap can change (mp_skyline_first_change), not
- * from scratch.
+ * as a lower bound on its cost passes cur + T * E -- the height bound being
+ * max over time of skyline + the load still unplaced, which every raised
+ * valley lifts (see pack_skyline.c); and a trial starts from the decoder
+ * checkpoint before the first step the swap can change
+ * (mp_skyline_first_change), not from scratch.
  *
  * Budget and determinism: budget_ms buys WORK_PER_MS decoder steps per
  * millisecond (steps as counted by the decoder: tree nodes visited, heap

@@ -25,7 +25,17 @@
  * start order holding (min end, max end, min rank) of the unplaced ones. The
  * "best ranked buffer inside [vs, ve)" is a branch-and-bound walk of that
  * tree over the positions starting in [vs, ve), pruning subtrees whose ends
- * are all past ve or whose best rank cannot win.
+ * are all past ve or whose best rank cannot win -- or, when at most SCAN_MAX
+ * buffers start there, a scan of their leaves. Each segment carries the
+ * start-order positions of its time span, so no query searches for them.
+ *
+ * Trials (mp_skyline_try) also keep, per interval between event times,
+ * acc = skyline height + sizes of the unplaced buffers live there. Placing a
+ * buffer moves its size from the second term to the first; raising a valley
+ * adds to both over the valley. Every unplaced buffer ends up above the
+ * skyline over its lifetime, so max(acc) bounds the final height from below
+ * and lets a hopeless trial stop at the raise that dooms it, long before its
+ * height shows it (on dsa D: 27% more trials for the same work).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -83,6 +93,15 @@ struct mp_skyline {
     size_t conv_at;    /* where the trial converged to cur (n: never) */
     size_t chg_x, chg_y, left, common;
     uint64_t *mark, try_id;
+    /* the load bound of trials: over the elementary time intervals,
+     * skyline + load of the unplaced buffers */
+    size_t nt;           /* distinct times */
+    int64_t *times;
+    size_t *sti, *eti;   /* per buffer: index in times of its start, end */
+    size_t *ti;          /* per segment: index in times of its ts */
+    uint64_t *acc;       /* nt - 1 entries */
+    uint64_t accmax;
+    bool bound_on;
 };
 
 /* Take a checkpoint every `every` placements. */
@@ -94,6 +113,22 @@ static size_t checkpoint_every(size_t n) {
 }
 
 static void trace_free(mp_sky_trace *t);
+
+static int cmp_time(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Index of time t in s->times (t must be there). */
+static size_t time_index(const mp_skyline *s, int64_t t) {
+    size_t lo = 0, hi = s->nt;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->times[mid] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
 static size_t first_start_at(const mp_skyline *s, int64_t t);
 static size_t after_time(const mp_skyline *s, int64_t t);
 
@@ -133,6 +168,28 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
         s->start_at[p] = in->bufs[in->by_start[p]].start;
     }
     s->every = checkpoint_every(n);
+    s->times = malloc(2 * n * sizeof *s->times);
+    s->sti = malloc(n * sizeof *s->sti);
+    s->eti = malloc(n * sizeof *s->eti);
+    s->ti = malloc(s->seg_cap * sizeof *s->ti);
+    s->acc = malloc(2 * n * sizeof *s->acc);
+    if (!s->times || !s->sti || !s->eti || !s->ti || !s->acc) {
+        mp_skyline_free(s);
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < in->n; i++) {
+        s->times[k++] = in->bufs[i].start;
+        s->times[k++] = in->bufs[i].end;
+    }
+    qsort(s->times, k, sizeof *s->times, cmp_time);
+    s->nt = 0;
+    for (size_t i = 0; i < k; i++)
+        if (s->nt == 0 || s->times[s->nt - 1] != s->times[i]) s->times[s->nt++] = s->times[i];
+    for (size_t i = 0; i < in->n; i++) {
+        s->sti[i] = time_index(s, in->bufs[i].start);
+        s->eti[i] = time_index(s, in->bufs[i].end);
+    }
     s->t_end = INT64_MIN;
     for (size_t i = 0; i < in->n; i++) s->t_end = MP_MAX(s->t_end, in->bufs[i].end);
     s->end_lo = first_start_at(s, s->t_end);
@@ -153,6 +210,11 @@ void mp_skyline_free(mp_skyline *s) {
     free(s->ts);
     free(s->lo);
     free(s->edge);
+    free(s->times);
+    free(s->sti);
+    free(s->eti);
+    free(s->ti);
+    free(s->acc);
     free(s->end_lo_of);
     free(s->start_lo_of);
     free(s->start_hi_of);
@@ -370,10 +432,14 @@ static void place(mp_skyline *s, size_t v, size_t b) {
     size_t mid = v;
     if (buf->start > s->ts[v]) {
         mid = new_segment(s, v, buf->start, s->start_lo_of[b], s->start_hi_of[b], floor);
+        s->ti[mid] = s->sti[b];
         push_segment(s, v); /* the left part is still the lowest valley */
     }
-    if (buf->end < te)
-        push_segment(s, new_segment(s, mid, buf->end, s->end_lo_of[b], s->end_hi_of[b], floor));
+    if (buf->end < te) {
+        size_t r = new_segment(s, mid, buf->end, s->end_lo_of[b], s->end_hi_of[b], floor);
+        s->ti[r] = s->eti[b];
+        push_segment(s, r);
+    }
     s->h[mid] = floor + s->in->size[b];
     push_segment(s, merge_equal(s, mid));
 }
@@ -384,6 +450,15 @@ static void raise_valley(mp_skyline *s, size_t v) {
     if (s->prev[v] != NIL) h = s->h[s->prev[v]];
     if (s->next[v] != NIL) h = MP_MIN(h, s->h[s->next[v]]);
     s->waste += (double)(h - s->h[v]) * (double)(seg_end(s, v) - s->ts[v]);
+    if (s->bound_on) {
+        size_t i1 = s->next[v] == NIL ? s->nt - 1 : s->ti[s->next[v]];
+        uint64_t d = h - s->h[v];
+        for (size_t i = s->ti[v]; i < i1; i++) {
+            s->acc[i] += d;
+            if (s->acc[i] > s->accmax) s->accmax = s->acc[i];
+        }
+        s->work += i1 - s->ti[v];
+    }
     s->h[v] = h;
     push_segment(s, merge_equal(s, v));
 }
@@ -511,6 +586,7 @@ static void restore(mp_skyline *s, const size_t *rank, size_t placed, uint64_t *
         s->nseg = 1;
         s->ts[0] = in->bufs[in->by_start[0]].start;
         s->lo[0] = 0;
+        s->ti[0] = 0;
         s->edge[0] = after_time(s, s->ts[0]);
         s->h[0] = 0;
         s->prev[0] = s->next[0] = NIL;
@@ -527,6 +603,7 @@ static void restore(mp_skyline *s, const size_t *rank, size_t placed, uint64_t *
     for (size_t g = 0; g < m; g++) {
         s->ts[g] = c->ts[g];
         s->lo[g] = first_start_at(s, c->ts[g]);
+        s->ti[g] = time_index(s, c->ts[g]);
         s->edge[g] = after_time(s, c->ts[g]);
         s->h[g] = c->h[g];
         s->prev[g] = g == 0 ? NIL : g - 1;
@@ -568,7 +645,7 @@ static bool run(mp_skyline *s, size_t placed, uint64_t height, mp_sky_trace *t, 
         size_t b = best_fit(s, v);
         if (b == NIL) {
             raise_valley(s, v);
-            if (mp_sky_cost(height, s->waste, span) > limit) {
+            if (mp_sky_cost(s->bound_on ? s->accmax : height, s->waste, span) > limit) {
                 ok = false;
                 break;
             }
@@ -673,6 +750,30 @@ size_t mp_skyline_first_change(const mp_skyline *s, const size_t *rank, size_t x
     return stop;
 }
 
+/* acc = skyline + load of the buffers unplaced after `placed` steps of the
+ * current trace; accmax, its maximum, bounds the final height. */
+static void bound_start(mp_skyline *s, size_t placed) {
+    const mp_pack_input *in = s->in;
+    const size_t *step_of = s->cur.step_of;
+    size_t m = s->nt - 1;
+    s->bound_on = true;
+    memset(s->acc, 0, (m + 1) * sizeof *s->acc);
+    for (size_t i = 0; i < in->n; i++) {
+        if (step_of[i] < placed) continue;
+        s->acc[s->sti[i]] += in->size[i];
+        s->acc[s->eti[i]] -= in->size[i];
+    }
+    uint64_t sum = 0;
+    for (size_t i = 0; i < m; i++) s->acc[i] = sum += s->acc[i];
+    for (size_t g = 0; g != NIL; g = s->next[g]) {
+        size_t i1 = s->next[g] == NIL ? m : s->ti[s->next[g]];
+        for (size_t i = s->ti[g]; i < i1; i++) s->acc[i] += s->h[g];
+    }
+    s->accmax = 0;
+    for (size_t i = 0; i < m; i++) s->accmax = MP_MAX(s->accmax, s->acc[i]);
+    s->work += in->n + 2 * m;
+}
+
 bool mp_skyline_try(mp_skyline *s, const size_t *rank, size_t x, size_t y, size_t step,
                     double limit, double span, uint64_t *work, uint64_t *height, double *waste) {
     mp_sky_trace *c = &s->cand;
@@ -691,7 +792,9 @@ bool mp_skyline_try(mp_skyline *s, const size_t *rank, size_t x, size_t y, size_
     }
     uint64_t h;
     restore(s, rank, placed, &h);
+    bound_start(s, placed);
     bool ok = run(s, placed, h, c, c->off, limit, span, height);
+    s->bound_on = false;
     *waste = s->waste;
     *work += s->work;
     return ok && !s->oom;
