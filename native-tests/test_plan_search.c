@@ -266,6 +266,32 @@ static void test_search_rounds(void **state) {
     assert_int_equal(h1000, 3417);
 }
 
+/* A quota smaller than the first full decode: the forward half spends it
+ * all on that decode and the mirrored half gets nothing (it once got
+ * quota - work, wrapped around, and ran until the wall-clock cap: a
+ * 30 ms budget took 8 x 30 + 100 ms and the plan depended on the clock). */
+static void test_search_quota_overrun(void **state) {
+    (void)state;
+    enum { n = 10000 };
+    static memplan_buffer b[n];
+    rng_state = 99;
+    random_buffers_len(b, n, 2500, 40);
+    memplan_pack_options o;
+    memplan_pack_options_init(&o);
+    o.align = 1;
+    o.budget_ms = 30; /* 450k steps: above 32 per buffer, below one full decode */
+    o.wall_cap_ms = 5000;
+    memplan_arena_plan p1, p2;
+    assert_int_equal(memplan_pack(b, n, &o, &p1, NULL), MEMPLAN_OK);
+    assert_int_equal(memplan_pack(b, n, &o, &p2, NULL), MEMPLAN_OK);
+    assert_int_equal(p1.iterations, 0);
+    assert_int_equal(p2.iterations, 0);
+    assert_int_equal(p1.arena_bytes, p2.arena_bytes);
+    assert_memory_equal(p1.offset, p2.offset, n * sizeof *p1.offset);
+    memplan_arena_plan_free(&p1);
+    memplan_arena_plan_free(&p2);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_incremental_equals_full),
@@ -275,6 +301,7 @@ int main(void) {
         cmocka_unit_test(test_search_only_no_budget),
         cmocka_unit_test(test_search_exact),
         cmocka_unit_test(test_search_rounds),
+        cmocka_unit_test(test_search_quota_overrun),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

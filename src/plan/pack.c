@@ -127,10 +127,15 @@ static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
 #define WORK_PER_MS 75000u
 #define SAFETY_FACTOR 8.0
 
-/* Decoder steps for a budget. Above MP_PACK_SLOW buffers a step costs more
- * (the decoder's trees no longer fit in cache; measured ~5x at 10,000), so a
- * millisecond buys proportionally fewer; and a quota that cannot pay for a
- * few full decodes (~32 steps per buffer) is not worth starting: 0. */
+/* Decoder steps for a budget. Above MP_PACK_SLOW buffers a millisecond buys
+ * proportionally fewer: a step cost ~5x more at 10,000 buffers when this was
+ * set; since the fourth session's decoder changes it costs ~1.3x (10,000
+ * model-like buffers at 1000 ms: 0.22 s instead of ~1 s without the
+ * division), but the division stays: it keeps the default 20 ms budget
+ * from starting a search on 10,000 buffers (30 ms instead of 80 ms for the
+ * re-plan; the search there gains 1.107x -> 1.091x). A quota that cannot
+ * pay for a few full decodes (~32 steps per buffer) is not worth starting:
+ * 0 (a full decode may still cost more; see search_round). */
 #define MP_PACK_SLOW 2048u
 static uint64_t search_quota(uint32_t budget_ms, size_t n) {
     uint64_t q = (uint64_t)budget_ms * WORK_PER_MS;
@@ -179,11 +184,13 @@ static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadli
         return false;
     p->out->iterations += r.iterations;
     if (r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
-    if (p->out->arena_bytes <= p->in.lower_bound || p->in.n < 2) return true;
+    /* The first full decode may overrun the forward half, even the quota. */
+    uint64_t rest = quota > r.work ? quota - r.work : 0;
+    if (p->out->arena_bytes <= p->in.lower_bound || p->in.n < 2 || rest == 0) return true;
     mirror m = {0};
     mp_skyline *ms = NULL;
     bool ok = mirror_init(&m, &p->in) && (ms = mp_skyline_new(&m.in)) != NULL &&
-              mp_search(&m.in, ms, p->order, quota - r.work, deadline, seed + 1,
+              mp_search(&m.in, ms, p->order, rest, deadline, seed + 1,
                         p->out->arena_bytes, p->trial, &r);
     if (ok) {
         p->out->iterations += r.iterations;
