@@ -755,8 +755,9 @@ size_t mp_skyline_first_change(const mp_skyline *s, const size_t *rank, size_t x
 static void bound_start(mp_skyline *s, size_t placed) {
     const mp_pack_input *in = s->in;
     const size_t *step_of = s->cur.step_of;
+    s->bound_on = s->nt >= 2;
+    if (!s->bound_on) return;
     size_t m = s->nt - 1;
-    s->bound_on = true;
     memset(s->acc, 0, (m + 1) * sizeof *s->acc);
     for (size_t i = 0; i < in->n; i++) {
         if (step_of[i] < placed) continue;
