@@ -30,6 +30,43 @@ static void random_buffers(memplan_buffer *b, size_t n, int64_t span) {
     random_buffers_len(b, n, span, 12);
 }
 
+/* A skyline over b with identity ranks, traced once (the first accepted
+ * decode). f->in must outlive the skyline, so it lives in the fixture. */
+typedef struct sky_fixture {
+    mp_pack_input in;
+    size_t *by_start;
+    mp_skyline *s;
+} sky_fixture;
+
+static mp_skyline *traced_skyline(sky_fixture *f, const memplan_buffer *b, size_t n,
+                                  uint64_t *size, size_t *rank, double span) {
+    for (size_t i = 0; i < n; i++) size[i] = b[i].size, rank[i] = i;
+    f->by_start = mp_order_by_start(b, n);
+    assert_non_null(f->by_start);
+    f->in = (mp_pack_input){b, n, size, f->by_start, 0};
+    f->s = mp_skyline_new(&f->in);
+    assert_non_null(f->s);
+    assert_true(mp_skyline_trace_init(f->s));
+    uint64_t work = 0, h;
+    double w;
+    assert_true(mp_skyline_trace_full(f->s, rank, span, &work, &h, &w));
+    return f->s;
+}
+
+static void sky_fixture_free(sky_fixture *f) {
+    mp_skyline_free(f->s);
+    free(f->by_start);
+}
+
+/* Swap the ranks of two distinct random buffers. */
+static void random_swap(size_t *rank, size_t n, size_t *x, size_t *y) {
+    *x = mp_rand_next(&rng_state) % n;
+    *y = (*x + 1 + mp_rand_next(&rng_state) % (n - 1)) % n;
+    size_t t = rank[*x];
+    rank[*x] = rank[*y];
+    rank[*y] = t;
+}
+
 /* Trials from checkpoints, stopped at convergence, then accepted, give the
  * very offsets, height and waste a decode from scratch gives. */
 static void test_incremental_equals_full(void **state) {
@@ -40,20 +77,13 @@ static void test_incremental_equals_full(void **state) {
     static size_t rank[n];
     for (int round = 0; round < 4; round++) {
         random_buffers(b, n, 60);
-        for (size_t i = 0; i < n; i++) size[i] = b[i].size, rank[i] = i;
-        size_t *by_start = mp_order_by_start(b, n);
-        mp_pack_input in = {b, n, size, by_start, 0};
-        mp_skyline *s = mp_skyline_new(&in);
-        assert_non_null(s);
-        assert_true(mp_skyline_trace_init(s));
-        uint64_t work = 0, h, h2;
+        sky_fixture f;
         double w, w2, span = 72.0;
-        assert_true(mp_skyline_trace_full(s, rank, span, &work, &h, &w));
+        mp_skyline *s = traced_skyline(&f, b, n, size, rank, span);
+        uint64_t work = 0, h, h2;
         for (int it = 0; it < 400; it++) {
-            size_t x = mp_rand_next(&rng_state) % n, y = (x + 1 + mp_rand_next(&rng_state) % (n - 1)) % n;
-            size_t t = rank[x];
-            rank[x] = rank[y];
-            rank[y] = t;
+            size_t x, y;
+            random_swap(rank, n, &x, &y);
             size_t step = mp_skyline_first_change(s, rank, x, y);
             assert_true(mp_skyline_try(s, rank, x, y, step, INFINITY, span, &work, &h, &w));
             mp_skyline_accept(s, h, w);
@@ -62,8 +92,7 @@ static void test_incremental_equals_full(void **state) {
             assert_true(w == w2);
             assert_memory_equal(full, mp_skyline_current(s)->off, n * sizeof *full);
         }
-        mp_skyline_free(s);
-        free(by_start);
+        sky_fixture_free(&f);
     }
 }
 
@@ -79,20 +108,13 @@ static void test_try_limit_exact(void **state) {
     static size_t rank[n];
     for (int round = 0; round < 4; round++) {
         random_buffers_len(b, n, 60, round < 2 ? 12 : 50);
-        for (size_t i = 0; i < n; i++) size[i] = b[i].size, rank[i] = i;
-        size_t *by_start = mp_order_by_start(b, n);
-        mp_pack_input in = {b, n, size, by_start, 0};
-        mp_skyline *s = mp_skyline_new(&in);
-        assert_non_null(s);
-        assert_true(mp_skyline_trace_init(s));
-        uint64_t work = 0, h, h2;
+        sky_fixture f;
         double w, w2, span = 110.0;
-        assert_true(mp_skyline_trace_full(s, rank, span, &work, &h, &w));
+        mp_skyline *s = traced_skyline(&f, b, n, size, rank, span);
+        uint64_t work = 0, h, h2;
         for (int it = 0; it < 300; it++) {
-            size_t x = mp_rand_next(&rng_state) % n, y = (x + 1 + mp_rand_next(&rng_state) % (n - 1)) % n;
-            size_t t = rank[x];
-            rank[x] = rank[y];
-            rank[y] = t;
+            size_t x, y;
+            random_swap(rank, n, &x, &y);
             h2 = mp_skyline_decode(s, rank, full, &work, &w2);
             double cost = mp_sky_cost(h2, w2, span);
             size_t step = mp_skyline_first_change(s, rank, x, y);
@@ -106,8 +128,7 @@ static void test_try_limit_exact(void **state) {
             assert_true(stop_work <= work - before); /* stopping never costs more */
             mp_skyline_accept(s, h, w);
         }
-        mp_skyline_free(s);
-        free(by_start);
+        sky_fixture_free(&f);
     }
 }
 
