@@ -40,15 +40,23 @@
  * everywhere), so the result depends only on the input, the budget and the
  * seed, and native and WASM print the same plan.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "plan/pack_internal.h"
 
+/* Milliseconds on a clock that never steps back or jumps (a stepped wall
+ * clock would end a search early); C11's UTC clock where POSIX's monotonic
+ * one is missing. */
 double mp_now_ms(void) {
     struct timespec ts;
+#ifdef CLOCK_MONOTONIC
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0.0;
+#else
     if (timespec_get(&ts, TIME_UTC) != TIME_UTC) return 0.0;
+#endif
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
@@ -237,7 +245,7 @@ bool mp_search(const mp_pack_input *in, mp_skyline *sky, const size_t *order,
         } else {
             swap_buffers(&a, x, y); /* undo */
         }
-        if (work - last_gain > stretch && quota - work > stretch) {
+        if (work < quota && work - last_gain > stretch && quota - work > stretch) {
             /* Reheat from the best order. */
             memcpy(a.perm, best_perm, n * sizeof *a.perm);
             for (size_t k = 0; k < n; k++) a.rank[a.perm[k]] = k;
