@@ -313,6 +313,42 @@ static void test_search_quota_overrun(void **state) {
     memplan_arena_plan_free(&p2);
 }
 
+/* The radix sort: ascending, stable, every byte position (keys up to
+ * UINT64_MAX), values moved along; and the event order built on it. */
+static void test_radix_sort(void **state) {
+    (void)state;
+    uint64_t key[] = {5, UINT64_MAX, 0, 5, 1ull << 40, 0};
+    size_t val[] = {0, 1, 2, 3, 4, 5}, want[] = {2, 5, 0, 3, 4, 1};
+    assert_true(mp_radix_sort(key, val, 6));
+    assert_memory_equal(val, want, sizeof want);
+    assert_int_equal(key[5], UINT64_MAX);
+    assert_true(mp_radix_sort(key, NULL, 0));
+    assert_true(mp_radix_sort(key, NULL, 1));
+
+    enum { n = 5000 };
+    static uint64_t k[n], orig[n];
+    static size_t v[n];
+    for (size_t i = 0; i < n; i++) {
+        uint64_t r = mp_rand_next(&rng_state);
+        k[i] = orig[i] = i % 3 ? r % 50 : r >> (r % 64); /* duplicates and every width */
+        v[i] = i;
+    }
+    assert_true(mp_radix_sort(k, v, n));
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(k[i], orig[v[i]]);
+        if (i > 0) {
+            assert_true(k[i - 1] <= k[i]);
+            if (k[i - 1] == k[i]) assert_true(v[i - 1] < v[i]);
+        }
+    }
+
+    memplan_buffer b[] = {{1, 0, 2}, {1, 1, 3}, {1, 2, 4}};
+    size_t *ev = mp_events_by_time(b, 3), ev_want[] = {0, 1, 3, 2, 4, 5}; /* end 0 before start 2 */
+    assert_non_null(ev);
+    assert_memory_equal(ev, ev_want, sizeof ev_want);
+    free(ev);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_incremental_equals_full),
@@ -323,6 +359,7 @@ int main(void) {
         cmocka_unit_test(test_search_exact),
         cmocka_unit_test(test_search_rounds),
         cmocka_unit_test(test_search_quota_overrun),
+        cmocka_unit_test(test_radix_sort),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

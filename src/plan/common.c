@@ -105,17 +105,71 @@ size_t *mp_iota(size_t n) {
     return idx;
 }
 
-static int cmp_start(const void *ctx, size_t a, size_t b) {
-    const memplan_buffer *bufs = ctx;
-    if (bufs[a].start != bufs[b].start) return bufs[a].start < bufs[b].start ? -1 : 1;
-    return 0; /* stable sort keeps index order */
+/* LSD radix sort, a byte per pass, the eight byte histograms counted in
+ * one read; a pass where every key has the same byte is skipped (times and
+ * sizes rarely use all eight). Each pass is a stable counting sort, so
+ * equal keys keep their order. No comparison callback: several times
+ * faster than a merge sort on times, in WebAssembly too. */
+bool mp_radix_sort(uint64_t *key, size_t *val, size_t n) {
+    if (n < 2) return true;
+    uint64_t *k2 = malloc(n * sizeof *k2);
+    size_t *v2 = val ? malloc(n * sizeof *v2) : NULL;
+    size_t(*count)[256] = calloc(8, sizeof *count);
+    if (!k2 || (val && !v2) || !count) {
+        free(k2);
+        free(v2);
+        free(count);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        for (unsigned b = 0; b < 8; b++) count[b][(key[i] >> (8 * b)) & 255]++;
+    for (unsigned b = 0; b < 8; b++) {
+        unsigned shift = 8 * b;
+        size_t *c = count[b];
+        if (c[(key[0] >> shift) & 255] == n) continue; /* one byte value: in order */
+        size_t pos = 0;
+        for (unsigned d = 0; d < 256; d++) {
+            size_t m = c[d];
+            c[d] = pos;
+            pos += m;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t to = c[(key[i] >> shift) & 255]++;
+            k2[to] = key[i];
+            if (val) v2[to] = val[i];
+        }
+        memcpy(key, k2, n * sizeof *key);
+        if (val) memcpy(val, v2, n * sizeof *val);
+    }
+    free(k2);
+    free(v2);
+    free(count);
+    return true;
+}
+
+/* val = 0..m-1 sorted by key (m entries, freed here); NULL on failure. */
+static size_t *order_by_keys(uint64_t *key, size_t m) {
+    size_t *idx = key ? mp_iota(m) : NULL;
+    if (idx && !mp_radix_sort(key, idx, m)) {
+        free(idx);
+        idx = NULL;
+    }
+    free(key);
+    return idx;
 }
 
 size_t *mp_order_by_start(const memplan_buffer *bufs, size_t n) {
-    size_t *idx = mp_iota(n);
-    if (idx && !mp_sort_idx(idx, n, cmp_start, bufs)) {
-        free(idx);
-        return NULL;
+    uint64_t *key = malloc((n ? n : 1) * sizeof *key);
+    for (size_t i = 0; key && i < n; i++) key[i] = (uint64_t)bufs[i].start; /* start >= 0 */
+    return order_by_keys(key, n);
+}
+
+size_t *mp_events_by_time(const memplan_buffer *bufs, size_t n) {
+    if (n > SIZE_MAX / 2 / sizeof(uint64_t)) return NULL;
+    uint64_t *key = malloc((n ? 2 * n : 1) * sizeof *key);
+    for (size_t i = 0; key && i < n; i++) { /* 2 * time fits: times are < 2^63 */
+        key[i] = 2 * (uint64_t)bufs[i].start + 1;
+        key[n + i] = 2 * (uint64_t)bufs[i].end;
     }
-    return idx;
+    return order_by_keys(key, 2 * n);
 }

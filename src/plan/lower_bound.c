@@ -10,25 +10,6 @@
 
 #include "plan/plan_internal.h"
 
-typedef struct lb_ctx {
-    const memplan_buffer *bufs;
-    size_t n;
-} lb_ctx;
-
-/* Event e < n is the start of buffer e; e >= n is the end of buffer e - n. */
-static int64_t event_time(const lb_ctx *c, size_t e) {
-    return e < c->n ? c->bufs[e].start : c->bufs[e - c->n].end;
-}
-
-static int cmp_event(const void *ctx, size_t a, size_t b) {
-    const lb_ctx *c = ctx;
-    int64_t ta = event_time(c, a), tb = event_time(c, b);
-    if (ta != tb) return ta < tb ? -1 : 1;
-    bool ea = a >= c->n, eb = b >= c->n;
-    if (ea != eb) return ea ? -1 : 1;
-    return 0;
-}
-
 memplan_status memplan_lower_bound(const memplan_buffer *bufs, size_t n,
                                    uint64_t align, uint64_t *out,
                                    memplan_error *err) {
@@ -45,9 +26,8 @@ memplan_status memplan_lower_bound(const memplan_buffer *bufs, size_t n,
     st = mp_aligned_sizes(bufs, n, align, &sizes, &total, err);
     if (st != MEMPLAN_OK) return st;
 
-    lb_ctx c = {bufs, n};
-    size_t *ev = mp_iota(2 * n);
-    if (!ev || !mp_sort_idx(ev, 2 * n, cmp_event, &c)) {
+    size_t *ev = mp_events_by_time(bufs, n);
+    if (!ev) {
         free(ev);
         free(sizes);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "lower_bound: out of memory for %zu buffers", n);

@@ -293,23 +293,16 @@ static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n,
     return MEMPLAN_OK;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Sum over buffers of how many buffers are live at its start: the work of
  * the best-fit decoders. Saturates at UINT64_MAX; 0 when memory runs out. */
 static uint64_t overlap_mass(const memplan_buffer *bufs, size_t n) {
-    int64_t *starts = malloc((n ? n : 1) * sizeof *starts), *ends = malloc((n ? n : 1) * sizeof *ends);
+    uint64_t *starts = malloc((n ? n : 1) * sizeof *starts), *ends = malloc((n ? n : 1) * sizeof *ends);
     uint64_t mass = 0;
-    if (starts && ends) {
-        for (size_t i = 0; i < n; i++) {
-            starts[i] = bufs[i].start;
-            ends[i] = bufs[i].end;
-        }
-        qsort(starts, n, sizeof *starts, cmp_i64);
-        qsort(ends, n, sizeof *ends, cmp_i64);
+    for (size_t i = 0; starts && ends && i < n; i++) { /* times are >= 0 */
+        starts[i] = (uint64_t)bufs[i].start;
+        ends[i] = (uint64_t)bufs[i].end;
+    }
+    if (starts && ends && mp_radix_sort(starts, NULL, n) && mp_radix_sort(ends, NULL, n)) {
         size_t e = 0;
         for (size_t i = 0; i < n; i++) { /* live at starts[i]: started at or before, not ended */
             while (e < n && ends[e] <= starts[i]) e++;

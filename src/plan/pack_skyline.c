@@ -114,11 +114,6 @@ static size_t checkpoint_every(size_t n) {
 
 static void trace_free(mp_sky_trace *t);
 
-static int cmp_time(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Index of time t in s->times (t must be there). */
 static size_t time_index(const mp_skyline *s, int64_t t) {
     size_t lo = 0, hi = s->nt;
@@ -182,7 +177,11 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
         s->times[k++] = in->bufs[i].start;
         s->times[k++] = in->bufs[i].end;
     }
-    qsort(s->times, k, sizeof *s->times, cmp_time);
+    /* times are >= 0, so their uint64_t view (an allowed alias) sorts alike */
+    if (!mp_radix_sort((uint64_t *)s->times, NULL, k)) {
+        mp_skyline_free(s);
+        return NULL;
+    }
     s->nt = 0;
     for (size_t i = 0; i < k; i++)
         if (s->nt == 0 || s->times[s->nt - 1] != s->times[i]) s->times[s->nt++] = s->times[i];

@@ -40,8 +40,17 @@ void mp_sort_idx_tmp(size_t *idx, size_t n, mp_idx_cmp cmp, const void *ctx, siz
 /* malloc'ed identity permutation 0..n-1 (NULL on failure; n may be 0). */
 size_t *mp_iota(size_t n);
 
+/* Stable radix sort of n keys ascending, val (NULL: none) moved along.
+ * false when scratch memory runs out (nothing moved then). */
+bool mp_radix_sort(uint64_t *key, size_t *val, size_t n);
+
 /* Buffer order by start, ties by index. NULL when memory runs out. */
 size_t *mp_order_by_start(const memplan_buffer *bufs, size_t n);
+
+/* The 2n events by time, ends before starts at equal times (lifetimes are
+ * half-open), ties by event number: event e < n starts buffer e, e >= n
+ * ends buffer e - n. NULL when memory runs out. */
+size_t *mp_events_by_time(const memplan_buffer *bufs, size_t n);
 
 /* splitmix64: a tiny, good, fully deterministic PRNG. */
 static inline uint64_t mp_rand_next(uint64_t *state) {

@@ -113,21 +113,6 @@ memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
 
 /* ------------------------------------------------------------ arena plans */
 
-typedef struct ev_ctx {
-    const memplan_buffer *bufs;
-    size_t n;
-} ev_ctx;
-
-/* Event e < n starts buffer e; e >= n ends buffer e - n. Ends sort first. */
-static int cmp_event(const void *ctx, size_t a, size_t b) {
-    const ev_ctx *c = ctx;
-    int64_t ta = a < c->n ? c->bufs[a].start : c->bufs[a - c->n].end;
-    int64_t tb = b < c->n ? c->bufs[b].start : c->bufs[b - c->n].end;
-    if (ta != tb) return ta < tb ? -1 : 1;
-    bool ea = a >= c->n, eb = b >= c->n;
-    if (ea != eb) return ea ? -1 : 1;
-    return 0;
-}
 
 /* Per-buffer checks: alignment and the arena's end. */
 static memplan_status check_placements(const memplan_buffer *bufs, size_t n,
@@ -173,11 +158,10 @@ memplan_status memplan_validate_arena(const memplan_buffer *bufs, size_t n,
     /* Sweep in time. The live non-empty ranges are pairwise disjoint (else
      * we would have stopped), so a new range meets one of them iff it meets
      * its neighbour below or above in address order. */
-    ev_ctx c = {bufs, n};
-    size_t *ev = mp_iota(2 * n);
+    size_t *ev = mp_events_by_time(bufs, n);
     mp_treap live;
     bool have_treap = mp_treap_init(&live, n, offsets);
-    if (!ev || !have_treap || !mp_sort_idx(ev, 2 * n, cmp_event, &c)) {
+    if (!ev || !have_treap) {
         free(ev);
         if (have_treap) mp_treap_free(&live);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "validate_arena: out of memory");
