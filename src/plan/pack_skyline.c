@@ -52,6 +52,12 @@ typedef struct cand_node { /* over the unplaced buffers of a subtree */
     size_t arg;            /* buffer holding min_rank */
 } cand_node;
 
+typedef struct tpos { /* where a time t falls in the sorted orders */
+    size_t lo;   /* first start-order position starting at or after t */
+    size_t edge; /* first start-order position starting after t */
+    size_t ti;   /* index of t in s->times */
+} tpos;
+
 typedef struct valley { /* heap entry */
     uint64_t height;
     int64_t ts;
@@ -70,14 +76,13 @@ struct mp_skyline {
     size_t nseg, seg_cap;
     int64_t *ts;
     uint64_t *h;
-    size_t *lo, *edge;  /* start-order positions: first_start_at(ts), (ts + 1) */
+    tpos *pos;          /* where each segment's ts falls */
     size_t *prev, *next;
     bool *alive;
     uint64_t *stamp;
     int64_t t_end;
-    size_t end_lo;      /* first_start_at(t_end) */
-    size_t *start_lo_of, *start_hi_of; /* per buffer: first_start_at(start), (start + 1) */
-    size_t *end_lo_of, *end_hi_of;     /* and of its end */
+    tpos end_pos;              /* where t_end falls */
+    tpos *at_start, *at_end;   /* per buffer: where its start and end fall */
     /* valley heap */
     valley *heap;
     size_t heap_len, heap_cap;
@@ -96,9 +101,7 @@ struct mp_skyline {
     /* the load bound of trials: over the elementary time intervals,
      * skyline + load of the unplaced buffers */
     size_t nt;           /* distinct times */
-    int64_t *times;
-    size_t *sti, *eti;   /* per buffer: index in times of its start, end */
-    size_t *ti;          /* per segment: index in times of its ts */
+    int64_t *times;      /* the distinct starts and ends, ascending */
     uint64_t *acc;       /* nt - 1 entries */
     uint64_t accmax;
     bool bound_on;
@@ -127,6 +130,11 @@ static size_t time_index(const mp_skyline *s, int64_t t) {
 static size_t first_start_at(const mp_skyline *s, int64_t t);
 static size_t after_time(const mp_skyline *s, int64_t t);
 
+/* Where time t (a start or end of some buffer) falls. */
+static tpos pos_of_time(const mp_skyline *s, int64_t t) {
+    return (tpos){first_start_at(s, t), after_time(s, t), time_index(s, t)};
+}
+
 mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     mp_skyline *s = calloc(1, sizeof *s);
     if (!s) return NULL;
@@ -140,20 +148,19 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     s->start_at = malloc(n * sizeof *s->start_at);
     s->tree = malloc(2 * s->leaves * sizeof *s->tree);
     s->ts = malloc(s->seg_cap * sizeof *s->ts);
-    s->lo = malloc(s->seg_cap * sizeof *s->lo);
-    s->edge = malloc(s->seg_cap * sizeof *s->edge);
-    s->end_lo_of = malloc(n * sizeof *s->end_lo_of);
-    s->start_lo_of = malloc(n * sizeof *s->start_lo_of);
-    s->start_hi_of = malloc(n * sizeof *s->start_hi_of);
-    s->end_hi_of = malloc(n * sizeof *s->end_hi_of);
+    s->pos = malloc(s->seg_cap * sizeof *s->pos);
+    s->at_start = malloc(n * sizeof *s->at_start);
+    s->at_end = malloc(n * sizeof *s->at_end);
+    s->times = malloc(2 * n * sizeof *s->times);
+    s->acc = malloc(2 * n * sizeof *s->acc);
     s->h = malloc(s->seg_cap * sizeof *s->h);
     s->prev = malloc(s->seg_cap * sizeof *s->prev);
     s->next = malloc(s->seg_cap * sizeof *s->next);
     s->alive = malloc(s->seg_cap * sizeof *s->alive);
     s->stamp = malloc(s->seg_cap * sizeof *s->stamp);
     s->heap = malloc(s->heap_cap * sizeof *s->heap);
-    if (!s->pos_of || !s->start_at || !s->tree || !s->ts || !s->lo || !s->edge ||
-        !s->end_lo_of || !s->end_hi_of || !s->start_lo_of || !s->start_hi_of || !s->h || !s->prev || !s->next || !s->alive ||
+    if (!s->pos_of || !s->start_at || !s->tree || !s->ts || !s->pos || !s->at_start ||
+        !s->at_end || !s->times || !s->acc || !s->h || !s->prev || !s->next || !s->alive ||
         !s->stamp || !s->heap) {
         mp_skyline_free(s);
         return NULL;
@@ -163,15 +170,7 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
         s->start_at[p] = in->bufs[in->by_start[p]].start;
     }
     s->every = checkpoint_every(n);
-    s->times = malloc(2 * n * sizeof *s->times);
-    s->sti = malloc(n * sizeof *s->sti);
-    s->eti = malloc(n * sizeof *s->eti);
-    s->ti = malloc(s->seg_cap * sizeof *s->ti);
-    s->acc = malloc(2 * n * sizeof *s->acc);
-    if (!s->times || !s->sti || !s->eti || !s->ti || !s->acc) {
-        mp_skyline_free(s);
-        return NULL;
-    }
+    /* The distinct event times, ascending: the load bound's intervals. */
     size_t k = 0;
     for (size_t i = 0; i < in->n; i++) {
         s->times[k++] = in->bufs[i].start;
@@ -185,19 +184,13 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     s->nt = 0;
     for (size_t i = 0; i < k; i++)
         if (s->nt == 0 || s->times[s->nt - 1] != s->times[i]) s->times[s->nt++] = s->times[i];
-    for (size_t i = 0; i < in->n; i++) {
-        s->sti[i] = time_index(s, in->bufs[i].start);
-        s->eti[i] = time_index(s, in->bufs[i].end);
-    }
     s->t_end = INT64_MIN;
-    for (size_t i = 0; i < in->n; i++) s->t_end = MP_MAX(s->t_end, in->bufs[i].end);
-    s->end_lo = first_start_at(s, s->t_end);
     for (size_t i = 0; i < in->n; i++) {
-        s->start_lo_of[i] = first_start_at(s, in->bufs[i].start);
-        s->start_hi_of[i] = after_time(s, in->bufs[i].start);
-        s->end_lo_of[i] = first_start_at(s, in->bufs[i].end);
-        s->end_hi_of[i] = after_time(s, in->bufs[i].end);
+        s->t_end = MP_MAX(s->t_end, in->bufs[i].end);
+        s->at_start[i] = pos_of_time(s, in->bufs[i].start);
+        s->at_end[i] = pos_of_time(s, in->bufs[i].end);
     }
+    if (in->n > 0) s->end_pos = pos_of_time(s, s->t_end);
     return s;
 }
 
@@ -207,17 +200,11 @@ void mp_skyline_free(mp_skyline *s) {
     free(s->start_at);
     free(s->tree);
     free(s->ts);
-    free(s->lo);
-    free(s->edge);
+    free(s->pos);
+    free(s->at_start);
+    free(s->at_end);
     free(s->times);
-    free(s->sti);
-    free(s->eti);
-    free(s->ti);
     free(s->acc);
-    free(s->end_lo_of);
-    free(s->start_lo_of);
-    free(s->start_hi_of);
-    free(s->end_hi_of);
     free(s->h);
     free(s->prev);
     free(s->next);
@@ -387,12 +374,10 @@ static int64_t seg_end(const mp_skyline *s, size_t seg) {
 }
 
 /* A new segment [ts, ...) at height h, linked after `after`. */
-static size_t new_segment(mp_skyline *s, size_t after, int64_t ts, size_t lo, size_t edge,
-                          uint64_t h) {
+static size_t new_segment(mp_skyline *s, size_t after, int64_t ts, tpos pos, uint64_t h) {
     size_t g = s->nseg++;
     s->ts[g] = ts;
-    s->lo[g] = lo;
-    s->edge[g] = edge;
+    s->pos[g] = pos;
     s->h[g] = h;
     s->alive[g] = true;
     s->stamp[g] = 0;
@@ -430,15 +415,10 @@ static void place(mp_skyline *s, size_t v, size_t b) {
     int64_t te = seg_end(s, v);
     size_t mid = v;
     if (buf->start > s->ts[v]) {
-        mid = new_segment(s, v, buf->start, s->start_lo_of[b], s->start_hi_of[b], floor);
-        s->ti[mid] = s->sti[b];
+        mid = new_segment(s, v, buf->start, s->at_start[b], floor);
         push_segment(s, v); /* the left part is still the lowest valley */
     }
-    if (buf->end < te) {
-        size_t r = new_segment(s, mid, buf->end, s->end_lo_of[b], s->end_hi_of[b], floor);
-        s->ti[r] = s->eti[b];
-        push_segment(s, r);
-    }
+    if (buf->end < te) push_segment(s, new_segment(s, mid, buf->end, s->at_end[b], floor));
     s->h[mid] = floor + s->in->size[b];
     push_segment(s, merge_equal(s, mid));
 }
@@ -450,23 +430,18 @@ static void raise_valley(mp_skyline *s, size_t v) {
     if (s->next[v] != NIL) h = MP_MIN(h, s->h[s->next[v]]);
     s->waste += (double)(h - s->h[v]) * (double)(seg_end(s, v) - s->ts[v]);
     if (s->bound_on) {
-        size_t i1 = s->next[v] == NIL ? s->nt - 1 : s->ti[s->next[v]];
+        size_t i0 = s->pos[v].ti, i1 = s->next[v] == NIL ? s->end_pos.ti : s->pos[s->next[v]].ti;
         uint64_t d = h - s->h[v];
-        for (size_t i = s->ti[v]; i < i1; i++) {
+        for (size_t i = i0; i < i1; i++) {
             s->acc[i] += d;
             if (s->acc[i] > s->accmax) s->accmax = s->acc[i];
         }
-        s->work += i1 - s->ti[v];
+        s->work += i1 - i0;
     }
     s->h[v] = h;
     push_segment(s, merge_equal(s, v));
 }
 
-/* The buffer to set on the floor of valley v, or NIL. Buffers starting
- * exactly at the valley's left edge come first (best rank among them): they
- * leave no hole in the valley's corner, and in a packing without holes the
- * corner is always covered by such a buffer. Otherwise the best ranked
- * buffer anywhere inside the valley. */
 /* The best ranked unplaced buffer at positions [q->lo, q->hi) that ends by
  * q->te: a scan of the leaves when the range is short, else the tree walk. */
 #define SCAN_MAX 16
@@ -482,12 +457,17 @@ static void find(mp_skyline *s, query *q) {
     s->work += q->hi - q->lo;
 }
 
+/* The buffer to set on the floor of valley v, or NIL. Buffers starting
+ * exactly at the valley's left edge come first (best rank among them): they
+ * leave no hole in the valley's corner, and in a packing without holes the
+ * corner is always covered by such a buffer. Otherwise the best ranked
+ * buffer anywhere inside the valley. */
 static size_t best_fit(mp_skyline *s, size_t v) {
-    query q = {s->lo[v], s->edge[v], seg_end(s, v), SIZE_MAX, NIL};
+    query q = {s->pos[v].lo, s->pos[v].edge, seg_end(s, v), SIZE_MAX, NIL};
     find(s, &q);
     if (q.best != NIL) return q.best;
     q.lo = q.hi;
-    q.hi = s->next[v] == NIL ? s->end_lo : s->lo[s->next[v]];
+    q.hi = s->next[v] == NIL ? s->end_pos.lo : s->pos[s->next[v]].lo;
     find(s, &q);
     return q.best;
 }
@@ -584,9 +564,7 @@ static void restore(mp_skyline *s, const size_t *rank, size_t placed, uint64_t *
     if (placed == 0) {
         s->nseg = 1;
         s->ts[0] = in->bufs[in->by_start[0]].start;
-        s->lo[0] = 0;
-        s->ti[0] = 0;
-        s->edge[0] = after_time(s, s->ts[0]);
+        s->pos[0] = pos_of_time(s, s->ts[0]);
         s->h[0] = 0;
         s->prev[0] = s->next[0] = NIL;
         s->alive[0] = true;
@@ -601,9 +579,7 @@ static void restore(mp_skyline *s, const size_t *rank, size_t placed, uint64_t *
     size_t m = c->len;
     for (size_t g = 0; g < m; g++) {
         s->ts[g] = c->ts[g];
-        s->lo[g] = first_start_at(s, c->ts[g]);
-        s->ti[g] = time_index(s, c->ts[g]);
-        s->edge[g] = after_time(s, c->ts[g]);
+        s->pos[g] = pos_of_time(s, c->ts[g]);
         s->h[g] = c->h[g];
         s->prev[g] = g == 0 ? NIL : g - 1;
         s->next[g] = g + 1 == m ? NIL : g + 1;
@@ -760,14 +736,14 @@ static void bound_start(mp_skyline *s, size_t placed) {
     memset(s->acc, 0, (m + 1) * sizeof *s->acc);
     for (size_t i = 0; i < in->n; i++) {
         if (step_of[i] < placed) continue;
-        s->acc[s->sti[i]] += in->size[i];
-        s->acc[s->eti[i]] -= in->size[i];
+        s->acc[s->at_start[i].ti] += in->size[i];
+        s->acc[s->at_end[i].ti] -= in->size[i];
     }
     uint64_t sum = 0;
     for (size_t i = 0; i < m; i++) s->acc[i] = sum += s->acc[i];
     for (size_t g = 0; g != NIL; g = s->next[g]) {
-        size_t i1 = s->next[g] == NIL ? m : s->ti[s->next[g]];
-        for (size_t i = s->ti[g]; i < i1; i++) s->acc[i] += s->h[g];
+        size_t i1 = s->next[g] == NIL ? m : s->pos[s->next[g]].ti;
+        for (size_t i = s->pos[g].ti; i < i1; i++) s->acc[i] += s->h[g];
     }
     s->accmax = 0;
     for (size_t i = 0; i < m; i++) s->accmax = MP_MAX(s->accmax, s->acc[i]);
