@@ -209,8 +209,9 @@ static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadli
  * exactly the run of a budget of ROUND_MS, so more budget never gives a
  * worse plan. A last partial round shorter than a quarter round is not
  * started. 250 ms: on dsa B-E at 1000 ms (16 seeds each), four rounds of
- * 250 ms keep B, C and E where one run gets them and lower D's mean from
- * 1032 to 1025 KiB; rounds of 125 ms lose on B. Above MP_PACK_SLOW buffers
+ * 250 ms keep B, C and E where one run gets them (means within 1 KiB) and
+ * lower D's mean from 1032 to 1025 KiB (1021 over 48 seeds); rounds of
+ * 125 ms lose on B (see bench/README.md). Above MP_PACK_SLOW buffers
  * one run is still improving after a round's work (10,000 model-like
  * buffers at 4 s: 1.068x the bound in one run, 1.070x in rounds of 1 s), so
  * it gets the whole budget. */
