@@ -295,7 +295,8 @@ static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n,
 }
 
 /* Sum over buffers of how many buffers are live at its start: the work of
- * the best-fit decoders. Saturates at UINT64_MAX; 0 when memory runs out. */
+ * the best-fit decoders. At most n * n (no overflow below 2^32 buffers); 0
+ * when memory runs out. */
 static uint64_t overlap_mass(const memplan_buffer *bufs, size_t n) {
     uint64_t *starts = malloc((n ? n : 1) * sizeof *starts), *ends = malloc((n ? n : 1) * sizeof *ends);
     uint64_t mass = 0;
