@@ -165,6 +165,33 @@ static void test_partial_evaluation(void **state) {
     done(&c);
 }
 
+/* Slice steps at the ends of int64 (a step of INT64_MIN once negated
+ * into undefined behaviour; INT64_MAX overflowed end - start + step - 1):
+ * one element each, like numpy. */
+static void test_slice_extreme_steps(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "8");
+    const int64_t zero = 0, big = INT64_MAX, small = INT64_MIN, last = 7, three = 3;
+    mb_initializer_ints(g, "zero", "1", &zero, 1);
+    mb_initializer_ints(g, "big", "1", &big, 1);
+    mb_initializer_ints(g, "small", "1", &small, 1);
+    mb_initializer_ints(g, "last", "1", &last, 1);
+    mb_initializer_ints(g, "three", "1", &three, 1);
+    mb_node(g, "Slice", "x,zero,big,zero,big", "up");      /* x[0::MAX] */
+    mb_node(g, "Slice", "x,last,small,zero,small", "down"); /* x[7::MIN] */
+    mb_node(g, "Slice", "x,zero,big,zero,three", "third");  /* x[0::3]: 0, 3, 6 */
+    mb_output(g, "up", 1, NULL);
+    mb_output(g, "down", 1, NULL);
+    mb_output(g, "third", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "up", "float[1] 4");
+    expect(&c, "down", "float[1] 4");
+    expect(&c, "third", "float[3] 12");
+    done(&c);
+}
+
 /* With dims bound from the start, an If on a size comparison picks its branch. */
 static void test_bound_inference_resolves_if(void **state) {
     (void)state;
@@ -212,6 +239,7 @@ int main(void) {
         cmocka_unit_test(test_shape_computation),
         cmocka_unit_test(test_control_flow),
         cmocka_unit_test(test_partial_evaluation),
+        cmocka_unit_test(test_slice_extreme_steps),
         cmocka_unit_test(test_bound_inference_resolves_if),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -566,6 +566,19 @@ static memplan_vshape *out_slot(mp_sctx *c, int32_t k) {
 void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const memplan_expr *dims) {
     memplan_vshape *v = out_slot(c, k);
     if (!v) return;
+    /* A negative constant dim (a Reshape target below -1, odd attribute
+     * values) is no size: it becomes unknown, with a note. */
+    memplan_expr fixed[MEMPLAN_MAX_RANK];
+    for (int32_t i = 0; rank <= MEMPLAN_MAX_RANK && i < rank; i++) {
+        int64_t d;
+        if (memplan_expr_is_const(c->S->pool, dims[i], &d) && d < 0) {
+            if (dims != fixed) memcpy(fixed, dims, (size_t)rank * sizeof *fixed);
+            dims = fixed;
+            fixed[i] = MEMPLAN_EXPR_NONE;
+            mp_note(c, "output %d: dim %d is negative (%lld); taken as unknown", (int)k, (int)i,
+                    (long long)d);
+        }
+    }
     memset(v, 0, sizeof *v);
     v->kind = MEMPLAN_TYPE_TENSOR;
     v->elem_type = elem_type;
@@ -708,6 +721,21 @@ int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *
         }
     }
     return r;
+}
+
+bool mp_double_to_int(double f, int64_t *out) {
+    if (!(f >= -9007199254740992.0 && f <= 9007199254740992.0)) return false; /* also NaN */
+    *out = (int64_t)f;
+    return true;
+}
+
+int32_t mp_static_count(mp_sctx *c, int32_t rank, const memplan_expr *dims) {
+    int64_t n = 1, k;
+    for (int32_t i = 0; i < rank; i++) {
+        if (!memplan_expr_is_const(c->S->pool, dims[i], &k) || k < 0) return -1;
+        if (__builtin_mul_overflow(n, k, &n) || n > MEMPLAN_MAX_TRACKED_ELEMS) return -1;
+    }
+    return (int32_t)n;
 }
 
 memplan_expr mp_product(mp_sctx *c, int32_t rank, const memplan_expr *dims) {

@@ -202,7 +202,9 @@ static void group_query_attention(mp_sctx *c) {
         return;
     }
     /* head size: D / N, or D / (N + 2 kvN) when Q, K and V are packed */
-    memplan_expr head = div_c(c, q->dims[2], k ? n : n + 2 * kvn);
+    int64_t packed;
+    bool fits = !__builtin_mul_overflow(kvn, 2, &packed) && !__builtin_add_overflow(packed, n, &packed);
+    memplan_expr head = k ? div_c(c, q->dims[2], n) : fits ? div_c(c, q->dims[2], packed) : MEMPLAN_EXPR_NONE;
     memplan_expr dims[4] = {q->dims[0], q->dims[1], memplan_expr_mul(P(c), mp_const(c, n), head), MEMPLAN_EXPR_NONE};
     mp_out(c, 0, et, 3, dims);
     memplan_expr total = scalar_amount(c, 6);

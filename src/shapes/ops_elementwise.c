@@ -40,7 +40,7 @@ static memplan_expr apply(mp_sctx *c, arith a, memplan_expr x, memplan_expr y) {
     case OP_SUB: return memplan_expr_sub(p, x, y);
     case OP_MUL: return memplan_expr_mul(p, x, y);
     case OP_DIV: /* integer Div truncates; equal to floor for the non-negative amounts of shapes */
-        if (cx && cy && ky != 0) return mp_const(c, kx / ky);
+        if (cx && cy && ky != 0 && !(kx == INT64_MIN && ky == -1)) return mp_const(c, kx / ky);
         return memplan_expr_floordiv(p, x, y);
     case OP_MOD: return memplan_expr_mod(p, x, y);
     case OP_MIN: return memplan_expr_min(p, x, y);
@@ -73,17 +73,6 @@ static void eval_binary(mp_sctx *c, arith a, int32_t ka, int32_t kb, int32_t n_o
     mp_out_elems(c, 0, n_out, out);
 }
 
-/* Element count of a static shape, or -1. */
-static int32_t static_count(mp_sctx *c, int32_t rank, const memplan_expr *dims) {
-    int64_t n = 1, k;
-    for (int32_t i = 0; i < rank; i++) {
-        if (!memplan_expr_is_const(mp_pool(c), dims[i], &k) || k < 0) return -1;
-        n *= k;
-        if (n > MEMPLAN_MAX_TRACKED_ELEMS) return -1;
-    }
-    return (int32_t)n;
-}
-
 /* Variadic broadcasting op; out_type 0 = the first input's type. */
 static void broadcast_n(mp_sctx *c, int32_t out_type) {
     const memplan_vshape *first = mp_in(c, 0);
@@ -107,7 +96,7 @@ static void broadcast_n(mp_sctx *c, int32_t out_type) {
         return;
     }
     mp_out(c, 0, et, rank, dims);
-    int32_t n = static_count(c, rank, dims);
+    int32_t n = mp_static_count(c, rank, dims);
     if (n < 0) return;
     arith a = arith_of(mp_node(c)->op_type);
     if (mp_n_in(c) == 2) {
@@ -165,7 +154,7 @@ static void where(mp_sctx *c) {
         return;
     }
     mp_out(c, 0, x->elem_type, r, d2);
-    int32_t n = static_count(c, r, d2), nc, nx, ny;
+    int32_t n = mp_static_count(c, r, d2), nc, nx, ny;
     const memplan_expr *ec = mp_in_elems(c, 0, &nc), *ex = mp_in_elems(c, 1, &nx), *ey = mp_in_elems(c, 2, &ny);
     if (n < 0 || !ec || !ex || !ey) return;
     if ((nc != n && nc != 1) || (nx != n && nx != 1) || (ny != n && ny != 1)) return;
@@ -203,7 +192,7 @@ static void neg_abs(mp_sctx *c) {
     for (int32_t i = 0; i < n; i++) {
         int64_t k;
         if (neg) out[i] = memplan_expr_sub(mp_pool(c), mp_const(c, 0), e[i]);
-        else if (memplan_expr_is_const(mp_pool(c), e[i], &k)) out[i] = mp_const(c, k < 0 ? -k : k);
+        else if (memplan_expr_is_const(mp_pool(c), e[i], &k) && k != INT64_MIN) out[i] = mp_const(c, k < 0 ? -k : k);
         else return;
     }
     mp_out_elems(c, 0, n, out);

@@ -534,6 +534,9 @@ static int64_t count_unique(mp_sctx *c, const memplan_vshape *x, int32_t axis) {
     int32_t n;
     int64_t shape[R];
     if (x->rank < 0 || !mp_in_floats(c, 0, v, MEMPLAN_MAX_TRACKED_ELEMS, &n)) return -1;
+    /* A static shape of exactly those n >= 1 values: every dim in [1, n],
+     * so the products and loops below stay small. */
+    if (n < 1 || mp_static_count(c, x->rank, x->dims) != n) return -1;
     for (int32_t i = 0; i < x->rank; i++)
         if (!memplan_expr_is_const(mp_pool(c), x->dims[i], &shape[i])) return -1;
     int64_t outer = 1, len = 1, inner = 1;

@@ -52,7 +52,10 @@ static memplan_expr conv_dim(mp_sctx *c, memplan_expr d, int64_t k, int64_t s, i
                              const char *auto_pad, bool ceil_mode) {
     if (strcmp(auto_pad, "SAME_UPPER") == 0 || strcmp(auto_pad, "SAME_LOWER") == 0)
         return memplan_expr_ceildiv(P(c), d, mp_const(c, s));
-    memplan_expr span = mp_const(c, dil * (k - 1) + 1);
+    /* dil * (k - 1) + 1 in the pool, which turns an overflow into NONE */
+    memplan_expr span = k < 1 ? MEMPLAN_EXPR_NONE
+                              : memplan_expr_add(P(c), memplan_expr_mul(P(c), mp_const(c, dil), mp_const(c, k - 1)),
+                                                 mp_const(c, 1));
     memplan_expr e = memplan_expr_sub(P(c), memplan_expr_add(P(c), d, pad), span);
     memplan_expr q = ceil_mode ? memplan_expr_ceildiv(P(c), e, mp_const(c, s)) : memplan_expr_floordiv(P(c), e, mp_const(c, s));
     return memplan_expr_add(P(c), q, mp_const(c, 1));
@@ -80,7 +83,7 @@ int32_t mp_q_conv_dims(mp_sctx *c, int32_t input_k, int32_t weight_k, bool chann
             dims[sp + i] = MEMPLAN_EXPR_NONE;
             continue;
         }
-        memplan_expr pad = mp_const(c, np >= 0 ? pd[i] + pd[i + n] : 0);
+        memplan_expr pad = np >= 0 ? memplan_expr_add(P(c), mp_const(c, pd[i]), mp_const(c, pd[i + n])) : mp_const(c, 0);
         int64_t s = ns >= 0 ? st[i] : 1, d = nd >= 0 ? dl[i] : 1;
         dims[sp + i] = s > 0 ? conv_dim(c, x->dims[sp + i], k, s, d, pad, auto_pad, ceil_mode) : MEMPLAN_EXPR_NONE;
     }

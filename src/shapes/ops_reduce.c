@@ -349,7 +349,7 @@ static void tfidf(mp_sctx *c) {
     int64_t n = mp_attr_ints(c, "ngram_indexes", &idx), top = -1;
     for (int64_t i = 0; i < n; i++)
         if (idx[i] > top) top = idx[i];
-    memplan_expr width = n > 0 ? mp_const(c, top + 1) : MEMPLAN_EXPR_NONE;
+    memplan_expr width = n > 0 && top < INT64_MAX ? mp_const(c, top + 1) : MEMPLAN_EXPR_NONE;
     if (x->rank == 1) {
         mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 1, &width);
     } else if (x->rank == 2) {

@@ -16,17 +16,6 @@
 
 static memplan_expr_pool *P(mp_sctx *c) { return mp_pool(c); }
 
-/* Element count of a static shape (<= T), or -1. */
-static int32_t count_of(mp_sctx *c, int32_t rank, const memplan_expr *dims) {
-    int64_t n = 1, k;
-    for (int32_t i = 0; i < rank; i++) {
-        if (!memplan_expr_is_const(P(c), dims[i], &k) || k < 0) return -1;
-        n *= k;
-        if (n > T) return -1;
-    }
-    return (int32_t)n;
-}
-
 /* Axes from the attribute (older opsets) or from input k (newer). */
 static bool axes_of(mp_sctx *c, int32_t input_k, int64_t *axes, int32_t *n, bool *given) {
     const int64_t *a;
@@ -54,6 +43,7 @@ static void shape_op(mp_sctx *c) {
     if (start < 0) start += x->rank;
     if (end < 0) end += x->rank;
     if (start < 0) start = 0;
+    if (start > x->rank) start = x->rank;
     if (end > x->rank) end = x->rank;
     int32_t n = end > start ? (int32_t)(end - start) : 0;
     memplan_expr d = mp_const(c, n);
@@ -248,7 +238,7 @@ static void transpose(mp_sctx *c) {
     const memplan_expr *e = mp_in_elems(c, 0, &m);
     int64_t shape[R], stride[R], perm_of[R];
     if (!e) return;
-    if (count_of(c, x->rank, x->dims) != m) return; /* shape and values must agree */
+    if (mp_static_count(c, x->rank, x->dims) != m) return; /* shape and values must agree */
     for (int32_t i = 0; i < x->rank; i++)
         if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i])) return;
     for (int32_t i = x->rank - 1, s = 1; i >= 0; i--) {
@@ -376,19 +366,23 @@ static memplan_expr slice_len(mp_sctx *c, memplan_expr dim, int64_t start, int64
     if (memplan_expr_is_const(P(c), dim, &d)) {
         if (start < 0) start += d;
         if (end < 0) end += d;
+        /* d >= 0 (mp_out makes negative dims unknown), so after clamping the
+         * differences below stay within int64; -INT64_MIN is out of range,
+         * but any step that large takes one element, as INT64_MAX does. */
         if (step > 0) {
             start = start < 0 ? 0 : start > d ? d : start;
             end = end < 0 ? 0 : end > d ? d : end;
-            return mp_const(c, end > start ? (end - start + step - 1) / step : 0);
+            return mp_const(c, end > start ? (end - start - 1) / step + 1 : 0);
         }
+        int64_t down = step == INT64_MIN ? INT64_MAX : -step;
         start = start < 0 ? -1 : start > d - 1 ? d - 1 : start;
         end = end < -1 ? -1 : end > d - 1 ? d - 1 : end;
-        return mp_const(c, start > end ? (start - end - step - 1) / (-step) : 0);
+        return mp_const(c, start > end ? (start - end - 1) / down + 1 : 0);
     }
     /* symbolic dim: common patterns */
     const int64_t BIG = INT64_C(1) << 53;
     if (step == 1 && start >= 0 && end >= BIG) return memplan_expr_sub(P(c), dim, mp_const(c, start)); /* [s:] */
-    if (step == 1 && start >= 0 && end < 0 && end > -BIG) /* [s:-k] */
+    if (step == 1 && start >= 0 && start < BIG && end < 0 && end > -BIG) /* [s:-k] */
         return memplan_expr_sub(P(c), dim, mp_const(c, start - end));
     if (step == 1 && start < 0 && start > -BIG && end >= BIG) return mp_const(c, -start); /* [-k:] (dim >= k) */
     if (step == 1 && start >= 0 && end >= 0 && end < BIG) return mp_const(c, end - start); /* [s:e] assuming dim >= e */
@@ -467,7 +461,7 @@ static void slice(mp_sctx *c) {
     /* values: an N-D slice of a tensor whose values and shape are known */
     int32_t m;
     const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (!e || count_of(c, x->rank, x->dims) != m) return;
+    if (!e || mp_static_count(c, x->rank, x->dims) != m) return;
     int64_t shape[R], first[R], step[R], cnt[R];
     int64_t total = 1;
     for (int32_t i = 0; i < x->rank; i++) {
@@ -547,6 +541,11 @@ static void gather_nd(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "ranks or index depth unknown");
         return;
     }
+    if (b < 0 || b >= idx->rank || last < 0 || last > x->rank - b) {
+        mp_note(c, "batch_dims %lld or index depth %lld out of range", (long long)b, (long long)last);
+        mp_out_unranked(c, 0, x->elem_type, "batch_dims or index depth out of range");
+        return;
+    }
     memplan_expr dims[R];
     int32_t r = 0;
     for (int32_t i = 0; i < idx->rank - 1; i++) dims[r++] = idx->dims[i];
@@ -581,7 +580,7 @@ static void expand(mp_sctx *c) {
         return;
     }
     mp_out(c, 0, x->elem_type, r, dims);
-    int32_t m, total = count_of(c, r, dims);
+    int32_t m, total = mp_static_count(c, r, dims);
     const memplan_expr *e = mp_in_elems(c, 0, &m);
     if (e && m == 1 && total >= 0) {
         memplan_expr out[T];
@@ -612,7 +611,9 @@ static void tile(mp_sctx *c) {
     int32_t m;
     int64_t times;
     const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (!e || x->rank != 1 || !memplan_expr_is_const(P(c), reps[0], &times) || times < 0 || m * times > T) return;
+    if (!e || x->rank != 1 || !memplan_expr_is_const(P(c), reps[0], &times) || times < 0 || times > T ||
+        (m > 0 && times > T / m))
+        return;
     memplan_expr out[T];
     for (int64_t t = 0; t < times; t++) memcpy(out + t * m, e, (size_t)m * sizeof *e);
     mp_out_elems(c, 0, (int32_t)(m * times), out);
@@ -669,7 +670,7 @@ static void constant_of_shape(mp_sctx *c) {
     if (!shape || n > R) {
         const memplan_vshape *s = mp_in(c, 0);
         int64_t r;
-        if (s && s->rank == 1 && memplan_expr_is_const(P(c), s->dims[0], &r) && r <= R) {
+        if (s && s->rank == 1 && memplan_expr_is_const(P(c), s->dims[0], &r) && r >= 0 && r <= R) {
             memplan_expr dims[R];
             for (int32_t i = 0; i < r; i++) dims[i] = MEMPLAN_EXPR_NONE;
             mp_out(c, 0, et, (int32_t)r, dims);
@@ -679,7 +680,7 @@ static void constant_of_shape(mp_sctx *c) {
         return;
     }
     mp_out(c, 0, et, n, shape);
-    int32_t total = count_of(c, n, shape);
+    int32_t total = mp_static_count(c, n, shape);
     if (total < 0 || !v || !v->t || !v->t->data) {
         if (total >= 0 && !v) { /* default value 0.0 (float): not an integer tensor */ }
         return;
@@ -766,7 +767,7 @@ static void range(mp_sctx *c) {
     if (start && limit && delta && n1 == 1 && n2 == 1 && n3 == 1) {
         /* max(ceil((limit - start) / delta), 0) */
         int64_t d;
-        if (memplan_expr_is_const(P(c), delta[0], &d) && d != 0) {
+        if (memplan_expr_is_const(P(c), delta[0], &d) && d != 0 && d != INT64_MIN) {
             memplan_expr diff = memplan_expr_sub(P(c), limit[0], start[0]);
             len = d > 0 ? memplan_expr_ceildiv(P(c), diff, delta[0])
                         : memplan_expr_ceildiv(P(c), memplan_expr_sub(P(c), mp_const(c, 0), diff), mp_const(c, -d));
@@ -774,14 +775,20 @@ static void range(mp_sctx *c) {
         }
     } else if (mp_in_floats(c, 0, f, 1, &nf) && mp_in_floats(c, 1, f + 1, 1, &nf) && mp_in_floats(c, 2, f + 2, 1, &nf) && f[2] != 0) {
         double l = ceil((f[1] - f[0]) / f[2]);
-        len = mp_const(c, l > 0 ? (int64_t)l : 0);
+        int64_t li;
+        if (l <= 0) len = mp_const(c, 0);
+        else if (mp_double_to_int(l, &li)) len = mp_const(c, li);
     }
     mp_out(c, 0, s->elem_type, 1, &len);
     int64_t a, b, d;
     if (start && limit && delta && memplan_expr_is_const(P(c), len, &b) && b <= T &&
         memplan_expr_is_const(P(c), delta[0], &d)) {
         memplan_expr out[T];
-        for (int64_t i = 0; i < b; i++) out[i] = memplan_expr_add(P(c), start[0], mp_const(c, i * d));
+        for (int64_t i = 0; i < b; i++) {
+            int64_t off;
+            if (__builtin_mul_overflow(i, d, &off)) return;
+            out[i] = memplan_expr_add(P(c), start[0], mp_const(c, off));
+        }
         (void)a;
         mp_out_elems(c, 0, (int32_t)b, out);
     }
@@ -794,8 +801,13 @@ static void depth_space(mp_sctx *c, bool to_space) {
         mp_out_unranked(c, 0, x->elem_type, "input is not 4-D");
         return;
     }
-    int64_t b = mp_attr_int(c, "blocksize", 1);
-    memplan_expr bb = mp_const(c, b), b2 = mp_const(c, b * b);
+    int64_t b = mp_attr_int(c, "blocksize", 1), b2k;
+    if (b < 1 || __builtin_mul_overflow(b, b, &b2k)) {
+        mp_note(c, "blocksize %lld is invalid", (long long)b);
+        mp_out_unranked(c, 0, x->elem_type, "blocksize invalid");
+        return;
+    }
+    memplan_expr bb = mp_const(c, b), b2 = mp_const(c, b2k);
     memplan_expr dims[4] = {x->dims[0], x->dims[1], x->dims[2], x->dims[3]};
     if (to_space) {
         dims[1] = memplan_expr_floordiv(P(c), x->dims[1], b2);
@@ -859,12 +871,14 @@ static void resize(mp_sctx *c) {
         for (int32_t i = 0; i < k; i++) {
             int32_t ax = nax >= 0 ? mp_axis(axes[i], x->rank) : i;
             if (ax < 0) return;
-            int64_t d;
+            int64_t d, v;
             if (scales[i] == 1.0) continue;
-            if (memplan_expr_is_const(P(c), x->dims[ax], &d)) {
-                dims[ax] = mp_const(c, (int64_t)floor((double)d * scales[i] + 1e-9));
-            } else if (scales[i] == floor(scales[i]) && scales[i] > 0) {
-                dims[ax] = memplan_expr_mul(P(c), x->dims[ax], mp_const(c, (int64_t)scales[i]));
+            if (memplan_expr_is_const(P(c), x->dims[ax], &d) &&
+                mp_double_to_int(floor((double)d * scales[i] + 1e-9), &v)) {
+                dims[ax] = mp_const(c, v);
+            } else if (!memplan_expr_is_const(P(c), x->dims[ax], &d) && scales[i] == floor(scales[i]) &&
+                       scales[i] > 0 && mp_double_to_int(scales[i], &v)) {
+                dims[ax] = memplan_expr_mul(P(c), x->dims[ax], mp_const(c, v));
             } else {
                 dims[ax] = MEMPLAN_EXPR_NONE;
             }
@@ -940,7 +954,8 @@ static void one_hot(mp_sctx *c) {
     double fd;
     int32_t nf;
     memplan_expr d = depth && n == 1 ? depth[0] : MEMPLAN_EXPR_NONE;
-    if (d == MEMPLAN_EXPR_NONE && mp_in_floats(c, 1, &fd, 1, &nf)) d = mp_const(c, (int64_t)fd);
+    int64_t di;
+    if (d == MEMPLAN_EXPR_NONE && mp_in_floats(c, 1, &fd, 1, &nf) && mp_double_to_int(fd, &di)) d = mp_const(c, di);
     memplan_expr dims[R];
     for (int32_t i = 0, j = 0; i < r; i++) dims[i] = i == axis ? d : idx->dims[j++];
     mp_out(c, 0, vals->elem_type, r, dims);

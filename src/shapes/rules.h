@@ -101,6 +101,12 @@ int32_t mp_axis(int64_t axis, int32_t rank);
 /* Numpy broadcast of two ranked shapes into dims (at most MEMPLAN_MAX_RANK);
  * returns the rank or -1 when incompatible/unknown. */
 int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims);
+/* f as an integer (truncated) when it is a number within +-2^53, where
+ * every integer is exact and the conversion is defined; else false. */
+bool mp_double_to_int(double f, int64_t *out);
+/* Element count of a static shape when it is at most
+ * MEMPLAN_MAX_TRACKED_ELEMS, else -1 (also for unknown dims). */
+int32_t mp_static_count(mp_sctx *c, int32_t rank, const memplan_expr *dims);
 /* Product of dims (NONE on overflow). */
 memplan_expr mp_product(mp_sctx *c, int32_t rank, const memplan_expr *dims);
 
