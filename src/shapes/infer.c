@@ -566,19 +566,6 @@ static memplan_vshape *out_slot(mp_sctx *c, int32_t k) {
 void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const memplan_expr *dims) {
     memplan_vshape *v = out_slot(c, k);
     if (!v) return;
-    /* A negative constant dim (a Reshape target below -1, odd attribute
-     * values) is no size: it becomes unknown, with a note. */
-    memplan_expr fixed[MEMPLAN_MAX_RANK];
-    for (int32_t i = 0; rank <= MEMPLAN_MAX_RANK && i < rank; i++) {
-        int64_t d;
-        if (memplan_expr_is_const(c->S->pool, dims[i], &d) && d < 0) {
-            if (dims != fixed) memcpy(fixed, dims, (size_t)rank * sizeof *fixed);
-            dims = fixed;
-            fixed[i] = MEMPLAN_EXPR_NONE;
-            mp_note(c, "output %d: dim %d is negative (%lld); taken as unknown", (int)k, (int)i,
-                    (long long)d);
-        }
-    }
     memset(v, 0, sizeof *v);
     v->kind = MEMPLAN_TYPE_TENSOR;
     v->elem_type = elem_type;

@@ -100,6 +100,12 @@ static void reshape(mp_sctx *c) {
             dims[i] = MEMPLAN_EXPR_NONE;
             continue;
         }
+        if (is_c && k < -1) { /* invalid in ONNX: an unknown dim, not a negative size */
+            mp_note(c, "target dim %d is %lld (below -1)", (int)i, (long long)k);
+            dims[i] = MEMPLAN_EXPR_NONE;
+            known = MEMPLAN_EXPR_NONE;
+            continue;
+        }
         if (is_c && k == 0 && !allowzero) {
             if (x->rank < 0 || i >= x->rank) {
                 dims[i] = MEMPLAN_EXPR_NONE;
@@ -364,11 +370,13 @@ static void split(mp_sctx *c) {
 static memplan_expr slice_len(mp_sctx *c, memplan_expr dim, int64_t start, int64_t end, int64_t step) {
     int64_t d;
     if (memplan_expr_is_const(P(c), dim, &d)) {
+        /* A negative dim (dims bound too small for the model) has no slice.
+         * With d >= 0 the sums and differences below stay within int64;
+         * -INT64_MIN is out of range, but any step that large takes one
+         * element, as INT64_MAX does. */
+        if (d < 0) return MEMPLAN_EXPR_NONE;
         if (start < 0) start += d;
         if (end < 0) end += d;
-        /* d >= 0 (mp_out makes negative dims unknown), so after clamping the
-         * differences below stay within int64; -INT64_MIN is out of range,
-         * but any step that large takes one element, as INT64_MAX does. */
         if (step > 0) {
             start = start < 0 ? 0 : start > d ? d : start;
             end = end < 0 ? 0 : end > d ? d : end;
