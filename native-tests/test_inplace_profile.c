@@ -162,8 +162,11 @@ static void test_annotate_replaces_in_place(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", 1, "2,3");
-    mb_node(g, "Abs", "x", "a");
-    Onnx__NodeProto *nd = mb_node(g, "Shape", "a", "s");
+    Onnx__NodeProto *nd = mb_node(g, "Abs", "x", "a");
+    /* a claim of an earlier run (say with --allow-input-overwrite) that this
+     * run does not make: it must go */
+    mb_node_meta(nd, "onnx_light.inplace_reuse", "0:0:equal");
+    nd = mb_node(g, "Shape", "a", "s");
     nd = mb_node(g, "Reshape", "a,s", "y");
     mb_node_meta(nd, "first", "1");
     mb_node_meta(nd, "onnx_light.release_after", "stale");
@@ -194,7 +197,8 @@ static void test_annotate_replaces_in_place(void **state) {
     assert_int_equal(idx, 5);
     assert_null(meta(r, "onnx_light.not_used_after", NULL));
     const Onnx__NodeProto *a = mp->graph->node[0];
-    assert_int_equal(a->n_metadata_props, 2); /* not_used_after x, node_tag */
+    assert_int_equal(a->n_metadata_props, 2); /* not_used_after x, node_tag; the stale reuse gone */
+    assert_null(meta(a, "onnx_light.inplace_reuse", NULL));
     assert_string_equal(meta(a, "onnx_light.not_used_after", NULL), "x");
     assert_string_equal(mp->graph->node[1]->metadata_props[0]->key, "onnx_light.node_tag");
     assert_string_equal(mp->graph->node[1]->metadata_props[0]->value, "shape");

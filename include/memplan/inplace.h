@@ -186,9 +186,12 @@ void memplan_inplace_clear_events(memplan_inplace *ctx);
  * Write the results into a copy of the model bytes they were computed from:
  * node metadata_props `onnx_light.inplace_reuse`, `.release_after`,
  * `.not_used_after`, `.release_after_shape_tag`, `.node_tag` (each only when
- * non-empty, replacing an entry with the same key in place, else appended),
+ * non-empty, replacing an entry with the same key in place, else appended;
+ * an entry with one of these keys that the results do not produce -- left by
+ * an earlier annotation -- is removed),
  * and `onnx_light.value_tag` on the main graph's ValueInfoProto entries that
- * exist (inputs, outputs, value_info; none is added, initializers get none).
+ * exist (inputs, outputs, value_info) and on initializers' TensorProto (none
+ * is added; a stale one is removed the same way).
  * The bytes are fully unpacked (no pruning; unknown fields are kept) and packed
  * again: everything else is unchanged. Results for a graph with a different
  * node count are an MEMPLAN_EINPUT error. *out is malloc'ed (free it). */

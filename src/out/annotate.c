@@ -36,6 +36,8 @@ typedef struct annotator {
     size_t n_patches, cap_patches;
     void **owned;                 /* our entries, arrays and strings */
     size_t n_owned, cap_owned;
+    ProtobufCBinaryData **empties; /* empty bytes fields pointed at NO_BYTES */
+    size_t n_empties, cap_empties;
     bool failed;
 } annotator;
 
@@ -92,7 +94,90 @@ static void put_entry(annotator *a, Onnx__StringStringEntryProto **arr, size_t *
     arr[(*count)++] = e;
 }
 
+/* One of the keys this file writes? */
+static bool is_ours(const char *key) {
+    static const char *const OURS[] = {KEY_REUSE, KEY_RELEASE, KEY_NOT_USED, KEY_SHAPE_TAG, KEY_NODE_TAG, KEY_VALUE_TAG};
+    for (size_t i = 0; key && i < sizeof OURS / sizeof OURS[0]; i++)
+        if (strcmp(key, OURS[i]) == 0) return true;
+    return false;
+}
+
+/* Any entry with one of our keys (from an earlier annotation)? */
+static bool has_ours(Onnx__StringStringEntryProto *const *arr, size_t n) {
+    for (size_t j = 0; j < n; j++)
+        if (is_ours(arr[j]->key)) return true;
+    return false;
+}
+
+/* Drop the entries with our keys that are not among keys[0..n): an earlier
+ * annotation's claims these results no longer make. */
+static void drop_stale(Onnx__StringStringEntryProto **arr, size_t *count, const char *const *keys, size_t n) {
+    size_t kept = 0;
+    for (size_t j = 0; j < *count; j++) {
+        bool stale = is_ours(arr[j]->key);
+        for (size_t k = 0; stale && k < n; k++) stale = strcmp(arr[j]->key, keys[k]) != 0;
+        if (!stale) arr[kept++] = arr[j];
+    }
+    *count = kept;
+}
+
+/* protobuf-c packs a bytes field with memcpy(out, data, len), and decodes an
+ * empty one (an empty tensor's raw_data, say) as data NULL, len 0: memcpy
+ * from NULL is undefined even for 0 bytes. So before packing, every empty
+ * bytes field of the message tree points at a static byte; restore() puts
+ * NULL back before protobuf-c frees the tree. The walk follows the
+ * descriptors (set oneof members only); nesting depth was checked on load. */
+static const uint8_t NO_BYTES[1];
+
+static void mark_empty(annotator *a, ProtobufCBinaryData *bd) {
+    if (bd->len || bd->data) return;
+    if (a->n_empties == a->cap_empties) {
+        size_t cap = a->cap_empties ? a->cap_empties * 2 : 16;
+        ProtobufCBinaryData **p = realloc(a->empties, cap * sizeof *p);
+        if (!p) {
+            a->failed = true;
+            return;
+        }
+        a->empties = p;
+        a->cap_empties = cap;
+    }
+    a->empties[a->n_empties++] = bd;
+    bd->data = (uint8_t *)NO_BYTES;
+}
+
+static void fill_empty_bytes(annotator *a, ProtobufCMessage *m) {
+    const ProtobufCMessageDescriptor *d = m->descriptor;
+    for (unsigned i = 0; i < d->n_fields && !a->failed; i++) {
+        const ProtobufCFieldDescriptor *f = &d->fields[i];
+        if (f->type != PROTOBUF_C_TYPE_BYTES && f->type != PROTOBUF_C_TYPE_MESSAGE) continue;
+        char *member = (char *)m + f->offset;
+        if (f->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) {
+            uint32_t set;
+            memcpy(&set, (char *)m + f->quantifier_offset, sizeof set);
+            if (set != f->id) continue;
+        }
+        if (f->label == PROTOBUF_C_LABEL_REPEATED) {
+            size_t n;
+            void *arr;
+            memcpy(&n, (char *)m + f->quantifier_offset, sizeof n);
+            memcpy(&arr, member, sizeof arr);
+            for (size_t k = 0; k < n && !a->failed; k++) {
+                if (f->type == PROTOBUF_C_TYPE_BYTES) mark_empty(a, &((ProtobufCBinaryData *)arr)[k]);
+                else if (((ProtobufCMessage **)arr)[k]) fill_empty_bytes(a, ((ProtobufCMessage **)arr)[k]);
+            }
+        } else if (f->type == PROTOBUF_C_TYPE_BYTES) {
+            mark_empty(a, (ProtobufCBinaryData *)member);
+        } else {
+            ProtobufCMessage *sub;
+            memcpy(&sub, member, sizeof sub);
+            if (sub) fill_empty_bytes(a, sub);
+        }
+    }
+}
+
 static void restore(annotator *a) {
+    for (size_t i = 0; i < a->n_empties; i++) a->empties[i]->data = NULL;
+    free(a->empties);
     for (size_t i = a->n_patches; i-- > 0;) {
         *a->patches[i].field = a->patches[i].old_arr;
         *a->patches[i].count = a->patches[i].old_n;
@@ -162,8 +247,11 @@ static void annotate_node(annotator *a, const memplan_inplace *ctx, int32_t i, O
     const char *keys[5];
     char *vals[5];
     size_t cnt = node_entries(a, ctx, i, keys, vals);
-    if (!cnt || a->failed || !begin_patch(a, &np->metadata_props, &np->n_metadata_props, cnt)) return;
+    if (a->failed || (!cnt && !has_ours(np->metadata_props, np->n_metadata_props)) ||
+        !begin_patch(a, &np->metadata_props, &np->n_metadata_props, cnt))
+        return;
     for (size_t k = 0; k < cnt; k++) put_entry(a, np->metadata_props, &np->n_metadata_props, keys[k], vals[k]);
+    drop_stale(np->metadata_props, &np->n_metadata_props, keys, cnt);
 }
 
 /* onnx_light.value_tag on one value's metadata list, when it has a tag. */
@@ -171,7 +259,11 @@ static void annotate_value(annotator *a, const memplan_inplace *ctx, const char 
                            Onnx__StringStringEntryProto ***md, size_t *n_md) {
     memplan_tag tag = MEMPLAN_TAG_NONE;
     int32_t v = name ? memplan_graph_find(memplan_inplace_graph(ctx), name) : -1;
-    if (v < 0 || memplan_inplace_value_tag(ctx, v, &tag, NULL) || tag == MEMPLAN_TAG_NONE) return;
+    if (v >= 0 && memplan_inplace_value_tag(ctx, v, &tag, NULL)) tag = MEMPLAN_TAG_NONE;
+    if (tag == MEMPLAN_TAG_NONE) { /* only drop what an earlier annotation left */
+        if (has_ours(*md, *n_md) && begin_patch(a, md, n_md, 0)) drop_stale(*md, n_md, NULL, 0);
+        return;
+    }
     char *val = copy_str(a, memplan_tag_name(tag));
     if (val && begin_patch(a, md, n_md, 1)) put_entry(a, *md, n_md, KEY_VALUE_TAG, val);
 }
@@ -239,6 +331,7 @@ memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inp
     annotate_values(&a, ctx, mp->graph->output, mp->graph->n_output);
     annotate_values(&a, ctx, mp->graph->value_info, mp->graph->n_value_info);
     annotate_initializers(&a, ctx, mp->graph->initializer, mp->graph->n_initializer);
+    if (!a.failed) fill_empty_bytes(&a, &mp->base);
     if (!a.failed) {
         size_t size = onnx__model_proto__get_packed_size(mp);
         *out = malloc(size ? size : 1);
