@@ -143,8 +143,11 @@ def main():
                 if doc is not None:
                     check_plan(f"{name} align {align} budget {budget}", rows, align, out_csv, doc)
         # Seeds: the same seed twice gives the same offsets; budget 0 ignores it.
-        s1 = run(a.exe, [path, "--json", "--align", "1", "--budget-ms", "20", "--seed", "7"])[1]
-        s2 = run(a.exe, [path, "--json", "--align", "1", "--budget-ms", "20", "--seed", "7"])[1]
+        # (a wide wall-clock cap: under ASan + UBSan at -O0 the 20 ms of work
+        # takes close to the default 260 ms cap, and a cut-off is timing)
+        seeded = [path, "--json", "--align", "1", "--budget-ms", "20", "--seed", "7", "--wall-cap-ms", "600000"]
+        s1 = run(a.exe, seeded)[1]
+        s2 = run(a.exe, seeded)[1]
         if s1 != s2:
             fail(f"{name}: --seed 7 twice gave different results")
         z1 = run(a.exe, [path, "--json", "--budget-ms", "0", "--seed", "1"])[1]
@@ -171,7 +174,7 @@ def main():
     if rc != 2 or "bad.csv: line 3" not in err or out:
         fail(f"malformed line: exit {rc}, stdout {out!r}, stderr {err!r}")
     for args, what in [(["--align", "3"], "--align"), (["--seed", "x"], "--seed"), (["--budget-ms"], "--budget-ms"),
-                       (["--frobnicate"], "unknown option")]:
+                       (["--wall-cap-ms", "0"], "--wall-cap-ms needs milliseconds"), (["--frobnicate"], "unknown option")]:
         rc, out, err = run(a.exe, [os.path.join(tmp, "one.csv")] + args)
         if rc != 1 or what not in err:
             fail(f"{args}: exit {rc}, stderr {err!r}")

@@ -1,5 +1,5 @@
 /*
- * cmd_pack.c -- `memplan pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N]`
+ * cmd_pack.c -- `memplan pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]`
  *
  * Reads buffers in the benchmark CSV format (id,lower,upper,size; lifetimes
  * half-open) and packs them into one arena (memplan_pack).
@@ -7,7 +7,9 @@
  *   --json   the document described in out/pack_json.h
  * --align N: a power of two >= 1 (default 64); --budget-ms N: improvement
  * search budget in milliseconds (default 20, 0 = heuristics only); --seed N:
- * the search's PRNG seed (default 1; results depend on it). Options
+ * the search's PRNG seed (default 1; results depend on it); --wall-cap-ms N:
+ * the wall-clock safety stop (default 8 x budget + 100 ms; raise it on a slow
+ * machine or sanitizer build to keep results on the work count). Options
  * may also be written --align=N. Exit: 0 ok, 1 usage, 2 bad input; messages
  * go to stderr as "memplan pack: FILE: message".
  */
@@ -22,7 +24,7 @@
 #include "util/buf.h"
 
 static const char pack_usage_text[] =
-    "usage: memplan pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N]\n";
+    "usage: memplan pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]\n";
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))

@@ -15,7 +15,7 @@ static const char USAGE[] =
     "  plan MODEL [--strategy arena|slots] [--align N] [--budget-ms N] [--dim NAME=VALUE ...]\n"
     "             [--include-inputs] [--inplace] [--no-nodes] [--json]\n"
     "                             live intervals, slot plan, arena plan, lower bound\n"
-    "  pack FILE.csv [--json] [--align N] [--budget-ms N]\n"
+    "  pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]\n"
     "                             pack buffers 'id,lower,upper,size' into one arena\n"
     "\n"
     "  --help                     this text\n"

@@ -20,7 +20,8 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
 }
 
 bool mp_pack_option_known(const char *name) {
-    return strcmp(name, "--align") == 0 || strcmp(name, "--budget-ms") == 0 || strcmp(name, "--seed") == 0;
+    return strcmp(name, "--align") == 0 || strcmp(name, "--budget-ms") == 0 || strcmp(name, "--seed") == 0 ||
+           strcmp(name, "--wall-cap-ms") == 0;
 }
 
 memplan_status mp_pack_option(const char *name, const char *value, memplan_pack_options *opt,
@@ -38,6 +39,10 @@ memplan_status mp_pack_option(const char *name, const char *value, memplan_pack_
         if (!parse_u64(value, UINT64_MAX, &v))
             return memplan_error_set(err, MEMPLAN_EUSAGE, "--seed needs a non-negative integer");
         opt->seed = v;
+    } else if (strcmp(name, "--wall-cap-ms") == 0) {
+        if (!parse_u64(value, 86400000u, &v) || v == 0)
+            return memplan_error_set(err, MEMPLAN_EUSAGE, "--wall-cap-ms needs milliseconds from 1 to 86400000");
+        opt->wall_cap_ms = (uint32_t)v;
     } else {
         return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown option '%s'", name);
     }
