@@ -124,6 +124,20 @@ describe('errors carry the C message', () => {
       model.close();
     }
   });
+
+  it('rejects more arguments than it takes instead of dropping the rest', async () => {
+    const mp = await loadMemplan();
+    const model = mp.open(readFileSync(SMALL));
+    try {
+      // 256 --dim pairs (the CLI's limit) pass the splitter; 1025 arguments do not
+      const dims = Array.from({ length: 256 }, (_, i) => ['--dim', `d${i}=1`]).flat();
+      expect(() => model.call('plan', dims)).not.toThrow(/arguments/);
+      expect(() => model.call('plan', [...dims, ...dims, '--json'])).toThrow(/more than 1024 arguments/);
+      expect(model.info().nodes).toBeGreaterThan(0); // the session survives
+    } finally {
+      model.close();
+    }
+  });
 });
 
 describe('wrapper checks', () => {

@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Sum of the static byte sizes of the main graph's initializers. Tensors
- * with an unknown element size count 0. */
+ * with an unknown element size count 0; the sum saturates at ULLONG_MAX. */
 unsigned long long memplan_initializer_bytes(const memplan_model *model);
 
 /* The info document as JSON (malloc'ed, NUL-terminated; free() it). */

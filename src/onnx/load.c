@@ -411,7 +411,7 @@ static memplan_status convert_function(loader *L, mp_ir_ctx *ctx, const Onnx__Fu
     int64_t before = ctx->nodes_total;
     st = mp_ir_resolve(ctx, pg);
     ctx->nodes_total = before;
-    if (st) return memplan_error_prefix(L->err, "function '%s'", f->name);
+    if (st) return st; /* resolve names the function already ("function 'f': ...") */
     f->body = pg->g;
     return MEMPLAN_OK;
 }

@@ -1,4 +1,5 @@
 /* info.c -- the model summary, as JSON and as text. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,8 @@ unsigned long long memplan_initializer_bytes(const memplan_model *model) {
     unsigned long long total = 0;
     for (int32_t i = 0; i < g->n_initializers; i++) {
         uint64_t b;
-        if (memplan_type_static_bytes(&g->values[g->initializers[i]].type, &b)) total += b;
+        if (memplan_type_static_bytes(&g->values[g->initializers[i]].type, &b))
+            total = b > ULLONG_MAX - total ? ULLONG_MAX : total + b; /* saturates, never wraps */
     }
     return total;
 }

@@ -62,11 +62,13 @@ EMSCRIPTEN_KEEPALIVE session *mp_open(const unsigned char *bytes, size_t len) {
 
 EMSCRIPTEN_KEEPALIVE void mp_close(session *s) { memplan_session_close(s); }
 
-/* Split "a\nb\nc" in place into argv (at most max entries). */
+/* Split "a\nb\nc" in place into argv; -1 when there are more than max
+ * (they are never dropped silently: the caller reports it). */
 static int split_args(char *args, char **argv, int max) {
     int n = 0;
     if (!args || !*args) return 0;
-    for (char *p = args; n < max;) {
+    for (char *p = args;;) {
+        if (n == max) return -1;
         argv[n++] = p;
         char *nl = strchr(p, '\n');
         if (!nl) break;
@@ -81,7 +83,7 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
         set_message("no session");
         return MEMPLAN_EUSAGE;
     }
-    enum { MAX_ARGS = 256 };
+    enum { MAX_ARGS = 1024 }; /* the CLI takes 256 --dim NAME=VALUE pairs and the rest */
     size_t args_len = args ? strlen(args) : 0;
     char *copy = malloc(args_len + 1);
     if (copy) memcpy(copy, args ? args : "", args_len + 1);
@@ -91,6 +93,11 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
         return MEMPLAN_ENOMEM;
     }
     int argc = split_args(copy, argv, MAX_ARGS);
+    if (argc < 0) {
+        free(copy);
+        set_message("more than 1024 arguments");
+        return MEMPLAN_EUSAGE;
+    }
     memplan_error err = {0};
     memplan_request *r = malloc(sizeof *r);
     char *out = NULL;
@@ -131,6 +138,11 @@ EMSCRIPTEN_KEEPALIVE int mp_pack_csv(const char *csv, size_t len, const char *ar
     memcpy(copy, args ? args : "", args_len + 1);
     char *argv[MAX_ARGS];
     int argc = split_args(copy, argv, MAX_ARGS);
+    if (argc < 0) {
+        free(copy);
+        set_message("more than 16 arguments");
+        return MEMPLAN_EUSAGE;
+    }
     memplan_pack_options opt;
     memplan_pack_options_init(&opt);
     memplan_error err = {0};
