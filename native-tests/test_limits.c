@@ -191,6 +191,38 @@ static void test_node_count(void **state) {
     free(b);
 }
 
+/* One node with n empty attributes (2 bytes each on the wire, 256 bytes
+ * each once protobuf-c decodes them). */
+static uint8_t *empty_attributes(size_t n, size_t *len) {
+    size_t node = 2 * n, p = 0;
+    uint8_t *b = malloc(node + 32);
+    size_t lens[2] = {node + 2 + (node >= 128) + (node >= 16384) + (node >= 2097152), node};
+    const uint8_t tags[2] = {0x3a, 0x0a}; /* ModelProto.graph (tag + varint + node), GraphProto.node */
+    for (int k = 0; k < 2; k++) {
+        b[p++] = tags[k];
+        for (size_t v = lens[k];; v >>= 7) {
+            b[p++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+            if (!(v >> 7)) break;
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        b[p++] = 0x2a; /* NodeProto.attribute, LEN 0 */
+        b[p++] = 0x00;
+    }
+    *len = p;
+    return b;
+}
+
+/* Messages that decode to far more memory than the file holds are refused
+ * before protobuf-c allocates them (64 MiB + 96 bytes per input byte). */
+static void test_decoded_size(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *b = empty_attributes(1200000, &len); /* 2.4 MB -> 307 MB decoded */
+    expect_load(b, len, MEMPLAN_ELIMIT, "MB to decode (at byte");
+    free(b);
+}
+
 /* TypeProto nested through sequence_type: each level is two messages. */
 static void test_wire_depth(void **state) {
     (void)state;
@@ -240,6 +272,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rank),      cmocka_unit_test(test_tensor_rank), cmocka_unit_test(test_dim_values),
         cmocka_unit_test(test_names),     cmocka_unit_test(test_node_count),  cmocka_unit_test(test_wire_depth),
+        cmocka_unit_test(test_decoded_size),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

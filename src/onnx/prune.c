@@ -14,8 +14,19 @@ typedef struct walker {
     uint64_t dropped;
     uint64_t data_max;     /* tensor data fields longer than this are dropped */
     uint64_t nodes;        /* NodeProto messages seen, in every graph and function */
+    uint64_t decoded;      /* bytes protobuf-c will allocate for the messages seen */
+    uint64_t decoded_max;
     memplan_error *err;
 } walker;
+
+/* protobuf-c allocates a struct per message (and a pointer to it in its
+ * parent's array): 152 bytes for an empty NodeProto, 256 for an empty
+ * AttributeProto, each 2 bytes on the wire -- a 5 MB file of empty attributes
+ * decoded to ~1 GB. Real models decode to a few times their graph bytes; the
+ * cap (64 MiB + 96 per input byte) is far above them and still lets a file
+ * of empty nodes reach MEMPLAN_MAX_NODES (76 bytes each per wire byte). */
+#define DECODED_BASE (UINT64_C(64) << 20)
+#define DECODED_PER_BYTE 96
 
 static memplan_status wire_error(walker *w, const uint8_t *at, const char *what) {
     return memplan_error_set(w->err, MEMPLAN_EINPUT,
@@ -125,6 +136,13 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
                 if (fd->descriptor == &onnx__node_proto__descriptor && ++w->nodes > MEMPLAN_MAX_NODES)
                     return memplan_error_set(w->err, MEMPLAN_ELIMIT, "more than %d nodes (at byte %zu)",
                                              MEMPLAN_MAX_NODES, (size_t)(start - w->base));
+                const ProtobufCMessageDescriptor *md = fd->descriptor;
+                w->decoded += md->sizeof_message + sizeof(void *);
+                if (w->decoded > w->decoded_max)
+                    return memplan_error_set(w->err, MEMPLAN_ELIMIT,
+                                             "the model's messages would take more than %llu MB to decode "
+                                             "(at byte %zu): too many small messages for the file's size",
+                                             (unsigned long long)(w->decoded_max >> 20), (size_t)(start - w->base));
                 mp_buf sub;
                 mp_buf_init(&sub);
                 memplan_status st = walk(w, fd->descriptor, body, p, depth + 1, &sub);
@@ -168,6 +186,7 @@ memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_ma
     walker w = {0};
     w.base = bytes;
     w.data_max = data_max;
+    w.decoded_max = DECODED_BASE + DECODED_PER_BYTE * (uint64_t)len;
     w.err = err;
     memplan_status st = walk(&w, &onnx__model_proto__descriptor, bytes, bytes + len, 0, out);
     if (dropped) *dropped = w.dropped;
