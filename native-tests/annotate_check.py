@@ -54,11 +54,16 @@ def run(args):
     return subprocess.run(args, capture_output=True, timeout=300)
 
 
+def names(lst):
+    """Names joined by ';', a ';' or '\\' in a name escaped with '\\'."""
+    return ";".join(x.replace("\\", "\\\\").replace(";", "\\;") for x in lst)
+
+
 def node_entries(n):
     """(key, value) pairs the JSON node implies, in writing order."""
     vals = [";".join("%d:%d:%s" % (r["output_index"], r["input_index"], r["kind"]) for r in n["reuse"]),
-            ";".join(n["release_after"]), ";".join(n["not_used_after"]),
-            ";".join(n.get("release_after_shape_tag", [])), n["tag"] or ""]
+            names(n["release_after"]), names(n["not_used_after"]),
+            names(n.get("release_after_shape_tag", [])), n["tag"] or ""]
     return [(k, v) for k, v in zip(NODE_KEYS, vals) if v]
 
 

@@ -223,6 +223,31 @@ static void test_annotate_replaces_in_place(void **state) {
     t_free(&t);
 }
 
+/* A name with ';' or '\\' in it stays one name in a ';'-joined list. */
+static void test_annotate_escapes_names(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "2");
+    mb_node(g, "Abs", "x", "p;q\\r");
+    mb_node(g, "Concat", "p;q\\r,p;q\\r", "y"); /* no in-place: the input is freed after */
+    mb_int_attr(g->node[1], "axis", 0);
+    mb_output(g, "y", 1, "4");
+    tctx t;
+    t_build(&t, g, false, false);
+    unsigned char *out;
+    size_t len;
+    memplan_error err = {0};
+    assert_int_equal(memplan_annotate(t.bytes, t.len, t.ctx, &out, &len, &err), MEMPLAN_OK);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, out);
+    assert_non_null(mp);
+    const char *listed = meta(mp->graph->node[1], "onnx_light.release_after", NULL);
+    assert_non_null(listed);
+    assert_string_equal(listed, "p\\;q\\\\r");
+    onnx__model_proto__free_unpacked(mp, NULL);
+    free(out);
+    t_free(&t);
+}
+
 static void test_annotate_other_graph(void **state) {
     (void)state;
     tctx t;
@@ -306,6 +331,7 @@ int main(void) {
         cmocka_unit_test(test_json_documents),
         cmocka_unit_test(test_json_no_tags),
         cmocka_unit_test(test_annotate_replaces_in_place),
+        cmocka_unit_test(test_annotate_escapes_names),
         cmocka_unit_test(test_annotate_other_graph),
         cmocka_unit_test(test_plan_inplace),
         cmocka_unit_test(test_plan_inplace_view_guard),

@@ -187,14 +187,19 @@ static void restore(annotator *a) {
     free(a->patches);
 }
 
-/* Names of value ids joined by ';' (owned), or NULL when the list is empty. */
+/* Names of value ids joined by ';' (owned), or NULL when the list is empty.
+ * A ';' or '\\' inside a name is written with a '\\' before it, so a name
+ * with ';' in it reads back as one name. */
 static char *join_names(annotator *a, const memplan_graph *g, const int32_t *ids, size_t n) {
     if (!n) return NULL;
     mp_buf b;
     mp_buf_init(&b);
     for (size_t k = 0; k < n; k++) {
         if (k) mp_buf_putc(&b, ';');
-        mp_buf_puts(&b, g->values[ids[k]].name);
+        for (const char *c = g->values[ids[k]].name; *c; c++) {
+            if (*c == ';' || *c == '\\') mp_buf_putc(&b, '\\');
+            mp_buf_putc(&b, *c);
+        }
     }
     if (b.failed) {
         mp_buf_free(&b);
