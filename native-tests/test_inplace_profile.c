@@ -158,6 +158,15 @@ static const char *meta(const Onnx__NodeProto *nd, const char *key, size_t *inde
     return NULL;
 }
 
+/* Annotate t's model; the bytes in *out (free them) and their parse. */
+static Onnx__ModelProto *annotated(tctx *t, unsigned char **out, size_t *len) {
+    memplan_error err = {0};
+    assert_int_equal(memplan_annotate(t->bytes, t->len, t->ctx, out, len, &err), MEMPLAN_OK);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, *len, *out);
+    assert_non_null(mp);
+    return mp;
+}
+
 static void test_annotate_replaces_in_place(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -178,9 +187,7 @@ static void test_annotate_replaces_in_place(void **state) {
     unsigned char *out;
     size_t len;
     memplan_error err = {0};
-    assert_int_equal(memplan_annotate(t.bytes, t.len, t.ctx, &out, &len, &err), MEMPLAN_OK);
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, out);
-    assert_non_null(mp);
+    Onnx__ModelProto *mp = annotated(&t, &out, &len);
     const Onnx__NodeProto *r = mp->graph->node[2];
     assert_int_equal(r->n_metadata_props, 6);
     size_t idx = 99;
@@ -236,10 +243,7 @@ static void test_annotate_escapes_names(void **state) {
     t_build(&t, g, false, false);
     unsigned char *out;
     size_t len;
-    memplan_error err = {0};
-    assert_int_equal(memplan_annotate(t.bytes, t.len, t.ctx, &out, &len, &err), MEMPLAN_OK);
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, out);
-    assert_non_null(mp);
+    Onnx__ModelProto *mp = annotated(&t, &out, &len);
     const char *listed = meta(mp->graph->node[1], "onnx_light.release_after", NULL);
     assert_non_null(listed);
     assert_string_equal(listed, "p\\;q\\\\r");
