@@ -35,6 +35,8 @@ def main():
                 continue
             secs = time.monotonic() - t0
             err = res.stderr.decode("utf-8", "replace")
+            if b"\x1b" in res.stderr:
+                failures.append("%s: a raw ESC byte on stderr (from a model name)" % label)
             if any(m in err for m in MARKS) or res.returncode < 0 or res.returncode >= 128:
                 failures.append("%s: crash or sanitizer report (exit %d): %s" % (label, res.returncode, err[:400]))
             elif want["ok"] and res.returncode != 0:
@@ -45,6 +47,14 @@ def main():
                 failures.append("%s: exit %d, expected 2 with %r; stderr: %s" % (
                     label, res.returncode, want["message"], err.strip()[:300]))
             print("  %-5s %-34s exit %d  %.2f s" % (args[0], name, res.returncode, secs))
+        if name.startswith("terminal_escape") and want["ok"]:
+            for cmd in ("shapes", "plan", "info"):  # text output: escaped, never raw
+                res = subprocess.run([exe, cmd, path], capture_output=True, timeout=10)
+                runs += 1
+                if res.returncode != 0 or b"\x1b" in res.stdout or b"\xc2\x9b" in res.stdout or \
+                        (cmd == "shapes" and b"\\x1b]0;pwned" not in res.stdout):
+                    failures.append("%s %s: text output exit %d, must show the name escaped: %r" % (
+                        cmd, name, res.returncode, res.stdout[:200]))
     for f in failures:
         print("FAIL:", f)
     print("hard: %d runs on %d models, %d failure(s)" % (runs, len(expect), len(failures)))

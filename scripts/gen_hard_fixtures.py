@@ -206,6 +206,12 @@ def main():
                                                      graph_attr("else_branch", other))],
                                        [X, value_info("cond", 9, ())], [Y])))
     write("many_empty_inputs", model(graph([node("Sum", ["X"] + [""] * 1000000, ["Y"])], [X], [Y])))
+    # Terminal escape sequences in names (retitle the window, clear the screen):
+    # the CLI's text output and error messages must show them escaped.
+    esc = "\x1b]0;pwned\x07\x1b[2J\u009b"
+    write("terminal_escape", model(graph([node("Relu", ["X"], [esc]), node("Identity", [esc], ["Y"])], [X], [Y])))
+    write("terminal_escape_error", model(graph([node("Relu", [esc], ["Y"])], [X], [Y])), ok=False,
+          message="which nothing defines")
 
     with open(os.path.join(out, "EXPECT.json"), "w") as f:
         json.dump(expect, f, indent=1, sort_keys=True)

@@ -71,10 +71,47 @@ memplan_model *cli_load_model(const char *path) {
     memplan_status st = memplan_model_load(data, len, NULL, &m, &err);
     free(data);
     if (st) {
-        fprintf(stderr, "memplan: %s: %s\n", path, err.message);
+        cli_error("memplan: %s: %s", path, err.message);
         return NULL;
     }
     return m;
+}
+
+/* Terminal control bytes from a model's names (ESC sequences can move the
+ * cursor, retitle the window, ...) are written as \xNN; '\n' and '\t' stay.
+ * C1 controls (U+0080-U+009F, 0xC2 0x80-0x9F in UTF-8) too. */
+static void put_terminal_safe(FILE *f, const char *data, size_t len) {
+    const unsigned char *p = (const unsigned char *)data;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = p[i];
+        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+            fprintf(f, "\\x%02x", c);
+        } else if (c == 0xc2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
+            fprintf(f, "\\u%04x", p[++i]);
+        } else {
+            putc(c, f);
+        }
+    }
+}
+
+bool cli_write_text(const char *data, size_t len) {
+    put_terminal_safe(stdout, data, len);
+    if (ferror(stdout) || fflush(stdout) != 0) {
+        fprintf(stderr, "memplan: cannot write to standard output\n");
+        return false;
+    }
+    return true;
+}
+
+void cli_error(const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    put_terminal_safe(stderr, msg, strlen(msg));
+    putc('\n', stderr);
 }
 
 bool cli_write_stdout(const char *data, size_t len) {

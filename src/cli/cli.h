@@ -28,6 +28,16 @@ memplan_model *cli_load_model(const char *path);
 /* Write len bytes to stdout; false (with a message) on failure. */
 bool cli_write_stdout(const char *data, size_t len);
 
+/* The same for text meant for a terminal: control bytes (from model names)
+ * are escaped as \xNN, so a name cannot inject terminal sequences. */
+bool cli_write_text(const char *data, size_t len);
+
+/* An error line on stderr, escaped like cli_write_text, '\n' added. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+void cli_error(const char *fmt, ...);
+
 /* True when both paths name the same file (same string, or same device and inode). */
 bool cli_same_file(const char *a, const char *b);
 

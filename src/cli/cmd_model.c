@@ -30,7 +30,7 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
         size_t n;
         if (!cli_read_file(path, &bytes, &n)) return CLI_BAD_INPUT;
         if (memplan_model_load(bytes, n, NULL, &m, &err)) {
-            fprintf(stderr, "memplan: %s: %s\n", path, err.message);
+            cli_error("memplan: %s: %s", path, err.message);
             free(bytes);
             return CLI_BAD_INPUT;
         }
@@ -46,10 +46,12 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
     memplan_model_free(m);
     free(bytes);
     if (st) {
-        fprintf(stderr, "memplan %s: %s: %s\n", cmd, path, err.message);
+        cli_error("memplan %s: %s: %s", cmd, path, err.message);
         return st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;
     }
-    bool ok = annotate ? cli_write_file_atomic(r.output_path, out, len) : cli_write_stdout(out, len);
+    bool ok = annotate ? cli_write_file_atomic(r.output_path, out, len)
+              : r.json ? cli_write_stdout(out, len) /* JSON escapes control characters itself */
+                       : cli_write_text(out, len);
     free(out);
     return ok ? CLI_OK : CLI_BAD_INPUT;
 }
