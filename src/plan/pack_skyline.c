@@ -117,22 +117,30 @@ static size_t checkpoint_every(size_t n) {
 
 static void trace_free(mp_sky_trace *t);
 
-/* Index of time t in s->times (t must be there). */
-static size_t time_index(const mp_skyline *s, int64_t t) {
-    size_t lo = 0, hi = s->nt;
+/* First index of the ascending a[0..n) whose element is >= t. */
+static size_t lower_bound(const int64_t *a, size_t n, int64_t t) {
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->times[mid] < t) lo = mid + 1;
+        if (a[mid] < t) lo = mid + 1;
         else hi = mid;
     }
     return lo;
 }
-static size_t first_start_at(const mp_skyline *s, int64_t t);
-static size_t after_time(const mp_skyline *s, int64_t t);
+
+/* First position in start order whose buffer starts at or after t. */
+static size_t first_start_at(const mp_skyline *s, int64_t t) {
+    return lower_bound(s->start_at, s->in->n, t);
+}
+
+/* First position in start order whose buffer starts after t. */
+static size_t after_time(const mp_skyline *s, int64_t t) {
+    return t == INT64_MAX ? s->in->n : first_start_at(s, t + 1);
+}
 
 /* Where time t (a start or end of some buffer) falls. */
 static tpos pos_of_time(const mp_skyline *s, int64_t t) {
-    return (tpos){first_start_at(s, t), after_time(s, t), time_index(s, t)};
+    return (tpos){first_start_at(s, t), after_time(s, t), lower_bound(s->times, s->nt, t)};
 }
 
 mp_skyline *mp_skyline_new(const mp_pack_input *in) {
@@ -303,23 +311,6 @@ static void tree_find(mp_skyline *s, query *q) {
             if (left) st[sp++] = (walk){2 * k, lo, mid};
         }
     }
-}
-
-/* First position in start order whose buffer starts at or after t. */
-static size_t first_start_at(const mp_skyline *s, int64_t t) {
-    const int64_t *st = s->start_at;
-    size_t lo = 0, hi = s->in->n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (st[mid] < t) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-/* First position in start order whose buffer starts after t. */
-static size_t after_time(const mp_skyline *s, int64_t t) {
-    return t == INT64_MAX ? s->in->n : first_start_at(s, t + 1);
 }
 
 /* ------------------------------------------------------- valley heap */
