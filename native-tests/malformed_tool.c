@@ -25,6 +25,7 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "onnx/prune.h"
 
 static int bad;
 
@@ -39,12 +40,40 @@ static void put_str(const char *s, size_t n) {
     putchar('"');
 }
 
+static bool copy_read(void *ctx, uint64_t offset, void *buf, size_t len) {
+    memcpy(buf, (const uint8_t *)ctx + offset, len);
+    return true;
+}
+
+/* The wire walk through a reader with a 16-byte window (every varint and
+ * copy crosses windows) must give mp_prune_model's bytes or its error. */
+static void check_reader(const char *label, const uint8_t *copy, size_t len) {
+    mp_buf a, b;
+    mp_buf_init(&a);
+    mp_buf_init(&b);
+    memplan_error ea = {0}, eb = {0};
+    uint64_t da = 0, db = 0;
+    memplan_reader rd = {copy_read, (void *)copy, len};
+    memplan_status sa = mp_prune_model(copy, len, &a, &da, &ea);
+    memplan_status sb = mp_prune_reader(&rd, MP_PRUNE_WINDOW_MIN, &b, &db, &eb);
+    bool same = sa == sb && strcmp(ea.message, eb.message) == 0 &&
+                (sa || (a.len == b.len && da == db && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0)));
+    if (!same) {
+        fprintf(stderr, "malformed_tool: %s: reader walk differs: %d '%s' (%zu bytes) vs %d '%s' (%zu bytes)\n",
+                label, (int)sa, ea.message, a.len, (int)sb, eb.message, b.len);
+        bad = 1;
+    }
+    mp_buf_free(&a);
+    mp_buf_free(&b);
+}
+
 static void run_case(const char *label, const uint8_t *data, size_t len) {
     memplan_model *m = NULL;
     memplan_error err = {0};
     uint8_t *copy = malloc(len ? len : 1); /* exact size: reads past the end are caught */
     if (!copy) exit(2);
     memcpy(copy, data, len);
+    check_reader(label, copy, len);
     memplan_status st = memplan_model_load(copy, len, NULL, &m, &err);
     free(copy);
     printf("{\"case\":\"%s\",", label);

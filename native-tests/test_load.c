@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 #include "memplan/memplan.h"
@@ -330,6 +331,116 @@ static void test_info_json(void **state) {
     memplan_model_free(m);
 }
 
+/* A reader over bytes in memory that counts what it reads and can fail at
+ * one offset. */
+typedef struct counting {
+    const uint8_t *bytes;
+    uint64_t read, calls;
+    uint64_t fail_at; /* a read covering this offset fails; UINT64_MAX: none */
+} counting;
+
+static bool counting_read(void *ctx, uint64_t offset, void *buf, size_t len) {
+    counting *c = ctx;
+    if (c->fail_at >= offset && c->fail_at < offset + len) return false;
+    memcpy(buf, c->bytes + offset, len);
+    c->read += len;
+    c->calls++;
+    return true;
+}
+
+static char *info_of(const memplan_model *m) {
+    char *json;
+    size_t len;
+    memplan_error err = {0};
+    assert_int_equal(memplan_info_json(m, &json, &len, &err), MEMPLAN_OK);
+    return json;
+}
+
+/* A graph with three 3 MiB weights between its nodes (raw_data), as
+ * exporters write them: read through a reader, the weights are skipped. */
+static uint8_t *weighty_model(size_t *len) {
+    mb_graph *g = mb_new_graph("weighty");
+    mb_input(g, "x", F32, "batch,768");
+    for (int i = 0; i < 3; i++) {
+        char w[8], in[8], out[8];
+        snprintf(w, sizeof w, "w%d", i);
+        snprintf(in, sizeof in, i ? "h%d" : "x", i);
+        snprintf(out, sizeof out, i < 2 ? "h%d" : "y", i + 1);
+        mb_initializer(g, w, F32, "768,1024");
+        Onnx__TensorProto *t = g->initializer[g->n_initializer - 1];
+        t->raw_data.len = 768 * 1024 * 4;
+        t->raw_data.data = calloc(1, t->raw_data.len);
+        t->has_raw_data = 1;
+        char ins[20];
+        snprintf(ins, sizeof ins, "%s,%s", in, w);
+        mb_node(g, "MatMul", ins, out);
+    }
+    mb_output(g, "y", F32, "batch,1024");
+    return mb_pack(g, len);
+}
+
+static void test_reader_skips_weights(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = weighty_model(&len);
+    assert_true(len > 9u << 20);
+    counting c = {bytes, 0, 0, UINT64_MAX};
+    memplan_reader rd = {counting_read, &c, len};
+    memplan_model *a = NULL, *b = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load_reader(&rd, NULL, &a, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &b, &err), MEMPLAN_OK);
+    char *ja = info_of(a), *jb = info_of(b);
+    assert_string_equal(ja, jb);
+    assert_non_null(strstr(ja, "\"initializer_bytes\":9437184"));
+    /* Four window reads (1 MiB each at most): the nodes and the first weight's
+     * start, the next two weights' starts, the inputs and outputs after the
+     * last; the other 2 MiB of each weight are never read (3,145,786 of
+     * 9,437,388 bytes read). */
+    assert_int_equal(c.calls, 4);
+    assert_true(c.read < (3u << 20) + 1024);
+    free(ja);
+    free(jb);
+    memplan_model_free(a);
+    memplan_model_free(b);
+
+    void *stripped;
+    size_t slen;
+    c.read = c.calls = 0;
+    assert_int_equal(memplan_model_strip(&rd, &stripped, &slen, &err), MEMPLAN_OK);
+    assert_true(slen < 1024);
+    assert_int_equal(memplan_model_load(stripped, slen, NULL, &a, &err), MEMPLAN_OK);
+    ja = info_of(a);
+    assert_non_null(strstr(ja, "\"initializer_bytes\":9437184"));
+    free(ja);
+    memplan_model_free(a);
+    free(stripped);
+
+    /* A failing read is an error naming the offset, never a crash. */
+    c.fail_at = len - 1;
+    assert_int_equal(memplan_model_load_reader(&rd, NULL, &a, &err), MEMPLAN_EINPUT);
+    assert_null(a);
+    assert_non_null(strstr(err.message, "could not read the model's bytes at "));
+    free(bytes);
+}
+
+static void test_reader_errors(void **state) {
+    (void)state;
+    static const uint8_t junk[] = {0x0a, 0xff, 0xff, 0xff};
+    counting c = {junk, 0, 0, UINT64_MAX};
+    memplan_reader rd = {counting_read, &c, sizeof junk};
+    memplan_model *m = (memplan_model *)&m;
+    memplan_error ea = {0}, eb = {0};
+    assert_int_equal(memplan_model_load_reader(&rd, NULL, &m, &ea), MEMPLAN_EINPUT);
+    assert_null(m);
+    assert_int_equal(memplan_model_load(junk, sizeof junk, NULL, &m, &eb), MEMPLAN_EINPUT);
+    assert_string_equal(ea.message, eb.message);
+    rd.size = 0;
+    assert_int_equal(memplan_model_load_reader(&rd, NULL, &m, &ea), MEMPLAN_EINPUT);
+    assert_string_equal(ea.message, "the file is empty: not an ONNX model");
+    assert_int_equal(memplan_model_load_reader(NULL, NULL, &m, &ea), MEMPLAN_EUSAGE);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain),
@@ -346,6 +457,8 @@ int main(void) {
         cmocka_unit_test(test_truncation_everywhere),
         cmocka_unit_test(test_dtypes),
         cmocka_unit_test(test_info_json),
+        cmocka_unit_test(test_reader_skips_weights),
+        cmocka_unit_test(test_reader_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,7 @@
 static uint8_t *model_bytes(size_t *len) {
     mb_graph *g = mb_new_graph("session");
     mb_input(g, "x", 1, "batch,seq,8");
+    mb_meta(&g->input[0]->metadata_props, &g->input[0]->n_metadata_props, "onnx_light.value_tag", "shape");
     mb_initializer(g, "w", 1, "8");
     static const int64_t flat[] = {-1, 8};
     mb_initializer_ints(g, "flat", "2", flat, 2);
@@ -116,6 +117,53 @@ static void test_session_equals_one_shot(void **state) {
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) check_step(s, m, bytes, len, &steps[i]);
     memplan_session_forget(s);
     check_step(s, m, bytes, len, &steps[1]);
+    memplan_session_close(s);
+    memplan_model_free(m);
+    free(bytes);
+}
+
+static bool mem_read(void *ctx, uint64_t offset, void *buf, size_t len) {
+    memcpy(buf, (const uint8_t *)ctx + offset, len);
+    return true;
+}
+
+/* A session opened through a reader keeps only the stripped bytes, yet every
+ * report but annotate equals the one-shot report on the whole bytes (value-tag
+ * hints included: x's "shape" tag shows in tags). */
+static void test_session_from_reader(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = model_bytes(&len);
+    memplan_session *s = NULL;
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    memplan_reader rd = {mem_read, bytes, len};
+    assert_int_equal(memplan_session_open_reader(&rd, &s, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    static const step steps[] = {
+        {"plan", true, {"--dim", "batch=2", "--dim", "seq=3"}},
+        {"plan", false, {"--dim", "batch=2", "--dim", "seq=3", "--inplace"}},
+        {"profile", true, {"--dim", "batch=4"}},
+        {"inplace", true, {"--events"}},
+        {"tags", true, {0}},
+        {"tags", false, {0}},
+        {"shapes", true, {0}},
+        {"info", true, {0}},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) check_step(s, m, bytes, len, &steps[i]);
+    memplan_request r;
+    memplan_request_init(&r);
+    char *out = NULL;
+    size_t out_len = 0;
+    assert_int_equal(memplan_session_report(s, "tags", &r, true, &out, &out_len, &err), MEMPLAN_OK);
+    assert_non_null(strstr(out, "\"name\":\"x\",\"tag\":\"shape\""));
+    free(out);
+    out = NULL;
+    assert_int_equal(memplan_session_report(s, "annotate", &r, true, &out, &out_len, &err), MEMPLAN_EUSAGE);
+    assert_null(out);
+    assert_string_equal(err.message,
+                        "annotate needs the whole model, and this session was opened through a reader that "
+                        "skipped its tensor data: open the model from its bytes");
     memplan_session_close(s);
     memplan_model_free(m);
     free(bytes);
@@ -264,6 +312,7 @@ static void test_session_errors(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_session_equals_one_shot),
+        cmocka_unit_test(test_session_from_reader),
         cmocka_unit_test_setup_teardown(test_cache_reuse, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_cache_pool_bounded, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_session_errors),

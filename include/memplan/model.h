@@ -241,6 +241,29 @@ memplan_status memplan_model_load(const void *bytes, size_t len,
                                   const memplan_load_options *opts,
                                   memplan_model **out, memplan_error *err);
 
+/* A model read through a callback instead of from memory, for files larger
+ * than one wants to hold: loading reads the graph's bytes a window (1 MiB) at
+ * a time and skips tensor data larger than MEMPLAN_TENSOR_DATA_MAX without
+ * reading it, so memory stays O(graph) whatever the file's size. read()
+ * copies len bytes at offset into buf (offset + len <= size) and returns
+ * true, or false when it cannot (the load then fails with an error). */
+typedef struct memplan_reader {
+    bool (*read)(void *ctx, uint64_t offset, void *buf, size_t len);
+    void *ctx;
+    uint64_t size; /* bytes in the serialized ModelProto */
+} memplan_reader;
+
+/* The model's bytes without its large tensor data, read through a reader:
+ * a serialized ModelProto that loads to the same model (the same checks and
+ * errors as loading). *bytes is malloc'ed: free it. */
+memplan_status memplan_model_strip(const memplan_reader *reader, void **bytes, size_t *len,
+                                   memplan_error *err);
+
+/* memplan_model_load through a reader; the same model, the same errors. */
+memplan_status memplan_model_load_reader(const memplan_reader *reader,
+                                         const memplan_load_options *opts,
+                                         memplan_model **out, memplan_error *err);
+
 void memplan_model_free(memplan_model *model);
 
 /* Opset version of a domain ("" or "ai.onnx" = default), or -1 when absent. */

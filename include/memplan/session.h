@@ -39,6 +39,12 @@ typedef struct memplan_session memplan_session;
  * value-tag hints). */
 memplan_status memplan_session_open(const void *bytes, size_t len, memplan_session **out, memplan_error *err);
 
+/* Load a model through a reader (memplan/model.h): the session keeps only
+ * the model's bytes without large tensor data, so a file of any size costs
+ * O(graph) memory. Every command works as with memplan_session_open except
+ * "annotate" (it writes the whole model), which fails with MEMPLAN_EUSAGE. */
+memplan_status memplan_session_open_reader(const memplan_reader *reader, memplan_session **out, memplan_error *err);
+
 /* Free the session and everything it cached. NULL is fine. */
 void memplan_session_close(memplan_session *s);
 

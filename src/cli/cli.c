@@ -1,10 +1,13 @@
 /* cli.c -- helpers shared by the memplan commands. */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
@@ -62,20 +65,49 @@ bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
     return true;
 }
 
-memplan_model *cli_load_model(const char *path) {
-    unsigned char *data;
-    size_t len;
-    if (!cli_read_file(path, &data, &len)) return NULL;
-    memplan_model *m = NULL;
-    memplan_error err = {0};
-    memplan_status st = memplan_model_load(data, len, NULL, &m, &err);
-    free(data);
-    if (st) {
-        cli_error("memplan: %s: %s", path, err.message);
-        return NULL;
-    }
-    return m;
+/* A memplan_reader over an open regular file. */
+static bool file_read(void *ctx, uint64_t offset, void *buf, size_t len) {
+    FILE *f = ctx;
+    if (offset > (uint64_t)LONG_MAX || fseek(f, (long)offset, SEEK_SET) != 0) return false;
+    return fread(buf, 1, len, f) == len;
 }
+
+static bool mem_read(void *ctx, uint64_t offset, void *buf, size_t len) {
+    memcpy(buf, (const unsigned char *)ctx + offset, len);
+    return true;
+}
+
+/* The size of a regular file opened as f, or -1 (pipes, devices, directories). */
+static long long regular_size(FILE *f) {
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0) return -1;
+    return (long long)st.st_size;
+}
+
+bool cli_strip_model(const char *path, void **bytes, size_t *len) {
+    *bytes = NULL;
+    *len = 0;
+    memplan_error err = {0};
+    memplan_status st;
+    FILE *f = fopen(path, "rb");
+    long long size = f ? regular_size(f) : -1;
+    if (size > 0) {
+        memplan_reader rd = {file_read, f, (uint64_t)size};
+        st = memplan_model_strip(&rd, bytes, len, &err);
+        fclose(f);
+    } else {
+        if (f) fclose(f);
+        unsigned char *data; /* not seekable: read it whole */
+        size_t n;
+        if (!cli_read_file(path, &data, &n)) return false;
+        memplan_reader rd = {mem_read, data, n};
+        st = memplan_model_strip(&rd, bytes, len, &err);
+        free(data);
+    }
+    if (st) cli_error("memplan: %s: %s", path, err.message);
+    return st == MEMPLAN_OK;
+}
+
 
 /* Terminal control bytes from a model's names (ESC sequences can move the
  * cursor, retitle the window, ...) are written as \xNN; '\n' and '\t' stay.

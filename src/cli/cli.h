@@ -22,8 +22,11 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
  * false. *data is malloc'ed (free it). */
 bool cli_read_file(const char *path, unsigned char **data, size_t *len);
 
-/* Load a model file, printing "memplan: FILE: message" on failure. */
-memplan_model *cli_load_model(const char *path);
+/* A model file's bytes without its large tensor data (memplan_model_strip),
+ * read through the file a window at a time, so a model of any size costs
+ * O(graph) memory; pipes and devices are read whole first. On failure prints
+ * "memplan: FILE: message" and returns false. *bytes is malloc'ed. */
+bool cli_strip_model(const char *path, void **bytes, size_t *len);
 
 /* Write len bytes to stdout; false (with a message) on failure. */
 bool cli_write_stdout(const char *data, size_t len);

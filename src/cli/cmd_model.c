@@ -24,20 +24,22 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
     if (!annotate && r.output_path) return cli_usage_error(cmd, "-o/--output is only for annotate");
     if (annotate && cli_same_file(path, r.output_path))
         return cli_usage_error(cmd, "the output file is the model itself: choose another path");
+    /* annotate rewrites the whole file; every other command needs only the
+     * graph, read without the tensor data (inplace, profile and tags also
+     * read value-tag hints from those bytes). */
     memplan_model *m = NULL;
-    unsigned char *bytes = NULL;
-    if (keeps_bytes(cmd)) { /* annotate writes into them; the others read value-tag hints */
-        size_t n;
-        if (!cli_read_file(path, &bytes, &n)) return CLI_BAD_INPUT;
-        if (memplan_model_load(bytes, n, NULL, &m, &err)) {
-            cli_error("memplan: %s: %s", path, err.message);
-            free(bytes);
-            return CLI_BAD_INPUT;
-        }
+    void *bytes = NULL;
+    size_t n = 0;
+    if (annotate ? !cli_read_file(path, (unsigned char **)&bytes, &n) : !cli_strip_model(path, &bytes, &n))
+        return CLI_BAD_INPUT;
+    if (memplan_model_load(bytes, n, NULL, &m, &err)) {
+        cli_error("memplan: %s: %s", path, err.message);
+        free(bytes);
+        return CLI_BAD_INPUT;
+    }
+    if (keeps_bytes(cmd)) {
         r.model_bytes = bytes;
         r.model_len = n;
-    } else if (!(m = cli_load_model(path))) {
-        return CLI_BAD_INPUT;
     }
     char *out = NULL;
     size_t len = 0;

@@ -474,25 +474,14 @@ static void pb_free(void *data, void *p) {
     free(p);
 }
 
-memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_load_options *opts,
-                                  memplan_model **out, memplan_error *err) {
-    (void)opts;
-    *out = NULL;
-    if (!bytes && len) return memplan_error_set(err, MEMPLAN_EUSAGE, "no bytes given");
-    if (len == 0) return memplan_error_set(err, MEMPLAN_EINPUT, "the file is empty: not an ONNX model");
-
-    mp_buf pruned;
-    mp_buf_init(&pruned);
-    memplan_status st = mp_prune_model(bytes, len, &pruned, NULL, err);
-    if (st) {
-        mp_buf_free(&pruned);
-        return st;
-    }
+/* Decode pruned ModelProto bytes into the IR; frees them once decoded (so
+ * they and the IR are never both held). */
+static memplan_status load_pruned(mp_buf *pruned, memplan_model **out, memplan_error *err) {
     bool pb_oom = false;
     ProtobufCAllocator pb_allocator = {pb_alloc, pb_free, &pb_oom};
-    Onnx__ModelProto *mp = onnx__model_proto__unpack(&pb_allocator, pruned.len, (const uint8_t *)pruned.data);
-    size_t pruned_len = pruned.len;
-    mp_buf_free(&pruned);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(&pb_allocator, pruned->len, (const uint8_t *)pruned->data);
+    size_t pruned_len = pruned->len;
+    mp_buf_free(pruned);
     if (!mp && pb_oom)
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while decoding the model (%zu bytes of protobuf)",
                                  pruned_len);
@@ -513,7 +502,7 @@ memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_l
     mi->ctx.err = err;
     mi->model.internal = mi;
     loader L = {&mi->arena, err, 0};
-    st = convert_model(&L, mi, mp);
+    memplan_status st = convert_model(&L, mi, mp);
     onnx__model_proto__free_unpacked(mp, &pb_allocator);
     if (st) {
         memplan_model_free(&mi->model);
@@ -523,6 +512,53 @@ memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_l
     mi->ctx.err = NULL;
     *out = &mi->model;
     return MEMPLAN_OK;
+}
+
+memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_load_options *opts,
+                                  memplan_model **out, memplan_error *err) {
+    (void)opts;
+    *out = NULL;
+    if (!bytes && len) return memplan_error_set(err, MEMPLAN_EUSAGE, "no bytes given");
+    if (len == 0) return memplan_error_set(err, MEMPLAN_EINPUT, "the file is empty: not an ONNX model");
+    mp_buf pruned;
+    mp_buf_init(&pruned);
+    memplan_status st = mp_prune_model(bytes, len, &pruned, NULL, err);
+    if (st) {
+        mp_buf_free(&pruned);
+        return st;
+    }
+    return load_pruned(&pruned, out, err);
+}
+
+static memplan_status strip(const memplan_reader *reader, mp_buf *pruned, memplan_error *err) {
+    mp_buf_init(pruned);
+    if (!reader || !reader->read) return memplan_error_set(err, MEMPLAN_EUSAGE, "no reader given");
+    if (reader->size == 0) return memplan_error_set(err, MEMPLAN_EINPUT, "the file is empty: not an ONNX model");
+    memplan_status st = mp_prune_reader(reader, MP_PRUNE_WINDOW, pruned, NULL, err);
+    if (st) mp_buf_free(pruned);
+    return st;
+}
+
+memplan_status memplan_model_strip(const memplan_reader *reader, void **bytes, size_t *len, memplan_error *err) {
+    *bytes = NULL;
+    *len = 0;
+    mp_buf pruned;
+    memplan_status st = strip(reader, &pruned, err);
+    if (st) return st;
+    *len = pruned.len;
+    *bytes = pruned.data ? (void *)pruned.data : malloc(1); /* an empty model still owns a block */
+    if (!*bytes) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    return MEMPLAN_OK;
+}
+
+memplan_status memplan_model_load_reader(const memplan_reader *reader, const memplan_load_options *opts,
+                                         memplan_model **out, memplan_error *err) {
+    (void)opts;
+    *out = NULL;
+    mp_buf pruned;
+    memplan_status st = strip(reader, &pruned, err);
+    if (st) return st;
+    return load_pruned(&pruned, out, err);
 }
 
 void memplan_model_free(memplan_model *model) {

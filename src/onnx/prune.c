@@ -3,19 +3,33 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "memplan/model.h"
 #include "onnx.pb-c.h"
 
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 
+/* Where the bytes come from: the whole input in memory, or a reader seen
+ * through a window (so a file's tensor data is skipped, never read). */
+typedef struct source {
+    const uint8_t *mem;          /* whole input, or NULL */
+    const memplan_reader *rd;    /* else read through this */
+    uint64_t size;
+    uint8_t *win;                /* up to win_cap bytes of the input from win_pos */
+    size_t win_cap;
+    uint64_t win_pos;
+    size_t win_len;
+} source;
+
 typedef struct walker {
-    const uint8_t *base;   /* start of the whole input, for offsets */
+    source src;
     uint64_t dropped;
     uint64_t data_max;     /* tensor data fields longer than this are dropped */
     uint64_t nodes;        /* NodeProto messages seen, in every graph and function */
     uint64_t decoded;      /* bytes protobuf-c will allocate for the messages seen */
     uint64_t decoded_max;
+    uint64_t io_failed_at; /* where the reader failed */
     memplan_error *err;
 } walker;
 
@@ -28,20 +42,62 @@ typedef struct walker {
 #define DECODED_BASE (UINT64_C(64) << 20)
 #define DECODED_PER_BYTE 96
 
-static memplan_status wire_error(walker *w, const uint8_t *at, const char *what) {
-    return memplan_error_set(w->err, MEMPLAN_EINPUT,
-                             "malformed protobuf at byte %zu: %s",
-                             (size_t)(at - w->base), what);
+static memplan_status wire_error(walker *w, uint64_t at, const char *what) {
+    return memplan_error_set(w->err, MEMPLAN_EINPUT, "malformed protobuf at byte %llu: %s",
+                             (unsigned long long)at, what);
 }
 
-static bool read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v) {
+static memplan_status io_error(walker *w) {
+    return memplan_error_set(w->err, MEMPLAN_EINPUT, "could not read the model's bytes at %llu",
+                             (unsigned long long)w->io_failed_at);
+}
+
+/* The n bytes at pos (n <= win_cap, pos + n <= size), or NULL when the
+ * reader fails (io_error() tells). */
+static const uint8_t *src_at(walker *w, uint64_t pos, size_t n) {
+    source *s = &w->src;
+    if (s->mem) return s->mem + pos;
+    if (pos >= s->win_pos && pos + n <= s->win_pos + s->win_len) return s->win + (pos - s->win_pos);
+    size_t len = s->size - pos < s->win_cap ? (size_t)(s->size - pos) : s->win_cap;
+    s->win_len = 0;
+    if (!s->rd->read(s->rd->ctx, pos, s->win, len)) {
+        w->io_failed_at = pos;
+        return NULL;
+    }
+    s->win_pos = pos;
+    s->win_len = len;
+    return s->win;
+}
+
+/* Append the input's bytes [pos, pos + n) to out. */
+static memplan_status src_copy(walker *w, uint64_t pos, uint64_t n, mp_buf *out) {
+    size_t chunk = w->src.mem ? SIZE_MAX : w->src.win_cap;
+    while (n) {
+        size_t k = n < chunk ? (size_t)n : chunk;
+        const uint8_t *p = src_at(w, pos, k);
+        if (!p) return io_error(w);
+        mp_buf_append(out, p, k);
+        pos += k;
+        n -= k;
+    }
+    return MEMPLAN_OK;
+}
+
+/* A varint at *pos, before end; false when truncated or over 10 bytes.
+ * *io is set when the reader failed instead. */
+static bool read_varint(walker *w, uint64_t *pos, uint64_t end, uint64_t *v, bool *io) {
+    size_t avail = end - *pos < 10 ? (size_t)(end - *pos) : 10;
+    const uint8_t *p = avail ? src_at(w, *pos, avail) : NULL;
+    if (avail && !p) {
+        *io = true;
+        return false;
+    }
     uint64_t x = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (*p >= end) return false;
-        uint8_t b = *(*p)++;
-        x |= (uint64_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) {
+    for (size_t i = 0; i < avail; i++) {
+        x |= (uint64_t)(p[i] & 0x7F) << (7 * i);
+        if (!(p[i] & 0x80)) {
             *v = x;
+            *pos += i + 1;
             return true;
         }
     }
@@ -84,16 +140,26 @@ static bool is_tensor_data_field(const ProtobufCMessageDescriptor *desc, uint32_
     }
 }
 
+/* A varint field at *p: false with the error set when it is not one. */
+static bool varint_or_error(walker *w, uint64_t *p, uint64_t end, uint64_t *v, uint64_t start,
+                            const char *what, memplan_status *st) {
+    bool io = false;
+    if (read_varint(w, p, end, v, &io)) return true;
+    *st = io ? io_error(w) : wire_error(w, start, what);
+    return false;
+}
+
 static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
-                           const uint8_t *p, const uint8_t *end, int depth, mp_buf *out) {
+                           uint64_t p, uint64_t end, int depth, mp_buf *out) {
+    memplan_status st = MEMPLAN_OK;
     if (depth > MEMPLAN_MAX_WIRE_DEPTH)
         return memplan_error_set(w->err, MEMPLAN_ELIMIT,
-                                 "messages nested deeper than %d levels at byte %zu",
-                                 MEMPLAN_MAX_WIRE_DEPTH, (size_t)(p - w->base));
+                                 "messages nested deeper than %d levels at byte %llu",
+                                 MEMPLAN_MAX_WIRE_DEPTH, (unsigned long long)p);
     while (p < end) {
-        const uint8_t *start = p;
+        uint64_t start = p;
         uint64_t tag;
-        if (!read_varint(&p, end, &tag)) return wire_error(w, start, "truncated field tag");
+        if (!varint_or_error(w, &p, end, &tag, start, "truncated field tag", &st)) return st;
         uint64_t field = tag >> 3;
         int wt = (int)(tag & 7);
         if (field == 0 || field > 0x1FFFFFFF) return wire_error(w, start, "invalid field number");
@@ -112,40 +178,40 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
         uint64_t v;
         switch (wt) {
         case WT_VARINT:
-            if (!read_varint(&p, end, &v)) return wire_error(w, start, "truncated varint");
-            mp_buf_append(out, start, (size_t)(p - start));
+            if (!varint_or_error(w, &p, end, &v, start, "truncated varint", &st)) return st;
+            st = src_copy(w, start, p - start, out);
             break;
         case WT_I64:
             if (end - p < 8) return wire_error(w, start, "truncated 64-bit field");
             p += 8;
-            mp_buf_append(out, start, (size_t)(p - start));
+            st = src_copy(w, start, p - start, out);
             break;
         case WT_I32:
             if (end - p < 4) return wire_error(w, start, "truncated 32-bit field");
             p += 4;
-            mp_buf_append(out, start, (size_t)(p - start));
+            st = src_copy(w, start, p - start, out);
             break;
         case WT_LEN: {
-            if (!read_varint(&p, end, &v)) return wire_error(w, start, "truncated length");
-            if (v > (uint64_t)(end - p)) return wire_error(w, start, "length runs past the end of the data");
-            const uint8_t *body = p;
+            if (!varint_or_error(w, &p, end, &v, start, "truncated length", &st)) return st;
+            if (v > end - p) return wire_error(w, start, "length runs past the end of the data");
+            uint64_t body = p;
             p += v;
             if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE) {
                 /* The node limit is checked here, before protobuf-c allocates a
                  * struct for each node: 2 bytes of input make an empty node. */
                 if (fd->descriptor == &onnx__node_proto__descriptor && ++w->nodes > MEMPLAN_MAX_NODES)
-                    return memplan_error_set(w->err, MEMPLAN_ELIMIT, "more than %d nodes (at byte %zu)",
-                                             MEMPLAN_MAX_NODES, (size_t)(start - w->base));
+                    return memplan_error_set(w->err, MEMPLAN_ELIMIT, "more than %d nodes (at byte %llu)",
+                                             MEMPLAN_MAX_NODES, (unsigned long long)start);
                 const ProtobufCMessageDescriptor *md = fd->descriptor;
                 w->decoded += md->sizeof_message + sizeof(void *);
                 if (w->decoded > w->decoded_max)
                     return memplan_error_set(w->err, MEMPLAN_ELIMIT,
                                              "the model's messages would take more than %llu MB to decode "
-                                             "(at byte %zu): too many small messages for the file's size",
-                                             (unsigned long long)(w->decoded_max >> 20), (size_t)(start - w->base));
+                                             "(at byte %llu): too many small messages for the file's size",
+                                             (unsigned long long)(w->decoded_max >> 20), (unsigned long long)start);
                 mp_buf sub;
                 mp_buf_init(&sub);
-                memplan_status st = walk(w, fd->descriptor, body, p, depth + 1, &sub);
+                st = walk(w, fd->descriptor, body, p, depth + 1, &sub);
                 if (st == MEMPLAN_OK) {
                     put_varint(out, tag);
                     put_varint(out, sub.len);
@@ -153,14 +219,13 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
                     if (sub.failed) out->failed = true;
                 }
                 mp_buf_free(&sub);
-                if (st != MEMPLAN_OK) return st;
             } else if (v == 0 && fd && fd->label == PROTOBUF_C_LABEL_REPEATED && expected_wire_type(fd) != WT_LEN) {
                 /* An empty packed repeated scalar holds no element: drop it. Left in,
                  * protobuf-c computes NULL + 0 for its array (UB, found by fuzz_plan). */
             } else if (is_tensor_data_field(desc, (uint32_t)field) && v > w->data_max) {
-                w->dropped += v;
+                w->dropped += v; /* never read: a reader skips it */
             } else {
-                mp_buf_append(out, start, (size_t)(p - start));
+                st = src_copy(w, start, p - start, out);
             }
             break;
         }
@@ -170,10 +235,20 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
         default:
             return wire_error(w, start, "invalid wire type");
         }
+        if (st != MEMPLAN_OK) return st;
         if (out->failed)
             return memplan_error_set(w->err, MEMPLAN_ENOMEM, "out of memory while reading the model");
     }
     return MEMPLAN_OK;
+}
+
+static memplan_status run(walker *w, uint64_t data_max, mp_buf *out, uint64_t *dropped, memplan_error *err) {
+    w->data_max = data_max;
+    w->decoded_max = DECODED_BASE + DECODED_PER_BYTE * w->src.size;
+    w->err = err;
+    memplan_status st = walk(w, &onnx__model_proto__descriptor, 0, w->src.size, 0, out);
+    if (dropped) *dropped = w->dropped;
+    return st;
 }
 
 memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
@@ -184,11 +259,21 @@ memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
 memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_max, mp_buf *out,
                               uint64_t *dropped, memplan_error *err) {
     walker w = {0};
-    w.base = bytes;
-    w.data_max = data_max;
-    w.decoded_max = DECODED_BASE + DECODED_PER_BYTE * (uint64_t)len;
-    w.err = err;
-    memplan_status st = walk(&w, &onnx__model_proto__descriptor, bytes, bytes + len, 0, out);
-    if (dropped) *dropped = w.dropped;
+    w.src.mem = bytes;
+    w.src.size = len;
+    return run(&w, data_max, out, dropped, err);
+}
+
+memplan_status mp_prune_reader(const memplan_reader *rd, size_t window, mp_buf *out, uint64_t *dropped,
+                               memplan_error *err) {
+    walker w = {0};
+    if (window < MP_PRUNE_WINDOW_MIN) window = MP_PRUNE_WINDOW_MIN;
+    w.src.rd = rd;
+    w.src.size = rd->size;
+    w.src.win_cap = rd->size < window ? (size_t)rd->size : window;
+    w.src.win = malloc(w.src.win_cap ? w.src.win_cap : 1);
+    if (!w.src.win) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    memplan_status st = run(&w, MEMPLAN_TENSOR_DATA_MAX, out, dropped, err);
+    free(w.src.win);
     return st;
 }

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "memplan/error.h"
+#include "memplan/model.h"
 #include "util/buf.h"
 
 /* Write the pruned copy of a ModelProto into out. *dropped counts the bytes
@@ -27,5 +28,14 @@ memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
  * empty packed fields, which hold nothing, left out). */
 memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_max, mp_buf *out,
                               uint64_t *dropped, memplan_error *err);
+
+/* mp_prune_model reading through a reader, window bytes at a time (at least
+ * MP_PRUNE_WINDOW_MIN, which holds any varint): dropped tensor data is
+ * skipped, never read. The output and errors equal mp_prune_model's on the
+ * same bytes, whatever the window (malformed_tool checks it with 16). */
+#define MP_PRUNE_WINDOW (1u << 20)
+#define MP_PRUNE_WINDOW_MIN 16u
+memplan_status mp_prune_reader(const memplan_reader *rd, size_t window, mp_buf *out, uint64_t *dropped,
+                               memplan_error *err);
 
 #endif

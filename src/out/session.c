@@ -10,6 +10,7 @@ struct memplan_session {
     memplan_model *model;
     unsigned char *bytes;
     size_t len;
+    bool stripped; /* bytes lack the large tensor data: no annotate */
     mp_cache cache;
 };
 
@@ -33,6 +34,30 @@ memplan_status memplan_session_open(const void *bytes, size_t len, memplan_sessi
     return MEMPLAN_OK;
 }
 
+memplan_status memplan_session_open_reader(const memplan_reader *reader, memplan_session **out, memplan_error *err) {
+    *out = NULL;
+    void *bytes;
+    size_t len;
+    memplan_status st = memplan_model_strip(reader, &bytes, &len, err);
+    if (st) return st;
+    memplan_session *s = calloc(1, sizeof *s);
+    if (!s) {
+        free(bytes);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    }
+    mp_cache_init(&s->cache);
+    s->bytes = bytes;
+    s->len = len;
+    s->stripped = true;
+    st = memplan_model_load(bytes, len, NULL, &s->model, err);
+    if (st) {
+        memplan_session_close(s);
+        return st;
+    }
+    *out = s;
+    return MEMPLAN_OK;
+}
+
 void memplan_session_close(memplan_session *s) {
     if (!s) return;
     mp_cache_clear(&s->cache);
@@ -45,6 +70,10 @@ const memplan_model *memplan_session_model(const memplan_session *s) { return s-
 
 memplan_status memplan_session_report(memplan_session *s, const char *command, const memplan_request *r, bool json,
                                       char **out, size_t *len, memplan_error *err) {
+    if (s->stripped && strcmp(command, "annotate") == 0)
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "annotate needs the whole model, and this session was opened through a reader "
+                                 "that skipped its tensor data: open the model from its bytes");
     memplan_request *own = malloc(sizeof *own); /* ~33 KB: not on the stack */
     if (!own) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     *own = *r;
