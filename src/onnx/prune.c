@@ -22,6 +22,8 @@ typedef struct source {
     size_t win_len;
 } source;
 
+#define READ_MIN ((size_t)1 << 16) /* first read, and the first after a jump */
+
 typedef struct walker {
     source src;
     uint64_t dropped;
@@ -58,7 +60,14 @@ static const uint8_t *src_at(walker *w, uint64_t pos, size_t n) {
     source *s = &w->src;
     if (s->mem) return s->mem + pos;
     if (pos >= s->win_pos && pos + n <= s->win_pos + s->win_len) return s->win + (pos - s->win_pos);
-    size_t len = s->size - pos < s->win_cap ? (size_t)(s->size - pos) : s->win_cap;
+    /* Read-ahead: reading on from the window doubles the next read (up to
+     * win_cap); a jump (past skipped tensor data) starts small again, since
+     * the next weight is often a few hundred bytes away. */
+    bool sequential = s->win_len && pos >= s->win_pos && pos <= s->win_pos + s->win_len;
+    size_t want = sequential ? s->win_len * 2 : READ_MIN;
+    if (want > s->win_cap) want = s->win_cap;
+    if (want < n) want = n;
+    size_t len = s->size - pos < want ? (size_t)(s->size - pos) : want;
     s->win_len = 0;
     if (!s->rd->read(s->rd->ctx, pos, s->win, len)) {
         w->io_failed_at = pos;

@@ -2,6 +2,9 @@
  * exports.c -- the WebAssembly surface: sessions over byte buffers.
  *
  *   session = mp_open(bytes, len)        0 on failure; mp_result() has the message
+ *   session = mp_open_reader(size)       the same, reading through Module.memplanReadAt
+ *                                        (offset, length) -> Uint8Array, a window at a
+ *                                        time, skipping tensor data; no annotate
  *   status  = mp_call(session, "info", "--flag\nvalue")
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
  *             ("annotate" leaves the annotated model's bytes there)
@@ -53,6 +56,42 @@ EMSCRIPTEN_KEEPALIVE session *mp_open(const unsigned char *bytes, size_t len) {
     session *s = NULL;
     memplan_error err = {0};
     if (memplan_session_open(bytes, len, &s, &err) != MEMPLAN_OK) {
+        set_message(err.message);
+        return NULL;
+    }
+    set_result(NULL, 0);
+    return s;
+}
+
+/* Copy `len` bytes at `offset` from Module.memplanReadAt into the heap; 0
+ * when there is no reader, it throws or it returns the wrong length. */
+EM_JS(int, js_read_at, (double offset, void *buf, size_t len), {
+    var read = Module['memplanReadAt'];
+    if (!read) return 0;
+    try {
+        var bytes = read(offset, len >>> 0);
+        if (!(bytes instanceof Uint8Array) || bytes.length !== (len >>> 0)) return 0;
+        HEAPU8.set(bytes, buf >>> 0);
+        return 1;
+    } catch (e) {
+        return 0;
+    }
+});
+
+static bool read_at(void *ctx, uint64_t offset, void *buf, size_t len) {
+    (void)ctx;
+    return js_read_at((double)offset, buf, len) != 0;
+}
+
+EMSCRIPTEN_KEEPALIVE session *mp_open_reader(double size) {
+    session *s = NULL;
+    memplan_error err = {0};
+    if (!(size >= 0 && size <= 9007199254740992.0)) {
+        set_message("the model's size is not a byte count");
+        return NULL;
+    }
+    memplan_reader rd = {read_at, NULL, (uint64_t)size};
+    if (memplan_session_open_reader(&rd, &s, &err) != MEMPLAN_OK) {
         set_message(err.message);
         return NULL;
     }

@@ -70,13 +70,15 @@ export function mount(element, options = {}) {
 
   const controller = {
     ready: ready.then(() => controller),
-    /** Open a model: bytes (Uint8Array/ArrayBuffer) or a URL. name: shown as the title. */
+    /** Open a model: bytes (Uint8Array/ArrayBuffer), a File/Blob (read in slices,
+     *  weights unread: any size) or a URL. name: shown as the title. */
     setModel(source, name) {
       return withView(async (v) => {
         if (typeof source === 'string' || source instanceof URL) {
           const url = String(source);
           return v.open(name ?? baseName(url), fetchBytes(url, (p) => v.root.dispatchEvent(new CustomEvent('memplan-progress', { detail: p }))));
         }
+        if (typeof Blob !== 'undefined' && source instanceof Blob) return v.open(name ?? source.name ?? 'model.onnx', Promise.resolve(source));
         const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
         if (!(bytes instanceof Uint8Array)) throw new TypeError('setModel: expected bytes or a URL');
         return v.open(name ?? 'model.onnx', Promise.resolve(bytes));

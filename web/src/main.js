@@ -22,7 +22,7 @@ async function start() {
   // An .onnx model, or a saved plan (`memplan plan --json` output, .json).
   const openFile = (f) => {
     if (/\.json$/i.test(f.name)) f.text().then((t) => view.setPlan(t, f.name)).catch((e) => { $('#fatal').textContent = `${f.name}: ${e.message}`; $('#fatal').hidden = false; });
-    else f.arrayBuffer().then((b) => view.setModel(new Uint8Array(b), f.name));
+    else view.setModel(f, f.name); // the File itself: the worker reads the graph, not the weights
   };
   $('#file').addEventListener('change', (ev) => {
     const f = ev.target.files?.[0];

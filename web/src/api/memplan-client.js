@@ -1,6 +1,6 @@
 // memplan-client.js -- the page's async handle on the worker (worker.js).
 //   const mp = await connectMemplan();  mp.version
-//   const model = await mp.open(bytes, {onProgress}); model.info;
+//   const model = await mp.open(bytesOrFile, {onProgress}); model.info;
 //   await model.call('plan', ['--dim', 'batch=1'], {onProgress}); await model.close();
 //   mp.cancel()  -- stops whatever runs: terminates the worker, rejects every
 //                   pending request with an AbortError and starts a fresh
@@ -48,11 +48,19 @@ export async function connectMemplan() {
   const { version } = await request({ op: 'init' });
   return {
     version,
-    /** Open a model; the bytes' buffer is transferred to the worker (detached here). */
+    /** Open a model: bytes (their buffer is transferred to the worker, detached
+     *  here), or a File/Blob, which the worker reads in slices (weights unread). */
     async open(bytes, { onProgress = null } = {}) {
-      const buf = bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
       const gen = generation;
-      const { handle, info } = await request({ op: 'open', bytes: buf }, [buf], onProgress);
+      let msg, transfer = [];
+      if (typeof Blob !== 'undefined' && bytes instanceof Blob) {
+        msg = { op: 'open', blob: bytes };
+      } else {
+        const buf = bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+        msg = { op: 'open', bytes: buf };
+        transfer = [buf];
+      }
+      const { handle, info } = await request(msg, transfer, onProgress);
       const alive = () => {
         if (gen !== generation) throw Object.assign(new Error('the model was closed when its work was cancelled'), { name: 'AbortError' });
       };

@@ -60,6 +60,34 @@ class Memplan {
   }
 
   /**
+   * Load a model too large to copy whole: `readAt(offset, length)` returns
+   * that many bytes of the file as a Uint8Array, synchronously (in a worker,
+   * FileReaderSync over blob.slice()). The library reads the graph a window
+   * (1 MiB) at a time and skips large tensor data unread, so memory stays
+   * O(graph) whatever the file's size. Every command works as with open(),
+   * except 'annotate', which needs the whole model (open its bytes instead).
+   * Throws MemplanError with the C message (a read that throws or returns
+   * the wrong length is "could not read the model's bytes at N").
+   */
+  openReader(size, readAt) {
+    if (!Number.isSafeInteger(size) || size < 0) throw new TypeError('openReader(size, readAt): size must be a byte count');
+    if (typeof readAt !== 'function') throw new TypeError('openReader(size, readAt): readAt must be a function');
+    const M = this._M;
+    M.memplanReadAt = readAt;
+    let session;
+    try {
+      session = M._mp_open_reader(size);
+    } finally {
+      delete M.memplanReadAt; // no reference to the caller's file after the call
+    }
+    if (!session) {
+      const message = takeResult(M);
+      throw new MemplanError(decoder.decode(message) || 'mp_open_reader failed', 0, 'open');
+    }
+    return new Model(M, session);
+  }
+
+  /**
    * Pack buffers given as CSV text (`id,lower,upper,size`, half-open
    * lifetimes): the JSON of `memplan pack FILE.csv --json` with the same
    * options (e.g. ['--align', '1', '--budget-ms', '100', '--seed', '2']),

@@ -1,6 +1,9 @@
 // worker.js -- runs the WASM module off the main thread. Messages:
 //   {id, op: 'init'}                               -> {version}
 //   {id, op: 'open', bytes}                        -> {handle, info}
+//   {id, op: 'open', blob}                         -> the same for a File/Blob, read in slices
+//                                                    (the tensor data is never read; annotate
+//                                                    then reads the whole file)
 //   {id, op: 'call', handle, command, args, bytes} -> the JSON's UTF-8 bytes with `json: true`
 //                                                    (the client parses them), or the raw bytes when `bytes` is set
 //   {id, op: 'close', handle}                      -> null
@@ -13,7 +16,28 @@ import { createMemplan } from './memplan-core.js';
 
 let memplanPromise = null;
 const models = new Map();
+const blobs = new Map(); // model -> the File it reads from
 let nextHandle = 1;
+
+// A File of any size: the library reads the graph through slices and skips
+// the weights, so a 1.2 GB model costs ~16 MB of WebAssembly memory instead
+// of twice its size. FileReaderSync exists in every browser's workers; where
+// it does not, the file is read whole.
+async function openBlob(mp, blob) {
+  if (typeof FileReaderSync === 'undefined') return mp.open(new Uint8Array(await blob.arrayBuffer()));
+  const reader = new FileReaderSync();
+  return mp.openReader(blob.size, (offset, length) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(offset, offset + length))));
+}
+
+// annotate writes the whole model: read it whole, only for this call.
+async function annotateWhole(mp, blob, args) {
+  const whole = mp.open(new Uint8Array(await blob.arrayBuffer()));
+  try {
+    return whole.callBytes('annotate', args);
+  } finally {
+    whole.close();
+  }
+}
 
 async function handle(msg, progress) {
   if (!memplanPromise) progress({ stage: 'starting' });
@@ -23,8 +47,8 @@ async function handle(msg, progress) {
     case 'init':
       return { version: mp.version };
     case 'open': {
-      progress({ stage: 'parsing', bytes: msg.bytes.byteLength });
-      const model = mp.open(new Uint8Array(msg.bytes));
+      progress({ stage: 'parsing', bytes: msg.blob ? msg.blob.size : msg.bytes.byteLength });
+      const model = msg.blob ? await openBlob(mp, msg.blob) : mp.open(new Uint8Array(msg.bytes));
       let info;
       try {
         progress({ stage: 'info' });
@@ -35,12 +59,14 @@ async function handle(msg, progress) {
       }
       const h = nextHandle++;
       models.set(h, model);
+      if (msg.blob) blobs.set(model, msg.blob);
       return { handle: h, info };
     }
     case 'call': {
       const model = models.get(msg.handle);
       if (!model) throw new Error('the model is closed');
       progress({ stage: 'running', command: msg.command });
+      if (msg.command === 'annotate' && blobs.has(model)) return annotateWhole(mp, blobs.get(model), msg.args);
       if (msg.bytes) return model.callBytes(msg.command, msg.args);
       // JSON goes back as its UTF-8 bytes (transferred, no copy); the client
       // parses it: cheaper than parsing here and structured-cloning the
@@ -50,6 +76,7 @@ async function handle(msg, progress) {
       return { json: out };
     }
     case 'close':
+      blobs.delete(models.get(msg.handle));
       models.get(msg.handle)?.close();
       models.delete(msg.handle);
       return null;

@@ -720,7 +720,7 @@ export function createView(root, client, options = {}) {
     try {
       const bytes = await bytesOrPromise;
       if (gen !== state.loadGen) return;
-      const size = bytes.byteLength;
+      const size = bytes.byteLength ?? bytes.size; // bytes, or a File read in slices
       setProgress(`opening ${formatBytes(size)}…`);
       const stages = { starting: 'starting WebAssembly…', parsing: `parsing ${formatBytes(size)}…`, info: 'reading the graph…' };
       const model = await client.open(bytes, { onProgress: (p) => { if (gen === state.loadGen) { setProgress(stages[p.stage] ?? p.stage); emit('progress', p); } } });
