@@ -359,11 +359,21 @@ static memplan_status topo_order(scope *s, int32_t **in_ids, int32_t **caps, int
             if (--indeg[succ[e]] == 0) heap_push(heap, &hn, succ[e]);
     }
     if (m < n) {
-        /* Name a value on the cycle: the first blocked node reads it. */
+        /* Name a value on the cycle. The first blocked node may only sit
+         * downstream of it: step to each node's first blocked producer
+         * until a node repeats (fill[] counts visits; it is free now). */
         int32_t u = 0;
         while (!indeg[u]) u++;
-        const char *name = "?";
         int32_t prod = -1;
+        memset(fill, 0, ((size_t)n + 1) * sizeof *fill);
+        while (!fill[u]) {
+            fill[u] = 1;
+            prod = -1;
+            FOR_EACH_DEP(s, in_ids, caps, ncaps, u, if (prod < 0 && indeg[dep]) { prod = dep; });
+            u = prod;
+        }
+        const char *name = "?";
+        prod = -1;
         FOR_EACH_DEP(s, in_ids, caps, ncaps, u, if (prod < 0 && indeg[dep]) { prod = dep; });
         for (int32_t k = 0; k < s->pg->nodes[u].n_in; k++) {
             int32_t v = in_ids[u][k];
