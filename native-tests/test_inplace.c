@@ -378,6 +378,39 @@ static void test_tags_rules(void **state) {
     t_free(&t);
 }
 
+/* `ambiguous` is a tag outputs can agree on (§7): a Constant whose output is
+ * ambiguous is tagged ambiguous, and an ambiguous Identity output flows back
+ * to its input 0 (as in the reference). */
+static void test_tags_ambiguous_agrees(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "d", 1, "6");
+    mb_input(g, "x", 7, "1");
+    mb_node(g, "Constant", "", "k");        /* 0 */
+    mb_node(g, "Identity", "x", "i");       /* 1 */
+    mb_node(g, "Reshape", "d,k", "r1");     /* 2: k shape */
+    mb_node(g, "Unsqueeze", "r1,k", "u1");  /* 3: k axes too: ambiguous */
+    mb_node(g, "Reshape", "u1,i", "r2");    /* 4: i shape */
+    mb_node(g, "Unsqueeze", "r2,i", "y");   /* 5: i axes too: ambiguous */
+    mb_output(g, "y", 1, "?");
+    tctx t;
+    t_build(&t, g, false, false);
+    expect_value_tag(&t, "k", MEMPLAN_TAG_AMBIGUOUS);
+    expect_value_tag(&t, "i", MEMPLAN_TAG_AMBIGUOUS);
+    expect_value_tag(&t, "x", MEMPLAN_TAG_AMBIGUOUS);
+    expect_value_tag(&t, "d", MEMPLAN_TAG_WEIGHT);
+    expect_value_tag(&t, "y", MEMPLAN_TAG_WEIGHT);
+    const memplan_tag want[] = {MEMPLAN_TAG_AMBIGUOUS, MEMPLAN_TAG_AMBIGUOUS, MEMPLAN_TAG_WEIGHT,
+                                MEMPLAN_TAG_WEIGHT,    MEMPLAN_TAG_WEIGHT,    MEMPLAN_TAG_WEIGHT};
+    for (int32_t i = 0; i < 6; i++) {
+        memplan_tag tag;
+        assert_int_equal(memplan_inplace_node_tag(t.ctx, i, &tag, NULL), MEMPLAN_OK);
+        if (tag != want[i])
+            fail_msg("node %d tag: got '%s', want '%s'", (int)i, memplan_tag_name(tag), memplan_tag_name(want[i]));
+    }
+    t_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_abs_chain),
@@ -394,6 +427,7 @@ int main(void) {
         cmocka_unit_test(test_capture_order_follows_nodes),
         cmocka_unit_test(test_out_of_range),
         cmocka_unit_test(test_tags_rules),
+        cmocka_unit_test(test_tags_ambiguous_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
