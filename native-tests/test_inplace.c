@@ -287,6 +287,45 @@ static void test_if_captures_and_shadowing(void **state) {
     t_free(&t);
 }
 
+/* referenced(If) lists what its branches read in the order a walk over the
+ * branch nodes meets it: the then-branch's Abs reads p before its nested If
+ * reads q, so p comes first (as in the reference's release lists). */
+static void test_capture_order_follows_nodes(void **state) {
+    (void)state;
+    mb_graph *t2 = mb_new_graph("then2");
+    mb_node(t2, "Neg", "q", "u");
+    mb_output(t2, "u", 1, "4");
+    mb_graph *e2 = mb_new_graph("else2");
+    mb_node(e2, "Neg", "q", "u2");
+    mb_output(e2, "u2", 1, "4");
+    mb_graph *th = mb_new_graph("then");
+    mb_node(th, "Abs", "p", "t0");
+    Onnx__NodeProto *nd = mb_node(th, "If", "cond", "ti");
+    mb_graph_attr(nd, "then_branch", t2);
+    mb_graph_attr(nd, "else_branch", e2);
+    mb_node(th, "Add", "t0,ti", "to");
+    mb_output(th, "to", 1, "4");
+    mb_graph *el = mb_new_graph("else");
+    mb_node(el, "Identity", "p", "e");
+    mb_output(el, "e", 1, "4");
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "4");
+    mb_input(g, "cond", 9, "");
+    mb_node(g, "Abs", "x", "p");
+    mb_node(g, "Neg", "x", "q");
+    nd = mb_node(g, "If", "cond", "r");
+    mb_graph_attr(nd, "then_branch", th);
+    mb_graph_attr(nd, "else_branch", el);
+    mb_node(g, "Abs", "r", "y");
+    mb_value(g, "r", 1, "4");
+    mb_output(g, "y", 1, "4");
+    tctx t;
+    t_build(&t, g, false, false);
+    expect_list(&t, LIST_RELEASE, 2, "p;q");
+    expect_list(&t, LIST_NOT_USED, 2, "cond");
+    t_free(&t);
+}
+
 static void test_out_of_range(void **state) {
     (void)state;
     tctx t;
@@ -339,6 +378,39 @@ static void test_tags_rules(void **state) {
     t_free(&t);
 }
 
+/* `ambiguous` is a tag outputs can agree on (§7): a Constant whose output is
+ * ambiguous is tagged ambiguous, and an ambiguous Identity output flows back
+ * to its input 0 (as in the reference). */
+static void test_tags_ambiguous_agrees(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "d", 1, "6");
+    mb_input(g, "x", 7, "1");
+    mb_node(g, "Constant", "", "k");        /* 0 */
+    mb_node(g, "Identity", "x", "i");       /* 1 */
+    mb_node(g, "Reshape", "d,k", "r1");     /* 2: k shape */
+    mb_node(g, "Unsqueeze", "r1,k", "u1");  /* 3: k axes too: ambiguous */
+    mb_node(g, "Reshape", "u1,i", "r2");    /* 4: i shape */
+    mb_node(g, "Unsqueeze", "r2,i", "y");   /* 5: i axes too: ambiguous */
+    mb_output(g, "y", 1, "?");
+    tctx t;
+    t_build(&t, g, false, false);
+    expect_value_tag(&t, "k", MEMPLAN_TAG_AMBIGUOUS);
+    expect_value_tag(&t, "i", MEMPLAN_TAG_AMBIGUOUS);
+    expect_value_tag(&t, "x", MEMPLAN_TAG_AMBIGUOUS);
+    expect_value_tag(&t, "d", MEMPLAN_TAG_WEIGHT);
+    expect_value_tag(&t, "y", MEMPLAN_TAG_WEIGHT);
+    const memplan_tag want[] = {MEMPLAN_TAG_AMBIGUOUS, MEMPLAN_TAG_AMBIGUOUS, MEMPLAN_TAG_WEIGHT,
+                                MEMPLAN_TAG_WEIGHT,    MEMPLAN_TAG_WEIGHT,    MEMPLAN_TAG_WEIGHT};
+    for (int32_t i = 0; i < 6; i++) {
+        memplan_tag tag;
+        assert_int_equal(memplan_inplace_node_tag(t.ctx, i, &tag, NULL), MEMPLAN_OK);
+        if (tag != want[i])
+            fail_msg("node %d tag: got '%s', want '%s'", (int)i, memplan_tag_name(tag), memplan_tag_name(want[i]));
+    }
+    t_free(&t);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_abs_chain),
@@ -352,8 +424,10 @@ int main(void) {
         cmocka_unit_test(test_no_tags_absent),
         cmocka_unit_test(test_decision_log_order),
         cmocka_unit_test(test_if_captures_and_shadowing),
+        cmocka_unit_test(test_capture_order_follows_nodes),
         cmocka_unit_test(test_out_of_range),
         cmocka_unit_test(test_tags_rules),
+        cmocka_unit_test(test_tags_ambiguous_agrees),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -89,6 +89,27 @@ static void test_profile_input_overwrite(void **state) {
     t_free(&t);
 }
 
+/* A buffer keeps its size down a chain of reuses: h takes a's 32 bytes
+ * (greater), h2 takes h's buffer (equal): still 32 bytes, not h2's 16. */
+static void test_profile_reuse_chain_keeps_buffer_size(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "8");
+    mb_node(g, "Abs", "x", "a");
+    mb_int_attr(mb_node(g, "Cast", "a", "h"), "to", 10); /* float -> float16 */
+    mb_node(g, "Neg", "h", "h2");
+    mb_node(g, "Abs", "h2", "y");
+    mb_output(g, "y", 10, "8");
+    tctx t;
+    t_build(&t, g, false, false);
+    expect_reuse(&t, 1, "0:0:greater");
+    expect_reuse(&t, 2, "0:0:equal");
+    expect_reuse(&t, 3, "0:0:equal");
+    expect_profile(&t, 2, "total=64,already=64,output=0|inputs:weight=32|intermediates:weight=32");
+    expect_profile(&t, 3, "total=64,already=64,output=0|inputs:weight=32|intermediates:weight=32");
+    t_free(&t);
+}
+
 static char *report(tctx *t, const char *cmd, int argc, const char *const *argv, size_t *len) {
     memplan_request r;
     memplan_request_init(&r);
@@ -332,6 +353,7 @@ int main(void) {
         cmocka_unit_test(test_profile_chain),
         cmocka_unit_test(test_profile_symbolic),
         cmocka_unit_test(test_profile_input_overwrite),
+        cmocka_unit_test(test_profile_reuse_chain_keeps_buffer_size),
         cmocka_unit_test(test_json_documents),
         cmocka_unit_test(test_json_no_tags),
         cmocka_unit_test(test_annotate_replaces_in_place),

@@ -165,6 +165,27 @@ static void test_view_cycle(void **state) {
     memplan_model_free(m);
 }
 
+/* A graph cycle is reported through a value on the cycle (a <-> c), not
+ * through 'x', which only the nodes downstream of the cycle read (SEMANTICS §1). */
+static void test_graph_cycle_names_a_cycle_value(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "in", 1, "4");
+    mb_node(g, "Abs", "x", "d");       /* #0: downstream of the cycle */
+    mb_node(g, "Abs", "a", "x");       /* #1: downstream of the cycle */
+    mb_node(g, "Add", "in,c", "a");    /* #2: on the cycle */
+    mb_node(g, "Abs", "a", "c");       /* #3: on the cycle */
+    mb_output(g, "d", 1, "4");
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_EINPUT);
+    free(bytes);
+    assert_string_equal(err.message,
+                        "graph 'g' has a cycle through value 'c' (node #2 (Add) reads it, node #3 (Abs) makes it)");
+}
+
 /* The graph-level check catches each kind of violation. */
 static void test_check_slots(void **state) {
     (void)state;
@@ -217,6 +238,7 @@ int main(void) {
         cmocka_unit_test(test_include_inputs),
         cmocka_unit_test(test_capture_is_a_use),
         cmocka_unit_test(test_view_cycle),
+        cmocka_unit_test(test_graph_cycle_names_a_cycle_value),
         cmocka_unit_test(test_check_slots),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

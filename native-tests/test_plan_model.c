@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <cmocka.h>
 
 #include "memplan/memplan.h"
@@ -172,6 +173,27 @@ static void test_symbolic_defers_then_binds(void **state) {
     memplan_model_free(m);
 }
 
+/* A size over 17 dims: the deferred plan lists every unbound name (§3). */
+static void test_deferred_lists_every_dim(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    char ins[256] = "";
+    for (int i = 0; i < 17; i++) {
+        char name[8], dim[8];
+        snprintf(name, sizeof name, "x%02d", i);
+        snprintf(dim, sizeof dim, "d%02d", i);
+        mb_input(g, name, 1, dim);
+        snprintf(ins + strlen(ins), sizeof ins - strlen(ins), "%s%s", i ? "," : "", name);
+    }
+    mb_int_attr(mb_node(g, "Concat", ins, "c"), "axis", 0);
+    mb_node(g, "Abs", "c", "y");
+    mb_output(g, "y", 1, "?");
+    char *json = plan(g, 0, NULL);
+    expect_contains(json, "\"dims\":[\"d00\",\"d01\",\"d02\",\"d03\",\"d04\",\"d05\",\"d06\",\"d07\",\"d08\","
+                          "\"d09\",\"d10\",\"d11\",\"d12\",\"d13\",\"d14\",\"d15\",\"d16\"]}");
+    free(json);
+}
+
 static void test_include_inputs_and_unused(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -213,6 +235,7 @@ int main(void) {
         cmocka_unit_test(test_disjoint_chains_share),
         cmocka_unit_test(test_views),
         cmocka_unit_test(test_symbolic_defers_then_binds),
+        cmocka_unit_test(test_deferred_lists_every_dim),
         cmocka_unit_test(test_include_inputs_and_unused),
         cmocka_unit_test(test_unplannable),
     };

@@ -89,7 +89,11 @@ static void advance(walker *w, int32_t i) {
         if (v < 0) continue;
         if (!(c->g->values[v].flags & MEMPLAN_VALUE_OUTPUT) && c->last_use[v] <= i) continue;
         const memplan_reuse *r = reuse_of(c, i, o);
-        join(w, v, MEMPLAN_BUCKET_INTERMEDIATES, value_bytes(c, r ? n->inputs[r->input_index] : v));
+        /* A reused buffer keeps its size: that of the input's live record,
+         * which may itself hold a larger buffer it reused earlier. */
+        int32_t in = r ? n->inputs[r->input_index] : -1;
+        memplan_expr size = in < 0 ? value_bytes(c, v) : w->live[in].bucket >= 0 ? w->live[in].size : value_bytes(c, in);
+        join(w, v, MEMPLAN_BUCKET_INTERMEDIATES, size);
     }
     for (int32_t k = c->rel.off[i]; k < c->rel.off[i + 1]; k++) leave(w, c->rel.v[k]);
     for (int32_t r = c->reuse_off[i]; r < c->reuse_off[i + 1]; r++) {

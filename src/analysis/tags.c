@@ -37,13 +37,13 @@ static void set_input(tagger *t, const memplan_node *n, int32_t k, memplan_tag t
     if (k < n->n_inputs) set_tag(t, n->inputs[k], tag);
 }
 
-/* The tag all non-empty outputs share (ambiguous does not count), else NONE. */
+/* The tag all non-empty outputs share (ambiguous too), else NONE. */
 static memplan_tag outputs_agree(const memplan_inplace *c, const memplan_node *n) {
     memplan_tag common = MEMPLAN_TAG_NONE;
     for (int32_t o = 0; o < n->n_outputs; o++) {
         if (n->outputs[o] < 0) continue;
         memplan_tag x = c->vtag[n->outputs[o]];
-        if (x == MEMPLAN_TAG_NONE || x == MEMPLAN_TAG_AMBIGUOUS || (common && x != common)) return MEMPLAN_TAG_NONE;
+        if (x == MEMPLAN_TAG_NONE || (common && x != common)) return MEMPLAN_TAG_NONE;
         common = x;
     }
     return common;
@@ -101,7 +101,8 @@ static void backward_rules(tagger *t, const memplan_node *n) {
     if (out == MEMPLAN_TAG_NONE) return;
     static const char *const PASS0[] = {"Identity", "Cast", "Reshape", "Squeeze", "Unsqueeze", "Gather", "Slice"};
     if (mp_is_op(n, "Concat")) {
-        for (int32_t k = 0; k < n->n_inputs; k++) set_input(t, n, k, out);
+        /* as the reference: an ambiguous Concat does not spread to its inputs */
+        for (int32_t k = 0; out != MEMPLAN_TAG_AMBIGUOUS && k < n->n_inputs; k++) set_input(t, n, k, out);
         return;
     }
     for (size_t i = 0; i < sizeof PASS0 / sizeof PASS0[0]; i++)

@@ -253,7 +253,10 @@ static memplan_status resolve_inputs(scope *s, int32_t **in_ids) {
     return MEMPLAN_OK;
 }
 
-/* Outer values read by a node's subgraphs, deduplicated in first-read order.
+/* Outer values read by a node's subgraphs, deduplicated in first-read order:
+ * each subgraph's nodes in file order, a node's inputs before what its own
+ * subgraphs read (the order of the reference's referenced(), SEMANTICS §5),
+ * then the outer values only the subgraph's outputs name.
  * mark[v] == stamp when value v is already listed for this node (mark has one
  * entry per value of the scope), so a node reading many outer values stays linear. */
 static memplan_status node_captures(scope *s, const mp_pnode *n, int32_t *mark, int32_t stamp, int32_t **out,
@@ -268,12 +271,22 @@ static memplan_status node_captures(scope *s, const mp_pnode *n, int32_t *mark, 
     int32_t m = 0;
     for (int32_t k = 0; k < n->n_sub; k++) {
         const memplan_graph *g = n->sub[k]->g;
-        for (int32_t c = 0; c < g->n_captures; c++) {
-            int32_t outer = g->values[g->captures[c]].outer;
-            if (mark[outer] == stamp) continue;
-            mark[outer] = stamp;
-            ids[m++] = outer;
+        int32_t *by_file = malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *by_file);
+        if (!by_file) return oom(s);
+        for (int32_t p = 0; p < g->n_nodes; p++) by_file[g->nodes[p].file_index] = p;
+        for (int32_t f = 0; f <= g->n_nodes; f++) {
+            const memplan_node *nd = f < g->n_nodes ? &g->nodes[by_file[f]] : NULL;
+            int32_t cnt = nd ? nd->n_inputs + nd->n_captures : g->n_captures;
+            for (int32_t c = 0; c < cnt; c++) {
+                int32_t v = !nd ? g->captures[c] : c < nd->n_inputs ? nd->inputs[c] : nd->captures[c - nd->n_inputs];
+                if (v < 0 || !(g->values[v].flags & MEMPLAN_VALUE_CAPTURE)) continue;
+                int32_t outer = g->values[v].outer;
+                if (mark[outer] == stamp) continue;
+                mark[outer] = stamp;
+                ids[m++] = outer;
+            }
         }
+        free(by_file);
     }
     *out = ids;
     *count = m;
@@ -359,11 +372,21 @@ static memplan_status topo_order(scope *s, int32_t **in_ids, int32_t **caps, int
             if (--indeg[succ[e]] == 0) heap_push(heap, &hn, succ[e]);
     }
     if (m < n) {
-        /* Name a value on the cycle: the first blocked node reads it. */
+        /* Name a value on the cycle. The first blocked node may only sit
+         * downstream of it: step to each node's first blocked producer
+         * until a node repeats (fill[] counts visits; it is free now). */
         int32_t u = 0;
         while (!indeg[u]) u++;
-        const char *name = "?";
         int32_t prod = -1;
+        memset(fill, 0, ((size_t)n + 1) * sizeof *fill);
+        while (!fill[u]) {
+            fill[u] = 1;
+            prod = -1;
+            FOR_EACH_DEP(s, in_ids, caps, ncaps, u, if (prod < 0 && indeg[dep]) { prod = dep; });
+            u = prod;
+        }
+        const char *name = "?";
+        prod = -1;
         FOR_EACH_DEP(s, in_ids, caps, ncaps, u, if (prod < 0 && indeg[dep]) { prod = dep; });
         for (int32_t k = 0; k < s->pg->nodes[u].n_in; k++) {
             int32_t v = in_ids[u][k];

@@ -319,13 +319,23 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
     for (int32_t i = 0; i < c->k->lv.n_owners; i++) {
         const memplan_size *s = &c->k->size[c->k->lv.owners[i]];
         if (s->kind != MEMPLAN_SIZE_SYMBOLIC) continue;
-        const char *names[16];
-        size_t n = memplan_expr_names(pool, s->expr, names, 16);
-        for (size_t k = 0; k < n && k < 16; k++) {
+        const char *few[16], **names = few;
+        size_t n = memplan_expr_names(pool, s->expr, few, 16);
+        if (n > 16) { /* every name is listed, however many one size has */
+            names = malloc(n * sizeof *names);
+            if (names) {
+                memplan_expr_names(pool, s->expr, names, n);
+            } else {
+                j->out->failed = true; /* reported as out of memory */
+                n = 0;
+            }
+        }
+        for (size_t k = 0; k < n; k++) {
             if (mp_strmap_get(&seen, names[k]) >= 0) continue;
             if (!mp_strmap_put(&seen, names[k], 1)) j->out->failed = true; /* reported as out of memory */
             mp_json_str(j, names[k]);
         }
+        if (names != few) free(names);
     }
     mp_strmap_free(&seen);
     mp_json_end(j);
