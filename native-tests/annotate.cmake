@@ -16,7 +16,8 @@ if(TARGET memplan)
     FIXTURES_REQUIRED memplan_fixtures TIMEOUT 1200)
 endif()
 
-# annotate is atomic: failures leave no partial file, the input is never touched.
+# annotate is atomic: failures leave no partial file, the input is never touched;
+# OUT keeps its permissions, and a link, FIFO or device at OUT is never replaced.
 add_test(NAME annotate_cli
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/annotate_cli_check.py $<TARGET_FILE:memplan>
           /usr/share/libonnx-testdata/data/node/test_if/model.onnx)

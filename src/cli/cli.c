@@ -147,7 +147,7 @@ void cli_error(const char *fmt, ...) {
 }
 
 bool cli_write_stdout(const char *data, size_t len) {
-    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0) {
+    if (fwrite(data, 1, len, stdout) != len || fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "memplan: cannot write to standard output\n");
         return false;
     }

@@ -45,8 +45,11 @@ void cli_error(const char *fmt, ...);
 bool cli_same_file(const char *a, const char *b);
 
 /* Write a file atomically: PATH.tmp-XXXXXX in the same directory, fsync,
- * rename over PATH. On failure the temporary file is removed, PATH is
- * untouched, a message is printed and false returned. */
+ * rename over PATH (over the file a symbolic link PATH leads to; an existing
+ * file's mode is kept, a new one gets 0666 minus the umask). A device or a
+ * pipe (/dev/null, /dev/stdout) is written in place, never replaced. On
+ * failure the temporary file is removed, PATH is untouched, a message is
+ * printed and false returned. */
 bool cli_write_file_atomic(const char *path, const void *data, size_t len);
 
 int cmd_info(int argc, char **argv);

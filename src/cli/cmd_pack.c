@@ -51,11 +51,13 @@ static bool pack_read_file(const char *path, char **data, size_t *len) {
     mp_buf_init(&b);
     char chunk[65536];
     size_t got;
-    while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) mp_buf_append(&b, chunk, got);
+    while (!b.failed && (got = fread(chunk, 1, sizeof chunk, f)) > 0) mp_buf_append(&b, chunk, got);
+    int read_errno = ferror(f) ? errno : 0; /* e.g. EISDIR for a directory */
     bool ok = !ferror(f) && !b.failed;
     fclose(f);
     if (!ok) {
-        fprintf(stderr, "memplan pack: %s: %s\n", path, b.failed ? "out of memory" : "read error");
+        fprintf(stderr, "memplan pack: %s: %s\n", path,
+                b.failed ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
         mp_buf_free(&b);
         return false;
     }
@@ -146,7 +148,7 @@ int cmd_pack(int argc, char **argv) {
             rc = CLI_BAD_INPUT;
         }
     } else {
-        fprintf(stderr, "memplan pack: %s: %s\n", a.file, err.message);
+        cli_error("memplan pack: %s: %s", a.file, err.message); /* ids from the file: escaped */
         rc = st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;
     }
     free(out);

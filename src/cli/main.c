@@ -13,10 +13,17 @@ static const char USAGE[] =
     "  shapes MODEL [--dim NAME=VALUE ...] [--json]\n"
     "                             every value's element type, shape and byte size\n"
     "  plan MODEL [--strategy arena|slots] [--align N] [--budget-ms N] [--dim NAME=VALUE ...]\n"
-    "             [--include-inputs] [--inplace] [--no-nodes] [--json]\n"
+    "             [--include-inputs] [--inplace [--allow-input-overwrite]] [--no-nodes] [--json]\n"
     "                             live intervals, slot plan, arena plan, lower bound\n"
     "  pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]\n"
     "                             pack buffers 'id,lower,upper,size' into one arena\n"
+    "  inplace MODEL [--allow-input-overwrite] [--events] [--json]\n"
+    "                             in-place reuse pairs and release lists per node\n"
+    "  profile MODEL [--dim NAME=VALUE ...] [--allow-input-overwrite] [--json]\n"
+    "                             memory per node: live, newly allocated, by tag\n"
+    "  tags MODEL [--json]        value and node tags (shape, axes, weight, ambiguous)\n"
+    "  annotate MODEL -o OUT.onnx [--allow-input-overwrite]\n"
+    "                             write the results into the model's metadata_props\n"
     "\n"
     "  --help                     this text\n"
     "  --version                  print the version\n"
@@ -44,13 +51,12 @@ int main(int argc, char **argv) {
         fputs(USAGE, stderr);
         return CLI_USAGE;
     }
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0) {
-        fputs(USAGE, stdout);
-        return CLI_OK;
-    }
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
+        return cli_write_stdout(USAGE, sizeof USAGE - 1) ? CLI_OK : CLI_BAD_INPUT;
     if (strcmp(argv[1], "--version") == 0) {
-        printf("memplan %s\n", memplan_version());
-        return CLI_OK;
+        fputs("memplan ", stdout);
+        fputs(memplan_version(), stdout);
+        return cli_write_stdout("\n", 1) ? CLI_OK : CLI_BAD_INPUT; /* flushes the line, reports a failed write */
     }
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (strcmp(argv[1], COMMANDS[i].name) == 0) return COMMANDS[i].run(argc - 1, argv + 1);

@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""cli_check.py MEMPLAN_EXE README FIXTURES -- the `memplan` shell as a user meets it.
+
+  1. `--help` names every command and every flag of README.md's CLI synopsis;
+     `--help` and `--version` go to stdout with exit 0, and exit 2 with a
+     message when stdout cannot be written (/dev/full, closed);
+  2. usage errors (unknown command or option, a missing or malformed value,
+     --dim without NAME=VALUE or out of range, --align 0/3/2^31, --budget-ms -1,
+     -o misplaced, more than one model) exit 1 with "memplan CMD: <problem>" as
+     the first stderr line and nothing on stdout;
+  3. bad input (a missing file, a directory, an empty file, /dev/null, a CSV
+     that is not one) exits 2 naming the file and the problem, nothing on stdout;
+     `pack` on /dev/zero under a 512 MB address-space limit stops with "out of
+     memory" instead of spinning (skipped for sanitizer builds);
+  4. CSV ids in `pack` messages are escaped like model names (no raw ESC);
+  5. output: a closed or full stdout exits 2 with a message; a reader that
+     closes the pipe early ends the run (SIGPIPE or exit 2), never a hang.
+Exit 0 when all hold.
+"""
+import os
+import re
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+
+FAILS = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILS.append(what)
+
+
+def run(exe, args, **kw):
+    if "stdout" not in kw and "stderr" not in kw:
+        kw["capture_output"] = True
+    return subprocess.run([exe] + args, text=True, timeout=60, **kw)
+
+
+def synopsis(readme):
+    """(commands, flags) of the code block under '## CLI'."""
+    text = open(readme, encoding="utf-8").read()
+    block = text.split("\n## CLI\n", 1)[1].split("\nExit codes", 1)[0]
+    lines = [ln.strip() for ln in block.splitlines() if ln.startswith("    ")]
+    cmds = {m.group(1) for ln in lines for m in [re.match(r"memplan (\w+) ", ln)] if m}
+    flags = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", " ".join(lines)))
+    return cmds, flags
+
+
+def make_big_model(path, n):
+    """A chain of n Relu nodes: its shapes JSON is far larger than a pipe buffer."""
+    import onnx
+    from onnx import TensorProto, helper
+    nodes = [helper.make_node("Relu", ["x" if i == 0 else f"v{i - 1}"], [f"v{i}"], name=f"r{i}") for i in range(n)]
+    g = helper.make_graph(nodes, "big", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64])],
+                          [helper.make_tensor_value_info(f"v{n - 1}", TensorProto.FLOAT, ["batch", 64])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def main():
+    exe, readme, fixtures = sys.argv[1], sys.argv[2], sys.argv[3]
+    model = os.path.join(fixtures, "symbolic.onnx")
+    tmp = tempfile.TemporaryDirectory(prefix="cli-check-")
+    d = tmp.name
+
+    # 1. --help, --version
+    r = run(exe, ["--help"])
+    check(r.returncode == 0 and r.stderr == "" and "exit codes: 0 ok, 1 usage error, 2 bad input" in r.stdout,
+          "--help: stdout, exit 0")
+    cmds, flags = synopsis(readme)
+    check(cmds == {"info", "shapes", "plan", "pack", "inplace", "profile", "tags", "annotate"},
+          f"README synopsis commands parsed: {sorted(cmds)}")
+    for c in sorted(cmds):
+        check(re.search(r"^  %s " % c, r.stdout, re.M) is not None, f"--help lists '{c}'")
+    for f in sorted(flags):
+        check(re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(f), r.stdout) is not None, f"--help lists '{f}'")
+    r = run(exe, ["--version"])
+    check(r.returncode == 0 and re.fullmatch(r"memplan \d+\.\d+\.\d+\n", r.stdout) is not None and r.stderr == "",
+          f"--version prints 'memplan X.Y.Z': {r.stdout!r}")
+    r = run(exe, [])
+    check(r.returncode == 1 and r.stdout == "" and r.stderr.startswith("memplan -- "), "no arguments: usage on stderr, exit 1")
+    for args in (["--help"], ["--version"], ["info", model], ["plan", model, "--json"]):
+        with open("/dev/full", "w") as full:
+            r = run(exe, args, stdout=full, stderr=subprocess.PIPE)
+        check(r.returncode == 2 and r.stderr == "memplan: cannot write to standard output\n",
+              f"{' '.join(args[:1])} to /dev/full: exit 2 with a message (exit {r.returncode}, {r.stderr!r})")
+        r = run(exe, args, stderr=subprocess.PIPE, preexec_fn=lambda: os.close(1))
+        check(r.returncode == 2 and "cannot write to standard output" in r.stderr,
+              f"{' '.join(args[:1])} with stdout closed: exit 2 with a message (exit {r.returncode})")
+
+    # 2. usage errors: exit 1, the problem on the first stderr line, nothing on stdout
+    usage = [
+        (["frobnicate"], "memplan: unknown command 'frobnicate'"),
+        (["info"], "memplan info: no model given"),
+        (["info", model, model], "memplan info: more than one model given"),
+        (["info", model, "--bogus"], "memplan info: unknown option '--bogus'"),
+        (["shapes", model, "--dim"], "memplan shapes: --dim takes NAME=VALUE"),
+        (["shapes", model, "--dim", "batch"], "got 'batch'"),
+        (["shapes", model, "--dim", "batch="], "got 'batch='"),
+        (["shapes", model, "--dim", "=4"], "got '=4'"),
+        (["shapes", model, "--dim", "batch=-1"], "got 'batch=-1'"),
+        (["shapes", model, "--dim", "batch=99999999999999999999"], "got 'batch=99999999999999999999'"),
+        (["profile", model, "--dim", "batch=9007199254740993"], "in [0, 2^53]"),
+        (["plan", model, "--align", "0"], "memplan plan: --align takes a power of two between 1 and 2^30"),
+        (["plan", model, "--align", "3"], "--align takes a power of two"),
+        (["plan", model, "--align", "2147483648"], "--align takes a power of two"),
+        (["plan", model, "--align"], "--align takes a power of two"),
+        (["plan", model, "--budget-ms", "-1"], "memplan plan: --budget-ms takes milliseconds (0 to 600000)"),
+        (["plan", model, "--budget-ms", "600001"], "--budget-ms takes milliseconds"),
+        (["plan", model, "--strategy", "best"], "memplan plan: --strategy takes 'arena' or 'slots'"),
+        (["plan", model, "--strategy"], "--strategy takes 'arena' or 'slots'"),
+        (["info", model, "-o", os.path.join(d, "x.onnx")], "memplan info: -o/--output is only for annotate"),
+        (["annotate", model], "memplan annotate: no output file given (-o OUT.onnx)"),
+        (["annotate", model, "-o"], "memplan annotate: -o takes a file path"),
+        (["annotate", model, "-o", model], "memplan annotate: the output file is the model itself"),
+        (["annotate", model, "-o", os.path.join(fixtures, ".", "symbolic.onnx")], "the output file is the model itself"),
+        (["pack"], "memplan pack: missing FILE.csv"),
+        (["pack", "a.csv", "--align", "0"], "memplan pack: --align needs a power of two >= 1"),
+        (["pack", "a.csv", "--budget-ms", "-1"], "memplan pack: --budget-ms needs milliseconds"),
+        (["pack", "a.csv", "--seed", "-1"], "memplan pack: --seed needs a non-negative integer"),
+        (["pack", "a.csv", "--dim", "a=1"], "memplan pack: unknown option '--dim'"),
+    ]
+    for args, want in usage:
+        r = run(exe, args)
+        first = r.stderr.splitlines()[0] if r.stderr else ""
+        check(r.returncode == 1 and r.stdout == "" and want in first,
+              f"{' '.join(args)!r}: exit 1, {want!r} (exit {r.returncode}, {first!r})")
+    check(not os.path.exists(os.path.join(d, "x.onnx")), "a usage error writes no file")
+
+    # 3. bad input: exit 2, "memplan[ CMD]: FILE: problem", nothing on stdout
+    empty = os.path.join(d, "empty.onnx")
+    open(empty, "wb").close()
+    bad = [
+        (["info", os.path.join(d, "missing.onnx")], "missing.onnx: No such file or directory"),
+        (["shapes", d], f"{d}: Is a directory"),
+        (["plan", empty], "empty.onnx: the file is empty: not an ONNX model"),
+        (["inplace", "/dev/null"], "/dev/null: the file is empty: not an ONNX model"),
+        (["annotate", "/dev/null", "-o", os.path.join(d, "out.onnx")], "/dev/null: the file is empty"),
+        (["annotate", model, "-o", os.path.join(d, "no", "out.onnx")], "out.onnx: cannot write: No such file or directory"),
+        (["pack", d], f"memplan pack: {d}: Is a directory"),
+        (["pack", "/dev/null"], "memplan pack: /dev/null: line 1: missing header 'id,lower,upper,size'"),
+        (["pack", os.path.join(d, "missing.csv")], "missing.csv: No such file or directory"),
+    ]
+    for args, want in bad:
+        r = run(exe, args)
+        check(r.returncode == 2 and r.stdout == "" and want in r.stderr and r.stderr.count("\n") == 1,
+              f"{' '.join(args)!r}: exit 2, one line with {want!r} (exit {r.returncode}, {r.stderr!r})")
+    check(sorted(os.listdir(d)) == ["empty.onnx"], "failed runs leave no file behind")
+    if b"__asan_init" not in open(exe, "rb").read():
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (512 << 20, 512 << 20))
+        try:
+            r = run(exe, ["pack", "/dev/zero"], preexec_fn=limit)
+            check(r.returncode == 2 and "memplan pack: /dev/zero: out of memory" in r.stderr,
+                  f"pack /dev/zero: out of memory, exit 2 (exit {r.returncode}, {r.stderr!r})")
+        except subprocess.TimeoutExpired:
+            check(False, "pack /dev/zero: still running after 60 s")
+    else:
+        print("skip pack /dev/zero (sanitizer build)")
+
+    # 4. CSV ids in messages are escaped
+    esc = os.path.join(d, "esc.csv")
+    with open(esc, "w") as f:
+        f.write("id,lower,upper,size\n\x1b]0;pwned\x07,0,2,8\n\x1b]0;pwned\x07,1,3,8\n")
+    r = run(exe, ["pack", esc])
+    check(r.returncode == 2 and "\x1b" not in r.stderr and
+          r.stderr == f"memplan pack: {esc}: line 3: duplicate id '\\x1b]0;pwned\\x07' (first on line 2)\n",
+          f"pack: a CSV id in a message is escaped ({r.stderr!r})")
+    os.remove(esc)
+
+    # 5. a reader that stops early
+    big = os.path.join(d, "big.onnx")
+    make_big_model(big, 3000)
+    for args in (["shapes", big, "--json"], ["shapes", big], ["plan", big, "--json", "--dim", "batch=1"]):
+        p = subprocess.Popen([exe] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        head = p.stdout.read(10)
+        p.stdout.close()
+        try:
+            p.wait(timeout=60)
+            err = p.stderr.read().decode("utf-8", "replace")
+            ok = p.returncode == -signal.SIGPIPE or (p.returncode == 2 and "cannot write" in err)
+            check(ok and len(head) == 10, f"{args[0]} | head -c 10: ends by SIGPIPE or exit 2 (exit {p.returncode})")
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            check(False, f"{args[0]} | head -c 10: hangs")
+        p.stderr.close()
+    print(f"cli_check: {len(FAILS)} failed")
+    return 1 if FAILS else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
