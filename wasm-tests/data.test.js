@@ -191,6 +191,10 @@ describe('tables', () => {
     expect(csvField('=SUM(A1)')).toBe("'=SUM(A1)");
     expect(csvField(-5)).toBe('-5');
     expect(csvField(null)).toBe('');
+    // A node row's inputs/outputs are lists of model names: a leading formula character is defused too.
+    expect(csvField(['=HYPERLINK("http://x")', 'b'])).toBe('"\'=HYPERLINK(""http://x"") b"');
+    expect(csvField(['@cmd'])).toBe("'@cmd");
+    expect(csvField([1, 2])).toBe('1 2');
     const rows = valueRows(m).slice(0, 2);
     expect(toCSV(rows, ['name', 'size', { key: 'start', label: 'first' }])).toBe('name,size,first\na,100,0\nb,64,1\n');
     const att = netronAttachment(m, { values: valueRows(m), nodes: nodeRows(m, memorySeries(m)), producer: 'onnx-memplan 0.1.0', model: 'x.onnx', graph: 'g' });
