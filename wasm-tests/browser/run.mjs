@@ -621,6 +621,25 @@ await check('<memplan-view> and mount() render inside a separate host page', asy
   await p3.close();
 });
 
+await check('<memplan-view>: a listener removed before the view is ready is never called', async () => {
+  const p3 = await newPage();
+  await p3.goto(`${base}embed.html`, { timeout: TIMEOUT });
+  const r = await p3.evaluate(async () => {
+    const el = document.createElement('memplan-view');
+    el.setAttribute('src', 'models/example.onnx');
+    document.body.append(el);
+    const calls = { kept: 0, removed: 0 };
+    el.on('state', () => calls.kept++);
+    const off = el.on('state', () => calls.removed++);
+    off();
+    await new Promise((res) => { const t = setInterval(() => { if (el.dataset.state === 'ready') { clearInterval(t); res(); } }, 20); });
+    el.remove();
+    return { kept: calls.kept > 0, removed: calls.removed };
+  });
+  expectEq(JSON.stringify(r), JSON.stringify({ kept: true, removed: 0 }), 'listener calls');
+  await p3.close();
+});
+
 await check('a name <img src=x onerror=alert(1)> is plain text, and no dialog opens', async () => {
   const dialogs = [];
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });

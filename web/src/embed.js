@@ -90,8 +90,10 @@ export function mount(element, options = {}) {
     on(type, fn) {
       if (view) return view.on(type, fn);
       const box = { off: null };
-      early.push([type, fn, box]);
-      return () => box.off?.();
+      const entry = [type, fn, box];
+      early.push(entry);
+      // Before the view exists: drop the entry, so it is never attached.
+      return () => { const k = early.indexOf(entry); if (k >= 0) early.splice(k, 1); box.off?.(); };
     },
     cancel: () => { view?.cancel(); },
     /** The current plan JSON (null before the first plan). */
