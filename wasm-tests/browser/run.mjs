@@ -577,6 +577,37 @@ await check('changing a symbolic dim re-plans through the worker (deferred -> pl
   await page.screenshot({ path: join(ARTIFACTS, 'browser-dims-bound.png'), fullPage: true });
 });
 
+await check('a dim typed while a re-plan waits for its plan: that re-plan asks for its slot plan and profile with the same dims as its plan', async () => {
+  // The page shows SYMBOLIC bound (the test before). Hold the model's calls until released, logging their arguments.
+  await page.evaluate(() => {
+    const st = window.memplanView.view.state;
+    const real = st.model;
+    const log = [];
+    let release;
+    const gate = new Promise((r) => { release = r; });
+    window.__race = { log, release: () => release() };
+    st.model = { ...real, call: (cmd, args, opts) => { log.push([cmd, ...args].join(' ')); return gate.then(() => real.call(cmd, args, opts)); } };
+  });
+  const typed = { ...SYMBOLIC.dims, samples: 4800 };
+  const log = await page.evaluate(async () => {
+    window.memplanView.view.setDims({ samples: 3200 }); // re-plan A: its plan call waits at the gate
+    const input = document.querySelector('.mpv-dim input[data-dim="samples"]');
+    input.value = '4800';
+    input.dispatchEvent(new Event('input', { bubbles: true })); // a keystroke: dims now 4800, re-plan B in 200 ms
+    window.__race.release();
+    await new Promise((r) => setTimeout(r, 150)); // re-plan A runs on (its slot plan and profile) before B starts
+    return window.__race.log.slice();
+  });
+  const first = (cmd) => log.find((l) => l.startsWith(cmd)) ?? '';
+  expectEq(/samples=3200/.test(first('plan --strategy arena')), true, `re-plan A's plan: ${first('plan --strategy arena')}`);
+  expectEq(first('plan --strategy slots').match(/samples=\d+/)?.[0], 'samples=3200', `re-plan A's slot plan: ${first('plan --strategy slots')}`);
+  expectEq(first('profile').match(/samples=\d+/)?.[0], 'samples=3200', `re-plan A's profile: ${first('profile')}`);
+  await waitPlan(page, cliPlan(SYMBOLIC.file, dimArgs(typed)));
+  expectPlanShown(await shown(page), cliPlan(SYMBOLIC.file, dimArgs(typed)), 'samples=4800: ');
+  const slotsPeak = await page.evaluate(() => window.memplanView.view.state.slotsPlan?.peak_bytes ?? null);
+  expectEq(slotsPeak, cliPlan(SYMBOLIC.file, ['--strategy', 'slots', ...dimArgs(typed)]).peak_bytes, 'slot plan peak');
+});
+
 await check('the largest planned fixture renders with its dims, and a long load can be cancelled', async () => {
   const t = Date.now();
   await openFile(page, LARGEST.file);

@@ -268,10 +268,10 @@ export function createView(root, client, options = {}) {
     for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === state.table);
   }
 
-  function planArgs(strategy = state.strategy) {
+  function planArgs(strategy = state.strategy, dims = dimArgs()) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
     if (state.inplace) args.push('--inplace');
-    return [...args, ...dimArgs()];
+    return [...args, ...dims];
   }
   function dimArgs() {
     const args = [];
@@ -657,6 +657,8 @@ export function createView(root, client, options = {}) {
   async function replan() {
     if (!state.model) return;
     const gen = ++state.planGen;
+    // The dims as they are now: a dim typed while this re-plan waits starts the next one.
+    const dims = dimArgs();
     const t0 = performance.now();
     setState('planning');
     busy(true);
@@ -671,26 +673,26 @@ export function createView(root, client, options = {}) {
       // The node list depends on the model only: taken with the first plan,
       // then left out of re-plans (--no-nodes: 40% of a plan's JSON).
       const nodes = state.planNodes?.model === model ? state.planNodes.nodes : null;
-      let plan = await model.call('plan', nodes ? [...planArgs(), '--no-nodes'] : planArgs(), { onProgress });
+      let plan = await model.call('plan', nodes ? [...planArgs(state.strategy, dims), '--no-nodes'] : planArgs(state.strategy, dims), { onProgress });
       if (gen !== state.planGen) return;
       if (nodes) plan = attachNodes(plan, nodes);
       else state.planNodes = { model, nodes: plan.nodes };
       // The per-node profile with the same dims (stacked memory by bucket and tag).
       // Strategy, alignment and in-place do not change it: kept while the dims stay.
-      const pkey = dimArgs().join('\n');
+      const pkey = dims.join('\n');
       const cached = profileCache && profileCache.model === model && profileCache.key === pkey ? profileCache : null;
       errorBox.hidden = true;
       applyPlan(plan, null, cached?.doc ?? null, cached?.note ?? '');
       state.shownMs = performance.now() - t0;
       setProgress(`${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…`);
       if (plan.strategy !== 'slots' && plan.status === 'planned') {
-        const slotsPlan = attachNodes(await model.call('plan', [...planArgs('slots'), '--no-nodes']), plan.nodes);
+        const slotsPlan = attachNodes(await model.call('plan', [...planArgs('slots', dims), '--no-nodes']), plan.nodes);
         if (gen !== state.planGen) return;
         applySlots(slotsPlan);
       }
       if (!cached) {
         let doc = null, note = '';
-        try { doc = await model.call('profile', dimArgs()); } catch (e) { if (e.name === 'AbortError') throw e; note = `no profile: ${e.message}`; }
+        try { doc = await model.call('profile', dims); } catch (e) { if (e.name === 'AbortError') throw e; note = `no profile: ${e.message}`; }
         profileCache = { model, key: pkey, doc, note };
         if (gen !== state.planGen) return;
         applyProfile(doc, note);
