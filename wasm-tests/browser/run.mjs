@@ -231,6 +231,9 @@ await check('bytes that are not a model show the C error message, and the page r
   await waitState(page, 'error');
   const msg = await page.textContent('.mpv-error');
   if (!msg.startsWith('garbage.onnx: ') || msg.length < 'garbage.onnx: '.length + 5) throw new Error(`error shown: ${JSON.stringify(msg)}`);
+  // The charts, table and exports still show the model opened before: the title (and export file names) keep its name.
+  const kept = await page.evaluate(() => [document.querySelector('.mpv-model-name').textContent, window.memplanView.view.state.name]);
+  expectEq(JSON.stringify(kept), JSON.stringify([basename(DROPPED), basename(DROPPED)]), 'title after a failed open');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-error.png'), fullPage: true });
   await page.setInputFiles('#file', OTHER);
   await waitState(page, 'ready');

@@ -54,7 +54,7 @@ export function createView(root, client, options = {}) {
   const emit = (type, detail) => { for (const fn of listeners.get(type) ?? []) { try { fn(detail); } catch (e) { console.error(e); } } };
   const linked = createLinked();
   const state = {
-    name: '', info: null, model: null, bytesCopy: null,
+    name: '', shownName: '', info: null, model: null, bytesCopy: null,
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     dims: new Map(), dimNames: [],
@@ -713,6 +713,7 @@ export function createView(root, client, options = {}) {
     const gen = ++state.loadGen;
     state.planGen++;
     errorBox.hidden = true;
+    let opened = false;
     state.name = name;
     nameEl.textContent = name;
     setState('loading');
@@ -729,6 +730,8 @@ export function createView(root, client, options = {}) {
       if (gen !== state.loadGen) { model.close(); return; }
       state.model?.close().catch(() => {});
       state.model = model;
+      state.shownName = name; // the name of what the charts show
+      opened = true;
       state.inplaceDoc = null;
       state.info = model.info;
       state.dims = new Map();
@@ -747,6 +750,7 @@ export function createView(root, client, options = {}) {
       if (gen !== state.loadGen) return;
       busy(false);
       if (e.name === 'AbortError') return;
+      if (!opened && !main.hidden) { state.name = state.shownName; nameEl.textContent = state.shownName; } // the charts still show it
       console.warn(e.stack); showError(`${name}: ${e.message}`);
     }
   }
@@ -778,7 +782,7 @@ export function createView(root, client, options = {}) {
       state.model?.close().catch(() => {});
       state.model = null;
       state.inplaceDoc = null;
-      state.name = name;
+      state.name = state.shownName = name;
       nameEl.textContent = name;
       state.dims = new Map(); state.dimNames = [];
       errorBox.hidden = true;
