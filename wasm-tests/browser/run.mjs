@@ -696,6 +696,19 @@ await check('a name <img src=x onerror=alert(1)> is plain text, and no dialog op
   expectEq(JSON.stringify(dialogs), '[]', 'dialogs opened');
 });
 
+await check('a model with no nodes after a deferred one: the memory chart drops the deferred note', async () => {
+  const open = async (name, spec) => {
+    await page.setInputFiles('#file', { name, mimeType: 'application/octet-stream', buffer: Buffer.from(encodeModel(spec)) });
+    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n && document.body.dataset.state === 'ready', name, { timeout: TIMEOUT });
+    return page.evaluate(() => { window.memplanView.view.charts.memory.renderNow(); return document.querySelector('[data-chart="memory"] .chart-message').textContent; });
+  };
+  const deferred = await open('deferred.onnx', { nodes: [{ opType: 'Relu', name: 'r', inputs: ['x'], outputs: ['y'] }],
+    inputs: [{ name: 'x', elemType: 1, shape: ['N'] }], outputs: [{ name: 'y', elemType: 1, shape: ['N'] }] });
+  expectEq(deferred, 'no sizes known yet: the plan is deferred (bind the dims above)', 'memory chart note, deferred');
+  const empty = await open('empty.onnx', { nodes: [], inputs: [], outputs: [] });
+  expectEq(empty, '', 'memory chart note, no nodes');
+});
+
 await check('an over-limit model (10,000,001 nodes) is an error from the worker, and the page recovers', async () => {
   const n = 10_000_001;
   const big = Buffer.alloc(1 + 4 + 2 * n);
