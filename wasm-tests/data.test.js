@@ -236,6 +236,9 @@ describe('tables', () => {
     expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(13702400), formatBytes(null)])
       .toEqual(['0 B', '1,023 B', '1.50 KiB', '13.1 MiB', '—']);
     expect(formatBytes(5 * 1048576, { trim: true })).toBe('5 MiB');
+    // Rounding that reaches 1024 goes up a unit; negative amounts (a saved_bytes below 0) keep the digits of their size.
+    expect([formatBytes(1048575), formatBytes(2 ** 30 - 1), formatBytes(-150 * 1024), formatBytes(-1536)])
+      .toEqual(['1.00 MiB', '1.00 GiB', '-150 KiB', '-1.50 KiB']);
     expect([800, 100, 250, 1.5].map((k) => formatBytes(k * 1024, { trim: true }))).toEqual(['800 KiB', '100 KiB', '250 KiB', '1.5 KiB']); // axis ticks keep integer zeros
     expect(byteTicks(14250496, 5)).toEqual([0, 5242880, 10485760]);
     expect(byteTicks(732, 5)).toEqual([0, 200, 400, 600]);
