@@ -674,6 +674,20 @@ await check('<memplan-view>: a listener removed before the view is ready is neve
   await p3.close();
 });
 
+await check('mount(): after destroy(), setModel and setDims reject instead of waiting forever on the stopped worker', async () => {
+  const p3 = await newPage();
+  await p3.goto(`${base}embed.html?mount=${encodeURIComponent('models/example.onnx')}`, { timeout: TIMEOUT });
+  await p3.waitForFunction(() => document.getElementById('mounted').dataset.state === 'ready', null, { timeout: TIMEOUT });
+  const r = await p3.evaluate(async () => {
+    const v = window.mountedView;
+    v.destroy();
+    const settle = (p) => Promise.race([p.then(() => 'resolved', (e) => e.message), new Promise((res) => setTimeout(() => res('still pending after 3 s'), 3000))]);
+    return [await settle(v.setModel('models/example.onnx')), await settle(v.setDims({ x: 1 }))];
+  });
+  expectEq(JSON.stringify(r), JSON.stringify(['the view was destroyed', 'the view was destroyed']), 'calls after destroy');
+  await p3.close();
+});
+
 await check('a name <img src=x onerror=alert(1)> is plain text, and no dialog opens', async () => {
   const dialogs = [];
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });

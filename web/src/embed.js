@@ -66,7 +66,7 @@ export function mount(element, options = {}) {
     for (const [type, fn, box] of early) box.off = view.on(type, fn);
     return view;
   });
-  const withView = async (fn) => { const v = await ready; if (!v) throw new Error('the view was destroyed'); return fn(v); };
+  const withView = async (fn) => { const v = await ready; if (!v || destroyed) throw new Error('the view was destroyed'); return fn(v); };
 
   const controller = {
     ready: ready.then(() => controller),
