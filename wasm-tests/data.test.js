@@ -191,6 +191,10 @@ describe('tables', () => {
     expect(csvField('=SUM(A1)')).toBe("'=SUM(A1)");
     expect(csvField(-5)).toBe('-5');
     expect(csvField(null)).toBe('');
+    // A node row's inputs/outputs are lists of model names: a leading formula character is defused too.
+    expect(csvField(['=HYPERLINK("http://x")', 'b'])).toBe('"\'=HYPERLINK(""http://x"") b"');
+    expect(csvField(['@cmd'])).toBe("'@cmd");
+    expect(csvField([1, 2])).toBe('1 2');
     const rows = valueRows(m).slice(0, 2);
     expect(toCSV(rows, ['name', 'size', { key: 'start', label: 'first' }])).toBe('name,size,first\na,100,0\nb,64,1\n');
     const att = netronAttachment(m, { values: valueRows(m), nodes: nodeRows(m, memorySeries(m)), producer: 'onnx-memplan 0.1.0', model: 'x.onnx', graph: 'g' });
@@ -232,6 +236,9 @@ describe('tables', () => {
     expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(13702400), formatBytes(null)])
       .toEqual(['0 B', '1,023 B', '1.50 KiB', '13.1 MiB', '—']);
     expect(formatBytes(5 * 1048576, { trim: true })).toBe('5 MiB');
+    // Rounding that reaches 1024 goes up a unit; negative amounts (a saved_bytes below 0) keep the digits of their size.
+    expect([formatBytes(1048575), formatBytes(2 ** 30 - 1), formatBytes(-150 * 1024), formatBytes(-1536)])
+      .toEqual(['1.00 MiB', '1.00 GiB', '-150 KiB', '-1.50 KiB']);
     expect([800, 100, 250, 1.5].map((k) => formatBytes(k * 1024, { trim: true }))).toEqual(['800 KiB', '100 KiB', '250 KiB', '1.5 KiB']); // axis ticks keep integer zeros
     expect(byteTicks(14250496, 5)).toEqual([0, 5242880, 10485760]);
     expect(byteTicks(732, 5)).toEqual([0, 200, 400, 600]);

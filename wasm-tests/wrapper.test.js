@@ -64,6 +64,29 @@ describe('info', () => {
     }
   });
 
+  it('works once the heap is past 2 GiB (addresses above 2^31 come back from WASM as negative i32)', async () => {
+    // A fresh module (not the shared one): a 2 GiB block nobody writes to
+    // (no resident memory) leaves every later allocation above 2^31, as after
+    // opening a model of a gigabyte or two in the page's worker.
+    const { createMemplan } = await import('../web/src/api/memplan-core.js');
+    const { default: createModule } = await import('../web/src/wasm/memplan.mjs');
+    let M;
+    const mp = await createMemplan({
+      wasmBinary: readFileSync(join(ROOT, 'web/src/wasm/memplan.wasm')),
+      moduleFactory: async (o) => (M = await createModule(o)),
+    });
+    const block = M._malloc(2 ** 31 - 2 ** 20);
+    expect(block).toBeGreaterThan(0);
+    expect(M._malloc(16)).toBeLessThan(0); // the next address is past 2^31
+    const model = mp.open(readFileSync(SMALL));
+    try {
+      expect(body(model.callText('info'))).toBe(body(nativeInfoSync(SMALL)));
+      expect(model.call('plan', ['--budget-ms', '0']).values.length).toBeGreaterThan(0);
+    } finally {
+      model.close();
+    }
+  });
+
   it('accepts an ArrayBuffer as the model', async () => {
     const mp = await loadMemplan();
     const b = readFileSync(SMALL);

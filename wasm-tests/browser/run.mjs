@@ -231,6 +231,9 @@ await check('bytes that are not a model show the C error message, and the page r
   await waitState(page, 'error');
   const msg = await page.textContent('.mpv-error');
   if (!msg.startsWith('garbage.onnx: ') || msg.length < 'garbage.onnx: '.length + 5) throw new Error(`error shown: ${JSON.stringify(msg)}`);
+  // The charts, table and exports still show the model opened before: the title (and export file names) keep its name.
+  const kept = await page.evaluate(() => [document.querySelector('.mpv-model-name').textContent, window.memplanView.view.state.name]);
+  expectEq(JSON.stringify(kept), JSON.stringify([basename(DROPPED), basename(DROPPED)]), 'title after a failed open');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-error.png'), fullPage: true });
   await page.setInputFiles('#file', OTHER);
   await waitState(page, 'ready');
@@ -577,6 +580,37 @@ await check('changing a symbolic dim re-plans through the worker (deferred -> pl
   await page.screenshot({ path: join(ARTIFACTS, 'browser-dims-bound.png'), fullPage: true });
 });
 
+await check('a dim typed while a re-plan waits for its plan: that re-plan asks for its slot plan and profile with the same dims as its plan', async () => {
+  // The page shows SYMBOLIC bound (the test before). Hold the model's calls until released, logging their arguments.
+  await page.evaluate(() => {
+    const st = window.memplanView.view.state;
+    const real = st.model;
+    const log = [];
+    let release;
+    const gate = new Promise((r) => { release = r; });
+    window.__race = { log, release: () => release() };
+    st.model = { ...real, call: (cmd, args, opts) => { log.push([cmd, ...args].join(' ')); return gate.then(() => real.call(cmd, args, opts)); } };
+  });
+  const typed = { ...SYMBOLIC.dims, samples: 4800 };
+  const log = await page.evaluate(async () => {
+    window.memplanView.view.setDims({ samples: 3200 }); // re-plan A: its plan call waits at the gate
+    const input = document.querySelector('.mpv-dim input[data-dim="samples"]');
+    input.value = '4800';
+    input.dispatchEvent(new Event('input', { bubbles: true })); // a keystroke: dims now 4800, re-plan B in 200 ms
+    window.__race.release();
+    await new Promise((r) => setTimeout(r, 150)); // re-plan A runs on (its slot plan and profile) before B starts
+    return window.__race.log.slice();
+  });
+  const first = (cmd) => log.find((l) => l.startsWith(cmd)) ?? '';
+  expectEq(/samples=3200/.test(first('plan --strategy arena')), true, `re-plan A's plan: ${first('plan --strategy arena')}`);
+  expectEq(first('plan --strategy slots').match(/samples=\d+/)?.[0], 'samples=3200', `re-plan A's slot plan: ${first('plan --strategy slots')}`);
+  expectEq(first('profile').match(/samples=\d+/)?.[0], 'samples=3200', `re-plan A's profile: ${first('profile')}`);
+  await waitPlan(page, cliPlan(SYMBOLIC.file, dimArgs(typed)));
+  expectPlanShown(await shown(page), cliPlan(SYMBOLIC.file, dimArgs(typed)), 'samples=4800: ');
+  const slotsPeak = await page.evaluate(() => window.memplanView.view.state.slotsPlan?.peak_bytes ?? null);
+  expectEq(slotsPeak, cliPlan(SYMBOLIC.file, ['--strategy', 'slots', ...dimArgs(typed)]).peak_bytes, 'slot plan peak');
+});
+
 await check('the largest planned fixture renders with its dims, and a long load can be cancelled', async () => {
   const t = Date.now();
   await openFile(page, LARGEST.file);
@@ -621,6 +655,39 @@ await check('<memplan-view> and mount() render inside a separate host page', asy
   await p3.close();
 });
 
+await check('<memplan-view>: a listener removed before the view is ready is never called', async () => {
+  const p3 = await newPage();
+  await p3.goto(`${base}embed.html`, { timeout: TIMEOUT });
+  const r = await p3.evaluate(async () => {
+    const el = document.createElement('memplan-view');
+    el.setAttribute('src', 'models/example.onnx');
+    document.body.append(el);
+    const calls = { kept: 0, removed: 0 };
+    el.on('state', () => calls.kept++);
+    const off = el.on('state', () => calls.removed++);
+    off();
+    await new Promise((res) => { const t = setInterval(() => { if (el.dataset.state === 'ready') { clearInterval(t); res(); } }, 20); });
+    el.remove();
+    return { kept: calls.kept > 0, removed: calls.removed };
+  });
+  expectEq(JSON.stringify(r), JSON.stringify({ kept: true, removed: 0 }), 'listener calls');
+  await p3.close();
+});
+
+await check('mount(): after destroy(), setModel and setDims reject instead of waiting forever on the stopped worker', async () => {
+  const p3 = await newPage();
+  await p3.goto(`${base}embed.html?mount=${encodeURIComponent('models/example.onnx')}`, { timeout: TIMEOUT });
+  await p3.waitForFunction(() => document.getElementById('mounted').dataset.state === 'ready', null, { timeout: TIMEOUT });
+  const r = await p3.evaluate(async () => {
+    const v = window.mountedView;
+    v.destroy();
+    const settle = (p) => Promise.race([p.then(() => 'resolved', (e) => e.message), new Promise((res) => setTimeout(() => res('still pending after 3 s'), 3000))]);
+    return [await settle(v.setModel('models/example.onnx')), await settle(v.setDims({ x: 1 }))];
+  });
+  expectEq(JSON.stringify(r), JSON.stringify(['the view was destroyed', 'the view was destroyed']), 'calls after destroy');
+  await p3.close();
+});
+
 await check('a name <img src=x onerror=alert(1)> is plain text, and no dialog opens', async () => {
   const dialogs = [];
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
@@ -641,6 +708,19 @@ await check('a name <img src=x onerror=alert(1)> is plain text, and no dialog op
   expectEq(imgs, 0, 'img elements created from the model');
   await page.waitForTimeout(200);
   expectEq(JSON.stringify(dialogs), '[]', 'dialogs opened');
+});
+
+await check('a model with no nodes after a deferred one: the memory chart drops the deferred note', async () => {
+  const open = async (name, spec) => {
+    await page.setInputFiles('#file', { name, mimeType: 'application/octet-stream', buffer: Buffer.from(encodeModel(spec)) });
+    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n && document.body.dataset.state === 'ready', name, { timeout: TIMEOUT });
+    return page.evaluate(() => { window.memplanView.view.charts.memory.renderNow(); return document.querySelector('[data-chart="memory"] .chart-message').textContent; });
+  };
+  const deferred = await open('deferred.onnx', { nodes: [{ opType: 'Relu', name: 'r', inputs: ['x'], outputs: ['y'] }],
+    inputs: [{ name: 'x', elemType: 1, shape: ['N'] }], outputs: [{ name: 'y', elemType: 1, shape: ['N'] }] });
+  expectEq(deferred, 'no sizes known yet: the plan is deferred (bind the dims above)', 'memory chart note, deferred');
+  const empty = await open('empty.onnx', { nodes: [], inputs: [], outputs: [] });
+  expectEq(empty, '', 'memory chart note, no nodes');
 });
 
 await check('an over-limit model (10,000,001 nodes) is an error from the worker, and the page recovers', async () => {

@@ -66,7 +66,7 @@ export function mount(element, options = {}) {
     for (const [type, fn, box] of early) box.off = view.on(type, fn);
     return view;
   });
-  const withView = async (fn) => { const v = await ready; if (!v) throw new Error('the view was destroyed'); return fn(v); };
+  const withView = async (fn) => { const v = await ready; if (!v || destroyed) throw new Error('the view was destroyed'); return fn(v); };
 
   const controller = {
     ready: ready.then(() => controller),
@@ -92,8 +92,10 @@ export function mount(element, options = {}) {
     on(type, fn) {
       if (view) return view.on(type, fn);
       const box = { off: null };
-      early.push([type, fn, box]);
-      return () => box.off?.();
+      const entry = [type, fn, box];
+      early.push(entry);
+      // Before the view exists: drop the entry, so it is never attached.
+      return () => { const k = early.indexOf(entry); if (k >= 0) early.splice(k, 1); box.off?.(); };
     },
     cancel: () => { view?.cancel(); },
     /** The current plan JSON (null before the first plan). */

@@ -186,9 +186,13 @@ export class MemplanError extends Error {
   }
 }
 
+// WASM returns i32: an address at or above 2 GiB (the heap may grow to 4 GB)
+// comes back negative. Addresses and lengths read from C go through this.
+const u32 = (v) => v >>> 0;
+
 // Copy bytes into a fresh malloc'ed block of the heap (the caller frees it).
 function copyIn(M, bytes) {
-  const p = M._malloc(Math.max(bytes.length, 1));
+  const p = u32(M._malloc(Math.max(bytes.length, 1)));
   if (!p) throw new Error(`out of memory: cannot copy ${bytes.length} bytes into WebAssembly`);
   M.HEAPU8.set(bytes, p); // HEAPU8 read after _malloc: growth replaces the view
   return p;
@@ -196,7 +200,7 @@ function copyIn(M, bytes) {
 
 function allocString(M, s) {
   const bytes = encoder.encode(s);
-  const p = M._malloc(bytes.length + 1);
+  const p = u32(M._malloc(bytes.length + 1));
   if (!p) throw new Error('out of memory');
   const heap = M.HEAPU8; // after _malloc
   heap.set(bytes, p);
@@ -206,8 +210,8 @@ function allocString(M, s) {
 
 // Copy mp_result() out of the heap, then release it.
 function takeResult(M) {
-  const p = M._mp_result();
-  const n = M._mp_result_len();
+  const p = u32(M._mp_result());
+  const n = u32(M._mp_result_len());
   const out = p && n ? M.HEAPU8.slice(p, p + n) : new Uint8Array(0);
   M._mp_result_free();
   return out;

@@ -54,7 +54,7 @@ export function createView(root, client, options = {}) {
   const emit = (type, detail) => { for (const fn of listeners.get(type) ?? []) { try { fn(detail); } catch (e) { console.error(e); } } };
   const linked = createLinked();
   const state = {
-    name: '', info: null, model: null, bytesCopy: null,
+    name: '', shownName: '', info: null, model: null, bytesCopy: null,
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     dims: new Map(), dimNames: [],
@@ -268,10 +268,10 @@ export function createView(root, client, options = {}) {
     for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === state.table);
   }
 
-  function planArgs(strategy = state.strategy) {
+  function planArgs(strategy = state.strategy, dims = dimArgs()) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
     if (state.inplace) args.push('--inplace');
-    return [...args, ...dimArgs()];
+    return [...args, ...dims];
   }
   function dimArgs() {
     const args = [];
@@ -657,6 +657,8 @@ export function createView(root, client, options = {}) {
   async function replan() {
     if (!state.model) return;
     const gen = ++state.planGen;
+    // The dims as they are now: a dim typed while this re-plan waits starts the next one.
+    const dims = dimArgs();
     const t0 = performance.now();
     setState('planning');
     busy(true);
@@ -671,26 +673,26 @@ export function createView(root, client, options = {}) {
       // The node list depends on the model only: taken with the first plan,
       // then left out of re-plans (--no-nodes: 40% of a plan's JSON).
       const nodes = state.planNodes?.model === model ? state.planNodes.nodes : null;
-      let plan = await model.call('plan', nodes ? [...planArgs(), '--no-nodes'] : planArgs(), { onProgress });
+      let plan = await model.call('plan', nodes ? [...planArgs(state.strategy, dims), '--no-nodes'] : planArgs(state.strategy, dims), { onProgress });
       if (gen !== state.planGen) return;
       if (nodes) plan = attachNodes(plan, nodes);
       else state.planNodes = { model, nodes: plan.nodes };
       // The per-node profile with the same dims (stacked memory by bucket and tag).
       // Strategy, alignment and in-place do not change it: kept while the dims stay.
-      const pkey = dimArgs().join('\n');
+      const pkey = dims.join('\n');
       const cached = profileCache && profileCache.model === model && profileCache.key === pkey ? profileCache : null;
       errorBox.hidden = true;
       applyPlan(plan, null, cached?.doc ?? null, cached?.note ?? '');
       state.shownMs = performance.now() - t0;
       setProgress(`${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…`);
       if (plan.strategy !== 'slots' && plan.status === 'planned') {
-        const slotsPlan = attachNodes(await model.call('plan', [...planArgs('slots'), '--no-nodes']), plan.nodes);
+        const slotsPlan = attachNodes(await model.call('plan', [...planArgs('slots', dims), '--no-nodes']), plan.nodes);
         if (gen !== state.planGen) return;
         applySlots(slotsPlan);
       }
       if (!cached) {
         let doc = null, note = '';
-        try { doc = await model.call('profile', dimArgs()); } catch (e) { if (e.name === 'AbortError') throw e; note = `no profile: ${e.message}`; }
+        try { doc = await model.call('profile', dims); } catch (e) { if (e.name === 'AbortError') throw e; note = `no profile: ${e.message}`; }
         profileCache = { model, key: pkey, doc, note };
         if (gen !== state.planGen) return;
         applyProfile(doc, note);
@@ -711,6 +713,7 @@ export function createView(root, client, options = {}) {
     const gen = ++state.loadGen;
     state.planGen++;
     errorBox.hidden = true;
+    let opened = false;
     state.name = name;
     nameEl.textContent = name;
     setState('loading');
@@ -727,6 +730,8 @@ export function createView(root, client, options = {}) {
       if (gen !== state.loadGen) { model.close(); return; }
       state.model?.close().catch(() => {});
       state.model = model;
+      state.shownName = name; // the name of what the charts show
+      opened = true;
       state.inplaceDoc = null;
       state.info = model.info;
       state.dims = new Map();
@@ -745,6 +750,7 @@ export function createView(root, client, options = {}) {
       if (gen !== state.loadGen) return;
       busy(false);
       if (e.name === 'AbortError') return;
+      if (!opened && !main.hidden) { state.name = state.shownName; nameEl.textContent = state.shownName; } // the charts still show it
       console.warn(e.stack); showError(`${name}: ${e.message}`);
     }
   }
@@ -776,7 +782,7 @@ export function createView(root, client, options = {}) {
       state.model?.close().catch(() => {});
       state.model = null;
       state.inplaceDoc = null;
-      state.name = name;
+      state.name = state.shownName = name;
       nameEl.textContent = name;
       state.dims = new Map(); state.dimNames = [];
       errorBox.hidden = true;

@@ -145,7 +145,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
     gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
     refG.selectAll('*').remove();
     legend.selectAll('*').remove();
-    if (!m || !s || s.positions === 0) return;
+    if (!m || !s || s.positions === 0) { message.text(''); return; }
     const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
     const anyKnown = s.maxLive > 0;
     message.text(anyKnown ? '' : `no sizes known yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);

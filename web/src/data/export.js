@@ -5,8 +5,9 @@
 export function csvField(v) {
   if (v === null || v === undefined) return '';
   const s = Array.isArray(v) ? v.join(' ') : String(v);
-  // A leading =,+,-,@ would be a formula in spreadsheets: prefix a quote (names only; numbers pass).
-  const safe = typeof v === 'string' && /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
+  // A leading =,+,-,@ would be a formula in spreadsheets: prefix a quote (names and lists of names only; numbers pass).
+  const name = typeof v === 'string' || (Array.isArray(v) && typeof v[0] === 'string');
+  const safe = name && /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
   return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
 }
 

@@ -8,7 +8,9 @@ export function formatBytes(n, { compact = true, trim = false } = {}) {
   const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
   let v = n, i = -1;
   do { v /= 1024; i++; } while (Math.abs(v) >= 1024 && i < units.length - 1);
-  const digits = v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(2);
+  if (Math.abs(v) >= 1023.5 && i < units.length - 1) { v /= 1024; i++; } // "1024 KiB" is "1.00 MiB"
+  const a = Math.abs(v);
+  const digits = a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
   const short = `${trim && digits.includes('.') ? digits.replace(/\.?0+$/, '') : digits} ${units[i]}`; // trim "5.00", never "800"
   return compact ? short : `${nf.format(n)} B (${short})`;
 }
