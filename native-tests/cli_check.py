@@ -14,7 +14,10 @@
      memory" instead of spinning (skipped for sanitizer builds);
   4. CSV ids in `pack` messages are escaped like model names (no raw ESC);
   5. output: a closed or full stdout exits 2 with a message; a reader that
-     closes the pipe early ends the run (SIGPIPE or exit 2), never a hang.
+     closes the pipe early ends the run (SIGPIPE or exit 2), never a hang;
+  6. dims: a deferred text plan names the unbound dims; a dim whose name is
+     not an identifier binds by its raw name or by the escaped form `shapes`
+     prints it in (`_0x` + hex), and both give the same plan.
 Exit 0 when all hold.
 """
 import os
@@ -57,6 +60,17 @@ def make_big_model(path, n):
     nodes = [helper.make_node("Relu", ["x" if i == 0 else f"v{i - 1}"], [f"v{i}"], name=f"r{i}") for i in range(n)]
     g = helper.make_graph(nodes, "big", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64])],
                           [helper.make_tensor_value_info(f"v{n - 1}", TensorProto.FLOAT, ["batch", 64])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def make_odd_dims_model(path):
+    """x[p2o.Dim.0, seq len, 8] -> Relu -> Relu: dims that are not identifiers."""
+    import onnx
+    from onnx import TensorProto, helper
+    dims = ["p2o.Dim.0", "seq len", 8]
+    nodes = [helper.make_node("Relu", ["x"], ["a"]), helper.make_node("Relu", ["a"], ["y"])]
+    g = helper.make_graph(nodes, "odd", [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, dims)])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
@@ -188,6 +202,20 @@ def main():
             p.wait()
             check(False, f"{args[0]} | head -c 10: hangs")
         p.stderr.close()
+    # 6. dims named as the user sees them
+    odd = os.path.join(d, "odd.onnx")
+    make_odd_dims_model(odd)
+    r = run(exe, ["plan", odd])
+    check(r.returncode == 0 and "unbound dims:      p2o.Dim.0, seq len\n" in r.stdout
+          and "(bind them with --dim NAME=VALUE)" in r.stdout,
+          f"deferred text plan names the unbound dims ({r.stdout!r})")
+    r = run(exe, ["shapes", odd, "--json"])
+    check(r.returncode == 0 and '"shape":["_0x70326f2e44696d2e30","_0x736571206c656e",8]' in r.stdout,
+          "shapes prints the dims escaped")
+    raw = run(exe, ["plan", odd, "--json", "--dim", "p2o.Dim.0=2", "--dim", "seq len=3"])
+    esc = run(exe, ["plan", odd, "--json", "--dim", "_0x70326f2e44696d2e30=2", "--dim", "_0x736571206C656E=3"])
+    check(raw.returncode == 0 and '"status":"planned"' in raw.stdout and '"peak_bytes":384' in raw.stdout
+          and esc.stdout == raw.stdout, f"escaped dim names bind like raw ones ({esc.stdout[:80]!r})")
     print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0
 

@@ -310,6 +310,21 @@ static void test_escaping(void **state) {
     /* Escapes parse case-insensitively; an escape of a plain name is that name. */
     assert_int_equal(parse("_0x4E2D31"), S("N-1"));
     assert_int_equal(parse("_0x4e"), S("N"));
+    /* A binding may name a dim as amounts print it: raw or escaped. */
+    assert_true(memplan_expr_name_is("p.0", "p.0"));
+    assert_true(memplan_expr_name_is("p.0", "_0x702e30"));
+    assert_true(memplan_expr_name_is("N-1", "_0x4E2D31"));
+    assert_true(memplan_expr_name_is("_0xab", "_0xab"));
+    assert_true(memplan_expr_name_is("_0xab", "_0x5f30786162"));
+    assert_false(memplan_expr_name_is("_0xab", "_0xAB"));
+    assert_false(memplan_expr_name_is("p.0", "_0x702e"));
+    assert_false(memplan_expr_name_is("p.0", "_0x702e3030"));
+    assert_false(memplan_expr_name_is("p.0", "_0x702e3"));
+    assert_false(memplan_expr_name_is("p.0", "p.1"));
+    memplan_binding esc[] = {{"_0x62617463682073697a65", 3}, {"_0x4e2d31", 5}};
+    expect_const(memplan_expr_bind(P, mul(S("batch size"), S("N-1")), esc, 2), 15);
+    memplan_binding both[] = {{"batch size", 2}, {"_0x62617463682073697a65", 3}}; /* the last wins */
+    expect_const(memplan_expr_bind(P, S("batch size"), both, 2), 3);
 }
 
 /* -------------------------------------------------------------- parsing */

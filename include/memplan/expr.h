@@ -194,6 +194,11 @@ memplan_expr memplan_expr_bind(memplan_expr_pool *p, memplan_expr e, const mempl
 memplan_status memplan_expr_eval(memplan_expr_pool *p, memplan_expr e, const memplan_binding *b, size_t n,
                                  int64_t *out, memplan_error *err);
 
+/* True when text names the dim `name`: the name itself, or the escaped form
+ * amounts print it in ("_0x" + hex of its bytes, either case), so a name
+ * copied from a printed amount binds (--dim _0x702e30=1 binds "p.0"). */
+bool memplan_expr_name_is(const char *name, const char *text);
+
 /* The distinct dim names in e (raw, unescaped; pool-owned strings), sorted by
  * strcmp. Writes at most max of them and returns how many there are (0 for a
  * constant or NONE). */

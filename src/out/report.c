@@ -293,6 +293,39 @@ static void json_value(mp_json *j, const plan_ctx *c, int32_t v) {
     mp_json_end(j);
 }
 
+/* Call fn(name, arg) for each unbound dim name of the deferred sizes, each
+ * once, in first-seen order; false when memory ran out. */
+static bool each_unbound_dim(const plan_ctx *c, void (*fn)(const char *, void *), void *arg) {
+    bool ok = true;
+    mp_strmap seen;
+    mp_strmap_init(&seen);
+    memplan_expr_pool *pool = memplan_shapes_pool(c->k->shapes);
+    for (int32_t i = 0; i < c->k->lv.n_owners && ok; i++) {
+        const memplan_size *s = &c->k->size[c->k->lv.owners[i]];
+        if (s->kind != MEMPLAN_SIZE_SYMBOLIC) continue;
+        const char *few[16], **names = few;
+        size_t n = memplan_expr_names(pool, s->expr, few, 16);
+        if (n > 16) { /* every name is listed, however many one size has */
+            names = malloc(n * sizeof *names);
+            if (!names) {
+                ok = false;
+                break;
+            }
+            memplan_expr_names(pool, s->expr, names, n);
+        }
+        for (size_t k = 0; k < n && ok; k++) {
+            if (mp_strmap_get(&seen, names[k]) >= 0) continue;
+            ok = mp_strmap_put(&seen, names[k], 1);
+            if (ok) fn(names[k], arg);
+        }
+        if (names != few) free(names);
+    }
+    mp_strmap_free(&seen);
+    return ok;
+}
+
+static void put_json_dim(const char *name, void *j) { mp_json_str(j, name); }
+
 static void json_unknown(mp_json *j, const plan_ctx *c) {
     const memplan_graph *g = c->k->g;
     mp_json_obj(j);
@@ -310,34 +343,9 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
         mp_json_end(j);
     }
     mp_json_end(j);
-    /* Unbound dim names, each once, in first-seen order. */
     MP_JSON_KEY(j, "dims");
     mp_json_arr(j);
-    mp_strmap seen;
-    mp_strmap_init(&seen);
-    memplan_expr_pool *pool = memplan_shapes_pool(c->k->shapes);
-    for (int32_t i = 0; i < c->k->lv.n_owners; i++) {
-        const memplan_size *s = &c->k->size[c->k->lv.owners[i]];
-        if (s->kind != MEMPLAN_SIZE_SYMBOLIC) continue;
-        const char *few[16], **names = few;
-        size_t n = memplan_expr_names(pool, s->expr, few, 16);
-        if (n > 16) { /* every name is listed, however many one size has */
-            names = malloc(n * sizeof *names);
-            if (names) {
-                memplan_expr_names(pool, s->expr, names, n);
-            } else {
-                j->out->failed = true; /* reported as out of memory */
-                n = 0;
-            }
-        }
-        for (size_t k = 0; k < n; k++) {
-            if (mp_strmap_get(&seen, names[k]) >= 0) continue;
-            if (!mp_strmap_put(&seen, names[k], 1)) j->out->failed = true; /* reported as out of memory */
-            mp_json_str(j, names[k]);
-        }
-        if (names != few) free(names);
-    }
-    mp_strmap_free(&seen);
+    if (!each_unbound_dim(c, put_json_dim, j)) j->out->failed = true; /* reported as out of memory */
     mp_json_end(j);
     mp_json_end(j);
 }
@@ -455,13 +463,26 @@ static void human_bytes(mp_buf *b, uint64_t v) {
     else mp_buf_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
 }
 
+typedef struct text_dims {
+    mp_buf *b;
+    size_t n;
+} text_dims;
+
+static void put_text_dim(const char *name, void *arg) {
+    text_dims *t = arg;
+    mp_buf_puts(t->b, t->n++ ? ", " : "unbound dims:      ");
+    mp_buf_puts(t->b, name);
+}
+
 static void plan_text(mp_buf *b, const plan_ctx *c, const memplan_request *r) {
     mp_buf_printf(b, "positions:         %d nodes\n", (int)c->k->g->n_nodes);
     mp_buf_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", c->k->n_bufs, c->k->n_unplanned,
                   c->k->n_unknown);
     if (deferred(c)) {
-        mp_buf_puts(b, "status:            deferred: some sizes are not known");
-        mp_buf_puts(b, r->n_bindings ? "\n" : " (bind dims with --dim NAME=VALUE)\n");
+        mp_buf_puts(b, "status:            deferred: some sizes are not known\n");
+        text_dims td = {b, 0};
+        if (!each_unbound_dim(c, put_text_dim, &td)) b->failed = true;
+        if (td.n) mp_buf_puts(b, "\n                   (bind them with --dim NAME=VALUE)\n");
         int shown = 0;
         for (int32_t i = 0; i < c->k->lv.n_owners && shown < 10; i++) {
             const memplan_size *s = &c->k->size[c->k->lv.owners[i]];

@@ -224,6 +224,20 @@ static void put_name(mp_buf *b, const char *name) {
     }
 }
 
+bool memplan_expr_name_is(const char *name, const char *text) {
+    if (strcmp(name, text) == 0) return true;
+    if (strncmp(text, ESCAPE_PREFIX, 3) != 0) return false;
+    static const char hex[] = "0123456789abcdef";
+    const char *t = text + 3;
+    for (const unsigned char *c = (const unsigned char *)name; *c; c++, t += 2) {
+        if (!t[0] || !t[1]) return false;
+        char hi = (char)(t[0] >= 'A' && t[0] <= 'F' ? t[0] + 32 : t[0]);
+        char lo = (char)(t[1] >= 'A' && t[1] <= 'F' ? t[1] + 32 : t[1]);
+        if (hi != hex[*c >> 4] || lo != hex[*c & 15]) return false;
+    }
+    return *t == '\0';
+}
+
 /* ------------------------------------------------------------ ordering */
 
 /* Atoms order by printed text (distinct atoms print differently). */
@@ -807,10 +821,11 @@ static void memo_free(memo *m) {
     free(m->val);
 }
 
-/* The binding of name, the last one when it is bound twice; NULL if none. */
+/* The binding of name (raw or escaped), the last one when it is bound
+ * twice; NULL if none. */
 static const memplan_binding *lookup(const memplan_binding *b, size_t n, const char *name) {
     for (size_t i = n; i-- > 0;)
-        if (b[i].name && strcmp(b[i].name, name) == 0) return &b[i];
+        if (b[i].name && memplan_expr_name_is(name, b[i].name)) return &b[i];
     return NULL;
 }
 

@@ -125,10 +125,11 @@ static memplan_expr fresh_dim(memplan_shapes *S) {
     return memplan_expr_sym(S->pool, name);
 }
 
-/* A named dim: its bound value, or the name itself. */
+/* A named dim: its bound value (a binding names it raw or escaped as amounts
+ * print it), or the name itself. */
 static memplan_expr param_dim(memplan_shapes *S, const char *name) {
-    for (size_t i = 0; i < S->n_bindings; i++)
-        if (strcmp(S->bindings[i].name, name) == 0) return memplan_expr_const(S->pool, S->bindings[i].value);
+    for (size_t i = S->n_bindings; i-- > 0;) /* the last binding of a name wins */
+        if (memplan_expr_name_is(name, S->bindings[i].name)) return memplan_expr_const(S->pool, S->bindings[i].value);
     return memplan_expr_sym(S->pool, name);
 }
 
