@@ -688,6 +688,25 @@ await check('mount(): after destroy(), setModel and setDims reject instead of wa
   await p3.close();
 });
 
+await check('mount(): setModel rejects with the C message when the bytes are not a model, and the view shows it; setPlan refuses a non-plan and keeps the model', async () => {
+  const p3 = await newPage();
+  await p3.goto(`${base}embed.html?mount=${encodeURIComponent('models/example.onnx')}`, { timeout: TIMEOUT });
+  await p3.waitForFunction(() => document.getElementById('mounted').dataset.state === 'ready', null, { timeout: TIMEOUT });
+  const r = await p3.evaluate(async () => {
+    const v = window.mountedView;
+    const junk = new Uint8Array([0x0a, 0xff, 0xff, 0xff]);
+    const outcome = await v.setModel(junk, 'junk.onnx').then(() => 'resolved', (e) => e.message);
+    const shown = document.querySelector('#mounted .mpv-error').textContent;
+    // A document that is not a plan is refused before the view changes: the model stays open.
+    const notPlan = await v.setPlan('null', 'x.json').then(() => 'resolved', (e) => e.message);
+    return [outcome, shown, notPlan, v.view.state.name, v.view.state.model !== null];
+  });
+  expectEq(JSON.stringify(r), JSON.stringify(['malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0',
+    'junk.onnx: malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0',
+    'not a plan document: expected the output of `memplan plan --json`', 'example.onnx', true]), 'rejection and shown error');
+  await p3.close();
+});
+
 await check('a name <img src=x onerror=alert(1)> is plain text, and no dialog opens', async () => {
   const dialogs = [];
   page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });

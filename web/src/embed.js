@@ -3,7 +3,9 @@
 //   import { mount } from './embed.js';
 //   const view = mount(element, { src: 'model.onnx', dims: { batch: 1 }, strategy: 'arena', align: 64 });
 //   await view.ready;                 // the WebAssembly worker is up
-//   await view.setModel(bytesOrUrl);  // Uint8Array | ArrayBuffer | URL string; resolves when planned
+//   await view.setModel(bytesOrUrl);  // Uint8Array | ArrayBuffer | File | URL string; resolves when
+//                                     // planned, rejects with the error when it cannot be loaded
+//                                     // (the view shows the error too)
 //   await view.setDims({ batch: 4 }); // re-plans
 //   await view.setPlan(planJson);     // show a saved `memplan plan --json` document instead
 //   view.select('valueName');         // highlight a value in every chart and the table
@@ -129,7 +131,7 @@ export class MemplanViewElement extends HTMLElement {
   disconnectedCallback() { this._ctl?.destroy(); this._ctl = null; }
   attributeChangedCallback(name, old, value) {
     if (!this._ctl || old === value) return;
-    if (name === 'src' && value) this._ctl.setModel(value);
+    if (name === 'src' && value) this._ctl.setModel(value).catch(() => {}); // the view shows the error
     if (name === 'strategy' || name === 'align') this._ctl.setOptions({ [name]: name === 'align' ? Number(value) : value });
   }
   setModel(s, n) { return this._ctl.setModel(s, n); }

@@ -22,7 +22,7 @@ async function start() {
   // An .onnx model, or a saved plan (`memplan plan --json` output, .json).
   const openFile = (f) => {
     if (/\.json$/i.test(f.name)) f.text().then((t) => view.setPlan(t, f.name)).catch((e) => { $('#fatal').textContent = `${f.name}: ${e.message}`; $('#fatal').hidden = false; });
-    else view.setModel(f, f.name); // the File itself: the worker reads the graph, not the weights
+    else view.setModel(f, f.name).catch(() => {}); // the File itself (the worker reads the graph, not the weights); errors are shown
   };
   $('#file').addEventListener('change', (ev) => {
     const f = ev.target.files?.[0];
@@ -45,8 +45,9 @@ async function start() {
   });
 
   const url = new URLSearchParams(location.search).get('url');
-  if (url) view.setModel(url);
-  else view.setModel(new URL('models/example.onnx', document.baseURI).href, 'example.onnx (Silero VAD v5)');
+  const shown = () => {}; // a load error is shown in the view
+  if (url) view.setModel(url).catch(shown);
+  else view.setModel(new URL('models/example.onnx', document.baseURI).href, 'example.onnx (Silero VAD v5)').catch(shown);
 }
 
 start();

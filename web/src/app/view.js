@@ -752,6 +752,7 @@ export function createView(root, client, options = {}) {
       if (e.name === 'AbortError') return;
       if (!opened && !main.hidden) { state.name = state.shownName; nameEl.textContent = state.shownName; } // the charts still show it
       console.warn(e.stack); showError(`${name}: ${e.message}`);
+      throw e; // shown, and the caller's promise rejects with it
     }
   }
 
@@ -778,6 +779,10 @@ export function createView(root, client, options = {}) {
     select(name) { linked.select(name ?? null, 'api'); },
     /** Show a plan JSON without a model (no re-planning: the controls are disabled). */
     showPlan(plan, name = 'plan.json') {
+      // Checked before anything changes: a wrong document leaves the view as it was.
+      if (!plan || typeof plan !== 'object' || !Array.isArray(plan.values) || typeof plan.status !== 'string') {
+        throw new TypeError('not a plan document: expected the output of `memplan plan --json`');
+      }
       state.loadGen++; state.planGen++;
       state.model?.close().catch(() => {});
       state.model = null;
