@@ -361,6 +361,7 @@ static char *info_of(const memplan_model *m) {
 static uint8_t *weighty_model(size_t *len) {
     mb_graph *g = mb_new_graph("weighty");
     mb_input(g, "x", F32, "batch,768");
+    uint8_t *data[3];
     for (int i = 0; i < 3; i++) {
         char w[8], in[8], out[8];
         snprintf(w, sizeof w, "w%d", i);
@@ -369,14 +370,16 @@ static uint8_t *weighty_model(size_t *len) {
         mb_initializer(g, w, F32, "768,1024");
         Onnx__TensorProto *t = g->initializer[g->n_initializer - 1];
         t->raw_data.len = 768 * 1024 * 4;
-        t->raw_data.data = calloc(1, t->raw_data.len);
+        t->raw_data.data = data[i] = calloc(1, t->raw_data.len);
         t->has_raw_data = 1;
         char ins[20];
         snprintf(ins, sizeof ins, "%s,%s", in, w);
         mb_node(g, "MatMul", ins, out);
     }
     mb_output(g, "y", F32, "batch,1024");
-    return mb_pack(g, len);
+    uint8_t *bytes = mb_pack(g, len); /* frees the graph, not tensor data */
+    for (int i = 0; i < 3; i++) free(data[i]);
+    return bytes;
 }
 
 static void test_reader_skips_weights(void **state) {
