@@ -26,8 +26,10 @@ const baseName = (url) => {
   try { return decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url); } catch { return String(url); }
 };
 
-/** Fetch bytes, reporting progress ({stage: 'download', loaded, total}). */
-export async function fetchBytes(url, onProgress) {
+/** Fetch a model as a Blob, reporting progress ({stage: 'download', loaded,
+ *  total}). A Blob, not bytes: the worker reads it in slices and skips the
+ *  weights, and the browser may keep a large one out of the JS heap. */
+export async function fetchModel(url, onProgress) {
   let res;
   try {
     res = await fetch(url);
@@ -39,7 +41,7 @@ export async function fetchBytes(url, onProgress) {
   }
   if (!res.ok) throw new Error(`HTTP ${res.status} fetching ${url}`);
   const total = Number(res.headers.get('content-length')) || 0;
-  if (!res.body || !onProgress) return new Uint8Array(await res.arrayBuffer());
+  if (!res.body || !onProgress) return res.blob();
   const reader = res.body.getReader();
   const chunks = [];
   let loaded = 0;
@@ -50,10 +52,7 @@ export async function fetchBytes(url, onProgress) {
     loaded += value.byteLength;
     onProgress({ stage: 'download', loaded, total });
   }
-  const out = new Uint8Array(loaded);
-  let o = 0;
-  for (const c of chunks) { out.set(c, o); o += c.byteLength; }
-  return out;
+  return new Blob(chunks);
 }
 
 export function mount(element, options = {}) {
@@ -78,7 +77,7 @@ export function mount(element, options = {}) {
       return withView(async (v) => {
         if (typeof source === 'string' || source instanceof URL) {
           const url = String(source);
-          return v.open(name ?? baseName(url), fetchBytes(url, (p) => v.root.dispatchEvent(new CustomEvent('memplan-progress', { detail: p }))));
+          return v.open(name ?? baseName(url), fetchModel(url, (p) => v.root.dispatchEvent(new CustomEvent('memplan-progress', { detail: p }))));
         }
         if (typeof Blob !== 'undefined' && source instanceof Blob) return v.open(name ?? source.name ?? 'model.onnx', Promise.resolve(source));
         const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
