@@ -161,7 +161,7 @@ static void test_partial_evaluation(void **state) {
     expect(&c, "s2", "float[N,14] 56*N");
     expect(&c, "zeros", "float[N-1,16] 64*N-64");
     expect(&c, "padded", "float[N,19] 76*N");
-    expect(&c, "r", "int64[max(N//2,0)] 8*max(N//2,0)");
+    expect(&c, "r", "int64[N//2] 8*(N//2)"); /* N//2 >= 0 for every N >= 0: no max(..,0) */
     done(&c);
 }
 
@@ -233,6 +233,65 @@ static void test_bound_inference_resolves_if(void **state) {
     done(&c);
 }
 
+/* ---- patterns of PyTorch (torch.onnx.export) transformer graphs ---------- */
+
+/* The sign test behind the rules below: names are dims, so >= 0. */
+static void test_expr_nonneg(void **state) {
+    (void)state;
+    memplan_expr_pool *p = memplan_expr_pool_new();
+    assert_non_null(p);
+    const char *yes[] = {"0", "7", "N", "N*M+1", "max(N-1,0)", "(N+1)//2", "max(N-2,-1)*max(N-2,-1)", "N%3", "min(N,M)", "max(N-5,M)"};
+    const char *no[] = {"-1", "N-1", "M-N", "max(N-1,-1)", "min(N,-1)", "N%(M-1)", "(N-2)//3", "-N", "(N-M)*(N-M)"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        if (!memplan_expr_nonneg(p, memplan_expr_parse(p, yes[i], NULL))) fail_msg("%s: expected non-negative", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        if (memplan_expr_nonneg(p, memplan_expr_parse(p, no[i], NULL))) fail_msg("%s: not known non-negative", no[i]);
+    assert_false(memplan_expr_nonneg(p, MEMPLAN_EXPR_NONE));
+    memplan_expr_pool_free(p);
+}
+
+/* BERT/GPT-2 position ids: torch.arange(seq) is Range(0, seq, 1) of a dim,
+ * so its length is seq (was max(seq,0), which then spread as
+ * max(max(seq,0),seq) through every broadcast after the embedding Add), and
+ * arange(past, past+seq).view(-1, seq) is [1, seq] (was max(seq,0)//seq). */
+static void test_torch_position_ids(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "ids", 7, "batch,seq");
+    mb_input(g, "past", 1, "batch,4,past_seq,8");
+    mb_initializer(g, "table", 1, "128,32");
+    const int64_t zero = 0, one = 1, two = 2, axes0[1] = {0}, m1[1] = {-1};
+    mb_initializer_ints(g, "i0", "", &zero, 1);
+    mb_initializer_ints(g, "i1", "", &one, 1);
+    mb_initializer_ints(g, "i2", "", &two, 1);
+    mb_initializer_ints(g, "ax0", "1", axes0, 1);
+    mb_initializer_ints(g, "m1", "1", m1, 1);
+    mb_node(g, "Shape", "ids", "s");
+    mb_node(g, "Gather", "s,i1", "seq_len");
+    mb_node(g, "Range", "i0,seq_len,i1", "pos");           /* arange(seq) */
+    mb_node(g, "Unsqueeze", "pos,ax0", "pos1");            /* [1, seq] */
+    mb_node(g, "Expand", "pos1,s", "pos_ids");             /* expand_as(ids) */
+    mb_node(g, "Gather", "table,pos_ids", "pe");           /* the position embedding */
+    mb_node(g, "Shape", "past", "ps");
+    mb_node(g, "Gather", "ps,i2", "past_len");
+    mb_node(g, "Add", "past_len,seq_len", "end");
+    mb_node(g, "Range", "past_len,end,i1", "pos2");        /* arange(past, past+seq) */
+    mb_node(g, "Unsqueeze", "seq_len,ax0", "seq1");
+    mb_node(g, "Concat", "m1,seq1", "view_shape");
+    mb_int_attr(g->node[g->n_node - 1], "axis", 0);
+    mb_node(g, "Reshape", "pos2,view_shape", "pos2v");     /* .view(-1, seq) */
+    mb_output(g, "pe", 1, NULL);
+    mb_output(g, "pos2v", 7, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "pos", "int64[seq] 8*seq");
+    expect(&c, "pos_ids", "int64[batch,seq] 8*batch*seq");
+    expect(&c, "pe", "float[batch,seq,32] 128*batch*seq");
+    expect(&c, "pos2", "int64[seq] 8*seq");
+    expect(&c, "pos2v", "int64[1,seq] 8*seq");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_symbolic_chain_and_broadcast),
@@ -241,6 +300,8 @@ int main(void) {
         cmocka_unit_test(test_partial_evaluation),
         cmocka_unit_test(test_slice_extreme_steps),
         cmocka_unit_test(test_bound_inference_resolves_if),
+        cmocka_unit_test(test_expr_nonneg),
+        cmocka_unit_test(test_torch_position_ids),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

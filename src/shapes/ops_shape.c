@@ -773,13 +773,14 @@ static void range(mp_sctx *c) {
     double f[3];
     int32_t nf;
     if (start && limit && delta && n1 == 1 && n2 == 1 && n3 == 1) {
-        /* max(ceil((limit - start) / delta), 0) */
+        /* max(ceil((limit - start) / delta), 0); no max when the length is >= 0
+         * for every dim value (Range(0, seq, 1) is seq) */
         int64_t d;
         if (memplan_expr_is_const(P(c), delta[0], &d) && d != 0 && d != INT64_MIN) {
             memplan_expr diff = memplan_expr_sub(P(c), limit[0], start[0]);
             len = d > 0 ? memplan_expr_ceildiv(P(c), diff, delta[0])
                         : memplan_expr_ceildiv(P(c), memplan_expr_sub(P(c), mp_const(c, 0), diff), mp_const(c, -d));
-            len = memplan_expr_max(P(c), len, mp_const(c, 0));
+            if (!mp_le(c, mp_const(c, 0), len)) len = memplan_expr_max(P(c), len, mp_const(c, 0));
         }
     } else if (mp_in_floats(c, 0, f, 1, &nf) && mp_in_floats(c, 1, f + 1, 1, &nf) && mp_in_floats(c, 2, f + 2, 1, &nf) && f[2] != 0) {
         double l = ceil((f[1] - f[0]) / f[2]);
