@@ -292,6 +292,73 @@ static void test_torch_position_ids(void **state) {
     done(&c);
 }
 
+/* The element values of a main-graph value, "[a,b,...]", or "-" when unknown. */
+static const char *elems_of(ctx *c, const char *name) {
+    static char buf[512];
+    const memplan_vshape *v = value(c, name);
+    if (v->n_elems < 0) return "-";
+    size_t n = (size_t)snprintf(buf, sizeof buf, "[");
+    for (int32_t i = 0; i < v->n_elems && n < sizeof buf; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? "," : "", memplan_expr_str(memplan_shapes_pool(c->s), v->elems[i]));
+    if (n < sizeof buf) snprintf(buf + n, sizeof buf - n, "]");
+    return buf;
+}
+
+/* torch's expand(batch, -1, -1) (ViT cls token, BERT's mask to
+ * [batch,1,seq,seq]) exports the target shape through
+ * Where(Equal(shape, -1), 1, shape). A dim is never -1, so Equal is false for
+ * it and the shape is known (was: Equal unknown, Expand [unk__0,unk__1,...]).
+ * Less/Min/Max of sizes are decided the same way where they can be. */
+static void test_torch_expand_minus_one(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "batch,64,32");
+    mb_input(g, "past", 1, "batch,past_seq");
+    mb_input(g, "cur", 1, "batch,seq");
+    mb_initializer(g, "cls", 1, "1,1,32");
+    const int64_t zero = 0, one = 1, axes0[1] = {0}, m1[1] = {-1}, ones[3] = {1, 1, 1}, minus = -1;
+    mb_initializer_ints(g, "i0", "", &zero, 1);
+    mb_initializer_ints(g, "i1", "", &one, 1);
+    mb_initializer_ints(g, "ax0", "1", axes0, 1);
+    mb_initializer_ints(g, "m1", "1", m1, 1);
+    mb_initializer_ints(g, "ones", "3", ones, 3);
+    mb_initializer_ints(g, "minus", "", &minus, 1);
+    mb_node(g, "Shape", "x", "s");
+    mb_node(g, "Gather", "s,i0", "b");
+    mb_node(g, "Unsqueeze", "b,ax0", "b1");
+    mb_node(g, "Concat", "b1,m1,m1", "target");            /* [batch, -1, -1] */
+    mb_int_attr(g->node[g->n_node - 1], "axis", 0);
+    mb_node(g, "Mul", "ones,minus", "neg");
+    mb_node(g, "Equal", "target,neg", "is_neg");
+    mb_node(g, "Where", "is_neg,ones,target", "fixed");
+    mb_node(g, "Expand", "cls,fixed", "cls_b");
+    /* sizes compared: past_seq+seq against seq */
+    mb_node(g, "Shape", "past", "sp");
+    mb_node(g, "Shape", "cur", "sc");
+    mb_node(g, "Gather", "sp,i1", "p");
+    mb_node(g, "Gather", "sc,i1", "q");
+    mb_node(g, "Add", "p,q", "k");
+    mb_node(g, "Less", "k,q", "lt");                       /* false */
+    mb_node(g, "LessOrEqual", "q,k", "le");                /* true */
+    mb_node(g, "Greater", "k,q", "gt");                    /* unknown: past_seq may be 0 */
+    mb_node(g, "Min", "k,q", "mn");
+    mb_node(g, "Max", "k,q", "mx");
+    mb_node(g, "Equal", "k,p", "eq");                      /* unknown: seq may be 0 */
+    mb_output(g, "cls_b", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    assert_string_equal(elems_of(&c, "is_neg"), "[0,1,1]");
+    assert_string_equal(elems_of(&c, "fixed"), "[batch,1,1]");
+    expect(&c, "cls_b", "float[batch,1,32] 128*batch");
+    assert_string_equal(elems_of(&c, "lt"), "[0]");
+    assert_string_equal(elems_of(&c, "le"), "[1]");
+    assert_string_equal(elems_of(&c, "gt"), "-");
+    assert_string_equal(elems_of(&c, "mn"), "[seq]");
+    assert_string_equal(elems_of(&c, "mx"), "[past_seq+seq]");
+    assert_string_equal(elems_of(&c, "eq"), "-");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_symbolic_chain_and_broadcast),
@@ -302,6 +369,7 @@ int main(void) {
         cmocka_unit_test(test_bound_inference_resolves_if),
         cmocka_unit_test(test_expr_nonneg),
         cmocka_unit_test(test_torch_position_ids),
+        cmocka_unit_test(test_torch_expand_minus_one),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
