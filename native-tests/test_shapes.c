@@ -359,6 +359,60 @@ static void test_torch_expand_minus_one(void **state) {
     done(&c);
 }
 
+/* GPT-2 with a KV cache: the causal mask of the whole length k = past+seq is
+ * cut to the new rows with mask[k - q:k, :k] (torch slices with computed
+ * bounds). Bounds that are amounts known >= 0 clamp by mp_le (was: every
+ * sliced dim unknown, and the attention scores after it). */
+static void test_torch_slice_computed_bounds(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "past", 1, "batch,4,past_seq,8");
+    mb_input(g, "cur", 1, "batch,4,seq,8");
+    mb_initializer(g, "fill", 1, "");
+    const int64_t two = 2, axes0[1] = {0}, axes1[1] = {1}, zero1[1] = {0}, step2[1] = {2}, back[1] = {-1},
+                  big[1] = {INT64_MAX};
+    mb_initializer_ints(g, "i2", "", &two, 1);
+    mb_initializer_ints(g, "ax0", "1", axes0, 1);
+    mb_initializer_ints(g, "ax1", "1", axes1, 1);
+    mb_initializer_ints(g, "z1", "1", zero1, 1);
+    mb_initializer_ints(g, "st2", "1", step2, 1);
+    mb_initializer_ints(g, "back", "1", back, 1);
+    mb_initializer_ints(g, "big", "1", big, 1);
+    mb_node(g, "Concat", "past,cur", "key");               /* [batch,4,past_seq+seq,8] */
+    mb_int_attr(g->node[g->n_node - 1], "axis", 2);
+    mb_node(g, "Shape", "key", "sk");
+    mb_node(g, "Shape", "cur", "sq");
+    mb_node(g, "Gather", "sk,i2", "kn");
+    mb_node(g, "Gather", "sq,i2", "qn");
+    mb_node(g, "Sub", "kn,qn", "start");                   /* past_seq */
+    mb_node(g, "Unsqueeze", "start,ax0", "start1");
+    mb_node(g, "Unsqueeze", "kn,ax0", "kn1");
+    mb_node(g, "Unsqueeze", "qn,ax0", "qn1");
+    mb_node(g, "Concat", "kn1,kn1", "mshape");
+    mb_int_attr(g->node[g->n_node - 1], "axis", 0);
+    mb_node(g, "Expand", "fill,mshape", "mask");           /* [past_seq+seq, past_seq+seq] */
+    mb_node(g, "Slice", "mask,start1,kn1,ax0", "rows");    /* mask[k-q:k] */
+    mb_node(g, "Slice", "rows,z1,kn1,ax1", "cols");        /* [:, :k] */
+    mb_node(g, "Slice", "mask,qn1,big,ax0", "tail");       /* mask[q:] : past_seq rows */
+    mb_node(g, "Slice", "mask,z1,qn1,ax1", "head");        /* mask[:, :q] */
+    mb_node(g, "Slice", "mask,start1,kn1,ax0,st2", "even"); /* step 2: ceil(seq/2) */
+    mb_node(g, "Slice", "mask,kn1,start1,ax0,back", "rev"); /* step -1: not told */
+    mb_output(g, "cols", 1, NULL);
+    mb_output(g, "tail", 1, NULL);
+    mb_output(g, "head", 1, NULL);
+    mb_output(g, "even", 1, NULL);
+    mb_output(g, "rev", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "rows", "float[seq,past_seq+seq] 4*past_seq*seq+4*seq*seq");
+    expect(&c, "cols", "float[seq,past_seq+seq] 4*past_seq*seq+4*seq*seq");
+    expect(&c, "tail", "float[past_seq,past_seq+seq] 4*past_seq*past_seq+4*past_seq*seq");
+    expect(&c, "head", "float[past_seq+seq,seq] 4*past_seq*seq+4*seq*seq");
+    expect(&c, "even", "float[(seq+1)//2,past_seq+seq] 4*((seq+1)//2)*past_seq+4*((seq+1)//2)*seq");
+    expect(&c, "rev", "float[unk__0,past_seq+seq] 4*past_seq*unk__0+4*seq*unk__0");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_symbolic_chain_and_broadcast),
@@ -370,6 +424,7 @@ int main(void) {
         cmocka_unit_test(test_expr_nonneg),
         cmocka_unit_test(test_torch_position_ids),
         cmocka_unit_test(test_torch_expand_minus_one),
+        cmocka_unit_test(test_torch_slice_computed_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
