@@ -161,7 +161,7 @@ static void test_partial_evaluation(void **state) {
     expect(&c, "s2", "float[N,14] 56*N");
     expect(&c, "zeros", "float[N-1,16] 64*N-64");
     expect(&c, "padded", "float[N,19] 76*N");
-    expect(&c, "r", "int64[max(N//2,0)] 8*max(N//2,0)");
+    expect(&c, "r", "int64[N//2] 8*(N//2)"); /* N//2 >= 0 for every N >= 0: no max(..,0) */
     done(&c);
 }
 
@@ -233,6 +233,186 @@ static void test_bound_inference_resolves_if(void **state) {
     done(&c);
 }
 
+/* ---- patterns of PyTorch (torch.onnx.export) transformer graphs ---------- */
+
+/* The sign test behind the rules below: names are dims, so >= 0. */
+static void test_expr_nonneg(void **state) {
+    (void)state;
+    memplan_expr_pool *p = memplan_expr_pool_new();
+    assert_non_null(p);
+    const char *yes[] = {"0", "7", "N", "N*M+1", "max(N-1,0)", "(N+1)//2", "max(N-2,-1)*max(N-2,-1)", "N%3", "min(N,M)", "max(N-5,M)"};
+    const char *no[] = {"-1", "N-1", "M-N", "max(N-1,-1)", "min(N,-1)", "N%(M-1)", "(N-2)//3", "-N", "(N-M)*(N-M)"};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        if (!memplan_expr_nonneg(p, memplan_expr_parse(p, yes[i], NULL))) fail_msg("%s: expected non-negative", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        if (memplan_expr_nonneg(p, memplan_expr_parse(p, no[i], NULL))) fail_msg("%s: not known non-negative", no[i]);
+    assert_false(memplan_expr_nonneg(p, MEMPLAN_EXPR_NONE));
+    memplan_expr_pool_free(p);
+}
+
+/* BERT/GPT-2 position ids: torch.arange(seq) is Range(0, seq, 1) of a dim,
+ * so its length is seq (was max(seq,0), which then spread as
+ * max(max(seq,0),seq) through every broadcast after the embedding Add), and
+ * arange(past, past+seq).view(-1, seq) is [1, seq] (was max(seq,0)//seq). */
+static void test_torch_position_ids(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "ids", 7, "batch,seq");
+    mb_input(g, "past", 1, "batch,4,past_seq,8");
+    mb_initializer(g, "table", 1, "128,32");
+    const int64_t zero = 0, one = 1, two = 2, axes0[1] = {0}, m1[1] = {-1};
+    mb_initializer_ints(g, "i0", "", &zero, 1);
+    mb_initializer_ints(g, "i1", "", &one, 1);
+    mb_initializer_ints(g, "i2", "", &two, 1);
+    mb_initializer_ints(g, "ax0", "1", axes0, 1);
+    mb_initializer_ints(g, "m1", "1", m1, 1);
+    mb_node(g, "Shape", "ids", "s");
+    mb_node(g, "Gather", "s,i1", "seq_len");
+    mb_node(g, "Range", "i0,seq_len,i1", "pos");           /* arange(seq) */
+    mb_node(g, "Unsqueeze", "pos,ax0", "pos1");            /* [1, seq] */
+    mb_node(g, "Expand", "pos1,s", "pos_ids");             /* expand_as(ids) */
+    mb_node(g, "Gather", "table,pos_ids", "pe");           /* the position embedding */
+    mb_node(g, "Shape", "past", "ps");
+    mb_node(g, "Gather", "ps,i2", "past_len");
+    mb_node(g, "Add", "past_len,seq_len", "end");
+    mb_node(g, "Range", "past_len,end,i1", "pos2");        /* arange(past, past+seq) */
+    mb_node(g, "Unsqueeze", "seq_len,ax0", "seq1");
+    mb_node(g, "Concat", "m1,seq1", "view_shape");
+    mb_int_attr(g->node[g->n_node - 1], "axis", 0);
+    mb_node(g, "Reshape", "pos2,view_shape", "pos2v");     /* .view(-1, seq) */
+    mb_output(g, "pe", 1, NULL);
+    mb_output(g, "pos2v", 7, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "pos", "int64[seq] 8*seq");
+    expect(&c, "pos_ids", "int64[batch,seq] 8*batch*seq");
+    expect(&c, "pe", "float[batch,seq,32] 128*batch*seq");
+    expect(&c, "pos2", "int64[seq] 8*seq");
+    expect(&c, "pos2v", "int64[1,seq] 8*seq");
+    done(&c);
+}
+
+/* The element values of a main-graph value, "[a,b,...]", or "-" when unknown. */
+static const char *elems_of(ctx *c, const char *name) {
+    static char buf[512];
+    const memplan_vshape *v = value(c, name);
+    if (v->n_elems < 0) return "-";
+    size_t n = (size_t)snprintf(buf, sizeof buf, "[");
+    for (int32_t i = 0; i < v->n_elems && n < sizeof buf; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? "," : "", memplan_expr_str(memplan_shapes_pool(c->s), v->elems[i]));
+    if (n < sizeof buf) snprintf(buf + n, sizeof buf - n, "]");
+    return buf;
+}
+
+/* torch's expand(batch, -1, -1) (ViT cls token, BERT's mask to
+ * [batch,1,seq,seq]) exports the target shape through
+ * Where(Equal(shape, -1), 1, shape). A dim is never -1, so Equal is false for
+ * it and the shape is known (was: Equal unknown, Expand [unk__0,unk__1,...]).
+ * Less/Min/Max of sizes are decided the same way where they can be. */
+static void test_torch_expand_minus_one(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "batch,64,32");
+    mb_input(g, "past", 1, "batch,past_seq");
+    mb_input(g, "cur", 1, "batch,seq");
+    mb_initializer(g, "cls", 1, "1,1,32");
+    const int64_t zero = 0, one = 1, axes0[1] = {0}, m1[1] = {-1}, ones[3] = {1, 1, 1}, minus = -1;
+    mb_initializer_ints(g, "i0", "", &zero, 1);
+    mb_initializer_ints(g, "i1", "", &one, 1);
+    mb_initializer_ints(g, "ax0", "1", axes0, 1);
+    mb_initializer_ints(g, "m1", "1", m1, 1);
+    mb_initializer_ints(g, "ones", "3", ones, 3);
+    mb_initializer_ints(g, "minus", "", &minus, 1);
+    mb_node(g, "Shape", "x", "s");
+    mb_node(g, "Gather", "s,i0", "b");
+    mb_node(g, "Unsqueeze", "b,ax0", "b1");
+    mb_node(g, "Concat", "b1,m1,m1", "target");            /* [batch, -1, -1] */
+    mb_int_attr(g->node[g->n_node - 1], "axis", 0);
+    mb_node(g, "Mul", "ones,minus", "neg");
+    mb_node(g, "Equal", "target,neg", "is_neg");
+    mb_node(g, "Where", "is_neg,ones,target", "fixed");
+    mb_node(g, "Expand", "cls,fixed", "cls_b");
+    /* sizes compared: past_seq+seq against seq */
+    mb_node(g, "Shape", "past", "sp");
+    mb_node(g, "Shape", "cur", "sc");
+    mb_node(g, "Gather", "sp,i1", "p");
+    mb_node(g, "Gather", "sc,i1", "q");
+    mb_node(g, "Add", "p,q", "k");
+    mb_node(g, "Less", "k,q", "lt");                       /* false */
+    mb_node(g, "LessOrEqual", "q,k", "le");                /* true */
+    mb_node(g, "Greater", "k,q", "gt");                    /* unknown: past_seq may be 0 */
+    mb_node(g, "Min", "k,q", "mn");
+    mb_node(g, "Max", "k,q", "mx");
+    mb_node(g, "Equal", "k,p", "eq");                      /* unknown: seq may be 0 */
+    mb_output(g, "cls_b", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    assert_string_equal(elems_of(&c, "is_neg"), "[0,1,1]");
+    assert_string_equal(elems_of(&c, "fixed"), "[batch,1,1]");
+    expect(&c, "cls_b", "float[batch,1,32] 128*batch");
+    assert_string_equal(elems_of(&c, "lt"), "[0]");
+    assert_string_equal(elems_of(&c, "le"), "[1]");
+    assert_string_equal(elems_of(&c, "gt"), "-");
+    assert_string_equal(elems_of(&c, "mn"), "[seq]");
+    assert_string_equal(elems_of(&c, "mx"), "[past_seq+seq]");
+    assert_string_equal(elems_of(&c, "eq"), "-");
+    done(&c);
+}
+
+/* GPT-2 with a KV cache: the causal mask of the whole length k = past+seq is
+ * cut to the new rows with mask[k - q:k, :k] (torch slices with computed
+ * bounds). Bounds that are amounts known >= 0 clamp by mp_le (was: every
+ * sliced dim unknown, and the attention scores after it). */
+static void test_torch_slice_computed_bounds(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "past", 1, "batch,4,past_seq,8");
+    mb_input(g, "cur", 1, "batch,4,seq,8");
+    mb_initializer(g, "fill", 1, "");
+    const int64_t two = 2, axes0[1] = {0}, axes1[1] = {1}, zero1[1] = {0}, step2[1] = {2}, back[1] = {-1},
+                  big[1] = {INT64_MAX};
+    mb_initializer_ints(g, "i2", "", &two, 1);
+    mb_initializer_ints(g, "ax0", "1", axes0, 1);
+    mb_initializer_ints(g, "ax1", "1", axes1, 1);
+    mb_initializer_ints(g, "z1", "1", zero1, 1);
+    mb_initializer_ints(g, "st2", "1", step2, 1);
+    mb_initializer_ints(g, "back", "1", back, 1);
+    mb_initializer_ints(g, "big", "1", big, 1);
+    mb_node(g, "Concat", "past,cur", "key");               /* [batch,4,past_seq+seq,8] */
+    mb_int_attr(g->node[g->n_node - 1], "axis", 2);
+    mb_node(g, "Shape", "key", "sk");
+    mb_node(g, "Shape", "cur", "sq");
+    mb_node(g, "Gather", "sk,i2", "kn");
+    mb_node(g, "Gather", "sq,i2", "qn");
+    mb_node(g, "Sub", "kn,qn", "start");                   /* past_seq */
+    mb_node(g, "Unsqueeze", "start,ax0", "start1");
+    mb_node(g, "Unsqueeze", "kn,ax0", "kn1");
+    mb_node(g, "Unsqueeze", "qn,ax0", "qn1");
+    mb_node(g, "Concat", "kn1,kn1", "mshape");
+    mb_int_attr(g->node[g->n_node - 1], "axis", 0);
+    mb_node(g, "Expand", "fill,mshape", "mask");           /* [past_seq+seq, past_seq+seq] */
+    mb_node(g, "Slice", "mask,start1,kn1,ax0", "rows");    /* mask[k-q:k] */
+    mb_node(g, "Slice", "rows,z1,kn1,ax1", "cols");        /* [:, :k] */
+    mb_node(g, "Slice", "mask,qn1,big,ax0", "tail");       /* mask[q:] : past_seq rows */
+    mb_node(g, "Slice", "mask,z1,qn1,ax1", "head");        /* mask[:, :q] */
+    mb_node(g, "Slice", "mask,start1,kn1,ax0,st2", "even"); /* step 2: ceil(seq/2) */
+    mb_node(g, "Slice", "mask,kn1,start1,ax0,back", "rev"); /* step -1: not told */
+    mb_output(g, "cols", 1, NULL);
+    mb_output(g, "tail", 1, NULL);
+    mb_output(g, "head", 1, NULL);
+    mb_output(g, "even", 1, NULL);
+    mb_output(g, "rev", 1, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "rows", "float[seq,past_seq+seq] 4*past_seq*seq+4*seq*seq");
+    expect(&c, "cols", "float[seq,past_seq+seq] 4*past_seq*seq+4*seq*seq");
+    expect(&c, "tail", "float[past_seq,past_seq+seq] 4*past_seq*past_seq+4*past_seq*seq");
+    expect(&c, "head", "float[past_seq+seq,seq] 4*past_seq*seq+4*seq*seq");
+    expect(&c, "even", "float[(seq+1)//2,past_seq+seq] 4*((seq+1)//2)*past_seq+4*((seq+1)//2)*seq");
+    expect(&c, "rev", "float[unk__0,past_seq+seq] 4*past_seq*unk__0+4*seq*unk__0");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_symbolic_chain_and_broadcast),
@@ -241,6 +421,10 @@ int main(void) {
         cmocka_unit_test(test_partial_evaluation),
         cmocka_unit_test(test_slice_extreme_steps),
         cmocka_unit_test(test_bound_inference_resolves_if),
+        cmocka_unit_test(test_expr_nonneg),
+        cmocka_unit_test(test_torch_position_ids),
+        cmocka_unit_test(test_torch_expand_minus_one),
+        cmocka_unit_test(test_torch_slice_computed_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

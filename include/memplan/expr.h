@@ -166,6 +166,15 @@ memplan_expr memplan_expr_ceildiv(memplan_expr_pool *p, memplan_expr a, memplan_
 /* True (and *v, if v is not NULL) when e is a constant. False for NONE. */
 bool memplan_expr_is_const(const memplan_expr_pool *p, memplan_expr e, int64_t *v);
 
+/* True when e >= 0 for every binding of its names to non-negative integers
+ * (as dims are) under which e is defined. A sufficient test, not a decision
+ * procedure: every coefficient non-negative, and every factor with an odd
+ * exponent a name, a max with one such operand, a min with two, a floordiv of
+ * two, or a mod by one. So N-1, max(N-1,-1) and N*N-2*M*N+M*M (products
+ * expand) are not known to be; N*M+1, max(N-1,0), (N+1)//2 and
+ * max(N-2,-1)*max(N-2,-1) are. False for NONE. */
+bool memplan_expr_nonneg(const memplan_expr_pool *p, memplan_expr e);
+
 /* Canonical text (PRINTING above), owned by the pool and valid until the pool
  * is freed. "?" for NONE. Equal handles give the same text, in every pool. */
 const char *memplan_expr_str(memplan_expr_pool *p, memplan_expr e);

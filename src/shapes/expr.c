@@ -767,6 +767,38 @@ memplan_expr memplan_expr_min(memplan_expr_pool *p, memplan_expr a, memplan_expr
     return minmax(p, a, b, false);
 }
 
+/* ------------------------------------------- sign when dims are >= 0 */
+
+static bool poly_nonneg(const memplan_expr_pool *p, memplan_expr e);
+
+/* Atoms nest at most MAX_DEPTH deep, which bounds the recursion. */
+static bool atom_nonneg(const memplan_expr_pool *p, int32_t id) {
+    const atom *a = &p->atoms[id];
+    switch (a->kind) {
+    case A_SYM: return true;
+    case A_MAX: return poly_nonneg(p, a->a) || poly_nonneg(p, a->b);
+    case A_MIN: return poly_nonneg(p, a->a) && poly_nonneg(p, a->b);
+    case A_FLOORDIV: return poly_nonneg(p, a->a) && poly_nonneg(p, a->b); /* b = 0: undefined */
+    case A_MOD: return poly_nonneg(p, a->b);                               /* Python: sign of b */
+    }
+    return false;
+}
+
+static bool poly_nonneg(const memplan_expr_pool *p, memplan_expr e) {
+    const poly *x = &p->polys[e];
+    for (int32_t i = 0; i < x->n; i++) {
+        if (x->t[i].coef < 0) return false;
+        const mono *m = &p->monos[x->t[i].mono];
+        for (int32_t j = 0; j < m->n; j++)
+            if (m->f[j].exp % 2 != 0 && !atom_nonneg(p, m->f[j].atom)) return false;
+    }
+    return true;
+}
+
+bool memplan_expr_nonneg(const memplan_expr_pool *p, memplan_expr e) {
+    return valid(p, e) && poly_nonneg(p, e);
+}
+
 const char *memplan_expr_str(memplan_expr_pool *p, memplan_expr e) {
     return valid(p, e) ? p->polys[e].text : "?";
 }

@@ -711,6 +711,10 @@ int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *
     return r;
 }
 
+bool mp_le(mp_sctx *c, memplan_expr a, memplan_expr b) {
+    return memplan_expr_nonneg(c->S->pool, memplan_expr_sub(c->S->pool, b, a));
+}
+
 bool mp_double_to_int(double f, int64_t *out) {
     if (!(f >= -9007199254740992.0 && f <= 9007199254740992.0)) return false; /* also NaN */
     *out = (int64_t)f;

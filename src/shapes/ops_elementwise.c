@@ -30,6 +30,21 @@ static arith arith_of(const char *op) {
     return OP_NONE;
 }
 
+/* x < y for every value of the dims in them. */
+static bool lt(mp_sctx *c, memplan_expr x, memplan_expr y) {
+    return mp_le(c, memplan_expr_add(mp_pool(c), x, mp_const(c, 1)), y);
+}
+
+/* x < y (strict) or x <= y as 1 or 0; NONE when it cannot be told. */
+static memplan_expr cmp(mp_sctx *c, memplan_expr x, memplan_expr y, bool strict) {
+    int64_t kx, ky;
+    if (memplan_expr_is_const(mp_pool(c), x, &kx) && memplan_expr_is_const(mp_pool(c), y, &ky))
+        return mp_const(c, strict ? kx < ky : kx <= ky);
+    if (strict ? lt(c, x, y) : mp_le(c, x, y)) return mp_const(c, 1);
+    if (strict ? mp_le(c, y, x) : lt(c, y, x)) return mp_const(c, 0);
+    return MEMPLAN_EXPR_NONE;
+}
+
 /* One element of a partial evaluation; NONE when it cannot be told. */
 static memplan_expr apply(mp_sctx *c, arith a, memplan_expr x, memplan_expr y) {
     memplan_expr_pool *p = mp_pool(c);
@@ -43,15 +58,18 @@ static memplan_expr apply(mp_sctx *c, arith a, memplan_expr x, memplan_expr y) {
         if (cx && cy && ky != 0 && !(kx == INT64_MIN && ky == -1)) return mp_const(c, kx / ky);
         return memplan_expr_floordiv(p, x, y);
     case OP_MOD: return memplan_expr_mod(p, x, y);
-    case OP_MIN: return memplan_expr_min(p, x, y);
-    case OP_MAX: return memplan_expr_max(p, x, y);
+    /* Symbolic values are dims (>= 0), which can order them: batch > -1,
+     * past+seq >= seq (mp_le). */
+    case OP_MIN: return mp_le(c, x, y) ? x : mp_le(c, y, x) ? y : memplan_expr_min(p, x, y);
+    case OP_MAX: return mp_le(c, x, y) ? y : mp_le(c, y, x) ? x : memplan_expr_max(p, x, y);
     case OP_EQ:
         if (x == y) return mp_const(c, 1);
-        return cx && cy ? mp_const(c, kx == ky) : MEMPLAN_EXPR_NONE;
-    case OP_LT: return cx && cy ? mp_const(c, kx < ky) : MEMPLAN_EXPR_NONE;
-    case OP_GT: return cx && cy ? mp_const(c, kx > ky) : MEMPLAN_EXPR_NONE;
-    case OP_LE: return x == y ? mp_const(c, 1) : cx && cy ? mp_const(c, kx <= ky) : MEMPLAN_EXPR_NONE;
-    case OP_GE: return x == y ? mp_const(c, 1) : cx && cy ? mp_const(c, kx >= ky) : MEMPLAN_EXPR_NONE;
+        if (cx && cy) return mp_const(c, kx == ky);
+        return lt(c, x, y) || lt(c, y, x) ? mp_const(c, 0) : MEMPLAN_EXPR_NONE;
+    case OP_LT: return cmp(c, x, y, true);
+    case OP_GT: return cmp(c, y, x, true);
+    case OP_LE: return cmp(c, x, y, false);
+    case OP_GE: return cmp(c, y, x, false);
     case OP_AND: return cx && cy ? mp_const(c, kx && ky) : MEMPLAN_EXPR_NONE;
     case OP_OR: return cx && cy ? mp_const(c, kx || ky) : MEMPLAN_EXPR_NONE;
     default: return MEMPLAN_EXPR_NONE;

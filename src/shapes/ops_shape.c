@@ -399,6 +399,57 @@ static memplan_expr slice_len(mp_sctx *c, memplan_expr dim, int64_t start, int64
     return MEMPLAN_EXPR_NONE;
 }
 
+/* A slice bound that is a computed amount (torch's x[k - q:k] with k, q
+ * sizes), clamped to [0, dim] for a positive step. A constant follows slice_len's
+ * assumptions: k >= 2^53 is the end, -k counts from the end (dim >= k), a
+ * small k >= 0 lies within the dim. A symbolic bound must be known to be
+ * >= 0; NONE otherwise. */
+static memplan_expr slice_bound(mp_sctx *c, memplan_expr dim, memplan_expr b) {
+    const int64_t BIG = INT64_C(1) << 53;
+    int64_t k, d;
+    if (memplan_expr_is_const(P(c), b, &k)) {
+        if (memplan_expr_is_const(P(c), dim, &d) && d >= 0 && d < BIG) { /* both known: clamp */
+            if (k < 0) k = k > -BIG ? k + d : 0;
+            return mp_const(c, k < 0 ? 0 : k > d ? d : k);
+        }
+        if (k >= BIG) return dim;
+        if (k < 0 && k > -BIG) return memplan_expr_add(P(c), dim, b);
+        return k >= 0 ? b : MEMPLAN_EXPR_NONE;
+    }
+    if (!mp_le(c, mp_const(c, 0), b)) return MEMPLAN_EXPR_NONE;
+    return mp_le(c, b, dim) ? b : mp_le(c, dim, b) ? dim : memplan_expr_min(P(c), b, dim);
+}
+
+/* Length of dim[start:end:step] (step > 0) with bounds that are amounts:
+ * ceil((end - start) / step), at least 0. */
+static memplan_expr slice_len_sym(mp_sctx *c, memplan_expr dim, memplan_expr start, memplan_expr end, int64_t step) {
+    memplan_expr s = slice_bound(c, dim, start), e = slice_bound(c, dim, end);
+    if (s == MEMPLAN_EXPR_NONE || e == MEMPLAN_EXPR_NONE) return MEMPLAN_EXPR_NONE;
+    memplan_expr len = memplan_expr_sub(P(c), e, s);
+    if (!mp_le(c, s, e)) len = memplan_expr_max(P(c), len, mp_const(c, 0));
+    return step == 1 ? len : memplan_expr_ceildiv(P(c), len, mp_const(c, step));
+}
+
+/* Slice whose starts or ends are amounts rather than constants: axes with a
+ * positive step get slice_len_sym, the others stay unknown. False when the
+ * bounds or the axes and steps are not known at all. */
+static bool slice_sym(mp_sctx *c, const memplan_vshape *x, memplan_expr *dims) {
+    int32_t ns, ne, na = -1, nst = -1;
+    const memplan_expr *st = mp_in_elems(c, 1, &ns), *en = mp_in_elems(c, 2, &ne);
+    int64_t axes[R], steps[R];
+    if (!st || !en || ns != ne || ns > R) return false;
+    if (mp_in(c, 3) && (!mp_in_ints(c, 3, axes, R, &na) || na != ns)) return false;
+    if (mp_in(c, 4) && (!mp_in_ints(c, 4, steps, R, &nst) || nst != ns)) return false;
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    for (int32_t i = 0; i < ns; i++) {
+        int32_t a = mp_axis(na >= 0 ? axes[i] : i, x->rank);
+        if (a < 0) return false;
+        int64_t step = nst >= 0 ? steps[i] : 1;
+        dims[a] = step > 0 ? slice_len_sym(c, x->dims[a], st[i], en[i], step) : MEMPLAN_EXPR_NONE;
+    }
+    return true;
+}
+
 static void slice(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
@@ -425,6 +476,10 @@ static void slice(mp_sctx *c) {
     } else {
         if (!mp_in_ints(c, 1, starts, R, &ns) || !mp_in_ints(c, 2, ends, R, &ne) || ns != ne) {
             memplan_expr dims[R];
+            if (slice_sym(c, x, dims)) {
+                mp_out(c, 0, x->elem_type, x->rank, dims);
+                return;
+            }
             for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
             /* axes known: the other dims are unchanged */
             int64_t ax[R];
@@ -773,13 +828,14 @@ static void range(mp_sctx *c) {
     double f[3];
     int32_t nf;
     if (start && limit && delta && n1 == 1 && n2 == 1 && n3 == 1) {
-        /* max(ceil((limit - start) / delta), 0) */
+        /* max(ceil((limit - start) / delta), 0); no max when the length is >= 0
+         * for every dim value (Range(0, seq, 1) is seq) */
         int64_t d;
         if (memplan_expr_is_const(P(c), delta[0], &d) && d != 0 && d != INT64_MIN) {
             memplan_expr diff = memplan_expr_sub(P(c), limit[0], start[0]);
             len = d > 0 ? memplan_expr_ceildiv(P(c), diff, delta[0])
                         : memplan_expr_ceildiv(P(c), memplan_expr_sub(P(c), mp_const(c, 0), diff), mp_const(c, -d));
-            len = memplan_expr_max(P(c), len, mp_const(c, 0));
+            if (!mp_le(c, mp_const(c, 0), len)) len = memplan_expr_max(P(c), len, mp_const(c, 0));
         }
     } else if (mp_in_floats(c, 0, f, 1, &nf) && mp_in_floats(c, 1, f + 1, 1, &nf) && mp_in_floats(c, 2, f + 2, 1, &nf) && f[2] != 0) {
         double l = ceil((f[1] - f[0]) / f[2]);

@@ -101,6 +101,9 @@ int32_t mp_axis(int64_t axis, int32_t rank);
 /* Numpy broadcast of two ranked shapes into dims (at most MEMPLAN_MAX_RANK);
  * returns the rank or -1 when incompatible/unknown. */
 int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims);
+/* a <= b for every value of the dim names in them: names are tensor dims, so
+ * non-negative (memplan_expr_nonneg of b - a). False when it cannot tell. */
+bool mp_le(mp_sctx *c, memplan_expr a, memplan_expr b);
 /* f as an integer (truncated) when it is a number within +-2^53, where
  * every integer is exact and the conversion is defined; else false. */
 bool mp_double_to_int(double f, int64_t *out);
