@@ -3,35 +3,17 @@
 
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "memplan/model.h"
-#include "onnx.pb-c.h"
-
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
-
-/* Where the bytes come from: the whole input in memory, or a reader seen
- * through a window (so a file's tensor data is skipped, never read). */
-typedef struct source {
-    const uint8_t *mem;          /* whole input, or NULL */
-    const memplan_reader *rd;    /* else read through this */
-    uint64_t size;
-    uint8_t *win;                /* up to win_cap bytes of the input from win_pos */
-    size_t win_cap;
-    uint64_t win_pos;
-    size_t win_len;
-} source;
-
-#define READ_MIN ((size_t)1 << 16) /* first read, and the first after a jump */
+#include "onnx/wire.h"
 
 typedef struct walker {
-    source src;
+    mp_wire_src src;
     uint64_t dropped;
     uint64_t data_max;     /* tensor data fields longer than this are dropped */
     uint64_t nodes;        /* NodeProto messages seen, in every graph and function */
     uint64_t decoded;      /* bytes protobuf-c will allocate for the messages seen */
     uint64_t decoded_max;
-    uint64_t io_failed_at; /* where the reader failed */
     memplan_error *err;
 } walker;
 
@@ -45,100 +27,26 @@ typedef struct walker {
 #define DECODED_PER_BYTE 96
 
 static memplan_status wire_error(walker *w, uint64_t at, const char *what) {
-    return memplan_error_set(w->err, MEMPLAN_EINPUT, "malformed protobuf at byte %llu: %s",
-                             (unsigned long long)at, what);
+    return mp_wire_error(w->err, at, what);
 }
 
-static memplan_status io_error(walker *w) {
-    return memplan_error_set(w->err, MEMPLAN_EINPUT, "could not read the model's bytes at %llu",
-                             (unsigned long long)w->io_failed_at);
-}
-
-/* The n bytes at pos (n <= win_cap, pos + n <= size), or NULL when the
- * reader fails (io_error() tells). */
-static const uint8_t *src_at(walker *w, uint64_t pos, size_t n) {
-    source *s = &w->src;
-    if (s->mem) return s->mem + pos;
-    if (pos >= s->win_pos && pos + n <= s->win_pos + s->win_len) return s->win + (pos - s->win_pos);
-    /* Read-ahead: reading on from the window doubles the next read (up to
-     * win_cap); a jump (past skipped tensor data) starts small again, since
-     * the next weight is often a few hundred bytes away. */
-    bool sequential = s->win_len && pos >= s->win_pos && pos <= s->win_pos + s->win_len;
-    size_t want = sequential ? s->win_len * 2 : READ_MIN;
-    if (want > s->win_cap) want = s->win_cap;
-    if (want < n) want = n;
-    size_t len = s->size - pos < want ? (size_t)(s->size - pos) : want;
-    s->win_len = 0;
-    if (!s->rd->read(s->rd->ctx, pos, s->win, len)) {
-        w->io_failed_at = pos;
-        return NULL;
-    }
-    s->win_pos = pos;
-    s->win_len = len;
-    return s->win;
-}
+static memplan_status io_error(walker *w) { return mp_wire_io_error(&w->src, w->err); }
 
 /* Append the input's bytes [pos, pos + n) to out. */
 static memplan_status src_copy(walker *w, uint64_t pos, uint64_t n, mp_buf *out) {
-    size_t chunk = w->src.mem ? SIZE_MAX : w->src.win_cap;
-    while (n) {
-        size_t k = n < chunk ? (size_t)n : chunk;
-        const uint8_t *p = src_at(w, pos, k);
-        if (!p) return io_error(w);
-        mp_buf_append(out, p, k);
-        pos += k;
-        n -= k;
-    }
-    return MEMPLAN_OK;
+    return mp_wire_copy(&w->src, pos, n, out) ? MEMPLAN_OK : io_error(w);
 }
 
-/* A varint at *pos, before end; false when truncated or over 10 bytes.
- * *io is set when the reader failed instead. */
 static bool read_varint(walker *w, uint64_t *pos, uint64_t end, uint64_t *v, bool *io) {
-    size_t avail = end - *pos < 10 ? (size_t)(end - *pos) : 10;
-    const uint8_t *p = avail ? src_at(w, *pos, avail) : NULL;
-    if (avail && !p) {
-        *io = true;
-        return false;
-    }
-    uint64_t x = 0;
-    for (size_t i = 0; i < avail; i++) {
-        x |= (uint64_t)(p[i] & 0x7F) << (7 * i);
-        if (!(p[i] & 0x80)) {
-            *v = x;
-            *pos += i + 1;
-            return true;
-        }
-    }
-    return false;
+    return mp_wire_varint(&w->src, pos, end, v, io);
 }
 
 static void put_varint(mp_buf *out, uint64_t v) {
     uint8_t tmp[10];
-    size_t n = 0;
-    do {
-        uint8_t b = v & 0x7F;
-        v >>= 7;
-        tmp[n++] = b | (v ? 0x80 : 0);
-    } while (v);
-    mp_buf_append(out, tmp, n);
+    mp_buf_append(out, tmp, mp_wire_encode_varint(tmp, v));
 }
 
-/* The wire type a field is written with (packed repeated scalars: LEN too). */
-static int expected_wire_type(const ProtobufCFieldDescriptor *f) {
-    switch (f->type) {
-    case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_UINT32:
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_UINT64:
-    case PROTOBUF_C_TYPE_BOOL: case PROTOBUF_C_TYPE_ENUM:
-        return WT_VARINT;
-    case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT:
-        return WT_I32;
-    case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-        return WT_I64;
-    default:
-        return WT_LEN;
-    }
-}
+#define expected_wire_type mp_wire_expected_type
 
 /* TensorProto fields holding element data (float_data .. uint64_data, raw_data). */
 static bool is_tensor_data_field(const ProtobufCMessageDescriptor *desc, uint32_t field) {
@@ -268,8 +176,7 @@ memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
 memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_max, mp_buf *out,
                               uint64_t *dropped, memplan_error *err) {
     walker w = {0};
-    w.src.mem = bytes;
-    w.src.size = len;
+    mp_wire_open_mem(&w.src, bytes, len);
     return run(&w, data_max, out, dropped, err);
 }
 
@@ -277,12 +184,8 @@ memplan_status mp_prune_reader(const memplan_reader *rd, size_t window, mp_buf *
                                memplan_error *err) {
     walker w = {0};
     if (window < MP_PRUNE_WINDOW_MIN) window = MP_PRUNE_WINDOW_MIN;
-    w.src.rd = rd;
-    w.src.size = rd->size;
-    w.src.win_cap = rd->size < window ? (size_t)rd->size : window;
-    w.src.win = malloc(w.src.win_cap ? w.src.win_cap : 1);
-    if (!w.src.win) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    if (!mp_wire_open_reader(&w.src, rd, window)) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     memplan_status st = run(&w, MEMPLAN_TENSOR_DATA_MAX, out, dropped, err);
-    free(w.src.win);
+    mp_wire_close(&w.src);
     return st;
 }
