@@ -188,15 +188,25 @@ void memplan_inplace_clear_events(memplan_inplace *ctx);
  * `.not_used_after`, `.release_after_shape_tag`, `.node_tag` (each only when
  * non-empty, replacing an entry with the same key in place, else appended;
  * an entry with one of these keys that the results do not produce -- left by
- * an earlier annotation -- is removed),
+ * an earlier annotation, or a repeated one -- is removed),
  * and `onnx_light.value_tag` on the main graph's ValueInfoProto entries that
  * exist (inputs, outputs, value_info) and on initializers' TensorProto (none
  * is added; a stale one is removed the same way).
- * The bytes are fully unpacked (no pruning; unknown fields are kept) and packed
- * again: everything else is unchanged. Results for a graph with a different
- * node count are an MEMPLAN_EINPUT error. *out is malloc'ed (free it). */
+ * The output is a splice of the input's wire bytes: only the touched node,
+ * value info and initializer messages and the main GraphProto are written
+ * again (their fields in order, new length prefixes); every other byte --
+ * unknown fields, functions, subgraphs, tensor data -- is copied unchanged.
+ * The whole input is checked as loading checks it (errors name a byte
+ * offset). Results for a graph with a different node count or other op types
+ * are an MEMPLAN_EINPUT error. *out is one malloc'ed buffer (free it). */
 memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inplace *ctx,
                                 unsigned char **out, size_t *out_len, memplan_error *err);
+
+/* memplan_annotate reading the model through a reader, a window (1 MiB) at
+ * a time: memory is the output plus O(graph); the result and errors equal
+ * memplan_annotate's on the same bytes. */
+memplan_status memplan_annotate_reader(const memplan_reader *reader, const memplan_inplace *ctx,
+                                       unsigned char **out, size_t *out_len, memplan_error *err);
 
 /* The `onnx_light.value_tag` entries of the main graph's inputs, outputs and
  * value_info in bytes (a pruned parse: weights are not loaded). *hints and its

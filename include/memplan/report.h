@@ -52,6 +52,8 @@ typedef struct memplan_request {
     const char *output_path;     /* -o/--output (borrowed from argv) */
     const void *model_bytes;     /* the model file, when the caller keeps it: needed by */
     size_t model_len;            /* annotate; read for onnx_light.value_tag hints */
+    const memplan_reader *model_reader; /* annotate reads the whole model through this when
+                                           set (model_bytes may then lack the tensor data) */
     size_t n_positional;
     const char *positional[MEMPLAN_MAX_POSITIONAL]; /* borrowed from argv */
 } memplan_request;

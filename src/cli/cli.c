@@ -84,28 +84,45 @@ static long long regular_size(FILE *f) {
     return (long long)st.st_size;
 }
 
-bool cli_strip_model(const char *path, void **bytes, size_t *len) {
-    *bytes = NULL;
-    *len = 0;
-    memplan_error err = {0};
-    memplan_status st;
+bool cli_open_model(const char *path, cli_model_file *mf) {
+    memset(mf, 0, sizeof *mf);
     FILE *f = fopen(path, "rb");
     long long size = f ? regular_size(f) : -1;
     if (size > 0) {
-        memplan_reader rd = {file_read, f, (uint64_t)size};
-        st = memplan_model_strip(&rd, bytes, len, &err);
-        fclose(f);
-    } else {
-        if (f) fclose(f);
-        unsigned char *data; /* not seekable: read it whole */
-        size_t n;
-        if (!cli_read_file(path, &data, &n)) return false;
-        memplan_reader rd = {mem_read, data, n};
-        st = memplan_model_strip(&rd, bytes, len, &err);
-        free(data);
+        mf->f = f;
+        mf->rd = (memplan_reader){file_read, f, (uint64_t)size};
+        return true;
     }
+    if (f) fclose(f);
+    size_t n; /* not seekable: read it whole */
+    if (!cli_read_file(path, &mf->data, &n)) return false;
+    mf->rd = (memplan_reader){mem_read, mf->data, n};
+    return true;
+}
+
+void cli_close_model(cli_model_file *mf) {
+    if (mf->f) fclose(mf->f);
+    free(mf->data);
+    memset(mf, 0, sizeof *mf);
+}
+
+bool cli_strip_opened(const char *path, cli_model_file *mf, void **bytes, size_t *len) {
+    *bytes = NULL;
+    *len = 0;
+    memplan_error err = {0};
+    memplan_status st = memplan_model_strip(&mf->rd, bytes, len, &err);
     if (st) cli_error("memplan: %s: %s", path, err.message);
     return st == MEMPLAN_OK;
+}
+
+bool cli_strip_model(const char *path, void **bytes, size_t *len) {
+    cli_model_file mf;
+    *bytes = NULL;
+    *len = 0;
+    if (!cli_open_model(path, &mf)) return false;
+    bool ok = cli_strip_opened(path, &mf, bytes, len);
+    cli_close_model(&mf);
+    return ok;
 }
 
 

@@ -28,6 +28,19 @@ bool cli_read_file(const char *path, unsigned char **data, size_t *len);
  * "memplan: FILE: message" and returns false. *bytes is malloc'ed. */
 bool cli_strip_model(const char *path, void **bytes, size_t *len);
 
+/* A model file opened for reading through rd: a regular file is read in
+ * place (f), a pipe or device whole into data first. cli_open_model prints
+ * "memplan: FILE: reason" on failure; cli_close_model closes and frees. */
+typedef struct cli_model_file {
+    FILE *f;
+    unsigned char *data;
+    memplan_reader rd;
+} cli_model_file;
+bool cli_open_model(const char *path, cli_model_file *mf);
+void cli_close_model(cli_model_file *mf);
+/* cli_strip_model on an opened model (which stays open). */
+bool cli_strip_opened(const char *path, cli_model_file *mf, void **bytes, size_t *len);
+
 /* Write len bytes to stdout; false (with a message) on failure. */
 bool cli_write_stdout(const char *data, size_t len);
 

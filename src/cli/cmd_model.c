@@ -24,17 +24,25 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
     if (!annotate && r.output_path) return cli_usage_error(cmd, "-o/--output is only for annotate");
     if (annotate && cli_same_file(path, r.output_path))
         return cli_usage_error(cmd, "the output file is the model itself: choose another path");
-    /* annotate rewrites the whole file; every other command needs only the
-     * graph, read without the tensor data (inplace, profile and tags also
-     * read value-tag hints from those bytes). */
+    /* Every command loads the graph read without the tensor data (inplace,
+     * profile, tags and annotate also read value-tag hints from those bytes);
+     * annotate then splices its entries into the whole file, read through the
+     * same reader a window at a time: memory is the output plus O(graph). */
     memplan_model *m = NULL;
     void *bytes = NULL;
     size_t n = 0;
-    if (annotate ? !cli_read_file(path, (unsigned char **)&bytes, &n) : !cli_strip_model(path, &bytes, &n))
+    cli_model_file mf;
+    if (!cli_open_model(path, &mf)) return CLI_BAD_INPUT;
+    if (!cli_strip_opened(path, &mf, &bytes, &n)) {
+        cli_close_model(&mf);
         return CLI_BAD_INPUT;
+    }
+    if (!annotate) cli_close_model(&mf);
+    else r.model_reader = &mf.rd;
     if (memplan_model_load(bytes, n, NULL, &m, &err)) {
         cli_error("memplan: %s: %s", path, err.message);
         free(bytes);
+        cli_close_model(&mf);
         return CLI_BAD_INPUT;
     }
     if (keeps_bytes(cmd)) {
@@ -47,6 +55,7 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
                                            : memplan_report_text(m, cmd, &r, &out, &len, &err);
     memplan_model_free(m);
     free(bytes);
+    cli_close_model(&mf); /* closing twice is harmless */
     if (st) {
         cli_error("memplan %s: %s: %s", cmd, path, err.message);
         return st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;

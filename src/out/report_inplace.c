@@ -347,14 +347,15 @@ static memplan_status build_cached(mp_cache *cache, const memplan_model *m, cons
 memplan_status mp_report_inplace(mp_cache *cache, const memplan_model *m, const char *command,
                                  const memplan_request *r, char **out, size_t *len, memplan_error *err, bool json) {
     bool annotate = strcmp(command, "annotate") == 0;
-    if (annotate && !r->model_bytes)
+    if (annotate && !r->model_bytes && !r->model_reader)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "annotate needs the model's bytes");
     memplan_shapes *S = NULL;
     memplan_inplace *ctx = NULL;
     memplan_status st = build_cached(cache, m, r, &S, &ctx, err);
     if (!st && annotate) {
         unsigned char *bytes = NULL;
-        st = memplan_annotate(r->model_bytes, r->model_len, ctx, &bytes, len, err);
+        st = r->model_reader ? memplan_annotate_reader(r->model_reader, ctx, &bytes, len, err)
+                             : memplan_annotate(r->model_bytes, r->model_len, ctx, &bytes, len, err);
         *out = (char *)bytes;
     } else if (!st) {
         doc d = {m->graph, ctx, memplan_shapes_pool(S), r, NULL, 0};
