@@ -17,10 +17,23 @@ For each one that `memplan info` loads:
      them as unknown fields), the input and the output are equal both as our
      schema's ModelProto and as onnx.ModelProto;
   5. those metadata lists are exactly the input's, with each onnx_light.* entry
-     the JSON implies replaced in place (same key) or appended in the order
-     inplace_reuse, release_after, not_used_after, release_after_shape_tag,
-     node_tag (nodes) / value_tag (inputs, outputs, value_info, initializers), and the values
-     equal the JSON results.
+     the JSON implies replaced in place (the first entry with that key) or
+     appended in the order inplace_reuse, release_after, not_used_after,
+     release_after_shape_tag, node_tag (nodes) / value_tag (inputs, outputs,
+     value_info, initializers), every other onnx_light.* entry removed, and the
+     values equal the JSON results;
+  6. bytes (annotate splices the wire bytes): every top-level field and every
+     field of the main graph but its nodes, value infos and initializers is
+     byte-identical and in the same order; those keep every field but
+     metadata_props byte-identical and in order, and their non-onnx_light
+     metadata entries byte-identical and in order;
+  7. with --reference EXE (say the previous binary): that annotate's output is
+     equal to ours as protobuf messages (our schema and onnx.ModelProto); not
+     for the crafted model, whose repeated and misplaced onnx_light entries
+     the unpack/pack implementation (before the splice) kept.
+Each model runs with and without --allow-input-overwrite. A crafted model
+(unknown fields at every level, raw tensor data, a function, a subgraph, user
+and stale onnx_light entries, two graph fields) is added to the list.
 Models memplan cannot load must make annotate fail (exit 2) without writing OUT.
 
 Exit 0 when every model passes, 1 otherwise.
@@ -67,16 +80,93 @@ def node_entries(n):
     return [(k, v) for k, v in zip(NODE_KEYS, vals) if v]
 
 
+OURS = NODE_KEYS + ("onnx_light.value_tag",)
+
+
 def expected_meta(before, entries):
-    """The input's list with entries replaced in place or appended."""
-    out = [(e.key, e.value) for e in before]
-    for key, value in entries:
-        idx = next((i for i, (k, _) in enumerate(out) if k == key), None)
-        if idx is None:
-            out.append((key, value))
+    """The input's list: our entries replaced in place (first of each key) or
+    appended, every other entry with one of our keys gone."""
+    new, out, placed = dict(entries), [], set()
+    for e in before:
+        if e.key in OURS:
+            if e.key in new and e.key not in placed:
+                out.append((e.key, new[e.key]))
+                placed.add(e.key)
+            continue
+        out.append((e.key, e.value))
+    return out + [(k, v) for k, v in entries if k not in placed]
+
+
+def varint(b, p):
+    x = s = 0
+    while True:
+        c = b[p]
+        p += 1
+        x |= (c & 0x7F) << s
+        s += 7
+        if not c & 0x80:
+            return x, p
+
+
+def fields(b):
+    """[(field, wire type, raw bytes, LEN body)] of a message's bytes."""
+    out, p = [], 0
+    while p < len(b):
+        start = p
+        tag, p = varint(b, p)
+        wt, body = tag & 7, b""
+        if wt == 0:
+            _, p = varint(b, p)
+        elif wt == 1:
+            p += 8
+        elif wt == 5:
+            p += 4
+        elif wt == 2:
+            n, p = varint(b, p)
+            body = b[p:p + n]
+            p += n
         else:
-            out[idx] = (key, value)
+            raise ValueError("wire type %d" % wt)
+        out.append((tag >> 3, wt, b[start:p], body))
     return out
+
+
+CHILD_META = {1: 9, 5: 16, 11: 4, 12: 4, 13: 4}  # GraphProto field -> its messages' metadata_props
+
+
+def entry_key(body):
+    key = None
+    for f, wt, _, b in fields(body):
+        if f == 1 and wt == 2:
+            key = b.split(b"\0")[0].decode(errors="replace")
+    return key
+
+
+def kept(msg, meta):
+    """A node/value/initializer's fields but our metadata entries, as raw bytes."""
+    return [raw for f, wt, raw, body in fields(msg) if not (f == meta and wt == 2 and entry_key(body) in OURS)]
+
+
+def check_bytes(src, dst):
+    a, b = fields(src), fields(dst)
+    if [x[:2] for x in a] != [x[:2] for x in b]:
+        return "top-level fields differ in number or order"
+    for x, y in zip(a, b):
+        if x[0] != 7 or x[1] != 2:
+            if x[2] != y[2]:
+                return "top-level field %d changed" % x[0]
+            continue
+        ga, gb = fields(x[3]), fields(y[3])
+        if [f[:2] for f in ga] != [f[:2] for f in gb]:
+            return "graph fields differ in number or order"
+        for f, g in zip(ga, gb):
+            meta = CHILD_META.get(f[0]) if f[1] == 2 else None
+            if meta is None:
+                if f[2] != g[2]:
+                    return "graph field %d changed" % f[0]
+            elif kept(f[3], meta) != kept(g[3], meta):
+                return "graph field %d: a field other than our metadata changed" % f[0]
+    return None
 
 
 def check_meta(where, before, after, entries):
@@ -96,10 +186,60 @@ def strip(model):
         del t.metadata_props[:]
 
 
-def check_one(exe, path, Model, tmp, idx):
+def crafted_model(Model):
+    """A model whose bytes test the splice: unknown fields in the model, the
+    graph, a node, a value info and an initializer; raw tensor data; a local
+    function; user metadata around stale, repeated and misplaced onnx_light
+    entries; a second graph field (protobuf merges the two)."""
+    from onnx import TensorProto, helper
+    W = helper.make_tensor("W", TensorProto.FLOAT, [2, 3], b"\x01\x02\x03\x04" * 6, raw=True)
+    fn = helper.make_function("custom", "MyRelu", ["i"], ["o"], [helper.make_node("Relu", ["i"], ["o"])],
+                              [helper.make_opsetid("", 13)])
+    g = helper.make_graph(
+        [helper.make_node("Add", ["X", "W"], ["A"]), helper.make_node("MyRelu", ["A"], ["B"], domain="custom"),
+         helper.make_node("Neg", ["B"], ["Y"])], "g",
+        [helper.make_tensor_value_info("X", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("Y", TensorProto.FLOAT, [2, 3])], [W],
+        value_info=[helper.make_tensor_value_info("A", TensorProto.FLOAT, [2, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid("custom", 1)],
+                          functions=[fn])
+    m = wire.convert(m, Model)
+
+    def meta(msg, *kv):
+        for k, v in zip(kv[::2], kv[1::2]):
+            e = msg.metadata_props.add()
+            e.key, e.value = k, v
+
+    def unknown(msg, n):
+        msg.MergeFromString(wire.f_varint(1000 + n, n) + wire.f_bytes(2000 + n, "unknown %d" % n))
+
+    node = m.graph.node[0]
+    meta(node, "user.a", "1", "onnx_light.node_tag", "stale", "user.b", "2", "onnx_light.node_tag", "repeated",
+         "onnx_light.value_tag", "misplaced", "onnx_light.inplace_reuse", "9:9:equal", "user.c", "3")
+    unknown(node, 1)
+    meta(m.graph.node[2], "onnx_light.release_after_shape_tag", "stale")
+    meta(m.graph.input[0], "user.x", "x", "onnx_light.value_tag", "axes")
+    unknown(m.graph.input[0], 2)
+    meta(m.graph.value_info[0], "onnx_light.value_tag", "shape", "user.v", "v")
+    meta(m.graph.initializer[0], "onnx_light.value_tag", "stale", "user.w", "w")
+    unknown(m.graph.initializer[0], 3)
+    unknown(m.graph, 4)
+    unknown(m, 5)
+    return m.SerializeToString() + wire.f_bytes(7, wire.f_bytes(2006, "second graph field"))
+
+
+def check_one(exe, path, Model, tmp, idx, ref=None):
+    for opts in ([], ["--allow-input-overwrite"]):
+        err = check_opts(exe, path, Model, tmp, idx, opts, ref)
+        if err:
+            return err if err == "skip" else " ".join(opts + [err])
+    return None
+
+
+def check_opts(exe, path, Model, tmp, idx, opts, ref):
     out = os.path.join(tmp, "out_%d.onnx" % idx)
     info = run([exe, "info", path, "--json"])
-    ann = run([exe, "annotate", path, "-o", out])
+    ann = run([exe, "annotate", path, "-o", out] + opts)
     leftovers = [f for f in os.listdir(tmp) if f.startswith("out_%d.onnx.tmp-" % idx)]
     if leftovers:
         return "temporary file left behind: %s" % leftovers
@@ -110,7 +250,7 @@ def check_one(exe, path, Model, tmp, idx):
         return "skip"
     if ann.returncode != 0:
         return "annotate exit %d: %s" % (ann.returncode, ann.stderr.decode(errors="replace").strip()[:300])
-    res = run([exe, "inplace", path, "--json"])
+    res = run([exe, "inplace", path, "--json"] + opts)
     if res.returncode != 0:
         return "inplace exit %d: %s" % (res.returncode, res.stderr.decode(errors="replace").strip()[:300])
     doc = json.loads(res.stdout)
@@ -126,6 +266,21 @@ def check_one(exe, path, Model, tmp, idx):
         onnx.load_model_from_string(dst)
     except Exception as e:  # noqa: BLE001
         return "python onnx cannot read the output: %s" % e
+    err = check_bytes(src, dst)
+    if err:
+        return err
+    if ref:
+        rout = out + ".ref"
+        rr = run([ref, "annotate", path, "-o", rout] + opts)
+        if rr.returncode != 0:
+            return "reference annotate exit %d" % rr.returncode
+        with open(rout, "rb") as f:
+            rdst = f.read()
+        os.unlink(rout)
+        if Model.FromString(rdst) != Model.FromString(dst):
+            return "differs from the reference (our schema)"
+        if onnx.load_model_from_string(rdst) != onnx.load_model_from_string(dst):
+            return "differs from the reference (onnx.ModelProto)"
     a, b = Model.FromString(src), Model.FromString(dst)
     if len(a.graph.node) != len(doc["nodes"]):
         return "JSON has %d nodes, the file %d" % (len(doc["nodes"]), len(a.graph.node))
@@ -164,6 +319,7 @@ def main():
     ap.add_argument("--schema")
     ap.add_argument("--protoc")
     ap.add_argument("--no-testdata", action="store_true")
+    ap.add_argument("--reference", help="another memplan whose annotate output must be equal")
     ap.add_argument("--jobs", type=int, default=max(1, os.cpu_count() or 1))
     args = ap.parse_intermixed_args()
     t0 = time.monotonic()
@@ -183,8 +339,14 @@ def main():
     cases += [(p, "argument") for p in args.models]
 
     with tempfile.TemporaryDirectory() as tmp:
+        crafted = os.path.join(tmp, "crafted.onnx")
+        with open(crafted, "wb") as f:
+            f.write(crafted_model(Model))
+        cases.append((crafted, "crafted"))
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            results = list(pool.map(lambda ic: check_one(args.exe, ic[1][0], Model, tmp, ic[0]), enumerate(cases)))
+            results = list(pool.map(lambda ic: check_one(args.exe, ic[1][0], Model, tmp, ic[0],
+                                                                args.reference if ic[1][1] != "crafted" else None),
+                                    enumerate(cases)))
     failures = [(p, d, r) for (p, d), r in zip(cases, results) if r and r != "skip"]
     skipped = sum(1 for r in results if r == "skip")
     for p, d, r in failures:

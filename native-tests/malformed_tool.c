@@ -26,6 +26,7 @@
 #include "memplan/memplan.h"
 #include "memplan/report.h"
 #include "onnx/prune.h"
+#include "out/annotate.h"
 
 static int bad;
 
@@ -67,6 +68,41 @@ static void check_reader(const char *label, const uint8_t *copy, size_t len) {
     mp_buf_free(&b);
 }
 
+/* A model that loads is annotated from memory and through a reader with a
+ * 16-byte window: the same bytes (or the same error); and annotating the
+ * output again gives the output (the entries are replaced, not repeated). */
+static void check_annotate(const char *label, const memplan_model *m, const uint8_t *copy, size_t len) {
+    memplan_shapes *S = NULL;
+    memplan_inplace *ctx = NULL;
+    memplan_error err = {0}, eb = {0};
+    memplan_inplace_options o = {0};
+    if (memplan_shapes_infer(m, &S, &err) || memplan_inplace_compute(m, S, &o, &ctx, &err)) {
+        memplan_inplace_free(ctx);
+        memplan_shapes_free(S);
+        return;
+    }
+    unsigned char *a = NULL, *b = NULL, *c = NULL;
+    size_t na = 0, nb = 0, nc = 0;
+    memplan_reader rd = {copy_read, (void *)copy, len};
+    memplan_status sa = memplan_annotate(copy, len, ctx, &a, &na, &err);
+    memplan_status sb = mp_annotate_reader_window(&rd, MP_PRUNE_WINDOW_MIN, ctx, &b, &nb, &eb);
+    if (sa != sb || strcmp(err.message, eb.message) != 0 ||
+        (!sa && (na != nb || memcmp(a, b, na) != 0))) {
+        fprintf(stderr, "malformed_tool: %s: annotate through a reader differs: %d '%s' (%zu bytes) vs %d '%s' (%zu bytes)\n",
+                label, (int)sa, err.message, na, (int)sb, eb.message, nb);
+        bad = 1;
+    }
+    if (!sa && (memplan_annotate(a, na, ctx, &c, &nc, &err) || nc != na || memcmp(a, c, na) != 0)) {
+        fprintf(stderr, "malformed_tool: %s: annotating the annotated model changes it\n", label);
+        bad = 1;
+    }
+    free(a);
+    free(b);
+    free(c);
+    memplan_inplace_free(ctx);
+    memplan_shapes_free(S);
+}
+
 static void run_case(const char *label, const uint8_t *data, size_t len) {
     memplan_model *m = NULL;
     memplan_error err = {0};
@@ -75,6 +111,7 @@ static void run_case(const char *label, const uint8_t *data, size_t len) {
     memcpy(copy, data, len);
     check_reader(label, copy, len);
     memplan_status st = memplan_model_load(copy, len, NULL, &m, &err);
+    if (st == MEMPLAN_OK) check_annotate(label, m, copy, len);
     free(copy);
     printf("{\"case\":\"%s\",", label);
     if (st != MEMPLAN_OK) {
