@@ -163,7 +163,28 @@ static void test_session_from_reader(void **state) {
     assert_null(out);
     assert_string_equal(err.message,
                         "annotate needs the whole model, and this session was opened through a reader that "
-                        "skipped its tensor data: open the model from its bytes");
+                        "skipped its tensor data: pass the reader with the request (model_reader)");
+    /* With the reader passed again, annotate equals the one-shot annotate of the bytes. */
+    static const step annotate_steps[] = {{"annotate", true, {0}}, {"annotate", true, {"--allow-input-overwrite"}}};
+    for (size_t i = 0; i < 2; i++) {
+        memplan_request *q = malloc(sizeof *q);
+        memplan_request_init(q);
+        assert_int_equal(memplan_request_parse(q, count_args(&annotate_steps[i]), annotate_steps[i].args, &err), MEMPLAN_OK);
+        q->model_reader = &rd;
+        char *a = NULL, *b = NULL;
+        size_t alen = 0, blen = 0;
+        assert_int_equal(memplan_session_report(s, "annotate", q, true, &a, &alen, &err), MEMPLAN_OK);
+        q->model_reader = NULL;
+        q->model_bytes = bytes;
+        q->model_len = len;
+        assert_int_equal(memplan_report_json(m, "annotate", q, &b, &blen, &err), MEMPLAN_OK);
+        assert_int_equal(alen, blen);
+        assert_memory_equal(a, b, alen);
+        assert_true(alen > len); /* the entries were added */
+        free(a);
+        free(b);
+        free(q);
+    }
     memplan_session_close(s);
     memplan_model_free(m);
     free(bytes);

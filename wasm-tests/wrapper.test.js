@@ -236,14 +236,24 @@ describe('openReader', () => {
     expect(Math.max(...log.map(([, n]) => n))).toBeLessThanOrEqual(1 << 20);
   });
 
-  it('refuses annotate, which needs the whole model', async () => {
+  it('annotates through the reader: the same bytes as open()', async () => {
     const mp = await loadMemplan();
-    const bytes = new Uint8Array(readFileSync(SMALL));
-    const model = mp.openReader(bytes.length, readerOf(bytes));
-    expect(() => model.callBytes('annotate')).toThrow(
-      'annotate needs the whole model, and this session was opened through a reader that skipped its tensor data: '
-      + 'open the model from its bytes');
-    model.close();
+    for (const file of [SMALL, SILERO, LARGE]) {
+      const bytes = new Uint8Array(readFileSync(file));
+      const a = mp.open(bytes);
+      const log = [];
+      const b = mp.openReader(bytes.length, readerOf(bytes, log));
+      const opened = log.length;
+      try {
+        for (const args of [[], ['--allow-input-overwrite']]) {
+          expect(Buffer.from(b.callBytes('annotate', args)).equals(Buffer.from(a.callBytes('annotate', args)))).toBe(true);
+        }
+        expect(log.length).toBeGreaterThan(opened); // annotate read the model again
+      } finally {
+        a.close();
+        b.close();
+      }
+    }
   });
 
   it('turns a failing or short read into the C message, and stays usable', async () => {

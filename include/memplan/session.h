@@ -41,8 +41,9 @@ memplan_status memplan_session_open(const void *bytes, size_t len, memplan_sessi
 
 /* Load a model through a reader (memplan/model.h): the session keeps only
  * the model's bytes without large tensor data, so a file of any size costs
- * O(graph) memory. Every command works as with memplan_session_open except
- * "annotate" (it writes the whole model), which fails with MEMPLAN_EUSAGE. */
+ * O(graph) memory. Every command works as with memplan_session_open;
+ * "annotate" (it copies the whole model) needs the reader again in the
+ * request's model_reader, else it fails with MEMPLAN_EUSAGE. */
 memplan_status memplan_session_open_reader(const memplan_reader *reader, memplan_session **out, memplan_error *err);
 
 /* Free the session and everything it cached. NULL is fine. */
@@ -52,7 +53,7 @@ const memplan_model *memplan_session_model(const memplan_session *s);
 
 /* Run `command` for the request, as memplan_report_json (json) or
  * memplan_report_text would; the request's model_bytes/model_len are ignored
- * (the session's copy is used). *out is malloc'ed: free it. When memory runs
+ * (the session's copy is used; model_reader is passed on to annotate). *out is malloc'ed: free it. When memory runs
  * out, the session drops its cached results (the model stays loaded). */
 memplan_status memplan_session_report(memplan_session *s, const char *command, const memplan_request *r, bool json,
                                       char **out, size_t *len, memplan_error *err);

@@ -4,7 +4,10 @@
  *   session = mp_open(bytes, len)        0 on failure; mp_result() has the message
  *   session = mp_open_reader(size)       the same, reading through Module.memplanReadAt
  *                                        (offset, length) -> Uint8Array, a window at a
- *                                        time, skipping tensor data; no annotate
+ *                                        time, skipping tensor data
+ *   status  = mp_call_reader(session, "annotate", args, size)
+ *                                        annotate on such a session, reading the model
+ *                                        again through Module.memplanReadAt
  *   status  = mp_call(session, "info", "--flag\nvalue")
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
  *             ("annotate" leaves the annotated model's bytes there)
@@ -117,7 +120,8 @@ static int split_args(char *args, char **argv, int max) {
     return n;
 }
 
-EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *args) {
+/* mp_call with the model's reader for annotate (NULL: none). */
+static int call(session *s, const char *command, const char *args, const memplan_reader *rd) {
     if (!s || !command) {
         set_message("no session");
         return MEMPLAN_EUSAGE;
@@ -151,6 +155,7 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
             st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unexpected argument '%s'", r->positional[0]);
         if (!st && r->output_path)
             st = memplan_error_set(&err, MEMPLAN_EUSAGE, "-o/--output is for the command line: annotate returns the bytes");
+        r->model_reader = rd;
         if (!st) st = memplan_session_report(s, command, r, true, &out, &len, &err);
     }
     free(r);
@@ -162,6 +167,21 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
     }
     set_result(out, len);
     return 0;
+}
+
+EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *args) {
+    return call(s, command, args, NULL);
+}
+
+/* mp_call for a session from mp_open_reader whose command reads the whole
+ * model (annotate): the model is read again through Module.memplanReadAt. */
+EMSCRIPTEN_KEEPALIVE int mp_call_reader(session *s, const char *command, const char *args, double size) {
+    if (!(size >= 0 && size <= 9007199254740992.0)) {
+        set_message("the model's size is not a byte count");
+        return MEMPLAN_EUSAGE;
+    }
+    memplan_reader rd = {read_at, NULL, (uint64_t)size};
+    return call(s, command, args, &rd);
 }
 
 /* `memplan pack --json` on CSV text (id,lower,upper,size): args as in

@@ -64,8 +64,9 @@ class Memplan {
    * that many bytes of the file as a Uint8Array, synchronously (in a worker,
    * FileReaderSync over blob.slice()). The library reads the graph a window
    * (1 MiB) at a time and skips large tensor data unread, so memory stays
-   * O(graph) whatever the file's size. Every command works as with open(),
-   * except 'annotate', which needs the whole model (open its bytes instead).
+   * O(graph) whatever the file's size. Every command works as with open();
+   * 'annotate' reads the whole model again through readAt (keep it valid
+   * while the model is open) and holds only its output.
    * Throws MemplanError with the C message (a read that throws or returns
    * the wrong length is "could not read the model's bytes at N").
    */
@@ -73,18 +74,13 @@ class Memplan {
     if (!Number.isSafeInteger(size) || size < 0) throw new TypeError('openReader(size, readAt): size must be a byte count');
     if (typeof readAt !== 'function') throw new TypeError('openReader(size, readAt): readAt must be a function');
     const M = this._M;
-    M.memplanReadAt = readAt;
     let session;
-    try {
-      session = M._mp_open_reader(size);
-    } finally {
-      delete M.memplanReadAt; // no reference to the caller's file after the call
-    }
+    withReader(M, readAt, () => { session = M._mp_open_reader(size); });
     if (!session) {
       const message = takeResult(M);
       throw new MemplanError(decoder.decode(message) || 'mp_open_reader failed', 0, 'open');
     }
-    return new Model(M, session);
+    return new Model(M, session, { size, readAt });
   }
 
   /**
@@ -123,10 +119,22 @@ function checkArgs(args) {
   }
 }
 
+// Run fn with readAt as the module's reader (Module.memplanReadAt, which the
+// C side calls synchronously); no reference to it is kept afterwards.
+function withReader(M, readAt, fn) {
+  M.memplanReadAt = readAt;
+  try {
+    fn();
+  } finally {
+    delete M.memplanReadAt;
+  }
+}
+
 class Model {
-  constructor(M, session) {
+  constructor(M, session, reader = null) {
     this._M = M;
     this._session = session;
+    this._reader = reader; // {size, readAt} of a model from openReader()
   }
 
   /** The info document (same JSON as `memplan info MODEL --json`). */
@@ -155,7 +163,12 @@ class Model {
     let status;
     try {
       argp = allocString(M, args.join('\n'));
-      status = M._mp_call(this._session, cmd, argp);
+      if (this._reader && command === 'annotate') { // it copies the whole model: read it again
+        const { size, readAt } = this._reader;
+        withReader(M, readAt, () => { status = M._mp_call_reader(this._session, cmd, argp, size); });
+      } else {
+        status = M._mp_call(this._session, cmd, argp);
+      }
     } finally {
       M._free(cmd);
       if (argp) M._free(argp);
@@ -172,6 +185,7 @@ class Model {
     if (this._session) {
       this._M._mp_close(this._session);
       this._session = 0;
+      this._reader = null;
     }
   }
 }

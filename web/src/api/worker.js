@@ -3,7 +3,7 @@
 //   {id, op: 'open', bytes}                        -> {handle, info}
 //   {id, op: 'open', blob}                         -> the same for a File/Blob, read in slices
 //                                                    (the tensor data is never read; annotate
-//                                                    then reads the whole file)
+//                                                    copies it through the same slices)
 //   {id, op: 'call', handle, command, args, bytes} -> the JSON's UTF-8 bytes with `json: true`
 //                                                    (the client parses them), or the raw bytes when `bytes` is set
 //   {id, op: 'close', handle}                      -> null
@@ -16,7 +16,6 @@ import { createMemplan } from './memplan-core.js';
 
 let memplanPromise = null;
 const models = new Map();
-const blobs = new Map(); // model -> the File it reads from
 let nextHandle = 1;
 
 // A File of any size: the library reads the graph through slices and skips
@@ -27,16 +26,6 @@ async function openBlob(mp, blob) {
   if (typeof FileReaderSync === 'undefined') return mp.open(new Uint8Array(await blob.arrayBuffer()));
   const reader = new FileReaderSync();
   return mp.openReader(blob.size, (offset, length) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(offset, offset + length))));
-}
-
-// annotate writes the whole model: read it whole, only for this call.
-async function annotateWhole(mp, blob, args) {
-  const whole = mp.open(new Uint8Array(await blob.arrayBuffer()));
-  try {
-    return whole.callBytes('annotate', args);
-  } finally {
-    whole.close();
-  }
 }
 
 async function handle(msg, progress) {
@@ -59,14 +48,12 @@ async function handle(msg, progress) {
       }
       const h = nextHandle++;
       models.set(h, model);
-      if (msg.blob) blobs.set(model, msg.blob);
       return { handle: h, info };
     }
     case 'call': {
       const model = models.get(msg.handle);
       if (!model) throw new Error('the model is closed');
       progress({ stage: 'running', command: msg.command });
-      if (msg.command === 'annotate' && blobs.has(model)) return annotateWhole(mp, blobs.get(model), msg.args);
       if (msg.bytes) return model.callBytes(msg.command, msg.args);
       // JSON goes back as its UTF-8 bytes (transferred, no copy); the client
       // parses it: cheaper than parsing here and structured-cloning the
@@ -76,7 +63,6 @@ async function handle(msg, progress) {
       return { json: out };
     }
     case 'close':
-      blobs.delete(models.get(msg.handle));
       models.get(msg.handle)?.close();
       models.delete(msg.handle);
       return null;
