@@ -290,6 +290,13 @@ static void test_annotate_other_graph(void **state) {
     assert_string_equal(err.message, "the results are for a graph with 3 nodes, but the model's graph has 1");
     assert_null(out);
     free(other);
+    /* No bytes at all (NULL, 0 is allowed): no graph, as for any empty input,
+     * never a read through a reader that was not given. */
+    assert_int_equal(memplan_annotate(NULL, 0, t.ctx, &out, &out_len, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "the model has no graph");
+    assert_null(out);
+    assert_int_equal(memplan_annotate("", 0, t.ctx, &out, &out_len, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "the model has no graph");
     /* Through the report: annotate without bytes is a usage error. */
     memplan_request r;
     memplan_request_init(&r);

@@ -28,7 +28,7 @@ void mp_wire_close(mp_wire_src *s) {
 }
 
 const uint8_t *mp_wire_at(mp_wire_src *s, uint64_t pos, size_t n) {
-    if (s->mem) return s->mem + pos;
+    if (!s->rd) return s->mem + pos; /* memory (mem is NULL for an empty input) */
     if (pos >= s->win_pos && pos + n <= s->win_pos + s->win_len) return s->win + (pos - s->win_pos);
     /* Read-ahead: reading on from the window doubles the next read (up to
      * win_cap); a jump (past skipped tensor data) starts small again, since
@@ -49,7 +49,7 @@ const uint8_t *mp_wire_at(mp_wire_src *s, uint64_t pos, size_t n) {
 }
 
 bool mp_wire_copy(mp_wire_src *s, uint64_t pos, uint64_t n, mp_buf *out) {
-    size_t chunk = s->mem ? SIZE_MAX : s->win_cap;
+    size_t chunk = s->rd ? s->win_cap : SIZE_MAX;
     while (n) {
         size_t k = n < chunk ? (size_t)n : chunk;
         const uint8_t *p = mp_wire_at(s, pos, k);

@@ -22,7 +22,7 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 
 typedef struct mp_wire_src {
-    const uint8_t *mem;          /* whole input, or NULL */
+    const uint8_t *mem;          /* whole input (NULL when empty) when rd is NULL */
     const memplan_reader *rd;    /* else read through this */
     uint64_t size;
     uint8_t *win;                /* up to win_cap bytes of the input from win_pos */

@@ -136,7 +136,7 @@ static memplan_status next_field(splicer *s, uint64_t *p, uint64_t end, fld *f) 
 
 /* Copy n input bytes from pos into dst, a window at a time. */
 static memplan_status read_bytes(splicer *s, uint64_t pos, uint64_t n, uint8_t *dst) {
-    size_t chunk = s->src.mem ? SIZE_MAX : s->src.win_cap;
+    size_t chunk = s->src.rd ? s->src.win_cap : SIZE_MAX;
     while (n) {
         size_t k = n < chunk ? (size_t)n : chunk;
         const uint8_t *q = mp_wire_at(&s->src, pos, k);
@@ -462,8 +462,8 @@ static memplan_status splice(splicer *s, size_t window, unsigned char **out, siz
      * the large tensor data, is O(graph) and dropped). */
     mp_buf chk;
     mp_buf_init(&chk);
-    memplan_status st = s->src.mem ? mp_prune_model(s->src.mem, (size_t)s->src.size, &chk, NULL, s->err)
-                                   : mp_prune_reader(s->src.rd, window, &chk, NULL, s->err);
+    memplan_status st = s->src.rd ? mp_prune_reader(s->src.rd, window, &chk, NULL, s->err)
+                                  : mp_prune_model(s->src.mem, (size_t)s->src.size, &chk, NULL, s->err);
     mp_buf_free(&chk);
     if (st) return st;
     int64_t count;
