@@ -17,7 +17,9 @@
      closes the pipe early ends the run (SIGPIPE or exit 2), never a hang;
   6. dims: a deferred text plan names the unbound dims; a dim whose name is
      not an identifier binds by its raw name or by the escaped form `shapes`
-     prints it in (`_0x` + hex), and both give the same plan.
+     prints it in (`_0x` + hex), and both give the same plan;
+  7. a model read from a named pipe (mkfifo) is read once, whole: info and
+     annotate print what they print for the file, never a hang.
 Exit 0 when all hold.
 """
 import os
@@ -216,6 +218,37 @@ def main():
     esc = run(exe, ["plan", odd, "--json", "--dim", "_0x70326f2e44696d2e30=2", "--dim", "_0x736571206C656E=3"])
     check(raw.returncode == 0 and '"status":"planned"' in raw.stdout and '"peak_bytes":384' in raw.stdout
           and esc.stdout == raw.stdout, f"escaped dim names bind like raw ones ({esc.stdout[:80]!r})")
+    # 7. a model from a named pipe: opened once (closing the read end and
+    # opening it again would kill the writer and wait forever for another)
+    import threading
+    fifo = os.path.join(d, "model.fifo")
+    os.mkfifo(fifo)
+    data = open(big, "rb").read()
+
+    def feed():
+        try:
+            with open(fifo, "wb") as w:
+                w.write(data)
+        except OSError:
+            pass
+    from_fifo, from_file = os.path.join(d, "from_fifo.onnx"), os.path.join(d, "from_file.onnx")
+    for args in (["info", fifo, "--json"], ["annotate", fifo, "-o", from_fifo]):
+        want = run(exe, [{fifo: big, from_fifo: from_file}.get(a, a) for a in args])
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        try:
+            r = subprocess.run([exe] + args, capture_output=True, text=True, timeout=30)
+            ok = r.returncode == 0 and r.stdout == want.stdout and r.stderr == ""
+            check(ok, f"{args[0]} on a named pipe: as on the file (exit {r.returncode}, {r.stderr.strip()!r})")
+        except subprocess.TimeoutExpired:
+            check(False, f"{args[0]} on a named pipe: hangs")
+            try:  # unblock the writer (if it waits for a reader) so the thread ends
+                os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))
+            except OSError:
+                pass
+        writer.join(5)
+    check(os.path.exists(from_fifo) and open(from_fifo, "rb").read() == open(from_file, "rb").read(),
+          "annotate on a named pipe: the same bytes as on the file")
     print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0
 

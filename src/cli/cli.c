@@ -19,14 +19,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) {
     return CLI_USAGE;
 }
 
-bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
-    *data = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "memplan: %s: %s\n", path, strerror(errno));
-        return false;
-    }
+/* Read the whole of f (opened on path) and close it. */
+static bool read_stream(FILE *f, const char *path, unsigned char **data, size_t *len) {
     /* Size the buffer from the file length when it is known (regular files),
      * so a model costs its size once, not up to twice through doubling. */
     size_t cap = 1 << 16, n = 0;
@@ -65,6 +59,17 @@ bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
     return true;
 }
 
+bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
+    *data = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "memplan: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    return read_stream(f, path, data, len);
+}
+
 /* A memplan_reader over an open regular file. */
 static bool file_read(void *ctx, uint64_t offset, void *buf, size_t len) {
     FILE *f = ctx;
@@ -87,15 +92,20 @@ static long long regular_size(FILE *f) {
 bool cli_open_model(const char *path, cli_model_file *mf) {
     memset(mf, 0, sizeof *mf);
     FILE *f = fopen(path, "rb");
-    long long size = f ? regular_size(f) : -1;
+    if (!f) {
+        fprintf(stderr, "memplan: %s: %s\n", path, strerror(errno));
+        return false;
+    }
+    long long size = regular_size(f);
     if (size > 0) {
         mf->f = f;
         mf->rd = (memplan_reader){file_read, f, (uint64_t)size};
         return true;
     }
-    if (f) fclose(f);
-    size_t n; /* not seekable: read it whole */
-    if (!cli_read_file(path, &mf->data, &n)) return false;
+    /* Not seekable: read it whole from this stream (opening a named pipe
+     * again would lose what its writer sent and wait for another writer). */
+    size_t n;
+    if (!read_stream(f, path, &mf->data, &n)) return false;
     mf->rd = (memplan_reader){mem_read, mf->data, n};
     return true;
 }
