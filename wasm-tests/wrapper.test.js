@@ -256,6 +256,67 @@ describe('openReader', () => {
     }
   });
 
+  it('lets a reader open and annotate another model through its own reader (nested readers)', async () => {
+    const mp = await loadMemplan();
+    const bytes = new Uint8Array(readFileSync(SMALL));
+    const other = new Uint8Array(readFileSync(SILERO));
+    const a = mp.open(bytes);
+    let nested = null;
+    const outer = (offset, length) => {
+      if (!nested) { // the first read opens another model and annotates it, both through readers
+        const inner = mp.openReader(other.length, readerOf(other));
+        try {
+          nested = inner.callBytes('annotate').length;
+        } finally {
+          inner.close();
+        }
+      }
+      return bytes.subarray(offset, offset + length);
+    };
+    const b = mp.openReader(bytes.length, outer);
+    try {
+      expect(nested).toBeGreaterThan(other.length);
+      expect(b.callText('inplace')).toBe(a.callText('inplace'));
+      expect(Buffer.from(b.callBytes('annotate')).equals(Buffer.from(a.callBytes('annotate')))).toBe(true);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
+  it('refuses a call into the model whose reader is running (it would free what annotate reads)', async () => {
+    const mp = await loadMemplan();
+    const bytes = new Uint8Array(readFileSync(SILERO));
+    const a = mp.open(bytes);
+    let reenter = null;
+    const errors = [];
+    const b = mp.openReader(bytes.length, (offset, length) => {
+      if (reenter) {
+        for (const f of [() => reenter.call('inplace', ['--allow-input-overwrite', '--events']), () => reenter.close()]) {
+          try {
+            f();
+            errors.push(null);
+          } catch (e) {
+            errors.push(e.message);
+          }
+        }
+        reenter = null;
+      }
+      return bytes.subarray(offset, offset + length);
+    });
+    try {
+      const want = Buffer.from(a.callBytes('annotate'));
+      b.call('inplace'); // cached: annotate reuses these results
+      reenter = b;
+      expect(Buffer.from(b.callBytes('annotate')).equals(want)).toBe(true);
+      expect(errors).toEqual([expect.stringMatching(/^inplace: .* while its reader runs$/), expect.stringMatching(/^close: .* while its reader runs$/)]);
+      expect(b.call('inplace')).toEqual(a.call('inplace')); // still open and usable
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   it('turns a failing or short read into the C message, and stays usable', async () => {
     const mp = await loadMemplan();
     const bytes = new Uint8Array(readFileSync(SMALL));

@@ -66,7 +66,9 @@ class Memplan {
    * (1 MiB) at a time and skips large tensor data unread, so memory stays
    * O(graph) whatever the file's size. Every command works as with open();
    * 'annotate' reads the whole model again through readAt (keep it valid
-   * while the model is open) and holds only its output.
+   * while the model is open) and holds only its output. readAt may use other
+   * models (even through their own readers), not this one: a call or close()
+   * on it from inside readAt throws.
    * Throws MemplanError with the C message (a read that throws or returns
    * the wrong length is "could not read the model's bytes at N").
    */
@@ -120,13 +122,18 @@ function checkArgs(args) {
 }
 
 // Run fn with readAt as the module's reader (Module.memplanReadAt, which the
-// C side calls synchronously); no reference to it is kept afterwards.
+// C side calls synchronously); no reference to it is kept afterwards. A
+// reader may itself open or annotate another model through its own reader:
+// the reader it interrupted is put back when that returns.
 function withReader(M, readAt, fn) {
+  const had = Object.prototype.hasOwnProperty.call(M, 'memplanReadAt');
+  const outer = M.memplanReadAt;
   M.memplanReadAt = readAt;
   try {
     fn();
   } finally {
-    delete M.memplanReadAt;
+    if (had) M.memplanReadAt = outer;
+    else delete M.memplanReadAt;
   }
 }
 
@@ -135,6 +142,11 @@ class Model {
     this._M = M;
     this._session = session;
     this._reader = reader; // {size, readAt} of a model from openReader()
+    this._inReader = false; // its readAt is running (annotate): no call may re-enter the session
+  }
+
+  _checkNotInReader(what) {
+    if (this._inReader) throw new Error(`${what}: the model cannot be used while its reader runs`);
   }
 
   /** The info document (same JSON as `memplan info MODEL --json`). */
@@ -155,6 +167,7 @@ class Model {
   /** Run a command; returns its raw output bytes (a copy, owned by JS). */
   callBytes(command, args = []) {
     if (!this._session) throw new Error(`${command}: the model is closed`);
+    this._checkNotInReader(command);
     if (typeof command !== 'string' || command === '') throw new TypeError('call: command must be a non-empty string');
     checkArgs(args);
     const M = this._M;
@@ -165,7 +178,14 @@ class Model {
       argp = allocString(M, args.join('\n'));
       if (this._reader && command === 'annotate') { // it copies the whole model: read it again
         const { size, readAt } = this._reader;
-        withReader(M, readAt, () => { status = M._mp_call_reader(this._session, cmd, argp, size); });
+        // A readAt that calls into this model (another command, close) would
+        // change or free the results annotate is reading: refused meanwhile.
+        this._inReader = true;
+        try {
+          withReader(M, readAt, () => { status = M._mp_call_reader(this._session, cmd, argp, size); });
+        } finally {
+          this._inReader = false;
+        }
       } else {
         status = M._mp_call(this._session, cmd, argp);
       }
@@ -182,6 +202,7 @@ class Model {
 
   /** Free the session. Safe to call twice. */
   close() {
+    this._checkNotInReader('close');
     if (this._session) {
       this._M._mp_close(this._session);
       this._session = 0;
