@@ -1,5 +1,5 @@
 /* cli.c -- helpers shared by the memplan commands. */
-#define _POSIX_C_SOURCE 200809L /* fileno, fstat */
+#define _POSIX_C_SOURCE 200809L /* fileno, fstat, fseeko */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -59,21 +59,10 @@ static bool read_stream(FILE *f, const char *path, unsigned char **data, size_t 
     return true;
 }
 
-bool cli_read_file(const char *path, unsigned char **data, size_t *len) {
-    *data = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "memplan: %s: %s\n", path, strerror(errno));
-        return false;
-    }
-    return read_stream(f, path, data, len);
-}
-
 /* A memplan_reader over an open regular file. */
 static bool file_read(void *ctx, uint64_t offset, void *buf, size_t len) {
     FILE *f = ctx;
-    if (offset > (uint64_t)LONG_MAX || fseek(f, (long)offset, SEEK_SET) != 0) return false;
+    if (offset > (uint64_t)INT64_MAX || fseeko(f, (off_t)offset, SEEK_SET) != 0) return false;
     return fread(buf, 1, len, f) == len;
 }
 
@@ -124,17 +113,6 @@ bool cli_strip_opened(const char *path, cli_model_file *mf, void **bytes, size_t
     if (st) cli_error("memplan: %s: %s", path, err.message);
     return st == MEMPLAN_OK;
 }
-
-bool cli_strip_model(const char *path, void **bytes, size_t *len) {
-    cli_model_file mf;
-    *bytes = NULL;
-    *len = 0;
-    if (!cli_open_model(path, &mf)) return false;
-    bool ok = cli_strip_opened(path, &mf, bytes, len);
-    cli_close_model(&mf);
-    return ok;
-}
-
 
 /* Terminal control bytes from a model's names (ESC sequences can move the
  * cursor, retitle the window, ...) are written as \xNN; '\n' and '\t' stay.

@@ -18,16 +18,6 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 #endif
     ;
 
-/* Read a whole file. On failure prints "memplan: FILE: reason" and returns
- * false. *data is malloc'ed (free it). */
-bool cli_read_file(const char *path, unsigned char **data, size_t *len);
-
-/* A model file's bytes without its large tensor data (memplan_model_strip),
- * read through the file a window at a time, so a model of any size costs
- * O(graph) memory; pipes and devices are read whole first. On failure prints
- * "memplan: FILE: message" and returns false. *bytes is malloc'ed. */
-bool cli_strip_model(const char *path, void **bytes, size_t *len);
-
 /* A model file opened for reading through rd: a regular file is read in
  * place (f), a pipe or device whole into data first. cli_open_model prints
  * "memplan: FILE: reason" on failure; cli_close_model closes and frees. */
@@ -38,7 +28,9 @@ typedef struct cli_model_file {
 } cli_model_file;
 bool cli_open_model(const char *path, cli_model_file *mf);
 void cli_close_model(cli_model_file *mf);
-/* cli_strip_model on an opened model (which stays open). */
+/* The model's bytes without its large tensor data (memplan_model_strip),
+ * read through mf: O(graph) memory. On failure prints "memplan: FILE:
+ * message" and returns false. *bytes is malloc'ed; mf stays open. */
 bool cli_strip_opened(const char *path, cli_model_file *mf, void **bytes, size_t *len);
 
 /* Write len bytes to stdout; false (with a message) on failure. */
