@@ -6,7 +6,7 @@
      message when stdout cannot be written (/dev/full, closed);
   2. usage errors (unknown command or option, a missing or malformed value,
      --dim without NAME=VALUE or out of range, --align 0/3/2^31, --budget-ms -1,
-     -o misplaced, more than one model) exit 1 with "memplan CMD: <problem>" as
+     -o misplaced, an option the command does not take, more than one model) exit 1 with "memplan CMD: <problem>" as
      the first stderr line and nothing on stdout;
   3. bad input (a missing file, a directory, an empty file, /dev/null, a CSV
      that is not one) exits 2 naming the file and the problem, nothing on stdout;
@@ -129,6 +129,13 @@ def main():
         (["plan", model, "--strategy", "best"], "memplan plan: --strategy takes 'arena' or 'slots'"),
         (["plan", model, "--strategy"], "--strategy takes 'arena' or 'slots'"),
         (["info", model, "-o", os.path.join(d, "x.onnx")], "memplan info: -o/--output is only for annotate"),
+        (["info", model, "--dim", "batch=1"], "memplan info: --dim does not apply to info"),
+        (["shapes", model, "--strategy", "slots"], "memplan shapes: --strategy does not apply to shapes"),
+        (["plan", model, "--events"], "memplan plan: --events does not apply to plan"),
+        (["tags", model, "--allow-input-overwrite"], "memplan tags: --allow-input-overwrite does not apply to tags"),
+        (["inplace", model, "--dim", "batch=1"], "memplan inplace: --dim does not apply to inplace"),
+        (["profile", model, "--budget-ms", "5"], "memplan profile: --budget-ms does not apply to profile"),
+        (["annotate", model, "-o", os.path.join(d, "x.onnx"), "--inplace"], "memplan annotate: --inplace does not apply to annotate"),
         (["annotate", model], "memplan annotate: no output file given (-o OUT.onnx)"),
         (["annotate", model, "-o"], "memplan annotate: -o takes a file path"),
         (["annotate", model, "-o", model], "memplan annotate: the output file is the model itself"),

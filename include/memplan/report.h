@@ -56,6 +56,7 @@ typedef struct memplan_request {
                                            set (model_bytes may then lack the tensor data) */
     size_t n_positional;
     const char *positional[MEMPLAN_MAX_POSITIONAL]; /* borrowed from argv */
+    uint32_t given;              /* options memplan_request_parse met, one bit each */
 } memplan_request;
 
 void memplan_request_init(memplan_request *r);
@@ -64,6 +65,13 @@ void memplan_request_init(memplan_request *r);
  * options and bad values are MEMPLAN_EUSAGE errors naming the option. */
 memplan_status memplan_request_parse(memplan_request *r, int argc, const char *const *argv,
                                      memplan_error *err);
+
+/* MEMPLAN_EUSAGE naming the first option given to memplan_request_parse
+ * that `command` does not take ("--dim does not apply to info"), as README's
+ * synopsis lists them; every command takes --json. Unknown commands pass.
+ * The CLI calls it, so a typed flag is never silently ignored; the reports do
+ * not (a shell may send one request to several commands). */
+memplan_status memplan_request_check(const memplan_request *r, const char *command, memplan_error *err);
 
 /* Run `command` ("info", "plan") on the model; JSON is malloc'ed (free it). */
 memplan_status memplan_report_json(const memplan_model *m, const char *command,

@@ -22,6 +22,7 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
     bool annotate = strcmp(cmd, "annotate") == 0;
     if (annotate && !r.output_path) return cli_usage_error(cmd, "no output file given (-o OUT.onnx)");
     if (!annotate && r.output_path) return cli_usage_error(cmd, "-o/--output is only for annotate");
+    if (memplan_request_check(&r, cmd, &err)) return cli_usage_error(cmd, "%s", err.message);
     if (annotate && cli_same_file(path, r.output_path))
         return cli_usage_error(cmd, "the output file is the model itself: choose another path");
     /* Every command loads the graph read without the tensor data (inplace,

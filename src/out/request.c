@@ -12,6 +12,43 @@ void memplan_request_init(memplan_request *r) {
     r->budget_ms = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
 }
 
+/* One bit per option, in memplan_request.given. */
+enum {
+    OPT_INCLUDE_INPUTS = 1u << 0, OPT_ALLOW = 1u << 1, OPT_EVENTS = 1u << 2, OPT_INPLACE = 1u << 3,
+    OPT_NO_NODES = 1u << 4, OPT_OUTPUT = 1u << 5, OPT_STRATEGY = 1u << 6, OPT_ALIGN = 1u << 7,
+    OPT_BUDGET = 1u << 8, OPT_DIM = 1u << 9
+};
+
+static const char *const OPT_NAMES[] = {"--include-inputs", "--allow-input-overwrite", "--events", "--inplace",
+                                        "--no-nodes", "-o", "--strategy", "--align", "--budget-ms", "--dim"};
+
+/* The options each command takes (besides --json), as in README's synopsis. */
+static const struct {
+    const char *command;
+    uint32_t takes;
+} COMMAND_OPTS[] = {
+    {"info", 0},
+    {"shapes", OPT_DIM},
+    {"plan", OPT_DIM | OPT_STRATEGY | OPT_ALIGN | OPT_BUDGET | OPT_INCLUDE_INPUTS | OPT_NO_NODES | OPT_INPLACE |
+                 OPT_ALLOW},
+    {"inplace", OPT_ALLOW | OPT_EVENTS},
+    {"profile", OPT_DIM | OPT_ALLOW},
+    {"tags", 0},
+    {"annotate", OPT_ALLOW | OPT_OUTPUT},
+};
+
+memplan_status memplan_request_check(const memplan_request *r, const char *command, memplan_error *err) {
+    for (size_t i = 0; i < sizeof COMMAND_OPTS / sizeof COMMAND_OPTS[0]; i++) {
+        if (strcmp(COMMAND_OPTS[i].command, command) != 0) continue;
+        uint32_t extra = r->given & ~COMMAND_OPTS[i].takes;
+        for (size_t b = 0; extra && b < sizeof OPT_NAMES / sizeof OPT_NAMES[0]; b++)
+            if (extra & (1u << b))
+                return memplan_error_set(err, MEMPLAN_EUSAGE, "%s does not apply to %s", OPT_NAMES[b], command);
+        return MEMPLAN_OK;
+    }
+    return MEMPLAN_OK;
+}
+
 static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
     if (!s || *s < '0' || *s > '9') return false;
     char *end;
@@ -31,32 +68,41 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
             r->json = true;
         } else if (strcmp(a, "--include-inputs") == 0) {
             r->include_inputs = true;
+            r->given |= OPT_INCLUDE_INPUTS;
         } else if (strcmp(a, "--allow-input-overwrite") == 0) {
             r->allow_input_overwrite = true;
+            r->given |= OPT_ALLOW;
         } else if (strcmp(a, "--events") == 0) {
             r->events = true;
+            r->given |= OPT_EVENTS;
         } else if (strcmp(a, "--inplace") == 0) {
             r->inplace = true;
+            r->given |= OPT_INPLACE;
         } else if (strcmp(a, "--no-nodes") == 0) {
             r->no_nodes = true;
+            r->given |= OPT_NO_NODES;
         } else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0) {
             if (!val || !*val) return memplan_error_set(err, MEMPLAN_EUSAGE, "%s takes a file path", a);
             r->output_path = val;
+            r->given |= OPT_OUTPUT;
             i++;
         } else if (strcmp(a, "--strategy") == 0) {
             if (val && strcmp(val, "arena") == 0) r->strategy = MEMPLAN_STRATEGY_ARENA;
             else if (val && strcmp(val, "slots") == 0) r->strategy = MEMPLAN_STRATEGY_SLOTS;
             else return memplan_error_set(err, MEMPLAN_EUSAGE, "--strategy takes 'arena' or 'slots'");
+            r->given |= OPT_STRATEGY;
             i++;
         } else if (strcmp(a, "--align") == 0) {
             if (!parse_u64(val, 1u << 30, &u) || u == 0 || (u & (u - 1)))
                 return memplan_error_set(err, MEMPLAN_EUSAGE, "--align takes a power of two between 1 and 2^30");
             r->align = u;
+            r->given |= OPT_ALIGN;
             i++;
         } else if (strcmp(a, "--budget-ms") == 0) {
             if (!parse_u64(val, 600000, &u))
                 return memplan_error_set(err, MEMPLAN_EUSAGE, "--budget-ms takes milliseconds (0 to 600000)");
             r->budget_ms = (uint32_t)u;
+            r->given |= OPT_BUDGET;
             i++;
         } else if (strcmp(a, "--dim") == 0) {
             if (r->n_bindings == MEMPLAN_MAX_BINDINGS)
@@ -65,6 +111,7 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
             if (!val || !memplan_binding_parse(val, &r->bindings[k], r->binding_names[k], sizeof r->binding_names[k]))
                 return memplan_error_set(err, MEMPLAN_EUSAGE, "--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], got '%s'",
                                          val ? val : "");
+            r->given |= OPT_DIM;
             /* A later binding of the same name replaces the earlier one. */
             size_t j = 0;
             while (j < k && strcmp(r->binding_names[j], r->binding_names[k]) != 0) j++;
