@@ -10,7 +10,7 @@ struct memplan_session {
     memplan_model *model;
     unsigned char *bytes;
     size_t len;
-    bool stripped; /* bytes lack the large tensor data: no annotate */
+    bool stripped; /* bytes lack the large tensor data: annotate needs the reader */
     mp_cache cache;
 };
 

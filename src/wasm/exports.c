@@ -86,14 +86,22 @@ static bool read_at(void *ctx, uint64_t offset, void *buf, size_t len) {
     return js_read_at((double)offset, buf, len) != 0;
 }
 
+/* The reader over Module.memplanReadAt for a model of `size` bytes (a JS
+ * number); false, with the message set, when size is not a byte count. */
+static bool js_reader(double size, memplan_reader *rd) {
+    if (!(size >= 0 && size <= 9007199254740992.0)) {
+        set_message("the model's size is not a byte count");
+        return false;
+    }
+    *rd = (memplan_reader){read_at, NULL, (uint64_t)size};
+    return true;
+}
+
 EMSCRIPTEN_KEEPALIVE session *mp_open_reader(double size) {
     session *s = NULL;
     memplan_error err = {0};
-    if (!(size >= 0 && size <= 9007199254740992.0)) {
-        set_message("the model's size is not a byte count");
-        return NULL;
-    }
-    memplan_reader rd = {read_at, NULL, (uint64_t)size};
+    memplan_reader rd;
+    if (!js_reader(size, &rd)) return NULL;
     if (memplan_session_open_reader(&rd, &s, &err) != MEMPLAN_OK) {
         set_message(err.message);
         return NULL;
@@ -176,11 +184,8 @@ EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *ar
 /* mp_call for a session from mp_open_reader whose command reads the whole
  * model (annotate): the model is read again through Module.memplanReadAt. */
 EMSCRIPTEN_KEEPALIVE int mp_call_reader(session *s, const char *command, const char *args, double size) {
-    if (!(size >= 0 && size <= 9007199254740992.0)) {
-        set_message("the model's size is not a byte count");
-        return MEMPLAN_EUSAGE;
-    }
-    memplan_reader rd = {read_at, NULL, (uint64_t)size};
+    memplan_reader rd;
+    if (!js_reader(size, &rd)) return MEMPLAN_EUSAGE;
     return call(s, command, args, &rd);
 }
 
