@@ -106,6 +106,11 @@ static const char *unknown_reason(const memplan_size *s) {
     return s->kind == MEMPLAN_SIZE_SYMBOLIC ? "unbound dims" : s->reason;
 }
 
+/* Why a counted body defers its node's transient. */
+static const char *subgraph_reason(const memplan_subgraph_plan *sp) {
+    return sp->plan->deferred ? "the body's plan is deferred" : "the size of a loop-carried input is not known";
+}
+
 static void json_unknown(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     mp_json_obj(j);
@@ -124,6 +129,105 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
     mp_json_arr(j);
     for (size_t i = 0; i < p->n_unbound_dims; i++) mp_json_str(j, p->unbound_dims[i]);
     mp_json_end(j);
+    MP_JSON_KEY(j, "subgraphs");
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_subgraphs; i++) {
+        const memplan_subgraph_plan *sp = &p->subgraphs[i];
+        if (!sp->counted || sp->known) continue;
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "node");
+        mp_json_str(j, p->graph->nodes[sp->node].name);
+        MP_JSON_KEY(j, "attribute");
+        mp_json_str(j, sp->attribute);
+        MP_JSON_KEY(j, "reason");
+        mp_json_str(j, subgraph_reason(sp));
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+    mp_json_end(j);
+}
+
+static const char *branch_name(memplan_branch b) {
+    return b == MEMPLAN_BRANCH_TAKEN ? "taken" : b == MEMPLAN_BRANCH_NOT_TAKEN ? "not taken"
+                                               : b == MEMPLAN_BRANCH_UNKNOWN ? "unknown" : NULL;
+}
+
+static void json_weights(mp_json *j, const memplan_model_plan *p) {
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "bytes");
+    mp_json_uint(j, p->weight_bytes);
+    MP_JSON_KEY(j, "count");
+    mp_json_uint(j, p->n_weights);
+    MP_JSON_KEY(j, "unknown");
+    mp_json_uint(j, p->n_weights_unknown);
+    MP_JSON_KEY(j, "folded");
+    mp_json_bool(j, !p->options.constants_as_activations);
+    mp_json_end(j);
+}
+
+static void json_transients(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_transients; i++) {
+        const memplan_transient *t = &p->transients[i];
+        const memplan_node *n = &p->graph->nodes[t->node];
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "node");
+        mp_json_str(j, n->name);
+        MP_JSON_KEY(j, "op_type");
+        mp_json_str(j, n->op_type);
+        MP_JSON_KEY(j, "position");
+        mp_json_int(j, t->node);
+        MP_JSON_KEY(j, "bytes");
+        if (t->known) mp_json_uint(j, t->bytes);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "slot");
+        if (t->placed && slots_strategy(c)) mp_json_uint(j, t->slot);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "offset");
+        if (t->placed) mp_json_uint(j, slots_strategy(c) ? t->slot_offset : t->arena_offset);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "assumption");
+        if (t->assumption) mp_json_str(j, t->assumption);
+        else mp_json_null(j);
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+}
+
+static void plan_json(mp_json *j, const plan_ctx *c);
+
+static void json_subgraphs(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_subgraphs; i++) {
+        const memplan_subgraph_plan *sp = &p->subgraphs[i];
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "node");
+        mp_json_str(j, p->graph->nodes[sp->node].name);
+        MP_JSON_KEY(j, "op_type");
+        mp_json_str(j, p->graph->nodes[sp->node].op_type);
+        MP_JSON_KEY(j, "position");
+        mp_json_int(j, sp->node);
+        MP_JSON_KEY(j, "attribute");
+        mp_json_str(j, sp->attribute);
+        MP_JSON_KEY(j, "branch_taken");
+        if (sp->branch == MEMPLAN_BRANCH_TAKEN || sp->branch == MEMPLAN_BRANCH_NOT_TAKEN)
+            mp_json_bool(j, sp->branch == MEMPLAN_BRANCH_TAKEN);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "counted");
+        mp_json_bool(j, sp->counted);
+        MP_JSON_KEY(j, "state_bytes");
+        if (sp->known) mp_json_uint(j, sp->state_bytes);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "transient_bytes");
+        if (sp->known) mp_json_uint(j, sp->transient_bytes);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "plan");
+        plan_ctx cc = {sp->plan, c->r, &sp->plan->figures[c->r->strategy]};
+        plan_json(j, &cc);
+        mp_json_end(j);
+    }
     mp_json_end(j);
 }
 
@@ -213,11 +317,15 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     MP_JSON_KEY(j, "unknown");
     if (def) json_unknown(j, c);
     else mp_json_null(j);
+    MP_JSON_KEY(j, "weights");
+    json_weights(j, p);
+    MP_JSON_KEY(j, "transients");
+    json_transients(j, c);
     if (!c->r->no_nodes) {
         MP_JSON_KEY(j, "nodes");
         json_nodes(j, p->graph);
     }
-    if (p->options.inplace) {
+    if (p->options.inplace && !p->parent) {
         MP_JSON_KEY(j, "inplace");
         mp_json_obj(j);
         MP_JSON_KEY(j, "enabled");
@@ -227,6 +335,8 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         else mp_json_null(j);
         mp_json_end(j);
     }
+    MP_JSON_KEY(j, "subgraphs");
+    json_subgraphs(j, c);
     mp_json_end(j);
 }
 
@@ -262,6 +372,54 @@ static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
     for (size_t i = 0; i < shown; i++)
         mp_buf_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, unknown_reason(&p->size[p->unknown[i]]));
     if (shown < p->n_unknown) mp_buf_printf(b, "  ... and %zu more\n", p->n_unknown - shown);
+    for (size_t i = 0; i < p->n_subgraphs; i++)
+        if (p->subgraphs[i].counted && !p->subgraphs[i].known)
+            mp_buf_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute, p->graph->nodes[p->subgraphs[i].node].name,
+                          subgraph_reason(&p->subgraphs[i]));
+}
+
+static void plan_text(mp_buf *b, const plan_ctx *c);
+
+/* text with every line indented by four spaces */
+static void put_indented(mp_buf *b, const char *text, size_t len) {
+    for (size_t i = 0; i < len;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t n = nl ? (size_t)(nl - (text + i)) + 1 : len - i;
+        mp_buf_puts(b, "    ");
+        mp_buf_append(b, text + i, n);
+        i += n;
+    }
+}
+
+/* Each body as an indented tree under its node. */
+static void text_subgraphs(mp_buf *b, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    for (size_t i = 0; i < p->n_subgraphs; i++) {
+        const memplan_subgraph_plan *sp = &p->subgraphs[i];
+        const memplan_node *n = &p->graph->nodes[sp->node];
+        mp_buf_printf(b, "subgraph:          #%d %s", (int)sp->node, n->op_type);
+        if (n->name[0]) mp_buf_printf(b, " '%s'", n->name);
+        mp_buf_printf(b, " %s", sp->attribute);
+        if (sp->branch != MEMPLAN_BRANCH_NONE) mp_buf_printf(b, " (branch %s)", branch_name(sp->branch));
+        if (!sp->counted) mp_buf_puts(b, ", not counted");
+        else if (!sp->known) mp_buf_printf(b, ", counted: %s", subgraph_reason(sp));
+        else {
+            mp_buf_puts(b, ", counted: ");
+            human_bytes(b, sp->transient_bytes);
+            if (sp->state_bytes) mp_buf_printf(b, " with %llu of state", (unsigned long long)sp->state_bytes);
+        }
+        mp_buf_putc(b, '\n');
+        for (size_t t = 0; t < p->n_transients; t++)
+            if (p->transients[t].node == sp->node && p->transients[t].assumption && sp->counted)
+                mp_buf_printf(b, "                   (%s)\n", p->transients[t].assumption);
+        mp_buf child;
+        mp_buf_init(&child);
+        plan_ctx cc = {sp->plan, c->r, &sp->plan->figures[c->r->strategy]};
+        plan_text(&child, &cc);
+        if (child.failed) b->failed = true;
+        else put_indented(b, child.data, child.len);
+        mp_buf_free(&child);
+    }
 }
 
 static void plan_text(mp_buf *b, const plan_ctx *c) {
@@ -272,22 +430,28 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
                   p->n_unknown);
     if (deferred(c)) {
         text_deferred(b, p);
-        return;
+    } else {
+        mp_buf_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
+                      (unsigned long long)p->options.align);
+        mp_buf_puts(b, "naive:             ");
+        human_bytes(b, f->naive_bytes);
+        mp_buf_puts(b, "\npeak:              ");
+        human_bytes(b, f->peak_bytes);
+        mp_buf_puts(b, "\nlower bound:       ");
+        human_bytes(b, f->lower_bound_bytes);
+        mp_buf_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
+        mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
+                      (unsigned long long)p->arena.arena_bytes, (unsigned long long)p->slots.peak_bytes,
+                      (unsigned long long)p->exact.peak_bytes);
+        if (f->inplace_saved_known)
+            mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
     }
-    mp_buf_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
-                  (unsigned long long)p->options.align);
-    mp_buf_puts(b, "naive:             ");
-    human_bytes(b, f->naive_bytes);
-    mp_buf_puts(b, "\npeak:              ");
-    human_bytes(b, f->peak_bytes);
-    mp_buf_puts(b, "\nlower bound:       ");
-    human_bytes(b, f->lower_bound_bytes);
-    mp_buf_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
-    mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
-                  (unsigned long long)p->arena.arena_bytes, (unsigned long long)p->slots.peak_bytes,
-                  (unsigned long long)p->exact.peak_bytes);
-    if (f->inplace_saved_known)
-        mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
+    mp_buf_puts(b, "weights:           ");
+    human_bytes(b, p->weight_bytes);
+    mp_buf_printf(b, " in %zu values%s%s\n", p->n_weights,
+                  p->options.constants_as_activations ? " (initializers)" : " (initializers and constants folded at load)",
+                  p->n_weights_unknown ? ", and some of unknown size" : "");
+    text_subgraphs(b, c);
 }
 
 /* ---- the shapes document ---------------------------------------------- */
@@ -398,7 +562,8 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
 static memplan_status shapes_report(const memplan_model *m, const memplan_request *r, char **out, size_t *len,
                                     memplan_error *err, bool json) {
     memplan_shapes *S;
-    memplan_status st = memplan_shapes_infer_bound(m, r->bindings, r->n_bindings, &S, err);
+    memplan_shapes_options so = {r->bindings, r->n_bindings, r->values, r->n_values};
+    memplan_status st = memplan_shapes_infer_opts(m, &so, &S, err);
     if (st) return st;
     mp_buf b;
     mp_buf_init(&b);
@@ -422,8 +587,11 @@ static void plan_options_of(const memplan_request *r, memplan_plan_options *o) {
     o->include_inputs = r->include_inputs;
     o->inplace = r->inplace;
     o->allow_input_overwrite = r->allow_input_overwrite;
+    o->constants_as_activations = r->constants_as_activations;
     o->bindings = r->bindings;
     o->n_bindings = r->n_bindings;
+    o->values = r->values;
+    o->n_values = r->n_values;
 }
 
 static memplan_status plan_report(mp_cache *cache, const memplan_model *m, const memplan_request *r, char **out,
