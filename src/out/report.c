@@ -378,47 +378,29 @@ static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
                           subgraph_reason(&p->subgraphs[i]));
 }
 
-static void plan_text(mp_buf *b, const plan_ctx *c);
-
-/* text with every line indented by four spaces */
-static void put_indented(mp_buf *b, const char *text, size_t len) {
-    for (size_t i = 0; i < len;) {
-        const char *nl = memchr(text + i, '\n', len - i);
-        size_t n = nl ? (size_t)(nl - (text + i)) + 1 : len - i;
-        mp_buf_puts(b, "    ");
-        mp_buf_append(b, text + i, n);
-        i += n;
-    }
-}
-
-/* Each body as an indented tree under its node. */
-static void text_subgraphs(mp_buf *b, const plan_ctx *c) {
-    const memplan_model_plan *p = c->p;
+/* Each body in one line under its node, indented by depth: what it needs,
+ * whether it counts; then its own bodies. */
+static void text_subgraphs(mp_buf *b, const memplan_model_plan *p, int depth) {
     for (size_t i = 0; i < p->n_subgraphs; i++) {
         const memplan_subgraph_plan *sp = &p->subgraphs[i];
         const memplan_node *n = &p->graph->nodes[sp->node];
-        mp_buf_printf(b, "subgraph:          #%d %s", (int)sp->node, n->op_type);
+        mp_buf_printf(b, "%*s#%d %s", 2 * depth, "", (int)sp->node, n->op_type);
         if (n->name[0]) mp_buf_printf(b, " '%s'", n->name);
         mp_buf_printf(b, " %s", sp->attribute);
         if (sp->branch != MEMPLAN_BRANCH_NONE) mp_buf_printf(b, " (branch %s)", branch_name(sp->branch));
-        if (!sp->counted) mp_buf_puts(b, ", not counted");
-        else if (!sp->known) mp_buf_printf(b, ", counted: %s", subgraph_reason(sp));
-        else {
-            mp_buf_puts(b, ", counted: ");
+        mp_buf_printf(b, ", %d nodes: ", (int)sp->plan->positions);
+        if (!sp->known) {
+            mp_buf_puts(b, subgraph_reason(sp));
+        } else {
             human_bytes(b, sp->transient_bytes);
             if (sp->state_bytes) mp_buf_printf(b, " with %llu of state", (unsigned long long)sp->state_bytes);
         }
+        mp_buf_puts(b, sp->counted ? "" : " (not counted)");
+        for (size_t t = 0; sp->counted && t < p->n_transients; t++)
+            if (p->transients[t].node == sp->node && p->transients[t].assumption)
+                mp_buf_printf(b, " (%s)", p->transients[t].assumption);
         mp_buf_putc(b, '\n');
-        for (size_t t = 0; t < p->n_transients; t++)
-            if (p->transients[t].node == sp->node && p->transients[t].assumption && sp->counted)
-                mp_buf_printf(b, "                   (%s)\n", p->transients[t].assumption);
-        mp_buf child;
-        mp_buf_init(&child);
-        plan_ctx cc = {sp->plan, c->r, &sp->plan->figures[c->r->strategy]};
-        plan_text(&child, &cc);
-        if (child.failed) b->failed = true;
-        else put_indented(b, child.data, child.len);
-        mp_buf_free(&child);
+        if (sp->counted) text_subgraphs(b, sp->plan, depth + 1);
     }
 }
 
@@ -451,7 +433,10 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
     mp_buf_printf(b, " in %zu values%s%s\n", p->n_weights,
                   p->options.constants_as_activations ? " (initializers)" : " (initializers and constants folded at load)",
                   p->n_weights_unknown ? ", and some of unknown size" : "");
-    text_subgraphs(b, c);
+    if (p->n_subgraphs) {
+        mp_buf_puts(b, "subgraphs:         each body's arena and state, held at its node's position\n");
+        text_subgraphs(b, p, 1);
+    }
 }
 
 /* ---- the shapes document ---------------------------------------------- */
