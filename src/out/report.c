@@ -317,10 +317,6 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     MP_JSON_KEY(j, "unknown");
     if (def) json_unknown(j, c);
     else mp_json_null(j);
-    MP_JSON_KEY(j, "weights");
-    json_weights(j, p);
-    MP_JSON_KEY(j, "transients");
-    json_transients(j, c);
     if (!c->r->no_nodes) {
         MP_JSON_KEY(j, "nodes");
         json_nodes(j, p->graph);
@@ -335,6 +331,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         else mp_json_null(j);
         mp_json_end(j);
     }
+    MP_JSON_KEY(j, "weights");
+    json_weights(j, p);
+    MP_JSON_KEY(j, "transients");
+    json_transients(j, c);
     MP_JSON_KEY(j, "subgraphs");
     json_subgraphs(j, c);
     mp_json_end(j);
