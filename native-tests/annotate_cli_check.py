@@ -211,7 +211,8 @@ def main():
         os.symlink("deep.onnx", os.path.join(d, "sub", "hop.onnx"))  # relative to sub/
         r = run(exe, model, "-o", os.path.join(d, "chain.onnx"))
         check(r.returncode == 0 and os.path.islink(os.path.join(d, "chain.onnx")) and
-              os.path.islink(os.path.join(d, "sub", "hop.onnx")) and sha(os.path.join(d, "sub", "deep.onnx")) == sha(want),
+              os.path.islink(os.path.join(d, "sub", "hop.onnx")) and
+              sha(os.path.join(d, "sub", "deep.onnx")) == sha(want),
               "OUT a chain of dangling links (absolute, then relative to its folder): deep.onnx created in sub/")
         os.symlink("missing/x.onnx", os.path.join(d, "nowhere.onnx"))
         r = run(exe, model, "-o", os.path.join(d, "nowhere.onnx"))

@@ -86,7 +86,8 @@ bool cli_read_stream(FILE *f, const char *path, const char *who, const char *wha
         if (too_big)
             cli_error("%s: %s: the %s is larger than %zu MB%s", who, path, what, limit_mb, hint);
         else
-            cli_error("%s: %s: %s", who, path, !buf ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
+            cli_error("%s: %s: %s", who, path,
+                      !buf ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
         free(buf);
         return false;
     }
