@@ -45,17 +45,10 @@ def run(exe, *args):
 
 
 def write_big_model(path, mb):
-    """x[batch, K] -> MatMul with a K x 1024 float weight (mb MB) -> Relu: annotate copies it all."""
-    import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
-    k = mb * 256
-    w = numpy_helper.from_array(np.zeros((k, 1024), dtype=np.float32), "W")
-    g = helper.make_graph(
-        [helper.make_node("MatMul", ["x", "W"], ["h"]), helper.make_node("Relu", ["h"], ["y"])], "big",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", k])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 1024])], [w])
-    with open(path, "wb") as f:
-        f.write(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    """bench/big_model.py's model: x[batch, K] -> MatMul with a K x 1024 float weight (mb MB) -> Relu."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+    from big_model import write_model
+    write_model(path, mb)
 
 
 def temp_fd_target(pid, folder):

@@ -215,38 +215,59 @@ static void test_random_nodes_match_the_rule(void **state) {
 
 /* ---- one wide node with a closed-form answer ------------------------------ */
 
+/* Wide lists are filled in place: model_builder's one-realloc-per-item
+ * appends are quadratic under ASan (every realloc copies). */
+/* n names: fmt with the index (a fmt without %d repeats one name). */
+static char **names(size_t n, const char *fmt) {
+    char **v = malloc(n * sizeof *v), name[32];
+    for (size_t k = 0; k < n; k++) {
+        snprintf(name, sizeof name, fmt, (int)k);
+        v[k] = mb_strdup(name);
+    }
+    return v;
+}
+
+static Onnx__NodeProto *wide_node(mb_graph *g, const char *op, char **ins, size_t n_in, char **outs, size_t n_out) {
+    Onnx__NodeProto *nd = mb_node(g, op, "", "");
+    nd->input = ins;
+    nd->n_input = n_in;
+    nd->output = outs;
+    nd->n_output = n_out;
+    return nd;
+}
+
 /* x -> P -> t0..t(n-1), r; C reads t0..t(n-1), then r n times, then x and w,
  * and writes y0..y(n-1). t_k is float[2 + k%4]. For o < n/2, y_o is
  * float[2 + (o+1)%4]; for o >= n/2, float[1] when o is even and float[6]
  * (larger than every input) when odd. */
 static void wide_model(tctx *t, int32_t n) {
     mb_graph *g = mb_new_graph("wide");
-    size_t cap = (size_t)n * 32 + 64;
-    char *ts = calloc(cap, 1), *ins = calloc(2 * cap, 1), *ys = calloc(cap, 1), name[32], dims[16];
+    char name[32], dims[16];
     mb_input(g, "x", 1, "2");
     mb_initializer(g, "w", 1, "2");
+    size_t nv = 2 * (size_t)n + 1;
+    g->value_info = malloc(nv * sizeof *g->value_info);
     for (int32_t k = 0; k < n; k++) {
         snprintf(name, sizeof name, "t%d", (int)k);
         snprintf(dims, sizeof dims, "%d", 2 + (int)(k % 4));
-        mb_value(g, name, 1, dims);
-        list_add(ts, cap, name);
+        g->value_info[g->n_value_info++] = mb_value_info(name, 1, dims);
         snprintf(name, sizeof name, "y%d", (int)k);
         int d = k < n / 2 ? 2 + (int)((k + 1) % 4) : k % 2 ? 6 : 1;
         snprintf(dims, sizeof dims, "%d", d);
-        mb_value(g, name, 1, dims);
-        list_add(ys, cap, name);
+        g->value_info[g->n_value_info++] = mb_value_info(name, 1, dims);
     }
-    mb_value(g, "r", 1, "2");
-    size_t at = (size_t)snprintf(ins, 2 * cap, "%s", ts);
-    for (int32_t k = 0; k < n; k++) at += (size_t)snprintf(ins + at, 2 * cap - at, ",r");
-    snprintf(ins + at, 2 * cap - at, ",x,w");
-    list_add(ts, cap, "r");
-    mb_node(g, "P", "x", ts);
-    mb_node(g, "C", ins, ys);
+    g->value_info[g->n_value_info++] = mb_value_info("r", 1, "2");
+    char **made = names((size_t)n + 1, "t%d");
+    free(made[n]);
+    made[n] = mb_strdup("r");
+    wide_node(g, "P", names(1, "x"), 1, made, (size_t)n + 1);
+    char **ins = names(2 * (size_t)n + 2, "t%d");
+    for (int32_t k = n; k < 2 * n + 2; k++) {
+        free(ins[k]);
+        ins[k] = mb_strdup(k < 2 * n ? "r" : k == 2 * n ? "x" : "w");
+    }
+    wide_node(g, "C", ins, 2 * (size_t)n + 2, names((size_t)n, "y%d"), (size_t)n);
     t_build(t, g, false, false);
-    free(ts);
-    free(ins);
-    free(ys);
 }
 
 /* What §5 gives on wide_model(n): the first half matches as equal, y_o with
@@ -294,15 +315,11 @@ static void test_wide_node_closed_form(void **state) {
 /* One node reading r `n` times and writing one output (never eligible). */
 static void repeat_model(tctx *t, int32_t n) {
     mb_graph *g = mb_new_graph("repeat");
-    size_t cap = (size_t)n * 2 + 8, at = 0;
-    char *ins = malloc(cap);
-    for (int32_t k = 0; k < n; k++) at += (size_t)snprintf(ins + at, cap - at, "%sr", k ? "," : "");
     mb_input(g, "x", 1, "2");
     mb_node(g, "Abs", "x", "r");
-    mb_node(g, "C", ins, "y");
+    wide_node(g, "C", names((size_t)n, "r"), (size_t)n, names(1, "y"), 1);
     mb_value(g, "y", 1, "2");
     t_build(t, g, false, false);
-    free(ins);
 }
 
 static uint64_t work_of(void (*build)(tctx *, int32_t), int32_t n) {
