@@ -171,7 +171,9 @@ export async function serve(dir, port = 0, { log = false, idleMs = 15_000 } = {}
   server.timeout = idleMs; // no activity on a socket (a stalled download too): destroyed
   return new Promise((resolveP, reject) => {
     server.once('error', reject);
-    server.listen(port, '127.0.0.1', () => {
+    // A deep accept queue: a burst of connections waits there instead of
+    // being half-open on the client's side only (SYN-ACK sent, ACK dropped).
+    server.listen({ port, host: '127.0.0.1', backlog: 2048 }, () => {
       server.off('error', reject);
       // After listen, errors come from accept() (EMFILE, ENFILE, ECONNABORTED):
       // the connection is lost, the server keeps listening.
