@@ -15,6 +15,7 @@ wrapper, scripts/snapshot_wasm.mjs) on every model and writes one file per
                                              larger ones are named by size and sha256
                                              in the .case file)
     OUTDIR/wasm/...                          the same cases through the WASM module
+    OUTDIR/wasm-reader/...                   READER_CASES again, the model opened with openReader
     OUTDIR/SNAPSHOT.txt                      versions and counts (no timings)
 
 so `diff -r A B` or `snapshot.py --compare A B` shows every change of
@@ -42,8 +43,10 @@ model), damaged models (JSON, text of info and plan), the large hard fixtures
 (each command once as JSON and once as text). Every model meets every command.
 
 WASM: the same cases (the same argument lists, less the model path and -o)
-through open(bytes) and callText/callBytes; "text" cases give what callText
-gives (the JSON), errors are stored as the message and the C status.
+through open(bytes) and callBytes (what callText decodes); "text" cases give
+the JSON, errors are stored as the message and the C status. READER_CASES
+run once more on openReader(size, readAt), the path the page takes for a
+picked file (annotate then reads the model again through readAt).
 """
 import argparse
 import difflib
@@ -97,6 +100,8 @@ PACK_SETS = [
     ("pack.b100-seed2", ["--budget-ms", "100", "--seed", "2"], False),
 ]
 PACK_WALL_CAP = ["--wall-cap-ms", "600000"]  # the safety stop never ends a search early here
+# WASM cases run again on the model opened with openReader (OUTDIR/wasm-reader).
+READER_CASES = ["info.json", "shapes.json", "plan.json", "inplace.json", "annotate", "annotate.aio"]
 
 
 # ------------------------------------------------------------------ models
@@ -392,7 +397,8 @@ def run_wasm(args, results, work):
         with open(job, "w") as f:
             json.dump({"wrapper": os.path.join(js, "api", "memplan-core.js"),
                        "wasm": os.path.join(args.wasm_dir, "memplan.wasm"),
-                       "out": os.path.join(args.outdir, "wasm"), "cap": CAP, "head": HEAD, "tail": TAIL,
+                       "out": os.path.join(args.outdir, "wasm"), "readerOut": os.path.join(args.outdir, "wasm-reader"),
+                       "readerCases": READER_CASES, "cap": CAP, "head": HEAD, "tail": TAIL,
                        "models": [{"id": m, "path": p, "cases": c} for m, p, c in shard]}, f)
         procs.append(subprocess.Popen(["node", os.path.join(ROOT, "scripts/snapshot_wasm.mjs"), job]))
     bad = [p.wait() for p in procs]
@@ -506,28 +512,33 @@ def same_message(native, wasm):
 
 
 def cross(outdir, show):
-    """Native vs WASM: JSON cases and annotate must agree (the text cases are
-    JSON on the WASM side and are not compared); a native failure must be a
-    WASM failure whose message the native stderr contains."""
-    nat, was = case_files(os.path.join(outdir, "native")), case_files(os.path.join(outdir, "wasm"))
+    """Native vs WASM (open and openReader): JSON cases and annotate must agree
+    (the text cases are JSON on the WASM side and are not compared); a native
+    failure must be a WASM failure whose message the native stderr contains."""
+    nat = case_files(os.path.join(outdir, "native"))
     keys = sorted(k for k in nat if k.endswith(".case") and
                   (".json." in os.path.basename(k) or os.path.basename(k).startswith("annotate")))
+    pairs = [("wasm/" + k, k) for k in keys]
+    reader = os.path.join(outdir, "wasm-reader")
+    if os.path.isdir(reader):
+        pairs += [("wasm-reader/" + k, k) for k in keys if os.path.basename(k)[:-5] in READER_CASES]
     bad = []
-    for k in keys:
-        if k not in was:
-            bad.append((k, "no WASM case"))
+    for wk, k in pairs:
+        wpath = os.path.join(outdir, wk)
+        if not os.path.exists(wpath):
+            bad.append((wk, "no WASM case"))
             continue
-        n, w = parse_case(read(nat[k])), parse_case(read(was[k]))
+        n, w = parse_case(read(nat[k])), parse_case(read(wpath))
         if n["status"] == b"0":
             if w["status"] != b"0":
-                bad.append((k, "native ok, WASM failed: %s" % w["err"][:200].decode("utf-8", "replace")))
+                bad.append((wk, "native ok, WASM failed: %s" % w["err"][:200].decode("utf-8", "replace")))
             elif not same_output(n, w):
-                bad.append((k, "outputs differ"))
+                bad.append((wk, "outputs differ"))
         elif w["status"] == b"0":
-            bad.append((k, "native failed (%s), WASM succeeded" % n["err"][:200].decode("utf-8", "replace").strip()))
+            bad.append((wk, "native failed (%s), WASM succeeded" % n["err"][:200].decode("utf-8", "replace").strip()))
         elif not same_message(n["err"], w["err"]):
-            bad.append((k, "messages differ: native %r, WASM %r" % (n["err"][:200], w["err"][:200])))
-    print("%d native/WASM case pairs (JSON and annotate), %d disagree" % (len(keys), len(bad)))
+            bad.append((wk, "messages differ: native %r, WASM %r" % (n["err"][:200], w["err"][:200])))
+    print("%d native/WASM case pairs (JSON and annotate; open and openReader), %d disagree" % (len(pairs), len(bad)))
     for k, why in bad[:show]:
         print("  %s: %s" % (k, why))
     return 1 if bad else 0
@@ -561,7 +572,7 @@ def main():
             if not os.path.isfile(os.path.join(args.wasm_dir, f)):
                 sys.exit("snapshot: %s has no %s" % (args.wasm_dir, f))
     t0 = time.time()
-    for sub in ("native", "wasm"):
+    for sub in ("native", "wasm", "wasm-reader"):
         shutil.rmtree(os.path.join(args.outdir, sub), ignore_errors=True)
     os.makedirs(args.outdir, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="memplan-snapshot-") as work:
@@ -585,9 +596,11 @@ def main():
             run_wasm(args, results, work)
             print("snapshot: wasm: %d cases in %.0f s" % (n_native, time.time() - t1), flush=True)
         version = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.strip()
+        n_reader = sum(1 for m, _, c in results if kind_of(m) != "pack" for x in c if x[0] in READER_CASES)
         with open(os.path.join(args.outdir, "SNAPSHOT.txt"), "w") as f:
-            f.write("%s\nmodels: %d\nnative cases: %d\nwasm cases: %d\n" %
-                    (version, len(models), n_native, n_native if args.wasm_dir else 0))
+            f.write("%s\nmodels: %d\nnative cases: %d\nwasm cases: %d\nwasm-reader cases: %d\n" %
+                    (version, len(models), n_native, n_native if args.wasm_dir else 0,
+                     n_reader if args.wasm_dir else 0))
     print("snapshot: %s written in %.0f s" % (args.outdir, time.time() - t0))
     return 0
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // snapshot_wasm.mjs JOB.json -- the WASM half of scripts/snapshot.py.
 //
-// JOB.json (written by snapshot.py): {wrapper, wasm, out, cap, head, tail,
-// models: [{id, path, cases: [[name, command, options]]}]}. Each model is
-// opened once with open(bytes) and every case runs through callBytes (the bytes
-// callText decodes) with the CLI's options less the model path and -o; pack
+// JOB.json (written by snapshot.py): {wrapper, wasm, out, readerOut, readerCases,
+// cap, head, tail, models: [{id, path, cases: [[name, command, options]]}]}. Each
+// model is opened once with open(bytes) and every case runs through callBytes (the
+// bytes callText decodes) with the CLI's options less the model path and -o; the
+// cases named in readerCases run again on the model opened with openReader (a
+// window at a time; annotate reads it again) into readerOut/<id>/; pack
 // cases go through mp_pack_csv with the file's bytes, as Memplan.pack() does
 // but keeping the JSON text. Each case is written to OUT/<id>/<name>.case in
 // snapshot.py's layout, with "status: N" (the C status; "open" failures and
@@ -21,6 +23,13 @@ const wasmBinary = readFileSync(job.wasm);
 const enc = new TextEncoder();
 
 let mp = await createMemplan({ wasmBinary });
+let spare = await createMemplan({ wasmBinary }); // a fresh module for after a trap
+function replaceModule() {
+  const fresh = spare;
+  spare = null;
+  if (!fresh) throw new Error('a second trap in the WASM module: giving up');
+  return fresh;
+}
 
 function capOutput(data) {
   if (data.length <= job.cap) return [data, `${data.length} bytes`];
@@ -91,15 +100,27 @@ for (const m of job.models) {
     }
     continue;
   }
+  runModel(join(job.out, m.id), m.cases, () => mp.open(data));
+  const readAt = (offset, length) => data.subarray(offset, offset + length);
+  const subset = m.cases.filter(([name]) => job.readerCases.includes(name));
+  if (job.readerOut && subset.length) {
+    const rdir = join(job.readerOut, m.id);
+    mkdirSync(rdir, { recursive: true });
+    runModel(rdir, subset, () => mp.openReader(data.length, readAt));
+  }
+}
+
+// Open a model with `open` and write every case of it into dir.
+function runModel(dir, cases, open) {
   let model = null, openError = null;
   try {
-    model = mp.open(data);
+    model = open();
   } catch (e) {
     if (e.name !== 'MemplanError') throw e;
     openError = Buffer.from(e.message);
   }
   try {
-    for (const [name, cmd, opts] of m.cases) {
+    for (const [name, cmd, opts] of cases) {
       if (openError) {
         writeCase(dir, name, cmd, opts, 'open-failed', Buffer.alloc(0), openError);
         continue;
@@ -110,8 +131,8 @@ for (const m of job.models) {
       } catch (e) { // a trap or a wrapper bug: recorded, and the module is replaced
         r = { status: 'exception', out: Buffer.alloc(0), err: Buffer.from(String(e)) };
         model = null;
-        mp = await createMemplan({ wasmBinary });
-        model = mp.open(data);
+        mp = replaceModule();
+        model = open();
       }
       writeCase(dir, name, cmd, opts, r.status, r.out, r.err, r.annotated);
     }
