@@ -188,8 +188,10 @@ def damaged_cases(data):
 
 
 def damaged_models(work, gen_dir):
-    """DAMAGED_PER_SOURCE cases of each source, evenly spaced, written to work/damaged."""
+    """DAMAGED_PER_SOURCE cases of each source, evenly spaced, written to work/damaged
+    (a label drawn twice, the same bytes, is kept once)."""
     out = []
+    seen = set()
     srcs = [(f, os.path.join(gen_dir, f)) for f in DAMAGED_SOURCES]
     srcs.append((os.path.basename(NPM_SAMPLE), os.path.join(ROOT, "node_modules", NPM_SAMPLE)))
     for name, path in srcs:
@@ -199,6 +201,9 @@ def damaged_models(work, gen_dir):
         k = min(DAMAGED_PER_SOURCE, len(cases))
         for i in range(k):
             label, make = cases[i * len(cases) // k]
+            if (name, label) in seen:
+                continue
+            seen.add((name, label))
             p = os.path.join(work, "damaged", name, label + ".onnx")
             os.makedirs(os.path.dirname(p), exist_ok=True)
             with open(p, "wb") as f:
@@ -406,6 +411,17 @@ def run_wasm(args, results, work):
         sys.exit("snapshot: snapshot_wasm.mjs failed (%s)" % bad)
 
 
+def write_summary(outdir, version):
+    """OUTDIR/SNAPSHOT.txt: the version and what is on disk (no timings)."""
+    lines = [version]
+    for sub in ("native", "wasm", "wasm-reader"):
+        files = case_files(os.path.join(outdir, sub))
+        models = {os.path.dirname(k) for k in files if k.endswith(".case")}
+        lines.append("%s: %d models, %d cases" % (sub, len(models), sum(k.endswith(".case") for k in files)))
+    with open(os.path.join(outdir, "SNAPSHOT.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 # ------------------------------------------------------------------ compare
 def case_files(root):
     out = {}
@@ -596,11 +612,7 @@ def main():
             run_wasm(args, results, work)
             print("snapshot: wasm: %d cases in %.0f s" % (n_native, time.time() - t1), flush=True)
         version = subprocess.run([cli, "--version"], capture_output=True, text=True).stdout.strip()
-        n_reader = sum(1 for m, _, c in results if kind_of(m) != "pack" for x in c if x[0] in READER_CASES)
-        with open(os.path.join(args.outdir, "SNAPSHOT.txt"), "w") as f:
-            f.write("%s\nmodels: %d\nnative cases: %d\nwasm cases: %d\nwasm-reader cases: %d\n" %
-                    (version, len(models), n_native, n_native if args.wasm_dir else 0,
-                     n_reader if args.wasm_dir else 0))
+        write_summary(args.outdir, version)
     print("snapshot: %s written in %.0f s" % (args.outdir, time.time() - t0))
     return 0
 
