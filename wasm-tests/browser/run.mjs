@@ -171,13 +171,13 @@ async function revealRow(page, name) {
 
 async function barPoint(page, chart, name) {
   return page.evaluate(([chart, name]) => {
-    const m = window.memplanView.view.state.m;
+    const m = window.memplanView.view.controller.state.m;
     const i = m.index.get(name);
     document.querySelector(`[data-chart="${chart}"]`).scrollIntoView({ block: 'center' });
     const r = document.querySelector(`[data-chart="${chart}"] .zoom-surface`).getBoundingClientRect();
     const x = r.left + ((m.start[i] + m.end[i] + 1) / 2 / m.positions) * r.width;
     if (chart === 'timeline') return { x, y: r.top + ((m.row[i] + 0.5) / m.rowCount) * r.height };
-    const s = window.memplanView.view.state.series;
+    const s = window.memplanView.view.controller.state.series;
     const ymax = Math.max(s.maxExtent, m.peak ?? 0, m.lowerBound ?? 0) * 1.04;
     return { x, y: r.bottom - ((m.offset[i] + m.size[i] / 2) / ymax) * r.height };
   }, [chart, name]);
@@ -232,7 +232,7 @@ await check('bytes that are not a model show the C error message, and the page r
   const msg = await page.textContent('.mpv-error');
   if (!msg.startsWith('garbage.onnx: ') || msg.length < 'garbage.onnx: '.length + 5) throw new Error(`error shown: ${JSON.stringify(msg)}`);
   // The charts, table and exports still show the model opened before: the title (and export file names) keep its name.
-  const kept = await page.evaluate(() => [document.querySelector('.mpv-model-name').textContent, window.memplanView.view.state.name]);
+  const kept = await page.evaluate(() => [document.querySelector('.mpv-model-name').textContent, window.memplanView.view.controller.state.name]);
   expectEq(JSON.stringify(kept), JSON.stringify([basename(DROPPED), basename(DROPPED)]), 'title after a failed open');
   await page.screenshot({ path: join(ARTIFACTS, 'browser-error.png'), fullPage: true });
   await page.setInputFiles('#file', OTHER);
@@ -583,13 +583,13 @@ await check('changing a symbolic dim re-plans through the worker (deferred -> pl
 await check('a dim typed while a re-plan waits for its plan: that re-plan asks for its slot plan and profile with the same dims as its plan', async () => {
   // The page shows SYMBOLIC bound (the test before). Hold the model's calls until released, logging their arguments.
   await page.evaluate(() => {
-    const st = window.memplanView.view.state;
-    const real = st.model;
+    const real = window.memplanView.view.controller.model;
+    const call = real.call;
     const log = [];
     let release;
     const gate = new Promise((r) => { release = r; });
     window.__race = { log, release: () => release() };
-    st.model = { ...real, call: (cmd, args, opts) => { log.push([cmd, ...args].join(' ')); return gate.then(() => real.call(cmd, args, opts)); } };
+    real.call = (cmd, args, opts) => { log.push([cmd, ...args].join(' ')); return gate.then(() => call(cmd, args, opts)); };
   });
   const typed = { ...SYMBOLIC.dims, samples: 4800 };
   const log = await page.evaluate(async () => {
@@ -607,7 +607,7 @@ await check('a dim typed while a re-plan waits for its plan: that re-plan asks f
   expectEq(first('profile').match(/samples=\d+/)?.[0], 'samples=3200', `re-plan A's profile: ${first('profile')}`);
   await waitPlan(page, cliPlan(SYMBOLIC.file, dimArgs(typed)));
   expectPlanShown(await shown(page), cliPlan(SYMBOLIC.file, dimArgs(typed)), 'samples=4800: ');
-  const slotsPeak = await page.evaluate(() => window.memplanView.view.state.slotsPlan?.peak_bytes ?? null);
+  const slotsPeak = await page.evaluate(() => window.memplanView.view.controller.state.slotsPlan?.peak_bytes ?? null);
   expectEq(slotsPeak, cliPlan(SYMBOLIC.file, ['--strategy', 'slots', ...dimArgs(typed)]).peak_bytes, 'slot plan peak');
 });
 
@@ -699,7 +699,7 @@ await check('mount(): setModel rejects with the C message when the bytes are not
     const shown = document.querySelector('#mounted .mpv-error').textContent;
     // A document that is not a plan is refused before the view changes: the model stays open.
     const notPlan = await v.setPlan('null', 'x.json').then(() => 'resolved', (e) => e.message);
-    return [outcome, shown, notPlan, v.view.state.name, v.view.state.model !== null];
+    return [outcome, shown, notPlan, v.state.name, v.state.hasModel];
   });
   expectEq(JSON.stringify(r), JSON.stringify(['malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0',
     'junk.onnx: malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0',
