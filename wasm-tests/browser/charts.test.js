@@ -4,16 +4,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatShape } from '../../web/src/data/format.js';
 import { encodeModel } from '../onnx-encode.js';
-import { dimArgs, MEDIUM, requireVizFixtures } from '../viz-fixtures.js';
+import { dimArgs, MEDIUM } from '../viz-fixtures.js';
 import { artifact, barPoint, cliJson, fixturePlan, openPlanned, revealRow, tableRows, TIMEOUT, useBrowser, waitRows } from './harness.js';
 
-const env = useBrowser();
+const env = useBrowser({ setup: (page, e) => openPlanned(page, e, MEDIUM) });
 let page;
-beforeAll(async () => {
-  requireVizFixtures();
-  page = await env.newPage();
-  await openPlanned(page, env.base, MEDIUM);
-});
+beforeAll(() => { page = env.page; });
 const frames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 describe('charts, selection, tooltips', () => {

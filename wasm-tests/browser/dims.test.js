@@ -3,16 +3,12 @@
 // re-plan overtaken by a keystroke; the largest planned fixture.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { dimArgs, LARGEST, MEDIUM, requireVizFixtures, SYMBOLIC, TOO_SMALL_DIMS } from '../viz-fixtures.js';
-import { artifact, barPoint, bindDims, cliJson, cliPlan, expectPlanShown, fixturePlan, openFile, shown, tableRows, TIMEOUT, useBrowser, waitPlan, waitState } from './harness.js';
+import { artifact, barPoint, bindDims, cliJson, cliPlan, expectPlanShown, fixturePlan, openFile, openPage, shown, tableRows, TIMEOUT, useBrowser, waitPlan } from './harness.js';
 
-const env = useBrowser();
+requireVizFixtures(); // real npm models, planned with their dims (viz-fixtures.js)
+const env = useBrowser({ setup: openPage });
 let page;
-beforeAll(async () => {
-  requireVizFixtures(); // real npm models, planned with their dims (viz-fixtures.js)
-  page = await env.newPage();
-  await page.goto(env.base, { timeout: TIMEOUT });
-  await waitState(page, 'ready');
-});
+beforeAll(() => { page = env.page; });
 const slotsTitle = () => page.textContent('[data-chart="slots"] .mpv-chart-title');
 
 describe('dims and re-planning', () => {

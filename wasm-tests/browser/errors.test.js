@@ -4,16 +4,12 @@ import { basename } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LARGEST, requireVizFixtures, SYMBOLIC } from '../viz-fixtures.js';
 import { DROPPED, OTHER } from './paths.js';
-import { artifact, bindDims, cliInfo, expectMatchesCli, expectPlanShown, fixturePlan, openFile, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
+import { artifact, bindDims, cliInfo, expectMatchesCli, expectPlanShown, fixturePlan, openFile, openPage, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
 
-const env = useBrowser();
+requireVizFixtures(); // real npm models, planned with their dims (viz-fixtures.js)
+const env = useBrowser({ setup: openPage });
 let page;
-beforeAll(async () => {
-  requireVizFixtures();
-  page = await env.newPage();
-  await page.goto(env.base, { timeout: TIMEOUT });
-  await waitState(page, 'ready');
-});
+beforeAll(() => { page = env.page; });
 
 describe('cancel and errors', () => {
   it('bytes that are not a model show the C error message, and the page recovers', async () => {

@@ -5,16 +5,12 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { MEDIUM, requireVizFixtures } from '../viz-fixtures.js';
+import { MEDIUM } from '../viz-fixtures.js';
 import { CLI, cliInfo, fixturePlan, grab, openPlanned, useBrowser } from './harness.js';
 
-const env = useBrowser();
+const env = useBrowser({ setup: (page, e) => openPlanned(page, e, MEDIUM) });
 let page;
-beforeAll(async () => {
-  requireVizFixtures();
-  page = await env.newPage();
-  await openPlanned(page, env.base, MEDIUM);
-});
+beforeAll(() => { page = env.page; });
 
 describe('exports', () => {
   it('exports: plan JSON equals the CLI, table CSV, annotated .onnx equals the CLI\'s, Netron attachment, chart PNG and SVG', async () => {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { basename, join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
-import { dimArgs } from '../viz-fixtures.js';
+import { dimArgs, requireVizFixtures } from '../viz-fixtures.js';
 import { ARTIFACTS, CLI } from './paths.js';
 
 export const TIMEOUT = 30_000;
@@ -35,10 +35,11 @@ const isLocal = (u) => {
  * after them. env.base is the served page's URL; env.newPage() a page whose
  * console errors, uncaught exceptions and failed requests fail the test they
  * happen in (env.context.newPage() for a page where they are expected).
- * env.requests: every URL any page asked for.
+ * env.requests: every URL any page asked for. With `setup`, env.page is such
+ * a page, made ready by setup(page, env) before the tests.
  */
-export function useBrowser() {
-  const env = { base: inject('baseURL'), browser: null, context: null, requests: [], errors: [] };
+export function useBrowser({ setup = null } = {}) {
+  const env = { base: inject('baseURL'), browser: null, context: null, page: null, requests: [], errors: [] };
   beforeAll(async () => {
     env.browser = await chromium.connect(inject('wsEndpoint'));
     env.context = await env.browser.newContext({ viewport: { width: 1200, height: 900 }, acceptDownloads: true });
@@ -48,6 +49,10 @@ export function useBrowser() {
       document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
     });
     env.context.on('request', (r) => env.requests.push(r.url()));
+    if (setup) {
+      env.page = await env.newPage();
+      await setup(env.page, env);
+    }
   });
   afterEach(() => {
     const errors = env.errors.splice(0);
@@ -126,10 +131,16 @@ export async function openFile(page, file) {
   await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n && document.body.dataset.state === 'ready', basename(file), { timeout: TIMEOUT });
 }
 
-/** The page opened on `fixture` with its dims bound (through the API) and planned as the CLI plans it. */
-export async function openPlanned(page, base, fixture) {
+/** The page at `base` with the example open. */
+export async function openPage(page, { base }) {
   await page.goto(base, { timeout: TIMEOUT });
   await waitState(page, 'ready');
+}
+
+/** The page opened on `fixture` with its dims bound (through the API) and planned as the CLI plans it. */
+export async function openPlanned(page, env, fixture) {
+  requireVizFixtures(); // real npm models, planned with their dims (viz-fixtures.js)
+  await openPage(page, env);
   await openFile(page, fixture.file);
   await page.evaluate((dims) => window.memplanView.setDims(dims), fixture.dims);
   await waitPlan(page, fixturePlan(fixture));

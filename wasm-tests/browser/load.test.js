@@ -7,9 +7,9 @@ import { EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
 import { DROPPED, OTHER } from './paths.js';
 import { artifact, cliInfo, cliPlan, expectMatchesCli, expectPlanShown, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
 
-const env = useBrowser();
+const env = useBrowser({ setup: async () => {} });
 let page;
-beforeAll(async () => { page = await env.newPage(); });
+beforeAll(() => { page = env.page; });
 
 describe('load and figures', () => {
   it('the example model is open from the start and matches the CLI', async () => {

@@ -2,15 +2,11 @@
 // model strings are text (never HTML), and no request leaves localhost.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { encodeModel, HOSTILE_INPUT, hostileModel } from '../onnx-encode.js';
-import { artifact, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
+import { artifact, openPage, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
 
-const env = useBrowser();
+const env = useBrowser({ setup: openPage });
 let page;
-beforeAll(async () => {
-  page = await env.newPage();
-  await page.goto(env.base, { timeout: TIMEOUT });
-  await waitState(page, 'ready');
-});
+beforeAll(() => { page = env.page; });
 
 describe('security, CSP, text not HTML', () => {
   it('the CSP meta is in force and nothing violated it', async () => {

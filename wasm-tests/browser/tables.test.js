@@ -2,16 +2,12 @@
 // regular expression, every row equal to the CLI's plan.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatShape } from '../../web/src/data/format.js';
-import { MEDIUM, requireVizFixtures } from '../viz-fixtures.js';
+import { MEDIUM } from '../viz-fixtures.js';
 import { fixturePlan, openPlanned, tableCount, tableRows, useBrowser, waitRows } from './harness.js';
 
-const env = useBrowser();
+const env = useBrowser({ setup: (page, e) => openPlanned(page, e, MEDIUM) });
 let page;
-beforeAll(async () => {
-  requireVizFixtures();
-  page = await env.newPage();
-  await openPlanned(page, env.base, MEDIUM);
-});
+beforeAll(() => { page = env.page; });
 
 describe('tables', () => {
   it('the value table shows dtype and shape, sorts, and filters by regular expression', async () => {

@@ -14,8 +14,10 @@ export default defineConfig({
     include: ['wasm-tests/browser/*.test.js'],
     environment: 'node',
     globalSetup: ['wasm-tests/browser/global-setup.js'],
-    // One file at a time: 2 shared cores, and the files share one Chromium.
+    // One file at a time (2 shared cores, one Chromium), all in one worker:
+    // playwright-core and the helpers are imported once, not once per file.
     fileParallelism: false,
+    isolate: false,
     testTimeout: 180_000,
     hookTimeout: 120_000,
     reporters: ['default', ['junit', { suiteName: 'browser' }], ['./wasm-tests/summary-reporter.js', { label: 'browser' }]],
