@@ -92,19 +92,21 @@ describe('embedding', () => {
       attempt('state.dims', () => { state.dims.x = '1'; });
       attempt('plan.peak_bytes', () => { plan.peak_bytes = 0; });
       attempt('plan.values[0].size', () => { plan.values[0].size = 0; });
-      const events = [];
+      const events = [], internal = [];
       const off = v.on('plan', (p) => attempt('event plan.status', () => { p.status = 'x'; }));
+      for (const type of ['applied', 'status', 'options', 'selection']) v.on(type, () => internal.push(type)); // the DOM modules' events
       v.on('select', (n) => events.push(n));
       await v.setOptions({ strategy: 'slots' });
       off();
       v.select(plan.values[0].name);
       await new Promise((res) => setTimeout(res, 0)); // select() waits for the view
       const el = document.getElementById('element');
-      return { tries, events, strategy: v.state.strategy, before: state.strategy, status: v.plan.status, size: plan.values[0].size,
+      return { tries, events, internal, strategy: v.state.strategy, before: state.strategy, status: v.plan.status, size: plan.values[0].size,
         selected: v.state.selected === plan.values[0].name, keys: Object.keys(v.state), elementFrozen: Object.isFrozen(el.state) && Object.isFrozen(el.plan) };
     });
     expect(r.tries).toEqual(['state.strategy: TypeError', 'state.dims: TypeError', 'plan.peak_bytes: TypeError', 'plan.values[0].size: TypeError', 'event plan.status: TypeError']);
     expect(r.events.length).toBe(1);
+    expect(r.internal, 'internal events reach an embedder').toEqual([]);
     expect({ strategy: r.strategy, before: r.before, status: r.status, size: r.size, selected: r.selected, elementFrozen: r.elementFrozen })
       .toEqual({ strategy: 'slots', before: 'arena', status: 'deferred', size: cliPlan(EXAMPLE_SRC).values[0].size, selected: true, elementFrozen: true });
     expect(r.keys).toEqual(['phase', 'name', 'shownName', 'source', 'hasModel', 'status', 'strategy', 'align', 'inplace', 'dims', 'dimNames', 'selected', 'busy', 'progress', 'error']);

@@ -19,6 +19,8 @@ import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/pro
 import { formatBytes, formatInt } from '../data/format.js';
 
 export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
+/** The events embedders may listen to (the others are the DOM modules'). */
+export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progress', 'state', 'error']);
 
 /**
  * The state: one frozen object, replaced (never changed in place) by every
@@ -117,6 +119,8 @@ export function createController(client, options = {}) {
   // each value's producer and consumers, the view count per owner.
   let derived = {};
 
+  // Listeners get the plan frozen (a 10k-node plan takes a few ms to freeze: only when someone listens).
+  function emitPlan(plan) { if (listeners.get('plan')?.size) emit('plan', deepFreeze(plan)); }
   function setPhase(s) { patch({ phase: s }); emit('state', s); }
   function status(p) { patch(p); emit('status', state); }
   function showError(message) {
@@ -183,7 +187,7 @@ export function createController(client, options = {}) {
     emit('selection', source);
     emit('select', linked.selected);
   });
-  linked.on('hover', () => emit('hover', { name: linked.hover, position: linked.hoverPos }));
+  linked.on('hover', () => emit('hover', Object.freeze({ name: linked.hover, position: linked.hoverPos })));
 
   // ---- worker calls ----------------------------------------------------
   async function replan() {
@@ -225,7 +229,7 @@ export function createController(client, options = {}) {
       }
       status({ busy: false, progress: `${plan.status} in ${Math.round(state.shownMs)} ms (all charts ${Math.round(performance.now() - t0)} ms)` });
       setPhase('ready');
-      emit('plan', deepFreeze(plan));
+      emitPlan(plan);
     } catch (e) {
       if (gen !== planGen) return;
       status({ busy: false });
@@ -251,7 +255,7 @@ export function createController(client, options = {}) {
       const size = bytes.byteLength ?? bytes.size; // bytes, or a File read in slices
       status({ progress: `opening ${formatBytes(size)}…` });
       const stages = { starting: 'starting WebAssembly…', parsing: `parsing ${formatBytes(size)}…`, info: 'reading the graph…' };
-      const onProgress = (p) => { if (gen === loadGen) { status({ progress: stages[p.stage] ?? p.stage }); emit('progress', p); } };
+      const onProgress = (p) => { if (gen === loadGen) { status({ progress: stages[p.stage] ?? p.stage }); emit('progress', Object.freeze(p)); } };
       const mdl = await client.open(bytes, { onProgress });
       if (gen !== loadGen) { mdl.close(); return; }
       model?.close().catch(() => {});
@@ -299,7 +303,7 @@ export function createController(client, options = {}) {
     emit('shown', state);
     status({ progress: `plan document · ${formatInt(plan.values?.length ?? 0)} values` });
     setPhase('ready');
-    emit('plan', deepFreeze(plan));
+    emitPlan(plan);
   }
 
   /** Stop the running load or plan (the worker restarts; the model must be opened again). */

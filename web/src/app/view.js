@@ -10,7 +10,7 @@ import { createArena } from '../charts/arena.js';
 import { createSlots } from '../charts/slots.js';
 import { createMemory } from '../charts/memory.js';
 import { slotOccupancy } from '../data/series.js';
-import { createController, deepFreeze } from './controller.js';
+import { createController, deepFreeze, PUBLIC_EVENTS } from './controller.js';
 import { createControls } from './controls.js';
 import { createDeferred, createFigures } from './figures.js';
 import { createTable } from './table.js';
@@ -121,7 +121,8 @@ export function createView(root, client, options = {}) {
     select: ctl.select,
     showPlan: ctl.showPlan,
     cancel: ctl.cancel,
-    on: ctl.on,
+    /** Listen to a public event (PUBLIC_EVENTS); other names are accepted and never fire, as before. */
+    on: (type, fn) => (PUBLIC_EVENTS.has(type) ? ctl.on(type, fn) : () => {}),
     destroy() {
       ctl.destroy();
       for (const c of Object.values(charts)) c.destroy();
