@@ -5,5 +5,5 @@ if(TARGET allocate AND TARGET memplan)
   add_test(NAME example_allocate
     COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/example_check.py" "$<TARGET_FILE:allocate>"
             "$<TARGET_FILE:memplan>" "${CMAKE_SOURCE_DIR}" "${MEMPLAN_FIXTURES}")
-  set_tests_properties(example_allocate PROPERTIES FIXTURES_REQUIRED memplan_fixtures TIMEOUT 300)
+  set_tests_properties(example_allocate PROPERTIES FIXTURES_REQUIRED memplan_fixtures TIMEOUT 300 LABELS quick)
 endif()
