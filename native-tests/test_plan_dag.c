@@ -261,6 +261,22 @@ static void check_plan(int iter, const memplan_model_plan *p, uint64_t align) {
     assert_int_equal(fs->naive_bytes, naive);
     assert_int_equal(fs->lower_bound_bytes, lb1);
     assert_true(fs->peak_bytes >= sp->peak_bytes);
+    /* The peak position holds the lower bound, and no earlier position does. */
+    for (int basis = 0; basis < 2; basis++) {
+        uint64_t a = basis ? 1 : align, want = basis ? lb1 : lb;
+        int32_t at = basis ? fs->peak_position : fa->peak_position;
+        if (!n) {
+            assert_int_equal(at, -1);
+            continue;
+        }
+        for (int32_t t = 0; t <= at; t++) {
+            uint64_t live = 0;
+            for (size_t i = 0; i < n; i++)
+                if (bufs[i].start <= t && t < bufs[i].end) live += up(bufs[i].size, a);
+            if (t < at) assert_true(live < want);
+            else assert_int_equal(live, want);
+        }
+    }
     /* Independent pairwise checks. */
     for (size_t i = 0; i < n; i++) {
         assert_true(sp->slot_of[i] < sp->slot_count);

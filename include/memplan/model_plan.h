@@ -100,6 +100,7 @@ typedef struct memplan_plan_figures {
     uint64_t peak_bytes;        /* arena: the arena size; slots: the end of the slot layout */
     uint64_t lower_bound_bytes; /* most bytes live at one position, on the same basis as naive */
     double savings_ratio;       /* 1 - peak/naive, 0 when naive is 0 */
+    int32_t peak_position;      /* first position where lower_bound_bytes are live (-1: no buffers) */
     bool inplace_saved_known;   /* options.inplace and both plans planned: */
     int64_t inplace_saved_bytes;/* peak without in-place reuse minus peak with it */
 } memplan_plan_figures;

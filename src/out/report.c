@@ -197,6 +197,75 @@ static void json_transients(mp_json *j, const plan_ctx *c) {
 
 static void plan_json(mp_json *j, const plan_ctx *c);
 
+/* The buffers live at position t, largest first (ties: placement order);
+ * *n gets the count. malloc'ed; NULL when out of memory. */
+static size_t *live_at(const memplan_model_plan *p, int32_t t, size_t *n) {
+    size_t *idx = malloc((p->n_buffers ? p->n_buffers : 1) * sizeof *idx);
+    *n = 0;
+    if (!idx) return NULL;
+    for (size_t b = 0; b < p->n_buffers; b++)
+        if (p->buffers[b].start <= t && t < p->buffers[b].end) idx[(*n)++] = b;
+    for (size_t i = 1; i < *n; i++) { /* insertion sort: stable, and peaks hold few buffers */
+        size_t x = idx[i], k = i;
+        for (; k > 0 && p->buffers[idx[k - 1]].size < p->buffers[x].size; k--) idx[k] = idx[k - 1];
+        idx[k] = x;
+    }
+    return idx;
+}
+
+/* at_peak: what is live where the most bytes are, each buffer's share of the
+ * lower bound (on the strategy's basis). */
+static void json_at_peak(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    const memplan_graph *g = p->graph;
+    uint64_t align = slots_strategy(c) ? 1 : p->options.align;
+    size_t n = 0, *idx = c->f->peak_position >= 0 ? live_at(p, c->f->peak_position, &n) : NULL;
+    if (c->f->peak_position >= 0 && !idx) j->out->failed = true;
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "position");
+    mp_json_int(j, c->f->peak_position);
+    MP_JSON_KEY(j, "bytes");
+    mp_json_uint(j, c->f->lower_bound_bytes);
+    MP_JSON_KEY(j, "buffers");
+    mp_json_arr(j);
+    for (size_t i = 0; i < n; i++) {
+        const memplan_buffer *b = &p->buffers[idx[i]];
+        int32_t v = p->buffer_value[idx[i]];
+        const memplan_transient *t = NULL;
+        for (size_t k = 0; v < 0 && k < p->n_transients; k++)
+            if (p->transients[k].buffer == (int64_t)idx[i]) t = &p->transients[k];
+        int32_t node = v >= 0 ? g->values[v].producer : t ? t->node : -1;
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "name");
+        mp_json_str(j, v >= 0 ? g->values[v].name : node >= 0 ? g->nodes[node].name : "");
+        MP_JSON_KEY(j, "transient");
+        mp_json_bool(j, v < 0);
+        MP_JSON_KEY(j, "bytes");
+        mp_json_uint(j, b->size);
+        MP_JSON_KEY(j, "share");
+        uint64_t aligned = (b->size + align - 1) / align * align;
+        mp_json_double(j, c->f->lower_bound_bytes ? (double)aligned / (double)c->f->lower_bound_bytes : 0.0);
+        MP_JSON_KEY(j, "op_type");
+        if (node >= 0) mp_json_str(j, g->nodes[node].op_type);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "node");
+        if (node >= 0) mp_json_str(j, g->nodes[node].name);
+        else mp_json_null(j);
+        if (v >= 0) {
+            json_type_of(j, c, v);
+        } else {
+            MP_JSON_KEY(j, "dtype");
+            mp_json_null(j);
+            MP_JSON_KEY(j, "shape");
+            mp_json_null(j);
+        }
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+    mp_json_end(j);
+    free(idx);
+}
+
 static void json_subgraphs(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     mp_json_arr(j);
@@ -331,6 +400,9 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         else mp_json_null(j);
         mp_json_end(j);
     }
+    MP_JSON_KEY(j, "at_peak");
+    if (def) mp_json_null(j);
+    else json_at_peak(j, c);
     MP_JSON_KEY(j, "weights");
     json_weights(j, p);
     MP_JSON_KEY(j, "transients");
@@ -404,6 +476,33 @@ static void text_subgraphs(mp_buf *b, const memplan_model_plan *p, int depth) {
     }
 }
 
+/* The ten largest buffers live at the peak. */
+static void text_at_peak(mp_buf *b, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    size_t n = 0, *idx = c->f->peak_position >= 0 ? live_at(p, c->f->peak_position, &n) : NULL;
+    if (c->f->peak_position < 0) return;
+    if (!idx) {
+        b->failed = true;
+        return;
+    }
+    mp_buf_printf(b, "at the peak:       position %d, %zu buffers live%s\n", (int)c->f->peak_position, n,
+                  n > 10 ? " (the 10 largest)" : "");
+    for (size_t i = 0; i < n && i < 10; i++) {
+        int32_t v = p->buffer_value[idx[i]];
+        const char *what = v >= 0 ? "graph input" : "transient";
+        int32_t node = -1;
+        if (v >= 0) node = p->graph->values[v].producer;
+        for (size_t k = 0; v < 0 && k < p->n_transients; k++)
+            if (p->transients[k].buffer == (int64_t)idx[i]) node = p->transients[k].node;
+        if (node >= 0) what = p->graph->nodes[node].op_type;
+        mp_buf_puts(b, "  ");
+        human_bytes(b, p->buffers[idx[i]].size);
+        mp_buf_printf(b, "  %s  %s%s\n", what, v >= 0 ? p->graph->values[v].name : node >= 0 ? p->graph->nodes[node].name : "",
+                      v >= 0 ? "" : " (its body's memory)");
+    }
+    free(idx);
+}
+
 static void plan_text(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
@@ -427,6 +526,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
                       (unsigned long long)p->exact.peak_bytes);
         if (f->inplace_saved_known)
             mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
+        text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");
     human_bytes(b, p->weight_bytes);

@@ -461,6 +461,36 @@ static memplan_status check_slots(const plan_impl *k, memplan_error *err) {
 
 static double savings(uint64_t naive, uint64_t peak) { return naive ? 1.0 - (double)peak / (double)naive : 0.0; }
 
+/* The first position where the most bytes are live, sizes rounded up to
+ * align (the lower bound's basis); -1 when there are no buffers. */
+static memplan_status peak_position(const memplan_model_plan *p, uint64_t align, int32_t *out, memplan_error *err) {
+    *out = -1;
+    if (!p->n_buffers) return MEMPLAN_OK;
+    size_t n = (size_t)p->positions + 1;
+    uint64_t *delta = calloc(n + 1, sizeof *delta), *gone = calloc(n + 1, sizeof *gone);
+    if (!delta || !gone) {
+        free(delta);
+        free(gone);
+        return oom(err);
+    }
+    for (size_t b = 0; b < p->n_buffers; b++) { /* intervals lie in [0, positions] */
+        uint64_t sz = align_up(p->buffers[b].size, align);
+        delta[p->buffers[b].start] += sz;
+        gone[p->buffers[b].end] += sz;
+    }
+    uint64_t live = 0, best = 0;
+    for (size_t t = 0; t < n; t++) {
+        live = live + delta[t] - gone[t];
+        if (live > best || *out < 0) {
+            best = live;
+            *out = (int32_t)t;
+        }
+    }
+    free(delta);
+    free(gone);
+    return MEMPLAN_OK;
+}
+
 /* Slot layout (slots one after another, each at an aligned offset) and the
  * figures of both strategies. */
 static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
@@ -490,7 +520,10 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
     fa->savings_ratio = savings(fa->naive_bytes, fa->peak_bytes);
     fs->savings_ratio = savings(fs->naive_bytes, fs->peak_bytes);
     /* slot capacities are raw sizes (seed 000): compare with the raw bound */
-    return memplan_lower_bound(p->buffers, p->n_buffers, 1, &fs->lower_bound_bytes, err);
+    memplan_status st = memplan_lower_bound(p->buffers, p->n_buffers, 1, &fs->lower_bound_bytes, err);
+    if (!st) st = peak_position(p, align, &fa->peak_position, err);
+    if (!st) st = peak_position(p, 1, &fs->peak_position, err);
+    return st;
 }
 
 /* One record per plannable owner (placement order), then per view of one
