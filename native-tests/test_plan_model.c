@@ -228,8 +228,35 @@ static void test_unplannable(void **state) {
     free(json);
 }
 
+/* The slot plan's peak is the sum of its slot capacities at any alignment
+ * (issue 19: 2 slots, 800 bytes, savings 0.5); the aligned layout is apart. */
+static void test_slot_peak_ignores_alignment(void **state) {
+    (void)state;
+    static const char *const ALIGNS[] = {"1", "64", "4096"};
+    static const char *const LAYOUT[] = {"800", "848", "4496"};
+    for (int i = 0; i < 3; i++) {
+        mb_graph *g = mb_new_graph("g");
+        mb_input(g, "x", 1, "100");
+        mb_node(g, "Relu", "x", "a");
+        mb_node(g, "Relu", "a", "b");
+        mb_node(g, "Relu", "b", "c");
+        mb_node(g, "Relu", "c", "y");
+        mb_output(g, "y", 1, "100");
+        const char *argv[] = {"--strategy", "slots", "--align", ALIGNS[i]};
+        char *json = plan(g, 4, argv);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "\"naive_bytes\":1600,\"peak_bytes\":800,\"lower_bound_bytes\":800,\"savings_ratio\":0.5,"
+                 "\"slot_layout_bytes\":%s,",
+                 LAYOUT[i]);
+        expect_contains(json, want);
+        free(json);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slot_peak_ignores_alignment),
         cmocka_unit_test(test_chain_two_slots),
         cmocka_unit_test(test_diamond_and_residual),
         cmocka_unit_test(test_disjoint_chains_share),

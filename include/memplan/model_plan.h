@@ -97,7 +97,9 @@ typedef struct memplan_value_plan {
 /* The headline numbers of one strategy; all zero while deferred. */
 typedef struct memplan_plan_figures {
     uint64_t naive_bytes;       /* one buffer per owner: arena sizes rounded up to align, slot sizes raw */
-    uint64_t peak_bytes;        /* arena: the arena size; slots: the end of the slot layout */
+    uint64_t peak_bytes;        /* arena: the arena size; slots: the sum of slot capacities */
+    uint64_t layout_bytes;      /* the memory laid out at aligned offsets: the arena size;
+                                   slots: the end of the slot layout (slot_offset), padding included */
     uint64_t lower_bound_bytes; /* most bytes live at one position, on the same basis as naive */
     double savings_ratio;       /* 1 - peak/naive, 0 when naive is 0 */
     int32_t peak_position;      /* first position where lower_bound_bytes are live (-1: no buffers) */

@@ -372,6 +372,7 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     MP_JSON_KEY(j, "savings_ratio");
     if (def) mp_json_null(j);
     else mp_json_double(j, f->savings_ratio);
+    if (slots_strategy(c)) json_figure(j, c, "slot_layout_bytes", f->layout_bytes);
     MP_JSON_KEY(j, "strategies");
     if (def) mp_json_null(j);
     else json_strategies(j, p);
@@ -521,6 +522,11 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
         mp_buf_puts(b, "\nlower bound:       ");
         human_bytes(b, f->lower_bound_bytes);
         mp_buf_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
+        if (slots_strategy(c) && f->layout_bytes != f->peak_bytes) {
+            mp_buf_puts(b, "slot layout:       ");
+            human_bytes(b, f->layout_bytes);
+            mp_buf_printf(b, " (slots at offsets aligned to %llu)\n", (unsigned long long)p->options.align);
+        }
         mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
                       (unsigned long long)p->arena.arena_bytes, (unsigned long long)p->slots.peak_bytes,
                       (unsigned long long)p->exact.peak_bytes);

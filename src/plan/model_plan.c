@@ -514,9 +514,12 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
         off += align_up(p->slots.slot_bytes[s], align);
     }
     p->slot_offset = k->slot_offset;
-    /* The memory the slot layout needs: the sum of the slot capacities
-     * (seed 000) when align is 1, plus the padding between slots otherwise. */
-    fs->peak_bytes = end;
+    /* The slot plan's peak is the sum of the slot capacities (seed 000), at
+     * any alignment: alignment and offsets belong to the arena. Laid out one
+     * after another at aligned offsets, the slots end at `end`. */
+    fs->peak_bytes = p->slots.peak_bytes;
+    fs->layout_bytes = end;
+    fa->layout_bytes = fa->peak_bytes;
     fa->savings_ratio = savings(fa->naive_bytes, fa->peak_bytes);
     fs->savings_ratio = savings(fs->naive_bytes, fs->peak_bytes);
     /* slot capacities are raw sizes (seed 000): compare with the raw bound */
