@@ -172,6 +172,38 @@ static void test_if_unknown_condition_plans_larger(void **state) {
     done(&r);
 }
 
+/* In-place reuse applies inside bodies: then's t2 = Neg(t1) takes t1's buffer
+ * (t1 is read there for the last time), so the branch needs 64 bytes, not 128;
+ * x (a captured outer value) and the branch's output (the If's) are never
+ * linked. */
+static void test_inplace_in_a_branch(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = mb_pack(if_model(false, 1), &len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.align = 1;
+    o.budget_ms = 0;
+    o.inplace = true;
+    memplan_model_plan *p = NULL;
+    if (memplan_plan_model(m, &o, &p, &err)) fail_msg("%s", err.message);
+    const memplan_subgraph_plan *t = body(p, "then_branch");
+    assert_int_equal(t->plan->n_links, 1);
+    const memplan_graph *tg = t->plan->graph;
+    assert_string_equal(tg->values[t->plan->links[0].value].name, "t2");
+    assert_string_equal(tg->values[t->plan->links[0].source].name, "t1");
+    assert_int_equal(peak(t->plan), 64);
+    assert_int_equal(peak(p), 64 + 64);
+    assert_true(p->figures[MEMPLAN_STRATEGY_ARENA].inplace_saved_known);
+    assert_int_equal(p->figures[MEMPLAN_STRATEGY_ARENA].inplace_saved_bytes, 64);
+    memplan_model_plan_free(p);
+    memplan_model_free(m);
+}
+
 /* A branch that returns an outer value as its output: nothing to plan in it. */
 static void test_if_branch_returns_outer_value(void **state) {
     (void)state;
@@ -458,6 +490,7 @@ int main(void) {
         cmocka_unit_test(test_if_known_condition),
         cmocka_unit_test(test_if_unknown_condition_plans_larger),
         cmocka_unit_test(test_if_branch_returns_outer_value),
+        cmocka_unit_test(test_inplace_in_a_branch),
         cmocka_unit_test(test_loop_known_trip_count),
         cmocka_unit_test(test_loop_unknown_trip_count),
         cmocka_unit_test(test_if_inside_loop),

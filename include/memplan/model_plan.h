@@ -67,7 +67,7 @@ typedef struct memplan_plan_options {
     bool include_inputs;              /* graph inputs own buffers too, live from position 0 */
     bool inplace;                     /* an output shares the buffer of the input it may reuse in
                                          place (memplan/inplace.h), unless that buffer is read later
-                                         or belongs to a protected value (main graph only) */
+                                         or belongs to a protected value (in every graph) */
     bool allow_input_overwrite;       /* with inplace: graph inputs may be reused */
     bool constants_as_activations;    /* plan Constant outputs and constant-foldable values as
                                          activations (for runtimes that do not fold them at load) */

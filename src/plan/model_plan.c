@@ -131,20 +131,25 @@ static memplan_status copy_options(plan_impl *k, const memplan_plan_options *o, 
     return MEMPLAN_OK;
 }
 
-/* The view map: the default policy, then (options.inplace, main graph) the
- * in-place reuse pairs the analysis allows, recorded as the plan's links. */
-static memplan_status build_views(plan_impl *k, const memplan_model *m, memplan_viewmap *vm, memplan_error *err) {
+/* The view map: the default policy, then (options.inplace) the in-place
+ * reuse pairs the analysis allows in this graph, recorded as its links. */
+static memplan_status build_views(plan_impl *k, const memplan_model *m, const uint8_t *external, memplan_viewmap *vm,
+                                  memplan_error *err) {
     const memplan_graph *g = k->pub.graph;
     memplan_status st = memplan_viewmap_default(vm, g, err);
-    if (st || !k->pub.options.inplace || k->pub.parent) return st;
+    if (st || !k->pub.options.inplace) return st;
     int32_t *before = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *before);
     if (!before) return oom(err);
     memcpy(before, vm->source, (size_t)g->n_values * sizeof *before);
     memplan_inplace_options io = {k->pub.options.allow_input_overwrite, false, NULL, 0};
     memplan_inplace *ctx = NULL;
-    st = memplan_inplace_compute(m, k->pub.shapes, &io, &ctx, err);
+    st = memplan_inplace_compute_graph(m, g, k->pub.shapes, &io, &ctx, err);
     if (!st) st = memplan_inplace_view_links(ctx, vm, err);
     memplan_inplace_free(ctx);
+    /* A value whose buffer is outside this plan (an If branch's output is the
+     * If's; a folded constant) keeps it: no link. */
+    for (int32_t v = 0; !st && v < g->n_values; v++)
+        if (external[v]) vm->source[v] = before[v];
     size_t n = 0;
     for (int32_t v = 0; !st && v < g->n_values; v++) n += vm->source[v] != before[v];
     if (!st && !(k->links = malloc((n ? n : 1) * sizeof *k->links))) st = oom(err);
@@ -590,7 +595,7 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
     p->positions = g->n_nodes;
     p->parent = parent ? &parent->pub : NULL;
     memplan_status st = MEMPLAN_OK;
-    if (parent) { /* a body: the main plan's options and shapes; no graph inputs, no in-place links */
+    if (parent) { /* a body: the main plan's options and shapes; its graph inputs are the node's */
         p->options = parent->pub.options;
         p->options.include_inputs = false;
         p->shapes = parent->pub.shapes;
@@ -602,7 +607,7 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
     memplan_viewmap vm = {0, NULL};
     uint8_t *external = NULL;
     if (!st) st = mark_external(k, parent ? parent->constant : NULL, if_branch, &external, err);
-    if (!st) st = build_views(k, env->m, &vm, err);
+    if (!st) st = build_views(k, env->m, external, &vm, err);
     memplan_liveness_options lo = {p->options.include_inputs, &vm, external};
     if (!st) st = memplan_liveness_compute(g, &lo, &p->liveness, err);
     memplan_viewmap_free(&vm);
