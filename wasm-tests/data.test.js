@@ -278,7 +278,10 @@ describe('figures equal the CLI JSON', () => {
     expect(s.maxLiveBound).toBe(j.lower_bound_bytes);
     expect(s.naive[m.positions - 1]).toBe(j.naive_bytes);
     if (j.strategy === 'arena') expect(s.maxExtent).toBe(j.peak_bytes);
-    else expect(Math.max(0, ...m.slots.map((x) => x.offset + x.capacity))).toBe(j.peak_bytes); // end of the slot layout
+    else {
+      expect(Math.max(0, ...m.slots.map((x) => x.offset + x.capacity))).toBe(j.slot_layout_bytes); // end of the slot layout
+      expect(m.slots.reduce((a, x) => a + x.capacity, 0)).toBe(j.peak_bytes); // the sum of slot capacities
+    }
     expect(j.peak_bytes).toBeGreaterThanOrEqual(j.lower_bound_bytes);
     const occ = slotOccupancy(m);
     expect(occ.rows.length).toBe(j.slots.length);
