@@ -120,26 +120,17 @@ static void run_command(const memplan_model *m, const char *command, const char 
     }
 }
 
-/* The typed plan API (memplan_plan_model, the path every shell takes), each
- * plan re-checked by the validators and against its own figures. */
-static void run_validated(const memplan_model *m, const memplan_binding *binds, size_t n_binds, bool include_inputs,
-                          uint32_t budget_ms, bool inplace) {
-    const memplan_graph *g = m->graph;
+static size_t n_unknown_transients(const memplan_model_plan *p) {
+    size_t n = 0;
+    for (size_t i = 0; i < p->n_transients; i++) n += !p->transients[i].known;
+    return n;
+}
+
+/* One plan of the tree (the main graph's or a body's), then its bodies'. */
+static void check_plan(const memplan_model_plan *p) {
+    const memplan_graph *g = p->graph;
     memplan_error err = {0};
-    memplan_plan_options o;
-    memplan_plan_options_init(&o);
-    o.bindings = binds;
-    o.n_bindings = n_binds;
-    o.include_inputs = include_inputs;
-    o.budget_ms = budget_ms;
-    o.inplace = inplace;
-    o.allow_input_overwrite = inplace;
-    memplan_model_plan *p = NULL;
-    memplan_status st = memplan_plan_model(m, &o, &p, &err);
-    if (st) {
-        fuzz_check_error(st, &err);
-        return;
-    }
+    memplan_status st;
     const memplan_liveness *lv = &p->liveness;
     for (int32_t i = 0; i < lv->n_owners; i++) {
         int32_t v = lv->owners[i];
@@ -152,10 +143,11 @@ static void run_validated(const memplan_model *m, const memplan_binding *binds, 
     for (int32_t v = 0; v < g->n_values; v++)
         FUZZ_CHECK(lv->root[v] >= -1 && lv->root[v] < g->n_values, "root of '%s': %d", g->values[v].name,
                    (int)lv->root[v]);
-    FUZZ_CHECK(p->n_buffers + p->n_unplanned + p->n_unknown == (size_t)lv->n_owners,
+    FUZZ_CHECK(p->n_buffers + p->n_unplanned + p->n_unknown == (size_t)lv->n_owners + p->n_transients - n_unknown_transients(p),
                "%zu buffers + %zu unplanned + %zu unknown != %d owners", p->n_buffers, p->n_unplanned, p->n_unknown,
                (int)lv->n_owners);
-    FUZZ_CHECK(p->deferred == (p->n_unknown > 0), "deferred %d with %zu unknown", (int)p->deferred, p->n_unknown);
+    FUZZ_CHECK(p->deferred == (p->n_unknown > 0 || n_unknown_transients(p) > 0), "deferred %d with %zu unknown",
+               (int)p->deferred, p->n_unknown);
     if (!p->deferred) {
         const memplan_buffer *bufs = p->buffers;
         size_t n = p->n_buffers;
@@ -186,6 +178,39 @@ static void run_validated(const memplan_model *m, const memplan_binding *binds, 
                        g->values[vp->value].name);
         }
     }
+    for (size_t i = 0; i < p->n_transients; i++) {
+        const memplan_transient *t = &p->transients[i];
+        FUZZ_CHECK(t->node >= 0 && t->node < g->n_nodes, "transient at %d", (int)t->node);
+        FUZZ_CHECK(!t->known || (t->buffer >= 0 && (size_t)t->buffer < p->n_buffers &&
+                                 p->buffers[t->buffer].size == t->bytes && p->buffer_value[t->buffer] == -1),
+                   "transient of node %d: buffer %lld", (int)t->node, (long long)t->buffer);
+    }
+    for (size_t i = 0; i < p->n_subgraphs; i++) {
+        FUZZ_CHECK(p->subgraphs[i].plan->parent == p, "body %zu: parent", i);
+        check_plan(p->subgraphs[i].plan);
+    }
+}
+
+/* The typed plan API (memplan_plan_model, the path every shell takes), each
+ * plan re-checked by the validators and against its own figures. */
+static void run_validated(const memplan_model *m, const memplan_binding *binds, size_t n_binds, bool include_inputs,
+                          uint32_t budget_ms, bool inplace) {
+    memplan_error err = {0};
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.bindings = binds;
+    o.n_bindings = n_binds;
+    o.include_inputs = include_inputs;
+    o.budget_ms = budget_ms;
+    o.inplace = inplace;
+    o.allow_input_overwrite = inplace;
+    memplan_model_plan *p = NULL;
+    memplan_status st = memplan_plan_model(m, &o, &p, &err);
+    if (st) {
+        fuzz_check_error(st, &err);
+        return;
+    }
+    check_plan(p);
     memplan_model_plan_free(p);
 }
 

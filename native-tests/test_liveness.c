@@ -22,7 +22,7 @@ static void run(fixture *f, mb_graph *g, bool views, bool include_inputs) {
     free(bytes);
     if (views) assert_int_equal(memplan_viewmap_default(&f->vm, f->m->graph, &err), MEMPLAN_OK);
     else assert_int_equal(memplan_viewmap_init(&f->vm, f->m->graph, &err), MEMPLAN_OK);
-    memplan_liveness_options o = {include_inputs, &f->vm};
+    memplan_liveness_options o = {include_inputs, &f->vm, NULL};
     assert_int_equal(memplan_liveness_compute(f->m->graph, &o, &f->lv, &err), MEMPLAN_OK);
 }
 
@@ -158,7 +158,7 @@ static void test_view_cycle(void **state) {
     assert_int_equal(memplan_viewmap_add(&vm, b, a, &err), MEMPLAN_OK);
     assert_int_equal(memplan_viewmap_add(&vm, b, b, &err), MEMPLAN_EUSAGE);
     memplan_liveness lv;
-    memplan_liveness_options o = {false, &vm};
+    memplan_liveness_options o = {false, &vm, NULL};
     assert_int_equal(memplan_liveness_compute(m->graph, &o, &lv, &err), MEMPLAN_EINPUT);
     assert_string_equal(err.message, "view links form a cycle through value 'a'");
     memplan_viewmap_free(&vm);

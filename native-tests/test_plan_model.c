@@ -161,7 +161,7 @@ static void test_symbolic_defers_then_binds(void **state) {
     assert_int_equal(memplan_report_json(m, "plan", &r, &json, &jl, &err), MEMPLAN_OK);
     expect_contains(json, "\"status\":\"deferred\"");
     expect_contains(json, "\"unknown\":{\"values\":[{\"name\":\"a\",\"reason\":\"unbound dims\"},"
-                          "{\"name\":\"y\",\"reason\":\"unbound dims\"}],\"dims\":[\"batch\",\"seq\"]}");
+                          "{\"name\":\"y\",\"reason\":\"unbound dims\"}],\"dims\":[\"batch\",\"seq\"],\"subgraphs\":[]}");
     free(json);
     const char *argv[] = {"--dim", "batch=2", "--dim", "seq=8", "--align", "1"};
     memplan_request_init(&r);
@@ -190,7 +190,7 @@ static void test_deferred_lists_every_dim(void **state) {
     mb_output(g, "y", 1, "?");
     char *json = plan(g, 0, NULL);
     expect_contains(json, "\"dims\":[\"d00\",\"d01\",\"d02\",\"d03\",\"d04\",\"d05\",\"d06\",\"d07\",\"d08\","
-                          "\"d09\",\"d10\",\"d11\",\"d12\",\"d13\",\"d14\",\"d15\",\"d16\"]}");
+                          "\"d09\",\"d10\",\"d11\",\"d12\",\"d13\",\"d14\",\"d15\",\"d16\"],\"subgraphs\":[]}");
     free(json);
 }
 
@@ -228,8 +228,35 @@ static void test_unplannable(void **state) {
     free(json);
 }
 
+/* The slot plan's peak is the sum of its slot capacities at any alignment
+ * (issue 19: 2 slots, 800 bytes, savings 0.5); the aligned layout is apart. */
+static void test_slot_peak_ignores_alignment(void **state) {
+    (void)state;
+    static const char *const ALIGNS[] = {"1", "64", "4096"};
+    static const char *const LAYOUT[] = {"800", "848", "4496"};
+    for (int i = 0; i < 3; i++) {
+        mb_graph *g = mb_new_graph("g");
+        mb_input(g, "x", 1, "100");
+        mb_node(g, "Relu", "x", "a");
+        mb_node(g, "Relu", "a", "b");
+        mb_node(g, "Relu", "b", "c");
+        mb_node(g, "Relu", "c", "y");
+        mb_output(g, "y", 1, "100");
+        const char *argv[] = {"--strategy", "slots", "--align", ALIGNS[i]};
+        char *json = plan(g, 4, argv);
+        char want[256];
+        snprintf(want, sizeof want,
+                 "\"naive_bytes\":1600,\"peak_bytes\":800,\"lower_bound_bytes\":800,\"savings_ratio\":0.5,"
+                 "\"slot_layout_bytes\":%s,",
+                 LAYOUT[i]);
+        expect_contains(json, want);
+        free(json);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_slot_peak_ignores_alignment),
         cmocka_unit_test(test_chain_two_slots),
         cmocka_unit_test(test_diamond_and_residual),
         cmocka_unit_test(test_disjoint_chains_share),

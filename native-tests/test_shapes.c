@@ -127,8 +127,9 @@ static void test_control_flow(void **state) {
     infer(&c, g);
     expect(&c, "y", "float[batch,unk__0] 4*batch*unk__0");
     expect(&c, "acc_final", "float[batch,4] 16*batch");
-    /* the trip count M is an input without a value: a fresh name */
-    expect(&c, "scans", "float[unk__1,batch,4] 16*batch*unk__1");
+    /* the trip count M is an input without a value: a dim named after the
+     * (unnamed) node, trips_loop + its index in the file, for --dim */
+    expect(&c, "scans", "float[trips_loop1,batch,4] 16*batch*trips_loop1");
     done(&c);
 }
 

@@ -140,6 +140,11 @@ typedef struct memplan_inplace memplan_inplace;
 memplan_status memplan_inplace_compute(const memplan_model *m, memplan_shapes *shapes,
                                        const memplan_inplace_options *opts, memplan_inplace **out,
                                        memplan_error *err);
+/* The same for any graph of m: a control-flow body (its captured outer
+ * values are protected: they are the parent's buffers) or the main graph. */
+memplan_status memplan_inplace_compute_graph(const memplan_model *m, const memplan_graph *g, memplan_shapes *shapes,
+                                             const memplan_inplace_options *opts, memplan_inplace **out,
+                                             memplan_error *err);
 void memplan_inplace_free(memplan_inplace *ctx);
 
 /* The graph the results are for, its node count, and the amounts' pool. */

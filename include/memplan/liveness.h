@@ -44,6 +44,10 @@ void memplan_viewmap_free(memplan_viewmap *vm);
 typedef struct memplan_liveness_options {
     bool include_inputs;             /* graph inputs own buffers, live from 0 */
     const memplan_viewmap *views;    /* NULL: no views */
+    const uint8_t *external;         /* per value, NULL for none: nonzero when the value's
+                                        buffer lives outside this plan (a constant a runtime
+                                        folds at load, a body output the parent provides):
+                                        it owns nothing, like an initializer */
 } memplan_liveness_options;
 
 typedef struct memplan_liveness {

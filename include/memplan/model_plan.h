@@ -31,7 +31,11 @@
  *
  * Positions are node indices in the graph's topological order (node i of
  * plan->graph runs at position i); intervals are inclusive [start, end].
- * Only the graph given is planned (for a model: its main graph).
+ * A plan is a tree: each control-flow body has a plan of its own
+ * (subgraphs[]), and the node that runs it holds the body's memory as one
+ * transient buffer at its position (transients[]), so the parent's arena,
+ * peak and lower bound include it. Weights -- initializers and what a runtime
+ * folds at load (memplan/constants.h) -- are never activations.
  */
 #ifndef MEMPLAN_MODEL_PLAN_H
 #define MEMPLAN_MODEL_PLAN_H
@@ -40,6 +44,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memplan/constants.h"
 #include "memplan/error.h"
 #include "memplan/liveness.h"
 #include "memplan/model.h"
@@ -62,10 +67,14 @@ typedef struct memplan_plan_options {
     bool include_inputs;              /* graph inputs own buffers too, live from position 0 */
     bool inplace;                     /* an output shares the buffer of the input it may reuse in
                                          place (memplan/inplace.h), unless that buffer is read later
-                                         or belongs to a protected value */
+                                         or belongs to a protected value (in every graph) */
     bool allow_input_overwrite;       /* with inplace: graph inputs may be reused */
+    bool constants_as_activations;    /* plan Constant outputs and constant-foldable values as
+                                         activations (for runtimes that do not fold them at load) */
     const memplan_binding *bindings;  /* dim name -> value; read during the call only */
     size_t n_bindings;
+    const memplan_input_value *values;/* graph input values (memplan/shapes.h); read during the call */
+    size_t n_values;
 } memplan_plan_options;
 
 /* The defaults above, no bindings. */
@@ -88,9 +97,12 @@ typedef struct memplan_value_plan {
 /* The headline numbers of one strategy; all zero while deferred. */
 typedef struct memplan_plan_figures {
     uint64_t naive_bytes;       /* one buffer per owner: arena sizes rounded up to align, slot sizes raw */
-    uint64_t peak_bytes;        /* arena: the arena size; slots: the end of the slot layout */
+    uint64_t peak_bytes;        /* arena: the arena size; slots: the sum of slot capacities */
+    uint64_t layout_bytes;      /* the memory laid out at aligned offsets: the arena size;
+                                   slots: the end of the slot layout (slot_offset), padding included */
     uint64_t lower_bound_bytes; /* most bytes live at one position, on the same basis as naive */
     double savings_ratio;       /* 1 - peak/naive, 0 when naive is 0 */
+    int32_t peak_position;      /* first position where lower_bound_bytes are live (-1: no buffers) */
     bool inplace_saved_known;   /* options.inplace and both plans planned: */
     int64_t inplace_saved_bytes;/* peak without in-place reuse minus peak with it */
 } memplan_plan_figures;
@@ -103,27 +115,64 @@ typedef struct memplan_plan_link {
 
 typedef struct memplan_model_plan memplan_model_plan;
 
-/* A control-flow node's body, planned on its own (reserved: always empty for now). */
+/* Which branch of an If a body is. */
+typedef enum memplan_branch {
+    MEMPLAN_BRANCH_NONE = 0,      /* not an If branch */
+    MEMPLAN_BRANCH_TAKEN,         /* the condition is known and selects it */
+    MEMPLAN_BRANCH_NOT_TAKEN,     /* the condition is known and selects the other */
+    MEMPLAN_BRANCH_UNKNOWN        /* the condition is not known */
+} memplan_branch;
+
+/* A control-flow node's body (If then_branch/else_branch, Loop and Scan body,
+ * com.microsoft BeamSearch/GreedySearch/WhisperBeamSearch encoder/decoder...),
+ * planned on its own: liveness, slots and arena over the body's nodes. Its
+ * inputs and captured outer values are the parent's buffers; an If branch's
+ * outputs are the If's outputs (the parent's buffers, written in place). */
 typedef struct memplan_subgraph_plan {
     int32_t node;                     /* position of the node in the parent graph */
-    const char *attribute;            /* then_branch, else_branch, body, ... */
+    const char *attribute;            /* then_branch, else_branch, body, decoder, ... */
+    memplan_branch branch;
+    bool counted;                     /* its memory is in the node's transient buffer */
+    bool known;                       /* the body planned and its state sizes are known */
+    uint64_t state_bytes;             /* body inputs the node holds while it runs: one
+                                         iteration's loop-carried state (aligned sizes) */
+    uint64_t transient_bytes;         /* the body's arena + state_bytes */
     const memplan_model_plan *plan;
 } memplan_subgraph_plan;
 
+/* The memory a control-flow node needs while it runs: one buffer of the
+ * parent, live at the node's position only. If: the branch the condition
+ * selects, or the larger when it is not known. Loop, Scan and the rest: the
+ * largest body's arena plus its state, reused by every iteration. */
+typedef struct memplan_transient {
+    int32_t node;                     /* position */
+    bool known;                       /* every counted body is known */
+    uint64_t bytes;
+    const char *assumption;           /* NULL, or why a branch was chosen without knowing (static text) */
+    int64_t buffer;                   /* index in buffers[], -1 when not known */
+    bool placed;
+    size_t slot;
+    uint64_t slot_offset, arena_offset;
+} memplan_transient;
+
 struct memplan_model_plan {
     const memplan_graph *graph;       /* borrowed from the model */
-    memplan_shapes *shapes;           /* owned: shapes under the bindings (dtype, dims, pool) */
-    memplan_plan_options options;     /* as given, bindings dropped */
-    bool deferred;                    /* some owner's size is not known: no placement */
+    memplan_shapes *shapes;           /* shapes under the bindings (dtype, dims, pool); owned
+                                         by the main graph's plan, shared by the bodies' */
+    const memplan_model_plan *parent; /* NULL for the main graph */
+    memplan_plan_options options;     /* as given; bindings copied (values dropped) */
+    bool deferred;                    /* some size is not known: no placement */
     int32_t positions;                /* nodes of the graph */
 
     const memplan_size *size;         /* per value id (every value of the graph) */
+    const uint8_t *constant;          /* per value id: MEMPLAN_CONST_* (memplan/constants.h) */
     memplan_liveness liveness;        /* owners, roots and intervals */
 
-    /* Owners with a known size, in placement order (liveness order). */
+    /* Buffers: owners with a known size in placement order (liveness order),
+     * then the known transient buffers of control-flow nodes. */
     size_t n_buffers;
     const memplan_buffer *buffers;    /* half-open [start, end + 1) and bytes */
-    const int32_t *buffer_value;      /* value id of each buffer */
+    const int32_t *buffer_value;      /* value id of each buffer, -1 for a transient */
 
     /* Every owner and view whose size can be planned (not strings, sequences,
      * ...): owners first in placement order, then views by value id. */
@@ -134,8 +183,14 @@ struct memplan_model_plan {
     const int32_t *unplanned;         /* maps, optionals, ...): reason in size[v].reason */
     size_t n_unknown;                 /* owners whose size is symbolic or unknown; the plan is */
     const int32_t *unknown;           /* deferred when there is one */
-    size_t n_unbound_dims;            /* dim names the unknown sizes still need, first-seen */
-    const char *const *unbound_dims;  /* order (names live in shapes' pool) */
+    size_t n_unbound_dims;            /* dim names the unknown sizes (here and in the counted */
+    const char *const *unbound_dims;  /* bodies) still need, first-seen order (pool-owned) */
+
+    /* Weights: initializers and values folded at load, this graph and every
+     * body below it (never in the arena). */
+    uint64_t weight_bytes;
+    size_t n_weights;                 /* values counted in weight_bytes */
+    size_t n_weights_unknown;         /* folded values whose size is not known */
 
     /* Placement (planned plans only). */
     memplan_slot_plan slots;          /* best-fit slots (seed 000) */
@@ -147,7 +202,9 @@ struct memplan_model_plan {
     size_t n_links;                   /* options.inplace: the reuse pairs applied */
     const memplan_plan_link *links;
 
-    size_t n_subgraphs;               /* reserved for control-flow bodies: 0 */
+    size_t n_transients;              /* one per node with a body, by position */
+    const memplan_transient *transients;
+    size_t n_subgraphs;               /* one per body, by node position then attribute */
     const memplan_subgraph_plan *subgraphs;
 };
 

@@ -6,6 +6,8 @@
  * the same by construction. Options (all commands accept the ones they use):
  *   --strategy arena|slots   --align N   --budget-ms N   --include-inputs
  *   --dim NAME=VALUE (repeatable)        --json (the CLI's switch; ignored here)
+ *   --value NAME=V[,V...] (repeatable)   a graph input's value (integer or bool)
+ *   --constants-as-activations           (plan: Constant outputs are planned, not weights)
  *   --allow-input-overwrite  --events    (inplace, profile, tags, annotate)
  *   --inplace                            (plan: outputs share the buffer they may reuse)
  *   --no-nodes                           (plan: leave out `nodes`, which depends on the
@@ -26,6 +28,7 @@
 #include "memplan/error.h"
 #include "memplan/model.h"
 #include "memplan/model_plan.h"
+#include "memplan/shapes.h"
 #include "memplan/sizes.h"
 
 #ifdef __cplusplus
@@ -34,6 +37,8 @@ extern "C" {
 
 #define MEMPLAN_MAX_BINDINGS 256
 #define MEMPLAN_MAX_POSITIONAL 4
+#define MEMPLAN_MAX_VALUE_BINDINGS 16
+#define MEMPLAN_MAX_VALUE_ELEMS 64
 
 typedef struct memplan_request {
     bool json;
@@ -44,6 +49,11 @@ typedef struct memplan_request {
     size_t n_bindings;
     memplan_binding bindings[MEMPLAN_MAX_BINDINGS];
     char binding_names[MEMPLAN_MAX_BINDINGS][128];
+    size_t n_values;             /* --value NAME=V[,V...]: graph input values */
+    memplan_input_value values[MEMPLAN_MAX_VALUE_BINDINGS];
+    char value_names[MEMPLAN_MAX_VALUE_BINDINGS][128];
+    int64_t value_elems[MEMPLAN_MAX_VALUE_BINDINGS][MEMPLAN_MAX_VALUE_ELEMS];
+    bool constants_as_activations; /* plan: Constant outputs are activations, not weights */
     bool allow_input_overwrite;  /* in-place reuse may overwrite graph inputs */
     bool events;                 /* include the decision log */
     bool inplace;                /* plan: apply in-place reuse as view links */

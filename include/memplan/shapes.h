@@ -61,6 +61,29 @@ memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out
  * branch on sizes (If on Equal(Shape(x)[0], 1), ...) resolve. */
 memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_binding *b, size_t nb,
                                           memplan_shapes **out, memplan_error *err);
+/* A value the user gives a graph input of the main graph (`--value NAME=V`):
+ * a scalar or a small integer or bool tensor, row-major. Partial evaluation
+ * starts from it, so If conditions, Loop trip counts, Reshape targets and
+ * Range bounds that depend on it resolve. */
+typedef struct memplan_input_value {
+    const char *name;
+    int32_t n;                 /* element count, 1..MEMPLAN_MAX_TRACKED_ELEMS */
+    const int64_t *elems;      /* bools are 0/1 */
+} memplan_input_value;
+
+typedef struct memplan_shapes_options {
+    const memplan_binding *bindings;   /* dim names bound from the start */
+    size_t n_bindings;
+    const memplan_input_value *values; /* input values */
+    size_t n_values;
+} memplan_shapes_options;
+
+/* Infer with dims and input values bound. A value that names no graph input,
+ * an input that is not an integer or bool tensor, an element that does not
+ * fit the type, or a count that differs from the input's (dims bound) is an
+ * EUSAGE error naming the input. */
+memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_shapes_options *o,
+                                         memplan_shapes **out, memplan_error *err);
 void memplan_shapes_free(memplan_shapes *s);
 
 memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *s);

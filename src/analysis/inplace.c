@@ -122,7 +122,8 @@ static void compute_producers(memplan_inplace *c) {
         bool input = (val->flags & MEMPLAN_VALUE_INPUT) != 0;
         bool init = (val->flags & MEMPLAN_VALUE_INITIALIZER) != 0;
         bool output = (val->flags & MEMPLAN_VALUE_OUTPUT) != 0;
-        c->protect[v] = init || output || (input && !c->allow_input_overwrite);
+        bool outer = (val->flags & MEMPLAN_VALUE_CAPTURE) != 0; /* a parent's buffer, read only */
+        c->protect[v] = init || output || outer || (input && !c->allow_input_overwrite);
         if (val->producer >= 0) c->producer[v] = val->producer;
         else if (input && !init && c->allow_input_overwrite) c->producer[v] = -1;
         else c->producer[v] = MP_NO_PRODUCER;
@@ -527,20 +528,26 @@ static memplan_status compute_reuse_and_release(memplan_inplace *c, memplan_erro
 memplan_status memplan_inplace_compute(const memplan_model *m, memplan_shapes *shapes,
                                        const memplan_inplace_options *opts, memplan_inplace **out,
                                        memplan_error *err) {
+    return memplan_inplace_compute_graph(m, m ? m->graph : NULL, shapes, opts, out, err);
+}
+
+memplan_status memplan_inplace_compute_graph(const memplan_model *m, const memplan_graph *graph,
+                                             memplan_shapes *shapes, const memplan_inplace_options *opts,
+                                             memplan_inplace **out, memplan_error *err) {
     if (!out) return memplan_error_set(err, MEMPLAN_EUSAGE, "no result pointer given");
     *out = NULL;
-    if (!m || !m->graph || !shapes) return memplan_error_set(err, MEMPLAN_EUSAGE, "no model or shapes given");
+    if (!m || !graph || !shapes) return memplan_error_set(err, MEMPLAN_EUSAGE, "no model or shapes given");
     memplan_inplace_options none = {0};
     const memplan_inplace_options *o = opts ? opts : &none;
     memplan_inplace *c = calloc(1, sizeof *c);
     if (!c) return oom(err);
-    c->g = m->graph;
+    c->g = graph;
     c->shapes = shapes;
     c->pool = memplan_shapes_pool(shapes);
     c->allow_input_overwrite = o->allow_input_overwrite;
     c->events_enabled = o->events;
-    c->n_nodes = m->graph->n_nodes;
-    c->n_values = m->graph->n_values;
+    c->n_nodes = graph->n_nodes;
+    c->n_values = graph->n_values;
     size_t nv = (size_t)(c->n_values ? c->n_values : 1);
     c->last_use = malloc(nv * sizeof *c->last_use);
     c->producer = malloc(nv * sizeof *c->producer);

@@ -2,7 +2,8 @@
  * liveness.c -- buffer owners and their live intervals.
  *
  * 1. root(): follow view links to the owner, with cycle detection;
- * 2. owners: node outputs that are not views (plus graph inputs if asked);
+ * 2. owners: node outputs that are not views and not external (plus graph
+ *    inputs if asked);
  * 3. one pass over the nodes: every input and capture extends its root's end;
  * 4. graph outputs (and the roots of views that are outputs) live to the end.
  */
@@ -60,6 +61,7 @@ memplan_status memplan_liveness_compute(const memplan_graph *g, const memplan_li
     memset(lv, 0, sizeof *lv);
     const memplan_viewmap *vm = opts ? opts->views : NULL;
     bool include_inputs = opts && opts->include_inputs;
+    const uint8_t *external = opts ? opts->external : NULL;
     if (vm && vm->n_values != g->n_values)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "the view map was made for another graph");
     int32_t n = g->n_values;
@@ -82,7 +84,7 @@ memplan_status memplan_liveness_compute(const memplan_graph *g, const memplan_li
     for (int32_t v = 0; v < n; v++) {
         lv->start[v] = lv->end[v] = -1;
         bool is_view = vm && vm->source[v] >= 0;
-        if (!owns_buffer(&g->values[v], is_view, include_inputs)) continue;
+        if (!owns_buffer(&g->values[v], is_view, include_inputs) || (external && external[v])) continue;
         int32_t def = (g->values[v].flags & MEMPLAN_VALUE_NODE_OUTPUT) ? g->values[v].producer : 0;
         lv->start[v] = lv->end[v] = def;
     }

@@ -31,11 +31,18 @@ void mp_cache_clear(mp_cache *c) {
 static char *plan_key(const memplan_plan_options *o) {
     mp_buf b;
     mp_buf_init(&b);
-    mp_buf_printf(&b, "inputs=%d inplace=%d overwrite=%d align=%llu budget=%lu dims=", o->include_inputs,
-                  o->inplace, o->allow_input_overwrite, (unsigned long long)o->align, (unsigned long)o->budget_ms);
+    mp_buf_printf(&b, "inputs=%d inplace=%d overwrite=%d constants=%d align=%llu budget=%lu dims=",
+                  o->include_inputs, o->inplace, o->allow_input_overwrite, o->constants_as_activations,
+                  (unsigned long long)o->align, (unsigned long)o->budget_ms);
     for (size_t i = 0; i < o->n_bindings; i++)
         mp_buf_printf(&b, "%zu:%s=%lld;", strlen(o->bindings[i].name), o->bindings[i].name,
                       (long long)o->bindings[i].value);
+    mp_buf_puts(&b, " values=");
+    for (size_t i = 0; i < o->n_values; i++) {
+        mp_buf_printf(&b, "%zu:%s=", strlen(o->values[i].name), o->values[i].name);
+        for (int32_t k = 0; k < o->values[i].n; k++) mp_buf_printf(&b, "%lld,", (long long)o->values[i].elems[k]);
+        mp_buf_putc(&b, ';');
+    }
     if (b.failed) {
         mp_buf_free(&b);
         return NULL;

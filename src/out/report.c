@@ -106,6 +106,11 @@ static const char *unknown_reason(const memplan_size *s) {
     return s->kind == MEMPLAN_SIZE_SYMBOLIC ? "unbound dims" : s->reason;
 }
 
+/* Why a counted body defers its node's transient. */
+static const char *subgraph_reason(const memplan_subgraph_plan *sp) {
+    return sp->plan->deferred ? "the body's plan is deferred" : "the size of a loop-carried input is not known";
+}
+
 static void json_unknown(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     mp_json_obj(j);
@@ -124,6 +129,174 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
     mp_json_arr(j);
     for (size_t i = 0; i < p->n_unbound_dims; i++) mp_json_str(j, p->unbound_dims[i]);
     mp_json_end(j);
+    MP_JSON_KEY(j, "subgraphs");
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_subgraphs; i++) {
+        const memplan_subgraph_plan *sp = &p->subgraphs[i];
+        if (!sp->counted || sp->known) continue;
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "node");
+        mp_json_str(j, p->graph->nodes[sp->node].name);
+        MP_JSON_KEY(j, "attribute");
+        mp_json_str(j, sp->attribute);
+        MP_JSON_KEY(j, "reason");
+        mp_json_str(j, subgraph_reason(sp));
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+    mp_json_end(j);
+}
+
+static const char *branch_name(memplan_branch b) {
+    return b == MEMPLAN_BRANCH_TAKEN ? "taken" : b == MEMPLAN_BRANCH_NOT_TAKEN ? "not taken"
+                                               : b == MEMPLAN_BRANCH_UNKNOWN ? "unknown" : NULL;
+}
+
+static void json_weights(mp_json *j, const memplan_model_plan *p) {
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "bytes");
+    mp_json_uint(j, p->weight_bytes);
+    MP_JSON_KEY(j, "count");
+    mp_json_uint(j, p->n_weights);
+    MP_JSON_KEY(j, "unknown");
+    mp_json_uint(j, p->n_weights_unknown);
+    MP_JSON_KEY(j, "folded");
+    mp_json_bool(j, !p->options.constants_as_activations);
+    mp_json_end(j);
+}
+
+static void json_transients(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_transients; i++) {
+        const memplan_transient *t = &p->transients[i];
+        const memplan_node *n = &p->graph->nodes[t->node];
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "node");
+        mp_json_str(j, n->name);
+        MP_JSON_KEY(j, "op_type");
+        mp_json_str(j, n->op_type);
+        MP_JSON_KEY(j, "position");
+        mp_json_int(j, t->node);
+        MP_JSON_KEY(j, "bytes");
+        if (t->known) mp_json_uint(j, t->bytes);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "slot");
+        if (t->placed && slots_strategy(c)) mp_json_uint(j, t->slot);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "offset");
+        if (t->placed) mp_json_uint(j, slots_strategy(c) ? t->slot_offset : t->arena_offset);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "assumption");
+        if (t->assumption) mp_json_str(j, t->assumption);
+        else mp_json_null(j);
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+}
+
+static void plan_json(mp_json *j, const plan_ctx *c);
+
+/* The buffers live at position t, largest first (ties: placement order);
+ * *n gets the count. malloc'ed; NULL when out of memory. */
+static size_t *live_at(const memplan_model_plan *p, int32_t t, size_t *n) {
+    size_t *idx = malloc((p->n_buffers ? p->n_buffers : 1) * sizeof *idx);
+    *n = 0;
+    if (!idx) return NULL;
+    for (size_t b = 0; b < p->n_buffers; b++)
+        if (p->buffers[b].start <= t && t < p->buffers[b].end) idx[(*n)++] = b;
+    for (size_t i = 1; i < *n; i++) { /* insertion sort: stable, and peaks hold few buffers */
+        size_t x = idx[i], k = i;
+        for (; k > 0 && p->buffers[idx[k - 1]].size < p->buffers[x].size; k--) idx[k] = idx[k - 1];
+        idx[k] = x;
+    }
+    return idx;
+}
+
+/* at_peak: what is live where the most bytes are, each buffer's share of the
+ * lower bound (on the strategy's basis). */
+static void json_at_peak(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    const memplan_graph *g = p->graph;
+    uint64_t align = slots_strategy(c) ? 1 : p->options.align;
+    size_t n = 0, *idx = c->f->peak_position >= 0 ? live_at(p, c->f->peak_position, &n) : NULL;
+    if (c->f->peak_position >= 0 && !idx) j->out->failed = true;
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "position");
+    mp_json_int(j, c->f->peak_position);
+    MP_JSON_KEY(j, "bytes");
+    mp_json_uint(j, c->f->lower_bound_bytes);
+    MP_JSON_KEY(j, "buffers");
+    mp_json_arr(j);
+    for (size_t i = 0; i < n; i++) {
+        const memplan_buffer *b = &p->buffers[idx[i]];
+        int32_t v = p->buffer_value[idx[i]];
+        const memplan_transient *t = NULL;
+        for (size_t k = 0; v < 0 && k < p->n_transients; k++)
+            if (p->transients[k].buffer == (int64_t)idx[i]) t = &p->transients[k];
+        int32_t node = v >= 0 ? g->values[v].producer : t ? t->node : -1;
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "name");
+        mp_json_str(j, v >= 0 ? g->values[v].name : node >= 0 ? g->nodes[node].name : "");
+        MP_JSON_KEY(j, "transient");
+        mp_json_bool(j, v < 0);
+        MP_JSON_KEY(j, "bytes");
+        mp_json_uint(j, b->size);
+        MP_JSON_KEY(j, "share");
+        uint64_t aligned = (b->size + align - 1) / align * align;
+        mp_json_double(j, c->f->lower_bound_bytes ? (double)aligned / (double)c->f->lower_bound_bytes : 0.0);
+        MP_JSON_KEY(j, "op_type");
+        if (node >= 0) mp_json_str(j, g->nodes[node].op_type);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "node");
+        if (node >= 0) mp_json_str(j, g->nodes[node].name);
+        else mp_json_null(j);
+        if (v >= 0) {
+            json_type_of(j, c, v);
+        } else {
+            MP_JSON_KEY(j, "dtype");
+            mp_json_null(j);
+            MP_JSON_KEY(j, "shape");
+            mp_json_null(j);
+        }
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+    mp_json_end(j);
+    free(idx);
+}
+
+static void json_subgraphs(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_subgraphs; i++) {
+        const memplan_subgraph_plan *sp = &p->subgraphs[i];
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "node");
+        mp_json_str(j, p->graph->nodes[sp->node].name);
+        MP_JSON_KEY(j, "op_type");
+        mp_json_str(j, p->graph->nodes[sp->node].op_type);
+        MP_JSON_KEY(j, "position");
+        mp_json_int(j, sp->node);
+        MP_JSON_KEY(j, "attribute");
+        mp_json_str(j, sp->attribute);
+        MP_JSON_KEY(j, "branch_taken");
+        if (sp->branch == MEMPLAN_BRANCH_TAKEN || sp->branch == MEMPLAN_BRANCH_NOT_TAKEN)
+            mp_json_bool(j, sp->branch == MEMPLAN_BRANCH_TAKEN);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "counted");
+        mp_json_bool(j, sp->counted);
+        MP_JSON_KEY(j, "state_bytes");
+        if (sp->known) mp_json_uint(j, sp->state_bytes);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "transient_bytes");
+        if (sp->known) mp_json_uint(j, sp->transient_bytes);
+        else mp_json_null(j);
+        MP_JSON_KEY(j, "plan");
+        plan_ctx cc = {sp->plan, c->r, &sp->plan->figures[c->r->strategy]};
+        plan_json(j, &cc);
+        mp_json_end(j);
+    }
     mp_json_end(j);
 }
 
@@ -199,6 +372,7 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     MP_JSON_KEY(j, "savings_ratio");
     if (def) mp_json_null(j);
     else mp_json_double(j, f->savings_ratio);
+    if (slots_strategy(c)) json_figure(j, c, "slot_layout_bytes", f->layout_bytes);
     MP_JSON_KEY(j, "strategies");
     if (def) mp_json_null(j);
     else json_strategies(j, p);
@@ -217,7 +391,7 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         MP_JSON_KEY(j, "nodes");
         json_nodes(j, p->graph);
     }
-    if (p->options.inplace) {
+    if (p->options.inplace && !p->parent) {
         MP_JSON_KEY(j, "inplace");
         mp_json_obj(j);
         MP_JSON_KEY(j, "enabled");
@@ -227,6 +401,15 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         else mp_json_null(j);
         mp_json_end(j);
     }
+    MP_JSON_KEY(j, "at_peak");
+    if (def) mp_json_null(j);
+    else json_at_peak(j, c);
+    MP_JSON_KEY(j, "weights");
+    json_weights(j, p);
+    MP_JSON_KEY(j, "transients");
+    json_transients(j, c);
+    MP_JSON_KEY(j, "subgraphs");
+    json_subgraphs(j, c);
     mp_json_end(j);
 }
 
@@ -262,6 +445,63 @@ static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
     for (size_t i = 0; i < shown; i++)
         mp_buf_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, unknown_reason(&p->size[p->unknown[i]]));
     if (shown < p->n_unknown) mp_buf_printf(b, "  ... and %zu more\n", p->n_unknown - shown);
+    for (size_t i = 0; i < p->n_subgraphs; i++)
+        if (p->subgraphs[i].counted && !p->subgraphs[i].known)
+            mp_buf_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute, p->graph->nodes[p->subgraphs[i].node].name,
+                          subgraph_reason(&p->subgraphs[i]));
+}
+
+/* Each body in one line under its node, indented by depth: what it needs,
+ * whether it counts; then its own bodies. */
+static void text_subgraphs(mp_buf *b, const memplan_model_plan *p, int depth) {
+    for (size_t i = 0; i < p->n_subgraphs; i++) {
+        const memplan_subgraph_plan *sp = &p->subgraphs[i];
+        const memplan_node *n = &p->graph->nodes[sp->node];
+        mp_buf_printf(b, "%*s#%d %s", 2 * depth, "", (int)sp->node, n->op_type);
+        if (n->name[0]) mp_buf_printf(b, " '%s'", n->name);
+        mp_buf_printf(b, " %s", sp->attribute);
+        if (sp->branch != MEMPLAN_BRANCH_NONE) mp_buf_printf(b, " (branch %s)", branch_name(sp->branch));
+        mp_buf_printf(b, ", %d nodes: ", (int)sp->plan->positions);
+        if (!sp->known) {
+            mp_buf_puts(b, subgraph_reason(sp));
+        } else {
+            human_bytes(b, sp->transient_bytes);
+            if (sp->state_bytes) mp_buf_printf(b, " with %llu of state", (unsigned long long)sp->state_bytes);
+        }
+        mp_buf_puts(b, sp->counted ? "" : " (not counted)");
+        for (size_t t = 0; sp->counted && t < p->n_transients; t++)
+            if (p->transients[t].node == sp->node && p->transients[t].assumption)
+                mp_buf_printf(b, " (%s)", p->transients[t].assumption);
+        mp_buf_putc(b, '\n');
+        if (sp->counted) text_subgraphs(b, sp->plan, depth + 1);
+    }
+}
+
+/* The ten largest buffers live at the peak. */
+static void text_at_peak(mp_buf *b, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    size_t n = 0, *idx = c->f->peak_position >= 0 ? live_at(p, c->f->peak_position, &n) : NULL;
+    if (c->f->peak_position < 0) return;
+    if (!idx) {
+        b->failed = true;
+        return;
+    }
+    mp_buf_printf(b, "at the peak:       position %d, %zu buffers live%s\n", (int)c->f->peak_position, n,
+                  n > 10 ? " (the 10 largest)" : "");
+    for (size_t i = 0; i < n && i < 10; i++) {
+        int32_t v = p->buffer_value[idx[i]];
+        const char *what = v >= 0 ? "graph input" : "transient";
+        int32_t node = -1;
+        if (v >= 0) node = p->graph->values[v].producer;
+        for (size_t k = 0; v < 0 && k < p->n_transients; k++)
+            if (p->transients[k].buffer == (int64_t)idx[i]) node = p->transients[k].node;
+        if (node >= 0) what = p->graph->nodes[node].op_type;
+        mp_buf_puts(b, "  ");
+        human_bytes(b, p->buffers[idx[i]].size);
+        mp_buf_printf(b, "  %s  %s%s\n", what, v >= 0 ? p->graph->values[v].name : node >= 0 ? p->graph->nodes[node].name : "",
+                      v >= 0 ? "" : " (its body's memory)");
+    }
+    free(idx);
 }
 
 static void plan_text(mp_buf *b, const plan_ctx *c) {
@@ -272,22 +512,37 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
                   p->n_unknown);
     if (deferred(c)) {
         text_deferred(b, p);
-        return;
+    } else {
+        mp_buf_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
+                      (unsigned long long)p->options.align);
+        mp_buf_puts(b, "naive:             ");
+        human_bytes(b, f->naive_bytes);
+        mp_buf_puts(b, "\npeak:              ");
+        human_bytes(b, f->peak_bytes);
+        mp_buf_puts(b, "\nlower bound:       ");
+        human_bytes(b, f->lower_bound_bytes);
+        mp_buf_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
+        if (slots_strategy(c) && f->layout_bytes != f->peak_bytes) {
+            mp_buf_puts(b, "slot layout:       ");
+            human_bytes(b, f->layout_bytes);
+            mp_buf_printf(b, " (slots at offsets aligned to %llu)\n", (unsigned long long)p->options.align);
+        }
+        mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
+                      (unsigned long long)p->arena.arena_bytes, (unsigned long long)p->slots.peak_bytes,
+                      (unsigned long long)p->exact.peak_bytes);
+        if (f->inplace_saved_known)
+            mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
+        text_at_peak(b, c);
     }
-    mp_buf_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
-                  (unsigned long long)p->options.align);
-    mp_buf_puts(b, "naive:             ");
-    human_bytes(b, f->naive_bytes);
-    mp_buf_puts(b, "\npeak:              ");
-    human_bytes(b, f->peak_bytes);
-    mp_buf_puts(b, "\nlower bound:       ");
-    human_bytes(b, f->lower_bound_bytes);
-    mp_buf_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
-    mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
-                  (unsigned long long)p->arena.arena_bytes, (unsigned long long)p->slots.peak_bytes,
-                  (unsigned long long)p->exact.peak_bytes);
-    if (f->inplace_saved_known)
-        mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
+    mp_buf_puts(b, "weights:           ");
+    human_bytes(b, p->weight_bytes);
+    mp_buf_printf(b, " in %zu values%s%s\n", p->n_weights,
+                  p->options.constants_as_activations ? " (initializers)" : " (initializers and constants folded at load)",
+                  p->n_weights_unknown ? ", and some of unknown size" : "");
+    if (p->n_subgraphs) {
+        mp_buf_puts(b, "subgraphs:         each body's arena and state, held at its node's position\n");
+        text_subgraphs(b, p, 1);
+    }
 }
 
 /* ---- the shapes document ---------------------------------------------- */
@@ -398,7 +653,8 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
 static memplan_status shapes_report(const memplan_model *m, const memplan_request *r, char **out, size_t *len,
                                     memplan_error *err, bool json) {
     memplan_shapes *S;
-    memplan_status st = memplan_shapes_infer_bound(m, r->bindings, r->n_bindings, &S, err);
+    memplan_shapes_options so = {r->bindings, r->n_bindings, r->values, r->n_values};
+    memplan_status st = memplan_shapes_infer_opts(m, &so, &S, err);
     if (st) return st;
     mp_buf b;
     mp_buf_init(&b);
@@ -422,8 +678,11 @@ static void plan_options_of(const memplan_request *r, memplan_plan_options *o) {
     o->include_inputs = r->include_inputs;
     o->inplace = r->inplace;
     o->allow_input_overwrite = r->allow_input_overwrite;
+    o->constants_as_activations = r->constants_as_activations;
     o->bindings = r->bindings;
     o->n_bindings = r->n_bindings;
+    o->values = r->values;
+    o->n_values = r->n_values;
 }
 
 static memplan_status plan_report(mp_cache *cache, const memplan_model *m, const memplan_request *r, char **out,

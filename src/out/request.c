@@ -1,4 +1,6 @@
 /* request.c -- the options shared by the CLI and the WASM exports. */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,11 +18,12 @@ void memplan_request_init(memplan_request *r) {
 enum {
     OPT_INCLUDE_INPUTS = 1u << 0, OPT_ALLOW = 1u << 1, OPT_EVENTS = 1u << 2, OPT_INPLACE = 1u << 3,
     OPT_NO_NODES = 1u << 4, OPT_OUTPUT = 1u << 5, OPT_STRATEGY = 1u << 6, OPT_ALIGN = 1u << 7,
-    OPT_BUDGET = 1u << 8, OPT_DIM = 1u << 9
+    OPT_BUDGET = 1u << 8, OPT_DIM = 1u << 9, OPT_VALUE = 1u << 10, OPT_CONSTANTS = 1u << 11
 };
 
 static const char *const OPT_NAMES[] = {"--include-inputs", "--allow-input-overwrite", "--events", "--inplace",
-                                        "--no-nodes", "-o", "--strategy", "--align", "--budget-ms", "--dim"};
+                                        "--no-nodes", "-o", "--strategy", "--align", "--budget-ms", "--dim",
+                                        "--value", "--constants-as-activations"};
 
 /* The options each command takes (besides --json), as in README's synopsis. */
 static const struct {
@@ -28,9 +31,9 @@ static const struct {
     uint32_t takes;
 } COMMAND_OPTS[] = {
     {"info", 0},
-    {"shapes", OPT_DIM},
-    {"plan", OPT_DIM | OPT_STRATEGY | OPT_ALIGN | OPT_BUDGET | OPT_INCLUDE_INPUTS | OPT_NO_NODES | OPT_INPLACE |
-                 OPT_ALLOW},
+    {"shapes", OPT_DIM | OPT_VALUE},
+    {"plan", OPT_DIM | OPT_VALUE | OPT_STRATEGY | OPT_ALIGN | OPT_BUDGET | OPT_INCLUDE_INPUTS | OPT_NO_NODES |
+                 OPT_INPLACE | OPT_ALLOW | OPT_CONSTANTS},
     {"inplace", OPT_ALLOW | OPT_EVENTS},
     {"profile", OPT_DIM | OPT_ALLOW},
     {"tags", 0},
@@ -56,6 +59,50 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
     if (*end || v > max) return false;
     *out = v;
     return true;
+}
+
+/* "NAME=V[,V...]": integers, or true/false. A later value of the same name
+ * replaces the earlier one. */
+static memplan_status parse_value(memplan_request *r, const char *text, memplan_error *err) {
+    const char *eq = text ? strchr(text, '=') : NULL;
+    size_t k = r->n_values;
+    if (!eq || eq == text || (size_t)(eq - text) >= sizeof r->value_names[0])
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "--value takes NAME=V or NAME=V,V,... (integers or true/false), got '%s'",
+                                 text ? text : "");
+    size_t j = 0;
+    while (j < k && (strncmp(r->value_names[j], text, (size_t)(eq - text)) != 0 ||
+                     r->value_names[j][eq - text] != 0))
+        j++;
+    if (j == k && k == MEMPLAN_MAX_VALUE_BINDINGS)
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "more than %d --value bindings", MEMPLAN_MAX_VALUE_BINDINGS);
+    int32_t n = 0;
+    for (const char *p = eq + 1;; n++) {
+        if (n == MEMPLAN_MAX_VALUE_ELEMS)
+            return memplan_error_set(err, MEMPLAN_EUSAGE, "--value %.*s: more than %d elements", (int)(eq - text), text,
+                                     MEMPLAN_MAX_VALUE_ELEMS);
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        int64_t x;
+        char *end = NULL;
+        if (len == 4 && strncmp(p, "true", 4) == 0) x = 1;
+        else if (len == 5 && strncmp(p, "false", 5) == 0) x = 0;
+        else {
+            errno = 0;
+            long long v = len ? strtoll(p, &end, 10) : 0;
+            if (!len || end != p + len || ((v == LLONG_MAX || v == LLONG_MIN) && errno == ERANGE))
+                return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                         "--value takes NAME=V or NAME=V,V,... (integers or true/false), got '%s'", text);
+            x = v;
+        }
+        r->value_elems[j][n] = x;
+        if (!comma) break;
+        p = comma + 1;
+    }
+    memcpy(r->value_names[j], text, (size_t)(eq - text));
+    r->value_names[j][eq - text] = 0;
+    r->values[j] = (memplan_input_value){r->value_names[j], n + 1, r->value_elems[j]};
+    if (j == k) r->n_values++;
+    return MEMPLAN_OK;
 }
 
 memplan_status memplan_request_parse(memplan_request *r, int argc, const char *const *argv,
@@ -120,6 +167,14 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
             } else {
                 r->n_bindings++;
             }
+            i++;
+        } else if (strcmp(a, "--constants-as-activations") == 0) {
+            r->constants_as_activations = true;
+            r->given |= OPT_CONSTANTS;
+        } else if (strcmp(a, "--value") == 0) {
+            memplan_status st = parse_value(r, val, err);
+            if (st) return st;
+            r->given |= OPT_VALUE;
             i++;
         } else if (a[0] == '-' && a[1]) {
             return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown option '%s'", a);

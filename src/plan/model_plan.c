@@ -1,10 +1,24 @@
 /*
  * model_plan.c -- the pipeline behind memplan_plan_model: shapes under the
- * bindings -> view map (+ in-place links) -> liveness -> sizes -> slot plans
- * and arena -> figures. Each stage is called through its public header; the
- * planners see buffers (sizes and intervals) only. This is the one file of
- * src/plan/ that knows there is a model.
+ * bindings -> for each graph (the main graph, then every control-flow body,
+ * recursively): weights, view map (+ in-place links), liveness, sizes, the
+ * bodies' plans as transient buffers, slot plans and arena -> figures. Each
+ * stage is called through its public header; the planners see buffers
+ * (sizes and intervals) only. This is the one file of src/plan/ that knows
+ * there is a model.
+ *
+ * A body is planned like a graph of its own. What it needs at its node's
+ * position in the parent is its arena plus its state: the body inputs the node
+ * feeds it (a Loop's iteration count, condition and carried values, a Scan's
+ * state; a Scan's sliced inputs are views of the parent's), held while the
+ * next iteration's values are made. An If runs one branch: the one its
+ * condition selects, or, when the condition is not known, the larger one (and
+ * the plan says so). Every other node with bodies runs them one at a time:
+ * the largest counts. An If branch writes its outputs into the If's outputs,
+ * so they are not in the branch's arena; a Loop or Scan body's outputs are
+ * (the next iteration reads them while the parent's copy is made).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +41,7 @@ typedef struct plan_impl {
     memplan_binding *bindings;   /* copy of the options' bindings; names in one block */
     char *binding_names;
     memplan_size *size;
+    uint8_t *constant;
     memplan_buffer *buffers;
     int32_t *buffer_value;
     int32_t *buf_of;             /* per value: buffer index or -1 */
@@ -35,14 +50,33 @@ typedef struct plan_impl {
     const char **unbound_dims;
     uint64_t *slot_offset;
     memplan_plan_link *links;
+    memplan_transient *transients;
+    memplan_subgraph_plan *subgraphs;
+    char **attr_names;           /* owned "name[i]" for GRAPHS attributes, else NULL */
 } plan_impl;
+
+/* What every graph of one plan shares. */
+typedef struct plan_env {
+    const memplan_model *m;
+    const memplan_plan_options *o; /* the main plan's options, as given */
+    uint64_t total_nodes;          /* in the main graph and every body below it */
+} plan_env;
 
 static memplan_status oom(memplan_error *err) { return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory"); }
 
-void memplan_model_plan_free(memplan_model_plan *p) {
-    if (!p) return;
-    plan_impl *k = (plan_impl *)p;
-    memplan_shapes_free(p->shapes);
+/* Nodes of g and of every body below it. */
+static uint64_t count_nodes(const memplan_graph *g) {
+    uint64_t n = (uint64_t)g->n_nodes;
+    for (int32_t p = 0; p < g->n_nodes; p++)
+        for (int32_t k = 0; k < g->nodes[p].n_subgraphs; k++) n += count_nodes(g->nodes[p].subgraphs[k]);
+    return n;
+}
+
+static void plan_free(plan_impl *k, bool root) {
+    memplan_model_plan *p = &k->pub;
+    for (size_t i = 0; i < p->n_subgraphs; i++) plan_free((plan_impl *)k->subgraphs[i].plan, false);
+    for (size_t i = 0; k->attr_names && i < p->n_subgraphs; i++) free(k->attr_names[i]);
+    if (root) memplan_shapes_free(p->shapes);
     memplan_liveness_free(&p->liveness);
     memplan_slot_plan_free(&p->slots);
     memplan_slot_plan_free(&p->exact);
@@ -50,6 +84,7 @@ void memplan_model_plan_free(memplan_model_plan *p) {
     free(k->bindings);
     free(k->binding_names);
     free(k->size);
+    free(k->constant);
     free(k->buffers);
     free(k->buffer_value);
     free(k->buf_of);
@@ -59,14 +94,24 @@ void memplan_model_plan_free(memplan_model_plan *p) {
     free(k->unbound_dims);
     free(k->slot_offset);
     free(k->links);
+    free(k->transients);
+    free(k->subgraphs);
+    free(k->attr_names);
     free(k);
 }
 
-/* The options, with the bindings copied into the plan. */
+void memplan_model_plan_free(memplan_model_plan *p) {
+    if (p) plan_free((plan_impl *)p, true);
+}
+
+/* The options, with the bindings copied into the plan (values are read
+ * by shape inference only). */
 static memplan_status copy_options(plan_impl *k, const memplan_plan_options *o, memplan_error *err) {
     k->pub.options = *o;
     k->pub.options.bindings = NULL;
     k->pub.options.n_bindings = 0;
+    k->pub.options.values = NULL;
+    k->pub.options.n_values = 0;
     if (!o->n_bindings) return MEMPLAN_OK;
     size_t chars = 0;
     for (size_t i = 0; i < o->n_bindings; i++) chars += strlen(o->bindings[i].name) + 1;
@@ -87,8 +132,9 @@ static memplan_status copy_options(plan_impl *k, const memplan_plan_options *o, 
 }
 
 /* The view map: the default policy, then (options.inplace) the in-place
- * reuse pairs the analysis allows, recorded as the plan's links. */
-static memplan_status build_views(plan_impl *k, const memplan_model *m, memplan_viewmap *vm, memplan_error *err) {
+ * reuse pairs the analysis allows in this graph, recorded as its links. */
+static memplan_status build_views(plan_impl *k, const memplan_model *m, const uint8_t *external, memplan_viewmap *vm,
+                                  memplan_error *err) {
     const memplan_graph *g = k->pub.graph;
     memplan_status st = memplan_viewmap_default(vm, g, err);
     if (st || !k->pub.options.inplace) return st;
@@ -97,9 +143,13 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, memplan_
     memcpy(before, vm->source, (size_t)g->n_values * sizeof *before);
     memplan_inplace_options io = {k->pub.options.allow_input_overwrite, false, NULL, 0};
     memplan_inplace *ctx = NULL;
-    st = memplan_inplace_compute(m, k->pub.shapes, &io, &ctx, err);
+    st = memplan_inplace_compute_graph(m, g, k->pub.shapes, &io, &ctx, err);
     if (!st) st = memplan_inplace_view_links(ctx, vm, err);
     memplan_inplace_free(ctx);
+    /* A value whose buffer is outside this plan (an If branch's output is the
+     * If's; a folded constant) keeps it: no link. */
+    for (int32_t v = 0; !st && v < g->n_values; v++)
+        if (external[v]) vm->source[v] = before[v];
     size_t n = 0;
     for (int32_t v = 0; !st && v < g->n_values; v++) n += vm->source[v] != before[v];
     if (!st && !(k->links = malloc((n ? n : 1) * sizeof *k->links))) st = oom(err);
@@ -110,16 +160,37 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, memplan_
     return st;
 }
 
+/* Weights (memplan/constants.h) and, for liveness, the values whose buffer
+ * lives outside this plan: folded constants unless they are planned as
+ * activations, and an If branch's outputs (the If's outputs). */
+static memplan_status mark_external(plan_impl *k, const uint8_t *outer, bool if_branch, uint8_t **external,
+                                    memplan_error *err) {
+    const memplan_graph *g = k->pub.graph;
+    memplan_status st = memplan_constants_default(g, outer, &k->constant, err);
+    if (st) return st;
+    if (k->pub.options.constants_as_activations)
+        for (int32_t v = 0; v < g->n_values; v++)
+            if (k->constant[v] == MEMPLAN_CONST_FOLDED) k->constant[v] = 0;
+    k->pub.constant = k->constant;
+    uint8_t *x = malloc((size_t)(g->n_values ? g->n_values : 1));
+    if (!x) return oom(err);
+    for (int32_t v = 0; v < g->n_values; v++) x[v] = k->constant[v] == MEMPLAN_CONST_FOLDED;
+    for (int32_t i = 0; if_branch && i < g->n_outputs; i++) x[g->outputs[i]] = 1;
+    *external = x;
+    return MEMPLAN_OK;
+}
+
 /* Sizes of every value; the owners with a known size become buffers, the
- * others are listed as unplanned (no static size) or unknown. */
+ * others are listed as unplanned (no static size) or unknown. Room is left
+ * for one transient buffer per node. */
 static memplan_status collect_buffers(plan_impl *k, memplan_error *err) {
     memplan_model_plan *p = &k->pub;
     const memplan_graph *g = p->graph;
     const memplan_liveness *lv = &p->liveness;
-    size_t nv = (size_t)(g->n_values ? g->n_values : 1);
+    size_t nv = (size_t)(g->n_values ? g->n_values : 1), nb = nv + (size_t)g->n_nodes;
     k->size = calloc(nv, sizeof *k->size);
-    k->buffers = calloc(nv, sizeof *k->buffers);
-    k->buffer_value = calloc(nv, sizeof *k->buffer_value);
+    k->buffers = calloc(nb, sizeof *k->buffers);
+    k->buffer_value = calloc(nb, sizeof *k->buffer_value);
     k->buf_of = malloc(nv * sizeof *k->buf_of);
     k->unplanned = malloc(nv * sizeof *k->unplanned);
     k->unknown = malloc(nv * sizeof *k->unknown);
@@ -148,12 +219,208 @@ static memplan_status collect_buffers(plan_impl *k, memplan_error *err) {
     p->buffer_value = k->buffer_value;
     p->unplanned = k->unplanned;
     p->unknown = k->unknown;
-    p->deferred = p->n_unknown > 0;
+    return MEMPLAN_OK;
+}
+
+/* The weights of this graph (its bodies' are added as they are planned). */
+static void count_weights(plan_impl *k) {
+    memplan_model_plan *p = &k->pub;
+    for (int32_t v = 0; v < p->graph->n_values; v++) {
+        if (!k->constant[v] || (p->graph->values[v].flags & MEMPLAN_VALUE_CAPTURE)) continue;
+        if (k->size[v].kind == MEMPLAN_SIZE_KNOWN) {
+            p->weight_bytes += k->size[v].bytes;
+            p->n_weights++;
+        } else {
+            p->n_weights_unknown++;
+        }
+    }
+}
+
+static uint64_t align_up(uint64_t n, uint64_t align) { return (n + align - 1) / align * align; }
+
+/* ---- control flow -------------------------------------------------------- */
+
+static bool is_op(const memplan_node *n, const char *op) {
+    return (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strcmp(n->op_type, op) == 0;
+}
+
+static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, const plan_impl *parent, bool if_branch,
+                                 plan_impl **out, memplan_error *err);
+
+/* The body inputs a node holds while the body runs (aligned bytes); false
+ * when one's size is not known. Scan's sliced inputs are views of the
+ * parent's inputs and cost nothing. */
+static bool state_bytes(const plan_impl *child, const memplan_node *n, uint64_t align, uint64_t *out) {
+    const memplan_model_plan *c = &child->pub;
+    int32_t n_state = c->graph->n_inputs;
+    if (is_op(n, "Scan")) {
+        int64_t scans = 0;
+        for (int32_t a = 0; a < n->n_attrs; a++)
+            if (strcmp(n->attrs[a].name, "num_scan_inputs") == 0) scans = n->attrs[a].i;
+        if (scans >= 0 && scans <= n_state) n_state -= (int32_t)scans;
+    }
+    uint64_t sum = 0;
+    for (int32_t i = 0; i < n_state; i++) {
+        const memplan_size *s = &c->size[c->graph->inputs[i]];
+        if (s->kind == MEMPLAN_SIZE_UNPLANNABLE) continue;
+        if (s->kind != MEMPLAN_SIZE_KNOWN) return false;
+        sum += align_up(s->bytes, align);
+    }
+    *out = sum;
+    return true;
+}
+
+/* The If condition's value when shape inference knows it. */
+static bool if_condition(const plan_impl *k, const memplan_node *n, bool *cond) {
+    if (n->n_inputs < 1 || n->inputs[0] < 0) return false;
+    const memplan_vshape *c = memplan_shapes_value(k->pub.shapes, k->pub.graph, n->inputs[0]);
+    int64_t x;
+    if (!c || c->n_elems != 1 || !memplan_expr_is_const(memplan_shapes_pool(k->pub.shapes), c->elems[0], &x))
+        return false;
+    *cond = x != 0;
+    return true;
+}
+
+/* Plan one body of the node at pos (attribute `attr`, owned by the plan when
+ * owned_name) and record it. */
+static memplan_status add_body(plan_impl *k, const plan_env *env, int32_t pos, const char *attr, bool owned_name,
+                               const memplan_graph *body, bool if_branch, memplan_error *err) {
+    memplan_model_plan *p = &k->pub;
+    plan_impl *child = NULL;
+    memplan_status st = plan_graph(env, body, k, if_branch, &child, err);
+    if (st) {
+        if (owned_name) free((char *)attr);
+        return st;
+    }
+    size_t i = p->n_subgraphs++;
+    k->attr_names[i] = owned_name ? (char *)attr : NULL;
+    memplan_subgraph_plan *sp = &k->subgraphs[i];
+    *sp = (memplan_subgraph_plan){.node = pos, .attribute = attr, .plan = &child->pub};
+    uint64_t state = 0;
+    sp->known = !child->pub.deferred && state_bytes(child, &p->graph->nodes[pos], p->options.align, &state);
+    sp->state_bytes = state;
+    if (sp->known) sp->transient_bytes = child->pub.arena.arena_bytes + state;
+    p->weight_bytes += child->pub.weight_bytes;
+    p->n_weights += child->pub.n_weights;
+    p->n_weights_unknown += child->pub.n_weights_unknown;
+    return MEMPLAN_OK;
+}
+
+/* Every graph attribute of the node at pos; GRAPHS entries are "name[i]". */
+static memplan_status plan_bodies(plan_impl *k, const plan_env *env, int32_t pos, memplan_error *err) {
+    const memplan_node *n = &k->pub.graph->nodes[pos];
+    bool is_if = is_op(n, "If");
+    memplan_status st = MEMPLAN_OK;
+    for (int32_t a = 0; a < n->n_attrs && !st; a++) {
+        const memplan_attr *at = &n->attrs[a];
+        if (at->type == MEMPLAN_ATTR_GRAPH && at->g) st = add_body(k, env, pos, at->name, false, at->g, is_if, err);
+        for (size_t i = 0; at->type == MEMPLAN_ATTR_GRAPHS && i < at->n && !st; i++) {
+            char *name = malloc(strlen(at->name) + 24);
+            if (!name) return oom(err);
+            sprintf(name, "%s[%zu]", at->name, i);
+            st = add_body(k, env, pos, name, true, at->graphs[i], false, err);
+        }
+    }
+    return st;
+}
+
+/* The node's transient: which bodies count and how many bytes they need. */
+static void count_bodies(plan_impl *k, size_t first, size_t end, int32_t pos) {
+    memplan_model_plan *p = &k->pub;
+    const memplan_node *n = &p->graph->nodes[pos];
+    memplan_transient *t = &k->transients[p->n_transients++];
+    *t = (memplan_transient){.node = pos, .known = true, .buffer = -1};
+    bool cond;
+    bool is_if = is_op(n, "If") && end - first == 2;
+    size_t pick = first; /* If: the branch that counts */
+    if (is_if) {
+        memplan_subgraph_plan *a = &k->subgraphs[first], *b = &k->subgraphs[first + 1];
+        bool a_then = strcmp(a->attribute, "then_branch") == 0;
+        memplan_subgraph_plan *then_b = a_then ? a : b, *else_b = a_then ? b : a;
+        if (if_condition(k, n, &cond)) {
+            then_b->branch = cond ? MEMPLAN_BRANCH_TAKEN : MEMPLAN_BRANCH_NOT_TAKEN;
+            else_b->branch = cond ? MEMPLAN_BRANCH_NOT_TAKEN : MEMPLAN_BRANCH_TAKEN;
+            pick = (size_t)((cond ? then_b : else_b) - k->subgraphs);
+        } else {
+            then_b->branch = else_b->branch = MEMPLAN_BRANCH_UNKNOWN;
+            /* the larger branch; one whose size is not known may be larger, so it is chosen */
+            bool else_larger = !else_b->known || (then_b->known && else_b->transient_bytes > then_b->transient_bytes);
+            pick = (size_t)((else_larger ? else_b : then_b) - k->subgraphs);
+            t->assumption = "the condition is not known: the larger branch is planned";
+        }
+    }
+    for (size_t i = first; i < end; i++) {
+        memplan_subgraph_plan *sp = &k->subgraphs[i];
+        sp->counted = !is_if || i == pick;
+        if (!sp->counted) continue;
+        if (!sp->known) t->known = false;
+        else if (sp->transient_bytes > t->bytes) t->bytes = sp->transient_bytes;
+    }
+    if (!t->known) t->bytes = 0;
+}
+
+/* Plan every body and give each control-flow node its transient buffer. */
+static memplan_status plan_control_flow(plan_impl *k, const plan_env *env, memplan_error *err) {
+    memplan_model_plan *p = &k->pub;
+    const memplan_graph *g = p->graph;
+    size_t bodies = 0, nodes = 0;
+    for (int32_t pos = 0; pos < g->n_nodes; pos++) {
+        const memplan_node *n = &g->nodes[pos];
+        size_t before = bodies;
+        for (int32_t a = 0; a < n->n_attrs; a++)
+            bodies += n->attrs[a].type == MEMPLAN_ATTR_GRAPH    ? 1
+                      : n->attrs[a].type == MEMPLAN_ATTR_GRAPHS ? n->attrs[a].n
+                                                                : 0;
+        nodes += bodies > before;
+    }
+    if (!bodies) return MEMPLAN_OK;
+    k->subgraphs = calloc(bodies, sizeof *k->subgraphs);
+    k->attr_names = calloc(bodies, sizeof *k->attr_names);
+    k->transients = calloc(nodes, sizeof *k->transients);
+    if (!k->subgraphs || !k->attr_names || !k->transients) return oom(err);
+    p->subgraphs = k->subgraphs;
+    p->transients = k->transients;
+    for (int32_t pos = 0; pos < g->n_nodes; pos++) {
+        size_t first = p->n_subgraphs;
+        memplan_status st = plan_bodies(k, env, pos, err);
+        if (st) return st;
+        if (p->n_subgraphs > first) count_bodies(k, first, p->n_subgraphs, pos);
+    }
+    /* Known transients become buffers, after the owners (a transient starts
+     * with the node's outputs and is placed after them). */
+    for (size_t i = 0; i < p->n_transients; i++) {
+        memplan_transient *t = &k->transients[i];
+        if (!t->known) continue;
+        t->buffer = (int64_t)p->n_buffers;
+        k->buffer_value[p->n_buffers] = -1;
+        k->buffers[p->n_buffers++] = (memplan_buffer){t->bytes, t->node, (int64_t)t->node + 1};
+    }
+    return MEMPLAN_OK;
+}
+
+/* ---- placement ----------------------------------------------------------- */
+
+/* Append names not seen yet to the plan's unbound dims. */
+static memplan_status add_dims(plan_impl *k, mp_strmap *seen, size_t *cap, const char *const *names, size_t n,
+                               memplan_error *err) {
+    memplan_model_plan *p = &k->pub;
+    if (p->n_unbound_dims + n > *cap) {
+        size_t want = (p->n_unbound_dims + n) * 2;
+        const char **grown = realloc(k->unbound_dims, want * sizeof *grown);
+        if (!grown) return oom(err);
+        k->unbound_dims = grown;
+        *cap = want;
+    }
+    for (size_t j = 0; j < n; j++) {
+        if (mp_strmap_get(seen, names[j]) >= 0) continue;
+        if (!mp_strmap_put(seen, names[j], 1)) return oom(err);
+        k->unbound_dims[p->n_unbound_dims++] = names[j];
+    }
     return MEMPLAN_OK;
 }
 
 /* The dim names the symbolic sizes of the unknown owners need, each once,
- * in first-seen order. */
+ * in first-seen order, then those of the counted bodies that are deferred. */
 static memplan_status collect_unbound_dims(plan_impl *k, memplan_error *err) {
     memplan_model_plan *p = &k->pub;
     memplan_expr_pool *pool = memplan_shapes_pool(p->shapes);
@@ -161,27 +428,20 @@ static memplan_status collect_unbound_dims(plan_impl *k, memplan_error *err) {
     memplan_status st = MEMPLAN_OK;
     mp_strmap seen;
     mp_strmap_init(&seen);
+    const char *few[16];
     for (size_t i = 0; i < p->n_unknown && !st; i++) {
         const memplan_size *s = &p->size[p->unknown[i]];
         if (s->kind != MEMPLAN_SIZE_SYMBOLIC) continue;
-        size_t n = memplan_expr_names(pool, s->expr, NULL, 0);
-        if (p->n_unbound_dims + n > cap) { /* room for every name this size has */
-            size_t want = (p->n_unbound_dims + n) * 2;
-            const char **grown = realloc(k->unbound_dims, want * sizeof *grown);
-            if (!grown) {
-                st = oom(err);
-                break;
-            }
-            k->unbound_dims = grown;
-            cap = want;
-        }
-        const char **names = k->unbound_dims + p->n_unbound_dims;
-        memplan_expr_names(pool, s->expr, names, n);
-        for (size_t j = 0; j < n && !st; j++) {
-            if (mp_strmap_get(&seen, names[j]) >= 0) continue;
-            if (!mp_strmap_put(&seen, names[j], 1)) st = oom(err);
-            else k->unbound_dims[p->n_unbound_dims++] = names[j];
-        }
+        const char **names = few;
+        size_t n = memplan_expr_names(pool, s->expr, few, 16);
+        if (n > 16 && !(names = malloc(n * sizeof *names))) st = oom(err);
+        if (!st && names != few) memplan_expr_names(pool, s->expr, names, n);
+        if (!st) st = add_dims(k, &seen, &cap, names, n, err);
+        if (names != few) free(names);
+    }
+    for (size_t i = 0; i < p->n_subgraphs && !st; i++) {
+        const memplan_model_plan *c = p->subgraphs[i].plan;
+        if (p->subgraphs[i].counted && c->deferred) st = add_dims(k, &seen, &cap, c->unbound_dims, c->n_unbound_dims, err);
     }
     mp_strmap_free(&seen);
     p->unbound_dims = k->unbound_dims;
@@ -206,6 +466,36 @@ static memplan_status check_slots(const plan_impl *k, memplan_error *err) {
 
 static double savings(uint64_t naive, uint64_t peak) { return naive ? 1.0 - (double)peak / (double)naive : 0.0; }
 
+/* The first position where the most bytes are live, sizes rounded up to
+ * align (the lower bound's basis); -1 when there are no buffers. */
+static memplan_status peak_position(const memplan_model_plan *p, uint64_t align, int32_t *out, memplan_error *err) {
+    *out = -1;
+    if (!p->n_buffers) return MEMPLAN_OK;
+    size_t n = (size_t)p->positions + 1;
+    uint64_t *delta = calloc(n + 1, sizeof *delta), *gone = calloc(n + 1, sizeof *gone);
+    if (!delta || !gone) {
+        free(delta);
+        free(gone);
+        return oom(err);
+    }
+    for (size_t b = 0; b < p->n_buffers; b++) { /* intervals lie in [0, positions] */
+        uint64_t sz = align_up(p->buffers[b].size, align);
+        delta[p->buffers[b].start] += sz;
+        gone[p->buffers[b].end] += sz;
+    }
+    uint64_t live = 0, best = 0;
+    for (size_t t = 0; t < n; t++) {
+        live = live + delta[t] - gone[t];
+        if (live > best || *out < 0) {
+            best = live;
+            *out = (int32_t)t;
+        }
+    }
+    free(delta);
+    free(gone);
+    return MEMPLAN_OK;
+}
+
 /* Slot layout (slots one after another, each at an aligned offset) and the
  * figures of both strategies. */
 static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
@@ -215,7 +505,7 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
     /* Naive: one buffer per owner. The arena strategy aligns each one, as a
      * naive allocator would; the slot strategy counts raw sizes (seed 000). */
     for (size_t b = 0; b < p->n_buffers; b++) {
-        fa->naive_bytes += (p->buffers[b].size + align - 1) / align * align;
+        fa->naive_bytes += align_up(p->buffers[b].size, align);
         fs->naive_bytes += p->buffers[b].size;
     }
     fa->peak_bytes = p->arena.arena_bytes;
@@ -226,20 +516,26 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
     for (size_t s = 0; s < p->slots.slot_count; s++) {
         k->slot_offset[s] = off;
         end = off + p->slots.slot_bytes[s];
-        off += (p->slots.slot_bytes[s] + align - 1) / align * align;
+        off += align_up(p->slots.slot_bytes[s], align);
     }
     p->slot_offset = k->slot_offset;
-    /* The memory the slot layout needs: the sum of the slot capacities
-     * (seed 000) when align is 1, plus the padding between slots otherwise. */
-    fs->peak_bytes = end;
+    /* The slot plan's peak is the sum of the slot capacities (seed 000), at
+     * any alignment: alignment and offsets belong to the arena. Laid out one
+     * after another at aligned offsets, the slots end at `end`. */
+    fs->peak_bytes = p->slots.peak_bytes;
+    fs->layout_bytes = end;
+    fa->layout_bytes = fa->peak_bytes;
     fa->savings_ratio = savings(fa->naive_bytes, fa->peak_bytes);
     fs->savings_ratio = savings(fs->naive_bytes, fs->peak_bytes);
     /* slot capacities are raw sizes (seed 000): compare with the raw bound */
-    return memplan_lower_bound(p->buffers, p->n_buffers, 1, &fs->lower_bound_bytes, err);
+    memplan_status st = memplan_lower_bound(p->buffers, p->n_buffers, 1, &fs->lower_bound_bytes, err);
+    if (!st) st = peak_position(p, align, &fa->peak_position, err);
+    if (!st) st = peak_position(p, 1, &fs->peak_position, err);
+    return st;
 }
 
 /* One record per plannable owner (placement order), then per view of one
- * (value order). */
+ * (value order); the transients' placement. */
 static memplan_status collect_values(plan_impl *k, memplan_error *err) {
     memplan_model_plan *p = &k->pub;
     const memplan_graph *g = p->graph;
@@ -262,11 +558,19 @@ static memplan_status collect_values(plan_impl *k, memplan_error *err) {
             r->arena_offset = p->arena.offset[b];
         }
     p->values = k->values;
+    for (size_t i = 0; i < p->n_transients && !p->deferred; i++) {
+        memplan_transient *t = &k->transients[i];
+        t->placed = t->buffer >= 0;
+        if (!t->placed) continue;
+        t->slot = p->slots.slot_of[t->buffer];
+        t->slot_offset = k->slot_offset[t->slot];
+        t->arena_offset = p->arena.offset[t->buffer];
+    }
     return MEMPLAN_OK;
 }
 
 /* Slots, exact reuse and the arena, when every size is known. */
-static memplan_status place(plan_impl *k, memplan_error *err) {
+static memplan_status place(plan_impl *k, uint32_t budget_ms, memplan_error *err) {
     memplan_model_plan *p = &k->pub;
     memplan_status st = memplan_plan_slots(p->buffers, p->n_buffers, MEMPLAN_SLOT_BEST_FIT, &p->slots, err);
     if (!st) st = check_slots(k, err);
@@ -275,35 +579,67 @@ static memplan_status place(plan_impl *k, memplan_error *err) {
     memplan_pack_options po;
     memplan_pack_options_init(&po);
     po.align = p->options.align;
-    po.budget_ms = p->options.budget_ms;
+    po.budget_ms = budget_ms;
     if ((st = memplan_pack(p->buffers, p->n_buffers, &po, &p->arena, err))) return st;
     return finish_figures(k, err);
 }
 
-memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
-                                   memplan_error *err) {
+/* One graph's plan: the main graph (parent NULL) or a body. */
+static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, const plan_impl *parent, bool if_branch,
+                                 plan_impl **out, memplan_error *err) {
     *out = NULL;
     plan_impl *k = calloc(1, sizeof *k);
     if (!k) return oom(err);
     memplan_model_plan *p = &k->pub;
-    p->graph = m->graph;
-    p->positions = m->graph->n_nodes;
+    p->graph = g;
+    p->positions = g->n_nodes;
+    p->parent = parent ? &parent->pub : NULL;
+    memplan_status st = MEMPLAN_OK;
+    if (parent) { /* a body: the main plan's options and shapes; its graph inputs are the node's */
+        p->options = parent->pub.options;
+        p->options.include_inputs = false;
+        p->shapes = parent->pub.shapes;
+    } else {
+        st = copy_options(k, env->o, err);
+        memplan_shapes_options so = {p->options.bindings, p->options.n_bindings, env->o->values, env->o->n_values};
+        if (!st) st = memplan_shapes_infer_opts(env->m, &so, &p->shapes, err);
+    }
     memplan_viewmap vm = {0, NULL};
-    memplan_status st = copy_options(k, o, err);
-    if (!st) st = memplan_shapes_infer_bound(m, p->options.bindings, p->options.n_bindings, &p->shapes, err);
-    if (!st) st = build_views(k, m, &vm, err);
-    memplan_liveness_options lo = {p->options.include_inputs, &vm};
-    if (!st) st = memplan_liveness_compute(p->graph, &lo, &p->liveness, err);
+    uint8_t *external = NULL;
+    if (!st) st = mark_external(k, parent ? parent->constant : NULL, if_branch, &external, err);
+    if (!st) st = build_views(k, env->m, external, &vm, err);
+    memplan_liveness_options lo = {p->options.include_inputs, &vm, external};
+    if (!st) st = memplan_liveness_compute(g, &lo, &p->liveness, err);
     memplan_viewmap_free(&vm);
+    free(external);
     if (!st) st = collect_buffers(k, err);
-    if (!st) st = p->deferred ? collect_unbound_dims(k, err) : place(k, err);
+    if (!st) count_weights(k);
+    if (!st) st = plan_control_flow(k, env, err);
+    if (!st) {
+        p->deferred = p->n_unknown > 0;
+        for (size_t i = 0; i < p->n_transients; i++) p->deferred |= !p->transients[i].known;
+        /* The search budget is shared by every graph of the model, by node count. */
+        uint32_t share = env->total_nodes > (uint64_t)g->n_nodes
+                             ? (uint32_t)((uint64_t)p->options.budget_ms * (uint64_t)g->n_nodes / env->total_nodes)
+                             : p->options.budget_ms;
+        st = p->deferred ? collect_unbound_dims(k, err) : place(k, share, err);
+    }
     if (!st) st = collect_values(k, err);
     if (st) {
-        memplan_model_plan_free(p);
+        plan_free(k, !parent);
         return st;
     }
-    *out = p;
+    *out = k;
     return MEMPLAN_OK;
+}
+
+memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
+                                   memplan_error *err) {
+    plan_env env = {m, o, count_nodes(m->graph)};
+    plan_impl *k = NULL;
+    memplan_status st = plan_graph(&env, m->graph, NULL, false, &k, err);
+    *out = k ? &k->pub : NULL;
+    return st;
 }
 
 void mp_model_plan_set_saved(memplan_model_plan *p, const memplan_model_plan *plain) {

@@ -31,6 +31,8 @@ struct memplan_shapes {
     const char *duplicate;           /* an op registered twice */
     const memplan_binding *bindings; /* dim names bound from the start */
     size_t n_bindings;
+    const memplan_input_value *values; /* main-graph input values given by the user */
+    size_t n_values;
     bool oom;
 };
 
@@ -119,18 +121,19 @@ static void add_note(memplan_shapes *S, const char *text) {
 /* dims of scalars and unranked values: never NULL, so rules may copy 0 dims. */
 static const memplan_expr NO_DIMS[1] = {MEMPLAN_EXPR_NONE};
 
-static memplan_expr fresh_dim(memplan_shapes *S) {
-    char name[32];
-    snprintf(name, sizeof name, "unk__%d", (int)S->n_unknown_dims++);
-    return memplan_expr_sym(S->pool, name);
-}
-
 /* A named dim: its bound value (a binding names it raw or escaped as amounts
  * print it), or the name itself. */
 static memplan_expr param_dim(memplan_shapes *S, const char *name) {
     for (size_t i = S->n_bindings; i-- > 0;) /* the last binding of a name wins */
         if (memplan_expr_name_is(name, S->bindings[i].name)) return memplan_expr_const(S->pool, S->bindings[i].value);
     return memplan_expr_sym(S->pool, name);
+}
+
+/* A fresh dim, bound like a named one when the user binds its name. */
+static memplan_expr fresh_dim(memplan_shapes *S) {
+    char name[32];
+    snprintf(name, sizeof name, "unk__%d", (int)S->n_unknown_dims++);
+    return param_dim(S, name);
 }
 
 /* bytes = ceil(elems * bits / 8), or NONE */
@@ -280,6 +283,118 @@ static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) 
     if (dims) v->dims = dims;
 }
 
+/* The graph input a user value names, or -1. */
+static int32_t input_named(const memplan_graph *g, const char *name) {
+    for (int32_t i = 0; i < g->n_inputs; i++)
+        if (strcmp(g->values[g->inputs[i]].name, name) == 0 && !g->values[g->inputs[i]].initializer)
+            return g->inputs[i];
+    return -1;
+}
+
+/* Whether x fits an integer or bool element type. */
+static bool value_fits(int32_t elem_type, int64_t x) {
+    switch (elem_type) {
+    case MEMPLAN_DTYPE_BOOL: return x == 0 || x == 1;
+    case MEMPLAN_DTYPE_INT8: return x >= INT8_MIN && x <= INT8_MAX;
+    case MEMPLAN_DTYPE_UINT8: return x >= 0 && x <= UINT8_MAX;
+    case MEMPLAN_DTYPE_INT16: return x >= INT16_MIN && x <= INT16_MAX;
+    case MEMPLAN_DTYPE_UINT16: return x >= 0 && x <= UINT16_MAX;
+    case MEMPLAN_DTYPE_INT32: return x >= INT32_MIN && x <= INT32_MAX;
+    case MEMPLAN_DTYPE_UINT32: return x >= 0 && x <= (int64_t)UINT32_MAX;
+    case MEMPLAN_DTYPE_INT64:
+    case MEMPLAN_DTYPE_UINT64: return true;
+    default: return false;
+    }
+}
+
+/* Check every user value against its input's declared type and shape;
+ * NULL when all fit, else the message (in the shapes' arena). */
+static const char *check_values(memplan_shapes *S, const memplan_graph *g) {
+    char buf[400];
+    for (size_t i = 0; i < S->n_values; i++) {
+        const memplan_input_value *iv = &S->values[i];
+        int32_t v = input_named(g, iv->name);
+        const memplan_type *t = v >= 0 ? &g->values[v].type : NULL;
+        if (v < 0)
+            snprintf(buf, sizeof buf, "the model has no graph input named '%.200s'", iv->name);
+        else if (t->kind != MEMPLAN_TYPE_TENSOR || !value_fits(t->elem_type, 0))
+            snprintf(buf, sizeof buf, "input '%.200s' is %s: only integer and bool inputs take a value", iv->name,
+                     t->kind != MEMPLAN_TYPE_TENSOR ? "not a tensor"
+                     : memplan_dtype_name(t->elem_type) ? memplan_dtype_name(t->elem_type) : "of unknown type");
+        else if (iv->n < 1 || iv->n > MEMPLAN_MAX_TRACKED_ELEMS)
+            snprintf(buf, sizeof buf, "a value for input '%.200s' has %d elements (1 to %d)", iv->name, (int)iv->n,
+                     MEMPLAN_MAX_TRACKED_ELEMS);
+        else
+            buf[0] = 0;
+        for (int32_t k = 0; !buf[0] && k < iv->n; k++)
+            if (!value_fits(t->elem_type, iv->elems[k]))
+                snprintf(buf, sizeof buf, "%lld does not fit input '%.200s' (%s)", (long long)iv->elems[k], iv->name,
+                         memplan_dtype_name(t->elem_type));
+        if (buf[0]) {
+            const char *msg = mp_arena_strdup(&S->arena, buf);
+            return msg ? msg : "out of memory";
+        }
+    }
+    return NULL;
+}
+
+/* Give the main graph's inputs the values the user bound: the element count
+ * must be the input's (once its dims are bound); an input of unknown rank
+ * takes a scalar (one element) or a vector. False when memory runs out. */
+static bool set_input_values(memplan_shapes *S, const memplan_graph *g, memplan_vshape *vals) {
+    for (size_t i = 0; i < S->n_values; i++) {
+        const memplan_input_value *iv = &S->values[i];
+        int32_t v = input_named(g, iv->name);
+        if (v < 0) continue; /* checked before inference */
+        memplan_vshape *x = &vals[v];
+        if (x->rank < 0) {
+            memplan_expr *d = mp_arena_array(&S->arena, 1, sizeof *d);
+            if (!d) return false;
+            d[0] = memplan_expr_const(S->pool, iv->n);
+            x->kind = MEMPLAN_TYPE_TENSOR;
+            x->rank = iv->n == 1 ? 0 : 1;
+            x->dims = iv->n == 1 ? NO_DIMS : d;
+            x->reason = NULL;
+            finish_shape(S, x);
+        }
+        memplan_expr *e = mp_arena_array(&S->arena, (size_t)iv->n, sizeof *e);
+        if (!e) return false;
+        for (int32_t k = 0; k < iv->n; k++) e[k] = memplan_expr_const(S->pool, iv->elems[k]);
+        x->n_elems = iv->n;
+        x->elems = e;
+    }
+    return true;
+}
+
+/* The element count a user value must have for its input, checked once the
+ * dims are bound; NULL when it fits. */
+static const char *check_value_counts(memplan_shapes *S, const memplan_graph *g) {
+    char buf[400];
+    for (size_t i = 0; i < S->n_values; i++) {
+        const memplan_input_value *iv = &S->values[i];
+        int32_t v = input_named(g, iv->name);
+        const memplan_vshape *x = memplan_shapes_value(S, g, v);
+        if (!x || x->rank < 0) continue;
+        int64_t count = 1;
+        bool known = true;
+        for (int32_t k = 0; k < x->rank && known; k++) {
+            int64_t d;
+            known = memplan_expr_is_const(S->pool, x->dims[k], &d);
+            if (known) count = d > 0 && count > INT64_MAX / d ? INT64_MAX : count * d;
+        }
+        if (known && count == iv->n) continue;
+        if (known)
+            snprintf(buf, sizeof buf, "input '%.200s' holds %lld elements, the value gives %d", iv->name,
+                     (long long)count, (int)iv->n);
+        else
+            snprintf(buf, sizeof buf, "input '%.200s' has symbolic dims: bind them (--dim) before its value",
+                     iv->name);
+        const char *msg = mp_arena_strdup(&S->arena, buf);
+        return msg ? msg : "out of memory";
+    }
+    return NULL;
+}
+
 static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *parent_vals,
                                   int32_t n_given, const memplan_vshape *const *given);
 
@@ -366,6 +481,7 @@ static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, con
         else if (val->initializer) shape_of_tensor(S, &vals[v], val->initializer);
         else from_type(S, &vals[v], &val->type, MEMPLAN_ORIGIN_DECLARED);
     }
+    if (g == S->model->graph && S->n_values && !set_input_values(S, g, vals)) return MEMPLAN_ENOMEM;
     for (int32_t i = 0; i < g->n_inputs && i < n_given; i++)
         if (given[i] && given[i]->kind != MEMPLAN_TYPE_NONE) {
             memplan_vshape *dst = &vals[g->inputs[i]];
@@ -395,11 +511,19 @@ memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out
 
 memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_binding *b, size_t nb,
                                           memplan_shapes **out, memplan_error *err) {
+    memplan_shapes_options o = {b, nb, NULL, 0};
+    return memplan_shapes_infer_opts(m, &o, out, err);
+}
+
+memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_shapes_options *o,
+                                         memplan_shapes **out, memplan_error *err) {
     *out = NULL;
     memplan_shapes *S = calloc(1, sizeof *S);
     if (!S) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
-    S->bindings = b;
-    S->n_bindings = nb;
+    S->bindings = o->bindings;
+    S->n_bindings = o->n_bindings;
+    S->values = o->values;
+    S->n_values = o->n_values;
     mp_arena_init(&S->arena);
     mp_strmap_init(&S->rules);
     S->model = m;
@@ -413,11 +537,22 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
         memplan_shapes_free(S);
         return st;
     }
+    const char *bad = check_values(S, m->graph);
+    if (bad) {
+        memplan_status st = memplan_error_set(err, MEMPLAN_EUSAGE, "%s", bad);
+        memplan_shapes_free(S);
+        return st;
+    }
     memplan_status st = infer_graph(S, m->graph, NULL, 0, NULL);
     for (int32_t f = 0; !st && f < m->n_functions; f++) st = infer_graph(S, m->functions[f].body, NULL, 0, NULL);
     if (st) {
         memplan_shapes_free(S);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
+    }
+    if ((bad = check_value_counts(S, m->graph))) {
+        st = memplan_error_set(err, MEMPLAN_EUSAGE, "%s", bad);
+        memplan_shapes_free(S);
+        return st;
     }
     *out = S;
     return MEMPLAN_OK;

@@ -2,6 +2,7 @@
  * ops_control.c -- If, Loop, Scan: their bodies are inferred with the
  * shapes the node passes in, and the node's outputs come from the bodies.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,25 @@ static void if_op(mp_sctx *c) {
     }
 }
 
+/* A Loop's trip count when M is not known (absent, computed from data, or a
+ * graph input without a value): a dim named after the node, `trips_` and the
+ * node's name with every character outside [A-Za-z0-9_] as `_`, so the user
+ * can bind it (`--dim trips_loop_1=64`). Scan outputs grow along it. */
+static memplan_expr trip_dim(mp_sctx *c) {
+    const memplan_node *n = mp_node(c);
+    char name[128] = "trips_";
+    size_t at = strlen(name);
+    const char *src = n->name[0] ? n->name : "loop";
+    for (; *src && at + 1 < sizeof name; src++, at++) {
+        char ch = *src;
+        bool ok = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+        name[at] = ok ? ch : '_';
+    }
+    name[at] = 0;
+    if (!n->name[0]) snprintf(name + at, sizeof name - at, "%d", (int)n->file_index);
+    return memplan_expr_sym(mp_pool(c), name);
+}
+
 /* Loop(M, cond, v_initial...) -> (v_final..., scan_outputs...) */
 static void loop_op(mp_sctx *c) {
     const memplan_graph *body = graph_attr(c, "body");
@@ -76,6 +96,7 @@ static void loop_op(mp_sctx *c) {
     int32_t trip_n;
     const memplan_expr *trip = mp_in_elems(c, 0, &trip_n);
     memplan_expr m = trip && trip_n == 1 ? trip[0] : MEMPLAN_EXPR_NONE;
+    if (m == MEMPLAN_EXPR_NONE && mp_n_out(c) > n_carried) m = trip_dim(c);
     for (int32_t k = n_carried; k < mp_n_out(c); k++) {
         const memplan_vshape *s = mp_sub_out(c, body, 1 + k);
         if (!s || s->kind != MEMPLAN_TYPE_TENSOR || s->rank < 0 || s->rank + 1 > R) {
