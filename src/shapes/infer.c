@@ -12,11 +12,13 @@
 #include <string.h>
 
 #include "shapes/rules.h"
+#include "shapes/scratch.h"
 #include "util/arena.h"
 #include "util/strmap.h"
 
 struct memplan_shapes {
     mp_arena arena;
+    mp_scratch scratch;              /* the rules' temporary arrays (scratch.h) */
     memplan_expr_pool *pool;
     const memplan_model *model;
     int32_t n_graphs;
@@ -84,12 +86,23 @@ static bool build_registry(memplan_shapes *S) {
     return true;
 }
 
+/* The key is built in scratch memory, not on the stack: run_node recurses
+ * once per subgraph level. */
 static const mp_rule *find_rule(memplan_shapes *S, const memplan_node *n) {
-    char key[512];
     const char *d = canonical_domain(n->domain);
-    if (strlen(d) + strlen(n->op_type) + 2 > sizeof key) return NULL;
-    snprintf(key, sizeof key, "%s\x1f%s", d, n->op_type);
+    size_t dl = strlen(d), ol = strlen(n->op_type);
+    if (dl + ol + 2 > 512) return NULL; /* longer than any registered op */
+    mp_scratch_mark mark = mp_scratch_top(&S->scratch);
+    char *key = mp_scratch_alloc(&S->scratch, dl + ol + 2, 1);
+    if (!key) {
+        S->oom = true;
+        return NULL;
+    }
+    memcpy(key, d, dl);
+    key[dl] = '\x1f';
+    memcpy(key + dl + 1, n->op_type, ol + 1);
     int32_t i = mp_strmap_get(&S->rules, key);
+    mp_scratch_release(&S->scratch, mark);
     return i >= 0 ? S->rule_list[i] : NULL;
 }
 
@@ -298,10 +311,18 @@ static const char *unknown_input_reason(memplan_shapes *S, const memplan_graph *
     for (int32_t k = 0; k < n->n_inputs; k++) {
         int32_t id = n->inputs[k];
         if (id < 0 || (vals[id].kind == MEMPLAN_TYPE_TENSOR && vals[id].rank >= 0)) continue;
-        char buf[300];
-        snprintf(buf, sizeof buf, "input '%.200s' has no known shape", g->values[id].name);
-        const char *r = mp_arena_strdup(&S->arena, buf);
-        return r ? r : "an input has no known shape";
+        /* "input '<name, at most 200 bytes>' has no known shape", built in
+         * the arena rather than a stack buffer (run_node recurses) */
+        static const char pre[] = "input '", post[] = "' has no known shape";
+        const char *name = g->values[id].name;
+        size_t len = 0;
+        while (len < 200 && name[len]) len++;
+        char *r = mp_arena_alloc(&S->arena, sizeof pre - 1 + len + sizeof post);
+        if (!r) return "an input has no known shape";
+        memcpy(r, pre, sizeof pre - 1);
+        memcpy(r + sizeof pre - 1, name, len);
+        memcpy(r + sizeof pre - 1 + len, post, sizeof post);
+        return r;
     }
     return "the op's rule could not tell from its inputs and attributes";
 }
@@ -326,7 +347,9 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
             v->dims = NO_DIMS;
         }
     const mp_rule *r = find_rule(S, n);
+    mp_scratch_mark mark = mp_scratch_top(&S->scratch);
     if (r) r->fn(&c);
+    mp_scratch_release(&S->scratch, mark); /* outputs hold copies, never scratch */
     /* Subgraphs the rule did not visit (unknown ops) still get their shapes. */
     for (int32_t k = 0; k < n->n_subgraphs; k++)
         if (!S->per_graph[n->subgraphs[k]->id]) mp_infer_sub(&c, n->subgraphs[k], 0, NULL);
@@ -401,6 +424,7 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
     S->bindings = b;
     S->n_bindings = nb;
     mp_arena_init(&S->arena);
+    mp_scratch_init(&S->scratch);
     mp_strmap_init(&S->rules);
     S->model = m;
     S->pool = memplan_expr_pool_new();
@@ -429,6 +453,7 @@ void memplan_shapes_free(memplan_shapes *S) {
     mp_strmap_free(&S->rules);
     free(S->per_graph);
     free(S->notes);
+    mp_scratch_free(&S->scratch);
     mp_arena_free(&S->arena);
     free(S);
 }
@@ -594,6 +619,13 @@ void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const mempla
     }
 }
 
+void mp_out_fresh(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank) {
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)(rank > 0 ? rank : 0));
+    if (!dims) return;
+    for (int32_t i = 0; i < rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
+    mp_out(c, k, elem_type, rank, dims);
+}
+
 void mp_out_unranked(mp_sctx *c, int32_t k, int32_t elem_type, const char *reason) {
     memplan_vshape *v = out_slot(c, k);
     if (!v) return;
@@ -682,6 +714,15 @@ const memplan_vshape *mp_sub_out(const mp_sctx *c, const memplan_graph *g, int32
 
 memplan_expr mp_const(mp_sctx *c, int64_t v) { return memplan_expr_const(c->S->pool, v); }
 
+void *mp_tmp(mp_sctx *c, size_t count, size_t size) {
+    void *p = mp_scratch_alloc(&c->S->scratch, count, size);
+    if (!p) c->S->oom = true;
+    return p;
+}
+
+memplan_expr *mp_tmp_exprs(mp_sctx *c, size_t count) { return mp_tmp(c, count, sizeof(memplan_expr)); }
+int64_t *mp_tmp_ints(mp_sctx *c, size_t count) { return mp_tmp(c, count, sizeof(int64_t)); }
+
 int32_t mp_axis(int64_t axis, int32_t rank) {
     if (axis < -(int64_t)rank || axis >= rank) return -1;
     return (int32_t)(axis < 0 ? axis + rank : axis);
@@ -761,8 +802,12 @@ bool mp_in_floats(const mp_sctx *c, int32_t k, double *out, int32_t max, int32_t
     if (!t || !t->data) return false;
     size_t width = t->elem_type == MEMPLAN_DTYPE_FLOAT ? 4 : t->elem_type == MEMPLAN_DTYPE_DOUBLE ? 8 : 0;
     if (!width) {
-        int64_t ints[MEMPLAN_MAX_TRACKED_ELEMS];
+        int64_t *ints = mp_scratch_alloc(&c->S->scratch, MEMPLAN_MAX_TRACKED_ELEMS, sizeof *ints);
         int32_t m;
+        if (!ints) {
+            c->S->oom = true;
+            return false;
+        }
         if (!mp_in_ints(c, k, ints, max < MEMPLAN_MAX_TRACKED_ELEMS ? max : MEMPLAN_MAX_TRACKED_ELEMS, &m)) return false;
         for (int32_t i = 0; i < m; i++) out[i] = (double)ints[i];
         *n = m;

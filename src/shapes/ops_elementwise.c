@@ -83,7 +83,8 @@ static void eval_binary(mp_sctx *c, arith a, int32_t ka, int32_t kb, int32_t n_o
     const memplan_expr *ea = mp_in_elems(c, ka, &na), *eb = mp_in_elems(c, kb, &nb);
     if (!ea || !eb || a == OP_NONE) return;
     if (!(na == nb || na == 1 || nb == 1) || n_out != (na > nb ? na : nb)) return;
-    memplan_expr out[MEMPLAN_MAX_TRACKED_ELEMS];
+    memplan_expr *out = mp_tmp_exprs(c, MEMPLAN_MAX_TRACKED_ELEMS);
+    if (!out) return;
     for (int32_t i = 0; i < n_out; i++) {
         out[i] = apply(c, a, ea[na == 1 ? 0 : i], eb[nb == 1 ? 0 : i]);
         if (out[i] == MEMPLAN_EXPR_NONE) return;
@@ -96,7 +97,8 @@ static void broadcast_n(mp_sctx *c, int32_t out_type) {
     const memplan_vshape *first = mp_in(c, 0);
     if (!first) return;
     int32_t et = out_type ? out_type : first->elem_type;
-    memplan_expr dims[MEMPLAN_MAX_RANK];
+    memplan_expr *dims = mp_tmp_exprs(c, MEMPLAN_MAX_RANK), *next = mp_tmp_exprs(c, MEMPLAN_MAX_RANK);
+    if (!dims || !next) return;
     memplan_vshape acc = *first;
     int32_t rank = first->rank;
     if (rank > 0) memcpy(dims, first->dims, (size_t)rank * sizeof *dims);
@@ -105,7 +107,6 @@ static void broadcast_n(mp_sctx *c, int32_t out_type) {
         if (!v) continue;
         acc.rank = rank;
         acc.dims = dims;
-        memplan_expr next[MEMPLAN_MAX_RANK];
         rank = mp_broadcast(c, &acc, v, next);
         if (rank >= 0) memcpy(dims, next, (size_t)rank * sizeof *dims);
     }
@@ -141,7 +142,8 @@ static void cast(mp_sctx *c) {
                     to == MEMPLAN_DTYPE_UINT32 || to == MEMPLAN_DTYPE_UINT64;
     if (e && integral) mp_out_elems(c, 0, n, e);
     if (e && to == MEMPLAN_DTYPE_BOOL) { /* nonzero -> 1, when the values are constants */
-        memplan_expr out[MEMPLAN_MAX_TRACKED_ELEMS];
+        memplan_expr *out = mp_tmp_exprs(c, MEMPLAN_MAX_TRACKED_ELEMS);
+        if (!out) return;
         for (int32_t i = 0; i < n; i++) {
             int64_t k;
             if (!memplan_expr_is_const(mp_pool(c), e[i], &k)) return;
@@ -161,7 +163,9 @@ static void cast_like(mp_sctx *c) {
 static void where(mp_sctx *c) {
     const memplan_vshape *cond = mp_in(c, 0), *x = mp_in(c, 1), *y = mp_in(c, 2);
     if (!cond || !x || !y) return;
-    memplan_expr d1[MEMPLAN_MAX_RANK], d2[MEMPLAN_MAX_RANK];
+    memplan_expr *d1 = mp_tmp_exprs(c, MEMPLAN_MAX_RANK);
+    memplan_expr *d2 = mp_tmp_exprs(c, MEMPLAN_MAX_RANK);
+    if (!d1 || !d2) return;
     int32_t r1 = mp_broadcast(c, cond, x, d1);
     memplan_vshape t = *x;
     t.rank = r1;
@@ -176,7 +180,8 @@ static void where(mp_sctx *c) {
     const memplan_expr *ec = mp_in_elems(c, 0, &nc), *ex = mp_in_elems(c, 1, &nx), *ey = mp_in_elems(c, 2, &ny);
     if (n < 0 || !ec || !ex || !ey) return;
     if ((nc != n && nc != 1) || (nx != n && nx != 1) || (ny != n && ny != 1)) return;
-    memplan_expr out[MEMPLAN_MAX_TRACKED_ELEMS];
+    memplan_expr *out = mp_tmp_exprs(c, MEMPLAN_MAX_TRACKED_ELEMS);
+    if (!out) return;
     for (int32_t i = 0; i < n; i++) {
         int64_t k;
         if (!memplan_expr_is_const(mp_pool(c), ec[nc == 1 ? 0 : i], &k)) return;
@@ -190,7 +195,8 @@ static void not_op(mp_sctx *c) {
     int32_t n;
     const memplan_expr *e = mp_in_elems(c, 0, &n);
     if (!e) return;
-    memplan_expr out[MEMPLAN_MAX_TRACKED_ELEMS];
+    memplan_expr *out = mp_tmp_exprs(c, MEMPLAN_MAX_TRACKED_ELEMS);
+    if (!out) return;
     for (int32_t i = 0; i < n; i++) {
         int64_t k;
         if (!memplan_expr_is_const(mp_pool(c), e[i], &k)) return;
@@ -206,7 +212,8 @@ static void neg_abs(mp_sctx *c) {
     const memplan_expr *e = mp_in_elems(c, 0, &n);
     if (!e) return;
     bool neg = strcmp(mp_node(c)->op_type, "Neg") == 0;
-    memplan_expr out[MEMPLAN_MAX_TRACKED_ELEMS];
+    memplan_expr *out = mp_tmp_exprs(c, MEMPLAN_MAX_TRACKED_ELEMS);
+    if (!out) return;
     for (int32_t i = 0; i < n; i++) {
         int64_t k;
         if (neg) out[i] = memplan_expr_sub(mp_pool(c), mp_const(c, 0), e[i]);

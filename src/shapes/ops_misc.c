@@ -67,17 +67,30 @@ typedef struct seq {
     memplan_expr count;            /* NONE when unknown */
     bool per_item;                 /* items[i] per element, else items[0] common */
     int32_t n_items;
-    item items[T / 2];
+    item *items;                   /* room for T / 2 (seq_alloc), or fewer where said */
 } seq;
 
-/* An encoder writing into a fixed buffer; ok turns false on overflow. */
+/* Room for the items of s (scratch); false when memory runs out. */
+static bool seq_alloc(mp_sctx *c, seq *s) {
+    s->items = mp_tmp(c, T / 2, sizeof *s->items);
+    return s->items != NULL;
+}
+
+/* An encoder writing into a buffer of T amounts; ok turns false on overflow. */
 typedef struct enc {
-    memplan_expr buf[T];
+    memplan_expr *buf;
     int32_t n;
     bool ok;
 } enc;
 
+static void enc_init(mp_sctx *c, enc *e) {
+    e->buf = mp_tmp_exprs(c, T);
+    e->n = 0;
+    e->ok = e->buf != NULL;
+}
+
 static void enc_put(enc *e, memplan_expr x) {
+    if (!e->ok) return;
     if (e->n >= T || x == MEMPLAN_EXPR_NONE) e->ok = false;
     else e->buf[e->n++] = x;
 }
@@ -120,8 +133,9 @@ static bool dec_seq(mp_sctx *c, const memplan_expr *e, int32_t n, int32_t *at, s
     return true;
 }
 
-/* The sequence behind input k, when it carries an encoding. */
-static bool seq_in(mp_sctx *c, int32_t k, seq *s) {
+/* The sequence behind input k, when it carries an encoding, decoded into s
+ * (whose items seq_alloc made room for). */
+static bool seq_decode(mp_sctx *c, int32_t k, seq *s) {
     const memplan_vshape *v = mp_in(c, k);
     int32_t n, at = 0;
     if (!v || v->kind != MEMPLAN_TYPE_SEQUENCE) return false;
@@ -129,13 +143,15 @@ static bool seq_in(mp_sctx *c, int32_t k, seq *s) {
     return e && dec_seq(c, e, n, &at, s) && at == n;
 }
 
+/* seq_decode into a new s. */
+static bool seq_in(mp_sctx *c, int32_t k, seq *s) { return seq_alloc(c, s) && seq_decode(c, k, s); }
+
 /* Set output k to a sequence of et with contents s (NULL: unknown). */
 static void seq_out(mp_sctx *c, int32_t k, int32_t et, const seq *s) {
     mp_out_kind(c, k, MEMPLAN_TYPE_SEQUENCE, et);
     if (!s) return;
     enc e;
-    e.n = 0;
-    e.ok = true;
+    enc_init(c, &e);
     enc_seq(c, &e, s);
     if (e.ok) mp_out_elems(c, k, e.n, e.buf);
 }
@@ -165,7 +181,8 @@ static void item_out(mp_sctx *c, int32_t k, int32_t et, const item *it) {
         mp_out_unranked(c, k, et, "sequence element shape unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)it->rank);
+    if (!dims) return;
     for (int32_t i = 0; i < it->rank; i++) dims[i] = const_or(c, it->dims[i], 0) == -1 ? MEMPLAN_EXPR_NONE : it->dims[i];
     mp_out(c, k, et, it->rank, dims);
 }
@@ -203,13 +220,14 @@ static memplan_expr count_plus(mp_sctx *c, memplan_expr n, int64_t d) {
 /* ---- sequence ops ------------------------------------------------------ */
 
 static void sequence_empty(mp_sctx *c) {
-    seq s = {mp_const(c, 0), true, 0, {{0, NULL}}};
+    seq s = {mp_const(c, 0), true, 0, NULL};
     seq_out(c, 0, (int32_t)mp_attr_int(c, "dtype", MEMPLAN_DTYPE_FLOAT), &s);
 }
 
 static void sequence_construct(mp_sctx *c) {
     seq t;
     int32_t n = mp_n_in(c);
+    if (!seq_alloc(c, &t)) return;
     if (n > T / 2) {
         seq_out(c, 0, mp_in(c, 0) ? mp_in(c, 0)->elem_type : 0, NULL);
         return;
@@ -226,7 +244,8 @@ static void sequence_insert(mp_sctx *c) {
     const memplan_vshape *sv = mp_in(c, 0), *tv = mp_in(c, 1);
     int32_t et = sv && sv->elem_type ? sv->elem_type : tv ? tv->elem_type : 0;
     seq s;
-    memplan_expr store[R];
+    memplan_expr *store = mp_tmp_exprs(c, R);
+    if (!store) return;
     if (!seq_in(c, 0, &s)) {
         seq_out(c, 0, et, NULL);
         return;
@@ -253,7 +272,8 @@ static void sequence_erase(mp_sctx *c) {
     const memplan_vshape *sv = mp_in(c, 0);
     int32_t et = sv ? sv->elem_type : 0;
     seq s;
-    memplan_expr store[R];
+    memplan_expr *store = mp_tmp_exprs(c, R);
+    if (!store) return;
     if (!seq_in(c, 0, &s)) {
         seq_out(c, 0, et, NULL);
         return;
@@ -275,7 +295,8 @@ static void sequence_at(mp_sctx *c) {
     const memplan_vshape *sv = mp_in(c, 0);
     int32_t et = sv ? sv->elem_type : 0;
     seq s;
-    memplan_expr store[R];
+    memplan_expr *store = mp_tmp_exprs(c, R);
+    if (!store) return;
     int64_t pos, n;
     if (!seq_in(c, 0, &s)) {
         mp_out_unranked(c, 0, et, "sequence element shape unknown");
@@ -306,11 +327,13 @@ static void split_to_sequence(mp_sctx *c) {
         return;
     }
     seq s;
-    memplan_expr dims[R], unk = mp_const(c, -1);
+    memplan_expr unk = mp_const(c, -1);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    int64_t *sizes = mp_tmp_ints(c, T / 2), step, total;
+    if (!dims || !sizes || !seq_alloc(c, &s)) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     memplan_expr d = x->dims[axis];
     const memplan_vshape *sp = mp_in(c, 1);
-    int64_t sizes[T / 2], step, total;
     int32_t n;
     s.per_item = false;
     s.n_items = 1;
@@ -330,7 +353,8 @@ static void split_to_sequence(mp_sctx *c) {
         dims[axis] = exact ? mp_const(c, step) : unk; /* the last chunk may be shorter */
     } else if (sp->rank == 1 && mp_in_ints(c, 1, sizes, T / 2, &n)) {
         static const item none = {0, NULL};
-        memplan_expr per[T];
+        memplan_expr *per = mp_tmp_exprs(c, T);
+        if (!per) return;
         if ((int64_t)n * x->rank > T) {
             seq_out(c, 0, et, NULL);
             return;
@@ -360,7 +384,9 @@ static void concat_from_sequence(mp_sctx *c) {
     const memplan_vshape *sv = mp_in(c, 0);
     int32_t et = sv ? sv->elem_type : 0;
     seq s;
-    memplan_expr store[R], dims[R];
+    memplan_expr *store = mp_tmp_exprs(c, R);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!store || !dims) return;
     if (!seq_in(c, 0, &s)) {
         mp_out_unranked(c, 0, et, "sequence element shape unknown");
         return;
@@ -401,10 +427,12 @@ static void sequence_map(mp_sctx *c) {
     seq s, first;
     bool have_first = seq_in(c, 0, &first);
     if (!body || mp_n_in(c) > 64) return;
-    memplan_vshape elems[64];
-    const memplan_vshape *given[64];
-    memplan_expr store[T]; /* element dims of all sequence inputs */
     int32_t n = mp_n_in(c), used = 0;
+    memplan_vshape *elems = mp_tmp(c, (size_t)n, sizeof *elems);
+    const memplan_vshape **given = mp_tmp(c, (size_t)n, sizeof *given);
+    memplan_expr *store = mp_tmp_exprs(c, T); /* element dims of all sequence inputs */
+    memplan_expr *tmp = mp_tmp_exprs(c, R);
+    if (!elems || !given || !store || !tmp || !seq_alloc(c, &s)) return;
     for (int32_t k = 0; k < n; k++) {
         const memplan_vshape *v = mp_in(c, k);
         given[k] = v;
@@ -416,8 +444,7 @@ static void sequence_map(mp_sctx *c) {
         elems[k].n_elems = -1;
         elems[k].bytes = MEMPLAN_EXPR_NONE;
         given[k] = &elems[k];
-        memplan_expr tmp[R];
-        if (!seq_in(c, k, &s)) continue;
+        if (!seq_decode(c, k, &s)) continue;
         item it = s.per_item ? common_item(c, &s, tmp) : s.items[0];
         if (it.rank < 0 || used + it.rank > T) continue;
         bool known = true; /* an unknown element dim leaves the rank unknown too */
@@ -431,11 +458,8 @@ static void sequence_map(mp_sctx *c) {
     mp_infer_sub(c, body, n, given);
     for (int32_t k = 0; k < mp_n_out(c); k++) {
         const memplan_vshape *o = mp_sub_out(c, body, k);
-        seq r;
-        r.count = have_first ? first.count : MEMPLAN_EXPR_NONE;
-        r.per_item = false;
-        r.n_items = 1;
-        r.items[0] = item_of(o);
+        item it = item_of(o);
+        seq r = {have_first ? first.count : MEMPLAN_EXPR_NONE, false, 1, &it};
         seq_out(c, k, o ? o->elem_type : 0, &r);
     }
 }
@@ -447,8 +471,7 @@ static void optional_op(mp_sctx *c) {
     mp_out_kind(c, 0, MEMPLAN_TYPE_OPTIONAL, x ? x->elem_type : 0);
     if (!x) return;
     enc e;
-    e.n = 0;
-    e.ok = true;
+    enc_init(c, &e);
     seq s;
     if (x->kind == MEMPLAN_TYPE_TENSOR) {
         enc_put(&e, mp_const(c, MEMPLAN_TYPE_TENSOR));
@@ -480,7 +503,8 @@ static void optional_get_element(mp_sctx *c) {
     item it;
     seq s;
     if (kind == MEMPLAN_TYPE_TENSOR && dec_item(c, e, n, &at, &it)) item_out(c, 0, x->elem_type, &it);
-    else if (kind == MEMPLAN_TYPE_SEQUENCE) seq_out(c, 0, x->elem_type, n > 1 && dec_seq(c, e, n, &at, &s) ? &s : NULL);
+    else if (kind == MEMPLAN_TYPE_SEQUENCE)
+        seq_out(c, 0, x->elem_type, n > 1 && seq_alloc(c, &s) && dec_seq(c, e, n, &at, &s) ? &s : NULL);
     else mp_out_unknown(c, 0, "optional contents unknown"); /* maybe not a tensor: keep the declared type */
 }
 
@@ -492,7 +516,8 @@ static void optional_get_element(mp_sctx *c) {
 static void regex_full_match(mp_sctx *c) { out_shape_of(c, 0, MEMPLAN_DTYPE_BOOL, mp_in(c, 0)); }
 
 static void string_concat(mp_sctx *c) {
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = mp_broadcast(c, mp_in(c, 0), mp_in(c, 1), dims);
     if (r < 0) mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input rank unknown or shapes do not broadcast");
     else mp_out(c, 0, MEMPLAN_DTYPE_STRING, r, dims);
@@ -506,7 +531,8 @@ static void string_split(mp_sctx *c) {
         mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input rank unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     dims[x->rank] = MEMPLAN_EXPR_NONE;
     mp_out(c, 0, MEMPLAN_DTYPE_STRING, x->rank + 1, dims);
@@ -530,9 +556,10 @@ static void non_max_suppression(mp_sctx *c) {
 /* Distinct values (axis < 0) or distinct slices along axis of a constant
  * input with a static shape; -1 when unknown. */
 static int64_t count_unique(mp_sctx *c, const memplan_vshape *x, int32_t axis) {
-    double v[MEMPLAN_MAX_TRACKED_ELEMS];
+    double *v = mp_tmp(c, MEMPLAN_MAX_TRACKED_ELEMS, sizeof *v);
+    int64_t *shape = mp_tmp_ints(c, R);
     int32_t n;
-    int64_t shape[R];
+    if (!v || !shape) return -1;
     if (x->rank < 0 || !mp_in_floats(c, 0, v, MEMPLAN_MAX_TRACKED_ELEMS, &n)) return -1;
     /* A static shape of exactly those n >= 1 values: every dim in [1, n],
      * so the products and loops below stay small. */
@@ -567,8 +594,9 @@ static void unique(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
     const memplan_attr *ax = mp_attr(c, "axis");
-    memplan_expr u = MEMPLAN_EXPR_NONE, dims[R], inv;
+    memplan_expr u = MEMPLAN_EXPR_NONE, inv, *dims = mp_tmp_exprs(c, R);
     int32_t axis = -1;
+    if (!dims) return;
     if (x->rank >= 0) {
         int64_t k = count_unique(c, x, ax ? mp_axis(mp_attr_int(c, "axis", 0), x->rank) : -1);
         if (k >= 0) u = mp_const(c, k);
@@ -603,7 +631,8 @@ static void random_shape(mp_sctx *c) {
         mp_out_unranked(c, 0, et, "shape attribute missing");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int64_t i = 0; i < n; i++) dims[i] = mp_const(c, s[i]);
     mp_out(c, 0, et, (int32_t)n, dims);
 }
@@ -656,7 +685,9 @@ static void dft(mp_sctx *c) {
         return;
     }
     bool inverse = mp_attr_int(c, "inverse", 0) != 0, onesided = mp_attr_int(c, "onesided", 0) != 0;
-    memplan_expr dims[R], n = x->dims[axis];
+    memplan_expr n = x->dims[axis];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     if (mp_in(c, 1)) n = scalar_amount(c, 1);
     dims[axis] = bins(c, n, onesided && !inverse);
@@ -767,7 +798,8 @@ static void array_feature_extractor(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input ranks unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = x->rank == 1 ? 2 : x->rank;
     memcpy(dims, x->dims, (size_t)(x->rank - 1) * sizeof *dims);
     if (x->rank == 1) dims[0] = mp_const(c, 1);

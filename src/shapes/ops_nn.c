@@ -123,7 +123,8 @@ int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vsha
 static void conv_like(mp_sctx *c, int32_t w_k, int32_t et, int32_t n_out) {
     const memplan_vshape *x = mp_in(c, 0), *w = w_k >= 0 ? mp_in(c, w_k) : NULL;
     if (!et) et = x ? x->elem_type : 0;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t rank = mp_conv_out_dims(c, x, w, dims);
     for (int32_t k = 0; k < n_out; k++) {
         int32_t t = k == 0 ? et : MEMPLAN_DTYPE_INT64;
@@ -158,7 +159,8 @@ static void conv_transpose(mp_sctx *c) {
     }
     const char *auto_pad = mp_attr_str(c, "auto_pad", "NOTSET");
     bool same = strncmp(auto_pad, "SAME", 4) == 0, valid = strcmp(auto_pad, "VALID") == 0;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     dims[0] = dim_at(x, 0);
     dims[1] = mul(c, dim_at(w, 1), mp_const(c, mp_attr_int(c, "group", 1)));
     for (int32_t i = 0; i < ns; i++) {
@@ -187,7 +189,8 @@ static void global_pool(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = i < 2 ? x->dims[i] : mp_const(c, 1);
     mp_out(c, 0, x->elem_type, x->rank, dims);
 }
@@ -211,7 +214,8 @@ static void max_unpool(mp_sctx *c) {
     if (!ints_attr(c, "kernel_shape", ns, 0, &ks) || !ks.v || !ints_attr(c, "strides", ns, 1, &st) ||
         !ints_attr(c, "pads", 2 * (int64_t)ns, 0, &pads))
         return;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
     for (int32_t i = 0; i < ns; i++) {
@@ -295,7 +299,8 @@ static void matmul_like(mp_sctx *c, int32_t et) {
     const memplan_vshape *a = mp_in(c, 0), *b = mp_in(c, 1);
     if (!a || !b) return;
     if (!et) et = a->elem_type;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = a->rank >= 0 && b->rank >= 0 ? mp_matmul_dims(c, a, b, dims) : -1;
     if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not match");
     else mp_out(c, 0, et, r, dims);
@@ -316,7 +321,8 @@ static int letter_index(char ch) {
 typedef struct einsum_state {
     memplan_expr label[52];   /* dim of each letter (NONE until seen) */
     int count[52];            /* occurrences on the left side */
-    memplan_expr ell[R];      /* broadcast dims of the ellipsis */
+    memplan_expr *ell;        /* broadcast dims of the ellipsis (R entries) */
+    memplan_expr *tmp;        /* R entries for the next broadcast */
     int32_t ell_rank;         /* -1 when no term has one */
 } einsum_state;
 
@@ -348,10 +354,9 @@ static bool einsum_term(mp_sctx *c, einsum_state *st, const char *s, const char 
         } else if (*p == '.' && p + 2 < e && p[1] == '.' && p[2] == '.' && !seen_ell) {
             seen_ell = true;
             memplan_vshape a = view(v, st->ell_rank < 0 ? 0 : st->ell_rank, st->ell), b = view(v, er, v->dims + pos);
-            memplan_expr out[R];
-            int32_t r = mp_broadcast(c, &a, &b, out);
+            int32_t r = mp_broadcast(c, &a, &b, st->tmp);
             if (r < 0) return false;
-            memcpy(st->ell, out, (size_t)r * sizeof *out);
+            memcpy(st->ell, st->tmp, (size_t)r * sizeof *st->tmp);
             st->ell_rank = r;
             pos += er;
             p += 2;
@@ -391,6 +396,9 @@ static void einsum(mp_sctx *c) {
     const memplan_vshape *x0 = mp_in(c, 0);
     int32_t et = x0 ? x0->elem_type : 0;
     einsum_state st;
+    st.ell = mp_tmp_exprs(c, R);
+    st.tmp = mp_tmp_exprs(c, R);
+    if (!st.ell || !st.tmp) return;
     for (int i = 0; i < 52; i++) {
         st.label[i] = MEMPLAN_EXPR_NONE;
         st.count[i] = 0;
@@ -408,7 +416,8 @@ static void einsum(mp_sctx *c) {
         }
         s = e + 1;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = eq ? einsum_output(&st, arrow ? arrow + 2 : NULL, arrow ? eq + strlen(eq) : NULL, dims) : -1;
     if (r < 0) mp_out_unranked(c, 0, et, "equation not understood");
     else mp_out(c, 0, et, r, dims);
@@ -455,7 +464,8 @@ static void grid_sample(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input ranks unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     dims[0] = dim_at(x, 0);
     if (dims[0] == MEMPLAN_EXPR_NONE) dims[0] = dim_at(g, 0);
     dims[1] = dim_at(x, 1);
@@ -498,7 +508,8 @@ static void col2im(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "image_shape unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     dims[0] = dim_at(x, 0);
     dims[1] = blk && nb == k ? memplan_expr_floordiv(P(c), dim_at(x, 1), mp_product(c, nb, blk)) : MEMPLAN_EXPR_NONE;
     for (int32_t i = 0; i < k; i++) dims[i + 2] = img ? img[i] : MEMPLAN_EXPR_NONE;

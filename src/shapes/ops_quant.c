@@ -19,7 +19,9 @@ int32_t mp_q_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vsha
     if (!a || !b || a->rank < 1 || b->rank < 1 || a->rank > R || b->rank > R) return -1;
     memplan_expr one = mp_const(c, 1);
     /* a as [..., M, K] and b as [..., K, N]; 1-D operands get a 1 added */
-    memplan_expr ad[R + 1], bd[R + 1];
+    memplan_expr *ad = mp_tmp_exprs(c, R + 1);
+    memplan_expr *bd = mp_tmp_exprs(c, R + 1);
+    if (!ad || !bd) return -1;
     int32_t ra = a->rank, rb = b->rank;
     memcpy(ad + (ra == 1), a->dims, (size_t)ra * sizeof *ad);
     memcpy(bd, b->dims, (size_t)rb * sizeof *bd);
@@ -127,7 +129,8 @@ static void dynamic_quantize_linear(mp_sctx *c) {
 
 /* QLinearMatMul(a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp): matmul of a and b. */
 static void qlinear_matmul(mp_sctx *c) {
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t et = type_of(c, 7, type_of(c, 0, MEMPLAN_DTYPE_UINT8));
     int32_t r = mp_q_matmul_dims(c, mp_in(c, 0), mp_in(c, 3), false, false, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks unknown or do not match");
@@ -136,7 +139,8 @@ static void qlinear_matmul(mp_sctx *c) {
 
 /* QLinearConv(x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp, B?): conv of x and w. */
 static void qlinear_conv(mp_sctx *c) {
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t et = type_of(c, 7, type_of(c, 0, MEMPLAN_DTYPE_UINT8));
     int32_t r = mp_q_conv_dims(c, 0, 3, false, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks or conv attributes unknown");

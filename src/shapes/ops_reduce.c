@@ -28,13 +28,6 @@ static memplan_expr prefer_const(mp_sctx *c, memplan_expr a, memplan_expr b) {
     return memplan_expr_is_const(P(c), b, NULL) ? b : a;
 }
 
-/* Set output k to rank dims all unknown (fresh names). */
-static void out_unknown_dims(mp_sctx *c, int32_t k, int32_t et, int32_t rank) {
-    memplan_expr dims[R];
-    for (int32_t i = 0; i < rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
-    mp_out(c, k, et, rank, dims);
-}
-
 /* ---- Reduce* ------------------------------------------------------------ */
 
 typedef enum { AXES_LIST, AXES_NONE, AXES_UNKNOWN } axes_kind;
@@ -132,21 +125,25 @@ static void reduce_elems(mp_sctx *c, const memplan_vshape *x, const bool *red, i
     int32_t n_in;
     const memplan_expr *e = mp_in_elems(c, 0, &n_in);
     if (f == FOLD_NONE || !e || n_out < 0 || n_out > T) return;
-    int64_t d[R], total = 1;
+    int64_t total = 1;
+    int64_t *d = mp_tmp_ints(c, R);
+    if (!d) return;
     for (int32_t i = 0; i < x->rank; i++) {
         if (!memplan_expr_is_const(P(c), x->dims[i], &d[i]) || d[i] < 0 || d[i] > T) return;
         total *= d[i];
         if (total > T) return;
     }
     if (total != n_in) return;
-    fold_acc acc[T];
+    fold_acc *acc = mp_tmp(c, T, sizeof(fold_acc));
+    if (!acc) return;
     memset(acc, 0, (size_t)n_out * sizeof *acc);
     for (int32_t i = 0; i < n_in; i++) {
         int64_t o = out_index(x->rank, d, red, i);
         if (o >= n_out) return;
         fold_in(c, f, &acc[o], e[i]);
     }
-    memplan_expr out[T];
+    memplan_expr *out = mp_tmp_exprs(c, T);
+    if (!out) return;
     for (int32_t o = 0; o < n_out; o++) out[o] = fold_value(c, f, &acc[o]);
     mp_out_elems(c, 0, n_out, out); /* all or nothing: an unknown element drops them */
 }
@@ -155,12 +152,13 @@ static void reduce_elems(mp_sctx *c, const memplan_vshape *x, const bool *red, i
  * keepdims is set (dims of 1 stay 1) or the number of axes is known. */
 static void reduce_unknown_axes(mp_sctx *c, const memplan_vshape *x, int32_t n, bool keep, bool noop) {
     if (keep) {
-        memplan_expr dims[R];
+        memplan_expr *dims = mp_tmp_exprs(c, R);
+        if (!dims) return;
         int64_t k;
         for (int32_t i = 0; i < x->rank; i++)
             dims[i] = memplan_expr_is_const(P(c), x->dims[i], &k) && k == 1 ? x->dims[i] : MEMPLAN_EXPR_NONE;
         mp_out(c, 0, x->elem_type, x->rank, dims);
-    } else if (n > 0 && n <= x->rank && !noop) out_unknown_dims(c, 0, x->elem_type, x->rank - n);
+    } else if (n > 0 && n <= x->rank && !noop) mp_out_fresh(c, 0, x->elem_type, x->rank - n);
     else mp_out_unranked(c, 0, x->elem_type, "reduced axes unknown");
 }
 
@@ -169,7 +167,8 @@ static void reduce(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
     bool keep = mp_attr_int(c, "keepdims", 1) != 0, noop = mp_attr_int(c, "noop_with_empty_axes", 0) != 0;
-    int64_t axes[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t n = 0;
     axes_kind kind = reduce_axes(c, axes, &n);
     if (kind == AXES_NONE && noop) { /* identity */
@@ -187,7 +186,8 @@ static void reduce(mp_sctx *c) {
         reduce_unknown_axes(c, x, n, keep, noop);
         return;
     }
-    bool red[R];
+    bool *red = mp_tmp(c, R, sizeof(bool));
+    if (!red) return;
     for (int32_t i = 0; i < x->rank; i++) red[i] = kind == AXES_NONE;
     for (int32_t i = 0; i < n; i++) {
         int32_t a = mp_axis(axes[i], x->rank);
@@ -197,7 +197,8 @@ static void reduce(mp_sctx *c) {
         }
         red[a] = true;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < x->rank; i++)
         if (!red[i]) dims[r++] = x->dims[i];
@@ -226,7 +227,8 @@ static void arg_reduce(mp_sctx *c) {
         return;
     }
     bool keep = mp_attr_int(c, "keepdims", 1) != 0;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < x->rank; i++)
         if (i != axis) dims[r++] = x->dims[i];
@@ -261,7 +263,8 @@ static void norm_with_stats(mp_sctx *c, bool y_scale_type) {
         mp_note(c, "axis %lld out of range for rank %d", (long long)axis_attr, (int)x->rank);
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = i < axis ? x->dims[i] : mp_const(c, 1);
     for (int32_t k = 1; k < 3; k++) mp_out(c, k, stash, x->rank, dims);
 }
@@ -318,7 +321,8 @@ static void loss(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input ranks unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < rank; i++) {
         /* labels dim i is scores dim 0 (i = 0) or dim i + 1 */
         memplan_expr from_x = x->rank == rank + 1 ? x->dims[i == 0 ? 0 : i + 1] : MEMPLAN_EXPR_NONE;

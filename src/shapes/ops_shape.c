@@ -66,7 +66,8 @@ static void reshape(mp_sctx *c) {
     int32_t n;
     const memplan_expr *target;
     const int64_t *attr_shape;
-    memplan_expr from_attr[R];
+    memplan_expr *from_attr = mp_tmp_exprs(c, R);
+    if (!from_attr) return;
     int64_t na = mp_attr_ints(c, "shape", &attr_shape); /* opset < 5 */
     if (na >= 0 && na <= R) {
         for (int64_t i = 0; i < na; i++) from_attr[i] = mp_const(c, attr_shape[i]);
@@ -79,9 +80,7 @@ static void reshape(mp_sctx *c) {
         const memplan_vshape *s = mp_in(c, 1);
         int64_t r;
         if (s && s->rank == 1 && memplan_expr_is_const(P(c), s->dims[0], &r) && r >= 0 && r <= R) {
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < r; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, x->elem_type, (int32_t)r, dims);
+            mp_out_fresh(c, 0, x->elem_type, (int32_t)r);
         } else {
             mp_out_unranked(c, 0, x->elem_type, "target shape unknown");
         }
@@ -89,7 +88,8 @@ static void reshape(mp_sctx *c) {
     }
     if (n > R) return;
     bool allowzero = mp_attr_int(c, "allowzero", 0) != 0;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t infer_at = -1;
     memplan_expr known = mp_const(c, 1);
     for (int32_t i = 0; i < n; i++) {
@@ -121,7 +121,9 @@ static void reshape(mp_sctx *c) {
     if (infer_at >= 0 && x->rank >= 0 && known != MEMPLAN_EXPR_NONE) {
         /* -1 = total / known. Cancel the target dims that are input dims
          * first (batch against batch), so symbolic factors divide out. */
-        bool used[R] = {false};
+        bool *used = mp_tmp(c, R, sizeof(bool));
+        if (!used) return;
+        memset(used, 0, (size_t)R * sizeof *used);
         memplan_expr rest = mp_const(c, 1);
         for (int32_t i = 0; i < n; i++) {
             if (i == infer_at || dims[i] == MEMPLAN_EXPR_NONE) continue;
@@ -162,20 +164,24 @@ static void flatten(mp_sctx *c) {
 static void squeeze(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
-    int64_t axes[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t na;
     bool given;
     if (x->rank < 0 || !axes_of(c, 1, axes, &na, &given)) {
         mp_out_unranked(c, 0, x->elem_type, "input rank or axes unknown");
         return;
     }
-    bool drop[R] = {false};
+    bool *drop = mp_tmp(c, R, sizeof(bool));
+    if (!drop) return;
+    memset(drop, 0, (size_t)R * sizeof *drop);
     for (int32_t i = 0; i < na; i++) {
         int32_t a = mp_axis(axes[i], x->rank);
         if (a < 0) return;
         drop[a] = true;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < x->rank; i++) {
         int64_t k;
@@ -196,7 +202,8 @@ static void squeeze(mp_sctx *c) {
 static void unsqueeze(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
-    int64_t axes[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t na;
     bool given;
     if (x->rank < 0 || !axes_of(c, 1, axes, &na, &given) || x->rank + na > R) {
@@ -204,13 +211,16 @@ static void unsqueeze(mp_sctx *c) {
         return;
     }
     int32_t r = x->rank + na;
-    bool ins[R] = {false};
+    bool *ins = mp_tmp(c, R, sizeof(bool));
+    if (!ins) return;
+    memset(ins, 0, (size_t)R * sizeof *ins);
     for (int32_t i = 0; i < na; i++) {
         int32_t a = mp_axis(axes[i], r);
         if (a < 0 || ins[a]) return;
         ins[a] = true;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0, j = 0; i < r; i++) dims[i] = ins[i] ? mp_const(c, 1) : x->dims[j++];
     mp_out(c, 0, x->elem_type, r, dims);
     int32_t m;
@@ -227,8 +237,11 @@ static void transpose(mp_sctx *c) {
     }
     const int64_t *perm;
     int64_t np = mp_attr_ints(c, "perm", &perm);
-    memplan_expr dims[R];
-    bool seen[R] = {false};
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    bool *seen = mp_tmp(c, R, sizeof(bool));
+    if (!seen) return;
+    memset(seen, 0, (size_t)R * sizeof *seen);
     for (int32_t i = 0; i < x->rank; i++) {
         int64_t p = np >= 0 ? (np == x->rank ? perm[i] : -1) : x->rank - 1 - i;
         if (p < 0 || p >= x->rank || seen[p]) {
@@ -242,8 +255,9 @@ static void transpose(mp_sctx *c) {
     /* values of a small tensor with a static shape */
     int32_t m;
     const memplan_expr *e = mp_in_elems(c, 0, &m);
-    int64_t shape[R], stride[R], perm_of[R];
     if (!e) return;
+    int64_t *shape = mp_tmp_ints(c, R), *stride = mp_tmp_ints(c, R), *perm_of = mp_tmp_ints(c, R);
+    if (!shape || !stride || !perm_of) return;
     if (mp_static_count(c, x->rank, x->dims) != m) return; /* shape and values must agree */
     for (int32_t i = 0; i < x->rank; i++)
         if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i])) return;
@@ -252,8 +266,11 @@ static void transpose(mp_sctx *c) {
         s *= (int32_t)shape[i];
     }
     for (int32_t i = 0; i < x->rank; i++) perm_of[i] = np >= 0 ? perm[i] : x->rank - 1 - i;
-    memplan_expr out[T];
-    int64_t idx[R] = {0};
+    memplan_expr *out = mp_tmp_exprs(c, T);
+    if (!out) return;
+    int64_t *idx = mp_tmp_ints(c, R);
+    if (!idx) return;
+    memset(idx, 0, (size_t)R * sizeof *idx);
     for (int32_t k = 0; k < m; k++) {
         int64_t src = 0;
         for (int32_t i = 0; i < x->rank; i++) src += idx[i] * stride[perm_of[i]];
@@ -279,7 +296,9 @@ static void concat(mp_sctx *c) {
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), rank);
     if (axis < 0) return;
-    memplan_expr dims[R], sum = mp_const(c, 0);
+    memplan_expr sum = mp_const(c, 0);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     bool have_dims = false;
     for (int32_t k = 0; k < mp_n_in(c); k++) {
         const memplan_vshape *v = mp_in(c, k);
@@ -310,7 +329,8 @@ static void concat(mp_sctx *c) {
     mp_out(c, 0, first->elem_type, rank, dims);
     /* values: 1-D concatenation */
     if (rank != 1) return;
-    memplan_expr out[T];
+    memplan_expr *out = mp_tmp_exprs(c, T);
+    if (!out) return;
     int32_t total = 0;
     for (int32_t k = 0; k < mp_n_in(c); k++) {
         if (!mp_in(c, k)) continue;
@@ -333,7 +353,8 @@ static void split(mp_sctx *c) {
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank);
     if (axis < 0) return;
-    int64_t sizes[T];
+    int64_t *sizes = mp_tmp_ints(c, T);
+    if (!sizes) return;
     int32_t ns = -1;
     const int64_t *a;
     int64_t na = mp_attr_ints(c, "split", &a);
@@ -343,7 +364,8 @@ static void split(mp_sctx *c) {
     } else if (mp_in(c, 1) && !mp_in_ints(c, 1, sizes, T, &ns)) {
         ns = -2; /* given but unknown */
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     for (int32_t k = 0; k < nout; k++) {
         if (ns >= 0) {
@@ -436,7 +458,9 @@ static memplan_expr slice_len_sym(mp_sctx *c, memplan_expr dim, memplan_expr sta
 static bool slice_sym(mp_sctx *c, const memplan_vshape *x, memplan_expr *dims) {
     int32_t ns, ne, na = -1, nst = -1;
     const memplan_expr *st = mp_in_elems(c, 1, &ns), *en = mp_in_elems(c, 2, &ne);
-    int64_t axes[R], steps[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    int64_t *steps = mp_tmp_ints(c, R);
+    if (!axes || !steps) return false;
     if (!st || !en || ns != ne || ns > R) return false;
     if (mp_in(c, 3) && (!mp_in_ints(c, 3, axes, R, &na) || na != ns)) return false;
     if (mp_in(c, 4) && (!mp_in_ints(c, 4, steps, R, &nst) || nst != ns)) return false;
@@ -457,7 +481,11 @@ static void slice(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         return;
     }
-    int64_t starts[R], ends[R], axes[R], steps[R];
+    int64_t *starts = mp_tmp_ints(c, R);
+    int64_t *ends = mp_tmp_ints(c, R);
+    int64_t *axes = mp_tmp_ints(c, R);
+    int64_t *steps = mp_tmp_ints(c, R);
+    if (!starts || !ends || !axes || !steps) return;
     int32_t ns, ne, na, nst;
     if (mp_opset(c) < 10) {
         const int64_t *a;
@@ -475,17 +503,21 @@ static void slice(mp_sctx *c) {
         nst = -1;
     } else {
         if (!mp_in_ints(c, 1, starts, R, &ns) || !mp_in_ints(c, 2, ends, R, &ne) || ns != ne) {
-            memplan_expr dims[R];
+            memplan_expr *dims = mp_tmp_exprs(c, R);
+            if (!dims) return;
             if (slice_sym(c, x, dims)) {
                 mp_out(c, 0, x->elem_type, x->rank, dims);
                 return;
             }
             for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
             /* axes known: the other dims are unchanged */
-            int64_t ax[R];
+            int64_t *ax = mp_tmp_ints(c, R);
+            if (!ax) return;
             int32_t nax;
             if (mp_in(c, 3) && mp_in_ints(c, 3, ax, R, &nax)) {
-                bool touched[R] = {false};
+                bool *touched = mp_tmp(c, R, sizeof(bool));
+                if (!touched) return;
+                memset(touched, 0, (size_t)R * sizeof *touched);
                 for (int32_t i = 0; i < nax; i++) {
                     int32_t a = mp_axis(ax[i], x->rank);
                     if (a >= 0) touched[a] = true;
@@ -501,7 +533,8 @@ static void slice(mp_sctx *c) {
         nst = -1;
         if (mp_in(c, 4) && (!mp_in_ints(c, 4, steps, R, &nst) || nst != ns)) return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     int32_t first_axis = -1;
     int64_t v_start = 0, v_end = 0, v_step = 1;
@@ -525,7 +558,11 @@ static void slice(mp_sctx *c) {
     int32_t m;
     const memplan_expr *e = mp_in_elems(c, 0, &m);
     if (!e || mp_static_count(c, x->rank, x->dims) != m) return;
-    int64_t shape[R], first[R], step[R], cnt[R];
+    int64_t *shape = mp_tmp_ints(c, R);
+    int64_t *first = mp_tmp_ints(c, R);
+    int64_t *step = mp_tmp_ints(c, R);
+    int64_t *cnt = mp_tmp_ints(c, R);
+    if (!shape || !first || !step || !cnt) return;
     int64_t total = 1;
     for (int32_t i = 0; i < x->rank; i++) {
         if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i]) ||
@@ -544,8 +581,11 @@ static void slice(mp_sctx *c) {
         step[a] = sp;
     }
     if (total > T) return;
-    memplan_expr out[T];
-    int64_t idx[R] = {0};
+    memplan_expr *out = mp_tmp_exprs(c, T);
+    if (!out) return;
+    int64_t *idx = mp_tmp_ints(c, R);
+    if (!idx) return;
+    memset(idx, 0, (size_t)R * sizeof *idx);
     for (int64_t k = 0; k < total; k++) {
         int64_t src = 0;
         for (int32_t i = 0; i < x->rank; i++) src = src * shape[i] + first[i] + idx[i] * step[i];
@@ -569,7 +609,8 @@ static void gather(mp_sctx *c) {
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank);
     if (axis < 0 || x->rank - 1 + idx->rank > R) return;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < axis; i++) dims[r++] = x->dims[i];
     for (int32_t i = 0; i < idx->rank; i++) dims[r++] = idx->dims[i];
@@ -578,9 +619,11 @@ static void gather(mp_sctx *c) {
     /* values: gathering from a 1-D tensor */
     int32_t m, ni;
     const memplan_expr *e = mp_in_elems(c, 0, &m);
-    int64_t ids[T];
+    int64_t *ids = mp_tmp_ints(c, T);
+    if (!ids) return;
     if (!e || x->rank != 1 || !mp_in_ints(c, 1, ids, T, &ni)) return;
-    memplan_expr out[T];
+    memplan_expr *out = mp_tmp_exprs(c, T);
+    if (!out) return;
     for (int32_t i = 0; i < ni; i++) {
         int64_t j = ids[i] < 0 ? ids[i] + m : ids[i];
         if (j < 0 || j >= m) return;
@@ -609,7 +652,8 @@ static void gather_nd(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "batch_dims or index depth out of range");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < idx->rank - 1; i++) dims[r++] = idx->dims[i];
     for (int64_t i = b + last; i < x->rank && r < R; i++) dims[r++] = x->dims[i];
@@ -626,17 +670,15 @@ static void expand(mp_sctx *c) {
         const memplan_vshape *s = mp_in(c, 1);
         int64_t r;
         if (s && s->rank == 1 && x->rank >= 0 && memplan_expr_is_const(P(c), s->dims[0], &r) && r <= R) {
-            int32_t rank = (int32_t)(r > x->rank ? r : x->rank);
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, x->elem_type, rank, dims);
+            mp_out_fresh(c, 0, x->elem_type, (int32_t)(r > x->rank ? r : x->rank));
         } else {
             mp_out_unranked(c, 0, x->elem_type, "target shape unknown");
         }
         return;
     }
     memplan_vshape target = {MEMPLAN_TYPE_TENSOR, x->elem_type, n, shape, MEMPLAN_EXPR_NONE, MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL};
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = mp_broadcast(c, x, &target, dims);
     if (r < 0) {
         mp_out_unranked(c, 0, x->elem_type, "shapes do not broadcast");
@@ -646,7 +688,8 @@ static void expand(mp_sctx *c) {
     int32_t m, total = mp_static_count(c, r, dims);
     const memplan_expr *e = mp_in_elems(c, 0, &m);
     if (e && m == 1 && total >= 0) {
-        memplan_expr out[T];
+        memplan_expr *out = mp_tmp_exprs(c, T);
+        if (!out) return;
         for (int32_t i = 0; i < total; i++) out[i] = e[0];
         mp_out_elems(c, 0, total, out);
     }
@@ -659,15 +702,14 @@ static void tile(mp_sctx *c) {
     const memplan_expr *reps = mp_in_elems(c, 1, &n);
     if (x->rank < 0 || !reps || n != x->rank) {
         if (x->rank >= 0) {
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, x->elem_type, x->rank, dims);
+            mp_out_fresh(c, 0, x->elem_type, x->rank);
         } else {
             mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         }
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = memplan_expr_mul(P(c), x->dims[i], reps[i]);
     mp_out(c, 0, x->elem_type, x->rank, dims);
     /* values of a 1-D tile */
@@ -677,7 +719,8 @@ static void tile(mp_sctx *c) {
     if (!e || x->rank != 1 || !memplan_expr_is_const(P(c), reps[0], &times) || times < 0 || times > T ||
         (m > 0 && times > T / m))
         return;
-    memplan_expr out[T];
+    memplan_expr *out = mp_tmp_exprs(c, T);
+    if (!out) return;
     for (int64_t t = 0; t < times; t++) memcpy(out + t * m, e, (size_t)m * sizeof *e);
     mp_out_elems(c, 0, (int32_t)(m * times), out);
 }
@@ -689,7 +732,8 @@ static void pad(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         return;
     }
-    memplan_expr pads[2 * R];
+    memplan_expr *pads = mp_tmp_exprs(c, 2 * R);
+    if (!pads) return;
     int32_t np;
     const int64_t *a;
     int64_t na = mp_attr_ints(c, "pads", &a); /* opset < 11 */
@@ -700,14 +744,13 @@ static void pad(mp_sctx *c) {
     } else {
         const memplan_expr *e = mp_in_elems(c, 1, &np);
         if (!e || np > 2 * R) {
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, x->elem_type, x->rank, dims);
+            mp_out_fresh(c, 0, x->elem_type, x->rank);
             return;
         }
         memcpy(pads, e, (size_t)np * sizeof *e);
     }
-    int64_t axes[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t nax = -1;
     if (mp_in(c, 3) && !mp_in_ints(c, 3, axes, R, &nax)) return;
     int32_t k = nax >= 0 ? nax : x->rank;
@@ -715,7 +758,8 @@ static void pad(mp_sctx *c) {
         mp_note(c, "pads has %d values for %d axes", (int)np, (int)k);
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     for (int32_t i = 0; i < k; i++) {
         int32_t ax = nax >= 0 ? mp_axis(axes[i], x->rank) : i;
@@ -734,9 +778,7 @@ static void constant_of_shape(mp_sctx *c) {
         const memplan_vshape *s = mp_in(c, 0);
         int64_t r;
         if (s && s->rank == 1 && memplan_expr_is_const(P(c), s->dims[0], &r) && r >= 0 && r <= R) {
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < r; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, et, (int32_t)r, dims);
+            mp_out_fresh(c, 0, et, (int32_t)r);
         } else {
             mp_out_unranked(c, 0, et, "shape unknown");
         }
@@ -754,16 +796,18 @@ static void constant_of_shape(mp_sctx *c) {
     case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, v->t->data, 4); fill = y; break; }
     default: return;
     }
-    memplan_expr out[T];
+    memplan_expr *out = mp_tmp_exprs(c, T);
+    if (!out) return;
     for (int32_t i = 0; i < total; i++) out[i] = mp_const(c, fill);
     mp_out_elems(c, 0, total, out);
 }
 
 static void constant(mp_sctx *c) {
     const memplan_node *n = mp_node(c);
+    memplan_expr *dims = mp_tmp_exprs(c, R), *vals = mp_tmp_exprs(c, T);
+    if (!dims || !vals) return;
     for (int32_t i = 0; i < n->n_attrs; i++) {
         const memplan_attr *a = &n->attrs[i];
-        memplan_expr dims[R], vals[T];
         if (strcmp(a->name, "value") == 0 && a->t) {
             const memplan_tensor *t = a->t;
             for (int32_t k = 0; k < t->rank && k < R; k++) dims[k] = mp_const(c, t->dims[k]);
@@ -847,7 +891,8 @@ static void range(mp_sctx *c) {
     int64_t a, b, d;
     if (start && limit && delta && memplan_expr_is_const(P(c), len, &b) && b <= T &&
         memplan_expr_is_const(P(c), delta[0], &d)) {
-        memplan_expr out[T];
+        memplan_expr *out = mp_tmp_exprs(c, T);
+        if (!out) return;
         for (int64_t i = 0; i < b; i++) {
             int64_t off;
             if (__builtin_mul_overflow(i, d, &off)) return;
@@ -898,8 +943,10 @@ static void resize(mp_sctx *c) {
     bool upsample = strcmp(mp_node(c)->op_type, "Upsample") == 0;
     int64_t opset = mp_opset(c);
     int32_t scales_k = upsample ? 1 : opset >= 11 ? 2 : 1, sizes_k = upsample ? -1 : opset >= 11 ? 3 : -1;
-    memplan_expr dims[R];
-    int64_t axes[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t nax = -1;
     const int64_t *aa;
     int64_t na = mp_attr_ints(c, "axes", &aa);
@@ -911,7 +958,8 @@ static void resize(mp_sctx *c) {
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     int32_t ns;
     const memplan_expr *sizes = sizes_k >= 0 && mp_in(c, sizes_k) ? mp_in_elems(c, sizes_k, &ns) : NULL;
-    double scales[R];
+    double *scales = mp_tmp(c, R, sizeof(double));
+    if (!scales) return;
     const float *sattr = NULL;
     const memplan_attr *sa = mp_attr(c, "scales");
     if (sa && sa->type == MEMPLAN_ATTR_FLOATS) sattr = sa->floats;
@@ -963,7 +1011,8 @@ static void topk(mp_sctx *c) {
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", -1), x->rank);
     if (axis < 0) return;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     int32_t n;
     const memplan_expr *kk = mp_in_elems(c, 1, &n);
@@ -975,7 +1024,8 @@ static void topk(mp_sctx *c) {
 
 /* Nonzero elements of input k when its values are known, else -1. */
 static int64_t count_nonzero(mp_sctx *c, int32_t k) {
-    double v[T];
+    double *v = mp_tmp(c, T, sizeof(double));
+    if (!v) return -1;
     int32_t n;
     if (!mp_in_floats(c, k, v, T, &n)) return -1;
     int64_t cnt = 0;
@@ -1020,7 +1070,8 @@ static void one_hot(mp_sctx *c) {
     memplan_expr d = depth && n == 1 ? depth[0] : MEMPLAN_EXPR_NONE;
     int64_t di;
     if (d == MEMPLAN_EXPR_NONE && mp_in_floats(c, 1, &fd, 1, &nf) && mp_double_to_int(fd, &di)) d = mp_const(c, di);
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0, j = 0; i < r; i++) dims[i] = i == axis ? d : idx->dims[j++];
     mp_out(c, 0, vals->elem_type, r, dims);
 }
@@ -1041,7 +1092,8 @@ static void compress(mp_sctx *c) {
     }
     int32_t axis = mp_axis(a->i, x->rank);
     if (axis < 0) return;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     dims[axis] = kept;
     mp_out(c, 0, x->elem_type, x->rank, dims);

@@ -14,6 +14,7 @@
 #define MEMPLAN_SHAPES_RULES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "memplan/shapes.h"
@@ -72,6 +73,8 @@ bool mp_in_floats(const mp_sctx *c, int32_t k, double *out, int32_t max, int32_t
 /* ---- outputs ----------------------------------------------------------- */
 /* Set output k to a tensor of elem_type and the given dims (copied). */
 void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const memplan_expr *dims);
+/* Output k of rank dims, each unknown (a fresh name). */
+void mp_out_fresh(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank);
 /* Element type known, rank unknown. */
 void mp_out_unranked(mp_sctx *c, int32_t k, int32_t elem_type, const char *reason);
 /* Same type and shape as a given shape (elements are not copied). */
@@ -93,6 +96,15 @@ void mp_note(mp_sctx *c, const char *fmt, ...)
  * declared type). Then read its outputs with mp_sub_out. */
 void mp_infer_sub(mp_sctx *c, const memplan_graph *g, int32_t n, const memplan_vshape *const *inputs);
 const memplan_vshape *mp_sub_out(const mp_sctx *c, const memplan_graph *g, int32_t k);
+
+/* ---- scratch memory ---------------------------------------------------- */
+/* A temporary array of count elements of size bytes (not zeroed), valid until
+ * the rule returns: rank- and element-sized arrays come from here, never the
+ * stack (a rule may run 33 subgraph levels deep). NULL when memory runs out
+ * (the inference then fails with ENOMEM): the rule returns at once. */
+void *mp_tmp(mp_sctx *c, size_t count, size_t size);
+memplan_expr *mp_tmp_exprs(mp_sctx *c, size_t count);
+int64_t *mp_tmp_ints(mp_sctx *c, size_t count);
 
 /* ---- helpers shared by the families ------------------------------------ */
 memplan_expr mp_const(mp_sctx *c, int64_t v);
