@@ -8,7 +8,8 @@
  * declared type, if any.
  *
  * Adding an op = one rule function in the family file (ops_*.c) and one row
- * in that file's table. Families register in registry.c.
+ * in that file's table. The family tables are listed in infer.c (FAMILIES);
+ * an op claimed twice fails every inference with EINTERNAL.
  */
 #ifndef MEMPLAN_SHAPES_RULES_H
 #define MEMPLAN_SHAPES_RULES_H
