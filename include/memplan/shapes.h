@@ -6,10 +6,15 @@
  * fresh names for anonymous dims (`unk__0`, `unk__1`, ... -- two unknown dims
  * are never assumed equal), or expressions over them (`2*seq+1`).
  *
- * Small integer tensors (shape computations: Shape -> Gather -> Concat ->
- * Reshape) also carry their element values, symbolic where need be, so ops
- * that take computed shapes (Reshape, Expand, Tile, Slice, Pad, Resize,
- * ConstantOfShape, TopK, Range, ...) get exact output shapes.
+ * Small tensors (at most MEMPLAN_MAX_TRACKED_ELEMS elements; integer, bool,
+ * float or double) also carry their element values when they can be known,
+ * symbolic where need be: shape computations (Shape -> Gather -> Concat ->
+ * Reshape, Cast to float -> Min -> Cast back, Split of a constant) are
+ * evaluated op by op, so ops that take computed shapes (Reshape, Expand,
+ * Tile, Slice, Pad, Resize, ConstantOfShape, TopK, Range, ...) get exact
+ * output shapes. A value is elems[i] / 2^elem_shift: integers have shift 0,
+ * and a float is known when it is such a dyadic rational (512.0, 0.5, the
+ * float32 nearest 0.1), exactly what the runtime computes.
  *
  * Declared types (graph inputs, outputs, value_info) are hints: for ops
  * without a rule the declared type is the answer; a conflict between a hint
@@ -49,7 +54,8 @@ typedef struct memplan_vshape {
     memplan_origin origin;
     const char *reason;           /* why the shape or size is unknown, else NULL */
     int32_t n_elems;              /* >= 0: the element values are known */
-    const memplan_expr *elems;    /* n_elems entries, row-major */
+    const memplan_expr *elems;    /* n_elems entries, row-major: the values times 2^elem_shift */
+    int32_t elem_shift;           /* 0..62; 0 for integer and bool tensors */
 } memplan_vshape;
 
 typedef struct memplan_shapes memplan_shapes;

@@ -6,6 +6,7 @@
  * order, each through its op rule (registry below), and outputs a rule left
  * alone fall back to their declared types. Hints refine and are checked.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,9 +27,9 @@ struct memplan_shapes {
     char **notes;
     size_t n_notes, cap_notes;
     int32_t n_unknown_dims;          /* fresh names handed out */
-    mp_strmap rules;                 /* "domain\x1Fop" -> index into rule_list */
-    const mp_rule **rule_list;
-    size_t n_rules;
+    mp_strmap rules;                 /* "domain\x1Fop" -> index into ops */
+    struct op_entry *ops;            /* the op's rule and evaluation, either may be NULL */
+    size_t n_ops;
     int depth;                       /* subgraph recursion */
     const char *duplicate;           /* an op registered twice */
     const memplan_binding *bindings; /* dim names bound from the start */
@@ -45,6 +46,11 @@ struct mp_sctx {
 };
 
 /* ---- registry ---------------------------------------------------------- */
+
+typedef struct op_entry {
+    const mp_rule *rule;
+    const mp_eval *eval;
+} op_entry;
 
 static const mp_rule *const FAMILIES[] = {
     mp_rules_elementwise, mp_rules_shape, mp_rules_control, mp_rules_reduce,
@@ -66,29 +72,50 @@ static char *rule_key(memplan_shapes *S, const char *domain, const char *op) {
     return k;
 }
 
+/* The entry of (domain, op), made when absent; NULL when memory runs out. */
+static op_entry *entry_for(memplan_shapes *S, const char *domain, const char *op) {
+    char *k = rule_key(S, domain, op);
+    if (!k) return NULL;
+    int32_t i = mp_strmap_get(&S->rules, k);
+    if (i >= 0) return &S->ops[i];
+    if (!mp_strmap_put(&S->rules, k, (int32_t)S->n_ops)) return NULL;
+    S->ops[S->n_ops].rule = NULL;
+    S->ops[S->n_ops].eval = NULL;
+    return &S->ops[S->n_ops++];
+}
+
 static bool build_registry(memplan_shapes *S) {
     size_t n = 0;
     for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
         for (const mp_rule *r = FAMILIES[f]; r->op; r++) n++;
-    S->rule_list = mp_arena_array(&S->arena, n ? n : 1, sizeof *S->rule_list);
-    if (!S->rule_list) return false;
+    for (const mp_eval *e = mp_evals; e->op; e++) n++;
+    S->ops = mp_arena_array(&S->arena, n ? n : 1, sizeof *S->ops);
+    if (!S->ops) return false;
     for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
         for (const mp_rule *r = FAMILIES[f]; r->op; r++) {
-            char *k = rule_key(S, r->domain, r->op);
-            if (!k) return false;
-            if (mp_strmap_get(&S->rules, k) >= 0) { /* two families claim one op: a bug */
+            op_entry *o = entry_for(S, r->domain, r->op);
+            if (!o) return false;
+            if (o->rule) { /* two families claim one op: a bug */
                 S->duplicate = r->op;
                 return false;
             }
-            if (!mp_strmap_put(&S->rules, k, (int32_t)S->n_rules)) return false;
-            S->rule_list[S->n_rules++] = r;
+            o->rule = r;
         }
+    for (const mp_eval *e = mp_evals; e->op; e++) {
+        op_entry *o = entry_for(S, e->domain, e->op);
+        if (!o) return false;
+        if (o->eval || !o->rule) { /* listed twice, or an evaluation without a rule: a bug */
+            S->duplicate = e->op;
+            return false;
+        }
+        o->eval = e;
+    }
     return true;
 }
 
 /* The key is built in scratch memory, not on the stack: run_node recurses
  * once per subgraph level. */
-static const mp_rule *find_rule(memplan_shapes *S, const memplan_node *n) {
+static const op_entry *find_op(memplan_shapes *S, const memplan_node *n) {
     const char *d = canonical_domain(n->domain);
     size_t dl = strlen(d), ol = strlen(n->op_type);
     if (dl + ol + 2 > 512) return NULL; /* longer than any registered op */
@@ -103,7 +130,7 @@ static const mp_rule *find_rule(memplan_shapes *S, const memplan_node *n) {
     memcpy(key + dl + 1, n->op_type, ol + 1);
     int32_t i = mp_strmap_get(&S->rules, key);
     mp_scratch_release(&S->scratch, mark);
-    return i >= 0 ? S->rule_list[i] : NULL;
+    return i >= 0 ? &S->ops[i] : NULL;
 }
 
 /* ---- notes ------------------------------------------------------------- */
@@ -346,9 +373,11 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
             v->bytes = MEMPLAN_EXPR_NONE;
             v->dims = NO_DIMS;
         }
-    const mp_rule *r = find_rule(S, n);
+    const op_entry *op = find_op(S, n);
+    const mp_rule *r = op ? op->rule : NULL;
     mp_scratch_mark mark = mp_scratch_top(&S->scratch);
     if (r) r->fn(&c);
+    if (op && op->eval && !S->oom) mp_eval_node(&c, op->eval);
     mp_scratch_release(&S->scratch, mark); /* outputs hold copies, never scratch */
     /* Subgraphs the rule did not visit (unknown ops) still get their shapes. */
     for (int32_t k = 0; k < n->n_subgraphs; k++)
@@ -432,7 +461,7 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
     S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
     if (!S->pool || !S->per_graph || !build_registry(S)) {
         memplan_status st = S->duplicate
-            ? memplan_error_set(err, MEMPLAN_EINTERNAL, "shape rule for '%s' registered twice", S->duplicate)
+            ? memplan_error_set(err, MEMPLAN_EINTERNAL, "shape rule or evaluation for '%s' registered twice (or without a rule)", S->duplicate)
             : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
         memplan_shapes_free(S);
         return st;
@@ -568,9 +597,51 @@ int64_t mp_attr_ints(const mp_sctx *c, const char *name, const int64_t **v) {
 
 const memplan_expr *mp_in_elems(const mp_sctx *c, int32_t k, int32_t *n) {
     const memplan_vshape *v = mp_in(c, k);
-    if (!v || v->n_elems < 0) return NULL;
+    if (!v || v->n_elems < 0 || v->elem_shift != 0) return NULL;
     *n = v->n_elems;
     return v->elems;
+}
+
+static const memplan_tensor *const_tensor(const mp_sctx *c, int32_t k);
+
+bool mp_in_has_vals(const mp_sctx *c, int32_t k) {
+    const memplan_vshape *v = mp_in(c, k);
+    if (!v || v->kind != MEMPLAN_TYPE_TENSOR) return false;
+    if (v->n_elems >= 0) return true;
+    if (v->elem_type != MEMPLAN_DTYPE_FLOAT && v->elem_type != MEMPLAN_DTYPE_DOUBLE) return false;
+    const memplan_tensor *t = const_tensor(c, k);
+    return t && t->data;
+}
+
+const memplan_expr *mp_in_vals(mp_sctx *c, int32_t k, int32_t *n, int32_t *shift) {
+    const memplan_vshape *v = mp_in(c, k);
+    if (!v || v->kind != MEMPLAN_TYPE_TENSOR) return NULL;
+    if (v->n_elems >= 0) {
+        *n = v->n_elems;
+        *shift = v->elem_shift;
+        return v->elems;
+    }
+    /* float constants are not kept as amounts up front (most are weights
+     * no shape computation reads): read them when asked */
+    const memplan_tensor *t = const_tensor(c, k);
+    size_t width = !t || !t->data ? 0 : t->elem_type == MEMPLAN_DTYPE_FLOAT ? 4 : t->elem_type == MEMPLAN_DTYPE_DOUBLE ? 8 : 0;
+    if (!width || t->data_len / width > MEMPLAN_MAX_TRACKED_ELEMS) return NULL;
+    int32_t cnt = (int32_t)(t->data_len / width);
+    double *f = mp_tmp(c, (size_t)cnt, sizeof *f);
+    memplan_expr *out = mp_tmp_exprs(c, (size_t)cnt);
+    if (!f || !out) return NULL;
+    for (int32_t i = 0; i < cnt; i++) {
+        if (width == 4) {
+            float x;
+            memcpy(&x, (const unsigned char *)t->data + 4 * (size_t)i, 4);
+            f[i] = x;
+        } else {
+            memcpy(&f[i], (const unsigned char *)t->data + 8 * (size_t)i, 8);
+        }
+    }
+    if (!mp_reals_to_vals(c, f, cnt, out, shift)) return NULL;
+    *n = cnt;
+    return out;
 }
 
 bool mp_in_ints(const mp_sctx *c, int32_t k, int64_t *out, int32_t max, int32_t *n) {
@@ -661,8 +732,14 @@ void mp_out_kind(mp_sctx *c, int32_t k, memplan_type_kind kind, int32_t elem_typ
     v->dims = NO_DIMS;
 }
 
-void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems) {
-    if (!mp_has_out(c, k) || n < 0 || n > MEMPLAN_MAX_TRACKED_ELEMS) return;
+void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems) { mp_out_vals(c, k, n, elems, 0); }
+
+const memplan_vshape *mp_out_get(const mp_sctx *c, int32_t k) {
+    return mp_has_out(c, k) ? &c->vals[c->node->outputs[k]] : NULL;
+}
+
+void mp_out_vals(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems, int32_t shift) {
+    if (!mp_has_out(c, k) || n < 0 || n > MEMPLAN_MAX_TRACKED_ELEMS || shift < 0 || shift > 62) return;
     memplan_vshape *v = &c->vals[c->node->outputs[k]];
     memplan_expr *e = mp_arena_array(&c->S->arena, (size_t)(n ? n : 1), sizeof *e);
     if (!e) {
@@ -675,6 +752,7 @@ void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems) {
     }
     v->n_elems = n;
     v->elems = e;
+    v->elem_shift = shift;
 }
 
 void mp_out_unknown(mp_sctx *c, int32_t k, const char *reason) {
@@ -797,33 +875,15 @@ static const memplan_tensor *const_tensor(const mp_sctx *c, int32_t k) {
     return NULL;
 }
 
-bool mp_in_floats(const mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n) {
-    const memplan_tensor *t = const_tensor(c, k);
-    if (!t || !t->data) return false;
-    size_t width = t->elem_type == MEMPLAN_DTYPE_FLOAT ? 4 : t->elem_type == MEMPLAN_DTYPE_DOUBLE ? 8 : 0;
-    if (!width) {
-        int64_t *ints = mp_scratch_alloc(&c->S->scratch, MEMPLAN_MAX_TRACKED_ELEMS, sizeof *ints);
-        int32_t m;
-        if (!ints) {
-            c->S->oom = true;
-            return false;
-        }
-        if (!mp_in_ints(c, k, ints, max < MEMPLAN_MAX_TRACKED_ELEMS ? max : MEMPLAN_MAX_TRACKED_ELEMS, &m)) return false;
-        for (int32_t i = 0; i < m; i++) out[i] = (double)ints[i];
-        *n = m;
-        return true;
+bool mp_in_floats(mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n) {
+    int32_t cnt, shift;
+    const memplan_expr *e = mp_in_vals(c, k, &cnt, &shift);
+    if (!e || cnt > max) return false;
+    for (int32_t i = 0; i < cnt; i++) {
+        int64_t x;
+        if (!memplan_expr_is_const(c->S->pool, e[i], &x)) return false;
+        out[i] = ldexp((double)x, -shift);
     }
-    size_t cnt = t->data_len / width;
-    if (cnt > (size_t)max) return false;
-    for (size_t i = 0; i < cnt; i++) {
-        if (width == 4) {
-            float f;
-            memcpy(&f, (const unsigned char *)t->data + 4 * i, 4);
-            out[i] = f;
-        } else {
-            memcpy(&out[i], (const unsigned char *)t->data + 8 * i, 8);
-        }
-    }
-    *n = (int32_t)cnt;
+    *n = cnt;
     return true;
 }

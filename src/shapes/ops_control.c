@@ -46,7 +46,7 @@ static void if_op(mp_sctx *c) {
         if (known) {
             const memplan_vshape *v = cond ? a : b;
             mp_out_like(c, k, v);
-            if (v && v->n_elems >= 0) mp_out_elems(c, k, v->n_elems, v->elems);
+            if (v && v->n_elems >= 0) mp_out_vals(c, k, v->n_elems, v->elems, v->elem_shift);
         } else {
             merge_out(c, k, a, b);
         }
@@ -60,7 +60,7 @@ static void loop_op(mp_sctx *c) {
     int32_t n_carried = mp_n_in(c) - 2;
     if (n_carried < 0) n_carried = 0;
     memplan_vshape iter = {MEMPLAN_TYPE_TENSOR, MEMPLAN_DTYPE_INT64, 0, NULL, MEMPLAN_EXPR_NONE,
-                           MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL};
+                           MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL, 0};
     memplan_vshape cond = iter;
     cond.elem_type = MEMPLAN_DTYPE_BOOL;
     const memplan_vshape **given = mp_tmp(c, 2 + 256, sizeof *given);

@@ -492,9 +492,7 @@ static void optional_get_element(mp_sctx *c) {
     if (!x) return;
     if (x->kind != MEMPLAN_TYPE_OPTIONAL) { /* opset 18: a tensor or sequence passes through */
         mp_out_like(c, 0, x);
-        int32_t n;
-        const memplan_expr *e = mp_in_elems(c, 0, &n);
-        if (e) mp_out_elems(c, 0, n, e);
+        if (x->n_elems >= 0) mp_out_vals(c, 0, x->n_elems, x->elems, x->elem_shift);
         return;
     }
     int32_t n, at = 1;

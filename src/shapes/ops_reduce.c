@@ -7,8 +7,8 @@
  * the losses SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss, Det,
  * TfIdfVectorizer and StringNormalizer.
  *
- * ReduceSum/Prod/Max/Min also evaluate known small integer values (shape
- * computations take ReduceProd of a Shape for an element count).
+ * Their values on known inputs (shape computations take ReduceProd of a
+ * Shape for an element count) are evaluated by eval.c.
  */
 #include <string.h>
 
@@ -59,95 +59,6 @@ static axes_kind reduce_axes(mp_sctx *c, int64_t *axes, int32_t *n) {
     return *n == 0 ? AXES_NONE : AXES_UNKNOWN;
 }
 
-typedef enum { FOLD_SUM, FOLD_PROD, FOLD_MAX, FOLD_MIN, FOLD_NONE } fold_kind;
-
-/* One output element being folded. Max/min keep the constant operands apart
- * from the symbolic ones, so max(N, 3, 8) comes out as max(N,8). */
-typedef struct fold_acc {
-    memplan_expr sym;
-    int64_t k;
-    bool has_sym, has_k;
-} fold_acc;
-
-/* a (+, *, max, min) b. */
-static memplan_expr combine(mp_sctx *c, fold_kind f, memplan_expr a, memplan_expr b) {
-    switch (f) {
-    case FOLD_SUM: return memplan_expr_add(P(c), a, b);
-    case FOLD_PROD: return memplan_expr_mul(P(c), a, b);
-    case FOLD_MAX: return memplan_expr_max(P(c), a, b);
-    case FOLD_MIN: return memplan_expr_min(P(c), a, b);
-    default: return MEMPLAN_EXPR_NONE;
-    }
-}
-
-static void fold_in(mp_sctx *c, fold_kind f, fold_acc *a, memplan_expr v) {
-    int64_t k;
-    if ((f == FOLD_MAX || f == FOLD_MIN) && memplan_expr_is_const(P(c), v, &k)) {
-        a->k = !a->has_k ? k : f == FOLD_MAX ? (k > a->k ? k : a->k) : (k < a->k ? k : a->k);
-        a->has_k = true;
-    } else {
-        a->sym = a->has_sym ? combine(c, f, a->sym, v) : v;
-        a->has_sym = true;
-    }
-}
-
-/* The folded value; the empty sum is 0, the empty product 1, an empty
- * max/min unknown. */
-static memplan_expr fold_value(mp_sctx *c, fold_kind f, const fold_acc *a) {
-    if (f == FOLD_SUM || f == FOLD_PROD) return a->has_sym ? a->sym : mp_const(c, f == FOLD_SUM ? 0 : 1);
-    if (!a->has_k) return a->has_sym ? a->sym : MEMPLAN_EXPR_NONE;
-    return a->has_sym ? combine(c, f, a->sym, mp_const(c, a->k)) : mp_const(c, a->k);
-}
-
-static fold_kind fold_of(const char *op) {
-    return strcmp(op, "ReduceSum") == 0 ? FOLD_SUM : strcmp(op, "ReduceProd") == 0 ? FOLD_PROD
-         : strcmp(op, "ReduceMax") == 0 ? FOLD_MAX : strcmp(op, "ReduceMin") == 0 ? FOLD_MIN : FOLD_NONE;
-}
-
-/* Row-major output position of input position i: the input's multi-index
- * (dims d) with the reduced axes dropped. */
-static int64_t out_index(int32_t rank, const int64_t *d, const bool *red, int64_t i) {
-    int64_t o = 0, stride = 1;
-    for (int32_t k = rank - 1; k >= 0; k--) {
-        int64_t idx = i % d[k];
-        i /= d[k];
-        if (red[k]) continue;
-        o += idx * stride;
-        stride *= d[k];
-    }
-    return o;
-}
-
-/* Known values of ReduceSum/Prod/Max/Min: out[o] = fold of the input
- * elements that map to output position o. The input shape must be static. */
-static void reduce_elems(mp_sctx *c, const memplan_vshape *x, const bool *red, int32_t n_out) {
-    fold_kind f = fold_of(mp_node(c)->op_type);
-    int32_t n_in;
-    const memplan_expr *e = mp_in_elems(c, 0, &n_in);
-    if (f == FOLD_NONE || !e || n_out < 0 || n_out > T) return;
-    int64_t total = 1;
-    int64_t *d = mp_tmp_ints(c, R);
-    if (!d) return;
-    for (int32_t i = 0; i < x->rank; i++) {
-        if (!memplan_expr_is_const(P(c), x->dims[i], &d[i]) || d[i] < 0 || d[i] > T) return;
-        total *= d[i];
-        if (total > T) return;
-    }
-    if (total != n_in) return;
-    fold_acc *acc = mp_tmp(c, T, sizeof(fold_acc));
-    if (!acc) return;
-    memset(acc, 0, (size_t)n_out * sizeof *acc);
-    for (int32_t i = 0; i < n_in; i++) {
-        int64_t o = out_index(x->rank, d, red, i);
-        if (o >= n_out) return;
-        fold_in(c, f, &acc[o], e[i]);
-    }
-    memplan_expr *out = mp_tmp_exprs(c, T);
-    if (!out) return;
-    for (int32_t o = 0; o < n_out; o++) out[o] = fold_value(c, f, &acc[o]);
-    mp_out_elems(c, 0, n_out, out); /* all or nothing: an unknown element drops them */
-}
-
 /* Output shape when the axes are unknown: the rank is still known when
  * keepdims is set (dims of 1 stay 1) or the number of axes is known. */
 static void reduce_unknown_axes(mp_sctx *c, const memplan_vshape *x, int32_t n, bool keep, bool noop) {
@@ -173,9 +84,6 @@ static void reduce(mp_sctx *c) {
     axes_kind kind = reduce_axes(c, axes, &n);
     if (kind == AXES_NONE && noop) { /* identity */
         mp_out_like(c, 0, x);
-        int32_t m;
-        const memplan_expr *e = mp_in_elems(c, 0, &m);
-        if (e) mp_out_elems(c, 0, m, e);
         return;
     }
     if (x->rank < 0) {
@@ -204,10 +112,6 @@ static void reduce(mp_sctx *c) {
         if (!red[i]) dims[r++] = x->dims[i];
         else if (keep) dims[r++] = mp_const(c, 1);
     mp_out(c, 0, x->elem_type, r, dims);
-    int64_t cnt = 1, k;
-    for (int32_t i = 0; i < r && cnt <= T; i++)
-        cnt = memplan_expr_is_const(P(c), dims[i], &k) && k >= 0 && k <= T ? cnt * k : T + 1; /* no overflow */
-    if (cnt <= T) reduce_elems(c, x, red, (int32_t)cnt);
 }
 
 /* ---- ArgMax / ArgMin ---------------------------------------------------- */

@@ -2,8 +2,10 @@
  * ops_shape.c -- ops that compute or rearrange shapes: Shape, Size, Reshape,
  * Flatten, (Un)Squeeze, Transpose, Concat, Split, Slice, Gather, Expand, Tile,
  * Pad, ConstantOfShape, Constant, Range, DepthToSpace, SpaceToDepth, Resize,
- * Upsample, TopK, NonZero and friends. Known element values flow through
- * the ones used by shape computations.
+ * Upsample, TopK, NonZero and friends. The rules give shapes, reading the
+ * known values of shape inputs; the values of their outputs are evaluated
+ * by eval.c, except where values begin: Shape, Size, Constant and
+ * ConstantOfShape.
  */
 #include <limits.h>
 #include <math.h>
@@ -138,9 +140,6 @@ static void reshape(mp_sctx *c) {
         dims[infer_at] = memplan_expr_floordiv(P(c), total, rest);
     }
     mp_out(c, 0, x->elem_type, n, dims);
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (e) mp_out_elems(c, 0, m, e);
 }
 
 static void flatten(mp_sctx *c) {
@@ -194,9 +193,6 @@ static void squeeze(mp_sctx *c) {
         dims[r++] = x->dims[i];
     }
     mp_out(c, 0, x->elem_type, r, dims);
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (e) mp_out_elems(c, 0, m, e);
 }
 
 static void unsqueeze(mp_sctx *c) {
@@ -223,9 +219,6 @@ static void unsqueeze(mp_sctx *c) {
     if (!dims) return;
     for (int32_t i = 0, j = 0; i < r; i++) dims[i] = ins[i] ? mp_const(c, 1) : x->dims[j++];
     mp_out(c, 0, x->elem_type, r, dims);
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (e) mp_out_elems(c, 0, m, e);
 }
 
 static void transpose(mp_sctx *c) {
@@ -252,35 +245,6 @@ static void transpose(mp_sctx *c) {
         dims[i] = x->dims[p];
     }
     mp_out(c, 0, x->elem_type, x->rank, dims);
-    /* values of a small tensor with a static shape */
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (!e) return;
-    int64_t *shape = mp_tmp_ints(c, R), *stride = mp_tmp_ints(c, R), *perm_of = mp_tmp_ints(c, R);
-    if (!shape || !stride || !perm_of) return;
-    if (mp_static_count(c, x->rank, x->dims) != m) return; /* shape and values must agree */
-    for (int32_t i = 0; i < x->rank; i++)
-        if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i])) return;
-    for (int32_t i = x->rank - 1, s = 1; i >= 0; i--) {
-        stride[i] = s;
-        s *= (int32_t)shape[i];
-    }
-    for (int32_t i = 0; i < x->rank; i++) perm_of[i] = np >= 0 ? perm[i] : x->rank - 1 - i;
-    memplan_expr *out = mp_tmp_exprs(c, T);
-    if (!out) return;
-    int64_t *idx = mp_tmp_ints(c, R);
-    if (!idx) return;
-    memset(idx, 0, (size_t)R * sizeof *idx);
-    for (int32_t k = 0; k < m; k++) {
-        int64_t src = 0;
-        for (int32_t i = 0; i < x->rank; i++) src += idx[i] * stride[perm_of[i]];
-        out[k] = e[src];
-        for (int32_t i = x->rank - 1; i >= 0; i--) {
-            if (++idx[i] < shape[perm_of[i]]) break;
-            idx[i] = 0;
-        }
-    }
-    mp_out_elems(c, 0, m, out);
 }
 
 static void concat(mp_sctx *c) {
@@ -327,20 +291,6 @@ static void concat(mp_sctx *c) {
     }
     dims[axis] = sum;
     mp_out(c, 0, first->elem_type, rank, dims);
-    /* values: 1-D concatenation */
-    if (rank != 1) return;
-    memplan_expr *out = mp_tmp_exprs(c, T);
-    if (!out) return;
-    int32_t total = 0;
-    for (int32_t k = 0; k < mp_n_in(c); k++) {
-        if (!mp_in(c, k)) continue;
-        int32_t m;
-        const memplan_expr *e = mp_in_elems(c, k, &m);
-        if (!e || total + m > T) return;
-        memcpy(out + total, e, (size_t)m * sizeof *e);
-        total += m;
-    }
-    mp_out_elems(c, 0, total, out);
 }
 
 static void split(mp_sctx *c) {
@@ -536,8 +486,6 @@ static void slice(mp_sctx *c) {
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
-    int32_t first_axis = -1;
-    int64_t v_start = 0, v_end = 0, v_step = 1;
     for (int32_t i = 0; i < ns; i++) {
         int32_t a = mp_axis(na >= 0 ? axes[i] : i, x->rank);
         int64_t step = nst >= 0 ? steps[i] : 1;
@@ -546,58 +494,8 @@ static void slice(mp_sctx *c) {
             return;
         }
         dims[a] = slice_len(c, x->dims[a], starts[i], ends[i], step);
-        if (first_axis < 0) {
-            first_axis = a;
-            v_start = starts[i];
-            v_end = ends[i];
-            v_step = step;
-        }
     }
     mp_out(c, 0, x->elem_type, x->rank, dims);
-    /* values: an N-D slice of a tensor whose values and shape are known */
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (!e || mp_static_count(c, x->rank, x->dims) != m) return;
-    int64_t *shape = mp_tmp_ints(c, R);
-    int64_t *first = mp_tmp_ints(c, R);
-    int64_t *step = mp_tmp_ints(c, R);
-    int64_t *cnt = mp_tmp_ints(c, R);
-    if (!shape || !first || !step || !cnt) return;
-    int64_t total = 1;
-    for (int32_t i = 0; i < x->rank; i++) {
-        if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i]) ||
-            !memplan_expr_is_const(P(c), dims[i], &cnt[i]) || cnt[i] < 0)
-            return;
-        first[i] = 0;
-        step[i] = 1;
-        total *= cnt[i];
-    }
-    for (int32_t i = 0; i < ns; i++) {
-        int32_t a = mp_axis(na >= 0 ? axes[i] : i, x->rank);
-        int64_t st = starts[i], sp = nst >= 0 ? steps[i] : 1, d = shape[a];
-        if (st < 0) st += d;
-        st = sp > 0 ? (st < 0 ? 0 : st > d ? d : st) : (st < 0 ? -1 : st > d - 1 ? d - 1 : st);
-        first[a] = st;
-        step[a] = sp;
-    }
-    if (total > T) return;
-    memplan_expr *out = mp_tmp_exprs(c, T);
-    if (!out) return;
-    int64_t *idx = mp_tmp_ints(c, R);
-    if (!idx) return;
-    memset(idx, 0, (size_t)R * sizeof *idx);
-    for (int64_t k = 0; k < total; k++) {
-        int64_t src = 0;
-        for (int32_t i = 0; i < x->rank; i++) src = src * shape[i] + first[i] + idx[i] * step[i];
-        if (src < 0 || src >= m) return;
-        out[k] = e[src];
-        for (int32_t i = x->rank - 1; i >= 0; i--) { /* next output index */
-            if (++idx[i] < cnt[i]) break;
-            idx[i] = 0;
-        }
-    }
-    mp_out_elems(c, 0, (int32_t)total, out);
-    (void)v_start, (void)v_end, (void)v_step, (void)first_axis;
 }
 
 static void gather(mp_sctx *c) {
@@ -616,20 +514,6 @@ static void gather(mp_sctx *c) {
     for (int32_t i = 0; i < idx->rank; i++) dims[r++] = idx->dims[i];
     for (int32_t i = axis + 1; i < x->rank; i++) dims[r++] = x->dims[i];
     mp_out(c, 0, x->elem_type, r, dims);
-    /* values: gathering from a 1-D tensor */
-    int32_t m, ni;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    int64_t *ids = mp_tmp_ints(c, T);
-    if (!ids) return;
-    if (!e || x->rank != 1 || !mp_in_ints(c, 1, ids, T, &ni)) return;
-    memplan_expr *out = mp_tmp_exprs(c, T);
-    if (!out) return;
-    for (int32_t i = 0; i < ni; i++) {
-        int64_t j = ids[i] < 0 ? ids[i] + m : ids[i];
-        if (j < 0 || j >= m) return;
-        out[i] = e[j];
-    }
-    mp_out_elems(c, 0, ni, out);
 }
 
 static void gather_elements(mp_sctx *c) {
@@ -676,7 +560,7 @@ static void expand(mp_sctx *c) {
         }
         return;
     }
-    memplan_vshape target = {MEMPLAN_TYPE_TENSOR, x->elem_type, n, shape, MEMPLAN_EXPR_NONE, MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL};
+    memplan_vshape target = {MEMPLAN_TYPE_TENSOR, x->elem_type, n, shape, MEMPLAN_EXPR_NONE, MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL, 0};
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
     int32_t r = mp_broadcast(c, x, &target, dims);
@@ -685,14 +569,6 @@ static void expand(mp_sctx *c) {
         return;
     }
     mp_out(c, 0, x->elem_type, r, dims);
-    int32_t m, total = mp_static_count(c, r, dims);
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (e && m == 1 && total >= 0) {
-        memplan_expr *out = mp_tmp_exprs(c, T);
-        if (!out) return;
-        for (int32_t i = 0; i < total; i++) out[i] = e[0];
-        mp_out_elems(c, 0, total, out);
-    }
 }
 
 static void tile(mp_sctx *c) {
@@ -712,17 +588,6 @@ static void tile(mp_sctx *c) {
     if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = memplan_expr_mul(P(c), x->dims[i], reps[i]);
     mp_out(c, 0, x->elem_type, x->rank, dims);
-    /* values of a 1-D tile */
-    int32_t m;
-    int64_t times;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (!e || x->rank != 1 || !memplan_expr_is_const(P(c), reps[0], &times) || times < 0 || times > T ||
-        (m > 0 && times > T / m))
-        return;
-    memplan_expr *out = mp_tmp_exprs(c, T);
-    if (!out) return;
-    for (int64_t t = 0; t < times; t++) memcpy(out + t * m, e, (size_t)m * sizeof *e);
-    mp_out_elems(c, 0, (int32_t)(m * times), out);
 }
 
 static void pad(mp_sctx *c) {
@@ -785,21 +650,28 @@ static void constant_of_shape(mp_sctx *c) {
         return;
     }
     mp_out(c, 0, et, n, shape);
-    int32_t total = mp_static_count(c, n, shape);
-    if (total < 0 || !v || !v->t || !v->t->data) {
-        if (total >= 0 && !v) { /* default value 0.0 (float): not an integer tensor */ }
-        return;
+    int32_t total = mp_static_count(c, n, shape), shift = 0;
+    if (total < 0 || (v && (!v->t || !v->t->data))) return;
+    int64_t fill = 0; /* no value attribute: float 0 */
+    double f = 0;
+    if (v) {
+        switch (et) {
+        case MEMPLAN_DTYPE_INT64: memcpy(&fill, v->t->data, 8); break;
+        case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, v->t->data, 4); fill = y; break; }
+        case MEMPLAN_DTYPE_FLOAT: { float y; memcpy(&y, v->t->data, 4); f = y; break; }
+        case MEMPLAN_DTYPE_DOUBLE: memcpy(&f, v->t->data, 8); break;
+        default: return;
+        }
     }
-    int64_t fill = 0;
-    switch (et) {
-    case MEMPLAN_DTYPE_INT64: memcpy(&fill, v->t->data, 8); break;
-    case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, v->t->data, 4); fill = y; break; }
-    default: return;
-    }
-    memplan_expr *out = mp_tmp_exprs(c, T);
+    memplan_expr *out = mp_tmp_exprs(c, (size_t)total), k;
     if (!out) return;
-    for (int32_t i = 0; i < total; i++) out[i] = mp_const(c, fill);
-    mp_out_elems(c, 0, total, out);
+    if (et == MEMPLAN_DTYPE_FLOAT || et == MEMPLAN_DTYPE_DOUBLE) {
+        if (!mp_reals_to_vals(c, &f, 1, &k, &shift)) return;
+    } else {
+        k = mp_const(c, fill);
+    }
+    for (int32_t i = 0; i < total; i++) out[i] = k;
+    mp_out_vals(c, 0, total, out, shift);
 }
 
 static void constant(mp_sctx *c) {
@@ -841,13 +713,16 @@ static void constant(mp_sctx *c) {
             mp_out_elems(c, 0, (int32_t)a->n, vals);
             return;
         }
-        if (strcmp(a->name, "value_float") == 0) {
-            mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 0, NULL);
-            return;
-        }
-        if (strcmp(a->name, "value_floats") == 0) {
-            dims[0] = mp_const(c, (int64_t)a->n);
-            mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 1, dims);
+        if (strcmp(a->name, "value_float") == 0 || strcmp(a->name, "value_floats") == 0) {
+            bool one = strcmp(a->name, "value_float") == 0;
+            size_t cnt = one ? 1 : a->n;
+            dims[0] = mp_const(c, (int64_t)cnt);
+            mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, one ? 0 : 1, dims);
+            double *f = mp_tmp(c, cnt ? cnt : 1, sizeof *f);
+            int32_t shift;
+            if (!f || cnt > T) return;
+            for (size_t k = 0; k < cnt; k++) f[k] = one ? a->f : a->floats[k];
+            if (mp_reals_to_vals(c, f, (int32_t)cnt, vals, &shift)) mp_out_vals(c, 0, (int32_t)cnt, vals, shift);
             return;
         }
         if (strcmp(a->name, "value_string") == 0) {
@@ -888,19 +763,6 @@ static void range(mp_sctx *c) {
         else if (mp_double_to_int(l, &li)) len = mp_const(c, li);
     }
     mp_out(c, 0, s->elem_type, 1, &len);
-    int64_t a, b, d;
-    if (start && limit && delta && memplan_expr_is_const(P(c), len, &b) && b <= T &&
-        memplan_expr_is_const(P(c), delta[0], &d)) {
-        memplan_expr *out = mp_tmp_exprs(c, T);
-        if (!out) return;
-        for (int64_t i = 0; i < b; i++) {
-            int64_t off;
-            if (__builtin_mul_overflow(i, d, &off)) return;
-            out[i] = memplan_expr_add(P(c), start[0], mp_const(c, off));
-        }
-        (void)a;
-        mp_out_elems(c, 0, (int32_t)b, out);
-    }
 }
 
 static void depth_space(mp_sctx *c, bool to_space) {

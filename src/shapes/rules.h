@@ -29,6 +29,18 @@ typedef struct mp_rule {
     mp_rule_fn fn;
 } mp_rule;
 
+/* Partial evaluation (eval.c): an op of this table runs on its inputs'
+ * known values after its rule, when every present input has values and the
+ * outputs have static shapes; one table for every op that evaluates. */
+typedef struct mp_ev mp_ev;
+typedef struct mp_eval {
+    const char *domain;
+    const char *op;
+    bool (*fn)(mp_ev *e);
+} mp_eval;
+extern const mp_eval mp_evals[];
+void mp_eval_node(mp_sctx *c, const mp_eval *ev);
+
 /* Family tables, each ending with {NULL, NULL, NULL}. */
 extern const mp_rule mp_rules_elementwise[];
 extern const mp_rule mp_rules_shape[];
@@ -60,16 +72,23 @@ const char *mp_attr_str(const mp_sctx *c, const char *name, const char *dflt);
 /* INTS attribute: count and values; -1 when absent. */
 int64_t mp_attr_ints(const mp_sctx *c, const char *name, const int64_t **v);
 
-/* ---- known element values of small integer inputs ---------------------- */
-/* The elements of input k as amounts (NULL when unknown); *n gets the count. */
+/* ---- known element values of small inputs ------------------------------- */
+/* The elements of input k as integer amounts (NULL when unknown, or when
+ * they are not all integers); *n gets the count. */
 const memplan_expr *mp_in_elems(const mp_sctx *c, int32_t k, int32_t *n);
+/* The known values of input k: v[i] / 2^*shift (NULL when unknown). Float
+ * and double constants (initializers, Constant outputs) are read on demand
+ * into scratch memory. */
+const memplan_expr *mp_in_vals(mp_sctx *c, int32_t k, int32_t *n, int32_t *shift);
+/* Whether mp_in_vals may find values for input k (a cheap test, no reading). */
+bool mp_in_has_vals(const mp_sctx *c, int32_t k);
 /* The elements of input k as constants; false if unknown or not all constant.
  * Writes at most max values; *n gets the count. */
 bool mp_in_ints(const mp_sctx *c, int32_t k, int64_t *out, int32_t max, int32_t *n);
 
-/* Float values of input k when it is an initializer or a Constant's output
- * (float, double or integer data); false otherwise. */
-bool mp_in_floats(const mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n);
+/* Float values of input k when they are known constants (an initializer,
+ * a Constant's output, or evaluated); false otherwise. */
+bool mp_in_floats(mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n);
 
 /* ---- outputs ----------------------------------------------------------- */
 /* Set output k to a tensor of elem_type and the given dims (copied). */
@@ -82,8 +101,12 @@ void mp_out_unranked(mp_sctx *c, int32_t k, int32_t elem_type, const char *reaso
 void mp_out_like(mp_sctx *c, int32_t k, const memplan_vshape *v);
 /* Non-tensor output (sequence, map, optional). */
 void mp_out_kind(mp_sctx *c, int32_t k, memplan_type_kind kind, int32_t elem_type);
-/* Attach known element values to output k (after mp_out; count must match). */
+/* Attach known integer element values to output k (after mp_out; count must match). */
 void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems);
+/* Attach known values v[i] / 2^shift to output k (after mp_out). */
+void mp_out_vals(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *v, int32_t shift);
+/* Output k as a rule left it (NULL when the slot is absent). */
+const memplan_vshape *mp_out_get(const mp_sctx *c, int32_t k);
 void mp_out_unknown(mp_sctx *c, int32_t k, const char *reason);
 /* Record "node 'name' (Op): message" among the notes. */
 void mp_note(mp_sctx *c, const char *fmt, ...)
@@ -120,6 +143,9 @@ bool mp_le(mp_sctx *c, memplan_expr a, memplan_expr b);
 /* f as an integer (truncated) when it is a number within +-2^53, where
  * every integer is exact and the conversion is defined; else false. */
 bool mp_double_to_int(double f, int64_t *out);
+/* n reals as values v[i] / 2^*shift with one shift (eval.c); false when one
+ * is not finite or not a dyadic rational with a shift of at most 62. */
+bool mp_reals_to_vals(mp_sctx *c, const double *f, int32_t n, memplan_expr *v, int32_t *shift);
 /* Element count of a static shape when it is at most
  * MEMPLAN_MAX_TRACKED_ELEMS, else -1 (also for unknown dims). */
 int32_t mp_static_count(mp_sctx *c, int32_t rank, const memplan_expr *dims);
