@@ -64,7 +64,14 @@ memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out
 
 /* Infer with dim names bound to values from the start: a declared dim named
  * in the bindings is that constant everywhere, so shape computations that
- * branch on sizes (If on Equal(Shape(x)[0], 1), ...) resolve. */
+ * branch on sizes (If on Equal(Shape(x)[0], 1), ...) resolve.
+ * Bindings that do not fit the model fail with EINPUT and a message naming
+ * the node: "the dims bound do not fit the model: node 'add' (Add): cannot
+ * broadcast dims 128 and 8" -- a conflict (dims that do not broadcast, a
+ * Reshape that cannot hold its input, MatMul inner dims or Concat dims that
+ * differ) that inference without the bindings does not have. Dims that only
+ * make a size negative are not an error: those sizes are unknown
+ * (memplan_shapes_size). */
 memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_binding *b, size_t nb,
                                           memplan_shapes **out, memplan_error *err);
 void memplan_shapes_free(memplan_shapes *s);
@@ -77,6 +84,42 @@ const memplan_vshape *memplan_shapes_value(const memplan_shapes *s, const mempla
 /* Notes: hint conflicts and rule failures, "node 'n' (Op): message". */
 size_t memplan_shapes_note_count(const memplan_shapes *s);
 const char *memplan_shapes_note(const memplan_shapes *s, size_t i);
+
+/* ---- dim names: what the user binds, what inference made up -------------
+ *
+ * The dims a user can bind are the main graph's input dims: a declared name
+ * (dim_param), or, for an input dim with neither value nor name,
+ * "input:axis" ("input_ids:1"; printed escaped like any name that is not an
+ * identifier, and bound by either spelling). Every other name in the shapes
+ * is either a name the model declares elsewhere (value_info, outputs) or an
+ * internal symbol: a fresh "unk__N" born at a node whose output size
+ * inference could not tell. Binding an internal symbol has no meaning (its
+ * number depends on what else is bound); bind the input dims instead. */
+typedef struct memplan_input_dim {
+    const char *name;     /* raw (unescaped) */
+    const char *input;    /* the graph input where it first appears */
+    int32_t axis;
+} memplan_input_dim;
+
+size_t memplan_shapes_input_dim_count(const memplan_shapes *s);
+const memplan_input_dim *memplan_shapes_input_dim(const memplan_shapes *s, size_t i);
+
+/* Where an internal symbol was born: the node (NULL when the dim came from
+ * a declared type without a size, e.g. a subgraph input) in graph. */
+typedef struct memplan_dim_origin {
+    const memplan_graph *graph;
+    const memplan_node *node;
+} memplan_dim_origin;
+
+/* True (and *origin, if not NULL) when name (raw or escaped) is an internal
+ * symbol of this inference. */
+bool memplan_shapes_internal_dim(const memplan_shapes *s, const char *name, memplan_dim_origin *origin);
+
+/* The input dims to bind instead of internal symbol name: the input dims
+ * that the inputs of its node have (sorted by strcmp, each once). Writes at
+ * most max names and returns how many there are; 0 when there are none
+ * (the size depends on data only) or name is not internal. */
+size_t memplan_shapes_bind_instead(const memplan_shapes *s, const char *name, const char **names, size_t max);
 
 /* Byte size of a shape under bindings, as a memplan_size (KNOWN, SYMBOLIC with
  * the unbound names, UNKNOWN with the reason, UNPLANNABLE for non-tensors). */

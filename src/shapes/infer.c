@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shapes/dims.h"
 #include "shapes/rules.h"
 #include "shapes/scratch.h"
 #include "util/arena.h"
@@ -26,7 +27,10 @@ struct memplan_shapes {
     memplan_vshape **per_graph;      /* [graph id] -> one shape per value, or NULL */
     char **notes;
     size_t n_notes, cap_notes;
-    int32_t n_unknown_dims;          /* fresh names handed out */
+    struct conflict *conflicts;      /* notes of dims that cannot agree (mp_conflict) */
+    size_t n_conflicts, cap_conflicts;
+    mp_dims dims;                    /* bindable input dims, fresh dims (dims.h) */
+    int32_t cur_graph, cur_node;     /* where a fresh dim is born now */
     mp_strmap rules;                 /* "domain\x1Fop" -> index into ops */
     struct op_entry *ops;            /* the op's rule and evaluation, either may be NULL */
     size_t n_ops;
@@ -44,6 +48,12 @@ struct mp_sctx {
     memplan_vshape *vals;            /* of g */
     bool *set;                       /* outputs set by the rule */
 };
+
+/* A conflict at node `node` of graph `graph`: notes[note]. */
+typedef struct conflict {
+    int32_t graph, node;
+    size_t note;
+} conflict;
 
 /* ---- registry ---------------------------------------------------------- */
 
@@ -160,9 +170,9 @@ static void add_note(memplan_shapes *S, const char *text) {
 static const memplan_expr NO_DIMS[1] = {MEMPLAN_EXPR_NONE};
 
 static memplan_expr fresh_dim(memplan_shapes *S) {
-    char name[32];
-    snprintf(name, sizeof name, "unk__%d", (int)S->n_unknown_dims++);
-    return memplan_expr_sym(S->pool, name);
+    memplan_expr e = mp_dims_fresh(&S->dims, S->cur_graph, S->cur_node);
+    if (e == MEMPLAN_EXPR_NONE) S->oom = true;
+    return e;
 }
 
 /* A named dim: its bound value (a binding names it raw or escaped as amounts
@@ -195,7 +205,23 @@ static void finish_shape(memplan_shapes *S, memplan_vshape *v) {
     }
 }
 
-static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *t, memplan_origin origin) {
+/* The name of an input's dim without value or name: "input:axis". */
+static memplan_expr input_dim(memplan_shapes *S, const char *input, int32_t axis) {
+    size_t len = strlen(input) + 16;
+    char *name = mp_arena_alloc(&S->arena, len);
+    if (!name) {
+        S->oom = true;
+        return MEMPLAN_EXPR_NONE;
+    }
+    snprintf(name, len, "%s:%d", input, (int)axis);
+    if (!mp_dims_add_input(&S->dims, name, input, axis)) S->oom = true;
+    return param_dim(S, name);
+}
+
+/* The shape of a declared type. input: the main graph input it types (its
+ * dims are the ones a user binds), or NULL. */
+static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *t, memplan_origin origin,
+                      const char *input) {
     memset(v, 0, sizeof *v);
     v->kind = t->kind;
     v->elem_type = t->elem_type;
@@ -214,8 +240,11 @@ static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *
             }
             for (int32_t i = 0; i < t->rank; i++) {
                 const memplan_dim *d = &t->dims[i];
+                if (input && d->kind == MEMPLAN_DIM_PARAM && !mp_dims_add_input(&S->dims, d->param, input, i))
+                    S->oom = true;
                 dims[i] = d->kind == MEMPLAN_DIM_VALUE   ? memplan_expr_const(S->pool, d->value)
                           : d->kind == MEMPLAN_DIM_PARAM ? param_dim(S, d->param)
+                          : input                        ? input_dim(S, input, i)
                                                          : fresh_dim(S);
             }
             v->dims = dims;
@@ -279,6 +308,13 @@ static void shape_of_tensor(memplan_shapes *S, memplan_vshape *v, const memplan_
     tensor_elems(S, v, t);
 }
 
+/* e is a lone fresh dim (unk__N) of this inference. */
+static bool is_fresh(memplan_shapes *S, memplan_expr e) {
+    const char *name;
+    if (memplan_expr_is_const(S->pool, e, NULL) || memplan_expr_names(S->pool, e, &name, 1) != 1) return false;
+    return memplan_expr_sym(S->pool, name) == e && mp_dims_birth(&S->dims, name);
+}
+
 /* Refine an inferred shape with the declared type; note conflicts. */
 static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) {
     if (!(val->flags & MEMPLAN_VALUE_DECLARED) || val->type.kind != MEMPLAN_TYPE_TENSOR) return;
@@ -291,7 +327,7 @@ static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) 
     if (t->rank < 0) return;
     if (v->rank < 0) {
         memplan_vshape d;
-        from_type(c->S, &d, t, MEMPLAN_ORIGIN_DECLARED);
+        from_type(c->S, &d, t, MEMPLAN_ORIGIN_DECLARED, NULL);
         v->rank = d.rank;
         v->dims = d.dims;
         return;
@@ -302,12 +338,19 @@ static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) 
     }
     memplan_expr *dims = NULL;
     for (int32_t i = 0; i < v->rank; i++) {
-        if (t->dims[i].kind != MEMPLAN_DIM_VALUE) continue;
-        int64_t k;
-        if (memplan_expr_is_const(c->S->pool, v->dims[i], &k)) {
-            if (k != t->dims[i].value)
-                mp_note(c, "'%s': declared dim %d is %lld, inferred %lld", val->name, (int)i,
-                        (long long)t->dims[i].value, (long long)k);
+        memplan_expr to;
+        if (t->dims[i].kind == MEMPLAN_DIM_VALUE) {
+            int64_t k;
+            if (memplan_expr_is_const(c->S->pool, v->dims[i], &k)) {
+                if (k != t->dims[i].value)
+                    mp_note(c, "'%s': declared dim %d is %lld, inferred %lld", val->name, (int)i,
+                            (long long)t->dims[i].value, (long long)k);
+                continue;
+            }
+            to = memplan_expr_const(c->S->pool, t->dims[i].value);
+        } else if (t->dims[i].kind == MEMPLAN_DIM_PARAM && is_fresh(c->S, v->dims[i])) {
+            to = param_dim(c->S, t->dims[i].param); /* a declared name refines a made-up one */
+        } else {
             continue;
         }
         if (!dims) {
@@ -315,7 +358,7 @@ static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) 
             if (!dims) return;
             memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
         }
-        dims[i] = memplan_expr_const(c->S->pool, t->dims[i].value);
+        dims[i] = to;
     }
     if (dims) v->dims = dims;
 }
@@ -356,6 +399,9 @@ static const char *unknown_input_reason(memplan_shapes *S, const memplan_graph *
 
 static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *vals, int32_t pos) {
     const memplan_node *n = &g->nodes[pos];
+    int32_t outer_graph = S->cur_graph, outer_node = S->cur_node;
+    S->cur_graph = g->id;
+    S->cur_node = pos;
     bool set_small[16];
     bool *set = n->n_outputs <= 16 ? set_small : calloc((size_t)n->n_outputs, sizeof *set);
     if (!set) {
@@ -382,6 +428,8 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
     /* Subgraphs the rule did not visit (unknown ops) still get their shapes. */
     for (int32_t k = 0; k < n->n_subgraphs; k++)
         if (!S->per_graph[n->subgraphs[k]->id]) mp_infer_sub(&c, n->subgraphs[k], 0, NULL);
+    S->cur_graph = g->id; /* the subgraphs moved it */
+    S->cur_node = pos;
     for (int32_t k = 0; k < n->n_outputs; k++) {
         int32_t id = n->outputs[k];
         if (id < 0) continue;
@@ -398,25 +446,32 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
             }
             finish_shape(S, v);
         } else if ((val->flags & MEMPLAN_VALUE_DECLARED) && val->type.kind != MEMPLAN_TYPE_NONE) {
-            from_type(S, v, &val->type, MEMPLAN_ORIGIN_DECLARED);
+            from_type(S, v, &val->type, MEMPLAN_ORIGIN_DECLARED, NULL);
         } else {
             const char *why = v->reason;
-            from_type(S, v, &val->type, MEMPLAN_ORIGIN_NONE);
+            from_type(S, v, &val->type, MEMPLAN_ORIGIN_NONE, NULL);
             v->reason = why ? why : r ? unknown_input_reason(S, g, vals, n) : "no shape rule for this op";
         }
     }
     if (set != set_small) free(set);
+    S->cur_graph = outer_graph;
+    S->cur_node = outer_node;
 }
 
 static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *parent_vals,
                                   int32_t n_given, const memplan_vshape *const *given) {
     memplan_vshape *vals = graph_vals(S, g);
     if (!vals) return MEMPLAN_ENOMEM;
+    int32_t outer_graph = S->cur_graph, outer_node = S->cur_node;
+    S->cur_graph = g->id;
+    S->cur_node = -1; /* declared types without a size */
+    bool main = g == S->model->graph;
     for (int32_t v = 0; v < g->n_values; v++) {
         const memplan_value *val = &g->values[v];
+        const char *input = main && (val->flags & MEMPLAN_VALUE_INPUT) ? val->name : NULL;
         if ((val->flags & MEMPLAN_VALUE_CAPTURE) && parent_vals) vals[v] = parent_vals[val->outer];
         else if (val->initializer) shape_of_tensor(S, &vals[v], val->initializer);
-        else from_type(S, &vals[v], &val->type, MEMPLAN_ORIGIN_DECLARED);
+        else from_type(S, &vals[v], &val->type, MEMPLAN_ORIGIN_DECLARED, input);
     }
     for (int32_t i = 0; i < g->n_inputs && i < n_given; i++)
         if (given[i] && given[i]->kind != MEMPLAN_TYPE_NONE) {
@@ -438,7 +493,30 @@ static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, con
             finish_shape(S, dst);
         }
     for (int32_t p = 0; p < g->n_nodes && !S->oom; p++) run_node(S, g, vals, p);
+    S->cur_graph = outer_graph;
+    S->cur_node = outer_node;
     return S->oom ? MEMPLAN_ENOMEM : MEMPLAN_OK;
+}
+
+static bool has_conflict(const memplan_shapes *S, int32_t graph, int32_t node) {
+    for (size_t i = 0; i < S->n_conflicts; i++)
+        if (S->conflicts[i].graph == graph && S->conflicts[i].node == node) return true;
+    return false;
+}
+
+/* Inference under bindings met conflicts: the first one that inference
+ * without them does not meet is the bindings' (the model's own conflicts,
+ * a broken model, stay notes). Only run when there are conflicts. */
+static memplan_status check_fit(const memplan_shapes *S, const memplan_model *m, memplan_error *err) {
+    memplan_shapes *free_of_bindings;
+    memplan_status st = memplan_shapes_infer_bound(m, NULL, 0, &free_of_bindings, err);
+    if (st) return st;
+    for (size_t i = 0; i < S->n_conflicts && !st; i++)
+        if (!has_conflict(free_of_bindings, S->conflicts[i].graph, S->conflicts[i].node))
+            st = memplan_error_set(err, MEMPLAN_EINPUT, "the dims bound do not fit the model: %s",
+                                   S->notes[S->conflicts[i].note]);
+    memplan_shapes_free(free_of_bindings);
+    return st;
 }
 
 memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out, memplan_error *err) {
@@ -459,7 +537,7 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
     S->pool = memplan_expr_pool_new();
     S->n_graphs = m->n_graphs;
     S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
-    if (!S->pool || !S->per_graph || !build_registry(S)) {
+    if (!S->pool || !S->per_graph || !mp_dims_init(&S->dims, &S->arena, S->pool, m) || !build_registry(S)) {
         memplan_status st = S->duplicate
             ? memplan_error_set(err, MEMPLAN_EINTERNAL, "shape rule or evaluation for '%s' registered twice (or without a rule)", S->duplicate)
             : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
@@ -472,6 +550,10 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
         memplan_shapes_free(S);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
     }
+    if (nb && S->n_conflicts && (st = check_fit(S, m, err))) {
+        memplan_shapes_free(S);
+        return st;
+    }
     *out = S;
     return MEMPLAN_OK;
 }
@@ -482,6 +564,8 @@ void memplan_shapes_free(memplan_shapes *S) {
     mp_strmap_free(&S->rules);
     free(S->per_graph);
     free(S->notes);
+    free(S->conflicts);
+    mp_dims_free(&S->dims);
     mp_scratch_free(&S->scratch);
     mp_arena_free(&S->arena);
     free(S);
@@ -493,6 +577,50 @@ const memplan_vshape *memplan_shapes_value(const memplan_shapes *S, const mempla
     if (!g || g->id < 0 || g->id >= S->n_graphs || !S->per_graph[g->id] || value < 0 || value >= g->n_values)
         return NULL;
     return &S->per_graph[g->id][value];
+}
+
+size_t memplan_shapes_input_dim_count(const memplan_shapes *S) { return S->dims.n_inputs; }
+
+const memplan_input_dim *memplan_shapes_input_dim(const memplan_shapes *S, size_t i) {
+    return i < S->dims.n_inputs ? &S->dims.inputs[i] : NULL;
+}
+
+bool memplan_shapes_internal_dim(const memplan_shapes *S, const char *name, memplan_dim_origin *origin) {
+    const mp_dim_birth *b = name ? mp_dims_birth(&S->dims, name) : NULL;
+    if (!b) return false;
+    if (origin) {
+        origin->graph = b->graph >= 0 && b->graph < S->dims.n_graphs ? S->dims.graphs[b->graph] : NULL;
+        origin->node = origin->graph && b->node >= 0 ? &origin->graph->nodes[b->node] : NULL;
+    }
+    return true;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+size_t memplan_shapes_bind_instead(const memplan_shapes *S, const char *name, const char **names, size_t max) {
+    memplan_dim_origin o;
+    if (!memplan_shapes_internal_dim(S, name, &o) || !o.node) return 0;
+    const memplan_vshape *vals = S->per_graph[o.graph->id];
+    size_t n = 0;
+    for (int32_t k = 0; k < o.node->n_inputs; k++) {
+        int32_t id = o.node->inputs[k];
+        if (id < 0 || vals[id].rank < 0) continue;
+        for (int32_t i = 0; i < vals[id].rank; i++) {
+            const char *in_dim[8];
+            size_t m = memplan_expr_names(S->pool, vals[id].dims[i], in_dim, 8);
+            for (size_t j = 0; j < m && j < 8; j++) {
+                const memplan_input_dim *d = mp_dims_input(&S->dims, in_dim[j]);
+                if (!d) continue;
+                bool seen = false;
+                for (size_t q = 0; q < n && q < max && !seen; q++) seen = strcmp(names[q], d->name) == 0;
+                if (seen) continue;
+                if (n < max) names[n] = d->name;
+                n++;
+            }
+        }
+    }
+    qsort(names, n < max ? n : max, sizeof *names, cmp_str);
+    return n;
 }
 
 size_t memplan_shapes_note_count(const memplan_shapes *S) { return S->n_notes; }
@@ -776,6 +904,28 @@ void mp_note(mp_sctx *c, const char *fmt, ...) {
     add_note(c->S, line);
 }
 
+void mp_conflict(mp_sctx *c, const char *fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mp_note(c, "%s", msg);
+    memplan_shapes *S = c->S;
+    if (!c->node || !S->n_notes) return;
+    if (S->n_conflicts == S->cap_conflicts) {
+        size_t cap = S->cap_conflicts ? S->cap_conflicts * 2 : 8;
+        conflict *p = realloc(S->conflicts, cap * sizeof *p);
+        if (!p) {
+            S->oom = true;
+            return;
+        }
+        S->conflicts = p;
+        S->cap_conflicts = cap;
+    }
+    S->conflicts[S->n_conflicts++] = (conflict){c->g->id, (int32_t)(c->node - c->g->nodes), S->n_notes - 1};
+}
+
 void mp_infer_sub(mp_sctx *c, const memplan_graph *g, int32_t n, const memplan_vshape *const *inputs) {
     if (c->S->depth >= MEMPLAN_MAX_GRAPH_DEPTH + 1) return;
     c->S->depth++;
@@ -820,7 +970,7 @@ int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *
             int64_t ka, kb;
             bool ca = memplan_expr_is_const(c->S->pool, da, &ka), cb = memplan_expr_is_const(c->S->pool, db, &kb);
             if (ca && cb) {
-                mp_note(c, "cannot broadcast dims %lld and %lld", (long long)ka, (long long)kb);
+                mp_conflict(c, "cannot broadcast dims %lld and %lld", (long long)ka, (long long)kb);
                 return -1;
             }
             /* One symbolic: the other (non-1) side wins; both symbolic: max. */

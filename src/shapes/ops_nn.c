@@ -283,7 +283,7 @@ int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape
     memplan_expr ka = a->dims[a->rank - 1], kb = b->dims[b->rank >= 2 ? b->rank - 2 : 0];
     int64_t x, y;
     if (is_const(c, ka, &x) && is_const(c, kb, &y) && x != y) {
-        mp_note(c, "inner dims %lld and %lld differ", (long long)x, (long long)y);
+        mp_conflict(c, "inner dims %lld and %lld differ", (long long)x, (long long)y);
         return -1;
     }
     memplan_vshape va = view(a, ba, a->dims), vb = view(b, bb, b->dims);

@@ -137,7 +137,18 @@ static void reshape(mp_sctx *c) {
         memplan_expr total = mp_const(c, 1);
         for (int32_t j = 0; j < x->rank; j++)
             if (!used[j]) total = memplan_expr_mul(P(c), total, x->dims[j]);
-        dims[infer_at] = memplan_expr_floordiv(P(c), total, rest);
+        int64_t t, r;
+        if (memplan_expr_is_const(P(c), total, &t) && memplan_expr_is_const(P(c), rest, &r) && (r == 0 ? t != 0 : t % r)) {
+            mp_conflict(c, "cannot reshape %lld elements into a multiple of %lld", (long long)t, (long long)r);
+            dims[infer_at] = MEMPLAN_EXPR_NONE;
+        } else {
+            dims[infer_at] = memplan_expr_floordiv(P(c), total, rest);
+        }
+    } else if (infer_at < 0 && x->rank >= 0 && known != MEMPLAN_EXPR_NONE) {
+        int64_t t, k;
+        memplan_expr total = mp_product(c, x->rank, x->dims);
+        if (memplan_expr_is_const(P(c), total, &t) && memplan_expr_is_const(P(c), known, &k) && t != k)
+            mp_conflict(c, "cannot reshape %lld elements into %lld", (long long)t, (long long)k);
     }
     mp_out(c, 0, x->elem_type, n, dims);
 }
@@ -278,7 +289,13 @@ static void concat(mp_sctx *c) {
         sum = memplan_expr_add(P(c), sum, v->dims[axis]);
         for (int32_t i = 0; i < rank; i++) {
             if (i == axis) continue;
-            int64_t kk;
+            int64_t kk, kv;
+            if (have_dims && memplan_expr_is_const(P(c), dims[i], &kk) && memplan_expr_is_const(P(c), v->dims[i], &kv) &&
+                kk != kv) {
+                mp_conflict(c, "dims %d of the inputs differ (%lld and %lld)", (int)i, (long long)kk, (long long)kv);
+                mp_out_unranked(c, 0, first->elem_type, "input dims differ off the axis");
+                return;
+            }
             /* prefer a constant dim over a symbolic one */
             if (!have_dims || (!memplan_expr_is_const(P(c), dims[i], &kk) && memplan_expr_is_const(P(c), v->dims[i], &kk)))
                 dims[i] = v->dims[i];

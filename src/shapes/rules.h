@@ -115,6 +115,15 @@ void mp_note(mp_sctx *c, const char *fmt, ...)
 #endif
     ;
 
+/* A note for dims that cannot agree (shapes that do not broadcast, a
+ * Reshape that cannot hold its input, ...). Under bindings, a conflict that
+ * inference without them does not meet fails memplan_shapes_infer_bound. */
+void mp_conflict(mp_sctx *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* ---- subgraphs --------------------------------------------------------- */
 /* Infer subgraph g with its inputs given (n shapes; NULL entries keep the
  * declared type). Then read its outputs with mp_sub_out. */
