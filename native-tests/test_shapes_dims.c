@@ -214,6 +214,51 @@ static void test_reshape_does_not_fit(void **state) {
     memplan_model_free(m);
 }
 
+/* Data-dependent dims and their upper bounds. */
+static void expect_bound(ctx *c, const char *dim, const char *want) {
+    memplan_expr b;
+    if (!memplan_shapes_data_bound(c->s, dim, &b)) fail_msg("%s is not data-dependent", dim);
+    const char *got = memplan_expr_str(memplan_shapes_pool(c->s), b);
+    if (strcmp(got, want) != 0) fail_msg("%s: bound '%s', expected '%s'", dim, got, want);
+}
+
+static void test_data_dependent_bounds(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "batch,seq");
+    mb_input(g, "boxes", F32, "batch,100,4");
+    mb_input(g, "scores", F32, "batch,80,100");
+    mb_input(g, "cond", 9, "seq");
+    mb_input(g, "k", I64, "1");
+    const int64_t five = 5;
+    mb_initializer_ints(g, "five", "1", &five, 1);
+    mb_node(g, "NonZero", "x", "nz");
+    mb_node(g, "NonMaxSuppression", "boxes,scores,five", "sel");
+    mb_int_attr(mb_node(g, "Compress", "x,cond", "cx"), "axis", 1);
+    mb_node(g, "Compress", "x,cond", "cflat");
+    mb_node(g, "TopK", "x,k", "top,top_i");
+    mb_output(g, "nz", I64, NULL);
+    memplan_model *m = load(g);
+    ctx c;
+    memplan_error err = {0};
+    assert_int_equal(bound(&c, m, NULL, 0, &err), MEMPLAN_OK);
+    expect(&c, "nz", "int64[2,unk__0] 16*unk__0");
+    expect_bound(&c, "unk__0", "batch*seq");
+    expect(&c, "sel", "int64[unk__1,3] 24*unk__1");
+    expect_bound(&c, "unk__1", "400*batch"); /* min(5, 100) per class, 80 classes */
+    expect(&c, "cx", "float[batch,unk__2] 4*batch*unk__2");
+    expect_bound(&c, "unk__2", "seq");
+    expect_bound(&c, "unk__3", "min(batch*seq,seq)"); /* flattened: the condition or numel */
+    expect(&c, "top", "float[batch,unk__4] 4*batch*unk__4");
+    expect(&c, "top_i", "int64[batch,unk__4] 8*batch*unk__4"); /* both outputs: one k */
+    expect_bound(&c, "unk__4", "seq");
+    assert_int_equal(memplan_shapes_data_dim_count(c.s), 5);
+    memplan_dim_origin o;
+    assert_true(memplan_shapes_internal_dim(c.s, "unk__4", &o));
+    assert_string_equal(o.node->op_type, "TopK");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_input_dims),
@@ -221,6 +266,7 @@ int main(void) {
         cmocka_unit_test(test_declared_name_refines),
         cmocka_unit_test(test_binding_that_does_not_fit),
         cmocka_unit_test(test_reshape_does_not_fit),
+        cmocka_unit_test(test_data_dependent_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

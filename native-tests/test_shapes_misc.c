@@ -154,8 +154,20 @@ static void test_selections_and_strings(void **state) {
     infer(&c, g);
     expect(&c, "sel", "int64[unk__0,3] 24*unk__0");
     expect(&c, "u", "float[unk__1] 4*unk__1");
+    expect(&c, "uc", "int64[unk__1] 8*unk__1"); /* one count for Y, indices and counts */
     expect(&c, "uinv", "int64[12] 96");
-    expect(&c, "ua", "float[3,unk__4] 12*unk__4");
+    expect(&c, "ua", "float[3,unk__2] 12*unk__2");
+    /* data-dependent, with bounds: min(max per class, k) * b * classes (max per class unknown: k) */
+    memplan_expr_pool *p = memplan_shapes_pool(c.s);
+    memplan_expr bound;
+    assert_int_equal(memplan_shapes_data_dim_count(c.s), 3);
+    assert_string_equal(memplan_shapes_data_dim(c.s, 0, &bound), "unk__0");
+    assert_string_equal(memplan_expr_str(p, bound), "b*k");
+    assert_true(memplan_shapes_data_bound(c.s, "unk__1", &bound));
+    assert_string_equal(memplan_expr_str(p, bound), "12");
+    assert_true(memplan_shapes_data_bound(c.s, "unk__2", &bound));
+    assert_string_equal(memplan_expr_str(p, bound), "4");
+    assert_false(memplan_shapes_data_bound(c.s, "b", &bound));
     expect(&c, "uainv", "int64[4] 32");
     expect(&c, "tn", "string[1,c] ?");
     expect(&c, "tm", "bool[1,c] c");

@@ -121,6 +121,21 @@ bool memplan_shapes_internal_dim(const memplan_shapes *s, const char *name, memp
  * (the size depends on data only) or name is not internal. */
 size_t memplan_shapes_bind_instead(const memplan_shapes *s, const char *name, const char **names, size_t max);
 
+/* Data-dependent dims: internal symbols whose value the data decides
+ * (NonZero's count, NonMaxSuppression's selected boxes, Unique's and
+ * Compress's kept elements, TopK with a computed k), each with an upper
+ * bound, an amount in this inference's pool over other dims (NONE when none
+ * is known): NonZero <= numel(X); NonMaxSuppression <= min(max boxes per
+ * class, boxes) * batch * classes; Unique <= the input's length (along the
+ * axis, or numel); Compress <= min(the condition's length, the axis' length
+ * or numel); TopK <= the axis' length. Planning every such dim at its bound
+ * gives memory valid for any data. */
+size_t memplan_shapes_data_dim_count(const memplan_shapes *s);
+/* Data-dependent dim i: its name (raw), and its bound in *bound (if not NULL). */
+const char *memplan_shapes_data_dim(const memplan_shapes *s, size_t i, memplan_expr *bound);
+/* True (and *bound) when name (raw or escaped) is a data-dependent dim. */
+bool memplan_shapes_data_bound(const memplan_shapes *s, const char *name, memplan_expr *bound);
+
 /* Byte size of a shape under bindings, as a memplan_size (KNOWN, SYMBOLIC with
  * the unbound names, UNKNOWN with the reason, UNPLANNABLE for non-tensors). */
 memplan_size memplan_shapes_size(const memplan_shapes *s, const memplan_vshape *v,

@@ -54,6 +54,7 @@ void mp_dims_free(mp_dims *d) {
     free(d->births);
     free(d->inputs);
     free(d->graphs);
+    free(d->data);
 }
 
 memplan_expr mp_dims_fresh(mp_dims *d, int32_t graph, int32_t node) {
@@ -64,8 +65,16 @@ memplan_expr mp_dims_fresh(mp_dims *d, int32_t graph, int32_t node) {
     if (!name || !grow((void **)&d->births, &d->cap_births, d->n_births, sizeof *d->births) ||
         !mp_strmap_put(&d->fresh, name, (int32_t)d->n_births))
         return MEMPLAN_EXPR_NONE;
-    d->births[d->n_births++] = (mp_dim_birth){name, graph, node};
+    d->births[d->n_births++] = (mp_dim_birth){name, graph, node, false, MEMPLAN_EXPR_NONE};
     return memplan_expr_sym(d->pool, name);
+}
+
+bool mp_dims_mark_data(mp_dims *d, memplan_expr bound) {
+    if (!d->n_births || !grow((void **)&d->data, &d->cap_data, d->n_data, sizeof *d->data)) return false;
+    d->births[d->n_births - 1].data = true;
+    d->births[d->n_births - 1].bound = bound;
+    d->data[d->n_data++] = d->n_births - 1;
+    return true;
 }
 
 const mp_dim_birth *mp_dims_birth(const mp_dims *d, const char *name) {

@@ -22,6 +22,8 @@ typedef struct mp_dim_birth {
     const char *name;
     int32_t graph;               /* graph id */
     int32_t node;                /* position in that graph, -1 when declared without a size */
+    bool data;                   /* data-dependent (NonZero's count, ...) */
+    memplan_expr bound;          /* data: an upper bound, or NONE */
 } mp_dim_birth;
 
 typedef struct mp_dims {
@@ -37,6 +39,8 @@ typedef struct mp_dims {
     mp_strmap input_names;       /* name -> index in inputs */
     const memplan_graph **graphs; /* by id */
     int32_t n_graphs;
+    size_t *data;                /* indices of the data-dependent births */
+    size_t n_data, cap_data;
 } mp_dims;
 
 /* Collects the declared names of every graph of m; false when memory runs out. */
@@ -44,6 +48,9 @@ bool mp_dims_init(mp_dims *d, mp_arena *arena, memplan_expr_pool *pool, const me
 void mp_dims_free(mp_dims *d);
 /* A new fresh dim born at (graph, node); NONE when memory runs out. */
 memplan_expr mp_dims_fresh(mp_dims *d, int32_t graph, int32_t node);
+/* The last fresh dim is data-dependent, with bound (NONE: none known);
+ * false when memory runs out. */
+bool mp_dims_mark_data(mp_dims *d, memplan_expr bound);
 /* The birth of a fresh dim named name (raw or escaped), or NULL. */
 const mp_dim_birth *mp_dims_birth(const mp_dims *d, const char *name);
 /* Record a bindable input dim (once per name); false when memory runs out. */

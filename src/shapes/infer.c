@@ -595,6 +595,22 @@ bool memplan_shapes_internal_dim(const memplan_shapes *S, const char *name, memp
     return true;
 }
 
+size_t memplan_shapes_data_dim_count(const memplan_shapes *S) { return S->dims.n_data; }
+
+const char *memplan_shapes_data_dim(const memplan_shapes *S, size_t i, memplan_expr *bound) {
+    if (i >= S->dims.n_data) return NULL;
+    const mp_dim_birth *b = &S->dims.births[S->dims.data[i]];
+    if (bound) *bound = b->bound;
+    return b->name;
+}
+
+bool memplan_shapes_data_bound(const memplan_shapes *S, const char *name, memplan_expr *bound) {
+    const mp_dim_birth *b = name ? mp_dims_birth(&S->dims, name) : NULL;
+    if (!b || !b->data) return false;
+    if (bound) *bound = b->bound;
+    return true;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 size_t memplan_shapes_bind_instead(const memplan_shapes *S, const char *name, const char **names, size_t max) {
@@ -816,6 +832,12 @@ void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const mempla
         memcpy(d, dims, (size_t)rank * sizeof *d);
         v->dims = d;
     }
+}
+
+memplan_expr mp_data_dim(mp_sctx *c, memplan_expr bound) {
+    memplan_expr e = fresh_dim(c->S);
+    if (e != MEMPLAN_EXPR_NONE && !mp_dims_mark_data(&c->S->dims, bound)) c->S->oom = true;
+    return e;
 }
 
 void mp_out_fresh(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank) {

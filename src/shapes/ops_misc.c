@@ -540,17 +540,25 @@ static void string_split(mp_sctx *c) {
  * Data-dependent selections
  * ====================================================================== */
 
-/* NonMaxSuppression -> int64 [selected, 3]; none when max boxes is 0. */
+/* NonMaxSuppression(boxes [B, n, 4], scores [B, C, n], max per class?) ->
+ * int64 [selected, 3]; none when max boxes is 0 (or absent). The count is
+ * the data's, at most min(max per class, n) * B * C. */
 static void non_max_suppression(mp_sctx *c) {
     int64_t max_boxes;
     bool zero = !mp_in(c, 2) || (scalar_in(c, 2, &max_boxes) && max_boxes <= 0);
-    memplan_expr dims[2] = {zero ? mp_const(c, 0) : MEMPLAN_EXPR_NONE, mp_const(c, 3)};
+    const memplan_vshape *boxes = mp_in(c, 0), *scores = mp_in(c, 1);
+    memplan_expr n = boxes && boxes->rank == 3 ? boxes->dims[1] : scores && scores->rank == 3 ? scores->dims[2]
+                                                                                              : MEMPLAN_EXPR_NONE;
+    memplan_expr per_class = scalar_amount(c, 2), bound = MEMPLAN_EXPR_NONE;
+    if (per_class == MEMPLAN_EXPR_NONE) per_class = n;
+    else if (n != MEMPLAN_EXPR_NONE)
+        per_class = mp_le(c, per_class, n) ? per_class : mp_le(c, n, per_class) ? n : memplan_expr_min(P(c), per_class, n);
+    if (scores && scores->rank == 3 && per_class != MEMPLAN_EXPR_NONE)
+        bound = memplan_expr_mul(P(c), per_class, memplan_expr_mul(P(c), scores->dims[0], scores->dims[1]));
+    memplan_expr dims[2] = {zero ? mp_const(c, 0) : mp_data_dim(c, bound), mp_const(c, 3)};
     mp_out(c, 0, MEMPLAN_DTYPE_INT64, 2, dims);
 }
 
-/* Unique(X) -> Y, indices, inverse_indices, counts. The unique count is
- * data dependent (each output gets its own unknown dim: no shared fresh
- * dims in the rule API). */
 /* Distinct values (axis < 0) or distinct slices along axis of a constant
  * input with a static shape; -1 when unknown. */
 static int64_t count_unique(mp_sctx *c, const memplan_vshape *x, int32_t axis) {
@@ -588,6 +596,8 @@ static int64_t count_unique(mp_sctx *c, const memplan_vshape *x, int32_t axis) {
     return distinct;
 }
 
+/* Unique(X) -> Y, indices, inverse_indices, counts. The unique count is
+ * the data's (one dim for all three), at most the input's length. */
 static void unique(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
@@ -596,8 +606,10 @@ static void unique(mp_sctx *c) {
     int32_t axis = -1;
     if (!dims) return;
     if (x->rank >= 0) {
-        int64_t k = count_unique(c, x, ax ? mp_axis(mp_attr_int(c, "axis", 0), x->rank) : -1);
+        int32_t a = ax ? mp_axis(mp_attr_int(c, "axis", 0), x->rank) : -1;
+        int64_t k = count_unique(c, x, a);
         if (k >= 0) u = mp_const(c, k);
+        else if (!ax || a >= 0) u = mp_data_dim(c, a >= 0 ? x->dims[a] : mp_product(c, x->rank, x->dims));
     }
     if (x->rank < 0 || (ax && (axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank)) < 0)) {
         mp_out_unranked(c, 0, x->elem_type, "input rank or axis unknown");

@@ -896,7 +896,7 @@ static void topk(mp_sctx *c) {
     int32_t n;
     const memplan_expr *kk = mp_in_elems(c, 1, &n);
     if (mp_opset(c) < 10) dims[axis] = mp_const(c, mp_attr_int(c, "k", 0));
-    else dims[axis] = kk && n == 1 ? kk[0] : MEMPLAN_EXPR_NONE;
+    else dims[axis] = kk && n == 1 ? kk[0] : mp_data_dim(c, x->dims[axis]); /* a k from the data: <= the axis */
     mp_out(c, 0, x->elem_type, x->rank, dims);
     mp_out(c, 1, MEMPLAN_DTYPE_INT64, x->rank, dims);
 }
@@ -919,7 +919,8 @@ static void nonzero(mp_sctx *c) {
         return;
     }
     int64_t cnt = count_nonzero(c, 0);
-    memplan_expr dims[2] = {mp_const(c, x->rank), cnt >= 0 ? mp_const(c, cnt) : MEMPLAN_EXPR_NONE};
+    memplan_expr dims[2] = {mp_const(c, x->rank),
+                            cnt >= 0 ? mp_const(c, cnt) : mp_data_dim(c, mp_product(c, x->rank, x->dims))};
     mp_out(c, 0, MEMPLAN_DTYPE_INT64, 2, dims);
 }
 
@@ -960,7 +961,16 @@ static void compress(mp_sctx *c) {
     if (!x) return;
     const memplan_attr *a = mp_attr(c, "axis");
     int64_t cnt = count_nonzero(c, 1);
+    int32_t axis = a && x->rank >= 0 ? mp_axis(a->i, x->rank) : -1;
     memplan_expr kept = cnt >= 0 ? mp_const(c, cnt) : MEMPLAN_EXPR_NONE;
+    if (cnt < 0 && (!a || axis >= 0)) { /* the data's count: at most the condition's and the axis' lengths */
+        const memplan_vshape *cond = mp_in(c, 1);
+        memplan_expr len = !a ? (x->rank >= 0 ? mp_product(c, x->rank, x->dims) : MEMPLAN_EXPR_NONE) : x->dims[axis];
+        memplan_expr clen = cond && cond->rank == 1 ? cond->dims[0] : MEMPLAN_EXPR_NONE;
+        memplan_expr bound = len == MEMPLAN_EXPR_NONE ? clen : clen == MEMPLAN_EXPR_NONE ? len
+                           : mp_le(c, clen, len) ? clen : mp_le(c, len, clen) ? len : memplan_expr_min(P(c), clen, len);
+        kept = mp_data_dim(c, bound);
+    }
     if (!a) {
         mp_out(c, 0, x->elem_type, 1, &kept);
         return;
@@ -969,7 +979,6 @@ static void compress(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         return;
     }
-    int32_t axis = mp_axis(a->i, x->rank);
     if (axis < 0) return;
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;

@@ -93,6 +93,10 @@ bool mp_in_floats(mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n);
 /* ---- outputs ----------------------------------------------------------- */
 /* Set output k to a tensor of elem_type and the given dims (copied). */
 void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const memplan_expr *dims);
+/* A new dim whose value depends on the data (NonZero's count, ...), with an
+ * upper bound over other dims (NONE when none is known). Give it to every
+ * output that has that count. */
+memplan_expr mp_data_dim(mp_sctx *c, memplan_expr bound);
 /* Output k of rank dims, each unknown (a fresh name). */
 void mp_out_fresh(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank);
 /* Element type known, rank unknown. */
