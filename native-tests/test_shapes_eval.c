@@ -62,22 +62,8 @@ static void str_attr(Onnx__NodeProto *nd, const char *name, const char *s) {
 }
 
 static void infer_opset(ctx *c, mb_graph *g, int64_t opset) {
-    Onnx__ModelProto m;
-    onnx__model_proto__init(&m);
-    m.has_ir_version = 1;
-    m.ir_version = 8;
-    Onnx__OperatorSetIdProto op;
-    onnx__operator_set_id_proto__init(&op);
-    op.has_version = 1;
-    op.version = opset;
-    Onnx__OperatorSetIdProto *ops[1] = {&op};
-    m.opset_import = ops;
-    m.n_opset_import = 1;
-    m.graph = g;
-    size_t len = onnx__model_proto__get_packed_size(&m);
-    uint8_t *bytes = malloc(len ? len : 1);
-    onnx__model_proto__pack(&m, bytes);
-    mb_free_graph(g);
+    size_t len;
+    uint8_t *bytes = mb_pack_opset(g, opset, &len);
     for (size_t i = 0; i < n_owned; i++) free(owned[i]);
     n_owned = 0;
     memplan_error err = {0};

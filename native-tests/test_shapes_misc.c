@@ -376,6 +376,39 @@ static void test_contrib_qlinear(void **state) {
     done(&c);
 }
 
+/* AveragePool and QLinearAveragePool share one rule. x [1,1,4,4], kernel
+ * [1,1], strides [2,2], pads [0,0,1,1], ceil_mode: ceil((4+1-1)/2+1) = 3
+ * windows would start at 0, 2, 4, and the spec (AveragePool 19+: "sliding
+ * windows that would start in the right padded region are ignored") drops
+ * the one at 4, the end padding: [1,1,2,2] (QLinearAveragePool said
+ * [1,1,3,3] with its own copy of the arithmetic). */
+static void test_pool_twins_agree(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "1,1,4,4");
+    mb_input(g, "q", 2, "1,1,4,4");
+    mb_input(g, "qn", 2, "1,4,4,1");
+    mb_input(g, "s", 1, "");
+    mb_input(g, "zp", 2, "");
+    Onnx__NodeProto *p[4] = {mb_node(g, "AveragePool", "x", "ap"), mb_node(g, "MaxPool", "x", "mp"),
+                             in_domain(mb_node(g, "QLinearAveragePool", "q,s,zp,s,zp", "qap"), MS),
+                             in_domain(mb_node(g, "QLinearAveragePool", "qn,s,zp,s,zp", "qap_nhwc"), MS)};
+    for (int i = 0; i < 4; i++) {
+        mb_ints_attr(p[i], "kernel_shape", I64(1, 1));
+        mb_ints_attr(p[i], "strides", I64(2, 2));
+        mb_ints_attr(p[i], "pads", I64(0, 0, 1, 1));
+        mb_int_attr(p[i], "ceil_mode", 1);
+    }
+    mb_int_attr(p[3], "channels_last", 1);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "ap", "float[1,1,2,2] 16");
+    expect(&c, "mp", "float[1,1,2,2] 16");
+    expect(&c, "qap", "uint8[1,1,2,2] 4");
+    expect(&c, "qap_nhwc", "uint8[1,2,2,1] 4");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequence_construct_at_concat),
@@ -388,6 +421,7 @@ int main(void) {
         cmocka_unit_test(test_contrib_attention),
         cmocka_unit_test(test_contrib_conv_matmul),
         cmocka_unit_test(test_contrib_qlinear),
+        cmocka_unit_test(test_pool_twins_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "shapes/ops_quant.h"
+#include "shapes/rules.h"
 
 #define R MEMPLAN_MAX_RANK
 #define MS "com.microsoft"
@@ -222,7 +222,7 @@ static void group_query_attention(mp_sctx *c) {
 static void conv_out(mp_sctx *c, int32_t x_k, int32_t w_k, bool channels_last, int32_t et) {
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
-    int32_t r = mp_q_conv_dims(c, x_k, w_k, channels_last, dims);
+    int32_t r = mp_conv_out_dims(c, mp_in(c, x_k), mp_in(c, w_k), channels_last, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks or conv attributes unknown");
     else mp_out(c, 0, et, r, dims);
 }
@@ -234,7 +234,7 @@ static void nhwc_conv(mp_sctx *c) { conv_out(c, 0, 1, true, type_of(c, 0, 0)); }
 static void matmul_out(mp_sctx *c, int32_t a_k, int32_t b_k, bool ta, bool tb, int32_t et) {
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
-    int32_t r = mp_q_matmul_dims(c, mp_in(c, a_k), mp_in(c, b_k), ta, tb, dims);
+    int32_t r = mp_matmul_dims(c, mp_in(c, a_k), mp_in(c, b_k), ta, tb, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks unknown or do not match");
     else mp_out(c, 0, et, r, dims);
 }
@@ -318,20 +318,14 @@ static void qlinear_global_avg_pool(mp_sctx *c) {
     mp_out(c, 0, et, x->rank, dims);
 }
 
-/* QLinearAveragePool(X, x_s, x_zp, y_s, y_zp): pooling dims. */
+/* QLinearAveragePool(X, x_s, x_zp, y_s, y_zp): AveragePool's dims. */
 static void qlinear_avg_pool(mp_sctx *c) {
-    const memplan_vshape *x = ranked(c, 0);
     int32_t et = type_of(c, 0, 0);
-    bool last = mp_attr_int(c, "channels_last", 0) != 0;
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
-    int32_t r = mp_q_conv_dims(c, 0, -1, last, dims);
-    if (r < 0 || !x) {
-        mp_out_unranked(c, 0, et, "input rank or kernel_shape unknown");
-        return;
-    }
-    dims[last ? r - 1 : 1] = x->dims[last ? r - 1 : 1];
-    mp_out(c, 0, et, r, dims);
+    int32_t r = mp_conv_out_dims(c, ranked(c, 0), NULL, mp_attr_int(c, "channels_last", 0) != 0, dims);
+    if (r < 0) mp_out_unranked(c, 0, et, "input rank or kernel_shape unknown");
+    else mp_out(c, 0, et, r, dims);
 }
 
 /* ---- quantization (contrib versions) ----------------------------------- */

@@ -85,12 +85,13 @@ static int64_t kernel_at(mp_sctx *c, ints_view ks, const memplan_vshape *w, int3
     return -1;
 }
 
-int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vshape *w, memplan_expr *dims) {
+int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vshape *w, bool channels_last,
+                         memplan_expr *dims) {
     const int64_t *ksv;
     int64_t nks = mp_attr_ints(c, "kernel_shape", &ksv);
     int32_t rank = x && x->rank >= 0 ? x->rank : w && w->rank >= 0 ? w->rank : nks >= 0 && nks <= R - 2 ? (int32_t)nks + 2 : -1;
     if (rank < 3 || rank > R) return -1;
-    int32_t ns = rank - 2;
+    int32_t ns = rank - 2, sp = channels_last ? 1 : 2, ch = channels_last ? rank - 1 : 1; /* where spatial dims start */
     ints_view ks, st, dl, pads;
     if (!ints_attr(c, "kernel_shape", ns, 0, &ks) || !ints_attr(c, "strides", ns, 1, &st) ||
         !ints_attr(c, "dilations", ns, 1, &dl) || !ints_attr(c, "pads", 2 * (int64_t)ns, 0, &pads))
@@ -99,18 +100,18 @@ int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vsha
     bool same = strncmp(auto_pad, "SAME", 4) == 0, valid = strcmp(auto_pad, "VALID") == 0;
     bool ceil_mode = mp_attr_int(c, "ceil_mode", 0) != 0;
     dims[0] = dim_at(x, 0);
-    dims[1] = w ? dim_at(w, 0) : dim_at(x, 1);
+    dims[ch] = w ? dim_at(w, 0) : dim_at(x, ch);
     for (int32_t i = 0; i < ns; i++) {
-        memplan_expr in = dim_at(x, i + 2);
+        memplan_expr in = dim_at(x, i + sp);
         int64_t s = iv_at(st, i), d = iv_at(dl, i), k = kernel_at(c, ks, w, i);
         if (s < 1 || d < 1) {
             mp_note(c, "stride or dilation below 1");
             return -1;
         }
-        if (same) dims[i + 2] = memplan_expr_ceildiv(P(c), in, mp_const(c, s));
-        else if (k < 0) dims[i + 2] = MEMPLAN_EXPR_NONE;
-        else dims[i + 2] = window_out(c, in, valid ? 0 : iv_at(pads, i), valid ? 0 : iv_at(pads, i + ns),
-                                      eff_kernel(c, k, d), s, ceil_mode);
+        if (same) dims[i + sp] = memplan_expr_ceildiv(P(c), in, mp_const(c, s));
+        else if (k < 0) dims[i + sp] = MEMPLAN_EXPR_NONE;
+        else dims[i + sp] = window_out(c, in, valid ? 0 : iv_at(pads, i), valid ? 0 : iv_at(pads, i + ns),
+                                       eff_kernel(c, k, d), s, ceil_mode);
     }
     return rank;
 }
@@ -125,7 +126,7 @@ static void conv_like(mp_sctx *c, int32_t w_k, int32_t et, int32_t n_out) {
     if (!et) et = x ? x->elem_type : 0;
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
-    int32_t rank = mp_conv_out_dims(c, x, w, dims);
+    int32_t rank = mp_conv_out_dims(c, x, w, false, dims);
     for (int32_t k = 0; k < n_out; k++) {
         int32_t t = k == 0 ? et : MEMPLAN_DTYPE_INT64;
         if (rank < 0) mp_out_unranked(c, k, t, "input rank unknown or attributes invalid");
@@ -276,9 +277,30 @@ static memplan_vshape view(const memplan_vshape *like, int32_t rank, const mempl
     return v;
 }
 
+/* v with its last two dims swapped (rank >= 2), dims in scratch. */
+static bool transposed(mp_sctx *c, const memplan_vshape *v, memplan_vshape *out) {
+    memplan_expr *d = mp_tmp_exprs(c, (size_t)v->rank);
+    if (!d) return false;
+    memcpy(d, v->dims, (size_t)v->rank * sizeof *d);
+    d[v->rank - 1] = v->dims[v->rank - 2];
+    d[v->rank - 2] = v->dims[v->rank - 1];
+    *out = view(v, v->rank, d);
+    return true;
+}
+
 /* Numpy matmul of two ranked shapes (declared in rules.h). */
-int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims) {
-    if (a->rank < 1 || b->rank < 1) return -1;
+int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, bool trans_a, bool trans_b,
+                       memplan_expr *dims) {
+    if (!a || !b || a->rank < 1 || b->rank < 1) return -1;
+    memplan_vshape ta, tb;
+    if (trans_a && a->rank >= 2) {
+        if (!transposed(c, a, &ta)) return -1;
+        a = &ta;
+    }
+    if (trans_b && b->rank >= 2) {
+        if (!transposed(c, b, &tb)) return -1;
+        b = &tb;
+    }
     int32_t ba = a->rank >= 2 ? a->rank - 2 : 0, bb = b->rank >= 2 ? b->rank - 2 : 0;
     memplan_expr ka = a->dims[a->rank - 1], kb = b->dims[b->rank >= 2 ? b->rank - 2 : 0];
     int64_t x, y;
@@ -301,7 +323,7 @@ static void matmul_like(mp_sctx *c, int32_t et) {
     if (!et) et = a->elem_type;
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
-    int32_t r = a->rank >= 0 && b->rank >= 0 ? mp_matmul_dims(c, a, b, dims) : -1;
+    int32_t r = a->rank >= 0 && b->rank >= 0 ? mp_matmul_dims(c, a, b, false, false, dims) : -1;
     if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not match");
     else mp_out(c, 0, et, r, dims);
 }

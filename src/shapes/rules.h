@@ -166,19 +166,27 @@ int32_t mp_static_count(mp_sctx *c, int32_t rank, const memplan_expr *dims);
 memplan_expr mp_product(mp_sctx *c, int32_t rank, const memplan_expr *dims);
 
 /* ---- shared by the nn family (ops_nn.c) with quant/contrib ------------- */
-/* Output dims of a Conv- or pool-like window op, from the node's attributes
- * kernel_shape, strides, dilations, pads, auto_pad and ceil_mode (ONNX
- * semantics): dims = (N, C_out, spatial...) with N = x[0], C_out = w[0] when
- * a weight w is given (Conv, QLinearConv, ...) else x[1] (pools). The kernel
- * is kernel_shape or w's spatial dims; a dim needing an unknown or symbolic
- * kernel is NONE. x or w may be NULL / unranked (the rank then comes from the
- * other or from kernel_shape). dims holds MEMPLAN_MAX_RANK entries. Returns
- * the rank, or -1 (with a note for bad attributes) when it cannot tell. */
-int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vshape *w, memplan_expr *dims);
-/* Numpy matmul of two ranked shapes a @ b (1-D operands promoted and the
- * added axis removed; batch dims broadcast): writes the output dims (at most
- * MEMPLAN_MAX_RANK) and returns the rank, or -1 (with a note when the inner
- * dims are constants that differ). For QLinearMatMul, MatMulNBits, ... */
-int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims);
+/* The one window rule of every Conv- and pool-like op (Conv, ConvInteger,
+ * the pools, QLinearConv, QLinearAveragePool, FusedConv, NhwcConv, ...):
+ * output dims from the node's attributes kernel_shape, strides, dilations,
+ * pads, auto_pad and ceil_mode (ONNX semantics; with ceil_mode a last window
+ * that would start in the end padding is dropped): dims = (N, C_out,
+ * spatial...), or (N, spatial..., C_out) when channels_last, with N = x[0],
+ * C_out = w[0] when a weight w is given else x's channels (pools). The
+ * kernel is kernel_shape or w's spatial dims (w is [M, C/group, k...]); a
+ * dim needing an unknown or symbolic kernel is NONE. x or w may be NULL /
+ * unranked (the rank then comes from the other or from kernel_shape). dims
+ * holds MEMPLAN_MAX_RANK entries. Returns the rank, or -1 (with a note for
+ * bad attributes) when it cannot tell. */
+int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vshape *w, bool channels_last,
+                         memplan_expr *dims);
+/* The one matmul rule (MatMul, MatMulInteger, QLinearMatMul, FusedMatMul,
+ * QGemm, ...): numpy matmul of two ranked shapes a @ b, a or b transposed in
+ * its last two dims when asked (1-D operands promoted and the added axis
+ * removed; batch dims broadcast). Writes the output dims (at most
+ * MEMPLAN_MAX_RANK) and returns the rank, or -1 (a conflict when the inner
+ * dims are constants that differ). NULL or unranked operands give -1. */
+int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, bool trans_a, bool trans_b,
+                       memplan_expr *dims);
 
 #endif
