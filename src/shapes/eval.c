@@ -1275,7 +1275,7 @@ static bool ev_arg(mp_ev *e) {
     return true;
 }
 
-/* CumSum(x, axis), exclusive, reverse. */
+/* CumSum / CumProd(x, axis), exclusive, reverse. */
 static bool ev_cumsum(mp_ev *e) {
     tv *o = OUT(e, 0);
     const tv *x = IN(e, 0);
@@ -1284,20 +1284,21 @@ static bool ev_cumsum(mp_ev *e) {
     int32_t axis = mp_axis(ax, x->rank);
     if (axis < 0) return false;
     bool excl = mp_attr_int(e->c, "exclusive", 0) != 0, rev = mp_attr_int(e->c, "reverse", 0) != 0;
-    bool real = is_real(x->et);
+    bool real = is_real(x->et), prod = strcmp(mp_node(e->c)->op_type, "CumProd") == 0;
+    binop op = prod ? B_MUL : B_ADD;
     int64_t inner = 1, len = x->dims[axis];
     for (int32_t d = axis + 1; d < x->rank; d++) inner *= x->dims[d];
     int64_t outer = len * inner != 0 ? x->n / (len * inner) : 0;
     for (int64_t a = 0; a < outer; a++)
         for (int64_t b = 0; b < inner; b++) {
-            q acc = qk(e, 0);
+            q acc = qk(e, prod ? 1 : 0);
             for (int64_t t = 0; t < len; t++) {
                 int64_t j = rev ? len - 1 - t : t, at = (a * len + j) * inner + b;
                 if (excl) {
                     o->out[at] = acc;
-                    acc = bin(e, B_ADD, acc, qin(x, at), real, o->et);
+                    acc = bin(e, op, acc, qin(x, at), real, o->et);
                 } else {
-                    acc = bin(e, B_ADD, acc, qin(x, at), real, o->et);
+                    acc = bin(e, op, acc, qin(x, at), real, o->et);
                     o->out[at] = acc;
                 }
             }
@@ -1371,6 +1372,6 @@ const mp_eval mp_evals[] = {
     /* reductions */
     {"", "ReduceSum", ev_reduce}, {"", "ReduceProd", ev_reduce}, {"", "ReduceMax", ev_reduce},
     {"", "ReduceMin", ev_reduce}, {"", "ReduceMean", ev_reduce}, {"", "ArgMax", ev_arg}, {"", "ArgMin", ev_arg},
-    {"", "CumSum", ev_cumsum}, {"", "TopK", ev_topk},
+    {"", "CumSum", ev_cumsum}, {"", "CumProd", ev_cumsum}, {"", "TopK", ev_topk},
     {NULL, NULL, NULL},
 };

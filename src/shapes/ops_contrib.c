@@ -249,6 +249,17 @@ static void fused_matmul(mp_sctx *c) {
     matmul_out(c, 0, 1, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
 }
 
+/* FusedGemm(A, B, C): Gemm (transA/transB) with a fused activation. */
+static void fused_gemm(mp_sctx *c) {
+    int32_t et = type_of(c, 0, 0);
+    const memplan_vshape *a = ranked(c, 0), *b = ranked(c, 1);
+    if ((a && a->rank != 2) || (b && b->rank != 2)) {
+        mp_out_unranked(c, 0, et, "inputs not 2-D");
+        return;
+    }
+    matmul_out(c, 0, 1, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
+}
+
 /* DynamicQuantizeMatMul(A float, B, b_scale, ...) -> A's type. */
 static void dynamic_quantize_matmul(mp_sctx *c) { matmul_out(c, 0, 1, false, false, type_of(c, 0, MEMPLAN_DTYPE_FLOAT)); }
 
@@ -390,6 +401,7 @@ const mp_rule mp_rules_contrib[] = {
     {MS, "FusedConv", fused_conv},
     {MS, "NhwcConv", nhwc_conv},
     {MS, "FusedMatMul", fused_matmul},
+    {MS, "FusedGemm", fused_gemm},
     {MS, "DynamicQuantizeMatMul", dynamic_quantize_matmul},
     {MS, "MatMulIntegerToFloat", matmul_integer_to_float},
     {MS, "MatMulNBits", matmul_nbits},

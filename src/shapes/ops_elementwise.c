@@ -53,6 +53,18 @@ static void cast(mp_sctx *c) {
     else mp_out(c, 0, to, x->rank, x->dims);
 }
 
+/* BitCast(x, to): the same bits read as `to` (same width), so x's shape. */
+static void bitcast(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    int32_t to = (int32_t)mp_attr_int(c, "to", 0);
+    if (!x) return;
+    if (x->elem_type && to && memplan_dtype_bits(x->elem_type) != memplan_dtype_bits(to))
+        mp_note(c, "BitCast from %d-bit to %d-bit elements", (int)memplan_dtype_bits(x->elem_type),
+                (int)memplan_dtype_bits(to));
+    if (x->rank < 0) mp_out_unranked(c, 0, to, "input rank unknown");
+    else mp_out(c, 0, to, x->rank, x->dims);
+}
+
 static void cast_like(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0), *t = mp_in(c, 1);
     if (!x || !t) return;
@@ -112,6 +124,12 @@ const mp_rule mp_rules_elementwise[] = {
     {"", "BitwiseNot", same_as_input}, {"", "Clip", same_as_input}, {"", "Neg", same_as_input},
     {"", "Abs", same_as_input}, {"", "Not", unary_bool}, {"", "IsNaN", unary_bool}, {"", "IsInf", unary_bool},
     {"", "Identity", identity}, {"", "Dropout", dropout}, {"", "Cast", cast}, {"", "CastLike", cast_like},
+    {"", "BitCast", bitcast}, {"", "Swish", same_as_input},
+    /* gated activations: A and B of one shape (no broadcasting), Y like A */
+    {"", "SwiGLU", same_as_input}, {"", "GeGLU", same_as_input},
+    /* legacy (opset 1 experimental), same shape */
+    {"", "ImageScaler", same_as_input}, {"", "Affine", same_as_input}, {"", "ScaledTanh", same_as_input},
+    {"", "ParametricSoftplus", same_as_input},
     /* broadcasting */
     {"", "Add", binary}, {"", "Sub", binary}, {"", "Mul", binary}, {"", "Div", binary},
     {"", "Pow", binary}, {"", "Mod", binary}, {"", "BitShift", binary}, {"", "BitwiseAnd", binary},

@@ -694,13 +694,15 @@ static void dft(mp_sctx *c) {
         mp_note(c, "axis %lld out of range", (long long)a);
         return;
     }
-    bool inverse = mp_attr_int(c, "inverse", 0) != 0, onesided = mp_attr_int(c, "onesided", 0) != 0;
+    /* onesided keeps n//2+1 bins, forward or inverse (as the reference
+     * implementation does: the spec allows it for real input only) */
+    bool onesided = mp_attr_int(c, "onesided", 0) != 0;
     memplan_expr n = x->dims[axis];
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     if (mp_in(c, 1)) n = scalar_amount(c, 1);
-    dims[axis] = bins(c, n, onesided && !inverse);
+    dims[axis] = bins(c, n, onesided);
     dims[x->rank - 1] = mp_const(c, 2);
     mp_out(c, 0, x->elem_type, x->rank, dims);
 }
@@ -817,6 +819,67 @@ static void array_feature_extractor(mp_sctx *c) {
     mp_out(c, 0, x->elem_type, r, dims);
 }
 
+/* Class labels of a classifier: int64 or string, how many (-1 when neither
+ * attribute is given). */
+static int64_t class_labels(mp_sctx *c, int32_t *et) {
+    const memplan_attr *s = mp_attr(c, "classlabels_strings"), *i = mp_attr(c, "classlabels_int64s");
+    *et = s ? MEMPLAN_DTYPE_STRING : MEMPLAN_DTYPE_INT64;
+    return s ? (int64_t)s->n : i ? (int64_t)i->n : -1;
+}
+
+/* Rows of X: [N, F] -> N, [F] -> 1. */
+static memplan_expr rows_of(mp_sctx *c, const memplan_vshape *x) {
+    return !x || x->rank < 1 ? MEMPLAN_EXPR_NONE : x->rank == 1 ? mp_const(c, 1) : x->dims[0];
+}
+
+/* Regressors (TreeEnsembleRegressor, LinearRegressor, SVMRegressor) and
+ * TreeEnsemble: Y [N, targets]; float, or X's type for TreeEnsemble. */
+static void regressor(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    const char *op = mp_node(c)->op_type;
+    const char *attr = strcmp(op, "LinearRegressor") == 0 ? "targets" : "n_targets";
+    int64_t t = strcmp(op, "SVMRegressor") == 0 ? 1 : mp_attr_int(c, attr, 1);
+    int32_t et = strcmp(op, "TreeEnsemble") == 0 && x ? x->elem_type : MEMPLAN_DTYPE_FLOAT;
+    memplan_expr dims[2] = {rows_of(c, x), mp_const(c, t)};
+    mp_out(c, 0, et, 2, dims);
+}
+
+/* Classifiers (TreeEnsembleClassifier, LinearClassifier, SVMClassifier):
+ * labels [N] (int64 or string), scores float [N, classes]. */
+static void classifier(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    int32_t et;
+    int64_t k = class_labels(c, &et);
+    memplan_expr n = rows_of(c, x), dims[2] = {n, k >= 0 ? mp_const(c, k) : MEMPLAN_EXPR_NONE};
+    mp_out(c, 0, et, 1, &n);
+    mp_out(c, 1, MEMPLAN_DTYPE_FLOAT, 2, dims);
+}
+
+/* OneHotEncoder(X) -> float X's dims + [categories]. */
+static void one_hot_encoder(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    const memplan_attr *s = mp_attr(c, "cats_strings"), *i = mp_attr(c, "cats_int64s");
+    if (!x || x->rank < 0 || x->rank >= R) {
+        mp_out_unranked(c, 0, MEMPLAN_DTYPE_FLOAT, "input rank unknown");
+        return;
+    }
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)x->rank + 1);
+    if (!dims) return;
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    dims[x->rank] = s ? mp_const(c, (int64_t)s->n) : i ? mp_const(c, (int64_t)i->n) : MEMPLAN_EXPR_NONE;
+    mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, x->rank + 1, dims);
+}
+
+/* FeatureVectorizer(X...) -> float [N, sum(inputdimensions)]. */
+static void feature_vectorizer(mp_sctx *c) {
+    const int64_t *d;
+    int64_t n = mp_attr_ints(c, "inputdimensions", &d);
+    memplan_expr sum = n >= 0 ? mp_const(c, 0) : MEMPLAN_EXPR_NONE;
+    for (int64_t i = 0; i < n; i++) sum = memplan_expr_add(P(c), sum, mp_const(c, d[i]));
+    memplan_expr dims[2] = {rows_of(c, mp_in(c, 0)), sum};
+    mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 2, dims);
+}
+
 /* Float output with the input's shape (Normalizer, Scaler). */
 static void float_like(mp_sctx *c) { out_shape_of(c, 0, MEMPLAN_DTYPE_FLOAT, mp_in(c, 0)); }
 
@@ -875,5 +938,20 @@ const mp_rule mp_rules_misc[] = {
     {"ai.onnx.ml", "Normalizer", float_like},
     {"ai.onnx.ml", "Scaler", float_like},
     {"ai.onnx.ml", "ZipMap", zip_map},
+    {"ai.onnx.ml", "TreeEnsemble", regressor},
+    {"ai.onnx.ml", "TreeEnsembleRegressor", regressor},
+    {"ai.onnx.ml", "LinearRegressor", regressor},
+    {"ai.onnx.ml", "SVMRegressor", regressor},
+    {"ai.onnx.ml", "TreeEnsembleClassifier", classifier},
+    {"ai.onnx.ml", "LinearClassifier", classifier},
+    {"ai.onnx.ml", "SVMClassifier", classifier},
+    {"ai.onnx.ml", "OneHotEncoder", one_hot_encoder},
+    {"ai.onnx.ml", "FeatureVectorizer", feature_vectorizer},
+    /* ONNX Runtime's experimental signal ops: the ai.onnx rules */
+    {"com.microsoft.experimental", "STFT", stft},
+    {"com.microsoft.experimental", "HannWindow", window},
+    {"com.microsoft.experimental", "HammingWindow", window},
+    {"com.microsoft.experimental", "BlackmanWindow", window},
+    {"com.microsoft.experimental", "MelWeightMatrix", mel_weight_matrix},
     {NULL, NULL, NULL},
 };

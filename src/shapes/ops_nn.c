@@ -583,6 +583,54 @@ static void attention(mp_sctx *c) {
     mp_out(c, 3, et, 4, qk);
 }
 
+/* CausalConvWithState(input [B, C, L], weight [C, 1, k], bias?, past_state?)
+ * -> output [B, C, L], present_state [B, C, k-1] (the last k-1 positions of
+ * the left-padded input; past_state's type when given). */
+static void causal_conv_with_state(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0), *w = mp_in(c, 1), *past = mp_in(c, 3);
+    if (!x) return;
+    if (x->rank != 3) {
+        mp_out_unranked(c, 0, x->elem_type, "input is not [batch, channels, length]");
+        return;
+    }
+    mp_out(c, 0, x->elem_type, 3, x->dims);
+    memplan_expr k = dim_at(w, 2);
+    memplan_expr st[3] = {x->dims[0], x->dims[1], k == MEMPLAN_EXPR_NONE ? dim_at(past, 2) : sub(c, k, K(c, 1))};
+    mp_out(c, 1, past && past->elem_type ? past->elem_type : x->elem_type, 3, st);
+}
+
+/* LinearAttention(query [B, T, Hq*dk], key [B, T, Hkv*dk], value [B, T, Hkv*dv],
+ * past_state?, ...; q_num_heads, kv_num_heads) -> output [B, T, Hq*dv],
+ * present_state [B, Hkv, dk, dv] (past_state's type, else query's). */
+static void linear_attention(mp_sctx *c) {
+    const memplan_vshape *q = mp_in(c, 0), *v = mp_in(c, 2), *past = mp_in(c, 3);
+    if (!q) return;
+    int64_t hq = mp_attr_int(c, "q_num_heads", 0), hkv = mp_attr_int(c, "kv_num_heads", 0);
+    if (q->rank != 3 || hq <= 0 || hkv <= 0) {
+        mp_out_unranked(c, 0, q->elem_type, "query rank or head counts unknown");
+        return;
+    }
+    memplan_expr dk = memplan_expr_floordiv(P(c), q->dims[2], K(c, hq));
+    memplan_expr dv = v && v->rank == 3 ? memplan_expr_floordiv(P(c), v->dims[2], K(c, hkv)) : MEMPLAN_EXPR_NONE;
+    memplan_expr out[3] = {q->dims[0], q->dims[1], mul(c, K(c, hq), dv)};
+    mp_out(c, 0, q->elem_type, 3, out);
+    memplan_expr st[4] = {q->dims[0], K(c, hkv), dk, dv};
+    mp_out(c, 1, past && past->elem_type ? past->elem_type : q->elem_type, 4, st);
+}
+
+/* FlexAttention (ai.onnx.preview): Q [B, H, Sq, D], K, V [B, H, Sk, Dv] ->
+ * [B, H, Sq, Dv]; its score/mask/prob subgraphs do not change the shape. */
+static void flex_attention(mp_sctx *c) {
+    const memplan_vshape *q = mp_in(c, 0), *v = mp_in(c, 2);
+    if (!q) return;
+    if (q->rank != 4) {
+        mp_out_unranked(c, 0, q->elem_type, "Q is not 4-D");
+        return;
+    }
+    memplan_expr dims[4] = {q->dims[0], q->dims[1], q->dims[2], dim_at(v, 3)};
+    mp_out(c, 0, q->elem_type, 4, dims);
+}
+
 const mp_rule mp_rules_nn[] = {
     /* convolutions */
     {"", "Conv", conv},
@@ -622,5 +670,9 @@ const mp_rule mp_rules_nn[] = {
     
     /* attention */
     {"", "Attention", attention},
+    {"", "RotaryEmbedding", same_as_input}, /* opset 23: rotated in place, [B,H,S,D] or [B,S,H*D] */
+    {"", "LinearAttention", linear_attention},
+    {"", "CausalConvWithState", causal_conv_with_state},
+    {"ai.onnx.preview", "FlexAttention", flex_attention},
     {NULL, NULL, NULL},
 };

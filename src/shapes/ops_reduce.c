@@ -300,6 +300,7 @@ const mp_rule mp_rules_reduce[] = {
     {"", "LogSoftmax", like_input0},
     {"", "Hardmax", like_input0},
     {"", "CumSum", like_input0},
+    {"", "CumProd", like_input0},
     {"", "LayerNormalization", layer_norm},
     {"", "SimplifiedLayerNormalization", simplified_layer_norm},
     {"", "RMSNormalization", rms_norm},

@@ -811,6 +811,36 @@ static void depth_space(mp_sctx *c, bool to_space) {
 static void depth_to_space(mp_sctx *c) { depth_space(c, true); }
 static void space_to_depth(mp_sctx *c) { depth_space(c, false); }
 
+/* Resize's sizes under keep_aspect_ratio_policy not_larger / not_smaller:
+ * one scale for the k axes, the smallest (largest) of sizes[i] / in[i], and
+ * each out = (int)(scale * in + 0.5), as the reference implementation
+ * rounds. Needs constant sizes and dims; the axes' dims are unknown
+ * otherwise. False for an axis out of range. */
+static bool aspect_sizes(mp_sctx *c, const memplan_vshape *x, const memplan_expr *sizes, int32_t k,
+                         const int64_t *axes, bool not_larger, memplan_expr *dims) {
+    double scale = 0;
+    bool known = true;
+    for (int32_t i = 0; i < k; i++) {
+        int32_t ax = axes ? mp_axis(axes[i], x->rank) : i;
+        int64_t s, d;
+        if (ax < 0) return false;
+        if (!memplan_expr_is_const(P(c), sizes[i], &s) || !memplan_expr_is_const(P(c), x->dims[ax], &d) || d <= 0) {
+            known = false;
+            continue;
+        }
+        double r = (double)s / (double)d;
+        if (i == 0 || (not_larger ? r < scale : r > scale)) scale = r;
+    }
+    for (int32_t i = 0; i < k; i++) {
+        int32_t ax = axes ? mp_axis(axes[i], x->rank) : i;
+        int64_t d, v;
+        dims[ax] = known && memplan_expr_is_const(P(c), x->dims[ax], &d) && mp_double_to_int(scale * (double)d + 0.5, &v)
+                       ? mp_const(c, v)
+                       : MEMPLAN_EXPR_NONE;
+    }
+    return true;
+}
+
 /* Resize / Upsample: sizes if given, else floor(dim * scale). */
 static void resize(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
@@ -858,6 +888,8 @@ static void resize(mp_sctx *c) {
             if (ax < 0) return;
             dims[ax] = sizes[i];
         }
+    } else if (sizes && ns == k) {
+        if (!aspect_sizes(c, x, sizes, k, nax >= 0 ? axes : NULL, strcmp(policy, "not_larger") == 0, dims)) return;
     } else if (have_scales && nsc == k) {
         for (int32_t i = 0; i < k; i++) {
             int32_t ax = nax >= 0 ? mp_axis(axes[i], x->rank) : i;
@@ -922,6 +954,56 @@ static void nonzero(mp_sctx *c) {
     memplan_expr dims[2] = {mp_const(c, x->rank),
                             cnt >= 0 ? mp_const(c, cnt) : mp_data_dim(c, mp_product(c, x->rank, x->dims))};
     mp_out(c, 0, MEMPLAN_DTYPE_INT64, 2, dims);
+}
+
+/* CenterCropPad(input, shape, axes attr): the axes' dims are shape's values
+ * (cropped or padded about the centre). */
+static void center_crop_pad(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    const int64_t *axes;
+    int64_t na = mp_attr_ints(c, "axes", &axes);
+    int32_t n;
+    const memplan_expr *shape = mp_in_elems(c, 1, &n);
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)x->rank);
+    if (!dims) return;
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    int64_t k = na >= 0 ? na : x->rank;
+    for (int64_t i = 0; i < k; i++) {
+        int32_t ax = mp_axis(na >= 0 ? axes[i] : i, x->rank);
+        if (ax < 0) {
+            mp_note(c, "axis out of range");
+            return;
+        }
+        dims[ax] = shape && n == k ? shape[i] : MEMPLAN_EXPR_NONE;
+    }
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+/* Crop (opset 1, legacy): NCHW less the border [left, top, right, bottom],
+ * or the scale attribute's [height, width] when given. */
+static void crop(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank != 4) {
+        mp_out_unranked(c, 0, x->elem_type, "input is not 4-D");
+        return;
+    }
+    const int64_t *b, *s;
+    int64_t nb = mp_attr_ints(c, "border", &b), ns = mp_attr_ints(c, "scale", &s);
+    memplan_expr dims[4] = {x->dims[0], x->dims[1], MEMPLAN_EXPR_NONE, MEMPLAN_EXPR_NONE};
+    if (ns == 2) {
+        dims[2] = mp_const(c, s[0]);
+        dims[3] = mp_const(c, s[1]);
+    } else if (nb == 4) {
+        dims[2] = memplan_expr_sub(P(c), x->dims[2], memplan_expr_add(P(c), mp_const(c, b[1]), mp_const(c, b[3])));
+        dims[3] = memplan_expr_sub(P(c), x->dims[3], memplan_expr_add(P(c), mp_const(c, b[0]), mp_const(c, b[2])));
+    }
+    mp_out(c, 0, x->elem_type, 4, dims);
 }
 
 /* Output 0 like input 0 (scatter family, Trilu, ReverseSequence, ...). */
@@ -998,6 +1080,7 @@ const mp_rule mp_rules_shape[] = {
     {"", "TopK", topk}, {"", "NonZero", nonzero}, {"", "ScatterElements", like_input0},
     {"", "ScatterND", like_input0}, {"", "Scatter", like_input0}, {"", "Trilu", like_input0},
     {"", "ReverseSequence", like_input0}, {"", "EyeLike", eye_like}, {"", "OneHot", one_hot},
-    {"", "Compress", compress},
+    {"", "Compress", compress}, {"", "CenterCropPad", center_crop_pad}, {"", "Crop", crop},
+    {"", "TensorScatter", like_input0}, /* past_cache with the update written in */
     {NULL, NULL, NULL},
 };
