@@ -136,6 +136,21 @@ const char *memplan_shapes_data_dim(const memplan_shapes *s, size_t i, memplan_e
 /* True (and *bound) when name (raw or escaped) is a data-dependent dim. */
 bool memplan_shapes_data_bound(const memplan_shapes *s, const char *name, memplan_expr *bound);
 
+/* Why internal symbol name exists, for a deferred value's reason, written
+ * into buf (cap bytes, NUL-terminated, cut when longer): "data-dependent:
+ * NonZero (node 'y')", "size unknown after Loop (node 'l')", "declared
+ * without a size in graph 'body'". Returns the length the full text needs
+ * (as snprintf), 0 when name is not internal. */
+size_t memplan_shapes_dim_reason(const memplan_shapes *s, const char *name, char *buf, size_t cap);
+
+/* Root causes. A value without a size has a reason naming the node where
+ * the unknown began and why, passed on to everything computed from it: "no
+ * rule for ImageScaler (node 'x')", "inputs of different ranks in Concat
+ * (node 'z')", "target shape unknown in Reshape (node 'r')". The notes end
+ * with one line per op without a rule and its node count ("no rule for
+ * ImageScaler (3 nodes)"). Calls of model-local functions are inferred
+ * through their bodies. */
+
 /* Byte size of a shape under bindings, as a memplan_size (KNOWN, SYMBOLIC with
  * the unbound names, UNKNOWN with the reason, UNPLANNABLE for non-tensors). */
 memplan_size memplan_shapes_size(const memplan_shapes *s, const memplan_vshape *v,

@@ -30,6 +30,9 @@ struct memplan_shapes {
     struct conflict *conflicts;      /* notes of dims that cannot agree (mp_conflict) */
     size_t n_conflicts, cap_conflicts;
     mp_dims dims;                    /* bindable input dims, fresh dims (dims.h) */
+    mp_strmap no_rule;               /* "domain:op" -> index in no_rule_ops */
+    struct no_rule_op *no_rule_ops;  /* ops without a rule, first seen first, with node counts */
+    size_t n_no_rule, cap_no_rule;
     int32_t cur_graph, cur_node;     /* where a fresh dim is born now */
     mp_strmap rules;                 /* "domain\x1Fop" -> index into ops */
     struct op_entry *ops;            /* the op's rule and evaluation, either may be NULL */
@@ -47,7 +50,14 @@ struct mp_sctx {
     const memplan_node *node;
     memplan_vshape *vals;            /* of g */
     bool *set;                       /* outputs set by the rule */
+    const char *first_note;          /* the rule's first note (its message), or NULL */
 };
+
+/* An op without a rule and how many nodes have it. */
+typedef struct no_rule_op {
+    const char *op;                  /* "Op", or "domain:Op" outside the default domain */
+    int64_t nodes;
+} no_rule_op;
 
 /* A conflict at node `node` of graph `graph`: notes[note]. */
 typedef struct conflict {
@@ -197,7 +207,7 @@ static memplan_expr bytes_of(memplan_shapes *S, const memplan_vshape *v) {
 
 static void finish_shape(memplan_shapes *S, memplan_vshape *v) {
     v->bytes = bytes_of(S, v);
-    if (v->bytes == MEMPLAN_EXPR_NONE && !v->reason) {
+    if (v->bytes == MEMPLAN_EXPR_NONE && !v->reason) { /* generic: run_node names the node when it can */
         if (v->kind != MEMPLAN_TYPE_TENSOR) v->reason = v->kind == MEMPLAN_TYPE_NONE ? "no type known" : "not a tensor";
         else if (v->rank < 0) v->reason = "rank unknown";
         else if (!memplan_dtype_bits(v->elem_type)) v->reason = v->elem_type == MEMPLAN_DTYPE_STRING ? "string tensor" : "element type unknown";
@@ -375,41 +385,145 @@ static memplan_vshape *graph_vals(memplan_shapes *S, const memplan_graph *g) {
     return S->per_graph[g->id];
 }
 
-/* Why a rule could not tell: the first input without a known shape, if any. */
-static const char *unknown_input_reason(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *vals,
-                                        const memplan_node *n) {
+/* ---- root causes ----------------------------------------------------- */
+
+/* The op as a message names it: "Op", or "domain:Op" outside the default domain. */
+static const char *op_name(memplan_shapes *S, const memplan_node *n) {
+    const char *d = canonical_domain(n->domain);
+    if (!d[0]) return n->op_type;
+    size_t len = strlen(d) + strlen(n->op_type) + 2;
+    char *s = mp_arena_alloc(&S->arena, len);
+    if (!s) return n->op_type;
+    snprintf(s, len, "%s:%s", d, n->op_type);
+    return s;
+}
+
+/* "<what> <op> (node 'name')" (or "(node #index)" when unnamed), in the
+ * arena; what ends with the word that leads to the op ("no rule for",
+ * "... in"). Names are cut at 200 bytes. */
+static const char *at_node(memplan_shapes *S, const char *what, const memplan_node *n) {
+    const char *op = op_name(S, n);
+    size_t len = strlen(what) + strlen(op) + 256;
+    char *s = mp_arena_alloc(&S->arena, len);
+    if (!s) return what;
+    if (n->name[0]) snprintf(s, len, "%s %s (node '%.200s')", what, op, n->name);
+    else snprintf(s, len, "%s %s (node #%d)", what, op, (int)n->file_index);
+    return s;
+}
+
+/* An input whose size is unknown for a reason of its own (an unknown that
+ * began upstream), or NULL. Strings, sequences and maps are not unknown. */
+static const char *upstream_reason(const memplan_vshape *vals, const memplan_node *n) {
     for (int32_t k = 0; k < n->n_inputs; k++) {
         int32_t id = n->inputs[k];
-        if (id < 0 || (vals[id].kind == MEMPLAN_TYPE_TENSOR && vals[id].rank >= 0)) continue;
-        /* "input '<name, at most 200 bytes>' has no known shape", built in
-         * the arena rather than a stack buffer (run_node recurses) */
-        static const char pre[] = "input '", post[] = "' has no known shape";
-        const char *name = g->values[id].name;
-        size_t len = 0;
-        while (len < 200 && name[len]) len++;
-        char *r = mp_arena_alloc(&S->arena, sizeof pre - 1 + len + sizeof post);
-        if (!r) return "an input has no known shape";
-        memcpy(r, pre, sizeof pre - 1);
-        memcpy(r + sizeof pre - 1, name, len);
-        memcpy(r + sizeof pre - 1 + len, post, sizeof post);
-        return r;
+        if (id < 0) continue;
+        const memplan_vshape *v = &vals[id];
+        if (v->bytes != MEMPLAN_EXPR_NONE || !v->reason) continue;
+        if (v->kind == MEMPLAN_TYPE_TENSOR && v->elem_type != MEMPLAN_DTYPE_STRING) return v->reason;
+        if (v->kind == MEMPLAN_TYPE_NONE) return v->reason;
     }
-    return "the op's rule could not tell from its inputs and attributes";
+    return NULL;
+}
+
+/* Why output v of node n has no size: where the unknown began. */
+static const char *root_reason(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *vals,
+                               const memplan_node *n, const mp_sctx *c, const memplan_vshape *v, bool has_rule,
+                               const char *why) {
+    if (v->kind != MEMPLAN_TYPE_NONE && v->kind != MEMPLAN_TYPE_TENSOR) return NULL; /* not a tensor: finish_shape */
+    if (v->kind == MEMPLAN_TYPE_TENSOR && v->elem_type == MEMPLAN_DTYPE_STRING) return NULL;
+    if (v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0 && memplan_dtype_bits(v->elem_type)) return NULL; /* overflow */
+    const char *up = upstream_reason(vals, n);
+    if (up) return up;
+    if (!has_rule) return at_node(S, "no rule for", n);
+    char buf[480];
+    if (why && strstr(why, " (node ")) return why; /* a root cause already (passed on by the rule) */
+    if (why) {
+        snprintf(buf, sizeof buf, "%.400s in", why);
+        return at_node(S, buf, n);
+    }
+    if (c->first_note) {
+        snprintf(buf, sizeof buf, "%.400s in", c->first_note);
+        return at_node(S, buf, n);
+    }
+    for (int32_t k = 0; k < n->n_inputs; k++) { /* a graph input without a shape */
+        int32_t id = n->inputs[k];
+        if (id >= 0 && vals[id].kind == MEMPLAN_TYPE_TENSOR && vals[id].rank < 0) {
+            snprintf(buf, sizeof buf, "input '%.200s' has no known shape, at", g->values[id].name);
+            return at_node(S, buf, n);
+        }
+    }
+    if (v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0 && !v->elem_type) return at_node(S, "element type unknown in", n);
+    return at_node(S, "the rule could not tell the size of", n);
+}
+
+/* The model-local function a node calls, or NULL. */
+static const memplan_function *find_function(const memplan_shapes *S, const memplan_node *n) {
+    for (int32_t f = 0; f < S->model->n_functions; f++) {
+        const memplan_function *fn = &S->model->functions[f];
+        if (strcmp(fn->name, n->op_type) == 0 && strcmp(canonical_domain(fn->domain), canonical_domain(n->domain)) == 0)
+            return fn;
+    }
+    return NULL;
+}
+
+/* A call of a model-local function: its body inferred with the node's
+ * inputs, its outputs the node's. (Attributes the body refers to are not
+ * substituted: rules reading them see none.) */
+static void call_function(mp_sctx *c, const memplan_function *fn) {
+    const memplan_node *n = c->node;
+    const memplan_vshape **given = mp_tmp(c, (size_t)n->n_inputs, sizeof *given);
+    if (!given) return;
+    for (int32_t k = 0; k < n->n_inputs; k++) given[k] = mp_in(c, k);
+    mp_infer_sub(c, fn->body, n->n_inputs, given);
+    for (int32_t k = 0; k < n->n_outputs && k < fn->body->n_outputs; k++) {
+        const memplan_vshape *o = mp_sub_out(c, fn->body, k);
+        mp_out_like(c, k, o);
+        if (o && o->kind == MEMPLAN_TYPE_TENSOR && o->n_elems >= 0) mp_out_vals(c, k, o->n_elems, o->elems, o->elem_shift);
+    }
+}
+
+/* Count a node whose op has no rule (listed in the notes at the end). */
+static void count_no_rule(memplan_shapes *S, const memplan_node *n) {
+    const char *op = op_name(S, n);
+    int32_t i = mp_strmap_get(&S->no_rule, op);
+    if (i >= 0) {
+        S->no_rule_ops[i].nodes++;
+        return;
+    }
+    if (S->n_no_rule == S->cap_no_rule) {
+        size_t cap = S->cap_no_rule ? S->cap_no_rule * 2 : 8;
+        no_rule_op *p = realloc(S->no_rule_ops, cap * sizeof *p);
+        if (!p) {
+            S->oom = true;
+            return;
+        }
+        S->no_rule_ops = p;
+        S->cap_no_rule = cap;
+    }
+    if (op == n->op_type && !(op = mp_arena_strdup(&S->arena, op))) {
+        S->oom = true;
+        return;
+    }
+    if (!mp_strmap_put(&S->no_rule, op, (int32_t)S->n_no_rule)) {
+        S->oom = true;
+        return;
+    }
+    S->no_rule_ops[S->n_no_rule++] = (no_rule_op){op, 1};
 }
 
 static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *vals, int32_t pos) {
     const memplan_node *n = &g->nodes[pos];
-    int32_t outer_graph = S->cur_graph, outer_node = S->cur_node;
-    S->cur_graph = g->id;
-    S->cur_node = pos;
     bool set_small[16];
     bool *set = n->n_outputs <= 16 ? set_small : calloc((size_t)n->n_outputs, sizeof *set);
     if (!set) {
         S->oom = true;
         return;
     }
+    int32_t outer_graph = S->cur_graph, outer_node = S->cur_node;
+    S->cur_graph = g->id;
+    S->cur_node = pos;
     memset(set, 0, (size_t)(n->n_outputs <= 16 ? 16 : n->n_outputs) * sizeof *set);
-    mp_sctx c = {S, g, n, vals, set};
+    mp_sctx c = {S, g, n, vals, set, NULL};
     for (int32_t k = 0; k < n->n_outputs; k++)
         if (n->outputs[k] >= 0) {
             memplan_vshape *v = &vals[n->outputs[k]];
@@ -421,8 +535,11 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
         }
     const op_entry *op = find_op(S, n);
     const mp_rule *r = op ? op->rule : NULL;
+    const memplan_function *fn = r ? NULL : find_function(S, n);
+    if (!r && !fn) count_no_rule(S, n);
     mp_scratch_mark mark = mp_scratch_top(&S->scratch);
     if (r) r->fn(&c);
+    else if (fn) call_function(&c, fn);
     if (op && op->eval && !S->oom) mp_eval_node(&c, op->eval);
     mp_scratch_release(&S->scratch, mark); /* outputs hold copies, never scratch */
     /* Subgraphs the rule did not visit (unknown ops) still get their shapes. */
@@ -435,23 +552,19 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
         if (id < 0) continue;
         memplan_vshape *v = &vals[id];
         const memplan_value *val = &g->values[id];
+        const char *why = v->reason;
         if (set[k] && v->kind != MEMPLAN_TYPE_NONE) {
-            const char *why = v->reason;
             apply_hint(&c, v, val);
             v->origin = MEMPLAN_ORIGIN_INFERRED;
             v->reason = NULL;
-            if (v->rank < 0) { /* name the unknown input when there is one */
-                const char *in = unknown_input_reason(S, g, vals, n);
-                v->reason = strncmp(in, "input '", 7) == 0 || !why ? in : why;
-            }
-            finish_shape(S, v);
         } else if ((val->flags & MEMPLAN_VALUE_DECLARED) && val->type.kind != MEMPLAN_TYPE_NONE) {
             from_type(S, v, &val->type, MEMPLAN_ORIGIN_DECLARED, NULL);
         } else {
-            const char *why = v->reason;
             from_type(S, v, &val->type, MEMPLAN_ORIGIN_NONE, NULL);
-            v->reason = why ? why : r ? unknown_input_reason(S, g, vals, n) : "no shape rule for this op";
         }
+        v->bytes = bytes_of(S, v);
+        if (v->bytes == MEMPLAN_EXPR_NONE) v->reason = root_reason(S, g, vals, n, &c, v, r || fn, why);
+        finish_shape(S, v);
     }
     if (set != set_small) free(set);
     S->cur_graph = outer_graph;
@@ -488,7 +601,7 @@ static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, con
             dst->n_elems = -1;
             dst->elems = NULL;
             /* A subgraph input's declared dims refine what the owner passes. */
-            mp_sctx c = {S, g, NULL, vals, NULL};
+            mp_sctx c = {S, g, NULL, vals, NULL, NULL};
             apply_hint(&c, dst, val);
             finish_shape(S, dst);
         }
@@ -533,6 +646,7 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
     mp_arena_init(&S->arena);
     mp_scratch_init(&S->scratch);
     mp_strmap_init(&S->rules);
+    mp_strmap_init(&S->no_rule);
     S->model = m;
     S->pool = memplan_expr_pool_new();
     S->n_graphs = m->n_graphs;
@@ -550,6 +664,17 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
         memplan_shapes_free(S);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
     }
+    for (size_t i = 0; i < S->n_no_rule; i++) { /* each op without a rule, once */
+        char line[300];
+        snprintf(line, sizeof line, "no rule for %.200s (%lld node%s)", S->no_rule_ops[i].op,
+                 (long long)S->no_rule_ops[i].nodes, S->no_rule_ops[i].nodes == 1 ? "" : "s");
+        add_note(S, line);
+    }
+    if (S->oom) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
+    if (st) {
+        memplan_shapes_free(S);
+        return st;
+    }
     if (nb && S->n_conflicts && (st = check_fit(S, m, err))) {
         memplan_shapes_free(S);
         return st;
@@ -565,6 +690,8 @@ void memplan_shapes_free(memplan_shapes *S) {
     free(S->per_graph);
     free(S->notes);
     free(S->conflicts);
+    free(S->no_rule_ops);
+    mp_strmap_free(&S->no_rule);
     mp_dims_free(&S->dims);
     mp_scratch_free(&S->scratch);
     mp_arena_free(&S->arena);
@@ -609,6 +736,24 @@ bool memplan_shapes_data_bound(const memplan_shapes *S, const char *name, mempla
     if (!b || !b->data) return false;
     if (bound) *bound = b->bound;
     return true;
+}
+
+size_t memplan_shapes_dim_reason(const memplan_shapes *S, const char *name, char *buf, size_t cap) {
+    memplan_dim_origin o;
+    const mp_dim_birth *b = name ? mp_dims_birth(&S->dims, name) : NULL;
+    if (!b || !memplan_shapes_internal_dim(S, name, &o)) return 0;
+    int len;
+    if (!o.node) {
+        len = snprintf(buf, cap, "declared without a size in graph '%.200s'", o.graph ? o.graph->name : "?");
+    } else {
+        const char *d = canonical_domain(o.node->domain);
+        char op[300];
+        snprintf(op, sizeof op, "%.100s%s%.150s", d, d[0] ? ":" : "", o.node->op_type);
+        const char *what = b->data ? "data-dependent:" : "size unknown after";
+        if (o.node->name[0]) len = snprintf(buf, cap, "%s %s (node '%.200s')", what, op, o.node->name);
+        else len = snprintf(buf, cap, "%s %s (node #%d)", what, op, (int)o.node->file_index);
+    }
+    return len > 0 ? (size_t)len : 0;
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
@@ -917,6 +1062,7 @@ void mp_note(mp_sctx *c, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (c->node && !c->first_note) c->first_note = mp_arena_strdup(&c->S->arena, msg);
     if (c->node) {
         if (c->node->name[0]) snprintf(line, sizeof line, "node '%s' (%s): %s", c->node->name, c->node->op_type, msg);
         else snprintf(line, sizeof line, "node #%d (%s): %s", (int)c->node->file_index, c->node->op_type, msg);
