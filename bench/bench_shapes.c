@@ -2,7 +2,7 @@
  * bench_shapes.c -- shape inference and the whole plan on synthetic
  * transformer-like graphs (symbolic batch/seq, shape computations, MatMul-free
  * so only rules that exist are timed) of 1k, 10k and 100k nodes, and on any
- * model files given as arguments. Target: < 50 ms per 10,000 nodes natively.
+ * model files given as arguments. Target: < 10 ms per 10,000 nodes natively.
  * Then what the web page does when a dim changes, through a session (its
  * stage cache, memplan/session.h): the arena plan under new dims, the slot
  * plan (same dims: cached), the profile (its analyses cached per model), as

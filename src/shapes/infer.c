@@ -401,14 +401,18 @@ static const char *op_name(memplan_shapes *S, const memplan_node *n) {
 /* "<what> <op> (node 'name')" (or "(node #index)" when unnamed), in the
  * arena; what ends with the word that leads to the op ("no rule for",
  * "... in"). Names are cut at 200 bytes. */
-static const char *at_node(memplan_shapes *S, const char *what, const memplan_node *n) {
+static const char *at_node2(memplan_shapes *S, const char *what, const char *what2, const memplan_node *n) {
     const char *op = op_name(S, n);
-    size_t len = strlen(what) + strlen(op) + 256;
+    size_t len = strlen(op) + 700;
     char *s = mp_arena_alloc(&S->arena, len);
     if (!s) return what;
-    if (n->name[0]) snprintf(s, len, "%s %s (node '%.200s')", what, op, n->name);
-    else snprintf(s, len, "%s %s (node #%d)", what, op, (int)n->file_index);
+    if (n->name[0]) snprintf(s, len, "%.400s%s %s (node '%.200s')", what, what2, op, n->name);
+    else snprintf(s, len, "%.400s%s %s (node #%d)", what, what2, op, (int)n->file_index);
     return s;
+}
+
+static const char *at_node(memplan_shapes *S, const char *what, const memplan_node *n) {
+    return at_node2(S, what, "", n);
 }
 
 /* An input whose size is unknown for a reason of its own (an unknown that
@@ -435,21 +439,18 @@ static const char *root_reason(memplan_shapes *S, const memplan_graph *g, const 
     const char *up = upstream_reason(vals, n);
     if (up) return up;
     if (!has_rule) return at_node(S, "no rule for", n);
-    char buf[480];
+    /* no local text buffers: run_node, which calls this, recurses */
     if (why && strstr(why, " (node ")) return why; /* a root cause already (passed on by the rule) */
-    if (why) {
-        snprintf(buf, sizeof buf, "%.400s in", why);
-        return at_node(S, buf, n);
-    }
-    if (c->first_note) {
-        snprintf(buf, sizeof buf, "%.400s in", c->first_note);
-        return at_node(S, buf, n);
-    }
+    if (why) return at_node2(S, why, " in", n);
+    if (c->first_note) return at_node2(S, c->first_note, " in", n);
     for (int32_t k = 0; k < n->n_inputs; k++) { /* a graph input without a shape */
         int32_t id = n->inputs[k];
         if (id >= 0 && vals[id].kind == MEMPLAN_TYPE_TENSOR && vals[id].rank < 0) {
-            snprintf(buf, sizeof buf, "input '%.200s' has no known shape, at", g->values[id].name);
-            return at_node(S, buf, n);
+            size_t len = strlen(g->values[id].name) + 48;
+            char *pre = mp_arena_alloc(&S->arena, len);
+            if (!pre) return "an input has no known shape";
+            snprintf(pre, len, "input '%.200s' has no known shape, at", g->values[id].name);
+            return at_node(S, pre, n);
         }
     }
     if (v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0 && !v->elem_type) return at_node(S, "element type unknown in", n);
