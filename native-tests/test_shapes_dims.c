@@ -46,7 +46,7 @@ static void test_input_dims(void **state) {
     ctx c;
     memplan_error err = {0};
     assert_int_equal(bound(&c, m, NULL, 0, &err), MEMPLAN_OK);
-    /* input_ids:1 escaped: not an identifier */
+    /* input_ids:0 escaped: not an identifier */
     expect(&c, "input_ids", "int64[_0x696e7075745f6964733a30,seq] 8*_0x696e7075745f6964733a30*seq");
     assert_int_equal(memplan_shapes_input_dim_count(c.s), 3);
     const memplan_input_dim *d = memplan_shapes_input_dim(c.s, 0);

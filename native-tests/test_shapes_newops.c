@@ -15,38 +15,11 @@
 
 enum { F32 = 1, I32 = 6, I64 = 7, F64 = 11 };
 
-#define INTS(nd, name, ...)                                                        \
-    do {                                                                           \
-        static const int64_t v_[] = {__VA_ARGS__};                                 \
-        mb_ints_attr((nd), (name), sizeof v_ / sizeof v_[0], v_);                  \
-    } while (0)
 #define I(g, name, dims, ...)                                                      \
     do {                                                                           \
         static const int64_t v_[] = {__VA_ARGS__};                                 \
         mb_initializer_ints((g), (name), (dims), v_, sizeof v_ / sizeof v_[0]);    \
     } while (0)
-
-/* A STRING attribute; s must be a literal (mb_free_graph does not free it). */
-static void str_attr(Onnx__NodeProto *nd, const char *name, const char *s) {
-    Onnx__AttributeProto *a = mb_attr(nd, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
-    a->has_s = 1;
-    a->s.data = (uint8_t *)(uintptr_t)s;
-    a->s.len = strlen(s);
-}
-
-static Onnx__NodeProto *in_domain(Onnx__NodeProto *nd, const char *domain) {
-    nd->domain = mb_strdup(domain);
-    return nd;
-}
-
-static void infer_opset(ctx *c, mb_graph *g, int64_t opset) {
-    size_t len;
-    uint8_t *bytes = mb_pack_opset(g, opset, &len);
-    memplan_error err = {0};
-    if (memplan_model_load(bytes, len, NULL, &c->m, &err)) fail_msg("%s", err.message);
-    free(bytes);
-    assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
-}
 
 /* Opset 23-28 ops of the default domain and the preview domain. */
 static void test_new_default_ops(void **state) {

@@ -26,7 +26,7 @@ static Onnx__AttributeProto *new_attr(Onnx__NodeProto *nd, const char *name, Onn
     return a;
 }
 
-static void str_attr(Onnx__NodeProto *nd, const char *name, const char *v) {
+static void dup_str_attr(Onnx__NodeProto *nd, const char *name, const char *v) {
     Onnx__AttributeProto *a = new_attr(nd, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
     a->has_s = 1;
     a->s.data = (uint8_t *)mb_strdup(v);
@@ -420,10 +420,10 @@ static void test_softmax_cross_entropy_loss(void **state) {
     mb_input(g, "x", F32, "batch,10,seq");
     mb_input(g, "t", I64, "batch,seq");
     mb_input(g, "t2", I64, "?,?");
-    str_attr(mb_node(g, "SoftmaxCrossEntropyLoss", "x,t", "none,logp"), "reduction", "none");
+    dup_str_attr(mb_node(g, "SoftmaxCrossEntropyLoss", "x,t", "none,logp"), "reduction", "none");
     mb_node(g, "SoftmaxCrossEntropyLoss", "x,t", "mean");
-    str_attr(mb_node(g, "SoftmaxCrossEntropyLoss", "x,t2", "none2"), "reduction", "none");
-    str_attr(mb_node(g, "SoftmaxCrossEntropyLoss", "x,t,", "sum,logp2"), "reduction", "sum");
+    dup_str_attr(mb_node(g, "SoftmaxCrossEntropyLoss", "x,t2", "none2"), "reduction", "none");
+    dup_str_attr(mb_node(g, "SoftmaxCrossEntropyLoss", "x,t,", "sum,logp2"), "reduction", "sum");
     mb_output(g, "none", F32, NULL);
     ctx c;
     infer(&c, g, 13);
@@ -443,8 +443,8 @@ static void test_negative_log_likelihood_loss(void **state) {
     mb_input(g, "x", F32, "4,5,6,7");
     mb_input(g, "t", I64, "n,6,d");
     mb_input(g, "w", F32, "5");
-    str_attr(mb_node(g, "NegativeLogLikelihoodLoss", "x,t", "none"), "reduction", "none");
-    str_attr(mb_node(g, "NegativeLogLikelihoodLoss", "x,t,w", "sum"), "reduction", "sum");
+    dup_str_attr(mb_node(g, "NegativeLogLikelihoodLoss", "x,t", "none"), "reduction", "none");
+    dup_str_attr(mb_node(g, "NegativeLogLikelihoodLoss", "x,t,w", "sum"), "reduction", "sum");
     mb_node(g, "NegativeLogLikelihoodLoss", "x,t", "mean");
     mb_output(g, "none", F32, NULL);
     ctx c;
