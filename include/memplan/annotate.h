@@ -14,9 +14,9 @@
  *  - MEMPLAN_KEY_VALUE_TAG (memplan/inplace.h) on the main graph's
  *    ValueInfoProto entries that exist (inputs, outputs, value_info) and on
  *    its initializers' TensorProto (none is added).
- * An entry is written in place of the first entry with its key; any other
- * entry with one of these six keys -- left by an earlier annotation, or a
- * repeated one -- is removed. The output is a splice of the input's wire
+ * An entry takes the place of the first entry with its key, else it is
+ * appended; any other entry with one of these six keys -- left by an earlier
+ * annotation, or a repeated one -- is removed. The output is a splice of the input's wire
  * bytes (src/onnx/splice.h): only the touched node, value info and
  * initializer messages and the main GraphProto are written again (their
  * fields in order, new length prefixes); every other byte -- unknown fields,

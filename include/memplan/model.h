@@ -15,8 +15,8 @@
  *     .functions[]      model-local functions, each with a body graph
  *
  * The metadata_props entries of the model, its graphs, nodes, declared values
- * and tensors are kept (memplan_kv, in file order): the in-place analysis
- * reads its start tags from them, and nothing needs the file again for that.
+ * and tensors are kept (memplan_kv, in file order); the value tags' start
+ * tags come from them (memplan/inplace.h).
  *
  * All strings are NUL-terminated copies owned by the model. Freeing the model
  * frees everything in one call. Loading never needs weight bytes: tensor data
