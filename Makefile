@@ -1,9 +1,10 @@
-# The two commands of the README. The logic lives in scripts/.
-.PHONY: demo test
+# The commands of the README. The logic lives in scripts/.
+.PHONY: demo test check fuzz
 demo:
 	bash scripts/demo.sh
 test:
 	bash scripts/test.sh
-.PHONY: fuzz
+check:
+	bash scripts/test.sh --check
 fuzz:
 	bash scripts/fuzz.sh

@@ -83,9 +83,9 @@ if (!NO_REPLAN) {
       await v.setDims({ batch: 1, seq: 128 + k });
       await frames();
       total.push(performance.now() - t0);
-      shown.push(v.view.state.shownMs); // setDims -> the new plan's figures, table, timeline, arena and memory drawn
+      shown.push(v.view.controller.state.shownMs); // setDims -> the new plan's figures, table, timeline, arena and memory drawn
     }
-    const model = v.view.state.model;
+    const model = v.view.controller.model;
     for (let k = 0; k < 7; k++) {
       const dims = ['--dim', 'batch=1', '--dim', `seq=${200 + k}`];
       for (const [label, cmd, args] of [['plan arena', 'plan', ['--strategy', 'arena', '--align', '64', ...dims]], ['plan slots', 'plan', ['--strategy', 'slots', '--align', '64', ...dims]], ['profile', 'profile', dims]]) {

@@ -7,10 +7,11 @@
  *      strategy without bindings, with every dim name bound, with graph
  *      inputs included, and with the slots strategy: each gives a document
  *      or an error with a message;
- *   2. the same stages through the public API (view map, liveness, sizes with
- *      every dim bound) and, when every size is known, the slot plans (best
- *      fit and exact reuse) and the arena plan, each re-checked by its
- *      validator; the lower bound never exceeds the arena or a slot plan;
+ *   2. the typed plan API (memplan_plan_model) with every dim bound, with and
+ *      without graph inputs and in-place reuse: when every size is known, the
+ *      slot plans (best fit and exact reuse) and the arena plan are each
+ *      re-checked by their validator and against the plan's figures and value
+ *      records; the lower bound never exceeds the arena or a slot plan;
  *   3. every JSON report again through one memplan_session (its stage cache
  *      hit and missed in the order above): byte-identical to the one-shot
  *      report, or the same error (searches with a budget are compared only
@@ -119,93 +120,73 @@ static void run_command(const memplan_model *m, const char *command, const char 
     }
 }
 
-/* The pipeline through the public API, each plan re-validated. */
-static void run_validated(const memplan_graph *g, const memplan_binding *binds, size_t n_binds,
-                          bool include_inputs, uint32_t budget_ms) {
+/* The typed plan API (memplan_plan_model, the path every shell takes), each
+ * plan re-checked by the validators and against its own figures. */
+static void run_validated(const memplan_model *m, const memplan_binding *binds, size_t n_binds, bool include_inputs,
+                          uint32_t budget_ms, bool inplace) {
+    const memplan_graph *g = m->graph;
     memplan_error err = {0};
-    memplan_viewmap vm;
-    memplan_status st = memplan_viewmap_default(&vm, g, &err);
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.bindings = binds;
+    o.n_bindings = n_binds;
+    o.include_inputs = include_inputs;
+    o.budget_ms = budget_ms;
+    o.inplace = inplace;
+    o.allow_input_overwrite = inplace;
+    memplan_model_plan *p = NULL;
+    memplan_status st = memplan_plan_model(m, &o, &p, &err);
     if (st) {
         fuzz_check_error(st, &err);
         return;
     }
-    memplan_liveness lv;
-    memplan_liveness_options lo = {include_inputs, &vm};
-    st = memplan_liveness_compute(g, &lo, &lv, &err);
-    if (st) {
-        fuzz_check_error(st, &err);
-        memplan_viewmap_free(&vm);
-        return;
-    }
-    memplan_buffer *bufs = calloc((size_t)lv.n_owners + 1, sizeof *bufs);
-    FUZZ_CHECK(bufs != NULL, "harness out of memory");
-    size_t n = 0;
-    bool known = true;
-    for (int32_t i = 0; i < lv.n_owners; i++) {
-        int32_t v = lv.owners[i];
+    const memplan_liveness *lv = &p->liveness;
+    for (int32_t i = 0; i < lv->n_owners; i++) {
+        int32_t v = lv->owners[i];
         FUZZ_CHECK(v >= 0 && v < g->n_values, "owner id %d", (int)v);
-        FUZZ_CHECK(lv.root[v] == v, "owner '%s' is not its own root", g->values[v].name);
-        FUZZ_CHECK(lv.start[v] >= 0 && lv.start[v] <= lv.end[v] && lv.end[v] < (g->n_nodes ? g->n_nodes : 1),
-                   "owner '%s': interval [%d, %d] with %d positions", g->values[v].name, (int)lv.start[v],
-                   (int)lv.end[v], (int)g->n_nodes);
-        memplan_size s = memplan_type_size(&g->values[v].type, binds, n_binds);
-        if (s.kind == MEMPLAN_SIZE_UNPLANNABLE) continue;
-        if (s.kind != MEMPLAN_SIZE_KNOWN) {
-            known = false;
-            FUZZ_CHECK(s.kind == MEMPLAN_SIZE_UNKNOWN || s.kind == MEMPLAN_SIZE_SYMBOLIC, "size kind %d", (int)s.kind);
-            continue;
-        }
-        bufs[n].size = s.bytes;
-        bufs[n].start = lv.start[v];
-        bufs[n].end = (int64_t)lv.end[v] + 1;
-        n++;
+        FUZZ_CHECK(lv->root[v] == v, "owner '%s' is not its own root", g->values[v].name);
+        FUZZ_CHECK(lv->start[v] >= 0 && lv->start[v] <= lv->end[v] && lv->end[v] < (g->n_nodes ? g->n_nodes : 1),
+                   "owner '%s': interval [%d, %d] with %d positions", g->values[v].name, (int)lv->start[v],
+                   (int)lv->end[v], (int)g->n_nodes);
     }
     for (int32_t v = 0; v < g->n_values; v++)
-        FUZZ_CHECK(lv.root[v] >= -1 && lv.root[v] < g->n_values, "root of '%s': %d", g->values[v].name,
-                   (int)lv.root[v]);
-    if (known) {
-        memplan_slot_plan sp = {0}, ex = {0};
-        memplan_arena_plan ap = {0};
+        FUZZ_CHECK(lv->root[v] >= -1 && lv->root[v] < g->n_values, "root of '%s': %d", g->values[v].name,
+                   (int)lv->root[v]);
+    FUZZ_CHECK(p->n_buffers + p->n_unplanned + p->n_unknown == (size_t)lv->n_owners,
+               "%zu buffers + %zu unplanned + %zu unknown != %d owners", p->n_buffers, p->n_unplanned, p->n_unknown,
+               (int)lv->n_owners);
+    FUZZ_CHECK(p->deferred == (p->n_unknown > 0), "deferred %d with %zu unknown", (int)p->deferred, p->n_unknown);
+    if (!p->deferred) {
+        const memplan_buffer *bufs = p->buffers;
+        size_t n = p->n_buffers;
         uint64_t lb1 = 0;
         st = memplan_lower_bound(bufs, n, 1, &lb1, &err);
         if (st) fuzz_check_error(st, &err);
-        st = memplan_plan_slots(bufs, n, MEMPLAN_SLOT_BEST_FIT, &sp, &err);
-        if (st == MEMPLAN_OK) {
-            memplan_violation viol;
-            st = memplan_validate_slots(bufs, n, &sp, &viol, &err);
-            FUZZ_CHECK(st == MEMPLAN_OK, "best-fit slot plan invalid: %s", err.message);
-            FUZZ_CHECK(sp.peak_bytes >= lb1, "slots %llu below the lower bound %llu",
-                       (unsigned long long)sp.peak_bytes, (unsigned long long)lb1);
-        } else {
-            fuzz_check_error(st, &err);
+        memplan_violation viol;
+        st = memplan_validate_slots(bufs, n, &p->slots, &viol, &err);
+        FUZZ_CHECK(st == MEMPLAN_OK, "best-fit slot plan invalid: %s", err.message);
+        FUZZ_CHECK(p->slots.peak_bytes >= lb1, "slots %llu below the lower bound %llu",
+                   (unsigned long long)p->slots.peak_bytes, (unsigned long long)lb1);
+        st = memplan_validate_slots(bufs, n, &p->exact, NULL, &err);
+        FUZZ_CHECK(st == MEMPLAN_OK, "exact slot plan invalid: %s", err.message);
+        const memplan_arena_plan *ap = &p->arena;
+        FUZZ_CHECK(ap->count == n, "arena plan count %zu of %zu", ap->count, n);
+        st = memplan_validate_arena(bufs, n, ap->offset, ap->align, ap->arena_bytes, NULL, &err);
+        FUZZ_CHECK(st == MEMPLAN_OK, "arena plan invalid: %s", err.message);
+        FUZZ_CHECK(ap->lower_bound_bytes <= ap->arena_bytes, "lower bound %llu above the arena %llu",
+                   (unsigned long long)ap->lower_bound_bytes, (unsigned long long)ap->arena_bytes);
+        FUZZ_CHECK(p->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes == ap->arena_bytes, "arena figure");
+        FUZZ_CHECK(p->figures[MEMPLAN_STRATEGY_SLOTS].lower_bound_bytes == lb1, "slots lower bound figure");
+        for (size_t i = 0; i < p->n_values; i++) {
+            const memplan_value_plan *vp = &p->values[i];
+            if (!vp->placed) continue;
+            FUZZ_CHECK(vp->buffer >= 0 && (size_t)vp->buffer < n && p->buffer_value[vp->buffer] == vp->owner,
+                       "value '%s': buffer %lld", g->values[vp->value].name, (long long)vp->buffer);
+            FUZZ_CHECK(vp->arena_offset == ap->offset[vp->buffer], "value '%s': arena offset",
+                       g->values[vp->value].name);
         }
-        st = memplan_plan_slots(bufs, n, MEMPLAN_SLOT_EXACT, &ex, &err);
-        if (st == MEMPLAN_OK) {
-            st = memplan_validate_slots(bufs, n, &ex, NULL, &err);
-            FUZZ_CHECK(st == MEMPLAN_OK, "exact slot plan invalid: %s", err.message);
-        } else {
-            fuzz_check_error(st, &err);
-        }
-        memplan_pack_options po;
-        memplan_pack_options_init(&po);
-        po.budget_ms = budget_ms;
-        st = memplan_pack(bufs, n, &po, &ap, &err);
-        if (st == MEMPLAN_OK) {
-            FUZZ_CHECK(ap.count == n, "arena plan count %zu of %zu", ap.count, n);
-            st = memplan_validate_arena(bufs, n, ap.offset, ap.align, ap.arena_bytes, NULL, &err);
-            FUZZ_CHECK(st == MEMPLAN_OK, "arena plan invalid: %s", err.message);
-            FUZZ_CHECK(ap.lower_bound_bytes <= ap.arena_bytes, "lower bound %llu above the arena %llu",
-                       (unsigned long long)ap.lower_bound_bytes, (unsigned long long)ap.arena_bytes);
-        } else {
-            fuzz_check_error(st, &err);
-        }
-        memplan_slot_plan_free(&sp);
-        memplan_slot_plan_free(&ex);
-        memplan_arena_plan_free(&ap);
     }
-    free(bufs);
-    memplan_liveness_free(&lv);
-    memplan_viewmap_free(&vm);
+    memplan_model_plan_free(p);
 }
 
 /* shapes -> inplace -> annotate -> reload: the annotated model loads again
@@ -279,8 +260,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_command(m, "tags", NONE, 0, NULL, 0);
     run_annotate(data, size, m);
 
-    run_validated(m->graph, binds, n_binds, false, 0);
-    run_validated(m->graph, binds, n_binds, true, (seed & 1) ? 1 : 0);
+    run_validated(m, binds, n_binds, false, 0, false);
+    run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0);
     memplan_session_close(g_session);
     g_session = NULL;
     memplan_model_free(m);

@@ -13,7 +13,7 @@ if(TARGET memplan)
             --source-dir "${CMAKE_SOURCE_DIR}" --fixtures "${MEMPLAN_FIXTURES}"
             --schema "${CMAKE_SOURCE_DIR}/src/onnx/onnx.proto" --protoc "${MEMPLAN_PROTOC_ANNOTATE}")
   set_tests_properties(annotate_roundtrip PROPERTIES
-    FIXTURES_REQUIRED memplan_fixtures TIMEOUT 1200)
+    FIXTURES_REQUIRED memplan_fixtures TIMEOUT 1200 LABELS slow)
 endif()
 
 # annotate is atomic: failures leave no partial file, the input is never touched;
@@ -21,3 +21,4 @@ endif()
 add_test(NAME annotate_cli
   COMMAND ${PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/annotate_cli_check.py $<TARGET_FILE:memplan>
           /usr/share/libonnx-testdata/data/node/test_if/model.onnx)
+set_tests_properties(annotate_cli PROPERTIES LABELS quick)

@@ -11,17 +11,28 @@
      an existing OUT keeps its own mode;
   7. OUT that is not a plain file is never replaced: a symbolic link stays and
      its target gets the bytes, a FIFO and (as root) a character device like
-     /dev/null are written in place and stay what they were.
+     /dev/null are written in place and stay what they were;
+  8. a dangling symbolic link (or a chain of them) is written through: the
+     links stay, the file they name is created; one into a missing folder is
+     exit 2 naming OUT, nothing created;
+  9. an interrupted annotate leaves no temporary file: SIGINT, SIGTERM and
+     SIGHUP while OUT's bytes are being written (the process is stopped with
+     its temporary file open, then signalled), through O_TMPFILE and through
+     the named OUT.tmp-XXXXXX (MEMPLAN_NO_TMPFILE=1); kill -9 leaves nothing
+     through O_TMPFILE, and (as README says) the named file otherwise; an
+     existing OUT keeps its old bytes every time.
 usage: annotate_cli_check.py MEMPLAN_EXE MODEL
 """
 import hashlib
 import os
 import shutil
+import signal
 import stat
 import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 
 def sha(path):
@@ -31,6 +42,63 @@ def sha(path):
 
 def run(exe, *args):
     return subprocess.run([exe, "annotate", *args], capture_output=True, text=True, timeout=60)
+
+
+def write_big_model(path, mb):
+    """bench/big_model.py's model: x[batch, K] -> MatMul with a K x 1024 float weight (mb MB) -> Relu."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "bench"))
+    from big_model import write_model
+    write_model(path, mb)
+
+
+def temp_fd_target(pid, folder):
+    """What the process's open temporary output file in folder is called now, or None."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    for fd in fds:
+        try:
+            target = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if target.startswith(folder + "/") and ("(deleted)" in target or ".tmp-" in target):
+            return target
+    return None
+
+
+def interrupt(exe, model, out, sig, named):
+    """Run annotate, stop it while OUT's bytes are written to the temporary
+    file (unnamed: '#ino (deleted)'; named: OUT.tmp-XXXXXX, before the
+    rename), send sig, let it go on. (returncode, target seen) or None when
+    five runs all finished before they could be caught."""
+    env = dict(os.environ)
+    if named:
+        env["MEMPLAN_NO_TMPFILE"] = "1"
+    else:
+        env.pop("MEMPLAN_NO_TMPFILE", None)
+    folder = os.path.dirname(out)
+    want = ".tmp-" if named else "(deleted)"
+    for _ in range(5):
+        p = subprocess.Popen([exe, "annotate", model, "-o", out], env=env,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 120
+        while p.poll() is None and time.time() < deadline:
+            seen = temp_fd_target(p.pid, folder)
+            if seen and want in seen:
+                os.kill(p.pid, signal.SIGSTOP)
+                seen = temp_fd_target(p.pid, folder)  # still before the rename?
+                if seen and want in seen:
+                    os.kill(p.pid, sig)
+                    if sig != signal.SIGKILL:
+                        os.kill(p.pid, signal.SIGCONT)
+                    p.wait(60)
+                    return p.returncode, seen
+                os.kill(p.pid, signal.SIGCONT)
+                break
+            time.sleep(0.0005)
+        p.wait(120)
+    return None
 
 
 def main():
@@ -119,6 +187,70 @@ def main():
         check(sorted(os.listdir(d)) == sorted(["a_directory", "bad.onnx", "model.onnx", "out.onnx", "fresh.onnx",
                                                "link.onnx", "fifo"] + (["null"] if os.geteuid() == 0 else [])),
               "no temporary file is left")
+
+    # 8. dangling links are written through
+    with tempfile.TemporaryDirectory() as d:
+        model = os.path.join(d, "model.onnx")
+        shutil.copyfile(src, model)
+        want = os.path.join(d, "want.onnx")
+        check(run(exe, model, "-o", want).returncode == 0, "annotate to a plain file (the bytes links must get)")
+        os.symlink("made.onnx", os.path.join(d, "dangling.onnx"))
+        r = run(exe, model, "-o", os.path.join(d, "dangling.onnx"))
+        check(r.returncode == 0 and os.readlink(os.path.join(d, "dangling.onnx")) == "made.onnx" and
+              sha(os.path.join(d, "made.onnx")) == sha(want),
+              f"OUT a dangling link: the link stays, the file it names is created ({r.stderr.strip()!r})")
+        os.mkdir(os.path.join(d, "sub"))
+        os.symlink(os.path.join(d, "sub", "hop.onnx"), os.path.join(d, "chain.onnx"))  # absolute
+        os.symlink("deep.onnx", os.path.join(d, "sub", "hop.onnx"))  # relative to sub/
+        r = run(exe, model, "-o", os.path.join(d, "chain.onnx"))
+        check(r.returncode == 0 and os.path.islink(os.path.join(d, "chain.onnx")) and
+              os.path.islink(os.path.join(d, "sub", "hop.onnx")) and
+              sha(os.path.join(d, "sub", "deep.onnx")) == sha(want),
+              "OUT a chain of dangling links (absolute, then relative to its folder): deep.onnx created in sub/")
+        os.symlink("missing/x.onnx", os.path.join(d, "nowhere.onnx"))
+        r = run(exe, model, "-o", os.path.join(d, "nowhere.onnx"))
+        check(r.returncode == 2 and r.stderr == f"memplan: {d}/nowhere.onnx: cannot write: No such file or directory\n"
+              and os.path.islink(os.path.join(d, "nowhere.onnx")) and not os.path.exists(os.path.join(d, "missing")),
+              f"OUT a dangling link into a missing folder: exit 2 naming OUT ({r.stderr!r})")
+        os.symlink("loop2.onnx", os.path.join(d, "loop1.onnx"))
+        os.symlink("loop1.onnx", os.path.join(d, "loop2.onnx"))
+        r = run(exe, model, "-o", os.path.join(d, "loop1.onnx"))
+        check(r.returncode == 2 and r.stderr == f"memplan: {d}/loop1.onnx: cannot write: "
+              f"{os.strerror(40)}\n", f"OUT a loop of links: exit 2, ELOOP ({r.stderr!r})")
+        check(sorted(os.listdir(d)) == ["chain.onnx", "dangling.onnx", "loop1.onnx", "loop2.onnx", "made.onnx",
+                                        "model.onnx", "nowhere.onnx", "sub", "want.onnx"]
+              and sorted(os.listdir(os.path.join(d, "sub"))) == ["deep.onnx", "hop.onnx"],
+              "dangling links: nothing else created")
+
+    # 9. interrupted while writing: no temporary file, OUT untouched
+    with tempfile.TemporaryDirectory() as d:
+        model = os.path.join(d, "model.onnx")
+        write_big_model(model, 64)
+        out = os.path.join(d, "out.onnx")
+        with open(out, "wb") as f:
+            f.write(b"old bytes")
+        cases = [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGHUP, False), (signal.SIGKILL, False),
+                 (signal.SIGINT, True), (signal.SIGTERM, True), (signal.SIGHUP, True)]
+        for sig, named in cases:
+            way = "named OUT.tmp-XXXXXX" if named else "O_TMPFILE"
+            got = interrupt(exe, model, out, sig, named)
+            if got is None:
+                check(False, f"{sig.name} ({way}): every run ended before its temporary file could be caught")
+                continue
+            rc, seen = got
+            with open(out, "rb") as f:
+                old = f.read() == b"old bytes"
+            left = sorted(os.listdir(d))
+            check(rc == -sig and old and left == ["model.onnx", "out.onnx"],
+                  f"{sig.name} while writing ({way}, seen as {os.path.basename(seen)!r}): dies of it, "
+                  f"OUT keeps its bytes, no temporary file ({rc}, {left})")
+        got = interrupt(exe, model, out, signal.SIGKILL, True)
+        left = sorted(os.listdir(d))
+        tmps = [f for f in left if f.startswith("out.onnx.tmp-")]
+        check(got is not None and got[0] == -signal.SIGKILL and len(tmps) == 1 and len(left) == 3,
+              f"SIGKILL (named OUT.tmp-XXXXXX): the one temporary file is left, as documented ({left})")
+        for f in tmps:
+            os.remove(os.path.join(d, f))
     print(f"annotate-cli: {len(failures)} failed")
     return 1 if failures else 0
 

@@ -7,5 +7,5 @@ if(TARGET memplan)
   add_test(NAME bad_input
     COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/bad_input_check.py" "$<TARGET_FILE:memplan>"
             "${MEMPLAN_FIXTURES}")
-  set_tests_properties(bad_input PROPERTIES FIXTURES_REQUIRED memplan_fixtures TIMEOUT 900)
+  set_tests_properties(bad_input PROPERTIES FIXTURES_REQUIRED memplan_fixtures TIMEOUT 900 LABELS slow)
 endif()

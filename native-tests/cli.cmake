@@ -6,5 +6,5 @@ if(TARGET memplan)
   add_test(NAME cli_usage
     COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/cli_check.py" "$<TARGET_FILE:memplan>"
             "${CMAKE_SOURCE_DIR}/README.md" "${MEMPLAN_FIXTURES}")
-  set_tests_properties(cli_usage PROPERTIES FIXTURES_REQUIRED memplan_fixtures TIMEOUT 300)
+  set_tests_properties(cli_usage PROPERTIES FIXTURES_REQUIRED memplan_fixtures TIMEOUT 300 LABELS quick)
 endif()

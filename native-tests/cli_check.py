@@ -19,7 +19,12 @@
      not an identifier binds by its raw name or by the escaped form `shapes`
      prints it in (`_0x` + hex), and both give the same plan;
   7. a model read from a named pipe (mkfifo) is read once, whole: info and
-     annotate print what they print for the file, never a hang.
+     annotate print what they print for the file, never a hang;
+  8. pipes and devices are read up to a limit (2048 MB, MEMPLAN_STREAM_LIMIT_MB
+     sets another): /dev/zero and a model piped past the limit stop with "the
+     model is larger than N MB", `pack` too; a model under it is read;
+  9. every message that prints a path or an argument escapes its control
+     characters (newline, tab, ESC as \\xNN): one line, no raw control byte.
 Exit 0 when all hold.
 """
 import os
@@ -62,6 +67,17 @@ def make_big_model(path, n):
     nodes = [helper.make_node("Relu", ["x" if i == 0 else f"v{i - 1}"], [f"v{i}"], name=f"r{i}") for i in range(n)]
     g = helper.make_graph(nodes, "big", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 64])],
                           [helper.make_tensor_value_info(f"v{n - 1}", TensorProto.FLOAT, ["batch", 64])])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def make_weighty_model(path, nbytes):
+    """x[4] + w (a float initializer of nbytes) -> y: a file far larger than its graph."""
+    import onnx
+    from onnx import TensorProto, helper
+    w = helper.make_tensor("w", TensorProto.FLOAT, [nbytes // 4], b"\0" * (nbytes // 4 * 4), raw=True)
+    g = helper.make_graph([helper.make_node("Add", ["x", "w"], ["y"])], "weighty",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [nbytes // 4])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [nbytes // 4])], [w])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
@@ -256,6 +272,67 @@ def main():
         writer.join(5)
     check(os.path.exists(from_fifo) and open(from_fifo, "rb").read() == open(from_file, "rb").read(),
           "annotate on a named pipe: the same bytes as on the file")
+
+    # 8. pipes and devices: read to a limit
+    lim = dict(os.environ, MEMPLAN_STREAM_LIMIT_MB="1")
+    hint = " (a pipe or device is read into memory: save it to a file)"
+    r = run(exe, ["info", "/dev/zero"], env=lim)
+    check(r.returncode == 2 and r.stdout == "" and
+          r.stderr == f"memplan: /dev/zero: the model is larger than 1 MB{hint}\n",
+          f"info /dev/zero: stops at the limit ({r.stderr!r})")
+    r = run(exe, ["pack", "/dev/zero"], env=lim)
+    check(r.returncode == 2 and r.stderr == "memplan pack: /dev/zero: the file is larger than 1 MB\n",
+          f"pack /dev/zero: stops at the limit ({r.stderr!r})")
+    heavy = os.path.join(d, "heavy.onnx")
+    make_weighty_model(heavy, 3 << 20)
+    big_bytes = open(heavy, "rb").read()
+    check(len(big_bytes) > 3 << 20, f"the piped model is over 3 MB ({len(big_bytes)} bytes)")
+    r = subprocess.run([exe, "info", "/dev/stdin"], input=big_bytes, capture_output=True, timeout=60, env=lim)
+    check(r.returncode == 2 and r.stderr.decode() == f"memplan: /dev/stdin: the model is larger than 1 MB{hint}\n",
+          f"a model piped past the limit: refused ({r.stderr!r})")
+    want = run(exe, ["info", heavy, "--json"]).stdout
+    r = subprocess.run([exe, "info", "/dev/stdin", "--json"], input=big_bytes, capture_output=True, timeout=60,
+                       env=dict(os.environ, MEMPLAN_STREAM_LIMIT_MB="8"))
+    check(r.returncode == 0 and r.stdout.decode() == want, "a model piped under the limit: read whole")
+    for bad_limit in ("0", "x", "-1", "99999999999999999999"):
+        r = subprocess.run([exe, "info", "/dev/stdin", "--json"], input=big_bytes, capture_output=True, timeout=60,
+                           env=dict(os.environ, MEMPLAN_STREAM_LIMIT_MB=bad_limit))
+        check(r.returncode == 0 and r.stdout.decode() == want, f"MEMPLAN_STREAM_LIMIT_MB={bad_limit}: the default")
+
+    # 9. control characters in paths and arguments are escaped in messages
+    ctl = os.path.join(d, "ctl\ndir\t\x1b[2J")
+    os.mkdir(ctl)
+    shown = ctl.replace("\n", "\\x0a").replace("\t", "\\x09").replace("\x1b", "\\x1b")
+    garbage = os.path.join(ctl, "bad.onnx")
+    with open(garbage, "wb") as f:
+        f.write(b"\xff\xff\xff garbage")
+    csv = os.path.join(ctl, "bad.csv")
+    with open(csv, "w") as f:
+        f.write("nonsense\n")
+    cases = [
+        (["info", os.path.join(ctl, "missing.onnx")], 2, f"memplan: {shown}/missing.onnx: No such file or directory"),
+        (["plan", ctl], 2, f"memplan: {shown}: Is a directory"),
+        (["annotate", model, "-o", os.path.join(ctl, "no", "out.onnx")], 2,
+         f"memplan: {shown}/no/out.onnx: cannot write: No such file or directory"),
+        (["annotate", model, "-o", ctl], 2, f"memplan: {shown}: cannot write: Is a directory"),
+        (["pack", os.path.join(ctl, "missing.csv")], 2,
+         f"memplan pack: {shown}/missing.csv: No such file or directory"),
+        (["pack", csv], 2, f"memplan pack: {shown}/bad.csv: line 1: expected the header 'id,lower,upper,size'"),
+        (["pack", ctl], 2, f"memplan pack: {shown}: Is a directory"),
+        (["pack", "a\n.csv", "b\t.csv"], 1, "memplan pack: only one FILE.csv, got 'a\\x0a.csv' and 'b\\x09.csv'"),
+        (["info", model, "--\x1b[31m"], 1, "memplan info: unknown option '--\\x1b[31m'"),
+        (["shapes", model, "--dim", "a\nb"], 1, "got 'a\\x0ab'"),
+    ]
+    for args, code, want in cases:
+        r = run(exe, args)
+        first = r.stderr.split("\n")[0]
+        ok = r.returncode == code and want in first and "\x1b" not in r.stderr and "\t" not in r.stderr
+        if code == 2:
+            ok = ok and r.stderr == first + "\n"
+        check(ok, f"{args[0]} {args[1]!r}...: the message escapes it, one line ({r.stderr!r})")
+    r = run(exe, ["info", garbage])
+    check(r.returncode == 2 and r.stderr.startswith(f"memplan: {shown}/bad.onnx: ") and r.stderr.count("\n") == 1
+          and "\x1b" not in r.stderr, f"a model that does not load, in such a folder: escaped ({r.stderr!r})")
     print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0
 

@@ -10,4 +10,4 @@ target_link_libraries(expr_tool PRIVATE memplan_core)
 
 add_test(NAME expr_python
   COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/expr_check.py" $<TARGET_FILE:expr_tool>)
-set_tests_properties(expr_python PROPERTIES TIMEOUT 60)
+set_tests_properties(expr_python PROPERTIES TIMEOUT 60 LABELS quick)

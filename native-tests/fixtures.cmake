@@ -6,4 +6,4 @@
 add_test(NAME memplan_fixtures_setup
   COMMAND ${PYTHON3} "${CMAKE_SOURCE_DIR}/scripts/gen_fixtures.py" "${MEMPLAN_FIXTURES}")
 set_tests_properties(memplan_fixtures_setup PROPERTIES
-  FIXTURES_SETUP memplan_fixtures TIMEOUT 120)
+  FIXTURES_SETUP memplan_fixtures TIMEOUT 120 LABELS quick)

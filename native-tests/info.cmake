@@ -7,5 +7,5 @@ if(TARGET memplan)
     COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/info_check.py" "$<TARGET_FILE:memplan>"
             --source-dir "${CMAKE_SOURCE_DIR}" --fixtures "${MEMPLAN_FIXTURES}")
   set_tests_properties(info_crosscheck PROPERTIES
-    FIXTURES_REQUIRED memplan_fixtures TIMEOUT 900)
+    FIXTURES_REQUIRED memplan_fixtures TIMEOUT 900 LABELS slow)
 endif()

@@ -5,5 +5,5 @@
 if(TARGET memplan)
   add_test(NAME seed001_reference
     COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/reference_check.py" "$<TARGET_FILE:memplan>")
-  set_tests_properties(seed001_reference PROPERTIES TIMEOUT 300)
+  set_tests_properties(seed001_reference PROPERTIES TIMEOUT 300 LABELS quick)
 endif()

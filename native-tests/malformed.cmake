@@ -22,17 +22,17 @@ add_test(NAME malformed_models
           "${MEMPLAN_FIXTURES}/chain.onnx" "${MEMPLAN_FIXTURES}/if_capture.onnx"
           "${MEMPLAN_FIXTURES}/loop_scan.onnx" "${MEMPLAN_FIXTURES}/function.onnx" "${MEMPLAN_NPM_SAMPLE}")
 set_tests_properties(malformed_models PROPERTIES FIXTURES_REQUIRED "memplan_fixtures;memplan_hard_fixtures"
-  TIMEOUT 600 LABELS malformed)
+  TIMEOUT 600 LABELS "malformed;slow")
 
 add_test(NAME memplan_hard_fixtures_setup
   COMMAND ${PYTHON3} "${CMAKE_SOURCE_DIR}/scripts/gen_hard_fixtures.py" "${MEMPLAN_FIXTURES}/hard")
 set_tests_properties(memplan_hard_fixtures_setup PROPERTIES FIXTURES_SETUP memplan_hard_fixtures
-  FIXTURES_REQUIRED memplan_fixtures TIMEOUT 120)
+  FIXTURES_REQUIRED memplan_fixtures TIMEOUT 120 LABELS slow)
 
 if(TARGET memplan)
   add_test(NAME malformed_hard
     COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/hard_check.py" "$<TARGET_FILE:memplan>" "${MEMPLAN_FIXTURES}/hard")
-  set_tests_properties(malformed_hard PROPERTIES FIXTURES_REQUIRED memplan_hard_fixtures TIMEOUT 600 LABELS malformed)
+  set_tests_properties(malformed_hard PROPERTIES FIXTURES_REQUIRED memplan_hard_fixtures TIMEOUT 600 LABELS "malformed;slow")
   if(NOT MEMPLAN_SANITIZE AND NOT MEMPLAN_FUZZ)
     find_program(VALGRIND valgrind)
     if(VALGRIND)
@@ -40,7 +40,7 @@ if(TARGET memplan)
         COMMAND sh "${CMAKE_CURRENT_SOURCE_DIR}/valgrind_check.sh" "$<TARGET_FILE:memplan>"
                 "$<TARGET_FILE:malformed_tool>" "${MEMPLAN_FIXTURES}")
       set_tests_properties(valgrind_malformed PROPERTIES
-        FIXTURES_REQUIRED "memplan_fixtures;memplan_hard_fixtures" TIMEOUT 900 LABELS "valgrind;malformed")
+        FIXTURES_REQUIRED "memplan_fixtures;memplan_hard_fixtures" TIMEOUT 900 LABELS "valgrind;malformed;slow")
     endif()
   endif()
 endif()

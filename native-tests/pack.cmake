@@ -5,5 +5,5 @@ if(TARGET memplan)
   add_test(NAME pack_cli
     COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/pack_check.py" "$<TARGET_FILE:memplan>"
             --dsa "${CMAKE_SOURCE_DIR}/../shared/dsa-bench")
-  set_tests_properties(pack_cli PROPERTIES TIMEOUT 600)
+  set_tests_properties(pack_cli PROPERTIES TIMEOUT 600 LABELS quick)
 endif()

@@ -21,8 +21,9 @@ changed type, removed message, removed enum value, ...) and checks that the
 comparison reports each damage, so the check itself is known to be able to
 fail.
 
-Exit codes: 0 pass, 1 failure, 77 skipped (Debian's onnx.proto not installed;
-the checks of our own additions still run first and fail with 1 if broken).
+Exit codes: 0 pass, 1 failure. Debian's onnx.proto missing is a failure (a broken
+setup: scripts/setup.sh installs libonnx-dev); the checks of our own additions
+still run first.
 """
 import argparse
 import copy
@@ -34,7 +35,6 @@ import tempfile
 
 from google.protobuf import descriptor_pb2
 
-SKIP = 77
 DEBIAN_PROTO = "/usr/include/onnx/onnx.proto"
 
 FDP = descriptor_pb2.FieldDescriptorProto
@@ -310,8 +310,9 @@ def main():
 
     if args.self_test:
         failed = self_test(ref, ours)
-        print("self-test: %d failure(s)%s" % (failed, "" if have_ref else " (without Debian's schema)"))
-        return 1 if failed else 0
+        print("self-test: %d failure(s)%s" % (failed, "" if have_ref else
+                                             "; FAIL: %s not found (scripts/setup.sh installs libonnx-dev)" % args.debian))
+        return 1 if failed or not have_ref else 0
 
     errors = check_ours(ours)
     for e in errors:
@@ -321,8 +322,8 @@ def main():
     if not have_ref:
         if errors:
             return 1
-        print("SKIP: %s not found (install libonnx-dev); Debian schema comparison skipped" % args.debian)
-        return SKIP
+        print("FAIL: %s not found: libonnx-dev is missing (scripts/setup.sh installs it)" % args.debian)
+        return 1
     ref_errors = compare(ref, ours)
     for e in ref_errors:
         print("FAIL:", e)

@@ -6,6 +6,6 @@ foreach(t load plan csv)
   if(TARGET replay_${t} AND IS_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/regressions/${t}")
     add_test(NAME fuzz_regressions_${t}
       COMMAND replay_${t} -v "${CMAKE_CURRENT_SOURCE_DIR}/regressions/${t}")
-    set_tests_properties(fuzz_regressions_${t} PROPERTIES LABELS "fuzz;regression" TIMEOUT 300)
+    set_tests_properties(fuzz_regressions_${t} PROPERTIES LABELS "fuzz;regression;quick" TIMEOUT 300)
   endif()
 endforeach()

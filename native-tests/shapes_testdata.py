@@ -152,8 +152,8 @@ def main():
     a = ap.parse_args()
     cases = sorted(glob.glob(os.path.join(DATA, "*", "*", "model.onnx")))
     if not cases:
-        print("shapes-testdata: libonnx-testdata is not installed")
-        return 77
+        print("shapes-testdata: FAIL: libonnx-testdata is not installed (scripts/setup.sh installs it)")
+        return 1
     per_op = defaultdict(lambda: [0, 0])
     results = {}
     crashes = []

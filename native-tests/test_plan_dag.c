@@ -1,10 +1,11 @@
 /*
  * test_plan_dag.c -- property test over 10,000 random DAGs: random sizes,
  * views (and views of views), several outputs per node, graph outputs.
- * Every slot and arena plan must validate, the arena never goes below the
- * lower bound, and an independent O(n^2) checker written here (not the
- * planner's validator) re-checks slot sharing, address overlap, view
- * liveness and graph-output lifetimes.
+ * Each is planned by memplan_plan_model, the product's path. Every slot and
+ * arena plan must validate, the arena never goes below the lower bound, the
+ * figures are the plans' own, and an independent O(n^2) checker written here
+ * (not the planner's validator) re-checks slot sharing, address overlap, view
+ * liveness, graph-output lifetimes and every value's placement.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -80,79 +81,97 @@ static void check_one(int iter) {
     memplan_error err = {0};
     if (memplan_model_load(bytes, len, NULL, &m, &err)) fail_msg("iter %d: %s", iter, err.message);
     free(bytes);
+    /* The product's path: memplan_plan_model (shape inference, the default
+     * view policy, liveness, sizes, slots and arena), then checks of our own. */
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.include_inputs = below(2) == 0;
+    o.align = 1u << below(7);
+    o.budget_ms = iter % 200 == 0 ? 1 : 0;
+    memplan_model_plan *p;
+    if (memplan_plan_model(m, &o, &p, &err)) fail_msg("iter %d: %s", iter, err.message);
+    assert_false(p->deferred);
     const memplan_graph *g = m->graph;
-    memplan_viewmap vm;
-    assert_int_equal(memplan_viewmap_default(&vm, g, &err), MEMPLAN_OK);
-    memplan_liveness lv;
-    memplan_liveness_options lo = {below(2) == 0, &vm};
-    assert_int_equal(memplan_liveness_compute(g, &lo, &lv, &err), MEMPLAN_OK);
-
-    size_t n = (size_t)lv.n_owners;
-    memplan_buffer *bufs = calloc(n ? n : 1, sizeof *bufs);
+    const memplan_liveness *lv = &p->liveness;
+    const memplan_buffer *bufs = p->buffers;
+    size_t n = p->n_buffers;
+    assert_int_equal(n, (size_t)lv->n_owners);
     for (size_t i = 0; i < n; i++) {
-        int32_t v = lv.owners[i];
-        memplan_size s = memplan_type_size(&g->values[v].type, NULL, 0);
+        int32_t v = p->buffer_value[i];
+        assert_int_equal(v, lv->owners[i]);
+        memplan_size s = memplan_type_size(&g->values[v].type, NULL, 0); /* the declared size */
         assert_int_equal(s.kind, MEMPLAN_SIZE_KNOWN);
-        bufs[i].size = s.bytes;
-        bufs[i].start = lv.start[v];
-        bufs[i].end = lv.end[v] + 1;
+        assert_int_equal(bufs[i].size, s.bytes);
+        assert_int_equal(bufs[i].start, lv->start[v]);
+        assert_int_equal(bufs[i].end, lv->end[v] + 1);
     }
     /* Independent liveness checks: every use of a value lies in its root's interval. */
     int32_t last = g->n_nodes - 1;
-    for (int32_t p = 0; p < g->n_nodes; p++)
-        for (int32_t k = 0; k < g->nodes[p].n_inputs; k++) {
-            int32_t r = lv.root[g->nodes[p].inputs[k]];
-            if (r >= 0) assert_true(lv.start[r] <= p && p <= lv.end[r]);
+    for (int32_t q = 0; q < g->n_nodes; q++)
+        for (int32_t k = 0; k < g->nodes[q].n_inputs; k++) {
+            int32_t r = lv->root[g->nodes[q].inputs[k]];
+            if (r >= 0) assert_true(lv->start[r] <= q && q <= lv->end[r]);
         }
-    for (int32_t o = 0; o < g->n_outputs; o++) {
-        int32_t r = lv.root[g->outputs[o]];
-        if (r >= 0) assert_int_equal(lv.end[r], last);
+    for (int32_t k = 0; k < g->n_outputs; k++) {
+        int32_t r = lv->root[g->outputs[k]];
+        if (r >= 0) assert_int_equal(lv->end[r], last);
     }
-
-    memplan_slot_plan sp;
-    assert_int_equal(memplan_plan_slots(bufs, n, MEMPLAN_SLOT_BEST_FIT, &sp, &err), MEMPLAN_OK);
+    const memplan_slot_plan *sp = &p->slots;
+    const memplan_arena_plan *ap = &p->arena;
     memplan_violation viol;
-    assert_int_equal(memplan_validate_slots(bufs, n, &sp, &viol, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_validate_slots(bufs, n, sp, &viol, &err), MEMPLAN_OK);
     /* The graph-level check agrees. */
     int64_t *slot_of = malloc((size_t)g->n_values * sizeof *slot_of);
     for (int32_t v = 0; v < g->n_values; v++) slot_of[v] = -1;
-    for (size_t i = 0; i < n; i++) slot_of[lv.owners[i]] = (int64_t)sp.slot_of[i];
-    if (memplan_liveness_check_slots(g, &lv, slot_of, NULL, &err)) fail_msg("iter %d: %s", iter, err.message);
+    for (size_t i = 0; i < n; i++) slot_of[lv->owners[i]] = (int64_t)sp->slot_of[i];
+    if (memplan_liveness_check_slots(g, lv, slot_of, NULL, &err)) fail_msg("iter %d: %s", iter, err.message);
     free(slot_of);
-    memplan_pack_options po;
-    memplan_pack_options_init(&po);
-    po.align = 1u << below(7);
-    po.budget_ms = iter % 200 == 0 ? 1 : 0;
-    memplan_arena_plan ap;
-    assert_int_equal(memplan_pack(bufs, n, &po, &ap, &err), MEMPLAN_OK);
-    assert_int_equal(memplan_validate_arena(bufs, n, ap.offset, po.align, ap.arena_bytes, &viol, &err), MEMPLAN_OK);
-    uint64_t lb;
-    assert_int_equal(memplan_lower_bound(bufs, n, po.align, &lb, &err), MEMPLAN_OK);
-    assert_true(ap.arena_bytes >= lb);
-    assert_int_equal(ap.lower_bound_bytes, lb);
-    uint64_t naive = 0;
-    for (size_t i = 0; i < n; i++) naive += bufs[i].size;
-    assert_int_equal(sp.naive_bytes, naive);
-    assert_true(sp.peak_bytes <= naive);
+    assert_int_equal(memplan_validate_arena(bufs, n, ap->offset, o.align, ap->arena_bytes, &viol, &err), MEMPLAN_OK);
+    uint64_t lb, lb1;
+    assert_int_equal(memplan_lower_bound(bufs, n, o.align, &lb, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_lower_bound(bufs, n, 1, &lb1, &err), MEMPLAN_OK);
+    assert_true(ap->arena_bytes >= lb);
+    assert_int_equal(ap->lower_bound_bytes, lb);
+    uint64_t naive = 0, naive_aligned = 0;
+    for (size_t i = 0; i < n; i++) {
+        naive += bufs[i].size;
+        naive_aligned += (bufs[i].size + o.align - 1) / o.align * o.align;
+    }
+    assert_int_equal(sp->naive_bytes, naive);
+    assert_true(sp->peak_bytes <= naive);
+    /* The figures are the plans' own. */
+    const memplan_plan_figures *fa = &p->figures[MEMPLAN_STRATEGY_ARENA], *fs = &p->figures[MEMPLAN_STRATEGY_SLOTS];
+    assert_int_equal(fa->peak_bytes, ap->arena_bytes);
+    assert_int_equal(fa->lower_bound_bytes, lb);
+    assert_int_equal(fa->naive_bytes, naive_aligned);
+    assert_int_equal(fs->naive_bytes, naive);
+    assert_int_equal(fs->lower_bound_bytes, lb1);
+    assert_true(fs->peak_bytes >= sp->peak_bytes);
     /* Independent pairwise checks. */
     for (size_t i = 0; i < n; i++) {
-        assert_true(sp.slot_of[i] < sp.slot_count);
-        assert_true(sp.slot_bytes[sp.slot_of[i]] >= bufs[i].size);
-        assert_int_equal(ap.offset[i] % po.align, 0);
-        assert_true(ap.offset[i] + bufs[i].size <= ap.arena_bytes);
+        assert_true(sp->slot_of[i] < sp->slot_count);
+        assert_true(sp->slot_bytes[sp->slot_of[i]] >= bufs[i].size);
+        assert_int_equal(ap->offset[i] % o.align, 0);
+        assert_true(ap->offset[i] + bufs[i].size <= ap->arena_bytes);
         for (size_t j = i + 1; j < n; j++) {
             if (!overlap(bufs[i].start, bufs[i].end, bufs[j].start, bufs[j].end)) continue;
-            assert_true(sp.slot_of[i] != sp.slot_of[j]);
+            assert_true(sp->slot_of[i] != sp->slot_of[j]);
             if (bufs[i].size && bufs[j].size)
-                assert_false(overlap((int64_t)ap.offset[i], (int64_t)(ap.offset[i] + bufs[i].size),
-                                     (int64_t)ap.offset[j], (int64_t)(ap.offset[j] + bufs[j].size)));
+                assert_false(overlap((int64_t)ap->offset[i], (int64_t)(ap->offset[i] + bufs[i].size),
+                                     (int64_t)ap->offset[j], (int64_t)(ap->offset[j] + bufs[j].size)));
         }
     }
-    memplan_arena_plan_free(&ap);
-    memplan_slot_plan_free(&sp);
-    free(bufs);
-    memplan_liveness_free(&lv);
-    memplan_viewmap_free(&vm);
+    /* Each value record: a view sits at its owner's offset, inside its interval. */
+    for (size_t i = 0; i < p->n_values; i++) {
+        const memplan_value_plan *vp = &p->values[i];
+        assert_true(vp->placed);
+        assert_int_equal(vp->owner, lv->root[vp->value]);
+        assert_int_equal(vp->arena_offset, ap->offset[vp->buffer]);
+        assert_int_equal(vp->slot, sp->slot_of[vp->buffer]);
+        assert_int_equal(vp->slot_offset, p->slot_offset[vp->slot]);
+        assert_int_equal(p->buffer_value[vp->buffer], vp->owner);
+    }
+    memplan_model_plan_free(p);
     memplan_model_free(m);
 }
 

@@ -248,27 +248,27 @@ static void test_cache_reuse(void **state) {
     parse(r, 4, a_arena);
     report(&c, m, "plan", r);
     assert_int_equal(c.plan_builds, 1);
-    mp_plan_core *a = c.plans[0];
+    const memplan_model_plan *a = c.plans[0].plan;
     assert_non_null(a);
-    assert_null(c.plans[1]);
+    assert_null(c.plans[1].plan);
     parse(r, 6, a_slots); /* same core */
     report(&c, m, "plan", r);
     assert_int_equal(c.plan_builds, 1);
-    assert_ptr_equal(c.plans[0], a);
+    assert_ptr_equal(c.plans[0].plan, a);
     parse(r, 4, b_arena);
     report(&c, m, "plan", r);
     assert_int_equal(c.plan_builds, 2);
-    assert_ptr_equal(c.plans[1], a);
-    mp_plan_core *b = c.plans[0];
+    assert_ptr_equal(c.plans[1].plan, a);
+    const memplan_model_plan *b = c.plans[0].plan;
     parse(r, 4, a_arena); /* a again: now the most recent */
     report(&c, m, "plan", r);
     assert_int_equal(c.plan_builds, 2);
-    assert_ptr_equal(c.plans[0], a);
-    assert_ptr_equal(c.plans[1], b);
+    assert_ptr_equal(c.plans[0].plan, a);
+    assert_ptr_equal(c.plans[1].plan, b);
     parse(r, 4, c_arena); /* evicts b */
     report(&c, m, "plan", r);
     assert_int_equal(c.plan_builds, 3);
-    assert_ptr_equal(c.plans[1], a);
+    assert_ptr_equal(c.plans[1].plan, a);
     parse(r, 4, b_arena); /* b is gone: built again */
     report(&c, m, "plan", r);
     assert_int_equal(c.plan_builds, 4);
@@ -292,7 +292,7 @@ static void test_cache_reuse(void **state) {
     assert_int_equal(c.inplace_builds, 2);
     assert_true(c.inplace.events);
     mp_cache_clear(&c);
-    assert_null(c.plans[0]);
+    assert_null(c.plans[0].plan);
     assert_false(c.inplace.valid);
 }
 

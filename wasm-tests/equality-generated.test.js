@@ -6,4 +6,4 @@ import { defineEqualityTests } from './helpers.js';
 
 const files = generatedFixtures(process.env.MEMPLAN_FIXTURES_DIR || undefined);
 if (files.length) defineEqualityTests(it, expect, files);
-else it.skip('no generated fixtures in build/fixtures (scripts/gen_fixtures.py not run)', () => {});
+else it('generated fixtures exist', () => { throw new Error('no model in build/fixtures: run scripts/gen_fixtures.py build/fixtures'); });

@@ -1,5 +1,7 @@
-// Prints one closing line, "vitest: N passed, N failed, N skipped", after the run.
+// Prints one closing line, "vitest: N passed, N failed, N skipped", after the
+// run ("browser: ..." with the option {label: 'browser'}).
 export default class SummaryReporter {
+  constructor({ label = 'vitest' } = {}) { this.label = label; }
   onTestRunEnd(testModules, unhandledErrors) {
     let passed = 0, failed = 0, skipped = 0;
     for (const mod of testModules) {
@@ -12,6 +14,6 @@ export default class SummaryReporter {
       if (mod.state() === 'failed' && [...mod.children.allTests()].length === 0) failed++; // a file that failed to load
     }
     failed += unhandledErrors.length;
-    process.stdout.write(`\nvitest: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
+    process.stdout.write(`\n${this.label}: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }

@@ -47,6 +47,7 @@
 
 #include "memplan/error.h"
 #include "memplan/expr.h"
+#include "memplan/liveness.h"
 #include "memplan/model.h"
 #include "memplan/shapes.h"
 
@@ -179,6 +180,13 @@ size_t memplan_inplace_event_count(const memplan_inplace *ctx);
 const memplan_event *memplan_inplace_events(const memplan_inplace *ctx);
 bool memplan_inplace_events_enabled(const memplan_inplace *ctx);
 void memplan_inplace_clear_events(memplan_inplace *ctx);
+
+/* Apply the reuse pairs to a view map of the same graph (memplan/liveness.h)
+ * as view links output -> input, for planning with in-place reuse: a pair is
+ * skipped when the input's buffer is read after the node through another
+ * view, when a value sharing it is protected, or when the output is already
+ * a view. Liveness then gives each pair one buffer. */
+memplan_status memplan_inplace_view_links(const memplan_inplace *ctx, memplan_viewmap *vm, memplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -18,6 +18,7 @@
 #include "memplan/shapes.h"
 #include "memplan/inplace.h"
 #include "memplan/annotate.h"
+#include "memplan/model_plan.h"
 #include "memplan/report.h"
 #include "memplan/session.h"
 

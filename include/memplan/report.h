@@ -25,6 +25,7 @@
 
 #include "memplan/error.h"
 #include "memplan/model.h"
+#include "memplan/model_plan.h"
 #include "memplan/sizes.h"
 
 #ifdef __cplusplus
@@ -33,8 +34,6 @@ extern "C" {
 
 #define MEMPLAN_MAX_BINDINGS 256
 #define MEMPLAN_MAX_POSITIONAL 4
-
-typedef enum memplan_strategy { MEMPLAN_STRATEGY_ARENA = 0, MEMPLAN_STRATEGY_SLOTS = 1 } memplan_strategy;
 
 typedef struct memplan_request {
     bool json;

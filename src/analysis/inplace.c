@@ -139,65 +139,267 @@ static bool has_type(const memplan_vshape *s) {
     return s && s->kind == MEMPLAN_TYPE_TENSOR && s->elem_type != 0;
 }
 
-/* Same rank and the same canonical amount in every dim. */
-static bool same_dims(const memplan_vshape *a, const memplan_vshape *b) {
-    if (a->rank < 0 || a->rank != b->rank) return false;
-    for (int32_t d = 0; d < a->rank; d++)
-        if (a->dims[d] == MEMPLAN_EXPR_NONE || a->dims[d] != b->dims[d]) return false;
-    return true;
-}
-
-/* Does input `in` (at input_index of node n) fit output `out`, as `kind`? */
-static bool size_fits(const memplan_inplace *c, const memplan_node *n, int32_t input_index,
-                      const memplan_vshape *in, const memplan_vshape *out, memplan_reuse_kind kind) {
-    int64_t bi = 0, bo = 0;
-    bool ci = memplan_expr_is_const(c->pool, in->bytes, &bi);
-    bool co = memplan_expr_is_const(c->pool, out->bytes, &bo);
-    if (kind == MEMPLAN_REUSE_GREATER) return ci && co && bi > bo;
-    bool same_type = in->elem_type == out->elem_type;
-    if (same_type && same_dims(in, out)) return true;
-    if (same_type && input_index == 0 && (mp_is_op(n, "Squeeze") || mp_is_op(n, "Unsqueeze"))) return true;
-    if (ci && co) return bi == bo;
-    return !ci && !co && in->bytes != MEMPLAN_EXPR_NONE && in->bytes == out->bytes;
-}
-
-/* Everything but the size: may input k of node i be overwritten by output o? */
-static bool input_eligible(const memplan_inplace *c, int32_t i, int32_t k, int32_t o_value) {
-    const memplan_node *n = &c->g->nodes[i];
-    int32_t v = n->inputs[k];
-    if (v < 0 || o_value < 0 || v == o_value) return false;
-    if (!c->g->values[v].name[0] || !c->g->values[o_value].name[0]) return false;
-    int32_t count = 0;
-    for (int32_t j = 0; j < n->n_inputs; j++) count += n->inputs[j] == v;
-    if (count != 1 || c->protect[v]) return false;
-    if (c->producer[v] == MP_NO_PRODUCER || c->producer[v] >= i) return false;
-    return c->last_use[v] == i && has_type(vshape(c, v)) && has_type(vshape(c, o_value));
-}
-
 static int cmp_reuse(const void *a, const void *b) {
     const memplan_reuse *x = a, *y = b;
     return (x->output_index > y->output_index) - (x->output_index < y->output_index);
 }
 
-/* Two passes (equal, then greater); outputs in order, first eligible input wins. */
-static size_t match_node(const memplan_inplace *c, int32_t i, memplan_reuse *dst, uint8_t *in_used,
-                         uint8_t *out_used) {
-    const memplan_node *n = &c->g->nodes[i];
+/* ---- step 3a: reuse matching (§5) -----------------------------------------
+ *
+ * §5 reads as a double loop: outputs in order, each taking the first eligible
+ * input that fits. Visiting every (output, input) pair is quadratic in the
+ * node's arity (cubic with the occurrence count), and custom ops, Concat or
+ * Split can have many thousands of each. "Fits as equal" is a disjunction of
+ * key equalities:
+ *   A  the same element type and the same canonical dims;
+ *   B  input 0 of Squeeze/Unsqueeze with the same element type;
+ *   C  the same byte size: both concrete and equal, or both symbolic with the
+ *      same canonical expression.
+ * So the eligible inputs are sorted once by the A key and once by the C key
+ * (stable: input order within a key), and an output's first fitting input is
+ * the smallest of: the first unused input of its A group, that of its C group,
+ * and input 0 under B. "Greater" (both concrete, the input strictly larger)
+ * is the leftmost unused input above the output's size, found in a max
+ * segment tree over the inputs. A node costs O((inputs + outputs) log inputs)
+ * key comparisons; the results are the double loop's exactly
+ * (native-tests/test_inplace_match.c runs a copy of it on random nodes).
+ */
+
+enum { BYTES_NONE, BYTES_CONST, BYTES_SYMBOLIC };
+
+/* Scratch space of the matching, sized once for the widest node. */
+typedef struct matcher {
+    const memplan_inplace *c;
+    const memplan_node *n;
+    int32_t node;
+    int32_t *stamp, *where;       /* per value: last node that read it; its input index there, -1 if repeated */
+    const memplan_vshape **shape; /* per input, NULL when not eligible */
+    uint8_t *bclass;              /* per input: BYTES_* */
+    int64_t *bval;                /* per input: the size, or the expression handle */
+    uint8_t *in_used;             /* matched, or never eligible */
+    uint8_t *out_used;
+    int32_t *by_dims, *by_bytes, *tmp; /* eligible inputs sorted by the A and the C key */
+    int32_t n_eligible, n_dims, n_bytes;
+    int32_t *dims_head, *dims_end, *bytes_head, *bytes_end; /* at a group's first place: its first candidate, its end */
+    int64_t *tree;                /* max of the concrete sizes of unused inputs; INT64_MIN for none */
+    size_t leaves;
+    uint64_t work;
+} matcher;
+
+/* Everything about input k but the output: may node's input k be overwritten at all? */
+static bool input_eligible(const matcher *m, int32_t k) {
+    const memplan_inplace *c = m->c;
+    int32_t v = m->n->inputs[k];
+    if (v < 0 || !c->g->values[v].name[0] || m->where[v] != k || c->protect[v]) return false;
+    if (c->producer[v] == MP_NO_PRODUCER || c->producer[v] >= m->node) return false;
+    return c->last_use[v] == m->node && has_type(vshape(c, v));
+}
+
+static bool output_eligible(const memplan_inplace *c, int32_t ov) {
+    return ov >= 0 && c->g->values[ov].name[0] && has_type(vshape(c, ov));
+}
+
+/* The A key exists when every dim is known. */
+static bool dims_keyed(const memplan_vshape *s) {
+    if (s->rank < 0) return false;
+    for (int32_t d = 0; d < s->rank; d++)
+        if (s->dims[d] == MEMPLAN_EXPR_NONE) return false;
+    return true;
+}
+
+static int cmp_dims_key(matcher *m, const memplan_vshape *a, const memplan_vshape *b) {
+    m->work++;
+    if (a->elem_type != b->elem_type) return a->elem_type < b->elem_type ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    for (int32_t d = 0; d < a->rank; d++, m->work++)
+        if (a->dims[d] != b->dims[d]) return a->dims[d] < b->dims[d] ? -1 : 1;
+    return 0;
+}
+
+static int cmp_bytes_key(matcher *m, int cls_a, int64_t val_a, int cls_b, int64_t val_b) {
+    m->work++;
+    if (cls_a != cls_b) return cls_a < cls_b ? -1 : 1;
+    return (val_a > val_b) - (val_a < val_b);
+}
+
+static int bytes_class(const memplan_inplace *c, const memplan_vshape *s, int64_t *val) {
+    if (s->bytes == MEMPLAN_EXPR_NONE) return BYTES_NONE;
+    if (memplan_expr_is_const(c->pool, s->bytes, val)) return BYTES_CONST;
+    *val = s->bytes;
+    return BYTES_SYMBOLIC;
+}
+
+/* Input j's key against input k's: by A (by_dims) or by C. */
+static int cmp_inputs(matcher *m, bool dims, int32_t j, int32_t k) {
+    return dims ? cmp_dims_key(m, m->shape[j], m->shape[k])
+                : cmp_bytes_key(m, m->bclass[j], m->bval[j], m->bclass[k], m->bval[k]);
+}
+
+/* Stable bottom-up merge sort of n input indices (given in increasing order). */
+static void sort_inputs(matcher *m, bool dims, int32_t *idx, size_t n) {
+    int32_t *a = idx, *b = m->tmp;
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t i = lo, j = mid, t = lo;
+            while (i < mid && j < hi) b[t++] = cmp_inputs(m, dims, a[j], a[i]) < 0 ? a[j++] : a[i++];
+            while (i < mid) b[t++] = a[i++];
+            while (j < hi) b[t++] = a[j++];
+        }
+        int32_t *swap = a;
+        a = b;
+        b = swap;
+    }
+    if (a != idx) memcpy(idx, a, n * sizeof *idx);
+}
+
+/* Record each group of equal keys at its first place: head = first place, end. */
+static void mark_groups(matcher *m, bool dims, const int32_t *order, int32_t n, int32_t *head, int32_t *end) {
+    for (int32_t p = 0; p < n;) {
+        int32_t s = p++;
+        while (p < n && cmp_inputs(m, dims, order[p], order[s]) == 0) p++;
+        head[s] = s;
+        end[s] = p;
+    }
+}
+
+/* Input k's key against an output's (shape os for A; class and value for C). */
+static int cmp_input_output(matcher *m, bool dims, int32_t k, const memplan_vshape *os, int cls, int64_t val) {
+    return dims ? cmp_dims_key(m, m->shape[k], os) : cmp_bytes_key(m, m->bclass[k], m->bval[k], cls, val);
+}
+
+/* The first place whose key is the output's, or -1 (binary search). */
+static int32_t find_group(matcher *m, bool dims, const int32_t *order, int32_t n, const memplan_vshape *os,
+                          int cls, int64_t val) {
+    int32_t lo = 0, hi = n;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (cmp_input_output(m, dims, order[mid], os, cls, val) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && cmp_input_output(m, dims, order[lo], os, cls, val) == 0 ? lo : -1;
+}
+
+/* The first unused input of the group at place s, other than the output's own
+ * value ov (no valid graph reads a value where it is defined; kept so the
+ * results are the rule's on any IR). Used places are skipped for good. */
+static int32_t first_unused(matcher *m, const int32_t *order, int32_t *head, const int32_t *end, int32_t s,
+                            int32_t ov) {
+    int32_t h = head[s];
+    while (h < end[s] && m->in_used[order[h]]) h++, m->work++;
+    head[s] = h;
+    for (; h < end[s]; h++, m->work++)
+        if (!m->in_used[order[h]] && m->n->inputs[order[h]] != ov) return order[h];
+    return -1;
+}
+
+/* Tree node t from its two children. */
+static void tree_pull(int64_t *tree, size_t t) { tree[t] = tree[2 * t] > tree[2 * t + 1] ? tree[2 * t] : tree[2 * t + 1]; }
+
+static void tree_set(matcher *m, int32_t k, int64_t v) {
+    size_t i = m->leaves + (size_t)k;
+    m->tree[i] = v;
+    for (i /= 2; i >= 1; i /= 2, m->work++) tree_pull(m->tree, i);
+}
+
+/* The leftmost input whose leaf is above x, or -1. */
+static int32_t tree_first_above(matcher *m, int64_t x) {
+    if (m->tree[1] <= x) return -1;
+    size_t i = 1;
+    for (; i < m->leaves; m->work++) i = m->tree[2 * i] > x ? 2 * i : 2 * i + 1;
+    return (int32_t)(i - m->leaves);
+}
+
+/* Node i's inputs: eligibility, keys, the two sorted orders and the groups. */
+static void prepare_inputs(matcher *m, int32_t i) {
+    const memplan_node *n = m->n = &m->c->g->nodes[i];
+    m->node = i;
+    m->work += (uint64_t)n->n_inputs + (uint64_t)n->n_outputs;
+    for (int32_t k = 0; k < n->n_inputs; k++) {
+        int32_t v = n->inputs[k];
+        if (v < 0) continue;
+        if (m->stamp[v] != i) {
+            m->stamp[v] = i;
+            m->where[v] = k;
+        } else {
+            m->where[v] = -1;
+        }
+    }
+    m->n_eligible = m->n_dims = m->n_bytes = 0;
+    for (int32_t k = 0; k < n->n_inputs; k++) {
+        bool ok = input_eligible(m, k);
+        m->in_used[k] = !ok;
+        m->shape[k] = ok ? vshape(m->c, n->inputs[k]) : NULL;
+        m->bclass[k] = BYTES_NONE;
+        if (!ok) continue;
+        m->n_eligible++;
+        if (dims_keyed(m->shape[k])) m->by_dims[m->n_dims++] = k;
+        m->bclass[k] = (uint8_t)bytes_class(m->c, m->shape[k], &m->bval[k]);
+        if (m->bclass[k] != BYTES_NONE) m->by_bytes[m->n_bytes++] = k;
+    }
+    memset(m->out_used, 0, (size_t)n->n_outputs);
+    sort_inputs(m, true, m->by_dims, (size_t)m->n_dims);
+    sort_inputs(m, false, m->by_bytes, (size_t)m->n_bytes);
+    mark_groups(m, true, m->by_dims, m->n_dims, m->dims_head, m->dims_end);
+    mark_groups(m, false, m->by_bytes, m->n_bytes, m->bytes_head, m->bytes_end);
+}
+
+/* The first input that fits output o (value ov, shape os) as equal, or -1. */
+static int32_t first_equal(matcher *m, bool squeeze, int32_t ov, const memplan_vshape *os) {
+    if (squeeze && !m->in_used[0] && m->shape[0]->elem_type == os->elem_type && m->n->inputs[0] != ov) return 0;
+    int32_t best = -1, s;
+    if (dims_keyed(os) && (s = find_group(m, true, m->by_dims, m->n_dims, os, 0, 0)) >= 0)
+        best = first_unused(m, m->by_dims, m->dims_head, m->dims_end, s, ov);
+    int64_t val = 0;
+    int cls = bytes_class(m->c, os, &val);
+    if (cls != BYTES_NONE && (s = find_group(m, false, m->by_bytes, m->n_bytes, NULL, cls, val)) >= 0) {
+        int32_t k = first_unused(m, m->by_bytes, m->bytes_head, m->bytes_end, s, ov);
+        if (k >= 0 && (best < 0 || k < best)) best = k;
+    }
+    return best;
+}
+
+/* The first unused input strictly larger than output o (concrete sizes), or -1. */
+static int32_t first_greater(matcher *m, int32_t ov, const memplan_vshape *os) {
+    int64_t bo;
+    if (!memplan_expr_is_const(m->c->pool, os->bytes, &bo)) return -1;
+    int32_t k = tree_first_above(m, bo);
+    if (k >= 0 && m->n->inputs[k] == ov) { /* see first_unused */
+        tree_set(m, k, INT64_MIN);
+        int32_t next = tree_first_above(m, bo);
+        tree_set(m, k, m->bval[k]);
+        k = next;
+    }
+    return k;
+}
+
+/* Node i's reuse pairs into dst, sorted by output index; returns their count. */
+static size_t match_node(matcher *m, int32_t i, memplan_reuse *dst) {
+    const memplan_inplace *c = m->c;
+    prepare_inputs(m, i);
+    const memplan_node *n = m->n;
+    bool squeeze = n->n_inputs > 0 && (mp_is_op(n, "Squeeze") || mp_is_op(n, "Unsqueeze"));
     size_t cnt = 0;
-    memset(in_used, 0, (size_t)n->n_inputs);
-    memset(out_used, 0, (size_t)n->n_outputs);
-    for (int pass = 0; pass < 2; pass++) {
+    for (int pass = 0; pass < 2 && m->n_eligible > 0; pass++) {
         memplan_reuse_kind kind = pass ? MEMPLAN_REUSE_GREATER : MEMPLAN_REUSE_EQUAL;
+        if (kind == MEMPLAN_REUSE_GREATER) {
+            for (m->leaves = 1; m->leaves < (size_t)n->n_inputs; m->leaves *= 2) {}
+            for (size_t k = 0; k < m->leaves; k++) {
+                bool live = k < (size_t)n->n_inputs && !m->in_used[k] && m->bclass[k] == BYTES_CONST;
+                m->tree[m->leaves + k] = live ? m->bval[k] : INT64_MIN;
+            }
+            for (size_t t = m->leaves - 1; t >= 1; t--) tree_pull(m->tree, t);
+            m->work += 2 * m->leaves;
+        }
         for (int32_t o = 0; o < n->n_outputs; o++) {
             int32_t ov = n->outputs[o];
-            if (out_used[o] || ov < 0) continue;
-            for (int32_t k = 0; k < n->n_inputs; k++) {
-                if (in_used[k] || !input_eligible(c, i, k, ov)) continue;
-                if (!size_fits(c, n, k, vshape(c, n->inputs[k]), vshape(c, ov), kind)) continue;
-                dst[cnt++] = (memplan_reuse){o, k, kind};
-                in_used[k] = out_used[o] = 1;
-                break;
-            }
+            if (m->out_used[o] || !output_eligible(c, ov)) continue;
+            const memplan_vshape *os = vshape(c, ov);
+            int32_t k = pass ? first_greater(m, ov, os) : first_equal(m, squeeze, ov, os);
+            if (k < 0) continue;
+            dst[cnt++] = (memplan_reuse){o, k, kind};
+            m->in_used[k] = m->out_used[o] = 1;
+            if (pass) tree_set(m, k, INT64_MIN);
         }
     }
     qsort(dst, cnt, sizeof *dst, cmp_reuse);
@@ -240,6 +442,44 @@ static bool release_lists(memplan_inplace *c, int32_t i) {
     return true;
 }
 
+static void matcher_free(matcher *m) {
+    free(m->stamp);
+    free(m->shape);
+    free(m->bval);
+    free(m->in_used);
+    free(m->by_dims);
+    free(m->tree);
+}
+
+/* Scratch for nodes of up to `widest` inputs and outputs; false when memory runs out. */
+static bool matcher_init(matcher *m, const memplan_inplace *c, int32_t widest) {
+    memset(m, 0, sizeof *m);
+    m->c = c;
+    size_t nv = (size_t)(c->n_values ? c->n_values : 1), w = (size_t)widest, leaves = 1;
+    while (leaves < w) leaves *= 2;
+    m->stamp = malloc(2 * nv * sizeof *m->stamp);
+    m->shape = malloc(w * sizeof *m->shape);
+    m->bval = malloc(w * sizeof *m->bval);
+    m->in_used = malloc(3 * w); /* in_used, out_used, bclass */
+    m->by_dims = malloc(7 * w * sizeof *m->by_dims);
+    m->tree = malloc(2 * leaves * sizeof *m->tree);
+    if (!m->stamp || !m->shape || !m->bval || !m->in_used || !m->by_dims || !m->tree) {
+        matcher_free(m);
+        return false;
+    }
+    m->where = m->stamp + nv;
+    for (size_t v = 0; v < nv; v++) m->stamp[v] = -1;
+    m->out_used = m->in_used + w;
+    m->bclass = m->in_used + 2 * w;
+    m->by_bytes = m->by_dims + w;
+    m->tmp = m->by_dims + 2 * w;
+    m->dims_head = m->by_dims + 3 * w;
+    m->dims_end = m->by_dims + 4 * w;
+    m->bytes_head = m->by_dims + 5 * w;
+    m->bytes_end = m->by_dims + 6 * w;
+    return true;
+}
+
 static memplan_status compute_reuse_and_release(memplan_inplace *c, memplan_error *err) {
     const memplan_graph *g = c->g;
     size_t total = 0;
@@ -251,28 +491,30 @@ static memplan_status compute_reuse_and_release(memplan_inplace *c, memplan_erro
     }
     c->reuse_off = calloc((size_t)c->n_nodes + 1, sizeof *c->reuse_off);
     c->reuse = malloc((total ? total : 1) * sizeof *c->reuse);
-    uint8_t *used = malloc((size_t)widest * 2);
-    if (!c->reuse_off || !c->reuse || !used || !mp_ilist_init(&c->rel, c->n_nodes) ||
-        !mp_ilist_init(&c->nua, c->n_nodes) || !mp_ilist_init(&c->rst, c->n_nodes)) {
-        free(used);
+    matcher m;
+    if (!matcher_init(&m, c, widest)) return oom(err);
+    if (!c->reuse_off || !c->reuse || !mp_ilist_init(&c->rel, c->n_nodes) || !mp_ilist_init(&c->nua, c->n_nodes) ||
+        !mp_ilist_init(&c->rst, c->n_nodes)) {
+        matcher_free(&m);
         return oom(err);
     }
     size_t at = 0;
     for (int32_t i = 0; i < c->n_nodes; i++) {
-        size_t cnt = match_node(c, i, c->reuse + at, used, used + widest);
+        size_t cnt = match_node(&m, i, c->reuse + at);
         bool ok = release_lists(c, i);
         for (size_t r = 0; ok && r < cnt; r++) {
             const memplan_reuse *x = &c->reuse[at + r];
             ok = log_event(c, (memplan_event){MEMPLAN_EVENT_INPLACE, i, -1, NULL, x->output_index, x->input_index, x->kind});
         }
         if (!ok) {
-            free(used);
+            matcher_free(&m);
             return oom(err);
         }
         at += cnt;
         c->reuse_off[i + 1] = (int32_t)at;
     }
-    free(used);
+    c->match_work = m.work;
+    matcher_free(&m);
     /* Shape-tag entries come after all others, in node order (§10). */
     for (int32_t i = 0; i < c->n_nodes; i++)
         for (int32_t r = c->rst.off[i]; r < c->rst.off[i + 1]; r++)

@@ -44,6 +44,10 @@ struct memplan_inplace {
     memplan_reuse *reuse;
     memplan_tag *ntag;
     memplan_profile *prof;
+    /* Steps of the reuse matching (key comparisons, places skipped, tree
+     * levels): a deterministic measure of its work, for complexity checks
+     * that compare it at n and 8n instead of timing. */
+    uint64_t match_work;
     /* decision log */
     memplan_event *ev;
     size_t n_ev, cap_ev;

@@ -9,48 +9,85 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* printf into a malloc'ed string; NULL when out of memory. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 0)))
+#endif
+static char *vformat(const char *fmt, va_list ap) {
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s) vsnprintf(s, (size_t)n + 1, fmt, again);
+    va_end(again);
+    return s;
+}
+
+static void put_terminal_safe(FILE *f, const char *data, size_t len, bool keep_layout);
+
+/* A message line: every control character escaped (paths and names may hold
+ * '\n', '\t' or ESC; a message is one line whatever they contain). */
+static void put_message(const char *msg) {
+    if (!msg) msg = "out of memory while printing a message";
+    put_terminal_safe(stderr, msg, strlen(msg), false);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...) {
     va_list ap;
-    fprintf(stderr, "memplan %s: ", cmd);
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    char *msg = vformat(fmt, ap);
     va_end(ap);
-    fprintf(stderr, "\n(see 'memplan --help')\n");
+    fputs("memplan ", stderr);
+    put_message(cmd);
+    fputs(": ", stderr);
+    put_message(msg);
+    fputs("\n(see 'memplan --help')\n", stderr);
+    free(msg);
     return CLI_USAGE;
 }
 
-/* Read the whole of f (opened on path) and close it. */
-static bool read_stream(FILE *f, const char *path, unsigned char **data, size_t *len) {
-    /* Size the buffer from the file length when it is known (regular files),
-     * so a model costs its size once, not up to twice through doubling. */
+size_t cli_stream_limit_mb(void) {
+    const char *env = getenv("MEMPLAN_STREAM_LIMIT_MB");
+    if (!env || *env < '0' || *env > '9') return CLI_STREAM_LIMIT_MB;
+    char *end = NULL;
+    errno = 0;
+    unsigned long long mb = strtoull(env, &end, 10);
+    if (errno || *end || mb < 1 || mb > (SIZE_MAX >> 21)) return CLI_STREAM_LIMIT_MB; /* not a size: the default */
+    return (size_t)mb;
+}
+
+bool cli_read_stream(FILE *f, const char *path, const char *who, const char *what, const char *hint,
+                     unsigned char **data, size_t *len) {
+    const size_t limit_mb = cli_stream_limit_mb(), limit = limit_mb << 20;
     size_t cap = 1 << 16, n = 0;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long end = ftell(f);
-        /* Directories and devices report nonsense (LONG_MAX): only trust sane sizes. */
-        if (end >= 0 && (unsigned long long)end < (1ull << 40) && (unsigned long long)end < SIZE_MAX / 2)
-            cap = (size_t)end + 1;
-        rewind(f);
-    }
     unsigned char *buf = malloc(cap);
+    bool too_big = false;
     while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
+        n += fread(buf + n, 1, cap - n, f);
         if (n < cap) break;
-        unsigned char *bigger = cap <= SIZE_MAX / 2 ? realloc(buf, cap * 2) : NULL;
+        if (n > limit) { /* one byte past the limit was asked for and read */
+            too_big = true;
+            break;
+        }
+        size_t bigger_cap = cap < limit / 2 ? cap * 2 : limit + 1;
+        unsigned char *bigger = realloc(buf, bigger_cap);
         if (!bigger) {
             free(buf);
             buf = NULL;
             break;
         }
         buf = bigger;
-        cap *= 2;
+        cap = bigger_cap;
     }
     int read_errno = ferror(f) ? errno : 0;
     bool err = ferror(f) != 0;
     fclose(f);
-    if (!buf || err) {
-        fprintf(stderr, "memplan: %s: %s\n", path,
-                !buf ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
+    if (!buf || err || too_big) {
+        if (too_big)
+            cli_error("%s: %s: the %s is larger than %zu MB%s", who, path, what, limit_mb, hint);
+        else
+            cli_error("%s: %s: %s", who, path,
+                      !buf ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
         free(buf);
         return false;
     }
@@ -82,7 +119,7 @@ bool cli_open_model(const char *path, cli_model_file *mf) {
     memset(mf, 0, sizeof *mf);
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "memplan: %s: %s\n", path, strerror(errno));
+        cli_error("memplan: %s: %s", path, strerror(errno));
         return false;
     }
     long long size = regular_size(f);
@@ -94,7 +131,9 @@ bool cli_open_model(const char *path, cli_model_file *mf) {
     /* Not seekable: read it whole from this stream (opening a named pipe
      * again would lose what its writer sent and wait for another writer). */
     size_t n;
-    if (!read_stream(f, path, &mf->data, &n)) return false;
+    if (!cli_read_stream(f, path, "memplan", "model", " (a pipe or device is read into memory: save it to a file)",
+                         &mf->data, &n))
+        return false;
     mf->rd = (memplan_reader){mem_read, mf->data, n};
     return true;
 }
@@ -115,13 +154,14 @@ bool cli_strip_opened(const char *path, cli_model_file *mf, void **bytes, size_t
 }
 
 /* Terminal control bytes from a model's names (ESC sequences can move the
- * cursor, retitle the window, ...) are written as \xNN; '\n' and '\t' stay.
- * C1 controls (U+0080-U+009F, 0xC2 0x80-0x9F in UTF-8) too. */
-static void put_terminal_safe(FILE *f, const char *data, size_t len) {
+ * cursor, retitle the window, ...) are written as \xNN; '\n' and '\t' stay
+ * when keep_layout (a report's own lines and columns). C1 controls
+ * (U+0080-U+009F, 0xC2 0x80-0x9F in UTF-8) are written \u00NN. */
+static void put_terminal_safe(FILE *f, const char *data, size_t len, bool keep_layout) {
     const unsigned char *p = (const unsigned char *)data;
     for (size_t i = 0; i < len; i++) {
         unsigned char c = p[i];
-        if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+        if ((c < 0x20 && !(keep_layout && (c == '\n' || c == '\t'))) || c == 0x7f) {
             fprintf(f, "\\x%02x", c);
         } else if (c == 0xc2 && i + 1 < len && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) {
             fprintf(f, "\\u%04x", p[++i]);
@@ -132,7 +172,7 @@ static void put_terminal_safe(FILE *f, const char *data, size_t len) {
 }
 
 bool cli_write_text(const char *data, size_t len) {
-    put_terminal_safe(stdout, data, len);
+    put_terminal_safe(stdout, data, len, true);
     if (ferror(stdout) || fflush(stdout) != 0) {
         fprintf(stderr, "memplan: cannot write to standard output\n");
         return false;
@@ -140,15 +180,18 @@ bool cli_write_text(const char *data, size_t len) {
     return true;
 }
 
+void cli_verror(const char *fmt, va_list ap) {
+    char *msg = vformat(fmt, ap);
+    put_message(msg);
+    putc('\n', stderr);
+    free(msg);
+}
+
 void cli_error(const char *fmt, ...) {
-    char msg[1024];
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    cli_verror(fmt, ap);
     va_end(ap);
-    if (n < 0) return;
-    put_terminal_safe(stderr, msg, strlen(msg));
-    putc('\n', stderr);
 }
 
 bool cli_write_stdout(const char *data, size_t len) {

@@ -4,6 +4,7 @@
 #ifndef MEMPLAN_CLI_H
 #define MEMPLAN_CLI_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -11,16 +12,35 @@
 
 enum { CLI_OK = 0, CLI_USAGE = 1, CLI_BAD_INPUT = 2 };
 
-/* Print "memplan <cmd>: <message>" to stderr and return CLI_USAGE. */
+/* Print "memplan <cmd>: <message>" to stderr (escaped like cli_error) and
+ * return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
+/* What a pipe or a device is read into memory up to (a regular file is read
+ * in place, of any size). 2 GiB is protobuf's own limit on one serialized
+ * message, so no ONNX tool writes a larger single-file model; beyond it the
+ * read stops with "the model is larger than 2048 MB" instead of taking all
+ * memory (`memplan info /dev/zero`). MEMPLAN_STREAM_LIMIT_MB=N in the
+ * environment sets another limit (N >= 1); cli_stream_limit_mb() is the one
+ * in force. */
+#define CLI_STREAM_LIMIT_MB 2048
+size_t cli_stream_limit_mb(void);
+
+/* Read all of f (opened on path: a pipe, a device, a file) into a malloc'ed
+ * buffer and close f. At most cli_stream_limit_mb(): beyond it prints "WHO:
+ * PATH: the WHAT is larger than N MB" and HINT, on a read error "WHO: PATH:
+ * the error", and returns false. */
+bool cli_read_stream(FILE *f, const char *path, const char *who, const char *what, const char *hint,
+                     unsigned char **data, size_t *len);
+
 /* A model file opened for reading through rd: a regular file is read in
- * place (f), a pipe or device whole into data first. cli_open_model prints
- * "memplan: FILE: reason" on failure; cli_close_model closes and frees. */
+ * place (f), a pipe or device whole into data first (cli_read_stream).
+ * cli_open_model prints "memplan: FILE: reason" on failure; cli_close_model
+ * closes and frees. */
 typedef struct cli_model_file {
     FILE *f;
     unsigned char *data;
@@ -40,11 +60,17 @@ bool cli_write_stdout(const char *data, size_t len);
  * are escaped as \xNN, so a name cannot inject terminal sequences. */
 bool cli_write_text(const char *data, size_t len);
 
-/* An error line on stderr, escaped like cli_write_text, '\n' added. */
+/* An error line on stderr, '\n' added. Every control character in it is
+ * escaped (\xNN, '\n' and '\t' included: paths and names cannot break the
+ * line or drive the terminal). Every message naming a path goes through it. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
 void cli_error(const char *fmt, ...);
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 0)))
+#endif
+void cli_verror(const char *fmt, va_list ap);
 
 /* True when both paths name the same file (same string, or same device and inode). */
 bool cli_same_file(const char *a, const char *b);

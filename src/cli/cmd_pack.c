@@ -33,37 +33,24 @@ static int pack_usage(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fputs("memplan pack: ", stderr);
-    vfprintf(stderr, fmt, ap);
-    fputc('\n', stderr);
+    cli_verror(fmt, ap); /* file names and option values escaped */
     va_end(ap);
     fputs(pack_usage_text, stderr);
     return CLI_USAGE;
 }
 
-/* A whole file into a malloc'ed buffer; prints the error itself. */
+/* A whole file (or pipe, or device: up to CLI_STREAM_LIMIT_MB) into a
+ * malloc'ed buffer; prints the error itself. */
 static bool pack_read_file(const char *path, char **data, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "memplan pack: %s: %s\n", path, strerror(errno));
+        cli_error("memplan pack: %s: %s", path, strerror(errno));
         return false;
     }
-    mp_buf b;
-    mp_buf_init(&b);
-    char chunk[65536];
-    size_t got;
-    while (!b.failed && (got = fread(chunk, 1, sizeof chunk, f)) > 0) mp_buf_append(&b, chunk, got);
-    int read_errno = ferror(f) ? errno : 0; /* e.g. EISDIR for a directory */
-    bool ok = !ferror(f) && !b.failed;
-    fclose(f);
-    if (!ok) {
-        fprintf(stderr, "memplan pack: %s: %s\n", path,
-                b.failed ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
-        mp_buf_free(&b);
-        return false;
-    }
-    *len = b.len;
-    *data = b.data ? mp_buf_take(&b, len) : calloc(1, 1);
-    return *data != NULL;
+    unsigned char *bytes;
+    if (!cli_read_stream(f, path, "memplan pack", "file", "", &bytes, len)) return false;
+    *data = (char *)bytes;
+    return true;
 }
 
 /* A shared option (mp_pack_option_known) given as "--name=V" or "--name V":
@@ -144,7 +131,7 @@ int cmd_pack(int argc, char **argv) {
     if (st == MEMPLAN_OK) st = pack_render(&a, &list, &plan, &out, &out_len, &err);
     if (st == MEMPLAN_OK) {
         if (fwrite(out, 1, out_len, stdout) != out_len || fflush(stdout) != 0) {
-            fprintf(stderr, "memplan pack: %s: cannot write output\n", a.file);
+            cli_error("memplan pack: %s: cannot write output", a.file);
             rc = CLI_BAD_INPUT;
         }
     } else {

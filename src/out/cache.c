@@ -1,15 +1,23 @@
-/* cache.c -- the plan-core list and keys of mp_cache (see cache.h). */
+/* cache.c -- the plan list and keys of mp_cache (see cache.h). */
 #include "out/cache.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan/model_plan_internal.h"
 #include "util/buf.h"
 
 void mp_cache_init(mp_cache *c) { memset(c, 0, sizeof *c); }
 
+static void entry_free(mp_cached_plan *e) {
+    memplan_model_plan_free(e->plan);
+    free(e->key);
+    e->plan = NULL;
+    e->key = NULL;
+}
+
 void mp_cache_clear(mp_cache *c) {
-    for (int i = 0; i < MP_CACHE_PLANS; i++) mp_plan_core_free(c->plans[i]);
+    for (int i = 0; i < MP_CACHE_PLANS; i++) entry_free(&c->plans[i]);
     memplan_inplace_free(c->inplace.ctx);
     memplan_shapes_free(c->inplace.shapes);
     unsigned long plans = c->plan_builds, inplace = c->inplace_builds;
@@ -18,15 +26,16 @@ void mp_cache_clear(mp_cache *c) {
     c->inplace_builds = inplace;
 }
 
-/* Names are written with their length first, so no name can forge a key. */
-char *mp_plan_key(const memplan_request *r) {
+/* Every option a plan depends on. Names are written with their length
+ * first, so no name can forge a key. malloc'ed; NULL when out of memory. */
+static char *plan_key(const memplan_plan_options *o) {
     mp_buf b;
     mp_buf_init(&b);
-    mp_buf_printf(&b, "inputs=%d inplace=%d overwrite=%d align=%llu budget=%lu dims=", r->include_inputs,
-                  r->inplace, r->allow_input_overwrite, (unsigned long long)r->align, (unsigned long)r->budget_ms);
-    for (size_t i = 0; i < r->n_bindings; i++)
-        mp_buf_printf(&b, "%zu:%s=%lld;", strlen(r->bindings[i].name), r->bindings[i].name,
-                      (long long)r->bindings[i].value);
+    mp_buf_printf(&b, "inputs=%d inplace=%d overwrite=%d align=%llu budget=%lu dims=", o->include_inputs,
+                  o->inplace, o->allow_input_overwrite, (unsigned long long)o->align, (unsigned long)o->budget_ms);
+    for (size_t i = 0; i < o->n_bindings; i++)
+        mp_buf_printf(&b, "%zu:%s=%lld;", strlen(o->bindings[i].name), o->bindings[i].name,
+                      (long long)o->bindings[i].value);
     if (b.failed) {
         mp_buf_free(&b);
         return NULL;
@@ -34,20 +43,56 @@ char *mp_plan_key(const memplan_request *r) {
     return mp_buf_take(&b, NULL);
 }
 
-mp_plan_core *mp_cache_find_plan(mp_cache *c, const char *key) {
-    for (int i = 0; i < MP_CACHE_PLANS && c->plans[i]; i++) {
-        if (strcmp(mp_plan_core_key(c->plans[i]), key) != 0) continue;
-        mp_plan_core *hit = c->plans[i];
+/* The plan kept for `key`, now the most recent; NULL when there is none. */
+static memplan_model_plan *find(mp_cache *c, const char *key) {
+    for (int i = 0; i < MP_CACHE_PLANS && c->plans[i].plan; i++) {
+        if (strcmp(c->plans[i].key, key) != 0) continue;
+        mp_cached_plan hit = c->plans[i];
         memmove(&c->plans[1], &c->plans[0], (size_t)i * sizeof c->plans[0]);
         c->plans[0] = hit;
-        return hit;
+        return hit.plan;
     }
     return NULL;
 }
 
-void mp_cache_put_plan(mp_cache *c, mp_plan_core *k) {
+/* Keep a new plan (the cache owns it and the key), dropping the least recent. */
+static void put(mp_cache *c, char *key, memplan_model_plan *p) {
     c->plan_builds++;
-    mp_plan_core_free(c->plans[MP_CACHE_PLANS - 1]);
+    entry_free(&c->plans[MP_CACHE_PLANS - 1]);
     memmove(&c->plans[1], &c->plans[0], (MP_CACHE_PLANS - 1) * sizeof c->plans[0]);
-    c->plans[0] = k;
+    c->plans[0] = (mp_cached_plan){key, p};
+}
+
+/* The plan for o, found or built (in-place saving figures from `plain`). */
+static memplan_status get(mp_cache *c, const memplan_model *m, const memplan_plan_options *o,
+                          const memplan_model_plan *plain, memplan_model_plan **out, memplan_error *err) {
+    char *key = plan_key(o);
+    if (!key) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    if ((*out = find(c, key))) {
+        free(key);
+        return MEMPLAN_OK;
+    }
+    memplan_status st = mp_model_plan_build(m, o, out, err);
+    if (st) {
+        free(key);
+        return st;
+    }
+    if (plain) mp_model_plan_set_saved(*out, plain);
+    put(c, key, *out);
+    return MEMPLAN_OK;
+}
+
+memplan_status mp_cache_plan(mp_cache *c, const memplan_model *m, const memplan_plan_options *o,
+                             const memplan_model_plan **out, memplan_error *err) {
+    memplan_model_plan *plain = NULL, *p = NULL;
+    *out = NULL;
+    if (o->inplace) {
+        memplan_plan_options po = *o;
+        po.inplace = false;
+        memplan_status st = get(c, m, &po, NULL, &plain, err);
+        if (st) return st;
+    }
+    memplan_status st = get(c, m, o, plain, &p, err);
+    *out = p;
+    return st;
 }

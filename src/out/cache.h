@@ -6,11 +6,12 @@
  * it here and the next report reuses it (ARCHITECTURE: "binding new dims
  * re-runs only what depends on them, never the load"):
  *
- *   plan cores   shapes under the dims, liveness, sizes, slot plans, arena;
- *                keyed by every option except the strategy, which is applied
- *                afterwards (so `plan --strategy slots` after `plan` with the
- *                same dims is only the JSON). The last MP_CACHE_PLANS are kept:
- *                `plan --inplace` needs two (with and without in-place reuse).
+ *   plans        memplan_model_plan: shapes under the dims, liveness, sizes,
+ *                slot plans, arena; keyed by every plan option. The strategy
+ *                is a printing choice (a plan holds both layouts), so `plan
+ *                --strategy slots` after `plan` with the same dims is only the
+ *                JSON. The last MP_CACHE_PLANS are kept: `plan --inplace` needs
+ *                two (with and without in-place reuse).
  *   in-place     the seed-001 analyses (reuse, release lists, tags, profile).
  *                They run on unbound shapes, so dims only change how the
  *                profile's amounts print: keyed by the two options they read.
@@ -29,6 +30,7 @@
 #include <stdbool.h>
 
 #include "memplan/inplace.h"
+#include "memplan/model_plan.h"
 #include "memplan/report.h"
 #include "memplan/shapes.h"
 
@@ -36,10 +38,14 @@
 #define MP_CACHE_POOL_GROWTH 4
 #define MP_CACHE_POOL_SLACK 4096
 
-typedef struct mp_plan_core mp_plan_core; /* src/out/report.c */
+/* A plan kept with the key of the options it was built for. */
+typedef struct mp_cached_plan {
+    char *key;
+    memplan_model_plan *plan;
+} mp_cached_plan;
 
 typedef struct mp_cache {
-    mp_plan_core *plans[MP_CACHE_PLANS]; /* most recently used first; NULL = empty */
+    mp_cached_plan plans[MP_CACHE_PLANS]; /* most recently used first; plan NULL = empty */
     unsigned long plan_builds, inplace_builds; /* how often each was (re)built */
     struct {
         bool valid;
@@ -54,17 +60,13 @@ void mp_cache_init(mp_cache *c);
 /* Free every entry; the cache is empty and usable again. */
 void mp_cache_clear(mp_cache *c);
 
-/* The cache key of a plan request: every option a plan core depends on (dims
- * in the order given, include-inputs, in-place, align, budget), not the
- * strategy. malloc'ed; NULL when out of memory. */
-char *mp_plan_key(const memplan_request *r);
-/* The core built for `key`, now the most recent; NULL when there is none. */
-mp_plan_core *mp_cache_find_plan(mp_cache *c, const char *key);
-/* Keep a new core (the cache owns it), dropping the least recent one. */
-void mp_cache_put_plan(mp_cache *c, mp_plan_core *k);
-/* src/out/report.c: */
-const char *mp_plan_core_key(const mp_plan_core *k);
-void mp_plan_core_free(mp_plan_core *k);
+/* The plan for the options: the cache's when one was built for the same
+ * options, else built and kept (dropping the least recent). For options with
+ * inplace, the plan without in-place reuse is fetched first (it gives the
+ * bytes saved), so both stay cached. The plan is borrowed: valid until the
+ * next call on this cache. */
+memplan_status mp_cache_plan(mp_cache *c, const memplan_model *m, const memplan_plan_options *o,
+                             const memplan_model_plan **out, memplan_error *err);
 
 /* The report for one request, through the cache (src/out/report.c). */
 memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *command, const memplan_request *r,

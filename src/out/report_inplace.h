@@ -8,7 +8,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "memplan/liveness.h"
 #include "memplan/report.h"
 #include "memplan/shapes.h"
 
@@ -19,13 +18,5 @@ bool mp_inplace_command(const char *command);
 struct mp_cache;
 memplan_status mp_report_inplace(struct mp_cache *cache, const memplan_model *m, const char *command,
                                  const memplan_request *r, char **out, size_t *len, memplan_error *err, bool json);
-
-/* `plan --inplace`: add each reuse pair (output -> input) to the view map, so
- * the output shares the input's buffer. A pair is skipped when the output is
- * already a view, or when the input's buffer (its view root) is read after the
- * node through another view, or is protected (an initializer, a graph output,
- * a graph input unless --allow-input-overwrite). */
-memplan_status mp_inplace_view_links(const memplan_model *m, memplan_shapes *S, const memplan_request *r,
-                                     memplan_viewmap *vm, memplan_error *err);
 
 #endif

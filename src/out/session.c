@@ -87,4 +87,11 @@ memplan_status memplan_session_report(memplan_session *s, const char *command, c
     return st;
 }
 
+memplan_status memplan_session_plan(memplan_session *s, const memplan_plan_options *o,
+                                    const memplan_model_plan **out, memplan_error *err) {
+    memplan_status st = mp_cache_plan(&s->cache, s->model, o, out, err);
+    if (st == MEMPLAN_ENOMEM) mp_cache_clear(&s->cache);
+    return st;
+}
+
 void memplan_session_forget(memplan_session *s) { mp_cache_clear(&s->cache); }

@@ -7,14 +7,19 @@
 //                                     // planned, rejects with the error when it cannot be loaded
 //                                     // (the view shows the error too)
 //   await view.setDims({ batch: 4 }); // re-plans
+//   await view.setOptions({ strategy: 'slots', align: 256, inplace: true }); // re-plans
 //   await view.setPlan(planJson);     // show a saved `memplan plan --json` document instead
 //   view.select('valueName');         // highlight a value in every chart and the table
 //   const off = view.on('plan', (planJson) => ...);  // events: load, plan, select, hover, progress, state, error
+//   view.plan;                        // the plan shown (frozen), or null
+//   view.state;                       // a frozen snapshot: {phase, name, shownName, source, hasModel, status,
+//                                     //   strategy, align, inplace, dims, dimNames, selected, busy, progress, error}
 //   view.cancel();                    // stop a long load or plan (restarts the worker)
 //   view.destroy();
 //
-// or declaratively: <memplan-view src="model.onnx"></memplan-view> (attributes
-// src, strategy, align; the element exposes the same methods).
+// Event details and getters are frozen: changing them cannot change the view.
+// Or declaratively: <memplan-view src="model.onnx"></memplan-view> (attributes
+// src, strategy, align; the element exposes the same methods and getters).
 //
 // Styles: this module imports ./app/view.css (Vite bundles it); pages that use
 // a built copy link the emitted CSS. No inline styles are needed (strict CSP).
@@ -99,8 +104,13 @@ export function mount(element, options = {}) {
       return () => { const k = early.indexOf(entry); if (k >= 0) early.splice(k, 1); box.off?.(); };
     },
     cancel: () => { view?.cancel(); },
-    /** The current plan JSON (null before the first plan). */
-    get plan() { return view?.state.plan ?? null; },
+    /** The current plan JSON, frozen (null before the first plan). */
+    get plan() { return view?.plan ?? null; },
+    /** A frozen snapshot of the view's state (null before the view exists). */
+    get state() { return view?.state ?? null; },
+    /** The WebAssembly module's version ('' before the view exists). */
+    get version() { return view?.version ?? ''; },
+    /** The view's parts (controller, charts, linked state): for the page's own tests and bench, not an API. */
     get view() { return view; },
     destroy() {
       destroyed = true;
@@ -134,9 +144,13 @@ export class MemplanViewElement extends HTMLElement {
     if (name === 'strategy' || name === 'align') this._ctl.setOptions({ [name]: name === 'align' ? Number(value) : value });
   }
   setModel(s, n) { return this._ctl.setModel(s, n); }
+  setPlan(p, n) { return this._ctl.setPlan(p, n); }
   setDims(d) { return this._ctl.setDims(d); }
+  setOptions(o) { return this._ctl.setOptions(o); }
   select(n) { return this._ctl.select(n); }
   on(t, f) { return this._ctl.on(t, f); }
+  cancel() { this._ctl?.cancel(); }
   get plan() { return this._ctl?.plan ?? null; }
+  get state() { return this._ctl?.state ?? null; }
 }
 if (typeof customElements !== 'undefined' && !customElements.get('memplan-view')) customElements.define('memplan-view', MemplanViewElement);

@@ -18,7 +18,7 @@ async function start() {
     document.body.dataset.state = 'error';
     return;
   }
-  $('#version').textContent = `v${view.view.version}`;
+  $('#version').textContent = `v${view.version}`;
   // An .onnx model, or a saved plan (`memplan plan --json` output, .json).
   const openFile = (f) => {
     if (/\.json$/i.test(f.name)) f.text().then((t) => view.setPlan(t, f.name)).catch((e) => { $('#fatal').textContent = `${f.name}: ${e.message}`; $('#fatal').hidden = false; });

@@ -4,13 +4,13 @@
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
 import { axisLeft, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 
-export function createArena(container, linked, { height = 280, hooks = {} } = {}) {
+export function createArena(container, linked, { height = 280, hooks = {}, key } = {}) {
   let m = null, s = null;
   let yMax = 1;
   let ix = null; // intervalIndex of the placed owners (culling by x, picking)
@@ -20,7 +20,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
   const y = scaleLinear();
   const raster = new RasterMarks();
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, { className: 'mpv-arena', title: 'Arena map — x = position, y = byte offset, one rectangle per buffer', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, { key, className: 'mpv-arena', title: 'Arena map — x = position, y = byte offset, one rectangle per buffer', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
@@ -143,7 +143,7 @@ export function createArena(container, linked, { height = 280, hooks = {} } = {}
   const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
-    frame,
+    ...frameApi(frame),
     setData(model, series) {
       m = model; s = series;
       ix = m ? intervalIndex(m.start, m.end, placed) : null;

@@ -114,10 +114,12 @@ export function svgEl(tag, attrs = {}) {
 /**
  * A chart frame inside `container`: {root, plot, canvas, ctx, svg, width,
  * height, margin, schedule(fn), destroy()}. onResize(width, height) runs after
- * every size change (before the scheduled draw).
+ * every size change (before the scheduled draw). `key` names the chart in the
+ * page (data-chart).
  */
-export function createFrame(container, { className, title, height, margin, onResize }) {
+export function createFrame(container, { className, title, height, margin, onResize, key }) {
   const root = el('section', `mpv-chart ${className}`);
+  if (key) root.dataset.chart = key;
   const head = el('div', 'mpv-chart-head');
   const h = el('h3', 'mpv-chart-title', title);
   const tools = el('div', 'mpv-chart-tools');
@@ -213,6 +215,16 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
     syncing = false;
   };
   return { sync, zoom: z };
+}
+
+/** The part of every chart's API that is its frame's: the title, buttons in
+ *  its head (the page's exports), and measuring again once it is shown. */
+export function frameApi(frame) {
+  return {
+    setTitle(text) { setText(frame.titleEl, text); },
+    addTools(...nodes) { frame.tools.append(...nodes); },
+    resize() { frame.resize(); },
+  };
 }
 
 /** Serialize a chart as a standalone SVG document: the overlay SVG plus marks(svgGroup) drawn as SVG. */

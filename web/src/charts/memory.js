@@ -5,7 +5,7 @@
 // dashed line), and the planned peak and lower bound across. A brush picks
 // the positions the other charts show.
 import { axisLeft, brushX, scaleLinear, select } from 'd3';
-import { chartPNG, chartSVG, createFrame, positionAxis, setMarks, svgEl } from './base.js';
+import { chartPNG, chartSVG, createFrame, frameApi, positionAxis, setMarks, svgEl } from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const LEGEND_FONT = '11px system-ui, sans-serif'; // as the SVG's text style (base.js)
@@ -20,7 +20,7 @@ const BUCKET_COLORS = {
 export const layerColor = (layer, k) => { const c = BUCKET_COLORS[layer.bucket] ?? ['#bab0ac']; return c[k % c.length]; };
 const C = { live: '#4e79a7', liveFill: 'rgba(78,121,167,0.28)', extent: '#f28e2b', naive: '#8a8f98', peak: '#e15759', bound: '#2f9e44' };
 
-export function createMemory(container, linked, { height = 220, hooks = {} } = {}) {
+export function createMemory(container, linked, { height = 220, hooks = {}, key } = {}) {
   let m = null, s = null;
   let yMax = 1;
   let ps = null; // profileSeries(...) or null
@@ -36,7 +36,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
   modeBtn.addEventListener('click', () => api.setStacked(!stacked));
   const x = scaleLinear();
   const y = scaleLinear();
-  const frame = createFrame(container, { className: 'mpv-memory', title: 'Memory over time', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, { key, className: 'mpv-memory', title: 'Memory over time', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
@@ -256,7 +256,7 @@ export function createMemory(container, linked, { height = 220, hooks = {} } = {
   ];
 
   const api = {
-    frame,
+    ...frameApi(frame),
     /** The profile's stacked series (profileSeries) or null, and the note shown when it is not usable. */
     setProfile(series, note = '') {
       ps = series; psNote = note;

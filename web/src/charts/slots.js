@@ -3,13 +3,13 @@
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
 import { axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 
-export function createSlots(container, linked, { height = 220, hooks = {} } = {}) {
+export function createSlots(container, linked, { height = 220, hooks = {}, key } = {}) {
   let m = null, occ = null;
   const baseX = scaleLinear();
   const y = scaleBand().paddingInner(0.15);
@@ -21,7 +21,7 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
   let gen = 0; // setData calls (the rows' ids and labels)
   const yAxisOnce = keyed(), labelsOnce = keyed(); // the slot axis and labels do not move with x
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, { className: 'mpv-slots', title: 'Slot occupancy', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, { key, className: 'mpv-slots', title: 'Slot occupancy', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
@@ -137,7 +137,7 @@ export function createSlots(container, linked, { height = 220, hooks = {} } = {}
   const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
-    frame,
+    ...frameApi(frame),
     /** model: a slot plan's PlanModel; occupancy: slotOccupancy(model). */
     setData(model, occupancy) {
       m = model; occ = occupancy;

@@ -6,13 +6,13 @@
 import { axisLeft, brushY, format, scaleLinear, select } from 'd3';
 
 const compact = format('~s');
-import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 const UNKNOWN_PIXEL = pixelOf(UNKNOWN_COLOR);
 
-export function createTimeline(container, linked, { height = 300, hooks = {} } = {}) {
+export function createTimeline(container, linked, { height = 300, hooks = {}, key } = {}) {
   let m = null;
   let links = null; // the selected value's producer and consumers (positions)
   let views = new Map(); // owner index -> view indices
@@ -25,7 +25,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   const yAxisOnce = keyed(); // the y axis does not move with x
 
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, { className: 'mpv-timeline', title: 'Live intervals — one row per buffer, x = position (node in topological order)', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, { key, className: 'mpv-timeline', title: 'Live intervals — one row per buffer, x = position (node in topological order)', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
@@ -179,7 +179,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {} } =
   const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
-    frame,
+    ...frameApi(frame),
     /** Mark node positions for the selected value: {producer: p|null, consumers: [p]} or null. */
     setLinks(l) { links = l; renderHover(); },
     get links() { return links; },

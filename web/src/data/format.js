@@ -46,3 +46,7 @@ export function formatShape(shape) {
   if (!Array.isArray(shape)) return String(shape);
   return `[${shape.map((d) => (d === null || d === undefined ? '?' : String(d))).join(', ')}]`;
 }
+
+/** A node as text: "Conv conv2d_3", "com.microsoft.Attention attn" (op with
+ *  its domain unless ai.onnx, then the name; either may be missing). */
+export const nodeLabel = (nd) => [nd.domain && nd.domain !== 'ai.onnx' ? `${nd.domain}.${nd.op}` : nd.op, nd.name].filter(Boolean).join(' ');

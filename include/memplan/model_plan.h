@@ -1,0 +1,169 @@
+/*
+ * memplan/model_plan.h -- plan a model's activation memory in one call.
+ *
+ * The whole pipeline behind `memplan plan`: shape inference under the dim
+ * bindings, the view map (the default policy, plus in-place reuse pairs when
+ * asked), liveness, byte sizes, and then -- when every buffer's size is
+ * known -- the best-fit slot plan, the exact-reuse slot plan and the arena.
+ * The result is a plain struct: read its fields, free it with
+ * memplan_model_plan_free().
+ *
+ *   memplan_plan_options o;
+ *   memplan_plan_options_init(&o);
+ *   memplan_binding dims[] = {{"batch", 1}, {"seq", 128}};
+ *   o.bindings = dims;  o.n_bindings = 2;
+ *   memplan_model_plan *p;
+ *   if (memplan_plan_model(model, &o, &p, &err)) { ...err.message... }
+ *   if (!p->deferred) {
+ *       void *arena = aligned_alloc(p->align, p->arena.arena_bytes);
+ *       for (size_t i = 0; i < p->n_values; i++)    // views share their owner's offset
+ *           if (p->values[i].placed)
+ *               ptr[p->values[i].value] = (char *)arena + p->values[i].arena_offset;
+ *   }
+ *   memplan_model_plan_free(p);
+ *
+ * examples/allocate.c is that program in full.
+ *
+ * One plan holds both layouts a runtime may use: the arena (one buffer,
+ * byte offsets, `arena`) and the slot plan (reusable slots, `slots`; laid
+ * out one after another at aligned offsets, `slot_offset`). `figures[]`
+ * gives the headline numbers of each (index with memplan_strategy).
+ *
+ * Positions are node indices in the graph's topological order (node i of
+ * plan->graph runs at position i); intervals are inclusive [start, end].
+ * Only the graph given is planned (for a model: its main graph).
+ */
+#ifndef MEMPLAN_MODEL_PLAN_H
+#define MEMPLAN_MODEL_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memplan/error.h"
+#include "memplan/liveness.h"
+#include "memplan/model.h"
+#include "memplan/plan.h"
+#include "memplan/shapes.h"
+#include "memplan/sizes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which layout the headline figures describe. */
+typedef enum memplan_strategy { MEMPLAN_STRATEGY_ARENA = 0, MEMPLAN_STRATEGY_SLOTS = 1 } memplan_strategy;
+#define MEMPLAN_STRATEGY_COUNT 2
+
+typedef struct memplan_plan_options {
+    uint64_t align;                   /* arena alignment: a power of two (default 64) */
+    uint32_t budget_ms;               /* the arena's improvement search (default 20); it counts
+                                         work, not time, so a budget gives the same plan anywhere */
+    bool include_inputs;              /* graph inputs own buffers too, live from position 0 */
+    bool inplace;                     /* an output shares the buffer of the input it may reuse in
+                                         place (memplan/inplace.h), unless that buffer is read later
+                                         or belongs to a protected value */
+    bool allow_input_overwrite;       /* with inplace: graph inputs may be reused */
+    const memplan_binding *bindings;  /* dim name -> value; read during the call only */
+    size_t n_bindings;
+} memplan_plan_options;
+
+/* The defaults above, no bindings. */
+void memplan_plan_options_init(memplan_plan_options *o);
+
+/* One value of the plan: a buffer owner, or a view of one. */
+typedef struct memplan_value_plan {
+    int32_t value;          /* value id in plan->graph */
+    int32_t owner;          /* the value owning the buffer: `value` itself, or a view's root */
+    bool view;              /* owner != value */
+    memplan_size size;      /* the value's own byte size under the bindings */
+    int32_t start, end;     /* the owner's live interval, inclusive positions */
+    int64_t buffer;         /* the owner's index in buffers[], -1 when its size is not known */
+    bool placed;            /* the plan is planned and the owner has a buffer; then: */
+    size_t slot;            /* best-fit slot id */
+    uint64_t slot_offset;   /* that slot's offset in the slot layout */
+    uint64_t arena_offset;  /* the owner's offset in the arena */
+} memplan_value_plan;
+
+/* The headline numbers of one strategy; all zero while deferred. */
+typedef struct memplan_plan_figures {
+    uint64_t naive_bytes;       /* one buffer per owner: arena sizes rounded up to align, slot sizes raw */
+    uint64_t peak_bytes;        /* arena: the arena size; slots: the end of the slot layout */
+    uint64_t lower_bound_bytes; /* most bytes live at one position, on the same basis as naive */
+    double savings_ratio;       /* 1 - peak/naive, 0 when naive is 0 */
+    bool inplace_saved_known;   /* options.inplace and both plans planned: */
+    int64_t inplace_saved_bytes;/* peak without in-place reuse minus peak with it */
+} memplan_plan_figures;
+
+/* An in-place reuse pair applied as a view link: `value` shares `source`'s buffer. */
+typedef struct memplan_plan_link {
+    int32_t value;
+    int32_t source;
+} memplan_plan_link;
+
+typedef struct memplan_model_plan memplan_model_plan;
+
+/* A control-flow node's body, planned on its own (reserved: always empty for now). */
+typedef struct memplan_subgraph_plan {
+    int32_t node;                     /* position of the node in the parent graph */
+    const char *attribute;            /* then_branch, else_branch, body, ... */
+    const memplan_model_plan *plan;
+} memplan_subgraph_plan;
+
+struct memplan_model_plan {
+    const memplan_graph *graph;       /* borrowed from the model */
+    memplan_shapes *shapes;           /* owned: shapes under the bindings (dtype, dims, pool) */
+    memplan_plan_options options;     /* as given, bindings dropped */
+    bool deferred;                    /* some owner's size is not known: no placement */
+    int32_t positions;                /* nodes of the graph */
+
+    const memplan_size *size;         /* per value id (every value of the graph) */
+    memplan_liveness liveness;        /* owners, roots and intervals */
+
+    /* Owners with a known size, in placement order (liveness order). */
+    size_t n_buffers;
+    const memplan_buffer *buffers;    /* half-open [start, end + 1) and bytes */
+    const int32_t *buffer_value;      /* value id of each buffer */
+
+    /* Every owner and view whose size can be planned (not strings, sequences,
+     * ...): owners first in placement order, then views by value id. */
+    size_t n_values;
+    const memplan_value_plan *values;
+
+    size_t n_unplanned;               /* owners with no static byte size (strings, sequences, */
+    const int32_t *unplanned;         /* maps, optionals, ...): reason in size[v].reason */
+    size_t n_unknown;                 /* owners whose size is symbolic or unknown; the plan is */
+    const int32_t *unknown;           /* deferred when there is one */
+    size_t n_unbound_dims;            /* dim names the unknown sizes still need, first-seen */
+    const char *const *unbound_dims;  /* order (names live in shapes' pool) */
+
+    /* Placement (planned plans only). */
+    memplan_slot_plan slots;          /* best-fit slots (seed 000) */
+    const uint64_t *slot_offset;      /* each slot's offset: aligned prefix sums of capacities */
+    memplan_slot_plan exact;          /* exact-size reuse only, as ONNX Runtime's allocator does */
+    memplan_arena_plan arena;         /* byte offsets in one aligned arena */
+    memplan_plan_figures figures[MEMPLAN_STRATEGY_COUNT]; /* [MEMPLAN_STRATEGY_ARENA], [..._SLOTS] */
+
+    size_t n_links;                   /* options.inplace: the reuse pairs applied */
+    const memplan_plan_link *links;
+
+    size_t n_subgraphs;               /* reserved for control-flow bodies: 0 */
+    const memplan_subgraph_plan *subgraphs;
+};
+
+/* Plan the model's main graph. Errors: EINPUT for a model the pipeline
+ * cannot plan (a cycle of views...), ENOMEM; EINTERNAL if a plan fails its
+ * validators (a bug). *out is NULL on failure. */
+memplan_status memplan_plan_model(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
+                                  memplan_error *err);
+
+/* Free a plan from memplan_plan_model (NULL is fine). */
+void memplan_model_plan_free(memplan_model_plan *p);
+
+/* "arena" / "slots". */
+const char *memplan_strategy_name(memplan_strategy s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+// Cancel and errors: bytes that are not a model, a long load cancelled, a
+// model over the loader's node limit; the page recovers from each.
+import { basename } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LARGEST, requireVizFixtures, SYMBOLIC } from '../viz-fixtures.js';
+import { DROPPED, OTHER } from './paths.js';
+import { artifact, bindDims, cliInfo, expectMatchesCli, expectPlanShown, fixturePlan, openFile, openPage, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
+
+requireVizFixtures(); // real npm models, planned with their dims (viz-fixtures.js)
+const env = useBrowser({ setup: openPage });
+let page;
+beforeAll(() => { page = env.page; });
+
+describe('cancel and errors', () => {
+  it('bytes that are not a model show the C error message, and the page recovers', async () => {
+    await openFile(page, DROPPED);
+    await page.setInputFiles('#file', { name: 'garbage.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from('this is not an onnx model\xff\xff') });
+    await waitState(page, 'error');
+    const msg = await page.textContent('.mpv-error');
+    expect(msg.startsWith('garbage.onnx: ') && msg.length >= 'garbage.onnx: '.length + 5, `error shown: ${JSON.stringify(msg)}`).toBe(true);
+    // The charts, table and exports still show the model opened before: the title (and export file names) keep its name.
+    const kept = await page.evaluate(() => [document.querySelector('.mpv-model-name').textContent, window.memplanView.state.name]);
+    expect(kept, 'title after a failed open').toEqual([basename(DROPPED), basename(DROPPED)]);
+    await page.screenshot({ path: artifact('browser-error.png'), fullPage: true });
+    await page.setInputFiles('#file', OTHER);
+    await waitState(page, 'ready');
+    expect(await page.isHidden('.mpv-error'), 'the error box is hidden').toBe(true);
+  });
+
+  it('a long load can be cancelled, and the fresh worker opens the next model', async () => {
+    // Press Cancel as soon as the worker reports it is parsing.
+    await page.evaluate(() => {
+      const off = window.memplanView.on('progress', (p) => { if (p.stage === 'parsing') { off(); document.querySelector('.mpv-cancel').click(); } });
+    });
+    await page.setInputFiles('#file', LARGEST.file);
+    await waitState(page, 'error');
+    const msg = await page.textContent('.mpv-error');
+    expect(msg, 'after cancel').toMatch(/cancelled/);
+    await openFile(page, SYMBOLIC.file); // the fresh worker works
+    await bindDims(page, SYMBOLIC.dims, fixturePlan(SYMBOLIC));
+    expectPlanShown(await shown(page), fixturePlan(SYMBOLIC), 'after cancel: ');
+  });
+
+  it('an over-limit model (10,000,001 nodes) is an error from the worker, and the page recovers', async () => {
+    // A graph field holding 10,000,001 empty nodes (20 MB), made in the page
+    // and given to the file input there (sending it over the protocol is slow).
+    await page.evaluate((n) => {
+      const big = new Uint8Array(1 + 5 + 2 * n);
+      big[0] = 0x3a;
+      let v = 2 * n, p = 1;
+      while (v >= 128) { big[p++] = (v % 128) | 0x80; v = Math.floor(v / 128); }
+      big[p++] = v;
+      for (let i = p; i < p + 2 * n; i += 2) big[i] = 0x0a;
+      const dt = new DataTransfer();
+      dt.items.add(new File([big.subarray(0, p + 2 * n)], 'many-nodes.onnx', { type: 'application/octet-stream' }));
+      const input = document.querySelector('#file');
+      input.files = dt.files;
+      input.dispatchEvent(new Event('change', { bubbles: true }));
+    }, 10_000_001);
+    await waitState(page, 'error');
+    const msg = await page.textContent('.mpv-error');
+    expect(msg, 'error shown').toContain('more than 10000000 nodes');
+    await page.setInputFiles('#file', OTHER);
+    await waitState(page, 'ready');
+    expectMatchesCli(await shown(page), cliInfo(OTHER));
+  });
+});

@@ -1,0 +1,70 @@
+// Loading and the figures: the example open from the start, a model picked,
+// dropped or given by ?url=, each model summary and plan equal to the CLI's.
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
+import { DROPPED, OTHER } from './paths.js';
+import { artifact, cliInfo, cliPlan, expectMatchesCli, expectPlanShown, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
+
+const env = useBrowser({ setup: async () => {} });
+let page;
+beforeAll(() => { page = env.page; });
+
+describe('load and figures', () => {
+  it('the example model is open from the start and matches the CLI', async () => {
+    await page.goto(env.base, { timeout: TIMEOUT });
+    await waitState(page, 'ready');
+    const s = await shown(page);
+    expectMatchesCli(s, cliInfo(EXAMPLE_SRC));
+    expect(s.version, 'version shown').toMatch(/^v\d+\.\d+\.\d+/);
+    await page.screenshot({ path: artifact('browser-example.png'), fullPage: true });
+  });
+
+  it('the example plan (deferred) matches the CLI: intervals, unknown values, no totals', async () => {
+    const plan = cliPlan(EXAMPLE_SRC);
+    expectPlanShown(await shown(page), plan);
+    const d = await page.evaluate(() => ({
+      rows: Number(document.querySelector('.mpv-table').dataset.rows),
+      unknown: document.querySelectorAll('[data-role="unknown-values"] li').length,
+      deferredShown: !document.querySelector('.mpv-deferred').hidden,
+    }));
+    expect(d.rows, 'value rows').toBe(plan.values.length);
+    expect(d.unknown, 'unknown values listed').toBe(plan.unknown.values.length);
+    expect(d.deferredShown, 'deferred panel').toBe(true);
+  });
+
+  it('a model picked with the file input replaces it', async () => {
+    await page.setInputFiles('#file', OTHER);
+    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, basename(OTHER), { timeout: TIMEOUT });
+    await waitState(page, 'ready');
+    expectMatchesCli(await shown(page), cliInfo(OTHER));
+    await page.screenshot({ path: artifact('browser-file-input.png'), fullPage: true });
+  });
+
+  it('a model dropped on the page opens', async () => {
+    const b64 = readFileSync(DROPPED).toString('base64');
+    await page.evaluate(([data, name]) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], name));
+      for (const type of ['dragenter', 'dragover', 'drop']) {
+        window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+      }
+    }, [b64, basename(DROPPED)]);
+    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, basename(DROPPED), { timeout: TIMEOUT });
+    await waitState(page, 'ready');
+    expectMatchesCli(await shown(page), cliInfo(DROPPED));
+    expect(await page.isHidden('#drop'), 'the drop overlay is hidden').toBe(true);
+  });
+
+  it('?url= opens the model at that address', async () => {
+    const p2 = await env.newPage();
+    await p2.goto(`${env.base}?url=${encodeURIComponent('models/example.onnx')}`, { timeout: TIMEOUT });
+    await waitState(p2, 'ready');
+    const s = await shown(p2);
+    expect(s.name, 'model name').toBe('example.onnx');
+    expectMatchesCli(s, cliInfo(EXAMPLE_SRC));
+    await p2.close();
+  });
+});

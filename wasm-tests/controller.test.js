@@ -1,0 +1,385 @@
+// The visualizer's controller (web/src/app/controller.js) in Node, without a
+// DOM: a fake worker client runs the real WebAssembly module and holds each
+// request until the test lets it through, so the order answers come back in
+// is the test's. Checked with exact values against the native CLI: the
+// events and calls of an open, the caches of a re-plan, generations (a stale
+// plan or model never lands), cancel, a failed open, plan documents, and the
+// frozen state embedders see.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync } from 'node:fs';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createController } from '../web/src/app/controller.js';
+import { formatBytes } from '../web/src/data/format.js';
+import { loadMemplan, requireNativeCli } from './helpers.js';
+import { dimArgs, MEDIUM, requireVizFixtures, SMALL, SYMBOLIC } from './viz-fixtures.js';
+
+const cli = (cmd, file, args = []) => JSON.parse(execFileSync(requireNativeCli(), [cmd, file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+const abortError = (message) => Object.assign(new Error(message), { name: 'AbortError' });
+/** Let every promise chain that is not waiting on a held request run to its end. */
+const settle = () => new Promise((r) => setTimeout(r, 0));
+
+/**
+ * A worker client (memplan-client.js's interface) over the WASM module in
+ * this process. hold() makes later requests wait; release(prefix) answers the
+ * first waiting one whose description starts with prefix ('open', 'plan
+ * --strategy slots', ...); releaseAll() answers them all and stops holding.
+ * calls: every model call, 'command args...', in the order asked.
+ */
+function fakeClient(mp, { failProfile = null } = {}) {
+  const calls = [], closed = [], queue = [];
+  let holding = false, generation = 0, cancels = 0;
+  const finish = (e) => { try { e.resolve(e.run()); } catch (err) { e.reject(err); } };
+  const request = (what, run) => new Promise((resolve, reject) => {
+    const e = { what, run, resolve, reject };
+    if (holding) queue.push(e); else finish(e);
+  });
+  return {
+    version: mp.version, calls, closed,
+    get cancels() { return cancels; },
+    get waiting() { return queue.map((e) => e.what); },
+    hold() { holding = true; },
+    async release(prefix) {
+      const k = queue.findIndex((e) => e.what.startsWith(prefix));
+      if (k < 0) throw new Error(`no request ${prefix} waits (waiting: ${queue.map((e) => e.what).join('; ')})`);
+      finish(queue.splice(k, 1)[0]);
+      await settle();
+    },
+    async releaseAll() { holding = false; while (queue.length) { finish(queue.shift()); await settle(); } },
+    open(bytes, { onProgress } = {}) {
+      const gen = generation;
+      onProgress?.({ stage: 'parsing', bytes: bytes.byteLength });
+      return request('open', () => {
+        const model = mp.open(bytes);
+        const info = model.info();
+        const alive = () => { if (gen !== generation) throw abortError('the model was closed when its work was cancelled'); };
+        const call = (how) => async (cmd, args = []) => {
+          alive();
+          const what = [cmd, ...args].join(' ');
+          calls.push(what);
+          return request(what, () => {
+            if (cmd === 'profile' && failProfile) throw new Error(failProfile);
+            return model[how](cmd, args);
+          });
+        };
+        return { info, call: call('call'), callBytes: call('callBytes'), close: async () => { closed.push(info.graph_name); model.close(); return null; } };
+      });
+    },
+    cancel() {
+      cancels++;
+      generation++;
+      for (const e of queue.splice(0)) e.reject(abortError('cancelled'));
+    },
+  };
+}
+
+/** The events a controller emits, as 'type' or 'state:phase', in order. */
+function record(ctl, types = ['state', 'progress', 'select', 'info', 'load', 'applied', 'slots', 'profile', 'plan', 'shown', 'error']) {
+  const log = [];
+  for (const t of types) ctl.on(t, (d) => log.push(t === 'state' ? `state:${d}` : t));
+  return log;
+}
+
+let mp;
+const bytesOf = (f) => new Uint8Array(readFileSync(f.file));
+beforeAll(async () => {
+  requireVizFixtures();
+  mp = await loadMemplan();
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe('controller: opening a model', () => {
+  it('runs the open, the plan, the slot plan and the profile in order, and shows the CLI\'s plan', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    const events = record(ctl);
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    expect(events).toEqual(['state:loading', 'progress', 'select', 'info', 'load', 'state:planning', 'applied', 'slots', 'profile', 'state:ready', 'plan', 'shown']);
+    expect(client.calls).toEqual(['inplace', 'plan --strategy arena --align 64', 'plan --strategy slots --align 64 --no-nodes', 'profile']);
+    const s = ctl.state;
+    expect(JSON.stringify(s.plan)).toBe(JSON.stringify(cli('plan', SMALL.file)));
+    expect(JSON.stringify(s.slotsPlan)).toBe(JSON.stringify(cli('plan', SMALL.file, ['--strategy', 'slots'])));
+    expect([...s.profile.total]).toEqual(cli('profile', SMALL.file).nodes.map((nd) => nd.profile.total_bytes));
+    expect({ phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel, busy: s.busy, error: s.error, shown: s.shown })
+      .toEqual({ phase: 'ready', name: 'timer_v0.1.onnx', shownName: 'timer_v0.1.onnx', source: 'model', hasModel: true, busy: false, error: null, shown: true });
+    expect(s.m.peak).toBe(1024);
+    expect(s.progress).toMatch(new RegExp(`^${formatBytes(statSync(SMALL.file).size).replace('.', '\\.')} · planned · \\d+ ms$`));
+    expect(s.info.graph_name).toBe(cli('info', SMALL.file).graph_name);
+  });
+
+  it('re-plans from its caches: the node list, the reuse lists and the profile are asked for once', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(SYMBOLIC.name, bytesOf(SYMBOLIC));
+    expect(ctl.state.dimNames).toEqual(['batch_size', 'samples']);
+    expect(ctl.state.plan.status).toBe('deferred');
+    client.calls.length = 0;
+    await ctl.setDims({ samples: 1280 });
+    await ctl.fillDims('1'); // only the empty one: batch_size
+    expect(ctl.state.dims).toEqual({ samples: '1280', batch_size: '1' });
+    const dims = '--dim samples=1280 --dim batch_size=1';
+    expect(client.calls).toEqual([
+      'plan --strategy arena --align 64 --dim samples=1280 --no-nodes', 'profile --dim samples=1280',
+      `plan --strategy arena --align 64 ${dims} --no-nodes`, `plan --strategy slots --align 64 ${dims} --no-nodes`, `profile ${dims}`]);
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 }))));
+    // Strategy, alignment and in-place do not change the profile: not asked again.
+    client.calls.length = 0;
+    await ctl.setOptions({ align: 256, inplace: true });
+    await ctl.setOptions({ strategy: 'slots' });
+    expect(client.calls).toEqual([
+      `plan --strategy arena --align 256 --inplace ${dims} --no-nodes`, `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
+      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`]);
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', '--align', '256', '--inplace', ...dimArgs({ samples: 1280, batch_size: 1 })])));
+    expect(ctl.state.slotsPlan).toBe(ctl.state.plan); // under slots the plan is the slot plan
+    expect([...ctl.state.profile.total]).toEqual(cli('profile', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 })).nodes.map((nd) => nd.profile.total_bytes));
+    // Options that are not options change nothing but still re-plan.
+    await ctl.setOptions({ strategy: 'best', align: 3 });
+    expect([ctl.state.strategy, ctl.state.align, ctl.state.inplace]).toEqual(['slots', 256, true]);
+  });
+
+  it('a profile that fails is a note under the memory chart, not an error', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const ctl = createController(fakeClient(mp, { failProfile: 'the profile broke' }));
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    expect([ctl.state.phase, ctl.state.error, ctl.state.profile, ctl.state.profileNote]).toEqual(['ready', null, null, 'no profile: the profile broke']);
+  });
+
+  it('a symbolic profile is not stacked: the note names the unbound dims', async () => {
+    const ctl = createController(fakeClient(mp));
+    await ctl.open(SYMBOLIC.name, bytesOf(SYMBOLIC));
+    expect(ctl.state.profile.ok).toBe(false);
+    expect(ctl.state.profileNote).toBe('stacking by tag needs every dim bound (the profile is symbolic: batch_size, samples unbound); showing the plan\'s live bytes');
+  });
+});
+
+describe('controller: generations', () => {
+  it('a plan that comes back after a newer re-plan started never lands, whichever answers first', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(SYMBOLIC.name, bytesOf(SYMBOLIC));
+    await ctl.setDims({ batch_size: 1, samples: 1280 });
+    const applied = [];
+    ctl.on('applied', (s) => applied.push(s.plan.peak_bytes));
+    const plans = [];
+    ctl.on('plan', (p) => plans.push(p));
+    client.hold();
+    const a = ctl.setDims({ samples: 3200 }); // re-plan A waits for its plan
+    await settle();
+    const b = ctl.setDims({ samples: 4800 }); // re-plan B starts: A is stale
+    await settle();
+    expect(client.waiting).toEqual([
+      'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
+      'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=4800 --no-nodes']);
+    await client.release('plan --strategy arena --align 64 --dim batch_size=1 --dim samples=3200'); // A's answer first: dropped
+    expect(await Promise.race([a, settle().then(() => 'pending')])).toBe(undefined);
+    expect(applied).toEqual([]);
+    expect(ctl.state.phase).toBe('planning');
+    await client.releaseAll();
+    await b;
+    const want = cli('plan', SYMBOLIC.file, dimArgs({ batch_size: 1, samples: 4800 }));
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(want));
+    expect(applied).toEqual([want.peak_bytes]);
+    expect(plans.map((p) => p.peak_bytes)).toEqual([want.peak_bytes]);
+    expect(ctl.state.slotsPlan.peak_bytes).toBe(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', ...dimArgs({ batch_size: 1, samples: 4800 })]).peak_bytes);
+    expect(ctl.state.phase).toBe('ready');
+  });
+
+  it('the slot plan and profile of a re-plan use the dims of its plan, even when a dim is typed meanwhile', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(SYMBOLIC.name, bytesOf(SYMBOLIC));
+    await ctl.setDims({ batch_size: 1, samples: 1280 });
+    client.calls.length = 0;
+    client.hold();
+    const a = ctl.setDims({ samples: 3200 });
+    await settle();
+    ctl.setDim('samples', '4800'); // typed: no re-plan yet
+    await client.releaseAll();
+    await a;
+    expect(client.calls).toEqual([
+      'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
+      'plan --strategy slots --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
+      'profile --dim batch_size=1 --dim samples=3200']);
+    expect(ctl.state.plan.peak_bytes).toBe(cli('plan', SYMBOLIC.file, dimArgs({ batch_size: 1, samples: 3200 })).peak_bytes);
+    expect(ctl.state.dims.samples).toBe('4800');
+  });
+
+  it('a model whose open is overtaken by a newer open is closed, never shown', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    const loads = [];
+    ctl.on('load', (d) => loads.push(d.name));
+    client.hold();
+    const first = ctl.open(MEDIUM.name, bytesOf(MEDIUM));
+    await settle();
+    const second = ctl.open(SMALL.name, bytesOf(SMALL));
+    await settle();
+    expect(ctl.state.name).toBe(SMALL.name);
+    await client.release('open'); // MEDIUM's model: too late
+    expect(await first).toBe(undefined);
+    expect(client.closed).toEqual([cli('info', MEDIUM.file).graph_name]);
+    await client.releaseAll();
+    await second;
+    expect(loads).toEqual([SMALL.name]);
+    expect([ctl.state.shownName, ctl.state.plan.peak_bytes]).toEqual([SMALL.name, 1024]);
+  });
+});
+
+describe('controller: cancel and errors', () => {
+  it('cancel during a re-plan: the worker is told, the view says so, the late answer is dropped and nothing re-plans', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    const before = ctl.state.plan;
+    const errors = [], phases = [];
+    ctl.on('error', (e) => errors.push(e));
+    ctl.on('state', (p) => phases.push(p));
+    client.hold();
+    const p = ctl.setOptions({ align: 256 });
+    await settle();
+    ctl.cancel();
+    await p;
+    await settle();
+    const s = ctl.state;
+    expect(client.cancels).toBe(1);
+    expect(phases).toEqual(['planning', 'error']);
+    expect(errors).toEqual(['timer_v0.1.onnx: cancelled']);
+    expect({ phase: s.phase, error: s.error, progress: s.progress, busy: s.busy, hasModel: s.hasModel })
+      .toEqual({ phase: 'error', error: 'timer_v0.1.onnx: cancelled', progress: '', busy: false, hasModel: false });
+    expect(s.plan).toBe(before); // the charts keep the plan they had
+    client.calls.length = 0;
+    expect(await ctl.setDims({ x: 1 })).toBe(undefined);
+    expect(await ctl.annotate()).toBe(null);
+    expect(client.calls).toEqual([]);
+  });
+
+  it('a model that cannot be opened: the promise rejects with the C message, the title goes back to what the charts show', async () => {
+    vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const ctl = createController(fakeClient(mp));
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    const plan = ctl.state.plan;
+    const names = [];
+    ctl.on('status', (s) => names.push(s.name));
+    const msg = 'malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0';
+    await expect(ctl.open('junk.onnx', new Uint8Array([0x0a, 0xff, 0xff, 0xff]))).rejects.toThrow(msg);
+    const s = ctl.state;
+    expect({ phase: s.phase, name: s.name, shownName: s.shownName, error: s.error, hasModel: s.hasModel, busy: s.busy })
+      .toEqual({ phase: 'error', name: SMALL.name, shownName: SMALL.name, error: `junk.onnx: ${msg}`, hasModel: true, busy: false });
+    expect(s.plan).toBe(plan);
+    expect([...new Set(names)]).toEqual(['junk.onnx', SMALL.name]);
+  });
+
+  it('annotate returns the bytes `memplan annotate` writes', async () => {
+    const ctl = createController(fakeClient(mp));
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    const bytes = await ctl.annotate();
+    const ref = (await loadMemplan()).open(bytesOf(SMALL));
+    expect(Buffer.from(bytes).equals(Buffer.from(ref.callBytes('annotate', [])))).toBe(true);
+    ref.close();
+  });
+});
+
+describe('controller: plan documents, the table, the selection', () => {
+  it('showPlan refuses a document that is not a plan before changing anything', async () => {
+    const ctl = createController(fakeClient(mp));
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    const before = ctl.state;
+    for (const doc of [null, 'plan', { values: [] }, { status: 'planned' }]) {
+      expect(() => ctl.showPlan(doc)).toThrow(new TypeError('not a plan document: expected the output of `memplan plan --json`'));
+    }
+    expect(ctl.state).toBe(before);
+  });
+
+  it('showPlan shows a saved plan without a model: no worker calls, a note instead of the profile', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    client.calls.length = 0;
+    const doc = cli('plan', MEDIUM.file, dimArgs(MEDIUM.dims));
+    const events = record(ctl);
+    ctl.showPlan(doc, 'saved.json');
+    expect(events).toEqual(['select', 'info', 'applied', 'shown', 'state:ready', 'plan']);
+    const s = ctl.state;
+    expect({ phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel, progress: s.progress, profileNote: s.profileNote })
+      .toEqual({ phase: 'ready', name: 'saved.json', shownName: 'saved.json', source: 'plan', hasModel: false, progress: `plan document · ${doc.values.length} values`,
+        profileNote: 'a plan document has no per-node profile (open the model to stack by tag)' });
+    expect(s.plan).toBe(doc);
+    expect(s.slotsPlan).toBe(null); // an arena plan document has no slot plan with it
+    await ctl.setDims({ x: 1 });
+    expect(client.calls).toEqual([]);
+  });
+
+  it('the table view filters by regular expression and sorts; a bad pattern matches as text', async () => {
+    const ctl = createController(fakeClient(mp));
+    await ctl.open(MEDIUM.name, bytesOf(MEDIUM));
+    await ctl.setDims(MEDIUM.dims);
+    const plan = cli('plan', MEDIUM.file, dimArgs(MEDIUM.dims));
+    ctl.setTable({ tab: 'nodes', filter: '^Conv$' });
+    let t = ctl.tableView();
+    expect([t.which, t.rows.length, t.all, t.error]).toEqual(['nodes', plan.nodes.filter((nd) => nd.op_type === 'Conv').length, plan.nodes.length, null]);
+    ctl.setTable({ tab: 'values', filter: '', sortKey: 'size', sortDir: -1 });
+    t = ctl.tableView();
+    const sizes = plan.values.map((v) => v.size ?? -1).sort((a, b) => b - a);
+    expect(t.rows.map((r) => r.size ?? -1)).toEqual(sizes);
+    ctl.setTable({ filter: 'conv2d_[0-3' });
+    t = ctl.tableView();
+    expect([t.rows.length, t.error]).toEqual([0, 'Invalid regular expression: /conv2d_[0-3/i: Unterminated character class']);
+    // Reuse lists, by output, in the value rows: from `inplace --json`.
+    const doc = cli('inplace', MEDIUM.file);
+    const want = new Map();
+    for (const nd of doc.nodes) for (const r of nd.reuse) want.set(plan.nodes[nd.index].outputs[r.output_index], `${plan.nodes[nd.index].inputs[r.input_index]} (${r.kind})`);
+    expect(want.size).toBeGreaterThan(0);
+    for (const r of ctl.rows('values')) expect(r.reuses).toBe(want.get(r.name) ?? '');
+  });
+
+  it('selecting a value finds its producer and consumers; a plan without it clears the selection', async () => {
+    const ctl = createController(fakeClient(mp));
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    const plan = cli('plan', SMALL.file);
+    const selected = [];
+    ctl.on('select', (n) => selected.push(n));
+    const v = plan.values[1];
+    ctl.select(v.name);
+    expect(ctl.state.links).toEqual({
+      producer: plan.nodes.find((nd) => nd.outputs.includes(v.name)).index,
+      consumers: plan.nodes.filter((nd) => nd.inputs.includes(v.name)).map((nd) => nd.index),
+    });
+    expect(ctl.producer(v.name).op).toBe(plan.nodes.find((nd) => nd.outputs.includes(v.name)).op_type);
+    expect(ctl.snapshot().selected).toBe(v.name);
+    ctl.showPlan(cli('plan', MEDIUM.file, dimArgs(MEDIUM.dims)));
+    expect(selected).toEqual([v.name, null]);
+    expect(ctl.state.links).toBe(null);
+  });
+});
+
+describe('controller: the state is frozen', () => {
+  it('state, dims, snapshots, event details and plans cannot be changed by whoever holds them', async () => {
+    const ctl = createController(fakeClient(mp));
+    let planEvent = null, loadEvent = null;
+    ctl.on('plan', (p) => { planEvent = p; });
+    ctl.on('load', (d) => { loadEvent = d; });
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    const s = ctl.state;
+    expect(() => { s.strategy = 'slots'; }).toThrow(TypeError);
+    expect(() => { s.dims.x = '1'; }).toThrow(TypeError);
+    expect(() => { s.table.tab = 'nodes'; }).toThrow(TypeError);
+    const snap = ctl.snapshot();
+    expect(Object.keys(snap)).toEqual(['phase', 'name', 'shownName', 'source', 'hasModel', 'status', 'strategy', 'align', 'inplace', 'dims', 'dimNames', 'selected', 'busy', 'progress', 'error']);
+    expect(() => { snap.name = 'x'; }).toThrow(TypeError);
+    expect(() => { planEvent.values[0].size = 1; }).toThrow(TypeError);
+    expect(() => { planEvent.nodes[0].inputs.push('x'); }).toThrow(TypeError);
+    expect(() => { loadEvent.info.nodes = 0; }).toThrow(TypeError);
+    expect(ctl.state).toBe(s); // nothing happened
+    await ctl.setOptions({ strategy: 'slots' });
+    expect([s.strategy, ctl.state.strategy]).toEqual(['arena', 'slots']); // a new state, the old one as it was
+  });
+
+  it('a dim may be called __proto__', async () => {
+    const ctl = createController(fakeClient(mp));
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    await ctl.setDims({ __proto__: 3 });
+    expect(Object.keys(ctl.state.dims)).toEqual([]); // an object literal's __proto__ is its prototype, not a key
+    await ctl.setDims(JSON.parse('{"__proto__": 3}'));
+    expect(Object.entries(ctl.state.dims)).toEqual([['__proto__', '3']]);
+    expect(ctl.state.dimNames).toEqual(['__proto__']);
+  });
+});

@@ -1,0 +1,438 @@
+// controller.js -- the visualizer without its DOM: the worker calls (open,
+// plan, slot plan, profile, in-place lists, annotate), the generations that
+// keep a stale answer from landing, the caches, the linked selection and ONE
+// state object. The DOM modules (controls, figures, charts, table, tooltip,
+// exports) read `ctl.state` and re-render on its events; they change it only
+// through the methods below. Runs in Node (wasm-tests/controller.test.js
+// drives it with a fake worker client).
+//
+//   const ctl = createController(client, {strategy, align, inplace});
+//   ctl.on('applied', (state) => ...);   await ctl.open(name, bytesOrFile);
+//
+// client: {version, open(bytes|Blob, {onProgress}) -> Promise<model>, cancel()}
+// with model {info, call(cmd, args, {onProgress}), callBytes(cmd, args), close()}
+// (memplan-client.js; calls reject with name 'AbortError' once cancelled).
+import { createLinked } from '../charts/linked.js';
+import { attachNodes, normalizePlan } from '../data/plan.js';
+import { filterRows, memorySeries, nodeRows, sortRows, valueRows } from '../data/series.js';
+import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
+import { formatBytes, formatInt } from '../data/format.js';
+
+export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
+/** The events embedders may listen to (the others are the DOM modules'). */
+export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progress', 'state', 'error']);
+
+/**
+ * The state: one frozen object, replaced (never changed in place) by every
+ * transition; `ctl.state` is always the latest.
+ * @typedef {object} ViewState
+ * @property {'idle'|'loading'|'planning'|'ready'|'error'} phase   also the 'state' event and data-state
+ * @property {string} name          the title: the model being opened, else what is shown
+ * @property {string} shownName     the model or plan document the figures and charts show
+ * @property {null|'model'|'plan'} source   what is shown: a model open in the worker, or a plan document
+ * @property {boolean} hasModel     a model is open in the worker (false for a plan document and after cancel)
+ * @property {object|null} info     `info --json` of the last model opened (a plan document keeps it: the
+ *                                  Netron attachment still names that graph)
+ * @property {'arena'|'slots'} strategy
+ * @property {number} align         one of ALIGNS
+ * @property {boolean} inplace      plan with --inplace
+ * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
+ * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
+ * @property {object|null} plan     the plan JSON shown
+ * @property {object|null} m        normalizePlan(plan)
+ * @property {object|null} series   memorySeries(m)
+ * @property {Map} reuse            output name -> {input, kind, position}: the in-place reuse lists
+ * @property {object|null} slotsPlan  the slot plan (the plan itself under slots, fetched too under arena)
+ * @property {object|null} slotsM     normalizePlan(slotsPlan)
+ * @property {object|null} profileDoc `profile --json` with the plan's dims
+ * @property {object|null} profile    profileSeries(profileDoc)
+ * @property {string} profileNote   why the profile cannot be stacked ('' when it can)
+ * @property {{producer: number|null, consumers: number[]}|null} links  the selected value's nodes
+ * @property {Readonly<{tab: 'values'|'nodes', sortKey: string|null, sortDir: 1|-1, filter: string}>} table
+ * @property {boolean} busy         a load or plan runs (Cancel is offered)
+ * @property {string} progress      the status line
+ * @property {string|null} error    the error shown (null: none)
+ * @property {boolean} shown        the figures and charts are shown (a model was planned or a plan document opened)
+ * @property {number|null} shownMs  the last re-plan's time from request to the plan's figures and charts
+ *
+ * Events (ctl.on(type, fn) -> off). Public, passed on to embedders:
+ *   'state' (phase), 'load' ({name, info, bytes}), 'plan' (plan JSON, frozen),
+ *   'progress' (the worker's {stage, ...}), 'error' (message), 'select' (value
+ *   name | null), 'hover' ({name, position}).
+ * For the DOM modules (detail: the state):
+ *   'status' (name, busy, progress, error), 'info', 'options', 'dims' (re-render
+ *   the dim inputs), 'applied' (a new plan: everything derived from it), 'slots',
+ *   'profile', 'selection' (links of the new selection; detail: its source),
+ *   'table' (tab, sort, filter), 'shown' (the charts become visible).
+ */
+function initialState(options) {
+  return Object.freeze({
+    phase: 'idle', name: '', shownName: '', source: null, hasModel: false, info: null,
+    strategy: options.strategy === 'slots' ? 'slots' : 'arena',
+    align: ALIGNS.includes(options.align) ? options.align : 64,
+    inplace: options.inplace === true,
+    dims: dimsOf({}), dimNames: Object.freeze([]),
+    plan: null, m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
+    profileDoc: null, profile: null, profileNote: '', links: null,
+    table: Object.freeze({ tab: 'values', sortKey: null, sortDir: 1, filter: '' }),
+    busy: false, progress: '', error: null, shown: false, shownMs: null,
+  });
+}
+
+/** Freeze a JSON document and everything in it (once: a frozen root is not walked again). */
+export function deepFreeze(doc) {
+  if (doc === null || typeof doc !== 'object' || Object.isFrozen(doc)) return doc;
+  Object.freeze(doc);
+  for (const v of Object.values(doc)) deepFreeze(v);
+  return doc;
+}
+
+/** A frozen dims object (no prototype: a dim may be called "__proto__") from `base` and [name, value] pairs. */
+function dimsOf(base, pairs = []) {
+  const out = Object.assign(Object.create(null), base);
+  for (const [k, v] of pairs) out[k] = v;
+  return Object.freeze(out);
+}
+
+const FILTER_FIELDS = { values: ['name', 'owner', 'status'], nodes: ['outputs', 'inputs', 'op', 'name'] };
+
+export function createController(client, options = {}) {
+  const listeners = new Map();
+  const emit = (type, detail) => { for (const fn of listeners.get(type) ?? []) { try { fn(detail); } catch (e) { console.error(e); } } };
+  const linked = createLinked();
+  let state = initialState(options);
+  const patch = (p) => { state = Object.freeze({ ...state, ...p }); };
+
+  // Generations: every open (loadGen) and every re-plan (planGen) takes a new
+  // number; an answer that comes back under an older one is dropped.
+  let loadGen = 0, planGen = 0;
+  let model = null; // the worker's handle on the open model
+  // Caches. Per model: the reuse lists (they depend on the model only), the
+  // node list (taken with the first plan, then left out of re-plans:
+  // --no-nodes is 40% of a plan's JSON) and the last profile (strategy,
+  // alignment and in-place do not change it; kept while the dims stay).
+  let inplaceDoc = null;
+  let planNodes = null; // {model, nodes}
+  let profileCache = null; // {model, key, doc, note}
+  let reuseCache = { doc: undefined, map: null };
+  // Per plan, made on first use: table rows, the producer of each value,
+  // each value's producer and consumers, the view count per owner.
+  let derived = {};
+
+  // Listeners get the plan frozen (a 10k-node plan takes a few ms to freeze: only when someone listens).
+  function emitPlan(plan) { if (listeners.get('plan')?.size) emit('plan', deepFreeze(plan)); }
+  function setPhase(s) { patch({ phase: s }); emit('state', s); }
+  function status(p) { patch(p); emit('status', state); }
+  function showError(message) {
+    status({ error: message, progress: '' });
+    setPhase('error');
+    emit('error', message);
+  }
+
+  function dimArgs() {
+    const args = [];
+    for (const [d, v] of Object.entries(state.dims)) if (v !== '' && v !== undefined) args.push('--dim', `${d}=${v}`);
+    return args;
+  }
+  function planArgs(strategy, dims) {
+    const args = ['--strategy', strategy, '--align', String(state.align)];
+    if (state.inplace) args.push('--inplace');
+    return [...args, ...dims];
+  }
+  function reuseOf(doc, nodes) {
+    if (!doc) return new Map();
+    if (reuseCache.doc !== doc) reuseCache = { doc, map: reuseByOutput(doc, nodes) };
+    return reuseCache.map;
+  }
+  function linksOf(name, m) {
+    if (name === null || !m?.nodes.length) return null;
+    derived.links ??= valueLinks(m.nodes);
+    return derived.links.get(name) ?? { producer: null, consumers: [] };
+  }
+
+  // ---- applying a plan -------------------------------------------------
+  // The plan first (figures, table, timeline, arena, the plan's memory
+  // series); the slot plan and the profile follow as they arrive.
+  function slotsState(slotsPlan) {
+    const sp = slotsPlan ?? (state.m.strategy === 'slots' ? state.plan : null);
+    return { slotsPlan: sp, slotsM: sp ? normalizePlan(sp) : null };
+  }
+  function profileState(doc, profileNote) {
+    const m = state.m;
+    const profile = doc ? profileSeries(doc, m.positions) : null;
+    let note = profileNote;
+    if (profile && !profile.ok) {
+      note = profile.reason === 'symbolic'
+        ? `stacking by tag needs every dim bound (the profile is symbolic${m.unknownDims.length ? `: ${m.unknownDims.join(', ')} unbound` : ''}); showing the plan's live bytes`
+        : 'the profile lists no nodes; showing the plan\'s live bytes';
+    }
+    return { profileDoc: doc, profile, profileNote: note };
+  }
+  function applyPlan(plan, profileDoc, profileNote) {
+    const m = normalizePlan(plan);
+    derived = {};
+    const dimNames = [...state.dimNames];
+    for (const d of m.unknownDims) if (!dimNames.includes(d)) dimNames.push(d);
+    patch({ plan, m, reuse: reuseOf(inplaceDoc, m.nodes), series: memorySeries(m), dimNames: Object.freeze(dimNames) });
+    if (linked.fullDomain[1] !== Math.max(1, m.positions)) linked.setFullDomain([0, Math.max(1, m.positions)]);
+    if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);
+    patch({ ...profileState(profileDoc, profileNote), ...slotsState(null), links: linksOf(linked.selected, m) });
+    emit('applied', state);
+  }
+  function applySlots(slotsPlan) { patch(slotsState(slotsPlan)); emit('slots', state); }
+  function applyProfile(doc, note) { patch(profileState(doc, note)); emit('profile', state); }
+
+  linked.on('select', (source) => {
+    patch({ links: linksOf(linked.selected, state.m) });
+    emit('selection', source);
+    emit('select', linked.selected);
+  });
+  linked.on('hover', () => emit('hover', Object.freeze({ name: linked.hover, position: linked.hoverPos })));
+
+  // ---- worker calls ----------------------------------------------------
+  async function replan() {
+    if (!model) return;
+    const gen = ++planGen;
+    // The dims as they are now: a dim typed while this re-plan waits starts the next one.
+    const dims = dimArgs();
+    const t0 = performance.now();
+    setPhase('planning');
+    status({ busy: true, progress: 'planning…' });
+    try {
+      const onProgress = (p) => { if (gen === planGen && p.stage === 'running') status({ progress: 'planning…' }); };
+      const mdl = model;
+      if (!inplaceDoc) {
+        try { const doc = await mdl.call('inplace', []); if (mdl === model) inplaceDoc = doc; } catch (e) { if (e.name === 'AbortError') throw e; }
+      }
+      const nodes = planNodes?.model === mdl ? planNodes.nodes : null;
+      let plan = await mdl.call('plan', nodes ? [...planArgs(state.strategy, dims), '--no-nodes'] : planArgs(state.strategy, dims), { onProgress });
+      if (gen !== planGen) return;
+      if (nodes) plan = attachNodes(plan, nodes);
+      else planNodes = { model: mdl, nodes: plan.nodes };
+      const pkey = dims.join('\n');
+      const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
+      status({ error: null });
+      applyPlan(plan, cached?.doc ?? null, cached?.note ?? '');
+      patch({ shownMs: performance.now() - t0 });
+      status({ progress: `${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…` });
+      if (plan.strategy !== 'slots' && plan.status === 'planned') {
+        const slotsPlan = attachNodes(await mdl.call('plan', [...planArgs('slots', dims), '--no-nodes']), plan.nodes);
+        if (gen !== planGen) return;
+        applySlots(slotsPlan);
+      }
+      if (!cached) {
+        let doc = null, note = '';
+        try { doc = await mdl.call('profile', dims); } catch (e) { if (e.name === 'AbortError') throw e; note = `no profile: ${e.message}`; }
+        profileCache = { model: mdl, key: pkey, doc, note };
+        if (gen !== planGen) return;
+        applyProfile(doc, note);
+      }
+      status({ busy: false, progress: `${plan.status} in ${Math.round(state.shownMs)} ms (all charts ${Math.round(performance.now() - t0)} ms)` });
+      setPhase('ready');
+      emitPlan(plan);
+    } catch (e) {
+      if (gen !== planGen) return;
+      status({ busy: false });
+      if (e.name === 'AbortError') return;
+      console.warn(e.stack);
+      showError(`${state.name}: ${e.message}`);
+    }
+  }
+
+  /** Open a model (bytes, a File/Blob, or a promise of either) and plan it.
+   *  Resolves when planned; rejects with the error (also shown). */
+  async function open(name, bytesOrPromise) {
+    const gen = ++loadGen;
+    planGen++;
+    let opened = false;
+    status({ error: null, name });
+    setPhase('loading');
+    status({ busy: true, progress: `reading ${name}…` });
+    const t0 = performance.now();
+    try {
+      const bytes = await bytesOrPromise;
+      if (gen !== loadGen) return;
+      const size = bytes.byteLength ?? bytes.size; // bytes, or a File read in slices
+      status({ progress: `opening ${formatBytes(size)}…` });
+      const stages = { starting: 'starting WebAssembly…', parsing: `parsing ${formatBytes(size)}…`, info: 'reading the graph…' };
+      const onProgress = (p) => { if (gen === loadGen) { status({ progress: stages[p.stage] ?? p.stage }); emit('progress', Object.freeze(p)); } };
+      const mdl = await client.open(bytes, { onProgress });
+      if (gen !== loadGen) { mdl.close(); return; }
+      model?.close().catch(() => {});
+      model = mdl;
+      opened = true;
+      inplaceDoc = null;
+      const info = deepFreeze(mdl.info);
+      patch({ source: 'model', hasModel: true, shownName: name, info, dims: dimsOf({}), dimNames: Object.freeze([]),
+        table: Object.freeze({ ...state.table, sortKey: null }) });
+      linked.select(null);
+      emit('info', state);
+      emit('load', Object.freeze({ name, info, bytes: size }));
+      await replan();
+      if (gen !== loadGen) return;
+      patch({ shown: true });
+      emit('shown', state);
+      status({ progress: `${formatBytes(size)} · ${state.plan?.status ?? ''} · ${Math.round(performance.now() - t0)} ms` });
+    } catch (e) {
+      if (gen !== loadGen) return;
+      status({ busy: false });
+      if (e.name === 'AbortError') return;
+      if (!opened && state.shown) status({ name: state.shownName }); // the charts still show it
+      console.warn(e.stack);
+      showError(`${name}: ${e.message}`);
+      throw e; // shown, and the caller's promise rejects with it
+    }
+  }
+
+  /** Show a plan JSON without a model (no re-planning). Throws TypeError, changing nothing, if it is not a plan. */
+  function showPlan(plan, name = 'plan.json') {
+    if (!plan || typeof plan !== 'object' || !Array.isArray(plan.values) || typeof plan.status !== 'string') {
+      throw new TypeError('not a plan document: expected the output of `memplan plan --json`');
+    }
+    loadGen++; planGen++;
+    model?.close().catch(() => {});
+    model = null;
+    inplaceDoc = null;
+    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]) });
+    status({ name, error: null });
+    linked.select(null);
+    emit('info', state);
+    applyPlan(plan, null, 'a plan document has no per-node profile (open the model to stack by tag)');
+    emit('options', state);
+    patch({ shown: true });
+    emit('shown', state);
+    status({ progress: `plan document · ${formatInt(plan.values?.length ?? 0)} values` });
+    setPhase('ready');
+    emitPlan(plan);
+  }
+
+  /** Stop the running load or plan (the worker restarts; the model must be opened again). */
+  function cancel() {
+    client.cancel();
+    model = null;
+    loadGen++; planGen++;
+    patch({ hasModel: false });
+    status({ busy: false, progress: 'cancelled' });
+    showError(`${state.name}: cancelled`);
+  }
+
+  /** The annotated model's bytes (`annotate`), or null (no model, cancelled, failed: the error is shown). */
+  async function annotate() {
+    const mdl = model;
+    if (!mdl) return null;
+    try {
+      const bytes = await mdl.callBytes('annotate', []);
+      return mdl === model ? bytes : null;
+    } catch (e) {
+      if (e.name !== 'AbortError') showError(`${state.name}: ${e.message}`);
+      return null;
+    }
+  }
+
+  // ---- derived data, per plan ------------------------------------------
+  /** The rows of table `which` ('values' | 'nodes') for the current plan, made on first use. */
+  function rows(which) {
+    const m = state.m;
+    if (!m) return [];
+    if (which === 'values') {
+      if (!derived.values) {
+        derived.values = valueRows(m);
+        for (const r of derived.values) r.reuses = reuseText(state.reuse.get(r.name));
+      }
+      return derived.values;
+    }
+    derived.nodes ??= nodeRows(m, state.series);
+    return derived.nodes;
+  }
+
+  const ctl = {
+    linked,
+    version: client.version,
+    /** The current state (frozen; see ViewState). */
+    get state() { return state; },
+    /** The worker's handle on the open model (null: none). For the page's own tests and bench. */
+    get model() { return model; },
+    open,
+    replan,
+    showPlan,
+    cancel,
+    annotate,
+    /** Bind dims ({name: value}; null or '' unbinds) and re-plan. */
+    setDims(obj) {
+      const pairs = Object.entries(obj ?? {}).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]);
+      const dimNames = [...state.dimNames];
+      for (const [k] of pairs) if (!dimNames.includes(k)) dimNames.push(k);
+      patch({ dims: dimsOf(state.dims, pairs), dimNames: Object.freeze(dimNames) });
+      emit('dims', state);
+      return replan();
+    },
+    /** One dim as typed, without re-planning (the controls re-plan after a pause). */
+    setDim(name, value) { patch({ dims: dimsOf(state.dims, [[name, value]]) }); },
+    /** Give every unbound dim `value` and re-plan. */
+    fillDims(value) {
+      patch({ dims: dimsOf(state.dims, state.dimNames.filter((d) => !state.dims[d]).map((d) => [d, value])) });
+      emit('dims', state);
+      return replan();
+    },
+    /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS) or in-place reuse; re-plans. */
+    setOptions({ strategy, align, inplace } = {}) {
+      const p = {};
+      if (strategy === 'arena' || strategy === 'slots') p.strategy = strategy;
+      if (typeof inplace === 'boolean') p.inplace = inplace;
+      if (ALIGNS.includes(Number(align))) p.align = Number(align);
+      patch(p);
+      emit('options', state);
+      return replan();
+    },
+    select(name) { linked.select(name ?? null, 'api'); },
+    /** Change the table's tab, sort or filter ({tab, sortKey, sortDir, filter}). */
+    setTable(p) { patch({ table: Object.freeze({ ...state.table, ...p }) }); emit('table', state); },
+    /** The table as shown: {which, rows (filtered, sorted), all (row count before the filter), error (bad pattern)}. */
+    tableView() {
+      const { tab, filter, sortKey, sortDir } = state.table;
+      const f = filterRows(rows(tab), filter, FILTER_FIELDS[tab]);
+      return { which: tab, rows: sortKey ? sortRows(f.rows, sortKey, sortDir) : f.rows, all: rows(tab).length, error: f.error };
+    },
+    rows,
+    /** The node that outputs value `name` (null: a graph input or initializer, or no node list). */
+    producer(name) {
+      const m = state.m;
+      if (!m?.nodes.length) return null;
+      derived.producer ??= new Map(m.nodes.flatMap((nd) => (nd.outputs ?? []).filter(Boolean).map((o) => [o, nd])));
+      return derived.producer.get(name) ?? null;
+    },
+    /** How many views value index i (an owner) has. */
+    viewCount(i) {
+      const m = state.m;
+      if (!derived.viewCount) {
+        const count = new Int32Array(m.n);
+        for (let j = 0; j < m.n; j++) if (m.owner[j] !== j) count[m.owner[j]]++;
+        derived.viewCount = count;
+      }
+      return derived.viewCount[i];
+    },
+    /** What embedders see: a frozen copy of the public fields. */
+    snapshot() {
+      const s = state;
+      return Object.freeze({
+        phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel,
+        status: s.plan?.status ?? null, strategy: s.strategy, align: s.align, inplace: s.inplace,
+        dims: s.dims, dimNames: s.dimNames, selected: linked.selected,
+        busy: s.busy, progress: s.progress, error: s.error,
+      });
+    },
+    on(type, fn) {
+      if (!listeners.has(type)) listeners.set(type, new Set());
+      listeners.get(type).add(fn);
+      return () => listeners.get(type)?.delete(fn);
+    },
+    destroy() {
+      loadGen++; planGen++;
+      linked.clear();
+      model?.close().catch(() => {});
+      model = null;
+      listeners.clear();
+    },
+  };
+  return ctl;
+}

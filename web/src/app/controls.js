@@ -1,0 +1,101 @@
+// controls.js -- the plan's options: strategy (arena/slots), alignment,
+// in-place reuse, Reset zoom, and one input per symbolic dim (typing re-plans
+// after a 200 ms pause; "Set empty to 1"). Writes go through the controller;
+// the controls show its state.
+import { el } from '../charts/base.js';
+import { ALIGNS } from './controller.js';
+
+const DIM_PAUSE_MS = 200;
+
+export function createControls(container, ctl) {
+  const controls = el('div', 'mpv-controls');
+  const stratGroup = el('div', 'mpv-seg');
+  stratGroup.setAttribute('role', 'radiogroup');
+  stratGroup.setAttribute('aria-label', 'strategy');
+  const stratBtns = {};
+  for (const s of ['arena', 'slots']) {
+    const b = el('button', 'mpv-seg-btn', s);
+    b.type = 'button';
+    b.dataset.strategy = s;
+    b.setAttribute('role', 'radio');
+    b.addEventListener('click', () => { if (ctl.state.strategy !== s) ctl.setOptions({ strategy: s }); });
+    stratBtns[s] = b;
+    stratGroup.append(b);
+  }
+  const alignSel = el('select', 'mpv-align');
+  for (const a of ALIGNS) { const o = el('option', '', `${a} B`); o.value = String(a); alignSel.append(o); }
+  alignSel.addEventListener('change', () => ctl.setOptions({ align: Number(alignSel.value) }));
+  const inplace = el('input');
+  inplace.type = 'checkbox';
+  inplace.className = 'mpv-inplace';
+  inplace.addEventListener('change', () => ctl.setOptions({ inplace: inplace.checked }));
+  const inplaceLabel = el('label', 'mpv-check');
+  inplaceLabel.title = 'In-place reuse: an output may take the buffer of an input read for the last time (plan --inplace)';
+  inplaceLabel.append(inplace, document.createTextNode(' in-place reuse'));
+  const resetZoom = el('button', 'mpv-btn', 'Reset zoom');
+  resetZoom.type = 'button';
+  resetZoom.addEventListener('click', () => ctl.linked.setXDomain(null));
+  const ctlRow = el('div', 'mpv-ctl-row');
+  const lab = (text, node) => { const l = el('label', 'mpv-ctl'); l.append(el('span', 'mpv-ctl-label', text), node); return l; };
+  const stratWrap = el('div', 'mpv-ctl');
+  stratWrap.append(el('span', 'mpv-ctl-label', 'strategy'), stratGroup);
+  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, resetZoom);
+
+  const dimsBox = el('fieldset', 'mpv-dims');
+  const dimsLegend = el('legend', '', 'Symbolic dims');
+  const dimsList = el('div', 'mpv-dims-list');
+  const dimsAll = el('button', 'mpv-btn mpv-dims-all', 'Set empty to 1');
+  dimsAll.type = 'button';
+  dimsAll.addEventListener('click', () => ctl.fillDims('1'));
+  dimsBox.append(dimsLegend, dimsList, dimsAll);
+  dimsBox.hidden = true;
+  controls.append(ctlRow, dimsBox);
+  container.append(controls);
+
+  function sync() {
+    const s = ctl.state;
+    for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.strategy); b.setAttribute('aria-checked', String(k === s.strategy)); }
+    alignSel.value = String(s.align);
+    inplace.checked = s.inplace;
+    inplace.disabled = !s.hasModel;
+  }
+
+  function dimInput(d) {
+    const l = el('label', 'mpv-dim');
+    const input = el('input');
+    input.type = 'number';
+    input.min = '0';
+    input.step = '1';
+    input.placeholder = 'unbound';
+    input.dataset.dim = d;
+    input.setAttribute('aria-label', `dim ${d}`);
+    let t = 0;
+    input.addEventListener('input', () => {
+      ctl.setDim(d, input.value.trim());
+      clearTimeout(t);
+      t = setTimeout(ctl.replan, DIM_PAUSE_MS);
+    });
+    l.append(el('span', 'mpv-dim-name', d), input);
+    return l;
+  }
+  // The inputs are rebuilt only when the dim names change (a focused input keeps its text).
+  function renderDims() {
+    const { dims, dimNames } = ctl.state;
+    dimsBox.hidden = dimNames.length === 0;
+    const focused = document.activeElement?.dataset?.dim;
+    const existing = new Map([...dimsList.querySelectorAll('input')].map((i) => [i.dataset.dim, i]));
+    if (existing.size !== dimNames.length || dimNames.some((d) => !existing.has(d))) dimsList.replaceChildren(...dimNames.map(dimInput));
+    for (const input of dimsList.querySelectorAll('input')) {
+      if (input.dataset.dim !== focused) input.value = dims[input.dataset.dim] ?? '';
+      input.classList.toggle('unbound', !(dims[input.dataset.dim] ?? ''));
+    }
+    const unbound = dimNames.filter((d) => !dims[d]);
+    dimsLegend.textContent = unbound.length ? `Symbolic dims — ${unbound.length} of ${dimNames.length} unbound` : `Symbolic dims (${dimNames.length})`;
+  }
+
+  // The options show the state whenever a plan or the table is redrawn, and when they change.
+  for (const type of ['options', 'applied', 'table']) ctl.on(type, sync);
+  ctl.on('dims', renderDims);
+  ctl.on('applied', renderDims);
+  sync();
+}

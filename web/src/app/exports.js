@@ -1,0 +1,58 @@
+// exports.js -- the downloads: plan JSON, table CSV (the table as shown:
+// filtered and sorted), the annotated .onnx (`annotate` in the worker: the
+// bytes `memplan annotate` writes), the Netron attachment, and a PNG and an
+// SVG button in each chart's head. File names start with the model's name.
+import { el } from '../charts/base.js';
+import { netronAttachment, toCSV } from '../data/export.js';
+import { columnsOf } from './table.js';
+
+function download(name, data, type) {
+  const blob = data instanceof Blob ? data : new Blob([data], { type });
+  const url = URL.createObjectURL(blob);
+  const a = el('a');
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** A file name stem from a model name: "model" for none, safe characters only, 80 at most. */
+export const stem = (name) => (name || 'model').replace(/\.onnx$/i, '').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'model';
+
+/** The export buttons, appended to `container`; PNG/SVG buttons added to each of `charts` ({key: chart}). */
+export function createExports(container, ctl, charts) {
+  const base = () => stem(ctl.state.name);
+  const button = (key, label, className, fn) => {
+    const b = el('button', className, label);
+    b.type = 'button';
+    b.dataset.export = key;
+    b.addEventListener('click', fn);
+    return b;
+  };
+  for (const [key, c] of Object.entries(charts)) {
+    c.addTools(button(`${key}-png`, 'PNG', 'mpv-btn mpv-small', async () => download(`${base()}-${key}.png`, await c.toPNG(), 'image/png')),
+      button(`${key}-svg`, 'SVG', 'mpv-btn mpv-small', () => download(`${base()}-${key}.svg`, c.toSVG(), 'image/svg+xml')));
+  }
+  const planJson = () => {
+    const { plan } = ctl.state;
+    if (plan) download(`${base()}.plan.json`, JSON.stringify(plan, null, 1), 'application/json');
+  };
+  const tableCsv = () => {
+    const { which, rows } = ctl.tableView();
+    download(`${base()}.${which}.csv`, toCSV(rows, columnsOf(which).map((c) => ({ key: c.key, label: c.label }))), 'text/csv');
+  };
+  const annotated = async () => {
+    const bytes = await ctl.annotate();
+    if (bytes) download(`${base()}.memplan.onnx`, bytes, 'application/octet-stream');
+  };
+  const netron = () => {
+    const { m, name, info } = ctl.state;
+    if (!m) return;
+    const doc = netronAttachment(m, { values: ctl.rows('values'), nodes: ctl.rows('nodes'), producer: `onnx-memplan ${ctl.version}`, model: name, graph: info?.graph_name ?? '' });
+    download(`${base()}.memplan.netron.json`, JSON.stringify(doc, null, 1), 'application/json');
+  };
+  container.append(button('plan-json', 'Plan JSON', 'mpv-btn', planJson), button('table-csv', 'Table CSV', 'mpv-btn', tableCsv),
+    button('annotated-onnx', 'Annotated .onnx', 'mpv-btn', annotated), button('netron', 'Netron attachment', 'mpv-btn', netron));
+}

@@ -1,0 +1,110 @@
+// figures.js -- the plan's figures (naive total, planned peak, lower bound,
+// savings, in-place saves), the strategies line, and the deferred panel (the
+// values without a size, with the C library's reasons, and the unbound dims).
+// Every number is the plan JSON's. Redrawn when a plan is applied.
+import { el } from '../charts/base.js';
+import { formatBytes, formatInt, formatRatio } from '../data/format.js';
+
+/** The figure cards and the strategies line, appended to `container`. */
+export function createFigures(container, ctl) {
+  const figures = el('div', 'mpv-figures');
+  const figure = (key, label, hint) => {
+    const f = el('div', 'mpv-figure');
+    f.dataset.figure = key;
+    const l = el('div', 'mpv-figure-label', label);
+    const v = el('div', 'mpv-figure-value', '—');
+    const exact = el('div', 'mpv-figure-exact', '');
+    f.title = hint;
+    f.append(l, v, exact);
+    figures.append(f);
+    return { v, exact };
+  };
+  const fig = {
+    naive: figure('naive', 'Naive total', 'Every buffer allocated separately (naive_bytes)'),
+    peak: figure('peak', 'Planned peak', 'Arena or slot memory of the chosen strategy (peak_bytes)'),
+    bound: figure('bound', 'Lower bound', 'Most bytes live at any one position: no plan can use less (lower_bound_bytes)'),
+    savings: figure('savings', 'Savings', '1 - planned peak / naive total (savings_ratio)'),
+    inplace: figure('inplace', 'In-place saves', 'Planned peak without in-place reuse minus with it (inplace.saved_bytes); turn in-place reuse on to see it'),
+  };
+  const strategiesLine = el('p', 'mpv-strategies muted');
+  container.append(figures, strategiesLine);
+
+  function render({ m, inplace }) {
+    const set = (f, v, fmt) => {
+      f.v.textContent = fmt(v);
+      f.exact.textContent = v === null ? '' : fmt === formatRatio ? `ratio ${v}` : `${formatInt(v)} B`;
+    };
+    set(fig.naive, m.naive, formatBytes);
+    set(fig.peak, m.peak, formatBytes);
+    set(fig.bound, m.lowerBound, formatBytes);
+    set(fig.savings, m.savings, formatRatio);
+    const ip = m.raw?.inplace;
+    set(fig.inplace, ip && ip.enabled && typeof ip.saved_bytes === 'number' ? ip.saved_bytes : null, formatBytes);
+    if (!(ip && ip.enabled)) fig.inplace.v.textContent = inplace ? '—' : 'off';
+    const st = m.strategies;
+    const counts = `${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`;
+    strategiesLine.textContent = st
+      ? `Strategies — arena ${formatBytes(st.arena)} · slots ${formatBytes(st.slots)} · exact-size reuse ${formatBytes(st.exact_reuse)}` +
+        (st.arena_heuristic ? ` · arena heuristic ${st.arena_heuristic}` : '') + ` · ${counts}`
+      : counts;
+  }
+  ctl.on('applied', render);
+}
+
+// " Reasons: a (3); b (1)." -- the C library's reasons, most frequent first.
+function reasonSummary(items) {
+  const counts = new Map();
+  for (const u of items) counts.set(u.reason, (counts.get(u.reason) ?? 0) + 1);
+  if (!counts.size) return '';
+  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([r, c]) => `${r} (${formatInt(c)})`);
+  return ` Reasons: ${top.join('; ')}${counts.size > 3 ? '; …' : ''}.`;
+}
+
+const LIST_MAX = 500;
+
+/** The deferred panel, appended to `container`: shown while a plan is deferred or has unplanned values. */
+export function createDeferred(container, ctl) {
+  const box = el('div', 'mpv-deferred');
+  box.hidden = true;
+  container.append(box);
+
+  const list = (title, items, role) => {
+    if (!items.length) return;
+    const d = el('details', 'mpv-unknown');
+    d.dataset.role = role;
+    d.append(el('summary', '', `${title} (${formatInt(items.length)})`));
+    const ul = el('ul');
+    for (const u of items.slice(0, LIST_MAX)) {
+      const li = el('li');
+      const b = el('button', 'mpv-link', u.name);
+      b.type = 'button';
+      b.addEventListener('click', () => ctl.select(u.name));
+      li.append(b, el('span', 'muted', ` — ${u.reason}`));
+      ul.append(li);
+    }
+    if (items.length > LIST_MAX) ul.append(el('li', 'muted', `… ${formatInt(items.length - LIST_MAX)} more`));
+    d.append(ul);
+    box.append(d);
+  };
+  function render({ m }) {
+    if (m.planned && !m.unplanned.length) { box.hidden = true; return; }
+    box.replaceChildren();
+    if (!m.planned) {
+      const n = m.unknownValues.length, nd = m.unknownDims.length;
+      box.append(el('p', 'mpv-deferred-head',
+        `Deferred: ${formatInt(n)} value${n === 1 ? '' : 's'} have no known size yet` +
+        (nd ? `, and ${formatInt(nd)} symbolic dim${nd === 1 ? ' is' : 's are'} unbound (set them above).` : '.') +
+        reasonSummary(m.unknownValues) +
+        ' The timeline shows every interval; offsets and totals wait for the sizes.'));
+    }
+    if (m.unknownDims.length) {
+      const p = el('p', 'mpv-unbound');
+      p.append(el('strong', '', 'Unbound dims: '), document.createTextNode(m.unknownDims.join(', ')));
+      box.append(p);
+    }
+    list('Values without a known size', m.unknownValues, 'unknown-values');
+    list('Unplanned values', m.unplanned, 'unplanned');
+    box.hidden = false;
+  }
+  ctl.on('applied', render);
+}

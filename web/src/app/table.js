@@ -1,0 +1,173 @@
+// table.js -- the Details section: the value and node tables (tabs, sort by
+// any column, filter by regular expression, virtualized rows), the selected
+// value's producer and consumers (node rows marked, a line of text), and a
+// toolbar the exports go into. Cells are text, never HTML.
+import { el } from '../charts/base.js';
+import { formatInt, nodeLabel } from '../data/format.js';
+import { createVirtualBody } from './vtable.js';
+
+export const VALUE_COLUMNS = [
+  { key: 'name', label: 'value' }, { key: 'dtype', label: 'dtype' }, { key: 'shape', label: 'shape', mono: true },
+  { key: 'size', label: 'size', num: true, bytes: true }, { key: 'start', label: 'start', num: true },
+  { key: 'end', label: 'end', num: true }, { key: 'length', label: 'live for', num: true }, { key: 'owner', label: 'owner' },
+  { key: 'slot', label: 'slot', num: true }, { key: 'offset', label: 'offset', num: true, bytes: true }, { key: 'status', label: 'note' },
+  { key: 'reuses', label: 'reuses (in place)' },
+];
+export const NODE_COLUMNS = [
+  { key: 'position', label: 'position', num: true }, { key: 'op', label: 'op' }, { key: 'name', label: 'node' },
+  { key: 'inputs', label: 'inputs' }, { key: 'outputs', label: 'outputs' },
+  { key: 'allocated', label: 'allocated', num: true, bytes: true }, { key: 'freed', label: 'freed after', num: true, bytes: true },
+  { key: 'live', label: 'live', num: true, bytes: true }, { key: 'extent', label: 'arena top', num: true, bytes: true },
+];
+/** The columns of table `which` ('values' | 'nodes'). */
+export const columnsOf = (which) => (which === 'values' ? VALUE_COLUMNS : NODE_COLUMNS);
+const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner', 'reuses']);
+/** Relative column widths of the (fixed-layout) tables. */
+const columnWeight = (c) => (NAME_KEYS.has(c.key) ? 3 : c.mono || c.key === 'op' ? 2 : c.bytes ? 1.4 : c.num ? 1.1 : 1.2);
+const FILTER_PAUSE_MS = 120;
+
+/** The Details section, appended to `container`. Returns {toolbar}: where the export buttons go. */
+export function createTable(container, ctl) {
+  const { linked } = ctl;
+  const sec = el('section', 'mpv-table-sec');
+  const tabs = el('div', 'mpv-seg');
+  const tabBtns = {};
+  for (const [k, label] of [['values', 'Values'], ['nodes', 'Nodes']]) {
+    const b = el('button', 'mpv-seg-btn', label);
+    b.type = 'button';
+    b.dataset.table = k;
+    b.addEventListener('click', () => ctl.setTable({ tab: k, sortKey: null }));
+    tabBtns[k] = b;
+    tabs.append(b);
+  }
+  const filterIn = el('input', 'mpv-filter');
+  filterIn.type = 'search';
+  filterIn.placeholder = 'filter (regular expression)';
+  filterIn.setAttribute('aria-label', 'filter rows by regular expression');
+  let filterTimer = 0;
+  filterIn.addEventListener('input', () => {
+    clearTimeout(filterTimer);
+    filterTimer = setTimeout(() => ctl.setTable({ filter: filterIn.value }), FILTER_PAUSE_MS);
+  });
+  const note = el('span', 'mpv-table-note muted');
+  const toolbar = el('div', 'mpv-exports');
+  const head = el('div', 'mpv-table-head');
+  head.append(tabs, filterIn, note, toolbar);
+  const wrap = el('div', 'mpv-table-wrap');
+  const table = el('table', 'mpv-table');
+  wrap.append(table);
+  const vbody = createVirtualBody(wrap, table);
+  const linksLine = el('p', 'mpv-node-links');
+  linksLine.hidden = true;
+  sec.append(el('h3', '', 'Details'), head, linksLine, wrap);
+  container.append(sec);
+  let shown = []; // the rows shown (filtered, sorted)
+
+  function syncTabs() { for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === ctl.state.table.tab); }
+
+  function headerRow(cols) {
+    const { sortKey, sortDir } = ctl.state.table;
+    const hr = el('tr');
+    for (const c of cols) {
+      const th = el('th', c.num ? 'num' : '', c.label);
+      th.title = c.label; // the header may be cut short by its column's width
+      th.dataset.key = c.key;
+      th.tabIndex = 0;
+      if (sortKey === c.key) th.append(el('span', 'mpv-sort', sortDir > 0 ? ' ▲' : ' ▼'));
+      const sort = () => ctl.setTable(sortKey === c.key ? { sortDir: -sortDir } : { sortKey: c.key, sortDir: c.num ? -1 : 1 });
+      th.addEventListener('click', sort);
+      th.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); sort(); } });
+      hr.append(th);
+    }
+    return hr;
+  }
+  function render() {
+    syncTabs();
+    const { which, rows, all, error } = ctl.tableView();
+    const cols = columnsOf(which);
+    const thead = el('thead');
+    thead.append(headerRow(cols));
+    const colgroup = el('colgroup');
+    const weights = cols.reduce((a, c) => a + columnWeight(c), 0);
+    for (const c of cols) {
+      const col = el('col');
+      col.style.width = `${(100 * columnWeight(c) / weights).toFixed(2)}%`;
+      colgroup.append(col);
+    }
+    shown = rows;
+    table.replaceChildren(colgroup, thead, vbody.body);
+    table.dataset.rows = String(rows.length);
+    vbody.set(rows.length, (i) => tableRow(which, rows[i], cols), cols.length);
+    note.textContent = `${formatInt(rows.length)} of ${formatInt(all)} rows` + (error ? ' · not a valid regular expression: matching text' : '');
+  }
+  // One <tr>: cells as text; long names end in an ellipsis, with the whole text in the cell's title.
+  function tableRow(which, r, cols) {
+    const tr = el('tr');
+    if (which === 'values') {
+      tr.dataset.name = r.name;
+      if (r.name === linked.selected) tr.className = 'selected';
+    } else {
+      tr.dataset.position = String(r.position);
+      const lk = ctl.state.links;
+      if (lk && lk.producer === r.position) tr.classList.add('producer');
+      if (lk && lk.consumers.includes(r.position)) tr.classList.add('consumer');
+    }
+    for (const c of cols) {
+      let v = r[c.key];
+      if (Array.isArray(v)) v = v.join(', ');
+      const text = v === null || v === undefined || v === '' ? '—' : c.num ? formatInt(v) : String(v);
+      const td = el('td', c.num ? 'num' : NAME_KEYS.has(c.key) ? 'name' : c.mono ? 'mono' : '', text);
+      if (!c.num && text.length > 12) td.title = text;
+      tr.append(td);
+    }
+    return tr;
+  }
+  table.addEventListener('click', (ev) => {
+    const tr = ev.target.closest('tbody tr');
+    if (!tr) return;
+    if (tr.dataset.name !== undefined) linked.setSelected(tr.dataset.name, 'table');
+    else if (tr.dataset.position !== undefined) {
+      const p = Number(tr.dataset.position);
+      const span = Math.max(8, (ctl.state.m?.positions ?? 1) / 20);
+      linked.setXDomain([p + 0.5 - span / 2, p + 0.5 + span / 2], 'table');
+    }
+  });
+  table.addEventListener('pointerover', (ev) => {
+    const tr = ev.target.closest('tbody tr');
+    if (tr?.dataset.name !== undefined) linked.setHover(tr.dataset.name, null, 'table');
+    else if (tr?.dataset.position !== undefined) linked.setHover(null, Number(tr.dataset.position), 'table');
+  });
+  table.addEventListener('pointerleave', () => linked.setHover(null, null, 'table'));
+
+  // The selected value's producer and consumers: node rows marked, and a line of text.
+  function showLinks() {
+    const { links: lk, m } = ctl.state;
+    for (const tr of table.querySelectorAll('tbody tr[data-position]')) {
+      const p = Number(tr.dataset.position);
+      tr.classList.toggle('producer', !!lk && lk.producer === p);
+      tr.classList.toggle('consumer', !!lk && lk.consumers.includes(p));
+    }
+    linksLine.replaceChildren();
+    linksLine.hidden = !lk;
+    if (!lk) return;
+    const label = (p) => `${p} ${nodeLabel(m.nodes[p] ?? { op: '?', name: '' })}`.trim();
+    const more = lk.consumers.length > 12 ? ` +${lk.consumers.length - 12}` : '';
+    linksLine.append(el('strong', '', linked.selected), document.createTextNode(' — made by '),
+      el('span', 'producer', lk.producer === null ? 'a graph input or initializer' : `position ${label(lk.producer)}`),
+      document.createTextNode(lk.consumers.length ? ` · read by ${lk.consumers.length} node${lk.consumers.length === 1 ? '' : 's'}: ` : ' · read by no node'),
+      el('span', 'consumer', lk.consumers.slice(0, 12).map(label).join(', ') + more));
+  }
+  ctl.on('selection', (source) => {
+    for (const tr of table.querySelectorAll('tbody tr.selected')) tr.classList.remove('selected');
+    showLinks();
+    const name = linked.selected;
+    if (name === null) return;
+    const i = ctl.state.table.tab === 'values' ? shown.findIndex((r) => r.name === name) : -1;
+    if (i >= 0 && source !== 'table') vbody.scrollTo(i); // draws the rows in view, the selected one marked
+    else vbody.redraw();
+  });
+  ctl.on('applied', () => { render(); showLinks(); });
+  ctl.on('table', render);
+  syncTabs();
+  return { toolbar, destroy: () => vbody.destroy() };
+}
