@@ -258,12 +258,14 @@ static inline void mb_free_graph(mb_graph *g) {
         free(g->initializer[i]->name);
         free(g->initializer[i]->dims);
         free(g->initializer[i]->int64_data);
+        mb_free_meta(g->initializer[i]->metadata_props, g->initializer[i]->n_metadata_props);
         free(g->initializer[i]);
     }
     free(g->initializer);
     mb_free_vis(g->input, g->n_input);
     mb_free_vis(g->output, g->n_output);
     mb_free_vis(g->value_info, g->n_value_info);
+    mb_free_meta(g->metadata_props, g->n_metadata_props);
     free(g->name);
     free(g);
 }
