@@ -1,11 +1,14 @@
 #!/usr/bin/python3
 """Fraction of top-level intermediates with a known byte size (static or
-symbolic): memplan's own shape inference vs Debian's onnx.shape_inference.
+symbolic): memplan's own shape inference vs Debian's onnx.shape_inference;
+and ("by inputs") the fraction whose size names only the graph inputs' dims,
+so that binding the input dims alone gives it (no internal unk__N symbol).
 
 usage: shapes_coverage.py MEMPLAN_EXE MODEL...
 """
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -28,11 +31,20 @@ def onnx_known(model):
     return typed
 
 
+NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def names(amount):
+    """Dim names in a printed amount (an int, or an expression string)."""
+    if not isinstance(amount, str):
+        return set()
+    return set(NAME.findall(amount)) - {"max", "min"}
+
+
 def main():
     exe = sys.argv[1]
-    rows = []
-    tot_m = tot_o = tot_n = 0
-    print(f"{'model':52} {'intermediates':>13} {'memplan':>9} {'onnx 1.12':>9} {'ms':>6}")
+    tot_m = tot_o = tot_n = tot_b = 0
+    print(f"{'model':52} {'intermediates':>13} {'memplan':>9} {'by inputs':>9} {'onnx 1.12':>9} {'ms':>6}")
     for path in sys.argv[2:]:
         model = onnx.load(path, load_external_data=False)
         outs = [o for n in model.graph.node for o in n.output if o]
@@ -45,16 +57,27 @@ def main():
         doc = json.loads(r.stdout)
         byname = {v["name"]: v for v in doc["values"]}
         mine = sum(1 for o in outs if byname.get(o, {}).get("bytes") is not None)
+        inputs = {i.name for i in model.graph.input} - {t.name for t in model.graph.initializer}
+        input_dims = set()
+        for v in doc["values"]:
+            if v["name"] in inputs:
+                for d in v["shape"] or []:
+                    input_dims |= names(d)
+        by_inputs = sum(1 for o in outs if byname.get(o, {}).get("bytes") is not None
+                        and names(byname[o]["bytes"]) <= input_dims)
         theirs = onnx_known(model)
         ox = sum(1 for o in outs if theirs and theirs.get(o)) if theirs is not None else 0
         n = len(outs)
         tot_m += mine
         tot_o += ox
         tot_n += n
+        tot_b += by_inputs
         name = os.path.basename(os.path.dirname(os.path.dirname(path))) + "/" + os.path.basename(path)
-        print(f"{name[-52:]:52} {n:13} {100.0 * mine / max(n, 1):8.1f}% {100.0 * ox / max(n, 1):8.1f}% {ms:6.0f}")
+        print(f"{name[-52:]:52} {n:13} {100.0 * mine / max(n, 1):8.1f}% {100.0 * by_inputs / max(n, 1):8.1f}% "
+              f"{100.0 * ox / max(n, 1):8.1f}% {ms:6.0f}")
     if tot_n:
-        print(f"{'all':52} {tot_n:13} {100.0 * tot_m / tot_n:8.1f}% {100.0 * tot_o / tot_n:8.1f}%")
+        print(f"{'all':52} {tot_n:13} {100.0 * tot_m / tot_n:8.1f}% {100.0 * tot_b / tot_n:8.1f}% "
+              f"{100.0 * tot_o / tot_n:8.1f}%")
 
 
 if __name__ == "__main__":

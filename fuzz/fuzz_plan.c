@@ -225,7 +225,7 @@ static void run_annotate(const uint8_t *data, size_t size, const memplan_model *
         return;
     }
     memplan_inplace *ctx = NULL;
-    memplan_inplace_options o = {(size & 1) != 0, true, NULL, 0};
+    memplan_inplace_options o = {(size & 1) != 0, true};
     st = memplan_inplace_compute(m, S, &o, &ctx, &err);
     if (st) {
         fuzz_check_error(st, &err);

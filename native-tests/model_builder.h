@@ -258,18 +258,21 @@ static inline void mb_free_graph(mb_graph *g) {
         free(g->initializer[i]->name);
         free(g->initializer[i]->dims);
         free(g->initializer[i]->int64_data);
+        mb_free_meta(g->initializer[i]->metadata_props, g->initializer[i]->n_metadata_props);
         free(g->initializer[i]);
     }
     free(g->initializer);
     mb_free_vis(g->input, g->n_input);
     mb_free_vis(g->output, g->n_output);
     mb_free_vis(g->value_info, g->n_value_info);
+    mb_free_meta(g->metadata_props, g->n_metadata_props);
     free(g->name);
     free(g);
 }
 
-/* Wrap the graph in a ModelProto (ir_version 8, opset 17), serialize, free the graph. */
-static inline uint8_t *mb_pack(mb_graph *g, size_t *len) {
+/* Wrap the graph in a ModelProto (ir_version 8, the given default-domain
+ * opset), serialize, free the graph. */
+static inline uint8_t *mb_pack_opset(mb_graph *g, int64_t opset, size_t *len) {
     Onnx__ModelProto m;
     onnx__model_proto__init(&m);
     m.has_ir_version = 1;
@@ -277,7 +280,7 @@ static inline uint8_t *mb_pack(mb_graph *g, size_t *len) {
     Onnx__OperatorSetIdProto op;
     onnx__operator_set_id_proto__init(&op);
     op.has_version = 1;
-    op.version = 17;
+    op.version = opset;
     Onnx__OperatorSetIdProto *ops[1] = {&op};
     m.opset_import = ops;
     m.n_opset_import = 1;
@@ -288,5 +291,8 @@ static inline uint8_t *mb_pack(mb_graph *g, size_t *len) {
     mb_free_graph(g);
     return bytes;
 }
+
+/* mb_pack_opset with opset 17. */
+static inline uint8_t *mb_pack(mb_graph *g, size_t *len) { return mb_pack_opset(g, 17, len); }
 
 #endif

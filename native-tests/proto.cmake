@@ -16,7 +16,7 @@ endif()
 
 add_executable(roundtrip_tool "${CMAKE_CURRENT_SOURCE_DIR}/roundtrip_tool.c")
 target_compile_options(roundtrip_tool PRIVATE ${MEMPLAN_WARNINGS})
-target_link_libraries(roundtrip_tool PRIVATE memplan_protobuf_c)
+target_link_libraries(roundtrip_tool PRIVATE memplan_onnx_pb)
 
 add_test(NAME proto_schema
   COMMAND ${PYTHON3} "${CMAKE_CURRENT_SOURCE_DIR}/proto_schema_check.py"

@@ -1,6 +1,7 @@
 /*
  * shapes_test_util.h -- checks shared by the shape-inference tests: a loaded
- * model with its inferred shapes, and "dtype[d0,d1,...] bytes" expectations.
+ * model with its inferred shapes, "dtype[d0,d1,...] bytes" expectations, and
+ * (after model_builder.h) the builder helpers the tests share.
  */
 #ifndef MEMPLAN_TEST_SHAPES_UTIL_H
 #define MEMPLAN_TEST_SHAPES_UTIL_H
@@ -45,5 +46,37 @@ static inline void expect(ctx *c, const char *name, const char *want) {
     snprintf(buf + n, sizeof buf - n, " %s", memplan_expr_str(p, v->bytes));
     if (strcmp(buf, want) != 0) fail_msg("%s: got '%s', expected '%s'", name, buf, want);
 }
+
+#ifdef MEMPLAN_TEST_MODEL_BUILDER_H
+/* An INTS attribute from literal values. */
+#define INTS(nd, name, ...)                                                        \
+    do {                                                                           \
+        static const int64_t v_[] = {__VA_ARGS__};                                 \
+        mb_ints_attr((nd), (name), sizeof v_ / sizeof v_[0], v_);                  \
+    } while (0)
+
+/* A STRING attribute; s must be a literal (mb_free_graph does not free it). */
+static inline void str_attr(Onnx__NodeProto *nd, const char *name, const char *s) {
+    Onnx__AttributeProto *a = mb_attr(nd, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+    a->has_s = 1;
+    a->s.data = (uint8_t *)(uintptr_t)s;
+    a->s.len = strlen(s);
+}
+
+static inline Onnx__NodeProto *in_domain(Onnx__NodeProto *nd, const char *domain) {
+    nd->domain = mb_strdup(domain);
+    return nd;
+}
+
+/* Pack g with the default-domain opset given (freeing g), load, infer. */
+static inline void infer_opset(ctx *c, mb_graph *g, int64_t opset) {
+    size_t len;
+    uint8_t *bytes = mb_pack_opset(g, opset, &len);
+    memplan_error err = {0};
+    if (memplan_model_load(bytes, len, NULL, &c->m, &err)) fail_msg("%s", err.message);
+    free(bytes);
+    assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
+}
+#endif
 
 #endif

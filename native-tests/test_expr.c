@@ -191,7 +191,10 @@ static void test_limits(void **state) {
     /* Atoms nest at most 64 deep. */
     e = n;
     int i = 0;
-    for (; i < 100 && e != MEMPLAN_EXPR_NONE; i++) e = mx(S("M"), add(e, C(1)));
+    for (; i < 100 && e != MEMPLAN_EXPR_NONE; i++) { /* a name per level: max(M,max(M,N)+1) would fold */
+        snprintf(name, sizeof name, "M%d", i);
+        e = mx(S(name), add(e, C(1)));
+    }
     assert_int_equal(i, 65);
     /* Names: non-empty, at most 1024 bytes. */
     char big[1100];
@@ -269,6 +272,35 @@ static void test_minmax(void **state) {
     expect_str(mx(mn(n, C(3)), C(1)), "max(min(N,3),1)");
     expect_str(sub(C(0), mx(n, m)), "-max(M,N)");
     assert_int_not_equal(mx(n, m), mn(n, m));
+}
+
+/* The lattice laws: exact for every integer, so no sign is assumed. */
+static void test_minmax_lattice(void **state) {
+    (void)state;
+    memplan_expr n = S("N"), m = S("M"), seq = S("seq");
+    /* absorption: GPT-2's max(min(seq, 8), seq) is seq, not a growing nest */
+    assert_int_equal(mx(mn(seq, C(8)), seq), seq);
+    assert_int_equal(mx(seq, mn(seq, C(8))), seq);
+    assert_int_equal(mn(mx(n, m), n), n);
+    assert_int_equal(mn(n, mx(m, n)), n);
+    /* idempotence through a nest */
+    assert_int_equal(mx(mx(n, m), n), mx(n, m));
+    assert_int_equal(mn(mn(n, C(8)), C(8)), mn(n, C(8)));
+    /* bounds from a min or max with a constant */
+    assert_int_equal(mn(mn(n, C(8)), C(16)), mn(n, C(8)));
+    assert_int_equal(mx(mn(n, C(8)), C(10)), C(10));
+    assert_int_equal(mx(mx(n, C(8)), C(4)), mx(n, C(8)));
+    assert_int_equal(mn(mx(n, C(8)), C(4)), C(4));
+    /* with constant offsets on either side */
+    assert_int_equal(mx(add(mn(seq, C(8)), C(2)), add(seq, C(2))), add(seq, C(2)));
+    assert_int_equal(mx(add(mn(seq, C(8)), C(1)), add(seq, C(3))), add(seq, C(3)));
+    expect_str(mx(add(mn(seq, C(8)), C(3)), add(seq, C(1))), "max(min(seq,8)+3,seq+1)");
+    /* nothing to conclude: kept */
+    expect_str(mx(mn(n, C(8)), m), "max(M,min(N,8))");
+    expect_str(mx(mn(n, C(8)), C(5)), "max(min(N,8),5)");
+    /* binding re-simplifies */
+    memplan_binding b = {"seq", 128};
+    assert_int_equal(memplan_expr_bind(P, mx(add(mn(seq, C(8)), C(3)), add(seq, C(1))), &b, 1), C(129));
 }
 
 /* ------------------------------------------------------------ odd names */
@@ -650,6 +682,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_divmod_constants, setup, teardown),
         cmocka_unit_test_setup_teardown(test_divmod_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_minmax, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_minmax_lattice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_escaping, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_parse_accepts, setup, teardown),

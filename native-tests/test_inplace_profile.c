@@ -115,9 +115,7 @@ static char *report(tctx *t, const char *cmd, int argc, const char *const *argv,
     memplan_request_init(&r);
     memplan_error err = {0};
     assert_int_equal(memplan_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
-    r.model_bytes = t->bytes;
-    r.model_len = t->len;
-    char *out = NULL;
+    char *out = NULL; /* no model bytes: the value tags come from the IR */
     if (memplan_report_json(t->m, cmd, &r, &out, len, &err)) fail_msg("%s: %s", cmd, err.message);
     return out;
 }
@@ -165,6 +163,43 @@ static void test_json_no_tags(void **state) {
     char *json = report(&t, "inplace", 0, NULL, &len);
     assert_null(strstr(json, "release_after_shape_tag"));
     expect_contains(json, "\"tags_known\":false");
+    free(json);
+    t_free(&t);
+}
+
+/* Start tags come from the IR's metadata: a graph input's or initializer's
+ * declarations (input, output, value_info), then its TensorProto, the last
+ * onnx_light.value_tag naming a tag winning; other text and other values'
+ * entries are ignored. */
+static void test_tags_from_metadata(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "2");
+    mb_meta(&g->input[0]->metadata_props, &g->input[0]->n_metadata_props, "onnx_light.value_tag", "axes");
+    mb_input(g, "u", 1, "2");
+    mb_meta(&g->input[1]->metadata_props, &g->input[1]->n_metadata_props, "onnx_light.value_tag", "");
+    mb_initializer(g, "W", 1, "2");
+    mb_meta(&g->initializer[0]->metadata_props, &g->initializer[0]->n_metadata_props, "onnx_light.value_tag", "stale");
+    mb_node(g, "Sum", "x,W,u", "a");
+    mb_node(g, "Neg", "a", "y");
+    mb_output(g, "y", 1, "2");
+    mb_value(g, "x", 1, "2");
+    mb_meta(&g->value_info[0]->metadata_props, &g->value_info[0]->n_metadata_props, "onnx_light.value_tag", "shape");
+    mb_meta(&g->value_info[0]->metadata_props, &g->value_info[0]->n_metadata_props, "onnx_light.value_tag", "bogus");
+    mb_value(g, "W", 1, "2");
+    mb_meta(&g->value_info[1]->metadata_props, &g->value_info[1]->n_metadata_props, "onnx_light.value_tag", "axes");
+    mb_value(g, "a", 1, "2");
+    mb_meta(&g->value_info[2]->metadata_props, &g->value_info[2]->n_metadata_props, "onnx_light.value_tag", "weight");
+    tctx t;
+    t_build(&t, g, false, false);
+    expect_value_tag(&t, "x", MEMPLAN_TAG_SHAPE);  /* value_info after the input; "bogus" ignored */
+    expect_value_tag(&t, "W", MEMPLAN_TAG_AXES);   /* the initializer's "stale" ignored */
+    expect_value_tag(&t, "u", MEMPLAN_TAG_NONE);   /* "" untags */
+    expect_value_tag(&t, "a", MEMPLAN_TAG_SHAPE);  /* Sum passes input 0's tag; a's own entry ignored */
+    size_t len;
+    char *json = report(&t, "tags", 0, NULL, &len);
+    expect_contains(json, "\"values\":[{\"name\":\"x\",\"tag\":\"shape\"},{\"name\":\"u\",\"tag\":null},"
+                          "{\"name\":\"W\",\"tag\":\"axes\"},{\"name\":\"a\",\"tag\":\"shape\"}");
     free(json);
     t_free(&t);
 }
@@ -363,6 +398,7 @@ int main(void) {
         cmocka_unit_test(test_profile_reuse_chain_keeps_buffer_size),
         cmocka_unit_test(test_json_documents),
         cmocka_unit_test(test_json_no_tags),
+        cmocka_unit_test(test_tags_from_metadata),
         cmocka_unit_test(test_annotate_replaces_in_place),
         cmocka_unit_test(test_annotate_escapes_names),
         cmocka_unit_test(test_annotate_other_graph),

@@ -1,7 +1,8 @@
 /*
  * test_inplace_util.h -- shared helpers of the in-place tests: build a model
- * with model_builder.h, load it, infer shapes, read its value-tag hints and
- * compute the in-place context; compare results as short strings.
+ * with model_builder.h, load it, infer shapes and compute the in-place
+ * context (its value-tag hints come from the model); compare results as
+ * short strings.
  */
 #ifndef MEMPLAN_TEST_INPLACE_UTIL_H
 #define MEMPLAN_TEST_INPLACE_UTIL_H
@@ -25,12 +26,8 @@ static inline void t_build(tctx *t, mb_graph *g, bool allow, bool events) {
     memplan_error err = {0};
     if (memplan_model_load(t->bytes, t->len, NULL, &t->m, &err)) fail_msg("load: %s", err.message);
     if (memplan_shapes_infer(t->m, &t->S, &err)) fail_msg("shapes: %s", err.message);
-    memplan_tag_hint *hints = NULL;
-    size_t n = 0;
-    if (memplan_read_tag_hints(t->bytes, t->len, &hints, &n, &err)) fail_msg("hints: %s", err.message);
-    memplan_inplace_options o = {allow, events, hints, n};
+    memplan_inplace_options o = {allow, events};
     if (memplan_inplace_compute(t->m, t->S, &o, &t->ctx, &err)) fail_msg("inplace: %s", err.message);
-    free(hints);
 }
 
 static inline void t_free(tctx *t) {

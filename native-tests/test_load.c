@@ -331,6 +331,138 @@ static void test_info_json(void **state) {
     memplan_model_free(m);
 }
 
+/* "k=v;k=v" of a metadata list, for exact comparisons. */
+static const char *kvs(const memplan_kv *kv, int32_t n) {
+    static char buf[512];
+    buf[0] = '\0';
+    for (int32_t i = 0; i < n; i++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s=%s", i ? ";" : "", kv[i].key, kv[i].value);
+    return buf;
+}
+
+static Onnx__StringStringEntryProto ***meta_of(Onnx__ValueInfoProto *v) { return &v->metadata_props; }
+
+/* Pack g as mb_pack does, with model-level metadata (key, value) added. */
+static uint8_t *pack_with_model_meta(mb_graph *g, const char *key, const char *val, size_t *len) {
+    Onnx__ModelProto m;
+    onnx__model_proto__init(&m);
+    m.graph = g;
+    mb_meta(&m.metadata_props, &m.n_metadata_props, key, val);
+    *len = onnx__model_proto__get_packed_size(&m);
+    uint8_t *bytes = malloc(*len);
+    onnx__model_proto__pack(&m, bytes);
+    mb_free_meta(m.metadata_props, m.n_metadata_props);
+    mb_free_graph(g);
+    return bytes;
+}
+
+/* metadata_props of values (their declarations, in order), initializers,
+ * nodes, the graph and the model: exact text, file order, repeats kept,
+ * absent parts "", never cut to MEMPLAN_MAX_NAME. */
+static void test_metadata(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_meta(meta_of(g->input[0]), &g->input[0]->n_metadata_props, "k", "1");
+    mb_meta(meta_of(g->input[0]), &g->input[0]->n_metadata_props, "dup", "a");
+    mb_meta(meta_of(g->input[0]), &g->input[0]->n_metadata_props, "dup", "b");
+    mb_initializer(g, "W", F32, "2");
+    Onnx__TensorProto *w = g->initializer[0];
+    mb_meta(&w->metadata_props, &w->n_metadata_props, "w", "5");
+    mb_meta(&g->metadata_props, &g->n_metadata_props, "graph", "8");
+    Onnx__NodeProto *nd = mb_node(g, "Add", "x,W", "a");
+    mb_node_meta(nd, "n", "6");
+    mb_node_meta(nd, "n", "7");
+    mb_node_meta(nd, "", "empty key");
+    mb_node(g, "Relu", "a", "b");
+    mb_node(g, "Neg", "b", "y");
+    mb_output(g, "y", F32, "2");
+    mb_meta(meta_of(g->output[0]), &g->output[0]->n_metadata_props, "out", "2");
+    mb_value(g, "y", F32, "2");
+    mb_meta(meta_of(g->value_info[0]), &g->value_info[0]->n_metadata_props, "vi", "4");
+    mb_value(g, "x", F32, "2");
+    mb_meta(meta_of(g->value_info[1]), &g->value_info[1]->n_metadata_props, "vx", "3");
+    mb_value(g, "W", F32, "2");
+    mb_meta(meta_of(g->value_info[2]), &g->value_info[2]->n_metadata_props, "vw", "");
+    mb_value(g, "nosuch", F32, "2");
+    mb_meta(meta_of(g->value_info[3]), &g->value_info[3]->n_metadata_props, "lost", "z");
+    /* An entry without a value (and one without a key): "" in the IR. */
+    mb_value(g, "a", F32, "2");
+    Onnx__StringStringEntryProto *e = malloc(sizeof *e);
+    onnx__string_string_entry_proto__init(e);
+    e->key = mb_strdup("novalue");
+    MB_PUSH(g->value_info[4]->metadata_props, g->value_info[4]->n_metadata_props, e);
+    e = malloc(sizeof *e);
+    onnx__string_string_entry_proto__init(e);
+    e->value = mb_strdup("nokey");
+    MB_PUSH(g->value_info[4]->metadata_props, g->value_info[4]->n_metadata_props, e);
+    char *big = malloc(MEMPLAN_MAX_NAME + 1001);
+    memset(big, 'v', MEMPLAN_MAX_NAME + 1000);
+    big[MEMPLAN_MAX_NAME + 1000] = '\0';
+    size_t len;
+    uint8_t *bytes = pack_with_model_meta(g, "model", big, &len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    const memplan_graph *G = m->graph;
+    const memplan_value *x = value(G, "x"), *W = value(G, "W"), *y = value(G, "y");
+    assert_string_equal(kvs(x->metadata, x->n_metadata), "k=1;dup=a;dup=b;vx=3"); /* input, then value_info */
+    assert_string_equal(kvs(y->metadata, y->n_metadata), "out=2;vi=4");           /* output, then value_info */
+    assert_string_equal(kvs(W->metadata, W->n_metadata), "vw=");
+    assert_string_equal(kvs(W->initializer->metadata, W->initializer->n_metadata), "w=5");
+    const memplan_value *a = value(G, "a"), *b = value(G, "b");
+    assert_string_equal(kvs(a->metadata, a->n_metadata), "novalue=;=nokey");
+    assert_int_equal(b->n_metadata, 0); /* a node output nothing declares */
+    assert_null(b->metadata);
+    assert_int_equal(memplan_graph_find(G, "nosuch"), -1); /* its entry is not kept */
+    assert_string_equal(kvs(G->nodes[0].metadata, G->nodes[0].n_metadata), "n=6;n=7;=empty key");
+    assert_int_equal(G->nodes[1].n_metadata, 0);
+    assert_string_equal(kvs(G->metadata, G->n_metadata), "graph=8");
+    assert_int_equal(m->n_metadata, 1);
+    assert_string_equal(m->metadata[0].key, "model");
+    assert_int_equal(strlen(m->metadata[0].value), MEMPLAN_MAX_NAME + 1000);
+    memplan_model_free(m);
+    free(big);
+}
+
+/* Subgraph values get their own declarations' entries; a captured outer
+ * value gets none. A NUL byte ends a key or value, as in every string field. */
+static void test_metadata_subgraph_and_nul(void **state) {
+    (void)state;
+    mb_graph *body = mb_new_graph("then");
+    mb_node(body, "Add", "x,x", "t");
+    mb_output(body, "t", F32, "2");
+    mb_meta(meta_of(body->output[0]), &body->output[0]->n_metadata_props, "sub", "1");
+    mb_graph *eb = mb_new_graph("else");
+    mb_node(eb, "Neg", "x", "e");
+    mb_output(eb, "e", F32, "2");
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_meta(meta_of(g->input[0]), &g->input[0]->n_metadata_props, "keyXtail", "valXtail");
+    mb_input(g, "c", 9, "");
+    Onnx__NodeProto *nd = mb_node(g, "If", "c", "y");
+    mb_graph_attr(nd, "then_branch", body);
+    mb_graph_attr(nd, "else_branch", eb);
+    mb_output(g, "y", F32, "2");
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    for (size_t i = 0; i + 8 <= len; i++) /* "keyXtail" -> "key\0tail", "valXtail" -> "val\0tail" */
+        if (memcmp(bytes + i + 3, "Xtail", 5) == 0) bytes[i + 3] = '\0';
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    const memplan_value *x = value(m->graph, "x");
+    assert_string_equal(kvs(x->metadata, x->n_metadata), "key=val");
+    const memplan_graph *T = m->graph->nodes[0].subgraphs[0];
+    const memplan_value *t = value(T, "t"), *tx = value(T, "x");
+    assert_string_equal(kvs(t->metadata, t->n_metadata), "sub=1");
+    assert_int_equal(tx->flags, MEMPLAN_VALUE_CAPTURE);
+    assert_int_equal(tx->n_metadata, 0);
+    memplan_model_free(m);
+}
+
 /* A reader over bytes in memory that counts what it reads and can fail at
  * one offset. */
 typedef struct counting {
@@ -461,6 +593,8 @@ int main(void) {
         cmocka_unit_test(test_info_json),
         cmocka_unit_test(test_reader_skips_weights),
         cmocka_unit_test(test_reader_errors),
+        cmocka_unit_test(test_metadata),
+        cmocka_unit_test(test_metadata_subgraph_and_nul),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -485,6 +485,48 @@ static void test_value_errors(void **state) {
     expect_value_error("c", 2, "2 does not fit input 'c' (bool)");
 }
 
+/* ---- memory against a dim ---------------------------------------------- */
+
+/* y = Neg(Relu(x)) with x float[seq]: a and y meet at position 1, 8*seq
+ * bytes; with seq unbound the plan is deferred, so a sweep binds it. */
+static void test_sweep(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("main");
+    mb_input(g, "x", F32, "seq");
+    mb_node(g, "Relu", "x", "a");
+    mb_node(g, "Neg", "a", "y");
+    mb_output(g, "y", F32, "seq");
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.align = 1;
+    memplan_binding other = {"seq", 7}; /* replaced by the swept values */
+    o.bindings = &other;
+    o.n_bindings = 1;
+    const int64_t values[] = {0, 1, 10, 1000};
+    memplan_sweep_point pts[4];
+    assert_int_equal(memplan_plan_sweep(m, &o, "seq", values, 4, pts, &err), MEMPLAN_OK);
+    for (int i = 0; i < 4; i++) {
+        assert_false(pts[i].deferred);
+        assert_int_equal(pts[i].value, values[i]);
+        assert_int_equal(pts[i].peak_bytes, 8 * (uint64_t)values[i]);
+        assert_int_equal(pts[i].lower_bound_bytes, 8 * (uint64_t)values[i]);
+        assert_int_equal(pts[i].naive_bytes, 8 * (uint64_t)values[i]);
+        assert_int_equal(pts[i].slots_bytes, 8 * (uint64_t)values[i]);
+    }
+    /* another dim: seq stays unbound, every point deferred */
+    o.n_bindings = 0;
+    assert_int_equal(memplan_plan_sweep(m, &o, "batch", values, 2, pts, &err), MEMPLAN_OK);
+    assert_true(pts[0].deferred && pts[1].deferred);
+    assert_int_equal(memplan_plan_sweep(m, &o, "", values, 2, pts, &err), MEMPLAN_EUSAGE);
+    memplan_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_if_known_condition),
@@ -498,6 +540,7 @@ int main(void) {
         cmocka_unit_test(test_shadowing),
         cmocka_unit_test(test_constants_are_weights),
         cmocka_unit_test(test_value_errors),
+        cmocka_unit_test(test_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

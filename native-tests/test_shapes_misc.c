@@ -47,10 +47,6 @@ static void int64_init(mb_graph *g, const char *name, const char *dims, size_t n
 }
 
 /* Set a node's domain (a copy: the builder frees it with the node). */
-static Onnx__NodeProto *in_domain(Onnx__NodeProto *nd, const char *domain) {
-    nd->domain = mb_strdup(domain);
-    return nd;
-}
 
 #define MS "com.microsoft"
 #define I64(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
@@ -154,8 +150,20 @@ static void test_selections_and_strings(void **state) {
     infer(&c, g);
     expect(&c, "sel", "int64[unk__0,3] 24*unk__0");
     expect(&c, "u", "float[unk__1] 4*unk__1");
+    expect(&c, "uc", "int64[unk__1] 8*unk__1"); /* one count for Y, indices and counts */
     expect(&c, "uinv", "int64[12] 96");
-    expect(&c, "ua", "float[3,unk__4] 12*unk__4");
+    expect(&c, "ua", "float[3,unk__2] 12*unk__2");
+    /* data-dependent, with bounds: min(max per class, k) * b * classes (max per class unknown: k) */
+    memplan_expr_pool *p = memplan_shapes_pool(c.s);
+    memplan_expr bound;
+    assert_int_equal(memplan_shapes_data_dim_count(c.s), 3);
+    assert_string_equal(memplan_shapes_data_dim(c.s, 0, &bound), "unk__0");
+    assert_string_equal(memplan_expr_str(p, bound), "b*k");
+    assert_true(memplan_shapes_data_bound(c.s, "unk__1", &bound));
+    assert_string_equal(memplan_expr_str(p, bound), "12");
+    assert_true(memplan_shapes_data_bound(c.s, "unk__2", &bound));
+    assert_string_equal(memplan_expr_str(p, bound), "4");
+    assert_false(memplan_shapes_data_bound(c.s, "b", &bound));
     expect(&c, "uainv", "int64[4] 32");
     expect(&c, "tn", "string[1,c] ?");
     expect(&c, "tm", "bool[1,c] c");
@@ -364,6 +372,39 @@ static void test_contrib_qlinear(void **state) {
     done(&c);
 }
 
+/* AveragePool and QLinearAveragePool share one rule. x [1,1,4,4], kernel
+ * [1,1], strides [2,2], pads [0,0,1,1], ceil_mode: ceil((4+1-1)/2+1) = 3
+ * windows would start at 0, 2, 4, and the spec (AveragePool 19+: "sliding
+ * windows that would start in the right padded region are ignored") drops
+ * the one at 4, the end padding: [1,1,2,2] (QLinearAveragePool said
+ * [1,1,3,3] with its own copy of the arithmetic). */
+static void test_pool_twins_agree(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "1,1,4,4");
+    mb_input(g, "q", 2, "1,1,4,4");
+    mb_input(g, "qn", 2, "1,4,4,1");
+    mb_input(g, "s", 1, "");
+    mb_input(g, "zp", 2, "");
+    Onnx__NodeProto *p[4] = {mb_node(g, "AveragePool", "x", "ap"), mb_node(g, "MaxPool", "x", "mp"),
+                             in_domain(mb_node(g, "QLinearAveragePool", "q,s,zp,s,zp", "qap"), MS),
+                             in_domain(mb_node(g, "QLinearAveragePool", "qn,s,zp,s,zp", "qap_nhwc"), MS)};
+    for (int i = 0; i < 4; i++) {
+        mb_ints_attr(p[i], "kernel_shape", I64(1, 1));
+        mb_ints_attr(p[i], "strides", I64(2, 2));
+        mb_ints_attr(p[i], "pads", I64(0, 0, 1, 1));
+        mb_int_attr(p[i], "ceil_mode", 1);
+    }
+    mb_int_attr(p[3], "channels_last", 1);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "ap", "float[1,1,2,2] 16");
+    expect(&c, "mp", "float[1,1,2,2] 16");
+    expect(&c, "qap", "uint8[1,1,2,2] 4");
+    expect(&c, "qap_nhwc", "uint8[1,2,2,1] 4");
+    done(&c);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sequence_construct_at_concat),
@@ -376,6 +417,7 @@ int main(void) {
         cmocka_unit_test(test_contrib_attention),
         cmocka_unit_test(test_contrib_conv_matmul),
         cmocka_unit_test(test_contrib_qlinear),
+        cmocka_unit_test(test_pool_twins_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

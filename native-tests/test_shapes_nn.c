@@ -19,27 +19,6 @@ static void infer(ctx *c, mb_graph *g) {
     assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
 }
 
-/* ---- attribute helpers (freed by mb_free_graph) ------------------------ */
-
-/* A STRING attribute; s must be a literal (mb_free_graph does not free it). */
-static void str_attr(Onnx__NodeProto *nd, const char *name, const char *s) {
-    Onnx__AttributeProto *a = malloc(sizeof *a);
-    onnx__attribute_proto__init(a);
-    a->name = mb_strdup(name);
-    a->has_type = 1;
-    a->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING;
-    a->has_s = 1;
-    a->s.data = (uint8_t *)(uintptr_t)s;
-    a->s.len = strlen(s);
-    MB_PUSH(nd->attribute, nd->n_attribute, a);
-}
-
-#define INTS(nd, name, ...)                                                               \
-    do {                                                                                  \
-        static const int64_t v_[] = {__VA_ARGS__};                                        \
-        mb_ints_attr((nd), (name), sizeof v_ / sizeof v_[0], v_);                            \
-    } while (0)
-
 /* ---- convolutions ------------------------------------------------------ */
 
 /* A 3x3 stride-2 pad-1 Conv over a symbolic H x W: (H-1)//2+1 = (H+1)//2. */

@@ -25,9 +25,15 @@
  *     nested divisions merge: (x//c1)//c2 = x//(c1*c2), (x%c1)%c2 = x%c2 when
  *     c2 divides c1 and = x%c1 when c2 >= c1. So (N+3)//2 = (N+1)//2+1,
  *     (8*N+4)//4 = 2*N+1, (2*N)//4 = N//2, (H-1)//2+1 = (H+1)//2.
- *   - max/min: when a-b is a constant the answer is known (max(a,a) = a,
- *     max(N+1,N) = N+1, constants fold); otherwise the arguments are ordered:
- *     a non-constant before a constant, else by printed text (byte order).
+ *   - max/min: when one argument is <= the other for every integer value
+ *     of the names, the answer is that one: a constant difference
+ *     (max(a,a) = a, max(N+1,N) = N+1, constants fold), and the lattice
+ *     laws on a max or min atom plus a constant: min(x,y)+k <= b when
+ *     x+k <= b or y+k <= b, max(x,y)+k <= b when both are, and the duals,
+ *     so max(min(a,b),a) = a (absorption), min(min(a,8),16) = min(a,8),
+ *     max(min(a,8),10) = 10, max(max(a,b),a) = max(a,b); otherwise the
+ *     arguments are ordered: a non-constant before a constant, else by
+ *     printed text (byte order).
  *   No rule assumes a sign for a dim; every rule is exact for all integers
  *   (where the input itself is defined).
  *

@@ -1,7 +1,7 @@
 /*
  * memplan/inplace.h -- in-place reuse, release lists, value tags, the per-node
- * memory profile and the decision log (seed 001, SEMANTICS §5-10), and the
- * annotation of a model with them (§9).
+ * memory profile and the decision log (seed 001, SEMANTICS §5-8, §10). Writing
+ * them into a model (§9) is memplan/annotate.h.
  *
  * Everything is computed once, for the MAIN graph of a model, into a context:
  *
@@ -26,9 +26,11 @@
  *    sequences, ...) contributes nothing; an amount that overflows is NONE
  *    (printed null). Graph inputs that are also initializers (IR < 4) count once,
  *    as initializers.
- *  - Tags: a `onnx_light.value_tag` hint is honoured for graph inputs and
- *    initializers only, and only when it is one of shape/axes/weight/ambiguous
- *    (anything else is ignored). Concat's "common tag" is the merge of its
+ *  - Tags: the start tag of a graph input or initializer comes from its
+ *    metadata in the IR (memplan_value.metadata, then its initializer's): the
+ *    last `onnx_light.value_tag` entry that is one of shape/axes/weight/
+ *    ambiguous, or "" for no tag (anything else is ignored); other values'
+ *    entries are ignored. Concat's "common tag" is the merge of its
  *    TAGGED inputs (untagged inputs are ignored; no tagged input: no tag).
  *    Binary elementwise ops (for the backward `weight` rule): Add, Sub, Mul,
  *    Div, Pow, Mod, And, Or, Xor, BitShift, BitwiseAnd/Or/Xor, Equal, Less,
@@ -74,6 +76,10 @@ typedef enum memplan_tag {
     MEMPLAN_TAG_AMBIGUOUS
 } memplan_tag;
 #define MEMPLAN_TAG_COUNT 5
+
+/* The metadata key of a value's tag: read as a start tag (graph inputs and
+ * initializers), written by memplan_annotate. */
+#define MEMPLAN_KEY_VALUE_TAG "onnx_light.value_tag"
 
 /* "" for NONE, else "shape", "axes", "weight", "ambiguous". */
 const char *memplan_tag_name(memplan_tag tag);
@@ -121,17 +127,9 @@ typedef struct memplan_profile {
     memplan_expr bucket[MEMPLAN_BUCKET_COUNT][MEMPLAN_TAG_COUNT]; /* [bucket][tag] */
 } memplan_profile;
 
-/* A tag given by the model (`onnx_light.value_tag` metadata) for a name. */
-typedef struct memplan_tag_hint {
-    const char *name;
-    const char *tag;
-} memplan_tag_hint;
-
 typedef struct memplan_inplace_options {
     bool allow_input_overwrite; /* graph inputs may be reused (and are "produced" before 0) */
     bool events;                /* record the decision log */
-    const memplan_tag_hint *hints; /* optional start tags, n_hints of them (copied) */
-    size_t n_hints;
 } memplan_inplace_options;
 
 typedef struct memplan_inplace memplan_inplace;
@@ -194,38 +192,6 @@ void memplan_inplace_clear_events(memplan_inplace *ctx);
  * view, when a value sharing it is protected, or when the output is already
  * a view. Liveness then gives each pair one buffer. */
 memplan_status memplan_inplace_view_links(const memplan_inplace *ctx, memplan_viewmap *vm, memplan_error *err);
-
-/* ---- annotation (SEMANTICS §9) ------------------------------------------
- * Write the results into a copy of the model bytes they were computed from:
- * node metadata_props `onnx_light.inplace_reuse`, `.release_after`,
- * `.not_used_after`, `.release_after_shape_tag`, `.node_tag` (each only when
- * non-empty, replacing an entry with the same key in place, else appended;
- * an entry with one of these keys that the results do not produce -- left by
- * an earlier annotation, or a repeated one -- is removed),
- * and `onnx_light.value_tag` on the main graph's ValueInfoProto entries that
- * exist (inputs, outputs, value_info) and on initializers' TensorProto (none
- * is added; a stale one is removed the same way).
- * The output is a splice of the input's wire bytes: only the touched node,
- * value info and initializer messages and the main GraphProto are written
- * again (their fields in order, new length prefixes); every other byte --
- * unknown fields, functions, subgraphs, tensor data -- is copied unchanged.
- * The whole input is checked as loading checks it (errors name a byte
- * offset). Results for a graph with a different node count or other op types
- * are an MEMPLAN_EINPUT error. *out is one malloc'ed buffer (free it). */
-memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inplace *ctx,
-                                unsigned char **out, size_t *out_len, memplan_error *err);
-
-/* memplan_annotate reading the model through a reader, a window (1 MiB) at
- * a time: memory is the output plus O(graph); the result and errors equal
- * memplan_annotate's on the same bytes. */
-memplan_status memplan_annotate_reader(const memplan_reader *reader, const memplan_inplace *ctx,
-                                       unsigned char **out, size_t *out_len, memplan_error *err);
-
-/* The `onnx_light.value_tag` entries of the main graph's inputs, outputs and
- * value_info in bytes (a pruned parse: weights are not loaded). *hints and its
- * strings are one malloc'ed block: free(*hints). */
-memplan_status memplan_read_tag_hints(const void *bytes, size_t len, memplan_tag_hint **hints,
-                                      size_t *n, memplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -17,6 +17,7 @@
 #include "memplan/expr.h"
 #include "memplan/shapes.h"
 #include "memplan/inplace.h"
+#include "memplan/annotate.h"
 #include "memplan/model_plan.h"
 #include "memplan/report.h"
 #include "memplan/session.h"

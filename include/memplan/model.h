@@ -14,6 +14,10 @@
  *         .captures[]   values of this graph its subgraphs read
  *     .functions[]      model-local functions, each with a body graph
  *
+ * The metadata_props entries of the model, its graphs, nodes, declared values
+ * and tensors are kept (memplan_kv, in file order); the value tags' start
+ * tags come from them (memplan/inplace.h).
+ *
  * All strings are NUL-terminated copies owned by the model. Freeing the model
  * frees everything in one call. Loading never needs weight bytes: tensor data
  * larger than MEMPLAN_TENSOR_DATA_MAX is dropped before parsing, and external
@@ -93,6 +97,16 @@ typedef struct memplan_type {
     const memplan_dim *dims;
 } memplan_type;
 
+/* One metadata_props entry (StringStringEntryProto). Key and value are the
+ * file's text up to its first NUL byte, like every string field of the IR
+ * (protobuf-c gives string fields as C strings): any length, never cut to
+ * MEMPLAN_MAX_NAME. An absent key or value is "". Entries keep the file's
+ * order, and a repeated key is kept as often as it occurs. */
+typedef struct memplan_kv {
+    const char *key;
+    const char *value;
+} memplan_kv;
+
 typedef struct memplan_tensor {
     const char *name;
     int32_t elem_type;
@@ -103,6 +117,8 @@ typedef struct memplan_tensor {
      * the file and at most MEMPLAN_TENSOR_DATA_MAX bytes; otherwise NULL. */
     const void *data;
     size_t data_len;
+    int32_t n_metadata;        /* TensorProto.metadata_props */
+    const memplan_kv *metadata;
 } memplan_tensor;
 
 /* Value flags: a value may be several of these at once. */
@@ -120,7 +136,14 @@ typedef struct memplan_value {
     int32_t producer;          /* position of the node that outputs it, or -1 */
     int32_t producer_output;   /* output index in that node, or -1 */
     int32_t outer;             /* CAPTURE: value id in the parent graph, else -1 */
-    const memplan_tensor *initializer; /* INITIALIZER: its tensor */
+    const memplan_tensor *initializer; /* INITIALIZER: its tensor (its own metadata) */
+    /* metadata_props of the ValueInfoProto entries of this graph that declare
+     * the value: its graph input, its graph output, then every value_info
+     * entry with its name, in that order (each list in file order). Node
+     * outputs without a value_info entry and CAPTURE values have none; the
+     * entries of a value_info naming no value of the graph are not kept. */
+    int32_t n_metadata;
+    const memplan_kv *metadata;
 } memplan_value;
 
 typedef enum memplan_attr_type {
@@ -168,6 +191,8 @@ typedef struct memplan_node {
     const struct memplan_graph *const *subgraphs;
     int32_t n_captures;               /* outer values read by the subgraphs, */
     const int32_t *captures;          /* deduplicated, in first-read order */
+    int32_t n_metadata;               /* NodeProto.metadata_props */
+    const memplan_kv *metadata;
 } memplan_node;
 
 typedef struct memplan_graph {
@@ -188,6 +213,8 @@ typedef struct memplan_graph {
     const int32_t *initializers;
     int32_t n_captures;                 /* CAPTURE values of this graph */
     const int32_t *captures;
+    int32_t n_metadata;                 /* GraphProto.metadata_props (none for function bodies) */
+    const memplan_kv *metadata;
     const void *internal;               /* name index; do not touch */
 } memplan_graph;
 
@@ -195,11 +222,6 @@ typedef struct memplan_opset {
     const char *domain;                 /* "" = ai.onnx */
     int64_t version;
 } memplan_opset;
-
-typedef struct memplan_kv {
-    const char *key;
-    const char *value;
-} memplan_kv;
 
 typedef struct memplan_function {
     const char *name;
@@ -219,7 +241,7 @@ typedef struct memplan_model {
     const char *doc_string;
     int32_t n_opsets;
     const memplan_opset *opsets;
-    int32_t n_metadata;
+    int32_t n_metadata;                 /* ModelProto.metadata_props */
     const memplan_kv *metadata;
     const memplan_graph *graph;
     int32_t n_functions;

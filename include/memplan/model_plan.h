@@ -217,6 +217,21 @@ memplan_status memplan_plan_model(const memplan_model *m, const memplan_plan_opt
 /* Free a plan from memplan_plan_model (NULL is fine). */
 void memplan_model_plan_free(memplan_model_plan *p);
 
+/* ---- memory against a dim ------------------------------------------------
+ * The figures of plans made with one dim bound to each of n values (the
+ * options' other bindings kept; a binding of the same name in the options is
+ * replaced). A value whose plan is deferred gets deferred = true and zero
+ * figures. */
+typedef struct memplan_sweep_point {
+    int64_t value;
+    bool deferred;
+    uint64_t naive_bytes, peak_bytes, lower_bound_bytes; /* the arena's */
+    uint64_t slots_bytes;                                /* the slot plan's sum of capacities */
+} memplan_sweep_point;
+
+memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_options *o, const char *dim,
+                                  const int64_t *values, size_t n, memplan_sweep_point *out, memplan_error *err);
+
 /* "arena" / "slots". */
 const char *memplan_strategy_name(memplan_strategy s);
 

@@ -60,7 +60,7 @@ typedef struct memplan_request {
     bool no_nodes;               /* plan JSON: leave out the `nodes` list */
     const char *output_path;     /* -o/--output (borrowed from argv) */
     const void *model_bytes;     /* the model file, when the caller keeps it: needed by */
-    size_t model_len;            /* annotate; read for onnx_light.value_tag hints */
+    size_t model_len;            /* annotate only */
     const memplan_reader *model_reader; /* annotate reads the whole model through this when
                                            set (model_bytes may then lack the tensor data) */
     size_t n_positional;

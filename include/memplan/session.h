@@ -35,8 +35,7 @@ extern "C" {
 typedef struct memplan_session memplan_session;
 
 /* Load a model from its file bytes. The session keeps its own copy of the
- * bytes (annotate rewrites them; inplace, profile and tags read their
- * value-tag hints). */
+ * bytes (annotate rewrites them). */
 memplan_status memplan_session_open(const void *bytes, size_t len, memplan_session **out, memplan_error *err);
 
 /* Load a model through a reader (memplan/model.h): the session keeps only

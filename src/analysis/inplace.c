@@ -558,7 +558,7 @@ memplan_status memplan_inplace_compute_graph(const memplan_model *m, const mempl
     if (!st) st = compute_referenced(c, err);
     if (!st) {
         compute_producers(c);
-        st = mp_compute_tags(c, o, err);
+        st = mp_compute_tags(c, err);
     }
     if (!st) st = compute_reuse_and_release(c, err);
     if (!st) st = mp_compute_profile(c, err);

@@ -116,24 +116,36 @@ static void backward_rules(tagger *t, const memplan_node *n) {
     }
 }
 
-/* Graph inputs and initializers start as weight, or as their hint says. */
-static void start_tags(memplan_inplace *c, const memplan_inplace_options *o) {
-    const memplan_graph *g = c->g;
-    for (int32_t v = 0; v < c->n_values; v++)
-        if (g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_INITIALIZER)) c->vtag[v] = MEMPLAN_TAG_WEIGHT;
-    for (size_t h = 0; h < o->n_hints; h++) {
-        memplan_tag tag;
-        if (!o->hints[h].name || !memplan_tag_parse(o->hints[h].tag, &tag)) continue;
-        int32_t v = memplan_graph_find(g, o->hints[h].name);
-        if (v >= 0 && (g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_INITIALIZER))) c->vtag[v] = tag;
+/* The tag of the last MEMPLAN_KEY_VALUE_TAG entry in md that names one
+ * (other text is ignored), over *tag; keys compare up to a NUL byte, as the
+ * annotator matches them. */
+static void tag_entry(const memplan_kv *md, int32_t n, memplan_tag *tag) {
+    for (int32_t k = 0; k < n; k++) {
+        memplan_tag t;
+        if (strcmp(md[k].key, MEMPLAN_KEY_VALUE_TAG) == 0 && memplan_tag_parse(md[k].value, &t)) *tag = t;
     }
 }
 
-memplan_status mp_compute_tags(memplan_inplace *c, const memplan_inplace_options *o, memplan_error *err) {
+/* Graph inputs and initializers start as weight, or as their metadata says:
+ * the value's declarations (input, output, value_info) first, then its
+ * initializer's TensorProto, the last tag met winning. */
+static void start_tags(memplan_inplace *c) {
+    const memplan_graph *g = c->g;
+    for (int32_t v = 0; v < c->n_values; v++) {
+        const memplan_value *val = &g->values[v];
+        if (!(val->flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_INITIALIZER))) continue;
+        memplan_tag tag = MEMPLAN_TAG_WEIGHT;
+        tag_entry(val->metadata, val->n_metadata, &tag);
+        if (val->initializer) tag_entry(val->initializer->metadata, val->initializer->n_metadata, &tag);
+        c->vtag[v] = tag;
+    }
+}
+
+memplan_status mp_compute_tags(memplan_inplace *c, memplan_error *err) {
     c->vtag = calloc((size_t)(c->n_values ? c->n_values : 1), sizeof *c->vtag);
     c->ntag = calloc((size_t)(c->n_nodes ? c->n_nodes : 1), sizeof *c->ntag);
     if (!c->vtag || !c->ntag) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while tagging values");
-    start_tags(c, o);
+    start_tags(c);
     tagger t = {c, true};
     /* Each value changes at most 3 times, so this bound is never the reason to stop. */
     int64_t rounds = 4 * (int64_t)c->n_values + 2;

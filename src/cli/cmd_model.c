@@ -6,11 +6,6 @@
 #include "cli/cli.h"
 #include "memplan/report.h"
 
-static bool keeps_bytes(const char *cmd) {
-    return strcmp(cmd, "inplace") == 0 || strcmp(cmd, "profile") == 0 || strcmp(cmd, "tags") == 0 ||
-           strcmp(cmd, "annotate") == 0;
-}
-
 static int run_model_command(const char *cmd, int argc, char **argv) {
     memplan_request r;
     memplan_request_init(&r);
@@ -25,10 +20,9 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
     if (memplan_request_check(&r, cmd, &err)) return cli_usage_error(cmd, "%s", err.message);
     if (annotate && cli_same_file(path, r.output_path))
         return cli_usage_error(cmd, "the output file is the model itself: choose another path");
-    /* Every command loads the graph read without the tensor data (inplace,
-     * profile, tags and annotate also read value-tag hints from those bytes);
-     * annotate then splices its entries into the whole file, read through the
-     * same reader a window at a time: memory is the output plus O(graph). */
+    /* Every command loads the graph read without the tensor data; annotate
+     * then splices its entries into the whole file, read through the same
+     * reader a window at a time: memory is the output plus O(graph). */
     memplan_model *m = NULL;
     void *bytes = NULL;
     size_t n = 0;
@@ -45,10 +39,6 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
         free(bytes);
         cli_close_model(&mf);
         return CLI_BAD_INPUT;
-    }
-    if (keeps_bytes(cmd)) {
-        r.model_bytes = bytes;
-        r.model_len = n;
     }
     char *out = NULL;
     size_t len = 0;

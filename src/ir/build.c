@@ -3,7 +3,8 @@
  *
  * Resolution of one graph, in this order:
  *   1. define: graph inputs, initializers, node outputs (each name once);
- *   2. graph outputs and value_info lend their declared types;
+ *   2. graph outputs and value_info lend their declared types, and every
+ *      declaration its metadata_props;
  *   3. subgraphs are resolved recursively; a name they cannot find locally is
  *      looked up in the enclosing scopes and becomes a CAPTURE value there;
  *   4. node inputs are resolved the same way;
@@ -202,6 +203,48 @@ static memplan_status declare_outputs(scope *s, int32_t *ids) {
         if (id >= 0) lend_type(&s->values[id], &pg->vinfo[i].type);
     }
     return MEMPLAN_OK;
+}
+
+/* One walk over the declarations that carry metadata (graph inputs, outputs,
+ * value_info, in that order): counting each value's entries into count[], or
+ * (fill) appending them to the value's array, which has room for count[v]. */
+static void metadata_walk(scope *s, const int32_t *out_ids, int64_t *count, bool fill) {
+    mp_pgraph *pg = s->pg;
+    const mp_decl *lists[3] = {pg->inputs, pg->outputs, pg->vinfo};
+    int32_t sizes[3] = {pg->n_inputs, pg->n_outputs, pg->n_vinfo};
+    for (int l = 0; l < 3; l++)
+        for (int32_t i = 0; i < sizes[l]; i++) {
+            const mp_decl *d = &lists[l][i];
+            int32_t id = !d->n_meta ? -1 : l == 1 ? out_ids[i] : mp_strmap_get(s->map, d->name);
+            if (id < 0) continue;
+            if (!fill) {
+                count[id] += d->n_meta;
+                continue;
+            }
+            memplan_value *v = &s->values[id];
+            memcpy((memplan_kv *)v->metadata + v->n_metadata, d->meta, (size_t)d->n_meta * sizeof *d->meta);
+            v->n_metadata += d->n_meta;
+        }
+}
+
+/* Each value gets the metadata of all its declarations in one array,
+ * counted first so a name declared many times stays linear. */
+static memplan_status gather_metadata(scope *s, const int32_t *out_ids) {
+    int64_t *count = calloc((size_t)(s->n_values ? s->n_values : 1), sizeof *count);
+    if (!count) return oom(s);
+    metadata_walk(s, out_ids, count, false);
+    memplan_status st = MEMPLAN_OK;
+    for (int32_t v = 0; !st && v < s->n_values; v++) {
+        if (!count[v]) continue;
+        if (count[v] > INT32_MAX)
+            st = memplan_error_set(s->ctx->err, MEMPLAN_ELIMIT, "%s '%s': value '%s' has more than %d metadata_props entries",
+                                   s->pg->what, where_name(s), s->values[v].name, INT32_MAX);
+        else if (!(s->values[v].metadata = mp_arena_array(s->ctx->arena, (size_t)count[v], sizeof(memplan_kv))))
+            st = oom(s);
+    }
+    if (!st) metadata_walk(s, out_ids, count, true);
+    free(count);
+    return st;
 }
 
 static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent);
@@ -462,6 +505,8 @@ static memplan_status finish(scope *s, int32_t **in_ids, int32_t **caps, int32_t
         nd->subgraphs = subs;
         nd->n_captures = ncaps[i];
         nd->captures = caps[i];
+        nd->n_metadata = pn->n_meta;
+        nd->metadata = pn->meta;
     }
     if (!st) {
         for (int32_t v = 0; v < s->n_values; v++)
@@ -491,6 +536,8 @@ static memplan_status finish(scope *s, int32_t **in_ids, int32_t **caps, int32_t
             g->initializers = inits;
             g->n_captures = s->n_captures;
             g->captures = captures;
+            g->n_metadata = pg->n_meta;
+            g->metadata = pg->meta;
             g->depth = s->depth;
         }
     }
@@ -526,6 +573,7 @@ static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent
     if (!in_ids || !caps || !ncaps || (pg->n_outputs && !out_ids)) st = oom(&s);
     if (!st) st = define_values(&s);
     if (!st) st = declare_outputs(&s, out_ids);
+    if (!st) st = gather_metadata(&s, out_ids);
     for (int32_t i = 0; !st && i < n; i++) st = check_control_flow(&s, &pg->nodes[i], i);
     for (int32_t i = 0; !st && i < n; i++)
         for (int32_t k = 0; !st && k < pg->nodes[i].n_sub; k++)

@@ -15,6 +15,8 @@
 typedef struct mp_decl {
     const char *name;
     memplan_type type;
+    int32_t n_meta;                /* ValueInfoProto.metadata_props */
+    const memplan_kv *meta;
 } mp_decl;
 
 struct mp_pgraph;
@@ -27,6 +29,8 @@ typedef struct mp_pnode {
     memplan_attr *attrs;
     int32_t n_sub;
     struct mp_pgraph **sub;        /* graphs held by the attributes, in order */
+    int32_t n_meta;
+    const memplan_kv *meta;
 } mp_pnode;
 
 typedef struct mp_pgraph {
@@ -37,6 +41,8 @@ typedef struct mp_pgraph {
     memplan_tensor *inits;
     mp_pnode *nodes;
     const char *what;              /* "graph", "function" for messages */
+    int32_t n_meta;                /* GraphProto.metadata_props */
+    const memplan_kv *meta;
 } mp_pgraph;
 
 struct mp_strmap;

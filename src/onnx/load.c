@@ -36,6 +36,11 @@ static const char *str(loader *L, const char *s) {
     return mp_arena_strndup(L->arena, s, n);
 }
 
+/* A string field whole (no MEMPLAN_MAX_NAME cut): metadata text. */
+static const char *text(loader *L, const char *s) {
+    return s ? mp_arena_strndup(L->arena, s, strlen(s)) : "";
+}
+
 static memplan_status check_name(loader *L, const char *s, const char *what) {
     if (s && strlen(s) > MEMPLAN_MAX_NAME)
         return memplan_error_set(L->err, MEMPLAN_ELIMIT, "a %s name is longer than %d bytes",
@@ -47,6 +52,26 @@ static memplan_status check_dim(loader *L, int64_t d, const char *owner, size_t 
     if (d < 0 || d > MEMPLAN_MAX_DIM_VALUE)
         return memplan_error_set(L->err, MEMPLAN_EINPUT,
                                  "'%s': dim %zu is %lld, outside [0, 2^53]", owner, axis, (long long)d);
+    return MEMPLAN_OK;
+}
+
+/* metadata_props entries as memplan_kv records, in order, repeats kept. */
+static memplan_status convert_meta(loader *L, Onnx__StringStringEntryProto *const *e, size_t n, int32_t *count,
+                                   const memplan_kv **out) {
+    *count = 0;
+    *out = NULL;
+    if (!n) return MEMPLAN_OK;
+    if (n > INT32_MAX)
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "a message has more than %d metadata_props entries", INT32_MAX);
+    memplan_kv *kv = mp_arena_array(L->arena, n, sizeof *kv);
+    if (!kv) return oom(L);
+    for (size_t i = 0; i < n; i++) {
+        kv[i].key = text(L, e[i]->key);
+        kv[i].value = text(L, e[i]->value);
+        if (!kv[i].key || !kv[i].value) return oom(L);
+    }
+    *count = (int32_t)n;
+    *out = kv;
     return MEMPLAN_OK;
 }
 
@@ -118,6 +143,7 @@ static memplan_status convert_decls(loader *L, Onnx__ValueInfoProto **vi, size_t
         (*out)[i].name = str(L, vi[i]->name);
         if (!(*out)[i].name) return oom(L);
         st = convert_type(L, vi[i]->type, (*out)[i].name, &(*out)[i].type);
+        if (!st) st = convert_meta(L, vi[i]->metadata_props, vi[i]->n_metadata_props, &(*out)[i].n_meta, &(*out)[i].meta);
         if (st) return st;
     }
     return MEMPLAN_OK;
@@ -185,7 +211,7 @@ static memplan_status convert_tensor(loader *L, const Onnx__TensorProto *tp, mem
     t->dims = dims;
     t->external = tp->has_data_location && tp->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
     convert_tensor_data(L, tp, t);
-    return MEMPLAN_OK;
+    return convert_meta(L, tp->metadata_props, tp->n_metadata_props, &t->n_metadata, &t->metadata);
 }
 
 /* ---- graphs ----------------------------------------------------------- */
@@ -327,7 +353,7 @@ static memplan_status convert_node(loader *L, const Onnx__NodeProto *np, mp_pnod
         if (st) return st;
     }
     n->n_attrs = (int32_t)np->n_attribute;
-    return MEMPLAN_OK;
+    return convert_meta(L, np->metadata_props, np->n_metadata_props, &n->n_meta, &n->meta);
 }
 
 static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pgraph **out) {
@@ -351,9 +377,10 @@ static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pg
     pg->n_inputs = (int32_t)gp->n_input;
     pg->n_outputs = (int32_t)gp->n_output;
     pg->n_vinfo = (int32_t)gp->n_value_info;
+    st = convert_meta(L, gp->metadata_props, gp->n_metadata_props, &pg->n_meta, &pg->meta);
     pg->inits = mp_arena_array(L->arena, gp->n_initializer, sizeof *pg->inits);
     pg->nodes = mp_arena_array(L->arena, gp->n_node, sizeof *pg->nodes);
-    if ((gp->n_initializer && !pg->inits) || (gp->n_node && !pg->nodes)) st = oom(L);
+    if (!st && ((gp->n_initializer && !pg->inits) || (gp->n_node && !pg->nodes))) st = oom(L);
     for (size_t i = 0; !st && i < gp->n_initializer; i++) st = convert_tensor(L, gp->initializer[i], &pg->inits[i]);
     pg->n_inits = (int32_t)gp->n_initializer;
     for (size_t i = 0; !st && i < gp->n_node; i++) st = convert_node(L, gp->node[i], &pg->nodes[i]);
@@ -435,15 +462,7 @@ static memplan_status convert_model(loader *L, model_internal *mi, const Onnx__M
     }
     m->opsets = ops;
     m->n_opsets = (int32_t)mp->n_opset_import;
-    memplan_kv *kv = mp_arena_array(L->arena, mp->n_metadata_props, sizeof *kv);
-    if (mp->n_metadata_props && !kv) return oom(L);
-    for (size_t i = 0; i < mp->n_metadata_props; i++) {
-        kv[i].key = str(L, mp->metadata_props[i]->key);
-        kv[i].value = str(L, mp->metadata_props[i]->value);
-        if (!kv[i].key || !kv[i].value) return oom(L);
-    }
-    m->metadata = kv;
-    m->n_metadata = (int32_t)mp->n_metadata_props;
+    if ((st = convert_meta(L, mp->metadata_props, mp->n_metadata_props, &m->n_metadata, &m->metadata))) return st;
 
     mp_pgraph *pg;
     if ((st = convert_graph(L, mp->graph, &pg))) return st;

@@ -3,8 +3,7 @@
 #ifndef MEMPLAN_OUT_ANNOTATE_H
 #define MEMPLAN_OUT_ANNOTATE_H
 
-#include "memplan/inplace.h"
-#include "memplan/model.h"
+#include "memplan/annotate.h"
 
 memplan_status mp_annotate_reader_window(const memplan_reader *reader, size_t window, const memplan_inplace *ctx,
                                          unsigned char **out, size_t *out_len, memplan_error *err);

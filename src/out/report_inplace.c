@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memplan/annotate.h"
 #include "memplan/inplace.h"
 #include "out/json.h"
 #include "out/report_inplace.h"
@@ -296,24 +297,19 @@ static void tags_text(mp_buf *b, const doc *d) {
 
 /* ---- dispatch ------------------------------------------------------------ */
 
-/* Shapes, hints from the bytes (when given), then the context. */
+/* Shapes, then the context (its start tags come from the model's metadata). */
 static memplan_status build(const memplan_model *m, const memplan_request *r, memplan_shapes **S,
                             memplan_inplace **ctx, memplan_error *err) {
-    memplan_tag_hint *hints = NULL;
-    size_t n_hints = 0;
     memplan_status st = memplan_shapes_infer(m, S, err);
-    if (!st && r->model_bytes) st = memplan_read_tag_hints(r->model_bytes, r->model_len, &hints, &n_hints, err);
     if (!st) {
-        memplan_inplace_options o = {r->allow_input_overwrite, r->events, hints, n_hints};
+        memplan_inplace_options o = {r->allow_input_overwrite, r->events};
         st = memplan_inplace_compute(m, *S, &o, ctx, err);
     }
-    free(hints);
     return st;
 }
 
 /* The analyses for the request's two options: the cache's, or built and kept
- * there. They read no dims (the amounts are bound when printed). The hints
- * come from r->model_bytes, which a cache's owner never changes. */
+ * there. They read no dims (the amounts are bound when printed). */
 static memplan_status build_cached(mp_cache *cache, const memplan_model *m, const memplan_request *r,
                                    memplan_shapes **S, memplan_inplace **ctx, memplan_error *err) {
     size_t pool = cache->inplace.valid ? memplan_expr_pool_count(memplan_shapes_pool(cache->inplace.shapes)) : 0;

@@ -141,7 +141,7 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
     int32_t *before = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *before);
     if (!before) return oom(err);
     memcpy(before, vm->source, (size_t)g->n_values * sizeof *before);
-    memplan_inplace_options io = {k->pub.options.allow_input_overwrite, false, NULL, 0};
+    memplan_inplace_options io = {k->pub.options.allow_input_overwrite, false};
     memplan_inplace *ctx = NULL;
     st = memplan_inplace_compute_graph(m, g, k->pub.shapes, &io, &ctx, err);
     if (!st) st = memplan_inplace_view_links(ctx, vm, err);

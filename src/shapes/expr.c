@@ -742,13 +742,66 @@ static bool diff_const(const memplan_expr_pool *p, memplan_expr a, memplan_expr 
     return !__builtin_sub_overflow(cx, cy, k);
 }
 
-/* max/min: a constant difference decides (so max(a,a) = a and constants
- * fold); otherwise the arguments are ordered non-constant first, then by
- * printed text. */
+/* True (with the atom's kind and operands, and *k) when e is one max or min
+ * atom plus a constant: max(x,y)+k. */
+static bool minmax_plus(const memplan_expr_pool *p, memplan_expr e, atom_kind *kind, memplan_expr *x,
+                        memplan_expr *y, int64_t *k) {
+    const poly *q = &p->polys[e];
+    int32_t n = q->n;
+    *k = 0;
+    if (n && q->t[n - 1].mono == 0) *k = q->t[--n].coef;
+    if (n != 1 || q->t[0].coef != 1) return false;
+    const mono *m = &p->monos[q->t[0].mono];
+    if (m->n != 1 || m->f[0].exp != 1) return false;
+    const atom *a = &p->atoms[m->f[0].atom];
+    if (a->kind != A_MAX && a->kind != A_MIN) return false;
+    *kind = a->kind;
+    *x = a->a;
+    *y = a->b;
+    return true;
+}
+
+/* a <= b for every integer value of the names, shown by the lattice laws:
+ * a constant difference, then min(x,y)+k <= b when x+k <= b or y+k <= b,
+ * max(x,y)+k <= b when both are, and the duals on b's side. So
+ * min(a,b) <= a (absorption: max(min(a,b),a) = a) and min(x,8) <= 10.
+ * budget bounds the work on deep nestings; false when it cannot tell. */
+static bool le_all(memplan_expr_pool *p, memplan_expr a, memplan_expr b, int *budget) {
+    int64_t k;
+    if (!valid(p, a) || !valid(p, b)) return false;
+    if (diff_const(p, a, b, &k)) return k <= 0;
+    if (--*budget < 0) return false;
+    atom_kind kind;
+    memplan_expr x, y;
+    if (minmax_plus(p, a, &kind, &x, &y, &k)) {
+        memplan_expr kc = memplan_expr_const(p, k);
+        memplan_expr xk = memplan_expr_add(p, x, kc), yk = memplan_expr_add(p, y, kc);
+        if (kind == A_MIN && (le_all(p, xk, b, budget) || le_all(p, yk, b, budget))) return true;
+        if (kind == A_MAX && le_all(p, xk, b, budget) && le_all(p, yk, b, budget)) return true;
+    }
+    if (minmax_plus(p, b, &kind, &x, &y, &k)) {
+        memplan_expr kc = memplan_expr_const(p, k);
+        memplan_expr xk = memplan_expr_add(p, x, kc), yk = memplan_expr_add(p, y, kc);
+        if (kind == A_MAX && (le_all(p, a, xk, budget) || le_all(p, a, yk, budget))) return true;
+        if (kind == A_MIN && le_all(p, a, xk, budget) && le_all(p, a, yk, budget)) return true;
+    }
+    return false;
+}
+
+/* max/min: when one argument is <= the other for every value (le_all: a
+ * constant difference, so max(a,a) = a and constants fold; absorption; a
+ * bound from a min or max with a constant) the answer is that one;
+ * otherwise the arguments are ordered non-constant first, then by printed
+ * text. */
 static memplan_expr minmax(memplan_expr_pool *p, memplan_expr a, memplan_expr b, bool is_max) {
     int64_t k;
     if (!valid(p, a) || !valid(p, b)) return MEMPLAN_EXPR_NONE;
     if (diff_const(p, a, b, &k)) return (is_max ? k >= 0 : k <= 0) ? a : b;
+    int budget = 16;
+    if (le_all(p, a, b, &budget)) return is_max ? b : a;
+    budget = 16;
+    if (le_all(p, b, a, &budget)) return is_max ? a : b;
+    if (!valid(p, a) || !valid(p, b)) return MEMPLAN_EXPR_NONE;
     bool ca = memplan_expr_is_const(p, a, NULL), cb = memplan_expr_is_const(p, b, NULL);
     if (ca > cb || (ca == cb && strcmp(p->polys[a].text, p->polys[b].text) > 0)) {
         memplan_expr t = a;

@@ -6,27 +6,37 @@
  * order, each through its op rule (registry below), and outputs a rule left
  * alone fall back to their declared types. Hints refine and are checked.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shapes/dims.h"
 #include "shapes/rules.h"
+#include "shapes/scratch.h"
 #include "util/arena.h"
 #include "util/strmap.h"
 
 struct memplan_shapes {
     mp_arena arena;
+    mp_scratch scratch;              /* the rules' temporary arrays (scratch.h) */
     memplan_expr_pool *pool;
     const memplan_model *model;
     int32_t n_graphs;
     memplan_vshape **per_graph;      /* [graph id] -> one shape per value, or NULL */
     char **notes;
     size_t n_notes, cap_notes;
-    int32_t n_unknown_dims;          /* fresh names handed out */
-    mp_strmap rules;                 /* "domain\x1Fop" -> index into rule_list */
-    const mp_rule **rule_list;
-    size_t n_rules;
+    struct conflict *conflicts;      /* notes of dims that cannot agree (mp_conflict) */
+    size_t n_conflicts, cap_conflicts;
+    mp_dims dims;                    /* bindable input dims, fresh dims (dims.h) */
+    mp_strmap no_rule;               /* "domain:op" -> index in no_rule_ops */
+    struct no_rule_op *no_rule_ops;  /* ops without a rule, first seen first, with node counts */
+    size_t n_no_rule, cap_no_rule;
+    int32_t cur_graph, cur_node;     /* where a fresh dim is born now */
+    mp_strmap rules;                 /* "domain\x1Fop" -> index into ops */
+    struct op_entry *ops;            /* the op's rule and evaluation, either may be NULL */
+    size_t n_ops;
     int depth;                       /* subgraph recursion */
     const char *duplicate;           /* an op registered twice */
     const memplan_binding *bindings; /* dim names bound from the start */
@@ -42,9 +52,27 @@ struct mp_sctx {
     const memplan_node *node;
     memplan_vshape *vals;            /* of g */
     bool *set;                       /* outputs set by the rule */
+    const char *first_note;          /* the rule's first note (its message), or NULL */
 };
 
+/* An op without a rule and how many nodes have it. */
+typedef struct no_rule_op {
+    const char *op;                  /* "Op", or "domain:Op" outside the default domain */
+    int64_t nodes;
+} no_rule_op;
+
+/* A conflict at node `node` of graph `graph`: notes[note]. */
+typedef struct conflict {
+    int32_t graph, node;
+    size_t note;
+} conflict;
+
 /* ---- registry ---------------------------------------------------------- */
+
+typedef struct op_entry {
+    const mp_rule *rule;
+    const mp_eval *eval;
+} op_entry;
 
 static const mp_rule *const FAMILIES[] = {
     mp_rules_elementwise, mp_rules_shape, mp_rules_control, mp_rules_reduce,
@@ -66,33 +94,65 @@ static char *rule_key(memplan_shapes *S, const char *domain, const char *op) {
     return k;
 }
 
+/* The entry of (domain, op), made when absent; NULL when memory runs out. */
+static op_entry *entry_for(memplan_shapes *S, const char *domain, const char *op) {
+    char *k = rule_key(S, domain, op);
+    if (!k) return NULL;
+    int32_t i = mp_strmap_get(&S->rules, k);
+    if (i >= 0) return &S->ops[i];
+    if (!mp_strmap_put(&S->rules, k, (int32_t)S->n_ops)) return NULL;
+    S->ops[S->n_ops].rule = NULL;
+    S->ops[S->n_ops].eval = NULL;
+    return &S->ops[S->n_ops++];
+}
+
 static bool build_registry(memplan_shapes *S) {
     size_t n = 0;
     for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
         for (const mp_rule *r = FAMILIES[f]; r->op; r++) n++;
-    S->rule_list = mp_arena_array(&S->arena, n ? n : 1, sizeof *S->rule_list);
-    if (!S->rule_list) return false;
+    for (const mp_eval *e = mp_evals; e->op; e++) n++;
+    S->ops = mp_arena_array(&S->arena, n ? n : 1, sizeof *S->ops);
+    if (!S->ops) return false;
     for (size_t f = 0; f < sizeof FAMILIES / sizeof FAMILIES[0]; f++)
         for (const mp_rule *r = FAMILIES[f]; r->op; r++) {
-            char *k = rule_key(S, r->domain, r->op);
-            if (!k) return false;
-            if (mp_strmap_get(&S->rules, k) >= 0) { /* two families claim one op: a bug */
+            op_entry *o = entry_for(S, r->domain, r->op);
+            if (!o) return false;
+            if (o->rule) { /* two families claim one op: a bug */
                 S->duplicate = r->op;
                 return false;
             }
-            if (!mp_strmap_put(&S->rules, k, (int32_t)S->n_rules)) return false;
-            S->rule_list[S->n_rules++] = r;
+            o->rule = r;
         }
+    for (const mp_eval *e = mp_evals; e->op; e++) {
+        op_entry *o = entry_for(S, e->domain, e->op);
+        if (!o) return false;
+        if (o->eval || !o->rule) { /* listed twice, or an evaluation without a rule: a bug */
+            S->duplicate = e->op;
+            return false;
+        }
+        o->eval = e;
+    }
     return true;
 }
 
-static const mp_rule *find_rule(memplan_shapes *S, const memplan_node *n) {
-    char key[512];
+/* The key is built in scratch memory, not on the stack: run_node recurses
+ * once per subgraph level. */
+static const op_entry *find_op(memplan_shapes *S, const memplan_node *n) {
     const char *d = canonical_domain(n->domain);
-    if (strlen(d) + strlen(n->op_type) + 2 > sizeof key) return NULL;
-    snprintf(key, sizeof key, "%s\x1f%s", d, n->op_type);
+    size_t dl = strlen(d), ol = strlen(n->op_type);
+    if (dl + ol + 2 > 512) return NULL; /* longer than any registered op */
+    mp_scratch_mark mark = mp_scratch_top(&S->scratch);
+    char *key = mp_scratch_alloc(&S->scratch, dl + ol + 2, 1);
+    if (!key) {
+        S->oom = true;
+        return NULL;
+    }
+    memcpy(key, d, dl);
+    key[dl] = '\x1f';
+    memcpy(key + dl + 1, n->op_type, ol + 1);
     int32_t i = mp_strmap_get(&S->rules, key);
-    return i >= 0 ? S->rule_list[i] : NULL;
+    mp_scratch_release(&S->scratch, mark);
+    return i >= 0 ? &S->ops[i] : NULL;
 }
 
 /* ---- notes ------------------------------------------------------------- */
@@ -121,19 +181,18 @@ static void add_note(memplan_shapes *S, const char *text) {
 /* dims of scalars and unranked values: never NULL, so rules may copy 0 dims. */
 static const memplan_expr NO_DIMS[1] = {MEMPLAN_EXPR_NONE};
 
+static memplan_expr fresh_dim(memplan_shapes *S) {
+    memplan_expr e = mp_dims_fresh(&S->dims, S->cur_graph, S->cur_node);
+    if (e == MEMPLAN_EXPR_NONE) S->oom = true;
+    return e;
+}
+
 /* A named dim: its bound value (a binding names it raw or escaped as amounts
  * print it), or the name itself. */
 static memplan_expr param_dim(memplan_shapes *S, const char *name) {
     for (size_t i = S->n_bindings; i-- > 0;) /* the last binding of a name wins */
         if (memplan_expr_name_is(name, S->bindings[i].name)) return memplan_expr_const(S->pool, S->bindings[i].value);
     return memplan_expr_sym(S->pool, name);
-}
-
-/* A fresh dim, bound like a named one when the user binds its name. */
-static memplan_expr fresh_dim(memplan_shapes *S) {
-    char name[32];
-    snprintf(name, sizeof name, "unk__%d", (int)S->n_unknown_dims++);
-    return param_dim(S, name);
 }
 
 /* bytes = ceil(elems * bits / 8), or NONE */
@@ -150,7 +209,7 @@ static memplan_expr bytes_of(memplan_shapes *S, const memplan_vshape *v) {
 
 static void finish_shape(memplan_shapes *S, memplan_vshape *v) {
     v->bytes = bytes_of(S, v);
-    if (v->bytes == MEMPLAN_EXPR_NONE && !v->reason) {
+    if (v->bytes == MEMPLAN_EXPR_NONE && !v->reason) { /* generic: run_node names the node when it can */
         if (v->kind != MEMPLAN_TYPE_TENSOR) v->reason = v->kind == MEMPLAN_TYPE_NONE ? "no type known" : "not a tensor";
         else if (v->rank < 0) v->reason = "rank unknown";
         else if (!memplan_dtype_bits(v->elem_type)) v->reason = v->elem_type == MEMPLAN_DTYPE_STRING ? "string tensor" : "element type unknown";
@@ -158,7 +217,23 @@ static void finish_shape(memplan_shapes *S, memplan_vshape *v) {
     }
 }
 
-static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *t, memplan_origin origin) {
+/* The name of an input's dim without value or name: "input:axis". */
+static memplan_expr input_dim(memplan_shapes *S, const char *input, int32_t axis) {
+    size_t len = strlen(input) + 16;
+    char *name = mp_arena_alloc(&S->arena, len);
+    if (!name) {
+        S->oom = true;
+        return MEMPLAN_EXPR_NONE;
+    }
+    snprintf(name, len, "%s:%d", input, (int)axis);
+    if (!mp_dims_add_input(&S->dims, name, input, axis)) S->oom = true;
+    return param_dim(S, name);
+}
+
+/* The shape of a declared type. input: the main graph input it types (its
+ * dims are the ones a user binds), or NULL. */
+static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *t, memplan_origin origin,
+                      const char *input) {
     memset(v, 0, sizeof *v);
     v->kind = t->kind;
     v->elem_type = t->elem_type;
@@ -177,8 +252,11 @@ static void from_type(memplan_shapes *S, memplan_vshape *v, const memplan_type *
             }
             for (int32_t i = 0; i < t->rank; i++) {
                 const memplan_dim *d = &t->dims[i];
+                if (input && d->kind == MEMPLAN_DIM_PARAM && !mp_dims_add_input(&S->dims, d->param, input, i))
+                    S->oom = true;
                 dims[i] = d->kind == MEMPLAN_DIM_VALUE   ? memplan_expr_const(S->pool, d->value)
                           : d->kind == MEMPLAN_DIM_PARAM ? param_dim(S, d->param)
+                          : input                        ? input_dim(S, input, i)
                                                          : fresh_dim(S);
             }
             v->dims = dims;
@@ -242,6 +320,13 @@ static void shape_of_tensor(memplan_shapes *S, memplan_vshape *v, const memplan_
     tensor_elems(S, v, t);
 }
 
+/* e is a lone fresh dim (unk__N) of this inference. */
+static bool is_fresh(memplan_shapes *S, memplan_expr e) {
+    const char *name;
+    if (memplan_expr_is_const(S->pool, e, NULL) || memplan_expr_names(S->pool, e, &name, 1) != 1) return false;
+    return memplan_expr_sym(S->pool, name) == e && mp_dims_birth(&S->dims, name);
+}
+
 /* Refine an inferred shape with the declared type; note conflicts. */
 static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) {
     if (!(val->flags & MEMPLAN_VALUE_DECLARED) || val->type.kind != MEMPLAN_TYPE_TENSOR) return;
@@ -254,7 +339,7 @@ static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) 
     if (t->rank < 0) return;
     if (v->rank < 0) {
         memplan_vshape d;
-        from_type(c->S, &d, t, MEMPLAN_ORIGIN_DECLARED);
+        from_type(c->S, &d, t, MEMPLAN_ORIGIN_DECLARED, NULL);
         v->rank = d.rank;
         v->dims = d.dims;
         return;
@@ -265,12 +350,19 @@ static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) 
     }
     memplan_expr *dims = NULL;
     for (int32_t i = 0; i < v->rank; i++) {
-        if (t->dims[i].kind != MEMPLAN_DIM_VALUE) continue;
-        int64_t k;
-        if (memplan_expr_is_const(c->S->pool, v->dims[i], &k)) {
-            if (k != t->dims[i].value)
-                mp_note(c, "'%s': declared dim %d is %lld, inferred %lld", val->name, (int)i,
-                        (long long)t->dims[i].value, (long long)k);
+        memplan_expr to;
+        if (t->dims[i].kind == MEMPLAN_DIM_VALUE) {
+            int64_t k;
+            if (memplan_expr_is_const(c->S->pool, v->dims[i], &k)) {
+                if (k != t->dims[i].value)
+                    mp_note(c, "'%s': declared dim %d is %lld, inferred %lld", val->name, (int)i,
+                            (long long)t->dims[i].value, (long long)k);
+                continue;
+            }
+            to = memplan_expr_const(c->S->pool, t->dims[i].value);
+        } else if (t->dims[i].kind == MEMPLAN_DIM_PARAM && is_fresh(c->S, v->dims[i])) {
+            to = param_dim(c->S, t->dims[i].param); /* a declared name refines a made-up one */
+        } else {
             continue;
         }
         if (!dims) {
@@ -278,7 +370,7 @@ static void apply_hint(mp_sctx *c, memplan_vshape *v, const memplan_value *val) 
             if (!dims) return;
             memcpy(dims, v->dims, (size_t)v->rank * sizeof *dims);
         }
-        dims[i] = memplan_expr_const(c->S->pool, t->dims[i].value);
+        dims[i] = to;
     }
     if (dims) v->dims = dims;
 }
@@ -407,18 +499,131 @@ static memplan_vshape *graph_vals(memplan_shapes *S, const memplan_graph *g) {
     return S->per_graph[g->id];
 }
 
-/* Why a rule could not tell: the first input without a known shape, if any. */
-static const char *unknown_input_reason(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *vals,
-                                        const memplan_node *n) {
+/* ---- root causes ----------------------------------------------------- */
+
+/* The op as a message names it: "Op", or "domain:Op" outside the default domain. */
+static const char *op_name(memplan_shapes *S, const memplan_node *n) {
+    const char *d = canonical_domain(n->domain);
+    if (!d[0]) return n->op_type;
+    size_t len = strlen(d) + strlen(n->op_type) + 2;
+    char *s = mp_arena_alloc(&S->arena, len);
+    if (!s) return n->op_type;
+    snprintf(s, len, "%s:%s", d, n->op_type);
+    return s;
+}
+
+/* "<what> <op> (node 'name')" (or "(node #index)" when unnamed), in the
+ * arena; what ends with the word that leads to the op ("no rule for",
+ * "... in"). Names are cut at 200 bytes. */
+static const char *at_node2(memplan_shapes *S, const char *what, const char *what2, const memplan_node *n) {
+    const char *op = op_name(S, n);
+    size_t len = strlen(op) + 700;
+    char *s = mp_arena_alloc(&S->arena, len);
+    if (!s) return what;
+    if (n->name[0]) snprintf(s, len, "%.400s%s %s (node '%.200s')", what, what2, op, n->name);
+    else snprintf(s, len, "%.400s%s %s (node #%d)", what, what2, op, (int)n->file_index);
+    return s;
+}
+
+static const char *at_node(memplan_shapes *S, const char *what, const memplan_node *n) {
+    return at_node2(S, what, "", n);
+}
+
+/* An input whose size is unknown for a reason of its own (an unknown that
+ * began upstream), or NULL. Strings, sequences and maps are not unknown. */
+static const char *upstream_reason(const memplan_vshape *vals, const memplan_node *n) {
     for (int32_t k = 0; k < n->n_inputs; k++) {
         int32_t id = n->inputs[k];
-        if (id < 0 || (vals[id].kind == MEMPLAN_TYPE_TENSOR && vals[id].rank >= 0)) continue;
-        char buf[300];
-        snprintf(buf, sizeof buf, "input '%.200s' has no known shape", g->values[id].name);
-        const char *r = mp_arena_strdup(&S->arena, buf);
-        return r ? r : "an input has no known shape";
+        if (id < 0) continue;
+        const memplan_vshape *v = &vals[id];
+        if (v->bytes != MEMPLAN_EXPR_NONE || !v->reason) continue;
+        if (v->kind == MEMPLAN_TYPE_TENSOR && v->elem_type != MEMPLAN_DTYPE_STRING) return v->reason;
+        if (v->kind == MEMPLAN_TYPE_NONE) return v->reason;
     }
-    return "the op's rule could not tell from its inputs and attributes";
+    return NULL;
+}
+
+/* Why output v of node n has no size: where the unknown began. */
+static const char *root_reason(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *vals,
+                               const memplan_node *n, const mp_sctx *c, const memplan_vshape *v, bool has_rule,
+                               const char *why) {
+    if (v->kind != MEMPLAN_TYPE_NONE && v->kind != MEMPLAN_TYPE_TENSOR) return NULL; /* not a tensor: finish_shape */
+    if (v->kind == MEMPLAN_TYPE_TENSOR && v->elem_type == MEMPLAN_DTYPE_STRING) return NULL;
+    if (v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0 && memplan_dtype_bits(v->elem_type)) return NULL; /* overflow */
+    const char *up = upstream_reason(vals, n);
+    if (up) return up;
+    if (!has_rule) return at_node(S, "no rule for", n);
+    /* no local text buffers: run_node, which calls this, recurses */
+    if (why && strstr(why, " (node ")) return why; /* a root cause already (passed on by the rule) */
+    if (why) return at_node2(S, why, " in", n);
+    if (c->first_note) return at_node2(S, c->first_note, " in", n);
+    for (int32_t k = 0; k < n->n_inputs; k++) { /* a graph input without a shape */
+        int32_t id = n->inputs[k];
+        if (id >= 0 && vals[id].kind == MEMPLAN_TYPE_TENSOR && vals[id].rank < 0) {
+            size_t len = strlen(g->values[id].name) + 48;
+            char *pre = mp_arena_alloc(&S->arena, len);
+            if (!pre) return "an input has no known shape";
+            snprintf(pre, len, "input '%.200s' has no known shape, at", g->values[id].name);
+            return at_node(S, pre, n);
+        }
+    }
+    if (v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0 && !v->elem_type) return at_node(S, "element type unknown in", n);
+    return at_node(S, "the rule could not tell the size of", n);
+}
+
+/* The model-local function a node calls, or NULL. */
+static const memplan_function *find_function(const memplan_shapes *S, const memplan_node *n) {
+    for (int32_t f = 0; f < S->model->n_functions; f++) {
+        const memplan_function *fn = &S->model->functions[f];
+        if (strcmp(fn->name, n->op_type) == 0 && strcmp(canonical_domain(fn->domain), canonical_domain(n->domain)) == 0)
+            return fn;
+    }
+    return NULL;
+}
+
+/* A call of a model-local function: its body inferred with the node's
+ * inputs, its outputs the node's. (Attributes the body refers to are not
+ * substituted: rules reading them see none.) */
+static void call_function(mp_sctx *c, const memplan_function *fn) {
+    const memplan_node *n = c->node;
+    const memplan_vshape **given = mp_tmp(c, (size_t)n->n_inputs, sizeof *given);
+    if (!given) return;
+    for (int32_t k = 0; k < n->n_inputs; k++) given[k] = mp_in(c, k);
+    mp_infer_sub(c, fn->body, n->n_inputs, given);
+    for (int32_t k = 0; k < n->n_outputs && k < fn->body->n_outputs; k++) {
+        const memplan_vshape *o = mp_sub_out(c, fn->body, k);
+        mp_out_like(c, k, o);
+        if (o && o->kind == MEMPLAN_TYPE_TENSOR && o->n_elems >= 0) mp_out_vals(c, k, o->n_elems, o->elems, o->elem_shift);
+    }
+}
+
+/* Count a node whose op has no rule (listed in the notes at the end). */
+static void count_no_rule(memplan_shapes *S, const memplan_node *n) {
+    const char *op = op_name(S, n);
+    int32_t i = mp_strmap_get(&S->no_rule, op);
+    if (i >= 0) {
+        S->no_rule_ops[i].nodes++;
+        return;
+    }
+    if (S->n_no_rule == S->cap_no_rule) {
+        size_t cap = S->cap_no_rule ? S->cap_no_rule * 2 : 8;
+        no_rule_op *p = realloc(S->no_rule_ops, cap * sizeof *p);
+        if (!p) {
+            S->oom = true;
+            return;
+        }
+        S->no_rule_ops = p;
+        S->cap_no_rule = cap;
+    }
+    if (op == n->op_type && !(op = mp_arena_strdup(&S->arena, op))) {
+        S->oom = true;
+        return;
+    }
+    if (!mp_strmap_put(&S->no_rule, op, (int32_t)S->n_no_rule)) {
+        S->oom = true;
+        return;
+    }
+    S->no_rule_ops[S->n_no_rule++] = (no_rule_op){op, 1};
 }
 
 static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *vals, int32_t pos) {
@@ -429,8 +634,11 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
         S->oom = true;
         return;
     }
+    int32_t outer_graph = S->cur_graph, outer_node = S->cur_node;
+    S->cur_graph = g->id;
+    S->cur_node = pos;
     memset(set, 0, (size_t)(n->n_outputs <= 16 ? 16 : n->n_outputs) * sizeof *set);
-    mp_sctx c = {S, g, n, vals, set};
+    mp_sctx c = {S, g, n, vals, set, NULL};
     for (int32_t k = 0; k < n->n_outputs; k++)
         if (n->outputs[k] >= 0) {
             memplan_vshape *v = &vals[n->outputs[k]];
@@ -440,46 +648,58 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
             v->bytes = MEMPLAN_EXPR_NONE;
             v->dims = NO_DIMS;
         }
-    const mp_rule *r = find_rule(S, n);
+    const op_entry *op = find_op(S, n);
+    const mp_rule *r = op ? op->rule : NULL;
+    const memplan_function *fn = r ? NULL : find_function(S, n);
+    if (!r && !fn) count_no_rule(S, n);
+    mp_scratch_mark mark = mp_scratch_top(&S->scratch);
     if (r) r->fn(&c);
+    else if (fn) call_function(&c, fn);
+    if (op && op->eval && !S->oom) mp_eval_node(&c, op->eval);
+    mp_scratch_release(&S->scratch, mark); /* outputs hold copies, never scratch */
     /* Subgraphs the rule did not visit (unknown ops) still get their shapes. */
     for (int32_t k = 0; k < n->n_subgraphs; k++)
         if (!S->per_graph[n->subgraphs[k]->id]) mp_infer_sub(&c, n->subgraphs[k], 0, NULL);
+    S->cur_graph = g->id; /* the subgraphs moved it */
+    S->cur_node = pos;
     for (int32_t k = 0; k < n->n_outputs; k++) {
         int32_t id = n->outputs[k];
         if (id < 0) continue;
         memplan_vshape *v = &vals[id];
         const memplan_value *val = &g->values[id];
+        const char *why = v->reason;
         if (set[k] && v->kind != MEMPLAN_TYPE_NONE) {
-            const char *why = v->reason;
             apply_hint(&c, v, val);
             v->origin = MEMPLAN_ORIGIN_INFERRED;
             v->reason = NULL;
-            if (v->rank < 0) { /* name the unknown input when there is one */
-                const char *in = unknown_input_reason(S, g, vals, n);
-                v->reason = strncmp(in, "input '", 7) == 0 || !why ? in : why;
-            }
-            finish_shape(S, v);
         } else if ((val->flags & MEMPLAN_VALUE_DECLARED) && val->type.kind != MEMPLAN_TYPE_NONE) {
-            from_type(S, v, &val->type, MEMPLAN_ORIGIN_DECLARED);
+            from_type(S, v, &val->type, MEMPLAN_ORIGIN_DECLARED, NULL);
         } else {
-            const char *why = v->reason;
-            from_type(S, v, &val->type, MEMPLAN_ORIGIN_NONE);
-            v->reason = why ? why : r ? unknown_input_reason(S, g, vals, n) : "no shape rule for this op";
+            from_type(S, v, &val->type, MEMPLAN_ORIGIN_NONE, NULL);
         }
+        v->bytes = bytes_of(S, v);
+        if (v->bytes == MEMPLAN_EXPR_NONE) v->reason = root_reason(S, g, vals, n, &c, v, r || fn, why);
+        finish_shape(S, v);
     }
     if (set != set_small) free(set);
+    S->cur_graph = outer_graph;
+    S->cur_node = outer_node;
 }
 
 static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, const memplan_vshape *parent_vals,
                                   int32_t n_given, const memplan_vshape *const *given) {
     memplan_vshape *vals = graph_vals(S, g);
     if (!vals) return MEMPLAN_ENOMEM;
+    int32_t outer_graph = S->cur_graph, outer_node = S->cur_node;
+    S->cur_graph = g->id;
+    S->cur_node = -1; /* declared types without a size */
+    bool main = g == S->model->graph;
     for (int32_t v = 0; v < g->n_values; v++) {
         const memplan_value *val = &g->values[v];
+        const char *input = main && (val->flags & MEMPLAN_VALUE_INPUT) ? val->name : NULL;
         if ((val->flags & MEMPLAN_VALUE_CAPTURE) && parent_vals) vals[v] = parent_vals[val->outer];
         else if (val->initializer) shape_of_tensor(S, &vals[v], val->initializer);
-        else from_type(S, &vals[v], &val->type, MEMPLAN_ORIGIN_DECLARED);
+        else from_type(S, &vals[v], &val->type, MEMPLAN_ORIGIN_DECLARED, input);
     }
     if (g == S->model->graph && S->n_values && !set_input_values(S, g, vals)) return MEMPLAN_ENOMEM;
     for (int32_t i = 0; i < g->n_inputs && i < n_given; i++)
@@ -497,12 +717,35 @@ static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, con
             dst->n_elems = -1;
             dst->elems = NULL;
             /* A subgraph input's declared dims refine what the owner passes. */
-            mp_sctx c = {S, g, NULL, vals, NULL};
+            mp_sctx c = {S, g, NULL, vals, NULL, NULL};
             apply_hint(&c, dst, val);
             finish_shape(S, dst);
         }
     for (int32_t p = 0; p < g->n_nodes && !S->oom; p++) run_node(S, g, vals, p);
+    S->cur_graph = outer_graph;
+    S->cur_node = outer_node;
     return S->oom ? MEMPLAN_ENOMEM : MEMPLAN_OK;
+}
+
+static bool has_conflict(const memplan_shapes *S, int32_t graph, int32_t node) {
+    for (size_t i = 0; i < S->n_conflicts; i++)
+        if (S->conflicts[i].graph == graph && S->conflicts[i].node == node) return true;
+    return false;
+}
+
+/* Inference under bindings met conflicts: the first one that inference
+ * without them does not meet is the bindings' (the model's own conflicts,
+ * a broken model, stay notes). Only run when there are conflicts. */
+static memplan_status check_fit(const memplan_shapes *S, const memplan_model *m, memplan_error *err) {
+    memplan_shapes *free_of_bindings;
+    memplan_status st = memplan_shapes_infer_bound(m, NULL, 0, &free_of_bindings, err);
+    if (st) return st;
+    for (size_t i = 0; i < S->n_conflicts && !st; i++)
+        if (!has_conflict(free_of_bindings, S->conflicts[i].graph, S->conflicts[i].node))
+            st = memplan_error_set(err, MEMPLAN_EINPUT, "the dims bound do not fit the model: %s",
+                                   S->notes[S->conflicts[i].note]);
+    memplan_shapes_free(free_of_bindings);
+    return st;
 }
 
 memplan_status memplan_shapes_infer(const memplan_model *m, memplan_shapes **out, memplan_error *err) {
@@ -525,14 +768,16 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
     S->values = o->values;
     S->n_values = o->n_values;
     mp_arena_init(&S->arena);
+    mp_scratch_init(&S->scratch);
     mp_strmap_init(&S->rules);
+    mp_strmap_init(&S->no_rule);
     S->model = m;
     S->pool = memplan_expr_pool_new();
     S->n_graphs = m->n_graphs;
     S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
-    if (!S->pool || !S->per_graph || !build_registry(S)) {
+    if (!S->pool || !S->per_graph || !mp_dims_init(&S->dims, &S->arena, S->pool, m) || !build_registry(S)) {
         memplan_status st = S->duplicate
-            ? memplan_error_set(err, MEMPLAN_EINTERNAL, "shape rule for '%s' registered twice", S->duplicate)
+            ? memplan_error_set(err, MEMPLAN_EINTERNAL, "shape rule or evaluation for '%s' registered twice (or without a rule)", S->duplicate)
             : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
         memplan_shapes_free(S);
         return st;
@@ -549,6 +794,21 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
         memplan_shapes_free(S);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
     }
+    for (size_t i = 0; i < S->n_no_rule; i++) { /* each op without a rule, once */
+        char line[300];
+        snprintf(line, sizeof line, "no rule for %.200s (%lld node%s)", S->no_rule_ops[i].op,
+                 (long long)S->no_rule_ops[i].nodes, S->no_rule_ops[i].nodes == 1 ? "" : "s");
+        add_note(S, line);
+    }
+    if (S->oom) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
+    if (st) {
+        memplan_shapes_free(S);
+        return st;
+    }
+    if (o->n_bindings && S->n_conflicts && (st = check_fit(S, m, err))) {
+        memplan_shapes_free(S);
+        return st;
+    }
     if ((bad = check_value_counts(S, m->graph))) {
         st = memplan_error_set(err, MEMPLAN_EUSAGE, "%s", bad);
         memplan_shapes_free(S);
@@ -564,6 +824,11 @@ void memplan_shapes_free(memplan_shapes *S) {
     mp_strmap_free(&S->rules);
     free(S->per_graph);
     free(S->notes);
+    free(S->conflicts);
+    free(S->no_rule_ops);
+    mp_strmap_free(&S->no_rule);
+    mp_dims_free(&S->dims);
+    mp_scratch_free(&S->scratch);
     mp_arena_free(&S->arena);
     free(S);
 }
@@ -574,6 +839,84 @@ const memplan_vshape *memplan_shapes_value(const memplan_shapes *S, const mempla
     if (!g || g->id < 0 || g->id >= S->n_graphs || !S->per_graph[g->id] || value < 0 || value >= g->n_values)
         return NULL;
     return &S->per_graph[g->id][value];
+}
+
+size_t memplan_shapes_input_dim_count(const memplan_shapes *S) { return S->dims.n_inputs; }
+
+const memplan_input_dim *memplan_shapes_input_dim(const memplan_shapes *S, size_t i) {
+    return i < S->dims.n_inputs ? &S->dims.inputs[i] : NULL;
+}
+
+bool memplan_shapes_internal_dim(const memplan_shapes *S, const char *name, memplan_dim_origin *origin) {
+    const mp_dim_birth *b = name ? mp_dims_birth(&S->dims, name) : NULL;
+    if (!b) return false;
+    if (origin) {
+        origin->graph = b->graph >= 0 && b->graph < S->dims.n_graphs ? S->dims.graphs[b->graph] : NULL;
+        origin->node = origin->graph && b->node >= 0 ? &origin->graph->nodes[b->node] : NULL;
+    }
+    return true;
+}
+
+size_t memplan_shapes_data_dim_count(const memplan_shapes *S) { return S->dims.n_data; }
+
+const char *memplan_shapes_data_dim(const memplan_shapes *S, size_t i, memplan_expr *bound) {
+    if (i >= S->dims.n_data) return NULL;
+    const mp_dim_birth *b = &S->dims.births[S->dims.data[i]];
+    if (bound) *bound = b->bound;
+    return b->name;
+}
+
+bool memplan_shapes_data_bound(const memplan_shapes *S, const char *name, memplan_expr *bound) {
+    const mp_dim_birth *b = name ? mp_dims_birth(&S->dims, name) : NULL;
+    if (!b || !b->data) return false;
+    if (bound) *bound = b->bound;
+    return true;
+}
+
+size_t memplan_shapes_dim_reason(const memplan_shapes *S, const char *name, char *buf, size_t cap) {
+    memplan_dim_origin o;
+    const mp_dim_birth *b = name ? mp_dims_birth(&S->dims, name) : NULL;
+    if (!b || !memplan_shapes_internal_dim(S, name, &o)) return 0;
+    int len;
+    if (!o.node) {
+        len = snprintf(buf, cap, "declared without a size in graph '%.200s'", o.graph ? o.graph->name : "?");
+    } else {
+        const char *d = canonical_domain(o.node->domain);
+        char op[300];
+        snprintf(op, sizeof op, "%.100s%s%.150s", d, d[0] ? ":" : "", o.node->op_type);
+        const char *what = b->data ? "data-dependent:" : "size unknown after";
+        if (o.node->name[0]) len = snprintf(buf, cap, "%s %s (node '%.200s')", what, op, o.node->name);
+        else len = snprintf(buf, cap, "%s %s (node #%d)", what, op, (int)o.node->file_index);
+    }
+    return len > 0 ? (size_t)len : 0;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+size_t memplan_shapes_bind_instead(const memplan_shapes *S, const char *name, const char **names, size_t max) {
+    memplan_dim_origin o;
+    if (!memplan_shapes_internal_dim(S, name, &o) || !o.node) return 0;
+    const memplan_vshape *vals = S->per_graph[o.graph->id];
+    size_t n = 0;
+    for (int32_t k = 0; k < o.node->n_inputs; k++) {
+        int32_t id = o.node->inputs[k];
+        if (id < 0 || vals[id].rank < 0) continue;
+        for (int32_t i = 0; i < vals[id].rank; i++) {
+            const char *in_dim[8];
+            size_t m = memplan_expr_names(S->pool, vals[id].dims[i], in_dim, 8);
+            for (size_t j = 0; j < m && j < 8; j++) {
+                const memplan_input_dim *d = mp_dims_input(&S->dims, in_dim[j]);
+                if (!d) continue;
+                bool seen = false;
+                for (size_t q = 0; q < n && q < max && !seen; q++) seen = strcmp(names[q], d->name) == 0;
+                if (seen) continue;
+                if (n < max) names[n] = d->name;
+                n++;
+            }
+        }
+    }
+    qsort(names, n < max ? n : max, sizeof *names, cmp_str);
+    return n;
 }
 
 size_t memplan_shapes_note_count(const memplan_shapes *S) { return S->n_notes; }
@@ -678,9 +1021,51 @@ int64_t mp_attr_ints(const mp_sctx *c, const char *name, const int64_t **v) {
 
 const memplan_expr *mp_in_elems(const mp_sctx *c, int32_t k, int32_t *n) {
     const memplan_vshape *v = mp_in(c, k);
-    if (!v || v->n_elems < 0) return NULL;
+    if (!v || v->n_elems < 0 || v->elem_shift != 0) return NULL;
     *n = v->n_elems;
     return v->elems;
+}
+
+static const memplan_tensor *const_tensor(const mp_sctx *c, int32_t k);
+
+bool mp_in_has_vals(const mp_sctx *c, int32_t k) {
+    const memplan_vshape *v = mp_in(c, k);
+    if (!v || v->kind != MEMPLAN_TYPE_TENSOR) return false;
+    if (v->n_elems >= 0) return true;
+    if (v->elem_type != MEMPLAN_DTYPE_FLOAT && v->elem_type != MEMPLAN_DTYPE_DOUBLE) return false;
+    const memplan_tensor *t = const_tensor(c, k);
+    return t && t->data;
+}
+
+const memplan_expr *mp_in_vals(mp_sctx *c, int32_t k, int32_t *n, int32_t *shift) {
+    const memplan_vshape *v = mp_in(c, k);
+    if (!v || v->kind != MEMPLAN_TYPE_TENSOR) return NULL;
+    if (v->n_elems >= 0) {
+        *n = v->n_elems;
+        *shift = v->elem_shift;
+        return v->elems;
+    }
+    /* float constants are not kept as amounts up front (most are weights
+     * no shape computation reads): read them when asked */
+    const memplan_tensor *t = const_tensor(c, k);
+    size_t width = !t || !t->data ? 0 : t->elem_type == MEMPLAN_DTYPE_FLOAT ? 4 : t->elem_type == MEMPLAN_DTYPE_DOUBLE ? 8 : 0;
+    if (!width || t->data_len / width > MEMPLAN_MAX_TRACKED_ELEMS) return NULL;
+    int32_t cnt = (int32_t)(t->data_len / width);
+    double *f = mp_tmp(c, (size_t)cnt, sizeof *f);
+    memplan_expr *out = mp_tmp_exprs(c, (size_t)cnt);
+    if (!f || !out) return NULL;
+    for (int32_t i = 0; i < cnt; i++) {
+        if (width == 4) {
+            float x;
+            memcpy(&x, (const unsigned char *)t->data + 4 * (size_t)i, 4);
+            f[i] = x;
+        } else {
+            memcpy(&f[i], (const unsigned char *)t->data + 8 * (size_t)i, 8);
+        }
+    }
+    if (!mp_reals_to_vals(c, f, cnt, out, shift)) return NULL;
+    *n = cnt;
+    return out;
 }
 
 bool mp_in_ints(const mp_sctx *c, int32_t k, int64_t *out, int32_t max, int32_t *n) {
@@ -729,6 +1114,19 @@ void mp_out(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank, const mempla
     }
 }
 
+memplan_expr mp_data_dim(mp_sctx *c, memplan_expr bound) {
+    memplan_expr e = fresh_dim(c->S);
+    if (e != MEMPLAN_EXPR_NONE && !mp_dims_mark_data(&c->S->dims, bound)) c->S->oom = true;
+    return e;
+}
+
+void mp_out_fresh(mp_sctx *c, int32_t k, int32_t elem_type, int32_t rank) {
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)(rank > 0 ? rank : 0));
+    if (!dims) return;
+    for (int32_t i = 0; i < rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
+    mp_out(c, k, elem_type, rank, dims);
+}
+
 void mp_out_unranked(mp_sctx *c, int32_t k, int32_t elem_type, const char *reason) {
     memplan_vshape *v = out_slot(c, k);
     if (!v) return;
@@ -764,8 +1162,14 @@ void mp_out_kind(mp_sctx *c, int32_t k, memplan_type_kind kind, int32_t elem_typ
     v->dims = NO_DIMS;
 }
 
-void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems) {
-    if (!mp_has_out(c, k) || n < 0 || n > MEMPLAN_MAX_TRACKED_ELEMS) return;
+void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems) { mp_out_vals(c, k, n, elems, 0); }
+
+const memplan_vshape *mp_out_get(const mp_sctx *c, int32_t k) {
+    return mp_has_out(c, k) ? &c->vals[c->node->outputs[k]] : NULL;
+}
+
+void mp_out_vals(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems, int32_t shift) {
+    if (!mp_has_out(c, k) || n < 0 || n > MEMPLAN_MAX_TRACKED_ELEMS || shift < 0 || shift > 62) return;
     memplan_vshape *v = &c->vals[c->node->outputs[k]];
     memplan_expr *e = mp_arena_array(&c->S->arena, (size_t)(n ? n : 1), sizeof *e);
     if (!e) {
@@ -778,6 +1182,7 @@ void mp_out_elems(mp_sctx *c, int32_t k, int32_t n, const memplan_expr *elems) {
     }
     v->n_elems = n;
     v->elems = e;
+    v->elem_shift = shift;
 }
 
 void mp_out_unknown(mp_sctx *c, int32_t k, const char *reason) {
@@ -792,6 +1197,7 @@ void mp_note(mp_sctx *c, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (c->node && !c->first_note) c->first_note = mp_arena_strdup(&c->S->arena, msg);
     if (c->node) {
         if (c->node->name[0]) snprintf(line, sizeof line, "node '%s' (%s): %s", c->node->name, c->node->op_type, msg);
         else snprintf(line, sizeof line, "node #%d (%s): %s", (int)c->node->file_index, c->node->op_type, msg);
@@ -799,6 +1205,28 @@ void mp_note(mp_sctx *c, const char *fmt, ...) {
         snprintf(line, sizeof line, "graph '%s': %s", c->g->name, msg);
     }
     add_note(c->S, line);
+}
+
+void mp_conflict(mp_sctx *c, const char *fmt, ...) {
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    mp_note(c, "%s", msg);
+    memplan_shapes *S = c->S;
+    if (!c->node || !S->n_notes) return;
+    if (S->n_conflicts == S->cap_conflicts) {
+        size_t cap = S->cap_conflicts ? S->cap_conflicts * 2 : 8;
+        conflict *p = realloc(S->conflicts, cap * sizeof *p);
+        if (!p) {
+            S->oom = true;
+            return;
+        }
+        S->conflicts = p;
+        S->cap_conflicts = cap;
+    }
+    S->conflicts[S->n_conflicts++] = (conflict){c->g->id, (int32_t)(c->node - c->g->nodes), S->n_notes - 1};
 }
 
 void mp_infer_sub(mp_sctx *c, const memplan_graph *g, int32_t n, const memplan_vshape *const *inputs) {
@@ -816,6 +1244,15 @@ const memplan_vshape *mp_sub_out(const mp_sctx *c, const memplan_graph *g, int32
 /* ---- helpers ----------------------------------------------------------- */
 
 memplan_expr mp_const(mp_sctx *c, int64_t v) { return memplan_expr_const(c->S->pool, v); }
+
+void *mp_tmp(mp_sctx *c, size_t count, size_t size) {
+    void *p = mp_scratch_alloc(&c->S->scratch, count, size);
+    if (!p) c->S->oom = true;
+    return p;
+}
+
+memplan_expr *mp_tmp_exprs(mp_sctx *c, size_t count) { return mp_tmp(c, count, sizeof(memplan_expr)); }
+int64_t *mp_tmp_ints(mp_sctx *c, size_t count) { return mp_tmp(c, count, sizeof(int64_t)); }
 
 int32_t mp_axis(int64_t axis, int32_t rank) {
     if (axis < -(int64_t)rank || axis >= rank) return -1;
@@ -836,7 +1273,7 @@ int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *
             int64_t ka, kb;
             bool ca = memplan_expr_is_const(c->S->pool, da, &ka), cb = memplan_expr_is_const(c->S->pool, db, &kb);
             if (ca && cb) {
-                mp_note(c, "cannot broadcast dims %lld and %lld", (long long)ka, (long long)kb);
+                mp_conflict(c, "cannot broadcast dims %lld and %lld", (long long)ka, (long long)kb);
                 return -1;
             }
             /* One symbolic: the other (non-1) side wins; both symbolic: max. */
@@ -891,29 +1328,15 @@ static const memplan_tensor *const_tensor(const mp_sctx *c, int32_t k) {
     return NULL;
 }
 
-bool mp_in_floats(const mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n) {
-    const memplan_tensor *t = const_tensor(c, k);
-    if (!t || !t->data) return false;
-    size_t width = t->elem_type == MEMPLAN_DTYPE_FLOAT ? 4 : t->elem_type == MEMPLAN_DTYPE_DOUBLE ? 8 : 0;
-    if (!width) {
-        int64_t ints[MEMPLAN_MAX_TRACKED_ELEMS];
-        int32_t m;
-        if (!mp_in_ints(c, k, ints, max < MEMPLAN_MAX_TRACKED_ELEMS ? max : MEMPLAN_MAX_TRACKED_ELEMS, &m)) return false;
-        for (int32_t i = 0; i < m; i++) out[i] = (double)ints[i];
-        *n = m;
-        return true;
+bool mp_in_floats(mp_sctx *c, int32_t k, double *out, int32_t max, int32_t *n) {
+    int32_t cnt, shift;
+    const memplan_expr *e = mp_in_vals(c, k, &cnt, &shift);
+    if (!e || cnt > max) return false;
+    for (int32_t i = 0; i < cnt; i++) {
+        int64_t x;
+        if (!memplan_expr_is_const(c->S->pool, e[i], &x)) return false;
+        out[i] = ldexp((double)x, -shift);
     }
-    size_t cnt = t->data_len / width;
-    if (cnt > (size_t)max) return false;
-    for (size_t i = 0; i < cnt; i++) {
-        if (width == 4) {
-            float f;
-            memcpy(&f, (const unsigned char *)t->data + 4 * i, 4);
-            out[i] = f;
-        } else {
-            memcpy(&out[i], (const unsigned char *)t->data + 8 * i, 8);
-        }
-    }
-    *n = (int32_t)cnt;
+    *n = cnt;
     return true;
 }

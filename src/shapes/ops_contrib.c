@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "shapes/ops_quant.h"
+#include "shapes/rules.h"
 
 #define R MEMPLAN_MAX_RANK
 #define MS "com.microsoft"
@@ -35,7 +35,8 @@ static void out_last(mp_sctx *c, int32_t k, int32_t et, const memplan_vshape *x,
         mp_out_unranked(c, k, et, "input rank unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     dims[x->rank - 1] = d;
     mp_out(c, k, et, x->rank, dims);
@@ -80,7 +81,8 @@ static void stats_out(mp_sctx *c, int32_t k, const memplan_vshape *x, int64_t ax
         mp_out_unranked(c, k, et, "input rank or axis unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = i < a ? x->dims[i] : mp_const(c, 1);
     mp_out(c, k, et, x->rank, dims);
 }
@@ -218,8 +220,9 @@ static void group_query_attention(mp_sctx *c) {
 
 /* Conv output from input x_k and weight w_k; type of input type_k. */
 static void conv_out(mp_sctx *c, int32_t x_k, int32_t w_k, bool channels_last, int32_t et) {
-    memplan_expr dims[R];
-    int32_t r = mp_q_conv_dims(c, x_k, w_k, channels_last, dims);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    int32_t r = mp_conv_out_dims(c, mp_in(c, x_k), mp_in(c, w_k), channels_last, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks or conv attributes unknown");
     else mp_out(c, 0, et, r, dims);
 }
@@ -229,8 +232,9 @@ static void nhwc_conv(mp_sctx *c) { conv_out(c, 0, 1, true, type_of(c, 0, 0)); }
 
 /* Matmul of inputs a_k and b_k into output 0 of type et. */
 static void matmul_out(mp_sctx *c, int32_t a_k, int32_t b_k, bool ta, bool tb, int32_t et) {
-    memplan_expr dims[R];
-    int32_t r = mp_q_matmul_dims(c, mp_in(c, a_k), mp_in(c, b_k), ta, tb, dims);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    int32_t r = mp_matmul_dims(c, mp_in(c, a_k), mp_in(c, b_k), ta, tb, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks unknown or do not match");
     else mp_out(c, 0, et, r, dims);
 }
@@ -240,6 +244,17 @@ static void fused_matmul(mp_sctx *c) {
     int32_t et = type_of(c, 0, 0);
     if (mp_attr_int(c, "transBatchA", 0) || mp_attr_int(c, "transBatchB", 0)) {
         mp_out_unranked(c, 0, et, "transBatchA/transBatchB not modelled");
+        return;
+    }
+    matmul_out(c, 0, 1, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
+}
+
+/* FusedGemm(A, B, C): Gemm (transA/transB) with a fused activation. */
+static void fused_gemm(mp_sctx *c) {
+    int32_t et = type_of(c, 0, 0);
+    const memplan_vshape *a = ranked(c, 0), *b = ranked(c, 1);
+    if ((a && a->rank != 2) || (b && b->rank != 2)) {
+        mp_out_unranked(c, 0, et, "inputs not 2-D");
         return;
     }
     matmul_out(c, 0, 1, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
@@ -269,7 +284,8 @@ static void qgemm(mp_sctx *c) {
 
 /* QLinearAdd/Mul(A, A_s, A_zp, B, B_s, B_zp, C_s, C_zp): broadcast of A and B. */
 static void qlinear_binary(mp_sctx *c) {
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t et = type_of(c, 0, 0);
     int32_t r = mp_broadcast(c, mp_in(c, 0), mp_in(c, 3), dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not broadcast");
@@ -285,7 +301,8 @@ static void qlinear_concat(mp_sctx *c) {
         mp_out_unranked(c, 0, et, "input rank or axis unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x0->dims, (size_t)x0->rank * sizeof *dims);
     for (int32_t k = 5; k < mp_n_in(c); k += 3) {
         const memplan_vshape *x = ranked(c, k);
@@ -304,26 +321,22 @@ static void qlinear_global_avg_pool(mp_sctx *c) {
         return;
     }
     bool last = mp_attr_int(c, "channels_last", 0) != 0;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = mp_const(c, 1);
     dims[0] = x->dims[0];
     dims[last ? x->rank - 1 : 1] = x->dims[last ? x->rank - 1 : 1];
     mp_out(c, 0, et, x->rank, dims);
 }
 
-/* QLinearAveragePool(X, x_s, x_zp, y_s, y_zp): pooling dims. */
+/* QLinearAveragePool(X, x_s, x_zp, y_s, y_zp): AveragePool's dims. */
 static void qlinear_avg_pool(mp_sctx *c) {
-    const memplan_vshape *x = ranked(c, 0);
     int32_t et = type_of(c, 0, 0);
-    bool last = mp_attr_int(c, "channels_last", 0) != 0;
-    memplan_expr dims[R];
-    int32_t r = mp_q_conv_dims(c, 0, -1, last, dims);
-    if (r < 0 || !x) {
-        mp_out_unranked(c, 0, et, "input rank or kernel_shape unknown");
-        return;
-    }
-    dims[last ? r - 1 : 1] = x->dims[last ? r - 1 : 1];
-    mp_out(c, 0, et, r, dims);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    int32_t r = mp_conv_out_dims(c, ranked(c, 0), NULL, mp_attr_int(c, "channels_last", 0) != 0, dims);
+    if (r < 0) mp_out_unranked(c, 0, et, "input rank or kernel_shape unknown");
+    else mp_out(c, 0, et, r, dims);
 }
 
 /* ---- quantization (contrib versions) ----------------------------------- */
@@ -388,6 +401,7 @@ const mp_rule mp_rules_contrib[] = {
     {MS, "FusedConv", fused_conv},
     {MS, "NhwcConv", nhwc_conv},
     {MS, "FusedMatMul", fused_matmul},
+    {MS, "FusedGemm", fused_gemm},
     {MS, "DynamicQuantizeMatMul", dynamic_quantize_matmul},
     {MS, "MatMulIntegerToFloat", matmul_integer_to_float},
     {MS, "MatMulNBits", matmul_nbits},

@@ -3,7 +3,6 @@
  * shapes the node passes in, and the node's outputs come from the bodies.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "shapes/rules.h"
@@ -29,7 +28,8 @@ static void merge_out(mp_sctx *c, int32_t k, const memplan_vshape *a, const memp
         mp_out_unranked(c, k, a->elem_type, "branches give different ranks");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)a->rank);
+    if (!dims) return;
     for (int32_t i = 0; i < a->rank; i++) dims[i] = a->dims[i] == b->dims[i] ? a->dims[i] : MEMPLAN_EXPR_NONE;
     mp_out(c, k, a->elem_type, a->rank, dims);
 }
@@ -47,7 +47,7 @@ static void if_op(mp_sctx *c) {
         if (known) {
             const memplan_vshape *v = cond ? a : b;
             mp_out_like(c, k, v);
-            if (v && v->n_elems >= 0) mp_out_elems(c, k, v->n_elems, v->elems);
+            if (v && v->n_elems >= 0) mp_out_vals(c, k, v->n_elems, v->elems, v->elem_shift);
         } else {
             merge_out(c, k, a, b);
         }
@@ -80,10 +80,14 @@ static void loop_op(mp_sctx *c) {
     int32_t n_carried = mp_n_in(c) - 2;
     if (n_carried < 0) n_carried = 0;
     memplan_vshape iter = {MEMPLAN_TYPE_TENSOR, MEMPLAN_DTYPE_INT64, 0, NULL, MEMPLAN_EXPR_NONE,
-                           MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL};
+                           MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL, 0};
     memplan_vshape cond = iter;
     cond.elem_type = MEMPLAN_DTYPE_BOOL;
-    const memplan_vshape *given[2 + 256] = {&iter, &cond};
+    const memplan_vshape **given = mp_tmp(c, 2 + 256, sizeof *given);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!given || !dims) return;
+    given[0] = &iter;
+    given[1] = &cond;
     int32_t ng = 2;
     for (int32_t k = 0; k < n_carried && ng < 2 + 256; k++) given[ng++] = mp_in(c, 2 + k);
     mp_infer_sub(c, body, ng, given);
@@ -103,7 +107,6 @@ static void loop_op(mp_sctx *c) {
             if (s) mp_out_unranked(c, k, s->elem_type, "scan output rank unknown");
             continue;
         }
-        memplan_expr dims[R];
         dims[0] = m;
         if (s->rank > 0) memcpy(dims + 1, s->dims, (size_t)s->rank * sizeof *dims);
         mp_out(c, k, s->elem_type, s->rank + 1, dims);
@@ -122,13 +125,14 @@ static void scan_op(mp_sctx *c) {
     const int64_t *in_axes, *out_axes;
     int64_t nia = mp_attr_ints(c, "scan_input_axes", &in_axes);
     int64_t noa = mp_attr_ints(c, "scan_output_axes", &out_axes);
-    memplan_vshape sliced[256];
-    const memplan_vshape *given[512];
     memplan_expr seq = MEMPLAN_EXPR_NONE;
     if (n_state + n_scan_in > 256) return;
+    memplan_vshape *sliced = mp_tmp(c, 256, sizeof *sliced);
+    const memplan_vshape **given = mp_tmp(c, 512, sizeof *given);
     /* sliced dims live here until the body has copied them */
-    memplan_expr *buf = malloc((size_t)(n_scan_in ? n_scan_in : 1) * R * sizeof *buf);
-    if (!buf) return;
+    memplan_expr *buf = mp_tmp_exprs(c, (size_t)(n_scan_in ? n_scan_in : 1) * R);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!sliced || !given || !buf || !dims) return;
     for (int32_t k = 0; k < n_state; k++) given[k] = mp_in(c, first + k);
     for (int32_t k = 0; k < n_scan_in; k++) {
         const memplan_vshape *x = mp_in(c, first + n_state + k);
@@ -148,7 +152,6 @@ static void scan_op(mp_sctx *c) {
         given[n_state + k] = &sliced[k];
     }
     mp_infer_sub(c, body, n_state + (int32_t)n_scan_in, given);
-    free(buf);
     for (int32_t k = 0; k < n_state; k++) mp_out_like(c, k, mp_sub_out(c, body, k));
     for (int32_t k = n_state; k < mp_n_out(c); k++) {
         const memplan_vshape *s = mp_sub_out(c, body, k);
@@ -156,7 +159,6 @@ static void scan_op(mp_sctx *c) {
         int32_t j = k - n_state;
         int32_t axis = v8 ? 0 : mp_axis(noa > j ? out_axes[j] : 0, s->rank + 1);
         if (axis < 0) continue;
-        memplan_expr dims[R];
         for (int32_t i = 0, q = 0; i < s->rank + 1; i++) dims[i] = i == axis ? seq : s->dims[q++];
         if (v8) { /* opset 8: [batch, seq, ...] */
             const memplan_vshape *x0 = mp_in(c, first + n_state);

@@ -67,17 +67,30 @@ typedef struct seq {
     memplan_expr count;            /* NONE when unknown */
     bool per_item;                 /* items[i] per element, else items[0] common */
     int32_t n_items;
-    item items[T / 2];
+    item *items;                   /* room for T / 2 (seq_alloc), or fewer where said */
 } seq;
 
-/* An encoder writing into a fixed buffer; ok turns false on overflow. */
+/* Room for the items of s (scratch); false when memory runs out. */
+static bool seq_alloc(mp_sctx *c, seq *s) {
+    s->items = mp_tmp(c, T / 2, sizeof *s->items);
+    return s->items != NULL;
+}
+
+/* An encoder writing into a buffer of T amounts; ok turns false on overflow. */
 typedef struct enc {
-    memplan_expr buf[T];
+    memplan_expr *buf;
     int32_t n;
     bool ok;
 } enc;
 
+static void enc_init(mp_sctx *c, enc *e) {
+    e->buf = mp_tmp_exprs(c, T);
+    e->n = 0;
+    e->ok = e->buf != NULL;
+}
+
 static void enc_put(enc *e, memplan_expr x) {
+    if (!e->ok) return;
     if (e->n >= T || x == MEMPLAN_EXPR_NONE) e->ok = false;
     else e->buf[e->n++] = x;
 }
@@ -120,8 +133,9 @@ static bool dec_seq(mp_sctx *c, const memplan_expr *e, int32_t n, int32_t *at, s
     return true;
 }
 
-/* The sequence behind input k, when it carries an encoding. */
-static bool seq_in(mp_sctx *c, int32_t k, seq *s) {
+/* The sequence behind input k, when it carries an encoding, decoded into s
+ * (whose items seq_alloc made room for). */
+static bool seq_decode(mp_sctx *c, int32_t k, seq *s) {
     const memplan_vshape *v = mp_in(c, k);
     int32_t n, at = 0;
     if (!v || v->kind != MEMPLAN_TYPE_SEQUENCE) return false;
@@ -129,13 +143,15 @@ static bool seq_in(mp_sctx *c, int32_t k, seq *s) {
     return e && dec_seq(c, e, n, &at, s) && at == n;
 }
 
+/* seq_decode into a new s. */
+static bool seq_in(mp_sctx *c, int32_t k, seq *s) { return seq_alloc(c, s) && seq_decode(c, k, s); }
+
 /* Set output k to a sequence of et with contents s (NULL: unknown). */
 static void seq_out(mp_sctx *c, int32_t k, int32_t et, const seq *s) {
     mp_out_kind(c, k, MEMPLAN_TYPE_SEQUENCE, et);
     if (!s) return;
     enc e;
-    e.n = 0;
-    e.ok = true;
+    enc_init(c, &e);
     enc_seq(c, &e, s);
     if (e.ok) mp_out_elems(c, k, e.n, e.buf);
 }
@@ -165,7 +181,8 @@ static void item_out(mp_sctx *c, int32_t k, int32_t et, const item *it) {
         mp_out_unranked(c, k, et, "sequence element shape unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)it->rank);
+    if (!dims) return;
     for (int32_t i = 0; i < it->rank; i++) dims[i] = const_or(c, it->dims[i], 0) == -1 ? MEMPLAN_EXPR_NONE : it->dims[i];
     mp_out(c, k, et, it->rank, dims);
 }
@@ -203,13 +220,14 @@ static memplan_expr count_plus(mp_sctx *c, memplan_expr n, int64_t d) {
 /* ---- sequence ops ------------------------------------------------------ */
 
 static void sequence_empty(mp_sctx *c) {
-    seq s = {mp_const(c, 0), true, 0, {{0, NULL}}};
+    seq s = {mp_const(c, 0), true, 0, NULL};
     seq_out(c, 0, (int32_t)mp_attr_int(c, "dtype", MEMPLAN_DTYPE_FLOAT), &s);
 }
 
 static void sequence_construct(mp_sctx *c) {
     seq t;
     int32_t n = mp_n_in(c);
+    if (!seq_alloc(c, &t)) return;
     if (n > T / 2) {
         seq_out(c, 0, mp_in(c, 0) ? mp_in(c, 0)->elem_type : 0, NULL);
         return;
@@ -226,7 +244,8 @@ static void sequence_insert(mp_sctx *c) {
     const memplan_vshape *sv = mp_in(c, 0), *tv = mp_in(c, 1);
     int32_t et = sv && sv->elem_type ? sv->elem_type : tv ? tv->elem_type : 0;
     seq s;
-    memplan_expr store[R];
+    memplan_expr *store = mp_tmp_exprs(c, R);
+    if (!store) return;
     if (!seq_in(c, 0, &s)) {
         seq_out(c, 0, et, NULL);
         return;
@@ -253,7 +272,8 @@ static void sequence_erase(mp_sctx *c) {
     const memplan_vshape *sv = mp_in(c, 0);
     int32_t et = sv ? sv->elem_type : 0;
     seq s;
-    memplan_expr store[R];
+    memplan_expr *store = mp_tmp_exprs(c, R);
+    if (!store) return;
     if (!seq_in(c, 0, &s)) {
         seq_out(c, 0, et, NULL);
         return;
@@ -275,7 +295,8 @@ static void sequence_at(mp_sctx *c) {
     const memplan_vshape *sv = mp_in(c, 0);
     int32_t et = sv ? sv->elem_type : 0;
     seq s;
-    memplan_expr store[R];
+    memplan_expr *store = mp_tmp_exprs(c, R);
+    if (!store) return;
     int64_t pos, n;
     if (!seq_in(c, 0, &s)) {
         mp_out_unranked(c, 0, et, "sequence element shape unknown");
@@ -306,11 +327,13 @@ static void split_to_sequence(mp_sctx *c) {
         return;
     }
     seq s;
-    memplan_expr dims[R], unk = mp_const(c, -1);
+    memplan_expr unk = mp_const(c, -1);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    int64_t *sizes = mp_tmp_ints(c, T / 2), step, total;
+    if (!dims || !sizes || !seq_alloc(c, &s)) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     memplan_expr d = x->dims[axis];
     const memplan_vshape *sp = mp_in(c, 1);
-    int64_t sizes[T / 2], step, total;
     int32_t n;
     s.per_item = false;
     s.n_items = 1;
@@ -330,7 +353,8 @@ static void split_to_sequence(mp_sctx *c) {
         dims[axis] = exact ? mp_const(c, step) : unk; /* the last chunk may be shorter */
     } else if (sp->rank == 1 && mp_in_ints(c, 1, sizes, T / 2, &n)) {
         static const item none = {0, NULL};
-        memplan_expr per[T];
+        memplan_expr *per = mp_tmp_exprs(c, T);
+        if (!per) return;
         if ((int64_t)n * x->rank > T) {
             seq_out(c, 0, et, NULL);
             return;
@@ -360,7 +384,9 @@ static void concat_from_sequence(mp_sctx *c) {
     const memplan_vshape *sv = mp_in(c, 0);
     int32_t et = sv ? sv->elem_type : 0;
     seq s;
-    memplan_expr store[R], dims[R];
+    memplan_expr *store = mp_tmp_exprs(c, R);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!store || !dims) return;
     if (!seq_in(c, 0, &s)) {
         mp_out_unranked(c, 0, et, "sequence element shape unknown");
         return;
@@ -401,10 +427,12 @@ static void sequence_map(mp_sctx *c) {
     seq s, first;
     bool have_first = seq_in(c, 0, &first);
     if (!body || mp_n_in(c) > 64) return;
-    memplan_vshape elems[64];
-    const memplan_vshape *given[64];
-    memplan_expr store[T]; /* element dims of all sequence inputs */
     int32_t n = mp_n_in(c), used = 0;
+    memplan_vshape *elems = mp_tmp(c, (size_t)n, sizeof *elems);
+    const memplan_vshape **given = mp_tmp(c, (size_t)n, sizeof *given);
+    memplan_expr *store = mp_tmp_exprs(c, T); /* element dims of all sequence inputs */
+    memplan_expr *tmp = mp_tmp_exprs(c, R);
+    if (!elems || !given || !store || !tmp || !seq_alloc(c, &s)) return;
     for (int32_t k = 0; k < n; k++) {
         const memplan_vshape *v = mp_in(c, k);
         given[k] = v;
@@ -416,8 +444,7 @@ static void sequence_map(mp_sctx *c) {
         elems[k].n_elems = -1;
         elems[k].bytes = MEMPLAN_EXPR_NONE;
         given[k] = &elems[k];
-        memplan_expr tmp[R];
-        if (!seq_in(c, k, &s)) continue;
+        if (!seq_decode(c, k, &s)) continue;
         item it = s.per_item ? common_item(c, &s, tmp) : s.items[0];
         if (it.rank < 0 || used + it.rank > T) continue;
         bool known = true; /* an unknown element dim leaves the rank unknown too */
@@ -431,11 +458,8 @@ static void sequence_map(mp_sctx *c) {
     mp_infer_sub(c, body, n, given);
     for (int32_t k = 0; k < mp_n_out(c); k++) {
         const memplan_vshape *o = mp_sub_out(c, body, k);
-        seq r;
-        r.count = have_first ? first.count : MEMPLAN_EXPR_NONE;
-        r.per_item = false;
-        r.n_items = 1;
-        r.items[0] = item_of(o);
+        item it = item_of(o);
+        seq r = {have_first ? first.count : MEMPLAN_EXPR_NONE, false, 1, &it};
         seq_out(c, k, o ? o->elem_type : 0, &r);
     }
 }
@@ -447,8 +471,7 @@ static void optional_op(mp_sctx *c) {
     mp_out_kind(c, 0, MEMPLAN_TYPE_OPTIONAL, x ? x->elem_type : 0);
     if (!x) return;
     enc e;
-    e.n = 0;
-    e.ok = true;
+    enc_init(c, &e);
     seq s;
     if (x->kind == MEMPLAN_TYPE_TENSOR) {
         enc_put(&e, mp_const(c, MEMPLAN_TYPE_TENSOR));
@@ -469,9 +492,7 @@ static void optional_get_element(mp_sctx *c) {
     if (!x) return;
     if (x->kind != MEMPLAN_TYPE_OPTIONAL) { /* opset 18: a tensor or sequence passes through */
         mp_out_like(c, 0, x);
-        int32_t n;
-        const memplan_expr *e = mp_in_elems(c, 0, &n);
-        if (e) mp_out_elems(c, 0, n, e);
+        if (x->n_elems >= 0) mp_out_vals(c, 0, x->n_elems, x->elems, x->elem_shift);
         return;
     }
     int32_t n, at = 1;
@@ -480,7 +501,8 @@ static void optional_get_element(mp_sctx *c) {
     item it;
     seq s;
     if (kind == MEMPLAN_TYPE_TENSOR && dec_item(c, e, n, &at, &it)) item_out(c, 0, x->elem_type, &it);
-    else if (kind == MEMPLAN_TYPE_SEQUENCE) seq_out(c, 0, x->elem_type, n > 1 && dec_seq(c, e, n, &at, &s) ? &s : NULL);
+    else if (kind == MEMPLAN_TYPE_SEQUENCE)
+        seq_out(c, 0, x->elem_type, n > 1 && seq_alloc(c, &s) && dec_seq(c, e, n, &at, &s) ? &s : NULL);
     else mp_out_unknown(c, 0, "optional contents unknown"); /* maybe not a tensor: keep the declared type */
 }
 
@@ -492,7 +514,8 @@ static void optional_get_element(mp_sctx *c) {
 static void regex_full_match(mp_sctx *c) { out_shape_of(c, 0, MEMPLAN_DTYPE_BOOL, mp_in(c, 0)); }
 
 static void string_concat(mp_sctx *c) {
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = mp_broadcast(c, mp_in(c, 0), mp_in(c, 1), dims);
     if (r < 0) mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input rank unknown or shapes do not broadcast");
     else mp_out(c, 0, MEMPLAN_DTYPE_STRING, r, dims);
@@ -506,7 +529,8 @@ static void string_split(mp_sctx *c) {
         mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input rank unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     dims[x->rank] = MEMPLAN_EXPR_NONE;
     mp_out(c, 0, MEMPLAN_DTYPE_STRING, x->rank + 1, dims);
@@ -516,23 +540,32 @@ static void string_split(mp_sctx *c) {
  * Data-dependent selections
  * ====================================================================== */
 
-/* NonMaxSuppression -> int64 [selected, 3]; none when max boxes is 0. */
+/* NonMaxSuppression(boxes [B, n, 4], scores [B, C, n], max per class?) ->
+ * int64 [selected, 3]; none when max boxes is 0 (or absent). The count is
+ * the data's, at most min(max per class, n) * B * C. */
 static void non_max_suppression(mp_sctx *c) {
     int64_t max_boxes;
     bool zero = !mp_in(c, 2) || (scalar_in(c, 2, &max_boxes) && max_boxes <= 0);
-    memplan_expr dims[2] = {zero ? mp_const(c, 0) : MEMPLAN_EXPR_NONE, mp_const(c, 3)};
+    const memplan_vshape *boxes = mp_in(c, 0), *scores = mp_in(c, 1);
+    memplan_expr n = boxes && boxes->rank == 3 ? boxes->dims[1] : scores && scores->rank == 3 ? scores->dims[2]
+                                                                                              : MEMPLAN_EXPR_NONE;
+    memplan_expr per_class = scalar_amount(c, 2), bound = MEMPLAN_EXPR_NONE;
+    if (per_class == MEMPLAN_EXPR_NONE) per_class = n;
+    else if (n != MEMPLAN_EXPR_NONE)
+        per_class = mp_le(c, per_class, n) ? per_class : mp_le(c, n, per_class) ? n : memplan_expr_min(P(c), per_class, n);
+    if (scores && scores->rank == 3 && per_class != MEMPLAN_EXPR_NONE)
+        bound = memplan_expr_mul(P(c), per_class, memplan_expr_mul(P(c), scores->dims[0], scores->dims[1]));
+    memplan_expr dims[2] = {zero ? mp_const(c, 0) : mp_data_dim(c, bound), mp_const(c, 3)};
     mp_out(c, 0, MEMPLAN_DTYPE_INT64, 2, dims);
 }
 
-/* Unique(X) -> Y, indices, inverse_indices, counts. The unique count is
- * data dependent (each output gets its own unknown dim: no shared fresh
- * dims in the rule API). */
 /* Distinct values (axis < 0) or distinct slices along axis of a constant
  * input with a static shape; -1 when unknown. */
 static int64_t count_unique(mp_sctx *c, const memplan_vshape *x, int32_t axis) {
-    double v[MEMPLAN_MAX_TRACKED_ELEMS];
+    double *v = mp_tmp(c, MEMPLAN_MAX_TRACKED_ELEMS, sizeof *v);
+    int64_t *shape = mp_tmp_ints(c, R);
     int32_t n;
-    int64_t shape[R];
+    if (!v || !shape) return -1;
     if (x->rank < 0 || !mp_in_floats(c, 0, v, MEMPLAN_MAX_TRACKED_ELEMS, &n)) return -1;
     /* A static shape of exactly those n >= 1 values: every dim in [1, n],
      * so the products and loops below stay small. */
@@ -563,15 +596,20 @@ static int64_t count_unique(mp_sctx *c, const memplan_vshape *x, int32_t axis) {
     return distinct;
 }
 
+/* Unique(X) -> Y, indices, inverse_indices, counts. The unique count is
+ * the data's (one dim for all three), at most the input's length. */
 static void unique(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
     const memplan_attr *ax = mp_attr(c, "axis");
-    memplan_expr u = MEMPLAN_EXPR_NONE, dims[R], inv;
+    memplan_expr u = MEMPLAN_EXPR_NONE, inv, *dims = mp_tmp_exprs(c, R);
     int32_t axis = -1;
+    if (!dims) return;
     if (x->rank >= 0) {
-        int64_t k = count_unique(c, x, ax ? mp_axis(mp_attr_int(c, "axis", 0), x->rank) : -1);
+        int32_t a = ax ? mp_axis(mp_attr_int(c, "axis", 0), x->rank) : -1;
+        int64_t k = count_unique(c, x, a);
         if (k >= 0) u = mp_const(c, k);
+        else if (!ax || a >= 0) u = mp_data_dim(c, a >= 0 ? x->dims[a] : mp_product(c, x->rank, x->dims));
     }
     if (x->rank < 0 || (ax && (axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank)) < 0)) {
         mp_out_unranked(c, 0, x->elem_type, "input rank or axis unknown");
@@ -603,7 +641,8 @@ static void random_shape(mp_sctx *c) {
         mp_out_unranked(c, 0, et, "shape attribute missing");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int64_t i = 0; i < n; i++) dims[i] = mp_const(c, s[i]);
     mp_out(c, 0, et, (int32_t)n, dims);
 }
@@ -655,11 +694,15 @@ static void dft(mp_sctx *c) {
         mp_note(c, "axis %lld out of range", (long long)a);
         return;
     }
-    bool inverse = mp_attr_int(c, "inverse", 0) != 0, onesided = mp_attr_int(c, "onesided", 0) != 0;
-    memplan_expr dims[R], n = x->dims[axis];
+    /* onesided keeps n//2+1 bins, forward or inverse (as the reference
+     * implementation does: the spec allows it for real input only) */
+    bool onesided = mp_attr_int(c, "onesided", 0) != 0;
+    memplan_expr n = x->dims[axis];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     if (mp_in(c, 1)) n = scalar_amount(c, 1);
-    dims[axis] = bins(c, n, onesided && !inverse);
+    dims[axis] = bins(c, n, onesided);
     dims[x->rank - 1] = mp_const(c, 2);
     mp_out(c, 0, x->elem_type, x->rank, dims);
 }
@@ -767,12 +810,74 @@ static void array_feature_extractor(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input ranks unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = x->rank == 1 ? 2 : x->rank;
     memcpy(dims, x->dims, (size_t)(x->rank - 1) * sizeof *dims);
     if (x->rank == 1) dims[0] = mp_const(c, 1);
     dims[r - 1] = mp_product(c, y->rank, y->dims);
     mp_out(c, 0, x->elem_type, r, dims);
+}
+
+/* Class labels of a classifier: int64 or string, how many (-1 when neither
+ * attribute is given). */
+static int64_t class_labels(mp_sctx *c, int32_t *et) {
+    const memplan_attr *s = mp_attr(c, "classlabels_strings"), *i = mp_attr(c, "classlabels_int64s");
+    *et = s ? MEMPLAN_DTYPE_STRING : MEMPLAN_DTYPE_INT64;
+    return s ? (int64_t)s->n : i ? (int64_t)i->n : -1;
+}
+
+/* Rows of X: [N, F] -> N, [F] -> 1. */
+static memplan_expr rows_of(mp_sctx *c, const memplan_vshape *x) {
+    return !x || x->rank < 1 ? MEMPLAN_EXPR_NONE : x->rank == 1 ? mp_const(c, 1) : x->dims[0];
+}
+
+/* Regressors (TreeEnsembleRegressor, LinearRegressor, SVMRegressor) and
+ * TreeEnsemble: Y [N, targets]; float, or X's type for TreeEnsemble. */
+static void regressor(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    const char *op = mp_node(c)->op_type;
+    const char *attr = strcmp(op, "LinearRegressor") == 0 ? "targets" : "n_targets";
+    int64_t t = strcmp(op, "SVMRegressor") == 0 ? 1 : mp_attr_int(c, attr, 1);
+    int32_t et = strcmp(op, "TreeEnsemble") == 0 && x ? x->elem_type : MEMPLAN_DTYPE_FLOAT;
+    memplan_expr dims[2] = {rows_of(c, x), mp_const(c, t)};
+    mp_out(c, 0, et, 2, dims);
+}
+
+/* Classifiers (TreeEnsembleClassifier, LinearClassifier, SVMClassifier):
+ * labels [N] (int64 or string), scores float [N, classes]. */
+static void classifier(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    int32_t et;
+    int64_t k = class_labels(c, &et);
+    memplan_expr n = rows_of(c, x), dims[2] = {n, k >= 0 ? mp_const(c, k) : MEMPLAN_EXPR_NONE};
+    mp_out(c, 0, et, 1, &n);
+    mp_out(c, 1, MEMPLAN_DTYPE_FLOAT, 2, dims);
+}
+
+/* OneHotEncoder(X) -> float X's dims + [categories]. */
+static void one_hot_encoder(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    const memplan_attr *s = mp_attr(c, "cats_strings"), *i = mp_attr(c, "cats_int64s");
+    if (!x || x->rank < 0 || x->rank >= R) {
+        mp_out_unranked(c, 0, MEMPLAN_DTYPE_FLOAT, "input rank unknown");
+        return;
+    }
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)x->rank + 1);
+    if (!dims) return;
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    dims[x->rank] = s ? mp_const(c, (int64_t)s->n) : i ? mp_const(c, (int64_t)i->n) : MEMPLAN_EXPR_NONE;
+    mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, x->rank + 1, dims);
+}
+
+/* FeatureVectorizer(X...) -> float [N, sum(inputdimensions)]. */
+static void feature_vectorizer(mp_sctx *c) {
+    const int64_t *d;
+    int64_t n = mp_attr_ints(c, "inputdimensions", &d);
+    memplan_expr sum = n >= 0 ? mp_const(c, 0) : MEMPLAN_EXPR_NONE;
+    for (int64_t i = 0; i < n; i++) sum = memplan_expr_add(P(c), sum, mp_const(c, d[i]));
+    memplan_expr dims[2] = {rows_of(c, mp_in(c, 0)), sum};
+    mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 2, dims);
 }
 
 /* Float output with the input's shape (Normalizer, Scaler). */
@@ -833,5 +938,20 @@ const mp_rule mp_rules_misc[] = {
     {"ai.onnx.ml", "Normalizer", float_like},
     {"ai.onnx.ml", "Scaler", float_like},
     {"ai.onnx.ml", "ZipMap", zip_map},
+    {"ai.onnx.ml", "TreeEnsemble", regressor},
+    {"ai.onnx.ml", "TreeEnsembleRegressor", regressor},
+    {"ai.onnx.ml", "LinearRegressor", regressor},
+    {"ai.onnx.ml", "SVMRegressor", regressor},
+    {"ai.onnx.ml", "TreeEnsembleClassifier", classifier},
+    {"ai.onnx.ml", "LinearClassifier", classifier},
+    {"ai.onnx.ml", "SVMClassifier", classifier},
+    {"ai.onnx.ml", "OneHotEncoder", one_hot_encoder},
+    {"ai.onnx.ml", "FeatureVectorizer", feature_vectorizer},
+    /* ONNX Runtime's experimental signal ops: the ai.onnx rules */
+    {"com.microsoft.experimental", "STFT", stft},
+    {"com.microsoft.experimental", "HannWindow", window},
+    {"com.microsoft.experimental", "HammingWindow", window},
+    {"com.microsoft.experimental", "BlackmanWindow", window},
+    {"com.microsoft.experimental", "MelWeightMatrix", mel_weight_matrix},
     {NULL, NULL, NULL},
 };

@@ -85,12 +85,13 @@ static int64_t kernel_at(mp_sctx *c, ints_view ks, const memplan_vshape *w, int3
     return -1;
 }
 
-int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vshape *w, memplan_expr *dims) {
+int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vshape *w, bool channels_last,
+                         memplan_expr *dims) {
     const int64_t *ksv;
     int64_t nks = mp_attr_ints(c, "kernel_shape", &ksv);
     int32_t rank = x && x->rank >= 0 ? x->rank : w && w->rank >= 0 ? w->rank : nks >= 0 && nks <= R - 2 ? (int32_t)nks + 2 : -1;
     if (rank < 3 || rank > R) return -1;
-    int32_t ns = rank - 2;
+    int32_t ns = rank - 2, sp = channels_last ? 1 : 2, ch = channels_last ? rank - 1 : 1; /* where spatial dims start */
     ints_view ks, st, dl, pads;
     if (!ints_attr(c, "kernel_shape", ns, 0, &ks) || !ints_attr(c, "strides", ns, 1, &st) ||
         !ints_attr(c, "dilations", ns, 1, &dl) || !ints_attr(c, "pads", 2 * (int64_t)ns, 0, &pads))
@@ -99,18 +100,18 @@ int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vsha
     bool same = strncmp(auto_pad, "SAME", 4) == 0, valid = strcmp(auto_pad, "VALID") == 0;
     bool ceil_mode = mp_attr_int(c, "ceil_mode", 0) != 0;
     dims[0] = dim_at(x, 0);
-    dims[1] = w ? dim_at(w, 0) : dim_at(x, 1);
+    dims[ch] = w ? dim_at(w, 0) : dim_at(x, ch);
     for (int32_t i = 0; i < ns; i++) {
-        memplan_expr in = dim_at(x, i + 2);
+        memplan_expr in = dim_at(x, i + sp);
         int64_t s = iv_at(st, i), d = iv_at(dl, i), k = kernel_at(c, ks, w, i);
         if (s < 1 || d < 1) {
             mp_note(c, "stride or dilation below 1");
             return -1;
         }
-        if (same) dims[i + 2] = memplan_expr_ceildiv(P(c), in, mp_const(c, s));
-        else if (k < 0) dims[i + 2] = MEMPLAN_EXPR_NONE;
-        else dims[i + 2] = window_out(c, in, valid ? 0 : iv_at(pads, i), valid ? 0 : iv_at(pads, i + ns),
-                                      eff_kernel(c, k, d), s, ceil_mode);
+        if (same) dims[i + sp] = memplan_expr_ceildiv(P(c), in, mp_const(c, s));
+        else if (k < 0) dims[i + sp] = MEMPLAN_EXPR_NONE;
+        else dims[i + sp] = window_out(c, in, valid ? 0 : iv_at(pads, i), valid ? 0 : iv_at(pads, i + ns),
+                                       eff_kernel(c, k, d), s, ceil_mode);
     }
     return rank;
 }
@@ -123,8 +124,9 @@ int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vsha
 static void conv_like(mp_sctx *c, int32_t w_k, int32_t et, int32_t n_out) {
     const memplan_vshape *x = mp_in(c, 0), *w = w_k >= 0 ? mp_in(c, w_k) : NULL;
     if (!et) et = x ? x->elem_type : 0;
-    memplan_expr dims[R];
-    int32_t rank = mp_conv_out_dims(c, x, w, dims);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    int32_t rank = mp_conv_out_dims(c, x, w, false, dims);
     for (int32_t k = 0; k < n_out; k++) {
         int32_t t = k == 0 ? et : MEMPLAN_DTYPE_INT64;
         if (rank < 0) mp_out_unranked(c, k, t, "input rank unknown or attributes invalid");
@@ -158,7 +160,8 @@ static void conv_transpose(mp_sctx *c) {
     }
     const char *auto_pad = mp_attr_str(c, "auto_pad", "NOTSET");
     bool same = strncmp(auto_pad, "SAME", 4) == 0, valid = strcmp(auto_pad, "VALID") == 0;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     dims[0] = dim_at(x, 0);
     dims[1] = mul(c, dim_at(w, 1), mp_const(c, mp_attr_int(c, "group", 1)));
     for (int32_t i = 0; i < ns; i++) {
@@ -187,7 +190,8 @@ static void global_pool(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = i < 2 ? x->dims[i] : mp_const(c, 1);
     mp_out(c, 0, x->elem_type, x->rank, dims);
 }
@@ -211,7 +215,8 @@ static void max_unpool(mp_sctx *c) {
     if (!ints_attr(c, "kernel_shape", ns, 0, &ks) || !ks.v || !ints_attr(c, "strides", ns, 1, &st) ||
         !ints_attr(c, "pads", 2 * (int64_t)ns, 0, &pads))
         return;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     dims[0] = x->dims[0];
     dims[1] = x->dims[1];
     for (int32_t i = 0; i < ns; i++) {
@@ -272,14 +277,35 @@ static memplan_vshape view(const memplan_vshape *like, int32_t rank, const mempl
     return v;
 }
 
+/* v with its last two dims swapped (rank >= 2), dims in scratch. */
+static bool transposed(mp_sctx *c, const memplan_vshape *v, memplan_vshape *out) {
+    memplan_expr *d = mp_tmp_exprs(c, (size_t)v->rank);
+    if (!d) return false;
+    memcpy(d, v->dims, (size_t)v->rank * sizeof *d);
+    d[v->rank - 1] = v->dims[v->rank - 2];
+    d[v->rank - 2] = v->dims[v->rank - 1];
+    *out = view(v, v->rank, d);
+    return true;
+}
+
 /* Numpy matmul of two ranked shapes (declared in rules.h). */
-int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, memplan_expr *dims) {
-    if (a->rank < 1 || b->rank < 1) return -1;
+int32_t mp_matmul_dims(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *b, bool trans_a, bool trans_b,
+                       memplan_expr *dims) {
+    if (!a || !b || a->rank < 1 || b->rank < 1) return -1;
+    memplan_vshape ta, tb;
+    if (trans_a && a->rank >= 2) {
+        if (!transposed(c, a, &ta)) return -1;
+        a = &ta;
+    }
+    if (trans_b && b->rank >= 2) {
+        if (!transposed(c, b, &tb)) return -1;
+        b = &tb;
+    }
     int32_t ba = a->rank >= 2 ? a->rank - 2 : 0, bb = b->rank >= 2 ? b->rank - 2 : 0;
     memplan_expr ka = a->dims[a->rank - 1], kb = b->dims[b->rank >= 2 ? b->rank - 2 : 0];
     int64_t x, y;
     if (is_const(c, ka, &x) && is_const(c, kb, &y) && x != y) {
-        mp_note(c, "inner dims %lld and %lld differ", (long long)x, (long long)y);
+        mp_conflict(c, "inner dims %lld and %lld differ", (long long)x, (long long)y);
         return -1;
     }
     memplan_vshape va = view(a, ba, a->dims), vb = view(b, bb, b->dims);
@@ -295,8 +321,9 @@ static void matmul_like(mp_sctx *c, int32_t et) {
     const memplan_vshape *a = mp_in(c, 0), *b = mp_in(c, 1);
     if (!a || !b) return;
     if (!et) et = a->elem_type;
-    memplan_expr dims[R];
-    int32_t r = a->rank >= 0 && b->rank >= 0 ? mp_matmul_dims(c, a, b, dims) : -1;
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    int32_t r = a->rank >= 0 && b->rank >= 0 ? mp_matmul_dims(c, a, b, false, false, dims) : -1;
     if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not match");
     else mp_out(c, 0, et, r, dims);
 }
@@ -316,7 +343,8 @@ static int letter_index(char ch) {
 typedef struct einsum_state {
     memplan_expr label[52];   /* dim of each letter (NONE until seen) */
     int count[52];            /* occurrences on the left side */
-    memplan_expr ell[R];      /* broadcast dims of the ellipsis */
+    memplan_expr *ell;        /* broadcast dims of the ellipsis (R entries) */
+    memplan_expr *tmp;        /* R entries for the next broadcast */
     int32_t ell_rank;         /* -1 when no term has one */
 } einsum_state;
 
@@ -348,10 +376,9 @@ static bool einsum_term(mp_sctx *c, einsum_state *st, const char *s, const char 
         } else if (*p == '.' && p + 2 < e && p[1] == '.' && p[2] == '.' && !seen_ell) {
             seen_ell = true;
             memplan_vshape a = view(v, st->ell_rank < 0 ? 0 : st->ell_rank, st->ell), b = view(v, er, v->dims + pos);
-            memplan_expr out[R];
-            int32_t r = mp_broadcast(c, &a, &b, out);
+            int32_t r = mp_broadcast(c, &a, &b, st->tmp);
             if (r < 0) return false;
-            memcpy(st->ell, out, (size_t)r * sizeof *out);
+            memcpy(st->ell, st->tmp, (size_t)r * sizeof *st->tmp);
             st->ell_rank = r;
             pos += er;
             p += 2;
@@ -391,6 +418,9 @@ static void einsum(mp_sctx *c) {
     const memplan_vshape *x0 = mp_in(c, 0);
     int32_t et = x0 ? x0->elem_type : 0;
     einsum_state st;
+    st.ell = mp_tmp_exprs(c, R);
+    st.tmp = mp_tmp_exprs(c, R);
+    if (!st.ell || !st.tmp) return;
     for (int i = 0; i < 52; i++) {
         st.label[i] = MEMPLAN_EXPR_NONE;
         st.count[i] = 0;
@@ -408,7 +438,8 @@ static void einsum(mp_sctx *c) {
         }
         s = e + 1;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = eq ? einsum_output(&st, arrow ? arrow + 2 : NULL, arrow ? eq + strlen(eq) : NULL, dims) : -1;
     if (r < 0) mp_out_unranked(c, 0, et, "equation not understood");
     else mp_out(c, 0, et, r, dims);
@@ -455,7 +486,8 @@ static void grid_sample(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input ranks unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     dims[0] = dim_at(x, 0);
     if (dims[0] == MEMPLAN_EXPR_NONE) dims[0] = dim_at(g, 0);
     dims[1] = dim_at(x, 1);
@@ -498,7 +530,8 @@ static void col2im(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "image_shape unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     dims[0] = dim_at(x, 0);
     dims[1] = blk && nb == k ? memplan_expr_floordiv(P(c), dim_at(x, 1), mp_product(c, nb, blk)) : MEMPLAN_EXPR_NONE;
     for (int32_t i = 0; i < k; i++) dims[i + 2] = img ? img[i] : MEMPLAN_EXPR_NONE;
@@ -550,6 +583,54 @@ static void attention(mp_sctx *c) {
     mp_out(c, 3, et, 4, qk);
 }
 
+/* CausalConvWithState(input [B, C, L], weight [C, 1, k], bias?, past_state?)
+ * -> output [B, C, L], present_state [B, C, k-1] (the last k-1 positions of
+ * the left-padded input; past_state's type when given). */
+static void causal_conv_with_state(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0), *w = mp_in(c, 1), *past = mp_in(c, 3);
+    if (!x) return;
+    if (x->rank != 3) {
+        mp_out_unranked(c, 0, x->elem_type, "input is not [batch, channels, length]");
+        return;
+    }
+    mp_out(c, 0, x->elem_type, 3, x->dims);
+    memplan_expr k = dim_at(w, 2);
+    memplan_expr st[3] = {x->dims[0], x->dims[1], k == MEMPLAN_EXPR_NONE ? dim_at(past, 2) : sub(c, k, K(c, 1))};
+    mp_out(c, 1, past && past->elem_type ? past->elem_type : x->elem_type, 3, st);
+}
+
+/* LinearAttention(query [B, T, Hq*dk], key [B, T, Hkv*dk], value [B, T, Hkv*dv],
+ * past_state?, ...; q_num_heads, kv_num_heads) -> output [B, T, Hq*dv],
+ * present_state [B, Hkv, dk, dv] (past_state's type, else query's). */
+static void linear_attention(mp_sctx *c) {
+    const memplan_vshape *q = mp_in(c, 0), *v = mp_in(c, 2), *past = mp_in(c, 3);
+    if (!q) return;
+    int64_t hq = mp_attr_int(c, "q_num_heads", 0), hkv = mp_attr_int(c, "kv_num_heads", 0);
+    if (q->rank != 3 || hq <= 0 || hkv <= 0) {
+        mp_out_unranked(c, 0, q->elem_type, "query rank or head counts unknown");
+        return;
+    }
+    memplan_expr dk = memplan_expr_floordiv(P(c), q->dims[2], K(c, hq));
+    memplan_expr dv = v && v->rank == 3 ? memplan_expr_floordiv(P(c), v->dims[2], K(c, hkv)) : MEMPLAN_EXPR_NONE;
+    memplan_expr out[3] = {q->dims[0], q->dims[1], mul(c, K(c, hq), dv)};
+    mp_out(c, 0, q->elem_type, 3, out);
+    memplan_expr st[4] = {q->dims[0], K(c, hkv), dk, dv};
+    mp_out(c, 1, past && past->elem_type ? past->elem_type : q->elem_type, 4, st);
+}
+
+/* FlexAttention (ai.onnx.preview): Q [B, H, Sq, D], K, V [B, H, Sk, Dv] ->
+ * [B, H, Sq, Dv]; its score/mask/prob subgraphs do not change the shape. */
+static void flex_attention(mp_sctx *c) {
+    const memplan_vshape *q = mp_in(c, 0), *v = mp_in(c, 2);
+    if (!q) return;
+    if (q->rank != 4) {
+        mp_out_unranked(c, 0, q->elem_type, "Q is not 4-D");
+        return;
+    }
+    memplan_expr dims[4] = {q->dims[0], q->dims[1], q->dims[2], dim_at(v, 3)};
+    mp_out(c, 0, q->elem_type, 4, dims);
+}
+
 const mp_rule mp_rules_nn[] = {
     /* convolutions */
     {"", "Conv", conv},
@@ -589,5 +670,9 @@ const mp_rule mp_rules_nn[] = {
     
     /* attention */
     {"", "Attention", attention},
+    {"", "RotaryEmbedding", same_as_input}, /* opset 23: rotated in place, [B,H,S,D] or [B,S,H*D] */
+    {"", "LinearAttention", linear_attention},
+    {"", "CausalConvWithState", causal_conv_with_state},
+    {"ai.onnx.preview", "FlexAttention", flex_attention},
     {NULL, NULL, NULL},
 };

@@ -7,8 +7,8 @@
  * the losses SoftmaxCrossEntropyLoss and NegativeLogLikelihoodLoss, Det,
  * TfIdfVectorizer and StringNormalizer.
  *
- * ReduceSum/Prod/Max/Min also evaluate known small integer values (shape
- * computations take ReduceProd of a Shape for an element count).
+ * Their values on known inputs (shape computations take ReduceProd of a
+ * Shape for an element count) are evaluated by eval.c.
  */
 #include <string.h>
 
@@ -26,13 +26,6 @@ static void like_input0(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
 static memplan_expr prefer_const(mp_sctx *c, memplan_expr a, memplan_expr b) {
     if (memplan_expr_is_const(P(c), a, NULL) || b == MEMPLAN_EXPR_NONE) return a;
     return memplan_expr_is_const(P(c), b, NULL) ? b : a;
-}
-
-/* Set output k to rank dims all unknown (fresh names). */
-static void out_unknown_dims(mp_sctx *c, int32_t k, int32_t et, int32_t rank) {
-    memplan_expr dims[R];
-    for (int32_t i = 0; i < rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
-    mp_out(c, k, et, rank, dims);
 }
 
 /* ---- Reduce* ------------------------------------------------------------ */
@@ -66,101 +59,17 @@ static axes_kind reduce_axes(mp_sctx *c, int64_t *axes, int32_t *n) {
     return *n == 0 ? AXES_NONE : AXES_UNKNOWN;
 }
 
-typedef enum { FOLD_SUM, FOLD_PROD, FOLD_MAX, FOLD_MIN, FOLD_NONE } fold_kind;
-
-/* One output element being folded. Max/min keep the constant operands apart
- * from the symbolic ones, so max(N, 3, 8) comes out as max(N,8). */
-typedef struct fold_acc {
-    memplan_expr sym;
-    int64_t k;
-    bool has_sym, has_k;
-} fold_acc;
-
-/* a (+, *, max, min) b. */
-static memplan_expr combine(mp_sctx *c, fold_kind f, memplan_expr a, memplan_expr b) {
-    switch (f) {
-    case FOLD_SUM: return memplan_expr_add(P(c), a, b);
-    case FOLD_PROD: return memplan_expr_mul(P(c), a, b);
-    case FOLD_MAX: return memplan_expr_max(P(c), a, b);
-    case FOLD_MIN: return memplan_expr_min(P(c), a, b);
-    default: return MEMPLAN_EXPR_NONE;
-    }
-}
-
-static void fold_in(mp_sctx *c, fold_kind f, fold_acc *a, memplan_expr v) {
-    int64_t k;
-    if ((f == FOLD_MAX || f == FOLD_MIN) && memplan_expr_is_const(P(c), v, &k)) {
-        a->k = !a->has_k ? k : f == FOLD_MAX ? (k > a->k ? k : a->k) : (k < a->k ? k : a->k);
-        a->has_k = true;
-    } else {
-        a->sym = a->has_sym ? combine(c, f, a->sym, v) : v;
-        a->has_sym = true;
-    }
-}
-
-/* The folded value; the empty sum is 0, the empty product 1, an empty
- * max/min unknown. */
-static memplan_expr fold_value(mp_sctx *c, fold_kind f, const fold_acc *a) {
-    if (f == FOLD_SUM || f == FOLD_PROD) return a->has_sym ? a->sym : mp_const(c, f == FOLD_SUM ? 0 : 1);
-    if (!a->has_k) return a->has_sym ? a->sym : MEMPLAN_EXPR_NONE;
-    return a->has_sym ? combine(c, f, a->sym, mp_const(c, a->k)) : mp_const(c, a->k);
-}
-
-static fold_kind fold_of(const char *op) {
-    return strcmp(op, "ReduceSum") == 0 ? FOLD_SUM : strcmp(op, "ReduceProd") == 0 ? FOLD_PROD
-         : strcmp(op, "ReduceMax") == 0 ? FOLD_MAX : strcmp(op, "ReduceMin") == 0 ? FOLD_MIN : FOLD_NONE;
-}
-
-/* Row-major output position of input position i: the input's multi-index
- * (dims d) with the reduced axes dropped. */
-static int64_t out_index(int32_t rank, const int64_t *d, const bool *red, int64_t i) {
-    int64_t o = 0, stride = 1;
-    for (int32_t k = rank - 1; k >= 0; k--) {
-        int64_t idx = i % d[k];
-        i /= d[k];
-        if (red[k]) continue;
-        o += idx * stride;
-        stride *= d[k];
-    }
-    return o;
-}
-
-/* Known values of ReduceSum/Prod/Max/Min: out[o] = fold of the input
- * elements that map to output position o. The input shape must be static. */
-static void reduce_elems(mp_sctx *c, const memplan_vshape *x, const bool *red, int32_t n_out) {
-    fold_kind f = fold_of(mp_node(c)->op_type);
-    int32_t n_in;
-    const memplan_expr *e = mp_in_elems(c, 0, &n_in);
-    if (f == FOLD_NONE || !e || n_out < 0 || n_out > T) return;
-    int64_t d[R], total = 1;
-    for (int32_t i = 0; i < x->rank; i++) {
-        if (!memplan_expr_is_const(P(c), x->dims[i], &d[i]) || d[i] < 0 || d[i] > T) return;
-        total *= d[i];
-        if (total > T) return;
-    }
-    if (total != n_in) return;
-    fold_acc acc[T];
-    memset(acc, 0, (size_t)n_out * sizeof *acc);
-    for (int32_t i = 0; i < n_in; i++) {
-        int64_t o = out_index(x->rank, d, red, i);
-        if (o >= n_out) return;
-        fold_in(c, f, &acc[o], e[i]);
-    }
-    memplan_expr out[T];
-    for (int32_t o = 0; o < n_out; o++) out[o] = fold_value(c, f, &acc[o]);
-    mp_out_elems(c, 0, n_out, out); /* all or nothing: an unknown element drops them */
-}
-
 /* Output shape when the axes are unknown: the rank is still known when
  * keepdims is set (dims of 1 stay 1) or the number of axes is known. */
 static void reduce_unknown_axes(mp_sctx *c, const memplan_vshape *x, int32_t n, bool keep, bool noop) {
     if (keep) {
-        memplan_expr dims[R];
+        memplan_expr *dims = mp_tmp_exprs(c, R);
+        if (!dims) return;
         int64_t k;
         for (int32_t i = 0; i < x->rank; i++)
             dims[i] = memplan_expr_is_const(P(c), x->dims[i], &k) && k == 1 ? x->dims[i] : MEMPLAN_EXPR_NONE;
         mp_out(c, 0, x->elem_type, x->rank, dims);
-    } else if (n > 0 && n <= x->rank && !noop) out_unknown_dims(c, 0, x->elem_type, x->rank - n);
+    } else if (n > 0 && n <= x->rank && !noop) mp_out_fresh(c, 0, x->elem_type, x->rank - n);
     else mp_out_unranked(c, 0, x->elem_type, "reduced axes unknown");
 }
 
@@ -169,14 +78,12 @@ static void reduce(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
     bool keep = mp_attr_int(c, "keepdims", 1) != 0, noop = mp_attr_int(c, "noop_with_empty_axes", 0) != 0;
-    int64_t axes[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t n = 0;
     axes_kind kind = reduce_axes(c, axes, &n);
     if (kind == AXES_NONE && noop) { /* identity */
         mp_out_like(c, 0, x);
-        int32_t m;
-        const memplan_expr *e = mp_in_elems(c, 0, &m);
-        if (e) mp_out_elems(c, 0, m, e);
         return;
     }
     if (x->rank < 0) {
@@ -187,7 +94,8 @@ static void reduce(mp_sctx *c) {
         reduce_unknown_axes(c, x, n, keep, noop);
         return;
     }
-    bool red[R];
+    bool *red = mp_tmp(c, R, sizeof(bool));
+    if (!red) return;
     for (int32_t i = 0; i < x->rank; i++) red[i] = kind == AXES_NONE;
     for (int32_t i = 0; i < n; i++) {
         int32_t a = mp_axis(axes[i], x->rank);
@@ -197,16 +105,13 @@ static void reduce(mp_sctx *c) {
         }
         red[a] = true;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < x->rank; i++)
         if (!red[i]) dims[r++] = x->dims[i];
         else if (keep) dims[r++] = mp_const(c, 1);
     mp_out(c, 0, x->elem_type, r, dims);
-    int64_t cnt = 1, k;
-    for (int32_t i = 0; i < r && cnt <= T; i++)
-        cnt = memplan_expr_is_const(P(c), dims[i], &k) && k >= 0 && k <= T ? cnt * k : T + 1; /* no overflow */
-    if (cnt <= T) reduce_elems(c, x, red, (int32_t)cnt);
 }
 
 /* ---- ArgMax / ArgMin ---------------------------------------------------- */
@@ -226,7 +131,8 @@ static void arg_reduce(mp_sctx *c) {
         return;
     }
     bool keep = mp_attr_int(c, "keepdims", 1) != 0;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < x->rank; i++)
         if (i != axis) dims[r++] = x->dims[i];
@@ -261,7 +167,8 @@ static void norm_with_stats(mp_sctx *c, bool y_scale_type) {
         mp_note(c, "axis %lld out of range for rank %d", (long long)axis_attr, (int)x->rank);
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = i < axis ? x->dims[i] : mp_const(c, 1);
     for (int32_t k = 1; k < 3; k++) mp_out(c, k, stash, x->rank, dims);
 }
@@ -318,7 +225,8 @@ static void loss(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input ranks unknown");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < rank; i++) {
         /* labels dim i is scores dim 0 (i = 0) or dim i + 1 */
         memplan_expr from_x = x->rank == rank + 1 ? x->dims[i == 0 ? 0 : i + 1] : MEMPLAN_EXPR_NONE;
@@ -392,6 +300,7 @@ const mp_rule mp_rules_reduce[] = {
     {"", "LogSoftmax", like_input0},
     {"", "Hardmax", like_input0},
     {"", "CumSum", like_input0},
+    {"", "CumProd", like_input0},
     {"", "LayerNormalization", layer_norm},
     {"", "SimplifiedLayerNormalization", simplified_layer_norm},
     {"", "RMSNormalization", rms_norm},

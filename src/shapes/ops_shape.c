@@ -2,8 +2,10 @@
  * ops_shape.c -- ops that compute or rearrange shapes: Shape, Size, Reshape,
  * Flatten, (Un)Squeeze, Transpose, Concat, Split, Slice, Gather, Expand, Tile,
  * Pad, ConstantOfShape, Constant, Range, DepthToSpace, SpaceToDepth, Resize,
- * Upsample, TopK, NonZero and friends. Known element values flow through
- * the ones used by shape computations.
+ * Upsample, TopK, NonZero and friends. The rules give shapes, reading the
+ * known values of shape inputs; the values of their outputs are evaluated
+ * by eval.c, except where values begin: Shape, Size, Constant and
+ * ConstantOfShape.
  */
 #include <limits.h>
 #include <math.h>
@@ -66,7 +68,8 @@ static void reshape(mp_sctx *c) {
     int32_t n;
     const memplan_expr *target;
     const int64_t *attr_shape;
-    memplan_expr from_attr[R];
+    memplan_expr *from_attr = mp_tmp_exprs(c, R);
+    if (!from_attr) return;
     int64_t na = mp_attr_ints(c, "shape", &attr_shape); /* opset < 5 */
     if (na >= 0 && na <= R) {
         for (int64_t i = 0; i < na; i++) from_attr[i] = mp_const(c, attr_shape[i]);
@@ -79,9 +82,7 @@ static void reshape(mp_sctx *c) {
         const memplan_vshape *s = mp_in(c, 1);
         int64_t r;
         if (s && s->rank == 1 && memplan_expr_is_const(P(c), s->dims[0], &r) && r >= 0 && r <= R) {
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < r; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, x->elem_type, (int32_t)r, dims);
+            mp_out_fresh(c, 0, x->elem_type, (int32_t)r);
         } else {
             mp_out_unranked(c, 0, x->elem_type, "target shape unknown");
         }
@@ -89,7 +90,8 @@ static void reshape(mp_sctx *c) {
     }
     if (n > R) return;
     bool allowzero = mp_attr_int(c, "allowzero", 0) != 0;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t infer_at = -1;
     memplan_expr known = mp_const(c, 1);
     for (int32_t i = 0; i < n; i++) {
@@ -121,7 +123,9 @@ static void reshape(mp_sctx *c) {
     if (infer_at >= 0 && x->rank >= 0 && known != MEMPLAN_EXPR_NONE) {
         /* -1 = total / known. Cancel the target dims that are input dims
          * first (batch against batch), so symbolic factors divide out. */
-        bool used[R] = {false};
+        bool *used = mp_tmp(c, R, sizeof(bool));
+        if (!used) return;
+        memset(used, 0, (size_t)R * sizeof *used);
         memplan_expr rest = mp_const(c, 1);
         for (int32_t i = 0; i < n; i++) {
             if (i == infer_at || dims[i] == MEMPLAN_EXPR_NONE) continue;
@@ -133,12 +137,20 @@ static void reshape(mp_sctx *c) {
         memplan_expr total = mp_const(c, 1);
         for (int32_t j = 0; j < x->rank; j++)
             if (!used[j]) total = memplan_expr_mul(P(c), total, x->dims[j]);
-        dims[infer_at] = memplan_expr_floordiv(P(c), total, rest);
+        int64_t t, r;
+        if (memplan_expr_is_const(P(c), total, &t) && memplan_expr_is_const(P(c), rest, &r) && (r == 0 ? t != 0 : t % r)) {
+            mp_conflict(c, "cannot reshape %lld elements into a multiple of %lld", (long long)t, (long long)r);
+            dims[infer_at] = MEMPLAN_EXPR_NONE;
+        } else {
+            dims[infer_at] = memplan_expr_floordiv(P(c), total, rest);
+        }
+    } else if (infer_at < 0 && x->rank >= 0 && known != MEMPLAN_EXPR_NONE) {
+        int64_t t, k;
+        memplan_expr total = mp_product(c, x->rank, x->dims);
+        if (memplan_expr_is_const(P(c), total, &t) && memplan_expr_is_const(P(c), known, &k) && t != k)
+            mp_conflict(c, "cannot reshape %lld elements into %lld", (long long)t, (long long)k);
     }
     mp_out(c, 0, x->elem_type, n, dims);
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (e) mp_out_elems(c, 0, m, e);
 }
 
 static void flatten(mp_sctx *c) {
@@ -162,20 +174,24 @@ static void flatten(mp_sctx *c) {
 static void squeeze(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
-    int64_t axes[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t na;
     bool given;
     if (x->rank < 0 || !axes_of(c, 1, axes, &na, &given)) {
         mp_out_unranked(c, 0, x->elem_type, "input rank or axes unknown");
         return;
     }
-    bool drop[R] = {false};
+    bool *drop = mp_tmp(c, R, sizeof(bool));
+    if (!drop) return;
+    memset(drop, 0, (size_t)R * sizeof *drop);
     for (int32_t i = 0; i < na; i++) {
         int32_t a = mp_axis(axes[i], x->rank);
         if (a < 0) return;
         drop[a] = true;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < x->rank; i++) {
         int64_t k;
@@ -188,15 +204,13 @@ static void squeeze(mp_sctx *c) {
         dims[r++] = x->dims[i];
     }
     mp_out(c, 0, x->elem_type, r, dims);
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (e) mp_out_elems(c, 0, m, e);
 }
 
 static void unsqueeze(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x) return;
-    int64_t axes[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t na;
     bool given;
     if (x->rank < 0 || !axes_of(c, 1, axes, &na, &given) || x->rank + na > R) {
@@ -204,18 +218,18 @@ static void unsqueeze(mp_sctx *c) {
         return;
     }
     int32_t r = x->rank + na;
-    bool ins[R] = {false};
+    bool *ins = mp_tmp(c, R, sizeof(bool));
+    if (!ins) return;
+    memset(ins, 0, (size_t)R * sizeof *ins);
     for (int32_t i = 0; i < na; i++) {
         int32_t a = mp_axis(axes[i], r);
         if (a < 0 || ins[a]) return;
         ins[a] = true;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0, j = 0; i < r; i++) dims[i] = ins[i] ? mp_const(c, 1) : x->dims[j++];
     mp_out(c, 0, x->elem_type, r, dims);
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (e) mp_out_elems(c, 0, m, e);
 }
 
 static void transpose(mp_sctx *c) {
@@ -227,8 +241,11 @@ static void transpose(mp_sctx *c) {
     }
     const int64_t *perm;
     int64_t np = mp_attr_ints(c, "perm", &perm);
-    memplan_expr dims[R];
-    bool seen[R] = {false};
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    bool *seen = mp_tmp(c, R, sizeof(bool));
+    if (!seen) return;
+    memset(seen, 0, (size_t)R * sizeof *seen);
     for (int32_t i = 0; i < x->rank; i++) {
         int64_t p = np >= 0 ? (np == x->rank ? perm[i] : -1) : x->rank - 1 - i;
         if (p < 0 || p >= x->rank || seen[p]) {
@@ -239,31 +256,6 @@ static void transpose(mp_sctx *c) {
         dims[i] = x->dims[p];
     }
     mp_out(c, 0, x->elem_type, x->rank, dims);
-    /* values of a small tensor with a static shape */
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    int64_t shape[R], stride[R], perm_of[R];
-    if (!e) return;
-    if (mp_static_count(c, x->rank, x->dims) != m) return; /* shape and values must agree */
-    for (int32_t i = 0; i < x->rank; i++)
-        if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i])) return;
-    for (int32_t i = x->rank - 1, s = 1; i >= 0; i--) {
-        stride[i] = s;
-        s *= (int32_t)shape[i];
-    }
-    for (int32_t i = 0; i < x->rank; i++) perm_of[i] = np >= 0 ? perm[i] : x->rank - 1 - i;
-    memplan_expr out[T];
-    int64_t idx[R] = {0};
-    for (int32_t k = 0; k < m; k++) {
-        int64_t src = 0;
-        for (int32_t i = 0; i < x->rank; i++) src += idx[i] * stride[perm_of[i]];
-        out[k] = e[src];
-        for (int32_t i = x->rank - 1; i >= 0; i--) {
-            if (++idx[i] < shape[perm_of[i]]) break;
-            idx[i] = 0;
-        }
-    }
-    mp_out_elems(c, 0, m, out);
 }
 
 static void concat(mp_sctx *c) {
@@ -279,7 +271,9 @@ static void concat(mp_sctx *c) {
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), rank);
     if (axis < 0) return;
-    memplan_expr dims[R], sum = mp_const(c, 0);
+    memplan_expr sum = mp_const(c, 0);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     bool have_dims = false;
     for (int32_t k = 0; k < mp_n_in(c); k++) {
         const memplan_vshape *v = mp_in(c, k);
@@ -295,7 +289,13 @@ static void concat(mp_sctx *c) {
         sum = memplan_expr_add(P(c), sum, v->dims[axis]);
         for (int32_t i = 0; i < rank; i++) {
             if (i == axis) continue;
-            int64_t kk;
+            int64_t kk, kv;
+            if (have_dims && memplan_expr_is_const(P(c), dims[i], &kk) && memplan_expr_is_const(P(c), v->dims[i], &kv) &&
+                kk != kv) {
+                mp_conflict(c, "dims %d of the inputs differ (%lld and %lld)", (int)i, (long long)kk, (long long)kv);
+                mp_out_unranked(c, 0, first->elem_type, "input dims differ off the axis");
+                return;
+            }
             /* prefer a constant dim over a symbolic one */
             if (!have_dims || (!memplan_expr_is_const(P(c), dims[i], &kk) && memplan_expr_is_const(P(c), v->dims[i], &kk)))
                 dims[i] = v->dims[i];
@@ -308,19 +308,6 @@ static void concat(mp_sctx *c) {
     }
     dims[axis] = sum;
     mp_out(c, 0, first->elem_type, rank, dims);
-    /* values: 1-D concatenation */
-    if (rank != 1) return;
-    memplan_expr out[T];
-    int32_t total = 0;
-    for (int32_t k = 0; k < mp_n_in(c); k++) {
-        if (!mp_in(c, k)) continue;
-        int32_t m;
-        const memplan_expr *e = mp_in_elems(c, k, &m);
-        if (!e || total + m > T) return;
-        memcpy(out + total, e, (size_t)m * sizeof *e);
-        total += m;
-    }
-    mp_out_elems(c, 0, total, out);
 }
 
 static void split(mp_sctx *c) {
@@ -333,7 +320,8 @@ static void split(mp_sctx *c) {
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank);
     if (axis < 0) return;
-    int64_t sizes[T];
+    int64_t *sizes = mp_tmp_ints(c, T);
+    if (!sizes) return;
     int32_t ns = -1;
     const int64_t *a;
     int64_t na = mp_attr_ints(c, "split", &a);
@@ -343,7 +331,8 @@ static void split(mp_sctx *c) {
     } else if (mp_in(c, 1) && !mp_in_ints(c, 1, sizes, T, &ns)) {
         ns = -2; /* given but unknown */
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     for (int32_t k = 0; k < nout; k++) {
         if (ns >= 0) {
@@ -436,7 +425,9 @@ static memplan_expr slice_len_sym(mp_sctx *c, memplan_expr dim, memplan_expr sta
 static bool slice_sym(mp_sctx *c, const memplan_vshape *x, memplan_expr *dims) {
     int32_t ns, ne, na = -1, nst = -1;
     const memplan_expr *st = mp_in_elems(c, 1, &ns), *en = mp_in_elems(c, 2, &ne);
-    int64_t axes[R], steps[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    int64_t *steps = mp_tmp_ints(c, R);
+    if (!axes || !steps) return false;
     if (!st || !en || ns != ne || ns > R) return false;
     if (mp_in(c, 3) && (!mp_in_ints(c, 3, axes, R, &na) || na != ns)) return false;
     if (mp_in(c, 4) && (!mp_in_ints(c, 4, steps, R, &nst) || nst != ns)) return false;
@@ -457,7 +448,11 @@ static void slice(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         return;
     }
-    int64_t starts[R], ends[R], axes[R], steps[R];
+    int64_t *starts = mp_tmp_ints(c, R);
+    int64_t *ends = mp_tmp_ints(c, R);
+    int64_t *axes = mp_tmp_ints(c, R);
+    int64_t *steps = mp_tmp_ints(c, R);
+    if (!starts || !ends || !axes || !steps) return;
     int32_t ns, ne, na, nst;
     if (mp_opset(c) < 10) {
         const int64_t *a;
@@ -475,17 +470,21 @@ static void slice(mp_sctx *c) {
         nst = -1;
     } else {
         if (!mp_in_ints(c, 1, starts, R, &ns) || !mp_in_ints(c, 2, ends, R, &ne) || ns != ne) {
-            memplan_expr dims[R];
+            memplan_expr *dims = mp_tmp_exprs(c, R);
+            if (!dims) return;
             if (slice_sym(c, x, dims)) {
                 mp_out(c, 0, x->elem_type, x->rank, dims);
                 return;
             }
             for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
             /* axes known: the other dims are unchanged */
-            int64_t ax[R];
+            int64_t *ax = mp_tmp_ints(c, R);
+            if (!ax) return;
             int32_t nax;
             if (mp_in(c, 3) && mp_in_ints(c, 3, ax, R, &nax)) {
-                bool touched[R] = {false};
+                bool *touched = mp_tmp(c, R, sizeof(bool));
+                if (!touched) return;
+                memset(touched, 0, (size_t)R * sizeof *touched);
                 for (int32_t i = 0; i < nax; i++) {
                     int32_t a = mp_axis(ax[i], x->rank);
                     if (a >= 0) touched[a] = true;
@@ -501,10 +500,9 @@ static void slice(mp_sctx *c) {
         nst = -1;
         if (mp_in(c, 4) && (!mp_in_ints(c, 4, steps, R, &nst) || nst != ns)) return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
-    int32_t first_axis = -1;
-    int64_t v_start = 0, v_end = 0, v_step = 1;
     for (int32_t i = 0; i < ns; i++) {
         int32_t a = mp_axis(na >= 0 ? axes[i] : i, x->rank);
         int64_t step = nst >= 0 ? steps[i] : 1;
@@ -513,51 +511,8 @@ static void slice(mp_sctx *c) {
             return;
         }
         dims[a] = slice_len(c, x->dims[a], starts[i], ends[i], step);
-        if (first_axis < 0) {
-            first_axis = a;
-            v_start = starts[i];
-            v_end = ends[i];
-            v_step = step;
-        }
     }
     mp_out(c, 0, x->elem_type, x->rank, dims);
-    /* values: an N-D slice of a tensor whose values and shape are known */
-    int32_t m;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (!e || mp_static_count(c, x->rank, x->dims) != m) return;
-    int64_t shape[R], first[R], step[R], cnt[R];
-    int64_t total = 1;
-    for (int32_t i = 0; i < x->rank; i++) {
-        if (!memplan_expr_is_const(P(c), x->dims[i], &shape[i]) ||
-            !memplan_expr_is_const(P(c), dims[i], &cnt[i]) || cnt[i] < 0)
-            return;
-        first[i] = 0;
-        step[i] = 1;
-        total *= cnt[i];
-    }
-    for (int32_t i = 0; i < ns; i++) {
-        int32_t a = mp_axis(na >= 0 ? axes[i] : i, x->rank);
-        int64_t st = starts[i], sp = nst >= 0 ? steps[i] : 1, d = shape[a];
-        if (st < 0) st += d;
-        st = sp > 0 ? (st < 0 ? 0 : st > d ? d : st) : (st < 0 ? -1 : st > d - 1 ? d - 1 : st);
-        first[a] = st;
-        step[a] = sp;
-    }
-    if (total > T) return;
-    memplan_expr out[T];
-    int64_t idx[R] = {0};
-    for (int64_t k = 0; k < total; k++) {
-        int64_t src = 0;
-        for (int32_t i = 0; i < x->rank; i++) src = src * shape[i] + first[i] + idx[i] * step[i];
-        if (src < 0 || src >= m) return;
-        out[k] = e[src];
-        for (int32_t i = x->rank - 1; i >= 0; i--) { /* next output index */
-            if (++idx[i] < cnt[i]) break;
-            idx[i] = 0;
-        }
-    }
-    mp_out_elems(c, 0, (int32_t)total, out);
-    (void)v_start, (void)v_end, (void)v_step, (void)first_axis;
 }
 
 static void gather(mp_sctx *c) {
@@ -569,24 +524,13 @@ static void gather(mp_sctx *c) {
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank);
     if (axis < 0 || x->rank - 1 + idx->rank > R) return;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < axis; i++) dims[r++] = x->dims[i];
     for (int32_t i = 0; i < idx->rank; i++) dims[r++] = idx->dims[i];
     for (int32_t i = axis + 1; i < x->rank; i++) dims[r++] = x->dims[i];
     mp_out(c, 0, x->elem_type, r, dims);
-    /* values: gathering from a 1-D tensor */
-    int32_t m, ni;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    int64_t ids[T];
-    if (!e || x->rank != 1 || !mp_in_ints(c, 1, ids, T, &ni)) return;
-    memplan_expr out[T];
-    for (int32_t i = 0; i < ni; i++) {
-        int64_t j = ids[i] < 0 ? ids[i] + m : ids[i];
-        if (j < 0 || j >= m) return;
-        out[i] = e[j];
-    }
-    mp_out_elems(c, 0, ni, out);
 }
 
 static void gather_elements(mp_sctx *c) {
@@ -609,7 +553,8 @@ static void gather_nd(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "batch_dims or index depth out of range");
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = 0;
     for (int32_t i = 0; i < idx->rank - 1; i++) dims[r++] = idx->dims[i];
     for (int64_t i = b + last; i < x->rank && r < R; i++) dims[r++] = x->dims[i];
@@ -626,30 +571,21 @@ static void expand(mp_sctx *c) {
         const memplan_vshape *s = mp_in(c, 1);
         int64_t r;
         if (s && s->rank == 1 && x->rank >= 0 && memplan_expr_is_const(P(c), s->dims[0], &r) && r <= R) {
-            int32_t rank = (int32_t)(r > x->rank ? r : x->rank);
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, x->elem_type, rank, dims);
+            mp_out_fresh(c, 0, x->elem_type, (int32_t)(r > x->rank ? r : x->rank));
         } else {
             mp_out_unranked(c, 0, x->elem_type, "target shape unknown");
         }
         return;
     }
-    memplan_vshape target = {MEMPLAN_TYPE_TENSOR, x->elem_type, n, shape, MEMPLAN_EXPR_NONE, MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL};
-    memplan_expr dims[R];
+    memplan_vshape target = {MEMPLAN_TYPE_TENSOR, x->elem_type, n, shape, MEMPLAN_EXPR_NONE, MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL, 0};
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     int32_t r = mp_broadcast(c, x, &target, dims);
     if (r < 0) {
         mp_out_unranked(c, 0, x->elem_type, "shapes do not broadcast");
         return;
     }
     mp_out(c, 0, x->elem_type, r, dims);
-    int32_t m, total = mp_static_count(c, r, dims);
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (e && m == 1 && total >= 0) {
-        memplan_expr out[T];
-        for (int32_t i = 0; i < total; i++) out[i] = e[0];
-        mp_out_elems(c, 0, total, out);
-    }
 }
 
 static void tile(mp_sctx *c) {
@@ -659,27 +595,16 @@ static void tile(mp_sctx *c) {
     const memplan_expr *reps = mp_in_elems(c, 1, &n);
     if (x->rank < 0 || !reps || n != x->rank) {
         if (x->rank >= 0) {
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, x->elem_type, x->rank, dims);
+            mp_out_fresh(c, 0, x->elem_type, x->rank);
         } else {
             mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         }
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0; i < x->rank; i++) dims[i] = memplan_expr_mul(P(c), x->dims[i], reps[i]);
     mp_out(c, 0, x->elem_type, x->rank, dims);
-    /* values of a 1-D tile */
-    int32_t m;
-    int64_t times;
-    const memplan_expr *e = mp_in_elems(c, 0, &m);
-    if (!e || x->rank != 1 || !memplan_expr_is_const(P(c), reps[0], &times) || times < 0 || times > T ||
-        (m > 0 && times > T / m))
-        return;
-    memplan_expr out[T];
-    for (int64_t t = 0; t < times; t++) memcpy(out + t * m, e, (size_t)m * sizeof *e);
-    mp_out_elems(c, 0, (int32_t)(m * times), out);
 }
 
 static void pad(mp_sctx *c) {
@@ -689,7 +614,8 @@ static void pad(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         return;
     }
-    memplan_expr pads[2 * R];
+    memplan_expr *pads = mp_tmp_exprs(c, 2 * R);
+    if (!pads) return;
     int32_t np;
     const int64_t *a;
     int64_t na = mp_attr_ints(c, "pads", &a); /* opset < 11 */
@@ -700,14 +626,13 @@ static void pad(mp_sctx *c) {
     } else {
         const memplan_expr *e = mp_in_elems(c, 1, &np);
         if (!e || np > 2 * R) {
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, x->elem_type, x->rank, dims);
+            mp_out_fresh(c, 0, x->elem_type, x->rank);
             return;
         }
         memcpy(pads, e, (size_t)np * sizeof *e);
     }
-    int64_t axes[R];
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t nax = -1;
     if (mp_in(c, 3) && !mp_in_ints(c, 3, axes, R, &nax)) return;
     int32_t k = nax >= 0 ? nax : x->rank;
@@ -715,7 +640,8 @@ static void pad(mp_sctx *c) {
         mp_note(c, "pads has %d values for %d axes", (int)np, (int)k);
         return;
     }
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     for (int32_t i = 0; i < k; i++) {
         int32_t ax = nax >= 0 ? mp_axis(axes[i], x->rank) : i;
@@ -734,36 +660,43 @@ static void constant_of_shape(mp_sctx *c) {
         const memplan_vshape *s = mp_in(c, 0);
         int64_t r;
         if (s && s->rank == 1 && memplan_expr_is_const(P(c), s->dims[0], &r) && r >= 0 && r <= R) {
-            memplan_expr dims[R];
-            for (int32_t i = 0; i < r; i++) dims[i] = MEMPLAN_EXPR_NONE;
-            mp_out(c, 0, et, (int32_t)r, dims);
+            mp_out_fresh(c, 0, et, (int32_t)r);
         } else {
             mp_out_unranked(c, 0, et, "shape unknown");
         }
         return;
     }
     mp_out(c, 0, et, n, shape);
-    int32_t total = mp_static_count(c, n, shape);
-    if (total < 0 || !v || !v->t || !v->t->data) {
-        if (total >= 0 && !v) { /* default value 0.0 (float): not an integer tensor */ }
-        return;
+    int32_t total = mp_static_count(c, n, shape), shift = 0;
+    if (total < 0 || (v && (!v->t || !v->t->data))) return;
+    int64_t fill = 0; /* no value attribute: float 0 */
+    double f = 0;
+    if (v) {
+        switch (et) {
+        case MEMPLAN_DTYPE_INT64: memcpy(&fill, v->t->data, 8); break;
+        case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, v->t->data, 4); fill = y; break; }
+        case MEMPLAN_DTYPE_FLOAT: { float y; memcpy(&y, v->t->data, 4); f = y; break; }
+        case MEMPLAN_DTYPE_DOUBLE: memcpy(&f, v->t->data, 8); break;
+        default: return;
+        }
     }
-    int64_t fill = 0;
-    switch (et) {
-    case MEMPLAN_DTYPE_INT64: memcpy(&fill, v->t->data, 8); break;
-    case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, v->t->data, 4); fill = y; break; }
-    default: return;
+    memplan_expr *out = mp_tmp_exprs(c, (size_t)total), k;
+    if (!out) return;
+    if (et == MEMPLAN_DTYPE_FLOAT || et == MEMPLAN_DTYPE_DOUBLE) {
+        if (!mp_reals_to_vals(c, &f, 1, &k, &shift)) return;
+    } else {
+        k = mp_const(c, fill);
     }
-    memplan_expr out[T];
-    for (int32_t i = 0; i < total; i++) out[i] = mp_const(c, fill);
-    mp_out_elems(c, 0, total, out);
+    for (int32_t i = 0; i < total; i++) out[i] = k;
+    mp_out_vals(c, 0, total, out, shift);
 }
 
 static void constant(mp_sctx *c) {
     const memplan_node *n = mp_node(c);
+    memplan_expr *dims = mp_tmp_exprs(c, R), *vals = mp_tmp_exprs(c, T);
+    if (!dims || !vals) return;
     for (int32_t i = 0; i < n->n_attrs; i++) {
         const memplan_attr *a = &n->attrs[i];
-        memplan_expr dims[R], vals[T];
         if (strcmp(a->name, "value") == 0 && a->t) {
             const memplan_tensor *t = a->t;
             for (int32_t k = 0; k < t->rank && k < R; k++) dims[k] = mp_const(c, t->dims[k]);
@@ -797,13 +730,16 @@ static void constant(mp_sctx *c) {
             mp_out_elems(c, 0, (int32_t)a->n, vals);
             return;
         }
-        if (strcmp(a->name, "value_float") == 0) {
-            mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 0, NULL);
-            return;
-        }
-        if (strcmp(a->name, "value_floats") == 0) {
-            dims[0] = mp_const(c, (int64_t)a->n);
-            mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, 1, dims);
+        if (strcmp(a->name, "value_float") == 0 || strcmp(a->name, "value_floats") == 0) {
+            bool one = strcmp(a->name, "value_float") == 0;
+            size_t cnt = one ? 1 : a->n;
+            dims[0] = mp_const(c, (int64_t)cnt);
+            mp_out(c, 0, MEMPLAN_DTYPE_FLOAT, one ? 0 : 1, dims);
+            double *f = mp_tmp(c, cnt ? cnt : 1, sizeof *f);
+            int32_t shift;
+            if (!f || cnt > T) return;
+            for (size_t k = 0; k < cnt; k++) f[k] = one ? a->f : a->floats[k];
+            if (mp_reals_to_vals(c, f, (int32_t)cnt, vals, &shift)) mp_out_vals(c, 0, (int32_t)cnt, vals, shift);
             return;
         }
         if (strcmp(a->name, "value_string") == 0) {
@@ -844,18 +780,6 @@ static void range(mp_sctx *c) {
         else if (mp_double_to_int(l, &li)) len = mp_const(c, li);
     }
     mp_out(c, 0, s->elem_type, 1, &len);
-    int64_t a, b, d;
-    if (start && limit && delta && memplan_expr_is_const(P(c), len, &b) && b <= T &&
-        memplan_expr_is_const(P(c), delta[0], &d)) {
-        memplan_expr out[T];
-        for (int64_t i = 0; i < b; i++) {
-            int64_t off;
-            if (__builtin_mul_overflow(i, d, &off)) return;
-            out[i] = memplan_expr_add(P(c), start[0], mp_const(c, off));
-        }
-        (void)a;
-        mp_out_elems(c, 0, (int32_t)b, out);
-    }
 }
 
 static void depth_space(mp_sctx *c, bool to_space) {
@@ -887,6 +811,36 @@ static void depth_space(mp_sctx *c, bool to_space) {
 static void depth_to_space(mp_sctx *c) { depth_space(c, true); }
 static void space_to_depth(mp_sctx *c) { depth_space(c, false); }
 
+/* Resize's sizes under keep_aspect_ratio_policy not_larger / not_smaller:
+ * one scale for the k axes, the smallest (largest) of sizes[i] / in[i], and
+ * each out = (int)(scale * in + 0.5), as the reference implementation
+ * rounds. Needs constant sizes and dims; the axes' dims are unknown
+ * otherwise. False for an axis out of range. */
+static bool aspect_sizes(mp_sctx *c, const memplan_vshape *x, const memplan_expr *sizes, int32_t k,
+                         const int64_t *axes, bool not_larger, memplan_expr *dims) {
+    double scale = 0;
+    bool known = true;
+    for (int32_t i = 0; i < k; i++) {
+        int32_t ax = axes ? mp_axis(axes[i], x->rank) : i;
+        int64_t s, d;
+        if (ax < 0) return false;
+        if (!memplan_expr_is_const(P(c), sizes[i], &s) || !memplan_expr_is_const(P(c), x->dims[ax], &d) || d <= 0) {
+            known = false;
+            continue;
+        }
+        double r = (double)s / (double)d;
+        if (i == 0 || (not_larger ? r < scale : r > scale)) scale = r;
+    }
+    for (int32_t i = 0; i < k; i++) {
+        int32_t ax = axes ? mp_axis(axes[i], x->rank) : i;
+        int64_t d, v;
+        dims[ax] = known && memplan_expr_is_const(P(c), x->dims[ax], &d) && mp_double_to_int(scale * (double)d + 0.5, &v)
+                       ? mp_const(c, v)
+                       : MEMPLAN_EXPR_NONE;
+    }
+    return true;
+}
+
 /* Resize / Upsample: sizes if given, else floor(dim * scale). */
 static void resize(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
@@ -898,8 +852,10 @@ static void resize(mp_sctx *c) {
     bool upsample = strcmp(mp_node(c)->op_type, "Upsample") == 0;
     int64_t opset = mp_opset(c);
     int32_t scales_k = upsample ? 1 : opset >= 11 ? 2 : 1, sizes_k = upsample ? -1 : opset >= 11 ? 3 : -1;
-    memplan_expr dims[R];
-    int64_t axes[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    int64_t *axes = mp_tmp_ints(c, R);
+    if (!axes) return;
     int32_t nax = -1;
     const int64_t *aa;
     int64_t na = mp_attr_ints(c, "axes", &aa);
@@ -911,7 +867,8 @@ static void resize(mp_sctx *c) {
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     int32_t ns;
     const memplan_expr *sizes = sizes_k >= 0 && mp_in(c, sizes_k) ? mp_in_elems(c, sizes_k, &ns) : NULL;
-    double scales[R];
+    double *scales = mp_tmp(c, R, sizeof(double));
+    if (!scales) return;
     const float *sattr = NULL;
     const memplan_attr *sa = mp_attr(c, "scales");
     if (sa && sa->type == MEMPLAN_ATTR_FLOATS) sattr = sa->floats;
@@ -931,6 +888,8 @@ static void resize(mp_sctx *c) {
             if (ax < 0) return;
             dims[ax] = sizes[i];
         }
+    } else if (sizes && ns == k) {
+        if (!aspect_sizes(c, x, sizes, k, nax >= 0 ? axes : NULL, strcmp(policy, "not_larger") == 0, dims)) return;
     } else if (have_scales && nsc == k) {
         for (int32_t i = 0; i < k; i++) {
             int32_t ax = nax >= 0 ? mp_axis(axes[i], x->rank) : i;
@@ -963,19 +922,21 @@ static void topk(mp_sctx *c) {
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", -1), x->rank);
     if (axis < 0) return;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     int32_t n;
     const memplan_expr *kk = mp_in_elems(c, 1, &n);
     if (mp_opset(c) < 10) dims[axis] = mp_const(c, mp_attr_int(c, "k", 0));
-    else dims[axis] = kk && n == 1 ? kk[0] : MEMPLAN_EXPR_NONE;
+    else dims[axis] = kk && n == 1 ? kk[0] : mp_data_dim(c, x->dims[axis]); /* a k from the data: <= the axis */
     mp_out(c, 0, x->elem_type, x->rank, dims);
     mp_out(c, 1, MEMPLAN_DTYPE_INT64, x->rank, dims);
 }
 
 /* Nonzero elements of input k when its values are known, else -1. */
 static int64_t count_nonzero(mp_sctx *c, int32_t k) {
-    double v[T];
+    double *v = mp_tmp(c, T, sizeof(double));
+    if (!v) return -1;
     int32_t n;
     if (!mp_in_floats(c, k, v, T, &n)) return -1;
     int64_t cnt = 0;
@@ -990,8 +951,59 @@ static void nonzero(mp_sctx *c) {
         return;
     }
     int64_t cnt = count_nonzero(c, 0);
-    memplan_expr dims[2] = {mp_const(c, x->rank), cnt >= 0 ? mp_const(c, cnt) : MEMPLAN_EXPR_NONE};
+    memplan_expr dims[2] = {mp_const(c, x->rank),
+                            cnt >= 0 ? mp_const(c, cnt) : mp_data_dim(c, mp_product(c, x->rank, x->dims))};
     mp_out(c, 0, MEMPLAN_DTYPE_INT64, 2, dims);
+}
+
+/* CenterCropPad(input, shape, axes attr): the axes' dims are shape's values
+ * (cropped or padded about the centre). */
+static void center_crop_pad(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank < 0) {
+        mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
+        return;
+    }
+    const int64_t *axes;
+    int64_t na = mp_attr_ints(c, "axes", &axes);
+    int32_t n;
+    const memplan_expr *shape = mp_in_elems(c, 1, &n);
+    memplan_expr *dims = mp_tmp_exprs(c, (size_t)x->rank);
+    if (!dims) return;
+    memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
+    int64_t k = na >= 0 ? na : x->rank;
+    for (int64_t i = 0; i < k; i++) {
+        int32_t ax = mp_axis(na >= 0 ? axes[i] : i, x->rank);
+        if (ax < 0) {
+            mp_note(c, "axis out of range");
+            return;
+        }
+        dims[ax] = shape && n == k ? shape[i] : MEMPLAN_EXPR_NONE;
+    }
+    mp_out(c, 0, x->elem_type, x->rank, dims);
+}
+
+/* Crop (opset 1, legacy): NCHW less the border [left, top, right, bottom],
+ * or the scale attribute's [height, width] when given. */
+static void crop(mp_sctx *c) {
+    const memplan_vshape *x = mp_in(c, 0);
+    if (!x) return;
+    if (x->rank != 4) {
+        mp_out_unranked(c, 0, x->elem_type, "input is not 4-D");
+        return;
+    }
+    const int64_t *b, *s;
+    int64_t nb = mp_attr_ints(c, "border", &b), ns = mp_attr_ints(c, "scale", &s);
+    memplan_expr dims[4] = {x->dims[0], x->dims[1], MEMPLAN_EXPR_NONE, MEMPLAN_EXPR_NONE};
+    if (ns == 2) {
+        dims[2] = mp_const(c, s[0]);
+        dims[3] = mp_const(c, s[1]);
+    } else if (nb == 4) {
+        dims[2] = memplan_expr_sub(P(c), x->dims[2], memplan_expr_add(P(c), mp_const(c, b[1]), mp_const(c, b[3])));
+        dims[3] = memplan_expr_sub(P(c), x->dims[3], memplan_expr_add(P(c), mp_const(c, b[0]), mp_const(c, b[2])));
+    }
+    mp_out(c, 0, x->elem_type, 4, dims);
 }
 
 /* Output 0 like input 0 (scatter family, Trilu, ReverseSequence, ...). */
@@ -1020,7 +1032,8 @@ static void one_hot(mp_sctx *c) {
     memplan_expr d = depth && n == 1 ? depth[0] : MEMPLAN_EXPR_NONE;
     int64_t di;
     if (d == MEMPLAN_EXPR_NONE && mp_in_floats(c, 1, &fd, 1, &nf) && mp_double_to_int(fd, &di)) d = mp_const(c, di);
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     for (int32_t i = 0, j = 0; i < r; i++) dims[i] = i == axis ? d : idx->dims[j++];
     mp_out(c, 0, vals->elem_type, r, dims);
 }
@@ -1030,7 +1043,16 @@ static void compress(mp_sctx *c) {
     if (!x) return;
     const memplan_attr *a = mp_attr(c, "axis");
     int64_t cnt = count_nonzero(c, 1);
+    int32_t axis = a && x->rank >= 0 ? mp_axis(a->i, x->rank) : -1;
     memplan_expr kept = cnt >= 0 ? mp_const(c, cnt) : MEMPLAN_EXPR_NONE;
+    if (cnt < 0 && (!a || axis >= 0)) { /* the data's count: at most the condition's and the axis' lengths */
+        const memplan_vshape *cond = mp_in(c, 1);
+        memplan_expr len = !a ? (x->rank >= 0 ? mp_product(c, x->rank, x->dims) : MEMPLAN_EXPR_NONE) : x->dims[axis];
+        memplan_expr clen = cond && cond->rank == 1 ? cond->dims[0] : MEMPLAN_EXPR_NONE;
+        memplan_expr bound = len == MEMPLAN_EXPR_NONE ? clen : clen == MEMPLAN_EXPR_NONE ? len
+                           : mp_le(c, clen, len) ? clen : mp_le(c, len, clen) ? len : memplan_expr_min(P(c), clen, len);
+        kept = mp_data_dim(c, bound);
+    }
     if (!a) {
         mp_out(c, 0, x->elem_type, 1, &kept);
         return;
@@ -1039,9 +1061,9 @@ static void compress(mp_sctx *c) {
         mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
         return;
     }
-    int32_t axis = mp_axis(a->i, x->rank);
     if (axis < 0) return;
-    memplan_expr dims[R];
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
     memcpy(dims, x->dims, (size_t)x->rank * sizeof *dims);
     dims[axis] = kept;
     mp_out(c, 0, x->elem_type, x->rank, dims);
@@ -1058,6 +1080,7 @@ const mp_rule mp_rules_shape[] = {
     {"", "TopK", topk}, {"", "NonZero", nonzero}, {"", "ScatterElements", like_input0},
     {"", "ScatterND", like_input0}, {"", "Scatter", like_input0}, {"", "Trilu", like_input0},
     {"", "ReverseSequence", like_input0}, {"", "EyeLike", eye_like}, {"", "OneHot", one_hot},
-    {"", "Compress", compress},
+    {"", "Compress", compress}, {"", "CenterCropPad", center_crop_pad}, {"", "Crop", crop},
+    {"", "TensorScatter", like_input0}, /* past_cache with the update written in */
     {NULL, NULL, NULL},
 };

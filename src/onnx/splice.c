@@ -1,0 +1,456 @@
+/* splice.c -- new metadata_props entries spliced into a model's wire bytes
+ * (see splice.h). */
+#include "onnx/splice.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/prune.h"
+#include "onnx/wire.h"
+#include "util/buf.h"
+#include "util/strmap.h"
+
+/* Field numbers (src/onnx/onnx.proto). */
+#define F_MODEL_GRAPH 7
+#define F_GRAPH_NODE 1
+#define F_GRAPH_INITIALIZER 5
+#define F_GRAPH_INPUT 11
+#define F_GRAPH_OUTPUT 12
+#define F_GRAPH_VALUE_INFO 13
+#define F_ENTRY_KEY 1
+#define F_ENTRY_VALUE 2
+
+/* The messages we edit: where their name (op_type for a node) and their
+ * metadata_props are. */
+typedef struct kind {
+    uint32_t name_field;
+    uint32_t meta_field;
+    bool node;
+} kind;
+static const kind NODE = {4, 9, true};     /* NodeProto.op_type, .metadata_props */
+static const kind VALUE = {1, 4, false};   /* ValueInfoProto.name, .metadata_props */
+static const kind TENSOR = {8, 16, false}; /* TensorProto.name, .metadata_props */
+
+/* Where output goes: buf NULL only counts the bytes. */
+typedef struct sink {
+    uint8_t *buf;
+    uint64_t len, cap;
+} sink;
+
+typedef struct splicer {
+    mp_wire_src src;
+    size_t window;            /* the prune walk's, for a reader */
+    const mp_splice_edits *e;
+    mp_strmap names;          /* name -> index in e->names (the first one) */
+    size_t key_max;           /* the longest key of any edit */
+    char *key;                /* key_max + 2 bytes: the key being matched */
+    bool *placed;             /* per set entry of the message being written */
+    int32_t next_node;        /* file index of the next node message */
+    bool overflow;            /* the input changed between walks */
+    memplan_error *err;
+} splicer;
+
+/* One field: the tag at start, a LEN field's body at [body, end). */
+typedef struct fld {
+    uint64_t start, body, end;
+    uint32_t field;
+    int wt;
+} fld;
+
+static memplan_status io_error(splicer *s) { return mp_wire_io_error(&s->src, s->err); }
+
+static memplan_status oom(splicer *s) {
+    return memplan_error_set(s->err, MEMPLAN_ENOMEM, "out of memory while annotating the model");
+}
+
+/* The field at *p (before end), moved past. The prune walk checked these
+ * bytes already; a reader's file may have changed since, so check again. */
+static memplan_status next_field(splicer *s, uint64_t *p, uint64_t end, fld *f) {
+    bool io = false;
+    uint64_t tag, v;
+    f->start = *p;
+    if (!mp_wire_varint(&s->src, p, end, &tag, &io))
+        return io ? io_error(s) : mp_wire_error(s->err, f->start, "truncated field tag");
+    if ((tag >> 3) == 0 || (tag >> 3) > 0x1FFFFFFF) return mp_wire_error(s->err, f->start, "invalid field number");
+    f->field = (uint32_t)(tag >> 3);
+    f->wt = (int)(tag & 7);
+    switch (f->wt) {
+    case WT_VARINT:
+        if (!mp_wire_varint(&s->src, p, end, &v, &io))
+            return io ? io_error(s) : mp_wire_error(s->err, f->start, "truncated varint");
+        break;
+    case WT_I64:
+    case WT_I32: {
+        uint64_t n = f->wt == WT_I64 ? 8 : 4;
+        if (end - *p < n) return mp_wire_error(s->err, f->start, "truncated fixed-size field");
+        *p += n;
+        break;
+    }
+    case WT_LEN:
+        if (!mp_wire_varint(&s->src, p, end, &v, &io))
+            return io ? io_error(s) : mp_wire_error(s->err, f->start, "truncated length");
+        if (v > end - *p) return mp_wire_error(s->err, f->start, "length runs past the end of the data");
+        f->body = *p;
+        *p += v;
+        break;
+    default:
+        return mp_wire_error(s->err, f->start, "invalid wire type");
+    }
+    if (f->wt != WT_LEN) f->body = *p;
+    f->end = *p;
+    return MEMPLAN_OK;
+}
+
+/* Copy n input bytes from pos into dst, a window at a time. */
+static memplan_status read_bytes(splicer *s, uint64_t pos, uint64_t n, uint8_t *dst) {
+    size_t chunk = s->src.rd ? s->src.win_cap : SIZE_MAX;
+    while (n) {
+        size_t k = n < chunk ? (size_t)n : chunk;
+        const uint8_t *q = mp_wire_at(&s->src, pos, k);
+        if (!q) return io_error(s);
+        memcpy(dst, q, k);
+        dst += k;
+        pos += k;
+        n -= k;
+    }
+    return MEMPLAN_OK;
+}
+
+static void put(splicer *s, sink *o, const void *p, size_t n) {
+    if (o->buf) {
+        if (n > o->cap - o->len) {
+            s->overflow = true;
+            return;
+        }
+        memcpy(o->buf + o->len, p, n);
+    }
+    o->len += n;
+}
+
+static void put_varint(splicer *s, sink *o, uint64_t v) {
+    uint8_t tmp[10];
+    put(s, o, tmp, mp_wire_encode_varint(tmp, v));
+}
+
+/* The input's bytes [pos, pos + n) to o. */
+static memplan_status put_src(splicer *s, sink *o, uint64_t pos, uint64_t n) {
+    if (!o->buf) {
+        o->len += n;
+        return MEMPLAN_OK;
+    }
+    if (n > o->cap - o->len) {
+        s->overflow = true;
+        return MEMPLAN_OK;
+    }
+    memplan_status st = read_bytes(s, pos, n, o->buf + o->len);
+    o->len += n;
+    return st;
+}
+
+/* A StringStringEntryProto (key, value) as field `field` of its message. */
+static void put_entry(splicer *s, sink *o, uint32_t field, const memplan_kv *kv) {
+    size_t kl = strlen(kv->key), vl = strlen(kv->value);
+    uint8_t tmp[10];
+    uint64_t body = 1 + mp_wire_encode_varint(tmp, kl) + kl + 1 + mp_wire_encode_varint(tmp, vl) + vl;
+    put_varint(s, o, (uint64_t)field << 3 | WT_LEN);
+    put_varint(s, o, body);
+    put_varint(s, o, F_ENTRY_KEY << 3 | WT_LEN);
+    put_varint(s, o, kl);
+    put(s, o, kv->key, kl);
+    put_varint(s, o, F_ENTRY_VALUE << 3 | WT_LEN);
+    put_varint(s, o, vl);
+    put(s, o, kv->value, vl);
+}
+
+/* Does the edit set or remove this key? */
+static bool matches(const mp_meta_edit *e, const char *key) {
+    for (size_t j = 0; j < e->n_set; j++)
+        if (strcmp(key, e->set[j].key) == 0) return true;
+    for (size_t j = 0; j < e->n_remove; j++)
+        if (strcmp(key, e->remove[j]) == 0) return true;
+    return false;
+}
+
+/* The string field at [body, end) as a C string in b (protobuf-c's view:
+ * the text up to a NUL byte in it). */
+static memplan_status read_string(splicer *s, uint64_t body, uint64_t end, mp_buf *b) {
+    b->len = 0;
+    if (end - body >= SIZE_MAX || !mp_buf_reserve(b, (size_t)(end - body))) return oom(s);
+    memplan_status st = read_bytes(s, body, end - body, (uint8_t *)b->data);
+    b->data[end - body] = '\0';
+    return st;
+}
+
+/* The key of the StringStringEntryProto at [body, end) when the edit matches
+ * it (the last key field counts, as when unpacked), else NULL in *key. */
+static memplan_status entry_key(splicer *s, const mp_meta_edit *e, uint64_t body, uint64_t end, const char **key) {
+    *key = NULL;
+    for (uint64_t p = body; p < end;) {
+        fld f;
+        memplan_status st = next_field(s, &p, end, &f);
+        if (st) return st;
+        if (f.field != F_ENTRY_KEY || f.wt != WT_LEN) continue;
+        /* Longer than every key of the edits (before any NUL): no match;
+         * read at most one byte more. */
+        uint64_t n = f.end - f.body < s->key_max + 1 ? f.end - f.body : s->key_max + 1;
+        if ((st = read_bytes(s, f.body, n, (uint8_t *)s->key))) return st;
+        s->key[n] = '\0';
+        *key = strlen(s->key) <= s->key_max ? s->key : NULL;
+    }
+    if (*key && !matches(e, *key)) *key = NULL;
+    return MEMPLAN_OK;
+}
+
+/* The body of a message at [body, end) with its edit applied, to o.
+ * *changed: the body differs from the input's. */
+static memplan_status emit_msg(splicer *s, const kind *k, uint64_t body, uint64_t end, const mp_meta_edit *e,
+                               sink *o, bool *changed) {
+    *changed = false;
+    for (size_t j = 0; j < e->n_set; j++) s->placed[j] = false;
+    for (uint64_t p = body; p < end;) {
+        fld f;
+        memplan_status st = next_field(s, &p, end, &f);
+        if (st) return st;
+        if (f.field == k->meta_field && f.wt == WT_LEN) {
+            const char *key;
+            if ((st = entry_key(s, e, f.body, f.end, &key))) return st;
+            if (key) { /* the new entries with this key take its place, once */
+                *changed = true;
+                for (size_t j = 0; j < e->n_set; j++)
+                    if (!s->placed[j] && strcmp(key, e->set[j].key) == 0) {
+                        put_entry(s, o, k->meta_field, &e->set[j]);
+                        s->placed[j] = true;
+                    }
+                continue;
+            }
+        }
+        if ((st = put_src(s, o, f.start, f.end - f.start))) return st;
+    }
+    for (size_t j = 0; j < e->n_set; j++)
+        if (!s->placed[j]) {
+            put_entry(s, o, k->meta_field, &e->set[j]);
+            *changed = true;
+        }
+    return MEMPLAN_OK;
+}
+
+/* The edit of a message whose name (op_type for a node) is `name` (NULL:
+ * none); NULL when it is left alone. */
+static memplan_status edit_of(splicer *s, const kind *k, const char *name, const mp_meta_edit **e) {
+    const mp_splice_edits *E = s->e;
+    *e = NULL;
+    if (!k->node) {
+        int32_t i = name ? mp_strmap_get(&s->names, name) : -1;
+        *e = i >= 0 ? &E->values[i] : E->other;
+        return MEMPLAN_OK;
+    }
+    int32_t fi = s->next_node++;
+    const char *op = name ? name : "";
+    const char *want = fi < E->n_nodes ? (E->op_types ? E->op_types[fi] : op) : NULL;
+    if (!want || strcmp(op, want) != 0)
+        return memplan_error_set(s->err, MEMPLAN_EINPUT, "node %d of the file is '%s', the results are for '%s'",
+                                 (int)fi, op, want ? want : "");
+    *e = &E->nodes[fi];
+    return MEMPLAN_OK;
+}
+
+/* One node, value info or initializer field f of the main graph to o: as it
+ * is, or (when its edit changes it) with a new body and length. */
+static memplan_status splice_child(splicer *s, const kind *k, const fld *f, sink *o, bool *changed) {
+    mp_buf name;
+    mp_buf_init(&name);
+    bool named = false;
+    memplan_status st = MEMPLAN_OK;
+    for (uint64_t p = f->body; p < f->end && !st;) { /* its name (the last one counts) */
+        fld c;
+        if ((st = next_field(s, &p, f->end, &c))) break;
+        if (c.field == k->name_field && c.wt == WT_LEN) {
+            st = read_string(s, c.body, c.end, &name);
+            named = true;
+        }
+    }
+    const mp_meta_edit *e = NULL;
+    if (!st) st = edit_of(s, k, named ? name.data : NULL, &e);
+    mp_buf_free(&name);
+    *changed = false;
+    sink count = {NULL, 0, 0};
+    if (!st && e) st = emit_msg(s, k, f->body, f->end, e, &count, changed);
+    if (!st && !*changed) {
+        st = put_src(s, o, f->start, f->end - f->start);
+    } else if (!st) {
+        put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
+        put_varint(s, o, count.len);
+        if (!o->buf) o->len += count.len;
+        else st = emit_msg(s, k, f->body, f->end, e, o, changed);
+    }
+    return st;
+}
+
+/* The body of a GraphProto at [body, end) with its children spliced, to o. */
+static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *o, bool *changed) {
+    *changed = false;
+    for (uint64_t p = body; p < end;) {
+        fld f;
+        memplan_status st = next_field(s, &p, end, &f);
+        if (st) return st;
+        const kind *k = NULL;
+        if (f.wt == WT_LEN) switch (f.field) {
+            case F_GRAPH_NODE: k = &NODE; break;
+            case F_GRAPH_INITIALIZER: k = &TENSOR; break;
+            case F_GRAPH_INPUT: case F_GRAPH_OUTPUT: case F_GRAPH_VALUE_INFO: k = &VALUE; break;
+            default: break;
+            }
+        bool c = false;
+        st = k ? splice_child(s, k, &f, o, &c) : put_src(s, o, f.start, f.end - f.start);
+        if (st) return st;
+        *changed |= c;
+    }
+    return MEMPLAN_OK;
+}
+
+/* How many node messages the main graph has (in every occurrence of the
+ * graph field, which protobuf merges); -1 when there is no graph. */
+static memplan_status count_nodes(splicer *s, int64_t *count) {
+    *count = -1;
+    for (uint64_t p = 0; p < s->src.size;) {
+        fld f;
+        memplan_status st = next_field(s, &p, s->src.size, &f);
+        if (st) return st;
+        if (f.field != F_MODEL_GRAPH || f.wt != WT_LEN) continue;
+        if (*count < 0) *count = 0;
+        for (uint64_t q = f.body; q < f.end;) {
+            fld c;
+            if ((st = next_field(s, &q, f.end, &c))) return st;
+            *count += c.field == F_GRAPH_NODE && c.wt == WT_LEN;
+        }
+    }
+    return MEMPLAN_OK;
+}
+
+/* The whole model to o: every field as it is but the graph's. */
+static memplan_status emit_model(splicer *s, sink *o) {
+    s->next_node = 0;
+    for (uint64_t p = 0; p < s->src.size;) {
+        fld f;
+        memplan_status st = next_field(s, &p, s->src.size, &f);
+        if (st) return st;
+        if (f.field != F_MODEL_GRAPH || f.wt != WT_LEN) {
+            if ((st = put_src(s, o, f.start, f.end - f.start))) return st;
+            continue;
+        }
+        int32_t first = s->next_node;
+        sink count = {NULL, 0, 0};
+        bool changed;
+        if ((st = emit_graph(s, f.body, f.end, &count, &changed))) return st;
+        if (!changed) {
+            st = put_src(s, o, f.start, f.end - f.start);
+        } else {
+            put_varint(s, o, (uint64_t)F_MODEL_GRAPH << 3 | WT_LEN);
+            put_varint(s, o, count.len);
+            s->next_node = first;
+            st = emit_graph(s, f.body, f.end, o, &changed);
+        }
+        if (st) return st;
+    }
+    return MEMPLAN_OK;
+}
+
+/* Check, count, measure, write. */
+static memplan_status walk(splicer *s, unsigned char **out, size_t *out_len) {
+    /* The prune walk checks every byte as loading does (its copy, without
+     * the large tensor data, is O(graph) and dropped). */
+    mp_buf chk;
+    mp_buf_init(&chk);
+    memplan_status st = s->src.rd ? mp_prune_reader(s->src.rd, s->window, &chk, NULL, s->err)
+                                  : mp_prune_model(s->src.mem, (size_t)s->src.size, &chk, NULL, s->err);
+    mp_buf_free(&chk);
+    if (st) return st;
+    int64_t count;
+    if ((st = count_nodes(s, &count))) return st;
+    if (count < 0) return memplan_error_set(s->err, MEMPLAN_EINPUT, "the model has no graph");
+    if (count != s->e->n_nodes)
+        return memplan_error_set(s->err, MEMPLAN_EINPUT,
+                                 "the results are for a graph with %d nodes, but the model's graph has %lld",
+                                 (int)s->e->n_nodes, (long long)count);
+    sink o = {NULL, 0, 0};
+    if ((st = emit_model(s, &o))) return st;
+    if (o.len > SIZE_MAX) return oom(s);
+    o.cap = o.len;
+    o.len = 0;
+    o.buf = malloc(o.cap ? (size_t)o.cap : 1);
+    if (!o.buf) return oom(s);
+    st = emit_model(s, &o);
+    if (!st && (s->overflow || o.len != o.cap))
+        st = memplan_error_set(s->err, MEMPLAN_EINPUT, "the model changed while it was being annotated");
+    if (st) {
+        free(o.buf);
+        return st;
+    }
+    *out = o.buf;
+    *out_len = (size_t)o.len;
+    return MEMPLAN_OK;
+}
+
+/* The longest key and the most set entries of one edit, over *key_max, *set_max. */
+static void measure(const mp_meta_edit *e, size_t *key_max, size_t *set_max) {
+    if (!e) return;
+    for (size_t j = 0; j < e->n_set; j++) {
+        size_t n = strlen(e->set[j].key);
+        if (n > *key_max) *key_max = n;
+    }
+    for (size_t j = 0; j < e->n_remove; j++) {
+        size_t n = strlen(e->remove[j]);
+        if (n > *key_max) *key_max = n;
+    }
+    if (e->n_set > *set_max) *set_max = e->n_set;
+}
+
+/* Index the edits, then walk src (opened). */
+static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits *e, unsigned char **out,
+                          size_t *out_len, memplan_error *err) {
+    splicer s = {0};
+    s.src = *src;
+    s.window = window;
+    s.e = e;
+    s.err = err;
+    mp_strmap_init(&s.names);
+    size_t set_max = 0;
+    for (int32_t i = 0; i < e->n_nodes; i++) measure(&e->nodes[i], &s.key_max, &set_max);
+    for (size_t i = 0; i < e->n_values; i++) measure(&e->values[i], &s.key_max, &set_max);
+    measure(e->other, &s.key_max, &set_max);
+    memplan_status st = e->n_values > INT32_MAX ? memplan_error_set(err, MEMPLAN_ELIMIT, "more than %d value edits",
+                                                                    INT32_MAX)
+                                                : MEMPLAN_OK;
+    for (size_t i = 0; !st && i < e->n_values; i++)
+        if (mp_strmap_get(&s.names, e->names[i]) < 0 && !mp_strmap_put(&s.names, e->names[i], (int32_t)i)) st = oom(&s);
+    s.key = malloc(s.key_max + 2);
+    s.placed = malloc(set_max ? set_max * sizeof *s.placed : 1);
+    if (!st && (!s.key || !s.placed)) st = oom(&s);
+    if (!st) st = walk(&s, out, out_len);
+    free(s.key);
+    free(s.placed);
+    mp_strmap_free(&s.names);
+    return st;
+}
+
+memplan_status mp_splice(const void *bytes, size_t len, const mp_splice_edits *edits, unsigned char **out,
+                         size_t *out_len, memplan_error *err) {
+    *out = NULL;
+    *out_len = 0;
+    mp_wire_src src;
+    mp_wire_open_mem(&src, bytes, len);
+    return run(&src, 0, edits, out, out_len, err);
+}
+
+memplan_status mp_splice_reader(const memplan_reader *reader, size_t window, const mp_splice_edits *edits,
+                                unsigned char **out, size_t *out_len, memplan_error *err) {
+    *out = NULL;
+    *out_len = 0;
+    if (window < MP_PRUNE_WINDOW_MIN) window = MP_PRUNE_WINDOW_MIN;
+    mp_wire_src src;
+    if (!mp_wire_open_reader(&src, reader, window))
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while annotating the model");
+    memplan_status st = run(&src, window, edits, out, out_len, err);
+    mp_wire_close(&src);
+    return st;
+}

@@ -1,0 +1,39 @@
+/* sweep.c -- the plan's figures as one dim varies (memplan_plan_sweep). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "memplan/model_plan.h"
+
+memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_options *o, const char *dim,
+                                  const int64_t *values, size_t n, memplan_sweep_point *out, memplan_error *err) {
+    if (!dim || !*dim) return memplan_error_set(err, MEMPLAN_EUSAGE, "no dim to sweep");
+    memplan_binding *b = malloc((o->n_bindings + 1) * sizeof *b);
+    if (!b) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    size_t nb = 0;
+    for (size_t i = 0; i < o->n_bindings; i++)
+        if (!memplan_expr_name_is(o->bindings[i].name, dim)) b[nb++] = o->bindings[i];
+    memplan_plan_options po = *o;
+    po.bindings = b;
+    po.n_bindings = nb + 1;
+    memplan_status st = MEMPLAN_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        b[nb] = (memplan_binding){dim, values[i]};
+        memplan_model_plan *p = NULL;
+        st = memplan_plan_model(m, &po, &p, err);
+        if (st) break;
+        memplan_sweep_point *q = &out[i];
+        memset(q, 0, sizeof *q);
+        q->value = values[i];
+        q->deferred = p->deferred;
+        if (!p->deferred) {
+            const memplan_plan_figures *f = &p->figures[MEMPLAN_STRATEGY_ARENA];
+            q->naive_bytes = f->naive_bytes;
+            q->peak_bytes = f->peak_bytes;
+            q->lower_bound_bytes = f->lower_bound_bytes;
+            q->slots_bytes = p->figures[MEMPLAN_STRATEGY_SLOTS].peak_bytes;
+        }
+        memplan_model_plan_free(p);
+    }
+    free(b);
+    return st;
+}
