@@ -17,7 +17,7 @@
 /* x float[4] -> Abs a -> Loop(trip, cond, a) -> Relu y; the body
  * (i int64, c bool, v float[4]) runs Identity c -> c_out, Neg v -> n,
  * Relu n -> w, Add w + a (captured) -> s, and returns c_out, s. */
-static memplan_model *loop_model(void) {
+static uint8_t *loop_bytes(size_t *len) {
     mb_graph *body = mb_new_graph("body");
     mb_input(body, "i", 7, "");
     mb_input(body, "c", 9, "");
@@ -38,8 +38,12 @@ static memplan_model *loop_model(void) {
     mb_graph_attr(loop, "body", body);
     mb_node(g, "Relu", "out", "y")->name = mb_strdup("last");
     mb_output(g, "y", 1, "4");
+    return mb_pack(g, len);
+}
+
+static memplan_model *loop_model(void) {
     size_t len;
-    uint8_t *bytes = mb_pack(g, &len);
+    uint8_t *bytes = loop_bytes(&len);
     memplan_model *m = NULL;
     memplan_error err = {0};
     assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
@@ -113,11 +117,64 @@ static void test_body_profile(void **state) {
     memplan_model_free(m);
 }
 
+
+/* "k=v;k=v" of a node's metadata in the IR. */
+static const char *meta_of(const memplan_node *n) {
+    static char buf[512];
+    buf[0] = 0;
+    for (int32_t i = 0; i < n->n_metadata; i++)
+        snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s=%s", i ? ";" : "", n->metadata[i].key,
+                 n->metadata[i].value);
+    return buf;
+}
+
+/* annotate writes the body's results on the nodes inside it; annotating
+ * the output again changes nothing. */
+static void test_body_annotate(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = loop_bytes(&len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    memplan_request r;
+    memplan_request_init(&r);
+    r.model_bytes = bytes;
+    r.model_len = len;
+    char *out = NULL;
+    size_t out_len;
+    assert_int_equal(memplan_report_json(m, "annotate", &r, &out, &out_len, &err), MEMPLAN_OK);
+    memplan_model *a = NULL;
+    assert_int_equal(memplan_model_load(out, out_len, NULL, &a, &err), MEMPLAN_OK);
+    const memplan_graph *body = a->graph->nodes[1].subgraphs[0];
+    assert_string_equal(meta_of(&body->nodes[2]), "onnx_light.inplace_reuse=0:0:equal;onnx_light.release_after=n;"
+                                                  "onnx_light.node_tag=weight");
+    assert_string_equal(meta_of(&body->nodes[0]), "onnx_light.not_used_after=c;onnx_light.node_tag=weight");
+    int32_t v = memplan_graph_find(body, "v");
+    assert_int_equal(body->values[v].n_metadata, 1);
+    assert_string_equal(body->values[v].metadata[0].value, "weight");
+    assert_string_equal(meta_of(&a->graph->nodes[2]),
+                        "onnx_light.inplace_reuse=0:0:equal;onnx_light.release_after=out;onnx_light.node_tag=weight");
+    r.model_bytes = out;
+    r.model_len = out_len;
+    char *again = NULL;
+    size_t again_len;
+    assert_int_equal(memplan_report_json(a, "annotate", &r, &again, &again_len, &err), MEMPLAN_OK);
+    assert_int_equal(again_len, out_len);
+    assert_memory_equal(again, out, out_len);
+    free(again);
+    memplan_model_free(a);
+    free(out);
+    memplan_model_free(m);
+    free(bytes);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_body_reuse_and_release),
         cmocka_unit_test(test_body_tags),
         cmocka_unit_test(test_body_profile),
+        cmocka_unit_test(test_body_annotate),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

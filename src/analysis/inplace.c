@@ -541,6 +541,7 @@ memplan_status memplan_inplace_compute_graph(const memplan_model *m, const mempl
     const memplan_inplace_options *o = opts ? opts : &none;
     memplan_inplace *c = calloc(1, sizeof *c);
     if (!c) return oom(err);
+    c->m = m;
     c->g = graph;
     c->shapes = shapes;
     c->pool = memplan_shapes_pool(shapes);
@@ -593,6 +594,15 @@ void memplan_inplace_free(memplan_inplace *c) {
 const memplan_graph *memplan_inplace_graph(const memplan_inplace *c) { return c ? c->g : NULL; }
 int32_t memplan_inplace_node_count(const memplan_inplace *c) { return c ? c->n_nodes : 0; }
 memplan_expr_pool *memplan_inplace_pool(const memplan_inplace *c) { return c ? c->pool : NULL; }
+
+const memplan_model *memplan_inplace_model(const memplan_inplace *c) { return c ? c->m : NULL; }
+
+memplan_shapes *memplan_inplace_shapes(const memplan_inplace *c) { return c ? c->shapes : NULL; }
+
+memplan_inplace_options memplan_inplace_options_of(const memplan_inplace *c) {
+    memplan_inplace_options o = {c && c->allow_input_overwrite, c && c->events_enabled};
+    return o;
+}
 bool memplan_inplace_has_tags(const memplan_inplace *c) { return c && c->has_tags; }
 
 static memplan_status check_node(const memplan_inplace *c, int32_t node, memplan_error *err) {

@@ -23,6 +23,7 @@ typedef struct mp_ilist {
 } mp_ilist;
 
 struct memplan_inplace {
+    const memplan_model *m;
     const memplan_graph *g;
     memplan_shapes *shapes;
     memplan_expr_pool *pool;
