@@ -23,6 +23,7 @@
 #include "out/json.h"
 #include "out/report_inplace.h"
 #include "out/cache.h"
+#include "out/text.h"
 
 bool mp_inplace_command(const char *command) {
     return strcmp(command, "inplace") == 0 || strcmp(command, "profile") == 0 || strcmp(command, "tags") == 0 ||
@@ -294,18 +295,18 @@ static void doc_fields(mp_json *j, const doc *d) {
 
 static void text_names(mp_buf *b, const doc *d, const char *label, const int32_t *ids, size_t n) {
     if (!n) return;
-    mp_buf_printf(b, "  %s", label);
-    for (size_t k = 0; k < n; k++) mp_buf_printf(b, "%s%s", k ? ", " : " ", d->g->values[ids[k]].name);
+    mp_text_printf(b, "  %s", label);
+    for (size_t k = 0; k < n; k++) mp_text_printf(b, "%s%s", k ? ", " : " ", d->g->values[ids[k]].name);
 }
 
 /* Lines of a body are indented two spaces per level. */
-static void indent(mp_buf *b, const doc *d) { mp_buf_printf(b, "%*s", 2 * d->depth, ""); }
+static void indent(mp_buf *b, const doc *d) { mp_text_printf(b, "%*s", 2 * d->depth, ""); }
 
 static void text_node_head(mp_buf *b, const doc *d, int32_t i) {
     const memplan_node *n = &d->g->nodes[i];
     indent(b, d);
-    mp_buf_printf(b, "#%d %s", (int)i, n->op_type);
-    if (n->name[0]) mp_buf_printf(b, " '%s'", n->name);
+    mp_text_printf(b, "#%d %s", (int)i, n->op_type);
+    if (n->name[0]) mp_text_printf(b, " '%s'", n->name);
     mp_buf_putc(b, ':');
 }
 
@@ -320,11 +321,11 @@ typedef struct text_arg {
 static void text_body(void *arg, const doc *body, int32_t node, const char *attr, int64_t index) {
     text_arg *t = arg;
     const memplan_node *n = &body->g->parent->nodes[node];
-    mp_buf_printf(t->b, "%*s%s", 2 * (body->depth - 1), "", attr);
-    if (index >= 0) mp_buf_printf(t->b, "[%lld]", (long long)index);
-    mp_buf_printf(t->b, " of #%d %s", (int)node, n->op_type);
-    if (n->name[0]) mp_buf_printf(t->b, " '%s'", n->name);
-    mp_buf_printf(t->b, " (%d nodes):\n", (int)body->g->n_nodes);
+    mp_text_printf(t->b, "%*s%s", 2 * (body->depth - 1), "", attr);
+    if (index >= 0) mp_text_printf(t->b, "[%lld]", (long long)index);
+    mp_text_printf(t->b, " of #%d %s", (int)node, n->op_type);
+    if (n->name[0]) mp_text_printf(t->b, " '%s'", n->name);
+    mp_text_printf(t->b, " (%d nodes):\n", (int)body->g->n_nodes);
     t->print(t->b, body);
 }
 
@@ -343,7 +344,7 @@ static void inplace_text(mp_buf *b, const doc *d) {
         memplan_inplace_node_reuse(d->ctx, i, &items, &cnt, NULL);
         if (cnt) mp_buf_puts(b, "  reuse");
         for (size_t k = 0; k < cnt; k++)
-            mp_buf_printf(b, " out %d <- in %d (%s)%s", (int)items[k].output_index, (int)items[k].input_index,
+            mp_text_printf(b, " out %d <- in %d (%s)%s", (int)items[k].output_index, (int)items[k].input_index,
                           memplan_reuse_kind_name(items[k].kind), k + 1 < cnt ? "," : "");
         memplan_inplace_release_after(d->ctx, i, &ids, &cnt, NULL);
         text_names(b, d, "release", ids, cnt);
@@ -359,10 +360,10 @@ static void inplace_text(mp_buf *b, const doc *d) {
     for (size_t k = 0; d->r->events && k < memplan_inplace_event_count(d->ctx); k++) {
         indent(b, d);
         if (ev[k].action == MEMPLAN_EVENT_INPLACE)
-            mp_buf_printf(b, "event inplace node %d: out %d <- in %d (%s)\n", (int)ev[k].node_index,
+            mp_text_printf(b, "event inplace node %d: out %d <- in %d (%s)\n", (int)ev[k].node_index,
                           (int)ev[k].output_index, (int)ev[k].input_index, memplan_reuse_kind_name(ev[k].kind));
         else
-            mp_buf_printf(b, "event %s node %d: %s\n", memplan_event_action_name(ev[k].action), (int)ev[k].node_index,
+            mp_text_printf(b, "event %s node %d: %s\n", memplan_event_action_name(ev[k].action), (int)ev[k].node_index,
                           ev[k].name);
     }
     text_bodies(b, d, inplace_text);
@@ -370,7 +371,7 @@ static void inplace_text(mp_buf *b, const doc *d) {
 
 /* An amount already under the dims. */
 static void text_bound_amount(mp_buf *b, const doc *d, memplan_expr e) {
-    mp_buf_puts(b, e == MEMPLAN_EXPR_NONE ? "unknown" : memplan_expr_str(d->pool, e));
+    mp_text_put(b, e == MEMPLAN_EXPR_NONE ? "unknown" : memplan_expr_str(d->pool, e));
 }
 
 static void text_amount(mp_buf *b, const doc *d, memplan_expr e) { text_bound_amount(b, d, bound(d, e)); }
@@ -391,7 +392,7 @@ static void profile_text(mp_buf *b, const doc *d) {
                 memplan_expr e = bound(d, p->bucket[k][SORTED_TAGS[t]]);
                 if (is_zero(d, e)) continue;
                 const char *tn = memplan_tag_name(SORTED_TAGS[t]);
-                mp_buf_printf(b, "  %s%s%s ", memplan_bucket_name((memplan_bucket)k), tn[0] ? "/" : "", tn);
+                mp_text_printf(b, "  %s%s%s ", memplan_bucket_name((memplan_bucket)k), tn[0] ? "/" : "", tn);
                 text_bound_amount(b, d, e);
             }
         mp_buf_putc(b, '\n');
@@ -407,7 +408,7 @@ static void tags_text(mp_buf *b, const doc *d) {
         memplan_inplace_value_tag(d->ctx, v, &tag, NULL);
         if (tag == MEMPLAN_TAG_NONE) continue;
         indent(b, d);
-        mp_buf_printf(b, "  %s: %s\n", d->g->values[v].name, memplan_tag_name(tag));
+        mp_text_printf(b, "  %s: %s\n", d->g->values[v].name, memplan_tag_name(tag));
     }
     indent(b, d);
     mp_buf_puts(b, "nodes:\n");
@@ -418,7 +419,7 @@ static void tags_text(mp_buf *b, const doc *d) {
         memplan_inplace_node_tag(d->ctx, i, &tag, NULL);
         if (tag == MEMPLAN_TAG_NONE) continue;
         text_node_head(b, &in, i);
-        mp_buf_printf(b, " %s\n", memplan_tag_name(tag));
+        mp_text_printf(b, " %s\n", memplan_tag_name(tag));
     }
     text_bodies(b, d, tags_text);
 }
