@@ -463,6 +463,39 @@ static void test_metadata_subgraph_and_nul(void **state) {
     memplan_model_free(m);
 }
 
+/* A NUL byte in a name (value, node, op type, dim) would cut it short and
+ * merge distinct names: such a model is refused, naming the field and the
+ * byte. Other strings (doc strings, metadata) may hold one. */
+static void test_nul_in_names(void **state) {
+    (void)state;
+    const char *fields[] = {"valueXtail", "nodeXtail", "DimXtail"};
+    const char *want[] = {"onnx.NodeProto.output holds a NUL byte", "onnx.NodeProto.name holds a NUL byte",
+                          "onnx.TensorShapeProto.Dimension.dim_param holds a NUL byte"};
+    for (int k = 0; k < 3; k++) {
+        mb_graph *g = mb_new_graph("g");
+        mb_input(g, "x", F32, k == 2 ? "DimXtail" : "2");
+        Onnx__NodeProto *nd = mb_node(g, "Relu", "x", k == 0 ? "valueXtail" : "y");
+        if (k == 1) nd->name = mb_strdup("nodeXtail");
+        mb_node(g, "Neg", k == 0 ? "valueXtail" : "y", "z");
+        mb_output(g, "z", F32, "2");
+        size_t len;
+        uint8_t *bytes = mb_pack(g, &len);
+        size_t at = 0;
+        for (size_t i = 0; i + strlen(fields[k]) <= len && !at; i++)
+            if (memcmp(bytes + i, fields[k], strlen(fields[k])) == 0) at = i + strlen(fields[k]) - 5;
+        assert_true(at > 0);
+        bytes[at] = '\0';
+        memplan_model *m = NULL;
+        memplan_error err = {0};
+        assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_EINPUT);
+        assert_null(m);
+        char expect[160];
+        snprintf(expect, sizeof expect, "malformed protobuf at byte %zu: %s: names cannot contain one", at, want[k]);
+        assert_string_equal(err.message, expect);
+        free(bytes);
+    }
+}
+
 /* A reader over bytes in memory that counts what it reads and can fail at
  * one offset. */
 typedef struct counting {
@@ -595,6 +628,7 @@ int main(void) {
         cmocka_unit_test(test_reader_errors),
         cmocka_unit_test(test_metadata),
         cmocka_unit_test(test_metadata_subgraph_and_nul),
+        cmocka_unit_test(test_nul_in_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "memplan/model.h"
 #include "onnx/wire.h"
@@ -55,6 +56,37 @@ static bool is_tensor_data_field(const ProtobufCMessageDescriptor *desc, uint32_
     case 4: case 5: case 6: case 7: case 9: case 10: case 11: return true;
     default: return false;
     }
+}
+
+/* String fields that name something (values, nodes, ops, domains, dims):
+ * protobuf-c keeps a string only up to a NUL byte, so a NUL in one would
+ * merge distinct names; such a model is refused instead. */
+static bool is_name_field(const ProtobufCFieldDescriptor *fd) {
+    static const char *const NAMES[] = {"name", "op_type", "domain", "input", "output", "dim_param", "overload",
+                                        "ref_attr_name"};
+    if (fd->type != PROTOBUF_C_TYPE_STRING) return false;
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (strcmp(fd->name, NAMES[i]) == 0) return true;
+    return false;
+}
+
+/* An error when the string at [body, body + n) holds a NUL byte. */
+static memplan_status check_no_nul(walker *w, const ProtobufCMessageDescriptor *desc,
+                                   const ProtobufCFieldDescriptor *fd, uint64_t body, uint64_t n) {
+    size_t chunk = w->src.rd ? w->src.win_cap : (size_t)n;
+    for (uint64_t off = 0; off < n;) {
+        size_t k = n - off < chunk ? (size_t)(n - off) : chunk;
+        const uint8_t *q = mp_wire_at(&w->src, body + off, k);
+        if (!q) return io_error(w);
+        const uint8_t *z = memchr(q, 0, k);
+        if (z) {
+            char what[200];
+            snprintf(what, sizeof what, "%s.%s holds a NUL byte: names cannot contain one", desc->name, fd->name);
+            return wire_error(w, body + off + (uint64_t)(z - q), what);
+        }
+        off += k;
+    }
+    return MEMPLAN_OK;
 }
 
 /* A varint field at *p: false with the error set when it is not one. */
@@ -142,7 +174,8 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
             } else if (is_tensor_data_field(desc, (uint32_t)field) && v > w->data_max) {
                 w->dropped += v; /* never read: a reader skips it */
             } else {
-                st = src_copy(w, start, p - start, out);
+                if (fd && is_name_field(fd)) st = check_no_nul(w, desc, fd, body, v);
+                if (!st) st = src_copy(w, start, p - start, out);
             }
             break;
         }
