@@ -20,6 +20,7 @@
 #include "memplan/annotate.h"
 #include "memplan/model_plan.h"
 #include "memplan/report.h"
+#include "memplan/command.h"
 #include "memplan/session.h"
 
 /* Library version string, e.g. "0.1.0". */
