@@ -13,6 +13,7 @@
 #include "memplan/info.h"
 #include "memplan/liveness.h"
 #include "memplan/plan.h"
+#include "memplan/validate.h"
 #include "memplan/sizes.h"
 #include "memplan/expr.h"
 #include "memplan/shapes.h"

@@ -8,6 +8,8 @@
  *   status  = mp_call_reader(session, "annotate", args, size)
  *                                        annotate on such a session, reading the model
  *                                        again through Module.memplanReadAt
+ *   flag    = mp_command_whole_model("annotate")
+ *                                        1 when a command needs that (the command table)
  *   status  = mp_call(session, "info", "--flag\nvalue")
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
  *             ("annotate" leaves the annotated model's bytes there)
@@ -181,6 +183,14 @@ static int call(session *s, const char *command, const char *args, const memplan
     }
     set_result(out, len);
     return 0;
+}
+
+/* 1 when `command` reads the model's whole file (memplan/command.h:
+ * whole_model, as annotate does), 0 when not, -1 for no such command: the
+ * wrapper then calls mp_call_reader on a session from mp_open_reader. */
+EMSCRIPTEN_KEEPALIVE int mp_command_whole_model(const char *command) {
+    const memplan_command *c = memplan_command_find(command);
+    return c ? c->whole_model : -1;
 }
 
 EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *args) {
