@@ -144,7 +144,11 @@ def main():
         (["plan", model, "--budget-ms", "600001"], "--budget-ms takes milliseconds"),
         (["plan", model, "--strategy", "best"], "memplan plan: --strategy takes 'arena' or 'slots'"),
         (["plan", model, "--strategy"], "--strategy takes 'arena' or 'slots'"),
-        (["info", model, "-o", os.path.join(d, "x.onnx")], "memplan info: -o/--output is only for annotate"),
+        (["info", model, "-o", os.path.join(d, "x.onnx")], "memplan info: -o does not apply to info"),
+        (["plan", model, "--output", os.path.join(d, "x.onnx")], "memplan plan: -o does not apply to plan"),
+        # the first option the command does not take, in the order given
+        (["info", model, "--strategy", "slots", "--dim", "batch=1"], "memplan info: --strategy does not apply to info"),
+        (["shapes", model, "--events", "--dim", "batch=x"], "memplan shapes: --events does not apply to shapes"),
         (["info", model, "--dim", "batch=1"], "memplan info: --dim does not apply to info"),
         (["shapes", model, "--strategy", "slots"], "memplan shapes: --strategy does not apply to shapes"),
         (["plan", model, "--events"], "memplan plan: --events does not apply to plan"),

@@ -14,6 +14,7 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "cli/args.h"
 #include "model_builder.h"
 
 /* x float[seq,8] -> Relu -> NonZero (int64[2, n]) -> Transpose -> Cast float -> Relu. */
@@ -37,12 +38,13 @@ static memplan_model *nonzero_model(void) {
 
 static char *report(const memplan_model *m, int argc, const char *const *argv) {
     memplan_request r;
-    memplan_request_init(&r);
     memplan_error err = {0};
-    assert_int_equal(memplan_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
     char *json = NULL;
     size_t len;
-    if (memplan_report_json(m, "plan", &r, &json, &len, &err)) fail_msg("%s", err.message);
+    memplan_status st = memplan_report_json(m, "plan", &r, &json, &len, &err);
+    memplan_request_free(&r);
+    if (st) fail_msg("%s", err.message);
     return json;
 }
 
@@ -149,20 +151,25 @@ static void test_range_errors(void **state) {
     (void)state;
     memplan_request r;
     memplan_error err = {0};
-    const char *bad[] = {"seq=4..2", "seq=..2", "seq=1..", "=1..2", "seq=1..x", "seq=-1..2", "seq1..2"};
+    const char *bad[] = {"seq=4..2", "seq=..2", "seq=1..", "=1..2", "seq=1..x", "seq=-1..2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        memplan_request_init(&r);
         const char *args[] = {"--dim", bad[i]};
-        assert_int_equal(memplan_request_parse(&r, 2, args, &err), MEMPLAN_EUSAGE);
+        assert_int_equal(cli_request_parse(&r, 2, args, &err), MEMPLAN_EUSAGE);
         expect_contains(err.message, "--dim NAME=LO..HI takes integers");
+        memplan_request_free(&r);
     }
     /* ranges apply to plan only */
-    memplan_request_init(&r);
     const char *args[] = {"--dim", "seq=1..2"};
-    assert_int_equal(memplan_request_parse(&r, 2, args, &err), MEMPLAN_OK);
-    assert_int_equal(memplan_request_check(&r, "shapes", &err), MEMPLAN_EUSAGE);
+    cli_args a;
+    cli_args_init(&a);
+    assert_int_equal(cli_args_parse(&a, memplan_command_find("shapes"), 2, args, &err), MEMPLAN_EUSAGE);
     assert_string_equal(err.message, "--dim NAME=LO..HI does not apply to shapes");
-    assert_int_equal(memplan_request_check(&r, "plan", &err), MEMPLAN_OK);
+    cli_args_free(&a);
+    cli_args_init(&a);
+    assert_int_equal(cli_args_parse(&a, memplan_command_find("plan"), 2, args, &err), MEMPLAN_OK);
+    assert_int_equal(a.req.plan.n_ranges, 1);
+    assert_int_equal(a.req.plan.ranges[0].hi, 2);
+    cli_args_free(&a);
 
     /* a value and a range for one dim */
     memplan_model *m = nonzero_model();

@@ -9,7 +9,7 @@
 #include "memplan/report.h"
 #include "out/cache.h"
 #include "out/json.h"
-#include "out/report_inplace.h"
+#include "out/reports.h"
 #include "out/text.h"
 #include "memplan/shapes.h"
 
@@ -43,7 +43,7 @@ static void json_type_of(mp_json *j, const plan_ctx *c, int32_t v) {
     }
     mp_json_arr(j);
     for (int32_t i = 0; i < vs->rank; i++)
-        json_amount(j, p, c->r->n_bindings ? memplan_expr_bind(p, vs->dims[i], c->r->bindings, c->r->n_bindings)
+        json_amount(j, p, c->r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], c->r->shapes.bindings, c->r->shapes.n_bindings)
                                            : vs->dims[i]);
     mp_json_end(j);
 }
@@ -719,11 +719,11 @@ static void shapes_json(mp_json *j, const memplan_graph *g, memplan_shapes *S, c
         } else {
             mp_json_arr(j);
             for (int32_t i = 0; i < vs->rank; i++)
-                json_amount(j, p, r->n_bindings ? memplan_expr_bind(p, vs->dims[i], r->bindings, r->n_bindings) : vs->dims[i]);
+                json_amount(j, p, r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings) : vs->dims[i]);
             mp_json_end(j);
         }
-        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->n_bindings
-                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->bindings, r->n_bindings);
+        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->shapes.n_bindings
+                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
         int64_t k;
         if (bytes == MEMPLAN_EXPR_NONE) n_unknown++;
         else if (memplan_expr_is_const(p, bytes, &k)) n_known++;
@@ -766,24 +766,23 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
         if (vs->rank >= 0) {
             mp_buf_putc(b, '[');
             for (int32_t i = 0; i < vs->rank; i++) {
-                memplan_expr e = r->n_bindings ? memplan_expr_bind(p, vs->dims[i], r->bindings, r->n_bindings) : vs->dims[i];
+                memplan_expr e = r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings) : vs->dims[i];
                 mp_text_printf(b, "%s%s", i ? "," : "", memplan_expr_str(p, e));
             }
             mp_buf_putc(b, ']');
         }
-        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->n_bindings
-                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->bindings, r->n_bindings);
+        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->shapes.n_bindings
+                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
         if (bytes == MEMPLAN_EXPR_NONE) mp_text_printf(b, "  (%s)\n", vs->reason ? vs->reason : "unknown");
         else mp_text_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
     }
     for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_text_printf(b, "note: %s\n", memplan_shapes_note(S, i));
 }
 
-static memplan_status shapes_report(const memplan_model *m, const memplan_request *r, char **out, size_t *len,
-                                    memplan_error *err, bool json) {
+memplan_status mp_run_shapes(MP_REPORT_ARGS) {
+    (void)cache;
     memplan_shapes *S;
-    memplan_shapes_options so = {r->bindings, r->n_bindings, r->values, r->n_values};
-    memplan_status st = memplan_shapes_infer_opts(m, &so, &S, err);
+    memplan_status st = memplan_shapes_infer_opts(m, &r->shapes, &S, err);
     if (st) return st;
     mp_buf b;
     mp_buf_init(&b);
@@ -799,28 +798,11 @@ static memplan_status shapes_report(const memplan_model *m, const memplan_reques
     return finish_buf(&b, out, len, err);
 }
 
-/* The request's plan options (the strategy is a printing choice). */
-static void plan_options_of(const memplan_request *r, memplan_plan_options *o) {
-    memplan_plan_options_init(o);
-    o->align = r->align;
-    o->budget_ms = r->budget_ms;
-    o->include_inputs = r->include_inputs;
-    o->inplace = r->inplace;
-    o->allow_input_overwrite = r->allow_input_overwrite;
-    o->constants_as_activations = r->constants_as_activations;
-    o->bindings = r->bindings;
-    o->n_bindings = r->n_bindings;
-    o->values = r->values;
-    o->n_values = r->n_values;
-    o->upper_bounds = r->upper_bounds;
-    o->ranges = r->ranges;
-    o->n_ranges = r->n_ranges;
-}
-
-static memplan_status plan_report(mp_cache *cache, const memplan_model *m, const memplan_request *r, char **out,
-                                  size_t *len, memplan_error *err, bool json) {
+/* The plan's options come from the request; the strategy is a printing
+ * choice (a plan holds both layouts). */
+memplan_status mp_run_plan(MP_REPORT_ARGS) {
     memplan_plan_options o;
-    plan_options_of(r, &o);
+    memplan_request_plan_options(r, &o);
     plan_ctx c = {NULL, r, NULL};
     memplan_status st = mp_cache_plan(cache, m, &o, &c.p, err);
     if (st) return st;
@@ -838,33 +820,8 @@ static memplan_status plan_report(mp_cache *cache, const memplan_model *m, const
     return finish_buf(&b, out, len, err);
 }
 
-memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *command, const memplan_request *r,
-                         char **out, size_t *len, memplan_error *err, bool json) {
-    if (strcmp(command, "info") == 0)
-        return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
-    if (strcmp(command, "shapes") == 0) return shapes_report(m, r, out, len, err, json);
-    if (mp_inplace_command(command)) return mp_report_inplace(cache, m, command, r, out, len, err, json);
-    if (strcmp(command, "plan") != 0)
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
-    return plan_report(cache, m, r, out, len, err, json);
-}
-
-/* One-shot reports: a cache that lives for the one call. */
-static memplan_status report_once(const memplan_model *m, const char *command, const memplan_request *r,
-                                  char **out, size_t *len, memplan_error *err, bool json) {
-    mp_cache cache;
-    mp_cache_init(&cache);
-    memplan_status st = mp_report(&cache, m, command, r, out, len, err, json);
-    mp_cache_clear(&cache);
-    return st;
-}
-
-memplan_status memplan_report_json(const memplan_model *m, const char *command, const memplan_request *r,
-                                   char **json, size_t *len, memplan_error *err) {
-    return report_once(m, command, r, json, len, err, true);
-}
-
-memplan_status memplan_report_text(const memplan_model *m, const char *command, const memplan_request *r,
-                                   char **text, size_t *len, memplan_error *err) {
-    return report_once(m, command, r, text, len, err, false);
+memplan_status mp_run_info(MP_REPORT_ARGS) {
+    (void)cache;
+    (void)r;
+    return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
 }

@@ -21,14 +21,9 @@
 #include "memplan/annotate.h"
 #include "memplan/inplace.h"
 #include "out/json.h"
-#include "out/report_inplace.h"
+#include "out/reports.h"
 #include "out/cache.h"
 #include "out/text.h"
-
-bool mp_inplace_command(const char *command) {
-    return strcmp(command, "inplace") == 0 || strcmp(command, "profile") == 0 || strcmp(command, "tags") == 0 ||
-           strcmp(command, "annotate") == 0;
-}
 
 /* One graph's document: the main graph, or a control-flow body (whose
  * analyses are computed when it is printed, with the main graph's options). */
@@ -49,7 +44,7 @@ typedef struct doc {
 /* The document of body `g` below d: its own analyses, d's everything else.
  * False (and *d->status set) when they cannot be computed. */
 static bool body_doc(const doc *d, const memplan_graph *g, doc *out, memplan_inplace **ctx) {
-    memplan_inplace_options o = {d->r->allow_input_overwrite, d->r->events};
+    memplan_inplace_options o = d->r->inplace;
     *ctx = NULL;
     if (*d->status) return false;
     memplan_status st = memplan_inplace_compute_graph(d->m, g, d->S, &o, ctx, d->err);
@@ -73,9 +68,9 @@ static const memplan_tag SORTED_TAGS[MEMPLAN_TAG_COUNT] = {MEMPLAN_TAG_NONE, MEM
 /* e under the request's dims. Many amounts repeat (one shape, many nodes),
  * so each is bound once per document. */
 static memplan_expr bound(const doc *d, memplan_expr e) {
-    if (e == MEMPLAN_EXPR_NONE || !d->r->n_bindings) return e;
-    if (e < 0 || (size_t)e >= d->n_memo) return memplan_expr_bind(d->pool, e, d->r->bindings, d->r->n_bindings);
-    if (d->memo[e] == MEMO_UNSET) d->memo[e] = memplan_expr_bind(d->pool, e, d->r->bindings, d->r->n_bindings);
+    if (e == MEMPLAN_EXPR_NONE || !d->r->shapes.n_bindings) return e;
+    if (e < 0 || (size_t)e >= d->n_memo) return memplan_expr_bind(d->pool, e, d->r->shapes.bindings, d->r->shapes.n_bindings);
+    if (d->memo[e] == MEMO_UNSET) d->memo[e] = memplan_expr_bind(d->pool, e, d->r->shapes.bindings, d->r->shapes.n_bindings);
     return d->memo[e];
 }
 
@@ -254,7 +249,7 @@ static void json_subgraphs(mp_json *j, const doc *d) {
 static void doc_json(mp_json *j, const doc *d) {
     mp_json_obj(j);
     MP_JSON_KEY(j, "allow_input_overwrite");
-    mp_json_bool(j, d->r->allow_input_overwrite);
+    mp_json_bool(j, d->r->inplace.allow_input_overwrite);
     doc_fields(j, d);
     mp_json_end(j);
 }
@@ -282,7 +277,7 @@ static void doc_fields(mp_json *j, const doc *d) {
     mp_json_end(j);
     MP_JSON_KEY(j, "subgraphs");
     json_subgraphs(j, d);
-    if (d->r->events) {
+    if (d->r->inplace.events) {
         MP_JSON_KEY(j, "events");
         mp_json_arr(j);
         const memplan_event *ev = memplan_inplace_events(d->ctx);
@@ -357,7 +352,7 @@ static void inplace_text(mp_buf *b, const doc *d) {
         mp_buf_putc(b, '\n');
     }
     const memplan_event *ev = memplan_inplace_events(d->ctx);
-    for (size_t k = 0; d->r->events && k < memplan_inplace_event_count(d->ctx); k++) {
+    for (size_t k = 0; d->r->inplace.events && k < memplan_inplace_event_count(d->ctx); k++) {
         indent(b, d);
         if (ev[k].action == MEMPLAN_EVENT_INPLACE)
             mp_text_printf(b, "event inplace node %d: out %d <- in %d (%s)\n", (int)ev[k].node_index,
@@ -431,8 +426,7 @@ static memplan_status build(const memplan_model *m, const memplan_request *r, me
                             memplan_inplace **ctx, memplan_error *err) {
     memplan_status st = memplan_shapes_infer(m, S, err);
     if (!st) {
-        memplan_inplace_options o = {r->allow_input_overwrite, r->events};
-        st = memplan_inplace_compute(m, *S, &o, ctx, err);
+        st = memplan_inplace_compute(m, *S, &r->inplace, ctx, err);
     }
     return st;
 }
@@ -442,8 +436,8 @@ static memplan_status build(const memplan_model *m, const memplan_request *r, me
 static memplan_status build_cached(mp_cache *cache, const memplan_model *m, const memplan_request *r,
                                    memplan_shapes **S, memplan_inplace **ctx, memplan_error *err) {
     size_t pool = cache->inplace.valid ? memplan_expr_pool_count(memplan_shapes_pool(cache->inplace.shapes)) : 0;
-    if (cache->inplace.valid && cache->inplace.allow_input_overwrite == r->allow_input_overwrite &&
-        cache->inplace.events == r->events && pool <= MP_CACHE_POOL_GROWTH * cache->inplace.pool_built + MP_CACHE_POOL_SLACK) {
+    if (cache->inplace.valid && cache->inplace.allow_input_overwrite == r->inplace.allow_input_overwrite &&
+        cache->inplace.events == r->inplace.events && pool <= MP_CACHE_POOL_GROWTH * cache->inplace.pool_built + MP_CACHE_POOL_SLACK) {
         *S = cache->inplace.shapes;
         *ctx = cache->inplace.ctx;
         return MEMPLAN_OK;
@@ -461,60 +455,70 @@ static memplan_status build_cached(mp_cache *cache, const memplan_model *m, cons
     }
     cache->inplace.valid = true;
     cache->inplace_builds++;
-    cache->inplace.allow_input_overwrite = r->allow_input_overwrite;
-    cache->inplace.events = r->events;
+    cache->inplace.allow_input_overwrite = r->inplace.allow_input_overwrite;
+    cache->inplace.events = r->inplace.events;
     cache->inplace.shapes = *S;
     cache->inplace.ctx = *ctx;
     cache->inplace.pool_built = memplan_expr_pool_count(memplan_shapes_pool(*S));
     return MEMPLAN_OK;
 }
 
-memplan_status mp_report_inplace(mp_cache *cache, const memplan_model *m, const char *command,
-                                 const memplan_request *r, char **out, size_t *len, memplan_error *err, bool json) {
-    bool annotate = strcmp(command, "annotate") == 0;
-    if (annotate && !r->model_bytes && !r->model_reader)
+/* The analyses' document: JSON (the same for inplace, profile and tags), or
+ * the command's own text form. */
+static memplan_status print_doc(mp_cache *cache, const memplan_model *m, const memplan_request *r, bool json,
+                                void (*text)(mp_buf *, const doc *), char **out, size_t *len, memplan_error *err) {
+    memplan_shapes *S = NULL;
+    memplan_inplace *ctx = NULL;
+    memplan_status st = build_cached(cache, m, r, &S, &ctx, err);
+    if (st) return st;
+    memplan_status body_st = MEMPLAN_OK;
+    doc d = {m->graph, ctx, memplan_shapes_pool(S), r, NULL, 0, m, S, &body_st, err, 0};
+    if (r->shapes.n_bindings) { /* no memo (out of memory) only costs time */
+        d.n_memo = memplan_expr_pool_count(d.pool);
+        d.memo = malloc((d.n_memo ? d.n_memo : 1) * sizeof *d.memo);
+        if (!d.memo) d.n_memo = 0;
+        for (size_t i = 0; i < d.n_memo; i++) d.memo[i] = MEMO_UNSET;
+    }
+    mp_buf b;
+    mp_buf_init(&b);
+    if (json) {
+        mp_json j;
+        mp_json_init(&j, &b);
+        doc_json(&j, &d);
+        mp_buf_putc(&b, '\n');
+    } else {
+        text(&b, &d);
+    }
+    if (body_st) {
+        mp_buf_free(&b);
+        st = body_st; /* a body's analysis failed: its message is in err */
+    } else if (b.failed) {
+        mp_buf_free(&b);
+        st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while writing the report");
+    } else {
+        *out = mp_buf_take(&b, len);
+    }
+    free(d.memo);
+    return st;
+}
+
+memplan_status mp_run_inplace(MP_REPORT_ARGS) { return print_doc(cache, m, r, json, inplace_text, out, len, err); }
+memplan_status mp_run_profile(MP_REPORT_ARGS) { return print_doc(cache, m, r, json, profile_text, out, len, err); }
+memplan_status mp_run_tags(MP_REPORT_ARGS) { return print_doc(cache, m, r, json, tags_text, out, len, err); }
+
+/* The model's bytes with the results in its metadata_props (json is moot:
+ * the report is a file). */
+memplan_status mp_run_annotate(MP_REPORT_ARGS) {
+    (void)json;
+    if (!r->model_bytes && !r->model_reader)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "annotate needs the model's bytes");
     memplan_shapes *S = NULL;
     memplan_inplace *ctx = NULL;
     memplan_status st = build_cached(cache, m, r, &S, &ctx, err);
-    if (!st && annotate) {
-        unsigned char *bytes = NULL;
-        st = r->model_reader ? memplan_annotate_reader(r->model_reader, ctx, &bytes, len, err)
-                             : memplan_annotate(r->model_bytes, r->model_len, ctx, &bytes, len, err);
-        *out = (char *)bytes;
-    } else if (!st) {
-        memplan_status body_st = MEMPLAN_OK;
-        doc d = {m->graph, ctx, memplan_shapes_pool(S), r, NULL, 0, m, S, &body_st, err, 0};
-        if (r->n_bindings) { /* no memo (out of memory) only costs time */
-            d.n_memo = memplan_expr_pool_count(d.pool);
-            d.memo = malloc((d.n_memo ? d.n_memo : 1) * sizeof *d.memo);
-            if (!d.memo) d.n_memo = 0;
-            for (size_t i = 0; i < d.n_memo; i++) d.memo[i] = MEMO_UNSET;
-        }
-        mp_buf b;
-        mp_buf_init(&b);
-        if (json) {
-            mp_json j;
-            mp_json_init(&j, &b);
-            doc_json(&j, &d);
-            mp_buf_putc(&b, '\n');
-        } else if (strcmp(command, "profile") == 0) {
-            profile_text(&b, &d);
-        } else if (strcmp(command, "tags") == 0) {
-            tags_text(&b, &d);
-        } else {
-            inplace_text(&b, &d);
-        }
-        if (body_st) {
-            mp_buf_free(&b);
-            st = body_st; /* its message is in err */
-        } else if (b.failed) {
-            mp_buf_free(&b);
-            st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while writing the report");
-        } else {
-            *out = mp_buf_take(&b, len);
-        }
-        free(d.memo);
-    }
+    if (st) return st;
+    unsigned char *bytes = NULL;
+    st = r->model_reader ? memplan_annotate_reader(r->model_reader, ctx, &bytes, len, err)
+                         : memplan_annotate(r->model_bytes, r->model_len, ctx, &bytes, len, err);
+    *out = (char *)bytes;
     return st;
 }

@@ -24,6 +24,7 @@
 
 #include "memplan/inplace.h"
 #include "memplan/model_plan.h"
+#include "memplan/validate.h"
 #include "plan/model_plan_internal.h"
 #include "util/strmap.h"
 
