@@ -2,6 +2,7 @@
 // the example, a picked or dropped file, or ?url=.
 import './style.css';
 import { mount } from './embed.js';
+import { EXAMPLE } from './example.js';
 
 const $ = (sel) => document.querySelector(sel);
 const view = mount($('#app'), { infoOpen: false });
@@ -47,7 +48,7 @@ async function start() {
   const url = new URLSearchParams(location.search).get('url');
   const shown = () => {}; // a load error is shown in the view
   if (url) view.setModel(url).catch(shown);
-  else view.setModel(new URL('models/example.onnx', document.baseURI).href, 'example.onnx (Silero VAD v5)').catch(shown);
+  else view.setModel(new URL('models/example.onnx', document.baseURI).href, EXAMPLE.name, EXAMPLE.preset).catch(shown);
 }
 
 start();

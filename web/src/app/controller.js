@@ -38,6 +38,8 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {boolean} inplace      plan with --inplace
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
+ * @property {Readonly<Record<string,string>>} values  graph input values as typed ('' = unbound), `--value NAME=V[,V...]`
+ * @property {ReadonlyArray<object>} valueInputs     the inputs a value can be given for (valueInputs(info))
  * @property {object|null} plan     the plan JSON shown
  * @property {object|null} m        normalizePlan(plan)
  * @property {object|null} series   memorySeries(m)
@@ -71,7 +73,7 @@ function initialState(options) {
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
-    dims: dimsOf({}), dimNames: Object.freeze([]),
+    dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]),
     plan: null, m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
     profileDoc: null, profile: null, profileNote: '', links: null,
     table: Object.freeze({ tab: 'values', sortKey: null, sortDir: 1, filter: '' }),
@@ -92,6 +94,43 @@ function dimsOf(base, pairs = []) {
   const out = Object.assign(Object.create(null), base);
   for (const [k, v] of pairs) out[k] = v;
   return Object.freeze(out);
+}
+
+/** How many elements `--value` takes at most (MEMPLAN_MAX_VALUE_ELEMS in memplan/report.h). */
+export const MAX_VALUE_ELEMS = 64;
+const INT_TYPES = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool']);
+
+/**
+ * The graph inputs the page offers a value control for (`--value` binds
+ * integers and bools only): integer or bool inputs that are scalars or have a
+ * static shape of at most MAX_VALUE_ELEMS elements. From `info --json`:
+ * [{name, dtype, shape, count}] in the inputs' order (count 1 for a scalar).
+ */
+export function valueInputs(info) {
+  const out = [];
+  for (const v of info?.inputs ?? []) {
+    if (!INT_TYPES.has(v.dtype) || !Array.isArray(v.shape) || !v.shape.every((d) => Number.isInteger(d) && d >= 0)) continue;
+    const count = v.shape.reduce((a, d) => a * d, 1);
+    if (count >= 1 && count <= MAX_VALUE_ELEMS) out.push(Object.freeze({ name: v.name, dtype: v.dtype, shape: Object.freeze([...v.shape]), count }));
+  }
+  return Object.freeze(out);
+}
+
+/**
+ * Check a value as typed for input `inp` (valueInputs): null when it is fine
+ * (or empty: unbound), else the message the page shows. Whole numbers, or
+ * true/false for a bool, separated by commas, as many as the input holds.
+ */
+export function checkValue(inp, text) {
+  const t = String(text ?? '').trim();
+  if (t === '') return null;
+  const parts = t.split(',').map((x) => x.trim());
+  const isBool = inp.dtype === 'bool';
+  const ok = (x) => (isBool ? /^(true|false|0|1)$/.test(x) : /^-?[0-9]+$/.test(x));
+  const bad = parts.find((x) => !ok(x));
+  if (bad !== undefined) return `${inp.name} takes ${isBool ? 'true or false' : 'whole numbers'}${inp.count > 1 ? ' separated by commas' : ''}; "${bad}" is not one`;
+  if (parts.length !== inp.count) return `${inp.name} holds ${inp.count} value${inp.count === 1 ? '' : 's'} (shape [${inp.shape.join(', ')}]); ${parts.length} given`;
+  return null;
 }
 
 const FILTER_FIELDS = { values: ['name', 'owner', 'status'], nodes: ['outputs', 'inputs', 'op', 'name'] };
@@ -132,6 +171,15 @@ export function createController(client, options = {}) {
   function dimArgs() {
     const args = [];
     for (const [d, v] of Object.entries(state.dims)) if (v !== '' && v !== undefined) args.push('--dim', `${d}=${v}`);
+    return args;
+  }
+  // The values that pass checkValue (a value still being typed wrong is left out, and shown as an error by the controls).
+  function valueArgs() {
+    const args = [];
+    for (const inp of state.valueInputs) {
+      const v = state.values[inp.name];
+      if (v && !checkValue(inp, v)) args.push('--value', `${inp.name}=${v.split(',').map((x) => x.trim()).join(',')}`);
+    }
     return args;
   }
   function planArgs(strategy, dims) {
@@ -195,6 +243,7 @@ export function createController(client, options = {}) {
     const gen = ++planGen;
     // The dims as they are now: a dim typed while this re-plan waits starts the next one.
     const dims = dimArgs();
+    const planDims = [...dims, ...valueArgs()]; // `profile` takes no --value
     const t0 = performance.now();
     setPhase('planning');
     status({ busy: true, progress: 'planning…' });
@@ -205,18 +254,18 @@ export function createController(client, options = {}) {
         try { const doc = await mdl.call('inplace', []); if (mdl === model) inplaceDoc = doc; } catch (e) { if (e.name === 'AbortError') throw e; }
       }
       const nodes = planNodes?.model === mdl ? planNodes.nodes : null;
-      let plan = await mdl.call('plan', nodes ? [...planArgs(state.strategy, dims), '--no-nodes'] : planArgs(state.strategy, dims), { onProgress });
+      let plan = await mdl.call('plan', nodes ? [...planArgs(state.strategy, planDims), '--no-nodes'] : planArgs(state.strategy, planDims), { onProgress });
       if (gen !== planGen) return;
       if (nodes) plan = attachNodes(plan, nodes);
       else planNodes = { model: mdl, nodes: plan.nodes };
-      const pkey = dims.join('\n');
+      const pkey = planDims.join('\n');
       const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
       status({ error: null });
       applyPlan(plan, cached?.doc ?? null, cached?.note ?? '');
       patch({ shownMs: performance.now() - t0 });
       status({ progress: `${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…` });
       if (plan.strategy !== 'slots' && plan.status === 'planned') {
-        const slotsPlan = attachNodes(await mdl.call('plan', [...planArgs('slots', dims), '--no-nodes']), plan.nodes);
+        const slotsPlan = attachNodes(await mdl.call('plan', [...planArgs('slots', planDims), '--no-nodes']), plan.nodes);
         if (gen !== planGen) return;
         applySlots(slotsPlan);
       }
@@ -239,9 +288,10 @@ export function createController(client, options = {}) {
     }
   }
 
-  /** Open a model (bytes, a File/Blob, or a promise of either) and plan it.
+  /** Open a model (bytes, a File/Blob, or a promise of either) and plan it,
+   *  the first plan already with `preset` ({dims, values}: {name: value}).
    *  Resolves when planned; rejects with the error (also shown). */
-  async function open(name, bytesOrPromise) {
+  async function open(name, bytesOrPromise, preset = {}) {
     const gen = ++loadGen;
     planGen++;
     let opened = false;
@@ -263,7 +313,11 @@ export function createController(client, options = {}) {
       opened = true;
       inplaceDoc = null;
       const info = deepFreeze(mdl.info);
-      patch({ source: 'model', hasModel: true, shownName: name, info, dims: dimsOf({}), dimNames: Object.freeze([]),
+      const presetDims = Object.entries(preset.dims ?? {}).map(([k, v]) => [k, String(v)]);
+      const presetValues = Object.entries(preset.values ?? {}).map(([k, v]) => [k, String(v)]);
+      patch({ source: 'model', hasModel: true, shownName: name, info,
+        dims: dimsOf({}, presetDims), dimNames: Object.freeze(presetDims.map(([k]) => k)),
+        values: dimsOf({}, presetValues), valueInputs: valueInputs(info),
         table: Object.freeze({ ...state.table, sortKey: null }) });
       linked.select(null);
       emit('info', state);
@@ -293,7 +347,7 @@ export function createController(client, options = {}) {
     model?.close().catch(() => {});
     model = null;
     inplaceDoc = null;
-    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]) });
+    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]) });
     status({ name, error: null });
     linked.select(null);
     emit('info', state);
@@ -368,6 +422,21 @@ export function createController(client, options = {}) {
     },
     /** One dim as typed, without re-planning (the controls re-plan after a pause). */
     setDim(name, value) { patch({ dims: dimsOf(state.dims, [[name, value]]) }); },
+    /** Bind graph input values ({name: value}: an integer, a bool, or a list of them as "1,2,3";
+     *  null or '' unbinds) and re-plan. A value checkValue refuses is kept as typed and left out. */
+    setValues(obj) {
+      const pairs = Object.entries(obj ?? {}).map(([k, v]) => [k, v === null || v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v)]);
+      patch({ values: dimsOf(state.values, pairs) });
+      emit('dims', state);
+      return replan();
+    },
+    /** One value as typed, without re-planning (the controls re-plan after a pause). */
+    setValue(name, value) { patch({ values: dimsOf(state.values, [[name, value]]) }); },
+    /** The message for a value that cannot be sent (checkValue), or null. */
+    valueError(name) {
+      const inp = state.valueInputs.find((v) => v.name === name);
+      return inp ? checkValue(inp, state.values[name]) : `the model has no integer or bool input named ${name}`;
+    },
     /** Give every unbound dim `value` and re-plan. */
     fillDims(value) {
       patch({ dims: dimsOf(state.dims, state.dimNames.filter((d) => !state.dims[d]).map((d) => [d, value])) });
@@ -417,7 +486,7 @@ export function createController(client, options = {}) {
       return Object.freeze({
         phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel,
         status: s.plan?.status ?? null, strategy: s.strategy, align: s.align, inplace: s.inplace,
-        dims: s.dims, dimNames: s.dimNames, selected: linked.selected,
+        dims: s.dims, dimNames: s.dimNames, values: s.values, selected: linked.selected,
         busy: s.busy, progress: s.progress, error: s.error,
       });
     },

@@ -117,6 +117,7 @@ export function createView(root, client, options = {}) {
     get plan() { return deepFreeze(ctl.state.plan); },
     open: ctl.open,
     setDims: ctl.setDims,
+    setValues: ctl.setValues,
     setOptions: ctl.setOptions,
     select: ctl.select,
     showPlan: ctl.showPlan,
