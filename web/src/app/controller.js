@@ -13,8 +13,8 @@
 // with model {info, call(cmd, args, {onProgress}), callBytes(cmd, args), close()}
 // (memplan-client.js; calls reject with name 'AbortError' once cancelled).
 import { createLinked } from '../charts/linked.js';
-import { attachNodes, normalizePlan } from '../data/plan.js';
-import { filterRows, memorySeries, nodeRows, sortRows, valueRows } from '../data/series.js';
+import { attachNodeTree, bodiesOf, normalizePlan, planAt, planAssumptions, searchBodies, stepOf } from '../data/plan.js';
+import { filterRows, memorySeries, nodeRows, patternTest, sortRows, valueRows } from '../data/series.js';
 import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt } from '../data/format.js';
 
@@ -40,12 +40,15 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
  * @property {Readonly<Record<string,string>>} values  graph input values as typed ('' = unbound), `--value NAME=V[,V...]`
  * @property {ReadonlyArray<object>} valueInputs     the inputs a value can be given for (valueInputs(info))
- * @property {object|null} plan     the plan JSON shown
- * @property {object|null} m        normalizePlan(plan)
+ * @property {object|null} plan     the plan JSON (the whole model's: the main graph, its bodies in `subgraphs`)
+ * @property {ReadonlyArray<{index: number, node: string, attribute: string}>} path  the body shown ([]: the main graph)
+ * @property {object|null} body     the plan document shown: planAt(plan, path).plan (plan itself at the main graph)
+ * @property {ReadonlyArray<object>} assumptions   planAssumptions(plan): a branch assumed, a trip count unbound
+ * @property {object|null} m        normalizePlan(body)
  * @property {object|null} series   memorySeries(m)
  * @property {Map} reuse            output name -> {input, kind, position}: the in-place reuse lists
  * @property {object|null} slotsPlan  the slot plan (the plan itself under slots, fetched too under arena)
- * @property {object|null} slotsM     normalizePlan(slotsPlan)
+ * @property {object|null} slotsM     normalizePlan of slotsPlan's body at `path`
  * @property {object|null} profileDoc `profile --json` with the plan's dims
  * @property {object|null} profile    profileSeries(profileDoc)
  * @property {string} profileNote   why the profile cannot be stacked ('' when it can)
@@ -65,7 +68,8 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  *   'status' (name, busy, progress, error), 'info', 'options', 'dims' (re-render
  *   the dim inputs), 'applied' (a new plan: everything derived from it), 'slots',
  *   'profile', 'selection' (links of the new selection; detail: its source),
- *   'table' (tab, sort, filter), 'shown' (the charts become visible).
+ *   'table' (tab, sort, filter), 'shown' (the charts become visible), 'body' (the body shown
+ *   changed; 'applied' follows).
  */
 function initialState(options) {
   return Object.freeze({
@@ -74,7 +78,7 @@ function initialState(options) {
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
     dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]),
-    plan: null, m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
+    plan: null, path: Object.freeze([]), body: null, assumptions: Object.freeze([]), m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
     profileDoc: null, profile: null, profileNote: '', links: null,
     table: Object.freeze({ tab: 'values', sortKey: null, sortDir: 1, filter: '' }),
     busy: false, progress: '', error: null, shown: false, shownMs: null,
@@ -151,7 +155,7 @@ export function createController(client, options = {}) {
   // --no-nodes is 40% of a plan's JSON) and the last profile (strategy,
   // alignment and in-place do not change it; kept while the dims stay).
   let inplaceDoc = null;
-  let planNodes = null; // {model, nodes}
+  let planNodes = null; // {model, nodes: the first plan of the model, whose node lists attachNodeTree gives back}
   let profileCache = null; // {model, key, doc, note}
   let reuseCache = { doc: undefined, map: null };
   // Per plan, made on first use: table rows, the producer of each value,
@@ -203,10 +207,13 @@ export function createController(client, options = {}) {
   // series); the slot plan and the profile follow as they arrive.
   function slotsState(slotsPlan) {
     const sp = slotsPlan ?? (state.m.strategy === 'slots' ? state.plan : null);
-    return { slotsPlan: sp, slotsM: sp ? normalizePlan(sp) : null };
+    const body = sp ? planAt(sp, state.path)?.plan : null;
+    return { slotsPlan: sp, slotsM: body ? normalizePlan(body) : null };
   }
   function profileState(doc, profileNote) {
     const m = state.m;
+    // `profile` covers the main graph's nodes: a body shows its plan's live bytes.
+    if (state.path.length) return { profileDoc: doc, profile: null, profileNote: 'the per-node profile covers the main graph; a body shows its plan\'s live bytes' };
     const profile = doc ? profileSeries(doc, m.positions) : null;
     let note = profileNote;
     if (profile && !profile.ok) {
@@ -217,11 +224,16 @@ export function createController(client, options = {}) {
     return { profileDoc: doc, profile, profileNote: note };
   }
   function applyPlan(plan, profileDoc, profileNote) {
-    const m = normalizePlan(plan);
+    // The body shown stays shown across re-plans while it is there.
+    const at = planAt(plan, state.path) ?? { plan, entries: [] };
+    const path = at.plan === plan ? Object.freeze([]) : state.path;
+    const m = normalizePlan(at.plan);
     derived = {};
     const dimNames = [...state.dimNames];
-    for (const d of m.unknownDims) if (!dimNames.includes(d)) dimNames.push(d);
-    patch({ plan, m, reuse: reuseOf(inplaceDoc, m.nodes), series: memorySeries(m), dimNames: Object.freeze(dimNames) });
+    for (const d of normalizePlan(plan).unknownDims) if (!dimNames.includes(d)) dimNames.push(d);
+    // The reuse lists are the main graph's (`inplace --json`).
+    patch({ plan, path, body: at.plan, assumptions: deepFreeze(planAssumptions(plan)), m,
+      reuse: path.length ? new Map() : reuseOf(inplaceDoc, m.nodes), series: memorySeries(m), dimNames: Object.freeze(dimNames) });
     if (linked.fullDomain[1] !== Math.max(1, m.positions)) linked.setFullDomain([0, Math.max(1, m.positions)]);
     if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);
     patch({ ...profileState(profileDoc, profileNote), ...slotsState(null), links: linksOf(linked.selected, m) });
@@ -230,7 +242,34 @@ export function createController(client, options = {}) {
   function applySlots(slotsPlan) { patch(slotsState(slotsPlan)); emit('slots', state); }
   function applyProfile(doc, note) { patch(profileState(doc, note)); emit('profile', state); }
 
+  /** Show the body at `path` (steps {index, node, attribute}; [] the main
+   *  graph) of the plan shown: its own charts and tables. No worker call. */
+  function openBody(path) {
+    if (!state.plan) return false;
+    const steps = Object.freeze((path ?? []).map((s) => Object.freeze({ index: s.index, node: s.node, attribute: s.attribute })));
+    if (!planAt(state.plan, steps)) return false;
+    patch({ path: steps });
+    linked.select(null);
+    emit('body', state);
+    const { plan, slotsPlan, profileDoc, profileNote } = state;
+    applyPlan(plan, profileDoc, profileNote);
+    if (slotsPlan && slotsPlan !== plan) applySlots(slotsPlan);
+    return true;
+  }
+  /** The body of control-flow node `node` in the plan shown (its counted body, else the first), as a path; null if none. */
+  function bodyPath(node) {
+    const bodies = bodiesOf(state.body, node);
+    const pick = bodies.find((b) => b.entry.counted) ?? bodies[0];
+    return pick ? [...state.path, stepOf(state.body, pick.index)] : null;
+  }
+
   linked.on('select', (source) => {
+    // A click on a control-flow node's memory (a chart or the table) opens its body.
+    const i = linked.selected === null || !state.m ? undefined : state.m.index.get(linked.selected);
+    if (i !== undefined && state.m.transient(i) && source && source !== 'api') {
+      const p = bodyPath(linked.selected);
+      if (p && openBody(p)) return;
+    }
     patch({ links: linksOf(linked.selected, state.m) });
     emit('selection', source);
     emit('select', linked.selected);
@@ -256,16 +295,16 @@ export function createController(client, options = {}) {
       const nodes = planNodes?.model === mdl ? planNodes.nodes : null;
       let plan = await mdl.call('plan', nodes ? [...planArgs(state.strategy, planDims), '--no-nodes'] : planArgs(state.strategy, planDims), { onProgress });
       if (gen !== planGen) return;
-      if (nodes) plan = attachNodes(plan, nodes);
-      else planNodes = { model: mdl, nodes: plan.nodes };
-      const pkey = planDims.join('\n');
+      if (nodes) plan = attachNodeTree(plan, nodes);
+      else planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
+      const pkey = dims.join('\n'); // the profile's only input besides the model
       const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
       status({ error: null });
       applyPlan(plan, cached?.doc ?? null, cached?.note ?? '');
       patch({ shownMs: performance.now() - t0 });
       status({ progress: `${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…` });
       if (plan.strategy !== 'slots' && plan.status === 'planned') {
-        const slotsPlan = attachNodes(await mdl.call('plan', [...planArgs('slots', planDims), '--no-nodes']), plan.nodes);
+        const slotsPlan = attachNodeTree(await mdl.call('plan', [...planArgs('slots', planDims), '--no-nodes']), plan);
         if (gen !== planGen) return;
         applySlots(slotsPlan);
       }
@@ -317,7 +356,7 @@ export function createController(client, options = {}) {
       const presetValues = Object.entries(preset.values ?? {}).map(([k, v]) => [k, String(v)]);
       patch({ source: 'model', hasModel: true, shownName: name, info,
         dims: dimsOf({}, presetDims), dimNames: Object.freeze(presetDims.map(([k]) => k)),
-        values: dimsOf({}, presetValues), valueInputs: valueInputs(info),
+        values: dimsOf({}, presetValues), valueInputs: valueInputs(info), path: Object.freeze([]),
         table: Object.freeze({ ...state.table, sortKey: null }) });
       linked.select(null);
       emit('info', state);
@@ -347,7 +386,7 @@ export function createController(client, options = {}) {
     model?.close().catch(() => {});
     model = null;
     inplaceDoc = null;
-    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]) });
+    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), path: Object.freeze([]) });
     status({ name, error: null });
     linked.select(null);
     emit('info', state);
@@ -409,6 +448,8 @@ export function createController(client, options = {}) {
     open,
     replan,
     showPlan,
+    openBody,
+    bodyPath,
     cancel,
     annotate,
     /** Bind dims ({name: value}; null or '' unbinds) and re-plan. */
@@ -456,6 +497,14 @@ export function createController(client, options = {}) {
     select(name) { linked.select(name ?? null, 'api'); },
     /** Change the table's tab, sort or filter ({tab, sortKey, sortDir, filter}). */
     setTable(p) { patch({ table: Object.freeze({ ...state.table, ...p }) }); emit('table', state); },
+    /** The bodies (not the one shown) holding values that match the table's filter: [{path, label, count}]. */
+    bodyMatches() {
+      const f = state.table.filter;
+      if (!f || !state.plan) return [];
+      const { test } = patternTest(f);
+      const here = JSON.stringify(state.path);
+      return searchBodies(state.plan, test).filter((b) => JSON.stringify(b.path) !== here);
+    },
     /** The table as shown: {which, rows (filtered, sorted), all (row count before the filter), error (bad pattern)}. */
     tableView() {
       const { tab, filter, sortKey, sortDir } = state.table;
