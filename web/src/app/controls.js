@@ -1,6 +1,9 @@
 // controls.js -- the plan's options: strategy (arena/slots), alignment,
-// in-place reuse, Reset zoom, and one input per symbolic dim (typing re-plans
-// after a 200 ms pause; "Set empty to 1"). Writes go through the controller;
+// in-place reuse, Reset zoom, one input per symbolic dim (typing re-plans
+// after a 200 ms pause; "Set empty to 1") and, beside them, one per integer or
+// bool graph input whose value can be bound (`--value`: If conditions, Loop
+// trip counts, Reshape targets resolve from it; a value that does not fit the
+// input is said so under it and not sent). Writes go through the controller;
 // the controls show its state.
 import { el } from '../charts/base.js';
 import { ALIGNS } from './controller.js';
@@ -49,7 +52,11 @@ export function createControls(container, ctl) {
   dimsAll.addEventListener('click', () => ctl.fillDims('1'));
   dimsBox.append(dimsLegend, dimsList, dimsAll);
   dimsBox.hidden = true;
-  controls.append(ctlRow, dimsBox);
+  const valuesBox = el('fieldset', 'mpv-dims mpv-values-box');
+  const valuesList = el('div', 'mpv-values');
+  valuesBox.append(el('legend', '', 'Input values'), valuesList);
+  valuesBox.hidden = true;
+  controls.append(ctlRow, valuesBox, dimsBox);
   container.append(controls);
 
   function sync() {
@@ -78,6 +85,45 @@ export function createControls(container, ctl) {
     l.append(el('span', 'mpv-dim-name', d), input);
     return l;
   }
+  function valueInput(inp) {
+    const l = el('label', 'mpv-dim mpv-value');
+    const input = el('input');
+    input.type = 'text';
+    input.inputMode = inp.dtype === 'bool' ? 'text' : 'numeric';
+    input.placeholder = inp.dtype === 'bool' ? 'true or false' : inp.count > 1 ? `${inp.count} numbers, a,b,…` : 'unbound';
+    input.dataset.value = inp.name;
+    input.setAttribute('aria-label', `value of input ${inp.name} (${inp.dtype} [${inp.shape.join(', ')}])`);
+    const err = el('span', 'mpv-value-error');
+    err.setAttribute('role', 'status');
+    let t = 0;
+    input.addEventListener('input', () => {
+      ctl.setValue(inp.name, input.value.trim());
+      const msg = ctl.valueError(inp.name);
+      err.textContent = msg ?? '';
+      input.classList.toggle('invalid', !!msg);
+      input.setAttribute('aria-invalid', String(!!msg));
+      clearTimeout(t);
+      if (!msg) t = setTimeout(ctl.replan, DIM_PAUSE_MS); // a value that does not fit is not sent
+    });
+    const name = el('span', 'mpv-dim-name', inp.name);
+    name.title = `${inp.dtype} [${inp.shape.join(', ')}]`;
+    const wrap = el('span');
+    wrap.append(input, err);
+    l.append(name, wrap);
+    return l;
+  }
+  function renderValues() {
+    const { values, valueInputs } = ctl.state;
+    valuesBox.hidden = valueInputs.length === 0;
+    const have = [...valuesList.querySelectorAll('input')].map((i) => i.dataset.value);
+    if (have.join('\n') !== valueInputs.map((v) => v.name).join('\n')) valuesList.replaceChildren(...valueInputs.map(valueInput));
+    const focused = document.activeElement?.dataset?.value;
+    for (const input of valuesList.querySelectorAll('input')) {
+      if (input.dataset.value !== focused) input.value = values[input.dataset.value] ?? '';
+      input.classList.toggle('unbound', !(values[input.dataset.value] ?? ''));
+    }
+  }
+
   // The inputs are rebuilt only when the dim names change (a focused input keeps its text).
   function renderDims() {
     const { dims, dimNames } = ctl.state;
@@ -97,5 +143,6 @@ export function createControls(container, ctl) {
   for (const type of ['options', 'applied', 'table']) ctl.on(type, sync);
   ctl.on('dims', renderDims);
   ctl.on('applied', renderDims);
+  for (const type of ['info', 'dims', 'applied']) ctl.on(type, renderValues);
   sync();
 }

@@ -27,7 +27,18 @@ export function createFigures(container, ctl) {
     inplace: figure('inplace', 'In-place saves', 'Planned peak without in-place reuse minus with it (inplace.saved_bytes); turn in-place reuse on to see it'),
   };
   const strategiesLine = el('p', 'mpv-strategies muted');
-  container.append(figures, strategiesLine);
+  // What the whole model's plan assumed rather than knew (an If's branch, a trip count): beside the figures.
+  const assumed = el('p', 'mpv-assumed');
+  assumed.hidden = true;
+  container.append(figures, assumed, strategiesLine);
+
+  function renderAssumptions({ assumptions }) {
+    assumed.hidden = assumptions.length === 0;
+    if (!assumptions.length) { assumed.replaceChildren(); return; }
+    const shown = assumptions.slice(0, 3).map((a) => a.text).join('; ');
+    assumed.replaceChildren(el('strong', '', assumptions.length === 1 ? 'Assumed: ' : `Assumed (${assumptions.length}): `),
+      document.createTextNode(shown + (assumptions.length > 3 ? `; … ${assumptions.length - 3} more` : '') + '.'));
+  }
 
   function render({ m, inplace }) {
     const set = (f, v, fmt) => {
@@ -49,6 +60,7 @@ export function createFigures(container, ctl) {
       : counts;
   }
   ctl.on('applied', render);
+  ctl.on('applied', renderAssumptions);
 }
 
 // " Reasons: a (3); b (1)." -- the C library's reasons, most frequent first.

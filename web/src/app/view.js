@@ -14,6 +14,7 @@ import { createController, deepFreeze, PUBLIC_EVENTS } from './controller.js';
 import { createControls } from './controls.js';
 import { createDeferred, createFigures } from './figures.js';
 import { createTable } from './table.js';
+import { createBodyBar } from './bodies.js';
 import { createExports } from './exports.js';
 import { createTooltip } from './tooltip.js';
 import { renderModelInfo } from './model-info.js';
@@ -88,6 +89,7 @@ export function createView(root, client, options = {}) {
   main.hidden = true;
   root.append(main);
   ctl.on('shown', () => { main.hidden = false; }); // before the charts measure themselves
+  createBodyBar(main, ctl);
   createFigures(main, ctl);
   createControls(main, ctl);
   createDeferred(main, ctl);
