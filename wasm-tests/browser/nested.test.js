@@ -129,3 +129,24 @@ describe('memory inside control flow', () => {
     await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, { timeout: TIMEOUT });
   });
 });
+
+describe('dims made up inside the model', () => {
+  it('"Set empty to 1" binds the input dims only: the dims shape inference made up stay unbound, and the plan is not planned on a guess', async () => {
+    const page = env.page;
+    await page.evaluate(() => window.memplanView.setModel('models/example.onnx'));
+    const bare = cliPlan(EXAMPLE_SRC);
+    await waitPlan(page, bare);
+    const inputDims = ['input:0', 'input:1', 'state:1'];
+    expect(await page.$$eval('.mpv-dims-list:not(.mpv-dims-other *) input', (is) => is.map((i) => i.dataset.dim))).toEqual(inputDims);
+    const other = bare.unknown.dims.filter((d) => !inputDims.includes(d));
+    expect(other.length).toBeGreaterThan(0);
+    expect(await page.$$eval('.mpv-dims-other input', (is) => is.map((i) => i.dataset.dim))).toEqual(other);
+    expect(await page.getAttribute('.mpv-dim input[data-dim="input:1"]', 'aria-label')).toBe('dim input:1 (input input, axis 1)');
+    await page.click('.mpv-dims-all');
+    const filled = cliPlan(EXAMPLE_SRC, dimArgs({ 'input:0': 1, 'input:1': 1, 'state:1': 1 }));
+    await waitPlan(page, filled);
+    expect(await page.evaluate(() => ({ ...window.memplanView.state.dims }))).toEqual({ 'input:0': '1', 'input:1': '1', 'state:1': '1' });
+    expect(filled.status, 'sr unbound: the branch is not known').toBe('deferred');
+    expect(await page.textContent('.mpv-badge')).toBe('deferred');
+  });
+});

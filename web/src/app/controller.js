@@ -40,6 +40,7 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
  * @property {Readonly<Record<string,string>>} values  graph input values as typed ('' = unbound), `--value NAME=V[,V...]`
  * @property {ReadonlyArray<object>} valueInputs     the inputs a value can be given for (valueInputs(info))
+ * @property {ReadonlyArray<object>} inputDims       the dims a user can bind (inputDims(info)); the other dims were made up inside the model
  * @property {object|null} plan     the plan JSON (the whole model's: the main graph, its bodies in `subgraphs`)
  * @property {ReadonlyArray<{index: number, node: string, attribute: string}>} path  the body shown ([]: the main graph)
  * @property {object|null} body     the plan document shown: planAt(plan, path).plan (plan itself at the main graph)
@@ -77,7 +78,7 @@ function initialState(options) {
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
-    dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]),
+    dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), inputDims: Object.freeze([]),
     plan: null, path: Object.freeze([]), body: null, assumptions: Object.freeze([]), m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
     profileDoc: null, profile: null, profileNote: '', links: null,
     table: Object.freeze({ tab: 'values', sortKey: null, sortDir: 1, filter: '' }),
@@ -97,6 +98,26 @@ export function deepFreeze(doc) {
 function dimsOf(base, pairs = []) {
   const out = Object.assign(Object.create(null), base);
   for (const [k, v] of pairs) out[k] = v;
+  return Object.freeze(out);
+}
+
+/**
+ * The dims a user can bind (memplan/shapes.h): the main graph's input dims,
+ * each a declared name or, for an unnamed one, "input:axis". From `info
+ * --json`: [{name, input, axis}], each name once (where it first appears).
+ * Any other dim of a plan was made up inside the model (an "unk__N" of shape
+ * inference, a name declared on an inner value): binding it has no meaning.
+ */
+export function inputDims(info) {
+  const out = [], seen = new Set();
+  for (const v of info?.inputs ?? []) {
+    (Array.isArray(v.shape) ? v.shape : []).forEach((d, axis) => {
+      const name = d === null ? `${v.name}:${axis}` : typeof d === 'string' ? d : null;
+      if (name === null || seen.has(name)) return;
+      seen.add(name);
+      out.push(Object.freeze({ name, input: v.name, axis }));
+    });
+  }
   return Object.freeze(out);
 }
 
@@ -356,7 +377,7 @@ export function createController(client, options = {}) {
       const presetValues = Object.entries(preset.values ?? {}).map(([k, v]) => [k, String(v)]);
       patch({ source: 'model', hasModel: true, shownName: name, info,
         dims: dimsOf({}, presetDims), dimNames: Object.freeze(presetDims.map(([k]) => k)),
-        values: dimsOf({}, presetValues), valueInputs: valueInputs(info), path: Object.freeze([]),
+        values: dimsOf({}, presetValues), valueInputs: valueInputs(info), inputDims: inputDims(info), path: Object.freeze([]),
         table: Object.freeze({ ...state.table, sortKey: null }) });
       linked.select(null);
       emit('info', state);
@@ -386,7 +407,7 @@ export function createController(client, options = {}) {
     model?.close().catch(() => {});
     model = null;
     inplaceDoc = null;
-    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), path: Object.freeze([]) });
+    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), inputDims: Object.freeze([]), path: Object.freeze([]) });
     status({ name, error: null });
     linked.select(null);
     emit('info', state);
@@ -478,9 +499,11 @@ export function createController(client, options = {}) {
       const inp = state.valueInputs.find((v) => v.name === name);
       return inp ? checkValue(inp, state.values[name]) : `the model has no integer or bool input named ${name}`;
     },
-    /** Give every unbound dim `value` and re-plan. */
+    /** Give every unbound input dim `value` and re-plan. Dims made up inside the model are left
+     *  unbound: a value for them would be invented, and the plan would look planned. */
     fillDims(value) {
-      patch({ dims: dimsOf(state.dims, state.dimNames.filter((d) => !state.dims[d]).map((d) => [d, value])) });
+      const bindable = new Set(state.inputDims.map((d) => d.name));
+      patch({ dims: dimsOf(state.dims, state.dimNames.filter((d) => !state.dims[d] && bindable.has(d)).map((d) => [d, value])) });
       emit('dims', state);
       return replan();
     },

@@ -49,8 +49,15 @@ export function createControls(container, ctl) {
   const dimsList = el('div', 'mpv-dims-list');
   const dimsAll = el('button', 'mpv-btn mpv-dims-all', 'Set empty to 1');
   dimsAll.type = 'button';
+  dimsAll.title = 'Give every unbound input dim the value 1 (the dims made up inside the model stay unbound)';
+  // The dims that are no input's: made up inside the model; listed apart, outside "Set empty to 1".
+  const otherBox = el('details', 'mpv-dims-other');
+  const otherSummary = el('summary', 'muted');
+  const otherList = el('div', 'mpv-dims-list');
+  otherBox.append(otherSummary, el('p', 'muted mpv-dims-note', 'Made up inside the model by shape inference or declared on inner values: a value for them is a guess. Bind the input dims (or input values) above instead.'), otherList);
+  otherBox.hidden = true;
   dimsAll.addEventListener('click', () => ctl.fillDims('1'));
-  dimsBox.append(dimsLegend, dimsList, dimsAll);
+  dimsBox.append(dimsLegend, dimsList, dimsAll, otherBox);
   dimsBox.hidden = true;
   const valuesBox = el('fieldset', 'mpv-dims mpv-values-box');
   const valuesList = el('div', 'mpv-values');
@@ -68,14 +75,16 @@ export function createControls(container, ctl) {
   }
 
   function dimInput(d) {
+    const where = ctl.state.inputDims.find((x) => x.name === d);
     const l = el('label', 'mpv-dim');
+    l.title = where ? `input ${where.input}, axis ${where.axis}` : 'not an input\'s dim: made up inside the model';
     const input = el('input');
     input.type = 'number';
     input.min = '0';
     input.step = '1';
     input.placeholder = 'unbound';
     input.dataset.dim = d;
-    input.setAttribute('aria-label', `dim ${d}`);
+    input.setAttribute('aria-label', where ? `dim ${d} (input ${where.input}, axis ${where.axis})` : `dim ${d} (made up inside the model)`);
     let t = 0;
     input.addEventListener('input', () => {
       ctl.setDim(d, input.value.trim());
@@ -86,7 +95,7 @@ export function createControls(container, ctl) {
     return l;
   }
   function valueInput(inp) {
-    const l = el('label', 'mpv-dim mpv-value');
+    const l = el('label', 'mpv-value');
     const input = el('input');
     input.type = 'text';
     input.inputMode = inp.dtype === 'bool' ? 'text' : 'numeric';
@@ -126,17 +135,27 @@ export function createControls(container, ctl) {
 
   // The inputs are rebuilt only when the dim names change (a focused input keeps its text).
   function renderDims() {
-    const { dims, dimNames } = ctl.state;
+    const { dims, dimNames, inputDims } = ctl.state;
     dimsBox.hidden = dimNames.length === 0;
     const focused = document.activeElement?.dataset?.dim;
-    const existing = new Map([...dimsList.querySelectorAll('input')].map((i) => [i.dataset.dim, i]));
-    if (existing.size !== dimNames.length || dimNames.some((d) => !existing.has(d))) dimsList.replaceChildren(...dimNames.map(dimInput));
-    for (const input of dimsList.querySelectorAll('input')) {
+    const bindable = new Set(inputDims.map((d) => d.name));
+    // A plan document knows no inputs: its dims are all listed as they come.
+    const isInput = (d) => bindable.has(d) || inputDims.length === 0;
+    const mine = dimNames.filter(isInput), other = dimNames.filter((d) => !isInput(d));
+    const sync = (list, names) => {
+      const have = [...list.querySelectorAll('input')].map((i) => i.dataset.dim);
+      if (have.join('\n') !== names.join('\n')) list.replaceChildren(...names.map(dimInput));
+    };
+    sync(dimsList, mine);
+    sync(otherList, other);
+    otherBox.hidden = other.length === 0;
+    otherSummary.textContent = `${other.length} dim${other.length === 1 ? '' : 's'} made up inside the model (${other.filter((d) => !dims[d]).length} unbound)`;
+    for (const input of dimsBox.querySelectorAll('input')) {
       if (input.dataset.dim !== focused) input.value = dims[input.dataset.dim] ?? '';
       input.classList.toggle('unbound', !(dims[input.dataset.dim] ?? ''));
     }
-    const unbound = dimNames.filter((d) => !dims[d]);
-    dimsLegend.textContent = unbound.length ? `Symbolic dims — ${unbound.length} of ${dimNames.length} unbound` : `Symbolic dims (${dimNames.length})`;
+    const unbound = mine.filter((d) => !dims[d]);
+    dimsLegend.textContent = unbound.length ? `Symbolic dims — ${unbound.length} of ${mine.length} unbound` : `Symbolic dims (${mine.length})`;
   }
 
   // The options show the state whenever a plan or the table is redrawn, and when they change.

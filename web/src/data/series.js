@@ -188,7 +188,7 @@ export function valueRows(m) {
       index: i,
       name,
       dtype: m.dtype?.[i] ?? '',
-      shape: m.shape?.[i] === undefined ? '' : formatShape(m.shape[i]),
+      shape: m.shape?.[i] === undefined || m.transient(i) ? '' : formatShape(m.shape[i]),
       size: Number.isNaN(m.size[i]) ? null : m.size[i],
       start: m.start[i],
       end: m.end[i],
