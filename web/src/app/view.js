@@ -19,7 +19,7 @@ import { createExports } from './exports.js';
 import { createTooltip } from './tooltip.js';
 import { renderModelInfo } from './model-info.js';
 
-const HINT = 'Scroll to zoom and drag to pan any chart (positions are shared); brush the memory chart to pick a range; click a bar to select a value; the strip right of the timeline brushes its rows.';
+const HINT = 'Ctrl+scroll (or scroll over a chart you clicked) to zoom and drag to pan any chart (positions are shared); with a chart focused, ←/→ pan, +/− zoom, 0 shows all and Esc clears the selection; brush the memory chart to pick a range; click a bar to select a value (a control-flow node\'s memory opens its body); the strip right of the timeline brushes its rows.';
 
 // The title bar: name, plan status, progress, Cancel; and the error box under it.
 function createTitlebar(root, ctl) {

@@ -3,7 +3,7 @@
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
 import { axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, outlineX, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
 
@@ -110,7 +110,8 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
         const k = segOfOwner.get(m.owner[i]) ?? -1;
         if (k < 0) continue;
         const xa = x(seg.start[k]), xb = x(seg.end[k] + 1);
-        items.push({ tag: 'rect', attrs: { class: cls, x: xa - 1, y: y(seg.row[k]) - 1, width: Math.max(xb - xa, 1) + 2, height: Math.max(band, 2) + 2 } });
+        const ox = outlineX(xa, xb, MARGIN.left, frame.width - MARGIN.right);
+        if (ox) items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: y(seg.row[k]) - 1, height: Math.max(band, 2) + 2 } });
       }
       items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }
