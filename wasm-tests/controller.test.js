@@ -126,9 +126,12 @@ describe('controller: opening a model', () => {
     client.calls.length = 0;
     await ctl.setOptions({ align: 256, inplace: true });
     await ctl.setOptions({ strategy: 'slots' });
+    // With in-place reuse on, the same plan without it too: its naive total is the savings' baseline (asked once per options).
     expect(client.calls).toEqual([
-      `plan --strategy arena --align 256 --inplace ${dims} --no-nodes`, `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
-      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`]);
+      `plan --strategy arena --align 256 --inplace ${dims} --no-nodes`, `plan --strategy arena --align 256 ${dims} --no-nodes`,
+      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
+      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`, `plan --strategy slots --align 256 ${dims} --no-nodes`]);
+    expect(ctl.state.baseline.naive_bytes).toBe(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', '--align', '256', ...dimArgs({ samples: 1280, batch_size: 1 })]).naive_bytes);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', '--align', '256', '--inplace', ...dimArgs({ samples: 1280, batch_size: 1 })])));
     expect(ctl.state.slotsPlan).toBe(ctl.state.plan); // under slots the plan is the slot plan
     expect([...ctl.state.profile.total]).toEqual(cli('profile', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 })).nodes.map((nd) => nd.profile.total_bytes));

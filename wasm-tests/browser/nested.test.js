@@ -149,4 +149,18 @@ describe('dims made up inside the model', () => {
     expect(filled.status, 'sr unbound: the branch is not known').toBe('deferred');
     expect(await page.textContent('.mpv-badge')).toBe('deferred');
   });
+
+  it('a deferred plan\'s memory and arena charts say they are partial, with the count of buffers left out', async () => {
+    const page = env.page;
+    const plan = cliPlan(EXAMPLE_SRC, dimArgs({ 'input:0': 1, 'input:1': 1, 'state:1': 1 }));
+    const n = plan.values.filter((v) => !v.view && v.size === null).length + plan.transients.filter((t) => t.bytes === null).length;
+    expect(n).toBeGreaterThan(0);
+    for (const chart of ['memory', 'arena']) {
+      expect(await page.textContent(`[data-chart="${chart}"] .mpv-chart-partial`), chart).toBe(`partial: ${n} buffer${n === 1 ? '' : 's'} without a size left out`);
+    }
+    await page.evaluate((p) => window.memplanView.setValues(p), EXAMPLE.preset.values);
+    await page.evaluate((d) => window.memplanView.setDims(d), EXAMPLE.preset.dims);
+    await waitPlan(page, PLAN);
+    expect(await page.isHidden('[data-chart="memory"] .mpv-chart-partial'), 'planned: not partial').toBe(true);
+  });
 });

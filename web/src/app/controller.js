@@ -45,6 +45,8 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {ReadonlyArray<{index: number, node: string, attribute: string}>} path  the body shown ([]: the main graph)
  * @property {object|null} body     the plan document shown: planAt(plan, path).plan (plan itself at the main graph)
  * @property {ReadonlyArray<object>} assumptions   planAssumptions(plan): a branch assumed, a trip count unbound
+ * @property {object|null} baseline the same plan without --inplace while in-place reuse is on (null
+ *                                  otherwise): its naive total is the savings' baseline whatever the options
  * @property {object|null} m        normalizePlan(body)
  * @property {object|null} series   memorySeries(m)
  * @property {Map} reuse            output name -> {input, kind, position}: the in-place reuse lists
@@ -79,7 +81,7 @@ function initialState(options) {
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
     dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), inputDims: Object.freeze([]),
-    plan: null, path: Object.freeze([]), body: null, assumptions: Object.freeze([]), m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
+    plan: null, baseline: null, path: Object.freeze([]), body: null, assumptions: Object.freeze([]), m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
     profileDoc: null, profile: null, profileNote: '', links: null,
     table: Object.freeze({ tab: 'values', sortKey: null, sortDir: 1, filter: '' }),
     busy: false, progress: '', error: null, shown: false, shownMs: null,
@@ -178,6 +180,7 @@ export function createController(client, options = {}) {
   let inplaceDoc = null;
   let planNodes = null; // {model, nodes: the first plan of the model, whose node lists attachNodeTree gives back}
   let profileCache = null; // {model, key, doc, note}
+  let baselineCache = null; // {model, key, doc}: the plan without --inplace (its naive total)
   let reuseCache = { doc: undefined, map: null };
   // Per plan, made on first use: table rows, the producer of each value,
   // each value's producer and consumers, the view count per owner.
@@ -207,9 +210,9 @@ export function createController(client, options = {}) {
     }
     return args;
   }
-  function planArgs(strategy, dims) {
+  function planArgs(strategy, dims, inplace = state.inplace) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
-    if (state.inplace) args.push('--inplace');
+    if (inplace) args.push('--inplace');
     return [...args, ...dims];
   }
   function reuseOf(doc, nodes) {
@@ -244,7 +247,7 @@ export function createController(client, options = {}) {
     }
     return { profileDoc: doc, profile, profileNote: note };
   }
-  function applyPlan(plan, profileDoc, profileNote) {
+  function applyPlan(plan, profileDoc, profileNote, baseline = null) {
     // The body shown stays shown across re-plans while it is there.
     const at = planAt(plan, state.path) ?? { plan, entries: [] };
     const path = at.plan === plan ? Object.freeze([]) : state.path;
@@ -253,7 +256,7 @@ export function createController(client, options = {}) {
     const dimNames = [...state.dimNames];
     for (const d of normalizePlan(plan).unknownDims) if (!dimNames.includes(d)) dimNames.push(d);
     // The reuse lists are the main graph's (`inplace --json`).
-    patch({ plan, path, body: at.plan, assumptions: deepFreeze(planAssumptions(plan)), m,
+    patch({ plan, baseline, path, body: at.plan, assumptions: deepFreeze(planAssumptions(plan)), m,
       reuse: path.length ? new Map() : reuseOf(inplaceDoc, m.nodes), series: memorySeries(m), dimNames: Object.freeze(dimNames) });
     if (linked.fullDomain[1] !== Math.max(1, m.positions)) linked.setFullDomain([0, Math.max(1, m.positions)]);
     if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);
@@ -272,8 +275,8 @@ export function createController(client, options = {}) {
     patch({ path: steps });
     linked.select(null);
     emit('body', state);
-    const { plan, slotsPlan, profileDoc, profileNote } = state;
-    applyPlan(plan, profileDoc, profileNote);
+    const { plan, slotsPlan, profileDoc, profileNote, baseline } = state;
+    applyPlan(plan, profileDoc, profileNote, baseline);
     if (slotsPlan && slotsPlan !== plan) applySlots(slotsPlan);
     return true;
   }
@@ -318,10 +321,23 @@ export function createController(client, options = {}) {
       if (gen !== planGen) return;
       if (nodes) plan = attachNodeTree(plan, nodes);
       else planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
+      // In-place reuse merges buffers, which lowers the naive total too: the
+      // savings keep the naive total of the same plan without it as their baseline.
+      let baseline = null;
+      if (state.inplace && plan.status === 'planned') {
+        const bargs = [...planArgs(state.strategy, planDims, false), '--no-nodes'];
+        const bkey = bargs.join('\n');
+        if (baselineCache?.model === mdl && baselineCache.key === bkey) baseline = baselineCache.doc;
+        else {
+          baseline = await mdl.call('plan', bargs);
+          if (gen !== planGen) return;
+          baselineCache = { model: mdl, key: bkey, doc: baseline };
+        }
+      }
       const pkey = dims.join('\n'); // the profile's only input besides the model
       const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
       status({ error: null });
-      applyPlan(plan, cached?.doc ?? null, cached?.note ?? '');
+      applyPlan(plan, cached?.doc ?? null, cached?.note ?? '', baseline);
       patch({ shownMs: performance.now() - t0 });
       status({ progress: `${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…` });
       if (plan.strategy !== 'slots' && plan.status === 'planned') {

@@ -63,6 +63,12 @@ function createCharts(container, ctl, hooks) {
   };
   const setProfile = ({ profile, profileNote }) => charts.memory.setProfile(profile, profileNote);
   ctl.on('applied', (s) => {
+    // A deferred plan's memory and arena charts draw only the buffers whose size is known.
+    let n = 0;
+    for (let i = 0; i < s.m.n; i++) if (s.m.owner[i] === i && Number.isNaN(s.m.size[i])) n++;
+    const partial = n ? `partial: ${n.toLocaleString('en-US')} buffer${n === 1 ? '' : 's'} without a size left out` : '';
+    charts.memory.setPartial(partial);
+    charts.arena.setPartial(partial);
     charts.memory.setData(s.m, s.series);
     setProfile(s);
     charts.timeline.setData(s.m);

@@ -239,6 +239,13 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
 export function frameApi(frame) {
   return {
     setTitle(text) { setText(frame.titleEl, text); },
+    /** Mark the chart as drawing part of the plan ('' clears): a deferred plan's sized values only. */
+    setPartial(text) {
+      frame.partialEl ??= frame.head.insertBefore(el('span', 'mpv-chart-partial'), frame.tools);
+      setText(frame.partialEl, text);
+      frame.partialEl.hidden = !text;
+      frame.root.classList.toggle('partial', !!text);
+    },
     addTools(...nodes) { frame.tools.append(...nodes); },
     resize() { frame.resize(); },
   };
