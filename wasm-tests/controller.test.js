@@ -246,10 +246,11 @@ describe('controller: cancel and errors', () => {
     const s = ctl.state;
     expect(client.cancels).toBe(1);
     expect(phases).toEqual(['planning', 'error']);
-    expect(errors).toEqual(['timer_v0.1.onnx: cancelled']);
-    expect({ phase: s.phase, error: s.error, progress: s.progress, busy: s.busy, hasModel: s.hasModel })
-      .toEqual({ phase: 'error', error: 'timer_v0.1.onnx: cancelled', progress: '', busy: false, hasModel: false });
-    expect(s.plan).toBe(before); // the charts keep the plan they had
+    const msg = 'timer_v0.1.onnx: cancelled. Open a model again (or pick a saved plan) to go on.';
+    expect(errors).toEqual([msg]);
+    expect({ phase: s.phase, error: s.error, progress: s.progress, busy: s.busy, hasModel: s.hasModel, shown: s.shown })
+      .toEqual({ phase: 'error', error: msg, progress: '', busy: false, hasModel: false, shown: false }); // the charts of a closed model are not left up
+    expect(s.plan).toBe(before); // the state keeps the plan it had
     client.calls.length = 0;
     expect(await ctl.setDims({ x: 1 })).toBe(undefined);
     expect(await ctl.annotate()).toBe(null);
@@ -301,7 +302,8 @@ describe('controller: plan documents, the table, the selection', () => {
     const doc = cli('plan', MEDIUM.file, dimArgs(MEDIUM.dims));
     const events = record(ctl);
     ctl.showPlan(doc, 'saved.json');
-    expect(events).toEqual(['select', 'info', 'applied', 'shown', 'state:ready', 'plan']);
+    expect(events).toEqual(['select', 'info', 'applied', 'state:ready', 'plan']); // shown already: no 'shown'
+    expect(ctl.state.shown).toBe(true);
     const s = ctl.state;
     expect({ phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel, progress: s.progress, profileNote: s.profileNote })
       .toEqual({ phase: 'ready', name: 'saved.json', shownName: 'saved.json', source: 'plan', hasModel: false, progress: `plan document · ${doc.values.length} values`,

@@ -71,7 +71,8 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  *   'status' (name, busy, progress, error), 'info', 'options', 'dims' (re-render
  *   the dim inputs), 'applied' (a new plan: everything derived from it), 'slots',
  *   'profile', 'selection' (links of the new selection; detail: its source),
- *   'table' (tab, sort, filter), 'shown' (the charts become visible), 'body' (the body shown
+ *   'table' (tab, sort, filter), 'shown' (state.shown changed: the figures and charts are shown, or
+ *   hidden while another model loads and after a cancel), 'body' (the body shown
  *   changed; 'applied' follows).
  */
 function initialState(options) {
@@ -190,6 +191,14 @@ export function createController(client, options = {}) {
   function emitPlan(plan) { if (listeners.get('plan')?.size) emit('plan', deepFreeze(plan)); }
   function setPhase(s) { patch({ phase: s }); emit('state', s); }
   function status(p) { patch(p); emit('status', state); }
+  // The figures and charts are shown only under the name of what they show:
+  // hidden while another model loads (until it is planned, or back if it
+  // fails) and after a cancel (the worker, and the model, are gone).
+  function setShown(on) {
+    if (state.shown === on) return;
+    patch({ shown: on });
+    emit('shown', state);
+  }
   function showError(message) {
     status({ error: message, progress: '' });
     setPhase('error');
@@ -371,6 +380,8 @@ export function createController(client, options = {}) {
     const gen = ++loadGen;
     planGen++;
     let opened = false;
+    const wasShown = state.shown && !!model; // what to show again if this open fails
+    setShown(false);
     status({ error: null, name });
     setPhase('loading');
     status({ busy: true, progress: `reading ${name}…` });
@@ -400,14 +411,13 @@ export function createController(client, options = {}) {
       emit('load', Object.freeze({ name, info, bytes: size }));
       await replan();
       if (gen !== loadGen) return;
-      patch({ shown: true });
-      emit('shown', state);
+      setShown(true);
       status({ progress: `${formatBytes(size)} · ${state.plan?.status ?? ''} · ${Math.round(performance.now() - t0)} ms` });
     } catch (e) {
       if (gen !== loadGen) return;
       status({ busy: false });
       if (e.name === 'AbortError') return;
-      if (!opened && state.shown) status({ name: state.shownName }); // the charts still show it
+      if (!opened && wasShown) { status({ name: state.shownName }); setShown(true); } // the old model is still open: show it again
       console.warn(e.stack);
       showError(`${name}: ${e.message}`);
       throw e; // shown, and the caller's promise rejects with it
@@ -429,8 +439,7 @@ export function createController(client, options = {}) {
     emit('info', state);
     applyPlan(plan, null, 'a plan document has no per-node profile (open the model to stack by tag)');
     emit('options', state);
-    patch({ shown: true });
-    emit('shown', state);
+    setShown(true);
     status({ progress: `plan document · ${formatInt(plan.values?.length ?? 0)} values` });
     setPhase('ready');
     emitPlan(plan);
@@ -442,8 +451,9 @@ export function createController(client, options = {}) {
     model = null;
     loadGen++; planGen++;
     patch({ hasModel: false });
+    setShown(false);
     status({ busy: false, progress: 'cancelled' });
-    showError(`${state.name}: cancelled`);
+    showError(`${state.name}: cancelled. Open a model again (or pick a saved plan) to go on.`);
   }
 
   /** The annotated model's bytes (`annotate`), or null (no model, cancelled, failed: the error is shown). */

@@ -42,7 +42,9 @@ export function createControls(container, ctl) {
   const lab = (text, node) => { const l = el('label', 'mpv-ctl'); l.append(el('span', 'mpv-ctl-label', text), node); return l; };
   const stratWrap = el('div', 'mpv-ctl');
   stratWrap.append(el('span', 'mpv-ctl-label', 'strategy'), stratGroup);
-  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, resetZoom);
+  const fixedNote = el('span', 'mpv-fixed-note muted', 'a saved plan: these are the options it was made with (open the model to change them)');
+  fixedNote.hidden = true;
+  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, resetZoom, fixedNote);
 
   const dimsBox = el('fieldset', 'mpv-dims');
   const dimsLegend = el('legend', '', 'Symbolic dims');
@@ -71,7 +73,19 @@ export function createControls(container, ctl) {
     for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.strategy); b.setAttribute('aria-checked', String(k === s.strategy)); }
     alignSel.value = String(s.align);
     inplace.checked = s.inplace;
-    inplace.disabled = !s.hasModel;
+    // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
+    const fixed = !s.hasModel;
+    inplace.disabled = fixed;
+    alignSel.disabled = fixed;
+    for (const b of Object.values(stratBtns)) b.disabled = fixed;
+    dimsAll.disabled = fixed;
+    for (const i of controls.querySelectorAll('.mpv-dim input, .mpv-value input')) i.disabled = fixed;
+    fixedNote.hidden = !(fixed && s.source === 'plan');
+    if (fixed && s.source === 'plan' && s.plan) {
+      alignSel.value = String(s.plan.align ?? s.align);
+      for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.plan.strategy); b.setAttribute('aria-checked', String(k === s.plan.strategy)); }
+      inplace.checked = !!s.plan.inplace?.enabled;
+    }
   }
 
   function dimInput(d) {
@@ -159,7 +173,7 @@ export function createControls(container, ctl) {
   }
 
   // The options show the state whenever a plan or the table is redrawn, and when they change.
-  for (const type of ['options', 'applied', 'table']) ctl.on(type, sync);
+  for (const type of ['options', 'applied', 'table', 'dims', 'status']) ctl.on(type, sync);
   ctl.on('dims', renderDims);
   ctl.on('applied', renderDims);
   for (const type of ['info', 'dims', 'applied']) ctl.on(type, renderValues);

@@ -53,6 +53,14 @@ export function createExports(container, ctl, charts) {
     const doc = netronAttachment(m, { values: ctl.rows('values'), nodes: ctl.rows('nodes'), producer: `onnx-memplan ${ctl.version}`, model: name, graph: info?.graph_name ?? '' });
     download(`${base()}.memplan.netron.json`, JSON.stringify(doc, null, 1), 'application/json');
   };
+  const annotatedBtn = button('annotated-onnx', 'Annotated .onnx', 'mpv-btn', annotated);
   container.append(button('plan-json', 'Plan JSON', 'mpv-btn', planJson), button('table-csv', 'Table CSV', 'mpv-btn', tableCsv),
-    button('annotated-onnx', 'Annotated .onnx', 'mpv-btn', annotated), button('netron', 'Netron attachment', 'mpv-btn', netron));
+    annotatedBtn, button('netron', 'Netron attachment', 'mpv-btn', netron));
+  // Annotating needs the model open in the worker: not a saved plan, not after a cancel.
+  const syncAnnotate = ({ hasModel }) => {
+    annotatedBtn.disabled = !hasModel;
+    annotatedBtn.title = hasModel ? 'The model with the plan written into its metadata_props (memplan annotate)' : 'Needs the model itself: open the .onnx file';
+  };
+  ctl.on('info', syncAnnotate);
+  ctl.on('status', syncAnnotate);
 }

@@ -44,8 +44,15 @@ function createTitlebar(root, ctl) {
     if (error !== null) errorBox.textContent = error;
     errorBox.hidden = error === null;
   });
-  ctl.on('state', (phase) => { root.dataset.state = phase; });
-  ctl.on('applied', ({ m }) => { badge.textContent = m.status; badge.className = `mpv-badge ${m.status}`; });
+  // The badge is the shown plan's status, 'loading' while a model loads, and nothing after a cancel.
+  const syncBadge = () => {
+    const { shown: on, m, phase } = ctl.state;
+    const text = phase === 'loading' ? 'loading' : on && m ? m.status : '';
+    badge.textContent = text; badge.className = `mpv-badge ${text}`; badge.hidden = !text;
+  };
+  ctl.on('state', (phase) => { root.dataset.state = phase; syncBadge(); });
+  ctl.on('shown', syncBadge);
+  ctl.on('applied', syncBadge);
 }
 
 // The four charts, fed by the controller's plan, slot plan and profile.
@@ -57,7 +64,8 @@ function createCharts(container, ctl, hooks) {
     arena: createArena(container, linked, { height: 260, hooks, key: 'arena' }),
     slots: createSlots(container, linked, { height: 200, hooks, key: 'slots' }),
   };
-  const setSlots = ({ m, slotsM }) => {
+  const setSlots = ({ m, slotsM, source }) => {
+    charts.slots.setEmptyNote(!slotsM && source === 'plan' && m.planned ? 'a saved arena plan holds no slot plan: open the model to compare' : '');
     charts.slots.setData(slotsM, slotsM ? slotOccupancy(slotsM) : null);
     charts.slots.setTitle(m.strategy === 'slots' ? 'Slot occupancy' : 'Slot occupancy (the slot plan, for comparison)');
   };
@@ -82,7 +90,7 @@ function createCharts(container, ctl, hooks) {
     charts.timeline.setLinks(ctl.state.links);
     if (linked.selected !== null) charts.timeline.reveal(linked.selected);
   });
-  ctl.on('shown', () => { for (const c of Object.values(charts)) c.resize(); }); // measured while hidden
+  ctl.on('shown', ({ shown: on }) => { if (on) for (const c of Object.values(charts)) c.resize(); }); // measured while hidden
   return charts;
 }
 
@@ -94,7 +102,7 @@ export function createView(root, client, options = {}) {
   const main = el('div', 'mpv-main');
   main.hidden = true;
   root.append(main);
-  ctl.on('shown', () => { main.hidden = false; }); // before the charts measure themselves
+  ctl.on('shown', ({ shown: on }) => { main.hidden = !on; }); // before the charts measure themselves
   createBodyBar(main, ctl);
   createFigures(main, ctl);
   createControls(main, ctl);

@@ -11,6 +11,7 @@ const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 
 export function createSlots(container, linked, { height = 220, hooks = {}, key } = {}) {
   let m = null, occ = null;
+  let emptyNote = ''; // setEmptyNote: why there is no slot plan, when the default message is not it
   const baseX = scaleLinear();
   const y = scaleBand().paddingInner(0.15);
   const raster = new RasterMarks();
@@ -58,7 +59,7 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     if (!m || !occ || !nRows) {
       labelsOnce('', () => labels.selectAll('*').remove());
       setMarks(hoverG, []);
-      setText(message.node(), !m || !occ ? 'no slot plan yet: the plan is deferred' : m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred');
+      setText(message.node(), emptyNote || (!m || !occ ? 'no slot plan yet: the plan is deferred' : m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred'));
       return;
     }
     setText(message.node(), '');
@@ -140,6 +141,8 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
   const api = {
     ...frameApi(frame),
     /** model: a slot plan's PlanModel; occupancy: slotOccupancy(model). */
+    /** The message shown instead of the default one while there is no slot plan ('' for the default). */
+    setEmptyNote(text) { emptyNote = text; draw(); },
     setData(model, occupancy) {
       m = model; occ = occupancy;
       gen++;
