@@ -71,6 +71,34 @@ describe('the example and input values', () => {
   });
 });
 
+describe('at the peak', () => {
+  const listed = (page) => page.$$eval('.mpv-atpeak-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.name, ...[...tr.cells].slice(1).map((td) => td.textContent)]));
+  const row = (b) => [b.name, b.op_type ?? '—', b.node ?? '—', b.dtype ?? '—', b.shape ? `[${b.shape.join(', ')}]` : '—', b.bytes.toLocaleString('en-US'), `${(b.share * 100).toFixed(1)}%`];
+
+  it('lists the plan JSON\'s at_peak, largest first; any position can be picked; a click selects the buffer everywhere', async () => {
+    const page = env.page;
+    await page.fill('.mpv-value input[data-value="sr"]', '16000');
+    await waitPlan(page, PLAN);
+    expect(await listed(page)).toEqual(PLAN.at_peak.buffers.map(row));
+    expect(await page.textContent('.mpv-atpeak summary')).toBe(`At the peak — position ${PLAN.at_peak.position}, 7.31 KiB`);
+    // Position 1: what the CLI's values say is live there (owners of known size), largest first.
+    const p = 1;
+    const live = PLAN.values.filter((v) => !v.view && v.size !== null && v.start <= p && v.end >= p)
+      .map((v) => ({ name: v.name, bytes: v.size, dtype: v.dtype, shape: v.shape, share: Number((Math.ceil(v.size / 64) * 64 / PLAN.lower_bound_bytes).toPrecision(6)),
+        op_type: PLAN.nodes.find((nd) => nd.outputs.includes(v.name))?.op_type, node: PLAN.nodes.find((nd) => nd.outputs.includes(v.name))?.name }))
+      .sort((a, b) => b.bytes - a.bytes);
+    expect(live.length).toBeGreaterThan(0);
+    await page.fill('.mpv-atpeak-pos', String(p));
+    await page.press('.mpv-atpeak-pos', 'Enter');
+    expect(await listed(page)).toEqual(live.map(row));
+    await page.click(`.mpv-atpeak-table tr[data-name="${live[0].name}"] button`);
+    expect(await page.evaluate(() => window.memplanView.state.selected)).toBe(live[0].name);
+    await page.click('.mpv-atpeak .mpv-btn');
+    expect(await listed(page)).toEqual(PLAN.at_peak.buffers.map(row));
+    await page.evaluate(() => window.memplanView.select(null));
+  });
+});
+
 describe('memory inside control flow', () => {
   it('the If\'s body memory is a buffer at its position: in the table (labelled with the node) and in the memory chart\'s live bytes', async () => {
     const page = env.page;

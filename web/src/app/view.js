@@ -15,6 +15,7 @@ import { createControls } from './controls.js';
 import { createDeferred, createFigures } from './figures.js';
 import { createTable } from './table.js';
 import { createBodyBar } from './bodies.js';
+import { createAtPeak } from './atpeak.js';
 import { createExports } from './exports.js';
 import { createTooltip } from './tooltip.js';
 import { renderModelInfo } from './model-info.js';
@@ -107,6 +108,7 @@ export function createView(root, client, options = {}) {
   createFigures(main, ctl);
   createControls(main, ctl);
   createDeferred(main, ctl);
+  const atPeak = createAtPeak(main, ctl);
   const chartsBox = el('div', 'mpv-charts');
   main.append(chartsBox);
   let tooltip = null; // made after the charts: it is the last element of the view
@@ -126,7 +128,7 @@ export function createView(root, client, options = {}) {
   });
 
   return {
-    root, controller: ctl, linked: ctl.linked, charts, version: client.version,
+    root, controller: ctl, linked: ctl.linked, charts, atPeak, version: client.version,
     /** A frozen copy of the public state (phase, name, options, dims, selection, ...). */
     get state() { return ctl.snapshot(); },
     /** The plan shown (frozen), or null. */
