@@ -4,6 +4,8 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
+import { EXAMPLE } from '../../web/src/example.js';
+import { dimArgs } from '../viz-fixtures.js';
 import { DROPPED, OTHER } from './paths.js';
 import { artifact, cliInfo, cliPlan, expectMatchesCli, expectPlanShown, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
 
@@ -21,17 +23,16 @@ describe('load and figures', () => {
     await page.screenshot({ path: artifact('browser-example.png'), fullPage: true });
   });
 
-  it('the example plan (deferred) matches the CLI: intervals, unknown values, no totals', async () => {
-    const plan = cliPlan(EXAMPLE_SRC);
+  it('the example plan (planned with its preset dims and sr) matches the CLI: figures, a row per value and per body, no deferred panel', async () => {
+    const plan = cliPlan(EXAMPLE_SRC, [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`])]);
+    expect(plan.status).toBe('planned');
     expectPlanShown(await shown(page), plan);
     const d = await page.evaluate(() => ({
       rows: Number(document.querySelector('.mpv-table').dataset.rows),
-      unknown: document.querySelectorAll('[data-role="unknown-values"] li').length,
       deferredShown: !document.querySelector('.mpv-deferred').hidden,
     }));
-    expect(d.rows, 'value rows').toBe(plan.values.length);
-    expect(d.unknown, 'unknown values listed').toBe(plan.unknown.values.length);
-    expect(d.deferredShown, 'deferred panel').toBe(true);
+    expect(d.rows, 'value rows: the values and the bodies\' memory').toBe(plan.values.length + plan.transients.length);
+    expect(d.deferredShown, 'deferred panel').toBe(false);
   });
 
   it('a model picked with the file input replaces it', async () => {

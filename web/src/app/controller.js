@@ -263,7 +263,9 @@ export function createController(client, options = {}) {
     const m = normalizePlan(at.plan);
     derived = {};
     const dimNames = [...state.dimNames];
-    for (const d of normalizePlan(plan).unknownDims) if (!dimNames.includes(d)) dimNames.push(d);
+    // The whole model's unbound dims (a body's are among them), as normalizePlan reads them.
+    const rootDims = Array.isArray(plan?.unknown?.dims) ? plan.unknown.dims.filter((d) => typeof d === 'string') : [];
+    for (const d of rootDims) if (!dimNames.includes(d)) dimNames.push(d);
     // The reuse lists are the main graph's (`inplace --json`).
     patch({ plan, baseline, path, body: at.plan, assumptions: deepFreeze(planAssumptions(plan)), m,
       reuse: path.length ? new Map() : reuseOf(inplaceDoc, m.nodes), series: memorySeries(m), dimNames: Object.freeze(dimNames) });
