@@ -6,7 +6,12 @@ import { EXAMPLE } from './example.js';
 
 const $ = (sel) => document.querySelector(sel);
 const view = mount($('#app'), { infoOpen: false });
-view.on('state', (s) => { document.body.dataset.state = s; });
+view.on('state', (s) => {
+  document.body.dataset.state = s;
+  // The tab names the model shown (or being opened).
+  const name = view.state?.name;
+  document.title = name ? `${name} — onnx-memplan` : 'onnx-memplan';
+});
 window.memplanView = view; // for the console and the browser tests
 
 async function start() {
@@ -25,6 +30,7 @@ async function start() {
     if (/\.json$/i.test(f.name)) f.text().then((t) => view.setPlan(t, f.name)).catch((e) => { $('#fatal').textContent = `${f.name}: ${e.message}`; $('#fatal').hidden = false; });
     else view.setModel(f, f.name).catch(() => {}); // the File itself (the worker reads the graph, not the weights); errors are shown
   };
+  $('#open').addEventListener('click', () => $('#file').click()); // a button: reachable with Tab, Enter and Space
   $('#file').addEventListener('change', (ev) => {
     const f = ev.target.files?.[0];
     if (f) { $('#fatal').hidden = true; openFile(f); }

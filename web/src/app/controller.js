@@ -124,6 +124,11 @@ export function inputDims(info) {
   return Object.freeze(out);
 }
 
+/** A load error in the page's words: bytes that do not parse as a model say so first (the loader's detail after). */
+export function openMessage(message) {
+  return /^malformed protobuf at byte 0\b/.test(message) ? `this is not an ONNX model (${message})` : message;
+}
+
 /** How many elements `--value` takes at most (MEMPLAN_MAX_VALUE_ELEMS in memplan/report.h). */
 export const MAX_VALUE_ELEMS = 64;
 const INT_TYPES = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool']);
@@ -421,7 +426,7 @@ export function createController(client, options = {}) {
       if (e.name === 'AbortError') return;
       if (!opened && wasShown) { status({ name: state.shownName }); setShown(true); } // the old model is still open: show it again
       console.warn(e.stack);
-      showError(`${name}: ${e.message}`);
+      showError(`${name}: ${opened ? e.message : openMessage(e.message)}`);
       throw e; // shown, and the caller's promise rejects with it
     }
   }

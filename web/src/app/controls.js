@@ -25,6 +25,15 @@ export function createControls(container, ctl) {
     stratBtns[s] = b;
     stratGroup.append(b);
   }
+  // A radiogroup: one tab stop (the checked radio), the arrow keys move and choose.
+  stratGroup.addEventListener('keydown', (ev) => {
+    if (!['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'].includes(ev.key)) return;
+    ev.preventDefault();
+    const next = ctl.state.strategy === 'arena' ? 'slots' : 'arena';
+    if (stratBtns[next].disabled) return;
+    stratBtns[next].focus();
+    ctl.setOptions({ strategy: next });
+  });
   const alignSel = el('select', 'mpv-align');
   for (const a of ALIGNS) { const o = el('option', '', `${a} B`); o.value = String(a); alignSel.append(o); }
   alignSel.addEventListener('change', () => ctl.setOptions({ align: Number(alignSel.value) }));
@@ -70,7 +79,7 @@ export function createControls(container, ctl) {
 
   function sync() {
     const s = ctl.state;
-    for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.strategy); b.setAttribute('aria-checked', String(k === s.strategy)); }
+    for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.strategy); b.setAttribute('aria-checked', String(k === s.strategy)); b.tabIndex = k === s.strategy ? 0 : -1; }
     alignSel.value = String(s.align);
     inplace.checked = s.inplace;
     // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
