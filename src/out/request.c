@@ -135,7 +135,7 @@ memplan_status memplan_request_bind_range(memplan_request *r, const char *name, 
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     }
     ranges = items;
-    ranges[n] = (memplan_dim_range){copy, lo, hi};
+    ranges[n] = (memplan_dim_range){copy, lo, hi, 0};
     r->plan.ranges = ranges;
     r->plan.n_ranges = n + 1;
     return MEMPLAN_OK;
@@ -184,23 +184,36 @@ static memplan_status set_budget(memplan_request *r, const char *v, memplan_erro
     return MEMPLAN_OK;
 }
 
-/* "NAME=LO..HI": a range, planned at HI by --upper-bounds (the plan's, not
- * the shapes': a range binds nothing by itself). */
-static memplan_status set_range(memplan_request *r, const char *v, const char *eq, memplan_error *err) {
-    const char *dots = strstr(eq + 1, "..");
-    uint64_t lo, hi;
+/* The integer at s[0..n) into *out (<= max); false when it is not one. */
+static bool parse_u64n(const char *s, size_t n, uint64_t max, uint64_t *out) {
     char text[32];
-    size_t n = (size_t)(dots - (eq + 1));
-    bool ok = n > 0 && n < sizeof text;
-    if (ok) {
-        memcpy(text, eq + 1, n);
-        text[n] = 0;
-        ok = parse_u64(text, 1ull << 53, &lo) && parse_u64(dots + 2, 1ull << 53, &hi) && lo <= hi;
+    if (n == 0 || n >= sizeof text) return false;
+    memcpy(text, s, n);
+    text[n] = 0;
+    return parse_u64(text, max, out);
+}
+
+/* "NAME=LO..HI" or "NAME=LO..HI:N": a range, planned at HI by --upper-bounds
+ * (the plan's, not the shapes': a range binds nothing by itself); N is the
+ * number of values `memplan sweep` plans from LO to HI. */
+static memplan_status set_range(memplan_request *r, const char *v, const char *eq, memplan_error *err) {
+    const char *dots = strstr(eq + 1, ".."), *hi_text = dots + 2, *colon = strchr(hi_text, ':');
+    uint64_t lo, hi, points = 0;
+    bool ok = eq != v && parse_u64n(eq + 1, (size_t)(dots - (eq + 1)), 1ull << 53, &lo) &&
+              parse_u64n(hi_text, colon ? (size_t)(colon - hi_text) : strlen(hi_text), 1ull << 53, &hi) && lo <= hi &&
+              (!colon || (parse_u64(colon + 1, MEMPLAN_SWEEP_MAX_POINTS, &points) && points >= 1));
+    if (!ok)
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "--dim NAME=LO..HI takes integers with 0 <= LO <= HI <= 2^53 (and :N, 1 <= N <= %d, "
+                                 "for sweep), got '%s'", MEMPLAN_SWEEP_MAX_POINTS, v);
+    memplan_status st = memplan_request_bind_range(r, v, (size_t)(eq - v), (int64_t)lo, (int64_t)hi, err);
+    if (!st) { /* the range just bound (or replaced) takes the count */
+        memplan_dim_range *ranges = (memplan_dim_range *)r->plan.ranges;
+        for (size_t j = 0; j < r->plan.n_ranges; j++)
+            if (strncmp(ranges[j].name, v, (size_t)(eq - v)) == 0 && ranges[j].name[eq - v] == 0)
+                ranges[j].points = (uint32_t)points;
     }
-    if (!ok || eq == v)
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "--dim NAME=LO..HI takes integers with 0 <= LO <= HI <= 2^53, got '%s'",
-                                 v);
-    return memplan_request_bind_range(r, v, (size_t)(eq - v), (int64_t)lo, (int64_t)hi, err);
+    return st;
 }
 
 /* "NAME=VALUE", VALUE an integer in [0, 2^53], or "NAME=LO..HI"; NAME of
