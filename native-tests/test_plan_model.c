@@ -175,7 +175,7 @@ static void test_symbolic_defers_then_binds(void **state) {
     memplan_model_free(m);
 }
 
-/* A size over 17 dims: the deferred plan lists every unbound name (§3). */
+/* A size over 17 dims: the deferred plan lists every unbound name (docs/semantics.md, "Planned or deferred"). */
 static void test_deferred_lists_every_dim(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");

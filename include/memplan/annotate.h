@@ -1,5 +1,5 @@
 /*
- * memplan/annotate.h -- writing the in-place results into a model (SEMANTICS §9).
+ * memplan/annotate.h -- writing the in-place results into a model (docs/semantics.md, "Metadata written into a model").
  *
  *   memplan_inplace *ctx;  ... memplan_inplace_compute(m, S, &o, &ctx, &err) ...
  *   unsigned char *out;  size_t len;

@@ -226,7 +226,7 @@ struct memplan_model_plan {
     size_t n_weights_unknown;         /* folded values whose size is not known */
 
     /* Placement (planned plans only). */
-    memplan_slot_plan slots;          /* best-fit slots (seed 000) */
+    memplan_slot_plan slots;          /* best-fit slots (docs/semantics.md, "Slot plan") */
     const uint64_t *slot_offset;      /* each slot's offset: aligned prefix sums of capacities */
     memplan_slot_plan exact;          /* exact-size reuse only, as ONNX Runtime's allocator does */
     memplan_arena_plan arena;         /* byte offsets in one aligned arena */

@@ -1,5 +1,5 @@
 /*
- * tags.c -- value and node tags (SEMANTICS §7): shape, axes, weight,
+ * tags.c -- value and node tags (docs/semantics.md, "Tags"): shape, axes, weight,
  * ambiguous or none, found by repeating forward and backward rules over the
  * nodes until no tag changes. Tags only move up the lattice
  * none < weight < shape|axes < ambiguous, so the loop ends.

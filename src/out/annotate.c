@@ -1,5 +1,5 @@
 /*
- * annotate.c -- the in-place results as metadata_props entries (SEMANTICS §9):
+ * annotate.c -- the in-place results as metadata_props entries (docs/semantics.md, "Metadata written into a model"):
  * per node of the main graph and of every body below it the five node keys
  * (a body analysed by the same rules), per tagged value its
  * MEMPLAN_KEY_VALUE_TAG, and every other entry with one of the six keys
