@@ -106,4 +106,16 @@ describe('keyboard and names', () => {
     await page.keyboard.press('ArrowLeft');
     await waitPlan(page, cliPlan(EXAMPLE_SRC, presetArgs));
   });
+
+  it('each chart is read out as its title and a sentence of figures, not as its tick labels', async () => {
+    const plan = cliPlan(EXAMPLE_SRC, [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`])]);
+    const a = await page.$$eval('[data-chart]', (cs) => cs.map((c) => ({
+      role: c.getAttribute('role'), title: document.getElementById(c.getAttribute('aria-labelledby'))?.textContent,
+      summary: document.getElementById(c.getAttribute('aria-describedby'))?.textContent,
+      hidden: [...c.querySelectorAll('canvas, svg.mpv-svg')].every((n) => n.getAttribute('aria-hidden') === 'true'),
+    })));
+    expect(a.map((c) => [c.role, c.hidden])).toEqual([['group', true], ['group', true], ['group', true], ['group', true]]);
+    expect(a[0].title).toMatch(/^Memory over time/);
+    expect(a[0].summary).toBe(`Live bytes over ${plan.positions} positions: lower bound 7.31 KiB at position ${plan.at_peak.position}, planned peak 7.31 KiB, naive total 7.31 KiB.`);
+  });
 });

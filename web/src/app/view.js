@@ -10,6 +10,7 @@ import { createArena } from '../charts/arena.js';
 import { createSlots } from '../charts/slots.js';
 import { createMemory } from '../charts/memory.js';
 import { slotOccupancy } from '../data/series.js';
+import { formatBytes } from '../data/format.js';
 import { createController, deepFreeze, PUBLIC_EVENTS } from './controller.js';
 import { createControls } from './controls.js';
 import { createDeferred, createFigures } from './figures.js';
@@ -56,6 +57,17 @@ function createTitlebar(root, ctl) {
   ctl.on('applied', syncBadge);
 }
 
+// What each chart shows, in figures, for screen readers (the charts' images are hidden from them).
+function summarize(charts, { m, series }) {
+  const b = (v) => (v === null ? 'not known' : formatBytes(v));
+  const peakAt = series.peakPositions.length ? ` at position ${series.peakPositions[0]}` : '';
+  const part = m.planned ? '' : ' The plan is deferred: buffers without a size are left out.';
+  charts.memory.setSummary(`Live bytes over ${m.positions} positions: lower bound ${b(m.lowerBound)}${peakAt}, planned peak ${b(m.peak)}, naive total ${b(m.naive)}.${part}`);
+  charts.timeline.setSummary(`${m.rowCount} buffers over ${m.positions} positions, one row each, by first use.`);
+  charts.arena.setSummary(`${m.rowCount} buffers by offset in an arena of ${b(m.peak)}.${part}`);
+  charts.slots.setSummary(`The slot plan: ${m.strategies ? b(m.strategies.slots) : 'not made'}.`);
+}
+
 // The four charts, fed by the controller's plan, slot plan and profile.
 function createCharts(container, ctl, hooks) {
   const { linked } = ctl;
@@ -78,6 +90,7 @@ function createCharts(container, ctl, hooks) {
     const partial = n ? `partial: ${n.toLocaleString('en-US')} buffer${n === 1 ? '' : 's'} without a size left out` : '';
     charts.memory.setPartial(partial);
     charts.arena.setPartial(partial);
+    summarize(charts, s);
     charts.memory.setData(s.m, s.series);
     setProfile(s);
     charts.timeline.setData(s.m);
