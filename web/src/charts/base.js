@@ -437,7 +437,15 @@ export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, r
     picker.leave();
     linked.setHover(null, null, getApi());
     hooks.tooltip?.(ev, null, null, getApi());
-  }).on('click.select', (ev) => linked.setSelected(picker.click(ev).name, getApi()));
+  }).on('click.select', (ev) => {
+    // A tap has no hover before it: it shows the tooltip too (a touch or a pen).
+    if (ev.pointerType === 'touch' || ev.pointerType === 'pen') {
+      const { name, pos } = picker.move(ev);
+      linked.setHover(name, pos, getApi());
+      hooks.tooltip?.(ev, name, pos, getApi());
+    }
+    linked.setSelected(picker.click(ev).name, getApi());
+  });
   const chart = target.node().closest('.mpv-chart');
   const onKey = (ev) => { if (chartKey(ev, linked)) ev.preventDefault(); };
   chart?.addEventListener('keydown', onKey);
