@@ -9,11 +9,12 @@ import { createTimeline } from '../charts/timeline.js';
 import { createArena } from '../charts/arena.js';
 import { createSlots } from '../charts/slots.js';
 import { createMemory } from '../charts/memory.js';
-import { slotOccupancy } from '../data/series.js';
+import { memorySeries, slotOccupancy } from '../data/series.js';
+import { normalizePlan, planAt } from '../data/plan.js';
 import { formatBytes } from '../data/format.js';
 import { createController, deepFreeze, PUBLIC_EVENTS } from './controller.js';
 import { createControls } from './controls.js';
-import { createDeferred, createFigures } from './figures.js';
+import { createDeferred, createFigures, savingsOf } from './figures.js';
 import { createTable } from './table.js';
 import { createBodyBar } from './bodies.js';
 import { createAtPeak } from './atpeak.js';
@@ -68,6 +69,17 @@ function summarize(charts, { m, series }) {
   charts.slots.setSummary(`The slot plan: ${m.strategies ? b(m.strategies.slots) : 'not made'}.`);
 }
 
+// The memory chart's model and series. With in-place reuse on, its naive line and label are
+// those of the baseline the figures use (savingsOf): the same plan without in-place reuse.
+function memoryData(s) {
+  const sv = savingsOf(s);
+  const base = sv.rebased ? planAt(s.baseline, s.path)?.plan : null;
+  if (!base) return [s.m, s.series];
+  const bs = memorySeries(normalizePlan(base));
+  if (bs.positions !== s.series.positions) return [s.m, s.series];
+  return [{ ...s.m, naive: sv.naive }, { ...s.series, naive: bs.naive }];
+}
+
 // The four charts, fed by the controller's plan, slot plan and profile.
 function createCharts(container, ctl, hooks) {
   const { linked } = ctl;
@@ -91,7 +103,7 @@ function createCharts(container, ctl, hooks) {
     charts.memory.setPartial(partial);
     charts.arena.setPartial(partial);
     summarize(charts, s);
-    charts.memory.setData(s.m, s.series);
+    charts.memory.setData(...memoryData(s));
     setProfile(s);
     charts.timeline.setData(s.m);
     charts.arena.setData(s.m, s.series);
