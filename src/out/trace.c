@@ -260,9 +260,10 @@ memplan_status memplan_plan_trace_json(const memplan_model_plan *p, char **out, 
     trace_buf *bufs = collect(p, &n);
     for (size_t i = 0; bufs && i < n; i++)
         if (bufs[i].start < 0 || bufs[i].end < bufs[i].start) {
+            memplan_status st = memplan_error_set(err, MEMPLAN_EINTERNAL, "trace: buffer %zu has the interval [%lld, %lld)",
+                                                  i, (long long)bufs[i].start, (long long)bufs[i].end);
             free(bufs);
-            return memplan_error_set(err, MEMPLAN_EINTERNAL, "trace: buffer %zu has the interval [%lld, %lld)", i,
-                                     (long long)bufs[i].start, (long long)bufs[i].end);
+            return st;
         }
     int64_t n_pos = bufs ? span(p, bufs, n) : 0;
     uint64_t *live = bufs ? malloc(((size_t)n_pos + 1) * sizeof *live) : NULL;
