@@ -23,6 +23,7 @@
 #include "memplan/report.h"
 #include "memplan/command.h"
 #include "memplan/session.h"
+#include "memplan/trace.h"
 
 /* Library version string, e.g. "0.1.0". */
 const char *memplan_version(void);

@@ -58,6 +58,10 @@ typedef struct memplan_request {
      * depends on the model only: for clients that re-plan often). */
     memplan_strategy strategy;
     bool no_nodes;
+    /* plan --trace OUT.json: the file a shell writes the plan's trace to
+     * (memplan/trace.h: memplan_plan_trace_json). Borrowed; no report reads
+     * it -- the library writes no files, the CLI does (src/cli/cmd_model.c). */
+    const char *trace_path;
     /* annotate (its document is the model's bytes): the model file, or a
      * reader of it (then model_bytes may lack the tensor data). Borrowed. */
     const void *model_bytes;

@@ -11,6 +11,8 @@
  * when the output is bytes. A usage message is printed when not. */
 static int check_operands(const memplan_command *c, const cli_args *a) {
     if (a->n_positional != 1) return cli_usage_error(c->name, a->n_positional ? "more than one model given" : "no model given");
+    if (a->req.trace_path && cli_same_file(a->positional[0], a->req.trace_path))
+        return cli_usage_error(c->name, "the trace file is the model itself: choose another path");
     if (c->output != MEMPLAN_OUTPUT_BYTES) return CLI_OK;
     if (!a->output_path) return cli_usage_error(c->name, "no output file given (-o OUT.onnx)");
     if (cli_same_file(a->positional[0], a->output_path))
@@ -42,7 +44,29 @@ static bool load(const char *path, bool whole, cli_model_file *mf, memplan_model
     return true;
 }
 
-/* Load the model, print the report, write it: stdout, or the -o file. */
+/* plan --trace OUT.json: the plan of the request (the one the report
+ * printed) as a trace file (memplan/trace.h), written atomically. */
+static int write_trace(const memplan_model *m, const cli_args *a, const char *path) {
+    memplan_plan_options o;
+    memplan_request_plan_options(&a->req, &o);
+    memplan_error err = {0};
+    memplan_model_plan *p = NULL;
+    char *out = NULL;
+    size_t len = 0;
+    memplan_status st = memplan_plan_model(m, &o, &p, &err);
+    if (!st) st = memplan_plan_trace_json(p, &out, &len, &err);
+    memplan_model_plan_free(p);
+    if (st) {
+        cli_error("memplan plan: %s: --trace: %s", path, err.message);
+        return st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;
+    }
+    bool ok = cli_write_file_atomic(a->req.trace_path, out, len);
+    free(out);
+    return ok ? CLI_OK : CLI_BAD_INPUT;
+}
+
+/* Load the model, print the report, write it: stdout, or the -o file (and
+ * the --trace file first, so a failed trace prints no report). */
 static int run_loaded(const memplan_command *c, cli_args *a, const char *path) {
     /* Every command loads the graph read without the tensor data; one that
      * reads the whole file (annotate) gets it through the same reader a
@@ -58,6 +82,7 @@ static int run_loaded(const memplan_command *c, cli_args *a, const char *path) {
     bool bytes_out = c->output == MEMPLAN_OUTPUT_BYTES;
     memplan_status st = a->json || bytes_out ? memplan_report_json(m, c->name, &a->req, &out, &len, &err)
                                              : memplan_report_text(m, c->name, &a->req, &out, &len, &err);
+    int trace_rc = !st && a->req.trace_path ? write_trace(m, a, path) : CLI_OK;
     memplan_model_free(m);
     free(bytes);
     cli_close_model(&mf); /* closing twice is harmless */
@@ -65,6 +90,10 @@ static int run_loaded(const memplan_command *c, cli_args *a, const char *path) {
     if (st) {
         cli_error("memplan %s: %s: %s", c->name, path, err.message);
         return st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;
+    }
+    if (trace_rc != CLI_OK) {
+        free(out);
+        return trace_rc;
     }
     bool ok = bytes_out ? cli_write_file_atomic(a->output_path, out, len)
               : a->json ? cli_write_stdout(out, len) /* JSON escapes control characters itself */

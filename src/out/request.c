@@ -267,6 +267,13 @@ static memplan_status set_value(memplan_request *r, const char *v, memplan_error
     return memplan_request_bind_value(r, v, (size_t)(eq - v), elems, n + 1, err);
 }
 
+/* A file path (--trace OUT.json): kept as given, for the shell to write. */
+static memplan_status set_trace(memplan_request *r, const char *v, memplan_error *err) {
+    if (!v || !*v) return memplan_error_set(err, MEMPLAN_EUSAGE, "--trace takes a file path (OUT.json)");
+    r->trace_path = v;
+    return MEMPLAN_OK;
+}
+
 /* ---- the table ---------------------------------------------------------- */
 
 #define SWITCH(name, field) {name, NULL, false, offsetof(memplan_request, field), NULL}
@@ -285,6 +292,7 @@ static const memplan_option OPTIONS[MEMPLAN_OPT_COUNT] = {
     [MEMPLAN_OPT_EVENTS] = SWITCH("--events", inplace.events),
     [MEMPLAN_OPT_NO_NODES] = SWITCH("--no-nodes", no_nodes),
     [MEMPLAN_OPT_UPPER_BOUNDS] = SWITCH("--upper-bounds", plan.upper_bounds),
+    [MEMPLAN_OPT_TRACE] = VALUED("--trace", "OUT.json", false, set_trace),
 };
 
 const memplan_option *memplan_option_get(memplan_option_id id) {

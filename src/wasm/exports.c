@@ -172,6 +172,8 @@ static int call(session *s, const char *command, const char *args, const memplan
         st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unexpected argument '%s'", a.positional[0]);
     if (!st && a.output_path)
         st = memplan_error_set(&err, MEMPLAN_EUSAGE, "-o/--output is for the command line: annotate returns the bytes");
+    if (!st && a.req.trace_path) /* a file to write: here there are none (memplan_plan_trace_json is the library's) */
+        st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--trace is for the command line: it writes a file");
     a.req.model_reader = rd;
     if (!st) st = memplan_session_report(s, command, &a.req, true, &out, &len, &err);
     cli_args_free(&a);
