@@ -26,8 +26,8 @@ counts instead (no baseline: at size 1 the model loads, another path).
 Commands that plan pass `--budget-ms 0`: the improvement search has a
 wall-clock safety stop, the one way the machine could enter the count.
 
-Sizes: each 8n run is at most ~1.3G instructions (under 10 s in cachegrind
-on a quiet core). Where every value is live at once (fan-in, a Split's
+Sizes: each 8n run is at most 1.3G instructions (fan-in's: 3 s of CPU in
+cachegrind, 31 s of wall time on the busy shared machine). Where every value is live at once (fan-in, a Split's
 outputs, packer ties) n is above the packer's size limits (4,096 buffers
 and MEMPLAN_PACK_OVERLAP_MAX overlapping pairs; docs/semantics.md, "Arena
 plan"): below them the heuristics cost O(overlap),
