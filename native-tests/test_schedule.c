@@ -213,8 +213,9 @@ static void test_random_dags(void **state) {
         for (int k = 0; k < MEMPLAN_ORDER_COUNT; k++) check_kind(&q, (memplan_order_kind)k, n <= 10 ? 200 : 1, &s[k]);
         uint64_t file = s[MEMPLAN_ORDER_FILE].peak;
         for (int32_t i = 0; i < n; i++) assert_int_equal(s[MEMPLAN_ORDER_FILE].order[i], i);
+        /* (the beam search alone has the whole budget; inside best, 2/5 of it) */
         for (int k = MEMPLAN_ORDER_FILE; k <= MEMPLAN_ORDER_EXACT; k++)
-            assert_true(s[MEMPLAN_ORDER_BEST].peak <= s[k].peak);
+            if (k != MEMPLAN_ORDER_BEAM) assert_true(s[MEMPLAN_ORDER_BEST].peak <= s[k].peak);
         assert_true(s[MEMPLAN_ORDER_EXACT].peak <= s[MEMPLAN_ORDER_GREEDY].peak);
         improved += s[MEMPLAN_ORDER_BEST].peak < file;
         if (n <= 10) {
