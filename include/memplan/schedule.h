@@ -42,8 +42,9 @@ extern "C" {
 /* A scheduling problem. Steps are numbered in a topological order (the
  * file's): every predecessor of a step has a smaller number. Lists are CSR:
  * step s follows pred[pred_start[s] .. pred_start[s + 1]); buffer b is read by
- * use[use_start[b] .. use_start[b + 1]). A reader must follow the defining
- * step (directly or not); duplicates are allowed. Read during a call only. */
+ * use[use_start[b] .. use_start[b + 1]), each numbered after the defining step
+ * (the edge from it is implied); duplicates are allowed. Read during a call
+ * only. */
 typedef struct memplan_sched_problem {
     int32_t n_steps;
     const int32_t *pred_start; /* n_steps + 1 entries */
@@ -59,14 +60,14 @@ typedef struct memplan_sched_problem {
 
 /* The schedulers. */
 typedef enum memplan_order_kind {
-    MEMPLAN_ORDER_BEST = 0,  /* all of the below; the lowest kept */
-    MEMPLAN_ORDER_FILE,      /* steps by number */
+    MEMPLAN_ORDER_FILE = 0,  /* steps by number */
     MEMPLAN_ORDER_GREEDY,    /* list scheduling: the ready step freeing the most bytes net of those it allocates */
     MEMPLAN_ORDER_DFS,       /* depth-first from the sinks, the heaviest input cone first (XLA's DFS) */
     MEMPLAN_ORDER_POSTORDER, /* depth-first from the sinks, inputs in their listed order */
     MEMPLAN_ORDER_FORWARD,   /* depth-first forward: a step just made ready runs next */
     MEMPLAN_ORDER_BEAM,      /* beam search over ready sets */
-    MEMPLAN_ORDER_EXACT      /* dynamic program over downsets, per segment between cut steps */
+    MEMPLAN_ORDER_EXACT,     /* dynamic program over downsets, per segment between cut steps */
+    MEMPLAN_ORDER_BEST       /* all of the above; the lowest kept */
 } memplan_order_kind;
 #define MEMPLAN_ORDER_COUNT 8
 
@@ -96,7 +97,7 @@ memplan_status memplan_schedule_peak(const memplan_sched_problem *p, const int32
 
 void memplan_schedule_free(memplan_schedule *s);
 
-/* "best", "file", "greedy", "dfs", "postorder", "forward", "beam", "exact". */
+/* "file", "greedy", "dfs", "postorder", "forward", "beam", "exact", "best". */
 const char *memplan_order_name(memplan_order_kind k);
 /* The kind named; false for another name. */
 bool memplan_order_parse(const char *name, memplan_order_kind *k);

@@ -12,8 +12,8 @@
 
 #include "schedule/sched_internal.h"
 
-static const char *const NAMES[MEMPLAN_ORDER_COUNT] = {"best",      "file",    "greedy", "dfs",
-                                                       "postorder", "forward", "beam",   "exact"};
+static const char *const NAMES[MEMPLAN_ORDER_COUNT] = {"file",    "greedy", "dfs",   "postorder",
+                                                       "forward", "beam",   "exact", "best"};
 
 const char *memplan_order_name(memplan_order_kind k) {
     return (unsigned)k < MEMPLAN_ORDER_COUNT ? NAMES[k] : "unknown";
