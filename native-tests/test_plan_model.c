@@ -161,7 +161,8 @@ static void test_symbolic_defers_then_binds(void **state) {
     assert_int_equal(memplan_report_json(m, "plan", &r, &json, &jl, &err), MEMPLAN_OK);
     expect_contains(json, "\"status\":\"deferred\"");
     expect_contains(json, "\"unknown\":{\"values\":[{\"name\":\"a\",\"reason\":\"unbound dims\"},"
-                          "{\"name\":\"y\",\"reason\":\"unbound dims\"}],\"dims\":[\"batch\",\"seq\"],\"subgraphs\":[]}");
+                          "{\"name\":\"y\",\"reason\":\"unbound dims\"}],\"dims\":[\"batch\",\"seq\"],"
+                          "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[]}");
     free(json);
     const char *argv[] = {"--dim", "batch=2", "--dim", "seq=8", "--align", "1"};
     memplan_request_init(&r);
@@ -190,7 +191,8 @@ static void test_deferred_lists_every_dim(void **state) {
     mb_output(g, "y", 1, "?");
     char *json = plan(g, 0, NULL);
     expect_contains(json, "\"dims\":[\"d00\",\"d01\",\"d02\",\"d03\",\"d04\",\"d05\",\"d06\",\"d07\",\"d08\","
-                          "\"d09\",\"d10\",\"d11\",\"d12\",\"d13\",\"d14\",\"d15\",\"d16\"],\"subgraphs\":[]}");
+                          "\"d09\",\"d10\",\"d11\",\"d12\",\"d13\",\"d14\",\"d15\",\"d16\"],"
+                          "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[]}");
     free(json);
 }
 

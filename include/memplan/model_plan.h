@@ -61,6 +61,14 @@ extern "C" {
 typedef enum memplan_strategy { MEMPLAN_STRATEGY_ARENA = 0, MEMPLAN_STRATEGY_SLOTS = 1 } memplan_strategy;
 #define MEMPLAN_STRATEGY_COUNT 2
 
+/* A dim the user gives a range for ("seq=1..2048"): planned at hi when
+ * options.upper_bounds is set, otherwise left unbound (the plan defers and
+ * names it). */
+typedef struct memplan_dim_range {
+    const char *name;
+    int64_t lo, hi;                   /* 0 <= lo <= hi */
+} memplan_dim_range;
+
 typedef struct memplan_plan_options {
     uint64_t align;                   /* arena alignment: a power of two (default 64) */
     uint32_t budget_ms;               /* the arena's improvement search (default 20); it counts
@@ -79,6 +87,11 @@ typedef struct memplan_plan_options {
     memplan_order_kind order;         /* the main graph's execution order (memplan/schedule.h;
                                          default MEMPLAN_ORDER_FILE: the model's) */
     uint32_t order_budget_ms;         /* work budget of the beam and exact schedulers (default 50) */
+    bool upper_bounds;                /* plan every data-dependent dim (memplan/shapes.h) at its
+                                         bound and every ranged dim at its hi: one arena valid for
+                                         every size in range (see bounded[] in the plan) */
+    const memplan_dim_range *ranges;  /* read during the call; a name also in bindings is an error */
+    size_t n_ranges;
 } memplan_plan_options;
 
 /* The defaults above, no bindings. */
@@ -136,6 +149,14 @@ typedef struct memplan_plan_order {
     memplan_plan_figures file[MEMPLAN_STRATEGY_COUNT]; /* the figures under the model's order */
 } memplan_plan_order;
 
+/* A dim an upper-bound plan fixed at its maximum. */
+typedef struct memplan_bounded_dim {
+    const char *name;                 /* raw; plan-owned */
+    int64_t value;                    /* the value planned */
+    bool data;                        /* a data-dependent dim at its bound, else a user's range */
+    int64_t lo;                       /* a range's lo (0 for a data dim) */
+} memplan_bounded_dim;
+
 /* Which branch of an If a body is. */
 typedef enum memplan_branch {
     MEMPLAN_BRANCH_NONE = 0,      /* not an If branch */
@@ -181,7 +202,8 @@ struct memplan_model_plan {
     memplan_shapes *shapes;           /* shapes under the bindings (dtype, dims, pool); owned
                                          by the main graph's plan, shared by the bodies' */
     const memplan_model_plan *parent; /* NULL for the main graph */
-    memplan_plan_options options;     /* as given; bindings copied (values dropped) */
+    memplan_plan_options options;     /* as given; bindings copied (values and ranges dropped),
+                                         followed by the bounded dims of an upper-bound plan */
     bool deferred;                    /* some size is not known: no placement */
     int32_t positions;                /* nodes of the graph */
 
@@ -204,8 +226,17 @@ struct memplan_model_plan {
     const int32_t *unplanned;         /* maps, optionals, ...): reason in size[v].reason */
     size_t n_unknown;                 /* owners whose size is symbolic or unknown; the plan is */
     const int32_t *unknown;           /* deferred when there is one */
+    size_t n_bounded;                 /* options.upper_bounds: the dims planned at their maximum, */
+    const memplan_bounded_dim *bounded;/* ranges first, then data-dependent dims (main graph's plan) */
     size_t n_unbound_dims;            /* dim names the unknown sizes (here and in the counted */
-    const char *const *unbound_dims;  /* bodies) still need, first-seen order (pool-owned) */
+    const char *const *unbound_dims;  /* bodies) still need that a user can bind: the model's own
+                                         input dims and declared names; first-seen order (pool-owned) */
+    size_t n_internal_dims;           /* internal symbols they rest on (memplan/shapes.h: "unk__N",
+                                         data-dependent counts): not the user's to bind; bind the */
+    const char *const *internal_dims; /* input dims memplan_shapes_bind_instead names, or a --value */
+    size_t n_value_inputs;            /* main graph, deferred: inputs without a --value that could */
+    const int32_t *value_inputs;      /* take one (integer/bool scalars and vectors of <= 64
+                                         elements): a value may resolve what the dims cannot */
 
     /* Weights: initializers and values folded at load, this graph and every
      * body below it (never in the arena). */

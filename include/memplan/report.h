@@ -39,6 +39,7 @@ extern "C" {
 #define MEMPLAN_MAX_POSITIONAL 4
 #define MEMPLAN_MAX_VALUE_BINDINGS 16
 #define MEMPLAN_MAX_VALUE_ELEMS 64
+#define MEMPLAN_MAX_RANGES 16
 
 typedef struct memplan_request {
     bool json;
@@ -53,6 +54,10 @@ typedef struct memplan_request {
     memplan_input_value values[MEMPLAN_MAX_VALUE_BINDINGS];
     char value_names[MEMPLAN_MAX_VALUE_BINDINGS][128];
     int64_t value_elems[MEMPLAN_MAX_VALUE_BINDINGS][MEMPLAN_MAX_VALUE_ELEMS];
+    size_t n_ranges;             /* --dim NAME=LO..HI (plan) */
+    memplan_dim_range ranges[MEMPLAN_MAX_RANGES];
+    char range_names[MEMPLAN_MAX_RANGES][128];
+    bool upper_bounds;           /* plan --upper-bounds */
     bool constants_as_activations; /* plan: Constant outputs are activations, not weights */
     bool allow_input_overwrite;  /* in-place reuse may overwrite graph inputs */
     bool events;                 /* include the decision log */

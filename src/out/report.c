@@ -111,6 +111,77 @@ static const char *subgraph_reason(const memplan_subgraph_plan *sp) {
     return sp->plan->deferred ? "the body's plan is deferred" : "the size of a loop-carried input is not known";
 }
 
+/* Why internal symbol `name` exists ("data-dependent: NonZero (node 'y')"),
+ * malloc'ed; NULL when out of memory. */
+static char *dim_reason(const memplan_model_plan *p, const char *name) {
+    size_t need = memplan_shapes_dim_reason(p->shapes, name, NULL, 0) + 1;
+    char *buf = malloc(need);
+    if (buf) memplan_shapes_dim_reason(p->shapes, name, buf, need);
+    return buf;
+}
+
+/* The internal symbols a deferred plan rests on: each with why it exists
+ * and the input dims to bind instead (none: only data decides it). */
+static void json_internal_dims(mp_json *j, const memplan_model_plan *p) {
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_internal_dims; i++) {
+        const char *name = p->internal_dims[i];
+        char *why = dim_reason(p, name);
+        if (!why) {
+            j->out->failed = true; /* finish_buf reports it */
+            break;
+        }
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "name");
+        mp_json_str(j, name);
+        MP_JSON_KEY(j, "reason");
+        mp_json_str(j, why);
+        MP_JSON_KEY(j, "data_dependent");
+        mp_json_bool(j, memplan_shapes_data_bound(p->shapes, name, NULL));
+        MP_JSON_KEY(j, "bind_instead");
+        mp_json_arr(j);
+        const char *few[8];
+        size_t n = memplan_shapes_bind_instead(p->shapes, name, few, 8);
+        for (size_t k = 0; k < n && k < 8; k++) mp_json_str(j, few[k]);
+        mp_json_end(j);
+        mp_json_end(j);
+        free(why);
+    }
+    mp_json_end(j);
+}
+
+/* The dims an upper-bound plan fixed at their maximum. */
+static void json_upper_bounds(mp_json *j, const memplan_model_plan *p) {
+    mp_json_obj(j);
+    for (int data = 1; data >= 0; data--) {
+        mp_json_key(j, data ? "data_dims" : "ranges");
+        mp_json_arr(j);
+        for (size_t i = 0; i < p->n_bounded; i++) {
+            const memplan_bounded_dim *d = &p->bounded[i];
+            if (d->data != (data == 1)) continue;
+            mp_json_obj(j);
+            MP_JSON_KEY(j, "name");
+            mp_json_str(j, d->name);
+            if (!data) {
+                MP_JSON_KEY(j, "lo");
+                mp_json_int(j, d->lo);
+            }
+            mp_json_key(j, data ? "bound" : "hi");
+            mp_json_int(j, d->value);
+            if (data) {
+                char *why = dim_reason(p, d->name);
+                MP_JSON_KEY(j, "reason");
+                if (!why) j->out->failed = true;
+                mp_json_str(j, why);
+                free(why);
+            }
+            mp_json_end(j);
+        }
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+}
+
 static void json_unknown(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     mp_json_obj(j);
@@ -128,6 +199,12 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
     MP_JSON_KEY(j, "dims");
     mp_json_arr(j);
     for (size_t i = 0; i < p->n_unbound_dims; i++) mp_json_str(j, p->unbound_dims[i]);
+    mp_json_end(j);
+    MP_JSON_KEY(j, "internal_dims");
+    json_internal_dims(j, p);
+    MP_JSON_KEY(j, "value_inputs");
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_value_inputs; i++) mp_json_str(j, p->graph->values[p->value_inputs[i]].name);
     mp_json_end(j);
     MP_JSON_KEY(j, "subgraphs");
     mp_json_arr(j);
@@ -404,6 +481,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     MP_JSON_KEY(j, "at_peak");
     if (def) mp_json_null(j);
     else json_at_peak(j, c);
+    if (p->options.upper_bounds && !p->parent) {
+        MP_JSON_KEY(j, "upper_bounds");
+        json_upper_bounds(j, p);
+    }
     MP_JSON_KEY(j, "weights");
     json_weights(j, p);
     MP_JSON_KEY(j, "transients");
@@ -434,6 +515,32 @@ static void human_bytes(mp_buf *b, uint64_t v) {
     else mp_buf_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
 }
 
+/* The internal symbols, five at most, each with why it exists. */
+static void text_internal_dims(mp_buf *b, const memplan_model_plan *p) {
+    if (!p->n_internal_dims) return;
+    mp_buf_printf(b, "made-up dims:      %zu (sizes the model leaves to data or to ops without a rule; not bindable)\n",
+                  p->n_internal_dims);
+    for (size_t i = 0; i < p->n_internal_dims && i < 5; i++) {
+        char *why = dim_reason(p, p->internal_dims[i]);
+        if (!why) {
+            b->failed = true;
+            return;
+        }
+        mp_buf_printf(b, "  %s: %s", p->internal_dims[i], why);
+        const char *few[4];
+        size_t n = memplan_shapes_bind_instead(p->shapes, p->internal_dims[i], few, 4);
+        for (size_t k = 0; k < n && k < 4; k++) mp_buf_printf(b, "%s%s", k ? ", " : "; bind ", few[k]);
+        if (n > 4) mp_buf_puts(b, ", ...");
+        mp_buf_putc(b, '\n');
+        free(why);
+    }
+    if (p->n_internal_dims > 5) mp_buf_printf(b, "  ... and %zu more\n", p->n_internal_dims - 5);
+    bool data = false;
+    for (size_t i = 0; i < p->n_internal_dims && !data; i++) data = memplan_shapes_data_bound(p->shapes, p->internal_dims[i], NULL);
+    if (data && !p->options.upper_bounds)
+        mp_buf_puts(b, "                   (--upper-bounds plans data-dependent dims at their bounds)\n");
+}
+
 static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
     mp_buf_puts(b, "status:            deferred: some sizes are not known\n");
     for (size_t i = 0; i < p->n_unbound_dims; i++) {
@@ -441,6 +548,12 @@ static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
         mp_buf_puts(b, p->unbound_dims[i]);
     }
     if (p->n_unbound_dims) mp_buf_puts(b, "\n                   (bind them with --dim NAME=VALUE)\n");
+    text_internal_dims(b, p);
+    for (size_t i = 0; i < p->n_value_inputs; i++) {
+        mp_buf_puts(b, i ? ", " : "value inputs:      ");
+        mp_buf_puts(b, p->graph->values[p->value_inputs[i]].name);
+    }
+    if (p->n_value_inputs) mp_buf_puts(b, "\n                   (a value may resolve more: --value NAME=V)\n");
     size_t shown = p->n_unknown < 10 ? p->n_unknown : 10;
     for (size_t i = 0; i < shown; i++)
         mp_buf_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, unknown_reason(&p->size[p->unknown[i]]));
@@ -475,6 +588,20 @@ static void text_subgraphs(mp_buf *b, const memplan_model_plan *p, int depth) {
         mp_buf_putc(b, '\n');
         if (sp->counted) text_subgraphs(b, sp->plan, depth + 1);
     }
+}
+
+/* The dims an upper-bound plan fixed at their maximum, on one line. */
+static void text_upper_bounds(mp_buf *b, const memplan_model_plan *p) {
+    if (!p->options.upper_bounds) return;
+    mp_buf_puts(b, "upper bounds:      ");
+    if (!p->n_bounded) mp_buf_puts(b, "none needed");
+    for (size_t i = 0; i < p->n_bounded; i++) {
+        const memplan_bounded_dim *d = &p->bounded[i];
+        mp_buf_printf(b, "%s%s = %lld", i ? ", " : "", d->name, (long long)d->value);
+        if (d->data) mp_buf_puts(b, " (data-dependent, at its bound)");
+        else mp_buf_printf(b, " (range %lld..%lld)", (long long)d->lo, (long long)d->value);
+    }
+    mp_buf_puts(b, "\n                   (one arena valid for every size up to these)\n");
 }
 
 /* The ten largest buffers live at the peak. */
@@ -515,6 +642,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
     } else {
         mp_buf_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
                       (unsigned long long)p->options.align);
+        text_upper_bounds(b, p);
         mp_buf_puts(b, "naive:             ");
         human_bytes(b, f->naive_bytes);
         mp_buf_puts(b, "\npeak:              ");
@@ -683,6 +811,9 @@ static void plan_options_of(const memplan_request *r, memplan_plan_options *o) {
     o->n_bindings = r->n_bindings;
     o->values = r->values;
     o->n_values = r->n_values;
+    o->upper_bounds = r->upper_bounds;
+    o->ranges = r->ranges;
+    o->n_ranges = r->n_ranges;
 }
 
 static memplan_status plan_report(mp_cache *cache, const memplan_model *m, const memplan_request *r, char **out,

@@ -1,6 +1,7 @@
 /* request.c -- the options shared by the CLI and the WASM exports. */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,12 +19,14 @@ void memplan_request_init(memplan_request *r) {
 enum {
     OPT_INCLUDE_INPUTS = 1u << 0, OPT_ALLOW = 1u << 1, OPT_EVENTS = 1u << 2, OPT_INPLACE = 1u << 3,
     OPT_NO_NODES = 1u << 4, OPT_OUTPUT = 1u << 5, OPT_STRATEGY = 1u << 6, OPT_ALIGN = 1u << 7,
-    OPT_BUDGET = 1u << 8, OPT_DIM = 1u << 9, OPT_VALUE = 1u << 10, OPT_CONSTANTS = 1u << 11
+    OPT_BUDGET = 1u << 8, OPT_DIM = 1u << 9, OPT_VALUE = 1u << 10, OPT_CONSTANTS = 1u << 11,
+    OPT_UPPER = 1u << 12, OPT_RANGE = 1u << 13
 };
 
 static const char *const OPT_NAMES[] = {"--include-inputs", "--allow-input-overwrite", "--events", "--inplace",
                                         "--no-nodes", "-o", "--strategy", "--align", "--budget-ms", "--dim",
-                                        "--value", "--constants-as-activations"};
+                                        "--value", "--constants-as-activations",
+                                        "--upper-bounds", "--dim NAME=LO..HI"};
 
 /* The options each command takes (besides --json), as in README's synopsis. */
 static const struct {
@@ -33,7 +36,7 @@ static const struct {
     {"info", 0},
     {"shapes", OPT_DIM | OPT_VALUE},
     {"plan", OPT_DIM | OPT_VALUE | OPT_STRATEGY | OPT_ALIGN | OPT_BUDGET | OPT_INCLUDE_INPUTS | OPT_NO_NODES |
-                 OPT_INPLACE | OPT_ALLOW | OPT_CONSTANTS},
+                 OPT_INPLACE | OPT_ALLOW | OPT_CONSTANTS | OPT_UPPER | OPT_RANGE},
     {"inplace", OPT_ALLOW | OPT_EVENTS},
     {"profile", OPT_DIM | OPT_ALLOW},
     {"tags", 0},
@@ -105,6 +108,55 @@ static memplan_status parse_value(memplan_request *r, const char *text, memplan_
     return MEMPLAN_OK;
 }
 
+/* "NAME=VALUE". A later binding of the same name replaces the earlier one. */
+static memplan_status parse_dim(memplan_request *r, const char *val, memplan_error *err) {
+    if (r->n_bindings == MEMPLAN_MAX_BINDINGS)
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "more than %d --dim bindings", MEMPLAN_MAX_BINDINGS);
+    size_t k = r->n_bindings;
+    if (!val || !memplan_binding_parse(val, &r->bindings[k], r->binding_names[k], sizeof r->binding_names[k]))
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], or NAME=LO..HI, got '%s'",
+                                 val ? val : "");
+    r->given |= OPT_DIM;
+    size_t j = 0;
+    while (j < k && strcmp(r->binding_names[j], r->binding_names[k]) != 0) j++;
+    if (j < k) r->bindings[j].value = r->bindings[k].value;
+    else r->n_bindings++;
+    return MEMPLAN_OK;
+}
+
+/* "NAME=LO..HI": a range, planned at HI by --upper-bounds. Parsed as two
+ * bindings ("NAME=LO", "NAME=HI") so both ends obey the same rules. A later
+ * range of the same name replaces the earlier one. */
+static memplan_status parse_range(memplan_request *r, const char *val, memplan_error *err) {
+    const char *dots = strstr(val, ".."), *eq = strchr(val, '=');
+    memplan_binding lo, hi;
+    char name[128], text[160];
+    bool ok = eq && eq < dots && (size_t)(dots - val) < sizeof text &&
+              (size_t)(eq - val) + strlen(dots + 2) + 2 < sizeof text;
+    if (ok) {
+        memcpy(text, val, (size_t)(dots - val));
+        text[dots - val] = 0;
+        ok = memplan_binding_parse(text, &lo, name, sizeof name);
+    }
+    if (ok) {
+        snprintf(text, sizeof text, "%.*s%s", (int)(eq - val + 1), val, dots + 2);
+        ok = memplan_binding_parse(text, &hi, name, sizeof name) && lo.value <= hi.value;
+    }
+    if (!ok)
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "--dim NAME=LO..HI takes integers with 0 <= LO <= HI <= 2^53, got '%s'", val);
+    size_t j = 0;
+    while (j < r->n_ranges && strcmp(r->range_names[j], name) != 0) j++;
+    if (j == MEMPLAN_MAX_RANGES)
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "more than %d dim ranges", MEMPLAN_MAX_RANGES);
+    memcpy(r->range_names[j], name, strlen(name) + 1);
+    r->ranges[j] = (memplan_dim_range){r->range_names[j], lo.value, hi.value};
+    if (j == r->n_ranges) r->n_ranges++;
+    r->given |= OPT_RANGE;
+    return MEMPLAN_OK;
+}
+
 memplan_status memplan_request_parse(memplan_request *r, int argc, const char *const *argv,
                                      memplan_error *err) {
     for (int i = 0; i < argc; i++) {
@@ -152,22 +204,12 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
             r->given |= OPT_BUDGET;
             i++;
         } else if (strcmp(a, "--dim") == 0) {
-            if (r->n_bindings == MEMPLAN_MAX_BINDINGS)
-                return memplan_error_set(err, MEMPLAN_EUSAGE, "more than %d --dim bindings", MEMPLAN_MAX_BINDINGS);
-            size_t k = r->n_bindings;
-            if (!val || !memplan_binding_parse(val, &r->bindings[k], r->binding_names[k], sizeof r->binding_names[k]))
-                return memplan_error_set(err, MEMPLAN_EUSAGE, "--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], got '%s'",
-                                         val ? val : "");
-            r->given |= OPT_DIM;
-            /* A later binding of the same name replaces the earlier one. */
-            size_t j = 0;
-            while (j < k && strcmp(r->binding_names[j], r->binding_names[k]) != 0) j++;
-            if (j < k) {
-                r->bindings[j].value = r->bindings[k].value;
-            } else {
-                r->n_bindings++;
-            }
+            memplan_status st = val && strstr(val, "..") ? parse_range(r, val, err) : parse_dim(r, val, err);
+            if (st) return st;
             i++;
+        } else if (strcmp(a, "--upper-bounds") == 0) {
+            r->upper_bounds = true;
+            r->given |= OPT_UPPER;
         } else if (strcmp(a, "--constants-as-activations") == 0) {
             r->constants_as_activations = true;
             r->given |= OPT_CONSTANTS;
