@@ -430,6 +430,34 @@ static void json_unplanned(mp_json *j, const memplan_model_plan *p) {
     mp_json_end(j);
 }
 
+/* The execution order (with --order): which scheduler, each position's node
+ * in the file order, and the strategy's figures under both orders. */
+static void json_order(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    const memplan_plan_order *o = &p->order;
+    const memplan_plan_figures *file = &o->file[c->r->strategy];
+    bool def = deferred(c);
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "asked");
+    mp_json_str(j, memplan_order_name(o->asked));
+    MP_JSON_KEY(j, "name");
+    mp_json_str(j, memplan_order_name(o->kind));
+    MP_JSON_KEY(j, "exact");
+    mp_json_bool(j, o->exact);
+    MP_JSON_KEY(j, "positions");
+    mp_json_arr(j);
+    for (int32_t i = 0; i < p->positions; i++) mp_json_int(j, o->node ? o->node[i] : i);
+    mp_json_end(j);
+    json_figure(j, c, "file_lower_bound_bytes", file->lower_bound_bytes);
+    json_figure(j, c, "file_peak_bytes", file->peak_bytes);
+    json_figure(j, c, "lower_bound_bytes", c->f->lower_bound_bytes);
+    json_figure(j, c, "peak_bytes", c->f->peak_bytes);
+    MP_JSON_KEY(j, "saving_bytes");
+    if (def) mp_json_null(j);
+    else mp_json_int(j, (int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes);
+    mp_json_end(j);
+}
+
 static void plan_json(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
@@ -477,6 +505,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         if (f->inplace_saved_known) mp_json_int(j, f->inplace_saved_bytes);
         else mp_json_null(j);
         mp_json_end(j);
+    }
+    if (p->order.asked != MEMPLAN_ORDER_FILE && !p->parent) {
+        MP_JSON_KEY(j, "order");
+        json_order(j, c);
     }
     MP_JSON_KEY(j, "at_peak");
     if (def) mp_json_null(j);
@@ -631,6 +663,21 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
     free(idx);
 }
 
+/* The order line: the scheduler and both orders' figures. */
+static void text_order(mp_buf *b, const plan_ctx *c) {
+    const memplan_plan_order *o = &c->p->order;
+    const memplan_plan_figures *file = &o->file[c->r->strategy];
+    mp_buf_printf(b, "order:             %s", memplan_order_name(o->kind));
+    if (o->asked != o->kind) mp_buf_printf(b, " (asked: %s)", memplan_order_name(o->asked));
+    mp_buf_puts(b, o->exact ? ", exact" : "");
+    mp_buf_puts(b, "\n  file order:      peak ");
+    human_bytes(b, file->peak_bytes);
+    mp_buf_puts(b, ", lower bound ");
+    human_bytes(b, file->lower_bound_bytes);
+    mp_buf_printf(b, "\n  saving:          %lld bytes of peak\n",
+                  (long long)((int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes));
+}
+
 static void plan_text(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
@@ -660,6 +707,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
                       (unsigned long long)p->exact.peak_bytes);
         if (f->inplace_saved_known)
             mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
+        if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
         text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");
@@ -812,6 +860,8 @@ static void plan_options_of(const memplan_request *r, memplan_plan_options *o) {
     o->values = r->values;
     o->n_values = r->n_values;
     o->upper_bounds = r->upper_bounds;
+    o->order = r->order;
+    o->order_budget_ms = r->order_budget_ms;
     o->ranges = r->ranges;
     o->n_ranges = r->n_ranges;
 }

@@ -13,6 +13,8 @@ void memplan_request_init(memplan_request *r) {
     r->strategy = MEMPLAN_STRATEGY_ARENA;
     r->align = MEMPLAN_PACK_DEFAULT_ALIGN;
     r->budget_ms = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
+    r->order = MEMPLAN_ORDER_FILE;
+    r->order_budget_ms = MEMPLAN_ORDER_DEFAULT_BUDGET_MS;
 }
 
 /* One bit per option, in memplan_request.given. */
@@ -20,13 +22,13 @@ enum {
     OPT_INCLUDE_INPUTS = 1u << 0, OPT_ALLOW = 1u << 1, OPT_EVENTS = 1u << 2, OPT_INPLACE = 1u << 3,
     OPT_NO_NODES = 1u << 4, OPT_OUTPUT = 1u << 5, OPT_STRATEGY = 1u << 6, OPT_ALIGN = 1u << 7,
     OPT_BUDGET = 1u << 8, OPT_DIM = 1u << 9, OPT_VALUE = 1u << 10, OPT_CONSTANTS = 1u << 11,
-    OPT_UPPER = 1u << 12, OPT_RANGE = 1u << 13
+    OPT_UPPER = 1u << 12, OPT_RANGE = 1u << 13, OPT_ORDER = 1u << 14, OPT_ORDER_BUDGET = 1u << 15
 };
 
 static const char *const OPT_NAMES[] = {"--include-inputs", "--allow-input-overwrite", "--events", "--inplace",
                                         "--no-nodes", "-o", "--strategy", "--align", "--budget-ms", "--dim",
                                         "--value", "--constants-as-activations",
-                                        "--upper-bounds", "--dim NAME=LO..HI"};
+                                        "--upper-bounds", "--dim NAME=LO..HI", "--order", "--order-budget-ms"};
 
 /* The options each command takes (besides --json), as in README's synopsis. */
 static const struct {
@@ -36,7 +38,9 @@ static const struct {
     {"info", 0},
     {"shapes", OPT_DIM | OPT_VALUE},
     {"plan", OPT_DIM | OPT_VALUE | OPT_STRATEGY | OPT_ALIGN | OPT_BUDGET | OPT_INCLUDE_INPUTS | OPT_NO_NODES |
-                 OPT_INPLACE | OPT_ALLOW | OPT_CONSTANTS | OPT_UPPER | OPT_RANGE},
+                 OPT_INPLACE | OPT_ALLOW | OPT_CONSTANTS | OPT_UPPER | OPT_RANGE | OPT_ORDER | OPT_ORDER_BUDGET},
+    {"reorder", OPT_DIM | OPT_VALUE | OPT_ALIGN | OPT_INCLUDE_INPUTS | OPT_CONSTANTS | OPT_UPPER | OPT_RANGE |
+                    OPT_ORDER | OPT_ORDER_BUDGET | OPT_OUTPUT},
     {"inplace", OPT_ALLOW | OPT_EVENTS},
     {"profile", OPT_DIM | OPT_ALLOW},
     {"tags", 0},
@@ -206,6 +210,18 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
         } else if (strcmp(a, "--dim") == 0) {
             memplan_status st = val && strstr(val, "..") ? parse_range(r, val, err) : parse_dim(r, val, err);
             if (st) return st;
+            i++;
+        } else if (strcmp(a, "--order") == 0) {
+            if (!val || !memplan_order_parse(val, &r->order))
+                return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                         "--order takes best, file, greedy, dfs, postorder, forward, beam or exact");
+            r->given |= OPT_ORDER;
+            i++;
+        } else if (strcmp(a, "--order-budget-ms") == 0) {
+            if (!parse_u64(val, 600000, &u))
+                return memplan_error_set(err, MEMPLAN_EUSAGE, "--order-budget-ms takes milliseconds (0 to 600000)");
+            r->order_budget_ms = (uint32_t)u;
+            r->given |= OPT_ORDER_BUDGET;
             i++;
         } else if (strcmp(a, "--upper-bounds") == 0) {
             r->upper_bounds = true;
