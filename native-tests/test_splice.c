@@ -64,7 +64,7 @@ static const mp_meta_edit VALUES[] = {
     {NODE1, 1, NULL, 0}, /* a repeated name: the first counts */
 };
 static const mp_meta_edit OTHER = {NULL, 0, REMOVE, 1};
-static const mp_splice_edits EDITS = {2, NODES, OPS, 3, NAMES, VALUES, &OTHER};
+static const mp_splice_edits EDITS = {2, NODES, OPS, 3, NAMES, VALUES, &OTHER, NULL};
 
 static bool mem_read(void *ctx, uint64_t offset, void *buf, size_t len) {
     memcpy(buf, (const uint8_t *)ctx + offset, len);
@@ -124,13 +124,60 @@ static void test_splice_untouched(void **state) {
     mp_meta_edit none[2] = {{NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
     static const char *const ABSENT[] = {"not-there"};
     mp_meta_edit other = {NULL, 0, ABSENT, 1};
-    mp_splice_edits e = {2, none, NULL, 0, NULL, NULL, &other};
+    mp_splice_edits e = {2, none, NULL, 0, NULL, NULL, &other, NULL};
     expect_splice(bytes, len, &e, bytes, len);
     /* A key longer than every edit's key never matches a shorter one's prefix. */
     static const char *const SHORT[] = {"kee"};
     mp_meta_edit cut = {NULL, 0, SHORT, 1};
     e.other = &cut;
     expect_splice(bytes, len, &e, bytes, len);
+    free(bytes);
+}
+
+/* A node order: the node messages move, every other byte stays; metadata
+ * edits follow their node (by file index). */
+static void test_splice_order(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = model(&len);
+    /* what protobuf-c packs with the two nodes swapped */
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, bytes);
+    assert_non_null(mp);
+    Onnx__NodeProto *t = mp->graph->node[0];
+    mp->graph->node[0] = mp->graph->node[1];
+    mp->graph->node[1] = t;
+    size_t want_len = onnx__model_proto__get_packed_size(mp);
+    uint8_t *want = malloc(want_len);
+    onnx__model_proto__pack(mp, want);
+    mp->graph->node[1] = mp->graph->node[0];
+    mp->graph->node[0] = t;
+    onnx__model_proto__free_unpacked(mp, NULL);
+    static const int32_t SWAP[] = {1, 0};
+    mp_meta_edit none[2] = {{NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
+    mp_splice_edits e = {2, none, OPS, 0, NULL, NULL, NULL, SWAP};
+    assert_int_equal(want_len, len);
+    expect_splice(bytes, len, &e, want, want_len);
+    free(want);
+    /* with the entry edits too */
+    e = EDITS;
+    e.node_order = SWAP;
+    unsigned char *out;
+    size_t out_len;
+    memplan_error err = {0};
+    assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_OK);
+    mp = onnx__model_proto__unpack(NULL, out_len, out);
+    assert_non_null(mp);
+    assert_string_equal(mp->graph->node[0]->op_type, "Add");
+    assert_string_equal(entries(mp->graph->node[0]->metadata_props, mp->graph->node[0]->n_metadata_props), "n=v");
+    assert_string_equal(mp->graph->node[1]->op_type, "Abs");
+    assert_string_equal(entries(mp->graph->node[1]->metadata_props, mp->graph->node[1]->n_metadata_props),
+                        "x=0;b=2;a=1;c=3");
+    onnx__model_proto__free_unpacked(mp, NULL);
+    free(out);
+    static const int32_t BAD[] = {1, 1};
+    e.node_order = BAD;
+    assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_EUSAGE);
+    assert_string_equal(err.message, "the node order is not a permutation (entry 1)");
     free(bytes);
 }
 
@@ -164,6 +211,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_splice_entries),
         cmocka_unit_test(test_splice_untouched),
+        cmocka_unit_test(test_splice_order),
         cmocka_unit_test(test_splice_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

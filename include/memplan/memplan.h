@@ -18,7 +18,9 @@
 #include "memplan/shapes.h"
 #include "memplan/inplace.h"
 #include "memplan/annotate.h"
+#include "memplan/schedule.h"
 #include "memplan/model_plan.h"
+#include "memplan/reorder.h"
 #include "memplan/report.h"
 #include "memplan/session.h"
 

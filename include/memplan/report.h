@@ -59,6 +59,7 @@ typedef struct memplan_request {
     char range_names[MEMPLAN_MAX_RANGES][128];
     bool upper_bounds;           /* plan --upper-bounds */
     memplan_order_kind order;    /* plan/reorder --order (default file; reorder: best) */
+    bool order_set;              /* --order was given */
     uint32_t order_budget_ms;    /* --order-budget-ms */
     bool constants_as_activations; /* plan: Constant outputs are activations, not weights */
     bool allow_input_overwrite;  /* in-place reuse may overwrite graph inputs */

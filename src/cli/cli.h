@@ -88,6 +88,7 @@ int cmd_inplace(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_tags(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_reorder(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_shapes(int argc, char **argv);
 int cmd_pack(int argc, char **argv);

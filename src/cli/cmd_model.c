@@ -1,5 +1,5 @@
 /* cmd_model.c -- commands over one model:
- * memplan info|shapes|plan|inplace|profile|tags|annotate MODEL [options] */
+ * memplan info|shapes|plan|inplace|profile|tags|annotate|reorder MODEL [options] */
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,9 +14,10 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
         return cli_usage_error(cmd, "%s", err.message);
     if (r.n_positional != 1) return cli_usage_error(cmd, r.n_positional ? "more than one model given" : "no model given");
     const char *path = r.positional[0];
-    bool annotate = strcmp(cmd, "annotate") == 0;
+    /* annotate and reorder write a model */
+    bool annotate = strcmp(cmd, "annotate") == 0 || strcmp(cmd, "reorder") == 0;
     if (annotate && !r.output_path) return cli_usage_error(cmd, "no output file given (-o OUT.onnx)");
-    if (!annotate && r.output_path) return cli_usage_error(cmd, "-o/--output is only for annotate");
+    if (!annotate && r.output_path) return cli_usage_error(cmd, "-o/--output is only for annotate and reorder");
     if (memplan_request_check(&r, cmd, &err)) return cli_usage_error(cmd, "%s", err.message);
     if (annotate && cli_same_file(path, r.output_path))
         return cli_usage_error(cmd, "the output file is the model itself: choose another path");
@@ -65,3 +66,4 @@ int cmd_inplace(int argc, char **argv) { return run_model_command("inplace", arg
 int cmd_profile(int argc, char **argv) { return run_model_command("profile", argc, argv); }
 int cmd_tags(int argc, char **argv) { return run_model_command("tags", argc, argv); }
 int cmd_annotate(int argc, char **argv) { return run_model_command("annotate", argc, argv); }
+int cmd_reorder(int argc, char **argv) { return run_model_command("reorder", argc, argv); }

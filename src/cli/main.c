@@ -18,7 +18,8 @@ static const char USAGE[] =
     "             [--dim NAME=LO..HI ...] [--upper-bounds]\n"
     "                             live intervals, slot plan, arena plan, lower bound;\n"
     "                             --upper-bounds plans data-dependent dims at their bounds and\n"
-    "                             ranged dims at HI: one arena for every size in range\n"
+    "                             ranged dims at HI: one arena for every size in range;\n"
+    "                             --order plans under an execution order that lowers the peak\n"
     "  pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]\n"
     "                             pack buffers 'id,lower,upper,size' into one arena\n"
     "  inplace MODEL [--allow-input-overwrite] [--events] [--json]\n"
@@ -28,6 +29,8 @@ static const char USAGE[] =
     "  tags MODEL [--json]        value and node tags (shape, axes, weight, ambiguous)\n"
     "  annotate MODEL -o OUT.onnx [--allow-input-overwrite]\n"
     "                             write the results into the model's metadata_props\n"
+    "  reorder MODEL -o OUT.onnx [--order NAME] [--order-budget-ms N] [--dim NAME=VALUE ...]\n"
+    "                             write the model with its nodes in the order (default best)\n"
     "\n"
     "  --help                     this text\n"
     "  --version                  print the version\n"
@@ -48,6 +51,7 @@ static const command COMMANDS[] = {
     {"profile", cmd_profile},
     {"tags", cmd_tags},
     {"annotate", cmd_annotate},
+    {"reorder", cmd_reorder},
 };
 
 int main(int argc, char **argv) {

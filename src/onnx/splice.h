@@ -1,6 +1,7 @@
 /*
  * splice.h -- new metadata_props entries for the main graph's messages,
- * written into a copy of a model's wire bytes.
+ * and optionally a new order of its nodes, written into a copy of a model's
+ * wire bytes.
  *
  * The output is the input byte for byte, except inside the main graph
  * (ModelProto.graph, every occurrence of field 7, which protobuf merges):
@@ -56,6 +57,12 @@ typedef struct mp_splice_edits {
     const char *const *names;
     const mp_meta_edit *values;
     const mp_meta_edit *other;
+    /* NULL, or the node messages in a new order: node_order[i] is the file
+     * index of the i-th node written (a permutation of 0..n_nodes-1). They
+     * are all written where the first node message of the main graph is,
+     * and the graph's other node messages (a graph given in several
+     * occurrences) are dropped; nothing else moves. */
+    const int32_t *node_order;
 } mp_splice_edits;
 
 /* The edited copy of bytes (a serialized ModelProto) in *out, one malloc'ed

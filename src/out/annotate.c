@@ -122,7 +122,7 @@ static bool build(edits *E, const memplan_inplace *ctx) {
         k++;
     }
     E->other = (mp_meta_edit){NULL, 0, OURS, N_OURS};
-    E->e = (mp_splice_edits){n, nodes, ops, tagged, names, values, &E->other};
+    E->e = (mp_splice_edits){n, nodes, ops, tagged, names, values, &E->other, NULL};
     return true;
 }
 

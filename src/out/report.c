@@ -7,6 +7,7 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "memplan/reorder.h"
 #include "out/cache.h"
 #include "out/json.h"
 #include "out/report_inplace.h"
@@ -887,12 +888,38 @@ static memplan_status plan_report(mp_cache *cache, const memplan_model *m, const
     return finish_buf(&b, out, len, err);
 }
 
+/* reorder: the model's bytes with the nodes in the order of a plan under
+ * --order (best unless given). */
+static memplan_status reorder_report(mp_cache *cache, const memplan_model *m, const memplan_request *r, char **out,
+                                     size_t *len, memplan_error *err) {
+    if (!r->model_bytes && !r->model_reader)
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "reorder needs the model's bytes");
+    memplan_plan_options o;
+    plan_options_of(r, &o);
+    if (!r->order_set) o.order = MEMPLAN_ORDER_BEST;
+    const memplan_model_plan *p = NULL;
+    memplan_status st = mp_cache_plan(cache, m, &o, &p, err);
+    if (st) return st;
+    if (p->deferred)
+        return memplan_error_set(err, MEMPLAN_EINPUT, "some sizes are not known, so no order can be chosen%s%s%s",
+                                 p->n_unbound_dims ? ": bind " : "", p->n_unbound_dims ? p->unbound_dims[0] : "",
+                                 p->n_unbound_dims ? (p->n_unbound_dims > 1 ? " and the other dims with --dim"
+                                                                            : " with --dim")
+                                                   : "");
+    unsigned char *bytes = NULL;
+    st = r->model_reader ? memplan_reorder_reader(r->model_reader, p, &bytes, len, err)
+                         : memplan_reorder(r->model_bytes, r->model_len, p, &bytes, len, err);
+    *out = (char *)bytes;
+    return st;
+}
+
 memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *command, const memplan_request *r,
                          char **out, size_t *len, memplan_error *err, bool json) {
     if (strcmp(command, "info") == 0)
         return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
     if (strcmp(command, "shapes") == 0) return shapes_report(m, r, out, len, err, json);
     if (mp_inplace_command(command)) return mp_report_inplace(cache, m, command, r, out, len, err, json);
+    if (strcmp(command, "reorder") == 0) return reorder_report(cache, m, r, out, len, err);
     if (strcmp(command, "plan") != 0)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
     return plan_report(cache, m, r, out, len, err, json);

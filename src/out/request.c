@@ -216,6 +216,7 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
                 return memplan_error_set(err, MEMPLAN_EUSAGE,
                                          "--order takes best, file, greedy, dfs, postorder, forward, beam or exact");
             r->given |= OPT_ORDER;
+            r->order_set = true;
             i++;
         } else if (strcmp(a, "--order-budget-ms") == 0) {
             if (!parse_u64(val, 600000, &u))
