@@ -86,7 +86,7 @@ typedef struct memplan_plan_options {
     size_t n_values;
     memplan_order_kind order;         /* the main graph's execution order (memplan/schedule.h;
                                          default MEMPLAN_ORDER_FILE: the model's) */
-    uint32_t order_budget_ms;         /* work budget of the beam and exact schedulers (default 50) */
+    uint32_t order_budget_ms;         /* work budget of the beam and exact schedulers (default 20) */
     bool upper_bounds;                /* plan every data-dependent dim (memplan/shapes.h) at its
                                          bound and every ranged dim at its hi: one arena valid for
                                          every size in range (see bounded[] in the plan) */

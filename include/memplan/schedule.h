@@ -72,7 +72,7 @@ typedef enum memplan_order_kind {
 #define MEMPLAN_ORDER_COUNT 8
 
 /* The default budget of the beam and exact searches. */
-#define MEMPLAN_ORDER_DEFAULT_BUDGET_MS 50
+#define MEMPLAN_ORDER_DEFAULT_BUDGET_MS 20
 
 typedef struct memplan_schedule {
     memplan_order_kind kind; /* the scheduler that made the order (for best: the winner) */

@@ -184,6 +184,12 @@ static int cmp_dstate(const void *x, const void *y) {
     return (a->step > b->step) - (a->step < b->step);
 }
 
+static int ilog2(size_t c) {
+    int k = 0;
+    while (c >>= 1) k++;
+    return k;
+}
+
 /* Live bytes after step v joins the set `mask`. */
 static uint64_t dp_live_after(const mp_sched *s, const uint64_t *usemask, const dstate *st, int32_t v) {
     uint64_t after = st->mask | (UINT64_C(1) << v), freed = st->mask ? 0 : s->base_dead;
@@ -232,7 +238,8 @@ static bool dp_levels(const mp_sched *s, dp *d, uint64_t ub, uint64_t *work, boo
             }
         }
         qsort(next, c, sizeof *next, cmp_dstate);
-        *work -= c < *work ? c : *work;
+        uint64_t sort = (uint64_t)c * (uint64_t)(ilog2(c) + 1) * 4; /* comparisons and moves */
+        *work -= sort < *work ? sort : *work;
         size_t w = 0; /* one state per set: the first after sorting has the least peak */
         for (size_t i = 0; i < c; i++)
             if (!w || next[w - 1].mask != next[i].mask) next[w++] = next[i];

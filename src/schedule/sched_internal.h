@@ -31,7 +31,7 @@ typedef struct mp_sched {
 } mp_sched;
 
 /* The work budget of the searches: units per millisecond of budget_ms. */
-#define MP_SCHED_WORK_PER_MS 100000u
+#define MP_SCHED_WORK_PER_MS 80000u
 
 memplan_status mp_sched_compile(const memplan_sched_problem *p, mp_sched *s, memplan_error *err);
 void mp_sched_free(mp_sched *s);
