@@ -26,20 +26,25 @@ static memplan_model *load(mb_graph *g) {
     return m;
 }
 
-/* x -> a1 (100 floats) -> a2 (1 float); x -> b1 -> b2; y = a2 + b2. The file
- * runs both big producers first. */
-static mb_graph *branches(void) {
-    mb_graph *g = mb_new_graph("g");
-    mb_input(g, "x", 1, "1");
+/* x -> a1 (100 floats) -> a2 (1 float); x -> b1 -> b2: the file runs both
+ * big producers first. */
+static void add_branches(mb_graph *g) {
     mb_node(g, "BigA", "x", "a1"); /* no shape rule: the declared shapes stand */
     mb_node(g, "BigB", "x", "b1");
     mb_node(g, "SmallA", "a1", "a2");
     mb_node(g, "SmallB", "b1", "b2");
-    mb_node(g, "Add", "a2,b2", "y");
     mb_value(g, "a1", 1, "100");
     mb_value(g, "b1", 1, "100");
     mb_value(g, "a2", 1, "1");
     mb_value(g, "b2", 1, "1");
+}
+
+/* The branches joined: y = a2 + b2. */
+static mb_graph *branches(void) {
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "1");
+    add_branches(g);
+    mb_node(g, "Add", "a2,b2", "y");
     mb_output(g, "y", 1, "1");
     return g;
 }
@@ -183,10 +188,7 @@ static void test_control_flow(void **state) {
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", 1, "1");
     mb_input(g, "c", 9, "1");
-    mb_node(g, "BigA", "x", "a1");
-    mb_node(g, "BigB", "x", "b1");
-    mb_node(g, "SmallA", "a1", "a2");
-    mb_node(g, "SmallB", "b1", "b2");
+    add_branches(g);
     mb_graph *then_g = mb_new_graph("then");
     mb_node(then_g, "BigT", "x", "t0"); /* x captured */
     mb_node(then_g, "SmallT", "t0", "t");
@@ -200,10 +202,6 @@ static void test_control_flow(void **state) {
     mb_graph_attr(nif, "else_branch", else_g);
     mb_node(g, "Add", "a2,b2", "s");
     mb_node(g, "Add", "s,z", "y");
-    mb_value(g, "a1", 1, "100");
-    mb_value(g, "b1", 1, "100");
-    mb_value(g, "a2", 1, "1");
-    mb_value(g, "b2", 1, "1");
     mb_value(g, "z", 1, "1");
     mb_value(g, "s", 1, "1");
     mb_output(g, "y", 1, "1");

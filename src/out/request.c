@@ -68,6 +68,17 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
     return true;
 }
 
+/* A budget option's milliseconds (0 to 600000); false with the usage error set. */
+static bool parse_ms(const char *opt, const char *val, uint32_t *out, memplan_error *err) {
+    uint64_t u;
+    if (!parse_u64(val, 600000, &u)) {
+        memplan_error_set(err, MEMPLAN_EUSAGE, "%s takes milliseconds (0 to 600000)", opt);
+        return false;
+    }
+    *out = (uint32_t)u;
+    return true;
+}
+
 /* "NAME=V[,V...]": integers, or true/false. A later value of the same name
  * replaces the earlier one. */
 static memplan_status parse_value(memplan_request *r, const char *text, memplan_error *err) {
@@ -202,9 +213,7 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
             r->given |= OPT_ALIGN;
             i++;
         } else if (strcmp(a, "--budget-ms") == 0) {
-            if (!parse_u64(val, 600000, &u))
-                return memplan_error_set(err, MEMPLAN_EUSAGE, "--budget-ms takes milliseconds (0 to 600000)");
-            r->budget_ms = (uint32_t)u;
+            if (!parse_ms(a, val, &r->budget_ms, err)) return MEMPLAN_EUSAGE;
             r->given |= OPT_BUDGET;
             i++;
         } else if (strcmp(a, "--dim") == 0) {
@@ -219,9 +228,7 @@ memplan_status memplan_request_parse(memplan_request *r, int argc, const char *c
             r->order_set = true;
             i++;
         } else if (strcmp(a, "--order-budget-ms") == 0) {
-            if (!parse_u64(val, 600000, &u))
-                return memplan_error_set(err, MEMPLAN_EUSAGE, "--order-budget-ms takes milliseconds (0 to 600000)");
-            r->order_budget_ms = (uint32_t)u;
+            if (!parse_ms(a, val, &r->order_budget_ms, err)) return MEMPLAN_EUSAGE;
             r->given |= OPT_ORDER_BUDGET;
             i++;
         } else if (strcmp(a, "--upper-bounds") == 0) {

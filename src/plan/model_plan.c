@@ -778,7 +778,11 @@ static memplan_status plan_ordered(const plan_env *env, plan_impl **out, memplan
     if (st) return st;
     order_is_file(file, asked);
     *out = file;
-    if (file->pub.deferred || file->pub.positions < 2) return MEMPLAN_OK;
+    if (file->pub.deferred) return MEMPLAN_OK;
+    if (file->pub.positions < 2) { /* one order only */
+        file->pub.order.exact = true;
+        return MEMPLAN_OK;
+    }
     mp_order_problem q;
     memplan_schedule s = {0};
     if (!(st = mp_order_problem_build(&file->pub, &q, err))) {
