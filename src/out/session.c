@@ -70,10 +70,13 @@ const memplan_model *memplan_session_model(const memplan_session *s) { return s-
 
 memplan_status memplan_session_report(memplan_session *s, const char *command, const memplan_request *r, bool json,
                                       char **out, size_t *len, memplan_error *err) {
-    if (s->stripped && !r->model_reader && strcmp(command, "annotate") == 0)
+    /* annotate and reorder write the whole model */
+    bool writes = strcmp(command, "annotate") == 0 || strcmp(command, "reorder") == 0;
+    if (s->stripped && !r->model_reader && writes)
         return memplan_error_set(err, MEMPLAN_EUSAGE,
-                                 "annotate needs the whole model, and this session was opened through a reader "
-                                 "that skipped its tensor data: pass the reader with the request (model_reader)");
+                                 "%s needs the whole model, and this session was opened through a reader "
+                                 "that skipped its tensor data: pass the reader with the request (model_reader)",
+                                 command);
     memplan_request *own = malloc(sizeof *own); /* ~33 KB: not on the stack */
     if (!own) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     *own = *r;
