@@ -16,6 +16,7 @@
 #include "memplan/memplan.h"
 #include "memplan/report.h"
 #include "memplan/session.h"
+#include "cli/args.h"
 #include "model_builder.h"
 
 static double now_ms(void) {
@@ -132,16 +133,15 @@ static void run(const char *label, const uint8_t *bytes, size_t len) {
         char seq[32];
         snprintf(seq, sizeof seq, "seq=%d", 128 + k);
         const char *argv[] = {"--dim", "batch=1", "--dim", seq, "--no-nodes"};
-        memplan_request *r = malloc(sizeof *r);
-        memplan_request_init(r);
-        memplan_request_parse(r, 5, argv, &err);
+        memplan_request r;
+        cli_request_parse(&r, 5, argv, &err);
         char *out = NULL;
         size_t olen;
         double a = now_ms();
-        memplan_session_report(s, "plan", r, true, &out, &olen, &err);
+        memplan_session_report(s, "plan", &r, true, &out, &olen, &err);
         double b = now_ms();
         free(out);
-        free(r);
+        memplan_request_free(&r);
         if (k >= 0) t[k] = b - a;
     }
     qsort(t, N, sizeof *t, cmp_double);

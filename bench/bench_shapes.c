@@ -17,6 +17,7 @@
 #include "memplan/memplan.h"
 #include "memplan/report.h"
 #include "memplan/session.h"
+#include "cli/args.h"
 #include "model_builder.h"
 
 static double now_ms(void) {
@@ -99,21 +100,16 @@ static void run(const char *label, const uint8_t *bytes, size_t len) {
         known += vs && vs->bytes != MEMPLAN_EXPR_NONE;
     }
     memplan_shapes_free(s);
-    memplan_request *r = malloc(sizeof *r); /* ~37 KB: not on the stack */
-    if (!r) {
-        memplan_model_free(m);
-        return;
-    }
-    memplan_request_init(r);
+    memplan_request r;
     const char *argv[] = {"--dim", "batch=1", "--dim", "seq=128"};
-    memplan_request_parse(r, 4, argv, &err);
+    cli_request_parse(&r, 4, argv, &err);
     char *json;
     size_t jl;
     double t2 = now_ms();
-    memplan_status st = memplan_report_json(m, "plan", r, &json, &jl, &err);
+    memplan_status st = memplan_report_json(m, "plan", &r, &json, &jl, &err);
     double t3 = now_ms();
     if (!st) free(json);
-    free(r);
+    memplan_request_free(&r);
     printf("%-40s %8d nodes %8d values  load %7.1f ms  shapes %7.1f ms (%5.1f ms/10k nodes)  plan %7.1f ms  known %.1f%%\n",
            label, (int)m->graph->n_nodes, (int)m->graph->n_values, t1 - t0, best,
            m->graph->n_nodes ? best * 10000.0 / m->graph->n_nodes : 0.0, t3 - t2,
@@ -128,17 +124,16 @@ static int cmp_double(const void *a, const void *b) {
 
 /* One session call; its time in ms (negative on failure). */
 static double timed_report(memplan_session *s, const char *command, int argc, const char *const *argv) {
-    memplan_request *r = malloc(sizeof *r);
+    memplan_request r;
     memplan_error err = {0};
     char *out = NULL;
     size_t len;
-    memplan_request_init(r);
-    memplan_status st = memplan_request_parse(r, argc, argv, &err);
+    memplan_status st = cli_request_parse(&r, argc, argv, &err);
     double t0 = now_ms();
-    if (!st) st = memplan_session_report(s, command, r, true, &out, &len, &err);
+    if (!st) st = memplan_session_report(s, command, &r, true, &out, &len, &err);
     double t = now_ms() - t0;
     free(out);
-    free(r);
+    memplan_request_free(&r);
     return st ? -1.0 : t;
 }
 

@@ -18,6 +18,7 @@
  *      for framing: a wall-clock cap may stop them under a loaded fuzzer).
  * Bindings come from the input bytes so the fuzzer can steer them.
  */
+#include "cli/args.h"
 #include "fuzz_common.h"
 
 #define MAX_BINDS 16
@@ -61,7 +62,7 @@ static void check_session(const char *command, const memplan_request *r, memplan
     char *out = NULL;
     size_t n = 0;
     memplan_status s2 = memplan_session_report(g_session, command, r, true, &out, &n, &e2);
-    bool exact = r->budget_ms == 0 || strcmp(command, "plan") != 0;
+    bool exact = r->plan.budget_ms == 0 || strcmp(command, "plan") != 0;
     if (exact) {
         FUZZ_CHECK(s2 == st, "%s: session status %d, one-shot %d", command, (int)s2, (int)st);
         if (st == MEMPLAN_OK)
@@ -84,19 +85,13 @@ static void run_report(const memplan_model *m, const char *const *argv, int argc
 
 static void run_command(const memplan_model *m, const char *command, const char *const *argv, int argc,
                         const memplan_binding *binds, size_t n_binds) {
-    static memplan_request r; /* large (bindings arrays): not on the stack */
+    memplan_request r;
     memplan_error err = {0};
-    memplan_request_init(&r);
-    memplan_status st = memplan_request_parse(&r, argc, argv, &err);
+    memplan_status st = cli_request_parse(&r, argc, argv, &err);
     FUZZ_CHECK(st == MEMPLAN_OK, "request: %s", err.message);
-    for (size_t i = 0; i < n_binds && r.n_bindings < MEMPLAN_MAX_BINDINGS; i++) {
-        /* Names longer than the request's buffers are skipped, as the CLI would reject them. */
-        if (strlen(binds[i].name) >= sizeof r.binding_names[0]) continue;
-        strcpy(r.binding_names[r.n_bindings], binds[i].name);
-        r.bindings[r.n_bindings].name = r.binding_names[r.n_bindings];
-        r.bindings[r.n_bindings].value = binds[i].value;
-        r.n_bindings++;
-    }
+    for (size_t i = 0; i < n_binds; i++) /* names of any length, as the CLI binds them */
+        FUZZ_CHECK(!memplan_request_bind_dim(&r, binds[i].name, strlen(binds[i].name), binds[i].value, &err),
+                   "bind: %s", err.message);
     r.model_bytes = g_data;
     r.model_len = g_size;
     char *json = NULL;

@@ -103,7 +103,7 @@ def main():
     check(r.returncode == 0 and r.stderr == "" and "exit codes: 0 ok, 1 usage error, 2 bad input" in r.stdout,
           "--help: stdout, exit 0")
     cmds, flags = synopsis(readme)
-    check(cmds == {"info", "shapes", "plan", "pack", "inplace", "profile", "tags", "annotate", "reorder"},
+    check(cmds == {"info", "shapes", "plan", "sweep", "pack", "inplace", "profile", "tags", "annotate", "reorder"},
           f"README synopsis commands parsed: {sorted(cmds)}")
     for c in sorted(cmds):
         check(re.search(r"^  %s " % c, r.stdout, re.M) is not None, f"--help lists '{c}'")
@@ -149,7 +149,11 @@ def main():
         (["shapes", model, "--order", "best"], "memplan shapes: --order does not apply to shapes"),
         (["reorder", model], "memplan reorder: no output file given (-o OUT.onnx)"),
         (["reorder", model, "-o", os.path.join(d, "x.onnx"), "--inplace"], "memplan reorder: --inplace does not apply to reorder"),
-        (["info", model, "-o", os.path.join(d, "x.onnx")], "memplan info: -o/--output is only for annotate"),
+        (["info", model, "-o", os.path.join(d, "x.onnx")], "memplan info: -o does not apply to info"),
+        (["plan", model, "--output", os.path.join(d, "x.onnx")], "memplan plan: -o does not apply to plan"),
+        # the first option the command does not take, in the order given
+        (["info", model, "--strategy", "slots", "--dim", "batch=1"], "memplan info: --strategy does not apply to info"),
+        (["shapes", model, "--events", "--dim", "batch=x"], "memplan shapes: --events does not apply to shapes"),
         (["info", model, "--dim", "batch=1"], "memplan info: --dim does not apply to info"),
         (["shapes", model, "--strategy", "slots"], "memplan shapes: --strategy does not apply to shapes"),
         (["plan", model, "--events"], "memplan plan: --events does not apply to plan"),

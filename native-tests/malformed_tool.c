@@ -131,9 +131,9 @@ static void run_case(const char *label, const uint8_t *data, size_t len) {
     else put_str(err.message, strlen(err.message));
     free(out);
     out = NULL;
-    static memplan_request r;
+    memplan_request r;
     memplan_request_init(&r);
-    r.budget_ms = 0;
+    r.plan.budget_ms = 0;
     printf(",\"plan\":");
     st = memplan_report_json(m, "plan", &r, &out, &n, &err);
     if (st == MEMPLAN_OK) {

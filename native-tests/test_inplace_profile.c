@@ -1,6 +1,6 @@
 /*
- * test_inplace_profile.c -- the per-node memory profile (SEMANTICS §8), the
- * annotation (§9), the JSON documents and `plan --inplace`, exact values.
+ * test_inplace_profile.c -- the per-node memory profile (docs/semantics.md, "Profile"), the
+ * annotation ("Metadata written into a model"), the JSON documents and `plan --inplace`, exact values.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,6 +10,7 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "cli/args.h"
 #include "model_builder.h"
 #include "test_inplace_util.h"
 
@@ -112,11 +113,12 @@ static void test_profile_reuse_chain_keeps_buffer_size(void **state) {
 
 static char *report(tctx *t, const char *cmd, int argc, const char *const *argv, size_t *len) {
     memplan_request r;
-    memplan_request_init(&r);
     memplan_error err = {0};
-    assert_int_equal(memplan_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
     char *out = NULL; /* no model bytes: the value tags come from the IR */
-    if (memplan_report_json(t->m, cmd, &r, &out, len, &err)) fail_msg("%s: %s", cmd, err.message);
+    memplan_status st = memplan_report_json(t->m, cmd, &r, &out, len, &err);
+    memplan_request_free(&r);
+    if (st) fail_msg("%s: %s", cmd, err.message);
     return out;
 }
 

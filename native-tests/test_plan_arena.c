@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "memplan/plan.h"
+#include "memplan/validate.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

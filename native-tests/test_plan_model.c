@@ -11,6 +11,7 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "cli/args.h"
 #include "model_builder.h"
 
 /* Plan a graph with the given options; returns the JSON (free it). */
@@ -22,11 +23,11 @@ static char *plan(mb_graph *g, int argc, const char *const *argv) {
     assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
     free(bytes);
     memplan_request r;
-    memplan_request_init(&r);
-    assert_int_equal(memplan_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
     char *json = NULL;
     size_t jlen;
     memplan_status st = memplan_report_json(m, "plan", &r, &json, &jlen, &err);
+    memplan_request_free(&r);
     if (st) fail_msg("%s", err.message);
     memplan_model_free(m);
     return json;
@@ -165,16 +166,16 @@ static void test_symbolic_defers_then_binds(void **state) {
                           "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[]}");
     free(json);
     const char *argv[] = {"--dim", "batch=2", "--dim", "seq=8", "--align", "1"};
-    memplan_request_init(&r);
-    assert_int_equal(memplan_request_parse(&r, 6, argv, &err), MEMPLAN_OK);
+    assert_int_equal(cli_request_parse(&r, 6, argv, &err), MEMPLAN_OK);
     assert_int_equal(memplan_report_json(m, "plan", &r, &json, &jl, &err), MEMPLAN_OK);
+    memplan_request_free(&r);
     expect_contains(json, "\"status\":\"planned\",\"strategy\":\"arena\",\"align\":1,\"positions\":2,"
                           "\"naive_bytes\":128,\"peak_bytes\":128,\"lower_bound_bytes\":128");
     free(json);
     memplan_model_free(m);
 }
 
-/* A size over 17 dims: the deferred plan lists every unbound name (§3). */
+/* A size over 17 dims: the deferred plan lists every unbound name (docs/semantics.md, "Planned or deferred"). */
 static void test_deferred_lists_every_dim(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");

@@ -13,6 +13,7 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "cli/args.h"
 #include "model_builder.h"
 #include "plan/model_order.h"
 
@@ -129,13 +130,13 @@ static void test_chain_keeps_file(void **state) {
 
 static char *report(const memplan_model *m, const char *const *argv, int argc, bool json) {
     memplan_request r;
-    memplan_request_init(&r);
     memplan_error err = {0};
-    assert_int_equal(memplan_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
     char *out = NULL;
     size_t len;
     memplan_status st = json ? memplan_report_json(m, "plan", &r, &out, &len, &err)
                              : memplan_report_text(m, "plan", &r, &out, &len, &err);
+    memplan_request_free(&r);
     if (st) fail_msg("%s", err.message);
     return out;
 }
@@ -168,16 +169,17 @@ static void test_json(void **state) {
                        "  saving:          384 bytes of peak\n");
     free(t);
     memplan_request r;
-    memplan_request_init(&r);
     memplan_error err = {0};
     const char *bad[] = {"--order", "fastest"};
-    assert_int_equal(memplan_request_parse(&r, 2, bad, &err), MEMPLAN_EUSAGE);
+    assert_int_equal(cli_request_parse(&r, 2, bad, &err), MEMPLAN_EUSAGE);
     assert_string_equal(err.message, "--order takes best, file, greedy, dfs, postorder, forward, beam or exact");
-    memplan_request_init(&r);
+    memplan_request_free(&r);
+    cli_args a;
+    cli_args_init(&a);
     const char *info[] = {"--order", "best"};
-    assert_int_equal(memplan_request_parse(&r, 2, info, &err), MEMPLAN_OK);
-    assert_int_equal(memplan_request_check(&r, "info", &err), MEMPLAN_EUSAGE);
+    assert_int_equal(cli_args_parse(&a, memplan_command_find("info"), 2, info, &err), MEMPLAN_EUSAGE);
     assert_string_equal(err.message, "--order does not apply to info");
+    cli_args_free(&a);
     memplan_model_free(m);
 }
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "memplan/plan.h"
+#include "memplan/validate.h"
 
 #define INSTANCES 10000
 #define MAX_N 40

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "memplan/memplan.h"
+#include "cli/args.h"
 #include "model_builder.h"
 #include "out/cache.h"
 
@@ -49,10 +50,9 @@ static int count_args(const step *s) {
  * byte-identical (errors too: same status and message). */
 static void check_step(memplan_session *s, const memplan_model *m, const uint8_t *bytes, size_t len,
                        const step *st) {
-    memplan_request *r = malloc(sizeof *r);
+    memplan_request req, *r = &req;
     memplan_error err = {0};
-    memplan_request_init(r);
-    assert_int_equal(memplan_request_parse(r, count_args(st), st->args, &err), MEMPLAN_OK);
+    assert_int_equal(cli_request_parse(r, count_args(st), st->args, &err), MEMPLAN_OK);
     r->model_bytes = bytes;
     r->model_len = len;
     char *a = NULL, *b = NULL;
@@ -71,7 +71,7 @@ static void check_step(memplan_session *s, const memplan_model *m, const uint8_t
     }
     free(a);
     free(b);
-    free(r);
+    memplan_request_free(r);
 }
 
 static void test_session_equals_one_shot(void **state) {
@@ -167,9 +167,8 @@ static void test_session_from_reader(void **state) {
     /* With the reader passed again, annotate equals the one-shot annotate of the bytes. */
     static const step annotate_steps[] = {{"annotate", true, {0}}, {"annotate", true, {"--allow-input-overwrite"}}};
     for (size_t i = 0; i < 2; i++) {
-        memplan_request *q = malloc(sizeof *q);
-        memplan_request_init(q);
-        assert_int_equal(memplan_request_parse(q, count_args(&annotate_steps[i]), annotate_steps[i].args, &err), MEMPLAN_OK);
+        memplan_request req, *q = &req;
+        assert_int_equal(cli_request_parse(q, count_args(&annotate_steps[i]), annotate_steps[i].args, &err), MEMPLAN_OK);
         q->model_reader = &rd;
         char *a = NULL, *b = NULL;
         size_t alen = 0, blen = 0;
@@ -183,7 +182,7 @@ static void test_session_from_reader(void **state) {
         assert_true(alen > len); /* the entries were added */
         free(a);
         free(b);
-        free(q);
+        memplan_request_free(q);
     }
     memplan_session_close(s);
     memplan_model_free(m);
@@ -204,6 +203,7 @@ static int fixture_setup(void **state) {
     memplan_status st = memplan_model_load(bytes, len, NULL, &f->m, &err);
     free(bytes);
     f->r = malloc(sizeof *f->r);
+    if (f->r) memplan_request_init(f->r);
     *state = f;
     return st || !f->r ? -1 : 0;
 }
@@ -211,6 +211,7 @@ static int fixture_setup(void **state) {
 static int fixture_teardown(void **state) {
     fixture *f = *state;
     memplan_model_free(f->m);
+    if (f->r) memplan_request_free(f->r);
     free(f->r);
     free(f);
     return 0;
@@ -218,8 +219,8 @@ static int fixture_teardown(void **state) {
 
 static void parse(memplan_request *r, int argc, const char *const *argv) {
     memplan_error err = {0};
-    memplan_request_init(r);
-    assert_int_equal(memplan_request_parse(r, argc, argv, &err), MEMPLAN_OK);
+    memplan_request_free(r);
+    assert_int_equal(cli_request_parse(r, argc, argv, &err), MEMPLAN_OK);
 }
 
 static void report(mp_cache *c, const memplan_model *m, const char *command, const memplan_request *r) {

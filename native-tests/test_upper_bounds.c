@@ -14,6 +14,7 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "cli/args.h"
 #include "model_builder.h"
 
 /* x float[seq,8] -> Relu -> NonZero (int64[2, n]) -> Transpose -> Cast float -> Relu. */
@@ -37,12 +38,13 @@ static memplan_model *nonzero_model(void) {
 
 static char *report(const memplan_model *m, int argc, const char *const *argv) {
     memplan_request r;
-    memplan_request_init(&r);
     memplan_error err = {0};
-    assert_int_equal(memplan_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
     char *json = NULL;
     size_t len;
-    if (memplan_report_json(m, "plan", &r, &json, &len, &err)) fail_msg("%s", err.message);
+    memplan_status st = memplan_report_json(m, "plan", &r, &json, &len, &err);
+    memplan_request_free(&r);
+    if (st) fail_msg("%s", err.message);
     return json;
 }
 
@@ -149,27 +151,32 @@ static void test_range_errors(void **state) {
     (void)state;
     memplan_request r;
     memplan_error err = {0};
-    const char *bad[] = {"seq=4..2", "seq=..2", "seq=1..", "=1..2", "seq=1..x", "seq=-1..2", "seq1..2"};
+    const char *bad[] = {"seq=4..2", "seq=..2", "seq=1..", "=1..2", "seq=1..x", "seq=-1..2"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        memplan_request_init(&r);
         const char *args[] = {"--dim", bad[i]};
-        assert_int_equal(memplan_request_parse(&r, 2, args, &err), MEMPLAN_EUSAGE);
+        assert_int_equal(cli_request_parse(&r, 2, args, &err), MEMPLAN_EUSAGE);
         expect_contains(err.message, "--dim NAME=LO..HI takes integers");
+        memplan_request_free(&r);
     }
     /* ranges apply to plan only */
-    memplan_request_init(&r);
     const char *args[] = {"--dim", "seq=1..2"};
-    assert_int_equal(memplan_request_parse(&r, 2, args, &err), MEMPLAN_OK);
-    assert_int_equal(memplan_request_check(&r, "shapes", &err), MEMPLAN_EUSAGE);
+    cli_args a;
+    cli_args_init(&a);
+    assert_int_equal(cli_args_parse(&a, memplan_command_find("shapes"), 2, args, &err), MEMPLAN_EUSAGE);
     assert_string_equal(err.message, "--dim NAME=LO..HI does not apply to shapes");
-    assert_int_equal(memplan_request_check(&r, "plan", &err), MEMPLAN_OK);
+    cli_args_free(&a);
+    cli_args_init(&a);
+    assert_int_equal(cli_args_parse(&a, memplan_command_find("plan"), 2, args, &err), MEMPLAN_OK);
+    assert_int_equal(a.req.plan.n_ranges, 1);
+    assert_int_equal(a.req.plan.ranges[0].hi, 2);
+    cli_args_free(&a);
 
     /* a value and a range for one dim */
     memplan_model *m = nonzero_model();
     memplan_plan_options o;
     memplan_plan_options_init(&o);
     memplan_binding seq = {"seq", 4};
-    memplan_dim_range range = {"seq", 1, 8};
+    memplan_dim_range range = {"seq", 1, 8, 0};
     o.bindings = &seq;
     o.n_bindings = 1;
     o.ranges = &range;
@@ -216,6 +223,74 @@ static void test_value_inputs(void **state) {
     memplan_model_free(m);
 }
 
+
+static char *sweep_report(const memplan_model *m, int argc, const char *const *argv, memplan_status want) {
+    memplan_request r;
+    memplan_error err = {0};
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    char *json = NULL;
+    size_t len;
+    memplan_status st = memplan_report_json(m, "sweep", &r, &json, &len, &err);
+    memplan_request_free(&r);
+    if (st != want) fail_msg("sweep: status %d (%s)", (int)st, err.message);
+    return st ? mb_strdup(err.message) : json;
+}
+
+/* memplan sweep: N values from LO to HI (both ends, rounded, each once), the
+ * arena's figures at each; with --upper-bounds the NonZero count at its
+ * bound n = 8 * seq: r 32*seq bytes, nz and t int64[2,n] 128*seq each, c
+ * and y float[n,2] 64*seq each; naive 416*seq, the peak nz + t 256*seq, the
+ * slots {nz, y} {t, c} {r} 288*seq. */
+static void test_sweep_report(void **state) {
+    (void)state;
+    memplan_model *m = nonzero_model();
+    const char *const args[] = {"--dim", "seq=1..4:3", "--upper-bounds", "--align", "1"};
+    char *json = sweep_report(m, 5, args, MEMPLAN_OK);
+    assert_string_equal(json, "{\"dim\":\"seq\",\"lo\":1,\"hi\":4,\"points\":["
+                              "{\"value\":1,\"status\":\"planned\",\"naive_bytes\":416,\"peak_bytes\":256,"
+                              "\"lower_bound_bytes\":256,\"slots_bytes\":288},"
+                              "{\"value\":3,\"status\":\"planned\",\"naive_bytes\":1248,\"peak_bytes\":768,"
+                              "\"lower_bound_bytes\":768,\"slots_bytes\":864},"
+                              "{\"value\":4,\"status\":\"planned\",\"naive_bytes\":1664,\"peak_bytes\":1024,"
+                              "\"lower_bound_bytes\":1024,\"slots_bytes\":1152}]}\n");
+    free(json);
+    /* without --upper-bounds the count stays unknown: every point deferred */
+    const char *const plain[] = {"--dim", "seq=2..3"};
+    json = sweep_report(m, 2, plain, MEMPLAN_OK);
+    expect_contains(json, "\"points\":[{\"value\":2,\"status\":\"deferred\",\"naive_bytes\":null,"
+                          "\"peak_bytes\":null,\"lower_bound_bytes\":null,\"slots_bytes\":null},"
+                          "{\"value\":3,\"status\":\"deferred\"");
+    free(json);
+    /* one range, no more and no fewer */
+    const char *const none[] = {"--dim", "seq=2"};
+    char *msg = sweep_report(m, 2, none, MEMPLAN_EUSAGE);
+    assert_string_equal(msg, "sweep takes one --dim NAME=LO..HI[:N] (the dim to vary), got 0");
+    free(msg);
+    memplan_model_free(m);
+
+    /* a value the model cannot hold does not stop the sweep: x[seq] reshaped to [8] */
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "seq");
+    mb_initializer_ints(g, "shape", "1", (const int64_t[]){8}, 1);
+    mb_node(g, "Reshape", "x,shape", "r");
+    mb_node(g, "Relu", "r", "y");
+    mb_output(g, "y", 1, "8");
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    const char *const fit[] = {"--dim", "seq=4..8:2", "--align", "1"};
+    json = sweep_report(m, 4, fit, MEMPLAN_OK);
+    assert_string_equal(json, "{\"dim\":\"seq\",\"lo\":4,\"hi\":8,\"points\":["
+                              "{\"value\":4,\"status\":\"does not fit\",\"naive_bytes\":null,\"peak_bytes\":null,"
+                              "\"lower_bound_bytes\":null,\"slots_bytes\":null},"
+                              "{\"value\":8,\"status\":\"planned\",\"naive_bytes\":32,\"peak_bytes\":32,"
+                              "\"lower_bound_bytes\":32,\"slots_bytes\":32}]}\n");
+    free(json);
+    memplan_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_data_dim_defers_and_is_internal),
@@ -223,6 +298,7 @@ int main(void) {
         cmocka_unit_test(test_dim_range),
         cmocka_unit_test(test_range_errors),
         cmocka_unit_test(test_value_inputs),
+        cmocka_unit_test(test_sweep_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

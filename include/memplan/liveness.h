@@ -1,5 +1,6 @@
 /*
- * memplan/liveness.h -- live intervals of activation buffers (seed 000, SEMANTICS §2).
+ * memplan/liveness.h -- live intervals of activation buffers (docs/semantics.md,
+ * "Liveness"). A slot plan is checked against them by memplan/validate.h.
  *
  * Positions are node indices in the graph's topological order. A buffer owner
  * is a value a node produces that is not a view (and, when asked, a graph
@@ -63,29 +64,6 @@ typedef struct memplan_liveness {
 memplan_status memplan_liveness_compute(const memplan_graph *g, const memplan_liveness_options *opts,
                                         memplan_liveness *out, memplan_error *err);
 void memplan_liveness_free(memplan_liveness *lv);
-
-#ifdef __cplusplus
-}
-#endif
-
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-typedef enum memplan_graph_violation {
-    MEMPLAN_GV_NONE = 0,
-    MEMPLAN_GV_USE_OUTSIDE,      /* a value (or a view of it) is used outside its owner's interval */
-    MEMPLAN_GV_SHARED_OVERLAP,   /* two owners in one slot are live at the same position */
-    MEMPLAN_GV_OUTPUT_REUSED     /* a graph output's slot is given to a value defined after it */
-} memplan_graph_violation;
-
-/* Check a slot assignment against the graph (SEMANTICS §3), independently of
- * the planner: slot_of[v] is the slot of owner v, -1 for non-owners. Returns
- * MEMPLAN_EINTERNAL with a message naming the values when a rule is broken;
- * *kind (if not NULL) gets which. */
-memplan_status memplan_liveness_check_slots(const memplan_graph *g, const memplan_liveness *lv,
-                                            const int64_t *slot_of, memplan_graph_violation *kind,
-                                            memplan_error *err);
 
 #ifdef __cplusplus
 }

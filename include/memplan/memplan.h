@@ -13,6 +13,7 @@
 #include "memplan/info.h"
 #include "memplan/liveness.h"
 #include "memplan/plan.h"
+#include "memplan/validate.h"
 #include "memplan/sizes.h"
 #include "memplan/expr.h"
 #include "memplan/shapes.h"
@@ -22,6 +23,7 @@
 #include "memplan/model_plan.h"
 #include "memplan/reorder.h"
 #include "memplan/report.h"
+#include "memplan/command.h"
 #include "memplan/session.h"
 
 /* Library version string, e.g. "0.1.0". */

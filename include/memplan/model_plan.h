@@ -67,6 +67,8 @@ typedef enum memplan_strategy { MEMPLAN_STRATEGY_ARENA = 0, MEMPLAN_STRATEGY_SLO
 typedef struct memplan_dim_range {
     const char *name;
     int64_t lo, hi;                   /* 0 <= lo <= hi */
+    uint32_t points;                  /* `memplan sweep`: how many values lo..hi to plan (0: not
+                                         given); plans ignore it */
 } memplan_dim_range;
 
 typedef struct memplan_plan_options {
@@ -245,7 +247,7 @@ struct memplan_model_plan {
     size_t n_weights_unknown;         /* folded values whose size is not known */
 
     /* Placement (planned plans only). */
-    memplan_slot_plan slots;          /* best-fit slots (seed 000) */
+    memplan_slot_plan slots;          /* best-fit slots (docs/semantics.md, "Slot plan") */
     const uint64_t *slot_offset;      /* each slot's offset: aligned prefix sums of capacities */
     memplan_slot_plan exact;          /* exact-size reuse only, as ONNX Runtime's allocator does */
     memplan_arena_plan arena;         /* byte offsets in one aligned arena */
@@ -275,9 +277,14 @@ void memplan_model_plan_free(memplan_model_plan *p);
  * The figures of plans made with one dim bound to each of n values (the
  * options' other bindings kept; a binding of the same name in the options is
  * replaced). A value whose plan is deferred gets deferred = true and zero
- * figures. */
+ * figures; one the model cannot hold (too small for a window, a Reshape
+ * that cannot hold) fits = false, and the sweep goes on. */
+#define MEMPLAN_SWEEP_MAX_POINTS 4096 /* values one `memplan sweep` plans */
+
 typedef struct memplan_sweep_point {
     int64_t value;
+    bool fits;                                           /* false: the value does not fit the model
+                                                            (the plan is an EINPUT error); figures 0 */
     bool deferred;
     uint64_t naive_bytes, peak_bytes, lower_bound_bytes; /* the arena's */
     uint64_t slots_bytes;                                /* the slot plan's sum of capacities */

@@ -9,11 +9,12 @@
  * a buffer ending at t never conflicts with one starting at t.
  *
  * Two kinds of plan:
- *   - slot plan (SEMANTICS.md section 3): each buffer gets a reusable slot;
- *     the memory needed is the sum of slot capacities;
- *   - arena plan (section 4): each buffer gets a byte offset in one arena;
+ *   - slot plan (docs/semantics.md, "Slot plan"): each buffer gets a reusable
+ *     slot; the memory needed is the sum of slot capacities;
+ *   - arena plan ("Arena plan"): each buffer gets a byte offset in one arena;
  *     the memory needed is the arena size.
- * Both can be checked by a validator that names the buffers at fault.
+ * Both can be checked by a validator that names the buffers at fault
+ * (memplan/validate.h).
  *
  * Every function that can fail returns a memplan_status and, given a non-NULL
  * memplan_error, a message naming the buffer index at fault. Nothing aborts.
@@ -45,7 +46,7 @@ typedef struct memplan_buffer {
 /* How a buffer chooses among retired slots. */
 typedef enum memplan_slot_strategy {
     /* Smallest retired slot whose capacity fits (ties: lowest slot id);
-     * else a new slot of exactly the buffer's size. SEMANTICS.md section 3. */
+     * else a new slot of exactly the buffer's size. docs/semantics.md, "Slot plan". */
     MEMPLAN_SLOT_BEST_FIT = 0,
     /* A retired slot is reused only by a buffer of exactly its capacity
      * (ties: lowest slot id), as ONNX Runtime's allocation planner does. */
@@ -163,44 +164,6 @@ void memplan_arena_plan_free(memplan_arena_plan *plan);
 /* Short name of one heuristic: "greedy-size", "time-fit", "skyline",
  * "search"; "unknown" otherwise. */
 const char *memplan_heuristic_name(memplan_heuristic h);
-
-/* ------------------------------------------------------------ validation */
-
-typedef enum memplan_violation_kind {
-    MEMPLAN_VIOLATION_NONE = 0,
-    MEMPLAN_VIOLATION_BAD_BUFFER,      /* start < 0 or end <= start */
-    MEMPLAN_VIOLATION_SLOT_SHARED,     /* two live-overlapping buffers, one slot */
-    MEMPLAN_VIOLATION_NO_SLOT,         /* slot_of[i] == MEMPLAN_NO_SLOT */
-    MEMPLAN_VIOLATION_UNKNOWN_SLOT,    /* slot_of[i] >= slot_count */
-    MEMPLAN_VIOLATION_SLOT_TOO_SMALL,  /* slot capacity < buffer size */
-    MEMPLAN_VIOLATION_MISALIGNED,      /* offset not a multiple of align */
-    MEMPLAN_VIOLATION_ADDRESS_OVERLAP, /* live-overlapping buffers share bytes */
-    MEMPLAN_VIOLATION_BEYOND_ARENA     /* offset + size > arena size */
-} memplan_violation_kind;
-
-/* What validation found: the kind and the buffer indices involved (`other`
- * is SIZE_MAX when only one buffer is at fault). */
-typedef struct memplan_violation {
-    memplan_violation_kind kind;
-    size_t buffer;
-    size_t other;
-} memplan_violation;
-
-/* Check a slot plan against its buffers. Returns MEMPLAN_OK, or EINPUT with
- * the first violation found in *v (may be NULL) and in err. O(n log n). */
-memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
-                                      const memplan_slot_plan *plan,
-                                      memplan_violation *v, memplan_error *err);
-
-/* Check offsets (one per buffer) against the buffers: aligned, inside
- * arena_bytes, no two live-overlapping buffers sharing a byte (zero-size
- * buffers share none). Sweep over time with an ordered set of live address
- * ranges: O(n log n). Returns MEMPLAN_OK or EINPUT as above; EUSAGE for a
- * bad align. */
-memplan_status memplan_validate_arena(const memplan_buffer *bufs, size_t n,
-                                      const uint64_t *offsets, uint64_t align,
-                                      uint64_t arena_bytes,
-                                      memplan_violation *v, memplan_error *err);
 
 /* ------------------------------------------------------------------- CSV */
 

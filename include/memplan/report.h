@@ -1,22 +1,22 @@
 /*
  * memplan/report.h -- the documents memplan prints, from a model and a request.
  *
- * The CLI and the WASM exports both parse their options with
- * memplan_request_parse() and print memplan_report_json(), so their output is
- * the same by construction. Options (all commands accept the ones they use):
- *   --strategy arena|slots   --align N   --budget-ms N   --include-inputs
- *   --dim NAME=VALUE (repeatable)        --json (the CLI's switch; ignored here)
- *   --value NAME=V[,V...] (repeatable)   a graph input's value (integer or bool)
- *   --constants-as-activations           (plan: Constant outputs are planned, not weights)
- *   --allow-input-overwrite  --events    (inplace, profile, tags, annotate)
- *   --inplace                            (plan: outputs share the buffer they may reuse)
- *   --no-nodes                           (plan: leave out `nodes`, which depends on the
- *                                         model only: for clients that re-plan often)
- *   -o/--output PATH                     (annotate, CLI only: where to write)
+ * A request is typed per stage: the shapes options (dims and input values
+ * bound), the plan options, the in-place options, and how the plan document
+ * prints. The commands that print them, and the command-line options that
+ * fill each field, are one table in memplan/command.h; the shells (src/cli,
+ * src/wasm) turn their arguments into a request, and the library never sees
+ * argv. memplan_report_json() and memplan_session_report() print any
+ * command: the CLI's --json output and the WASM mp_call are the same bytes.
+ * A report reads only the fields its command uses, so one request can serve
+ * several commands.
  *
- * Commands: info, shapes, plan, and (src/out/report_inplace.c) inplace,
- * profile, tags -- one JSON document for the three -- and annotate, whose
- * "report" is the annotated model's bytes (it needs r->model_bytes).
+ *   memplan_request r;
+ *   memplan_request_init(&r);
+ *   memplan_request_bind_dim(&r, "batch", 1, &err);
+ *   r.plan.align = 16;
+ *   memplan_report_json(model, "plan", &r, &json, &len, &err);
+ *   memplan_request_free(&r);
  */
 #ifndef MEMPLAN_REPORT_H
 #define MEMPLAN_REPORT_H
@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "memplan/error.h"
+#include "memplan/inplace.h"
 #include "memplan/model.h"
 #include "memplan/model_plan.h"
 #include "memplan/shapes.h"
@@ -35,62 +36,60 @@
 extern "C" {
 #endif
 
-#define MEMPLAN_MAX_BINDINGS 256
-#define MEMPLAN_MAX_POSITIONAL 4
-#define MEMPLAN_MAX_VALUE_BINDINGS 16
+/* The most elements one --value may give (a scalar, a shape, a small table). */
 #define MEMPLAN_MAX_VALUE_ELEMS 64
 #define MEMPLAN_MAX_RANGES 16
 
 typedef struct memplan_request {
-    bool json;
+    /* shapes: --dim NAME=VALUE and --value NAME=V[,V...]. Lists the request
+     * owns, grown by memplan_request_bind_dim/_value (a later binding of a
+     * name replaces the earlier one, in its place); names of any length. */
+    memplan_shapes_options shapes;
+    /* plan: --align, --budget-ms, --include-inputs, --inplace,
+     * --constants-as-activations, --order, --order-budget-ms. Its bindings, values and
+     * allow_input_overwrite are ignored: a plan takes the shapes' bindings and
+     * the in-place allow_input_overwrite (memplan_request_plan_options). */
+    memplan_plan_options plan;
+    /* in-place analyses (inplace, profile, tags, annotate; plan --inplace):
+     * --allow-input-overwrite, --events. */
+    memplan_inplace_options inplace;
+    /* printing the plan document: --strategy (whose figures it prints; a
+     * plan holds both layouts) and --no-nodes (leave out `nodes`, which
+     * depends on the model only: for clients that re-plan often). */
     memplan_strategy strategy;
-    uint64_t align;
-    uint32_t budget_ms;
-    bool include_inputs;
-    size_t n_bindings;
-    memplan_binding bindings[MEMPLAN_MAX_BINDINGS];
-    char binding_names[MEMPLAN_MAX_BINDINGS][128];
-    size_t n_values;             /* --value NAME=V[,V...]: graph input values */
-    memplan_input_value values[MEMPLAN_MAX_VALUE_BINDINGS];
-    char value_names[MEMPLAN_MAX_VALUE_BINDINGS][128];
-    int64_t value_elems[MEMPLAN_MAX_VALUE_BINDINGS][MEMPLAN_MAX_VALUE_ELEMS];
-    size_t n_ranges;             /* --dim NAME=LO..HI (plan) */
-    memplan_dim_range ranges[MEMPLAN_MAX_RANGES];
-    char range_names[MEMPLAN_MAX_RANGES][128];
-    bool upper_bounds;           /* plan --upper-bounds */
-    memplan_order_kind order;    /* plan/reorder --order (default file; reorder: best) */
-    bool order_set;              /* --order was given */
-    uint32_t order_budget_ms;    /* --order-budget-ms */
-    bool constants_as_activations; /* plan: Constant outputs are activations, not weights */
-    bool allow_input_overwrite;  /* in-place reuse may overwrite graph inputs */
-    bool events;                 /* include the decision log */
-    bool inplace;                /* plan: apply in-place reuse as view links */
-    bool no_nodes;               /* plan JSON: leave out the `nodes` list */
-    const char *output_path;     /* -o/--output (borrowed from argv) */
-    const void *model_bytes;     /* the model file, when the caller keeps it: needed by */
-    size_t model_len;            /* annotate only */
-    const memplan_reader *model_reader; /* annotate reads the whole model through this when
-                                           set (model_bytes may then lack the tensor data) */
-    size_t n_positional;
-    const char *positional[MEMPLAN_MAX_POSITIONAL]; /* borrowed from argv */
-    uint32_t given;              /* options memplan_request_parse met, one bit each */
+    bool no_nodes;
+    /* --order was given (plan.order; reorder's default is best). */
+    bool order_given;
+    /* annotate (its document is the model's bytes): the model file, or a
+     * reader of it (then model_bytes may lack the tensor data). Borrowed. */
+    const void *model_bytes;
+    size_t model_len;
+    const memplan_reader *model_reader;
+    size_t dims_cap, values_cap, ranges_cap; /* room in the lists (private) */
 } memplan_request;
 
+/* Defaults: arena strategy, align 64, budget 20 ms, nothing bound. */
 void memplan_request_init(memplan_request *r);
+/* Free the lists the request owns; it is then empty (init state) again. */
+void memplan_request_free(memplan_request *r);
 
-/* Parse options (argv[0] is the first option, not the command). Unknown
- * options and bad values are MEMPLAN_EUSAGE errors naming the option. */
-memplan_status memplan_request_parse(memplan_request *r, int argc, const char *const *argv,
-                                     memplan_error *err);
+/* Bind dim `name` (name_len bytes, no NUL needed) to value. */
+memplan_status memplan_request_bind_dim(memplan_request *r, const char *name, size_t name_len, int64_t value,
+                                        memplan_error *err);
+/* Give dim `name` the range lo..hi (0 <= lo <= hi): plan options; planned
+ * at hi with plan.upper_bounds, else left unbound. */
+memplan_status memplan_request_bind_range(memplan_request *r, const char *name, size_t name_len, int64_t lo,
+                                          int64_t hi, memplan_error *err);
+/* Give graph input `name` the value elems[0..n) (1 <= n <= MEMPLAN_MAX_VALUE_ELEMS). */
+memplan_status memplan_request_bind_value(memplan_request *r, const char *name, size_t name_len,
+                                          const int64_t *elems, int32_t n, memplan_error *err);
 
-/* MEMPLAN_EUSAGE naming the first option given to memplan_request_parse
- * that `command` does not take ("--dim does not apply to info"), as README's
- * synopsis lists them; every command takes --json. Unknown commands pass.
- * The CLI calls it, so a typed flag is never silently ignored; the reports do
- * not (a shell may send one request to several commands). */
-memplan_status memplan_request_check(const memplan_request *r, const char *command, memplan_error *err);
+/* The options a plan of this request is built with: r->plan, with the
+ * shapes' bindings and values and the in-place allow_input_overwrite. */
+void memplan_request_plan_options(const memplan_request *r, memplan_plan_options *o);
 
-/* Run `command` ("info", "plan") on the model; JSON is malloc'ed (free it). */
+/* Run `command` (a name in memplan/command.h: "info", "plan") on the model;
+ * the JSON is malloc'ed (free it). An unknown command is MEMPLAN_EUSAGE. */
 memplan_status memplan_report_json(const memplan_model *m, const char *command,
                                    const memplan_request *r, char **json, size_t *len,
                                    memplan_error *err);

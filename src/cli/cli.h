@@ -83,14 +83,9 @@ bool cli_same_file(const char *a, const char *b);
  * printed and false returned. */
 bool cli_write_file_atomic(const char *path, const void *data, size_t len);
 
-int cmd_info(int argc, char **argv);
-int cmd_inplace(int argc, char **argv);
-int cmd_profile(int argc, char **argv);
-int cmd_tags(int argc, char **argv);
-int cmd_annotate(int argc, char **argv);
-int cmd_reorder(int argc, char **argv);
-int cmd_plan(int argc, char **argv);
-int cmd_shapes(int argc, char **argv);
+/* Run a command over a model (memplan/command.h): argv[0] is the command's
+ * name, then its arguments. Returns the exit code. */
+int cli_run_model_command(const memplan_command *c, int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 
 #endif

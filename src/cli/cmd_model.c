@@ -1,29 +1,29 @@
-/* cmd_model.c -- commands over one model:
- * memplan info|shapes|plan|inplace|profile|tags|annotate|reorder MODEL [options] */
+/* cmd_model.c -- the commands over one model (memplan/command.h: the input
+ * MEMPLAN_INPUT_MODEL): memplan info|shapes|plan|... MODEL [options] */
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/args.h"
 #include "cli/cli.h"
 #include "memplan/report.h"
 
-static int run_model_command(const char *cmd, int argc, char **argv) {
-    memplan_request r;
-    memplan_request_init(&r);
+/* The arguments checked against the command: one model, and the output file
+ * when the output is bytes. A usage message is printed when not. */
+static int check_operands(const memplan_command *c, const cli_args *a) {
+    if (a->n_positional != 1) return cli_usage_error(c->name, a->n_positional ? "more than one model given" : "no model given");
+    if (c->output != MEMPLAN_OUTPUT_BYTES) return CLI_OK;
+    if (!a->output_path) return cli_usage_error(c->name, "no output file given (-o OUT.onnx)");
+    if (cli_same_file(a->positional[0], a->output_path))
+        return cli_usage_error(c->name, "the output file is the model itself: choose another path");
+    return CLI_OK;
+}
+
+/* Load the model, print the report, write it: stdout, or the -o file. */
+static int run_loaded(const memplan_command *c, cli_args *a, const char *path) {
+    /* Every command loads the graph read without the tensor data; one that
+     * reads the whole file (annotate) gets it through the same reader a
+     * window at a time: memory is the output plus O(graph). */
     memplan_error err = {0};
-    if (memplan_request_parse(&r, argc - 1, (const char *const *)argv + 1, &err))
-        return cli_usage_error(cmd, "%s", err.message);
-    if (r.n_positional != 1) return cli_usage_error(cmd, r.n_positional ? "more than one model given" : "no model given");
-    const char *path = r.positional[0];
-    /* annotate and reorder write a model */
-    bool annotate = strcmp(cmd, "annotate") == 0 || strcmp(cmd, "reorder") == 0;
-    if (annotate && !r.output_path) return cli_usage_error(cmd, "no output file given (-o OUT.onnx)");
-    if (!annotate && r.output_path) return cli_usage_error(cmd, "-o/--output is only for annotate and reorder");
-    if (memplan_request_check(&r, cmd, &err)) return cli_usage_error(cmd, "%s", err.message);
-    if (annotate && cli_same_file(path, r.output_path))
-        return cli_usage_error(cmd, "the output file is the model itself: choose another path");
-    /* Every command loads the graph read without the tensor data; annotate
-     * then splices its entries into the whole file, read through the same
-     * reader a window at a time: memory is the output plus O(graph). */
     memplan_model *m = NULL;
     void *bytes = NULL;
     size_t n = 0;
@@ -33,8 +33,8 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
         cli_close_model(&mf);
         return CLI_BAD_INPUT;
     }
-    if (!annotate) cli_close_model(&mf);
-    else r.model_reader = &mf.rd;
+    if (!c->whole_model) cli_close_model(&mf);
+    else a->req.model_reader = &mf.rd;
     if (memplan_model_load(bytes, n, NULL, &m, &err)) {
         cli_error("memplan: %s: %s", path, err.message);
         free(bytes);
@@ -43,27 +43,31 @@ static int run_model_command(const char *cmd, int argc, char **argv) {
     }
     char *out = NULL;
     size_t len = 0;
-    memplan_status st = r.json || annotate ? memplan_report_json(m, cmd, &r, &out, &len, &err)
-                                           : memplan_report_text(m, cmd, &r, &out, &len, &err);
+    bool bytes_out = c->output == MEMPLAN_OUTPUT_BYTES;
+    memplan_status st = a->json || bytes_out ? memplan_report_json(m, c->name, &a->req, &out, &len, &err)
+                                             : memplan_report_text(m, c->name, &a->req, &out, &len, &err);
     memplan_model_free(m);
     free(bytes);
     cli_close_model(&mf); /* closing twice is harmless */
+    a->req.model_reader = NULL;
     if (st) {
-        cli_error("memplan %s: %s: %s", cmd, path, err.message);
+        cli_error("memplan %s: %s: %s", c->name, path, err.message);
         return st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;
     }
-    bool ok = annotate ? cli_write_file_atomic(r.output_path, out, len)
-              : r.json ? cli_write_stdout(out, len) /* JSON escapes control characters itself */
-                       : cli_write_text(out, len);
+    bool ok = bytes_out ? cli_write_file_atomic(a->output_path, out, len)
+              : a->json ? cli_write_stdout(out, len) /* JSON escapes control characters itself */
+                        : cli_write_text(out, len);
     free(out);
     return ok ? CLI_OK : CLI_BAD_INPUT;
 }
 
-int cmd_info(int argc, char **argv) { return run_model_command("info", argc, argv); }
-int cmd_plan(int argc, char **argv) { return run_model_command("plan", argc, argv); }
-int cmd_shapes(int argc, char **argv) { return run_model_command("shapes", argc, argv); }
-int cmd_inplace(int argc, char **argv) { return run_model_command("inplace", argc, argv); }
-int cmd_profile(int argc, char **argv) { return run_model_command("profile", argc, argv); }
-int cmd_tags(int argc, char **argv) { return run_model_command("tags", argc, argv); }
-int cmd_annotate(int argc, char **argv) { return run_model_command("annotate", argc, argv); }
-int cmd_reorder(int argc, char **argv) { return run_model_command("reorder", argc, argv); }
+int cli_run_model_command(const memplan_command *c, int argc, char **argv) {
+    cli_args a;
+    cli_args_init(&a);
+    memplan_error err = {0};
+    int rc = cli_args_parse(&a, c, argc - 1, (const char *const *)argv + 1, &err) ? cli_usage_error(c->name, "%s", err.message)
+                                                                                  : check_operands(c, &a);
+    if (rc == CLI_OK) rc = run_loaded(c, &a, a.positional[0]);
+    cli_args_free(&a);
+    return rc;
+}

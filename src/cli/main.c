@@ -1,73 +1,100 @@
-/* main.c -- the memplan command-line tool: dispatch to one command. */
+/* main.c -- the memplan command-line tool: dispatch to one command of the
+ * table (memplan/command.h), whose entries also make the --help text. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/buf.h"
 
-static const char USAGE[] =
-    "memplan -- how much memory an ONNX model needs while it runs, and why\n"
-    "\n"
-    "usage: memplan COMMAND [options]\n"
-    "\n"
-    "commands:\n"
-    "  info MODEL [--json]        model summary: versions, opsets, counts, inputs, outputs, ops\n"
-    "  shapes MODEL [--dim NAME=VALUE ...] [--value NAME=V[,V...] ...] [--json]\n"
-    "                             every value's element type, shape and byte size\n"
-    "  plan MODEL [--strategy arena|slots] [--align N] [--budget-ms N] [--dim NAME=VALUE ...]\n"
-    "             [--value NAME=V[,V...] ...] [--include-inputs] [--constants-as-activations]\n"
-    "             [--inplace [--allow-input-overwrite]] [--no-nodes] [--json]\n"
-    "             [--dim NAME=LO..HI ...] [--upper-bounds]\n"
-    "                             live intervals, slot plan, arena plan, lower bound;\n"
-    "                             --upper-bounds plans data-dependent dims at their bounds and\n"
-    "                             ranged dims at HI: one arena for every size in range;\n"
-    "                             --order plans under an execution order that lowers the peak\n"
-    "  pack FILE.csv [--json] [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]\n"
-    "                             pack buffers 'id,lower,upper,size' into one arena\n"
-    "  inplace MODEL [--allow-input-overwrite] [--events] [--json]\n"
-    "                             in-place reuse pairs and release lists per node\n"
-    "  profile MODEL [--dim NAME=VALUE ...] [--allow-input-overwrite] [--json]\n"
-    "                             memory per node: live, newly allocated, by tag\n"
-    "  tags MODEL [--json]        value and node tags (shape, axes, weight, ambiguous)\n"
-    "  annotate MODEL -o OUT.onnx [--allow-input-overwrite]\n"
-    "                             write the results into the model's metadata_props\n"
-    "  reorder MODEL -o OUT.onnx [--order NAME] [--order-budget-ms N] [--dim NAME=VALUE ...]\n"
-    "                             write the model with its nodes in the order (default best)\n"
-    "\n"
-    "  --help                     this text\n"
-    "  --version                  print the version\n"
-    "\n"
-    "exit codes: 0 ok, 1 usage error, 2 bad input\n";
+#define USAGE_WIDTH 92   /* synopsis lines wrap before this column */
+#define SUMMARY_COLUMN 29 /* where a command's one-line summary starts */
 
-typedef struct command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-} command;
+/* " [--dim NAME=VALUE ...]" of option id, or " [--json]" for id < 0. */
+static void usage_option(mp_buf *b, int id) {
+    const memplan_option *o = id >= 0 ? memplan_option_get((memplan_option_id)id) : NULL;
+    mp_buf_puts(b, " [");
+    mp_buf_puts(b, o ? o->name : "--json");
+    if (o && o->metavar) mp_buf_printf(b, " %s", o->metavar);
+    if (o && o->repeatable) mp_buf_puts(b, " ...");
+    mp_buf_putc(b, ']');
+}
 
-static const command COMMANDS[] = {
-    {"info", cmd_info},
-    {"shapes", cmd_shapes},
-    {"plan", cmd_plan},
-    {"pack", cmd_pack},
-    {"inplace", cmd_inplace},
-    {"profile", cmd_profile},
-    {"tags", cmd_tags},
-    {"annotate", cmd_annotate},
-    {"reorder", cmd_reorder},
-};
+/* Append piece[0..n) to the synopsis line that started at line_start,
+ * wrapping to a new line indented by indent when it would pass the width. */
+static void usage_wrap(mp_buf *b, size_t *line_start, size_t indent, const char *piece, size_t n) {
+    if (b->len - *line_start + n > USAGE_WIDTH) {
+        mp_buf_putc(b, '\n');
+        *line_start = b->len;
+        mp_buf_printf(b, "%*s", (int)(indent - 1), "");
+    }
+    mp_buf_append(b, piece, n);
+}
+
+/* One command: its synopsis (wrapped), then its summary at SUMMARY_COLUMN,
+ * on the same line when there is room. */
+static void usage_command(mp_buf *b, const memplan_command *c) {
+    /* continuation lines start under the first option, after "  plan MODEL " */
+    size_t line_start = b->len, indent = 2 + strlen(c->name) + 1 + strcspn(c->operands, " ") + 1;
+    mp_buf_printf(b, "  %s %s", c->name, c->operands);
+    if (c->output == MEMPLAN_OUTPUT_BYTES) mp_buf_puts(b, " -o OUT.onnx");
+    for (int id = 0; id <= MEMPLAN_OPT_COUNT; id++) {
+        if (id < MEMPLAN_OPT_COUNT && !(c->options & MEMPLAN_OPT_BIT(id))) continue;
+        if (id == MEMPLAN_OPT_COUNT && c->output == MEMPLAN_OUTPUT_BYTES) break; /* no document: no --json */
+        mp_buf piece;
+        mp_buf_init(&piece);
+        usage_option(&piece, id < MEMPLAN_OPT_COUNT ? id : -1);
+        usage_wrap(b, &line_start, indent, piece.data ? piece.data : "", piece.len);
+        if (piece.failed) b->failed = true;
+        mp_buf_free(&piece);
+    }
+    size_t used = b->len - line_start;
+    if (used < SUMMARY_COLUMN) mp_buf_printf(b, "%*s%s\n", (int)(SUMMARY_COLUMN - used), "", c->summary);
+    else mp_buf_printf(b, "\n%*s%s\n", SUMMARY_COLUMN, "", c->summary);
+}
+
+/* The --help text; NULL when out of memory. */
+static char *usage_text(size_t *len) {
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, "memplan -- how much memory an ONNX model needs while it runs, and why\n\n"
+                    "usage: memplan COMMAND [options]\n\ncommands:\n");
+    for (size_t i = 0; memplan_command_at(i); i++) usage_command(&b, memplan_command_at(i));
+    mp_buf_puts(&b, "\n  --help                     this text\n"
+                    "  --version                  print the version\n\n"
+                    "exit codes: 0 ok, 1 usage error, 2 bad input\n");
+    if (b.failed) {
+        mp_buf_free(&b);
+        return NULL;
+    }
+    return mp_buf_take(&b, len);
+}
+
+/* Print the usage to stdout (--help) or stderr (no command). */
+static int usage(bool to_stdout) {
+    size_t len = 0;
+    char *text = usage_text(&len);
+    if (!text) {
+        fputs("memplan: out of memory\n", stderr);
+        return CLI_BAD_INPUT;
+    }
+    bool ok = to_stdout ? cli_write_stdout(text, len) : fwrite(text, 1, len, stderr) == len;
+    free(text);
+    return !to_stdout ? CLI_USAGE : ok ? CLI_OK : CLI_BAD_INPUT;
+}
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fputs(USAGE, stderr);
-        return CLI_USAGE;
-    }
+    if (argc < 2) return usage(false);
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "help") == 0)
-        return cli_write_stdout(USAGE, sizeof USAGE - 1) ? CLI_OK : CLI_BAD_INPUT;
+        return usage(true);
     if (strcmp(argv[1], "--version") == 0) {
         fputs("memplan ", stdout);
         fputs(memplan_version(), stdout);
         return cli_write_stdout("\n", 1) ? CLI_OK : CLI_BAD_INPUT; /* flushes the line, reports a failed write */
     }
-    for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
-        if (strcmp(argv[1], COMMANDS[i].name) == 0) return COMMANDS[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "memplan: unknown command '%s'\n(see 'memplan --help')\n", argv[1]);
-    return CLI_USAGE;
+    const memplan_command *c = memplan_command_find(argv[1]);
+    if (!c) {
+        fprintf(stderr, "memplan: unknown command '%s'\n(see 'memplan --help')\n", argv[1]);
+        return CLI_USAGE;
+    }
+    return c->input == MEMPLAN_INPUT_CSV ? cmd_pack(argc - 1, argv + 1) : cli_run_model_command(c, argc - 1, argv + 1);
 }

@@ -68,7 +68,8 @@ void mp_cache_clear(mp_cache *c);
 memplan_status mp_cache_plan(mp_cache *c, const memplan_model *m, const memplan_plan_options *o,
                              const memplan_model_plan **out, memplan_error *err);
 
-/* The report for one request, through the cache (src/out/report.c). */
+/* The report for one request, through the cache: the command table's run
+ * (src/out/command.c). */
 memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *command, const memplan_request *r,
                          char **out, size_t *len, memplan_error *err, bool json);
 

@@ -10,7 +10,8 @@
 #include "memplan/reorder.h"
 #include "out/cache.h"
 #include "out/json.h"
-#include "out/report_inplace.h"
+#include "out/reports.h"
+#include "out/text.h"
 #include "memplan/shapes.h"
 
 /* One request's view of a plan: the strategy whose figures it prints. */
@@ -43,7 +44,7 @@ static void json_type_of(mp_json *j, const plan_ctx *c, int32_t v) {
     }
     mp_json_arr(j);
     for (int32_t i = 0; i < vs->rank; i++)
-        json_amount(j, p, c->r->n_bindings ? memplan_expr_bind(p, vs->dims[i], c->r->bindings, c->r->n_bindings)
+        json_amount(j, p, c->r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], c->r->shapes.bindings, c->r->shapes.n_bindings)
                                            : vs->dims[i]);
     mp_json_end(j);
 }
@@ -544,14 +545,14 @@ static void human_bytes(mp_buf *b, uint64_t v) {
         x /= 1024;
         u++;
     }
-    if (u == 0) mp_buf_printf(b, "%llu B", (unsigned long long)v);
-    else mp_buf_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
+    if (u == 0) mp_text_printf(b, "%llu B", (unsigned long long)v);
+    else mp_text_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
 }
 
 /* The internal symbols, five at most, each with why it exists. */
 static void text_internal_dims(mp_buf *b, const memplan_model_plan *p) {
     if (!p->n_internal_dims) return;
-    mp_buf_printf(b, "made-up dims:      %zu (sizes the model leaves to data or to ops without a rule; not bindable)\n",
+    mp_text_printf(b, "made-up dims:      %zu (sizes the model leaves to data or to ops without a rule; not bindable)\n",
                   p->n_internal_dims);
     for (size_t i = 0; i < p->n_internal_dims && i < 5; i++) {
         char *why = dim_reason(p, p->internal_dims[i]);
@@ -559,15 +560,15 @@ static void text_internal_dims(mp_buf *b, const memplan_model_plan *p) {
             b->failed = true;
             return;
         }
-        mp_buf_printf(b, "  %s: %s", p->internal_dims[i], why);
+        mp_text_printf(b, "  %s: %s", p->internal_dims[i], why);
         const char *few[4];
         size_t n = memplan_shapes_bind_instead(p->shapes, p->internal_dims[i], few, 4);
-        for (size_t k = 0; k < n && k < 4; k++) mp_buf_printf(b, "%s%s", k ? ", " : "; bind ", few[k]);
+        for (size_t k = 0; k < n && k < 4; k++) mp_text_printf(b, "%s%s", k ? ", " : "; bind ", few[k]);
         if (n > 4) mp_buf_puts(b, ", ...");
         mp_buf_putc(b, '\n');
         free(why);
     }
-    if (p->n_internal_dims > 5) mp_buf_printf(b, "  ... and %zu more\n", p->n_internal_dims - 5);
+    if (p->n_internal_dims > 5) mp_text_printf(b, "  ... and %zu more\n", p->n_internal_dims - 5);
     bool data = false;
     for (size_t i = 0; i < p->n_internal_dims && !data; i++) data = memplan_shapes_data_bound(p->shapes, p->internal_dims[i], NULL);
     if (data && !p->options.upper_bounds)
@@ -578,22 +579,22 @@ static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
     mp_buf_puts(b, "status:            deferred: some sizes are not known\n");
     for (size_t i = 0; i < p->n_unbound_dims; i++) {
         mp_buf_puts(b, i ? ", " : "unbound dims:      ");
-        mp_buf_puts(b, p->unbound_dims[i]);
+        mp_text_put(b, p->unbound_dims[i]);
     }
     if (p->n_unbound_dims) mp_buf_puts(b, "\n                   (bind them with --dim NAME=VALUE)\n");
     text_internal_dims(b, p);
     for (size_t i = 0; i < p->n_value_inputs; i++) {
         mp_buf_puts(b, i ? ", " : "value inputs:      ");
-        mp_buf_puts(b, p->graph->values[p->value_inputs[i]].name);
+        mp_text_put(b, p->graph->values[p->value_inputs[i]].name);
     }
     if (p->n_value_inputs) mp_buf_puts(b, "\n                   (a value may resolve more: --value NAME=V)\n");
     size_t shown = p->n_unknown < 10 ? p->n_unknown : 10;
     for (size_t i = 0; i < shown; i++)
-        mp_buf_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, unknown_reason(&p->size[p->unknown[i]]));
-    if (shown < p->n_unknown) mp_buf_printf(b, "  ... and %zu more\n", p->n_unknown - shown);
+        mp_text_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, unknown_reason(&p->size[p->unknown[i]]));
+    if (shown < p->n_unknown) mp_text_printf(b, "  ... and %zu more\n", p->n_unknown - shown);
     for (size_t i = 0; i < p->n_subgraphs; i++)
         if (p->subgraphs[i].counted && !p->subgraphs[i].known)
-            mp_buf_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute, p->graph->nodes[p->subgraphs[i].node].name,
+            mp_text_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute, p->graph->nodes[p->subgraphs[i].node].name,
                           subgraph_reason(&p->subgraphs[i]));
 }
 
@@ -603,21 +604,21 @@ static void text_subgraphs(mp_buf *b, const memplan_model_plan *p, int depth) {
     for (size_t i = 0; i < p->n_subgraphs; i++) {
         const memplan_subgraph_plan *sp = &p->subgraphs[i];
         const memplan_node *n = &p->graph->nodes[sp->node];
-        mp_buf_printf(b, "%*s#%d %s", 2 * depth, "", (int)sp->node, n->op_type);
-        if (n->name[0]) mp_buf_printf(b, " '%s'", n->name);
-        mp_buf_printf(b, " %s", sp->attribute);
-        if (sp->branch != MEMPLAN_BRANCH_NONE) mp_buf_printf(b, " (branch %s)", branch_name(sp->branch));
-        mp_buf_printf(b, ", %d nodes: ", (int)sp->plan->positions);
+        mp_text_printf(b, "%*s#%d %s", 2 * depth, "", (int)sp->node, n->op_type);
+        if (n->name[0]) mp_text_printf(b, " '%s'", n->name);
+        mp_text_printf(b, " %s", sp->attribute);
+        if (sp->branch != MEMPLAN_BRANCH_NONE) mp_text_printf(b, " (branch %s)", branch_name(sp->branch));
+        mp_text_printf(b, ", %d nodes: ", (int)sp->plan->positions);
         if (!sp->known) {
-            mp_buf_puts(b, subgraph_reason(sp));
+            mp_text_put(b, subgraph_reason(sp));
         } else {
             human_bytes(b, sp->transient_bytes);
-            if (sp->state_bytes) mp_buf_printf(b, " with %llu of state", (unsigned long long)sp->state_bytes);
+            if (sp->state_bytes) mp_text_printf(b, " with %llu of state", (unsigned long long)sp->state_bytes);
         }
         mp_buf_puts(b, sp->counted ? "" : " (not counted)");
         for (size_t t = 0; sp->counted && t < p->n_transients; t++)
             if (p->transients[t].node == sp->node && p->transients[t].assumption)
-                mp_buf_printf(b, " (%s)", p->transients[t].assumption);
+                mp_text_printf(b, " (%s)", p->transients[t].assumption);
         mp_buf_putc(b, '\n');
         if (sp->counted) text_subgraphs(b, sp->plan, depth + 1);
     }
@@ -630,9 +631,9 @@ static void text_upper_bounds(mp_buf *b, const memplan_model_plan *p) {
     if (!p->n_bounded) mp_buf_puts(b, "none needed");
     for (size_t i = 0; i < p->n_bounded; i++) {
         const memplan_bounded_dim *d = &p->bounded[i];
-        mp_buf_printf(b, "%s%s = %lld", i ? ", " : "", d->name, (long long)d->value);
+        mp_text_printf(b, "%s%s = %lld", i ? ", " : "", d->name, (long long)d->value);
         if (d->data) mp_buf_puts(b, " (data-dependent, at its bound)");
-        else mp_buf_printf(b, " (range %lld..%lld)", (long long)d->lo, (long long)d->value);
+        else mp_text_printf(b, " (range %lld..%lld)", (long long)d->lo, (long long)d->value);
     }
     mp_buf_puts(b, "\n                   (one arena valid for every size up to these)\n");
 }
@@ -646,7 +647,7 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
         b->failed = true;
         return;
     }
-    mp_buf_printf(b, "at the peak:       position %d, %zu buffers live%s\n", (int)c->f->peak_position, n,
+    mp_text_printf(b, "at the peak:       position %d, %zu buffers live%s\n", (int)c->f->peak_position, n,
                   n > 10 ? " (the 10 largest)" : "");
     for (size_t i = 0; i < n && i < 10; i++) {
         int32_t v = p->buffer_value[idx[i]];
@@ -658,7 +659,7 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
         if (node >= 0) what = p->graph->nodes[node].op_type;
         mp_buf_puts(b, "  ");
         human_bytes(b, p->buffers[idx[i]].size);
-        mp_buf_printf(b, "  %s  %s%s\n", what, v >= 0 ? p->graph->values[v].name : node >= 0 ? p->graph->nodes[node].name : "",
+        mp_text_printf(b, "  %s  %s%s\n", what, v >= 0 ? p->graph->values[v].name : node >= 0 ? p->graph->nodes[node].name : "",
                       v >= 0 ? "" : " (its body's memory)");
     }
     free(idx);
@@ -682,13 +683,13 @@ static void text_order(mp_buf *b, const plan_ctx *c) {
 static void plan_text(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
-    mp_buf_printf(b, "positions:         %d nodes\n", (int)p->positions);
-    mp_buf_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", p->n_buffers, p->n_unplanned,
+    mp_text_printf(b, "positions:         %d nodes\n", (int)p->positions);
+    mp_text_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", p->n_buffers, p->n_unplanned,
                   p->n_unknown);
     if (deferred(c)) {
         text_deferred(b, p);
     } else {
-        mp_buf_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
+        mp_text_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
                       (unsigned long long)p->options.align);
         text_upper_bounds(b, p);
         mp_buf_puts(b, "naive:             ");
@@ -697,23 +698,23 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
         human_bytes(b, f->peak_bytes);
         mp_buf_puts(b, "\nlower bound:       ");
         human_bytes(b, f->lower_bound_bytes);
-        mp_buf_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
+        mp_text_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
         if (slots_strategy(c) && f->layout_bytes != f->peak_bytes) {
             mp_buf_puts(b, "slot layout:       ");
             human_bytes(b, f->layout_bytes);
-            mp_buf_printf(b, " (slots at offsets aligned to %llu)\n", (unsigned long long)p->options.align);
+            mp_text_printf(b, " (slots at offsets aligned to %llu)\n", (unsigned long long)p->options.align);
         }
-        mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
+        mp_text_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
                       (unsigned long long)p->arena.arena_bytes, (unsigned long long)p->slots.peak_bytes,
                       (unsigned long long)p->exact.peak_bytes);
         if (f->inplace_saved_known)
-            mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
+            mp_text_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
         if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
         text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");
     human_bytes(b, p->weight_bytes);
-    mp_buf_printf(b, " in %zu values%s%s\n", p->n_weights,
+    mp_text_printf(b, " in %zu values%s%s\n", p->n_weights,
                   p->options.constants_as_activations ? " (initializers)" : " (initializers and constants folded at load)",
                   p->n_weights_unknown ? ", and some of unknown size" : "");
     if (p->n_subgraphs) {
@@ -767,11 +768,11 @@ static void shapes_json(mp_json *j, const memplan_graph *g, memplan_shapes *S, c
         } else {
             mp_json_arr(j);
             for (int32_t i = 0; i < vs->rank; i++)
-                json_amount(j, p, r->n_bindings ? memplan_expr_bind(p, vs->dims[i], r->bindings, r->n_bindings) : vs->dims[i]);
+                json_amount(j, p, r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings) : vs->dims[i]);
             mp_json_end(j);
         }
-        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->n_bindings
-                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->bindings, r->n_bindings);
+        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->shapes.n_bindings
+                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
         int64_t k;
         if (bytes == MEMPLAN_EXPR_NONE) n_unknown++;
         else if (memplan_expr_is_const(p, bytes, &k)) n_known++;
@@ -810,28 +811,27 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
     for (int32_t v = 0; v < g->n_values; v++) {
         const memplan_vshape *vs = memplan_shapes_value(S, g, v);
         const char *dt = kind_label(vs);
-        mp_buf_printf(b, "%s: %s", g->values[v].name, dt ? dt : "?");
+        mp_text_printf(b, "%s: %s", g->values[v].name, dt ? dt : "?");
         if (vs->rank >= 0) {
             mp_buf_putc(b, '[');
             for (int32_t i = 0; i < vs->rank; i++) {
-                memplan_expr e = r->n_bindings ? memplan_expr_bind(p, vs->dims[i], r->bindings, r->n_bindings) : vs->dims[i];
-                mp_buf_printf(b, "%s%s", i ? "," : "", memplan_expr_str(p, e));
+                memplan_expr e = r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings) : vs->dims[i];
+                mp_text_printf(b, "%s%s", i ? "," : "", memplan_expr_str(p, e));
             }
             mp_buf_putc(b, ']');
         }
-        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->n_bindings
-                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->bindings, r->n_bindings);
-        if (bytes == MEMPLAN_EXPR_NONE) mp_buf_printf(b, "  (%s)\n", vs->reason ? vs->reason : "unknown");
-        else mp_buf_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
+        memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->shapes.n_bindings
+                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
+        if (bytes == MEMPLAN_EXPR_NONE) mp_text_printf(b, "  (%s)\n", vs->reason ? vs->reason : "unknown");
+        else mp_text_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
     }
-    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_buf_printf(b, "note: %s\n", memplan_shapes_note(S, i));
+    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_text_printf(b, "note: %s\n", memplan_shapes_note(S, i));
 }
 
-static memplan_status shapes_report(const memplan_model *m, const memplan_request *r, char **out, size_t *len,
-                                    memplan_error *err, bool json) {
+memplan_status mp_run_shapes(MP_REPORT_ARGS) {
+    (void)cache;
     memplan_shapes *S;
-    memplan_shapes_options so = {r->bindings, r->n_bindings, r->values, r->n_values};
-    memplan_status st = memplan_shapes_infer_opts(m, &so, &S, err);
+    memplan_status st = memplan_shapes_infer_opts(m, &r->shapes, &S, err);
     if (st) return st;
     mp_buf b;
     mp_buf_init(&b);
@@ -847,30 +847,11 @@ static memplan_status shapes_report(const memplan_model *m, const memplan_reques
     return finish_buf(&b, out, len, err);
 }
 
-/* The request's plan options (the strategy is a printing choice). */
-static void plan_options_of(const memplan_request *r, memplan_plan_options *o) {
-    memplan_plan_options_init(o);
-    o->align = r->align;
-    o->budget_ms = r->budget_ms;
-    o->include_inputs = r->include_inputs;
-    o->inplace = r->inplace;
-    o->allow_input_overwrite = r->allow_input_overwrite;
-    o->constants_as_activations = r->constants_as_activations;
-    o->bindings = r->bindings;
-    o->n_bindings = r->n_bindings;
-    o->values = r->values;
-    o->n_values = r->n_values;
-    o->upper_bounds = r->upper_bounds;
-    o->order = r->order;
-    o->order_budget_ms = r->order_budget_ms;
-    o->ranges = r->ranges;
-    o->n_ranges = r->n_ranges;
-}
-
-static memplan_status plan_report(mp_cache *cache, const memplan_model *m, const memplan_request *r, char **out,
-                                  size_t *len, memplan_error *err, bool json) {
+/* The plan's options come from the request; the strategy is a printing
+ * choice (a plan holds both layouts). */
+memplan_status mp_run_plan(MP_REPORT_ARGS) {
     memplan_plan_options o;
-    plan_options_of(r, &o);
+    memplan_request_plan_options(r, &o);
     plan_ctx c = {NULL, r, NULL};
     memplan_status st = mp_cache_plan(cache, m, &o, &c.p, err);
     if (st) return st;
@@ -890,13 +871,13 @@ static memplan_status plan_report(mp_cache *cache, const memplan_model *m, const
 
 /* reorder: the model's bytes with the nodes in the order of a plan under
  * --order (best unless given). */
-static memplan_status reorder_report(mp_cache *cache, const memplan_model *m, const memplan_request *r, char **out,
-                                     size_t *len, memplan_error *err) {
+memplan_status mp_run_reorder(MP_REPORT_ARGS) {
+    (void)json;
     if (!r->model_bytes && !r->model_reader)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "reorder needs the model's bytes");
     memplan_plan_options o;
-    plan_options_of(r, &o);
-    if (!r->order_set) o.order = MEMPLAN_ORDER_BEST;
+    memplan_request_plan_options(r, &o);
+    if (!r->order_given) o.order = MEMPLAN_ORDER_BEST;
     const memplan_model_plan *p = NULL;
     memplan_status st = mp_cache_plan(cache, m, &o, &p, err);
     if (st) return st;
@@ -913,34 +894,8 @@ static memplan_status reorder_report(mp_cache *cache, const memplan_model *m, co
     return st;
 }
 
-memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *command, const memplan_request *r,
-                         char **out, size_t *len, memplan_error *err, bool json) {
-    if (strcmp(command, "info") == 0)
-        return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
-    if (strcmp(command, "shapes") == 0) return shapes_report(m, r, out, len, err, json);
-    if (mp_inplace_command(command)) return mp_report_inplace(cache, m, command, r, out, len, err, json);
-    if (strcmp(command, "reorder") == 0) return reorder_report(cache, m, r, out, len, err);
-    if (strcmp(command, "plan") != 0)
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
-    return plan_report(cache, m, r, out, len, err, json);
-}
-
-/* One-shot reports: a cache that lives for the one call. */
-static memplan_status report_once(const memplan_model *m, const char *command, const memplan_request *r,
-                                  char **out, size_t *len, memplan_error *err, bool json) {
-    mp_cache cache;
-    mp_cache_init(&cache);
-    memplan_status st = mp_report(&cache, m, command, r, out, len, err, json);
-    mp_cache_clear(&cache);
-    return st;
-}
-
-memplan_status memplan_report_json(const memplan_model *m, const char *command, const memplan_request *r,
-                                   char **json, size_t *len, memplan_error *err) {
-    return report_once(m, command, r, json, len, err, true);
-}
-
-memplan_status memplan_report_text(const memplan_model *m, const char *command, const memplan_request *r,
-                                   char **text, size_t *len, memplan_error *err) {
-    return report_once(m, command, r, text, len, err, false);
+memplan_status mp_run_info(MP_REPORT_ARGS) {
+    (void)cache;
+    (void)r;
+    return json ? memplan_info_json(m, out, len, err) : memplan_info_text(m, out, len, err);
 }

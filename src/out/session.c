@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memplan/command.h"
 #include "out/cache.h"
 
 struct memplan_session {
@@ -70,20 +71,16 @@ const memplan_model *memplan_session_model(const memplan_session *s) { return s-
 
 memplan_status memplan_session_report(memplan_session *s, const char *command, const memplan_request *r, bool json,
                                       char **out, size_t *len, memplan_error *err) {
-    /* annotate and reorder write the whole model */
-    bool writes = strcmp(command, "annotate") == 0 || strcmp(command, "reorder") == 0;
-    if (s->stripped && !r->model_reader && writes)
+    const memplan_command *c = memplan_command_find(command);
+    if (c && c->whole_model && s->stripped && !r->model_reader)
         return memplan_error_set(err, MEMPLAN_EUSAGE,
                                  "%s needs the whole model, and this session was opened through a reader "
                                  "that skipped its tensor data: pass the reader with the request (model_reader)",
                                  command);
-    memplan_request *own = malloc(sizeof *own); /* ~33 KB: not on the stack */
-    if (!own) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
-    *own = *r;
-    own->model_bytes = s->bytes;
-    own->model_len = s->len;
-    memplan_status st = mp_report(&s->cache, s->model, command, own, out, len, err, json);
-    free(own);
+    memplan_request own = *r; /* the lists stay the caller's: a shallow copy */
+    own.model_bytes = s->bytes;
+    own.model_len = s->len;
+    memplan_status st = mp_report(&s->cache, s->model, command, &own, out, len, err, json);
     /* Out of memory: give back what the cache holds, so a retry (or a
      * smaller request) has the room. */
     if (st == MEMPLAN_ENOMEM) mp_cache_clear(&s->cache);

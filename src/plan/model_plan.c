@@ -24,6 +24,7 @@
 
 #include "memplan/inplace.h"
 #include "memplan/model_plan.h"
+#include "memplan/validate.h"
 #include "plan/model_order.h"
 #include "plan/model_plan_internal.h"
 #include "util/strmap.h"
@@ -618,7 +619,7 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
     uint64_t align = p->options.align;
     memplan_plan_figures *fa = &p->figures[MEMPLAN_STRATEGY_ARENA], *fs = &p->figures[MEMPLAN_STRATEGY_SLOTS];
     /* Naive: one buffer per owner. The arena strategy aligns each one, as a
-     * naive allocator would; the slot strategy counts raw sizes (seed 000). */
+     * naive allocator would; the slot strategy counts raw sizes (docs/semantics.md, "Slot plan"). */
     for (size_t b = 0; b < p->n_buffers; b++) {
         fa->naive_bytes += align_up(p->buffers[b].size, align);
         fs->naive_bytes += p->buffers[b].size;
@@ -634,7 +635,7 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
         off += align_up(p->slots.slot_bytes[s], align);
     }
     p->slot_offset = k->slot_offset;
-    /* The slot plan's peak is the sum of the slot capacities (seed 000), at
+    /* The slot plan's peak is the sum of the slot capacities (docs/semantics.md, "Slot plan"), at
      * any alignment: alignment and offsets belong to the arena. Laid out one
      * after another at aligned offsets, the slots end at `end`. */
     fs->peak_bytes = p->slots.peak_bytes;
@@ -642,7 +643,7 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
     fa->layout_bytes = fa->peak_bytes;
     fa->savings_ratio = savings(fa->naive_bytes, fa->peak_bytes);
     fs->savings_ratio = savings(fs->naive_bytes, fs->peak_bytes);
-    /* slot capacities are raw sizes (seed 000): compare with the raw bound */
+    /* slot capacities are raw sizes (docs/semantics.md, "Slot plan"): compare with the raw bound */
     memplan_status st = memplan_lower_bound(p->buffers, p->n_buffers, 1, &fs->lower_bound_bytes, err);
     if (!st) st = peak_position(p, align, &fa->peak_position, err);
     if (!st) st = peak_position(p, 1, &fs->peak_position, err);

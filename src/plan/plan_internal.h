@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "memplan/plan.h"
+#include "memplan/validate.h"
 
 /* Check 0 <= start < end for every buffer; EINPUT naming the first bad one. */
 memplan_status mp_plan_check_buffers(const memplan_buffer *bufs, size_t n,

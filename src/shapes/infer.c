@@ -923,7 +923,7 @@ size_t memplan_shapes_note_count(const memplan_shapes *S) { return S->n_notes; }
 const char *memplan_shapes_note(const memplan_shapes *S, size_t i) { return i < S->n_notes ? S->notes[i] : NULL; }
 
 memplan_size memplan_shapes_size(const memplan_shapes *S, const memplan_vshape *v, const memplan_binding *b, size_t nb) {
-    memplan_size s = {MEMPLAN_SIZE_UNKNOWN, 0, NULL, 0, NULL, -1};
+    memplan_size s = {MEMPLAN_SIZE_UNKNOWN, 0, NULL, -1};
     if (v->kind != MEMPLAN_TYPE_TENSOR && v->kind != MEMPLAN_TYPE_NONE) {
         s.kind = MEMPLAN_SIZE_UNPLANNABLE;
         s.reason = v->kind == MEMPLAN_TYPE_SPARSE_TENSOR ? "sparse tensor"

@@ -8,6 +8,8 @@
  *   status  = mp_call_reader(session, "annotate", args, size)
  *                                        annotate on such a session, reading the model
  *                                        again through Module.memplanReadAt
+ *   flag    = mp_command_whole_model("annotate")
+ *                                        1 when a command needs that (the command table)
  *   status  = mp_call(session, "info", "--flag\nvalue")
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
  *             ("annotate" leaves the annotated model's bytes there)
@@ -20,12 +22,14 @@
  * what the dims change.
  */
 #include <emscripten/emscripten.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "memplan/memplan.h"
 #include "memplan/plan.h"
 #include "memplan/report.h"
+#include "cli/args.h"
 #include "out/pack_json.h"
 #include "util/buf.h"
 
@@ -128,46 +132,50 @@ static int split_args(char *args, char **argv, int max) {
     return n;
 }
 
+/* "a\nb\nc" as an argument vector of any length: one malloc'ed block (the
+ * pointers, then a copy of the text) that *argv points into; free(*argv).
+ * False when out of memory. */
+static bool split_all(const char *args, char ***argv, int *argc) {
+    size_t len = args ? strlen(args) : 0, n = len ? 1 : 0;
+    for (size_t i = 0; i < len; i++) n += args[i] == '\n';
+    if (n > (size_t)INT_MAX) return false;
+    char **v = malloc(n * sizeof *v + len + 1);
+    if (!v) return false;
+    char *copy = (char *)(v + n);
+    memcpy(copy, args ? args : "", len + 1);
+    *argc = split_args(copy, v, (int)n);
+    *argv = v;
+    return true;
+}
+
 /* mp_call with the model's reader for annotate (NULL: none). */
 static int call(session *s, const char *command, const char *args, const memplan_reader *rd) {
     if (!s || !command) {
         set_message("no session");
         return MEMPLAN_EUSAGE;
     }
-    enum { MAX_ARGS = 1024 }; /* the CLI takes 256 --dim NAME=VALUE pairs and the rest */
-    size_t args_len = args ? strlen(args) : 0;
-    char *copy = malloc(args_len + 1);
-    if (copy) memcpy(copy, args ? args : "", args_len + 1);
-    char *argv[MAX_ARGS];
-    if (!copy) {
+    char **argv = NULL;
+    int argc = 0;
+    if (!split_all(args, &argv, &argc)) {
         set_message("out of memory");
         return MEMPLAN_ENOMEM;
     }
-    int argc = split_args(copy, argv, MAX_ARGS);
-    if (argc < 0) {
-        free(copy);
-        set_message("more than 1024 arguments");
-        return MEMPLAN_EUSAGE;
-    }
+    /* No command given to the parser: every option is taken, so one argument
+     * list can serve several commands (the reports read the fields they use). */
     memplan_error err = {0};
-    memplan_request *r = malloc(sizeof *r);
+    cli_args a;
+    cli_args_init(&a);
     char *out = NULL;
     size_t len = 0;
-    memplan_status st;
-    if (!r) {
-        st = memplan_error_set(&err, MEMPLAN_ENOMEM, "out of memory");
-    } else {
-        memplan_request_init(r);
-        st = memplan_request_parse(r, argc, (const char *const *)argv, &err);
-        if (!st && r->n_positional)
-            st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unexpected argument '%s'", r->positional[0]);
-        if (!st && r->output_path)
-            st = memplan_error_set(&err, MEMPLAN_EUSAGE, "-o/--output is for the command line: annotate returns the bytes");
-        r->model_reader = rd;
-        if (!st) st = memplan_session_report(s, command, r, true, &out, &len, &err);
-    }
-    free(r);
-    free(copy);
+    memplan_status st = cli_args_parse(&a, NULL, argc, (const char *const *)argv, &err);
+    if (!st && a.n_positional)
+        st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unexpected argument '%s'", a.positional[0]);
+    if (!st && a.output_path)
+        st = memplan_error_set(&err, MEMPLAN_EUSAGE, "-o/--output is for the command line: annotate returns the bytes");
+    a.req.model_reader = rd;
+    if (!st) st = memplan_session_report(s, command, &a.req, true, &out, &len, &err);
+    cli_args_free(&a);
+    free(argv);
     if (st) {
         free(out);
         set_message(err.message);
@@ -175,6 +183,14 @@ static int call(session *s, const char *command, const char *args, const memplan
     }
     set_result(out, len);
     return 0;
+}
+
+/* 1 when `command` reads the model's whole file (memplan/command.h:
+ * whole_model, as annotate does), 0 when not, -1 for no such command: the
+ * wrapper then calls mp_call_reader on a session from mp_open_reader. */
+EMSCRIPTEN_KEEPALIVE int mp_command_whole_model(const char *command) {
+    const memplan_command *c = memplan_command_find(command);
+    return c ? c->whole_model : -1;
 }
 
 EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *args) {

@@ -176,7 +176,9 @@ class Model {
     let status;
     try {
       argp = allocString(M, args.join('\n'));
-      if (this._reader && command === 'annotate') { // it copies the whole model: read it again
+      // A command that reads the whole file (annotate copies the model; the
+      // command table says which) reads it again through the reader.
+      if (this._reader && M._mp_command_whole_model(cmd) === 1) {
         const { size, readAt } = this._reader;
         // A readAt that calls into this model (another command, close) would
         // change or free the results annotate is reading: refused meanwhile.

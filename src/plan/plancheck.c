@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "memplan/liveness.h"
+#include "memplan/validate.h"
 
 static memplan_status violation(memplan_graph_violation *kind, memplan_graph_violation k, memplan_error *err,
                                 const char *fmt, const char *a, const char *b, int pos) {
