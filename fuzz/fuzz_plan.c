@@ -186,11 +186,23 @@ static void check_plan(const memplan_model_plan *p) {
     }
 }
 
-/* The typed plan API (memplan_plan_model, the path every shell takes), each
- * plan re-checked by the validators and against its own figures. */
+/* A plan from the typed API (memplan_plan_model, the path every shell
+ * takes), re-checked by the validators and against its own figures; NULL
+ * after an error (checked for a message). */
+static memplan_model_plan *plan_checked(const memplan_model *m, const memplan_plan_options *o) {
+    memplan_error err = {0};
+    memplan_model_plan *p = NULL;
+    memplan_status st = memplan_plan_model(m, o, &p, &err);
+    if (st) {
+        fuzz_check_error(st, &err);
+        return NULL;
+    }
+    check_plan(p);
+    return p;
+}
+
 static void run_validated(const memplan_model *m, const memplan_binding *binds, size_t n_binds, bool include_inputs,
                           uint32_t budget_ms, bool inplace) {
-    memplan_error err = {0};
     memplan_plan_options o;
     memplan_plan_options_init(&o);
     o.bindings = binds;
@@ -199,14 +211,7 @@ static void run_validated(const memplan_model *m, const memplan_binding *binds, 
     o.budget_ms = budget_ms;
     o.inplace = inplace;
     o.allow_input_overwrite = inplace;
-    memplan_model_plan *p = NULL;
-    memplan_status st = memplan_plan_model(m, &o, &p, &err);
-    if (st) {
-        fuzz_check_error(st, &err);
-        return;
-    }
-    check_plan(p);
-    memplan_model_plan_free(p);
+    memplan_model_plan_free(plan_checked(m, &o));
 }
 
 /* The plan under --order best: a valid plan, its order a topological order
@@ -222,13 +227,8 @@ static void run_ordered(const uint8_t *data, size_t size, const memplan_model *m
     o.budget_ms = 0;
     o.order = MEMPLAN_ORDER_BEST;
     o.order_budget_ms = 1;
-    memplan_model_plan *p = NULL;
-    memplan_status st = memplan_plan_model(m, &o, &p, &err);
-    if (st) {
-        fuzz_check_error(st, &err);
-        return;
-    }
-    check_plan(p);
+    memplan_model_plan *p = plan_checked(m, &o);
+    if (!p) return;
     const memplan_graph *g = m->graph;
     int32_t n = g->n_nodes, *pos = malloc(((size_t)n + 1) * sizeof *pos);
     FUZZ_CHECK(pos != NULL, "out of memory");
@@ -257,7 +257,7 @@ static void run_ordered(const uint8_t *data, size_t size, const memplan_model *m
                    (unsigned long long)p->order.file[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes);
     unsigned char *out = NULL;
     size_t out_len = 0;
-    st = memplan_reorder(data, size, p, &out, &out_len, &err);
+    memplan_status st = memplan_reorder(data, size, p, &out, &out_len, &err);
     if (st == MEMPLAN_OK) {
         memplan_model *again = NULL;
         st = memplan_model_load(out, out_len, NULL, &again, &err);
