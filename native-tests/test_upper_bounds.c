@@ -291,6 +291,66 @@ static void test_sweep_report(void **state) {
     memplan_model_free(m);
 }
 
+
+/* A chain x[4] -> Relu a -> Neg y, with a given element type for a. */
+static memplan_model *chain(int32_t a_type, const char *extra) {
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "4");
+    if (a_type == 1) mb_node(g, "Relu", "x", "a");
+    else mb_int_attr(mb_node(g, "Cast", "x", "a"), "to", a_type);
+    mb_node(g, "Neg", "a", "y");
+    if (extra) mb_node(g, "Abs", "y", extra);
+    mb_output(g, extra ? extra : "y", a_type, "4");
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    return m;
+}
+
+/* memplan diff: float16 a (8 B) in B against float a (16 B) in A; y also
+ * shrinks; B has one more value. Aligned to 1: A a+y = 32 B, B 8+8+8. */
+static void test_diff_report(void **state) {
+    (void)state;
+    memplan_model *a = chain(1, NULL), *b = chain(10, "z");
+    memplan_request r;
+    memplan_error err = {0};
+    const char *const args[] = {"--align", "1"};
+    assert_int_equal(cli_request_parse(&r, 2, args, &err), MEMPLAN_OK);
+    char *out = NULL;
+    size_t len;
+    assert_int_equal(memplan_diff_report(a, "A.onnx", b, "B.onnx", &r, true, &out, &len, &err), MEMPLAN_OK);
+    assert_string_equal(out, "{\"a\":{\"status\":\"planned\",\"positions\":2,\"buffers\":2,\"peak_bytes\":32,"
+                             "\"lower_bound_bytes\":32,\"naive_bytes\":32,\"slots_bytes\":32,\"weight_bytes\":0},"
+                             "\"b\":{\"status\":\"planned\",\"positions\":3,\"buffers\":3,\"peak_bytes\":16,"
+                             "\"lower_bound_bytes\":16,\"naive_bytes\":24,\"slots_bytes\":16,\"weight_bytes\":0},"
+                             "\"delta\":{\"peak_bytes\":-16,\"lower_bound_bytes\":-16,\"naive_bytes\":-8,"
+                             "\"slots_bytes\":-16,\"weight_bytes\":0},"
+                             "\"values\":{\"in_both\":2,\"changed\":["
+                             "{\"name\":\"a\",\"a\":{\"size\":16,\"start\":0,\"end\":1,\"offset\":0},"
+                             "\"b\":{\"size\":8,\"start\":0,\"end\":1,\"offset\":0}},"
+                             "{\"name\":\"y\",\"a\":{\"size\":16,\"start\":1,\"end\":1,\"offset\":16},"
+                             "\"b\":{\"size\":8,\"start\":1,\"end\":2,\"offset\":8}}],"
+                             "\"only_a\":[],\"only_b\":[\"z\"]}}\n");
+    free(out);
+    assert_int_equal(memplan_diff_report(a, "A.onnx", b, "B.onnx", &r, false, &out, &len, &err), MEMPLAN_OK);
+    expect_contains(out, "peak                           32                 16                -16 (-50.0%)\n");
+    expect_contains(out, "values:        2 changed (size, interval or offset)\n  a: 16 -> 8 B (-8)\n"
+                         "  y: 16 -> 8 B (-8) live [1, 1] -> [1, 2] offset 16 -> 8\n");
+    free(out);
+    memplan_request_free(&r);
+    /* a binding that does not fit one of them names it */
+    const char *const bad[] = {"--value", "nope=1"};
+    assert_int_equal(cli_request_parse(&r, 2, bad, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_diff_report(a, "A.onnx", b, "B.onnx", &r, true, &out, &len, &err), MEMPLAN_EUSAGE);
+    assert_string_equal(err.message, "A.onnx: the model has no graph input named 'nope'");
+    memplan_request_free(&r);
+    memplan_model_free(a);
+    memplan_model_free(b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_data_dim_defers_and_is_internal),
@@ -299,6 +359,7 @@ int main(void) {
         cmocka_unit_test(test_range_errors),
         cmocka_unit_test(test_value_inputs),
         cmocka_unit_test(test_sweep_report),
+        cmocka_unit_test(test_diff_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -268,8 +268,9 @@ describe('controller: cancel and errors', () => {
     await expect(ctl.open('junk.onnx', new Uint8Array([0x0a, 0xff, 0xff, 0xff]))).rejects.toThrow(msg);
     const s = ctl.state;
     expect({ phase: s.phase, name: s.name, shownName: s.shownName, error: s.error, hasModel: s.hasModel, busy: s.busy })
-      .toEqual({ phase: 'error', name: SMALL.name, shownName: SMALL.name, error: `junk.onnx: ${msg}`, hasModel: true, busy: false });
+      .toEqual({ phase: 'error', name: SMALL.name, shownName: SMALL.name, error: `junk.onnx: this is not an ONNX model (${msg})`, hasModel: true, busy: false });
     expect(s.plan).toBe(plan);
+    expect(s.shown, 'the model before is still open: shown again').toBe(true);
     expect([...new Set(names)]).toEqual(['junk.onnx', SMALL.name]);
   });
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll } from 'vitest';
 import { alignUp, attachNodes, attachNodeTree, bodiesOf, bodyLabel, intervalRows, normalizePlan, planAssumptions, planAt, searchBodies, stepOf } from '../web/src/data/plan.js';
 import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
-import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../web/src/data/series.js';
+import { filterRows, liveAt, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../web/src/data/series.js';
 import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
 import { BUCKETS, profileSeries, reuseByOutput, reuseText, valueLinks } from '../web/src/data/profile.js';
@@ -462,6 +462,20 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     const s = memorySeries(m);
     expect([s.liveBound[2], s.maxLiveBound, s.naive[4]]).toEqual([plan.at_peak.bytes, plan.lower_bound_bytes, plan.naive_bytes]);
     expect(valueRows(m)[i]).toMatchObject({ name: 'If_0', shape: '', size: 6336, status: 'body memory (If)' });
+  });
+
+  it('liveAt at the peak position lists what the plan JSON\'s at_peak lists, in its order (main graph and every planned body)', () => {
+    const plan = silero(preset);
+    const check = (doc) => {
+      const m = normalizePlan(doc);
+      const made = new Map(m.nodes.flatMap((nd) => (nd.outputs ?? []).map((o) => [o, nd])));
+      expect(liveAt(m, doc.at_peak.position, (n) => made.get(n) ?? null)).toEqual(doc.at_peak.buffers);
+    };
+    check(plan);
+    let bodies = 0;
+    const walk = (doc) => { for (const e of doc.subgraphs) { if (e.plan.status === 'planned' && e.plan.at_peak.position >= 0) { check(e.plan); bodies++; } walk(e.plan); } };
+    walk(plan);
+    expect(bodies).toBeGreaterThan(3);
   });
 
   it('planAt, stepOf and bodiesOf walk the tree; a stale index is found again by node and attribute', () => {

@@ -70,7 +70,8 @@ memplan_status memplan_option_apply(memplan_request *r, memplan_option_id id, co
 /* What a command reads. */
 typedef enum memplan_input {
     MEMPLAN_INPUT_MODEL, /* an .onnx model: the library prints it (run) */
-    MEMPLAN_INPUT_CSV    /* buffers id,lower,upper,size (pack): the shells call memplan_pack */
+    MEMPLAN_INPUT_CSV,   /* buffers id,lower,upper,size (pack): the shells call memplan_pack */
+    MEMPLAN_INPUT_TWO_MODELS /* two models (diff): the shells call memplan_diff_report */
 } memplan_input;
 
 /* What a command's report is. */

@@ -99,6 +99,14 @@ memplan_status memplan_report_text(const memplan_model *m, const char *command,
                                    const memplan_request *r, char **text, size_t *len,
                                    memplan_error *err);
 
+/* `memplan diff`: models a and b planned with the request's plan options,
+ * their figures, the deltas and the values whose size, interval or offset
+ * changed (by name; src/out/report_diff.c gives the JSON form). name_a and
+ * name_b prefix the message when a plan fails. */
+memplan_status memplan_diff_report(const memplan_model *a, const char *name_a, const memplan_model *b,
+                                   const char *name_b, const memplan_request *r, bool json, char **out, size_t *len,
+                                   memplan_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -86,6 +86,7 @@ bool cli_write_file_atomic(const char *path, const void *data, size_t len);
 /* Run a command over a model (memplan/command.h): argv[0] is the command's
  * name, then its arguments. Returns the exit code. */
 int cli_run_model_command(const memplan_command *c, int argc, char **argv);
+int cli_run_diff_command(const memplan_command *c, int argc, char **argv);
 int cmd_pack(int argc, char **argv);
 
 #endif

@@ -18,6 +18,30 @@ static int check_operands(const memplan_command *c, const cli_args *a) {
     return CLI_OK;
 }
 
+/* Load the model at path: its graph read without the tensor data; for a
+ * command that reads the whole file (annotate) the file stays open in *mf
+ * for its reader. Prints the error and returns false on failure. */
+static bool load(const char *path, bool whole, cli_model_file *mf, memplan_model **m, void **bytes) {
+    memplan_error err = {0};
+    size_t n = 0;
+    *m = NULL;
+    *bytes = NULL;
+    if (!cli_open_model(path, mf)) return false;
+    if (!cli_strip_opened(path, mf, bytes, &n)) {
+        cli_close_model(mf);
+        return false;
+    }
+    if (!whole) cli_close_model(mf);
+    if (memplan_model_load(*bytes, n, NULL, m, &err)) {
+        cli_error("memplan: %s: %s", path, err.message);
+        free(*bytes);
+        *bytes = NULL;
+        cli_close_model(mf);
+        return false;
+    }
+    return true;
+}
+
 /* Load the model, print the report, write it: stdout, or the -o file. */
 static int run_loaded(const memplan_command *c, cli_args *a, const char *path) {
     /* Every command loads the graph read without the tensor data; one that
@@ -26,21 +50,9 @@ static int run_loaded(const memplan_command *c, cli_args *a, const char *path) {
     memplan_error err = {0};
     memplan_model *m = NULL;
     void *bytes = NULL;
-    size_t n = 0;
     cli_model_file mf;
-    if (!cli_open_model(path, &mf)) return CLI_BAD_INPUT;
-    if (!cli_strip_opened(path, &mf, &bytes, &n)) {
-        cli_close_model(&mf);
-        return CLI_BAD_INPUT;
-    }
-    if (!c->whole_model) cli_close_model(&mf);
-    else a->req.model_reader = &mf.rd;
-    if (memplan_model_load(bytes, n, NULL, &m, &err)) {
-        cli_error("memplan: %s: %s", path, err.message);
-        free(bytes);
-        cli_close_model(&mf);
-        return CLI_BAD_INPUT;
-    }
+    if (!load(path, c->whole_model, &mf, &m, &bytes)) return CLI_BAD_INPUT;
+    if (c->whole_model) a->req.model_reader = &mf.rd;
     char *out = NULL;
     size_t len = 0;
     bool bytes_out = c->output == MEMPLAN_OUTPUT_BYTES;
@@ -68,6 +80,39 @@ int cli_run_model_command(const memplan_command *c, int argc, char **argv) {
     int rc = cli_args_parse(&a, c, argc - 1, (const char *const *)argv + 1, &err) ? cli_usage_error(c->name, "%s", err.message)
                                                                                   : check_operands(c, &a);
     if (rc == CLI_OK) rc = run_loaded(c, &a, a.positional[0]);
+    cli_args_free(&a);
+    return rc;
+}
+
+/* memplan diff A.onnx B.onnx [plan options]: both planned alike, compared. */
+int cli_run_diff_command(const memplan_command *c, int argc, char **argv) {
+    cli_args a;
+    cli_args_init(&a);
+    memplan_error err = {0};
+    int rc = cli_args_parse(&a, c, argc - 1, (const char *const *)argv + 1, &err) ? cli_usage_error(c->name, "%s", err.message)
+             : a.n_positional != 2 ? cli_usage_error(c->name, "two models to compare, got %zu", a.n_positional)
+                                   : CLI_OK;
+    memplan_model *m[2] = {NULL, NULL};
+    void *bytes[2] = {NULL, NULL};
+    cli_model_file mf;
+    for (int k = 0; k < 2 && rc == CLI_OK; k++)
+        if (!load(a.positional[k], false, &mf, &m[k], &bytes[k])) rc = CLI_BAD_INPUT;
+    char *out = NULL;
+    size_t len = 0;
+    if (rc == CLI_OK) {
+        memplan_status st = memplan_diff_report(m[0], a.positional[0], m[1], a.positional[1], &a.req, a.json, &out, &len, &err);
+        if (st) {
+            cli_error("memplan diff: %s", err.message);
+            rc = st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;
+        } else {
+            rc = (a.json ? cli_write_stdout(out, len) : cli_write_text(out, len)) ? CLI_OK : CLI_BAD_INPUT;
+        }
+    }
+    free(out);
+    for (int k = 0; k < 2; k++) {
+        memplan_model_free(m[k]);
+        free(bytes[k]);
+    }
     cli_args_free(&a);
     return rc;
 }

@@ -96,5 +96,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "memplan: unknown command '%s'\n(see 'memplan --help')\n", argv[1]);
         return CLI_USAGE;
     }
-    return c->input == MEMPLAN_INPUT_CSV ? cmd_pack(argc - 1, argv + 1) : cli_run_model_command(c, argc - 1, argv + 1);
+    if (c->input == MEMPLAN_INPUT_CSV) return cmd_pack(argc - 1, argv + 1);
+    if (c->input == MEMPLAN_INPUT_TWO_MODELS) return cli_run_diff_command(c, argc - 1, argv + 1);
+    return cli_run_model_command(c, argc - 1, argv + 1);
 }

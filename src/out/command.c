@@ -25,6 +25,10 @@ static const memplan_command COMMANDS[] = {
      OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
          OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(UPPER_BOUNDS),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_sweep},
+    {"diff", "A.onnx B.onnx", "two models planned with the same options: figures, deltas, values that changed",
+     OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
+         OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(UPPER_BOUNDS),
+     MEMPLAN_INPUT_TWO_MODELS, MEMPLAN_OUTPUT_DOCUMENT, false, NULL},
     {"pack", "FILE.csv [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]",
      "pack buffers 'id,lower,upper,size' into one arena", 0, MEMPLAN_INPUT_CSV, MEMPLAN_OUTPUT_DOCUMENT, false, NULL},
     {"inplace", "MODEL", "in-place reuse pairs and release lists per node", OPT(ALLOW_INPUT_OVERWRITE) | OPT(EVENTS),
@@ -56,8 +60,10 @@ memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *co
     const memplan_command *c = memplan_command_find(command);
     if (!c) return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
     if (!c->run)
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "'%s' reads buffers from a CSV file, not a model (memplan_pack)",
-                                 command);
+        return c->input == MEMPLAN_INPUT_CSV
+                   ? memplan_error_set(err, MEMPLAN_EUSAGE, "'%s' reads buffers from a CSV file, not a model (memplan_pack)",
+                                       command)
+                   : memplan_error_set(err, MEMPLAN_EUSAGE, "'%s' compares two models (memplan_diff_report)", command);
     return c->run(cache, m, r, json, out, len, err);
 }
 

@@ -222,3 +222,19 @@ describe('the wheel, the keys and the chart edges', () => {
     await page.evaluate(() => { window.memplanView.view.linked.setXDomain(null); window.memplanView.select(null); });
   });
 });
+
+describe('touch', () => {
+  it('a tap on a bar shows its tooltip (there is no hover before a tap) and selects it', async () => {
+    const ctx = await env.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+    const p = await ctx.newPage();
+    await p.goto(env.base, { timeout: TIMEOUT });
+    await p.waitForSelector('body[data-state="ready"]', { timeout: TIMEOUT });
+    const name = 'Equal_0_C'; // a buffer without views (a view under the pointer wins over its root)
+    const pt = await barPoint(p, 'timeline', name);
+    await p.touchscreen.tap(pt.x, pt.y);
+    await p.waitForSelector('.mpv-tooltip:not([hidden])', { timeout: 5000 });
+    expect(await p.textContent('.mpv-tip-title')).toBe(name);
+    expect(await p.evaluate(() => window.memplanView.state.selected)).toBe(name);
+    await ctx.close();
+  });
+});

@@ -47,6 +47,8 @@ describe('dims and re-planning', () => {
     const ratio = Number((1 - on.peak_bytes / off.naive_bytes).toPrecision(6));
     expectPlanShown(s, { ...on, naive_bytes: off.naive_bytes, savings_ratio: ratio }, 'in-place: ');
     expect(ratio, 'savings grow as the peak drops').toBeGreaterThan(off.savings_ratio);
+    const naiveEnd = await page.evaluate(() => { const ms = window.memplanView.view.charts.memory.series; return ms.naive[ms.positions - 1]; });
+    expect(naiveEnd, 'the memory chart\'s naive line ends at the same baseline').toBe(off.naive_bytes);
     expect(s.figures.inplace, 'in-place saved bytes').toBe(`${on.inplace.saved_bytes.toLocaleString('en-US')} B`);
     expect(await page.evaluate(() => window.memplanView.plan.inplace), 'plan.inplace').toEqual(on.inplace);
     await page.screenshot({ path: artifact('browser-inplace.png'), fullPage: true });

@@ -63,7 +63,7 @@ describe('embedding', () => {
     await p3.close();
   });
 
-  it('mount(): setModel rejects with the C message when the bytes are not a model, and the view shows it; setPlan refuses a non-plan and keeps the model', async () => {
+  it('mount(): setModel rejects with the C message when the bytes are not a model, and the view shows it in its words; setPlan refuses a non-plan and keeps the model', async () => {
     const p3 = await mounted(env);
     const r = await p3.evaluate(async () => {
       const v = window.mountedView;
@@ -75,7 +75,7 @@ describe('embedding', () => {
       return [outcome, shown, notPlan, v.state.name, v.state.hasModel];
     });
     expect(r, 'rejection and shown error').toEqual(['malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0',
-      'junk.onnx: malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0',
+      'junk.onnx: this is not an ONNX model (malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0)', // shown in the page's words
       'not a plan document: expected the output of `memplan plan --json`', 'example.onnx', true]);
     await p3.close();
   });

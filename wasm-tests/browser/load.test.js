@@ -106,4 +106,34 @@ describe('keyboard and names', () => {
     await page.keyboard.press('ArrowLeft');
     await waitPlan(page, cliPlan(EXAMPLE_SRC, presetArgs));
   });
+
+  it('each chart is read out as its title and a sentence of figures, not as its tick labels', async () => {
+    const plan = cliPlan(EXAMPLE_SRC, [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`])]);
+    const a = await page.$$eval('[data-chart]', (cs) => cs.map((c) => ({
+      role: c.getAttribute('role'), title: document.getElementById(c.getAttribute('aria-labelledby'))?.textContent,
+      summary: document.getElementById(c.getAttribute('aria-describedby'))?.textContent,
+      hidden: [...c.querySelectorAll('canvas, svg.mpv-svg')].every((n) => n.getAttribute('aria-hidden') === 'true'),
+    })));
+    expect(a.map((c) => [c.role, c.hidden])).toEqual([['group', true], ['group', true], ['group', true], ['group', true]]);
+    expect(a[0].title).toMatch(/^Memory over time/);
+    expect(a[0].summary).toBe(`Live bytes over ${plan.positions} positions: lower bound 7.31 KiB at position ${plan.at_peak.position}, planned peak 7.31 KiB, naive total 7.31 KiB.`);
+  });
+
+  it('at 390 px and at 1400 px the page does not overflow sideways (screenshots kept)', async () => {
+    const p2 = await env.newPage();
+    for (const [w, h] of [[390, 844], [1400, 900]]) {
+      await p2.setViewportSize({ width: w, height: h });
+      await p2.goto(env.base, { timeout: TIMEOUT });
+      await waitState(p2, 'ready');
+      await p2.waitForTimeout(300);
+      const over = await p2.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+      await p2.screenshot({ path: artifact(`browser-${w}px.png`), fullPage: true });
+      expect(over, `${w} px: sideways overflow`).toBeLessThanOrEqual(0);
+      // The value table scrolls sideways in its box rather than cutting its numbers.
+      const { n, cut } = await p2.$$eval('.mpv-table td.num', (tds) => ({ n: tds.length, cut: tds.filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent) }));
+      expect(n, 'number cells checked').toBeGreaterThan(10);
+      expect(cut, `${w} px: numbers cut`).toEqual([]);
+    }
+    await p2.close();
+  });
 });

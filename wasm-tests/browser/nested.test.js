@@ -158,6 +158,34 @@ describe('memory inside control flow', () => {
   });
 });
 
+describe('the value table with the keys', () => {
+  it('↑/↓ select rows without opening a body, Enter opens the control-flow node\'s body, Escape clears', async () => {
+    const page = env.page;
+    const state = () => page.evaluate(() => ({ selected: window.memplanView.state.selected, depth: window.memplanView.view.controller.state.path.length }));
+    const order = await page.evaluate(() => window.memplanView.view.controller.tableView().rows.map((r) => r.name));
+    const k = order.indexOf('If_0');
+    expect(k).toBeGreaterThan(0);
+    await page.focus('.mpv-table-wrap');
+    await page.keyboard.press('ArrowDown');
+    expect(await state()).toEqual({ selected: order[0], depth: 0 });
+    await page.keyboard.press('ArrowDown');
+    expect(await state()).toEqual({ selected: order[1], depth: 0 });
+    await page.evaluate((n) => window.memplanView.select(n), order[k - 1]);
+    await page.keyboard.press('ArrowDown');
+    expect(await state(), 'the If\'s row is selected, its body not opened').toEqual({ selected: 'If_0', depth: 0 });
+    await page.keyboard.press('ArrowUp');
+    expect(await state()).toEqual({ selected: order[k - 1], depth: 0 });
+    await page.keyboard.press('Escape');
+    expect(await state()).toEqual({ selected: null, depth: 0 });
+    await page.evaluate(() => window.memplanView.select('If_0'));
+    await page.focus('.mpv-table-wrap');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 1, null, { timeout: TIMEOUT });
+    await page.click('.mpv-crumbs button');
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, { timeout: TIMEOUT });
+  });
+});
+
 describe('dims made up inside the model', () => {
   it('"Set empty to 1" binds the input dims only: the dims shape inference made up stay unbound, and the plan is not planned on a guess', async () => {
     const page = env.page;

@@ -306,7 +306,7 @@ export function createController(client, options = {}) {
   linked.on('select', (source) => {
     // A click on a control-flow node's memory (a chart or the table) opens its body.
     const i = linked.selected === null || !state.m ? undefined : state.m.index.get(linked.selected);
-    if (i !== undefined && state.m.transient(i) && source && source !== 'api') {
+    if (i !== undefined && state.m.transient(i) && source && source !== 'api' && source !== 'keyboard') {
       const p = bodyPath(linked.selected);
       if (p && openBody(p)) return;
     }

@@ -145,6 +145,25 @@ export function createTable(container, ctl) {
     }
     return tr;
   }
+  // The keys, on the focused table: ↑/↓ select the row above or below (values), Enter opens a
+  // control-flow node's body, Escape clears the selection.
+  wrap.tabIndex = 0;
+  wrap.setAttribute('aria-label', 'value table: arrow keys select a row, Enter opens a control-flow body, Escape clears');
+  wrap.addEventListener('keydown', (ev) => {
+    if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
+    const name = linked.selected;
+    if (ev.key === 'Escape') { linked.select(null, 'keyboard'); ev.preventDefault(); return; }
+    if (ev.key === 'Enter' && name !== null && ctl.bodyPath(name) && ctl.state.m.transient(ctl.state.m.index.get(name) ?? -1)) {
+      ctl.openBody(ctl.bodyPath(name));
+      ev.preventDefault();
+      return;
+    }
+    if ((ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp') || ctl.state.table.tab !== 'values' || !shown.length) return;
+    const i = name === null ? -1 : shown.findIndex((r) => r.name === name);
+    const next = Math.max(0, Math.min(shown.length - 1, i < 0 ? 0 : i + (ev.key === 'ArrowDown' ? 1 : -1)));
+    linked.select(shown[next].name, 'keyboard');
+    ev.preventDefault();
+  });
   table.addEventListener('click', (ev) => {
     const tr = ev.target.closest('tbody tr');
     if (!tr) return;

@@ -9,10 +9,12 @@ import { createTimeline } from '../charts/timeline.js';
 import { createArena } from '../charts/arena.js';
 import { createSlots } from '../charts/slots.js';
 import { createMemory } from '../charts/memory.js';
-import { slotOccupancy } from '../data/series.js';
+import { memorySeries, slotOccupancy } from '../data/series.js';
+import { normalizePlan, planAt } from '../data/plan.js';
+import { formatBytes } from '../data/format.js';
 import { createController, deepFreeze, PUBLIC_EVENTS } from './controller.js';
 import { createControls } from './controls.js';
-import { createDeferred, createFigures } from './figures.js';
+import { createDeferred, createFigures, savingsOf } from './figures.js';
 import { createTable } from './table.js';
 import { createBodyBar } from './bodies.js';
 import { createAtPeak } from './atpeak.js';
@@ -56,6 +58,28 @@ function createTitlebar(root, ctl) {
   ctl.on('applied', syncBadge);
 }
 
+// What each chart shows, in figures, for screen readers (the charts' images are hidden from them).
+function summarize(charts, { m, series }) {
+  const b = (v) => (v === null ? 'not known' : formatBytes(v));
+  const peakAt = series.peakPositions.length ? ` at position ${series.peakPositions[0]}` : '';
+  const part = m.planned ? '' : ' The plan is deferred: buffers without a size are left out.';
+  charts.memory.setSummary(`Live bytes over ${m.positions} positions: lower bound ${b(m.lowerBound)}${peakAt}, planned peak ${b(m.peak)}, naive total ${b(m.naive)}.${part}`);
+  charts.timeline.setSummary(`${m.rowCount} buffers over ${m.positions} positions, one row each, by first use.`);
+  charts.arena.setSummary(`${m.rowCount} buffers by offset in an arena of ${b(m.peak)}.${part}`);
+  charts.slots.setSummary(`The slot plan: ${m.strategies ? b(m.strategies.slots) : 'not made'}.`);
+}
+
+// The memory chart's model and series. With in-place reuse on, its naive line and label are
+// those of the baseline the figures use (savingsOf): the same plan without in-place reuse.
+function memoryData(s) {
+  const sv = savingsOf(s);
+  const base = sv.rebased ? planAt(s.baseline, s.path)?.plan : null;
+  if (!base) return [s.m, s.series];
+  const bs = memorySeries(normalizePlan(base));
+  if (bs.positions !== s.series.positions) return [s.m, s.series];
+  return [{ ...s.m, naive: sv.naive }, { ...s.series, naive: bs.naive }];
+}
+
 // The four charts, fed by the controller's plan, slot plan and profile.
 function createCharts(container, ctl, hooks) {
   const { linked } = ctl;
@@ -78,7 +102,8 @@ function createCharts(container, ctl, hooks) {
     const partial = n ? `partial: ${n.toLocaleString('en-US')} buffer${n === 1 ? '' : 's'} without a size left out` : '';
     charts.memory.setPartial(partial);
     charts.arena.setPartial(partial);
-    charts.memory.setData(s.m, s.series);
+    summarize(charts, s);
+    charts.memory.setData(...memoryData(s));
     setProfile(s);
     charts.timeline.setData(s.m);
     charts.arena.setData(s.m, s.series);

@@ -125,6 +125,8 @@ export function svgEl(tag, attrs = {}) {
  * every size change (before the scheduled draw). `key` names the chart in the
  * page (data-chart).
  */
+let chartIds = 0; // ids of chart titles, unique in the page
+
 export function createFrame(container, { className, title, height, margin, onResize, key }) {
   const root = el('section', `mpv-chart ${className}`);
   if (key) root.dataset.chart = key;
@@ -132,6 +134,13 @@ export function createFrame(container, { className, title, height, margin, onRes
   root.tabIndex = 0;
   const head = el('div', 'mpv-chart-head');
   const h = el('h3', 'mpv-chart-title', title);
+  // Read out as its title and a sentence of figures (setSummary), not as its tick labels.
+  h.id = `mpv-chart-${key ?? className}-${++chartIds}`;
+  const summary = el('p', 'mpv-sr-only');
+  summary.id = `${h.id}-summary`;
+  root.setAttribute('role', 'group');
+  root.setAttribute('aria-labelledby', h.id);
+  root.setAttribute('aria-describedby', summary.id);
   const tools = el('div', 'mpv-chart-tools');
   head.append(h, tools);
   const plot = el('div', 'mpv-plot');
@@ -139,11 +148,13 @@ export function createFrame(container, { className, title, height, margin, onRes
   const canvas = el('canvas', 'mpv-canvas');
   const svg = svgEl('svg', { class: 'mpv-svg' });
   plot.append(canvas, svg);
-  root.append(head, plot);
+  canvas.setAttribute('aria-hidden', 'true');
+  svg.setAttribute('aria-hidden', 'true');
+  root.append(head, plot, summary);
   container.append(root);
   plot.addEventListener('pointerdown', () => { if (document.activeElement !== root) root.focus({ preventScroll: true }); });
   const ctx = canvas.getContext('2d');
-  const frame = { root, head, tools, plot, canvas, ctx, svg, width: 0, height, margin, dpr: 1, titleEl: h };
+  const frame = { root, head, tools, plot, canvas, ctx, svg, width: 0, height, margin, dpr: 1, titleEl: h, summaryEl: summary };
   let raf = 0;
   let drawFn = null;
   // A chart scrolled out of view is not drawn: its last draw waits until it is
@@ -239,6 +250,8 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
 export function frameApi(frame) {
   return {
     setTitle(text) { setText(frame.titleEl, text); },
+    /** The sentence a screen reader gives after the title: what the chart shows, in figures. */
+    setSummary(text) { setText(frame.summaryEl, text); },
     /** Mark the chart as drawing part of the plan ('' clears): a deferred plan's sized values only. */
     setPartial(text) {
       frame.partialEl ??= frame.head.insertBefore(el('span', 'mpv-chart-partial'), frame.tools);
@@ -424,7 +437,15 @@ export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, r
     picker.leave();
     linked.setHover(null, null, getApi());
     hooks.tooltip?.(ev, null, null, getApi());
-  }).on('click.select', (ev) => linked.setSelected(picker.click(ev).name, getApi()));
+  }).on('click.select', (ev) => {
+    // A tap has no hover before it: it shows the tooltip too (a touch or a pen).
+    if (ev.pointerType === 'touch' || ev.pointerType === 'pen') {
+      const { name, pos } = picker.move(ev);
+      linked.setHover(name, pos, getApi());
+      hooks.tooltip?.(ev, name, pos, getApi());
+    }
+    linked.setSelected(picker.click(ev).name, getApi());
+  });
   const chart = target.node().closest('.mpv-chart');
   const onKey = (ev) => { if (chartKey(ev, linked)) ev.preventDefault(); };
   chart?.addEventListener('keydown', onKey);

@@ -273,6 +273,8 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     get mode() { return stackOn() ? 'stacked' : 'plan'; },
     get note() { return stacked && !stackOn() ? psNote : ''; },
     get profile() { return ps; },
+    /** The series drawn (memorySeries of the plan shown, its naive line possibly the baseline's). */
+    get series() { return s; },
     setData(model, series) {
       m = model; s = series;
       rescale();

@@ -1,6 +1,6 @@
 // series.js -- per-position series and per-slot rows derived from a PlanModel
 // (plan.js). Pure functions; all arrays are typed and indexed by position.
-import { normalizeNodes } from './plan.js';
+import { alignUp, normalizeNodes } from './plan.js';
 import { formatShape } from './format.js';
 
 /**
@@ -314,4 +314,27 @@ export function queryIntervals(ix, start, end, d0, d1, out) {
     }
   }
   return count;
+}
+
+/**
+ * The buffers live at position p of plan model m, as `at_peak` lists them:
+ * [{name, transient, bytes, share, op_type, node, dtype, shape}], largest
+ * first (equal sizes in placement order), share = the buffer's size on the lower bound's basis
+ * (m.boundAlign) over lower_bound_bytes. Buffers of unknown size are left
+ * out. producer(name) -> the node that makes a value ({name, op}) or null.
+ */
+export function liveAt(m, p, producer) {
+  const out = [];
+  for (let i = 0; i < m.n; i++) {
+    if (m.owner[i] !== i || m.start[i] > p || m.end[i] < p || Number.isNaN(m.size[i])) continue;
+    const t = m.transient(i) ? m.transients[i - m.nValues] : null;
+    const nd = t ? null : producer(m.names[i]);
+    const share = m.lowerBound ? alignUp(m.size[i], m.boundAlign) / m.lowerBound : 0;
+    out.push({
+      name: m.names[i], transient: !!t, bytes: m.size[i], share: Number(share.toPrecision(6)),
+      op_type: t ? t.op_type ?? null : nd?.op ?? null, node: t ? t.node : nd?.name ?? null,
+      dtype: m.dtype[i] || null, shape: t ? null : m.shape[i] ?? null,
+    });
+  }
+  return out.sort((a, b) => b.bytes - a.bytes); // stable: equal sizes in placement order, as the CLI lists them
 }
