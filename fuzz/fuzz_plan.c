@@ -1,6 +1,6 @@
 /*
  * fuzz_plan.c -- libFuzzer target: model bytes -> load -> shapes -> plan ->
- * inplace -> profile -> annotate -> reload.
+ * inplace -> profile -> annotate -> reload; plan --order best -> reorder -> reload.
  *
  * For every model that loads:
  *   1. the plan report JSON (memplan_report_json "plan") with the arena
@@ -186,11 +186,23 @@ static void check_plan(const memplan_model_plan *p) {
     }
 }
 
-/* The typed plan API (memplan_plan_model, the path every shell takes), each
- * plan re-checked by the validators and against its own figures. */
+/* A plan from the typed API (memplan_plan_model, the path every shell
+ * takes), re-checked by the validators and against its own figures; NULL
+ * after an error (checked for a message). */
+static memplan_model_plan *plan_checked(const memplan_model *m, const memplan_plan_options *o) {
+    memplan_error err = {0};
+    memplan_model_plan *p = NULL;
+    memplan_status st = memplan_plan_model(m, o, &p, &err);
+    if (st) {
+        fuzz_check_error(st, &err);
+        return NULL;
+    }
+    check_plan(p);
+    return p;
+}
+
 static void run_validated(const memplan_model *m, const memplan_binding *binds, size_t n_binds, bool include_inputs,
                           uint32_t budget_ms, bool inplace) {
-    memplan_error err = {0};
     memplan_plan_options o;
     memplan_plan_options_init(&o);
     o.bindings = binds;
@@ -199,13 +211,69 @@ static void run_validated(const memplan_model *m, const memplan_binding *binds, 
     o.budget_ms = budget_ms;
     o.inplace = inplace;
     o.allow_input_overwrite = inplace;
-    memplan_model_plan *p = NULL;
-    memplan_status st = memplan_plan_model(m, &o, &p, &err);
-    if (st) {
-        fuzz_check_error(st, &err);
-        return;
+    memplan_model_plan_free(plan_checked(m, &o));
+}
+
+/* The plan under --order best: a valid plan, its order a topological order
+ * of the model's graph with a lower bound no higher than the file order's;
+ * the reordered model loads with the nodes in that order. */
+static void run_ordered(const uint8_t *data, size_t size, const memplan_model *m, const memplan_binding *binds,
+                        size_t n_binds) {
+    memplan_error err = {0};
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.bindings = binds;
+    o.n_bindings = n_binds;
+    o.budget_ms = 0;
+    o.order = MEMPLAN_ORDER_BEST;
+    o.order_budget_ms = 1;
+    memplan_model_plan *p = plan_checked(m, &o);
+    if (!p) return;
+    const memplan_graph *g = m->graph;
+    int32_t n = g->n_nodes, *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    FUZZ_CHECK(pos != NULL, "out of memory");
+    for (int32_t i = 0; i < n; i++) pos[i] = -1;
+    for (int32_t i = 0; i < n; i++) {
+        int32_t v = p->order.node ? p->order.node[i] : i;
+        FUZZ_CHECK(v >= 0 && v < n && pos[v] < 0, "order entry %d is %d", (int)i, (int)v);
+        pos[v] = i;
     }
-    check_plan(p);
+    for (int32_t v = 0; v < g->n_values; v++) /* a producer runs before its readers */
+        FUZZ_CHECK(g->values[v].producer < 0 || pos[g->values[v].producer] == p->graph->values[v].producer,
+                   "value %d: producer at %d, not %d", (int)v, (int)p->graph->values[v].producer,
+                   (int)pos[g->values[v].producer]);
+    for (int32_t i = 0; i < n; i++)
+        for (int32_t k = 0; k < p->graph->nodes[i].n_inputs; k++) {
+            int32_t v = p->graph->nodes[i].inputs[k];
+            FUZZ_CHECK(v < 0 || p->graph->values[v].producer < i, "node at %d reads a value made at %d", (int)i,
+                       (int)(v < 0 ? -1 : p->graph->values[v].producer));
+        }
+    free(pos);
+    if (!p->deferred)
+        FUZZ_CHECK(p->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes <=
+                       p->order.file[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes,
+                   "best's lower bound %llu is above the file order's %llu",
+                   (unsigned long long)p->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes,
+                   (unsigned long long)p->order.file[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes);
+    unsigned char *out = NULL;
+    size_t out_len = 0;
+    memplan_status st = memplan_reorder(data, size, p, &out, &out_len, &err);
+    if (st == MEMPLAN_OK) {
+        memplan_model *again = NULL;
+        st = memplan_model_load(out, out_len, NULL, &again, &err);
+        FUZZ_CHECK(st == MEMPLAN_OK, "reordered model does not load: %s", err.message);
+        FUZZ_CHECK(again->graph->n_nodes == n, "reordered model has %d nodes, not %d", (int)again->graph->n_nodes,
+                   (int)n);
+        FUZZ_CHECK(!again->graph->reordered, "the reordered model's node order is not topological");
+        for (int32_t i = 0; i < n; i++)
+            FUZZ_CHECK(strcmp(again->graph->nodes[i].op_type, p->graph->nodes[i].op_type) == 0,
+                       "reordered node %d is %s, not %s", (int)i, again->graph->nodes[i].op_type,
+                       p->graph->nodes[i].op_type);
+        memplan_model_free(again);
+        free(out);
+    } else {
+        fuzz_check_error(st, &err);
+    }
     memplan_model_plan_free(p);
 }
 
@@ -282,6 +350,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
 
     run_validated(m, binds, n_binds, false, 0, false);
     run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0);
+    run_ordered(data, size, m, binds, n_binds);
     memplan_session_close(g_session);
     g_session = NULL;
     memplan_model_free(m);

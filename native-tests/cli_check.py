@@ -103,7 +103,8 @@ def main():
     check(r.returncode == 0 and r.stderr == "" and "exit codes: 0 ok, 1 usage error, 2 bad input" in r.stdout,
           "--help: stdout, exit 0")
     cmds, flags = synopsis(readme)
-    check(cmds == {"info", "shapes", "plan", "sweep", "diff", "pack", "inplace", "profile", "tags", "annotate"},
+    check(cmds == {"info", "shapes", "plan", "sweep", "diff", "pack", "inplace", "profile", "tags", "annotate",
+                   "reorder"},
           f"README synopsis commands parsed: {sorted(cmds)}")
     for c in sorted(cmds):
         check(re.search(r"^  %s " % c, r.stdout, re.M) is not None, f"--help lists '{c}'")
@@ -144,6 +145,11 @@ def main():
         (["plan", model, "--budget-ms", "600001"], "--budget-ms takes milliseconds"),
         (["plan", model, "--strategy", "best"], "memplan plan: --strategy takes 'arena' or 'slots'"),
         (["plan", model, "--strategy"], "--strategy takes 'arena' or 'slots'"),
+        (["plan", model, "--order", "fastest"], "memplan plan: --order takes best, file, greedy, dfs, postorder"),
+        (["plan", model, "--order-budget-ms", "600001"], "memplan plan: --order-budget-ms takes milliseconds"),
+        (["shapes", model, "--order", "best"], "memplan shapes: --order does not apply to shapes"),
+        (["reorder", model], "memplan reorder: no output file given (-o OUT.onnx)"),
+        (["reorder", model, "-o", os.path.join(d, "x.onnx"), "--inplace"], "memplan reorder: --inplace does not apply to reorder"),
         (["info", model, "-o", os.path.join(d, "x.onnx")], "memplan info: -o does not apply to info"),
         (["plan", model, "--output", os.path.join(d, "x.onnx")], "memplan plan: -o does not apply to plan"),
         # the first option the command does not take, in the order given

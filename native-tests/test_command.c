@@ -150,18 +150,20 @@ static void test_options_fill_typed_fields(void **state) {
 static void test_command_table(void **state) {
     (void)state;
     static const char *const names[] = {"info", "shapes", "plan", "sweep", "diff", "pack", "inplace", "profile",
-                                        "tags", "annotate"};
-    for (size_t i = 0; i < 10; i++) {
+                                        "tags", "annotate", "reorder"};
+    for (size_t i = 0; i < 11; i++) {
         assert_string_equal(memplan_command_at(i)->name, names[i]);
         assert_ptr_equal(memplan_command_find(names[i]), memplan_command_at(i));
     }
-    assert_null(memplan_command_at(10));
+    assert_null(memplan_command_at(11));
     assert_null(memplan_command_find("nope"));
     const memplan_command *pack = memplan_command_find("pack"), *annotate = memplan_command_find("annotate");
     assert_int_equal(pack->input, MEMPLAN_INPUT_CSV);
     assert_null(pack->run);
     assert_int_equal(annotate->output, MEMPLAN_OUTPUT_BYTES);
     assert_true(annotate->whole_model);
+    assert_int_equal(memplan_command_find("reorder")->output, MEMPLAN_OUTPUT_BYTES);
+    assert_true(memplan_command_find("reorder")->whole_model);
     assert_false(memplan_command_find("plan")->whole_model);
 
     cli_args a;

@@ -64,7 +64,7 @@ static const mp_meta_edit VALUES[] = {
     {NODE1, 1, NULL, 0}, /* a repeated name: the first counts */
 };
 static const mp_meta_edit OTHER = {NULL, 0, REMOVE, 1};
-static const mp_splice_edits EDITS = {2, NODES, OPS, 3, NAMES, VALUES, &OTHER, NULL};
+static const mp_splice_edits EDITS = {2, NODES, OPS, 3, NAMES, VALUES, &OTHER, NULL, NULL};
 
 static bool mem_read(void *ctx, uint64_t offset, void *buf, size_t len) {
     memcpy(buf, (const uint8_t *)ctx + offset, len);
@@ -124,13 +124,60 @@ static void test_splice_untouched(void **state) {
     mp_meta_edit none[2] = {{NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
     static const char *const ABSENT[] = {"not-there"};
     mp_meta_edit other = {NULL, 0, ABSENT, 1};
-    mp_splice_edits e = {2, none, NULL, 0, NULL, NULL, &other, NULL};
+    mp_splice_edits e = {2, none, NULL, 0, NULL, NULL, &other, NULL, NULL};
     expect_splice(bytes, len, &e, bytes, len);
     /* A key longer than every edit's key never matches a shorter one's prefix. */
     static const char *const SHORT[] = {"kee"};
     mp_meta_edit cut = {NULL, 0, SHORT, 1};
     e.other = &cut;
     expect_splice(bytes, len, &e, bytes, len);
+    free(bytes);
+}
+
+/* A node order: the node messages move, every other byte stays; metadata
+ * edits follow their node (by file index). */
+static void test_splice_order(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = model(&len);
+    /* what protobuf-c packs with the two nodes swapped */
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, bytes);
+    assert_non_null(mp);
+    Onnx__NodeProto *t = mp->graph->node[0];
+    mp->graph->node[0] = mp->graph->node[1];
+    mp->graph->node[1] = t;
+    size_t want_len = onnx__model_proto__get_packed_size(mp);
+    uint8_t *want = malloc(want_len);
+    onnx__model_proto__pack(mp, want);
+    mp->graph->node[1] = mp->graph->node[0];
+    mp->graph->node[0] = t;
+    onnx__model_proto__free_unpacked(mp, NULL);
+    static const int32_t SWAP[] = {1, 0};
+    mp_meta_edit none[2] = {{NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
+    mp_splice_edits e = {2, none, OPS, 0, NULL, NULL, NULL, NULL, SWAP};
+    assert_int_equal(want_len, len);
+    expect_splice(bytes, len, &e, want, want_len);
+    free(want);
+    /* with the entry edits too */
+    e = EDITS;
+    e.node_order = SWAP;
+    unsigned char *out;
+    size_t out_len;
+    memplan_error err = {0};
+    assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_OK);
+    mp = onnx__model_proto__unpack(NULL, out_len, out);
+    assert_non_null(mp);
+    assert_string_equal(mp->graph->node[0]->op_type, "Add");
+    assert_string_equal(entries(mp->graph->node[0]->metadata_props, mp->graph->node[0]->n_metadata_props), "n=v");
+    assert_string_equal(mp->graph->node[1]->op_type, "Abs");
+    assert_string_equal(entries(mp->graph->node[1]->metadata_props, mp->graph->node[1]->n_metadata_props),
+                        "x=0;b=2;a=1;c=3");
+    onnx__model_proto__free_unpacked(mp, NULL);
+    free(out);
+    static const int32_t BAD[] = {1, 1};
+    e.node_order = BAD;
+    assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_EUSAGE);
+    assert_string_equal(err.message, "the node order is not a permutation (entry 1)");
     free(bytes);
 }
 
@@ -197,13 +244,13 @@ static void test_splice_bodies(void **state) {
     size_t len, out_len;
     uint8_t *bytes = if_model(&len);
     mp_splice_edits branches[2] = {
-        {2, THEN_NODES, THEN_OPS, 0, NULL, NULL, NULL, NULL},
-        {1, ELSE_NODES, ELSE_OPS, 1, ELSE_NAMES, ELSE_VALUES, NULL, NULL},
+        {2, THEN_NODES, THEN_OPS, 0, NULL, NULL, NULL, NULL, NULL},
+        {1, ELSE_NODES, ELSE_OPS, 1, ELSE_NAMES, ELSE_VALUES, NULL, NULL, NULL},
     };
     mp_meta_edit none = {NULL, 0, NULL, 0};
     static const char *const IF_OPS[] = {"If"};
     mp_splice_bodies bodies = {2, branches};
-    mp_splice_edits e = {1, &none, IF_OPS, 0, NULL, NULL, NULL, &bodies};
+    mp_splice_edits e = {1, &none, IF_OPS, 0, NULL, NULL, NULL, &bodies, NULL};
     unsigned char *out;
     memplan_error err = {0};
     assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_OK);
@@ -231,7 +278,7 @@ static void test_splice_bodies(void **state) {
     e.bodies = &wrong;
     assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_EINPUT);
     assert_string_equal(err.message, "node 0 of the file is 'Neg', the results are for 'Identity'");
-    mp_splice_edits short_then[2] = {{1, THEN_NODES, THEN_OPS, 0, NULL, NULL, NULL, NULL}, branches[1]};
+    mp_splice_edits short_then[2] = {{1, THEN_NODES, THEN_OPS, 0, NULL, NULL, NULL, NULL, NULL}, branches[1]};
     mp_splice_bodies shorter = {2, short_then};
     e.bodies = &shorter;
     assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_EINPUT);
@@ -243,6 +290,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_splice_entries),
         cmocka_unit_test(test_splice_untouched),
+        cmocka_unit_test(test_splice_order),
         cmocka_unit_test(test_splice_errors),
         cmocka_unit_test(test_splice_bodies),
     };

@@ -1,5 +1,5 @@
 // Native and WASM produce identical JSON for every command (plan with arena and
-// slot strategies, with and without dim bindings and in-place reuse; shapes;
+// slot strategies, with and without dim bindings, in-place reuse and --order best; shapes;
 // inplace; profile; tags) on every npm fixture and generated model, and
 // identical annotated bytes.
 // The search budget is 0 so the result depends on the input alone.
@@ -28,6 +28,7 @@ const VARIANTS = [
   ['profile', '--dim', 'batch=2'],
   ['tags'],
   ['plan', '--budget-ms', '0', '--inplace'],
+  ['plan', '--budget-ms', '0', '--order', 'best', '--dim', 'batch=2', '--dim', 'seq=16'],
 ];
 
 const cases = [];

@@ -44,6 +44,8 @@ typedef enum memplan_option_id {
     MEMPLAN_OPT_NO_NODES,
     MEMPLAN_OPT_UPPER_BOUNDS,
     MEMPLAN_OPT_TRACE,
+    MEMPLAN_OPT_ORDER,
+    MEMPLAN_OPT_ORDER_BUDGET_MS,
     MEMPLAN_OPT_COUNT
 } memplan_option_id;
 
@@ -76,7 +78,7 @@ typedef enum memplan_input {
 /* What a command's report is. */
 typedef enum memplan_output {
     MEMPLAN_OUTPUT_DOCUMENT, /* text, or JSON (the CLI's --json, the WASM's every call) */
-    MEMPLAN_OUTPUT_BYTES     /* a file's bytes (annotate: the annotated model; CLI -o) */
+    MEMPLAN_OUTPUT_BYTES     /* a file's bytes (annotate, reorder: the model written; CLI -o) */
 } memplan_output;
 
 struct mp_cache; /* the stage cache of src/out/cache.h */

@@ -49,6 +49,7 @@
 #include "memplan/liveness.h"
 #include "memplan/model.h"
 #include "memplan/plan.h"
+#include "memplan/schedule.h"
 #include "memplan/shapes.h"
 #include "memplan/sizes.h"
 
@@ -85,6 +86,9 @@ typedef struct memplan_plan_options {
     size_t n_bindings;
     const memplan_input_value *values;/* graph input values (memplan/shapes.h); read during the call */
     size_t n_values;
+    memplan_order_kind order;         /* the main graph's execution order (memplan/schedule.h;
+                                         default MEMPLAN_ORDER_FILE: the model's) */
+    uint32_t order_budget_ms;         /* work budget of the beam and exact schedulers (default 20) */
     bool upper_bounds;                /* plan every data-dependent dim (memplan/shapes.h) at its
                                          bound and every ranged dim at its hi: one arena valid for
                                          every size in range (see bounded[] in the plan) */
@@ -129,6 +133,23 @@ typedef struct memplan_plan_link {
 } memplan_plan_link;
 
 typedef struct memplan_model_plan memplan_model_plan;
+
+/* The execution order a plan is made under (options.order other than file).
+ * The main graph's nodes run in another topological order: the plan's graph
+ * is the model's graph with its nodes in that order (node i of plan->graph
+ * runs at position i), and `node` maps back. The order is chosen on the
+ * arena's lower bound (aligned sizes, without in-place reuse); with best, a
+ * plan whose lower bound would be above the file order's keeps the file
+ * order. Bodies keep their own order. */
+typedef struct memplan_plan_order {
+    memplan_order_kind asked;          /* options.order */
+    memplan_order_kind kind;           /* the scheduler whose order this is (file when none lowers
+                                          the lower bound, or the plan is deferred) */
+    bool exact;                        /* no order has a lower bound below it */
+    const int32_t *node;               /* per position: the node's index in the model's graph;
+                                          NULL when the order is the model's */
+    memplan_plan_figures file[MEMPLAN_STRATEGY_COUNT]; /* the figures under the model's order */
+} memplan_plan_order;
 
 /* A dim an upper-bound plan fixed at its maximum. */
 typedef struct memplan_bounded_dim {
@@ -239,6 +260,8 @@ struct memplan_model_plan {
     const memplan_transient *transients;
     size_t n_subgraphs;               /* one per body, by node position then attribute */
     const memplan_subgraph_plan *subgraphs;
+
+    memplan_plan_order order;         /* main graph only; asked == kind == FILE by default */
 };
 
 /* Plan the model's main graph. Errors: EINPUT for a model the pipeline

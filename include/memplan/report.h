@@ -46,7 +46,7 @@ typedef struct memplan_request {
      * name replaces the earlier one, in its place); names of any length. */
     memplan_shapes_options shapes;
     /* plan: --align, --budget-ms, --include-inputs, --inplace,
-     * --constants-as-activations. Its bindings, values and
+     * --constants-as-activations, --order, --order-budget-ms. Its bindings, values and
      * allow_input_overwrite are ignored: a plan takes the shapes' bindings and
      * the in-place allow_input_overwrite (memplan_request_plan_options). */
     memplan_plan_options plan;
@@ -62,6 +62,8 @@ typedef struct memplan_request {
      * (memplan/trace.h: memplan_plan_trace_json). Borrowed; no report reads
      * it -- the library writes no files, the CLI does (src/cli/cmd_model.c). */
     const char *trace_path;
+    /* --order was given (plan.order; reorder's default is best). */
+    bool order_given;
     /* annotate (its document is the model's bytes): the model file, or a
      * reader of it (then model_bytes may lack the tensor data). Borrowed. */
     const void *model_bytes;

@@ -47,6 +47,13 @@ typedef struct sink {
     uint64_t len, cap;
 } sink;
 
+/* One field: the tag at start, a LEN field's body at [body, end). */
+typedef struct fld {
+    uint64_t start, body, end;
+    uint32_t field;
+    int wt;
+} fld;
+
 typedef struct splicer {
     mp_wire_src src;
     size_t window;            /* the prune walk's, for a reader */
@@ -58,16 +65,11 @@ typedef struct splicer {
     size_t set_max;
     int depth;                /* of the graph being walked: 0 main, bodies nest in their nodes */
     int32_t next_node;        /* file index of the next node message in e's graph */
+    fld *node_fld;            /* with node_order: each main-graph node message, by file index */
+    bool nodes_written;       /* with node_order: the reordered nodes are out */
     bool overflow;            /* the input changed between walks */
     memplan_error *err;
 } splicer;
-
-/* One field: the tag at start, a LEN field's body at [body, end). */
-typedef struct fld {
-    uint64_t start, body, end;
-    uint32_t field;
-    int wt;
-} fld;
 
 static memplan_status io_error(splicer *s) { return mp_wire_io_error(&s->src, s->err); }
 
@@ -320,6 +322,22 @@ static memplan_status splice_child(splicer *s, const kind *k, const fld *f, sink
     return st;
 }
 
+/* With node_order: at the first node message of the main graph, every node
+ * in the new order (each spliced as usual); nothing at the others. */
+static memplan_status emit_nodes(splicer *s, sink *o) {
+    if (s->nodes_written) return MEMPLAN_OK;
+    s->nodes_written = true;
+    for (int32_t i = 0; i < s->e->n_nodes; i++) {
+        int32_t fi = s->e->node_order[i];
+        bool c;
+        s->next_node = fi;
+        memplan_status st = splice_child(s, &NODE, &s->node_fld[fi], o, &c);
+        if (st) return st;
+    }
+    s->next_node = s->e->n_nodes;
+    return MEMPLAN_OK;
+}
+
 /* The body of a GraphProto at [body, end) with its children spliced, to o. */
 static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *o, bool *changed) {
     *changed = false;
@@ -335,6 +353,12 @@ static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *
             default: break;
             }
         bool c = false;
+        if (k == &NODE && s->depth == 0 && s->e->node_order) {
+            st = emit_nodes(s, o);
+            *changed = true;
+            if (st) return st;
+            continue;
+        }
         st = k ? splice_child(s, k, &f, o, &c) : put_src(s, o, f.start, f.end - f.start);
         if (st) return st;
         *changed |= c;
@@ -484,7 +508,8 @@ static memplan_status emit_attr(splicer *s, const fld *f, const mp_splice_bodies
 }
 
 /* How many node messages the main graph has (in every occurrence of the
- * graph field, which protobuf merges); -1 when there is no graph. */
+ * graph field, which protobuf merges); -1 when there is no graph. With
+ * node_order, where the first n_nodes of them are. */
 static memplan_status count_nodes(splicer *s, int64_t *count) {
     *count = -1;
     for (uint64_t p = 0; p < s->src.size;) {
@@ -496,7 +521,9 @@ static memplan_status count_nodes(splicer *s, int64_t *count) {
         for (uint64_t q = f.body; q < f.end;) {
             fld c = {0};
             if ((st = next_field(s, &q, f.end, &c))) return st;
-            *count += c.field == F_GRAPH_NODE && c.wt == WT_LEN;
+            if (c.field != F_GRAPH_NODE || c.wt != WT_LEN) continue;
+            if (s->node_fld && *count < s->e->n_nodes) s->node_fld[*count] = c;
+            ++*count;
         }
     }
     return MEMPLAN_OK;
@@ -505,6 +532,7 @@ static memplan_status count_nodes(splicer *s, int64_t *count) {
 /* The whole model to o: every field as it is but the graph's. */
 static memplan_status emit_model(splicer *s, sink *o) {
     s->next_node = 0;
+    s->nodes_written = false;
     for (uint64_t p = 0; p < s->src.size;) {
         fld f = {0};
         memplan_status st = next_field(s, &p, s->src.size, &f);
@@ -514,6 +542,7 @@ static memplan_status emit_model(splicer *s, sink *o) {
             continue;
         }
         int32_t first = s->next_node;
+        bool written = s->nodes_written;
         sink count = {NULL, 0, 0};
         bool changed;
         if ((st = emit_graph(s, f.body, f.end, &count, &changed))) return st;
@@ -523,6 +552,7 @@ static memplan_status emit_model(splicer *s, sink *o) {
             put_varint(s, o, (uint64_t)F_MODEL_GRAPH << 3 | WT_LEN);
             put_varint(s, o, count.len);
             s->next_node = first;
+            s->nodes_written = written;
             st = emit_graph(s, f.body, f.end, o, &changed);
         }
         if (st) return st;
@@ -589,6 +619,27 @@ static void measure_graph(const mp_splice_edits *e, int depth, size_t *key_max, 
         for (int32_t k = 0; k < e->bodies[i].n; k++) measure_graph(&e->bodies[i].graphs[k], depth + 1, key_max, set_max);
 }
 
+/* node_order is a permutation; room for the node messages' places. */
+static memplan_status check_order(splicer *s) {
+    int32_t n = s->e->n_nodes;
+    bool *seen = calloc((size_t)n + 1, 1);
+    s->node_fld = calloc((size_t)n + 1, sizeof *s->node_fld);
+    if (!seen || !s->node_fld) {
+        free(seen);
+        return oom(s);
+    }
+    memplan_status st = MEMPLAN_OK;
+    for (int32_t i = 0; i < n && !st; i++) {
+        int32_t fi = s->e->node_order[i];
+        if (fi < 0 || fi >= n || seen[fi])
+            st = memplan_error_set(s->err, MEMPLAN_EUSAGE, "the node order is not a permutation (entry %d)", (int)i);
+        else
+            seen[fi] = true;
+    }
+    free(seen);
+    return st;
+}
+
 /* Index the edits, then walk src (opened). */
 static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits *e, unsigned char **out,
                           size_t *out_len, memplan_error *err) {
@@ -609,9 +660,11 @@ static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits
     s.set_max = set_max;
     s.placed = malloc(set_max ? set_max * (MEMPLAN_MAX_GRAPH_DEPTH + 1) * sizeof *s.placed : 1);
     if (!st && (!s.key || !s.placed)) st = oom(&s);
+    if (!st && e->node_order) st = check_order(&s);
     if (!st) st = walk(&s, out, out_len);
     free(s.key);
     free(s.placed);
+    free(s.node_fld);
     mp_strmap_free(&s.names);
     return st;
 }

@@ -149,7 +149,7 @@ static bool build(edits *E, const memplan_inplace *ctx, mp_splice_edits *out, in
         values[k] = (mp_meta_edit){&kv[k], 1, OURS, N_OURS};
         k++;
     }
-    *out = (mp_splice_edits){n, nodes, ops, tagged, names, values, &E->other, bodies};
+    *out = (mp_splice_edits){n, nodes, ops, tagged, names, values, &E->other, bodies, NULL};
     return true;
 }
 

@@ -31,9 +31,10 @@ void mp_cache_clear(mp_cache *c) {
 static char *plan_key(const memplan_plan_options *o) {
     mp_buf b;
     mp_buf_init(&b);
-    mp_buf_printf(&b, "inputs=%d inplace=%d overwrite=%d constants=%d align=%llu budget=%lu dims=",
+    mp_buf_printf(&b, "inputs=%d inplace=%d overwrite=%d constants=%d align=%llu budget=%lu order=%d/%lu dims=",
                   o->include_inputs, o->inplace, o->allow_input_overwrite, o->constants_as_activations,
-                  (unsigned long long)o->align, (unsigned long)o->budget_ms);
+                  (unsigned long long)o->align, (unsigned long)o->budget_ms, (int)o->order,
+                  (unsigned long)o->order_budget_ms);
     for (size_t i = 0; i < o->n_bindings; i++)
         mp_buf_printf(&b, "%zu:%s=%lld;", strlen(o->bindings[i].name), o->bindings[i].name,
                       (long long)o->bindings[i].value);

@@ -19,7 +19,7 @@ static const memplan_command COMMANDS[] = {
      "live intervals, slot and arena plans, lower bound (and --dim NAME=LO..HI)",
      OPT(STRATEGY) | OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) |
          OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES) |
-         OPT(UPPER_BOUNDS) | OPT(TRACE),
+         OPT(UPPER_BOUNDS) | OPT(TRACE) | OPT(ORDER) | OPT(ORDER_BUDGET_MS),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_plan},
     {"sweep", "MODEL", "peak, lower bound and naive as one dim goes LO..HI in N values (--dim NAME=LO..HI:N)",
      OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
@@ -39,6 +39,10 @@ static const memplan_command COMMANDS[] = {
      MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_tags},
     {"annotate", "MODEL", "write the results into the model's metadata_props", OPT(ALLOW_INPUT_OVERWRITE),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_BYTES, true, mp_run_annotate},
+    {"reorder", "MODEL", "write the model with its nodes in the order --order finds (default best)",
+     OPT(ORDER) | OPT(ORDER_BUDGET_MS) | OPT(ALIGN) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) |
+         OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(UPPER_BOUNDS),
+     MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_BYTES, true, mp_run_reorder},
 };
 
 #define N_COMMANDS (sizeof COMMANDS / sizeof COMMANDS[0])

@@ -7,6 +7,7 @@
 
 #include "memplan/memplan.h"
 #include "memplan/report.h"
+#include "memplan/reorder.h"
 #include "out/cache.h"
 #include "out/json.h"
 #include "out/reports.h"
@@ -431,6 +432,34 @@ static void json_unplanned(mp_json *j, const memplan_model_plan *p) {
     mp_json_end(j);
 }
 
+/* The execution order (with --order): which scheduler, each position's node
+ * in the file order, and the strategy's figures under both orders. */
+static void json_order(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    const memplan_plan_order *o = &p->order;
+    const memplan_plan_figures *file = &o->file[c->r->strategy];
+    bool def = deferred(c);
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "asked");
+    mp_json_str(j, memplan_order_name(o->asked));
+    MP_JSON_KEY(j, "name");
+    mp_json_str(j, memplan_order_name(o->kind));
+    MP_JSON_KEY(j, "exact");
+    mp_json_bool(j, o->exact);
+    MP_JSON_KEY(j, "positions");
+    mp_json_arr(j);
+    for (int32_t i = 0; i < p->positions; i++) mp_json_int(j, o->node ? o->node[i] : i);
+    mp_json_end(j);
+    json_figure(j, c, "file_lower_bound_bytes", file->lower_bound_bytes);
+    json_figure(j, c, "file_peak_bytes", file->peak_bytes);
+    json_figure(j, c, "lower_bound_bytes", c->f->lower_bound_bytes);
+    json_figure(j, c, "peak_bytes", c->f->peak_bytes);
+    MP_JSON_KEY(j, "saving_bytes");
+    if (def) mp_json_null(j);
+    else mp_json_int(j, (int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes);
+    mp_json_end(j);
+}
+
 static void plan_json(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
@@ -478,6 +507,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         if (f->inplace_saved_known) mp_json_int(j, f->inplace_saved_bytes);
         else mp_json_null(j);
         mp_json_end(j);
+    }
+    if (p->order.asked != MEMPLAN_ORDER_FILE && !p->parent) {
+        MP_JSON_KEY(j, "order");
+        json_order(j, c);
     }
     MP_JSON_KEY(j, "at_peak");
     if (def) mp_json_null(j);
@@ -632,6 +665,21 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
     free(idx);
 }
 
+/* The order line: the scheduler and both orders' figures. */
+static void text_order(mp_buf *b, const plan_ctx *c) {
+    const memplan_plan_order *o = &c->p->order;
+    const memplan_plan_figures *file = &o->file[c->r->strategy];
+    mp_buf_printf(b, "order:             %s", memplan_order_name(o->kind));
+    if (o->asked != o->kind) mp_buf_printf(b, " (asked: %s)", memplan_order_name(o->asked));
+    mp_buf_puts(b, o->exact ? ", exact" : "");
+    mp_buf_puts(b, "\n  file order:      peak ");
+    human_bytes(b, file->peak_bytes);
+    mp_buf_puts(b, ", lower bound ");
+    human_bytes(b, file->lower_bound_bytes);
+    mp_buf_printf(b, "\n  saving:          %lld bytes of peak\n",
+                  (long long)((int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes));
+}
+
 static void plan_text(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
@@ -661,6 +709,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
                       (unsigned long long)p->exact.peak_bytes);
         if (f->inplace_saved_known)
             mp_text_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
+        if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
         text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");
@@ -818,6 +867,31 @@ memplan_status mp_run_plan(MP_REPORT_ARGS) {
         plan_text(&b, &c);
     }
     return finish_buf(&b, out, len, err);
+}
+
+/* reorder: the model's bytes with the nodes in the order of a plan under
+ * --order (best unless given). */
+memplan_status mp_run_reorder(MP_REPORT_ARGS) {
+    (void)json;
+    if (!r->model_bytes && !r->model_reader)
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "reorder needs the model's bytes");
+    memplan_plan_options o;
+    memplan_request_plan_options(r, &o);
+    if (!r->order_given) o.order = MEMPLAN_ORDER_BEST;
+    const memplan_model_plan *p = NULL;
+    memplan_status st = mp_cache_plan(cache, m, &o, &p, err);
+    if (st) return st;
+    if (p->deferred)
+        return memplan_error_set(err, MEMPLAN_EINPUT, "some sizes are not known, so no order can be chosen%s%s%s",
+                                 p->n_unbound_dims ? ": bind " : "", p->n_unbound_dims ? p->unbound_dims[0] : "",
+                                 p->n_unbound_dims ? (p->n_unbound_dims > 1 ? " and the other dims with --dim"
+                                                                            : " with --dim")
+                                                   : "");
+    unsigned char *bytes = NULL;
+    st = r->model_reader ? memplan_reorder_reader(r->model_reader, p, &bytes, len, err)
+                         : memplan_reorder(r->model_bytes, r->model_len, p, &bytes, len, err);
+    *out = (char *)bytes;
+    return st;
 }
 
 memplan_status mp_run_info(MP_REPORT_ARGS) {

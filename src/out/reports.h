@@ -2,7 +2,7 @@
  * reports.h -- the function that prints each command of the table
  * (memplan/command.h: the run field), as JSON or text into a malloc'ed *out.
  *
- *   report.c          info, shapes, plan
+ *   report.c          info, shapes, plan, reorder (the model's bytes, as annotate)
  *   report_inplace.c  inplace, profile, tags (one JSON document; text forms
  *                     differ) and annotate (the model's bytes: it needs
  *                     r->model_bytes or r->model_reader)
@@ -29,5 +29,6 @@ memplan_status mp_run_profile(MP_REPORT_ARGS);
 memplan_status mp_run_tags(MP_REPORT_ARGS);
 memplan_status mp_run_annotate(MP_REPORT_ARGS);
 memplan_status mp_run_sweep(MP_REPORT_ARGS);
+memplan_status mp_run_reorder(MP_REPORT_ARGS);
 
 #endif

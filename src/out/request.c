@@ -176,11 +176,28 @@ static memplan_status set_align(memplan_request *r, const char *v, memplan_error
     return MEMPLAN_OK;
 }
 
-static memplan_status set_budget(memplan_request *r, const char *v, memplan_error *err) {
+/* A budget option's milliseconds (0 to 600000) into *out. */
+static memplan_status set_ms(const char *opt, const char *v, uint32_t *out, memplan_error *err) {
     uint64_t u;
     if (!parse_u64(v, 600000, &u))
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "--budget-ms takes milliseconds (0 to 600000)");
-    r->plan.budget_ms = (uint32_t)u;
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "%s takes milliseconds (0 to 600000)", opt);
+    *out = (uint32_t)u;
+    return MEMPLAN_OK;
+}
+
+static memplan_status set_budget(memplan_request *r, const char *v, memplan_error *err) {
+    return set_ms("--budget-ms", v, &r->plan.budget_ms, err);
+}
+
+static memplan_status set_order_budget(memplan_request *r, const char *v, memplan_error *err) {
+    return set_ms("--order-budget-ms", v, &r->plan.order_budget_ms, err);
+}
+
+static memplan_status set_order(memplan_request *r, const char *v, memplan_error *err) {
+    if (!v || !memplan_order_parse(v, &r->plan.order))
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "--order takes best, file, greedy, dfs, postorder, forward, beam or exact");
+    r->order_given = true;
     return MEMPLAN_OK;
 }
 
@@ -293,6 +310,8 @@ static const memplan_option OPTIONS[MEMPLAN_OPT_COUNT] = {
     [MEMPLAN_OPT_NO_NODES] = SWITCH("--no-nodes", no_nodes),
     [MEMPLAN_OPT_UPPER_BOUNDS] = SWITCH("--upper-bounds", plan.upper_bounds),
     [MEMPLAN_OPT_TRACE] = VALUED("--trace", "OUT.json", false, set_trace),
+    [MEMPLAN_OPT_ORDER] = VALUED("--order", "NAME", false, set_order),
+    [MEMPLAN_OPT_ORDER_BUDGET_MS] = VALUED("--order-budget-ms", "N", false, set_order_budget),
 };
 
 const memplan_option *memplan_option_get(memplan_option_id id) {

@@ -25,6 +25,7 @@
 #include "memplan/inplace.h"
 #include "memplan/model_plan.h"
 #include "memplan/validate.h"
+#include "plan/model_order.h"
 #include "plan/model_plan_internal.h"
 #include "util/strmap.h"
 
@@ -32,6 +33,8 @@ void memplan_plan_options_init(memplan_plan_options *o) {
     memset(o, 0, sizeof *o);
     o->align = MEMPLAN_PACK_DEFAULT_ALIGN;
     o->budget_ms = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
+    o->order = MEMPLAN_ORDER_FILE;
+    o->order_budget_ms = MEMPLAN_ORDER_DEFAULT_BUDGET_MS;
 }
 
 const char *memplan_strategy_name(memplan_strategy s) { return s == MEMPLAN_STRATEGY_SLOTS ? "slots" : "arena"; }
@@ -57,6 +60,8 @@ typedef struct plan_impl {
     memplan_transient *transients;
     memplan_subgraph_plan *subgraphs;
     char **attr_names;           /* owned "name[i]" for GRAPHS attributes, else NULL */
+    mp_graph_copy *graph_copy;   /* main graph under an order: the graph planned */
+    int32_t *order_node;         /* its order (order.node) */
 } plan_impl;
 
 /* What every graph of one plan shares. */
@@ -81,6 +86,9 @@ static void plan_free(plan_impl *k, bool root) {
     for (size_t i = 0; i < p->n_subgraphs; i++) plan_free((plan_impl *)k->subgraphs[i].plan, false);
     for (size_t i = 0; k->attr_names && i < p->n_subgraphs; i++) free(k->attr_names[i]);
     if (root) memplan_shapes_free(p->shapes);
+    if (k->graph_copy) mp_graph_copy_free(k->graph_copy);
+    free(k->graph_copy);
+    free(k->order_node);
     memplan_liveness_free(&p->liveness);
     memplan_slot_plan_free(&p->slots);
     memplan_slot_plan_free(&p->exact);
@@ -743,11 +751,90 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
     return MEMPLAN_OK;
 }
 
+/* The file order's plan records itself as the order chosen. */
+static void order_is_file(plan_impl *k, memplan_order_kind asked) {
+    memplan_plan_order *po = &k->pub.order;
+    *po = (memplan_plan_order){.asked = asked, .kind = MEMPLAN_ORDER_FILE};
+    memcpy(po->file, k->pub.figures, sizeof po->file);
+    k->pub.options.order = asked;
+}
+
+static bool is_identity(const int32_t *order, int32_t n) {
+    for (int32_t i = 0; i < n; i++)
+        if (order[i] != i) return false;
+    return true;
+}
+
+/* The main graph in the order the scheduler finds (options.order): planned
+ * in the file order first, for its figures and the problem the scheduler
+ * reads (docs/semantics.md, "Execution order"); then, when the order differs,
+ * planned again with the nodes in that order. */
+static memplan_status plan_ordered(const plan_env *env, plan_impl **out, memplan_error *err) {
+    memplan_order_kind asked = env->o->order;
+    memplan_plan_options fo = *env->o;
+    fo.order = MEMPLAN_ORDER_FILE;
+    plan_env fenv = {env->m, &fo, env->total_nodes};
+    plan_impl *file = NULL, *k = NULL;
+    memplan_status st = plan_graph(&fenv, env->m->graph, NULL, false, &file, err);
+    if (st) return st;
+    order_is_file(file, asked);
+    *out = file;
+    if (file->pub.deferred) return MEMPLAN_OK;
+    if (file->pub.positions < 2) { /* one order only */
+        file->pub.order.exact = true;
+        return MEMPLAN_OK;
+    }
+    mp_order_problem q;
+    memplan_schedule s = {0};
+    if (!(st = mp_order_problem_build(&file->pub, &q, err))) {
+        st = memplan_schedule_run(&q.p, asked, env->o->order_budget_ms, &s, err);
+        mp_order_problem_free(&q);
+    }
+    mp_graph_copy *gc = NULL;
+    if (!st && is_identity(s.order, s.n_steps)) { /* the file's order is the one found */
+        file->pub.order.kind = asked == MEMPLAN_ORDER_BEST ? MEMPLAN_ORDER_FILE : s.kind;
+        file->pub.order.exact = s.exact;
+        memplan_schedule_free(&s);
+        return MEMPLAN_OK;
+    }
+    if (!st && !(gc = calloc(1, sizeof *gc))) st = oom(err);
+    if (!st) st = mp_order_graph(env->m->graph, s.order, gc, err);
+    if (!st) st = plan_graph(env, &gc->g, NULL, false, &k, err);
+    /* best never plans above the file order (in-place reuse, which the
+     * scheduler does not see, could make it so) */
+    if (!st && asked == MEMPLAN_ORDER_BEST &&
+        k->pub.figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes >
+            file->pub.figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes) {
+        plan_free(k, true);
+        k = NULL;
+    }
+    if (st || !k) {
+        if (gc) mp_graph_copy_free(gc);
+        free(gc);
+        memplan_schedule_free(&s);
+        if (st) plan_free(file, true), *out = NULL;
+        return st;
+    }
+    k->graph_copy = gc;
+    k->order_node = s.order;
+    k->pub.order = (memplan_plan_order){asked, s.kind, s.exact, s.order, {{0}}};
+    memcpy(k->pub.order.file, file->pub.figures, sizeof k->pub.order.file);
+    plan_free(file, true);
+    *out = k;
+    return MEMPLAN_OK;
+}
+
 memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
                                    memplan_error *err) {
     plan_env env = {m, o, count_nodes(m->graph)};
     plan_impl *k = NULL;
-    memplan_status st = plan_graph(&env, m->graph, NULL, false, &k, err);
+    memplan_status st;
+    if (o->order != MEMPLAN_ORDER_FILE) {
+        st = plan_ordered(&env, &k, err);
+    } else {
+        st = plan_graph(&env, m->graph, NULL, false, &k, err);
+        if (!st) order_is_file(k, MEMPLAN_ORDER_FILE);
+    }
     *out = k ? &k->pub : NULL;
     return st;
 }

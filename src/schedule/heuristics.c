@@ -1,0 +1,202 @@
+/*
+ * heuristics.c -- the fast schedulers: greedy list scheduling and three
+ * depth-first orders. Each is O((steps + edges) log steps) and deterministic
+ * (ties go to the lower step number).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedule/sched_internal.h"
+
+static memplan_status oom(memplan_error *err) { return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory"); }
+
+/* ---- greedy list scheduling ------------------------------------------------
+ * Among the ready steps, run the one whose net effect on the live bytes is
+ * best: bytes it frees minus bytes it allocates. A step's score only grows
+ * while it waits (a buffer it reads losing its other readers), so a max-heap
+ * with lazy entries suffices: a popped entry whose key is stale is dropped. */
+
+typedef struct hent {
+    int64_t key;
+    int32_t step;
+} hent;
+
+static bool hent_before(hent a, hent b) { return a.key > b.key || (a.key == b.key && a.step < b.step); }
+
+static void heap_push(hent *h, size_t *n, hent e) {
+    size_t i = (*n)++;
+    while (i > 0 && hent_before(e, h[(i - 1) / 2])) {
+        h[i] = h[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    h[i] = e;
+}
+
+static hent heap_pop(hent *h, size_t *n) {
+    hent top = h[0], last = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= *n) break;
+        if (c + 1 < *n && hent_before(h[c + 1], h[c])) c++;
+        if (!hent_before(h[c], last)) break;
+        h[i] = h[c];
+        i = c;
+    }
+    if (*n) h[i] = last;
+    return top;
+}
+
+/* Bytes as a signed score, clamped (sizes near 2^63 only compare as equal). */
+static int64_t clamp_bytes(uint64_t b) { return b > (UINT64_C(1) << 62) ? INT64_C(1) << 62 : (int64_t)b; }
+
+/* base_dead (freed by whichever step runs first) is left out: it is the
+ * same for every step, and keys made before and after the first step compare. */
+static int64_t greedy_key(const mp_sched *s, const mp_sim *m, int32_t v) {
+    uint64_t f = mp_sim_freed(s, m, v) - (m->done == 0 ? s->base_dead : 0);
+    return clamp_bytes(f) - clamp_bytes(s->alloc[v]);
+}
+
+memplan_status mp_sched_greedy(const mp_sched *s, int32_t *order, memplan_error *err) {
+    int32_t n = s->n;
+    size_t nn = (size_t)n + 1, hn = 0;
+    /* entries: one per step made ready plus one per score change (at most one per read) */
+    size_t cap = nn + (size_t)s->rd_start[n] + 1;
+    hent *h = malloc(cap * sizeof *h);
+    int32_t *indeg = malloc(nn * sizeof *indeg);
+    int64_t *key = malloc(nn * sizeof *key);
+    mp_sim m = {0, 0, malloc(((size_t)s->nb + 1) * sizeof *m.rem), 0};
+    if (!h || !indeg || !key || !m.rem) {
+        free(h), free(indeg), free(key), free(m.rem);
+        return oom(err);
+    }
+    mp_sim_start(s, &m);
+    for (int32_t v = 0; v < n; v++) {
+        indeg[v] = s->pred_start[v + 1] - s->pred_start[v];
+        if (!indeg[v]) heap_push(h, &hn, (hent){key[v] = greedy_key(s, &m, v), v});
+    }
+    while (hn) {
+        hent e = heap_pop(h, &hn);
+        int32_t v = e.step;
+        if (indeg[v] < 0 || e.key != key[v]) continue; /* run already, or stale */
+        order[m.done] = v;
+        mp_sim_run(s, &m, v);
+        indeg[v] = -1;
+        /* a buffer down to one reader raises that reader's score */
+        for (int32_t i = s->rd_start[v]; i < s->rd_start[v + 1]; i++) {
+            int32_t b = s->rd[i];
+            if (m.rem[b] != 1) continue;
+            for (int32_t j = s->use_start[b]; j < s->use_start[b + 1]; j++) {
+                int32_t r = s->use[j];
+                if (indeg[r] == 0 && greedy_key(s, &m, r) != key[r])
+                    heap_push(h, &hn, (hent){key[r] = greedy_key(s, &m, r), r});
+            }
+        }
+        for (int32_t i = s->succ_start[v]; i < s->succ_start[v + 1]; i++) {
+            int32_t w = s->succ[i];
+            if (--indeg[w] == 0) heap_push(h, &hn, (hent){key[w] = greedy_key(s, &m, w), w});
+        }
+    }
+    free(h), free(indeg), free(key), free(m.rem);
+    return MEMPLAN_OK;
+}
+
+/* ---- depth-first from the sinks --------------------------------------------
+ * Post-order DFS over predecessors, from each sink in step order: a step runs
+ * once everything it needs has. heavy_first visits the predecessor whose cone
+ * weighs most first (weight: the most bytes allocated along one path into
+ * the step, transients included), so the big branch is done and freed before
+ * the small ones are held (Sethi-Ullman's rule); otherwise the listed order. */
+
+static int32_t *heavy_pred_lists(const mp_sched *s) {
+    int32_t n = s->n, ne = s->pred_start[n];
+    uint64_t *w = malloc(((size_t)n + 1) * sizeof *w);
+    int32_t *lst = malloc(((size_t)ne + 1) * sizeof *lst);
+    if (!w || !lst) {
+        free(w), free(lst);
+        return NULL;
+    }
+    for (int32_t v = 0; v < n; v++) { /* steps are numbered topologically */
+        uint64_t best = 0;
+        for (int32_t i = s->pred_start[v]; i < s->pred_start[v + 1]; i++)
+            if (w[s->pred[i]] > best) best = w[s->pred[i]];
+        uint64_t own = s->alloc[v] + s->trans[v];
+        own = own < s->alloc[v] ? UINT64_MAX : own;
+        w[v] = best + own < best ? UINT64_MAX : best + own;
+    }
+    memcpy(lst, s->pred, (size_t)ne * sizeof *lst);
+    for (int32_t v = 0; v < n; v++) { /* insertion sort by weight, descending; stable */
+        int32_t a = s->pred_start[v], b = s->pred_start[v + 1];
+        for (int32_t i = a + 1; i < b; i++) {
+            int32_t x = lst[i], j = i;
+            while (j > a && w[lst[j - 1]] < w[x]) {
+                lst[j] = lst[j - 1];
+                j--;
+            }
+            lst[j] = x;
+        }
+    }
+    free(w);
+    return lst;
+}
+
+memplan_status mp_sched_dfs(const mp_sched *s, bool heavy_first, int32_t *order, memplan_error *err) {
+    int32_t n = s->n;
+    const int32_t *pl = s->pred;
+    int32_t *heavy = NULL;
+    if (heavy_first && !(heavy = heavy_pred_lists(s))) return oom(err);
+    if (heavy) pl = heavy;
+    /* stack of (step, next predecessor index) */
+    int32_t *stk = malloc(((size_t)n + 1) * sizeof *stk), *nxt = malloc(((size_t)n + 1) * sizeof *nxt);
+    uint8_t *seen = calloc((size_t)n + 1, 1);
+    if (!stk || !nxt || !seen) {
+        free(heavy), free(stk), free(nxt), free(seen);
+        return oom(err);
+    }
+    int32_t k = 0;
+    for (int32_t root = 0; root < n; root++) {
+        if (s->succ_start[root + 1] != s->succ_start[root] || seen[root]) continue; /* sinks only */
+        int32_t sp = 0;
+        stk[sp] = root;
+        nxt[sp++] = s->pred_start[root];
+        seen[root] = 1;
+        while (sp) {
+            int32_t v = stk[sp - 1];
+            if (nxt[sp - 1] < s->pred_start[v + 1]) {
+                int32_t u = pl[nxt[sp - 1]++];
+                if (seen[u]) continue;
+                seen[u] = 1;
+                stk[sp] = u;
+                nxt[sp++] = s->pred_start[u];
+            } else {
+                order[k++] = v;
+                sp--;
+            }
+        }
+    }
+    free(heavy), free(stk), free(nxt), free(seen);
+    return MEMPLAN_OK;
+}
+
+/* ---- depth-first forward ---------------------------------------------------
+ * The ready steps on a stack: a step's successors made ready by it are
+ * pushed last, so a chain is followed to its end before a sibling starts. */
+memplan_status mp_sched_forward(const mp_sched *s, int32_t *order, memplan_error *err) {
+    int32_t n = s->n;
+    int32_t *indeg = malloc(((size_t)n + 1) * sizeof *indeg), *stk = malloc(((size_t)n + 1) * sizeof *stk);
+    if (!indeg || !stk) {
+        free(indeg), free(stk);
+        return oom(err);
+    }
+    int32_t sp = 0, k = 0;
+    for (int32_t v = n - 1; v >= 0; v--)
+        if (!(indeg[v] = s->pred_start[v + 1] - s->pred_start[v])) stk[sp++] = v;
+    while (sp) {
+        int32_t v = stk[--sp];
+        order[k++] = v;
+        for (int32_t i = s->succ_start[v + 1] - 1; i >= s->succ_start[v]; i--)
+            if (--indeg[s->succ[i]] == 0) stk[sp++] = s->succ[i];
+    }
+    free(indeg), free(stk);
+    return MEMPLAN_OK;
+}
