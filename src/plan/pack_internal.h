@@ -111,6 +111,27 @@ void mp_skyline_accept(mp_skyline *s, uint64_t height, double waste);
 
 const mp_sky_trace *mp_skyline_current(const mp_skyline *s);
 
+/* ---- exact mode (pack_exact.c) */
+
+typedef struct mp_exact mp_exact;
+
+typedef enum mp_exact_status {
+    MP_EXACT_FEASIBLE,   /* a packing of the height exists: in off[] */
+    MP_EXACT_INFEASIBLE, /* proven: none exists */
+    MP_EXACT_UNKNOWN,    /* the quota ran out first */
+    MP_EXACT_NOMEM
+} mp_exact_status;
+
+/* Tables for the exact search over `in` (which must outlive it); NULL when
+ * memory runs out or the instance is too large for them. */
+mp_exact *mp_exact_new(const mp_pack_input *in);
+void mp_exact_free(mp_exact *x);
+
+/* Is there a packing of height <= h? Spends at most about `quota` steps,
+ * counted in *work; on FEASIBLE writes every buffer's offset to off[]. */
+mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work,
+                                uint64_t *off);
+
 /* ---- improvement search (pack_search.c) */
 
 typedef struct mp_search_result {
