@@ -79,20 +79,26 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void bench_file(const char *dir, const char *name) {
-    static const uint32_t budgets[] = {0, 100, 1000};
+/* Read DIR/NAME into l and start its table row; false (after printing an
+ * error row) when it cannot be read or parsed. */
+static bool open_row(const char *dir, const char *name, memplan_buffer_list *l) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
     char *text = read_all(path, &len);
+    memplan_error err = {0};
+    bool ok = text && memplan_csv_read(text, len, l, &err) == MEMPLAN_OK;
+    if (ok) printf("| %s | %zu |", name, l->count);
+    else printf("| %s | error: %s |\n", name, text ? err.message : "cannot read");
+    free(text);
+    return ok;
+}
+
+static void bench_file(const char *dir, const char *name) {
+    static const uint32_t budgets[] = {0, 100, 1000};
     memplan_buffer_list l;
     memplan_error err = {0};
-    if (!text || memplan_csv_read(text, len, &l, &err) != MEMPLAN_OK) {
-        printf("| %s | error: %s |\n", name, text ? err.message : "cannot read");
-        free(text);
-        return;
-    }
-    printf("| %s | %zu |", name, l.count);
+    if (!open_row(dir, name, &l)) return;
     for (size_t k = 0; k < 3; k++) {
         memplan_pack_options o;
         memplan_pack_options_init(&o);
@@ -120,7 +126,6 @@ static void bench_file(const char *dir, const char *name) {
     }
     printf("\n");
     memplan_buffer_list_free(&l);
-    free(text);
 }
 
 /* Budgets of --table, in ms. */
@@ -129,18 +134,9 @@ static size_t table_count;
 
 /* One --table row: bound, then per budget arena (+gap, proof, time). */
 static void table_file(const char *dir, const char *name) {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    size_t len;
-    char *text = read_all(path, &len);
     memplan_buffer_list l;
     memplan_error err = {0};
-    if (!text || memplan_csv_read(text, len, &l, &err) != MEMPLAN_OK) {
-        printf("| %s | error: %s |\n", name, text ? err.message : "cannot read");
-        free(text);
-        return;
-    }
-    printf("| %s | %zu |", name, l.count);
+    if (!open_row(dir, name, &l)) return;
     for (size_t k = 0; k < table_count; k++) {
         memplan_pack_options o;
         memplan_pack_options_init(&o);
@@ -165,7 +161,6 @@ static void table_file(const char *dir, const char *name) {
     }
     printf("\n");
     memplan_buffer_list_free(&l);
-    free(text);
 }
 
 static void bench_dir(const char *dir) {
