@@ -241,7 +241,7 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
  * 80% of the time, as WORK_PER_MS, at 0.5-1.1 M steps per ms measured on
  * dsa A-E. It runs up to MP_PACK_SLOW non-zero buffers; above, a node of
  * its search costs too much to get anywhere. */
-#define EXACT_WORK_PER_MS 600000u
+#define EXACT_WORK_PER_MS 1100000u
 
 /* Decide heights with the exact mode on `ms` milliseconds of work: first
  * the proven bound (a packing there is optimal; a proof of infeasibility
@@ -275,6 +275,8 @@ static bool run_improve(packer *p, unsigned which, const memplan_pack_options *o
     size_t m = 0;
     for (size_t i = 0; i < p->in.n; i++) m += p->in.size[i] > 0;
     if ((which & MEMPLAN_HEUR_EXACT) && m <= MP_PACK_SLOW) x = mp_exact_new(&p->in); /* NULL: too large, or out of memory */
+    double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+    if (x) mp_exact_set_deadline(x, mp_now_ms() + cap);
     bool ok = true;
     uint64_t budget = opt->budget_ms, quarter = x ? budget / 4 : 0;
     uint64_t spent = x ? run_exact(p, x, quarter, false, &ok) : 0;

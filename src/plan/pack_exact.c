@@ -80,7 +80,10 @@ struct mp_exact {
     undo_entry *log;
     size_t log_len, log_cap;
     bool oom;
+    double deadline; /* wall-clock safety stop (mp_now_ms), 0: none */
 };
+
+void mp_exact_set_deadline(mp_exact *x, double deadline) { x->deadline = deadline; }
 
 void mp_exact_free(mp_exact *x) {
     if (!x) return;
@@ -310,7 +313,8 @@ static bool log_push(mp_exact *x, size_t what, uint64_t old) {
 
 /* Undo the placement of b: restore logged values down to `mark`, give the
  * sections b spans their totals back. */
-static void unplace(mp_exact *x, size_t b, size_t mark) {
+static void unplace(mp_exact *x, size_t b, size_t mark, uint64_t *work) {
+    *work += x->log_len - mark + (x->shi[b] - x->slo[b]);
     while (x->log_len > mark) {
         undo_entry *e = &x->log[--x->log_len];
         if (e->what < x->m) x->minoff[e->what] = e->old;
@@ -342,11 +346,13 @@ static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *wo
         x->minoff[u] = top;
         if (top + x->sz[u] > h) ok = false;
         for (size_t s = x->slo[u]; s < x->shi[u]; s++) x->stamp[s] = x->stamp_now;
+        *work += x->shi[u] - x->slo[u];
     }
     *work += x->ov_at[b + 1] - x->ov_at[b] + 2 * (x->shi[b] - x->slo[b]);
     if (!ok) return false;
     /* Section inference: a floor rises to the lowest minimum offset of the
      * unplaced buffers live there. */
+    *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++) {
         if (x->stamp[s] != x->stamp_now) continue;
         uint64_t lo = UINT64_MAX;
@@ -416,10 +422,14 @@ static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, ui
             size_t b = x->chosen[d];
             ko = x->off[b];
             kr = x->rank[b];
-            unplace(x, b, x->mark[d]);
+            unplace(x, b, x->mark[d], work);
             continue;
         }
         if (nodes-- == 0 || *work >= quota) return DFS_LIMIT;
+        if (x->deadline > 0 && (nodes & 1023) == 0 && mp_now_ms() > x->deadline) {
+            *work = quota; /* spent: the caller stops */
+            return DFS_LIMIT;
+        }
         x->chosen[d] = c;
         x->mark[d] = x->log_len;
         if (place(x, p, c, h, work)) {
@@ -431,17 +441,18 @@ static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, ui
         if (x->oom) return DFS_LIMIT;
         ko = x->off[c];
         kr = x->rank[c];
-        unplace(x, c, x->mark[d]);
+        unplace(x, c, x->mark[d], work);
     }
 }
 
 /* Nothing of part p placed: minimum offsets and floors 0, totals full. */
-static void reset_part(mp_exact *x, const part *p) {
+static void reset_part(mp_exact *x, const part *p, uint64_t *work) {
     for (size_t b = p->lo; b < p->hi; b++) x->minoff[b] = 0, x->placed[b] = 0;
     for (size_t s = p->slo; s < p->shi; s++) x->floor[s] = 0, x->total[s] = 0;
     for (size_t b = p->lo; b < p->hi; b++)
         for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->total[s] += x->sz[b];
     x->log_len = 0;
+    *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + (x->sec_at[p->shi] - x->sec_at[p->slo]);
 }
 
 /* Use order `kind` (0..2) for the next search. */
@@ -454,7 +465,7 @@ static void use_order(mp_exact *x, int kind) {
 /* Decide one part: round robin over the three orders, node limit doubling. */
 static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota,
                                    uint64_t *work) {
-    reset_part(x, p);
+    reset_part(x, p, work);
     *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++)
         if (x->total[s] > h) return MP_EXACT_INFEASIBLE;
@@ -465,7 +476,7 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
     for (uint64_t limit = 2 * (uint64_t)(p->hi - p->lo); *work < quota; limit = MP_MIN(limit, UINT64_MAX / 2) * 2) {
         for (int kind = 0; kind < NORDERS; kind++) {
             use_order(x, kind);
-            reset_part(x, p);
+            reset_part(x, p, work);
             dfs_result r = dfs(x, p, h, limit, quota, work);
             if (x->oom) return MP_EXACT_NOMEM;
             if (r == DFS_FOUND) return MP_EXACT_FEASIBLE;
@@ -481,7 +492,7 @@ mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_
     /* The cheap proof first: a part whose live total exceeds h anywhere. */
     for (size_t i = 0; i < x->nparts; i++) {
         const part *p = &x->parts[i];
-        reset_part(x, p);
+        reset_part(x, p, work);
         for (size_t s = p->slo; s < p->shi; s++)
             if (x->total[s] > h) return MP_EXACT_INFEASIBLE;
     }

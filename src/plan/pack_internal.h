@@ -127,6 +127,12 @@ typedef enum mp_exact_status {
 mp_exact *mp_exact_new(const mp_pack_input *in);
 void mp_exact_free(mp_exact *x);
 
+/* A wall-clock safety stop for the decisions (mp_now_ms() time; 0: none):
+ * reached, a decision ends UNKNOWN. Only a very slow machine reaches it
+ * before the quota. */
+void mp_exact_set_deadline(mp_exact *x, double deadline);
+
+
 /* Is there a packing of height <= h? Spends at most about `quota` steps,
  * counted in *work; on FEASIBLE writes every buffer's offset to off[]. */
 mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work,
