@@ -53,16 +53,16 @@ describe('pack', () => {
     writeFileSync(file, csv);
     const run = (ms) => JSON.parse(execFileSync(NATIVE_CLI, ['pack', file, '--json', '--align', '1', '--budget-ms', ms, ...CAP], { encoding: 'utf8' }));
     const one = run('250'), rounds = run('500');
-    // 250 ms of work misses the bound here (the exact mode's quarter at the bound
-    // gives up, the annealing and the exact mode below its best end 1.43% above);
-    // at 500 ms the exact mode's quarter finds a packing at the bound: optimal.
-    expect(one.arena_bytes).toBe(2332010);
+    // The bound is missed here at 250 and 500 ms (the exact mode's eighth at the
+    // bound gives up); the annealing, then the exact mode below its best, end
+    // +1.32% above at 250 ms and +0.52% at 500 ms (a second annealing round).
+    expect(one.arena_bytes).toBe(2329462);
     expect(one.lower_bound_bytes).toBe(2299065);
     expect(one.optimal).toBe(false);
     expect(one.proven_lower_bound_bytes).toBe(2299065);
-    expect(rounds.arena_bytes).toBe(2299065);
-    expect(rounds.optimal).toBe(true);
-    expect(rounds.heuristic).toBe('exact');
+    expect(one.heuristic).toBe('exact');
+    expect(rounds.arena_bytes).toBe(2310914);
+    expect(rounds.iterations).toBeGreaterThan(one.iterations);
     expect(mp.pack(csv, ['--align', '1', '--budget-ms', '500', ...CAP])).toEqual(rounds);
   }, 120_000);
 

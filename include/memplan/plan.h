@@ -103,8 +103,8 @@ typedef enum memplan_heuristic {
     MEMPLAN_HEUR_SLOT_LAYOUT = 16,
     /* The exact mode: a complete search at a target height in the manner
      * of MiniMalloc, run with the search (it needs MEMPLAN_HEUR_SEARCH too)
-     * on up to 2,048 non-zero buffers. It shares the budget: a quarter at
-     * the lower bound first, then the annealing, then a quarter below the
+     * on up to 2,048 non-zero buffers. It shares the budget: an eighth at
+     * the lower bound first, then the annealing, then an eighth below the
      * best arena found; it proves plans optimal or bounds stronger. */
     MEMPLAN_HEUR_EXACT = 32
 } memplan_heuristic;
