@@ -26,7 +26,7 @@
  *   remaining-area bound); so does a minimum offset + size above H.
  *
  * Independent time ranges (no buffer crosses the cut) are decided apart.
- * Each range is searched under three static rank orders in round robin with
+ * Each range is searched under six static rank orders in round robin with
  * a node limit doubling from 2 x its buffers, since one order often finds a
  * packing that another takes long to; an exhausted search under any order
  * proves infeasibility. The search is iterative (explicit level arrays and
@@ -44,8 +44,9 @@
 #define NORDERS 6
 
 /* Above this many section entries (sum over buffers of the sections each
- * spans) or overlap pairs the tables would be too large to be worth it. */
-#define EXACT_TABLE_MAX 16000000u
+ * spans) or overlap pairs the tables would be too large to be worth it
+ * (4 M entries: 32 MB of a 64-bit index, what a browser tab can spare). */
+#define EXACT_TABLE_MAX 4000000u
 
 typedef struct undo_entry {
     size_t what;  /* buffer index, or m + section index for a floor */
@@ -75,7 +76,7 @@ struct mp_exact {
     size_t *stamp, stamp_now; /* sections touched by the current placement */
     size_t *rank;             /* rank of each buffer in the current order */
     size_t *order;            /* the current order of a part's buffers */
-    size_t *ranks, *orders;   /* the three orders' (rank, order) side by side */
+    size_t *ranks, *orders;   /* the NORDERS orders' (rank, order) side by side */
     size_t *chosen, *mark;    /* per level: buffer placed, undo log length */
     undo_entry *log;
     size_t log_len, log_cap;
@@ -258,7 +259,9 @@ static int cmp_key(uint64_t a, uint64_t b) { return a > b ? -1 : a < b; }
 /* The static rank orders, as MiniMalloc's preorderings: by the largest
  * section total the buffer spans ("T"), by lifetime length ("W") and by
  * area, size x length ("A"), each descending, in three priority orders;
- * ties by start. */
+ * ties by start. Orders 3-5 are the same with lengths counted in sections:
+ * on dsa B the time-length orders alone need 2.1 G steps at the bound, the
+ * section-length ones 25 M, and C the other way round. */
 static int cmp_order(const void *ctx, size_t a, size_t b) {
     const order_ctx *c = ctx;
     const mp_exact *x = c->x;
@@ -462,7 +465,7 @@ static void use_order(mp_exact *x, int kind) {
     x->rank = x->ranks + (size_t)kind * cap;
 }
 
-/* Decide one part: round robin over the three orders, node limit doubling. */
+/* Decide one part: round robin over the orders, node limit doubling. */
 static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota,
                                    uint64_t *work) {
     reset_part(x, p, work);
