@@ -111,41 +111,30 @@ void mp_exact_free(mp_exact *x) {
     free(x);
 }
 
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return x < y ? -1 : x > y;
-}
-
-/* Index of time t in the sorted distinct times tv[0, k). */
-static size_t time_index(const uint64_t *tv, size_t k, uint64_t t) {
-    size_t lo = 0, hi = k;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (tv[mid] < t) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
 }
 
 /* Sections: the distinct times cut [first start, last end) into nsec
  * pieces; each buffer spans [slo, shi). Also the CSR of section members. */
 static bool build_sections(mp_exact *x, const memplan_buffer *bufs) {
     size_t m = x->m;
-    uint64_t *tv = malloc(2 * m * sizeof *tv);
+    int64_t *tv = malloc(2 * m * sizeof *tv);
     if (!tv) return false;
     for (size_t b = 0; b < m; b++) {
-        tv[2 * b] = (uint64_t)bufs[x->idx[b]].start;
-        tv[2 * b + 1] = (uint64_t)bufs[x->idx[b]].end;
+        tv[2 * b] = bufs[x->idx[b]].start;
+        tv[2 * b + 1] = bufs[x->idx[b]].end;
     }
-    qsort(tv, 2 * m, sizeof *tv, cmp_u64);
+    qsort(tv, 2 * m, sizeof *tv, cmp_i64);
     size_t k = 0;
     for (size_t i = 0; i < 2 * m; i++)
         if (k == 0 || tv[i] != tv[k - 1]) tv[k++] = tv[i];
     x->nsec = k - 1;
     uint64_t entries = 0;
     for (size_t b = 0; b < m; b++) {
-        x->slo[b] = time_index(tv, k, (uint64_t)bufs[x->idx[b]].start);
-        x->shi[b] = time_index(tv, k, (uint64_t)bufs[x->idx[b]].end);
+        x->slo[b] = mp_first_at_least(tv, k, bufs[x->idx[b]].start);
+        x->shi[b] = mp_first_at_least(tv, k, bufs[x->idx[b]].end);
         entries += x->shi[b] - x->slo[b];
     }
     free(tv);

@@ -20,6 +20,17 @@ typedef struct mp_pack_input {
     uint64_t lower_bound;
 } mp_pack_input;
 
+/* First index of the ascending a[0..n) whose element is >= t. */
+static inline size_t mp_first_at_least(const int64_t *a, size_t n, int64_t t) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* ---- greedy best-fit decoder (pack_greedy.c) */
 
 typedef struct mp_greedy mp_greedy;
