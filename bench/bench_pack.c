@@ -10,6 +10,11 @@
  * 2. Synthetic model-like interval sets of 1k..1M buffers: time of the slot
  *    plan, the lower bound and the arena packing with the default budget
  *    (medians of 3 runs).
+ * With --table MS[,MS...]: instead of 1 and 2, one row per .csv in DIR with
+ *    the lower bound and, at each budget (one run, align 1), the arena, its
+ *    gap to the bound, "optimal" when proven or the proven lower bound when
+ *    the exact mode raised it, and the time. For bench/gen_dsa.py's
+ *    instances: `bench_pack /tmp/gen --table 1000,30000`.
  * 3. With --synthetic-csv OUTDIR: the 1k..1M sets written there as
  *    synthetic-N.csv, and CSV parse + pack (default options, what `memplan
  *    pack` and mp_pack_csv do) timed on that text; `node bench/wasm_bench.mjs
@@ -74,20 +79,26 @@ static int cmp_str(const void *a, const void *b) {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void bench_file(const char *dir, const char *name) {
-    static const uint32_t budgets[] = {0, 100, 1000};
+/* Read DIR/NAME into l and start its table row; false (after printing an
+ * error row) when it cannot be read or parsed. */
+static bool open_row(const char *dir, const char *name, memplan_buffer_list *l) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     size_t len;
     char *text = read_all(path, &len);
+    memplan_error err = {0};
+    bool ok = text && memplan_csv_read(text, len, l, &err) == MEMPLAN_OK;
+    if (ok) printf("| %s | %zu |", name, l->count);
+    else printf("| %s | error: %s |\n", name, text ? err.message : "cannot read");
+    free(text);
+    return ok;
+}
+
+static void bench_file(const char *dir, const char *name) {
+    static const uint32_t budgets[] = {0, 100, 1000};
     memplan_buffer_list l;
     memplan_error err = {0};
-    if (!text || memplan_csv_read(text, len, &l, &err) != MEMPLAN_OK) {
-        printf("| %s | error: %s |\n", name, text ? err.message : "cannot read");
-        free(text);
-        return;
-    }
-    printf("| %s | %zu |", name, l.count);
+    if (!open_row(dir, name, &l)) return;
     for (size_t k = 0; k < 3; k++) {
         memplan_pack_options o;
         memplan_pack_options_init(&o);
@@ -115,7 +126,41 @@ static void bench_file(const char *dir, const char *name) {
     }
     printf("\n");
     memplan_buffer_list_free(&l);
-    free(text);
+}
+
+/* Budgets of --table, in ms. */
+static uint32_t table_budgets[8];
+static size_t table_count;
+
+/* One --table row: bound, then per budget arena (+gap, proof, time). */
+static void table_file(const char *dir, const char *name) {
+    memplan_buffer_list l;
+    memplan_error err = {0};
+    if (!open_row(dir, name, &l)) return;
+    for (size_t k = 0; k < table_count; k++) {
+        memplan_pack_options o;
+        memplan_pack_options_init(&o);
+        o.align = 1;
+        o.budget_ms = table_budgets[k];
+        memplan_arena_plan p;
+        double t0 = now_ms();
+        if (memplan_pack(l.buffers, l.count, &o, &p, &err) != MEMPLAN_OK) {
+            printf(" error: %s |", err.message);
+            continue;
+        }
+        double t = now_ms() - t0;
+        if (k == 0) printf(" %llu |", (unsigned long long)p.lower_bound_bytes);
+        char proof[64] = "";
+        if (p.optimal) snprintf(proof, sizeof proof, ", optimal");
+        else if (p.proven_lower_bound_bytes > p.lower_bound_bytes)
+            snprintf(proof, sizeof proof, ", >= %llu", (unsigned long long)p.proven_lower_bound_bytes);
+        printf(" %llu (+%.2f%%%s, %s, %.0f ms) |", (unsigned long long)p.arena_bytes,
+               100.0 * (p.gap_ratio - 1.0), proof, memplan_heuristic_name(p.heuristic), t);
+        fflush(stdout);
+        memplan_arena_plan_free(&p);
+    }
+    printf("\n");
+    memplan_buffer_list_free(&l);
 }
 
 static void bench_dir(const char *dir) {
@@ -133,10 +178,19 @@ static void bench_dir(const char *dir) {
     }
     closedir(d);
     qsort(names, n, sizeof *names, cmp_str);
-    printf("| instance | buffers | lower bound | arena @0 ms | arena @100 ms | arena @1000 ms |\n");
-    printf("|---|---|---|---|---|---|\n");
+    if (table_count) {
+        printf("| instance | buffers | lower bound |");
+        for (size_t k = 0; k < table_count; k++) printf(" arena @%u ms |", (unsigned)table_budgets[k]);
+        printf("\n|---|---|---|");
+        for (size_t k = 0; k < table_count; k++) printf("---|");
+        printf("\n");
+    } else {
+        printf("| instance | buffers | lower bound | arena @0 ms | arena @100 ms | arena @1000 ms |\n");
+        printf("|---|---|---|---|---|---|\n");
+    }
     for (size_t i = 0; i < n; i++) {
-        bench_file(dir, names[i]);
+        if (table_count) table_file(dir, names[i]);
+        else bench_file(dir, names[i]);
         free(names[i]);
     }
 }
@@ -258,9 +312,13 @@ int main(int argc, char **argv) {
     const char *dir = "/work/shared/dsa-bench", *csv_out = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--synthetic-csv") == 0 && i + 1 < argc) csv_out = argv[++i];
-        else dir = argv[i];
+        else if (strcmp(argv[i], "--table") == 0 && i + 1 < argc) {
+            for (char *t = strtok(argv[++i], ","); t && table_count < 8; t = strtok(NULL, ","))
+                table_budgets[table_count++] = (uint32_t)strtoul(t, NULL, 10);
+        } else dir = argv[i];
     }
     bench_dir(dir);
+    if (table_count) return 0;
     bench_synthetic();
     if (csv_out) bench_synthetic_csv(csv_out);
     return 0;

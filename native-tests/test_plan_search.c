@@ -202,7 +202,8 @@ static void test_search_only_no_budget(void **state) {
 }
 
 /* Random short-lived buffers: the search (forward, then mirrored) beats the
- * heuristics, with exactly the same result on every run and machine. */
+ * heuristics, with exactly the same result on every run and machine. The
+ * exact mode is left out here (it reaches the bound); then put back. */
 static void test_search_exact(void **state) {
     (void)state;
     enum { n = 120 };
@@ -214,6 +215,7 @@ static void test_search_exact(void **state) {
     o.align = 1;
     o.budget_ms = 10;
     o.wall_cap_ms = 600000; /* only the work count may stop it, however slow the build */
+    o.heuristics = MEMPLAN_HEUR_ALL & ~(unsigned)MEMPLAN_HEUR_EXACT;
     memplan_arena_plan p0, p1, p2;
     o.budget_ms = 0;
     assert_int_equal(memplan_pack(b, n, &o, &p0, NULL), MEMPLAN_OK);
@@ -232,15 +234,28 @@ static void test_search_exact(void **state) {
     assert_int_equal(p1.heuristic, MEMPLAN_HEUR_SEARCH);
     assert_int_equal(p1.iterations, 282);
     assert_int_equal(memplan_validate_arena(b, n, p1.offset, 1, p1.arena_bytes, NULL, NULL), MEMPLAN_OK);
+    assert_false(p1.optimal);
+    assert_int_equal(p1.proven_lower_bound_bytes, 1302);
     memplan_arena_plan_free(&p0);
     memplan_arena_plan_free(&p1);
     memplan_arena_plan_free(&p2);
+    /* With the exact mode: the bound, found at the first try, proven. */
+    o.heuristics = MEMPLAN_HEUR_ALL;
+    assert_int_equal(memplan_pack(b, n, &o, &p1, NULL), MEMPLAN_OK);
+    assert_int_equal(p1.arena_bytes, 1302);
+    assert_int_equal(p1.heuristic, MEMPLAN_HEUR_EXACT);
+    assert_true(p1.optimal);
+    assert_int_equal(p1.iterations, 0);
+    assert_int_equal(memplan_validate_arena(b, n, p1.offset, 1, p1.arena_bytes, NULL, NULL), MEMPLAN_OK);
+    memplan_arena_plan_free(&p1);
 }
 
+/* The annealing search alone (no exact mode). */
 static uint64_t pack_height(const memplan_buffer *b, size_t n, uint32_t budget_ms, uint64_t seed,
                             uint64_t *lower_bound) {
     memplan_pack_options o;
     memplan_pack_options_init(&o);
+    o.heuristics = MEMPLAN_HEUR_ALL & ~(unsigned)MEMPLAN_HEUR_EXACT;
     o.align = 1;
     o.budget_ms = budget_ms;
     o.seed = seed;

@@ -24,6 +24,7 @@
 #ifndef MEMPLAN_PLAN_H
 #define MEMPLAN_PLAN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -100,15 +101,24 @@ typedef enum memplan_heuristic {
      * buffers live at their start exceeds MEMPLAN_PACK_OVERLAP_MAX, or 8x
      * that when time-fit runs alone, as it does above 50,000 buffers): the
      * best-fit slot plan laid out at aligned prefix sums, O(n log n). */
-    MEMPLAN_HEUR_SLOT_LAYOUT = 16
+    MEMPLAN_HEUR_SLOT_LAYOUT = 16,
+    /* The exact mode: a complete search at a target height in the manner
+     * of MiniMalloc, run with the search (it needs MEMPLAN_HEUR_SEARCH too)
+     * on up to 2,048 non-zero buffers. It shares the budget: an eighth at
+     * the lower bound first, then the annealing, then an eighth below the
+     * best arena found; it proves plans optimal or bounds stronger. */
+    MEMPLAN_HEUR_EXACT = 32
 } memplan_heuristic;
 
-#define MEMPLAN_HEUR_ALL 15u
+#define MEMPLAN_HEUR_ALL 47u
 #define MEMPLAN_PACK_OVERLAP_MAX 20000000u
 
 /* Default improvement-search budget: a 10k-buffer plan stays under 100 ms. */
 #define MEMPLAN_PACK_DEFAULT_BUDGET_MS 20u
 #define MEMPLAN_PACK_DEFAULT_ALIGN 64u
+/* `memplan pack` (and the WASM mp_pack_csv) default to a second: a packing
+ * benchmark is worth the time; the exact mode settles many instances. */
+#define MEMPLAN_PACK_CSV_BUDGET_MS 1000u
 
 typedef struct memplan_pack_options {
     uint64_t align;       /* power of two >= 1 (default 64) */
@@ -135,6 +145,10 @@ typedef struct memplan_arena_plan {
     double gap_ratio;            /* arena / lower bound; 1 when both are 0 */
     memplan_heuristic heuristic; /* which one produced the kept offsets */
     uint64_t iterations;         /* candidate orders the search evaluated */
+    /* No arena is lower than this: the lower bound, or more when the exact
+     * mode proved a height below it infeasible; arena_bytes when optimal. */
+    uint64_t proven_lower_bound_bytes;
+    bool optimal;                /* arena_bytes == proven_lower_bound_bytes */
 } memplan_arena_plan;
 
 /* Give every buffer an offset, a multiple of align, so that buffers with

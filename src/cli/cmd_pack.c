@@ -6,7 +6,7 @@
  *   default  the CSV with an offset column: id,lower,upper,size,offset
  *   --json   the document described in out/pack_json.h
  * --align N: a power of two >= 1 (default 64); --budget-ms N: improvement
- * search budget in milliseconds (default 20, 0 = heuristics only); --seed N:
+ * search budget in milliseconds (default 1000, 0 = heuristics only); --seed N:
  * the search's PRNG seed (default 1; results depend on it); --wall-cap-ms N:
  * the wall-clock safety stop (default 8 x budget + 100 ms; raise it on a slow
  * machine or sanitizer build to keep results on the work count). Options
@@ -76,6 +76,7 @@ typedef struct pack_args {
 
 static int pack_parse_args(int argc, char **argv, pack_args *a) {
     memplan_pack_options_init(&a->opt);
+    a->opt.budget_ms = MEMPLAN_PACK_CSV_BUDGET_MS;
     for (int i = 1; i < argc; i++) {
         char name[32];
         const char *value;

@@ -62,6 +62,10 @@ void mp_pack_json(mp_buf *out, const memplan_buffer_list *list,
     mp_json_uint(&j, plan->arena_bytes);
     MP_JSON_KEY(&j, "lower_bound_bytes");
     mp_json_uint(&j, plan->lower_bound_bytes);
+    MP_JSON_KEY(&j, "proven_lower_bound_bytes");
+    mp_json_uint(&j, plan->proven_lower_bound_bytes);
+    MP_JSON_KEY(&j, "optimal");
+    mp_json_bool(&j, plan->optimal);
     MP_JSON_KEY(&j, "gap_ratio");
     mp_json_double(&j, plan->gap_ratio);
     MP_JSON_KEY(&j, "heuristic");

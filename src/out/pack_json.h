@@ -2,9 +2,12 @@
  * pack_json.h -- the JSON document of an arena packing (`memplan pack --json`):
  *
  *   {"buffers":N,"align":A,"arena_bytes":X,"lower_bound_bytes":L,
+ *    "proven_lower_bound_bytes":P,"optimal":B,
  *    "gap_ratio":X/L,"heuristic":"skyline","iterations":I,
  *    "offsets":[{"id":"b1","offset":0},...]}
  *
+ * P >= L: no arena is lower (more than L when the exact mode proved a
+ * height infeasible); "optimal" is X == P. heuristic may also be "exact".
  * offsets are in input order; ids are strings (CSV ids need not be numbers).
  */
 #ifndef MEMPLAN_OUT_PACK_JSON_H

@@ -20,6 +20,17 @@ typedef struct mp_pack_input {
     uint64_t lower_bound;
 } mp_pack_input;
 
+/* First index of the ascending a[0..n) whose element is >= t. */
+static inline size_t mp_first_at_least(const int64_t *a, size_t n, int64_t t) {
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
 /* ---- greedy best-fit decoder (pack_greedy.c) */
 
 typedef struct mp_greedy mp_greedy;
@@ -110,6 +121,33 @@ bool mp_skyline_oom(const mp_skyline *s);
 void mp_skyline_accept(mp_skyline *s, uint64_t height, double waste);
 
 const mp_sky_trace *mp_skyline_current(const mp_skyline *s);
+
+/* ---- exact mode (pack_exact.c) */
+
+typedef struct mp_exact mp_exact;
+
+typedef enum mp_exact_status {
+    MP_EXACT_FEASIBLE,   /* a packing of the height exists: in off[] */
+    MP_EXACT_INFEASIBLE, /* proven: none exists */
+    MP_EXACT_UNKNOWN,    /* the quota ran out first */
+    MP_EXACT_NOMEM
+} mp_exact_status;
+
+/* Tables for the exact search over `in` (which must outlive it); NULL when
+ * memory runs out or the instance is too large for them. */
+mp_exact *mp_exact_new(const mp_pack_input *in);
+void mp_exact_free(mp_exact *x);
+
+/* A wall-clock safety stop for the decisions (mp_now_ms() time; 0: none):
+ * reached, a decision ends UNKNOWN. Only a very slow machine reaches it
+ * before the quota. */
+void mp_exact_set_deadline(mp_exact *x, double deadline);
+
+
+/* Is there a packing of height <= h? Spends at most about `quota` steps,
+ * counted in *work; on FEASIBLE writes every buffer's offset to off[]. */
+mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work,
+                                uint64_t *off);
 
 /* ---- improvement search (pack_search.c) */
 

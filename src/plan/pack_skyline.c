@@ -117,20 +117,10 @@ static size_t checkpoint_every(size_t n) {
 
 static void trace_free(mp_sky_trace *t);
 
-/* First index of the ascending a[0..n) whose element is >= t. */
-static size_t lower_bound(const int64_t *a, size_t n, int64_t t) {
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (a[mid] < t) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
 
 /* First position in start order whose buffer starts at or after t. */
 static size_t first_start_at(const mp_skyline *s, int64_t t) {
-    return lower_bound(s->start_at, s->in->n, t);
+    return mp_first_at_least(s->start_at, s->in->n, t);
 }
 
 /* First position in start order whose buffer starts after t. */
@@ -140,7 +130,7 @@ static size_t after_time(const mp_skyline *s, int64_t t) {
 
 /* Where time t (a start or end of some buffer) falls. */
 static tpos pos_of_time(const mp_skyline *s, int64_t t) {
-    return (tpos){first_start_at(s, t), after_time(s, t), lower_bound(s->times, s->nt, t)};
+    return (tpos){first_start_at(s, t), after_time(s, t), mp_first_at_least(s->times, s->nt, t)};
 }
 
 mp_skyline *mp_skyline_new(const mp_pack_input *in) {

@@ -227,6 +227,7 @@ EMSCRIPTEN_KEEPALIVE int mp_pack_csv(const char *csv, size_t len, const char *ar
     }
     memplan_pack_options opt;
     memplan_pack_options_init(&opt);
+    opt.budget_ms = MEMPLAN_PACK_CSV_BUDGET_MS;
     memplan_error err = {0};
     memplan_status st = MEMPLAN_OK;
     for (int i = 0; i < argc && !st; i += 2) /* "--name\nvalue" pairs */

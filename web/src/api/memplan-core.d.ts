@@ -45,7 +45,12 @@ export interface PackResult {
   align: number;
   arena_bytes: number;
   lower_bound_bytes: number;
+  /** No arena is lower: the lower bound, or more when the exact mode proved a height infeasible. */
+  proven_lower_bound_bytes: number;
+  /** arena_bytes is proven optimal (arena_bytes == proven_lower_bound_bytes). */
+  optimal: boolean;
   gap_ratio: number;
+  /** "greedy-size", "time-fit", "skyline", "search", "exact" or "slot-layout". */
   heuristic: string;
   iterations: number;
   offsets: { id: string; offset: number }[];

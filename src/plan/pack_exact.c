@@ -1,0 +1,500 @@
+/*
+ * pack_exact.c -- the exact mode: does an arena of height H exist?
+ *
+ * A complete depth-first search in the manner of MiniMalloc (Moffitt, ASPLOS
+ * 2023), written from the paper's description:
+ *
+ *   Canonical solutions. Drop every buffer of an optimal packing as low as
+ *   it goes ("gravity"): each then sits at 0 or on the top of a buffer live
+ *   with it, and the packing is no higher. List the buffers by (offset,
+ *   preorder rank): each one's offset is the highest top among the buffers
+ *   before it that are live with it. So the search only needs to place
+ *   buffers one at a time, each at its "minimum offset" (the highest top of
+ *   the placed buffers live with it), in non-decreasing (offset, rank) order.
+ *   Every height that has a packing has one of these.
+ *
+ *   Dominance. Let min_height be the lowest (minimum offset + size) of the
+ *   unplaced buffers. A buffer whose minimum offset is at or above it would
+ *   leave room below itself for that other buffer, which canonical order
+ *   would then have to place higher than its gravity position: skip it.
+ *
+ *   Section inference. Time is cut into sections at every start and end.
+ *   Each section keeps a floor (nothing unplaced can go below it: the top of
+ *   the last buffer placed there, raised to the lowest minimum offset of the
+ *   unplaced buffers live there) and the total size of those unplaced
+ *   buffers. floor + total > H anywhere proves the branch infeasible (the
+ *   remaining-area bound); so does a minimum offset + size above H.
+ *
+ * Independent time ranges (no buffer crosses the cut) are decided apart.
+ * Each range is searched under six static rank orders in round robin with
+ * a node limit doubling from 2 x its buffers, since one order often finds a
+ * packing that another takes long to; an exhausted search under any order
+ * proves infeasibility. The search is iterative (explicit level arrays and
+ * an undo log), so deep searches need no stack, and it counts its work in
+ * elementary steps: the result depends only on input and quota.
+ *
+ * Zero-size buffers occupy no address: they are left out and put at 0.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/pack_internal.h"
+
+#define NONE SIZE_MAX
+#define NORDERS 6
+
+/* Above this many section entries (sum over buffers of the sections each
+ * spans) or overlap pairs the tables would be too large to be worth it
+ * (4 M entries: 32 MB of a 64-bit index, what a browser tab can spare). */
+#define EXACT_TABLE_MAX 4000000u
+
+typedef struct undo_entry {
+    size_t what;  /* buffer index, or m + section index for a floor */
+    uint64_t old;
+} undo_entry;
+
+/* A time range no buffer crosses: by_start[lo, hi), sections [slo, shi). */
+typedef struct part {
+    size_t lo, hi, slo, shi;
+} part;
+
+struct mp_exact {
+    size_t n, m;           /* buffers in, non-zero buffers searched */
+    const uint64_t *size;  /* aligned sizes, by input index */
+    const memplan_buffer *bufs;
+    size_t *idx;           /* searched buffer -> input index, by start */
+    uint64_t *sz;          /* size of each searched buffer */
+    size_t *slo, *shi;     /* sections each spans: [slo, shi) */
+    size_t nsec;
+    size_t *sec_at, *sec_buf; /* CSR: buffers live in each section */
+    size_t *ov_at, *ov_buf;   /* CSR: buffers live with each buffer */
+    part *parts;
+    size_t nparts;
+    /* search state */
+    uint64_t *minoff, *off, *floor, *total;
+    unsigned char *placed;
+    size_t *stamp, stamp_now; /* sections touched by the current placement */
+    size_t *rank;             /* rank of each buffer in the current order */
+    size_t *order;            /* the current order of a part's buffers */
+    size_t *ranks, *orders;   /* the NORDERS orders' (rank, order) side by side */
+    size_t *chosen, *mark;    /* per level: buffer placed, undo log length */
+    undo_entry *log;
+    size_t log_len, log_cap;
+    bool oom;
+    double deadline; /* wall-clock safety stop (mp_now_ms), 0: none */
+};
+
+void mp_exact_set_deadline(mp_exact *x, double deadline) { x->deadline = deadline; }
+
+void mp_exact_free(mp_exact *x) {
+    if (!x) return;
+    free(x->idx);
+    free(x->sz);
+    free(x->slo);
+    free(x->shi);
+    free(x->sec_at);
+    free(x->sec_buf);
+    free(x->ov_at);
+    free(x->ov_buf);
+    free(x->parts);
+    free(x->minoff);
+    free(x->off);
+    free(x->floor);
+    free(x->total);
+    free(x->placed);
+    free(x->stamp);
+    free(x->ranks);
+    free(x->orders);
+    free(x->chosen);
+    free(x->mark);
+    free(x->log);
+    free(x);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Sections: the distinct times cut [first start, last end) into nsec
+ * pieces; each buffer spans [slo, shi). Also the CSR of section members. */
+static bool build_sections(mp_exact *x, const memplan_buffer *bufs) {
+    size_t m = x->m;
+    int64_t *tv = malloc(2 * m * sizeof *tv);
+    if (!tv) return false;
+    for (size_t b = 0; b < m; b++) {
+        tv[2 * b] = bufs[x->idx[b]].start;
+        tv[2 * b + 1] = bufs[x->idx[b]].end;
+    }
+    qsort(tv, 2 * m, sizeof *tv, cmp_i64);
+    size_t k = 0;
+    for (size_t i = 0; i < 2 * m; i++)
+        if (k == 0 || tv[i] != tv[k - 1]) tv[k++] = tv[i];
+    x->nsec = k - 1;
+    uint64_t entries = 0;
+    for (size_t b = 0; b < m; b++) {
+        x->slo[b] = mp_first_at_least(tv, k, bufs[x->idx[b]].start);
+        x->shi[b] = mp_first_at_least(tv, k, bufs[x->idx[b]].end);
+        entries += x->shi[b] - x->slo[b];
+    }
+    free(tv);
+    if (entries > EXACT_TABLE_MAX) return false;
+    x->sec_at = calloc(x->nsec + 1, sizeof *x->sec_at);
+    x->sec_buf = malloc((entries ? entries : 1) * sizeof *x->sec_buf);
+    if (!x->sec_at || !x->sec_buf) return false;
+    for (size_t b = 0; b < m; b++)
+        for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->sec_at[s + 1]++;
+    for (size_t s = 0; s < x->nsec; s++) x->sec_at[s + 1] += x->sec_at[s];
+    size_t *fill = malloc((x->nsec ? x->nsec : 1) * sizeof *fill);
+    if (!fill) return false;
+    memcpy(fill, x->sec_at, x->nsec * sizeof *fill);
+    for (size_t b = 0; b < m; b++)
+        for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->sec_buf[fill[s]++] = b;
+    free(fill);
+    return true;
+}
+
+/* Overlaps (CSR, both directions) and parts. Searched buffers are by start,
+ * so the buffers live with b that start later follow it directly. */
+static bool build_overlaps(mp_exact *x, const memplan_buffer *bufs) {
+    size_t m = x->m;
+    x->ov_at = calloc(m + 1, sizeof *x->ov_at);
+    x->parts = malloc((m ? m : 1) * sizeof *x->parts);
+    if (!x->ov_at || !x->parts) return false;
+    uint64_t pairs = 0;
+    for (size_t a = 0; a < m; a++)
+        for (size_t b = a + 1; b < m && bufs[x->idx[b]].start < bufs[x->idx[a]].end; b++) {
+            x->ov_at[a + 1]++, x->ov_at[b + 1]++;
+            if (++pairs > EXACT_TABLE_MAX) return false;
+        }
+    for (size_t a = 0; a < m; a++) x->ov_at[a + 1] += x->ov_at[a];
+    x->ov_buf = malloc((pairs ? 2 * pairs : 1) * sizeof *x->ov_buf);
+    size_t *fill = malloc((m ? m : 1) * sizeof *fill);
+    if (!x->ov_buf || !fill) {
+        free(fill);
+        return false;
+    }
+    memcpy(fill, x->ov_at, m * sizeof *fill);
+    for (size_t a = 0; a < m; a++)
+        for (size_t b = a + 1; b < m && bufs[x->idx[b]].start < bufs[x->idx[a]].end; b++) {
+            x->ov_buf[fill[a]++] = b;
+            x->ov_buf[fill[b]++] = a;
+        }
+    free(fill);
+    /* Parts: cut before b when no earlier buffer is still live at its start. */
+    int64_t reach = 0;
+    for (size_t b = 0; b < m; b++) {
+        const memplan_buffer *u = &bufs[x->idx[b]];
+        if (b == 0 || u->start >= reach) {
+            if (b > 0) x->parts[x->nparts - 1].hi = b, x->parts[x->nparts - 1].shi = x->slo[b];
+            x->parts[x->nparts++] = (part){b, b, x->slo[b], 0};
+        }
+        reach = MP_MAX(reach, u->end);
+    }
+    if (m > 0) x->parts[x->nparts - 1].hi = m, x->parts[x->nparts - 1].shi = x->nsec;
+    return true;
+}
+
+mp_exact *mp_exact_new(const mp_pack_input *in) {
+    mp_exact *x = calloc(1, sizeof *x);
+    if (!x) return NULL;
+    x->n = in->n;
+    x->size = in->size;
+    x->bufs = in->bufs;
+    size_t cap = in->n ? in->n : 1;
+    x->idx = malloc(cap * sizeof *x->idx);
+    if (!x->idx) goto fail;
+    for (size_t k = 0; k < in->n; k++)
+        if (in->size[in->by_start[k]] > 0) x->idx[x->m++] = in->by_start[k];
+    x->sz = malloc(cap * sizeof *x->sz);
+    x->slo = malloc(cap * sizeof *x->slo);
+    x->shi = malloc(cap * sizeof *x->shi);
+    if (!x->sz || !x->slo || !x->shi) goto fail;
+    for (size_t b = 0; b < x->m; b++) x->sz[b] = in->size[x->idx[b]];
+    if (x->m > 0 && (!build_sections(x, in->bufs) || !build_overlaps(x, in->bufs))) goto fail;
+    size_t scap = x->nsec ? x->nsec : 1;
+    x->minoff = malloc(cap * sizeof *x->minoff);
+    x->off = malloc(cap * sizeof *x->off);
+    x->floor = malloc(scap * sizeof *x->floor);
+    x->total = malloc(scap * sizeof *x->total);
+    x->placed = malloc(cap);
+    x->stamp = calloc(scap, sizeof *x->stamp);
+    x->ranks = malloc(NORDERS * cap * sizeof *x->ranks);
+    x->orders = malloc(NORDERS * cap * sizeof *x->orders);
+    x->chosen = malloc((cap + 1) * sizeof *x->chosen);
+    x->mark = malloc((cap + 1) * sizeof *x->mark);
+    x->log_cap = 4 * cap;
+    x->log = malloc(x->log_cap * sizeof *x->log);
+    if (!x->minoff || !x->off || !x->floor || !x->total || !x->placed || !x->stamp || !x->ranks ||
+        !x->orders || !x->chosen || !x->mark || !x->log)
+        goto fail;
+    return x;
+fail:
+    mp_exact_free(x);
+    return NULL;
+}
+
+/* ------------------------------------------------------------ orders */
+
+typedef struct order_ctx {
+    const mp_exact *x;
+    const memplan_buffer *bufs;
+    const uint64_t *tmax; /* largest section total over each buffer's span */
+    int kind;             /* 0: W A T, 1: T A W, 2: T W A; 3-5 the same in sections */
+} order_ctx;
+
+static int cmp_key(uint64_t a, uint64_t b) { return a > b ? -1 : a < b; }
+
+/* The static rank orders, as MiniMalloc's preorderings: by the largest
+ * section total the buffer spans ("T"), by lifetime length ("W") and by
+ * area, size x length ("A"), each descending, in three priority orders;
+ * ties by start. Orders 3-5 are the same with lengths counted in sections:
+ * on dsa B the time-length orders alone need 2.1 G steps at the bound, the
+ * section-length ones 25 M, and C the other way round. */
+static int cmp_order(const void *ctx, size_t a, size_t b) {
+    const order_ctx *c = ctx;
+    const mp_exact *x = c->x;
+    const memplan_buffer *u = &c->bufs[x->idx[a]], *v = &c->bufs[x->idx[b]];
+    uint64_t w[2] = {(uint64_t)(u->end - u->start), (uint64_t)(v->end - v->start)};
+    if (c->kind >= 3) /* lengths in sections */
+        w[0] = x->shi[a] - x->slo[a], w[1] = x->shi[b] - x->slo[b];
+    /* The area is compared in double: the product may not fit 64 bits. */
+    double ar[2] = {(double)x->sz[a] * (double)w[0], (double)x->sz[b] * (double)w[1]};
+    int ca = ar[0] > ar[1] ? -1 : ar[0] < ar[1];
+    int cw = cmp_key(w[0], w[1]), ct = cmp_key(c->tmax[a], c->tmax[b]);
+    int keys[3][3] = {{cw, ca, ct}, {ct, ca, cw}, {ct, cw, ca}};
+    for (int k = 0; k < 3; k++)
+        if (keys[c->kind % 3][k]) return keys[c->kind % 3][k];
+    return 0;
+}
+
+/* Fill x->order[p->lo, p->hi) with the part's buffers in order `kind` and
+ * x->rank with their positions. Uses total[] as the initial totals. */
+static bool make_order(mp_exact *x, const part *p, int kind) {
+    size_t k = p->hi - p->lo;
+    uint64_t *tmax = malloc((x->m ? x->m : 1) * sizeof *tmax);
+    if (!tmax) return false;
+    for (size_t b = p->lo; b < p->hi; b++) {
+        tmax[b] = 0;
+        for (size_t s = x->slo[b]; s < x->shi[b]; s++) tmax[b] = MP_MAX(tmax[b], x->total[s]);
+        x->order[b] = b;
+    }
+    order_ctx c = {x, x->bufs, tmax, kind};
+    bool ok = mp_sort_idx(x->order + p->lo, k, cmp_order, &c);
+    for (size_t r = p->lo; ok && r < p->hi; r++) x->rank[x->order[r]] = r;
+    free(tmax);
+    return ok;
+}
+
+/* ------------------------------------------------------------ search */
+
+static bool log_push(mp_exact *x, size_t what, uint64_t old) {
+    if (x->log_len == x->log_cap) {
+        size_t cap = 2 * x->log_cap;
+        undo_entry *l = realloc(x->log, cap * sizeof *l);
+        if (!l) {
+            x->oom = true;
+            return false;
+        }
+        x->log = l;
+        x->log_cap = cap;
+    }
+    x->log[x->log_len++] = (undo_entry){what, old};
+    return true;
+}
+
+/* Undo the placement of b: restore logged values down to `mark`, give the
+ * sections b spans their totals back. */
+static void unplace(mp_exact *x, size_t b, size_t mark, uint64_t *work) {
+    *work += x->log_len - mark + (x->shi[b] - x->slo[b]);
+    while (x->log_len > mark) {
+        undo_entry *e = &x->log[--x->log_len];
+        if (e->what < x->m) x->minoff[e->what] = e->old;
+        else x->floor[e->what - x->m] = e->old;
+    }
+    for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->total[s] += x->sz[b];
+    x->placed[b] = 0;
+}
+
+/* Place b at its minimum offset and propagate; false when the result is
+ * proven infeasible at height h (or memory ran out: x->oom). The caller
+ * undoes the placement either way. */
+static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *work) {
+    uint64_t o = x->minoff[b], top = o + x->sz[b];
+    x->placed[b] = 1;
+    x->off[b] = o;
+    for (size_t s = x->slo[b]; s < x->shi[b]; s++) {
+        if (!log_push(x, x->m + s, x->floor[s])) return false;
+        x->floor[s] = top;
+        x->total[s] -= x->sz[b];
+    }
+    /* Buffers live with b now start at its top at the lowest. */
+    x->stamp_now++;
+    bool ok = true;
+    for (size_t k = x->ov_at[b]; k < x->ov_at[b + 1]; k++) {
+        size_t u = x->ov_buf[k];
+        if (x->placed[u] || x->minoff[u] >= top) continue;
+        if (!log_push(x, u, x->minoff[u])) return false;
+        x->minoff[u] = top;
+        if (top + x->sz[u] > h) ok = false;
+        for (size_t s = x->slo[u]; s < x->shi[u]; s++) x->stamp[s] = x->stamp_now;
+        *work += x->shi[u] - x->slo[u];
+    }
+    *work += x->ov_at[b + 1] - x->ov_at[b] + 2 * (x->shi[b] - x->slo[b]);
+    if (!ok) return false;
+    /* Section inference: a floor rises to the lowest minimum offset of the
+     * unplaced buffers live there. */
+    *work += p->shi - p->slo;
+    for (size_t s = p->slo; s < p->shi; s++) {
+        if (x->stamp[s] != x->stamp_now) continue;
+        uint64_t lo = UINT64_MAX;
+        for (size_t k = x->sec_at[s]; k < x->sec_at[s + 1]; k++) {
+            size_t u = x->sec_buf[k];
+            if (!x->placed[u] && x->minoff[u] < lo) lo = x->minoff[u];
+        }
+        *work += x->sec_at[s + 1] - x->sec_at[s];
+        if (lo != UINT64_MAX && x->floor[s] < lo) {
+            if (!log_push(x, x->m + s, x->floor[s])) return false;
+            x->floor[s] = lo;
+        }
+    }
+    /* Remaining area: every later buffer goes at o or above. */
+    *work += p->shi - p->slo;
+    for (size_t s = p->slo; s < p->shi; s++)
+        if (MP_MAX(x->floor[s], o) + x->total[s] > h) return false;
+    return true;
+}
+
+/* (offset, rank) key order: does buffer a come after key (ko, kr)? */
+static bool key_after(const mp_exact *x, size_t a, uint64_t ko, size_t kr) {
+    if (kr == NONE) return true;
+    return x->minoff[a] > ko || (x->minoff[a] == ko && x->rank[a] > kr);
+}
+
+/* The next buffer to try at this level: the smallest (minimum offset, rank)
+ * after key (ko, kr) (any when kr is NONE) among the unplaced buffers of the part that pass
+ * dominance and fit under h; NONE when there is none. */
+static size_t next_candidate(const mp_exact *x, const part *p, uint64_t ko, size_t kr, uint64_t h,
+                             uint64_t *work) {
+    uint64_t min_height = UINT64_MAX;
+    for (size_t r = p->lo; r < p->hi; r++) {
+        size_t b = x->order[r];
+        if (!x->placed[b]) min_height = MP_MIN(min_height, x->minoff[b] + x->sz[b]);
+    }
+    size_t best = NONE;
+    for (size_t r = p->lo; r < p->hi; r++) {
+        size_t b = x->order[r];
+        if (x->placed[b] || x->minoff[b] >= min_height || x->minoff[b] + x->sz[b] > h) continue;
+        if (!key_after(x, b, ko, kr)) continue;
+        if (best == NONE || x->minoff[b] < x->minoff[best]) best = b;
+    }
+    *work += 2 * (p->hi - p->lo);
+    return best;
+}
+
+typedef enum { DFS_FOUND, DFS_NONE, DFS_LIMIT } dfs_result;
+
+/* Depth-first search of one part under the current order, from a state
+ * with nothing of the part placed. Stops after `nodes` placements or when
+ * *work reaches quota (DFS_LIMIT). On DFS_FOUND x->off holds the offsets
+ * and the state is left as found (the caller resets it). */
+static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, uint64_t quota,
+                      uint64_t *work) {
+    size_t need = p->hi - p->lo, d = 0;
+    uint64_t ko = 0;
+    size_t kr = NONE; /* key of the last placement: none yet */
+    for (;;) {
+        if (d == need) return DFS_FOUND;
+        /* The key is the last placement's (the parent's at a fresh level,
+         * the failed child's after it): the next sibling follows it. */
+        size_t c = next_candidate(x, p, ko, kr, h, work);
+        if (c == NONE) {
+            if (d == 0) return DFS_NONE;
+            d--;
+            size_t b = x->chosen[d];
+            ko = x->off[b];
+            kr = x->rank[b];
+            unplace(x, b, x->mark[d], work);
+            continue;
+        }
+        if (nodes-- == 0 || *work >= quota) return DFS_LIMIT;
+        if (x->deadline > 0 && (nodes & 1023) == 0 && mp_now_ms() > x->deadline) {
+            *work = quota; /* spent: the caller stops */
+            return DFS_LIMIT;
+        }
+        x->chosen[d] = c;
+        x->mark[d] = x->log_len;
+        if (place(x, p, c, h, work)) {
+            ko = x->off[c];
+            kr = x->rank[c];
+            d++;
+            continue;
+        }
+        if (x->oom) return DFS_LIMIT;
+        ko = x->off[c];
+        kr = x->rank[c];
+        unplace(x, c, x->mark[d], work);
+    }
+}
+
+/* Nothing of part p placed: minimum offsets and floors 0, totals full. */
+static void reset_part(mp_exact *x, const part *p, uint64_t *work) {
+    for (size_t b = p->lo; b < p->hi; b++) x->minoff[b] = 0, x->placed[b] = 0;
+    for (size_t s = p->slo; s < p->shi; s++) x->floor[s] = 0, x->total[s] = 0;
+    for (size_t b = p->lo; b < p->hi; b++)
+        for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->total[s] += x->sz[b];
+    x->log_len = 0;
+    *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + (x->sec_at[p->shi] - x->sec_at[p->slo]);
+}
+
+/* Use order `kind` (0..2) for the next search. */
+static void use_order(mp_exact *x, int kind) {
+    size_t cap = x->m ? x->m : 1;
+    x->order = x->orders + (size_t)kind * cap;
+    x->rank = x->ranks + (size_t)kind * cap;
+}
+
+/* Decide one part: round robin over the orders, node limit doubling. */
+static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota,
+                                   uint64_t *work) {
+    reset_part(x, p, work);
+    *work += p->shi - p->slo;
+    for (size_t s = p->slo; s < p->shi; s++)
+        if (x->total[s] > h) return MP_EXACT_INFEASIBLE;
+    for (int kind = 0; kind < NORDERS; kind++) {
+        use_order(x, kind);
+        if (!make_order(x, p, kind)) return MP_EXACT_NOMEM;
+    }
+    for (uint64_t limit = 2 * (uint64_t)(p->hi - p->lo); *work < quota; limit = MP_MIN(limit, UINT64_MAX / 2) * 2) {
+        for (int kind = 0; kind < NORDERS; kind++) {
+            use_order(x, kind);
+            reset_part(x, p, work);
+            dfs_result r = dfs(x, p, h, limit, quota, work);
+            if (x->oom) return MP_EXACT_NOMEM;
+            if (r == DFS_FOUND) return MP_EXACT_FEASIBLE;
+            if (r == DFS_NONE) return MP_EXACT_INFEASIBLE;
+            if (*work >= quota) return MP_EXACT_UNKNOWN;
+        }
+    }
+    return MP_EXACT_UNKNOWN;
+}
+
+mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work,
+                                uint64_t *off) {
+    /* The cheap proof first: a part whose live total exceeds h anywhere. */
+    for (size_t i = 0; i < x->nparts; i++) {
+        const part *p = &x->parts[i];
+        reset_part(x, p, work);
+        for (size_t s = p->slo; s < p->shi; s++)
+            if (x->total[s] > h) return MP_EXACT_INFEASIBLE;
+    }
+    uint64_t end = *work + MP_MIN(quota, UINT64_MAX - *work);
+    for (size_t i = 0; i < x->nparts; i++) {
+        /* Each part may spend what the earlier ones left. */
+        mp_exact_status st = decide_part(x, &x->parts[i], h, end, work);
+        if (st != MP_EXACT_FEASIBLE) return st;
+    }
+    for (size_t k = 0; k < x->n; k++) off[k] = 0;
+    for (size_t b = 0; b < x->m; b++) off[x->idx[b]] = x->off[b];
+    return MP_EXACT_FEASIBLE;
+}
