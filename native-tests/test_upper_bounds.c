@@ -114,6 +114,8 @@ static void test_upper_bound_plan(void **state) {
     const char *const args[] = {"--dim", "seq=4", "--upper-bounds", "--no-nodes"};
     char *json = report(m, 4, args);
     expect_contains(json, "\"status\":\"planned\"");
+    /* the arena reaches the bound: optimal, proven at 1024 */
+    expect_contains(json, "\"arena_optimal\":true,\"arena_proven_lower_bound_bytes\":1024}");
     expect_contains(json, "\"upper_bounds\":{\"data_dims\":[{\"name\":\"unk__0\",\"bound\":32,"
                           "\"reason\":\"data-dependent: NonZero (node #1)\"}],\"ranges\":[]},\"weights\":");
     free(json);

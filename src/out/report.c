@@ -398,6 +398,10 @@ static void json_strategies(mp_json *j, const memplan_model_plan *p) {
     mp_json_str(j, memplan_heuristic_name(p->arena.heuristic));
     MP_JSON_KEY(j, "arena_gap_ratio");
     mp_json_double(j, p->arena.gap_ratio);
+    MP_JSON_KEY(j, "arena_optimal");
+    mp_json_bool(j, p->arena.optimal);
+    MP_JSON_KEY(j, "arena_proven_lower_bound_bytes");
+    mp_json_uint(j, p->arena.proven_lower_bound_bytes);
     mp_json_end(j);
 }
 
@@ -704,9 +708,9 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
             human_bytes(b, f->layout_bytes);
             mp_text_printf(b, " (slots at offsets aligned to %llu)\n", (unsigned long long)p->options.align);
         }
-        mp_text_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
-                      (unsigned long long)p->arena.arena_bytes, (unsigned long long)p->slots.peak_bytes,
-                      (unsigned long long)p->exact.peak_bytes);
+        mp_text_printf(b, "compare:           arena %llu%s, slots %llu, exact reuse %llu\n",
+                      (unsigned long long)p->arena.arena_bytes, p->arena.optimal ? " (optimal)" : "",
+                      (unsigned long long)p->slots.peak_bytes, (unsigned long long)p->exact.peak_bytes);
         if (f->inplace_saved_known)
             mp_text_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
         if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
