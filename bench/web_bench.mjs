@@ -163,6 +163,7 @@ const box = await page.evaluate(() => {
 });
 const cx = box.x + box.w / 2, cy = box.y + box.h / 2;
 await page.mouse.move(cx, cy);
+await page.focus('[data-chart="timeline"]'); // the wheel zooms a focused chart (else it scrolls the page)
 await measure('zooming in with the wheel (30 steps, full view -> a few %)', async () => {
   for (let k = 0; k < 30; k++) { await page.mouse.wheel(0, -120); await page.waitForTimeout(16); }
 });

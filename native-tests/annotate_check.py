@@ -12,7 +12,7 @@ For each one that `memplan info` loads:
   2. `memplan annotate MODEL -o OUT` exits 0 and leaves no temporary file;
   3. our loader reads OUT back: `memplan info OUT --json` == `memplan info MODEL --json`;
   4. Debian's python onnx reads OUT (onnx.load); with the metadata_props of the
-     main graph's nodes, value infos and initializers cleared on both sides (through the
+     nodes, value infos and initializers of the main graph and every body cleared on both sides (through the
      classes of OUR onnx.proto, where those are known fields; onnx 1.12 carries
      them as unknown fields), the input and the output are equal both as our
      schema's ModelProto and as onnx.ModelProto;
@@ -21,12 +21,13 @@ For each one that `memplan info` loads:
      appended in the order inplace_reuse, release_after, not_used_after,
      release_after_shape_tag, node_tag (nodes) / value_tag (inputs, outputs,
      value_info, initializers), every other onnx_light.* entry removed, and the
-     values equal the JSON results;
+     values equal the JSON results; the same for every body (JSON `subgraphs`);
   6. bytes (annotate splices the wire bytes): every top-level field and every
      field of the main graph but its nodes, value infos and initializers is
      byte-identical and in the same order; those keep every field but
-     metadata_props byte-identical and in order, and their non-onnx_light
-     metadata entries byte-identical and in order;
+     metadata_props byte-identical and in order (a node's attributes field by
+     field, the graphs in them checked the same way, recursively), and their
+     non-onnx_light metadata entries byte-identical and in order;
   7. with --reference EXE (say the previous binary): that annotate's output is
      equal to ours as protobuf messages (our schema and onnx.ModelProto); not
      for the crafted model, whose repeated and misplaced onnx_light entries
@@ -143,8 +144,23 @@ def entry_key(body):
 
 
 def kept(msg, meta):
-    """A node/value/initializer's fields but our metadata entries, as raw bytes."""
-    return [raw for f, wt, raw, body in fields(msg) if not (f == meta and wt == 2 and entry_key(body) in OURS)]
+    """A node/value/initializer's fields but our metadata entries, as raw
+    bytes; a node's attributes as the fields of each, with the graphs in
+    them (bodies, which annotate edits too) as kept_graph."""
+    out = []
+    for f, wt, raw, body in fields(msg):
+        if f == meta and wt == 2 and entry_key(body) in OURS:
+            continue
+        if meta == 9 and f == 5 and wt == 2:  # NodeProto.attribute
+            out.append([kept_graph(b) if a in (6, 11) and w == 2 else r for a, w, r, b in fields(body)])
+            continue
+        out.append(raw)
+    return out
+
+
+def kept_graph(g):
+    """A GraphProto's fields, its nodes, value infos and initializers as kept()."""
+    return [kept(b, CHILD_META[f]) if f in CHILD_META and wt == 2 else raw for f, wt, raw, b in fields(g)]
 
 
 def check_bytes(src, dst):
@@ -177,13 +193,62 @@ def check_meta(where, before, after, entries):
     return None
 
 
-def strip(model):
-    for n in model.graph.node:
+def strip_graph(g):
+    for n in g.node:
         del n.metadata_props[:]
-    for vi in list(model.graph.input) + list(model.graph.output) + list(model.graph.value_info):
+        for a in n.attribute:
+            if a.HasField("g"):
+                strip_graph(a.g)
+            for sub in a.graphs:
+                strip_graph(sub)
+    for vi in list(g.input) + list(g.output) + list(g.value_info):
         del vi.metadata_props[:]
-    for t in model.graph.initializer:
+    for t in g.initializer:
         del t.metadata_props[:]
+
+
+def strip(model):
+    strip_graph(model.graph)
+
+
+def body_of(node, attribute):
+    """The graph `attribute` ("body", or "branches[1]" for a GRAPHS entry) of node."""
+    name, _, idx = attribute.partition("[")
+    for a in node.attribute:
+        if a.name == name:
+            return a.graphs[int(idx[:-1])] if idx else a.g
+    return None
+
+
+def check_graph(where, ga, gb, doc):
+    """The metadata of graph ga -> gb against one graph's JSON document, and
+    of its bodies against the document's subgraphs."""
+    if len(ga.node) != len(doc["nodes"]):
+        return "%s: JSON has %d nodes, the file %d" % (where, len(doc["nodes"]), len(ga.node))
+    for n in doc["nodes"]:
+        fi = n["file_index"]
+        err = check_meta("%s node %d" % (where, fi), ga.node[fi].metadata_props, gb.node[fi].metadata_props,
+                         node_entries(n))
+        if err:
+            return err
+    tags = {v["name"]: v["tag"] for v in doc["values"]}
+    for field in ("input", "output", "value_info", "initializer"):
+        for va, vb in zip(getattr(ga, field), getattr(gb, field)):
+            tag = tags.get(va.name)
+            err = check_meta("%s %s %s" % (where, field, va.name), va.metadata_props, vb.metadata_props,
+                             [("onnx_light.value_tag", tag)] if tag else [])
+            if err:
+                return err
+    file_index = {n["index"]: n["file_index"] for n in doc["nodes"]}
+    for sg in doc.get("subgraphs", []):
+        fi = file_index[sg["node"]]
+        sa, sb = body_of(ga.node[fi], sg["attribute"]), body_of(gb.node[fi], sg["attribute"])
+        if sa is None or sb is None:
+            return "%s: node %d has no body %s" % (where, fi, sg["attribute"])
+        err = check_graph("%s/%s of node %d" % (where, sg["attribute"], fi), sa, sb, sg)
+        if err:
+            return err
+    return None
 
 
 def crafted_model(Model):
@@ -282,22 +347,9 @@ def check_opts(exe, path, Model, tmp, idx, opts, ref):
         if onnx.load_model_from_string(rdst) != onnx.load_model_from_string(dst):
             return "differs from the reference (onnx.ModelProto)"
     a, b = Model.FromString(src), Model.FromString(dst)
-    if len(a.graph.node) != len(doc["nodes"]):
-        return "JSON has %d nodes, the file %d" % (len(doc["nodes"]), len(a.graph.node))
-    for n in doc["nodes"]:
-        fi = n["file_index"]
-        err = check_meta("node %d" % fi, a.graph.node[fi].metadata_props, b.graph.node[fi].metadata_props,
-                         node_entries(n))
-        if err:
-            return err
-    tags = {v["name"]: v["tag"] for v in doc["values"]}
-    for field in ("input", "output", "value_info", "initializer"):
-        for va, vb in zip(getattr(a.graph, field), getattr(b.graph, field)):
-            tag = tags.get(va.name)
-            err = check_meta("%s %s" % (field, va.name), va.metadata_props, vb.metadata_props,
-                             [("onnx_light.value_tag", tag)] if tag else [])
-            if err:
-                return err
+    err = check_graph("main graph", a.graph, b.graph, doc)
+    if err:
+        return err
     strip(a)
     strip(b)
     if a != b:

@@ -103,7 +103,7 @@ def main():
     check(r.returncode == 0 and r.stderr == "" and "exit codes: 0 ok, 1 usage error, 2 bad input" in r.stdout,
           "--help: stdout, exit 0")
     cmds, flags = synopsis(readme)
-    check(cmds == {"info", "shapes", "plan", "pack", "inplace", "profile", "tags", "annotate"},
+    check(cmds == {"info", "shapes", "plan", "sweep", "pack", "inplace", "profile", "tags", "annotate"},
           f"README synopsis commands parsed: {sorted(cmds)}")
     for c in sorted(cmds):
         check(re.search(r"^  %s " % c, r.stdout, re.M) is not None, f"--help lists '{c}'")

@@ -146,12 +146,13 @@ static void test_options_fill_typed_fields(void **state) {
  * option check it drives. */
 static void test_command_table(void **state) {
     (void)state;
-    static const char *const names[] = {"info", "shapes", "plan", "pack", "inplace", "profile", "tags", "annotate"};
-    for (size_t i = 0; i < 8; i++) {
+    static const char *const names[] = {"info", "shapes", "plan", "sweep", "pack", "inplace", "profile", "tags",
+                                        "annotate"};
+    for (size_t i = 0; i < 9; i++) {
         assert_string_equal(memplan_command_at(i)->name, names[i]);
         assert_ptr_equal(memplan_command_find(names[i]), memplan_command_at(i));
     }
-    assert_null(memplan_command_at(8));
+    assert_null(memplan_command_at(9));
     assert_null(memplan_command_find("nope"));
     const memplan_command *pack = memplan_command_find("pack"), *annotate = memplan_command_find("annotate");
     assert_int_equal(pack->input, MEMPLAN_INPUT_CSV);

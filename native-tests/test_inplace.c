@@ -1,5 +1,5 @@
 /*
- * test_inplace.c -- seed 001 rules (SEMANTICS §5-10) on small models, with
+ * test_inplace.c -- The in-place rules (docs/semantics.md, "In-place reuse" to "Decision log") on small models, with
  * exact values: reuse, release lists, tags, the decision log, accessors.
  * Profile, annotation and plan --inplace are in test_inplace_profile.c.
  */
@@ -378,7 +378,7 @@ static void test_tags_rules(void **state) {
     t_free(&t);
 }
 
-/* `ambiguous` is a tag outputs can agree on (§7): a Constant whose output is
+/* `ambiguous` is a tag outputs can agree on ("Tags"): a Constant whose output is
  * ambiguous is tagged ambiguous, and an ambiguous Identity output flows back
  * to its input 0 (as in the reference). */
 static void test_tags_ambiguous_agrees(void **state) {

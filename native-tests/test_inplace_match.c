@@ -1,5 +1,5 @@
 /*
- * test_inplace_match.c -- in-place matching (SEMANTICS §5) on wide nodes.
+ * test_inplace_match.c -- in-place matching (docs/semantics.md, "In-place reuse") on wide nodes.
  *
  * inplace.c matches through sorted keys and a segment tree instead of the
  * rule's double loop (issue 21: the loop was cubic in a node's arity). Here:
@@ -270,7 +270,7 @@ static void wide_model(tctx *t, int32_t n) {
     t_build(t, g, false, false);
 }
 
-/* What §5 gives on wide_model(n): the first half matches as equal, y_o with
+/* What "In-place reuse" gives on wide_model(n): the first half matches as equal, y_o with
  * input o+1 (o % 4 == 3: o-3), the inputs of its size class in order; then
  * the even outputs of the second half take the unused inputs in order as
  * greater; the odd ones nothing. */

@@ -1,6 +1,6 @@
 /*
- * test_inplace_profile.c -- the per-node memory profile (SEMANTICS §8), the
- * annotation (§9), the JSON documents and `plan --inplace`, exact values.
+ * test_inplace_profile.c -- the per-node memory profile (docs/semantics.md, "Profile"), the
+ * annotation ("Metadata written into a model"), the JSON documents and `plan --inplace`, exact values.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -214,13 +214,42 @@ static uint8_t *empty_attributes(size_t n, size_t *len) {
 }
 
 /* Messages that decode to far more memory than the file holds are refused
- * before protobuf-c allocates them (64 MiB + 96 bytes per input byte). */
+ * before protobuf-c allocates them (64 MiB + 96 bytes per input byte, at
+ * most 2 GiB; strings, bytes and packed values count too). */
 static void test_decoded_size(void **state) {
     (void)state;
     size_t len;
     uint8_t *b = empty_attributes(1200000, &len); /* 2.4 MB -> 307 MB decoded */
-    expect_load(b, len, MEMPLAN_ELIMIT, "MB to decode (at byte");
+    expect_load(b, len, MEMPLAN_ELIMIT, "MB when decoded (at byte");
     free(b);
+}
+
+/* A singular message field given again and again (protobuf-c merges each
+ * repeat into what it decoded so far: quadratic) is refused past 64 repeats;
+ * a few repeats still load, merged. */
+static void test_repeated_singular_message(void **state) {
+    (void)state;
+    for (int n = 2; n <= 65; n += 63) {
+        size_t len = 0;
+        uint8_t *b = malloc((size_t)n * 4);
+        for (int i = 0; i < n; i++) { /* ModelProto.graph = GraphProto{node: NodeProto{}} */
+            b[len++] = 0x3a;
+            b[len++] = 0x02;
+            b[len++] = 0x0a;
+            b[len++] = 0x00;
+        }
+        if (n == 2) {
+            memplan_model *m = NULL;
+            memplan_error err = {0};
+            assert_int_equal(memplan_model_load(b, len, NULL, &m, &err), MEMPLAN_OK);
+            assert_int_equal(m->graph->n_nodes, 2); /* the two graph fields merged */
+            memplan_model_free(m);
+        } else {
+            expect_load(b, len, MEMPLAN_EINPUT, "malformed protobuf at byte 256: field onnx.ModelProto.graph is given "
+                                                "more than 64 times in one message");
+        }
+        free(b);
+    }
 }
 
 /* TypeProto nested through sequence_type: each level is two messages. */
@@ -273,6 +302,7 @@ int main(void) {
         cmocka_unit_test(test_rank),      cmocka_unit_test(test_tensor_rank), cmocka_unit_test(test_dim_values),
         cmocka_unit_test(test_names),     cmocka_unit_test(test_node_count),  cmocka_unit_test(test_wire_depth),
         cmocka_unit_test(test_decoded_size),
+        cmocka_unit_test(test_repeated_singular_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

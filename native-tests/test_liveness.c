@@ -1,4 +1,4 @@
-/* test_liveness.c -- owners, views and intervals (SEMANTICS §2). */
+/* test_liveness.c -- owners, views and intervals (docs/semantics.md, "Liveness"). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -166,7 +166,7 @@ static void test_view_cycle(void **state) {
 }
 
 /* A graph cycle is reported through a value on the cycle (a <-> c), not
- * through 'x', which only the nodes downstream of the cycle read (SEMANTICS §1). */
+ * through 'x', which only the nodes downstream of the cycle read (docs/semantics.md, "Positions and topological order"). */
 static void test_graph_cycle_names_a_cycle_value(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");

@@ -463,6 +463,76 @@ static void test_metadata_subgraph_and_nul(void **state) {
     memplan_model_free(m);
 }
 
+/* A NUL byte in a name (value, node, op type, dim) would cut it short and
+ * merge distinct names: such a model is refused, naming the field and the
+ * byte. Other strings (doc strings, metadata) may hold one. */
+static void test_nul_in_names(void **state) {
+    (void)state;
+    const char *fields[] = {"valueXtail", "nodeXtail", "DimXtail"};
+    const char *want[] = {"onnx.NodeProto.output holds a NUL byte", "onnx.NodeProto.name holds a NUL byte",
+                          "onnx.TensorShapeProto.Dimension.dim_param holds a NUL byte"};
+    for (int k = 0; k < 3; k++) {
+        mb_graph *g = mb_new_graph("g");
+        mb_input(g, "x", F32, k == 2 ? "DimXtail" : "2");
+        Onnx__NodeProto *nd = mb_node(g, "Relu", "x", k == 0 ? "valueXtail" : "y");
+        if (k == 1) nd->name = mb_strdup("nodeXtail");
+        mb_node(g, "Neg", k == 0 ? "valueXtail" : "y", "z");
+        mb_output(g, "z", F32, "2");
+        size_t len;
+        uint8_t *bytes = mb_pack(g, &len);
+        size_t at = 0;
+        for (size_t i = 0; i + strlen(fields[k]) <= len && !at; i++)
+            if (memcmp(bytes + i, fields[k], strlen(fields[k])) == 0) at = i + strlen(fields[k]) - 5;
+        assert_true(at > 0);
+        bytes[at] = '\0';
+        memplan_model *m = NULL;
+        memplan_error err = {0};
+        assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_EINPUT);
+        assert_null(m);
+        char expect[160];
+        snprintf(expect, sizeof expect, "malformed protobuf at byte %zu: %s: names cannot contain one", at, want[k]);
+        assert_string_equal(err.message, expect);
+        free(bytes);
+    }
+}
+
+/* A sparse initializer is an initializer (the dense tensor a runtime makes
+ * of it): named by its values, typed by their element type and its dims. */
+static void test_sparse_initializer(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "3,2");
+    mb_node(g, "MatMul", "x,sw", "y");
+    mb_output(g, "y", F32, "3,4");
+    mb_initializer(g, "sw", F32, "2"); /* built as an initializer, then moved into a SparseTensorProto */
+    Onnx__SparseTensorProto *sp = malloc(sizeof *sp);
+    onnx__sparse_tensor_proto__init(sp);
+    sp->values = g->initializer[0];
+    free(g->initializer);
+    g->initializer = NULL;
+    g->n_initializer = 0;
+    sp->n_dims = 2;
+    sp->dims = malloc(2 * sizeof *sp->dims);
+    sp->dims[0] = 2;
+    sp->dims[1] = 4;
+    MB_PUSH(g->sparse_initializer, g->n_sparse_initializer, sp);
+    Onnx__SparseTensorProto **sparse = g->sparse_initializer; /* mb_pack does not free these */
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    onnx__sparse_tensor_proto__free_unpacked(sp, NULL);
+    free(sparse);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    const memplan_value *w = value(m->graph, "sw");
+    assert_int_equal(w->flags & (MEMPLAN_VALUE_INITIALIZER | MEMPLAN_VALUE_INPUT), MEMPLAN_VALUE_INITIALIZER);
+    assert_int_equal(w->type.rank, 2);
+    assert_int_equal(w->type.dims[1].value, 4);
+    assert_int_equal(memplan_initializer_bytes(m), 32);
+    memplan_model_free(m);
+}
+
 /* A reader over bytes in memory that counts what it reads and can fail at
  * one offset. */
 typedef struct counting {
@@ -595,6 +665,8 @@ int main(void) {
         cmocka_unit_test(test_reader_errors),
         cmocka_unit_test(test_metadata),
         cmocka_unit_test(test_metadata_subgraph_and_nul),
+        cmocka_unit_test(test_nul_in_names),
+        cmocka_unit_test(test_sparse_initializer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

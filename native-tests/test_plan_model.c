@@ -159,7 +159,8 @@ static void test_symbolic_defers_then_binds(void **state) {
     assert_int_equal(memplan_report_json(m, "plan", &r, &json, &jl, &err), MEMPLAN_OK);
     expect_contains(json, "\"status\":\"deferred\"");
     expect_contains(json, "\"unknown\":{\"values\":[{\"name\":\"a\",\"reason\":\"unbound dims\"},"
-                          "{\"name\":\"y\",\"reason\":\"unbound dims\"}],\"dims\":[\"batch\",\"seq\"],\"subgraphs\":[]}");
+                          "{\"name\":\"y\",\"reason\":\"unbound dims\"}],\"dims\":[\"batch\",\"seq\"],"
+                          "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[]}");
     free(json);
     const char *argv[] = {"--dim", "batch=2", "--dim", "seq=8", "--align", "1"};
     assert_int_equal(cli_request_parse(&r, 6, argv, &err), MEMPLAN_OK);
@@ -171,7 +172,7 @@ static void test_symbolic_defers_then_binds(void **state) {
     memplan_model_free(m);
 }
 
-/* A size over 17 dims: the deferred plan lists every unbound name (§3). */
+/* A size over 17 dims: the deferred plan lists every unbound name (docs/semantics.md, "Planned or deferred"). */
 static void test_deferred_lists_every_dim(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -188,7 +189,8 @@ static void test_deferred_lists_every_dim(void **state) {
     mb_output(g, "y", 1, "?");
     char *json = plan(g, 0, NULL);
     expect_contains(json, "\"dims\":[\"d00\",\"d01\",\"d02\",\"d03\",\"d04\",\"d05\",\"d06\",\"d07\",\"d08\","
-                          "\"d09\",\"d10\",\"d11\",\"d12\",\"d13\",\"d14\",\"d15\",\"d16\"],\"subgraphs\":[]}");
+                          "\"d09\",\"d10\",\"d11\",\"d12\",\"d13\",\"d14\",\"d15\",\"d16\"],"
+                          "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[]}");
     free(json);
 }
 

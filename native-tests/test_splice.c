@@ -64,7 +64,7 @@ static const mp_meta_edit VALUES[] = {
     {NODE1, 1, NULL, 0}, /* a repeated name: the first counts */
 };
 static const mp_meta_edit OTHER = {NULL, 0, REMOVE, 1};
-static const mp_splice_edits EDITS = {2, NODES, OPS, 3, NAMES, VALUES, &OTHER};
+static const mp_splice_edits EDITS = {2, NODES, OPS, 3, NAMES, VALUES, &OTHER, NULL};
 
 static bool mem_read(void *ctx, uint64_t offset, void *buf, size_t len) {
     memcpy(buf, (const uint8_t *)ctx + offset, len);
@@ -124,7 +124,7 @@ static void test_splice_untouched(void **state) {
     mp_meta_edit none[2] = {{NULL, 0, NULL, 0}, {NULL, 0, NULL, 0}};
     static const char *const ABSENT[] = {"not-there"};
     mp_meta_edit other = {NULL, 0, ABSENT, 1};
-    mp_splice_edits e = {2, none, NULL, 0, NULL, NULL, &other};
+    mp_splice_edits e = {2, none, NULL, 0, NULL, NULL, &other, NULL};
     expect_splice(bytes, len, &e, bytes, len);
     /* A key longer than every edit's key never matches a shorter one's prefix. */
     static const char *const SHORT[] = {"kee"};
@@ -160,11 +160,91 @@ static void test_splice_errors(void **state) {
     free(bytes);
 }
 
+
+/* x -> If(c) -> y whose then_branch (Neg x -> t, then Abs t -> u) and
+ * else_branch (Identity x -> e) each carry an entry. */
+static uint8_t *if_model(size_t *len) {
+    mb_graph *th = mb_new_graph("then");
+    mb_node_meta(mb_node(th, "Neg", "x", "t"), "old", "1");
+    mb_node(th, "Abs", "t", "u");
+    mb_output(th, "u", F32, "2");
+    mb_graph *el = mb_new_graph("else");
+    mb_node(el, "Identity", "x", "e");
+    mb_output(el, "e", F32, "2");
+    mb_meta(&el->output[0]->metadata_props, &el->output[0]->n_metadata_props, "r", "gone");
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2");
+    mb_input(g, "c", 9, "");
+    Onnx__NodeProto *nd = mb_node(g, "If", "c", "y");
+    mb_graph_attr(nd, "then_branch", th);
+    mb_graph_attr(nd, "else_branch", el);
+    mb_output(g, "y", F32, "2");
+    return mb_pack(g, len);
+}
+
+static const char *const THEN_OPS[] = {"Neg", "Abs"};
+static const char *const ELSE_OPS[] = {"Identity"};
+static const char *const OLD[] = {"old"};
+static const mp_meta_edit THEN_NODES[] = {{NODE1, 1, OLD, 1}, {XSET, 1, NULL, 0}};
+static const mp_meta_edit ELSE_NODES[] = {{NULL, 0, NULL, 0}};
+static const char *const ELSE_NAMES[] = {"e"};
+static const mp_meta_edit ELSE_VALUES[] = {{XSET, 1, REMOVE, 1}};
+
+/* Body edits reach the nodes and values inside the branches; the If itself
+ * and the main graph's messages are left as they are. */
+static void test_splice_bodies(void **state) {
+    (void)state;
+    size_t len, out_len;
+    uint8_t *bytes = if_model(&len);
+    mp_splice_edits branches[2] = {
+        {2, THEN_NODES, THEN_OPS, 0, NULL, NULL, NULL, NULL},
+        {1, ELSE_NODES, ELSE_OPS, 1, ELSE_NAMES, ELSE_VALUES, NULL, NULL},
+    };
+    mp_meta_edit none = {NULL, 0, NULL, 0};
+    static const char *const IF_OPS[] = {"If"};
+    mp_splice_bodies bodies = {2, branches};
+    mp_splice_edits e = {1, &none, IF_OPS, 0, NULL, NULL, NULL, &bodies};
+    unsigned char *out;
+    memplan_error err = {0};
+    assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_OK);
+    Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, out_len, out);
+    assert_non_null(mp);
+    const Onnx__NodeProto *nd = mp->graph->node[0];
+    assert_int_equal(nd->n_metadata_props, 0);
+    const Onnx__GraphProto *th = nd->attribute[0]->g, *el = nd->attribute[1]->g;
+    assert_string_equal(entries(th->node[0]->metadata_props, th->node[0]->n_metadata_props), "n=v");
+    assert_string_equal(entries(th->node[1]->metadata_props, th->node[1]->n_metadata_props), "tag=shape");
+    assert_int_equal(el->node[0]->n_metadata_props, 0);
+    assert_string_equal(entries(el->output[0]->metadata_props, el->output[0]->n_metadata_props), "tag=shape");
+    onnx__model_proto__free_unpacked(mp, NULL);
+    expect_splice(bytes, len, &e, out, out_len);
+    expect_splice(out, out_len, &e, out, out_len);
+    free(out);
+
+    /* Edits for bodies a node does not have, or of another shape, are errors. */
+    mp_splice_bodies one = {1, branches};
+    e.bodies = &one;
+    assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "a node has more bodies than the results give (1)");
+    mp_splice_edits swapped[2] = {branches[1], branches[0]};
+    mp_splice_bodies wrong = {2, swapped};
+    e.bodies = &wrong;
+    assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "node 0 of the file is 'Neg', the results are for 'Identity'");
+    mp_splice_edits short_then[2] = {{1, THEN_NODES, THEN_OPS, 0, NULL, NULL, NULL, NULL}, branches[1]};
+    mp_splice_bodies shorter = {2, short_then};
+    e.bodies = &shorter;
+    assert_int_equal(mp_splice(bytes, len, &e, &out, &out_len, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "node 1 of the file is 'Abs', the results are for ''");
+    free(bytes);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_splice_entries),
         cmocka_unit_test(test_splice_untouched),
         cmocka_unit_test(test_splice_errors),
+        cmocka_unit_test(test_splice_bodies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

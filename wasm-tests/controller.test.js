@@ -8,7 +8,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createController } from '../web/src/app/controller.js';
+import { checkValue, createController, valueInputs } from '../web/src/app/controller.js';
+import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
 import { formatBytes } from '../web/src/data/format.js';
 import { loadMemplan, requireNativeCli } from './helpers.js';
 import { dimArgs, MEDIUM, requireVizFixtures, SMALL, SYMBOLIC } from './viz-fixtures.js';
@@ -125,9 +126,12 @@ describe('controller: opening a model', () => {
     client.calls.length = 0;
     await ctl.setOptions({ align: 256, inplace: true });
     await ctl.setOptions({ strategy: 'slots' });
+    // With in-place reuse on, the same plan without it too: its naive total is the savings' baseline (asked once per options).
     expect(client.calls).toEqual([
-      `plan --strategy arena --align 256 --inplace ${dims} --no-nodes`, `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
-      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`]);
+      `plan --strategy arena --align 256 --inplace ${dims} --no-nodes`, `plan --strategy arena --align 256 ${dims} --no-nodes`,
+      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
+      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`, `plan --strategy slots --align 256 ${dims} --no-nodes`]);
+    expect(ctl.state.baseline.naive_bytes).toBe(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', '--align', '256', ...dimArgs({ samples: 1280, batch_size: 1 })]).naive_bytes);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', '--align', '256', '--inplace', ...dimArgs({ samples: 1280, batch_size: 1 })])));
     expect(ctl.state.slotsPlan).toBe(ctl.state.plan); // under slots the plan is the slot plan
     expect([...ctl.state.profile.total]).toEqual(cli('profile', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 })).nodes.map((nd) => nd.profile.total_bytes));
@@ -242,10 +246,11 @@ describe('controller: cancel and errors', () => {
     const s = ctl.state;
     expect(client.cancels).toBe(1);
     expect(phases).toEqual(['planning', 'error']);
-    expect(errors).toEqual(['timer_v0.1.onnx: cancelled']);
-    expect({ phase: s.phase, error: s.error, progress: s.progress, busy: s.busy, hasModel: s.hasModel })
-      .toEqual({ phase: 'error', error: 'timer_v0.1.onnx: cancelled', progress: '', busy: false, hasModel: false });
-    expect(s.plan).toBe(before); // the charts keep the plan they had
+    const msg = 'timer_v0.1.onnx: cancelled. Open a model again (or pick a saved plan) to go on.';
+    expect(errors).toEqual([msg]);
+    expect({ phase: s.phase, error: s.error, progress: s.progress, busy: s.busy, hasModel: s.hasModel, shown: s.shown })
+      .toEqual({ phase: 'error', error: msg, progress: '', busy: false, hasModel: false, shown: false }); // the charts of a closed model are not left up
+    expect(s.plan).toBe(before); // the state keeps the plan it had
     client.calls.length = 0;
     expect(await ctl.setDims({ x: 1 })).toBe(undefined);
     expect(await ctl.annotate()).toBe(null);
@@ -297,7 +302,8 @@ describe('controller: plan documents, the table, the selection', () => {
     const doc = cli('plan', MEDIUM.file, dimArgs(MEDIUM.dims));
     const events = record(ctl);
     ctl.showPlan(doc, 'saved.json');
-    expect(events).toEqual(['select', 'info', 'applied', 'shown', 'state:ready', 'plan']);
+    expect(events).toEqual(['select', 'info', 'applied', 'state:ready', 'plan']); // shown already: no 'shown'
+    expect(ctl.state.shown).toBe(true);
     const s = ctl.state;
     expect({ phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel, progress: s.progress, profileNote: s.profileNote })
       .toEqual({ phase: 'ready', name: 'saved.json', shownName: 'saved.json', source: 'plan', hasModel: false, progress: `plan document · ${doc.values.length} values`,
@@ -363,7 +369,7 @@ describe('controller: the state is frozen', () => {
     expect(() => { s.dims.x = '1'; }).toThrow(TypeError);
     expect(() => { s.table.tab = 'nodes'; }).toThrow(TypeError);
     const snap = ctl.snapshot();
-    expect(Object.keys(snap)).toEqual(['phase', 'name', 'shownName', 'source', 'hasModel', 'status', 'strategy', 'align', 'inplace', 'dims', 'dimNames', 'selected', 'busy', 'progress', 'error']);
+    expect(Object.keys(snap)).toEqual(['phase', 'name', 'shownName', 'source', 'hasModel', 'status', 'strategy', 'align', 'inplace', 'dims', 'dimNames', 'values', 'selected', 'busy', 'progress', 'error']);
     expect(() => { snap.name = 'x'; }).toThrow(TypeError);
     expect(() => { planEvent.values[0].size = 1; }).toThrow(TypeError);
     expect(() => { planEvent.nodes[0].inputs.push('x'); }).toThrow(TypeError);
@@ -381,5 +387,47 @@ describe('controller: the state is frozen', () => {
     await ctl.setDims(JSON.parse('{"__proto__": 3}'));
     expect(Object.entries(ctl.state.dims)).toEqual([['__proto__', '3']]);
     expect(ctl.state.dimNames).toEqual(['__proto__']);
+  });
+});
+
+describe('controller: input values and presets', () => {
+  const silero = { file: EXAMPLE_SRC, name: 'silero_vad.onnx' };
+  const dims = { 'input:0': 1, 'input:1': 512, 'state:1': 1 };
+
+  it('offers a value for each integer or bool input of at most 64 elements, and checks what is typed in the page\'s words', () => {
+    const info = { inputs: [
+      { name: 'sr', dtype: 'int64', shape: [] }, { name: 'x', dtype: 'float', shape: [] },
+      { name: 'ids', dtype: 'int32', shape: [2, 3] }, { name: 'big', dtype: 'int64', shape: [65] },
+      { name: 'flag', dtype: 'bool', shape: [1] }, { name: 'sym', dtype: 'int64', shape: [null] }] };
+    const inputs = valueInputs(info);
+    expect(inputs.map((v) => [v.name, v.count])).toEqual([['sr', 1], ['ids', 6], ['flag', 1]]);
+    expect(valueInputs(cli('info', EXAMPLE_SRC)).map((v) => v.name)).toEqual(['sr']);
+    const [sr, ids, flag] = inputs;
+    expect([checkValue(sr, ''), checkValue(sr, '16000'), checkValue(sr, ' -3 '), checkValue(flag, 'true'), checkValue(ids, '1,2,3,4,5,6')]).toEqual([null, null, null, null, null]);
+    expect(checkValue(sr, '16k')).toBe('sr takes whole numbers; "16k" is not one');
+    expect(checkValue(sr, '1.5')).toBe('sr takes whole numbers; "1.5" is not one');
+    expect(checkValue(flag, 'yes')).toBe('flag takes true or false; "yes" is not one');
+    expect(checkValue(sr, '1,2')).toBe('sr holds 1 value (shape []); 2 given');
+    expect(checkValue(ids, '1,2')).toBe('ids holds 6 values (shape [2, 3]); 2 given');
+  });
+
+  it('open() with a preset plans once, already with the dims and values; a value it cannot send is left out', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(silero.name, new Uint8Array(readFileSync(silero.file)), { dims, values: { sr: 16000 } });
+    const args = [...dimArgs(dims), '--value', 'sr=16000'];
+    expect(client.calls).toEqual(['inplace', `plan --strategy arena --align 64 ${args.join(' ')}`,
+      `plan --strategy slots --align 64 ${args.join(' ')} --no-nodes`, `profile ${dimArgs(dims).join(' ')}`]);
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', silero.file, args)));
+    expect(ctl.state.plan.status).toBe('planned');
+    expect(ctl.snapshot().values).toEqual({ sr: '16000' });
+    client.calls.length = 0;
+    ctl.setValue('sr', '16k');
+    expect(ctl.valueError('sr')).toBe('sr takes whole numbers; "16k" is not one');
+    await ctl.replan();
+    expect(client.calls[0]).toBe(`plan --strategy arena --align 64 ${dimArgs(dims).join(' ')} --no-nodes`);
+    expect(ctl.state.plan.status).toBe('deferred'); // sr unknown: the 8 kHz branch cannot be sized
+    await ctl.setValues({ sr: 8000 });
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', silero.file, [...dimArgs(dims), '--value', 'sr=8000'])));
   });
 });

@@ -6,7 +6,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll } from 'vitest';
-import { alignUp, attachNodes, normalizePlan, intervalRows } from '../web/src/data/plan.js';
+import { alignUp, attachNodes, attachNodeTree, bodiesOf, bodyLabel, intervalRows, normalizePlan, planAssumptions, planAt, searchBodies, stepOf } from '../web/src/data/plan.js';
+import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
 import { filterRows, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../web/src/data/series.js';
 import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
@@ -437,5 +438,71 @@ describe('profile and inplace against the CLI', () => {
     expect(s.ok).toBe(false);
     expect(s.reason).toBe('symbolic');
     expect(s.symbolic).toMatch(/samples|batch_size/);
+  });
+});
+
+describe('plan trees: transients, bodies, assumptions, search', () => {
+  const silero = (args) => JSON.parse(execFileSync(requireNativeCli(), ['plan', EXAMPLE_SRC, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+  const preset = ['--dim', 'input:0=1', '--dim', 'input:1=512', '--dim', 'state:1=1', '--value', 'sr=16000'];
+
+  it('a plan made with --no-nodes gets every body\'s node list back from the model\'s first plan, byte for byte', () => {
+    const full = silero(preset);
+    const lean = silero([...preset, '--no-nodes']);
+    expect(JSON.stringify(attachNodeTree(lean, silero([]))), 'nodes from a plan with other bindings').toBe(JSON.stringify(full));
+    expect(lean.subgraphs[0].plan.nodes, 'the lean plan is left as it was').toBe(undefined);
+  });
+
+  it('normalizePlan draws each transient as a buffer named after its node, live at its position', () => {
+    const plan = silero(preset);
+    const m = normalizePlan(plan);
+    expect([m.nValues, m.n]).toEqual([plan.values.length, plan.values.length + 1]);
+    const i = m.index.get('If_0');
+    expect([i, m.transient(i), m.transient(0), m.start[i], m.end[i], m.size[i], m.offset[i], m.owner[i], m.view[i]])
+      .toEqual([plan.values.length, true, false, 2, 2, 6336, 0, i, 0]);
+    const s = memorySeries(m);
+    expect([s.liveBound[2], s.maxLiveBound, s.naive[4]]).toEqual([plan.at_peak.bytes, plan.lower_bound_bytes, plan.naive_bytes]);
+    expect(valueRows(m)[i]).toMatchObject({ name: 'If_0', shape: '', size: 6336, status: 'body memory (If)' });
+  });
+
+  it('planAt, stepOf and bodiesOf walk the tree; a stale index is found again by node and attribute', () => {
+    const plan = silero(preset);
+    const [thenIdx] = bodiesOf(plan, 'If_0').filter((b) => b.entry.attribute === 'then_branch').map((b) => b.index);
+    const step = stepOf(plan, thenIdx);
+    expect(step).toEqual({ index: thenIdx, node: 'If_0', attribute: 'then_branch' });
+    const at = planAt(plan, [step]);
+    expect(at.plan).toBe(plan.subgraphs[thenIdx].plan);
+    expect(planAt(plan, [{ ...step, index: 1 - thenIdx }]).plan, 'found by node and attribute').toBe(at.plan);
+    expect(planAt(plan, [{ index: 0, node: 'nope', attribute: 'body' }])).toBe(null);
+    expect(planAt(plan, []).plan).toBe(plan);
+    expect(bodyLabel(plan.subgraphs[thenIdx])).toBe("If 'If_0' then_branch (branch taken)");
+  });
+
+  it('planAssumptions: an If planned with its larger branch, and a trip-count dim left unbound (once)', () => {
+    const doc = {
+      transients: [{ node: 'c', op_type: 'If', assumption: 'the condition is not known: the larger branch is planned' }],
+      unknown: { dims: ['n', 'trips_loop'] },
+      subgraphs: [
+        { node: 'c', attribute: 'then_branch', counted: false, plan: { transients: [{ node: 'x', assumption: 'hidden' }], subgraphs: [] } },
+        { node: 'c', attribute: 'else_branch', counted: true, plan: { transients: [], unknown: { dims: ['trips_loop'] }, subgraphs: [] } },
+      ],
+    };
+    expect(planAssumptions(doc).map((a) => [a.kind, a.text, a.path.length])).toEqual([
+      ['branch', "If 'c': the condition is not known: the larger branch is planned (else_branch)", 0],
+      ['trips', 'the trip count trips_loop is not bound (set it with the dims)', 0],
+    ]);
+    expect(planAssumptions(silero(preset))).toEqual([]);
+  });
+
+  it('searchBodies counts the matching values and transients of each body, with the path to it', () => {
+    const plan = silero(preset);
+    const hits = searchBodies(plan, (s) => s.endsWith('decoder/rnn_1/LSTM_output_0'));
+    expect(hits.map((h) => [h.label, h.count, h.path.map((p) => p.attribute)])).toEqual([
+      ["If 'If_0' else_branch (branch not taken) › If 'If_0_else_branch__Inline_0__/decoder/If_1' else_branch (branch not taken)", 1, ['else_branch', 'else_branch']],
+      ["If 'If_0' then_branch (branch taken) › If 'If_0_then_branch__Inline_0__/decoder/If_1' else_branch (branch not taken)", 1, ['then_branch', 'else_branch']],
+    ]);
+    // A control-flow node's memory is found by its node's name.
+    expect(searchBodies(plan, (s) => s.endsWith('/decoder/If')).map((h) => [h.label, h.count]))
+      .toEqual([["If 'If_0' else_branch (branch not taken)", 1], ["If 'If_0' then_branch (branch taken)", 1]]);
+    expect(searchBodies(plan, () => false)).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 /*
- * memplan/annotate.h -- writing the in-place results into a model (SEMANTICS §9).
+ * memplan/annotate.h -- writing the in-place results into a model (docs/semantics.md, "Metadata written into a model").
  *
  *   memplan_inplace *ctx;  ... memplan_inplace_compute(m, S, &o, &ctx, &err) ...
  *   unsigned char *out;  size_t len;
@@ -7,18 +7,21 @@
  *
  * The results go into the metadata_props of a copy of the model bytes they
  * were computed from:
- *  - on every node of the main graph: MEMPLAN_KEY_INPLACE_REUSE
+ *  - on every node of the main graph and of every control-flow body below it
+ *    (each body analysed by memplan_inplace_compute_graph with ctx's model,
+ *    shapes and options): MEMPLAN_KEY_INPLACE_REUSE
  *    ("out:in:kind;..."), MEMPLAN_KEY_RELEASE_AFTER, MEMPLAN_KEY_NOT_USED_AFTER,
  *    MEMPLAN_KEY_SHAPE_TAG (value names joined by ';', a ';' or '\' inside a
  *    name written "\;" or "\\"), MEMPLAN_KEY_NODE_TAG, each only when non-empty;
- *  - MEMPLAN_KEY_VALUE_TAG (memplan/inplace.h) on the main graph's
- *    ValueInfoProto entries that exist (inputs, outputs, value_info) and on
- *    its initializers' TensorProto (none is added).
+ *  - MEMPLAN_KEY_VALUE_TAG (memplan/inplace.h) on the ValueInfoProto entries
+ *    that exist (inputs, outputs, value_info) of the main graph and of the
+ *    bodies, and on their initializers' TensorProto (none is added).
  * An entry takes the place of the first entry with its key, else it is
  * appended; any other entry with one of these six keys -- left by an earlier
  * annotation, or a repeated one -- is removed. The output is a splice of the input's wire
  * bytes (src/onnx/splice.h): only the touched node, value info and
- * initializer messages and the main GraphProto are written again (their
+ * initializer messages and the graph, attribute and node messages holding
+ * them are written again (their
  * fields in order, new length prefixes); every other byte -- unknown fields,
  * functions, subgraphs, tensor data -- is copied unchanged. The whole input
  * is checked as loading checks it (errors name a byte offset). Results for a

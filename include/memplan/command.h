@@ -42,6 +42,7 @@ typedef enum memplan_option_id {
     MEMPLAN_OPT_ALLOW_INPUT_OVERWRITE,
     MEMPLAN_OPT_EVENTS,
     MEMPLAN_OPT_NO_NODES,
+    MEMPLAN_OPT_UPPER_BOUNDS,
     MEMPLAN_OPT_COUNT
 } memplan_option_id;
 

@@ -103,6 +103,11 @@ void memplan_inplace_free(memplan_inplace *ctx);
 const memplan_graph *memplan_inplace_graph(const memplan_inplace *ctx);
 int32_t memplan_inplace_node_count(const memplan_inplace *ctx);
 memplan_expr_pool *memplan_inplace_pool(const memplan_inplace *ctx);
+/* What ctx was computed from and with: for the analyses of the bodies of
+ * its graph's nodes (memplan_inplace_compute_graph), as annotate makes them. */
+const memplan_model *memplan_inplace_model(const memplan_inplace *ctx);
+memplan_shapes *memplan_inplace_shapes(const memplan_inplace *ctx);
+memplan_inplace_options memplan_inplace_options_of(const memplan_inplace *ctx);
 
 /* Per-node results. Each returns MEMPLAN_EUSAGE "node index N is out of range
  * (the graph has M nodes)" for a bad index; arrays are owned by ctx. */

@@ -60,6 +60,16 @@ extern "C" {
 typedef enum memplan_strategy { MEMPLAN_STRATEGY_ARENA = 0, MEMPLAN_STRATEGY_SLOTS = 1 } memplan_strategy;
 #define MEMPLAN_STRATEGY_COUNT 2
 
+/* A dim the user gives a range for ("seq=1..2048"): planned at hi when
+ * options.upper_bounds is set, otherwise left unbound (the plan defers and
+ * names it). */
+typedef struct memplan_dim_range {
+    const char *name;
+    int64_t lo, hi;                   /* 0 <= lo <= hi */
+    uint32_t points;                  /* `memplan sweep`: how many values lo..hi to plan (0: not
+                                         given); plans ignore it */
+} memplan_dim_range;
+
 typedef struct memplan_plan_options {
     uint64_t align;                   /* arena alignment: a power of two (default 64) */
     uint32_t budget_ms;               /* the arena's improvement search (default 20); it counts
@@ -75,6 +85,11 @@ typedef struct memplan_plan_options {
     size_t n_bindings;
     const memplan_input_value *values;/* graph input values (memplan/shapes.h); read during the call */
     size_t n_values;
+    bool upper_bounds;                /* plan every data-dependent dim (memplan/shapes.h) at its
+                                         bound and every ranged dim at its hi: one arena valid for
+                                         every size in range (see bounded[] in the plan) */
+    const memplan_dim_range *ranges;  /* read during the call; a name also in bindings is an error */
+    size_t n_ranges;
 } memplan_plan_options;
 
 /* The defaults above, no bindings. */
@@ -114,6 +129,14 @@ typedef struct memplan_plan_link {
 } memplan_plan_link;
 
 typedef struct memplan_model_plan memplan_model_plan;
+
+/* A dim an upper-bound plan fixed at its maximum. */
+typedef struct memplan_bounded_dim {
+    const char *name;                 /* raw; plan-owned */
+    int64_t value;                    /* the value planned */
+    bool data;                        /* a data-dependent dim at its bound, else a user's range */
+    int64_t lo;                       /* a range's lo (0 for a data dim) */
+} memplan_bounded_dim;
 
 /* Which branch of an If a body is. */
 typedef enum memplan_branch {
@@ -160,7 +183,8 @@ struct memplan_model_plan {
     memplan_shapes *shapes;           /* shapes under the bindings (dtype, dims, pool); owned
                                          by the main graph's plan, shared by the bodies' */
     const memplan_model_plan *parent; /* NULL for the main graph */
-    memplan_plan_options options;     /* as given; bindings copied (values dropped) */
+    memplan_plan_options options;     /* as given; bindings copied (values and ranges dropped),
+                                         followed by the bounded dims of an upper-bound plan */
     bool deferred;                    /* some size is not known: no placement */
     int32_t positions;                /* nodes of the graph */
 
@@ -183,8 +207,17 @@ struct memplan_model_plan {
     const int32_t *unplanned;         /* maps, optionals, ...): reason in size[v].reason */
     size_t n_unknown;                 /* owners whose size is symbolic or unknown; the plan is */
     const int32_t *unknown;           /* deferred when there is one */
+    size_t n_bounded;                 /* options.upper_bounds: the dims planned at their maximum, */
+    const memplan_bounded_dim *bounded;/* ranges first, then data-dependent dims (main graph's plan) */
     size_t n_unbound_dims;            /* dim names the unknown sizes (here and in the counted */
-    const char *const *unbound_dims;  /* bodies) still need, first-seen order (pool-owned) */
+    const char *const *unbound_dims;  /* bodies) still need that a user can bind: the model's own
+                                         input dims and declared names; first-seen order (pool-owned) */
+    size_t n_internal_dims;           /* internal symbols they rest on (memplan/shapes.h: "unk__N",
+                                         data-dependent counts): not the user's to bind; bind the */
+    const char *const *internal_dims; /* input dims memplan_shapes_bind_instead names, or a --value */
+    size_t n_value_inputs;            /* main graph, deferred: inputs without a --value that could */
+    const int32_t *value_inputs;      /* take one (integer/bool scalars and vectors of <= 64
+                                         elements): a value may resolve what the dims cannot */
 
     /* Weights: initializers and values folded at load, this graph and every
      * body below it (never in the arena). */
@@ -193,7 +226,7 @@ struct memplan_model_plan {
     size_t n_weights_unknown;         /* folded values whose size is not known */
 
     /* Placement (planned plans only). */
-    memplan_slot_plan slots;          /* best-fit slots (seed 000) */
+    memplan_slot_plan slots;          /* best-fit slots (docs/semantics.md, "Slot plan") */
     const uint64_t *slot_offset;      /* each slot's offset: aligned prefix sums of capacities */
     memplan_slot_plan exact;          /* exact-size reuse only, as ONNX Runtime's allocator does */
     memplan_arena_plan arena;         /* byte offsets in one aligned arena */
@@ -221,9 +254,14 @@ void memplan_model_plan_free(memplan_model_plan *p);
  * The figures of plans made with one dim bound to each of n values (the
  * options' other bindings kept; a binding of the same name in the options is
  * replaced). A value whose plan is deferred gets deferred = true and zero
- * figures. */
+ * figures; one the model cannot hold (too small for a window, a Reshape
+ * that cannot hold) fits = false, and the sweep goes on. */
+#define MEMPLAN_SWEEP_MAX_POINTS 4096 /* values one `memplan sweep` plans */
+
 typedef struct memplan_sweep_point {
     int64_t value;
+    bool fits;                                           /* false: the value does not fit the model
+                                                            (the plan is an EINPUT error); figures 0 */
     bool deferred;
     uint64_t naive_bytes, peak_bytes, lower_bound_bytes; /* the arena's */
     uint64_t slots_bytes;                                /* the slot plan's sum of capacities */

@@ -46,7 +46,7 @@ typedef struct memplan_buffer {
 /* How a buffer chooses among retired slots. */
 typedef enum memplan_slot_strategy {
     /* Smallest retired slot whose capacity fits (ties: lowest slot id);
-     * else a new slot of exactly the buffer's size. SEMANTICS.md section 3. */
+     * else a new slot of exactly the buffer's size. docs/semantics.md, "Slot plan". */
     MEMPLAN_SLOT_BEST_FIT = 0,
     /* A retired slot is reused only by a buffer of exactly its capacity
      * (ties: lowest slot id), as ONNX Runtime's allocation planner does. */

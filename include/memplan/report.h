@@ -38,6 +38,7 @@ extern "C" {
 
 /* The most elements one --value may give (a scalar, a shape, a small table). */
 #define MEMPLAN_MAX_VALUE_ELEMS 64
+#define MEMPLAN_MAX_RANGES 16
 
 typedef struct memplan_request {
     /* shapes: --dim NAME=VALUE and --value NAME=V[,V...]. Lists the request
@@ -62,7 +63,7 @@ typedef struct memplan_request {
     const void *model_bytes;
     size_t model_len;
     const memplan_reader *model_reader;
-    size_t dims_cap, values_cap; /* room in the shapes lists (private) */
+    size_t dims_cap, values_cap, ranges_cap; /* room in the lists (private) */
 } memplan_request;
 
 /* Defaults: arena strategy, align 64, budget 20 ms, nothing bound. */
@@ -73,6 +74,10 @@ void memplan_request_free(memplan_request *r);
 /* Bind dim `name` (name_len bytes, no NUL needed) to value. */
 memplan_status memplan_request_bind_dim(memplan_request *r, const char *name, size_t name_len, int64_t value,
                                         memplan_error *err);
+/* Give dim `name` the range lo..hi (0 <= lo <= hi): plan options; planned
+ * at hi with plan.upper_bounds, else left unbound. */
+memplan_status memplan_request_bind_range(memplan_request *r, const char *name, size_t name_len, int64_t lo,
+                                          int64_t hi, memplan_error *err);
 /* Give graph input `name` the value elems[0..n) (1 <= n <= MEMPLAN_MAX_VALUE_ELEMS). */
 memplan_status memplan_request_bind_value(memplan_request *r, const char *name, size_t name_len,
                                           const int64_t *elems, int32_t n, memplan_error *err);

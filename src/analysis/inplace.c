@@ -1,5 +1,5 @@
 /*
- * inplace.c -- in-place reuse and release lists (SEMANTICS §5, §6, §10),
+ * inplace.c -- in-place reuse and release lists (docs/semantics.md: "In-place reuse", "Release lists", "Decision log"),
  * the context that holds every seed-001 result, and its accessors.
  *
  * Steps (memplan_inplace_compute):
@@ -115,7 +115,7 @@ static memplan_status compute_referenced(memplan_inplace *c, memplan_error *err)
     return MEMPLAN_OK;
 }
 
-/* producer(v) and protected(v) (SEMANTICS §5). */
+/* producer(v) and protected(v) (docs/semantics.md, "In-place reuse"). */
 static void compute_producers(memplan_inplace *c) {
     for (int32_t v = 0; v < c->n_values; v++) {
         const memplan_value *val = &c->g->values[v];
@@ -145,9 +145,9 @@ static int cmp_reuse(const void *a, const void *b) {
     return (x->output_index > y->output_index) - (x->output_index < y->output_index);
 }
 
-/* ---- step 3a: reuse matching (§5) -----------------------------------------
+/* ---- step 3a: reuse matching ("In-place reuse") -----------------------------------------
  *
- * §5 reads as a double loop: outputs in order, each taking the first eligible
+ * "In-place reuse" reads as a double loop: outputs in order, each taking the first eligible
  * input that fits. Visiting every (output, input) pair is quadratic in the
  * node's arity (cubic with the occurrence count), and custom ops, Concat or
  * Split can have many thousands of each. "Fits as equal" is a disjunction of
@@ -424,7 +424,7 @@ static memplan_event release_event(const memplan_inplace *c, memplan_event_actio
     return (memplan_event){a, i, v, c->g->values[v].name, -1, -1, MEMPLAN_REUSE_EQUAL};
 }
 
-/* release_after, not_used_after, shape-tagged subset of node i (§6). */
+/* release_after, not_used_after, shape-tagged subset of node i ("Release lists"). */
 static bool release_lists(memplan_inplace *c, int32_t i) {
     for (int32_t r = c->ref.off[i]; r < c->ref.off[i + 1]; r++) {
         int32_t v = c->ref.v[r];
@@ -516,7 +516,7 @@ static memplan_status compute_reuse_and_release(memplan_inplace *c, memplan_erro
     }
     c->match_work = m.work;
     matcher_free(&m);
-    /* Shape-tag entries come after all others, in node order (§10). */
+    /* Shape-tag entries come after all others, in node order ("Decision log"). */
     for (int32_t i = 0; i < c->n_nodes; i++)
         for (int32_t r = c->rst.off[i]; r < c->rst.off[i + 1]; r++)
             if (!log_event(c, release_event(c, MEMPLAN_EVENT_RELEASE_SHAPE_TAG, i, c->rst.v[r]))) return oom(err);
@@ -541,6 +541,7 @@ memplan_status memplan_inplace_compute_graph(const memplan_model *m, const mempl
     const memplan_inplace_options *o = opts ? opts : &none;
     memplan_inplace *c = calloc(1, sizeof *c);
     if (!c) return oom(err);
+    c->m = m;
     c->g = graph;
     c->shapes = shapes;
     c->pool = memplan_shapes_pool(shapes);
@@ -593,6 +594,15 @@ void memplan_inplace_free(memplan_inplace *c) {
 const memplan_graph *memplan_inplace_graph(const memplan_inplace *c) { return c ? c->g : NULL; }
 int32_t memplan_inplace_node_count(const memplan_inplace *c) { return c ? c->n_nodes : 0; }
 memplan_expr_pool *memplan_inplace_pool(const memplan_inplace *c) { return c ? c->pool : NULL; }
+
+const memplan_model *memplan_inplace_model(const memplan_inplace *c) { return c ? c->m : NULL; }
+
+memplan_shapes *memplan_inplace_shapes(const memplan_inplace *c) { return c ? c->shapes : NULL; }
+
+memplan_inplace_options memplan_inplace_options_of(const memplan_inplace *c) {
+    memplan_inplace_options o = {c && c->allow_input_overwrite, c && c->events_enabled};
+    return o;
+}
 bool memplan_inplace_has_tags(const memplan_inplace *c) { return c && c->has_tags; }
 
 static memplan_status check_node(const memplan_inplace *c, int32_t node, memplan_error *err) {

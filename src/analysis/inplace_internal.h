@@ -23,6 +23,7 @@ typedef struct mp_ilist {
 } mp_ilist;
 
 struct memplan_inplace {
+    const memplan_model *m;
     const memplan_graph *g;
     memplan_shapes *shapes;
     memplan_expr_pool *pool;
@@ -64,10 +65,10 @@ void mp_ilist_free(mp_ilist *l);
 /* True when the node is op `op` of the default domain. */
 bool mp_is_op(const memplan_node *n, const char *op);
 
-/* Value and node tags (SEMANTICS §7), the start tags from the values'
+/* Value and node tags (docs/semantics.md, "Tags"), the start tags from the values'
  * metadata; fills ctx->vtag, ctx->ntag, has_tags. */
 memplan_status mp_compute_tags(memplan_inplace *ctx, memplan_error *err);
-/* The per-node memory profile (SEMANTICS §8); needs reuse, release lists, tags. */
+/* The per-node memory profile (docs/semantics.md, "Profile"); needs reuse, release lists, tags. */
 memplan_status mp_compute_profile(memplan_inplace *ctx, memplan_error *err);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * profile.c -- the per-node memory profile (SEMANTICS §8).
+ * profile.c -- the per-node memory profile (docs/semantics.md, "Profile").
  *
  * A live set of (value, bucket, tag, size) walks the nodes. Running sums per
  * bucket and tag are kept up to date as values join and leave, so each node

@@ -1,5 +1,5 @@
 /*
- * tags.c -- value and node tags (SEMANTICS §7): shape, axes, weight,
+ * tags.c -- value and node tags (docs/semantics.md, "Tags"): shape, axes, weight,
  * ambiguous or none, found by repeating forward and backward rules over the
  * nodes until no tag changes. Tags only move up the lattice
  * none < weight < shape|axes < ambiguous, so the loop ends.
@@ -133,7 +133,9 @@ static void start_tags(memplan_inplace *c) {
     const memplan_graph *g = c->g;
     for (int32_t v = 0; v < c->n_values; v++) {
         const memplan_value *val = &g->values[v];
-        if (!(val->flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_INITIALIZER))) continue;
+        /* A body's captured outer values start like its inputs: they come
+         * from outside the graph. (The main graph has no captures.) */
+        if (!(val->flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_INITIALIZER | MEMPLAN_VALUE_CAPTURE))) continue;
         memplan_tag tag = MEMPLAN_TAG_WEIGHT;
         tag_entry(val->metadata, val->n_metadata, &tag);
         if (val->initializer) tag_entry(val->initializer->metadata, val->initializer->n_metadata, &tag);

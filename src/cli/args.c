@@ -36,7 +36,12 @@ memplan_status cli_args_parse(cli_args *a, const memplan_command *cmd, int argc,
         } else if (memplan_option_find(arg, &id)) {
             const memplan_option *o = memplan_option_get(id);
             st = check_takes(cmd, cmd && (cmd->options & MEMPLAN_OPT_BIT(id)), o->name, err);
+            size_t ranges = a->req.plan.n_ranges;
             if (!st) st = memplan_option_apply(&a->req, id, val, err);
+            /* A range is a plan option under --dim: only where --upper-bounds is. */
+            if (!st && a->req.plan.n_ranges != ranges)
+                st = check_takes(cmd, cmd && (cmd->options & MEMPLAN_OPT_BIT(MEMPLAN_OPT_UPPER_BOUNDS)),
+                                 "--dim NAME=LO..HI", err);
             if (o->metavar) i++;
         } else if (arg[0] == '-' && arg[1]) {
             st = memplan_error_set(err, MEMPLAN_EUSAGE, "unknown option '%s'", arg);

@@ -298,7 +298,7 @@ static memplan_status resolve_inputs(scope *s, int32_t **in_ids) {
 
 /* Outer values read by a node's subgraphs, deduplicated in first-read order:
  * each subgraph's nodes in file order, a node's inputs before what its own
- * subgraphs read (the order of the reference's referenced(), SEMANTICS §5),
+ * subgraphs read (the order of the reference's referenced(), docs/semantics.md, "Reads and last uses"),
  * then the outer values only the subgraph's outputs name.
  * mark[v] == stamp when value v is already listed for this node (mark has one
  * entry per value of the scope), so a node reading many outer values stays linear. */

@@ -214,6 +214,30 @@ static memplan_status convert_tensor(loader *L, const Onnx__TensorProto *tp, mem
     return convert_meta(L, tp->metadata_props, tp->n_metadata_props, &t->n_metadata, &t->metadata);
 }
 
+/* A sparse initializer as the dense tensor a runtime makes of it at load:
+ * its values' name and element type, its own dims, no element data. */
+static memplan_status convert_sparse(loader *L, const Onnx__SparseTensorProto *sp, memplan_tensor *t) {
+    if (!sp->values)
+        return memplan_error_set(L->err, MEMPLAN_EINPUT, "a sparse initializer has no values tensor (so no name)");
+    memplan_status st = check_name(L, sp->values->name, "sparse tensor");
+    if (st) return st;
+    t->name = str(L, sp->values->name);
+    if (!t->name) return oom(L);
+    t->elem_type = sp->values->data_type;
+    if (sp->n_dims > MEMPLAN_MAX_RANK)
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "sparse tensor '%s': rank %zu exceeds %d", t->name,
+                                 sp->n_dims, MEMPLAN_MAX_RANK);
+    int64_t *dims = mp_arena_array(L->arena, sp->n_dims, sizeof *dims);
+    if (sp->n_dims && !dims) return oom(L);
+    for (size_t i = 0; i < sp->n_dims; i++) {
+        if ((st = check_dim(L, sp->dims[i], t->name, i))) return st;
+        dims[i] = sp->dims[i];
+    }
+    t->rank = (int32_t)sp->n_dims;
+    t->dims = dims;
+    return convert_meta(L, sp->values->metadata_props, sp->values->n_metadata_props, &t->n_metadata, &t->metadata);
+}
+
 /* ---- graphs ----------------------------------------------------------- */
 
 static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pgraph **out);
@@ -364,7 +388,8 @@ static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pg
     if (st) return st;
     mp_pgraph *pg = mp_pgraph_new(L->arena, str(L, gp->name));
     if (!pg) return oom(L);
-    if (gp->n_node > MEMPLAN_MAX_NODES || gp->n_initializer > MEMPLAN_MAX_VALUES)
+    size_t n_inits = gp->n_initializer + gp->n_sparse_initializer;
+    if (gp->n_node > MEMPLAN_MAX_NODES || n_inits > MEMPLAN_MAX_VALUES)
         return memplan_error_set(L->err, MEMPLAN_ELIMIT, "graph '%s' has more than %d nodes or values",
                                  pg->name, MEMPLAN_MAX_NODES);
     L->depth++;
@@ -378,11 +403,13 @@ static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pg
     pg->n_outputs = (int32_t)gp->n_output;
     pg->n_vinfo = (int32_t)gp->n_value_info;
     st = convert_meta(L, gp->metadata_props, gp->n_metadata_props, &pg->n_meta, &pg->meta);
-    pg->inits = mp_arena_array(L->arena, gp->n_initializer, sizeof *pg->inits);
+    pg->inits = mp_arena_array(L->arena, n_inits, sizeof *pg->inits);
     pg->nodes = mp_arena_array(L->arena, gp->n_node, sizeof *pg->nodes);
-    if (!st && ((gp->n_initializer && !pg->inits) || (gp->n_node && !pg->nodes))) st = oom(L);
+    if (!st && ((n_inits && !pg->inits) || (gp->n_node && !pg->nodes))) st = oom(L);
     for (size_t i = 0; !st && i < gp->n_initializer; i++) st = convert_tensor(L, gp->initializer[i], &pg->inits[i]);
-    pg->n_inits = (int32_t)gp->n_initializer;
+    for (size_t i = 0; !st && i < gp->n_sparse_initializer; i++)
+        st = convert_sparse(L, gp->sparse_initializer[i], &pg->inits[gp->n_initializer + i]);
+    pg->n_inits = (int32_t)n_inits;
     for (size_t i = 0; !st && i < gp->n_node; i++) st = convert_node(L, gp->node[i], &pg->nodes[i]);
     pg->n_nodes = (int32_t)gp->n_node;
     L->depth--;

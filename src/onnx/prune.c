@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "memplan/model.h"
 #include "onnx/wire.h"
@@ -25,6 +26,20 @@ typedef struct walker {
  * of empty nodes reach MEMPLAN_MAX_NODES (76 bytes each per wire byte). */
 #define DECODED_BASE (UINT64_C(64) << 20)
 #define DECODED_PER_BYTE 96
+#define DECODED_MAX (UINT64_C(2) << 30) /* and never more than 2 GiB (WASM's heap is 4 GiB) */
+
+/* What protobuf-c allocates besides the message structs: a string or bytes
+ * field its length plus a NUL and the allocator's overhead (and, repeated,
+ * a pointer in the array); a packed repeated scalar at most one element per
+ * wire byte. Counted so that empty strings (2 wire bytes, ~48 decoded) or
+ * packed one-byte varints (8 decoded each) cannot go around the cap. */
+#define DECODED_PER_STRING 48
+
+/* A singular message field given more than this many times in one message
+ * is refused: protobuf-c merges the repeats by concatenating what it has
+ * decoded so far, which is quadratic (100,000 repeated ModelProto.graph
+ * fields, 400 KB, took 15 s). Real models give each once. */
+#define MAX_SINGULAR_REPEATS 64
 
 static memplan_status wire_error(walker *w, uint64_t at, const char *what) {
     return mp_wire_error(w->err, at, what);
@@ -57,6 +72,37 @@ static bool is_tensor_data_field(const ProtobufCMessageDescriptor *desc, uint32_
     }
 }
 
+/* String fields that name something (values, nodes, ops, domains, dims):
+ * protobuf-c keeps a string only up to a NUL byte, so a NUL in one would
+ * merge distinct names; such a model is refused instead. */
+static bool is_name_field(const ProtobufCFieldDescriptor *fd) {
+    static const char *const NAMES[] = {"name", "op_type", "domain", "input", "output", "dim_param", "overload",
+                                        "ref_attr_name"};
+    if (fd->type != PROTOBUF_C_TYPE_STRING) return false;
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (strcmp(fd->name, NAMES[i]) == 0) return true;
+    return false;
+}
+
+/* An error when the string at [body, body + n) holds a NUL byte. */
+static memplan_status check_no_nul(walker *w, const ProtobufCMessageDescriptor *desc,
+                                   const ProtobufCFieldDescriptor *fd, uint64_t body, uint64_t n) {
+    size_t chunk = w->src.rd ? w->src.win_cap : (size_t)n;
+    for (uint64_t off = 0; off < n;) {
+        size_t k = n - off < chunk ? (size_t)(n - off) : chunk;
+        const uint8_t *q = mp_wire_at(&w->src, body + off, k);
+        if (!q) return io_error(w);
+        const uint8_t *z = memchr(q, 0, k);
+        if (z) {
+            char what[200];
+            snprintf(what, sizeof what, "%s.%s holds a NUL byte: names cannot contain one", desc->name, fd->name);
+            return wire_error(w, body + off + (uint64_t)(z - q), what);
+        }
+        off += k;
+    }
+    return MEMPLAN_OK;
+}
+
 /* A varint field at *p: false with the error set when it is not one. */
 static bool varint_or_error(walker *w, uint64_t *p, uint64_t end, uint64_t *v, uint64_t start,
                             const char *what, memplan_status *st) {
@@ -66,9 +112,31 @@ static bool varint_or_error(walker *w, uint64_t *p, uint64_t end, uint64_t *v, u
     return false;
 }
 
+/* Bytes protobuf-c allocates for a LEN field of v wire bytes that is not a
+ * message: a string or bytes value, or a packed repeated scalar. */
+static uint64_t decoded_len_field(const ProtobufCFieldDescriptor *fd, uint64_t v) {
+    switch (fd->type) {
+    case PROTOBUF_C_TYPE_STRING:
+    case PROTOBUF_C_TYPE_BYTES: return v + DECODED_PER_STRING;
+    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_DOUBLE: return 8 * v;
+    default: return 4 * v; /* 32-bit scalars, enums, bools (4 bytes each in protobuf-c) */
+    }
+}
+
+static memplan_status too_large(walker *w, uint64_t at) {
+    return memplan_error_set(w->err, MEMPLAN_ELIMIT,
+                             "the model expands to more than %llu MB when decoded (at byte %llu): too many small "
+                             "messages, strings or values for the file's size",
+                             (unsigned long long)(w->decoded_max >> 20), (unsigned long long)at);
+}
+
 static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
                            uint64_t p, uint64_t end, int depth, mp_buf *out) {
     memplan_status st = MEMPLAN_OK;
+    /* Occurrences of each singular message field of this message (ONNX's
+     * messages have fewer fields than this; a larger one goes unchecked). */
+    uint32_t repeats[48] = {0};
     if (depth > MEMPLAN_MAX_WIRE_DEPTH)
         return memplan_error_set(w->err, MEMPLAN_ELIMIT,
                                  "messages nested deeper than %d levels at byte %llu",
@@ -113,6 +181,20 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
             if (v > end - p) return wire_error(w, start, "length runs past the end of the data");
             uint64_t body = p;
             p += v;
+            if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE && fd->label != PROTOBUF_C_LABEL_REPEATED) {
+                size_t k = (size_t)(fd - desc->fields);
+                if (k < sizeof repeats / sizeof repeats[0] && ++repeats[k] > MAX_SINGULAR_REPEATS) {
+                    char what[200];
+                    snprintf(what, sizeof what, "field %s.%s is given more than %d times in one message", desc->name,
+                             fd->name, MAX_SINGULAR_REPEATS);
+                    return wire_error(w, start, what);
+                }
+            }
+            bool dropped = is_tensor_data_field(desc, (uint32_t)field) && v > w->data_max;
+            if (fd && fd->type != PROTOBUF_C_TYPE_MESSAGE && !dropped) {
+                w->decoded += decoded_len_field(fd, v);
+                if (w->decoded > w->decoded_max) return too_large(w, start);
+            }
             if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE) {
                 /* The node limit is checked here, before protobuf-c allocates a
                  * struct for each node: 2 bytes of input make an empty node. */
@@ -121,11 +203,7 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
                                              MEMPLAN_MAX_NODES, (unsigned long long)start);
                 const ProtobufCMessageDescriptor *md = fd->descriptor;
                 w->decoded += md->sizeof_message + sizeof(void *);
-                if (w->decoded > w->decoded_max)
-                    return memplan_error_set(w->err, MEMPLAN_ELIMIT,
-                                             "the model's messages would take more than %llu MB to decode "
-                                             "(at byte %llu): too many small messages for the file's size",
-                                             (unsigned long long)(w->decoded_max >> 20), (unsigned long long)start);
+                if (w->decoded > w->decoded_max) return too_large(w, start);
                 mp_buf sub;
                 mp_buf_init(&sub);
                 st = walk(w, fd->descriptor, body, p, depth + 1, &sub);
@@ -139,10 +217,11 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
             } else if (v == 0 && fd && fd->label == PROTOBUF_C_LABEL_REPEATED && expected_wire_type(fd) != WT_LEN) {
                 /* An empty packed repeated scalar holds no element: drop it. Left in,
                  * protobuf-c computes NULL + 0 for its array (UB, found by fuzz_plan). */
-            } else if (is_tensor_data_field(desc, (uint32_t)field) && v > w->data_max) {
+            } else if (dropped) {
                 w->dropped += v; /* never read: a reader skips it */
             } else {
-                st = src_copy(w, start, p - start, out);
+                if (fd && is_name_field(fd)) st = check_no_nul(w, desc, fd, body, v);
+                if (!st) st = src_copy(w, start, p - start, out);
             }
             break;
         }
@@ -162,6 +241,7 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
 static memplan_status run(walker *w, uint64_t data_max, mp_buf *out, uint64_t *dropped, memplan_error *err) {
     w->data_max = data_max;
     w->decoded_max = DECODED_BASE + DECODED_PER_BYTE * w->src.size;
+    if (w->decoded_max > DECODED_MAX) w->decoded_max = DECODED_MAX;
     w->err = err;
     memplan_status st = walk(w, &onnx__model_proto__descriptor, 0, w->src.size, 0, out);
     if (dropped) *dropped = w->dropped;

@@ -19,6 +19,16 @@
 #define F_GRAPH_VALUE_INFO 13
 #define F_ENTRY_KEY 1
 #define F_ENTRY_VALUE 2
+#define F_NODE_ATTRIBUTE 5
+#define F_ATTR_F 2
+#define F_ATTR_I 3
+#define F_ATTR_S 4
+#define F_ATTR_T 5
+#define F_ATTR_G 6
+#define F_ATTR_GRAPHS 11
+#define F_ATTR_TYPE 20
+#define ATTR_GRAPH 5   /* AttributeProto.AttributeType */
+#define ATTR_GRAPHS 10
 
 /* The messages we edit: where their name (op_type for a node) and their
  * metadata_props are. */
@@ -40,12 +50,14 @@ typedef struct sink {
 typedef struct splicer {
     mp_wire_src src;
     size_t window;            /* the prune walk's, for a reader */
-    const mp_splice_edits *e;
+    const mp_splice_edits *e; /* the graph being walked: the main graph's edits or a body's */
     mp_strmap names;          /* name -> index in e->names (the first one) */
     size_t key_max;           /* the longest key of any edit */
     char *key;                /* key_max + 2 bytes: the key being matched */
-    bool *placed;             /* per set entry of the message being written */
-    int32_t next_node;        /* file index of the next node message */
+    bool *placed;             /* per set entry of the message being written, set_max per depth */
+    size_t set_max;
+    int depth;                /* of the graph being walked: 0 main, bodies nest in their nodes */
+    int32_t next_node;        /* file index of the next node message in e's graph */
     bool overflow;            /* the input changed between walks */
     memplan_error *err;
 } splicer;
@@ -186,7 +198,7 @@ static memplan_status read_string(splicer *s, uint64_t body, uint64_t end, mp_bu
 static memplan_status entry_key(splicer *s, const mp_meta_edit *e, uint64_t body, uint64_t end, const char **key) {
     *key = NULL;
     for (uint64_t p = body; p < end;) {
-        fld f;
+        fld f = {0};
         memplan_status st = next_field(s, &p, end, &f);
         if (st) return st;
         if (f.field != F_ENTRY_KEY || f.wt != WT_LEN) continue;
@@ -201,25 +213,38 @@ static memplan_status entry_key(splicer *s, const mp_meta_edit *e, uint64_t body
     return MEMPLAN_OK;
 }
 
-/* The body of a message at [body, end) with its edit applied, to o.
+static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *o, bool *changed);
+static memplan_status emit_attr(splicer *s, const fld *f, const mp_splice_bodies *b, int32_t *next, sink *o,
+                                bool *changed);
+
+/* The body of a message at [body, end) with its edit applied, to o; for a
+ * node with body edits b (else NULL), its attributes' graphs edited too.
  * *changed: the body differs from the input's. */
 static memplan_status emit_msg(splicer *s, const kind *k, uint64_t body, uint64_t end, const mp_meta_edit *e,
-                               sink *o, bool *changed) {
+                               const mp_splice_bodies *b, sink *o, bool *changed) {
     *changed = false;
-    for (size_t j = 0; j < e->n_set; j++) s->placed[j] = false;
+    bool *placed = s->placed + (size_t)s->depth * s->set_max; /* a body's messages nest inside this one */
+    for (size_t j = 0; j < e->n_set; j++) placed[j] = false;
+    int32_t next_body = 0;
     for (uint64_t p = body; p < end;) {
-        fld f;
+        fld f = {0};
         memplan_status st = next_field(s, &p, end, &f);
         if (st) return st;
+        if (b && f.field == F_NODE_ATTRIBUTE && f.wt == WT_LEN) {
+            bool c;
+            if ((st = emit_attr(s, &f, b, &next_body, o, &c))) return st;
+            *changed |= c;
+            continue;
+        }
         if (f.field == k->meta_field && f.wt == WT_LEN) {
             const char *key;
             if ((st = entry_key(s, e, f.body, f.end, &key))) return st;
             if (key) { /* the new entries with this key take its place, once */
                 *changed = true;
                 for (size_t j = 0; j < e->n_set; j++)
-                    if (!s->placed[j] && strcmp(key, e->set[j].key) == 0) {
+                    if (!placed[j] && strcmp(key, e->set[j].key) == 0) {
                         put_entry(s, o, k->meta_field, &e->set[j]);
-                        s->placed[j] = true;
+                        placed[j] = true;
                     }
                 continue;
             }
@@ -227,18 +252,23 @@ static memplan_status emit_msg(splicer *s, const kind *k, uint64_t body, uint64_
         if ((st = put_src(s, o, f.start, f.end - f.start))) return st;
     }
     for (size_t j = 0; j < e->n_set; j++)
-        if (!s->placed[j]) {
+        if (!placed[j]) {
             put_entry(s, o, k->meta_field, &e->set[j]);
             *changed = true;
         }
+    if (b && next_body != b->n)
+        return memplan_error_set(s->err, MEMPLAN_EINPUT, "a node has %d bodies, the results are for %d", (int)next_body,
+                                 (int)b->n);
     return MEMPLAN_OK;
 }
 
 /* The edit of a message whose name (op_type for a node) is `name` (NULL:
  * none); NULL when it is left alone. */
-static memplan_status edit_of(splicer *s, const kind *k, const char *name, const mp_meta_edit **e) {
+static memplan_status edit_of(splicer *s, const kind *k, const char *name, const mp_meta_edit **e,
+                              const mp_splice_bodies **b) {
     const mp_splice_edits *E = s->e;
     *e = NULL;
+    *b = NULL;
     if (!k->node) {
         int32_t i = name ? mp_strmap_get(&s->names, name) : -1;
         *e = i >= 0 ? &E->values[i] : E->other;
@@ -251,6 +281,7 @@ static memplan_status edit_of(splicer *s, const kind *k, const char *name, const
         return memplan_error_set(s->err, MEMPLAN_EINPUT, "node %d of the file is '%s', the results are for '%s'",
                                  (int)fi, op, want ? want : "");
     *e = &E->nodes[fi];
+    if (E->bodies && E->bodies[fi].n) *b = &E->bodies[fi];
     return MEMPLAN_OK;
 }
 
@@ -262,26 +293,29 @@ static memplan_status splice_child(splicer *s, const kind *k, const fld *f, sink
     bool named = false;
     memplan_status st = MEMPLAN_OK;
     for (uint64_t p = f->body; p < f->end && !st;) { /* its name (the last one counts) */
-        fld c;
+        fld c = {0};
         if ((st = next_field(s, &p, f->end, &c))) break;
         if (c.field == k->name_field && c.wt == WT_LEN) {
             st = read_string(s, c.body, c.end, &name);
             named = true;
         }
     }
+    static const mp_meta_edit NO_EDIT = {NULL, 0, NULL, 0};
     const mp_meta_edit *e = NULL;
-    if (!st) st = edit_of(s, k, named ? name.data : NULL, &e);
+    const mp_splice_bodies *b = NULL;
+    if (!st) st = edit_of(s, k, named ? name.data : NULL, &e, &b);
     mp_buf_free(&name);
+    if (!e && b) e = &NO_EDIT;
     *changed = false;
     sink count = {NULL, 0, 0};
-    if (!st && e) st = emit_msg(s, k, f->body, f->end, e, &count, changed);
+    if (!st && e) st = emit_msg(s, k, f->body, f->end, e, b, &count, changed);
     if (!st && !*changed) {
         st = put_src(s, o, f->start, f->end - f->start);
     } else if (!st) {
         put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
         put_varint(s, o, count.len);
         if (!o->buf) o->len += count.len;
-        else st = emit_msg(s, k, f->body, f->end, e, o, changed);
+        else st = emit_msg(s, k, f->body, f->end, e, b, o, changed);
     }
     return st;
 }
@@ -290,7 +324,7 @@ static memplan_status splice_child(splicer *s, const kind *k, const fld *f, sink
 static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *o, bool *changed) {
     *changed = false;
     for (uint64_t p = body; p < end;) {
-        fld f;
+        fld f = {0};
         memplan_status st = next_field(s, &p, end, &f);
         if (st) return st;
         const kind *k = NULL;
@@ -308,18 +342,159 @@ static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *
     return MEMPLAN_OK;
 }
 
+/* Walking into a body: its edits, their value names and a node count of
+ * its own; the outer graph's, saved, come back with leave_body. */
+typedef struct outer {
+    const mp_splice_edits *e;
+    mp_strmap names;
+    int32_t next_node;
+} outer;
+
+static memplan_status enter_body(splicer *s, const mp_splice_edits *e, outer *saved) {
+    *saved = (outer){s->e, s->names, s->next_node};
+    s->e = e;
+    s->next_node = 0;
+    s->depth++;
+    mp_strmap_init(&s->names);
+    for (size_t i = 0; i < e->n_values; i++)
+        if (mp_strmap_get(&s->names, e->names[i]) < 0 && !mp_strmap_put(&s->names, e->names[i], (int32_t)i))
+            return oom(s);
+    return MEMPLAN_OK;
+}
+
+/* Back to the outer graph; an error when the body had fewer nodes than its
+ * edits (more is caught node by node, in edit_of). */
+static memplan_status leave_body(splicer *s, outer *saved, memplan_status st) {
+    if (!st && s->next_node != s->e->n_nodes)
+        st = memplan_error_set(s->err, MEMPLAN_EINPUT, "a body has %d nodes, the results are for %d",
+                               (int)s->next_node, (int)s->e->n_nodes);
+    mp_strmap_free(&s->names);
+    s->e = saved->e;
+    s->names = saved->names;
+    s->next_node = saved->next_node;
+    s->depth--;
+    return st;
+}
+
+/* One GraphProto field f of a body to o: as it is, or rewritten when its
+ * messages change. Node numbering goes on across the occurrences of one
+ * graph (the caller entered the body). */
+static memplan_status emit_body_graph(splicer *s, const fld *f, sink *o, bool *changed) {
+    int32_t first = s->next_node;
+    sink count = {NULL, 0, 0};
+    memplan_status st = emit_graph(s, f->body, f->end, &count, changed);
+    if (st) return st;
+    if (!*changed) return put_src(s, o, f->start, f->end - f->start);
+    put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
+    put_varint(s, o, count.len);
+    if (!o->buf) {
+        o->len += count.len;
+        return MEMPLAN_OK;
+    }
+    s->next_node = first;
+    return emit_graph(s, f->body, f->end, o, changed);
+}
+
+/* The attribute type as loading reads it: the type field (the last one),
+ * or, when it is absent (IR version 1), the first kind of value present in
+ * loading's order (g, t, s, i, f, then graphs). */
+static memplan_status attr_type(splicer *s, const fld *f, uint64_t *type) {
+    bool g = false, scalar = false, graphs = false, io = false;
+    *type = 0;
+    for (uint64_t p = f->body; p < f->end;) {
+        fld c = {0};
+        memplan_status st = next_field(s, &p, f->end, &c);
+        if (st) return st;
+        if (c.field == F_ATTR_TYPE && c.wt == WT_VARINT) {
+            uint64_t q = c.start, tag;
+            if (!mp_wire_varint(&s->src, &q, c.end, &tag, &io) || !mp_wire_varint(&s->src, &q, c.end, type, &io))
+                return io ? io_error(s) : mp_wire_error(s->err, c.start, "truncated varint");
+        }
+        g |= c.field == F_ATTR_G;
+        scalar |= c.field == F_ATTR_T || c.field == F_ATTR_S || c.field == F_ATTR_I || c.field == F_ATTR_F;
+        graphs |= c.field == F_ATTR_GRAPHS;
+    }
+    if (*type == 0) *type = g ? ATTR_GRAPH : !scalar && graphs ? ATTR_GRAPHS : 0;
+    return MEMPLAN_OK;
+}
+
+/* The body of AttributeProto f to o: its graphs edited by b->graphs from
+ * *next on (advanced past them). */
+static memplan_status emit_attr_body(splicer *s, const fld *f, uint64_t type, const mp_splice_bodies *b,
+                                     int32_t *next, sink *o, bool *changed) {
+    *changed = false;
+    bool merged = type == ATTR_GRAPH; /* every `g` field is one graph */
+    outer saved = {0};
+    bool entered = false;
+    memplan_status st = MEMPLAN_OK;
+    for (uint64_t p = f->body; p < f->end && !st;) {
+        fld c = {0};
+        if ((st = next_field(s, &p, f->end, &c))) break;
+        bool graph = c.wt == WT_LEN && (merged ? c.field == F_ATTR_G : c.field == F_ATTR_GRAPHS);
+        if (!graph) {
+            st = put_src(s, o, c.start, c.end - c.start);
+            continue;
+        }
+        if (!entered) {
+            if (*next >= b->n)
+                return memplan_error_set(s->err, MEMPLAN_EINPUT, "a node has more bodies than the results give (%d)",
+                                         (int)b->n);
+            entered = true;
+            if ((st = enter_body(s, &b->graphs[*next], &saved))) break;
+        }
+        bool cg = false;
+        st = emit_body_graph(s, &c, o, &cg);
+        *changed |= cg;
+        if (!merged) { /* each entry of GRAPHS is a graph of its own */
+            st = leave_body(s, &saved, st);
+            entered = false;
+            (*next)++;
+        }
+    }
+    if (entered) {
+        st = leave_body(s, &saved, st);
+        (*next)++;
+    }
+    return st;
+}
+
+/* AttributeProto field f of a node with body edits b to o: as it is unless
+ * one of its graphs changes. */
+static memplan_status emit_attr(splicer *s, const fld *f, const mp_splice_bodies *b, int32_t *next, sink *o,
+                                bool *changed) {
+    uint64_t type;
+    *changed = false;
+    memplan_status st = attr_type(s, f, &type);
+    if (st) return st;
+    if (type != ATTR_GRAPH && type != ATTR_GRAPHS) return put_src(s, o, f->start, f->end - f->start);
+    if (s->depth >= MEMPLAN_MAX_GRAPH_DEPTH)
+        return memplan_error_set(s->err, MEMPLAN_ELIMIT, "subgraphs nested deeper than %d levels", MEMPLAN_MAX_GRAPH_DEPTH);
+    int32_t first = *next;
+    sink count = {NULL, 0, 0};
+    if ((st = emit_attr_body(s, f, type, b, next, &count, changed))) return st;
+    if (!*changed) return put_src(s, o, f->start, f->end - f->start);
+    put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
+    put_varint(s, o, count.len);
+    if (!o->buf) {
+        o->len += count.len;
+        return MEMPLAN_OK;
+    }
+    *next = first;
+    return emit_attr_body(s, f, type, b, next, o, changed);
+}
+
 /* How many node messages the main graph has (in every occurrence of the
  * graph field, which protobuf merges); -1 when there is no graph. */
 static memplan_status count_nodes(splicer *s, int64_t *count) {
     *count = -1;
     for (uint64_t p = 0; p < s->src.size;) {
-        fld f;
+        fld f = {0};
         memplan_status st = next_field(s, &p, s->src.size, &f);
         if (st) return st;
         if (f.field != F_MODEL_GRAPH || f.wt != WT_LEN) continue;
         if (*count < 0) *count = 0;
         for (uint64_t q = f.body; q < f.end;) {
-            fld c;
+            fld c = {0};
             if ((st = next_field(s, &q, f.end, &c))) return st;
             *count += c.field == F_GRAPH_NODE && c.wt == WT_LEN;
         }
@@ -331,7 +506,7 @@ static memplan_status count_nodes(splicer *s, int64_t *count) {
 static memplan_status emit_model(splicer *s, sink *o) {
     s->next_node = 0;
     for (uint64_t p = 0; p < s->src.size;) {
-        fld f;
+        fld f = {0};
         memplan_status st = next_field(s, &p, s->src.size, &f);
         if (st) return st;
         if (f.field != F_MODEL_GRAPH || f.wt != WT_LEN) {
@@ -405,6 +580,15 @@ static void measure(const mp_meta_edit *e, size_t *key_max, size_t *set_max) {
     if (e->n_set > *set_max) *set_max = e->n_set;
 }
 
+/* measure() over a graph's edits and its bodies', to the depth loading allows. */
+static void measure_graph(const mp_splice_edits *e, int depth, size_t *key_max, size_t *set_max) {
+    for (int32_t i = 0; i < e->n_nodes; i++) measure(&e->nodes[i], key_max, set_max);
+    for (size_t i = 0; i < e->n_values; i++) measure(&e->values[i], key_max, set_max);
+    measure(e->other, key_max, set_max);
+    for (int32_t i = 0; e->bodies && depth < MEMPLAN_MAX_GRAPH_DEPTH && i < e->n_nodes; i++)
+        for (int32_t k = 0; k < e->bodies[i].n; k++) measure_graph(&e->bodies[i].graphs[k], depth + 1, key_max, set_max);
+}
+
 /* Index the edits, then walk src (opened). */
 static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits *e, unsigned char **out,
                           size_t *out_len, memplan_error *err) {
@@ -415,16 +599,15 @@ static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits
     s.err = err;
     mp_strmap_init(&s.names);
     size_t set_max = 0;
-    for (int32_t i = 0; i < e->n_nodes; i++) measure(&e->nodes[i], &s.key_max, &set_max);
-    for (size_t i = 0; i < e->n_values; i++) measure(&e->values[i], &s.key_max, &set_max);
-    measure(e->other, &s.key_max, &set_max);
+    measure_graph(e, 0, &s.key_max, &set_max);
     memplan_status st = e->n_values > INT32_MAX ? memplan_error_set(err, MEMPLAN_ELIMIT, "more than %d value edits",
                                                                     INT32_MAX)
                                                 : MEMPLAN_OK;
     for (size_t i = 0; !st && i < e->n_values; i++)
         if (mp_strmap_get(&s.names, e->names[i]) < 0 && !mp_strmap_put(&s.names, e->names[i], (int32_t)i)) st = oom(&s);
     s.key = malloc(s.key_max + 2);
-    s.placed = malloc(set_max ? set_max * sizeof *s.placed : 1);
+    s.set_max = set_max;
+    s.placed = malloc(set_max ? set_max * (MEMPLAN_MAX_GRAPH_DEPTH + 1) * sizeof *s.placed : 1);
     if (!st && (!s.key || !s.placed)) st = oom(&s);
     if (!st) st = walk(&s, out, out_len);
     free(s.key);

@@ -1,6 +1,6 @@
 /*
- * splice.h -- new metadata_props entries for the main graph's messages,
- * written into a copy of a model's wire bytes.
+ * splice.h -- new metadata_props entries for the messages of a model's main
+ * graph and of the bodies below it, written into a copy of its wire bytes.
  *
  * The output is the input byte for byte, except inside the main graph
  * (ModelProto.graph, every occurrence of field 7, which protobuf merges):
@@ -12,7 +12,9 @@
  *  - an entry whose key the edit removes dropped;
  *  - the new entries not placed so far appended, in order --
  * and only the length prefixes of the rewritten messages and of the
- * GraphProto change. A message the edit leaves alone is copied as it is.
+ * GraphProto change. Bodies (graphs in a node's attributes) are edited the
+ * same way when their node's edits have them; the node, attribute and graph
+ * messages holding an edited body get new length prefixes. A message the edit leaves alone is copied as it is.
  * Keys compare as C strings (up to a NUL byte, as loading reads them).
  *
  * The input is read through a wire source (memory, or a reader a window at a
@@ -40,8 +42,19 @@ typedef struct mp_meta_edit {
     size_t n_remove;
 } mp_meta_edit;
 
-/* The edits of one model's main graph. */
-typedef struct mp_splice_edits {
+typedef struct mp_splice_edits mp_splice_edits;
+
+/* The edits of one node's bodies: one per graph among its attributes, in
+ * the order they come in the node's message (a GRAPH attribute's graph --
+ * every occurrence of its `g` field, which protobuf merges -- and each entry
+ * of a GRAPHS attribute), as loading counts them (memplan_node.subgraphs). */
+typedef struct mp_splice_bodies {
+    int32_t n;
+    const mp_splice_edits *graphs;
+} mp_splice_bodies;
+
+/* The edits of one graph: the model's main graph, or a body. */
+struct mp_splice_edits {
     /* Node messages by their index in the file: the graph must have exactly
      * n_nodes of them ("the results are for a graph with N nodes, but the
      * model's graph has M" otherwise), node i gets nodes[i], and its op_type
@@ -56,7 +69,12 @@ typedef struct mp_splice_edits {
     const char *const *names;
     const mp_meta_edit *values;
     const mp_meta_edit *other;
-} mp_splice_edits;
+    /* By node file index (n_nodes of them), the edits of its bodies; NULL,
+     * or an entry with n 0, leaves a node's bodies as they are. A node with
+     * edits for n bodies must have exactly n, and each body the node count
+     * and op types its edits give. */
+    const mp_splice_bodies *bodies;
+};
 
 /* The edited copy of bytes (a serialized ModelProto) in *out, one malloc'ed
  * buffer (free it). Errors: the loader's for malformed bytes, "the model has

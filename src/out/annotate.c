@@ -1,6 +1,7 @@
 /*
- * annotate.c -- the in-place results as metadata_props entries (SEMANTICS §9):
- * per node of the main graph the five node keys, per tagged value its
+ * annotate.c -- the in-place results as metadata_props entries (docs/semantics.md, "Metadata written into a model"):
+ * per node of the main graph and of every body below it the five node keys
+ * (a body analysed by the same rules), per tagged value its
  * MEMPLAN_KEY_VALUE_TAG, and every other entry with one of the six keys
  * removed. src/onnx/splice.c writes them into the model's wire bytes.
  */
@@ -25,6 +26,8 @@ typedef struct edits {
     mp_meta_edit other; /* untouched values: our keys go */
     mp_arena arena;
     mp_buf b;           /* scratch for one entry's text */
+    memplan_status status; /* a body's analysis failed (message in *err) */
+    memplan_error *err;
 } edits;
 
 /* b's text as an entry (key, text) at kv[*n]; false when out of memory. */
@@ -89,18 +92,43 @@ static bool node_entries(edits *E, const memplan_inplace *ctx, int32_t i, mp_met
     return true;
 }
 
-/* Per node (by file index) its entries and op_type; per tagged value of the
- * main graph its value tag. False when out of memory. */
-static bool build(edits *E, const memplan_inplace *ctx) {
+static bool build(edits *E, const memplan_inplace *ctx, mp_splice_edits *out, int depth);
+
+/* The edits of the bodies of node i of ctx's graph, each analysed with ctx's
+ * model, shapes and options, into *b. False when out of memory or when an
+ * analysis fails (E->status, E->err). */
+static bool build_bodies(edits *E, const memplan_inplace *ctx, const memplan_node *n, mp_splice_bodies *b,
+                         int depth) {
+    mp_splice_edits *graphs = mp_arena_array(&E->arena, (size_t)n->n_subgraphs, sizeof *graphs);
+    if (!graphs) return false;
+    memplan_inplace_options o = memplan_inplace_options_of(ctx);
+    for (int32_t k = 0; k < n->n_subgraphs; k++) {
+        memplan_inplace *body = NULL;
+        E->status = memplan_inplace_compute_graph(memplan_inplace_model(ctx), n->subgraphs[k],
+                                                  memplan_inplace_shapes(ctx), &o, &body, E->err);
+        bool ok = !E->status && build(E, body, &graphs[k], depth + 1);
+        memplan_inplace_free(body);
+        if (!ok) return false;
+    }
+    *b = (mp_splice_bodies){n->n_subgraphs, graphs};
+    return true;
+}
+
+/* Per node (by file index) its entries, op_type and bodies' edits; per
+ * tagged value of the graph its value tag. False when out of memory. */
+static bool build(edits *E, const memplan_inplace *ctx, mp_splice_edits *out, int depth) {
     const memplan_graph *g = memplan_inplace_graph(ctx);
     int32_t n = memplan_inplace_node_count(ctx);
     mp_meta_edit *nodes = mp_arena_array(&E->arena, (size_t)n, sizeof *nodes);
     const char **ops = mp_arena_array(&E->arena, (size_t)n, sizeof *ops);
-    if (n && (!nodes || !ops)) return false;
+    mp_splice_bodies *bodies = mp_arena_array(&E->arena, (size_t)n, sizeof *bodies);
+    if (n && (!nodes || !ops || !bodies)) return false;
     for (int32_t i = 0; i < n; i++) {
         int32_t fi = g->nodes[i].file_index;
         ops[fi] = g->nodes[i].op_type;
+        bodies[fi] = (mp_splice_bodies){0, NULL};
         if (!node_entries(E, ctx, i, &nodes[fi])) return false;
+        if (g->nodes[i].n_subgraphs && !build_bodies(E, ctx, &g->nodes[i], &bodies[fi], depth)) return false;
     }
     size_t tagged = 0;
     for (int32_t v = 0; v < g->n_values; v++) {
@@ -121,8 +149,7 @@ static bool build(edits *E, const memplan_inplace *ctx) {
         values[k] = (mp_meta_edit){&kv[k], 1, OURS, N_OURS};
         k++;
     }
-    E->other = (mp_meta_edit){NULL, 0, OURS, N_OURS};
-    E->e = (mp_splice_edits){n, nodes, ops, tagged, names, values, &E->other};
+    *out = (mp_splice_edits){n, nodes, ops, tagged, names, values, &E->other, bodies};
     return true;
 }
 
@@ -132,8 +159,12 @@ static memplan_status run(const void *bytes, size_t len, const memplan_reader *r
     edits E;
     mp_arena_init(&E.arena);
     mp_buf_init(&E.b);
-    memplan_status st = build(&E, ctx) ? MEMPLAN_OK
-                                       : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while annotating the model");
+    E.status = MEMPLAN_OK;
+    E.err = err;
+    E.other = (mp_meta_edit){NULL, 0, OURS, N_OURS};
+    memplan_status st = build(&E, ctx, &E.e, 0) ? MEMPLAN_OK
+                        : E.status          ? E.status
+                                            : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while annotating the model");
     if (!st) st = reader ? mp_splice_reader(reader, window, &E.e, out, out_len, err)
                          : mp_splice(bytes, len, &E.e, out, out_len, err);
     mp_buf_free(&E.b);

@@ -37,6 +37,10 @@ static char *plan_key(const memplan_plan_options *o) {
     for (size_t i = 0; i < o->n_bindings; i++)
         mp_buf_printf(&b, "%zu:%s=%lld;", strlen(o->bindings[i].name), o->bindings[i].name,
                       (long long)o->bindings[i].value);
+    mp_buf_printf(&b, " upper=%d ranges=", o->upper_bounds);
+    for (size_t i = 0; i < o->n_ranges; i++)
+        mp_buf_printf(&b, "%zu:%s=%lld..%lld;", strlen(o->ranges[i].name), o->ranges[i].name,
+                      (long long)o->ranges[i].lo, (long long)o->ranges[i].hi);
     mp_buf_puts(&b, " values=");
     for (size_t i = 0; i < o->n_values; i++) {
         mp_buf_printf(&b, "%zu:%s=", strlen(o->values[i].name), o->values[i].name);

@@ -15,10 +15,16 @@ static const memplan_command COMMANDS[] = {
      MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_info},
     {"shapes", "MODEL", "every value's element type, shape and byte size", OPT(DIM) | OPT(VALUE), MEMPLAN_INPUT_MODEL,
      MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_shapes},
-    {"plan", "MODEL", "live intervals, slot plan, arena plan, lower bound",
+    {"plan", "MODEL",
+     "live intervals, slot and arena plans, lower bound (and --dim NAME=LO..HI)",
      OPT(STRATEGY) | OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) |
-         OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES),
+         OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES) |
+         OPT(UPPER_BOUNDS),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_plan},
+    {"sweep", "MODEL", "peak, lower bound and naive as one dim goes LO..HI in N values (--dim NAME=LO..HI:N)",
+     OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
+         OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(UPPER_BOUNDS),
+     MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_sweep},
     {"pack", "FILE.csv [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]",
      "pack buffers 'id,lower,upper,size' into one arena", 0, MEMPLAN_INPUT_CSV, MEMPLAN_OUTPUT_DOCUMENT, false, NULL},
     {"inplace", "MODEL", "in-place reuse pairs and release lists per node", OPT(ALLOW_INPUT_OVERWRITE) | OPT(EVENTS),

@@ -5,6 +5,7 @@
 
 #include "memplan/info.h"
 #include "out/json.h"
+#include "out/text.h"
 #include "util/strmap.h"
 
 unsigned long long memplan_initializer_bytes(const memplan_model *model) {
@@ -245,7 +246,7 @@ memplan_status memplan_info_json(const memplan_model *m, char **json, size_t *le
 
 static void text_type(mp_buf *b, const memplan_type *t) {
     const char *dt = t->kind == MEMPLAN_TYPE_TENSOR ? memplan_dtype_name(t->elem_type) : kind_name(t->kind);
-    mp_buf_puts(b, dt ? dt : "?");
+    mp_text_put(b, dt ? dt : "?");
     if (t->rank < 0) {
         mp_buf_puts(b, "[?]");
         return;
@@ -254,8 +255,8 @@ static void text_type(mp_buf *b, const memplan_type *t) {
     for (int32_t i = 0; i < t->rank; i++) {
         if (i) mp_buf_putc(b, ',');
         const memplan_dim *d = &t->dims[i];
-        if (d->kind == MEMPLAN_DIM_VALUE) mp_buf_printf(b, "%lld", (long long)d->value);
-        else if (d->kind == MEMPLAN_DIM_PARAM) mp_buf_puts(b, d->param);
+        if (d->kind == MEMPLAN_DIM_VALUE) mp_text_printf(b, "%lld", (long long)d->value);
+        else if (d->kind == MEMPLAN_DIM_PARAM) mp_text_put(b, d->param);
         else mp_buf_putc(b, '?');
     }
     mp_buf_putc(b, ']');
@@ -267,32 +268,32 @@ memplan_status memplan_info_text(const memplan_model *m, char **text, size_t *le
     mp_buf b;
     mp_buf_init(&b);
     bool ok = build_hist(m, &h);
-    mp_buf_printf(&b, "ir_version:        %lld\n", (long long)m->ir_version);
-    mp_buf_printf(&b, "producer:          %s %s\n", m->producer_name, m->producer_version);
+    mp_text_printf(&b, "ir_version:        %lld\n", (long long)m->ir_version);
+    mp_text_printf(&b, "producer:          %s %s\n", m->producer_name, m->producer_version);
     mp_buf_puts(&b, "opsets:           ");
     for (int32_t i = 0; i < m->n_opsets; i++)
-        mp_buf_printf(&b, " %s=%lld", m->opsets[i].domain[0] ? m->opsets[i].domain : "ai.onnx",
+        mp_text_printf(&b, " %s=%lld", m->opsets[i].domain[0] ? m->opsets[i].domain : "ai.onnx",
                       (long long)m->opsets[i].version);
-    mp_buf_printf(&b, "\nnodes:             %d (%lld including subgraphs)%s\n", (int)g->n_nodes,
+    mp_text_printf(&b, "\nnodes:             %d (%lld including subgraphs)%s\n", (int)g->n_nodes,
                   (long long)m->n_nodes_total, g->reordered ? ", reordered topologically" : "");
-    mp_buf_printf(&b, "initializers:      %d (%llu bytes)\n", (int)g->n_initializers, memplan_initializer_bytes(m));
-    mp_buf_printf(&b, "inputs:            %d\n", (int)count_true_inputs(g));
+    mp_text_printf(&b, "initializers:      %d (%llu bytes)\n", (int)g->n_initializers, memplan_initializer_bytes(m));
+    mp_text_printf(&b, "inputs:            %d\n", (int)count_true_inputs(g));
     for (int32_t i = 0; i < g->n_inputs; i++) {
         const memplan_value *v = &g->values[g->inputs[i]];
         if (!is_true_input(v)) continue;
-        mp_buf_printf(&b, "  %s: ", v->name);
+        mp_text_printf(&b, "  %s: ", v->name);
         text_type(&b, &v->type);
         mp_buf_putc(&b, '\n');
     }
-    mp_buf_printf(&b, "outputs:           %d\n", (int)g->n_outputs);
+    mp_text_printf(&b, "outputs:           %d\n", (int)g->n_outputs);
     for (int32_t i = 0; i < g->n_outputs; i++) {
         const memplan_value *v = &g->values[g->outputs[i]];
-        mp_buf_printf(&b, "  %s: ", v->name);
+        mp_text_printf(&b, "  %s: ", v->name);
         text_type(&b, &v->type);
         mp_buf_putc(&b, '\n');
     }
     mp_buf_puts(&b, "op_types:\n");
-    for (size_t i = 0; i < h.n; i++) mp_buf_printf(&b, "  %-24s %lld\n", h.items[i].op, (long long)h.items[i].count);
+    for (size_t i = 0; i < h.n; i++) mp_text_printf(&b, "  %-24s %lld\n", h.items[i].op, (long long)h.items[i].count);
     hist_free(&h);
     if (!ok || b.failed) {
         mp_buf_free(&b);

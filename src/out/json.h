@@ -16,7 +16,7 @@
 
 #include "util/buf.h"
 
-#define MP_JSON_MAX_DEPTH 64
+#define MP_JSON_MAX_DEPTH 160 /* a plan nests 3 levels per graph level (MEMPLAN_MAX_GRAPH_DEPTH 32) */
 
 typedef struct mp_json {
     mp_buf *out;

@@ -10,6 +10,7 @@
 #include "out/cache.h"
 #include "out/json.h"
 #include "out/reports.h"
+#include "out/text.h"
 #include "memplan/shapes.h"
 
 /* One request's view of a plan: the strategy whose figures it prints. */
@@ -111,6 +112,77 @@ static const char *subgraph_reason(const memplan_subgraph_plan *sp) {
     return sp->plan->deferred ? "the body's plan is deferred" : "the size of a loop-carried input is not known";
 }
 
+/* Why internal symbol `name` exists ("data-dependent: NonZero (node 'y')"),
+ * malloc'ed; NULL when out of memory. */
+static char *dim_reason(const memplan_model_plan *p, const char *name) {
+    size_t need = memplan_shapes_dim_reason(p->shapes, name, NULL, 0) + 1;
+    char *buf = malloc(need);
+    if (buf) memplan_shapes_dim_reason(p->shapes, name, buf, need);
+    return buf;
+}
+
+/* The internal symbols a deferred plan rests on: each with why it exists
+ * and the input dims to bind instead (none: only data decides it). */
+static void json_internal_dims(mp_json *j, const memplan_model_plan *p) {
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_internal_dims; i++) {
+        const char *name = p->internal_dims[i];
+        char *why = dim_reason(p, name);
+        if (!why) {
+            j->out->failed = true; /* finish_buf reports it */
+            break;
+        }
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "name");
+        mp_json_str(j, name);
+        MP_JSON_KEY(j, "reason");
+        mp_json_str(j, why);
+        MP_JSON_KEY(j, "data_dependent");
+        mp_json_bool(j, memplan_shapes_data_bound(p->shapes, name, NULL));
+        MP_JSON_KEY(j, "bind_instead");
+        mp_json_arr(j);
+        const char *few[8];
+        size_t n = memplan_shapes_bind_instead(p->shapes, name, few, 8);
+        for (size_t k = 0; k < n && k < 8; k++) mp_json_str(j, few[k]);
+        mp_json_end(j);
+        mp_json_end(j);
+        free(why);
+    }
+    mp_json_end(j);
+}
+
+/* The dims an upper-bound plan fixed at their maximum. */
+static void json_upper_bounds(mp_json *j, const memplan_model_plan *p) {
+    mp_json_obj(j);
+    for (int data = 1; data >= 0; data--) {
+        mp_json_key(j, data ? "data_dims" : "ranges");
+        mp_json_arr(j);
+        for (size_t i = 0; i < p->n_bounded; i++) {
+            const memplan_bounded_dim *d = &p->bounded[i];
+            if (d->data != (data == 1)) continue;
+            mp_json_obj(j);
+            MP_JSON_KEY(j, "name");
+            mp_json_str(j, d->name);
+            if (!data) {
+                MP_JSON_KEY(j, "lo");
+                mp_json_int(j, d->lo);
+            }
+            mp_json_key(j, data ? "bound" : "hi");
+            mp_json_int(j, d->value);
+            if (data) {
+                char *why = dim_reason(p, d->name);
+                MP_JSON_KEY(j, "reason");
+                if (!why) j->out->failed = true;
+                mp_json_str(j, why);
+                free(why);
+            }
+            mp_json_end(j);
+        }
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+}
+
 static void json_unknown(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     mp_json_obj(j);
@@ -128,6 +200,12 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
     MP_JSON_KEY(j, "dims");
     mp_json_arr(j);
     for (size_t i = 0; i < p->n_unbound_dims; i++) mp_json_str(j, p->unbound_dims[i]);
+    mp_json_end(j);
+    MP_JSON_KEY(j, "internal_dims");
+    json_internal_dims(j, p);
+    MP_JSON_KEY(j, "value_inputs");
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_value_inputs; i++) mp_json_str(j, p->graph->values[p->value_inputs[i]].name);
     mp_json_end(j);
     MP_JSON_KEY(j, "subgraphs");
     mp_json_arr(j);
@@ -404,6 +482,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     MP_JSON_KEY(j, "at_peak");
     if (def) mp_json_null(j);
     else json_at_peak(j, c);
+    if (p->options.upper_bounds && !p->parent) {
+        MP_JSON_KEY(j, "upper_bounds");
+        json_upper_bounds(j, p);
+    }
     MP_JSON_KEY(j, "weights");
     json_weights(j, p);
     MP_JSON_KEY(j, "transients");
@@ -430,24 +512,56 @@ static void human_bytes(mp_buf *b, uint64_t v) {
         x /= 1024;
         u++;
     }
-    if (u == 0) mp_buf_printf(b, "%llu B", (unsigned long long)v);
-    else mp_buf_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
+    if (u == 0) mp_text_printf(b, "%llu B", (unsigned long long)v);
+    else mp_text_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
+}
+
+/* The internal symbols, five at most, each with why it exists. */
+static void text_internal_dims(mp_buf *b, const memplan_model_plan *p) {
+    if (!p->n_internal_dims) return;
+    mp_text_printf(b, "made-up dims:      %zu (sizes the model leaves to data or to ops without a rule; not bindable)\n",
+                  p->n_internal_dims);
+    for (size_t i = 0; i < p->n_internal_dims && i < 5; i++) {
+        char *why = dim_reason(p, p->internal_dims[i]);
+        if (!why) {
+            b->failed = true;
+            return;
+        }
+        mp_text_printf(b, "  %s: %s", p->internal_dims[i], why);
+        const char *few[4];
+        size_t n = memplan_shapes_bind_instead(p->shapes, p->internal_dims[i], few, 4);
+        for (size_t k = 0; k < n && k < 4; k++) mp_text_printf(b, "%s%s", k ? ", " : "; bind ", few[k]);
+        if (n > 4) mp_buf_puts(b, ", ...");
+        mp_buf_putc(b, '\n');
+        free(why);
+    }
+    if (p->n_internal_dims > 5) mp_text_printf(b, "  ... and %zu more\n", p->n_internal_dims - 5);
+    bool data = false;
+    for (size_t i = 0; i < p->n_internal_dims && !data; i++) data = memplan_shapes_data_bound(p->shapes, p->internal_dims[i], NULL);
+    if (data && !p->options.upper_bounds)
+        mp_buf_puts(b, "                   (--upper-bounds plans data-dependent dims at their bounds)\n");
 }
 
 static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
     mp_buf_puts(b, "status:            deferred: some sizes are not known\n");
     for (size_t i = 0; i < p->n_unbound_dims; i++) {
         mp_buf_puts(b, i ? ", " : "unbound dims:      ");
-        mp_buf_puts(b, p->unbound_dims[i]);
+        mp_text_put(b, p->unbound_dims[i]);
     }
     if (p->n_unbound_dims) mp_buf_puts(b, "\n                   (bind them with --dim NAME=VALUE)\n");
+    text_internal_dims(b, p);
+    for (size_t i = 0; i < p->n_value_inputs; i++) {
+        mp_buf_puts(b, i ? ", " : "value inputs:      ");
+        mp_text_put(b, p->graph->values[p->value_inputs[i]].name);
+    }
+    if (p->n_value_inputs) mp_buf_puts(b, "\n                   (a value may resolve more: --value NAME=V)\n");
     size_t shown = p->n_unknown < 10 ? p->n_unknown : 10;
     for (size_t i = 0; i < shown; i++)
-        mp_buf_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, unknown_reason(&p->size[p->unknown[i]]));
-    if (shown < p->n_unknown) mp_buf_printf(b, "  ... and %zu more\n", p->n_unknown - shown);
+        mp_text_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, unknown_reason(&p->size[p->unknown[i]]));
+    if (shown < p->n_unknown) mp_text_printf(b, "  ... and %zu more\n", p->n_unknown - shown);
     for (size_t i = 0; i < p->n_subgraphs; i++)
         if (p->subgraphs[i].counted && !p->subgraphs[i].known)
-            mp_buf_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute, p->graph->nodes[p->subgraphs[i].node].name,
+            mp_text_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute, p->graph->nodes[p->subgraphs[i].node].name,
                           subgraph_reason(&p->subgraphs[i]));
 }
 
@@ -457,24 +571,38 @@ static void text_subgraphs(mp_buf *b, const memplan_model_plan *p, int depth) {
     for (size_t i = 0; i < p->n_subgraphs; i++) {
         const memplan_subgraph_plan *sp = &p->subgraphs[i];
         const memplan_node *n = &p->graph->nodes[sp->node];
-        mp_buf_printf(b, "%*s#%d %s", 2 * depth, "", (int)sp->node, n->op_type);
-        if (n->name[0]) mp_buf_printf(b, " '%s'", n->name);
-        mp_buf_printf(b, " %s", sp->attribute);
-        if (sp->branch != MEMPLAN_BRANCH_NONE) mp_buf_printf(b, " (branch %s)", branch_name(sp->branch));
-        mp_buf_printf(b, ", %d nodes: ", (int)sp->plan->positions);
+        mp_text_printf(b, "%*s#%d %s", 2 * depth, "", (int)sp->node, n->op_type);
+        if (n->name[0]) mp_text_printf(b, " '%s'", n->name);
+        mp_text_printf(b, " %s", sp->attribute);
+        if (sp->branch != MEMPLAN_BRANCH_NONE) mp_text_printf(b, " (branch %s)", branch_name(sp->branch));
+        mp_text_printf(b, ", %d nodes: ", (int)sp->plan->positions);
         if (!sp->known) {
-            mp_buf_puts(b, subgraph_reason(sp));
+            mp_text_put(b, subgraph_reason(sp));
         } else {
             human_bytes(b, sp->transient_bytes);
-            if (sp->state_bytes) mp_buf_printf(b, " with %llu of state", (unsigned long long)sp->state_bytes);
+            if (sp->state_bytes) mp_text_printf(b, " with %llu of state", (unsigned long long)sp->state_bytes);
         }
         mp_buf_puts(b, sp->counted ? "" : " (not counted)");
         for (size_t t = 0; sp->counted && t < p->n_transients; t++)
             if (p->transients[t].node == sp->node && p->transients[t].assumption)
-                mp_buf_printf(b, " (%s)", p->transients[t].assumption);
+                mp_text_printf(b, " (%s)", p->transients[t].assumption);
         mp_buf_putc(b, '\n');
         if (sp->counted) text_subgraphs(b, sp->plan, depth + 1);
     }
+}
+
+/* The dims an upper-bound plan fixed at their maximum, on one line. */
+static void text_upper_bounds(mp_buf *b, const memplan_model_plan *p) {
+    if (!p->options.upper_bounds) return;
+    mp_buf_puts(b, "upper bounds:      ");
+    if (!p->n_bounded) mp_buf_puts(b, "none needed");
+    for (size_t i = 0; i < p->n_bounded; i++) {
+        const memplan_bounded_dim *d = &p->bounded[i];
+        mp_text_printf(b, "%s%s = %lld", i ? ", " : "", d->name, (long long)d->value);
+        if (d->data) mp_buf_puts(b, " (data-dependent, at its bound)");
+        else mp_text_printf(b, " (range %lld..%lld)", (long long)d->lo, (long long)d->value);
+    }
+    mp_buf_puts(b, "\n                   (one arena valid for every size up to these)\n");
 }
 
 /* The ten largest buffers live at the peak. */
@@ -486,7 +614,7 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
         b->failed = true;
         return;
     }
-    mp_buf_printf(b, "at the peak:       position %d, %zu buffers live%s\n", (int)c->f->peak_position, n,
+    mp_text_printf(b, "at the peak:       position %d, %zu buffers live%s\n", (int)c->f->peak_position, n,
                   n > 10 ? " (the 10 largest)" : "");
     for (size_t i = 0; i < n && i < 10; i++) {
         int32_t v = p->buffer_value[idx[i]];
@@ -498,7 +626,7 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
         if (node >= 0) what = p->graph->nodes[node].op_type;
         mp_buf_puts(b, "  ");
         human_bytes(b, p->buffers[idx[i]].size);
-        mp_buf_printf(b, "  %s  %s%s\n", what, v >= 0 ? p->graph->values[v].name : node >= 0 ? p->graph->nodes[node].name : "",
+        mp_text_printf(b, "  %s  %s%s\n", what, v >= 0 ? p->graph->values[v].name : node >= 0 ? p->graph->nodes[node].name : "",
                       v >= 0 ? "" : " (its body's memory)");
     }
     free(idx);
@@ -507,36 +635,37 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
 static void plan_text(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
-    mp_buf_printf(b, "positions:         %d nodes\n", (int)p->positions);
-    mp_buf_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", p->n_buffers, p->n_unplanned,
+    mp_text_printf(b, "positions:         %d nodes\n", (int)p->positions);
+    mp_text_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", p->n_buffers, p->n_unplanned,
                   p->n_unknown);
     if (deferred(c)) {
         text_deferred(b, p);
     } else {
-        mp_buf_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
+        mp_text_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
                       (unsigned long long)p->options.align);
+        text_upper_bounds(b, p);
         mp_buf_puts(b, "naive:             ");
         human_bytes(b, f->naive_bytes);
         mp_buf_puts(b, "\npeak:              ");
         human_bytes(b, f->peak_bytes);
         mp_buf_puts(b, "\nlower bound:       ");
         human_bytes(b, f->lower_bound_bytes);
-        mp_buf_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
+        mp_text_printf(b, "\nsavings:           %.1f%%\n", 100.0 * f->savings_ratio);
         if (slots_strategy(c) && f->layout_bytes != f->peak_bytes) {
             mp_buf_puts(b, "slot layout:       ");
             human_bytes(b, f->layout_bytes);
-            mp_buf_printf(b, " (slots at offsets aligned to %llu)\n", (unsigned long long)p->options.align);
+            mp_text_printf(b, " (slots at offsets aligned to %llu)\n", (unsigned long long)p->options.align);
         }
-        mp_buf_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
+        mp_text_printf(b, "compare:           arena %llu, slots %llu, exact reuse %llu\n",
                       (unsigned long long)p->arena.arena_bytes, (unsigned long long)p->slots.peak_bytes,
                       (unsigned long long)p->exact.peak_bytes);
         if (f->inplace_saved_known)
-            mp_buf_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
+            mp_text_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
         text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");
     human_bytes(b, p->weight_bytes);
-    mp_buf_printf(b, " in %zu values%s%s\n", p->n_weights,
+    mp_text_printf(b, " in %zu values%s%s\n", p->n_weights,
                   p->options.constants_as_activations ? " (initializers)" : " (initializers and constants folded at load)",
                   p->n_weights_unknown ? ", and some of unknown size" : "");
     if (p->n_subgraphs) {
@@ -633,21 +762,21 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
     for (int32_t v = 0; v < g->n_values; v++) {
         const memplan_vshape *vs = memplan_shapes_value(S, g, v);
         const char *dt = kind_label(vs);
-        mp_buf_printf(b, "%s: %s", g->values[v].name, dt ? dt : "?");
+        mp_text_printf(b, "%s: %s", g->values[v].name, dt ? dt : "?");
         if (vs->rank >= 0) {
             mp_buf_putc(b, '[');
             for (int32_t i = 0; i < vs->rank; i++) {
                 memplan_expr e = r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings) : vs->dims[i];
-                mp_buf_printf(b, "%s%s", i ? "," : "", memplan_expr_str(p, e));
+                mp_text_printf(b, "%s%s", i ? "," : "", memplan_expr_str(p, e));
             }
             mp_buf_putc(b, ']');
         }
         memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->shapes.n_bindings
                                  ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
-        if (bytes == MEMPLAN_EXPR_NONE) mp_buf_printf(b, "  (%s)\n", vs->reason ? vs->reason : "unknown");
-        else mp_buf_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
+        if (bytes == MEMPLAN_EXPR_NONE) mp_text_printf(b, "  (%s)\n", vs->reason ? vs->reason : "unknown");
+        else mp_text_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
     }
-    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_buf_printf(b, "note: %s\n", memplan_shapes_note(S, i));
+    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_text_printf(b, "note: %s\n", memplan_shapes_note(S, i));
 }
 
 memplan_status mp_run_shapes(MP_REPORT_ARGS) {

@@ -23,15 +23,41 @@
 #include "out/json.h"
 #include "out/reports.h"
 #include "out/cache.h"
+#include "out/text.h"
 
+/* One graph's document: the main graph, or a control-flow body (whose
+ * analyses are computed when it is printed, with the main graph's options). */
 typedef struct doc {
     const memplan_graph *g;
     const memplan_inplace *ctx;
     memplan_expr_pool *pool;
     const memplan_request *r;
-    memplan_expr *memo;   /* bound form of each amount id < n_memo, or MEMO_UNSET */
+    memplan_expr *memo;   /* bound form of each amount id < n_memo, or MEMO_UNSET (one pool for all graphs) */
     size_t n_memo;
+    const memplan_model *m;
+    memplan_shapes *S;
+    memplan_status *status; /* the first failure while printing a body (its message in *err) */
+    memplan_error *err;
+    int depth;            /* 0 for the main graph; text indents bodies by it */
 } doc;
+
+/* The document of body `g` below d: its own analyses, d's everything else.
+ * False (and *d->status set) when they cannot be computed. */
+static bool body_doc(const doc *d, const memplan_graph *g, doc *out, memplan_inplace **ctx) {
+    memplan_inplace_options o = d->r->inplace;
+    *ctx = NULL;
+    if (*d->status) return false;
+    memplan_status st = memplan_inplace_compute_graph(d->m, g, d->S, &o, ctx, d->err);
+    if (st) {
+        *d->status = st;
+        return false;
+    }
+    *out = *d;
+    out->g = g;
+    out->ctx = *ctx;
+    out->depth = d->depth + 1;
+    return true;
+}
 
 #define MEMO_UNSET ((memplan_expr)-2)
 
@@ -162,10 +188,74 @@ static void json_event(mp_json *j, const memplan_event *e) {
     mp_json_end(j);
 }
 
+static void doc_fields(mp_json *j, const doc *d);
+
+/* Call fn for every body of every node of d's graph, in node then
+ * attribute order (GRAPHS entries are printed "name[i]": index >= 0), with
+ * the body's document. Stops at the first body that cannot be analysed. */
+typedef void (*body_fn)(void *arg, const doc *body, int32_t node, const char *attr, int64_t index);
+
+static void each_body(const doc *d, body_fn fn, void *arg) {
+    for (int32_t i = 0; i < d->g->n_nodes; i++) {
+        const memplan_node *n = &d->g->nodes[i];
+        for (int32_t a = 0; a < n->n_attrs; a++) {
+            const memplan_attr *at = &n->attrs[a];
+            size_t cnt = at->type == MEMPLAN_ATTR_GRAPH ? (at->g != NULL) : at->type == MEMPLAN_ATTR_GRAPHS ? at->n : 0;
+            for (size_t k = 0; k < cnt; k++) {
+                doc body;
+                memplan_inplace *ctx;
+                if (!body_doc(d, at->type == MEMPLAN_ATTR_GRAPH ? at->g : at->graphs[k], &body, &ctx)) return;
+                fn(arg, &body, i, at->name, at->type == MEMPLAN_ATTR_GRAPH ? -1 : (int64_t)k);
+                memplan_inplace_free(ctx);
+            }
+        }
+    }
+}
+
+static void json_body(void *arg, const doc *body, int32_t node, const char *attr, int64_t index) {
+    mp_json *j = arg;
+    const memplan_node *n = &body->g->parent->nodes[node];
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "node");
+    mp_json_int(j, node);
+    MP_JSON_KEY(j, "name");
+    mp_json_str(j, n->name);
+    MP_JSON_KEY(j, "op_type");
+    mp_json_str(j, n->op_type);
+    MP_JSON_KEY(j, "attribute");
+    if (index < 0) {
+        mp_json_str(j, attr);
+    } else {
+        mp_buf t;
+        mp_buf_init(&t);
+        mp_buf_printf(&t, "%s[%lld]", attr, (long long)index);
+        mp_json_strn(j, t.failed ? "" : t.data, t.failed ? 0 : t.len);
+        j->out->failed |= t.failed;
+        mp_buf_free(&t);
+    }
+    doc_fields(j, body);
+    mp_json_end(j);
+}
+
+/* Each body of each node: {node, name, op_type, attribute, then the body's
+ * own document fields}. */
+static void json_subgraphs(mp_json *j, const doc *d) {
+    mp_json_arr(j);
+    each_body(d, json_body, j);
+    if (*d->status) j->out->failed = true;
+    mp_json_end(j);
+}
+
 static void doc_json(mp_json *j, const doc *d) {
     mp_json_obj(j);
     MP_JSON_KEY(j, "allow_input_overwrite");
     mp_json_bool(j, d->r->inplace.allow_input_overwrite);
+    doc_fields(j, d);
+    mp_json_end(j);
+}
+
+/* tags_known, nodes, values, subgraphs, events: one graph's results. */
+static void doc_fields(mp_json *j, const doc *d) {
     MP_JSON_KEY(j, "tags_known");
     mp_json_bool(j, memplan_inplace_has_tags(d->ctx));
     MP_JSON_KEY(j, "nodes");
@@ -185,6 +275,8 @@ static void doc_json(mp_json *j, const doc *d) {
         mp_json_end(j);
     }
     mp_json_end(j);
+    MP_JSON_KEY(j, "subgraphs");
+    json_subgraphs(j, d);
     if (d->r->inplace.events) {
         MP_JSON_KEY(j, "events");
         mp_json_arr(j);
@@ -192,22 +284,50 @@ static void doc_json(mp_json *j, const doc *d) {
         for (size_t k = 0; k < memplan_inplace_event_count(d->ctx); k++) json_event(j, &ev[k]);
         mp_json_end(j);
     }
-    mp_json_end(j);
 }
 
 /* ---- text forms ---------------------------------------------------------- */
 
 static void text_names(mp_buf *b, const doc *d, const char *label, const int32_t *ids, size_t n) {
     if (!n) return;
-    mp_buf_printf(b, "  %s", label);
-    for (size_t k = 0; k < n; k++) mp_buf_printf(b, "%s%s", k ? ", " : " ", d->g->values[ids[k]].name);
+    mp_text_printf(b, "  %s", label);
+    for (size_t k = 0; k < n; k++) mp_text_printf(b, "%s%s", k ? ", " : " ", d->g->values[ids[k]].name);
 }
+
+/* Lines of a body are indented two spaces per level. */
+static void indent(mp_buf *b, const doc *d) { mp_text_printf(b, "%*s", 2 * d->depth, ""); }
 
 static void text_node_head(mp_buf *b, const doc *d, int32_t i) {
     const memplan_node *n = &d->g->nodes[i];
-    mp_buf_printf(b, "#%d %s", (int)i, n->op_type);
-    if (n->name[0]) mp_buf_printf(b, " '%s'", n->name);
+    indent(b, d);
+    mp_text_printf(b, "#%d %s", (int)i, n->op_type);
+    if (n->name[0]) mp_text_printf(b, " '%s'", n->name);
     mp_buf_putc(b, ':');
+}
+
+/* The bodies of d's nodes after its own lines, each under a header naming
+ * its node and attribute, printed by the same function one level in. */
+typedef void (*text_fn)(mp_buf *b, const doc *d);
+typedef struct text_arg {
+    mp_buf *b;
+    text_fn print;
+} text_arg;
+
+static void text_body(void *arg, const doc *body, int32_t node, const char *attr, int64_t index) {
+    text_arg *t = arg;
+    const memplan_node *n = &body->g->parent->nodes[node];
+    mp_text_printf(t->b, "%*s%s", 2 * (body->depth - 1), "", attr);
+    if (index >= 0) mp_text_printf(t->b, "[%lld]", (long long)index);
+    mp_text_printf(t->b, " of #%d %s", (int)node, n->op_type);
+    if (n->name[0]) mp_text_printf(t->b, " '%s'", n->name);
+    mp_text_printf(t->b, " (%d nodes):\n", (int)body->g->n_nodes);
+    t->print(t->b, body);
+}
+
+static void text_bodies(mp_buf *b, const doc *d, text_fn print) {
+    text_arg t = {b, print};
+    each_body(d, text_body, &t);
+    if (*d->status) b->failed = true;
 }
 
 static void inplace_text(mp_buf *b, const doc *d) {
@@ -219,7 +339,7 @@ static void inplace_text(mp_buf *b, const doc *d) {
         memplan_inplace_node_reuse(d->ctx, i, &items, &cnt, NULL);
         if (cnt) mp_buf_puts(b, "  reuse");
         for (size_t k = 0; k < cnt; k++)
-            mp_buf_printf(b, " out %d <- in %d (%s)%s", (int)items[k].output_index, (int)items[k].input_index,
+            mp_text_printf(b, " out %d <- in %d (%s)%s", (int)items[k].output_index, (int)items[k].input_index,
                           memplan_reuse_kind_name(items[k].kind), k + 1 < cnt ? "," : "");
         memplan_inplace_release_after(d->ctx, i, &ids, &cnt, NULL);
         text_names(b, d, "release", ids, cnt);
@@ -233,18 +353,20 @@ static void inplace_text(mp_buf *b, const doc *d) {
     }
     const memplan_event *ev = memplan_inplace_events(d->ctx);
     for (size_t k = 0; d->r->inplace.events && k < memplan_inplace_event_count(d->ctx); k++) {
+        indent(b, d);
         if (ev[k].action == MEMPLAN_EVENT_INPLACE)
-            mp_buf_printf(b, "event inplace node %d: out %d <- in %d (%s)\n", (int)ev[k].node_index,
+            mp_text_printf(b, "event inplace node %d: out %d <- in %d (%s)\n", (int)ev[k].node_index,
                           (int)ev[k].output_index, (int)ev[k].input_index, memplan_reuse_kind_name(ev[k].kind));
         else
-            mp_buf_printf(b, "event %s node %d: %s\n", memplan_event_action_name(ev[k].action), (int)ev[k].node_index,
+            mp_text_printf(b, "event %s node %d: %s\n", memplan_event_action_name(ev[k].action), (int)ev[k].node_index,
                           ev[k].name);
     }
+    text_bodies(b, d, inplace_text);
 }
 
 /* An amount already under the dims. */
 static void text_bound_amount(mp_buf *b, const doc *d, memplan_expr e) {
-    mp_buf_puts(b, e == MEMPLAN_EXPR_NONE ? "unknown" : memplan_expr_str(d->pool, e));
+    mp_text_put(b, e == MEMPLAN_EXPR_NONE ? "unknown" : memplan_expr_str(d->pool, e));
 }
 
 static void text_amount(mp_buf *b, const doc *d, memplan_expr e) { text_bound_amount(b, d, bound(d, e)); }
@@ -265,29 +387,36 @@ static void profile_text(mp_buf *b, const doc *d) {
                 memplan_expr e = bound(d, p->bucket[k][SORTED_TAGS[t]]);
                 if (is_zero(d, e)) continue;
                 const char *tn = memplan_tag_name(SORTED_TAGS[t]);
-                mp_buf_printf(b, "  %s%s%s ", memplan_bucket_name((memplan_bucket)k), tn[0] ? "/" : "", tn);
+                mp_text_printf(b, "  %s%s%s ", memplan_bucket_name((memplan_bucket)k), tn[0] ? "/" : "", tn);
                 text_bound_amount(b, d, e);
             }
         mp_buf_putc(b, '\n');
     }
+    text_bodies(b, d, profile_text);
 }
 
 static void tags_text(mp_buf *b, const doc *d) {
+    indent(b, d);
     mp_buf_puts(b, "values:\n");
     for (int32_t v = 0; v < d->g->n_values; v++) {
         memplan_tag tag;
         memplan_inplace_value_tag(d->ctx, v, &tag, NULL);
-        if (tag != MEMPLAN_TAG_NONE) mp_buf_printf(b, "  %s: %s\n", d->g->values[v].name, memplan_tag_name(tag));
+        if (tag == MEMPLAN_TAG_NONE) continue;
+        indent(b, d);
+        mp_text_printf(b, "  %s: %s\n", d->g->values[v].name, memplan_tag_name(tag));
     }
+    indent(b, d);
     mp_buf_puts(b, "nodes:\n");
+    doc in = *d;
+    in.depth++; /* node lines one level in */
     for (int32_t i = 0; i < d->g->n_nodes; i++) {
         memplan_tag tag;
         memplan_inplace_node_tag(d->ctx, i, &tag, NULL);
         if (tag == MEMPLAN_TAG_NONE) continue;
-        mp_buf_puts(b, "  ");
-        text_node_head(b, d, i);
-        mp_buf_printf(b, " %s\n", memplan_tag_name(tag));
+        text_node_head(b, &in, i);
+        mp_text_printf(b, " %s\n", memplan_tag_name(tag));
     }
+    text_bodies(b, d, tags_text);
 }
 
 /* ---- dispatch ------------------------------------------------------------ */
@@ -342,7 +471,8 @@ static memplan_status print_doc(mp_cache *cache, const memplan_model *m, const m
     memplan_inplace *ctx = NULL;
     memplan_status st = build_cached(cache, m, r, &S, &ctx, err);
     if (st) return st;
-    doc d = {m->graph, ctx, memplan_shapes_pool(S), r, NULL, 0};
+    memplan_status body_st = MEMPLAN_OK;
+    doc d = {m->graph, ctx, memplan_shapes_pool(S), r, NULL, 0, m, S, &body_st, err, 0};
     if (r->shapes.n_bindings) { /* no memo (out of memory) only costs time */
         d.n_memo = memplan_expr_pool_count(d.pool);
         d.memo = malloc((d.n_memo ? d.n_memo : 1) * sizeof *d.memo);
@@ -359,7 +489,10 @@ static memplan_status print_doc(mp_cache *cache, const memplan_model *m, const m
     } else {
         text(&b, &d);
     }
-    if (b.failed) {
+    if (body_st) {
+        mp_buf_free(&b);
+        st = body_st; /* a body's analysis failed: its message is in err */
+    } else if (b.failed) {
         mp_buf_free(&b);
         st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while writing the report");
     } else {

@@ -6,6 +6,7 @@
  *   report_inplace.c  inplace, profile, tags (one JSON document; text forms
  *                     differ) and annotate (the model's bytes: it needs
  *                     r->model_bytes or r->model_reader)
+ *   report_sweep.c    sweep (the plan's figures as one dim varies)
  */
 #ifndef MEMPLAN_OUT_REPORTS_H
 #define MEMPLAN_OUT_REPORTS_H
@@ -27,5 +28,6 @@ memplan_status mp_run_inplace(MP_REPORT_ARGS);
 memplan_status mp_run_profile(MP_REPORT_ARGS);
 memplan_status mp_run_tags(MP_REPORT_ARGS);
 memplan_status mp_run_annotate(MP_REPORT_ARGS);
+memplan_status mp_run_sweep(MP_REPORT_ARGS);
 
 #endif

@@ -32,8 +32,11 @@ void memplan_request_free(memplan_request *r) {
         free((char *)values[i].name);
         free((int64_t *)values[i].elems);
     }
+    memplan_dim_range *ranges = (memplan_dim_range *)r->plan.ranges;
+    for (size_t i = 0; i < r->plan.n_ranges; i++) free((char *)ranges[i].name);
     free(dims);
     free(values);
+    free(ranges);
     memplan_request_init(r);
 }
 
@@ -113,6 +116,31 @@ memplan_status memplan_request_bind_value(memplan_request *r, const char *name, 
     return MEMPLAN_OK;
 }
 
+memplan_status memplan_request_bind_range(memplan_request *r, const char *name, size_t name_len, int64_t lo,
+                                          int64_t hi, memplan_error *err) {
+    if (lo < 0 || lo > hi)
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "the range of dim '%.*s' is empty", (int)name_len, name);
+    memplan_dim_range *ranges = (memplan_dim_range *)r->plan.ranges;
+    size_t n = r->plan.n_ranges;
+    for (size_t j = 0; j < n; j++)
+        if (same_name(ranges[j].name, name, name_len)) { /* a later range replaces, in its place */
+            ranges[j].lo = lo;
+            ranges[j].hi = hi;
+            return MEMPLAN_OK;
+        }
+    void *items = ranges;
+    char *copy = copy_name(name, name_len);
+    if (!copy || !grow(&items, n, &r->ranges_cap, sizeof *ranges)) {
+        free(copy);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    }
+    ranges = items;
+    ranges[n] = (memplan_dim_range){copy, lo, hi, 0};
+    r->plan.ranges = ranges;
+    r->plan.n_ranges = n + 1;
+    return MEMPLAN_OK;
+}
+
 void memplan_request_plan_options(const memplan_request *r, memplan_plan_options *o) {
     *o = r->plan;
     o->allow_input_overwrite = r->inplace.allow_input_overwrite;
@@ -156,13 +184,47 @@ static memplan_status set_budget(memplan_request *r, const char *v, memplan_erro
     return MEMPLAN_OK;
 }
 
-/* "NAME=VALUE", VALUE an integer in [0, 2^53]; NAME of any length (the
- * loader accepts names up to 64 KiB, and each must be bindable). */
+/* The integer at s[0..n) into *out (<= max); false when it is not one. */
+static bool parse_u64n(const char *s, size_t n, uint64_t max, uint64_t *out) {
+    char text[32];
+    if (n == 0 || n >= sizeof text) return false;
+    memcpy(text, s, n);
+    text[n] = 0;
+    return parse_u64(text, max, out);
+}
+
+/* "NAME=LO..HI" or "NAME=LO..HI:N": a range, planned at HI by --upper-bounds
+ * (the plan's, not the shapes': a range binds nothing by itself); N is the
+ * number of values `memplan sweep` plans from LO to HI. */
+static memplan_status set_range(memplan_request *r, const char *v, const char *eq, memplan_error *err) {
+    const char *dots = strstr(eq + 1, ".."), *hi_text = dots + 2, *colon = strchr(hi_text, ':');
+    uint64_t lo, hi, points = 0;
+    bool ok = eq != v && parse_u64n(eq + 1, (size_t)(dots - (eq + 1)), 1ull << 53, &lo) &&
+              parse_u64n(hi_text, colon ? (size_t)(colon - hi_text) : strlen(hi_text), 1ull << 53, &hi) && lo <= hi &&
+              (!colon || (parse_u64(colon + 1, MEMPLAN_SWEEP_MAX_POINTS, &points) && points >= 1));
+    if (!ok)
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "--dim NAME=LO..HI takes integers with 0 <= LO <= HI <= 2^53 (and :N, 1 <= N <= %d, "
+                                 "for sweep), got '%s'", MEMPLAN_SWEEP_MAX_POINTS, v);
+    memplan_status st = memplan_request_bind_range(r, v, (size_t)(eq - v), (int64_t)lo, (int64_t)hi, err);
+    if (!st) { /* the range just bound (or replaced) takes the count */
+        memplan_dim_range *ranges = (memplan_dim_range *)r->plan.ranges;
+        for (size_t j = 0; j < r->plan.n_ranges; j++)
+            if (strncmp(ranges[j].name, v, (size_t)(eq - v)) == 0 && ranges[j].name[eq - v] == 0)
+                ranges[j].points = (uint32_t)points;
+    }
+    return st;
+}
+
+/* "NAME=VALUE", VALUE an integer in [0, 2^53], or "NAME=LO..HI"; NAME of
+ * any length (the loader accepts names up to 64 KiB, and each must be
+ * bindable). */
 static memplan_status set_dim(memplan_request *r, const char *v, memplan_error *err) {
     const char *eq = v ? strchr(v, '=') : NULL;
+    if (eq && strstr(eq + 1, "..")) return set_range(r, v, eq, err);
     uint64_t u;
     if (!eq || eq == v || !parse_u64(eq + 1, 1ull << 53, &u))
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], got '%s'",
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], or NAME=LO..HI, got '%s'",
                                  v ? v : "");
     return memplan_request_bind_dim(r, v, (size_t)(eq - v), (int64_t)u, err);
 }
@@ -222,6 +284,7 @@ static const memplan_option OPTIONS[MEMPLAN_OPT_COUNT] = {
     [MEMPLAN_OPT_ALLOW_INPUT_OVERWRITE] = SWITCH("--allow-input-overwrite", inplace.allow_input_overwrite),
     [MEMPLAN_OPT_EVENTS] = SWITCH("--events", inplace.events),
     [MEMPLAN_OPT_NO_NODES] = SWITCH("--no-nodes", no_nodes),
+    [MEMPLAN_OPT_UPPER_BOUNDS] = SWITCH("--upper-bounds", plan.upper_bounds),
 };
 
 const memplan_option *memplan_option_get(memplan_option_id id) {

@@ -41,6 +41,7 @@ typedef struct plan_impl {
     memplan_model_plan pub;
     memplan_binding *bindings;   /* copy of the options' bindings; names in one block */
     char *binding_names;
+    memplan_bounded_dim *bounded;
     memplan_size *size;
     uint8_t *constant;
     memplan_buffer *buffers;
@@ -49,6 +50,8 @@ typedef struct plan_impl {
     memplan_value_plan *values;
     int32_t *unplanned, *unknown;
     const char **unbound_dims;
+    const char **internal_dims;
+    int32_t *value_inputs;
     uint64_t *slot_offset;
     memplan_plan_link *links;
     memplan_transient *transients;
@@ -84,6 +87,7 @@ static void plan_free(plan_impl *k, bool root) {
     memplan_arena_plan_free(&p->arena);
     free(k->bindings);
     free(k->binding_names);
+    free(k->bounded);
     free(k->size);
     free(k->constant);
     free(k->buffers);
@@ -93,6 +97,8 @@ static void plan_free(plan_impl *k, bool root) {
     free(k->unplanned);
     free(k->unknown);
     free(k->unbound_dims);
+    free(k->internal_dims);
+    free(k->value_inputs);
     free(k->slot_offset);
     free(k->links);
     free(k->transients);
@@ -106,29 +112,84 @@ void memplan_model_plan_free(memplan_model_plan *p) {
 }
 
 /* The options, with the bindings copied into the plan (values are read
- * by shape inference only). */
+ * by shape inference only). An upper-bound plan binds each ranged dim at
+ * its hi too; the data-dependent dims are added after inference
+ * (bind_data_bounds). */
 static memplan_status copy_options(plan_impl *k, const memplan_plan_options *o, memplan_error *err) {
     k->pub.options = *o;
     k->pub.options.bindings = NULL;
     k->pub.options.n_bindings = 0;
     k->pub.options.values = NULL;
     k->pub.options.n_values = 0;
-    if (!o->n_bindings) return MEMPLAN_OK;
+    k->pub.options.ranges = NULL;
+    k->pub.options.n_ranges = 0;
+    size_t nr = o->upper_bounds ? o->n_ranges : 0, n = o->n_bindings + nr;
+    for (size_t i = 0; i < o->n_ranges; i++) {
+        if (o->ranges[i].lo < 0 || o->ranges[i].lo > o->ranges[i].hi)
+            return memplan_error_set(err, MEMPLAN_EUSAGE, "the range of dim '%s' is empty", o->ranges[i].name);
+        for (size_t b = 0; b < o->n_bindings; b++)
+            if (strcmp(o->bindings[b].name, o->ranges[i].name) == 0)
+                return memplan_error_set(err, MEMPLAN_EUSAGE, "dim '%s' is given both a value and a range",
+                                         o->ranges[i].name);
+    }
+    if (!n) return MEMPLAN_OK;
     size_t chars = 0;
-    for (size_t i = 0; i < o->n_bindings; i++) chars += strlen(o->bindings[i].name) + 1;
-    k->bindings = malloc(o->n_bindings * sizeof *k->bindings);
+    for (size_t i = 0; i < n; i++) chars += strlen(i < o->n_bindings ? o->bindings[i].name : o->ranges[i - o->n_bindings].name) + 1;
+    k->bindings = malloc(n * sizeof *k->bindings);
     k->binding_names = malloc(chars);
-    if (!k->bindings || !k->binding_names) return oom(err);
+    k->bounded = malloc((nr ? nr : 1) * sizeof *k->bounded);
+    if (!k->bindings || !k->binding_names || !k->bounded) return oom(err);
     char *at = k->binding_names;
-    for (size_t i = 0; i < o->n_bindings; i++) {
-        size_t n = strlen(o->bindings[i].name) + 1;
-        memcpy(at, o->bindings[i].name, n);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = i < o->n_bindings ? o->bindings[i].name : o->ranges[i - o->n_bindings].name;
+        size_t len = strlen(name) + 1;
+        memcpy(at, name, len);
         k->bindings[i].name = at;
-        k->bindings[i].value = o->bindings[i].value;
-        at += n;
+        k->bindings[i].value = i < o->n_bindings ? o->bindings[i].value : o->ranges[i - o->n_bindings].hi;
+        if (i >= o->n_bindings)
+            k->bounded[k->pub.n_bounded++] = (memplan_bounded_dim){at, k->bindings[i].value, false,
+                                                                   o->ranges[i - o->n_bindings].lo};
+        at += len;
     }
     k->pub.options.bindings = k->bindings;
-    k->pub.options.n_bindings = o->n_bindings;
+    k->pub.options.n_bindings = n;
+    k->pub.bounded = k->bounded;
+    return MEMPLAN_OK;
+}
+
+/* An upper-bound plan: each data-dependent dim whose bound evaluates under
+ * the bindings so far is bound at it, for sizes only (inference keeps the
+ * symbol). A bound may name another data-dependent dim (NonZero of a
+ * NonZero's output), so passes repeat until one adds nothing. */
+static memplan_status bind_data_bounds(plan_impl *k, memplan_error *err) {
+    memplan_model_plan *p = &k->pub;
+    size_t nd = memplan_shapes_data_dim_count(p->shapes);
+    if (!nd) return MEMPLAN_OK;
+    size_t cap = p->options.n_bindings + nd;
+    memplan_binding *b = realloc(k->bindings, cap * sizeof *b);
+    if (b) k->bindings = b;
+    memplan_bounded_dim *bd = b ? realloc(k->bounded, (p->n_bounded + nd) * sizeof *bd) : NULL;
+    if (bd) k->bounded = bd;
+    if (!b || !bd) return oom(err);
+    memplan_expr_pool *pool = memplan_shapes_pool(p->shapes);
+    size_t n = p->options.n_bindings;
+    for (bool added = true; added;) {
+        added = false;
+        for (size_t i = 0; i < nd; i++) {
+            memplan_expr bound;
+            const char *name = memplan_shapes_data_dim(p->shapes, i, &bound);
+            bool done = false;
+            for (size_t j = 0; j < n && !done; j++) done = strcmp(b[j].name, name) == 0;
+            int64_t v;
+            if (done || bound == MEMPLAN_EXPR_NONE || memplan_expr_eval(pool, bound, b, n, &v, NULL)) continue;
+            b[n++] = (memplan_binding){name, v};
+            bd[p->n_bounded++] = (memplan_bounded_dim){name, v, true, 0};
+            added = true;
+        }
+    }
+    p->options.bindings = b;
+    p->options.n_bindings = n;
+    p->bounded = bd;
     return MEMPLAN_OK;
 }
 
@@ -401,31 +462,70 @@ static memplan_status plan_control_flow(plan_impl *k, const plan_env *env, mempl
 
 /* ---- placement ----------------------------------------------------------- */
 
-/* Append names not seen yet to the plan's unbound dims. */
-static memplan_status add_dims(plan_impl *k, mp_strmap *seen, size_t *cap, const char *const *names, size_t n,
-                               memplan_error *err) {
-    memplan_model_plan *p = &k->pub;
-    if (p->n_unbound_dims + n > *cap) {
-        size_t want = (p->n_unbound_dims + n) * 2;
-        const char **grown = realloc(k->unbound_dims, want * sizeof *grown);
-        if (!grown) return oom(err);
-        k->unbound_dims = grown;
-        *cap = want;
-    }
+/* A growable list of dim names, each once. */
+typedef struct dim_list {
+    const char **names;
+    size_t n, cap;
+} dim_list;
+
+/* Append names not seen yet: internal symbols to `internal`, the rest to
+ * `bindable`. */
+static memplan_status add_dims(plan_impl *k, mp_strmap *seen, dim_list *bindable, dim_list *internal,
+                               const char *const *names, size_t n, memplan_error *err) {
     for (size_t j = 0; j < n; j++) {
         if (mp_strmap_get(seen, names[j]) >= 0) continue;
         if (!mp_strmap_put(seen, names[j], 1)) return oom(err);
-        k->unbound_dims[p->n_unbound_dims++] = names[j];
+        dim_list *l = memplan_shapes_internal_dim(k->pub.shapes, names[j], NULL) ? internal : bindable;
+        if (l->n == l->cap) {
+            size_t want = l->cap ? 2 * l->cap : 8;
+            const char **grown = realloc(l->names, want * sizeof *grown);
+            if (!grown) return oom(err);
+            l->names = grown;
+            l->cap = want;
+        }
+        l->names[l->n++] = names[j];
     }
     return MEMPLAN_OK;
 }
 
+/* A graph input a --value could give: an integer or bool scalar, or a
+ * vector of a few static elements, that has no value yet. */
+static bool takes_value(const memplan_plan_options *o, const memplan_value *v) {
+    const memplan_type *t = &v->type;
+    if (!(v->flags & MEMPLAN_VALUE_INPUT) || (v->flags & MEMPLAN_VALUE_INITIALIZER) || t->kind != MEMPLAN_TYPE_TENSOR)
+        return false;
+    switch (t->elem_type) {
+    case MEMPLAN_DTYPE_BOOL: case MEMPLAN_DTYPE_INT8: case MEMPLAN_DTYPE_UINT8: case MEMPLAN_DTYPE_INT16:
+    case MEMPLAN_DTYPE_UINT16: case MEMPLAN_DTYPE_INT32: case MEMPLAN_DTYPE_UINT32: case MEMPLAN_DTYPE_INT64:
+    case MEMPLAN_DTYPE_UINT64: break;
+    default: return false;
+    }
+    if (t->rank > 1 || (t->rank == 1 && (t->dims[0].kind != MEMPLAN_DIM_VALUE || t->dims[0].value < 1 ||
+                                         t->dims[0].value > 64)))
+        return false;
+    for (size_t i = 0; i < o->n_values; i++)
+        if (strcmp(o->values[i].name, v->name) == 0) return false;
+    return true;
+}
+
+/* The main graph's inputs a --value could resolve (see takes_value). */
+static memplan_status collect_value_inputs(plan_impl *k, const memplan_plan_options *given, memplan_error *err) {
+    const memplan_graph *g = k->pub.graph;
+    k->value_inputs = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *k->value_inputs);
+    if (!k->value_inputs) return oom(err);
+    for (int32_t v = 0; v < g->n_values; v++)
+        if (takes_value(given, &g->values[v])) k->value_inputs[k->pub.n_value_inputs++] = v;
+    k->pub.value_inputs = k->value_inputs;
+    return MEMPLAN_OK;
+}
+
 /* The dim names the symbolic sizes of the unknown owners need, each once,
- * in first-seen order, then those of the counted bodies that are deferred. */
+ * in first-seen order, then those of the counted bodies that are deferred;
+ * internal symbols apart. */
 static memplan_status collect_unbound_dims(plan_impl *k, memplan_error *err) {
     memplan_model_plan *p = &k->pub;
     memplan_expr_pool *pool = memplan_shapes_pool(p->shapes);
-    size_t cap = 0;
+    dim_list bindable = {NULL, 0, 0}, internal = {NULL, 0, 0};
     memplan_status st = MEMPLAN_OK;
     mp_strmap seen;
     mp_strmap_init(&seen);
@@ -437,15 +537,22 @@ static memplan_status collect_unbound_dims(plan_impl *k, memplan_error *err) {
         size_t n = memplan_expr_names(pool, s->expr, few, 16);
         if (n > 16 && !(names = malloc(n * sizeof *names))) st = oom(err);
         if (!st && names != few) memplan_expr_names(pool, s->expr, names, n);
-        if (!st) st = add_dims(k, &seen, &cap, names, n, err);
+        if (!st) st = add_dims(k, &seen, &bindable, &internal, names, n, err);
         if (names != few) free(names);
     }
     for (size_t i = 0; i < p->n_subgraphs && !st; i++) {
         const memplan_model_plan *c = p->subgraphs[i].plan;
-        if (p->subgraphs[i].counted && c->deferred) st = add_dims(k, &seen, &cap, c->unbound_dims, c->n_unbound_dims, err);
+        if (!p->subgraphs[i].counted || !c->deferred) continue;
+        st = add_dims(k, &seen, &bindable, &internal, c->unbound_dims, c->n_unbound_dims, err);
+        if (!st) st = add_dims(k, &seen, &bindable, &internal, c->internal_dims, c->n_internal_dims, err);
     }
     mp_strmap_free(&seen);
+    k->unbound_dims = bindable.names;
     p->unbound_dims = k->unbound_dims;
+    p->n_unbound_dims = bindable.n;
+    k->internal_dims = internal.names;
+    p->internal_dims = k->internal_dims;
+    p->n_internal_dims = internal.n;
     return st;
 }
 
@@ -504,7 +611,7 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
     uint64_t align = p->options.align;
     memplan_plan_figures *fa = &p->figures[MEMPLAN_STRATEGY_ARENA], *fs = &p->figures[MEMPLAN_STRATEGY_SLOTS];
     /* Naive: one buffer per owner. The arena strategy aligns each one, as a
-     * naive allocator would; the slot strategy counts raw sizes (seed 000). */
+     * naive allocator would; the slot strategy counts raw sizes (docs/semantics.md, "Slot plan"). */
     for (size_t b = 0; b < p->n_buffers; b++) {
         fa->naive_bytes += align_up(p->buffers[b].size, align);
         fs->naive_bytes += p->buffers[b].size;
@@ -520,7 +627,7 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
         off += align_up(p->slots.slot_bytes[s], align);
     }
     p->slot_offset = k->slot_offset;
-    /* The slot plan's peak is the sum of the slot capacities (seed 000), at
+    /* The slot plan's peak is the sum of the slot capacities (docs/semantics.md, "Slot plan"), at
      * any alignment: alignment and offsets belong to the arena. Laid out one
      * after another at aligned offsets, the slots end at `end`. */
     fs->peak_bytes = p->slots.peak_bytes;
@@ -528,7 +635,7 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
     fa->layout_bytes = fa->peak_bytes;
     fa->savings_ratio = savings(fa->naive_bytes, fa->peak_bytes);
     fs->savings_ratio = savings(fs->naive_bytes, fs->peak_bytes);
-    /* slot capacities are raw sizes (seed 000): compare with the raw bound */
+    /* slot capacities are raw sizes (docs/semantics.md, "Slot plan"): compare with the raw bound */
     memplan_status st = memplan_lower_bound(p->buffers, p->n_buffers, 1, &fs->lower_bound_bytes, err);
     if (!st) st = peak_position(p, align, &fa->peak_position, err);
     if (!st) st = peak_position(p, 1, &fs->peak_position, err);
@@ -604,6 +711,7 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
         st = copy_options(k, env->o, err);
         memplan_shapes_options so = {p->options.bindings, p->options.n_bindings, env->o->values, env->o->n_values};
         if (!st) st = memplan_shapes_infer_opts(env->m, &so, &p->shapes, err);
+        if (!st && p->options.upper_bounds) st = bind_data_bounds(k, err);
     }
     memplan_viewmap vm = {0, NULL};
     uint8_t *external = NULL;
@@ -624,6 +732,7 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
                              ? (uint32_t)((uint64_t)p->options.budget_ms * (uint64_t)g->n_nodes / env->total_nodes)
                              : p->options.budget_ms;
         st = p->deferred ? collect_unbound_dims(k, err) : place(k, share, err);
+        if (!st && p->deferred && !parent) st = collect_value_inputs(k, env->o, err);
     }
     if (!st) st = collect_values(k, err);
     if (st) {

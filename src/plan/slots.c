@@ -1,5 +1,5 @@
 /*
- * slots.c -- the slot planner (SEMANTICS.md section 3) on intervals.
+ * slots.c -- the slot planner (docs/semantics.md, "Slot plan") on intervals.
  *
  * Buffers are walked by start time. Before a buffer starting at t is placed,
  * every holder whose lifetime ended at or before t hands its slot back to the

@@ -19,11 +19,16 @@ memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_opt
     for (size_t i = 0; i < n && !st; i++) {
         b[nb] = (memplan_binding){dim, values[i]};
         memplan_model_plan *p = NULL;
-        st = memplan_plan_model(m, &po, &p, err);
-        if (st) break;
         memplan_sweep_point *q = &out[i];
         memset(q, 0, sizeof *q);
         q->value = values[i];
+        st = memplan_plan_model(m, &po, &p, err);
+        if (st == MEMPLAN_EINPUT) { /* this value does not fit the model; the next may */
+            st = MEMPLAN_OK;
+            continue;
+        }
+        if (st) break;
+        q->fits = true;
         q->deferred = p->deferred;
         if (!p->deferred) {
             const memplan_plan_figures *f = &p->figures[MEMPLAN_STRATEGY_ARENA];

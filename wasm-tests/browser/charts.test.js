@@ -150,3 +150,75 @@ describe('charts, selection, tooltips', () => {
     expect(empty, 'memory chart note, no nodes').toBe('');
   });
 });
+
+describe('the wheel, the keys and the chart edges', () => {
+  const domain = () => page.evaluate(() => window.memplanView.view.linked.xDomain);
+  const overTimeline = async () => {
+    const r = await page.evaluate(() => {
+      const el = document.querySelector('[data-chart="timeline"]');
+      el.scrollIntoView({ block: 'center' });
+      const b = el.querySelector('.zoom-surface').getBoundingClientRect();
+      return { x: b.left + b.width / 2, y: b.top + b.height / 2 };
+    });
+    await page.mouse.move(r.x, r.y);
+  };
+
+  it('the wheel over a chart scrolls the page; Ctrl+wheel, or the wheel over a focused chart, zooms', async () => {
+    await openPlanned(page, env, MEDIUM);
+    await page.evaluate(() => document.activeElement?.blur());
+    await overTimeline();
+    const y0 = await page.evaluate(() => window.scrollY);
+    for (let k = 0; k < 3; k++) await page.mouse.wheel(0, 120);
+    await page.waitForFunction((y) => window.scrollY > y, y0, { timeout: 5000 });
+    expect(await domain(), 'not zoomed by a plain wheel').toBe(null);
+    await overTimeline();
+    await page.keyboard.down('Control');
+    await page.mouse.wheel(0, -240);
+    await page.keyboard.up('Control');
+    await page.waitForFunction(() => window.memplanView.view.linked.xDomain !== null, null, { timeout: 5000 });
+    await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
+    await page.focus('[data-chart="timeline"]');
+    const y1 = await page.evaluate(() => window.scrollY);
+    await page.mouse.wheel(0, -240);
+    await page.waitForFunction(() => window.memplanView.view.linked.xDomain !== null, null, { timeout: 5000 });
+    expect(await page.evaluate(() => window.scrollY), 'a focused chart keeps the page where it is').toBe(y1);
+    await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
+  });
+
+  it('a focused chart pans with ←/→, zooms with +/−, shows all with 0, and Escape clears the selection', async () => {
+    const P = await page.evaluate(() => window.memplanView.view.linked.fullDomain[1]);
+    await page.focus('[data-chart="arena"]');
+    await page.keyboard.press('+');
+    expect(await domain()).toEqual([P / 2 - P / 3, P / 2 + P / 3]);
+    await page.keyboard.press('ArrowLeft');
+    const w = (2 * P) / 3;
+    expect(await domain()).toEqual([P / 2 - P / 3 - w / 10, P / 2 + P / 3 - w / 10]);
+    await page.keyboard.press('0');
+    expect(await domain()).toBe(null);
+    await page.evaluate(() => window.memplanView.select(window.memplanView.plan.values[0].name));
+    await page.waitForFunction(() => window.memplanView.state.selected !== null, null, { timeout: 5000 });
+    await page.keyboard.press('Escape');
+    expect(await page.evaluate(() => window.memplanView.state.selected)).toBe(null);
+  });
+
+  it('the selection outline stays inside the chart when its bar runs past the edges after a zoom', async () => {
+    const plan = fixturePlan(MEDIUM);
+    const v = plan.values.filter((x) => !x.view && x.size).sort((a, b) => (b.end - b.start) - (a.end - a.start))[0]; // the longest interval
+    await page.evaluate((n) => window.memplanView.select(n), v.name);
+    const mid = (v.start + v.end + 1) / 2;
+    await page.evaluate((m) => window.memplanView.view.linked.setXDomain([m - 1, m + 1]), mid);
+    await frames();
+    for (const chart of ['timeline', 'arena']) {
+      const r = await page.evaluate((c) => {
+        const root = document.querySelector(`[data-chart="${c}"]`);
+        const o = root.querySelector('.mark-selected');
+        const a = root.querySelector('.zoom-surface').getBoundingClientRect(), b = o?.getBoundingClientRect();
+        return b ? { left: b.left - a.left, right: b.right - a.right } : null;
+      }, chart);
+      expect(r, `${chart}: the outline is drawn`).not.toBe(null);
+      expect(r.left, `${chart}: left edge`).toBeGreaterThanOrEqual(-2);
+      expect(r.right, `${chart}: right edge`).toBeLessThanOrEqual(2);
+    }
+    await page.evaluate(() => { window.memplanView.view.linked.setXDomain(null); window.memplanView.select(null); });
+  });
+});

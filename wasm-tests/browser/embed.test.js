@@ -109,7 +109,7 @@ describe('embedding', () => {
     expect(r.internal, 'internal events reach an embedder').toEqual([]);
     expect({ strategy: r.strategy, before: r.before, status: r.status, size: r.size, selected: r.selected, elementFrozen: r.elementFrozen })
       .toEqual({ strategy: 'slots', before: 'arena', status: 'deferred', size: cliPlan(EXAMPLE_SRC).values[0].size, selected: true, elementFrozen: true });
-    expect(r.keys).toEqual(['phase', 'name', 'shownName', 'source', 'hasModel', 'status', 'strategy', 'align', 'inplace', 'dims', 'dimNames', 'selected', 'busy', 'progress', 'error']);
+    expect(r.keys).toEqual(['phase', 'name', 'shownName', 'source', 'hasModel', 'status', 'strategy', 'align', 'inplace', 'dims', 'dimNames', 'values', 'selected', 'busy', 'progress', 'error']);
     await p3.close();
   });
 });

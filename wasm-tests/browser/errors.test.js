@@ -1,5 +1,6 @@
 // Cancel and errors: bytes that are not a model, a long load cancelled, a
 // model over the loader's node limit; the page recovers from each.
+import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LARGEST, requireVizFixtures, SYMBOLIC } from '../viz-fixtures.js';
@@ -17,7 +18,7 @@ describe('cancel and errors', () => {
     await page.setInputFiles('#file', { name: 'garbage.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from('this is not an onnx model\xff\xff') });
     await waitState(page, 'error');
     const msg = await page.textContent('.mpv-error');
-    expect(msg.startsWith('garbage.onnx: ') && msg.length >= 'garbage.onnx: '.length + 5, `error shown: ${JSON.stringify(msg)}`).toBe(true);
+    expect(msg, 'in the page\'s words, the loader\'s detail after').toMatch(/^garbage\.onnx: this is not an ONNX model \(malformed protobuf at byte 0: .+\)$/);
     // The charts, table and exports still show the model opened before: the title (and export file names) keep its name.
     const kept = await page.evaluate(() => [document.querySelector('.mpv-model-name').textContent, window.memplanView.state.name]);
     expect(kept, 'title after a failed open').toEqual([basename(DROPPED), basename(DROPPED)]);
@@ -63,5 +64,66 @@ describe('cancel and errors', () => {
     await page.setInputFiles('#file', OTHER);
     await waitState(page, 'ready');
     expectMatchesCli(await shown(page), cliInfo(OTHER));
+  });
+});
+
+describe('what the page shows while loading, after a cancel, with a saved plan', () => {
+  // models/slow.onnx: `file`, served after `ms`, once routed. Resolves to {sent}: a promise of the answer sent (unroute only then).
+  const slow = async (ms, file) => {
+    const body = readFileSync(file);
+    let served;
+    const sent = new Promise((r) => { served = r; });
+    await page.route('**/models/slow.onnx', async (route) => { await new Promise((r) => setTimeout(r, ms)); await route.fulfill({ body, contentType: 'application/octet-stream' }); served(); });
+    return { sent };
+  };
+  const look = () => page.evaluate(() => ({
+    name: document.querySelector('.mpv-model-name').textContent,
+    badge: document.querySelector('.mpv-badge').hidden ? null : document.querySelector('.mpv-badge').textContent,
+    main: !document.querySelector('.mpv-main').hidden,
+  }));
+
+  it('while a model loads, the figures and charts of the one before are not shown under its name', async () => {
+    await openFile(page, DROPPED);
+    const { sent } = await slow(1500, OTHER);
+    await page.evaluate(() => { window.memplanView.setModel('models/slow.onnx').catch(() => {}); });
+    await page.waitForFunction(() => document.querySelector('.mpv-model-name').textContent === 'slow.onnx', null, { timeout: TIMEOUT });
+    expect(await look(), 'loading').toEqual({ name: 'slow.onnx', badge: 'loading', main: false });
+    await waitState(page, 'ready');
+    expect(await look(), 'planned').toEqual({ name: 'slow.onnx', badge: 'planned', main: true });
+    expectMatchesCli(await shown(page), cliInfo(OTHER));
+    await sent;
+    await page.unroute('**/models/slow.onnx');
+  });
+
+  it('after Cancel the closed model\'s charts are not left up, and the message says what to do', async () => {
+    const { sent } = await slow(2500, OTHER);
+    await page.evaluate(() => { window.memplanView.setModel('models/slow.onnx').catch(() => {}); });
+    await page.waitForSelector('.mpv-cancel:not([hidden])', { timeout: TIMEOUT });
+    await page.click('.mpv-cancel');
+    await waitState(page, 'error');
+    expect(await look()).toEqual({ name: 'slow.onnx', badge: null, main: false });
+    expect(await page.textContent('.mpv-error')).toBe('slow.onnx: cancelled. Open a model again (or pick a saved plan) to go on.');
+    await sent; // the download goes on after the worker is stopped; its answer is dropped
+    await page.unroute('**/models/slow.onnx');
+    await openFile(page, OTHER);
+    expect((await look()).main).toBe(true);
+  });
+
+  it('a saved plan: its options are shown as made and cannot be changed, Annotated .onnx is off, the slot chart says why it is empty', async () => {
+    const plan = fixturePlan(SYMBOLIC, ['--align', '256']);
+    await page.evaluate((p) => window.memplanView.setPlan(p, 'saved.plan.json'), plan);
+    await waitState(page, 'ready');
+    const c = await page.evaluate(() => ({
+      strategy: [...document.querySelectorAll('[data-strategy]')].map((b) => [b.dataset.strategy, b.disabled, b.classList.contains('on')]),
+      align: [document.querySelector('.mpv-align').disabled, document.querySelector('.mpv-align').value],
+      inplace: document.querySelector('.mpv-inplace').disabled,
+      annotate: document.querySelector('[data-export="annotated-onnx"]').disabled,
+      note: !document.querySelector('.mpv-fixed-note').hidden,
+      slots: document.querySelector('[data-chart="slots"] .chart-message').textContent,
+    }));
+    expect(c).toEqual({ strategy: [['arena', true, true], ['slots', true, false]], align: [true, '256'], inplace: true, annotate: true, note: true,
+      slots: 'a saved arena plan holds no slot plan: open the model to compare' });
+    await openFile(page, OTHER);
+    expect(await page.evaluate(() => [document.querySelector('.mpv-align').disabled, document.querySelector('[data-export="annotated-onnx"]').disabled])).toEqual([false, false]);
   });
 });

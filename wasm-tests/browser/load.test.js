@@ -4,8 +4,10 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
+import { EXAMPLE } from '../../web/src/example.js';
+import { dimArgs } from '../viz-fixtures.js';
 import { DROPPED, OTHER } from './paths.js';
-import { artifact, cliInfo, cliPlan, expectMatchesCli, expectPlanShown, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
+import { artifact, cliInfo, cliPlan, expectMatchesCli, expectPlanShown, shown, TIMEOUT, useBrowser, waitPlan, waitState } from './harness.js';
 
 const env = useBrowser({ setup: async () => {} });
 let page;
@@ -21,17 +23,16 @@ describe('load and figures', () => {
     await page.screenshot({ path: artifact('browser-example.png'), fullPage: true });
   });
 
-  it('the example plan (deferred) matches the CLI: intervals, unknown values, no totals', async () => {
-    const plan = cliPlan(EXAMPLE_SRC);
+  it('the example plan (planned with its preset dims and sr) matches the CLI: figures, a row per value and per body, no deferred panel', async () => {
+    const plan = cliPlan(EXAMPLE_SRC, [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`])]);
+    expect(plan.status).toBe('planned');
     expectPlanShown(await shown(page), plan);
     const d = await page.evaluate(() => ({
       rows: Number(document.querySelector('.mpv-table').dataset.rows),
-      unknown: document.querySelectorAll('[data-role="unknown-values"] li').length,
       deferredShown: !document.querySelector('.mpv-deferred').hidden,
     }));
-    expect(d.rows, 'value rows').toBe(plan.values.length);
-    expect(d.unknown, 'unknown values listed').toBe(plan.unknown.values.length);
-    expect(d.deferredShown, 'deferred panel').toBe(true);
+    expect(d.rows, 'value rows: the values and the bodies\' memory').toBe(plan.values.length + plan.transients.length);
+    expect(d.deferredShown, 'deferred panel').toBe(false);
   });
 
   it('a model picked with the file input replaces it', async () => {
@@ -66,5 +67,43 @@ describe('load and figures', () => {
     expect(s.name, 'model name').toBe('example.onnx');
     expectMatchesCli(s, cliInfo(EXAMPLE_SRC));
     await p2.close();
+  });
+});
+
+describe('keyboard and names', () => {
+  it('"Open model…" is a button reached with Tab; Enter or Space opens the file chooser', async () => {
+    const p2 = await env.newPage();
+    await p2.goto(env.base, { timeout: TIMEOUT });
+    await waitState(p2, 'ready');
+    await p2.focus('body');
+    let hops = 0;
+    while (hops++ < 10 && await p2.evaluate(() => document.activeElement?.id) !== 'open') await p2.keyboard.press('Tab');
+    expect(await p2.evaluate(() => document.activeElement?.id), 'reached with Tab').toBe('open');
+    // Enter on it opens the file input's chooser (seen here as the input's click).
+    await p2.evaluate(() => { window.__chooser = 0; document.querySelector('#file').click = () => { window.__chooser++; }; });
+    await p2.keyboard.press('Enter');
+    await p2.keyboard.press('Space');
+    expect(await p2.evaluate(() => window.__chooser)).toBe(2);
+    await p2.close();
+  });
+
+  it('the tab names the model; each chart\'s export buttons name their chart', async () => {
+    await page.goto(env.base, { timeout: TIMEOUT });
+    await waitState(page, 'ready');
+    expect(await page.title()).toBe(`${EXAMPLE.name} — onnx-memplan`);
+    const labels = await page.$$eval('[data-export$="-png"], [data-export$="-svg"]', (bs) => bs.map((b) => b.getAttribute('aria-label')));
+    expect(labels).toEqual(['Memory over time as PNG', 'Memory over time as SVG', 'Live intervals as PNG', 'Live intervals as SVG',
+      'Arena map as PNG', 'Arena map as SVG', 'Slot occupancy as PNG', 'Slot occupancy as SVG']);
+  });
+
+  it('the strategy radiogroup has one tab stop and moves with the arrow keys', async () => {
+    const presetArgs = [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`])];
+    expect(await page.$$eval('[data-strategy]', (bs) => bs.map((b) => [b.dataset.strategy, b.tabIndex]))).toEqual([['arena', 0], ['slots', -1]]);
+    await page.focus('[data-strategy="arena"]');
+    await page.keyboard.press('ArrowRight');
+    await waitPlan(page, cliPlan(EXAMPLE_SRC, ['--strategy', 'slots', ...presetArgs]));
+    expect(await page.evaluate(() => document.activeElement?.dataset.strategy)).toBe('slots');
+    await page.keyboard.press('ArrowLeft');
+    await waitPlan(page, cliPlan(EXAMPLE_SRC, presetArgs));
   });
 });

@@ -6,14 +6,17 @@
 //   await view.setModel(bytesOrUrl);  // Uint8Array | ArrayBuffer | File | URL string; resolves when
 //                                     // planned, rejects with the error when it cannot be loaded
 //                                     // (the view shows the error too)
+//   await view.setModel(url, name, { dims: { batch: 1 }, values: { sr: 16000 } });
+//                                     // the first plan already with these dims and input values
 //   await view.setDims({ batch: 4 }); // re-plans
+//   await view.setValues({ sr: 8000 }); // graph input values (`--value`); re-plans
 //   await view.setOptions({ strategy: 'slots', align: 256, inplace: true }); // re-plans
 //   await view.setPlan(planJson);     // show a saved `memplan plan --json` document instead
 //   view.select('valueName');         // highlight a value in every chart and the table
 //   const off = view.on('plan', (planJson) => ...);  // events: load, plan, select, hover, progress, state, error
 //   view.plan;                        // the plan shown (frozen), or null
 //   view.state;                       // a frozen snapshot: {phase, name, shownName, source, hasModel, status,
-//                                     //   strategy, align, inplace, dims, dimNames, selected, busy, progress, error}
+//                                     //   strategy, align, inplace, dims, dimNames, values, selected, busy, progress, error}
 //   view.cancel();                    // stop a long load or plan (restarts the worker)
 //   view.destroy();
 //
@@ -77,22 +80,24 @@ export function mount(element, options = {}) {
   const controller = {
     ready: ready.then(() => controller),
     /** Open a model: bytes (Uint8Array/ArrayBuffer), a File/Blob (read in slices,
-     *  weights unread: any size) or a URL. name: shown as the title. */
-    setModel(source, name) {
+     *  weights unread: any size) or a URL. name: shown as the title. preset:
+     *  {dims, values} the first plan is made with. */
+    setModel(source, name, preset) {
       return withView(async (v) => {
         if (typeof source === 'string' || source instanceof URL) {
           const url = String(source);
-          return v.open(name ?? baseName(url), fetchModel(url, (p) => v.root.dispatchEvent(new CustomEvent('memplan-progress', { detail: p }))));
+          return v.open(name ?? baseName(url), fetchModel(url, (p) => v.root.dispatchEvent(new CustomEvent('memplan-progress', { detail: p }))), preset);
         }
-        if (typeof Blob !== 'undefined' && source instanceof Blob) return v.open(name ?? source.name ?? 'model.onnx', Promise.resolve(source));
+        if (typeof Blob !== 'undefined' && source instanceof Blob) return v.open(name ?? source.name ?? 'model.onnx', Promise.resolve(source), preset);
         const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
         if (!(bytes instanceof Uint8Array)) throw new TypeError('setModel: expected bytes or a URL');
-        return v.open(name ?? 'model.onnx', Promise.resolve(bytes));
+        return v.open(name ?? 'model.onnx', Promise.resolve(bytes), preset);
       });
     },
     /** Show a plan JSON (an object, or its text) without a model. */
     setPlan: (plan, name) => withView((v) => v.showPlan(typeof plan === 'string' ? JSON.parse(plan) : plan, name)),
     setDims: (dims) => withView((v) => v.setDims(dims)),
+    setValues: (values) => withView((v) => v.setValues(values)),
     setOptions: (opts) => withView((v) => v.setOptions(opts)),
     select: (name) => { ready.then((v) => v?.select(name)); },
     on(type, fn) {
@@ -119,7 +124,7 @@ export function mount(element, options = {}) {
     },
   };
   if (options.src) {
-    controller.setModel(options.src).then(() => (options.dims ? controller.setDims(options.dims) : null)).catch(() => {});
+    controller.setModel(options.src, undefined, { dims: options.dims, values: options.values }).catch(() => {});
   } else if (options.dims) {
     ready.then((v) => v?.setDims(options.dims));
   }
@@ -146,6 +151,7 @@ export class MemplanViewElement extends HTMLElement {
   setModel(s, n) { return this._ctl.setModel(s, n); }
   setPlan(p, n) { return this._ctl.setPlan(p, n); }
   setDims(d) { return this._ctl.setDims(d); }
+  setValues(d) { return this._ctl.setValues(d); }
   setOptions(o) { return this._ctl.setOptions(o); }
   select(n) { return this._ctl.select(n); }
   on(t, f) { return this._ctl.on(t, f); }

@@ -2,10 +2,16 @@
 // the example, a picked or dropped file, or ?url=.
 import './style.css';
 import { mount } from './embed.js';
+import { EXAMPLE } from './example.js';
 
 const $ = (sel) => document.querySelector(sel);
 const view = mount($('#app'), { infoOpen: false });
-view.on('state', (s) => { document.body.dataset.state = s; });
+view.on('state', (s) => {
+  document.body.dataset.state = s;
+  // The tab names the model shown (or being opened).
+  const name = view.state?.name;
+  document.title = name ? `${name} — onnx-memplan` : 'onnx-memplan';
+});
 window.memplanView = view; // for the console and the browser tests
 
 async function start() {
@@ -24,6 +30,7 @@ async function start() {
     if (/\.json$/i.test(f.name)) f.text().then((t) => view.setPlan(t, f.name)).catch((e) => { $('#fatal').textContent = `${f.name}: ${e.message}`; $('#fatal').hidden = false; });
     else view.setModel(f, f.name).catch(() => {}); // the File itself (the worker reads the graph, not the weights); errors are shown
   };
+  $('#open').addEventListener('click', () => $('#file').click()); // a button: reachable with Tab, Enter and Space
   $('#file').addEventListener('change', (ev) => {
     const f = ev.target.files?.[0];
     if (f) { $('#fatal').hidden = true; openFile(f); }
@@ -47,7 +54,7 @@ async function start() {
   const url = new URLSearchParams(location.search).get('url');
   const shown = () => {}; // a load error is shown in the view
   if (url) view.setModel(url).catch(shown);
-  else view.setModel(new URL('models/example.onnx', document.baseURI).href, 'example.onnx (Silero VAD v5)').catch(shown);
+  else view.setModel(new URL('models/example.onnx', document.baseURI).href, EXAMPLE.name, EXAMPLE.preset).catch(shown);
 }
 
 start();

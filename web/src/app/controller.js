@@ -13,8 +13,8 @@
 // with model {info, call(cmd, args, {onProgress}), callBytes(cmd, args), close()}
 // (memplan-client.js; calls reject with name 'AbortError' once cancelled).
 import { createLinked } from '../charts/linked.js';
-import { attachNodes, normalizePlan } from '../data/plan.js';
-import { filterRows, memorySeries, nodeRows, sortRows, valueRows } from '../data/series.js';
+import { attachNodeTree, bodiesOf, normalizePlan, planAt, planAssumptions, searchBodies, stepOf } from '../data/plan.js';
+import { filterRows, memorySeries, nodeRows, patternTest, sortRows, valueRows } from '../data/series.js';
 import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt } from '../data/format.js';
 
@@ -38,12 +38,20 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {boolean} inplace      plan with --inplace
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
- * @property {object|null} plan     the plan JSON shown
- * @property {object|null} m        normalizePlan(plan)
+ * @property {Readonly<Record<string,string>>} values  graph input values as typed ('' = unbound), `--value NAME=V[,V...]`
+ * @property {ReadonlyArray<object>} valueInputs     the inputs a value can be given for (valueInputs(info))
+ * @property {ReadonlyArray<object>} inputDims       the dims a user can bind (inputDims(info)); the other dims were made up inside the model
+ * @property {object|null} plan     the plan JSON (the whole model's: the main graph, its bodies in `subgraphs`)
+ * @property {ReadonlyArray<{index: number, node: string, attribute: string}>} path  the body shown ([]: the main graph)
+ * @property {object|null} body     the plan document shown: planAt(plan, path).plan (plan itself at the main graph)
+ * @property {ReadonlyArray<object>} assumptions   planAssumptions(plan): a branch assumed, a trip count unbound
+ * @property {object|null} baseline the same plan without --inplace while in-place reuse is on (null
+ *                                  otherwise): its naive total is the savings' baseline whatever the options
+ * @property {object|null} m        normalizePlan(body)
  * @property {object|null} series   memorySeries(m)
  * @property {Map} reuse            output name -> {input, kind, position}: the in-place reuse lists
  * @property {object|null} slotsPlan  the slot plan (the plan itself under slots, fetched too under arena)
- * @property {object|null} slotsM     normalizePlan(slotsPlan)
+ * @property {object|null} slotsM     normalizePlan of slotsPlan's body at `path`
  * @property {object|null} profileDoc `profile --json` with the plan's dims
  * @property {object|null} profile    profileSeries(profileDoc)
  * @property {string} profileNote   why the profile cannot be stacked ('' when it can)
@@ -63,7 +71,9 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  *   'status' (name, busy, progress, error), 'info', 'options', 'dims' (re-render
  *   the dim inputs), 'applied' (a new plan: everything derived from it), 'slots',
  *   'profile', 'selection' (links of the new selection; detail: its source),
- *   'table' (tab, sort, filter), 'shown' (the charts become visible).
+ *   'table' (tab, sort, filter), 'shown' (state.shown changed: the figures and charts are shown, or
+ *   hidden while another model loads and after a cancel), 'body' (the body shown
+ *   changed; 'applied' follows).
  */
 function initialState(options) {
   return Object.freeze({
@@ -71,8 +81,8 @@ function initialState(options) {
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
-    dims: dimsOf({}), dimNames: Object.freeze([]),
-    plan: null, m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
+    dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), inputDims: Object.freeze([]),
+    plan: null, baseline: null, path: Object.freeze([]), body: null, assumptions: Object.freeze([]), m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
     profileDoc: null, profile: null, profileNote: '', links: null,
     table: Object.freeze({ tab: 'values', sortKey: null, sortDir: 1, filter: '' }),
     busy: false, progress: '', error: null, shown: false, shownMs: null,
@@ -94,6 +104,68 @@ function dimsOf(base, pairs = []) {
   return Object.freeze(out);
 }
 
+/**
+ * The dims a user can bind (memplan/shapes.h): the main graph's input dims,
+ * each a declared name or, for an unnamed one, "input:axis". From `info
+ * --json`: [{name, input, axis}], each name once (where it first appears).
+ * Any other dim of a plan was made up inside the model (an "unk__N" of shape
+ * inference, a name declared on an inner value): binding it has no meaning.
+ */
+export function inputDims(info) {
+  const out = [], seen = new Set();
+  for (const v of info?.inputs ?? []) {
+    (Array.isArray(v.shape) ? v.shape : []).forEach((d, axis) => {
+      const name = d === null ? `${v.name}:${axis}` : typeof d === 'string' ? d : null;
+      if (name === null || seen.has(name)) return;
+      seen.add(name);
+      out.push(Object.freeze({ name, input: v.name, axis }));
+    });
+  }
+  return Object.freeze(out);
+}
+
+/** A load error in the page's words: bytes that do not parse as a model say so first (the loader's detail after). */
+export function openMessage(message) {
+  return /^malformed protobuf at byte 0\b/.test(message) ? `this is not an ONNX model (${message})` : message;
+}
+
+/** How many elements `--value` takes at most (MEMPLAN_MAX_VALUE_ELEMS in memplan/report.h). */
+export const MAX_VALUE_ELEMS = 64;
+const INT_TYPES = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool']);
+
+/**
+ * The graph inputs the page offers a value control for (`--value` binds
+ * integers and bools only): integer or bool inputs that are scalars or have a
+ * static shape of at most MAX_VALUE_ELEMS elements. From `info --json`:
+ * [{name, dtype, shape, count}] in the inputs' order (count 1 for a scalar).
+ */
+export function valueInputs(info) {
+  const out = [];
+  for (const v of info?.inputs ?? []) {
+    if (!INT_TYPES.has(v.dtype) || !Array.isArray(v.shape) || !v.shape.every((d) => Number.isInteger(d) && d >= 0)) continue;
+    const count = v.shape.reduce((a, d) => a * d, 1);
+    if (count >= 1 && count <= MAX_VALUE_ELEMS) out.push(Object.freeze({ name: v.name, dtype: v.dtype, shape: Object.freeze([...v.shape]), count }));
+  }
+  return Object.freeze(out);
+}
+
+/**
+ * Check a value as typed for input `inp` (valueInputs): null when it is fine
+ * (or empty: unbound), else the message the page shows. Whole numbers, or
+ * true/false for a bool, separated by commas, as many as the input holds.
+ */
+export function checkValue(inp, text) {
+  const t = String(text ?? '').trim();
+  if (t === '') return null;
+  const parts = t.split(',').map((x) => x.trim());
+  const isBool = inp.dtype === 'bool';
+  const ok = (x) => (isBool ? /^(true|false|0|1)$/.test(x) : /^-?[0-9]+$/.test(x));
+  const bad = parts.find((x) => !ok(x));
+  if (bad !== undefined) return `${inp.name} takes ${isBool ? 'true or false' : 'whole numbers'}${inp.count > 1 ? ' separated by commas' : ''}; "${bad}" is not one`;
+  if (parts.length !== inp.count) return `${inp.name} holds ${inp.count} value${inp.count === 1 ? '' : 's'} (shape [${inp.shape.join(', ')}]); ${parts.length} given`;
+  return null;
+}
+
 const FILTER_FIELDS = { values: ['name', 'owner', 'status'], nodes: ['outputs', 'inputs', 'op', 'name'] };
 
 export function createController(client, options = {}) {
@@ -112,8 +184,9 @@ export function createController(client, options = {}) {
   // --no-nodes is 40% of a plan's JSON) and the last profile (strategy,
   // alignment and in-place do not change it; kept while the dims stay).
   let inplaceDoc = null;
-  let planNodes = null; // {model, nodes}
+  let planNodes = null; // {model, nodes: the first plan of the model, whose node lists attachNodeTree gives back}
   let profileCache = null; // {model, key, doc, note}
+  let baselineCache = null; // {model, key, doc}: the plan without --inplace (its naive total)
   let reuseCache = { doc: undefined, map: null };
   // Per plan, made on first use: table rows, the producer of each value,
   // each value's producer and consumers, the view count per owner.
@@ -123,6 +196,14 @@ export function createController(client, options = {}) {
   function emitPlan(plan) { if (listeners.get('plan')?.size) emit('plan', deepFreeze(plan)); }
   function setPhase(s) { patch({ phase: s }); emit('state', s); }
   function status(p) { patch(p); emit('status', state); }
+  // The figures and charts are shown only under the name of what they show:
+  // hidden while another model loads (until it is planned, or back if it
+  // fails) and after a cancel (the worker, and the model, are gone).
+  function setShown(on) {
+    if (state.shown === on) return;
+    patch({ shown: on });
+    emit('shown', state);
+  }
   function showError(message) {
     status({ error: message, progress: '' });
     setPhase('error');
@@ -134,9 +215,18 @@ export function createController(client, options = {}) {
     for (const [d, v] of Object.entries(state.dims)) if (v !== '' && v !== undefined) args.push('--dim', `${d}=${v}`);
     return args;
   }
-  function planArgs(strategy, dims) {
+  // The values that pass checkValue (a value still being typed wrong is left out, and shown as an error by the controls).
+  function valueArgs() {
+    const args = [];
+    for (const inp of state.valueInputs) {
+      const v = state.values[inp.name];
+      if (v && !checkValue(inp, v)) args.push('--value', `${inp.name}=${v.split(',').map((x) => x.trim()).join(',')}`);
+    }
+    return args;
+  }
+  function planArgs(strategy, dims, inplace = state.inplace) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
-    if (state.inplace) args.push('--inplace');
+    if (inplace) args.push('--inplace');
     return [...args, ...dims];
   }
   function reuseOf(doc, nodes) {
@@ -155,10 +245,13 @@ export function createController(client, options = {}) {
   // series); the slot plan and the profile follow as they arrive.
   function slotsState(slotsPlan) {
     const sp = slotsPlan ?? (state.m.strategy === 'slots' ? state.plan : null);
-    return { slotsPlan: sp, slotsM: sp ? normalizePlan(sp) : null };
+    const body = sp ? planAt(sp, state.path)?.plan : null;
+    return { slotsPlan: sp, slotsM: body ? normalizePlan(body) : null };
   }
   function profileState(doc, profileNote) {
     const m = state.m;
+    // `profile` covers the main graph's nodes: a body shows its plan's live bytes.
+    if (state.path.length) return { profileDoc: doc, profile: null, profileNote: 'the per-node profile covers the main graph; a body shows its plan\'s live bytes' };
     const profile = doc ? profileSeries(doc, m.positions) : null;
     let note = profileNote;
     if (profile && !profile.ok) {
@@ -168,12 +261,19 @@ export function createController(client, options = {}) {
     }
     return { profileDoc: doc, profile, profileNote: note };
   }
-  function applyPlan(plan, profileDoc, profileNote) {
-    const m = normalizePlan(plan);
+  function applyPlan(plan, profileDoc, profileNote, baseline = null) {
+    // The body shown stays shown across re-plans while it is there.
+    const at = planAt(plan, state.path) ?? { plan, entries: [] };
+    const path = at.plan === plan ? Object.freeze([]) : state.path;
+    const m = normalizePlan(at.plan);
     derived = {};
     const dimNames = [...state.dimNames];
-    for (const d of m.unknownDims) if (!dimNames.includes(d)) dimNames.push(d);
-    patch({ plan, m, reuse: reuseOf(inplaceDoc, m.nodes), series: memorySeries(m), dimNames: Object.freeze(dimNames) });
+    // The whole model's unbound dims (a body's are among them), as normalizePlan reads them.
+    const rootDims = Array.isArray(plan?.unknown?.dims) ? plan.unknown.dims.filter((d) => typeof d === 'string') : [];
+    for (const d of rootDims) if (!dimNames.includes(d)) dimNames.push(d);
+    // The reuse lists are the main graph's (`inplace --json`).
+    patch({ plan, baseline, path, body: at.plan, assumptions: deepFreeze(planAssumptions(plan)), m,
+      reuse: path.length ? new Map() : reuseOf(inplaceDoc, m.nodes), series: memorySeries(m), dimNames: Object.freeze(dimNames) });
     if (linked.fullDomain[1] !== Math.max(1, m.positions)) linked.setFullDomain([0, Math.max(1, m.positions)]);
     if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);
     patch({ ...profileState(profileDoc, profileNote), ...slotsState(null), links: linksOf(linked.selected, m) });
@@ -182,7 +282,34 @@ export function createController(client, options = {}) {
   function applySlots(slotsPlan) { patch(slotsState(slotsPlan)); emit('slots', state); }
   function applyProfile(doc, note) { patch(profileState(doc, note)); emit('profile', state); }
 
+  /** Show the body at `path` (steps {index, node, attribute}; [] the main
+   *  graph) of the plan shown: its own charts and tables. No worker call. */
+  function openBody(path) {
+    if (!state.plan) return false;
+    const steps = Object.freeze((path ?? []).map((s) => Object.freeze({ index: s.index, node: s.node, attribute: s.attribute })));
+    if (!planAt(state.plan, steps)) return false;
+    patch({ path: steps });
+    linked.select(null);
+    emit('body', state);
+    const { plan, slotsPlan, profileDoc, profileNote, baseline } = state;
+    applyPlan(plan, profileDoc, profileNote, baseline);
+    if (slotsPlan && slotsPlan !== plan) applySlots(slotsPlan);
+    return true;
+  }
+  /** The body of control-flow node `node` in the plan shown (its counted body, else the first), as a path; null if none. */
+  function bodyPath(node) {
+    const bodies = bodiesOf(state.body, node);
+    const pick = bodies.find((b) => b.entry.counted) ?? bodies[0];
+    return pick ? [...state.path, stepOf(state.body, pick.index)] : null;
+  }
+
   linked.on('select', (source) => {
+    // A click on a control-flow node's memory (a chart or the table) opens its body.
+    const i = linked.selected === null || !state.m ? undefined : state.m.index.get(linked.selected);
+    if (i !== undefined && state.m.transient(i) && source && source !== 'api') {
+      const p = bodyPath(linked.selected);
+      if (p && openBody(p)) return;
+    }
     patch({ links: linksOf(linked.selected, state.m) });
     emit('selection', source);
     emit('select', linked.selected);
@@ -195,6 +322,7 @@ export function createController(client, options = {}) {
     const gen = ++planGen;
     // The dims as they are now: a dim typed while this re-plan waits starts the next one.
     const dims = dimArgs();
+    const planDims = [...dims, ...valueArgs()]; // `profile` takes no --value
     const t0 = performance.now();
     setPhase('planning');
     status({ busy: true, progress: 'planning…' });
@@ -205,18 +333,31 @@ export function createController(client, options = {}) {
         try { const doc = await mdl.call('inplace', []); if (mdl === model) inplaceDoc = doc; } catch (e) { if (e.name === 'AbortError') throw e; }
       }
       const nodes = planNodes?.model === mdl ? planNodes.nodes : null;
-      let plan = await mdl.call('plan', nodes ? [...planArgs(state.strategy, dims), '--no-nodes'] : planArgs(state.strategy, dims), { onProgress });
+      let plan = await mdl.call('plan', nodes ? [...planArgs(state.strategy, planDims), '--no-nodes'] : planArgs(state.strategy, planDims), { onProgress });
       if (gen !== planGen) return;
-      if (nodes) plan = attachNodes(plan, nodes);
-      else planNodes = { model: mdl, nodes: plan.nodes };
-      const pkey = dims.join('\n');
+      if (nodes) plan = attachNodeTree(plan, nodes);
+      else planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
+      // In-place reuse merges buffers, which lowers the naive total too: the
+      // savings keep the naive total of the same plan without it as their baseline.
+      let baseline = null;
+      if (state.inplace && plan.status === 'planned') {
+        const bargs = [...planArgs(state.strategy, planDims, false), '--no-nodes'];
+        const bkey = bargs.join('\n');
+        if (baselineCache?.model === mdl && baselineCache.key === bkey) baseline = baselineCache.doc;
+        else {
+          baseline = await mdl.call('plan', bargs);
+          if (gen !== planGen) return;
+          baselineCache = { model: mdl, key: bkey, doc: baseline };
+        }
+      }
+      const pkey = dims.join('\n'); // the profile's only input besides the model
       const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
       status({ error: null });
-      applyPlan(plan, cached?.doc ?? null, cached?.note ?? '');
+      applyPlan(plan, cached?.doc ?? null, cached?.note ?? '', baseline);
       patch({ shownMs: performance.now() - t0 });
       status({ progress: `${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…` });
       if (plan.strategy !== 'slots' && plan.status === 'planned') {
-        const slotsPlan = attachNodes(await mdl.call('plan', [...planArgs('slots', dims), '--no-nodes']), plan.nodes);
+        const slotsPlan = attachNodeTree(await mdl.call('plan', [...planArgs('slots', planDims), '--no-nodes']), plan);
         if (gen !== planGen) return;
         applySlots(slotsPlan);
       }
@@ -239,12 +380,15 @@ export function createController(client, options = {}) {
     }
   }
 
-  /** Open a model (bytes, a File/Blob, or a promise of either) and plan it.
+  /** Open a model (bytes, a File/Blob, or a promise of either) and plan it,
+   *  the first plan already with `preset` ({dims, values}: {name: value}).
    *  Resolves when planned; rejects with the error (also shown). */
-  async function open(name, bytesOrPromise) {
+  async function open(name, bytesOrPromise, preset = {}) {
     const gen = ++loadGen;
     planGen++;
     let opened = false;
+    const wasShown = state.shown && !!model; // what to show again if this open fails
+    setShown(false);
     status({ error: null, name });
     setPhase('loading');
     status({ busy: true, progress: `reading ${name}…` });
@@ -263,23 +407,26 @@ export function createController(client, options = {}) {
       opened = true;
       inplaceDoc = null;
       const info = deepFreeze(mdl.info);
-      patch({ source: 'model', hasModel: true, shownName: name, info, dims: dimsOf({}), dimNames: Object.freeze([]),
+      const presetDims = Object.entries(preset.dims ?? {}).map(([k, v]) => [k, String(v)]);
+      const presetValues = Object.entries(preset.values ?? {}).map(([k, v]) => [k, String(v)]);
+      patch({ source: 'model', hasModel: true, shownName: name, info,
+        dims: dimsOf({}, presetDims), dimNames: Object.freeze(presetDims.map(([k]) => k)),
+        values: dimsOf({}, presetValues), valueInputs: valueInputs(info), inputDims: inputDims(info), path: Object.freeze([]),
         table: Object.freeze({ ...state.table, sortKey: null }) });
       linked.select(null);
       emit('info', state);
       emit('load', Object.freeze({ name, info, bytes: size }));
       await replan();
       if (gen !== loadGen) return;
-      patch({ shown: true });
-      emit('shown', state);
+      setShown(true);
       status({ progress: `${formatBytes(size)} · ${state.plan?.status ?? ''} · ${Math.round(performance.now() - t0)} ms` });
     } catch (e) {
       if (gen !== loadGen) return;
       status({ busy: false });
       if (e.name === 'AbortError') return;
-      if (!opened && state.shown) status({ name: state.shownName }); // the charts still show it
+      if (!opened && wasShown) { status({ name: state.shownName }); setShown(true); } // the old model is still open: show it again
       console.warn(e.stack);
-      showError(`${name}: ${e.message}`);
+      showError(`${name}: ${opened ? e.message : openMessage(e.message)}`);
       throw e; // shown, and the caller's promise rejects with it
     }
   }
@@ -293,14 +440,13 @@ export function createController(client, options = {}) {
     model?.close().catch(() => {});
     model = null;
     inplaceDoc = null;
-    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]) });
+    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), inputDims: Object.freeze([]), path: Object.freeze([]) });
     status({ name, error: null });
     linked.select(null);
     emit('info', state);
     applyPlan(plan, null, 'a plan document has no per-node profile (open the model to stack by tag)');
     emit('options', state);
-    patch({ shown: true });
-    emit('shown', state);
+    setShown(true);
     status({ progress: `plan document · ${formatInt(plan.values?.length ?? 0)} values` });
     setPhase('ready');
     emitPlan(plan);
@@ -312,8 +458,9 @@ export function createController(client, options = {}) {
     model = null;
     loadGen++; planGen++;
     patch({ hasModel: false });
+    setShown(false);
     status({ busy: false, progress: 'cancelled' });
-    showError(`${state.name}: cancelled`);
+    showError(`${state.name}: cancelled. Open a model again (or pick a saved plan) to go on.`);
   }
 
   /** The annotated model's bytes (`annotate`), or null (no model, cancelled, failed: the error is shown). */
@@ -355,6 +502,8 @@ export function createController(client, options = {}) {
     open,
     replan,
     showPlan,
+    openBody,
+    bodyPath,
     cancel,
     annotate,
     /** Bind dims ({name: value}; null or '' unbinds) and re-plan. */
@@ -368,9 +517,26 @@ export function createController(client, options = {}) {
     },
     /** One dim as typed, without re-planning (the controls re-plan after a pause). */
     setDim(name, value) { patch({ dims: dimsOf(state.dims, [[name, value]]) }); },
-    /** Give every unbound dim `value` and re-plan. */
+    /** Bind graph input values ({name: value}: an integer, a bool, or a list of them as "1,2,3";
+     *  null or '' unbinds) and re-plan. A value checkValue refuses is kept as typed and left out. */
+    setValues(obj) {
+      const pairs = Object.entries(obj ?? {}).map(([k, v]) => [k, v === null || v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v)]);
+      patch({ values: dimsOf(state.values, pairs) });
+      emit('dims', state);
+      return replan();
+    },
+    /** One value as typed, without re-planning (the controls re-plan after a pause). */
+    setValue(name, value) { patch({ values: dimsOf(state.values, [[name, value]]) }); },
+    /** The message for a value that cannot be sent (checkValue), or null. */
+    valueError(name) {
+      const inp = state.valueInputs.find((v) => v.name === name);
+      return inp ? checkValue(inp, state.values[name]) : `the model has no integer or bool input named ${name}`;
+    },
+    /** Give every unbound input dim `value` and re-plan. Dims made up inside the model are left
+     *  unbound: a value for them would be invented, and the plan would look planned. */
     fillDims(value) {
-      patch({ dims: dimsOf(state.dims, state.dimNames.filter((d) => !state.dims[d]).map((d) => [d, value])) });
+      const bindable = new Set(state.inputDims.map((d) => d.name));
+      patch({ dims: dimsOf(state.dims, state.dimNames.filter((d) => !state.dims[d] && bindable.has(d)).map((d) => [d, value])) });
       emit('dims', state);
       return replan();
     },
@@ -387,6 +553,14 @@ export function createController(client, options = {}) {
     select(name) { linked.select(name ?? null, 'api'); },
     /** Change the table's tab, sort or filter ({tab, sortKey, sortDir, filter}). */
     setTable(p) { patch({ table: Object.freeze({ ...state.table, ...p }) }); emit('table', state); },
+    /** The bodies (not the one shown) holding values that match the table's filter: [{path, label, count}]. */
+    bodyMatches() {
+      const f = state.table.filter;
+      if (!f || !state.plan) return [];
+      const { test } = patternTest(f);
+      const here = JSON.stringify(state.path);
+      return searchBodies(state.plan, test).filter((b) => JSON.stringify(b.path) !== here);
+    },
     /** The table as shown: {which, rows (filtered, sorted), all (row count before the filter), error (bad pattern)}. */
     tableView() {
       const { tab, filter, sortKey, sortDir } = state.table;
@@ -417,7 +591,7 @@ export function createController(client, options = {}) {
       return Object.freeze({
         phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel,
         status: s.plan?.status ?? null, strategy: s.strategy, align: s.align, inplace: s.inplace,
-        dims: s.dims, dimNames: s.dimNames, selected: linked.selected,
+        dims: s.dims, dimNames: s.dimNames, values: s.values, selected: linked.selected,
         busy: s.busy, progress: s.progress, error: s.error,
       });
     },

@@ -1,6 +1,9 @@
 // controls.js -- the plan's options: strategy (arena/slots), alignment,
-// in-place reuse, Reset zoom, and one input per symbolic dim (typing re-plans
-// after a 200 ms pause; "Set empty to 1"). Writes go through the controller;
+// in-place reuse, Reset zoom, one input per symbolic dim (typing re-plans
+// after a 200 ms pause; "Set empty to 1") and, beside them, one per integer or
+// bool graph input whose value can be bound (`--value`: If conditions, Loop
+// trip counts, Reshape targets resolve from it; a value that does not fit the
+// input is said so under it and not sent). Writes go through the controller;
 // the controls show its state.
 import { el } from '../charts/base.js';
 import { ALIGNS } from './controller.js';
@@ -22,6 +25,15 @@ export function createControls(container, ctl) {
     stratBtns[s] = b;
     stratGroup.append(b);
   }
+  // A radiogroup: one tab stop (the checked radio), the arrow keys move and choose.
+  stratGroup.addEventListener('keydown', (ev) => {
+    if (!['ArrowLeft', 'ArrowRight', 'ArrowUp', 'ArrowDown'].includes(ev.key)) return;
+    ev.preventDefault();
+    const next = ctl.state.strategy === 'arena' ? 'slots' : 'arena';
+    if (stratBtns[next].disabled) return;
+    stratBtns[next].focus();
+    ctl.setOptions({ strategy: next });
+  });
   const alignSel = el('select', 'mpv-align');
   for (const a of ALIGNS) { const o = el('option', '', `${a} B`); o.value = String(a); alignSel.append(o); }
   alignSel.addEventListener('change', () => ctl.setOptions({ align: Number(alignSel.value) }));
@@ -39,36 +51,63 @@ export function createControls(container, ctl) {
   const lab = (text, node) => { const l = el('label', 'mpv-ctl'); l.append(el('span', 'mpv-ctl-label', text), node); return l; };
   const stratWrap = el('div', 'mpv-ctl');
   stratWrap.append(el('span', 'mpv-ctl-label', 'strategy'), stratGroup);
-  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, resetZoom);
+  const fixedNote = el('span', 'mpv-fixed-note muted', 'a saved plan: these are the options it was made with (open the model to change them)');
+  fixedNote.hidden = true;
+  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, resetZoom, fixedNote);
 
   const dimsBox = el('fieldset', 'mpv-dims');
   const dimsLegend = el('legend', '', 'Symbolic dims');
   const dimsList = el('div', 'mpv-dims-list');
   const dimsAll = el('button', 'mpv-btn mpv-dims-all', 'Set empty to 1');
   dimsAll.type = 'button';
+  dimsAll.title = 'Give every unbound input dim the value 1 (the dims made up inside the model stay unbound)';
+  // The dims that are no input's: made up inside the model; listed apart, outside "Set empty to 1".
+  const otherBox = el('details', 'mpv-dims-other');
+  const otherSummary = el('summary', 'muted');
+  const otherList = el('div', 'mpv-dims-list');
+  otherBox.append(otherSummary, el('p', 'muted mpv-dims-note', 'Made up inside the model by shape inference or declared on inner values: a value for them is a guess. Bind the input dims (or input values) above instead.'), otherList);
+  otherBox.hidden = true;
   dimsAll.addEventListener('click', () => ctl.fillDims('1'));
-  dimsBox.append(dimsLegend, dimsList, dimsAll);
+  dimsBox.append(dimsLegend, dimsList, dimsAll, otherBox);
   dimsBox.hidden = true;
-  controls.append(ctlRow, dimsBox);
+  const valuesBox = el('fieldset', 'mpv-dims mpv-values-box');
+  const valuesList = el('div', 'mpv-values');
+  valuesBox.append(el('legend', '', 'Input values'), valuesList);
+  valuesBox.hidden = true;
+  controls.append(ctlRow, valuesBox, dimsBox);
   container.append(controls);
 
   function sync() {
     const s = ctl.state;
-    for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.strategy); b.setAttribute('aria-checked', String(k === s.strategy)); }
+    for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.strategy); b.setAttribute('aria-checked', String(k === s.strategy)); b.tabIndex = k === s.strategy ? 0 : -1; }
     alignSel.value = String(s.align);
     inplace.checked = s.inplace;
-    inplace.disabled = !s.hasModel;
+    // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
+    const fixed = !s.hasModel;
+    inplace.disabled = fixed;
+    alignSel.disabled = fixed;
+    for (const b of Object.values(stratBtns)) b.disabled = fixed;
+    dimsAll.disabled = fixed;
+    for (const i of controls.querySelectorAll('.mpv-dim input, .mpv-value input')) i.disabled = fixed;
+    fixedNote.hidden = !(fixed && s.source === 'plan');
+    if (fixed && s.source === 'plan' && s.plan) {
+      alignSel.value = String(s.plan.align ?? s.align);
+      for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.plan.strategy); b.setAttribute('aria-checked', String(k === s.plan.strategy)); }
+      inplace.checked = !!s.plan.inplace?.enabled;
+    }
   }
 
   function dimInput(d) {
+    const where = ctl.state.inputDims.find((x) => x.name === d);
     const l = el('label', 'mpv-dim');
+    l.title = where ? `input ${where.input}, axis ${where.axis}` : 'not an input\'s dim: made up inside the model';
     const input = el('input');
     input.type = 'number';
     input.min = '0';
     input.step = '1';
     input.placeholder = 'unbound';
     input.dataset.dim = d;
-    input.setAttribute('aria-label', `dim ${d}`);
+    input.setAttribute('aria-label', where ? `dim ${d} (input ${where.input}, axis ${where.axis})` : `dim ${d} (made up inside the model)`);
     let t = 0;
     input.addEventListener('input', () => {
       ctl.setDim(d, input.value.trim());
@@ -78,24 +117,74 @@ export function createControls(container, ctl) {
     l.append(el('span', 'mpv-dim-name', d), input);
     return l;
   }
+  function valueInput(inp) {
+    const l = el('label', 'mpv-value');
+    const input = el('input');
+    input.type = 'text';
+    input.inputMode = inp.dtype === 'bool' ? 'text' : 'numeric';
+    input.placeholder = inp.dtype === 'bool' ? 'true or false' : inp.count > 1 ? `${inp.count} numbers, a,b,…` : 'unbound';
+    input.dataset.value = inp.name;
+    input.setAttribute('aria-label', `value of input ${inp.name} (${inp.dtype} [${inp.shape.join(', ')}])`);
+    const err = el('span', 'mpv-value-error');
+    err.setAttribute('role', 'status');
+    let t = 0;
+    input.addEventListener('input', () => {
+      ctl.setValue(inp.name, input.value.trim());
+      const msg = ctl.valueError(inp.name);
+      err.textContent = msg ?? '';
+      input.classList.toggle('invalid', !!msg);
+      input.setAttribute('aria-invalid', String(!!msg));
+      clearTimeout(t);
+      if (!msg) t = setTimeout(ctl.replan, DIM_PAUSE_MS); // a value that does not fit is not sent
+    });
+    const name = el('span', 'mpv-dim-name', inp.name);
+    name.title = `${inp.dtype} [${inp.shape.join(', ')}]`;
+    const wrap = el('span');
+    wrap.append(input, err);
+    l.append(name, wrap);
+    return l;
+  }
+  function renderValues() {
+    const { values, valueInputs } = ctl.state;
+    valuesBox.hidden = valueInputs.length === 0;
+    const have = [...valuesList.querySelectorAll('input')].map((i) => i.dataset.value);
+    if (have.join('\n') !== valueInputs.map((v) => v.name).join('\n')) valuesList.replaceChildren(...valueInputs.map(valueInput));
+    const focused = document.activeElement?.dataset?.value;
+    for (const input of valuesList.querySelectorAll('input')) {
+      if (input.dataset.value !== focused) input.value = values[input.dataset.value] ?? '';
+      input.classList.toggle('unbound', !(values[input.dataset.value] ?? ''));
+    }
+  }
+
   // The inputs are rebuilt only when the dim names change (a focused input keeps its text).
   function renderDims() {
-    const { dims, dimNames } = ctl.state;
+    const { dims, dimNames, inputDims } = ctl.state;
     dimsBox.hidden = dimNames.length === 0;
     const focused = document.activeElement?.dataset?.dim;
-    const existing = new Map([...dimsList.querySelectorAll('input')].map((i) => [i.dataset.dim, i]));
-    if (existing.size !== dimNames.length || dimNames.some((d) => !existing.has(d))) dimsList.replaceChildren(...dimNames.map(dimInput));
-    for (const input of dimsList.querySelectorAll('input')) {
+    const bindable = new Set(inputDims.map((d) => d.name));
+    // A plan document knows no inputs: its dims are all listed as they come.
+    const isInput = (d) => bindable.has(d) || inputDims.length === 0;
+    const mine = dimNames.filter(isInput), other = dimNames.filter((d) => !isInput(d));
+    const sync = (list, names) => {
+      const have = [...list.querySelectorAll('input')].map((i) => i.dataset.dim);
+      if (have.join('\n') !== names.join('\n')) list.replaceChildren(...names.map(dimInput));
+    };
+    sync(dimsList, mine);
+    sync(otherList, other);
+    otherBox.hidden = other.length === 0;
+    otherSummary.textContent = `${other.length} dim${other.length === 1 ? '' : 's'} made up inside the model (${other.filter((d) => !dims[d]).length} unbound)`;
+    for (const input of dimsBox.querySelectorAll('input')) {
       if (input.dataset.dim !== focused) input.value = dims[input.dataset.dim] ?? '';
       input.classList.toggle('unbound', !(dims[input.dataset.dim] ?? ''));
     }
-    const unbound = dimNames.filter((d) => !dims[d]);
-    dimsLegend.textContent = unbound.length ? `Symbolic dims — ${unbound.length} of ${dimNames.length} unbound` : `Symbolic dims (${dimNames.length})`;
+    const unbound = mine.filter((d) => !dims[d]);
+    dimsLegend.textContent = unbound.length ? `Symbolic dims — ${unbound.length} of ${mine.length} unbound` : `Symbolic dims (${mine.length})`;
   }
 
   // The options show the state whenever a plan or the table is redrawn, and when they change.
-  for (const type of ['options', 'applied', 'table']) ctl.on(type, sync);
+  for (const type of ['options', 'applied', 'table', 'dims', 'status']) ctl.on(type, sync);
   ctl.on('dims', renderDims);
   ctl.on('applied', renderDims);
+  for (const type of ['info', 'dims', 'applied']) ctl.on(type, renderValues);
   sync();
 }

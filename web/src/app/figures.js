@@ -4,6 +4,23 @@
 // Every number is the plan JSON's. Redrawn when a plan is applied.
 import { el } from '../charts/base.js';
 import { formatBytes, formatInt, formatRatio } from '../data/format.js';
+import { planAt } from '../data/plan.js';
+
+/**
+ * The naive total and savings shown: the plan's, or with in-place reuse on,
+ * against the naive total of the same plan without it (ctl.state.baseline),
+ * so that turning reuse on never lowers the baseline. savings_ratio's rule
+ * (docs/semantics.md "The figures of a planned plan"): 1 - peak / naive, 0
+ * when naive is 0, 6 significant digits. {naive, savings, rebased}.
+ */
+export function savingsOf({ m, baseline, path }) {
+  const base = baseline ? planAt(baseline, path)?.plan : null;
+  const naive = base && typeof base.naive_bytes === 'number' ? base.naive_bytes : null;
+  if (naive === null || m.peak === null) return { naive: m.naive, savings: m.savings, rebased: false };
+  return { naive, savings: naive ? Number((1 - m.peak / naive).toPrecision(6)) : 0, rebased: true };
+}
+
+const NAIVE_HINT = 'Every buffer allocated separately (naive_bytes)';
 
 /** The figure cards and the strategies line, appended to `container`. */
 export function createFigures(container, ctl) {
@@ -17,27 +34,41 @@ export function createFigures(container, ctl) {
     f.title = hint;
     f.append(l, v, exact);
     figures.append(f);
-    return { v, exact };
+    return { v, exact, card: f };
   };
   const fig = {
-    naive: figure('naive', 'Naive total', 'Every buffer allocated separately (naive_bytes)'),
+    naive: figure('naive', 'Naive total', NAIVE_HINT),
     peak: figure('peak', 'Planned peak', 'Arena or slot memory of the chosen strategy (peak_bytes)'),
     bound: figure('bound', 'Lower bound', 'Most bytes live at any one position: no plan can use less (lower_bound_bytes)'),
     savings: figure('savings', 'Savings', '1 - planned peak / naive total (savings_ratio)'),
     inplace: figure('inplace', 'In-place saves', 'Planned peak without in-place reuse minus with it (inplace.saved_bytes); turn in-place reuse on to see it'),
   };
   const strategiesLine = el('p', 'mpv-strategies muted');
-  container.append(figures, strategiesLine);
+  // What the whole model's plan assumed rather than knew (an If's branch, a trip count): beside the figures.
+  const assumed = el('p', 'mpv-assumed');
+  assumed.hidden = true;
+  container.append(figures, assumed, strategiesLine);
 
-  function render({ m, inplace }) {
+  function renderAssumptions({ assumptions }) {
+    assumed.hidden = assumptions.length === 0;
+    if (!assumptions.length) { assumed.replaceChildren(); return; }
+    const shown = assumptions.slice(0, 3).map((a) => a.text).join('; ');
+    assumed.replaceChildren(el('strong', '', assumptions.length === 1 ? 'Assumed: ' : `Assumed (${assumptions.length}): `),
+      document.createTextNode(shown + (assumptions.length > 3 ? `; … ${assumptions.length - 3} more` : '') + '.'));
+  }
+
+  function render(s) {
+    const { m, inplace } = s;
     const set = (f, v, fmt) => {
       f.v.textContent = fmt(v);
       f.exact.textContent = v === null ? '' : fmt === formatRatio ? `ratio ${v}` : `${formatInt(v)} B`;
     };
-    set(fig.naive, m.naive, formatBytes);
+    const sv = savingsOf(s);
+    set(fig.naive, sv.naive, formatBytes);
     set(fig.peak, m.peak, formatBytes);
     set(fig.bound, m.lowerBound, formatBytes);
-    set(fig.savings, m.savings, formatRatio);
+    set(fig.savings, sv.savings, formatRatio);
+    fig.naive.card.title = sv.rebased ? 'Every buffer allocated separately, without in-place reuse: the baseline whatever the options' : NAIVE_HINT;
     const ip = m.raw?.inplace;
     set(fig.inplace, ip && ip.enabled && typeof ip.saved_bytes === 'number' ? ip.saved_bytes : null, formatBytes);
     if (!(ip && ip.enabled)) fig.inplace.v.textContent = inplace ? '—' : 'off';
@@ -49,6 +80,7 @@ export function createFigures(container, ctl) {
       : counts;
   }
   ctl.on('applied', render);
+  ctl.on('applied', renderAssumptions);
 }
 
 // " Reasons: a (3); b (1)." -- the C library's reasons, most frequent first.

@@ -26,6 +26,8 @@ const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner', 'reuses']);
 const columnWeight = (c) => (NAME_KEYS.has(c.key) ? 3 : c.mono || c.key === 'op' ? 2 : c.bytes ? 1.4 : c.num ? 1.1 : 1.2);
 const FILTER_PAUSE_MS = 120;
 
+const BODY_HITS_MAX = 50;
+
 /** The Details section, appended to `container`. Returns {toolbar}: where the export buttons go. */
 export function createTable(container, ctl) {
   const { linked } = ctl;
@@ -53,13 +55,15 @@ export function createTable(container, ctl) {
   const toolbar = el('div', 'mpv-exports');
   const head = el('div', 'mpv-table-head');
   head.append(tabs, filterIn, note, toolbar);
+  const bodyHits = el('div', 'mpv-body-hits');
+  bodyHits.hidden = true;
   const wrap = el('div', 'mpv-table-wrap');
   const table = el('table', 'mpv-table');
   wrap.append(table);
   const vbody = createVirtualBody(wrap, table);
   const linksLine = el('p', 'mpv-node-links');
   linksLine.hidden = true;
-  sec.append(el('h3', '', 'Details'), head, linksLine, wrap);
+  sec.append(el('h3', '', 'Details'), head, bodyHits, linksLine, wrap);
   container.append(sec);
   let shown = []; // the rows shown (filtered, sorted)
 
@@ -99,6 +103,25 @@ export function createTable(container, ctl) {
     table.dataset.rows = String(rows.length);
     vbody.set(rows.length, (i) => tableRow(which, rows[i], cols), cols.length);
     note.textContent = `${formatInt(rows.length)} of ${formatInt(all)} rows` + (error ? ' · not a valid regular expression: matching text' : '');
+    renderBodyMatches(which);
+  }
+  // The values inside other bodies that match the filter, one link per body (it opens that body).
+  function renderBodyMatches(which) {
+    const found = which === 'values' ? ctl.bodyMatches() : [];
+    bodyHits.hidden = found.length === 0;
+    if (!found.length) { bodyHits.replaceChildren(); return; }
+    const total = found.reduce((a, b) => a + b.count, 0);
+    const ul = el('ul');
+    for (const b of found.slice(0, BODY_HITS_MAX)) {
+      const btn = el('button', 'mpv-link', `${b.path.length ? b.label : 'the main graph'}`);
+      btn.type = 'button';
+      btn.addEventListener('click', () => ctl.openBody(b.path));
+      const li = el('li');
+      li.append(btn, el('span', 'muted', ` — ${formatInt(b.count)} match${b.count === 1 ? '' : 'es'}`));
+      ul.append(li);
+    }
+    if (found.length > BODY_HITS_MAX) ul.append(el('li', 'muted', `… ${formatInt(found.length - BODY_HITS_MAX)} more bodies`));
+    bodyHits.replaceChildren(el('p', '', `${formatInt(total)} more match${total === 1 ? '' : 'es'} inside control-flow bodies:`), ul);
   }
   // One <tr>: cells as text; long names end in an ellipsis, with the whole text in the cell's title.
   function tableRow(which, r, cols) {

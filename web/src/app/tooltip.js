@@ -6,6 +6,18 @@
 import { el } from '../charts/base.js';
 import { formatBytes, formatInt, formatShape, nodeLabel } from '../data/format.js';
 import { reuseText } from '../data/profile.js';
+import { bodiesOf, bodyLabel } from '../data/plan.js';
+
+/** Lines about a control-flow node's memory (its transient buffer): the body counted and how to open it. */
+function describeBody(ctl, node, size, position) {
+  const bodies = bodiesOf(ctl.state.body, node);
+  const counted = bodies.find((b) => b.entry.counted)?.entry;
+  const lines = [['body memory', Number.isNaN(size) ? 'not known (the body\'s plan is deferred)' : `${formatBytes(size)} (${formatInt(size)} B), its body's arena and state`]];
+  lines.push(['node', `${counted?.op_type ?? bodies[0]?.entry.op_type ?? ''} ${node} (position ${position})`]);
+  if (counted) lines.push(['counted', bodyLabel(counted)]);
+  lines.push(['open', 'click to open the body\'s own charts and tables']);
+  return lines;
+}
 
 /** Lines about value `name` of the current plan, or null when it is not in it. */
 export function describeValue(ctl, name) {
@@ -15,6 +27,7 @@ export function describeValue(ctl, name) {
   const lines = [];
   const own = m.owner[i];
   const size = m.size[i];
+  if (m.transient(i)) return describeBody(ctl, name, size, m.start[i]);
   if (m.dtype[i] || m.shape[i] !== undefined) lines.push(['type', `${m.dtype[i] || '?'} ${formatShape(m.shape[i])}`]);
   lines.push(['size', Number.isNaN(size) ? `unknown (${m.unknownReason.get(name) ?? m.unknownReason.get(m.names[own]) ?? 'no shape'})` : `${formatBytes(size)} (${formatInt(size)} B)`]);
   const nd = ctl.producer(name);

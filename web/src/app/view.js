@@ -14,11 +14,13 @@ import { createController, deepFreeze, PUBLIC_EVENTS } from './controller.js';
 import { createControls } from './controls.js';
 import { createDeferred, createFigures } from './figures.js';
 import { createTable } from './table.js';
+import { createBodyBar } from './bodies.js';
+import { createAtPeak } from './atpeak.js';
 import { createExports } from './exports.js';
 import { createTooltip } from './tooltip.js';
 import { renderModelInfo } from './model-info.js';
 
-const HINT = 'Scroll to zoom and drag to pan any chart (positions are shared); brush the memory chart to pick a range; click a bar to select a value; the strip right of the timeline brushes its rows.';
+const HINT = 'Ctrl+scroll (or scroll over a chart you clicked) to zoom and drag to pan any chart (positions are shared); with a chart focused, ←/→ pan, +/− zoom, 0 shows all and Esc clears the selection; brush the memory chart to pick a range; click a bar to select a value (a control-flow node\'s memory opens its body); the strip right of the timeline brushes its rows.';
 
 // The title bar: name, plan status, progress, Cancel; and the error box under it.
 function createTitlebar(root, ctl) {
@@ -43,8 +45,15 @@ function createTitlebar(root, ctl) {
     if (error !== null) errorBox.textContent = error;
     errorBox.hidden = error === null;
   });
-  ctl.on('state', (phase) => { root.dataset.state = phase; });
-  ctl.on('applied', ({ m }) => { badge.textContent = m.status; badge.className = `mpv-badge ${m.status}`; });
+  // The badge is the shown plan's status, 'loading' while a model loads, and nothing after a cancel.
+  const syncBadge = () => {
+    const { shown: on, m, phase } = ctl.state;
+    const text = phase === 'loading' ? 'loading' : on && m ? m.status : '';
+    badge.textContent = text; badge.className = `mpv-badge ${text}`; badge.hidden = !text;
+  };
+  ctl.on('state', (phase) => { root.dataset.state = phase; syncBadge(); });
+  ctl.on('shown', syncBadge);
+  ctl.on('applied', syncBadge);
 }
 
 // The four charts, fed by the controller's plan, slot plan and profile.
@@ -56,12 +65,19 @@ function createCharts(container, ctl, hooks) {
     arena: createArena(container, linked, { height: 260, hooks, key: 'arena' }),
     slots: createSlots(container, linked, { height: 200, hooks, key: 'slots' }),
   };
-  const setSlots = ({ m, slotsM }) => {
+  const setSlots = ({ m, slotsM, source }) => {
+    charts.slots.setEmptyNote(!slotsM && source === 'plan' && m.planned ? 'a saved arena plan holds no slot plan: open the model to compare' : '');
     charts.slots.setData(slotsM, slotsM ? slotOccupancy(slotsM) : null);
     charts.slots.setTitle(m.strategy === 'slots' ? 'Slot occupancy' : 'Slot occupancy (the slot plan, for comparison)');
   };
   const setProfile = ({ profile, profileNote }) => charts.memory.setProfile(profile, profileNote);
   ctl.on('applied', (s) => {
+    // A deferred plan's memory and arena charts draw only the buffers whose size is known.
+    let n = 0;
+    for (let i = 0; i < s.m.n; i++) if (s.m.owner[i] === i && Number.isNaN(s.m.size[i])) n++;
+    const partial = n ? `partial: ${n.toLocaleString('en-US')} buffer${n === 1 ? '' : 's'} without a size left out` : '';
+    charts.memory.setPartial(partial);
+    charts.arena.setPartial(partial);
     charts.memory.setData(s.m, s.series);
     setProfile(s);
     charts.timeline.setData(s.m);
@@ -75,7 +91,7 @@ function createCharts(container, ctl, hooks) {
     charts.timeline.setLinks(ctl.state.links);
     if (linked.selected !== null) charts.timeline.reveal(linked.selected);
   });
-  ctl.on('shown', () => { for (const c of Object.values(charts)) c.resize(); }); // measured while hidden
+  ctl.on('shown', ({ shown: on }) => { if (on) for (const c of Object.values(charts)) c.resize(); }); // measured while hidden
   return charts;
 }
 
@@ -87,10 +103,12 @@ export function createView(root, client, options = {}) {
   const main = el('div', 'mpv-main');
   main.hidden = true;
   root.append(main);
-  ctl.on('shown', () => { main.hidden = false; }); // before the charts measure themselves
+  ctl.on('shown', ({ shown: on }) => { main.hidden = !on; }); // before the charts measure themselves
+  createBodyBar(main, ctl);
   createFigures(main, ctl);
   createControls(main, ctl);
   createDeferred(main, ctl);
+  const atPeak = createAtPeak(main, ctl);
   const chartsBox = el('div', 'mpv-charts');
   main.append(chartsBox);
   let tooltip = null; // made after the charts: it is the last element of the view
@@ -110,13 +128,14 @@ export function createView(root, client, options = {}) {
   });
 
   return {
-    root, controller: ctl, linked: ctl.linked, charts, version: client.version,
+    root, controller: ctl, linked: ctl.linked, charts, atPeak, version: client.version,
     /** A frozen copy of the public state (phase, name, options, dims, selection, ...). */
     get state() { return ctl.snapshot(); },
     /** The plan shown (frozen), or null. */
     get plan() { return deepFreeze(ctl.state.plan); },
     open: ctl.open,
     setDims: ctl.setDims,
+    setValues: ctl.setValues,
     setOptions: ctl.setOptions,
     select: ctl.select,
     showPlan: ctl.showPlan,

@@ -4,7 +4,7 @@
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
 import { axisLeft, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, outlineX, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
@@ -116,7 +116,8 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
         if (!placed(i)) continue;
         const x0 = x(m.start[i0]), x1 = x(m.end[i0] + 1);
         const ya = y(m.offset[i] + m.size[i]), yb = y(m.offset[i]);
-        items.push({ tag: 'rect', attrs: { class: cls, x: x0 - 1, y: ya - 1, width: Math.max(x1 - x0, 1) + 2, height: Math.max(yb - ya, 1) + 2 } });
+        const ox = outlineX(x0, x1, MARGIN.left, frame.width - MARGIN.right);
+        if (ox) items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: ya - 1, height: Math.max(yb - ya, 1) + 2 } });
       }
       items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }

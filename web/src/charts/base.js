@@ -49,6 +49,14 @@ export function markedValues(m, linked) {
   return out;
 }
 
+/** The outline around a bar [xa, xb) (selected or hovered), kept to the plot's
+ *  [left, right]: a bar zoomed past the edges must not draw outside the chart.
+ *  {x, width}, or null when the bar is off the plot. */
+export function outlineX(xa, xb, left, right) {
+  const a = Math.max(xa - 1, left - 1), b = Math.min(Math.max(xb, xa + 1) + 1, right + 1);
+  return b > a ? { x: a, width: b - a } : null;
+}
+
 /** The hover cursor at position `pos`: a line down the middle of its column, none when pos is null or off the plot. */
 export function cursorMarks(x, pos, left, right, top, bottom) {
   if (pos === null) return [];
@@ -120,6 +128,8 @@ export function svgEl(tag, attrs = {}) {
 export function createFrame(container, { className, title, height, margin, onResize, key }) {
   const root = el('section', `mpv-chart ${className}`);
   if (key) root.dataset.chart = key;
+  // Focusable: a focused chart zooms with the wheel and takes the keys (chartKeys).
+  root.tabIndex = 0;
   const head = el('div', 'mpv-chart-head');
   const h = el('h3', 'mpv-chart-title', title);
   const tools = el('div', 'mpv-chart-tools');
@@ -131,6 +141,7 @@ export function createFrame(container, { className, title, height, margin, onRes
   plot.append(canvas, svg);
   root.append(head, plot);
   container.append(root);
+  plot.addEventListener('pointerdown', () => { if (document.activeElement !== root) root.focus({ preventScroll: true }); });
   const ctx = canvas.getContext('2d');
   const frame = { root, head, tools, plot, canvas, ctx, svg, width: 0, height, margin, dpr: 1, titleEl: h };
   let raf = 0;
@@ -190,9 +201,15 @@ export function createFrame(container, { className, title, height, margin, onRes
 export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
   const sel = select(target);
   let syncing = false;
+  // The wheel scrolls the page unless Ctrl/⌘ is held or the chart has the
+  // focus (a click or Tab puts it there): a page of charts is not a trap.
+  const wheelZooms = (ev) => {
+    const chart = target.closest?.('.mpv-chart');
+    return ev.ctrlKey || ev.metaKey || (!!chart && chart.contains(document.activeElement));
+  };
   const z = d3zoom()
     .scaleExtent([1, 1e6])
-    .filter((ev) => (filter ? filter(ev) : true) && (!ev.button || ev.type === 'wheel'))
+    .filter((ev) => (filter ? filter(ev) : true) && (ev.type === 'wheel' ? wheelZooms(ev) : !ev.button))
     .on('zoom', (ev) => {
       if (syncing || !ev.sourceEvent) return;
       const base = getBaseX();
@@ -222,6 +239,13 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
 export function frameApi(frame) {
   return {
     setTitle(text) { setText(frame.titleEl, text); },
+    /** Mark the chart as drawing part of the plan ('' clears): a deferred plan's sized values only. */
+    setPartial(text) {
+      frame.partialEl ??= frame.head.insertBefore(el('span', 'mpv-chart-partial'), frame.tools);
+      setText(frame.partialEl, text);
+      frame.partialEl.hidden = !text;
+      frame.root.classList.toggle('partial', !!text);
+    },
     addTools(...nodes) { frame.tools.append(...nodes); },
     resize() { frame.resize(); },
   };
@@ -359,6 +383,26 @@ export function stickyPick(pick) {
   };
 }
 
+/**
+ * The keys of a focused chart (positions are shared, so every chart follows):
+ * ←/→ pan by a tenth of the range shown, +/− zoom by 1.5 about its middle,
+ * 0 or Home shows everything, Escape clears the selection. True when handled.
+ */
+export function chartKey(ev, linked) {
+  if (ev.altKey || ev.ctrlKey || ev.metaKey) return false;
+  const [a, b] = linked.domain();
+  const w = b - a, mid = (a + b) / 2;
+  switch (ev.key) {
+    case 'ArrowLeft': linked.setXDomain([a - w / 10, b - w / 10], 'keyboard'); return true;
+    case 'ArrowRight': linked.setXDomain([a + w / 10, b + w / 10], 'keyboard'); return true;
+    case '+': case '=': linked.setXDomain([mid - w / 3, mid + w / 3], 'keyboard'); return true;
+    case '-': case '_': linked.setXDomain([mid - w * 0.75, mid + w * 0.75], 'keyboard'); return true;
+    case '0': case 'Home': linked.setXDomain(null, 'keyboard'); return true;
+    case 'Escape': linked.select(null, 'keyboard'); return true;
+    default: return false;
+  }
+}
+
 /** Hover (with tooltip) and click-to-select on a chart's pointer target, and
  *  the linked-view subscriptions every x-linked chart needs: a new x range
  *  re-syncs the zoom and redraws, hover re-renders the overlay, a selection
@@ -381,7 +425,11 @@ export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, r
     linked.setHover(null, null, getApi());
     hooks.tooltip?.(ev, null, null, getApi());
   }).on('click.select', (ev) => linked.setSelected(picker.click(ev).name, getApi()));
+  const chart = target.node().closest('.mpv-chart');
+  const onKey = (ev) => { if (chartKey(ev, linked)) ev.preventDefault(); };
+  chart?.addEventListener('keydown', onKey);
   return [
+    () => chart?.removeEventListener('keydown', onKey),
     linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
     linked.on('hover', () => renderHover()),
     linked.on('select', () => draw()),

@@ -3,7 +3,7 @@
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
 import { axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, outlineX, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
 
@@ -11,6 +11,7 @@ const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 
 export function createSlots(container, linked, { height = 220, hooks = {}, key } = {}) {
   let m = null, occ = null;
+  let emptyNote = ''; // setEmptyNote: why there is no slot plan, when the default message is not it
   const baseX = scaleLinear();
   const y = scaleBand().paddingInner(0.15);
   const raster = new RasterMarks();
@@ -58,7 +59,7 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     if (!m || !occ || !nRows) {
       labelsOnce('', () => labels.selectAll('*').remove());
       setMarks(hoverG, []);
-      setText(message.node(), !m || !occ ? 'no slot plan yet: the plan is deferred' : m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred');
+      setText(message.node(), emptyNote || (!m || !occ ? 'no slot plan yet: the plan is deferred' : m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred'));
       return;
     }
     setText(message.node(), '');
@@ -110,7 +111,8 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
         const k = segOfOwner.get(m.owner[i]) ?? -1;
         if (k < 0) continue;
         const xa = x(seg.start[k]), xb = x(seg.end[k] + 1);
-        items.push({ tag: 'rect', attrs: { class: cls, x: xa - 1, y: y(seg.row[k]) - 1, width: Math.max(xb - xa, 1) + 2, height: Math.max(band, 2) + 2 } });
+        const ox = outlineX(xa, xb, MARGIN.left, frame.width - MARGIN.right);
+        if (ox) items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: y(seg.row[k]) - 1, height: Math.max(band, 2) + 2 } });
       }
       items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
     }
@@ -139,6 +141,8 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
   const api = {
     ...frameApi(frame),
     /** model: a slot plan's PlanModel; occupancy: slotOccupancy(model). */
+    /** The message shown instead of the default one while there is no slot plan ('' for the default). */
+    setEmptyNote(text) { emptyNote = text; draw(); },
     setData(model, occupancy) {
       m = model; occ = occupancy;
       gen++;

@@ -6,7 +6,7 @@
 import { axisLeft, brushY, format, scaleLinear, select } from 'd3';
 
 const compact = format('~s');
-import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, outlineX, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
@@ -143,7 +143,8 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
         const r = m.row[i];
         const xa = x(m.start[i]), xb = x(m.end[i] + 1);
         const h = Math.max(barH, 3);
-        items.push({ tag: 'rect', attrs: { class: cls, x: xa - 1, y: y(r) + barH / 2 - h / 2 - 1, width: Math.max(xb - xa, 1) + 2, height: h + 2 } });
+        const ox = outlineX(xa, xb, MARGIN.left, frame.width - MARGIN.right);
+        if (ox) items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: y(r) + barH / 2 - h / 2 - 1, height: h + 2 } });
       }
       // The selected value's producer and consumers: a line at each of their positions.
       if (links) {

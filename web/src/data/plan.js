@@ -54,12 +54,22 @@ export function normalizeNodes(nodes) {
  *   slots: [{id, capacity, offset}], unknownValues: [{name, reason}], unknownDims: string[],
  *   unknownReason: Map<name, reason>, unplanned: [{name, reason}],
  *   nodes: [{index, name, op, domain, inputs: [names], outputs: [names]|null}] in
- *   position order ([] when the JSON has no `nodes`)
+ *   position order ([] when the JSON has no `nodes`),
+ *   nValues (the plan's `values`; indices nValues..n-1 are its `transients`,
+ *   each a buffer named after its control-flow node, [position, position]),
+ *   transients (the JSON's list), transient(i) (index i is a transient)
  * }
  */
 export function normalizePlan(json) {
   if (!json || typeof json !== 'object') throw new TypeError('normalizePlan: expected a plan object');
-  const values = Array.isArray(json.values) ? json.values : [];
+  // A body's memory (`transients`: one buffer per control-flow node, live at
+  // its position) is drawn as a buffer named after the node, after the values.
+  const transients = (Array.isArray(json.transients) ? json.transients : []).filter((t) => t && typeof t.node === 'string');
+  const values = (Array.isArray(json.values) ? json.values : []).concat(transients.map((t) => ({
+    name: t.node, size: t.bytes, start: t.position, end: t.position, owner: null, view: false,
+    slot: t.slot, offset: t.offset, dtype: null, shape: null,
+  })));
+  const nValues = values.length - transients.length;
   const n = values.length;
   const align = int(json.align, 1);
   const valueNames = new Array(n);
@@ -94,7 +104,8 @@ export function normalizePlan(json) {
     dtype[i] = typeof v.dtype === 'string' ? v.dtype : '';
     shape[i] = Array.isArray(v.shape) ? v.shape.map(dim) : v.shape === null ? null : undefined;
   }
-  for (let i = 0; i < n; i++) {
+  for (let i = nValues; i < n; i++) owner[i] = i; // a transient owns its buffer
+  for (let i = 0; i < nValues; i++) {
     const o = values[i]?.owner;
     const j = typeof o === 'string' ? index.get(o) : undefined;
     owner[i] = j === undefined ? i : j;
@@ -133,7 +144,7 @@ export function normalizePlan(json) {
     savings: num(json.savings_ratio),
     strategies: json.strategies && typeof json.strategies === 'object' ? json.strategies : null,
     boundAlign: json.strategy === 'slots' ? 1 : align,
-    n, names: valueNames, index, start, end, size, alignedSize, offset, slot, view, owner, dtype, shape,
+    n, nValues, transients, transient: (i) => i >= nValues, names: valueNames, index, start, end, size, alignedSize, offset, slot, view, owner, dtype, shape,
     row, rowCount: owners.length, rowValue, colorKey,
     slots, unknownValues, unknownDims, unknownReason,
     unplanned: Array.isArray(json.unplanned) ? json.unplanned.filter((u) => u && typeof u.name === 'string') : [],
@@ -178,4 +189,121 @@ export function intervalRows(m) {
     n: m.n, start: m.start, end: m.end, row: m.row, offset: m.offset, size: m.size,
     slot: m.slot, colorKey: m.colorKey, view: m.view, value,
   };
+}
+
+/**
+ * attachNodes for a whole plan tree: `json` made with `--no-nodes`, given
+ * back the `nodes` of `full`, an earlier plan of the same model with them,
+ * in the main graph and in every body (`subgraphs[k].plan`, matched by index,
+ * node and attribute: the list depends on the model only). Returns new
+ * objects; `json` is not modified.
+ */
+export function attachNodeTree(json, full) {
+  if (!json || typeof json !== 'object' || !full || typeof full !== 'object') return json;
+  let out = Array.isArray(full.nodes) ? attachNodes(json, full.nodes) : json;
+  const subs = json.subgraphs, fsubs = full.subgraphs;
+  if (!Array.isArray(subs) || !Array.isArray(fsubs) || !subs.length) return out;
+  const next = subs.map((e, k) => {
+    const f = fsubs[k];
+    if (!e?.plan || !f?.plan || f.node !== e.node || f.attribute !== e.attribute) return e;
+    return { ...e, plan: attachNodeTree(e.plan, f.plan) };
+  });
+  if (out === json) out = { ...json };
+  out.subgraphs = next;
+  return out;
+}
+
+/** A body of a plan tree: `{index, node, attribute}` steps from the main graph (index: in the parent's `subgraphs`). */
+const stepMatches = (e, s) => e && e.node === s.node && e.attribute === s.attribute;
+
+/**
+ * The body at `path` (steps {index, node, attribute}) of plan document
+ * `json`: {plan, entry, entries} (entries: the steps' subgraph entries, from
+ * the main graph down), or null when a step is not there. A step whose index
+ * no longer matches is found by node and attribute.
+ */
+export function planAt(json, path) {
+  let plan = json;
+  const entries = [];
+  for (const s of path ?? []) {
+    const subs = Array.isArray(plan?.subgraphs) ? plan.subgraphs : [];
+    const e = stepMatches(subs[s.index], s) ? subs[s.index] : subs.find((x) => stepMatches(x, s));
+    if (!e?.plan) return null;
+    entries.push(e);
+    plan = e.plan;
+  }
+  return { plan, entry: entries.at(-1) ?? null, entries };
+}
+
+/** The path steps back from planAt: [{index, node, attribute}] for entries at `indices` from the main graph. */
+export function stepOf(parent, index) {
+  const e = parent?.subgraphs?.[index];
+  return e ? Object.freeze({ index, node: String(e.node ?? ''), attribute: String(e.attribute ?? '') }) : null;
+}
+
+/** The bodies of node `node` in `plan` (one per graph attribute: an If's two branches), as [{index, entry}]. */
+export function bodiesOf(plan, node) {
+  const out = [];
+  (Array.isArray(plan?.subgraphs) ? plan.subgraphs : []).forEach((e, index) => { if (e?.node === node) out.push({ index, entry: e }); });
+  return out;
+}
+
+/** How a body is told: "If 'n' then_branch (branch taken)". */
+export function bodyLabel(e) {
+  const taken = e.branch_taken === true ? ' (branch taken)' : e.branch_taken === false ? ' (branch not taken)' : e.op_type === 'If' ? ' (condition not known)' : '';
+  return `${e.op_type ?? ''} '${e.node}' ${e.attribute}${taken}`;
+}
+
+/**
+ * What a plan tree assumed rather than knew, for the note beside the headline
+ * figures: [{kind: 'branch'|'trips', text, path}]. 'branch': an If whose
+ * condition is not known, planned with its larger branch (the C library's
+ * `assumption`); 'trips': a trip-count dim (`trips_…`) left unbound.
+ * Walks every counted body, main graph first.
+ */
+export function planAssumptions(json) {
+  const out = [];
+  const seenTrips = new Set();
+  const walk = (plan, path) => {
+    if (!plan || typeof plan !== 'object') return;
+    for (const t of Array.isArray(plan.transients) ? plan.transients : []) {
+      if (typeof t?.assumption !== 'string') continue;
+      const taken = (plan.subgraphs ?? []).find((e) => e?.node === t.node && e.counted);
+      out.push({ kind: 'branch', path, node: t.node, text: `${t.op_type ?? 'If'} '${t.node}': ${t.assumption}${taken ? ` (${taken.attribute})` : ''}` });
+    }
+    for (const d of Array.isArray(plan.unknown?.dims) ? plan.unknown.dims : []) {
+      if (typeof d === 'string' && d.startsWith('trips_') && !seenTrips.has(d)) {
+        seenTrips.add(d);
+        out.push({ kind: 'trips', path, node: d, text: `the trip count ${d} is not bound (set it with the dims)` });
+      }
+    }
+    (Array.isArray(plan.subgraphs) ? plan.subgraphs : []).forEach((e, k) => {
+      if (e?.counted) walk(e.plan, [...path, stepOf(plan, k)]);
+    });
+  };
+  walk(json, []);
+  return out;
+}
+
+/**
+ * The values inside bodies whose names `test` accepts, grouped per body:
+ * [{path, label, count, plan}] in tree order (the main graph itself is left
+ * out: its table shows its own matches). For the table's search.
+ */
+export function searchBodies(json, test) {
+  const out = [];
+  const walk = (plan, path, labels) => {
+    (Array.isArray(plan?.subgraphs) ? plan.subgraphs : []).forEach((e, k) => {
+      if (!e?.plan) return;
+      const p = [...path, stepOf(plan, k)];
+      const l = [...labels, bodyLabel(e)];
+      let count = 0;
+      for (const v of Array.isArray(e.plan.values) ? e.plan.values : []) if (typeof v?.name === 'string' && test(v.name)) count++;
+      for (const t of Array.isArray(e.plan.transients) ? e.plan.transients : []) if (typeof t?.node === 'string' && test(t.node)) count++;
+      if (count) out.push({ path: p, label: l.join(' › '), count });
+      walk(e.plan, p, l);
+    });
+  };
+  walk(json, [], []);
+  return out;
 }

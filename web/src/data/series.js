@@ -175,7 +175,8 @@ export function nodeRows(m, series = memorySeries(m), nodes = null) {
  * Per-value rows for the table: {index, name, dtype ('' if not given), shape
  * (text, formatShape: dims bound by the plan's --dim), size (null if unknown),
  * start, end, length, owner, view, slot (null), offset (null), status}.
- * status: 'unknown: <reason>' | 'unplanned' | 'view' | '' (planned buffer).
+ * status: 'unknown: <reason>' | 'unplanned' | 'view' | '' (planned buffer) |
+ * 'body memory (If)' (a control-flow node's transient; ': not known' appended when its size is not).
  */
 export function valueRows(m) {
   const rows = new Array(m.n);
@@ -187,7 +188,7 @@ export function valueRows(m) {
       index: i,
       name,
       dtype: m.dtype?.[i] ?? '',
-      shape: m.shape?.[i] === undefined ? '' : formatShape(m.shape[i]),
+      shape: m.shape?.[i] === undefined || m.transient(i) ? '' : formatShape(m.shape[i]),
       size: Number.isNaN(m.size[i]) ? null : m.size[i],
       start: m.start[i],
       end: m.end[i],
@@ -196,10 +197,22 @@ export function valueRows(m) {
       view: m.view[i] === 1,
       slot: m.slot[i] >= 0 ? m.slot[i] : null,
       offset: Number.isNaN(m.offset[i]) ? null : m.offset[i],
-      status: reason !== undefined ? `unknown: ${reason}` : unplanned.has(name) ? 'unplanned' : m.view[i] ? 'view' : '',
+      status: m.transient(i) ? `body memory (${m.transients[i - m.nValues].op_type ?? 'node'})${Number.isNaN(m.size[i]) ? ': not known' : ''}`
+        : reason !== undefined ? `unknown: ${reason}` : unplanned.has(name) ? 'unplanned' : m.view[i] ? 'view' : '',
     };
   }
   return rows;
+}
+
+/** The table's search as a predicate on text: {test, error} (a pattern that is not a regular expression matches as text). */
+export function patternTest(pattern) {
+  try {
+    const re = new RegExp(pattern, 'i');
+    return { test: (s) => re.test(s), error: null };
+  } catch (e) {
+    const needle = pattern.toLowerCase();
+    return { test: (s) => s.toLowerCase().includes(needle), error: e.message };
+  }
 }
 
 /**
@@ -209,15 +222,7 @@ export function valueRows(m) {
  */
 export function filterRows(rows, pattern, fields = ['name']) {
   if (!pattern) return { rows, error: null };
-  let test, error = null;
-  try {
-    const re = new RegExp(pattern, 'i');
-    test = (s) => re.test(s);
-  } catch (e) {
-    error = e.message;
-    const needle = pattern.toLowerCase();
-    test = (s) => s.toLowerCase().includes(needle);
-  }
+  const { test, error } = patternTest(pattern);
   const out = rows.filter((r) => fields.some((f) => {
     const v = r[f];
     return Array.isArray(v) ? v.some((x) => test(String(x))) : v !== undefined && v !== null && test(String(v));

@@ -1,0 +1,304 @@
+/*
+ * test_upper_bounds.c -- plans that rest on dims the user cannot bind:
+ * data-dependent dims planned at their bounds (--upper-bounds), dim ranges
+ * (--dim NAME=LO..HI), the internal symbols a deferred plan names apart from
+ * the dims a user binds, and the inputs a --value could resolve. Checked on
+ * the typed plan and on the plan JSON.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <cmocka.h>
+
+#include "memplan/memplan.h"
+#include "memplan/report.h"
+#include "cli/args.h"
+#include "model_builder.h"
+
+/* x float[seq,8] -> Relu -> NonZero (int64[2, n]) -> Transpose -> Cast float -> Relu. */
+static memplan_model *nonzero_model(void) {
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "seq,8");
+    mb_node(g, "Relu", "x", "r");
+    mb_node(g, "NonZero", "r", "nz");
+    mb_node(g, "Transpose", "nz", "t");
+    mb_int_attr(mb_node(g, "Cast", "t", "c"), "to", 1);
+    mb_node(g, "Relu", "c", "y");
+    mb_output(g, "y", 1, NULL);
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    return m;
+}
+
+static char *report(const memplan_model *m, int argc, const char *const *argv) {
+    memplan_request r;
+    memplan_error err = {0};
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    char *json = NULL;
+    size_t len;
+    memplan_status st = memplan_report_json(m, "plan", &r, &json, &len, &err);
+    memplan_request_free(&r);
+    if (st) fail_msg("%s", err.message);
+    return json;
+}
+
+static void expect_contains(const char *json, const char *fragment) {
+    if (!strstr(json, fragment)) fail_msg("%s\n--- lacks ---\n%s", json, fragment);
+}
+
+/* Without --upper-bounds the NonZero count defers the plan; it is named as
+ * an internal, data-dependent dim, not as a dim to bind. */
+static void test_data_dim_defers_and_is_internal(void **state) {
+    (void)state;
+    memplan_model *m = nonzero_model();
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    memplan_binding seq = {"seq", 4};
+    o.bindings = &seq;
+    o.n_bindings = 1;
+    memplan_model_plan *p;
+    memplan_error err = {0};
+    assert_int_equal(memplan_plan_model(m, &o, &p, &err), MEMPLAN_OK);
+    assert_true(p->deferred);
+    assert_int_equal(p->n_unbound_dims, 0);
+    assert_int_equal(p->n_internal_dims, 1);
+    assert_string_equal(p->internal_dims[0], "unk__0");
+    assert_int_equal(p->n_bounded, 0);
+    memplan_model_plan_free(p);
+    const char *const args[] = {"--dim", "seq=4", "--no-nodes"};
+    char *json = report(m, 3, args);
+    expect_contains(json, "\"dims\":[],\"internal_dims\":[{\"name\":\"unk__0\",\"reason\":\"data-dependent: NonZero "
+                          "(node #1)\",\"data_dependent\":true,\"bind_instead\":[]}],\"value_inputs\":[]");
+    assert_null(strstr(json, "\"upper_bounds\""));
+    free(json);
+    memplan_model_free(m);
+}
+
+/* --upper-bounds: NonZero's count at numel(r) = 4*8 = 32, so nz, t are
+ * int64[2,32] / [32,2] (512 B) and c, y float[32,2] (256 B). */
+static void test_upper_bound_plan(void **state) {
+    (void)state;
+    memplan_model *m = nonzero_model();
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    memplan_binding seq = {"seq", 4};
+    o.bindings = &seq;
+    o.n_bindings = 1;
+    o.upper_bounds = true;
+    memplan_model_plan *p;
+    memplan_error err = {0};
+    assert_int_equal(memplan_plan_model(m, &o, &p, &err), MEMPLAN_OK);
+    assert_false(p->deferred);
+    assert_int_equal(p->n_bounded, 1);
+    assert_string_equal(p->bounded[0].name, "unk__0");
+    assert_true(p->bounded[0].data);
+    assert_int_equal(p->bounded[0].value, 32);
+    uint64_t bytes[5] = {128, 512, 512, 256, 256}; /* r nz t c y */
+    const char *names[5] = {"r", "nz", "t", "c", "y"};
+    for (int i = 0; i < 5; i++) {
+        int32_t v = memplan_graph_find(p->graph, names[i]);
+        assert_true(v >= 0);
+        assert_int_equal(p->size[v].kind, MEMPLAN_SIZE_KNOWN);
+        assert_int_equal(p->size[v].bytes, bytes[i]);
+    }
+    /* r+nz live at 1, nz+t at 2 (1024), t+c at 3 (768), c+y at 4 */
+    assert_int_equal(p->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes, 1024);
+    assert_int_equal(p->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes, 1024);
+    memplan_model_plan_free(p);
+    const char *const args[] = {"--dim", "seq=4", "--upper-bounds", "--no-nodes"};
+    char *json = report(m, 4, args);
+    expect_contains(json, "\"status\":\"planned\"");
+    expect_contains(json, "\"upper_bounds\":{\"data_dims\":[{\"name\":\"unk__0\",\"bound\":32,"
+                          "\"reason\":\"data-dependent: NonZero (node #1)\"}],\"ranges\":[]},\"weights\":");
+    free(json);
+    memplan_model_free(m);
+}
+
+/* A range is planned at its hi with --upper-bounds (seq=16: numel 128), and
+ * left unbound without it (the plan defers and names seq). */
+static void test_dim_range(void **state) {
+    (void)state;
+    memplan_model *m = nonzero_model();
+    const char *const ub[] = {"--dim", "seq=1..16", "--upper-bounds", "--no-nodes"};
+    char *json = report(m, 4, ub);
+    expect_contains(json, "\"status\":\"planned\"");
+    expect_contains(json, "{\"name\":\"r\",\"size\":512,");
+    expect_contains(json, "\"upper_bounds\":{\"data_dims\":[{\"name\":\"unk__0\",\"bound\":128,"
+                          "\"reason\":\"data-dependent: NonZero (node #1)\"}],"
+                          "\"ranges\":[{\"name\":\"seq\",\"lo\":1,\"hi\":16}]}");
+    free(json);
+    const char *const plain[] = {"--dim", "seq=1..16", "--no-nodes"};
+    json = report(m, 3, plain);
+    expect_contains(json, "\"status\":\"deferred\"");
+    expect_contains(json, "\"dims\":[\"seq\"]");
+    free(json);
+
+    /* a later range of the same name replaces the earlier one */
+    const char *const twice[] = {"--dim", "seq=1..16", "--dim", "seq=2..3", "--upper-bounds", "--no-nodes"};
+    json = report(m, 6, twice);
+    expect_contains(json, "\"ranges\":[{\"name\":\"seq\",\"lo\":2,\"hi\":3}]");
+    free(json);
+    memplan_model_free(m);
+}
+
+static void test_range_errors(void **state) {
+    (void)state;
+    memplan_request r;
+    memplan_error err = {0};
+    const char *bad[] = {"seq=4..2", "seq=..2", "seq=1..", "=1..2", "seq=1..x", "seq=-1..2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *args[] = {"--dim", bad[i]};
+        assert_int_equal(cli_request_parse(&r, 2, args, &err), MEMPLAN_EUSAGE);
+        expect_contains(err.message, "--dim NAME=LO..HI takes integers");
+        memplan_request_free(&r);
+    }
+    /* ranges apply to plan only */
+    const char *args[] = {"--dim", "seq=1..2"};
+    cli_args a;
+    cli_args_init(&a);
+    assert_int_equal(cli_args_parse(&a, memplan_command_find("shapes"), 2, args, &err), MEMPLAN_EUSAGE);
+    assert_string_equal(err.message, "--dim NAME=LO..HI does not apply to shapes");
+    cli_args_free(&a);
+    cli_args_init(&a);
+    assert_int_equal(cli_args_parse(&a, memplan_command_find("plan"), 2, args, &err), MEMPLAN_OK);
+    assert_int_equal(a.req.plan.n_ranges, 1);
+    assert_int_equal(a.req.plan.ranges[0].hi, 2);
+    cli_args_free(&a);
+
+    /* a value and a range for one dim */
+    memplan_model *m = nonzero_model();
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    memplan_binding seq = {"seq", 4};
+    memplan_dim_range range = {"seq", 1, 8, 0};
+    o.bindings = &seq;
+    o.n_bindings = 1;
+    o.ranges = &range;
+    o.n_ranges = 1;
+    memplan_model_plan *p = NULL;
+    assert_int_equal(memplan_plan_model(m, &o, &p, &err), MEMPLAN_EUSAGE);
+    assert_null(p);
+    assert_string_equal(err.message, "dim 'seq' is given both a value and a range");
+    memplan_model_free(m);
+}
+
+/* A deferred plan names the integer/bool scalar and short-vector inputs a
+ * --value could give (not float inputs, not long or dynamic ones, not one
+ * already given a value). */
+static void test_value_inputs(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "n,4");
+    mb_input(g, "sr", 7, "");
+    mb_input(g, "flag", 9, "1");
+    mb_input(g, "ids", 7, "n");
+    mb_input(g, "f", 1, "");
+    mb_input(g, "k", 7, "2");
+    mb_node(g, "Relu", "x", "a");
+    mb_node(g, "Add", "sr,k", "s");
+    mb_node(g, "Not", "flag", "nf");
+    mb_node(g, "Neg", "ids", "ni");
+    mb_node(g, "Neg", "f", "nfl");
+    mb_output(g, "a", 1, NULL);
+    mb_output(g, "s", 7, NULL);
+    mb_output(g, "nf", 9, NULL);
+    mb_output(g, "ni", 7, NULL);
+    mb_output(g, "nfl", 1, NULL);
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    const char *const args[] = {"--value", "k=1,2", "--no-nodes"};
+    char *json = report(m, 3, args);
+    expect_contains(json, "\"dims\":[\"n\"],\"internal_dims\":[],\"value_inputs\":[\"sr\",\"flag\"]");
+    free(json);
+    memplan_model_free(m);
+}
+
+
+static char *sweep_report(const memplan_model *m, int argc, const char *const *argv, memplan_status want) {
+    memplan_request r;
+    memplan_error err = {0};
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    char *json = NULL;
+    size_t len;
+    memplan_status st = memplan_report_json(m, "sweep", &r, &json, &len, &err);
+    memplan_request_free(&r);
+    if (st != want) fail_msg("sweep: status %d (%s)", (int)st, err.message);
+    return st ? mb_strdup(err.message) : json;
+}
+
+/* memplan sweep: N values from LO to HI (both ends, rounded, each once), the
+ * arena's figures at each; with --upper-bounds the NonZero count at its
+ * bound n = 8 * seq: r 32*seq bytes, nz and t int64[2,n] 128*seq each, c
+ * and y float[n,2] 64*seq each; naive 416*seq, the peak nz + t 256*seq, the
+ * slots {nz, y} {t, c} {r} 288*seq. */
+static void test_sweep_report(void **state) {
+    (void)state;
+    memplan_model *m = nonzero_model();
+    const char *const args[] = {"--dim", "seq=1..4:3", "--upper-bounds", "--align", "1"};
+    char *json = sweep_report(m, 5, args, MEMPLAN_OK);
+    assert_string_equal(json, "{\"dim\":\"seq\",\"lo\":1,\"hi\":4,\"points\":["
+                              "{\"value\":1,\"status\":\"planned\",\"naive_bytes\":416,\"peak_bytes\":256,"
+                              "\"lower_bound_bytes\":256,\"slots_bytes\":288},"
+                              "{\"value\":3,\"status\":\"planned\",\"naive_bytes\":1248,\"peak_bytes\":768,"
+                              "\"lower_bound_bytes\":768,\"slots_bytes\":864},"
+                              "{\"value\":4,\"status\":\"planned\",\"naive_bytes\":1664,\"peak_bytes\":1024,"
+                              "\"lower_bound_bytes\":1024,\"slots_bytes\":1152}]}\n");
+    free(json);
+    /* without --upper-bounds the count stays unknown: every point deferred */
+    const char *const plain[] = {"--dim", "seq=2..3"};
+    json = sweep_report(m, 2, plain, MEMPLAN_OK);
+    expect_contains(json, "\"points\":[{\"value\":2,\"status\":\"deferred\",\"naive_bytes\":null,"
+                          "\"peak_bytes\":null,\"lower_bound_bytes\":null,\"slots_bytes\":null},"
+                          "{\"value\":3,\"status\":\"deferred\"");
+    free(json);
+    /* one range, no more and no fewer */
+    const char *const none[] = {"--dim", "seq=2"};
+    char *msg = sweep_report(m, 2, none, MEMPLAN_EUSAGE);
+    assert_string_equal(msg, "sweep takes one --dim NAME=LO..HI[:N] (the dim to vary), got 0");
+    free(msg);
+    memplan_model_free(m);
+
+    /* a value the model cannot hold does not stop the sweep: x[seq] reshaped to [8] */
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "seq");
+    mb_initializer_ints(g, "shape", "1", (const int64_t[]){8}, 1);
+    mb_node(g, "Reshape", "x,shape", "r");
+    mb_node(g, "Relu", "r", "y");
+    mb_output(g, "y", 1, "8");
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    const char *const fit[] = {"--dim", "seq=4..8:2", "--align", "1"};
+    json = sweep_report(m, 4, fit, MEMPLAN_OK);
+    assert_string_equal(json, "{\"dim\":\"seq\",\"lo\":4,\"hi\":8,\"points\":["
+                              "{\"value\":4,\"status\":\"does not fit\",\"naive_bytes\":null,\"peak_bytes\":null,"
+                              "\"lower_bound_bytes\":null,\"slots_bytes\":null},"
+                              "{\"value\":8,\"status\":\"planned\",\"naive_bytes\":32,\"peak_bytes\":32,"
+                              "\"lower_bound_bytes\":32,\"slots_bytes\":32}]}\n");
+    free(json);
+    memplan_model_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_data_dim_defers_and_is_internal),
+        cmocka_unit_test(test_upper_bound_plan),
+        cmocka_unit_test(test_dim_range),
+        cmocka_unit_test(test_range_errors),
+        cmocka_unit_test(test_value_inputs),
+        cmocka_unit_test(test_sweep_report),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,36 @@
+/*
+ * text.h -- the one writer of the text reports. A model's names (values,
+ * nodes, ops, attributes, domains, dims) and the reasons and notes that
+ * quote them are printed through it, escaped, so no name can break a
+ * report's lines and columns or send terminal escapes, and every name
+ * reads back exactly:
+ *   - a control character (below U+0020, and DEL) is written \xNN -- '\n'
+ *     and '\t' included;
+ *   - a C1 control (U+0080-U+009F, 0xC2 0x80-0x9F in UTF-8) is \u00NN;
+ *   - a backslash is doubled.
+ * Everything else is written as it is. The report's own line breaks and
+ * columns come from the format text, never from an argument.
+ *
+ *   mp_text_printf(b, "  %s: %s\n", v->name, reason);   // both escaped
+ */
+#ifndef MEMPLAN_OUT_TEXT_H
+#define MEMPLAN_OUT_TEXT_H
+
+#include <stdarg.h>
+
+#include "util/buf.h"
+
+/* s, escaped (NULL writes nothing). */
+void mp_text_put(mp_buf *b, const char *s);
+
+/* printf into b with every %s argument escaped (width, '-' and precision
+ * apply to the escaped text; precision cuts the argument first). Other
+ * conversions are printf's: d i u x X o c e f g E G p with hh h l ll z j t L,
+ * '*' widths, and %%. */
+void mp_text_printf(mp_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,194 @@
+// Control flow on the page: the example opens planned complete (Silero VAD
+// v5 with its dims and sr preset), the input-value control, a control-flow
+// node's memory on the charts and in the table, opening a body (a click, the
+// breadcrumb, the branch selector), the search across bodies and the note on
+// what a plan assumed. The native CLI is the reference for every figure.
+import { describe, expect, it } from 'vitest';
+import { EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
+import { EXAMPLE } from '../../web/src/example.js';
+import { dimArgs } from '../viz-fixtures.js';
+import { artifact, barPoint, cliPlan, expectPlanShown, openPage, revealRow, shown, TIMEOUT, useBrowser, waitPlan } from './harness.js';
+
+const env = useBrowser({ setup: (page, e) => openPage(page, e) });
+const presetArgs = (values = EXAMPLE.preset.values) => [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(values).flatMap(([k, v]) => ['--value', `${k}=${v}`])];
+const PLAN = cliPlan(EXAMPLE_SRC, presetArgs());
+const body = (plan, node, attribute) => plan.subgraphs.find((e) => e.node === node && e.attribute === attribute);
+/** The figures shown equal those of plan document `doc` (a body's plan has the same fields). */
+const figuresOf = (page) => shown(page).then((s) => s.figures);
+const exact = (v) => (v === null ? '' : `${v.toLocaleString('en-US')} B`);
+const crumbs = (page) => page.$$eval('.mpv-crumbs li', (lis) => lis.map((li) => li.textContent));
+
+describe('the example and input values', () => {
+  it('the page opens on the example planned complete: real figures, the dims and sr preset', async () => {
+    const page = env.page;
+    await waitPlan(page, PLAN);
+    expect(PLAN.status).toBe('planned');
+    const s = await shown(page);
+    expectPlanShown(s, PLAN);
+    const cards = await page.$$eval('.mpv-figure[data-figure="naive"], .mpv-figure[data-figure="peak"], .mpv-figure[data-figure="bound"], .mpv-figure[data-figure="savings"]',
+      (fs) => fs.map((f) => f.querySelector('.mpv-figure-value').textContent));
+    expect(cards.filter((t) => t === '—'), 'no dashes on the first screen').toEqual([]);
+    expect(await page.inputValue('.mpv-value input[data-value="sr"]')).toBe('16000');
+    for (const [d, v] of Object.entries(EXAMPLE.preset.dims)) expect(await page.inputValue(`.mpv-dim input[data-dim="${d}"]`), d).toBe(String(v));
+    expect(await page.isHidden('.mpv-deferred'), 'no deferred panel').toBe(true);
+    await page.screenshot({ path: artifact('browser-example-planned.png'), fullPage: true });
+  });
+
+  it('a value that does not fit the input is said so in the page\'s words and not sent; a good one re-plans', async () => {
+    const page = env.page;
+    await page.fill('.mpv-value input[data-value="sr"]', '16k');
+    expect(await page.textContent('.mpv-value .mpv-value-error')).toBe('sr takes whole numbers; "16k" is not one');
+    await page.waitForTimeout(400);
+    expect(await page.evaluate(() => window.memplanView.plan.peak_bytes), 'the plan stays').toBe(PLAN.peak_bytes);
+    await page.fill('.mpv-value input[data-value="sr"]', '8000');
+    expect(await page.textContent('.mpv-value .mpv-value-error')).toBe('');
+    const at8k = cliPlan(EXAMPLE_SRC, presetArgs({ sr: 8000 }));
+    await waitPlan(page, at8k);
+    expectPlanShown(await shown(page), at8k);
+    expect(await page.evaluate(() => window.memplanView.state.values)).toEqual({ sr: '8000' });
+  });
+
+  it('with sr unbound the plan says next to the figures that it assumed a branch', async () => {
+    const page = env.page;
+    await page.fill('.mpv-value input[data-value="sr"]', '16000');
+    await waitPlan(page, PLAN);
+    expect(await page.isHidden('.mpv-assumed'), 'nothing assumed with sr bound').toBe(true);
+    await page.fill('.mpv-value input[data-value="sr"]', '');
+    const unbound = cliPlan(EXAMPLE_SRC, dimArgs(EXAMPLE.preset.dims));
+    await waitPlan(page, unbound);
+    // Every transient with an assumption in the main graph and the counted bodies, main graph first.
+    const want = [];
+    const walk = (plan) => {
+      for (const t of plan.transients) if (t.assumption) want.push(`If '${t.node}': ${t.assumption} (${plan.subgraphs.find((e) => e.node === t.node && e.counted).attribute})`);
+      for (const e of plan.subgraphs) if (e.counted) walk(e.plan);
+    };
+    walk(unbound);
+    expect(want[0]).toBe("If 'If_0': the condition is not known: the larger branch is planned (else_branch)");
+    expect(await page.textContent('.mpv-assumed')).toBe(`Assumed (${want.length}): ${want.join('; ')}.`);
+    await page.fill('.mpv-value input[data-value="sr"]', '16000');
+    await waitPlan(page, PLAN);
+    expect(await page.isHidden('.mpv-assumed')).toBe(true);
+  });
+});
+
+describe('at the peak', () => {
+  const listed = (page) => page.$$eval('.mpv-atpeak-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.name, ...[...tr.cells].slice(1).map((td) => td.textContent)]));
+  const row = (b) => [b.name, b.op_type ?? '—', b.node ?? '—', b.dtype ?? '—', b.shape ? `[${b.shape.join(', ')}]` : '—', b.bytes.toLocaleString('en-US'), `${(b.share * 100).toFixed(1)}%`];
+
+  it('lists the plan JSON\'s at_peak, largest first; any position can be picked; a click selects the buffer everywhere', async () => {
+    const page = env.page;
+    await page.fill('.mpv-value input[data-value="sr"]', '16000');
+    await waitPlan(page, PLAN);
+    expect(await listed(page)).toEqual(PLAN.at_peak.buffers.map(row));
+    expect(await page.textContent('.mpv-atpeak summary')).toBe(`At the peak — position ${PLAN.at_peak.position}, 7.31 KiB`);
+    // Position 1: what the CLI's values say is live there (owners of known size), largest first.
+    const p = 1;
+    const live = PLAN.values.filter((v) => !v.view && v.size !== null && v.start <= p && v.end >= p)
+      .map((v) => ({ name: v.name, bytes: v.size, dtype: v.dtype, shape: v.shape, share: Number((Math.ceil(v.size / 64) * 64 / PLAN.lower_bound_bytes).toPrecision(6)),
+        op_type: PLAN.nodes.find((nd) => nd.outputs.includes(v.name))?.op_type, node: PLAN.nodes.find((nd) => nd.outputs.includes(v.name))?.name }))
+      .sort((a, b) => b.bytes - a.bytes);
+    expect(live.length).toBeGreaterThan(0);
+    await page.fill('.mpv-atpeak-pos', String(p));
+    await page.press('.mpv-atpeak-pos', 'Enter');
+    expect(await listed(page)).toEqual(live.map(row));
+    await page.click(`.mpv-atpeak-table tr[data-name="${live[0].name}"] button`);
+    expect(await page.evaluate(() => window.memplanView.state.selected)).toBe(live[0].name);
+    await page.click('.mpv-atpeak .mpv-btn');
+    expect(await listed(page)).toEqual(PLAN.at_peak.buffers.map(row));
+    await page.evaluate(() => window.memplanView.select(null));
+  });
+});
+
+describe('memory inside control flow', () => {
+  it('the If\'s body memory is a buffer at its position: in the table (labelled with the node) and in the memory chart\'s live bytes', async () => {
+    const page = env.page;
+    await page.fill('.mpv-value input[data-value="sr"]', '16000');
+    await waitPlan(page, PLAN);
+    const t = PLAN.transients[0];
+    await revealRow(page, t.node);
+    const row = await page.$eval(`.mpv-table tr[data-name="${t.node}"]`, (tr) => [...tr.cells].map((td) => td.textContent));
+    expect(row).toContain('body memory (If)');
+    expect(row).toContain(t.bytes.toLocaleString('en-US'));
+    const live = await page.evaluate((p) => window.memplanView.view.controller.state.series.liveBound[p], t.position);
+    expect(live, 'live bytes at the If: its outputs, its input and its body').toBe(PLAN.at_peak.bytes);
+    expect(PLAN.at_peak.position).toBe(t.position);
+    expect(await page.evaluate(() => window.memplanView.view.controller.state.series.maxLiveBound)).toBe(PLAN.lower_bound_bytes);
+  });
+
+  it('clicking it opens the body\'s own figures, charts and tables; the selector switches branch; the breadcrumb goes back', async () => {
+    const page = env.page;
+    const t = PLAN.transients[0];
+    const then = body(PLAN, t.node, 'then_branch'), other = body(PLAN, t.node, 'else_branch');
+    expect([then.branch_taken, then.counted, other.counted]).toEqual([true, true, false]);
+    const pt = await barPoint(page, 'timeline', t.node);
+    await page.mouse.click(pt.x, pt.y);
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 1, null, { timeout: TIMEOUT });
+    expect(await crumbs(page)).toEqual(['main graph', `If '${t.node}' then_branch (branch taken)`]);
+    expect(await figuresOf(page)).toMatchObject({ naive: exact(then.plan.naive_bytes), peak: exact(then.plan.peak_bytes), bound: exact(then.plan.lower_bound_bytes) });
+    expect(Number(await page.getAttribute('.mpv-table', 'data-rows')), 'the body\'s values and its own bodies\' memory')
+      .toBe(then.plan.values.length + then.plan.transients.length);
+    await page.screenshot({ path: artifact('browser-body.png'), fullPage: true });
+
+    await page.selectOption('.mpv-branch', { label: await page.$eval('.mpv-branch option:not(:checked)', (o) => o.textContent) });
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path[0]?.attribute === 'else_branch', null, { timeout: TIMEOUT });
+    expect(await crumbs(page)).toEqual(['main graph', `If '${t.node}' else_branch (branch not taken)`]);
+    expect(await page.textContent('.mpv-badge')).toBe(other.plan.status);
+    expect(Number(await page.getAttribute('.mpv-table', 'data-rows'))).toBe(other.plan.values.length + other.plan.transients.length);
+
+    await page.click('.mpv-crumbs button');
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, { timeout: TIMEOUT });
+    expectPlanShown(await shown(page), PLAN);
+  });
+
+  it('the table\'s search finds values inside bodies and opens the body holding them', async () => {
+    const page = env.page;
+    // A value two bodies down: the taken branch's decoder LSTM.
+    const inner = body(PLAN, 'If_0', 'then_branch').plan.subgraphs.find((e) => e.counted && e.plan.values.some((v) => /LSTM_output_0$/.test(v.name)));
+    const name = inner.plan.values.find((v) => /LSTM_output_0$/.test(v.name)).name;
+    await page.fill('.mpv-filter', name.replace(/[/.]/g, '\\$&'));
+    await page.waitForSelector('.mpv-body-hits:not([hidden]) button', { timeout: 5000 });
+    const hits = await page.$$eval('.mpv-body-hits li', (lis) => lis.map((li) => li.textContent));
+    expect(hits).toEqual([`If 'If_0' then_branch (branch taken) › If '${inner.node}' ${inner.attribute} (branch taken) — 1 match`]);
+    await page.click('.mpv-body-hits button');
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 2, null, { timeout: TIMEOUT });
+    expect(await page.$$eval('.mpv-table tbody tr[data-name]', (trs) => trs.map((tr) => tr.dataset.name))).toEqual([name]);
+    await page.fill('.mpv-filter', '');
+    await page.click('.mpv-crumbs button >> nth=0');
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, { timeout: TIMEOUT });
+  });
+});
+
+describe('dims made up inside the model', () => {
+  it('"Set empty to 1" binds the input dims only: the dims shape inference made up stay unbound, and the plan is not planned on a guess', async () => {
+    const page = env.page;
+    await page.evaluate(() => window.memplanView.setModel('models/example.onnx'));
+    const bare = cliPlan(EXAMPLE_SRC);
+    await waitPlan(page, bare);
+    const inputDims = ['input:0', 'input:1', 'state:1'];
+    expect(await page.$$eval('.mpv-dims-list:not(.mpv-dims-other *) input', (is) => is.map((i) => i.dataset.dim))).toEqual(inputDims);
+    const other = bare.unknown.dims.filter((d) => !inputDims.includes(d));
+    expect(other.length).toBeGreaterThan(0);
+    expect(await page.$$eval('.mpv-dims-other input', (is) => is.map((i) => i.dataset.dim))).toEqual(other);
+    expect(await page.getAttribute('.mpv-dim input[data-dim="input:1"]', 'aria-label')).toBe('dim input:1 (input input, axis 1)');
+    await page.click('.mpv-dims-all');
+    const filled = cliPlan(EXAMPLE_SRC, dimArgs({ 'input:0': 1, 'input:1': 1, 'state:1': 1 }));
+    await waitPlan(page, filled);
+    expect(await page.evaluate(() => ({ ...window.memplanView.state.dims }))).toEqual({ 'input:0': '1', 'input:1': '1', 'state:1': '1' });
+    expect(filled.status, 'sr unbound: the branch is not known').toBe('deferred');
+    expect(await page.textContent('.mpv-badge')).toBe('deferred');
+  });
+
+  it('a deferred plan\'s memory and arena charts say they are partial, with the count of buffers left out', async () => {
+    const page = env.page;
+    const plan = cliPlan(EXAMPLE_SRC, dimArgs({ 'input:0': 1, 'input:1': 1, 'state:1': 1 }));
+    const n = plan.values.filter((v) => !v.view && v.size === null).length + plan.transients.filter((t) => t.bytes === null).length;
+    expect(n).toBeGreaterThan(0);
+    for (const chart of ['memory', 'arena']) {
+      expect(await page.textContent(`[data-chart="${chart}"] .mpv-chart-partial`), chart).toBe(`partial: ${n} buffer${n === 1 ? '' : 's'} without a size left out`);
+    }
+    await page.evaluate((p) => window.memplanView.setValues(p), EXAMPLE.preset.values);
+    await page.evaluate((d) => window.memplanView.setDims(d), EXAMPLE.preset.dims);
+    await waitPlan(page, PLAN);
+    expect(await page.isHidden('[data-chart="memory"] .mpv-chart-partial'), 'planned: not partial').toBe(true);
+  });
+});

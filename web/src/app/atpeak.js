@@ -1,0 +1,119 @@
+// atpeak.js -- "At the peak": the buffers live at the peak position (the plan
+// JSON's `at_peak`, as the CLI lists it), or at any position the user picks,
+// largest first, with their op, node, dtype, shape and share of the lower
+// bound; a click selects the buffer in every chart and the table. Names are
+// set as text.
+import { el } from '../charts/base.js';
+import { alignUp } from '../data/plan.js';
+import { formatBytes, formatInt, formatShape } from '../data/format.js';
+
+const ROWS_MAX = 200;
+
+/**
+ * The buffers live at position p of plan model m, as `at_peak` lists them:
+ * [{name, transient, bytes, share, op_type, node, dtype, shape}], largest
+ * first (then by name), share = the buffer's size on the lower bound's basis
+ * (m.boundAlign) over lower_bound_bytes. Buffers of unknown size are left
+ * out. producer(name) -> the node that makes a value ({name, op}) or null.
+ */
+export function liveAt(m, p, producer) {
+  const out = [];
+  for (let i = 0; i < m.n; i++) {
+    if (m.owner[i] !== i || m.start[i] > p || m.end[i] < p || Number.isNaN(m.size[i])) continue;
+    const t = m.transient(i) ? m.transients[i - m.nValues] : null;
+    const nd = t ? null : producer(m.names[i]);
+    const share = m.lowerBound ? alignUp(m.size[i], m.boundAlign) / m.lowerBound : 0;
+    out.push({
+      name: m.names[i], transient: !!t, bytes: m.size[i], share: Number(share.toPrecision(6)),
+      op_type: t ? t.op_type ?? null : nd?.op ?? null, node: t ? t.node : nd?.name ?? null,
+      dtype: m.dtype[i] || null, shape: t ? null : m.shape[i] ?? null,
+    });
+  }
+  return out.sort((a, b) => b.bytes - a.bytes || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+export function createAtPeak(container, ctl) {
+  const sec = el('details', 'mpv-atpeak');
+  sec.open = true;
+  const summary = el('summary', '', 'At the peak');
+  const pick = el('input', 'mpv-atpeak-pos');
+  pick.type = 'number';
+  pick.min = '0';
+  pick.step = '1';
+  pick.setAttribute('aria-label', 'position to list the live buffers at');
+  const peakBtn = el('button', 'mpv-btn mpv-small', 'peak');
+  peakBtn.type = 'button';
+  const head = el('p', 'mpv-atpeak-head');
+  const posLabel = el('label', 'mpv-ctl');
+  posLabel.append(el('span', 'mpv-ctl-label', 'position'), pick, peakBtn);
+  const table = el('table', 'mpv-atpeak-table');
+  const wrap = el('div', 'mpv-atpeak-wrap');
+  wrap.append(table);
+  sec.append(summary, posLabel, head, wrap);
+  container.append(sec);
+  let position = null; // null: the plan's peak position
+
+  function rowsNow() {
+    const { m } = ctl.state;
+    const ap = m.raw?.at_peak;
+    if (position === null && ap && Array.isArray(ap.buffers)) return { p: ap.position, bytes: ap.bytes, buffers: ap.buffers, fromPlan: true };
+    const p = position ?? null;
+    if (p === null || p < 0 || p >= m.positions) return null;
+    const buffers = liveAt(m, p, (n) => ctl.producer(n));
+    let bytes = 0;
+    for (const b of buffers) bytes += alignUp(b.bytes, m.boundAlign);
+    return { p, bytes, buffers, fromPlan: false };
+  }
+
+  function render() {
+    const { m } = ctl.state;
+    if (!m) return;
+    pick.max = String(Math.max(0, m.positions - 1));
+    const r = rowsNow();
+    table.replaceChildren();
+    wrap.replaceChildren(table);
+    if (!r) {
+      head.textContent = m.planned ? 'Nothing is live at any position.' : 'No peak yet: the plan is deferred. Pick a position to list the buffers whose size is known.';
+      summary.textContent = 'At the peak';
+      return;
+    }
+    if (document.activeElement !== pick) pick.value = String(r.p);
+    const nd = m.nodes[r.p];
+    summary.textContent = r.fromPlan ? `At the peak — position ${r.p}, ${formatBytes(r.bytes)}` : `At position ${r.p} — ${formatBytes(r.bytes)}`;
+    head.textContent = `${formatInt(r.buffers.length)} buffer${r.buffers.length === 1 ? '' : 's'} live at position ${r.p}` +
+      (nd ? ` (${nd.op}${nd.name ? ` ${nd.name}` : ''})` : '') + `, largest first; share of the lower bound${m.lowerBound !== null ? ` (${formatBytes(m.lowerBound)})` : ''}.`;
+    const thead = el('thead');
+    const hr = el('tr');
+    for (const h of ['buffer', 'op', 'node', 'dtype', 'shape', 'bytes', 'share']) hr.append(el('th', '', h));
+    thead.append(hr);
+    const tbody = el('tbody');
+    for (const b of r.buffers.slice(0, ROWS_MAX)) {
+      const tr = el('tr');
+      tr.dataset.name = b.name;
+      if (b.name === ctl.linked.selected) tr.className = 'selected';
+      const nameBtn = el('button', 'mpv-link', b.transient ? `${b.name} (its body's memory)` : b.name);
+      nameBtn.type = 'button';
+      nameBtn.addEventListener('click', () => ctl.select(b.name));
+      const td0 = el('td');
+      td0.append(nameBtn);
+      tr.append(td0, el('td', '', b.op_type ?? '—'), el('td', '', b.node ?? '—'), el('td', '', b.dtype ?? '—'),
+        el('td', '', b.shape ? formatShape(b.shape) : '—'), el('td', 'num', formatInt(b.bytes)), el('td', 'num', `${(b.share * 100).toFixed(1)}%`));
+      tbody.append(tr);
+    }
+    table.append(thead, tbody);
+    if (r.buffers.length > ROWS_MAX) wrap.append(el('p', 'muted', `… ${formatInt(r.buffers.length - ROWS_MAX)} more`));
+  }
+  pick.addEventListener('change', () => {
+    const v = Number(pick.value);
+    const next = pick.value.trim() === '' || !Number.isInteger(v) ? null : v;
+    if (next === position) return; // a blur after Enter: the rows (and the button under the pointer) stay
+    position = next;
+    render();
+  });
+  peakBtn.addEventListener('click', () => { position = null; pick.value = ''; render(); });
+  ctl.on('applied', () => { position = null; render(); });
+  ctl.on('selection', () => {
+    for (const tr of table.querySelectorAll('tbody tr')) tr.classList.toggle('selected', tr.dataset.name === ctl.linked.selected);
+  });
+  return { setPosition(p) { position = p; render(); } };
+}
