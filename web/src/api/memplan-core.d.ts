@@ -23,6 +23,7 @@ export interface Documents {
   info: ModelInfo;
   shapes: ShapesDocument;
   plan: PlanDocument;
+  sweep: SweepDocument;
   inplace: InplaceDocument;
   profile: InplaceDocument;
   tags: InplaceDocument;
@@ -182,9 +183,19 @@ export interface PlanDocument {
   /** Why the plan is deferred; null when planned. */
   unknown: {
     values: { name: string; reason: string }[];
+    /** Dims a user can bind (the model's input dims and declared names). */
     dims: string[];
+    /** The internal symbols the unknown sizes rest on: not bindable; bind_instead names input dims that are. */
+    internal_dims: { name: string; reason: string; data_dependent: boolean; bind_instead: string[] }[];
+    /** Integer/bool scalar and short-vector inputs without a --value. */
+    value_inputs: string[];
     subgraphs: { node: string; attribute: string; reason: string }[];
   } | null;
+  /** With --upper-bounds: the dims planned at their bounds, and the --dim NAME=LO..HI ranges planned at HI. */
+  upper_bounds?: {
+    data_dims: { name: string; bound: Amount | null; reason: string }[];
+    ranges: { name: string; lo: number; hi: number }[];
+  };
   /** Absent with --no-nodes. Position order; "" for an omitted optional input/output. */
   nodes?: { index: number; name: string; op_type: string; domain: string; inputs: string[]; outputs: string[] }[];
   /** With --inplace (main graph): the peak saved; saved_bytes null while deferred. */
@@ -226,6 +237,22 @@ export interface PlanDocument {
     state_bytes: number | null;
     transient_bytes: number | null;
     plan: PlanDocument;
+  }[];
+}
+
+/** `memplan sweep MODEL --dim NAME=LO..HI[:N] --json`: the arena's figures at N values of one dim. */
+export interface SweepDocument {
+  dim: string;
+  lo: number;
+  hi: number;
+  points: {
+    value: number;
+    status: 'planned' | 'deferred' | 'does not fit';
+    /** null unless planned. */
+    naive_bytes: number | null;
+    peak_bytes: number | null;
+    lower_bound_bytes: number | null;
+    slots_bytes: number | null;
   }[];
 }
 
