@@ -113,6 +113,7 @@ static void run_command(const memplan_model *m, const char *command, const char 
     } else {
         fuzz_check_error(st, &err);
     }
+    memplan_request_free(&r);
 }
 
 static size_t n_unknown_transients(const memplan_model_plan *p) {

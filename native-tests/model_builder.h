@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memplan/model.h"
 #include "onnx.pb-c.h"
 
 typedef Onnx__GraphProto mb_graph;
@@ -294,5 +295,16 @@ static inline uint8_t *mb_pack_opset(mb_graph *g, int64_t opset, size_t *len) {
 
 /* mb_pack_opset with opset 17. */
 static inline uint8_t *mb_pack(mb_graph *g, size_t *len) { return mb_pack_opset(g, 17, len); }
+
+/* The graph packed (mb_pack) and loaded; NULL when the load fails, the
+ * message in *err. Frees the graph and the bytes. */
+static inline memplan_model *mb_load(mb_graph *g, memplan_error *err) {
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    memplan_model *m = NULL;
+    if (memplan_model_load(bytes, len, NULL, &m, err)) m = NULL;
+    free(bytes);
+    return m;
+}
 
 #endif

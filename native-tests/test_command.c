@@ -20,12 +20,9 @@ static memplan_model *one_dim_model(const char *dim) {
     mb_input(g, "x", 1, dim);
     mb_node(g, "Abs", "x", "y");
     mb_output(g, "y", 1, dim);
-    size_t len;
-    uint8_t *bytes = mb_pack(g, &len);
-    memplan_model *m = NULL;
     memplan_error err = {0};
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
-    free(bytes);
+    memplan_model *m = mb_load(g, &err);
+    if (!m) fail_msg("%s", err.message);
     return m;
 }
 

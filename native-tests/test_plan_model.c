@@ -16,12 +16,9 @@
 
 /* Plan a graph with the given options; returns the JSON (free it). */
 static char *plan(mb_graph *g, int argc, const char *const *argv) {
-    size_t len;
-    uint8_t *bytes = mb_pack(g, &len);
-    memplan_model *m = NULL;
     memplan_error err = {0};
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
-    free(bytes);
+    memplan_model *m = mb_load(g, &err);
+    if (!m) fail_msg("%s", err.message);
     memplan_request r;
     assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
     char *json = NULL;

@@ -11,30 +11,63 @@ export interface CreateMemplanOptions {
 
 /** An error reported by the C library. `message` is the C message verbatim. */
 export class MemplanError extends Error {
+  constructor(message: string, status: number, command: string);
   /** The C status (0 when mp_open failed, else what mp_call returned). */
   status: number;
   /** The command that failed ("open" for mp_open). */
   command: string;
 }
 
+/** The documents of the model commands, by name (`memplan COMMAND MODEL --json`). */
+export interface Documents {
+  info: ModelInfo;
+  shapes: ShapesDocument;
+  plan: PlanDocument;
+  sweep: SweepDocument;
+  inplace: InplaceDocument;
+  profile: InplaceDocument;
+  tags: InplaceDocument;
+}
+
+/** The commands whose output is a document (annotate's is bytes: callBytes). */
+export type DocumentCommand = keyof Documents;
+
 export interface Model {
   /** Same JSON as `memplan info MODEL --json`. */
   info(): ModelInfo;
-  /** Run a command with CLI-style flags (e.g. ["--dim", "batch=1"]); returns its parsed JSON. Throws MemplanError. */
-  call(command: string, args?: string[]): any;
+  /**
+   * Run a command with CLI-style flags (e.g. ["--dim", "batch=1"]); returns its parsed JSON.
+   * Options a command does not use are ignored (one argument list can serve several commands);
+   * an unknown option or a bad value throws. Throws MemplanError.
+   */
+  call<C extends DocumentCommand>(command: C, args?: string[]): Documents[C];
+  call(command: string, args?: string[]): unknown;
   /** As call(), but returns the JSON text exactly as C produced it. */
   callText(command: string, args?: string[]): string;
-  /** As call(), for commands with binary output (e.g. an annotated .onnx). */
+  /** As call(), for commands with binary output: 'annotate' gives the annotated .onnx bytes. */
   callBytes(command: string, args?: string[]): Uint8Array;
   /** Free the session; further calls throw. Idempotent. */
   close(): void;
 }
+
+/**
+ * Reads `length` bytes of the model file at `offset`, synchronously (in a worker:
+ * FileReaderSync over blob.slice()); must return exactly that many bytes.
+ */
+export type ReadAt = (offset: number, length: number) => Uint8Array;
 
 export interface Memplan {
   /** mp_version(), e.g. "0.1.0". */
   readonly version: string;
   /** Load a model. Throws MemplanError with the C message when the bytes are not a usable ONNX model. */
   open(bytes: Uint8Array | ArrayBuffer): Model;
+  /**
+   * Load a model of `size` bytes through `readAt`, a window at a time, skipping tensor data
+   * (memory O(graph)). 'annotate' reads the whole file again through readAt: keep it valid while
+   * the model is open. readAt must not call into this model. Throws TypeError for a bad size or
+   * readAt, MemplanError with the C message otherwise.
+   */
+  openReader(size: number, readAt: ReadAt): Model;
   /** `memplan pack --json` on CSV text (id,lower,upper,size); args like ["--align", "1", "--budget-ms", "100", "--seed", "2"]. Throws MemplanError. */
   pack(csv: string, args?: string[]): PackResult;
 }
@@ -65,8 +98,8 @@ export interface ValueInfo {
 export interface ModelInfo {
   ir_version: number;
   producer: string;
-  producer_version?: string;
-  graph_name?: string;
+  producer_version: string;
+  graph_name: string;
   /** Opset versions by domain ("ai.onnx" for the default domain). */
   opsets: Record<string, number>;
   /** Nodes of the main graph. */
@@ -74,15 +107,203 @@ export interface ModelInfo {
   /** Nodes of all graphs, subgraphs included. */
   nodes_total: number;
   /** Whether the nodes had to be reordered into a topological order. */
-  reordered?: boolean;
+  reordered: boolean;
   /** Model-local functions. */
-  functions?: number;
+  functions: number;
   initializers: number;
   initializer_bytes: number;
   inputs: ValueInfo[];
   outputs: ValueInfo[];
   /** Op histogram over all graphs. */
   op_types: Record<string, number>;
+}
+
+/** A byte amount: an integer, or an expression over dim names while one is unbound ("8*N+4"). */
+export type Amount = number | string;
+
+/** An element type ("float", "int64", ...) or a kind ("sequence", "map", "optional", "opaque"); null when unknown. */
+export type DType = string | null;
+
+/** Dims: integers or expression strings; null when the rank is unknown. */
+export type Shape = Array<number | string> | null;
+
+/** `memplan shapes MODEL --json`: every value of the main graph. */
+export interface ShapesDocument {
+  values: {
+    name: string;
+    dtype: DType;
+    shape: Shape;
+    /** null when unknown (then `reason` says why). */
+    bytes: Amount | null;
+    origin: 'declared' | 'inferred' | 'none';
+    reason?: string;
+  }[];
+  summary: { values: number; static_bytes: number; symbolic_bytes: number; unknown_bytes: number };
+  /** Conflicts between declared and inferred types, ops without a rule. */
+  notes: string[];
+}
+
+/** One value of a plan: a buffer owner, or a view sharing its owner's buffer. */
+export interface PlanValue {
+  name: string;
+  /** null when unknown (deferred plans). */
+  size: number | null;
+  /** Inclusive positions of the owner's interval. */
+  start: number;
+  end: number;
+  owner: string;
+  view: boolean;
+  /** The slot (strategy "slots" only), else null; null while deferred. */
+  slot: number | null;
+  offset: number | null;
+  dtype: DType;
+  shape: Shape;
+}
+
+/** `memplan plan MODEL --json` (a body's plan in `subgraphs[].plan` has the same form). */
+export interface PlanDocument {
+  status: 'planned' | 'deferred';
+  strategy: 'arena' | 'slots';
+  align: number;
+  positions: number;
+  /** The figures are null while deferred. */
+  naive_bytes: number | null;
+  peak_bytes: number | null;
+  lower_bound_bytes: number | null;
+  savings_ratio: number | null;
+  /** Strategy "slots" only: the end of the slot layout, padding included. */
+  slot_layout_bytes?: number | null;
+  strategies: {
+    arena: number;
+    slots: number;
+    exact_reuse: number;
+    arena_heuristic: string;
+    arena_gap_ratio: number;
+  } | null;
+  /** Strategy "slots" only (else empty). */
+  slots: { id: number; capacity: number; offset: number }[];
+  values: PlanValue[];
+  /** Strings, sequences, maps, ...: never planned, never deferring. */
+  unplanned: { name: string; reason: string }[];
+  /** Why the plan is deferred; null when planned. */
+  unknown: {
+    values: { name: string; reason: string }[];
+    /** Dims a user can bind (the model's input dims and declared names). */
+    dims: string[];
+    /** The internal symbols the unknown sizes rest on: not bindable; bind_instead names input dims that are. */
+    internal_dims: { name: string; reason: string; data_dependent: boolean; bind_instead: string[] }[];
+    /** Integer/bool scalar and short-vector inputs without a --value. */
+    value_inputs: string[];
+    subgraphs: { node: string; attribute: string; reason: string }[];
+  } | null;
+  /** With --upper-bounds: the dims planned at their bounds, and the --dim NAME=LO..HI ranges planned at HI. */
+  upper_bounds?: {
+    data_dims: { name: string; bound: Amount | null; reason: string }[];
+    ranges: { name: string; lo: number; hi: number }[];
+  };
+  /** Absent with --no-nodes. Position order; "" for an omitted optional input/output. */
+  nodes?: { index: number; name: string; op_type: string; domain: string; inputs: string[]; outputs: string[] }[];
+  /** With --inplace (main graph): the peak saved; saved_bytes null while deferred. */
+  inplace?: { enabled: true; saved_bytes: number | null };
+  /** What is live at the peak, each buffer's share of the lower bound; null while deferred. */
+  at_peak: {
+    position: number;
+    bytes: number;
+    buffers: {
+      name: string;
+      transient: boolean;
+      bytes: number;
+      share: number;
+      op_type: string | null;
+      node: string | null;
+      dtype: DType;
+      shape: Shape;
+    }[];
+  } | null;
+  weights: { bytes: number; count: number; unknown: number; folded: boolean };
+  /** One buffer per control-flow node: its body's memory, live at the node's position. */
+  transients: {
+    node: string;
+    op_type: string;
+    position: number;
+    bytes: number | null;
+    slot: number | null;
+    offset: number | null;
+    assumption: string | null;
+  }[];
+  subgraphs: {
+    node: string;
+    op_type: string;
+    position: number;
+    attribute: string;
+    /** If: whether this branch is the one taken; null when not known or not an If. */
+    branch_taken: boolean | null;
+    counted: boolean;
+    state_bytes: number | null;
+    transient_bytes: number | null;
+    plan: PlanDocument;
+  }[];
+}
+
+/** `memplan sweep MODEL --dim NAME=LO..HI[:N] --json`: the arena's figures at N values of one dim. */
+export interface SweepDocument {
+  dim: string;
+  lo: number;
+  hi: number;
+  points: {
+    value: number;
+    status: 'planned' | 'deferred' | 'does not fit';
+    /** null unless planned. */
+    naive_bytes: number | null;
+    peak_bytes: number | null;
+    lower_bound_bytes: number | null;
+    slots_bytes: number | null;
+  }[];
+}
+
+/** A value or node tag; null for none. */
+export type Tag = 'shape' | 'axes' | 'weight' | 'ambiguous' | null;
+
+/** Amounts keyed by tag ("" = untagged); zero amounts are left out, null when unknown. */
+export type TagAmounts = Record<string, Amount | null>;
+
+/** `memplan inplace|profile|tags MODEL --json`: one document for the three. */
+export interface InplaceDocument {
+  allow_input_overwrite: boolean;
+  tags_known: boolean;
+  nodes: {
+    /** Topological position. */
+    index: number;
+    /** The node's place in the file. */
+    file_index: number;
+    name: string;
+    op_type: string;
+    tag: Tag;
+    reuse: { output_index: number; input_index: number; kind: 'equal' | 'greater' }[];
+    release_after: string[];
+    not_used_after: string[];
+    /** Absent when no value has a tag. */
+    release_after_shape_tag?: string[];
+    profile: {
+      total_bytes: Amount | null;
+      already_allocated_bytes: Amount | null;
+      output_allocation_bytes: Amount | null;
+      inputs: TagAmounts;
+      initializers: TagAmounts;
+      intermediates: TagAmounts;
+      outputs: TagAmounts;
+    };
+  }[];
+  values: { name: string; tag: Tag }[];
+  /** With --events: the decision log. Fields that do not apply are null. */
+  events?: {
+    action: 'inplace' | 'release' | 'release_shape_tag';
+    node_index: number;
+    name: string | null;
+    output_index: number | null;
+    input_index: number | null;
+    kind: 'equal' | 'greater' | null;
+  }[];
 }
 
 export function createMemplan(opts?: CreateMemplanOptions): Promise<Memplan>;
