@@ -146,8 +146,8 @@ static void run(const char *label, const uint8_t *bytes, size_t len) {
     }
     qsort(t, N, sizeof *t, cmp_double);
     memplan_session_close(s);
-    printf("%-34s plan %7.1f ms (peak %llu)   re-plan after a dim change (session, JSON) %7.1f ms\n", label,
-           t1 - t0, (unsigned long long)peak, t[N / 2]);
+    printf("%-34s plan %7.1f ms (peak %llu)   re-plan after a dim change (session, JSON) %7.1f ms\n", label, t1 - t0,
+           (unsigned long long)peak, t[N / 2]);
 }
 
 int main(int argc, char **argv) {

@@ -83,15 +83,16 @@ static bool row(const char *kind_name, uint64_t seed, int want_nodes, int kind) 
            (unsigned long long)peak[MEMPLAN_ORDER_FORWARD], (unsigned long long)peak[MEMPLAN_ORDER_BEAM],
            (unsigned long long)peak[MEMPLAN_ORDER_EXACT], (unsigned long long)bl, exact ? "yes" : "no",
            fl ? 100.0 * (double)(fl - bl) / (double)fl : 0.0,
-           f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes
-               ? 100.0 * ((double)f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes -
-                          (double)b->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes) /
-                     (double)f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes
-               : 0.0,
+           f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes ? 100.0 *
+                                                               ((double)f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes -
+                                                                (double)b->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes) /
+                                                               (double)f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes
+                                                         : 0.0,
            t_sched, t_file, t_best);
     bool ok = peak[MEMPLAN_ORDER_BEST] <= heur && bl == peak[MEMPLAN_ORDER_BEST] && bl <= fl;
-    if (!ok) printf("  ^ best %llu above a heuristic (%llu) or the plan's bound\n",
-                    (unsigned long long)peak[MEMPLAN_ORDER_BEST], (unsigned long long)heur);
+    if (!ok)
+        printf("  ^ best %llu above a heuristic (%llu) or the plan's bound\n",
+               (unsigned long long)peak[MEMPLAN_ORDER_BEST], (unsigned long long)heur);
     memplan_model_plan_free(b);
     memplan_model_plan_free(f);
     memplan_model_free(m);

@@ -75,9 +75,7 @@ static uint64_t offsets_hash(const uint64_t *off, size_t n) {
     return h;
 }
 
-static int cmp_str(const void *a, const void *b) {
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Read DIR/NAME into l and start its table row; false (after printing an
  * error row) when it cannot be read or parsed. */
@@ -89,7 +87,8 @@ static bool open_row(const char *dir, const char *name, memplan_buffer_list *l) 
     memplan_error err = {0};
     bool ok = text && memplan_csv_read(text, len, l, &err) == MEMPLAN_OK;
     if (ok) printf("| %s | %zu |", name, l->count);
-    else printf("| %s | error: %s |\n", name, text ? err.message : "cannot read");
+    else
+        printf("| %s | error: %s |\n", name, text ? err.message : "cannot read");
     free(text);
     return ok;
 }
@@ -119,9 +118,8 @@ static void bench_file(const char *dir, const char *name) {
         }
         if (k == 0) printf(" %llu |", (unsigned long long)p.lower_bound_bytes);
         printf(" %llu (+%.2f%%, %s, %llu it, %.0f ms, %016llx) |", (unsigned long long)p.arena_bytes,
-               100.0 * (p.gap_ratio - 1.0), memplan_heuristic_name(p.heuristic),
-               (unsigned long long)p.iterations, median3(t),
-               (unsigned long long)offsets_hash(p.offset, p.count));
+               100.0 * (p.gap_ratio - 1.0), memplan_heuristic_name(p.heuristic), (unsigned long long)p.iterations,
+               median3(t), (unsigned long long)offsets_hash(p.offset, p.count));
         memplan_arena_plan_free(&p);
     }
     printf("\n");
@@ -154,8 +152,8 @@ static void table_file(const char *dir, const char *name) {
         if (p.optimal) snprintf(proof, sizeof proof, ", optimal");
         else if (p.proven_lower_bound_bytes > p.lower_bound_bytes)
             snprintf(proof, sizeof proof, ", >= %llu", (unsigned long long)p.proven_lower_bound_bytes);
-        printf(" %llu (+%.2f%%%s, %s, %.0f ms) |", (unsigned long long)p.arena_bytes,
-               100.0 * (p.gap_ratio - 1.0), proof, memplan_heuristic_name(p.heuristic), t);
+        printf(" %llu (+%.2f%%%s, %s, %.0f ms) |", (unsigned long long)p.arena_bytes, 100.0 * (p.gap_ratio - 1.0),
+               proof, memplan_heuristic_name(p.heuristic), t);
         fflush(stdout);
         memplan_arena_plan_free(&p);
     }
@@ -190,7 +188,8 @@ static void bench_dir(const char *dir) {
     }
     for (size_t i = 0; i < n; i++) {
         if (table_count) table_file(dir, names[i]);
-        else bench_file(dir, names[i]);
+        else
+            bench_file(dir, names[i]);
         free(names[i]);
     }
 }
@@ -213,8 +212,9 @@ static void synth(memplan_buffer *b, size_t n) {
     for (size_t i = 0; i < n; i++) {
         int64_t s = (int64_t)(i / 2);
         uint64_t r = rnd() % 100;
-        int64_t len = r < 80 ? 1 + (int64_t)(rnd() % 4) : r < 98 ? 5 + (int64_t)(rnd() % 60)
-                                                                : 100 + (int64_t)(rnd() % 900);
+        int64_t len = r < 80   ? 1 + (int64_t)(rnd() % 4)
+                      : r < 98 ? 5 + (int64_t)(rnd() % 60)
+                               : 100 + (int64_t)(rnd() % 900);
         if (i % (n / 8 + 1) == 7) len = steps - s;
         uint64_t size = 64 * (1 + rnd() % 16384); /* 64 B .. 1 MiB */
         b[i] = (memplan_buffer){size, s, s + len};
@@ -254,9 +254,9 @@ static void bench_synthetic(void) {
         if (st != MEMPLAN_OK) {
             printf("| %zu | error: %s |\n", n, err.message);
         } else {
-            printf("| %zu | %.1f ms (peak %.3g MB) | %.1f ms | %.1f ms (%.3g MB) | %.4f | %s |\n", n,
-                   median3(t_slot), (double)sp.peak_bytes / 1e6, median3(t_lb), median3(t_pack),
-                   (double)ap.arena_bytes / 1e6, ap.gap_ratio, memplan_heuristic_name(ap.heuristic));
+            printf("| %zu | %.1f ms (peak %.3g MB) | %.1f ms | %.1f ms (%.3g MB) | %.4f | %s |\n", n, median3(t_slot),
+                   (double)sp.peak_bytes / 1e6, median3(t_lb), median3(t_pack), (double)ap.arena_bytes / 1e6,
+                   ap.gap_ratio, memplan_heuristic_name(ap.heuristic));
             memplan_slot_plan_free(&sp);
             memplan_arena_plan_free(&ap);
         }
@@ -315,7 +315,8 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--table") == 0 && i + 1 < argc) {
             for (char *t = strtok(argv[++i], ","); t && table_count < 8; t = strtok(NULL, ","))
                 table_budgets[table_count++] = (uint32_t)strtoul(t, NULL, 10);
-        } else dir = argv[i];
+        } else
+            dir = argv[i];
     }
     bench_dir(dir);
     if (table_count) return 0;

@@ -110,7 +110,8 @@ static void run(const char *label, const uint8_t *bytes, size_t len) {
     double t3 = now_ms();
     if (!st) free(json);
     memplan_request_free(&r);
-    printf("%-40s %8d nodes %8d values  load %7.1f ms  shapes %7.1f ms (%5.1f ms/10k nodes)  plan %7.1f ms  known %.1f%%\n",
+    printf("%-40s %8d nodes %8d values  load %7.1f ms  shapes %7.1f ms (%5.1f ms/10k nodes)  plan %7.1f ms  known "
+           "%.1f%%\n",
            label, (int)m->graph->n_nodes, (int)m->graph->n_values, t1 - t0, best,
            m->graph->n_nodes ? best * 10000.0 / m->graph->n_nodes : 0.0, t3 - t2,
            100.0 * (double)known / (double)(m->graph->n_values ? m->graph->n_values : 1));

@@ -111,7 +111,7 @@ static inline void gen_unet(gen *G, const char *in, int c, int h, char *out) {
         lh /= 2;
         gen_node(G, "Down", t, lc, lh, cur);
     }
-    gen_convs(G, cur, lc, lh); /* bottleneck */
+    gen_convs(G, cur, lc, lh);             /* bottleneck */
     for (int l = depth - 1; l >= 0; l--) { /* decoder */
         lc /= 2;
         lh *= 2;
@@ -172,7 +172,8 @@ static inline void gen_fpn(gen *G, const char *in, int c, int h, char *out) {
     char all[GEN_MAX_LEVELS * 2 * 64 + 8];
     all[0] = '\0';
     for (int l = 0; l < levels; l++)
-        for (int br = 0; br < 2; br++) snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", all[0] ? "," : "", head[l][br]);
+        for (int br = 0; br < 2; br++)
+            snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s", all[0] ? "," : "", head[l][br]);
     (void)lc;
     gen_node(G, "Join", all, c, h, out);
 }
@@ -188,7 +189,8 @@ static inline uint8_t *gen_model(uint64_t seed, int nodes, int kind, size_t *len
     while (G.nodes < nodes) {
         int k = kind == 2 ? (int)gen_below(&G, 2) : kind;
         if (k == 0) gen_unet(&G, cur, c, h, next);
-        else gen_fpn(&G, cur, c, h, next);
+        else
+            gen_fpn(&G, cur, c, h, next);
         snprintf(cur, sizeof cur, "%s", next);
     }
     mb_output(G.g, cur, 1, "4,32,32");

@@ -45,7 +45,11 @@ function fnv1a(text) {
 
 const budgets = [0, 100, 1000];
 const rows = [];
-for (const name of existsSync(dsaDir) ? readdirSync(dsaDir).filter((f) => f.endsWith('.csv')).sort() : []) {
+for (const name of existsSync(dsaDir)
+  ? readdirSync(dsaDir)
+      .filter((f) => f.endsWith('.csv'))
+      .sort()
+  : []) {
   const text = readFileSync(join(dsaDir, name), 'utf8');
   const cells = [];
   for (const b of budgets) {

@@ -36,11 +36,20 @@ const N = Number(argv.find((a) => /^\d+$/.test(a)) || 100_000);
 export function syntheticModel(n = 10_000) {
   let seed = 1;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-  const un = ['Relu', 'Sigmoid', 'Tanh', 'Neg', 'Abs'], bin = ['Add', 'Mul', 'Sub', 'Max'];
-  const nodes = [], names = ['x'];
+  const un = ['Relu', 'Sigmoid', 'Tanh', 'Neg', 'Abs'],
+    bin = ['Add', 'Mul', 'Sub', 'Max'];
+  const nodes = [],
+    names = ['x'];
   for (let k = 0; k < n; k++) {
-    const a = names[names.length - 1], out = `t${k}`;
-    if (k % 3 === 0 && names.length > 2) nodes.push({ opType: bin[k % 4], name: `n${k}`, inputs: [a, names[Math.max(0, names.length - 1 - Math.floor(rnd() * 40))]], outputs: [out] });
+    const a = names[names.length - 1],
+      out = `t${k}`;
+    if (k % 3 === 0 && names.length > 2)
+      nodes.push({
+        opType: bin[k % 4],
+        name: `n${k}`,
+        inputs: [a, names[Math.max(0, names.length - 1 - Math.floor(rnd() * 40))]],
+        outputs: [out],
+      });
     else nodes.push({ opType: un[k % 5], name: `n${k}`, inputs: [a], outputs: [out] });
     names.push(out);
   }
@@ -51,16 +60,32 @@ requireVizFixtures();
 const { server, url } = await serve(join(ROOT, 'web', 'dist'), 0);
 const profile = mkdtempSync(join(tmpdir(), 'memplan-bench-'));
 const ctx = await chromium.launchPersistentContext(profile, {
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, viewport: { width: 1280, height: 900 },
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  viewport: { width: 1280, height: 900 },
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 const page = await ctx.newPage();
 page.on('pageerror', (e) => console.error('page error:', e.message));
 await page.goto(url);
 await page.waitForSelector('body[data-state="ready"]', { timeout: 60_000 });
 
-const median = (a) => { const s = [...a].sort((x, y) => x - y); return s[Math.floor(s.length / 2)]; };
-const pct = (a, p) => { const s = [...a].sort((x, y) => x - y); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
+const median = (a) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)];
+};
+const pct = (a, p) => {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.min(s.length - 1, Math.floor(s.length * p))];
+};
 const twoFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 // 3. (first, the shortest) A 10k-node model: re-plan after a dim changes, through the worker.
@@ -71,11 +96,17 @@ if (!NO_REPLAN) {
     document.body.dataset.state = 'bench';
     await window.memplanView.setModel(bytes, 'synthetic-10k.onnx');
   }, Buffer.from(bytes).toString('base64'));
-  await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.plan?.positions === 10000, null, { timeout: 120_000 });
+  await page.waitForFunction(
+    () => document.body.dataset.state === 'ready' && window.memplanView.plan?.positions === 10000,
+    null,
+    { timeout: 120_000 },
+  );
   const res = await page.evaluate(async () => {
     const v = window.memplanView;
     const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-    const total = [], shown = [], calls = { 'plan arena': [], 'plan slots': [], profile: [] };
+    const total = [],
+      shown = [],
+      calls = { 'plan arena': [], 'plan slots': [], profile: [] };
     await v.setDims({ batch: 1, seq: 100 }); // warm-up
     await frames();
     for (let k = 0; k < 7; k++) {
@@ -88,36 +119,73 @@ if (!NO_REPLAN) {
     const model = v.view.controller.model;
     for (let k = 0; k < 7; k++) {
       const dims = ['--dim', 'batch=1', '--dim', `seq=${200 + k}`];
-      for (const [label, cmd, args] of [['plan arena', 'plan', ['--strategy', 'arena', '--align', '64', ...dims]], ['plan slots', 'plan', ['--strategy', 'slots', '--align', '64', ...dims]], ['profile', 'profile', dims]]) {
+      for (const [label, cmd, args] of [
+        ['plan arena', 'plan', ['--strategy', 'arena', '--align', '64', ...dims]],
+        ['plan slots', 'plan', ['--strategy', 'slots', '--align', '64', ...dims]],
+        ['profile', 'profile', dims],
+      ]) {
         const t0 = performance.now();
         await model.call(cmd, args);
         calls[label].push(performance.now() - t0);
       }
     }
     const plan = v.plan;
-    return { shown, total, calls, status: plan.status, positions: plan.positions, values: plan.values.length, peak: plan.peak_bytes, progress: document.querySelector('.mpv-progress').textContent };
+    return {
+      shown,
+      total,
+      calls,
+      status: plan.status,
+      positions: plan.positions,
+      values: plan.values.length,
+      peak: plan.peak_bytes,
+      progress: document.querySelector('.mpv-progress').textContent,
+    };
   });
-  const f = (a) => `median ${median(a).toFixed(0)} ms (min ${Math.min(...a).toFixed(0)}, max ${Math.max(...a).toFixed(0)})`;
-  console.log(`10k-node synthetic model (${bytes.length} bytes, ${res.positions} positions, ${res.values} values, ${res.status}, peak ${res.peak} B): ` +
-    `dim changed -> new plan shown (figures, tables, timeline, arena, memory) ${f(res.shown)}, -> every chart incl. slot plan and profile, rendered ${f(res.total)}; worker calls alone (request to parsed JSON on the page): ` + Object.entries(res.calls).map(([k, a]) => `${k} ${f(a)}`).join(', '));
+  const f = (a) =>
+    `median ${median(a).toFixed(0)} ms (min ${Math.min(...a).toFixed(0)}, max ${Math.max(...a).toFixed(0)})`;
+  console.log(
+    `10k-node synthetic model (${bytes.length} bytes, ${res.positions} positions, ${res.values} values, ${res.status}, peak ${res.peak} B): ` +
+      `dim changed -> new plan shown (figures, tables, timeline, arena, memory) ${f(res.shown)}, -> every chart incl. slot plan and profile, rendered ${f(res.total)}; worker calls alone (request to parsed JSON on the page): ` +
+      Object.entries(res.calls)
+        .map(([k, a]) => `${k} ${f(a)}`)
+        .join(', '),
+  );
 }
-if (REPLAN_ONLY) { await ctx.close(); server.close(); rmSync(profile, { recursive: true, force: true }); process.exit(0); }
+if (REPLAN_ONLY) {
+  await ctx.close();
+  server.close();
+  rmSync(profile, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // 1. Largest fixture: file chosen -> every chart drawn.
 const times = [];
 for (let k = 0; k < 5; k++) {
-  await page.evaluate(() => { document.body.dataset.state = 'bench'; });
+  await page.evaluate(() => {
+    document.body.dataset.state = 'bench';
+  });
   const t0 = Date.now();
   await page.setInputFiles('#file', LARGEST.file);
-  await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.plan, null, { timeout: 60_000 });
+  await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.plan, null, {
+    timeout: 60_000,
+  });
   await page.evaluate((dims) => window.memplanView.setDims(dims), LARGEST.dims); // the model's input dims
-  await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.plan?.status === 'planned', null, { timeout: 60_000 });
+  await page.waitForFunction(
+    () => document.body.dataset.state === 'ready' && window.memplanView.plan?.status === 'planned',
+    null,
+    { timeout: 60_000 },
+  );
   await twoFrames();
   times.push(Date.now() - t0);
 }
-const largest = await page.evaluate(() => ({ n: window.memplanView.plan.values.length, positions: window.memplanView.plan.positions }));
-console.log(`largest fixture ${LARGEST.name} with ${JSON.stringify(LARGEST.dims)} (${largest.n} values, ${largest.positions} positions): ` +
-  `file chosen -> dims bound -> first full planned render median ${median(times)} ms (runs: ${times.join(', ')} ms)`);
+const largest = await page.evaluate(() => ({
+  n: window.memplanView.plan.values.length,
+  positions: window.memplanView.plan.positions,
+}));
+console.log(
+  `largest fixture ${LARGEST.name} with ${JSON.stringify(LARGEST.dims)} (${largest.n} values, ${largest.positions} positions): ` +
+    `file chosen -> dims bound -> first full planned render median ${median(times)} ms (runs: ${times.join(', ')} ms)`,
+);
 
 // 2. Synthetic plan.
 const plan = syntheticPlan(N);
@@ -128,32 +196,52 @@ const tOpen = await page.evaluate(async (t) => {
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   return performance.now() - t0;
 }, text);
-console.log(`synthetic plan: ${N} intervals, ${plan.positions} positions, JSON ${(text.length / 1e6).toFixed(1)} MB: parse + derive + first render ${tOpen.toFixed(0)} ms`);
+console.log(
+  `synthetic plan: ${N} intervals, ${plan.positions} positions, JSON ${(text.length / 1e6).toFixed(1)} MB: parse + derive + first render ${tOpen.toFixed(0)} ms`,
+);
 
 const renderCost = await page.evaluate(() => {
   const out = {};
   for (const [k, c] of Object.entries(window.memplanView.view.charts)) {
     const t = [];
-    for (let i = 0; i < 10; i++) { const t0 = performance.now(); c.renderNow(); t.push(performance.now() - t0); }
+    for (let i = 0; i < 10; i++) {
+      const t0 = performance.now();
+      c.renderNow();
+      t.push(performance.now() - t0);
+    }
     t.sort((a, b) => a - b);
     out[k] = t[5];
   }
   return out;
 });
-console.log(`one full render (all ${N} intervals in view), median of 10: ` + Object.entries(renderCost).map(([k, v]) => `${k} ${v.toFixed(1)} ms`).join(', '));
+console.log(
+  `one full render (all ${N} intervals in view), median of 10: ` +
+    Object.entries(renderCost)
+      .map(([k, v]) => `${k} ${v.toFixed(1)} ms`)
+      .join(', '),
+);
 
 async function measure(label, action) {
   await page.evaluate(() => {
     window.__frames = [];
     let last = performance.now();
-    const loop = (t) => { window.__frames.push(t - last); last = t; if (window.__frames.length < 100000 && !window.__stop) requestAnimationFrame(loop); };
+    const loop = (t) => {
+      window.__frames.push(t - last);
+      last = t;
+      if (window.__frames.length < 100000 && !window.__stop) requestAnimationFrame(loop);
+    };
     window.__stop = false;
     requestAnimationFrame(loop);
   });
   await action();
-  const frames = await page.evaluate(() => { window.__stop = true; return window.__frames.slice(1); });
-  console.log(`${label}: ${frames.length} frames, mean ${(frames.reduce((a, b) => a + b, 0) / frames.length).toFixed(1)} ms, ` +
-    `median ${median(frames).toFixed(1)} ms, p95 ${pct(frames, 0.95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`);
+  const frames = await page.evaluate(() => {
+    window.__stop = true;
+    return window.__frames.slice(1);
+  });
+  console.log(
+    `${label}: ${frames.length} frames, mean ${(frames.reduce((a, b) => a + b, 0) / frames.length).toFixed(1)} ms, ` +
+      `median ${median(frames).toFixed(1)} ms, p95 ${pct(frames, 0.95).toFixed(1)} ms, max ${Math.max(...frames).toFixed(1)} ms`,
+  );
 }
 const box = await page.evaluate(() => {
   const el = document.querySelector('[data-chart="timeline"]');
@@ -161,13 +249,22 @@ const box = await page.evaluate(() => {
   const r = el.querySelector('.zoom-surface').getBoundingClientRect();
   return { x: r.left, y: r.top, w: r.width, h: r.height };
 });
-const cx = box.x + box.w / 2, cy = box.y + box.h / 2;
+const cx = box.x + box.w / 2,
+  cy = box.y + box.h / 2;
 await page.mouse.move(cx, cy);
 await page.focus('[data-chart="timeline"]'); // the wheel zooms a focused chart (else it scrolls the page)
 await measure('zooming in with the wheel (30 steps, full view -> a few %)', async () => {
-  for (let k = 0; k < 30; k++) { await page.mouse.wheel(0, -120); await page.waitForTimeout(16); }
+  for (let k = 0; k < 30; k++) {
+    await page.mouse.wheel(0, -120);
+    await page.waitForTimeout(16);
+  }
 });
-await page.evaluate(() => { const v = window.memplanView.view; const [a, b] = v.linked.fullDomain; const w = (b - a) / 10; v.linked.setXDomain([a + 4 * w, a + 5 * w]); });
+await page.evaluate(() => {
+  const v = window.memplanView.view;
+  const [a, b] = v.linked.fullDomain;
+  const w = (b - a) / 10;
+  v.linked.setXDomain([a + 4 * w, a + 5 * w]);
+});
 await twoFrames();
 await measure('panning at 10% zoom (drag, 120 mouse moves)', async () => {
   await page.mouse.move(cx + 200, cy);
@@ -178,7 +275,11 @@ await measure('panning at 10% zoom (drag, 120 mouse moves)', async () => {
 await page.evaluate(() => window.memplanView.view.linked.setXDomain(null));
 await twoFrames();
 await measure('panning the full view zoomed 2x (drag, 120 mouse moves)', async () => {
-  await page.evaluate(() => { const v = window.memplanView.view; const [a, b] = v.linked.fullDomain; v.linked.setXDomain([a + (b - a) / 4, a + 3 * (b - a) / 4]); });
+  await page.evaluate(() => {
+    const v = window.memplanView.view;
+    const [a, b] = v.linked.fullDomain;
+    v.linked.setXDomain([a + (b - a) / 4, a + (3 * (b - a)) / 4]);
+  });
   await page.mouse.move(cx + 200, cy);
   await page.mouse.down();
   for (let k = 0; k < 120; k++) await page.mouse.move(cx + 200 - k * 3, cy, { steps: 1 });
@@ -193,7 +294,12 @@ const arenaBox = await page.evaluate(() => {
 });
 await twoFrames();
 await measure('hovering across the arena map at full view (120 mouse moves)', async () => {
-  for (let k = 0; k < 120; k++) await page.mouse.move(arenaBox.x + 20 + k * ((arenaBox.w - 40) / 120), arenaBox.y + arenaBox.h * (0.3 + 0.4 * ((k % 7) / 7)), { steps: 1 });
+  for (let k = 0; k < 120; k++)
+    await page.mouse.move(
+      arenaBox.x + 20 + k * ((arenaBox.w - 40) / 120),
+      arenaBox.y + arenaBox.h * (0.3 + 0.4 * ((k % 7) / 7)),
+      { steps: 1 },
+    );
 });
 await page.screenshot({ path: join(ROOT, 'test-artifacts', 'bench-synthetic.png'), fullPage: true });
 await ctx.close();

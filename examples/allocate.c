@@ -45,7 +45,7 @@ int main(int argc, char **argv) {
     }
     /* Dim bindings: NAME=VALUE. */
     memplan_binding *dims = calloc((size_t)argc, sizeof *dims);
-    char (*names)[256] = calloc((size_t)argc, sizeof *names);
+    char(*names)[256] = calloc((size_t)argc, sizeof *names);
     size_t n_dims = 0;
     for (int i = 2; i < argc; i++)
         if (!memplan_binding_parse(argv[i], &dims[n_dims], names[n_dims], sizeof names[n_dims])) {

@@ -19,15 +19,14 @@
 #include "memplan/memplan.h"
 #include "memplan/report.h"
 
-#define FUZZ_CHECK(cond, ...)                                                   \
-    do {                                                                        \
-        if (!(cond)) {                                                          \
-            fprintf(stderr, "fuzz invariant failed at %s:%d: %s: ", __FILE__,   \
-                    __LINE__, #cond);                                           \
-            fprintf(stderr, __VA_ARGS__);                                       \
-            fputc('\n', stderr);                                                \
-            abort();                                                            \
-        }                                                                       \
+#define FUZZ_CHECK(cond, ...)                                                                                          \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            fprintf(stderr, "fuzz invariant failed at %s:%d: %s: ", __FILE__, __LINE__, #cond);                        \
+            fprintf(stderr, __VA_ARGS__);                                                                              \
+            fputc('\n', stderr);                                                                                       \
+            abort();                                                                                                   \
+        }                                                                                                              \
     } while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -56,8 +55,8 @@ static inline void fuzz_check_graph(const memplan_graph *g, int depth) {
     for (int32_t v = 0; v < g->n_values; v++) {
         const memplan_value *val = &g->values[v];
         FUZZ_CHECK(val->name != NULL, "value %d has no name", (int)v);
-        FUZZ_CHECK(val->producer >= -1 && val->producer < g->n_nodes, "value '%s': producer %d of %d",
-                   val->name, (int)val->producer, (int)g->n_nodes);
+        FUZZ_CHECK(val->producer >= -1 && val->producer < g->n_nodes, "value '%s': producer %d of %d", val->name,
+                   (int)val->producer, (int)g->n_nodes);
         FUZZ_CHECK(val->type.rank >= -1 && val->type.rank <= MEMPLAN_MAX_RANK, "value '%s': rank %d", val->name,
                    (int)val->type.rank);
         if (val->flags & MEMPLAN_VALUE_CAPTURE) {
@@ -72,21 +71,23 @@ static inline void fuzz_check_graph(const memplan_graph *g, int depth) {
         for (int32_t k = 0; k < nd->n_inputs; k++) {
             int32_t v = nd->inputs[k];
             FUZZ_CHECK(v >= -1 && v < g->n_values, "node %d input %d: id %d", (int)p, (int)k, (int)v);
-            if (v >= 0) FUZZ_CHECK(g->values[v].producer < p, "node %d reads '%s' produced at %d", (int)p,
-                                   g->values[v].name, (int)g->values[v].producer);
+            if (v >= 0)
+                FUZZ_CHECK(g->values[v].producer < p, "node %d reads '%s' produced at %d", (int)p, g->values[v].name,
+                           (int)g->values[v].producer);
         }
         for (int32_t k = 0; k < nd->n_outputs; k++) {
             int32_t v = nd->outputs[k];
             FUZZ_CHECK(v >= -1 && v < g->n_values, "node %d output %d: id %d", (int)p, (int)k, (int)v);
-            if (v >= 0) FUZZ_CHECK(g->values[v].producer == p, "node %d output '%s' has producer %d", (int)p,
-                                   g->values[v].name, (int)g->values[v].producer);
+            if (v >= 0)
+                FUZZ_CHECK(g->values[v].producer == p, "node %d output '%s' has producer %d", (int)p, g->values[v].name,
+                           (int)g->values[v].producer);
         }
         for (int32_t k = 0; k < nd->n_captures; k++) {
             int32_t v = nd->captures[k];
             FUZZ_CHECK(v >= 0 && v < g->n_values, "node %d capture %d: id %d", (int)p, (int)k, (int)v);
             if (g->values[v].producer >= 0)
-                FUZZ_CHECK(g->values[v].producer < p, "node %d captures '%s' produced at %d", (int)p,
-                           g->values[v].name, (int)g->values[v].producer);
+                FUZZ_CHECK(g->values[v].producer < p, "node %d captures '%s' produced at %d", (int)p, g->values[v].name,
+                           (int)g->values[v].producer);
         }
         for (int32_t k = 0; k < nd->n_subgraphs; k++) {
             FUZZ_CHECK(nd->subgraphs[k]->parent == g, "node %d subgraph %d: wrong parent", (int)p, (int)k);
@@ -96,8 +97,7 @@ static inline void fuzz_check_graph(const memplan_graph *g, int depth) {
     for (int32_t i = 0; i < g->n_inputs; i++)
         FUZZ_CHECK(g->inputs[i] >= 0 && g->inputs[i] < g->n_values, "input %d: id %d", (int)i, (int)g->inputs[i]);
     for (int32_t i = 0; i < g->n_outputs; i++)
-        FUZZ_CHECK(g->outputs[i] >= 0 && g->outputs[i] < g->n_values, "output %d: id %d", (int)i,
-                   (int)g->outputs[i]);
+        FUZZ_CHECK(g->outputs[i] >= 0 && g->outputs[i] < g->n_values, "output %d: id %d", (int)i, (int)g->outputs[i]);
     for (int32_t i = 0; i < g->n_captures; i++)
         FUZZ_CHECK(g->captures[i] >= 0 && g->captures[i] < g->n_values, "capture %d: id %d", (int)i,
                    (int)g->captures[i]);

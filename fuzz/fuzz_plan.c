@@ -66,7 +66,8 @@ static void check_session(const char *command, const memplan_request *r, memplan
     if (exact) {
         FUZZ_CHECK(s2 == st, "%s: session status %d, one-shot %d", command, (int)s2, (int)st);
         if (st == MEMPLAN_OK)
-            FUZZ_CHECK(n == len && memcmp(out, json, n) == 0, "%s: the session's JSON differs from the one-shot", command);
+            FUZZ_CHECK(n == len && memcmp(out, json, n) == 0, "%s: the session's JSON differs from the one-shot",
+                       command);
         else
             FUZZ_CHECK(strcmp(e2.message, err->message) == 0, "%s: session error '%s', one-shot '%s'", command,
                        e2.message, err->message);
@@ -78,8 +79,8 @@ static void check_session(const char *command, const memplan_request *r, memplan
     free(out);
 }
 
-static void run_report(const memplan_model *m, const char *const *argv, int argc,
-                       const memplan_binding *binds, size_t n_binds) {
+static void run_report(const memplan_model *m, const char *const *argv, int argc, const memplan_binding *binds,
+                       size_t n_binds) {
     run_command(m, "plan", argv, argc, binds, n_binds);
 }
 
@@ -139,7 +140,8 @@ static void check_plan(const memplan_model_plan *p) {
     for (int32_t v = 0; v < g->n_values; v++)
         FUZZ_CHECK(lv->root[v] >= -1 && lv->root[v] < g->n_values, "root of '%s': %d", g->values[v].name,
                    (int)lv->root[v]);
-    FUZZ_CHECK(p->n_buffers + p->n_unplanned + p->n_unknown == (size_t)lv->n_owners + p->n_transients - n_unknown_transients(p),
+    FUZZ_CHECK(p->n_buffers + p->n_unplanned + p->n_unknown ==
+                   (size_t)lv->n_owners + p->n_transients - n_unknown_transients(p),
                "%zu buffers + %zu unplanned + %zu unknown != %d owners", p->n_buffers, p->n_unplanned, p->n_unknown,
                (int)lv->n_owners);
     FUZZ_CHECK(p->deferred == (p->n_unknown > 0 || n_unknown_transients(p) > 0), "deferred %d with %zu unknown",

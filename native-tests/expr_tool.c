@@ -47,13 +47,15 @@ int main(int argc, char **argv) {
         printf("%s\t", memplan_expr_str(p, e));
         for (int k = 0; k < 5; k++) {
             b[k] = (memplan_binding){NAMES[k], (int64_t)rnd(41) - 20};
-            printf("%s%s=%lld", k ? "," : "", memplan_expr_str(p, memplan_expr_sym(p, NAMES[k])), (long long)b[k].value);
+            printf("%s%s=%lld", k ? "," : "", memplan_expr_str(p, memplan_expr_sym(p, NAMES[k])),
+                   (long long)b[k].value);
         }
         int64_t v = 0;
         memplan_error err = {0};
         memplan_status st = memplan_expr_eval(p, e, b, 5, &v, &err);
         if (st == MEMPLAN_OK) printf("\t%lld\n", (long long)v);
-        else printf("\t%s\n", strstr(err.message, "division by zero") ? "div0" : "overflow");
+        else
+            printf("\t%s\n", strstr(err.message, "division by zero") ? "div0" : "overflow");
     }
     memplan_expr_pool_free(p);
     return 0;

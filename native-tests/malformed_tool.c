@@ -35,8 +35,10 @@ static void put_str(const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') printf("\\%c", c);
-        else if (c < 0x20) printf("\\u%04x", c);
-        else putchar(c);
+        else if (c < 0x20)
+            printf("\\u%04x", c);
+        else
+            putchar(c);
     }
     putchar('"');
 }
@@ -60,8 +62,8 @@ static void check_reader(const char *label, const uint8_t *copy, size_t len) {
     bool same = sa == sb && strcmp(ea.message, eb.message) == 0 &&
                 (sa || (a.len == b.len && da == db && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0)));
     if (!same) {
-        fprintf(stderr, "malformed_tool: %s: reader walk differs: %d '%s' (%zu bytes) vs %d '%s' (%zu bytes)\n",
-                label, (int)sa, ea.message, a.len, (int)sb, eb.message, b.len);
+        fprintf(stderr, "malformed_tool: %s: reader walk differs: %d '%s' (%zu bytes) vs %d '%s' (%zu bytes)\n", label,
+                (int)sa, ea.message, a.len, (int)sb, eb.message, b.len);
         bad = 1;
     }
     mp_buf_free(&a);
@@ -86,9 +88,9 @@ static void check_annotate(const char *label, const memplan_model *m, const uint
     memplan_reader rd = {copy_read, (void *)copy, len};
     memplan_status sa = memplan_annotate(copy, len, ctx, &a, &na, &err);
     memplan_status sb = mp_annotate_reader_window(&rd, MP_PRUNE_WINDOW_MIN, ctx, &b, &nb, &eb);
-    if (sa != sb || strcmp(err.message, eb.message) != 0 ||
-        (!sa && (na != nb || memcmp(a, b, na) != 0))) {
-        fprintf(stderr, "malformed_tool: %s: annotate through a reader differs: %d '%s' (%zu bytes) vs %d '%s' (%zu bytes)\n",
+    if (sa != sb || strcmp(err.message, eb.message) != 0 || (!sa && (na != nb || memcmp(a, b, na) != 0))) {
+        fprintf(stderr,
+                "malformed_tool: %s: annotate through a reader differs: %d '%s' (%zu bytes) vs %d '%s' (%zu bytes)\n",
                 label, (int)sa, err.message, na, (int)sb, eb.message, nb);
         bad = 1;
     }
@@ -128,7 +130,8 @@ static void run_case(const char *label, const uint8_t *data, size_t len) {
     size_t n = 0;
     printf("\"ok\":true,\"info\":");
     if (memplan_info_json(m, &out, &n, &err) == MEMPLAN_OK) put_str(out, n);
-    else put_str(err.message, strlen(err.message));
+    else
+        put_str(err.message, strlen(err.message));
     free(out);
     out = NULL;
     memplan_request r;

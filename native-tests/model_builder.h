@@ -29,10 +29,10 @@ static inline char *mb_strdup(const char *s) {
     return p;
 }
 
-#define MB_PUSH(arr, n, item)                                            \
-    do {                                                                 \
-        (arr) = realloc((arr), ((n) + 1) * sizeof *(arr));               \
-        (arr)[(n)++] = (item);                                           \
+#define MB_PUSH(arr, n, item)                                                                                          \
+    do {                                                                                                               \
+        (arr) = realloc((arr), ((n) + 1) * sizeof *(arr));                                                             \
+        (arr)[(n)++] = (item);                                                                                         \
     } while (0)
 
 static inline mb_graph *mb_new_graph(const char *name) {

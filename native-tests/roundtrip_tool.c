@@ -20,8 +20,7 @@
 
 #include "onnx.pb-c.h"
 
-static int read_all(const char *path, uint8_t **out, size_t *out_len)
-{
+static int read_all(const char *path, uint8_t **out, size_t *out_len) {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         perror(path);
@@ -54,9 +53,7 @@ static int read_all(const char *path, uint8_t **out, size_t *out_len)
         }
         size_t got = fread(buf + len, 1, cap - len, f);
         len += got;
-        if (got == 0) {
-            break;
-        }
+        if (got == 0) { break; }
     }
     int err = ferror(f);
     fclose(f);
@@ -71,8 +68,7 @@ static int read_all(const char *path, uint8_t **out, size_t *out_len)
 }
 
 /* Pack m into a fresh buffer; returns NULL (with a message) on failure. */
-static uint8_t *pack_model(const Onnx__ModelProto *m, size_t *out_len)
-{
+static uint8_t *pack_model(const Onnx__ModelProto *m, size_t *out_len) {
     size_t size = onnx__model_proto__get_packed_size(m);
     uint8_t *buf = malloc(size > 0 ? size : 1);
     if (buf == NULL) {
@@ -81,8 +77,7 @@ static uint8_t *pack_model(const Onnx__ModelProto *m, size_t *out_len)
     }
     size_t written = onnx__model_proto__pack(m, buf);
     if (written != size) {
-        fprintf(stderr, "roundtrip_tool: packed %zu bytes, get_packed_size said %zu\n",
-                written, size);
+        fprintf(stderr, "roundtrip_tool: packed %zu bytes, get_packed_size said %zu\n", written, size);
         free(buf);
         return NULL;
     }
@@ -90,17 +85,14 @@ static uint8_t *pack_model(const Onnx__ModelProto *m, size_t *out_len)
     return buf;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     if (argc != 3) {
         fprintf(stderr, "usage: roundtrip_tool IN.onnx OUT.onnx\n");
         return 1;
     }
     uint8_t *in = NULL;
     size_t in_len = 0;
-    if (!read_all(argv[1], &in, &in_len)) {
-        return 2;
-    }
+    if (!read_all(argv[1], &in, &in_len)) { return 2; }
     Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, in_len, in);
     free(in);
     if (m == NULL) {
@@ -110,9 +102,7 @@ int main(int argc, char **argv)
     size_t out_len = 0;
     uint8_t *out = pack_model(m, &out_len);
     onnx__model_proto__free_unpacked(m, NULL);
-    if (out == NULL) {
-        return 3;
-    }
+    if (out == NULL) { return 3; }
 
     /* Idempotence: unpack what we wrote and pack it again. */
     int rc = 0;
@@ -128,8 +118,7 @@ int main(int argc, char **argv)
             rc = 3;
         } else {
             if (again_len != out_len || memcmp(again, out, out_len) != 0) {
-                fprintf(stderr, "%s: second packing differs (%zu vs %zu bytes)\n",
-                        argv[1], again_len, out_len);
+                fprintf(stderr, "%s: second packing differs (%zu vs %zu bytes)\n", argv[1], again_len, out_len);
                 rc = 3;
             }
             free(again);

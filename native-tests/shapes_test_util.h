@@ -49,10 +49,10 @@ static inline void expect(ctx *c, const char *name, const char *want) {
 
 #ifdef MEMPLAN_TEST_MODEL_BUILDER_H
 /* An INTS attribute from literal values. */
-#define INTS(nd, name, ...)                                                        \
-    do {                                                                           \
-        static const int64_t v_[] = {__VA_ARGS__};                                 \
-        mb_ints_attr((nd), (name), sizeof v_ / sizeof v_[0], v_);                  \
+#define INTS(nd, name, ...)                                                                                            \
+    do {                                                                                                               \
+        static const int64_t v_[] = {__VA_ARGS__};                                                                     \
+        mb_ints_attr((nd), (name), sizeof v_ / sizeof v_[0], v_);                                                      \
     } while (0)
 
 /* A STRING attribute; s must be a literal (mb_free_graph does not free it). */

@@ -115,8 +115,12 @@ static void test_bindings_grow_and_replace(void **state) {
  * parses into its own. */
 static void test_options_fill_typed_fields(void **state) {
     (void)state;
-    const char *argv[] = {"--include-inputs", "--constants-as-activations", "--inplace", "--allow-input-overwrite",
-                          "--events", "--no-nodes", "--strategy", "slots", "--align", "16", "--budget-ms", "0"};
+    const char *argv[] = {"--include-inputs", "--constants-as-activations",
+                          "--inplace",        "--allow-input-overwrite",
+                          "--events",         "--no-nodes",
+                          "--strategy",       "slots",
+                          "--align",          "16",
+                          "--budget-ms",      "0"};
     memplan_request r;
     memplan_error err = {0};
     assert_int_equal(cli_request_parse(&r, 12, argv, &err), MEMPLAN_OK);
@@ -146,8 +150,8 @@ static void test_options_fill_typed_fields(void **state) {
  * option check it drives. */
 static void test_command_table(void **state) {
     (void)state;
-    static const char *const names[] = {"info", "shapes", "plan", "sweep", "diff", "pack", "inplace", "profile",
-                                        "tags", "annotate", "reorder"};
+    static const char *const names[] = {"info",    "shapes",  "plan", "sweep",    "diff",   "pack",
+                                        "inplace", "profile", "tags", "annotate", "reorder"};
     for (size_t i = 0; i < 11; i++) {
         assert_string_equal(memplan_command_at(i)->name, names[i]);
         assert_ptr_equal(memplan_command_find(names[i]), memplan_command_at(i));

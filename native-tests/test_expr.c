@@ -183,8 +183,14 @@ static void test_limits(void **state) {
     /* (x0+...+x7)^2 has 36 terms; times (y0+...+y3) has 144 > 64. */
     memplan_expr s = C(0), t = C(0);
     char name[16];
-    for (int i = 0; i < 8; i++) { snprintf(name, sizeof name, "x%d", i); s = add(s, S(name)); }
-    for (int i = 0; i < 4; i++) { snprintf(name, sizeof name, "y%d", i); t = add(t, S(name)); }
+    for (int i = 0; i < 8; i++) {
+        snprintf(name, sizeof name, "x%d", i);
+        s = add(s, S(name));
+    }
+    for (int i = 0; i < 4; i++) {
+        snprintf(name, sizeof name, "y%d", i);
+        t = add(t, S(name));
+    }
     memplan_expr sq = mul(s, s);
     assert_int_not_equal(sq, MEMPLAN_EXPR_NONE);
     assert_int_equal(mul(sq, t), MEMPLAN_EXPR_NONE);
@@ -211,10 +217,21 @@ static void test_limits(void **state) {
 
 static void test_divmod_constants(void **state) {
     (void)state;
-    static const struct { int64_t a, b, q, r; } cases[] = {
-        {7, 2, 3, 1}, {-7, 2, -4, 1}, {7, -2, -4, -1}, {-7, -2, 3, -1},
-        {6, 3, 2, 0}, {-6, 3, -2, 0}, {0, 5, 0, 0}, {1, 5, 0, 1}, {-1, 5, -1, 4},
-        {INT64_MAX, 2, INT64_MAX / 2, 1}, {INT64_MIN, 2, INT64_MIN / 2, 0}, {INT64_MIN, 3, -3074457345618258603, 1},
+    static const struct {
+        int64_t a, b, q, r;
+    } cases[] = {
+        {7, 2, 3, 1},
+        {-7, 2, -4, 1},
+        {7, -2, -4, -1},
+        {-7, -2, 3, -1},
+        {6, 3, 2, 0},
+        {-6, 3, -2, 0},
+        {0, 5, 0, 0},
+        {1, 5, 0, 1},
+        {-1, 5, -1, 4},
+        {INT64_MAX, 2, INT64_MAX / 2, 1},
+        {INT64_MIN, 2, INT64_MIN / 2, 0},
+        {INT64_MIN, 3, -3074457345618258603, 1},
     };
     for (size_t i = 0; i < N_(cases); i++) {
         expect_const(fdiv(C(cases[i].a), C(cases[i].b)), cases[i].q);
@@ -307,7 +324,9 @@ static void test_minmax_lattice(void **state) {
 
 static void test_escaping(void **state) {
     (void)state;
-    static const struct { const char *name, *printed; } cases[] = {
+    static const struct {
+        const char *name, *printed;
+    } cases[] = {
         {"batch", "batch"},
         {"_x9", "_x9"},
         {"batch size", "_0x62617463682073697a65"},
@@ -381,14 +400,17 @@ static void test_parse_errors(void **state) {
     expect_parse_error("max(N)", MEMPLAN_EINPUT, "offset 5: expected ',' but found ')'");
     expect_parse_error("max + 1", MEMPLAN_EINPUT, "offset 4: expected '(' but found '+'");
     expect_parse_error("min(1,2", MEMPLAN_EINPUT, "offset 7: expected ')' but found end of input");
-    expect_parse_error("N + \xc3\xa9", MEMPLAN_EINPUT, "offset 4: expected a number, a name or '(' but found byte 0xc3");
+    expect_parse_error("N + \xc3\xa9", MEMPLAN_EINPUT,
+                       "offset 4: expected a number, a name or '(' but found byte 0xc3");
     expect_parse_error("1 + ?", MEMPLAN_EINPUT, "offset 4: expected a number, a name or '(' but found '?'");
     expect_parse_error("_0x4", MEMPLAN_EINPUT,
                        "offset 0: bad escaped name: '_0x' must be followed by an even number of hex digits");
     expect_parse_error("_0x", MEMPLAN_EINPUT,
                        "offset 0: bad escaped name: '_0x' must be followed by an even number of hex digits");
-    expect_parse_error("1+_0x4g", MEMPLAN_EINPUT, "offset 5: bad escaped name: expected two hex digits of a non-zero byte");
-    expect_parse_error("_0x0041", MEMPLAN_EINPUT, "offset 3: bad escaped name: expected two hex digits of a non-zero byte");
+    expect_parse_error("1+_0x4g", MEMPLAN_EINPUT,
+                       "offset 5: bad escaped name: expected two hex digits of a non-zero byte");
+    expect_parse_error("_0x0041", MEMPLAN_EINPUT,
+                       "offset 3: bad escaped name: expected two hex digits of a non-zero byte");
     expect_parse_error("9223372036854775808", MEMPLAN_EINPUT, "offset 0: integer literal out of the 64-bit range");
     expect_parse_error("N - 99999999999999999999", MEMPLAN_EINPUT, "offset 4: integer literal out of the 64-bit range");
     expect_parse_error("N + 1//0", MEMPLAN_EINPUT,
@@ -414,9 +436,9 @@ static void test_parse_accepts(void **state) {
     expect_const(parse("9223372036854775807"), INT64_MAX);
     expect_const(parse("- 5"), -5);
     expect_const(parse("--5"), 5);
-    expect_const(parse("-7//2"), -4);   /* unary minus first, as in Python */
+    expect_const(parse("-7//2"), -4); /* unary minus first, as in Python */
     expect_const(parse("-(7//2)"), -3);
-    expect_const(parse("2*3%4"), 2);    /* (2*3)%4 */
+    expect_const(parse("2*3%4"), 2); /* (2*3)%4 */
     expect_const(parse("2+3*4-1"), 13);
     expect_const(parse("007"), 7);
     assert_int_equal(parse(" \t N \n"), n);
@@ -500,7 +522,12 @@ static void test_names(void **state) {
 
 /* A random expression tree, evaluated here independently of the pool. */
 enum { R_CONST, R_SYM, R_ADD, R_SUB, R_MUL, R_DIV, R_MOD, R_MAX, R_MIN, R_NEG, R_CEIL, R_KINDS };
-typedef struct rnode { int kind; int64_t v; int sym; int a, b; } rnode;
+typedef struct rnode {
+    int kind;
+    int64_t v;
+    int sym;
+    int a, b;
+} rnode;
 
 static const char *const RSYMS[] = {"N", "M", "batch", "seq len", "if"};
 static rnode tree[64];
@@ -520,7 +547,8 @@ static int gen(int depth) {
     memset(r, 0, sizeof *r);
     r->kind = depth == 0 || tree_n > 40 ? (int)rnd(2) : (int)rnd(R_KINDS);
     if (r->kind == R_CONST) r->v = (int64_t)rnd(13) - 4;
-    else if (r->kind == R_SYM) r->sym = (int)rnd(N_(RSYMS));
+    else if (r->kind == R_SYM)
+        r->sym = (int)rnd(N_(RSYMS));
     else {
         r->a = gen(depth - 1);
         r->b = r->kind == R_NEG ? -1 : gen(depth - 1);
@@ -553,8 +581,14 @@ static memplan_expr build(int i) {
 static bool ref_eval(int i, const int64_t *vals, int64_t *out) {
     const rnode *r = &tree[i];
     int64_t a, b;
-    if (r->kind == R_CONST) { *out = r->v; return true; }
-    if (r->kind == R_SYM) { *out = vals[r->sym]; return true; }
+    if (r->kind == R_CONST) {
+        *out = r->v;
+        return true;
+    }
+    if (r->kind == R_SYM) {
+        *out = vals[r->sym];
+        return true;
+    }
     if (!ref_eval(r->a, vals, &a)) return false;
     if (r->kind == R_NEG) return !__builtin_sub_overflow((int64_t)0, a, out);
     if (!ref_eval(r->b, vals, &b)) return false;
@@ -568,9 +602,13 @@ static bool ref_eval(int i, const int64_t *vals, int64_t *out) {
     }
     if (b == 0 || (a == INT64_MIN && b == -1)) return false;
     int64_t q = a / b, m = a % b;
-    if (m != 0 && ((m < 0) != (b < 0))) { q -= 1; m += b; }
+    if (m != 0 && ((m < 0) != (b < 0))) {
+        q -= 1;
+        m += b;
+    }
     if (r->kind == R_DIV) *out = q;
-    else if (r->kind == R_MOD) *out = m;
+    else if (r->kind == R_MOD)
+        *out = m;
     else { /* ceil(a/b) = -((-a)//b) */
         int64_t na = -a, q2 = na / b, m2 = na % b;
         if (m2 != 0 && ((m2 < 0) != (b < 0))) q2 -= 1;
@@ -589,7 +627,10 @@ static void test_random_round_trip(void **state) {
         tree_n = 0;
         int root = gen(1 + (int)rnd(4));
         memplan_expr e = build(root);
-        if (e == MEMPLAN_EXPR_NONE) { none++; continue; }
+        if (e == MEMPLAN_EXPR_NONE) {
+            none++;
+            continue;
+        }
         built++;
         /* parse(print(e)) == e, and another pool prints the same text. */
         const char *text = str(e);
@@ -608,7 +649,10 @@ static void test_random_round_trip(void **state) {
                 b[s] = (memplan_binding){RSYMS[s], vals[s]};
             }
             int64_t want, got = 0;
-            if (!ref_eval(root, vals, &want)) { undefined++; continue; }
+            if (!ref_eval(root, vals, &want)) {
+                undefined++;
+                continue;
+            }
             memplan_status st = memplan_expr_eval(P, e, b, N_(b), &got, &err);
             if (st != MEMPLAN_OK || got != want)
                 fail_msg("eval of \"%s\" with N=%lld M=%lld batch=%lld seq len=%lld if=%lld: %s, got %lld want %lld",

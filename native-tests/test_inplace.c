@@ -140,10 +140,10 @@ static void test_allow_input_overwrite(void **state) {
         mb_input(g, "x", 1, "4");
         mb_input(g, "w", 1, "4");
         mb_input(g, "io", 1, "4");
-        mb_node(g, "Abs", "x", "a");    /* x read again later: no reuse here */
-        mb_node(g, "Add", "x,a", "b");  /* x's last use: reusable when allowed */
-        mb_node(g, "Abs", "w", "c");    /* w's only use */
-        mb_node(g, "Abs", "io", "d");   /* io is also a graph output: never */
+        mb_node(g, "Abs", "x", "a");   /* x read again later: no reuse here */
+        mb_node(g, "Add", "x,a", "b"); /* x's last use: reusable when allowed */
+        mb_node(g, "Abs", "w", "c");   /* w's only use */
+        mb_node(g, "Abs", "io", "d");  /* io is also a graph output: never */
         mb_node(g, "Sum", "b,c,d", "y");
         mb_output(g, "io", 1, "4");
         mb_output(g, "y", 1, "4");
@@ -220,9 +220,8 @@ static void test_decision_log_order(void **state) {
     tctx t;
     t_build(&t, shape_graph(), false, true);
     const char *want[] = {
-        "release 2 a", "release 2 s", "inplace 2 0:0:equal",
-        "release 4 r", "release 4 s2", "inplace 4 0:0:equal",
-        "release_shape_tag 2 s", "release_shape_tag 4 s2",
+        "release 2 a",  "release 2 s",         "inplace 2 0:0:equal",   "release 4 r",
+        "release 4 s2", "inplace 4 0:0:equal", "release_shape_tag 2 s", "release_shape_tag 4 s2",
     };
     size_t n = memplan_inplace_event_count(t.ctx);
     assert_int_equal(n, sizeof want / sizeof want[0]);
@@ -369,9 +368,9 @@ static void test_tags_rules(void **state) {
     mb_output(g, "y", 1, "?,?");
     tctx t;
     t_build(&t, g, false, false);
-    expect_value_tag(&t, "h", MEMPLAN_TAG_SHAPE);   /* backward from Concat's shape output */
+    expect_value_tag(&t, "h", MEMPLAN_TAG_SHAPE); /* backward from Concat's shape output */
     expect_value_tag(&t, "shp", MEMPLAN_TAG_SHAPE);
-    expect_value_tag(&t, "st", MEMPLAN_TAG_SHAPE);  /* weight upgraded by Slice input 1 */
+    expect_value_tag(&t, "st", MEMPLAN_TAG_SHAPE); /* weight upgraded by Slice input 1 */
     expect_value_tag(&t, "ax", MEMPLAN_TAG_AXES);
     expect_value_tag(&t, "d0", MEMPLAN_TAG_SHAPE);
     expect_value_tag(&t, "y", MEMPLAN_TAG_WEIGHT);
@@ -386,12 +385,12 @@ static void test_tags_ambiguous_agrees(void **state) {
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "d", 1, "6");
     mb_input(g, "x", 7, "1");
-    mb_node(g, "Constant", "", "k");        /* 0 */
-    mb_node(g, "Identity", "x", "i");       /* 1 */
-    mb_node(g, "Reshape", "d,k", "r1");     /* 2: k shape */
-    mb_node(g, "Unsqueeze", "r1,k", "u1");  /* 3: k axes too: ambiguous */
-    mb_node(g, "Reshape", "u1,i", "r2");    /* 4: i shape */
-    mb_node(g, "Unsqueeze", "r2,i", "y");   /* 5: i axes too: ambiguous */
+    mb_node(g, "Constant", "", "k");       /* 0 */
+    mb_node(g, "Identity", "x", "i");      /* 1 */
+    mb_node(g, "Reshape", "d,k", "r1");    /* 2: k shape */
+    mb_node(g, "Unsqueeze", "r1,k", "u1"); /* 3: k axes too: ambiguous */
+    mb_node(g, "Reshape", "u1,i", "r2");   /* 4: i shape */
+    mb_node(g, "Unsqueeze", "r2,i", "y");  /* 5: i axes too: ambiguous */
     mb_output(g, "y", 1, "?");
     tctx t;
     t_build(&t, g, false, false);

@@ -117,7 +117,6 @@ static void test_body_profile(void **state) {
     memplan_model_free(m);
 }
 
-
 /* "k=v;k=v" of a node's metadata in the IR. */
 static const char *meta_of(const memplan_node *n) {
     static char buf[512];

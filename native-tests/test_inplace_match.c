@@ -121,9 +121,7 @@ static uint32_t rnd(uint32_t n) {
 static const char *const DIMS[] = {"2", "4", "2,2", "8", "N", "N,2", "2,N", "M", "?", "3,?", "", NULL, "1,4", "N,N"};
 static const int32_t ELEMS[] = {1, 1, 1, 10, 7, 6, 0};
 
-static void random_value(mb_graph *g, const char *name) {
-    mb_value(g, name, ELEMS[rnd(7)], DIMS[rnd(14)]);
-}
+static void random_value(mb_graph *g, const char *name) { mb_value(g, name, ELEMS[rnd(7)], DIMS[rnd(14)]); }
 
 /* Append "name" to a comma list. */
 static void list_add(char *list, size_t cap, const char *name) {
@@ -158,10 +156,14 @@ static void random_model(tctx *t, bool allow) {
         for (int k = 0; k < ni; k++) {
             uint32_t r = rnd(20);
             if (r < 13) snprintf(name, sizeof name, "p%d", (int)rnd((uint32_t)np));
-            else if (r < 15 && made) snprintf(name, sizeof name, "q%d", (int)rnd((uint32_t)made));
-            else if (r < 17) snprintf(name, sizeof name, "x%d", (int)rnd(3));
-            else if (r < 18) snprintf(name, sizeof name, "w");
-            else name[0] = 0; /* an omitted optional input */
+            else if (r < 15 && made)
+                snprintf(name, sizeof name, "q%d", (int)rnd((uint32_t)made));
+            else if (r < 17)
+                snprintf(name, sizeof name, "x%d", (int)rnd(3));
+            else if (r < 18)
+                snprintf(name, sizeof name, "w");
+            else
+                name[0] = 0; /* an omitted optional input */
             if (k) strcat(ins, ",");
             strcat(ins, name);
         }

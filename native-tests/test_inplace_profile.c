@@ -51,8 +51,10 @@ static void test_profile_chain(void **state) {
     t_build(&t, chain("4", false), false, false);
     /* Everything is `weight`: inputs and initializers start so, and ops pass input 0's tag. */
     expect_profile(&t, 0, "total=36,already=20,output=16|inputs:weight=16|initializers:weight=4|outputs:weight=16");
-    expect_profile(&t, 1, "total=36,already=36,output=0|inputs:weight=16|initializers:weight=4|intermediates:weight=16");
-    expect_profile(&t, 2, "total=36,already=36,output=0|inputs:weight=16|initializers:weight=4|intermediates:weight=16");
+    expect_profile(&t, 1,
+                   "total=36,already=36,output=0|inputs:weight=16|initializers:weight=4|intermediates:weight=16");
+    expect_profile(&t, 2,
+                   "total=36,already=36,output=0|inputs:weight=16|initializers:weight=4|intermediates:weight=16");
     t_free(&t);
     t_build(&t, chain("4", true), false, false);
     expect_profile(&t, 0, "total=36,already=20,output=16|inputs:=16|initializers:weight=4|outputs:=16");
@@ -133,12 +135,13 @@ static void test_json_documents(void **state) {
     size_t len;
     const char *dim[] = {"--dim", "N=2", "--events"};
     char *json = report(&t, "profile", 3, dim, &len);
-    expect_contains(json, "{\"index\":1,\"file_index\":1,\"name\":\"\",\"op_type\":\"Relu\",\"tag\":\"weight\","
-                          "\"reuse\":[{\"output_index\":0,\"input_index\":0,\"kind\":\"equal\"}],"
-                          "\"release_after\":[\"a\"],\"not_used_after\":[],\"release_after_shape_tag\":[],"
-                          "\"profile\":{\"total_bytes\":20,\"already_allocated_bytes\":20,\"output_allocation_bytes\":0,"
-                          "\"inputs\":{\"weight\":8},\"initializers\":{\"weight\":4},\"intermediates\":{\"weight\":8},"
-                          "\"outputs\":{}}}");
+    expect_contains(json,
+                    "{\"index\":1,\"file_index\":1,\"name\":\"\",\"op_type\":\"Relu\",\"tag\":\"weight\","
+                    "\"reuse\":[{\"output_index\":0,\"input_index\":0,\"kind\":\"equal\"}],"
+                    "\"release_after\":[\"a\"],\"not_used_after\":[],\"release_after_shape_tag\":[],"
+                    "\"profile\":{\"total_bytes\":20,\"already_allocated_bytes\":20,\"output_allocation_bytes\":0,"
+                    "\"inputs\":{\"weight\":8},\"initializers\":{\"weight\":4},\"intermediates\":{\"weight\":8},"
+                    "\"outputs\":{}}}");
     expect_contains(json, "\"values\":[{\"name\":\"x\",\"tag\":\"weight\"},");
     expect_contains(json, "\"events\":[{\"action\":\"release\",\"node_index\":1,\"name\":\"a\",\"output_index\":null,"
                           "\"input_index\":null,\"kind\":null},{\"action\":\"inplace\",\"node_index\":1,\"name\":null,"
@@ -194,10 +197,10 @@ static void test_tags_from_metadata(void **state) {
     mb_meta(&g->value_info[2]->metadata_props, &g->value_info[2]->n_metadata_props, "onnx_light.value_tag", "weight");
     tctx t;
     t_build(&t, g, false, false);
-    expect_value_tag(&t, "x", MEMPLAN_TAG_SHAPE);  /* value_info after the input; "bogus" ignored */
-    expect_value_tag(&t, "W", MEMPLAN_TAG_AXES);   /* the initializer's "stale" ignored */
-    expect_value_tag(&t, "u", MEMPLAN_TAG_NONE);   /* "" untags */
-    expect_value_tag(&t, "a", MEMPLAN_TAG_SHAPE);  /* Sum passes input 0's tag; a's own entry ignored */
+    expect_value_tag(&t, "x", MEMPLAN_TAG_SHAPE); /* value_info after the input; "bogus" ignored */
+    expect_value_tag(&t, "W", MEMPLAN_TAG_AXES);  /* the initializer's "stale" ignored */
+    expect_value_tag(&t, "u", MEMPLAN_TAG_NONE);  /* "" untags */
+    expect_value_tag(&t, "a", MEMPLAN_TAG_SHAPE); /* Sum passes input 0's tag; a's own entry ignored */
     size_t len;
     char *json = report(&t, "tags", 0, NULL, &len);
     expect_contains(json, "\"values\":[{\"name\":\"x\",\"tag\":\"shape\"},{\"name\":\"u\",\"tag\":null},"
@@ -378,12 +381,12 @@ static void test_plan_inplace_view_guard(void **state) {
     mb_initializer_ints(g, "shp", "1", shape, 1);
     mb_node(g, "Abs", "x", "a");
     mb_node(g, "Reshape", "a,shp", "v"); /* v views a */
-    mb_node(g, "Neg", "a", "b");          /* a's last use, but v is read later */
+    mb_node(g, "Neg", "a", "b");         /* a's last use, but v is read later */
     mb_node(g, "Add", "b,v", "y");
     mb_output(g, "y", 1, "4");
     tctx t;
     t_build(&t, g, false, false);
-    expect_reuse(&t, 2, "0:0:equal");   /* the structural guess */
+    expect_reuse(&t, 2, "0:0:equal"); /* the structural guess */
     size_t len;
     const char *on[] = {"--strategy", "slots", "--align", "1", "--inplace"};
     char *json = report(&t, "plan", 5, on, &len);

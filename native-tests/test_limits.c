@@ -168,7 +168,7 @@ static uint8_t *empty_nodes(size_t n, size_t *len) {
     uint8_t *b = malloc(body + 16);
     size_t p = 0;
     b[p++] = 0x3a; /* ModelProto.graph, LEN */
-    for (size_t v = body; ; v >>= 7) {
+    for (size_t v = body;; v >>= 7) {
         b[p++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
         if (!(v >> 7)) break;
     }
@@ -245,8 +245,9 @@ static void test_repeated_singular_message(void **state) {
             assert_int_equal(m->graph->n_nodes, 2); /* the two graph fields merged */
             memplan_model_free(m);
         } else {
-            expect_load(b, len, MEMPLAN_EINPUT, "malformed protobuf at byte 256: field onnx.ModelProto.graph is given "
-                                                "more than 64 times in one message");
+            expect_load(b, len, MEMPLAN_EINPUT,
+                        "malformed protobuf at byte 256: field onnx.ModelProto.graph is given "
+                        "more than 64 times in one message");
         }
         free(b);
     }
@@ -285,7 +286,8 @@ static void test_wire_depth(void **state) {
         onnx__model_proto__pack(&m, bytes);
         /* depth of the innermost TypeProto: model 0, graph 1, value info 2, type 3 + 2 * levels */
         if (3 + 2 * levels + 2 <= MEMPLAN_MAX_WIRE_DEPTH) expect_load(bytes, len, MEMPLAN_OK, NULL);
-        else expect_load(bytes, len, MEMPLAN_ELIMIT, "messages nested deeper than 200 levels at byte");
+        else
+            expect_load(bytes, len, MEMPLAN_ELIMIT, "messages nested deeper than 200 levels at byte");
         free(bytes);
         while (t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE) {
             Onnx__TypeProto *inner = t->sequence_type->elem_type;
@@ -299,10 +301,10 @@ static void test_wire_depth(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rank),      cmocka_unit_test(test_tensor_rank), cmocka_unit_test(test_dim_values),
-        cmocka_unit_test(test_names),     cmocka_unit_test(test_node_count),  cmocka_unit_test(test_wire_depth),
-        cmocka_unit_test(test_decoded_size),
-        cmocka_unit_test(test_repeated_singular_message),
+        cmocka_unit_test(test_rank),         cmocka_unit_test(test_tensor_rank),
+        cmocka_unit_test(test_dim_values),   cmocka_unit_test(test_names),
+        cmocka_unit_test(test_node_count),   cmocka_unit_test(test_wire_depth),
+        cmocka_unit_test(test_decoded_size), cmocka_unit_test(test_repeated_singular_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

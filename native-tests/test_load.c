@@ -66,10 +66,10 @@ static void test_unsorted_is_ordered_stably(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", F32, "2");
-    mb_node(g, "Neg", "b", "y");   /* file 0: needs b */
-    mb_node(g, "Abs", "x", "a");   /* file 1 */
-    mb_node(g, "Relu", "a", "b");  /* file 2 */
-    mb_node(g, "Exp", "x", "z");   /* file 3: independent */
+    mb_node(g, "Neg", "b", "y");  /* file 0: needs b */
+    mb_node(g, "Abs", "x", "a");  /* file 1 */
+    mb_node(g, "Relu", "a", "b"); /* file 2 */
+    mb_node(g, "Exp", "x", "z");  /* file 3: independent */
     mb_output(g, "y", F32, "2");
     mb_output(g, "z", F32, "2");
     memplan_error err = {0};
@@ -147,7 +147,7 @@ static void test_if_captures(void **state) {
     mb_node(then_g, "Add", "x,w", "t");
     mb_output(then_g, "t", F32, "2");
     mb_graph *else_g = mb_new_graph("else");
-    mb_node(else_g, "Neg", "x", "w");          /* shadows outer w */
+    mb_node(else_g, "Neg", "x", "w"); /* shadows outer w */
     mb_node(else_g, "Mul", "w,k", "e");
     mb_output(else_g, "e", F32, "2");
     mb_graph *g = mb_new_graph("g");
@@ -239,8 +239,8 @@ static void test_bad_bytes(void **state) {
     /* A valid protobuf message that is not a model: field 1 (ir_version) as a string. */
     const uint8_t notmodel[] = {0x0a, 0x02, 'h', 'i'};
     assert_int_equal(memplan_model_load(notmodel, sizeof notmodel, NULL, &m, &err), MEMPLAN_EINPUT);
-    assert_string_equal(err.message,
-                        "malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0");
+    assert_string_equal(
+        err.message, "malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0");
     /* Valid, well-typed, but no graph. */
     const uint8_t nograph[] = {0x08, 0x07};
     assert_int_equal(memplan_model_load(nograph, sizeof nograph, NULL, &m, &err), MEMPLAN_EINPUT);
@@ -320,12 +320,12 @@ static void test_info_json(void **state) {
     size_t len;
     assert_int_equal(memplan_info_json(m, &json, &len, &err), MEMPLAN_OK);
     assert_string_equal(json,
-        "{\"ir_version\":8,\"producer\":\"\",\"producer_version\":\"\",\"graph_name\":\"tiny\","
-        "\"opsets\":{\"ai.onnx\":17},\"nodes\":3,\"nodes_total\":3,\"reordered\":false,\"functions\":0,"
-        "\"initializers\":1,\"initializer_bytes\":12,"
-        "\"inputs\":[{\"name\":\"x\",\"dtype\":\"float\",\"shape\":[\"batch\",3]}],"
-        "\"outputs\":[{\"name\":\"z\",\"dtype\":\"float\",\"shape\":[\"batch\",null]}],"
-        "\"op_types\":{\"Add\":1,\"Relu\":2}}\n");
+                        "{\"ir_version\":8,\"producer\":\"\",\"producer_version\":\"\",\"graph_name\":\"tiny\","
+                        "\"opsets\":{\"ai.onnx\":17},\"nodes\":3,\"nodes_total\":3,\"reordered\":false,\"functions\":0,"
+                        "\"initializers\":1,\"initializer_bytes\":12,"
+                        "\"inputs\":[{\"name\":\"x\",\"dtype\":\"float\",\"shape\":[\"batch\",3]}],"
+                        "\"outputs\":[{\"name\":\"z\",\"dtype\":\"float\",\"shape\":[\"batch\",null]}],"
+                        "\"op_types\":{\"Add\":1,\"Relu\":2}}\n");
     assert_int_equal(len, strlen(json));
     free(json);
     memplan_model_free(m);

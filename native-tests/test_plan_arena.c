@@ -16,8 +16,8 @@
 /* P [0,2) 10, Q [1,3) 10, R [2,4) 20, S [0,4) 5: lower bound 35 at t = 2. */
 static const memplan_buffer pqrs[] = {{10, 0, 2}, {10, 1, 3}, {20, 2, 4}, {5, 0, 4}};
 
-static void expect_pack(const memplan_buffer *b, size_t n, unsigned heur, uint64_t align,
-                        const uint64_t *want, uint64_t want_arena, memplan_heuristic want_h) {
+static void expect_pack(const memplan_buffer *b, size_t n, unsigned heur, uint64_t align, const uint64_t *want,
+                        uint64_t want_arena, memplan_heuristic want_h) {
     memplan_pack_options o;
     memplan_pack_options_init(&o);
     o.heuristics = heur;
@@ -155,10 +155,8 @@ static void test_pack_errors(void **state) {
 
 /* ---------------------------------------------------------- validators */
 
-static void expect_slot_violation(const memplan_buffer *b, size_t n, const size_t *slot_of,
-                                  const uint64_t *slot_bytes, size_t slots,
-                                  memplan_violation_kind kind, size_t x, size_t y,
-                                  const char *needle) {
+static void expect_slot_violation(const memplan_buffer *b, size_t n, const size_t *slot_of, const uint64_t *slot_bytes,
+                                  size_t slots, memplan_violation_kind kind, size_t x, size_t y, const char *needle) {
     memplan_slot_plan p = {n, (size_t *)slot_of, slots, (uint64_t *)slot_bytes, 0, 0, 0.0};
     memplan_violation v;
     memplan_error err = {0};
@@ -184,7 +182,8 @@ static void test_validate_slots(void **state) {
     size_t none[] = {0, MEMPLAN_NO_SLOT, 1};
     expect_slot_violation(b, 3, none, caps, 2, MEMPLAN_VIOLATION_NO_SLOT, 1, SIZE_MAX, "buffer 1 has no slot");
     size_t unknown[] = {0, 0, 2};
-    expect_slot_violation(b, 3, unknown, caps, 2, MEMPLAN_VIOLATION_UNKNOWN_SLOT, 2, SIZE_MAX, "buffer 2: unknown slot 2");
+    expect_slot_violation(b, 3, unknown, caps, 2, MEMPLAN_VIOLATION_UNKNOWN_SLOT, 2, SIZE_MAX,
+                          "buffer 2: unknown slot 2");
     uint64_t small[] = {10, 9};
     expect_slot_violation(b, 3, ok, small, 2, MEMPLAN_VIOLATION_SLOT_TOO_SMALL, 2, SIZE_MAX, "buffer 2:");
     memplan_buffer bad[] = {{10, 0, 2}, {10, 2, 2}, {10, 1, 3}};
@@ -192,9 +191,9 @@ static void test_validate_slots(void **state) {
     assert_int_equal(memplan_validate_slots(b, 2, &good, &v, NULL), MEMPLAN_EUSAGE);
 }
 
-static void expect_arena_violation(const memplan_buffer *b, size_t n, const uint64_t *off,
-                                   uint64_t align, uint64_t arena, memplan_violation_kind kind,
-                                   size_t x, size_t y, const char *needle) {
+static void expect_arena_violation(const memplan_buffer *b, size_t n, const uint64_t *off, uint64_t align,
+                                   uint64_t arena, memplan_violation_kind kind, size_t x, size_t y,
+                                   const char *needle) {
     memplan_violation v;
     memplan_error err = {0};
     assert_int_equal(memplan_validate_arena(b, n, off, align, arena, &v, &err), MEMPLAN_EINPUT);

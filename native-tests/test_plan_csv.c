@@ -12,7 +12,8 @@
 
 static void test_read_write(void **state) {
     (void)state;
-    const char text[] = "id,lower,upper,size\r\nb1,0,3,4\r\n\nb2,3,9,18446744073709551615\nx,9223372036854775806,9223372036854775807,0";
+    const char text[] =
+        "id,lower,upper,size\r\nb1,0,3,4\r\n\nb2,3,9,18446744073709551615\nx,9223372036854775806,9223372036854775807,0";
     memplan_buffer_list l;
     memplan_error err = {0};
     assert_int_equal(memplan_csv_read(text, strlen(text), &l, &err), MEMPLAN_OK);

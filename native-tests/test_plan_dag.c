@@ -61,13 +61,16 @@ static void random_body(mb_graph *b, const char *prefix, int n_outer, const char
         for (int k = 0; k < n_in; k++) {
             uint32_t pick = below(3);
             if (pick == 0 && i > 0) snprintf(name, sizeof name, "%s%s_t%u", k ? "," : "", prefix, below((uint32_t)i));
-            else if (pick == 1 && first) snprintf(name, sizeof name, "%s%s", k ? "," : "", first);
-            else snprintf(name, sizeof name, "%sv%u", k ? "," : "", below((uint32_t)n_outer));
+            else if (pick == 1 && first)
+                snprintf(name, sizeof name, "%s%s", k ? "," : "", first);
+            else
+                snprintf(name, sizeof name, "%sv%u", k ? "," : "", below((uint32_t)n_outer));
             strcat(ins, name);
         }
         bool last = i == nodes - 1;
         if (last) snprintf(name, sizeof name, "%s", out);
-        else snprintf(name, sizeof name, "%s_t%d", prefix, i);
+        else
+            snprintf(name, sizeof name, "%s_t%d", prefix, i);
         snprintf(dims, sizeof dims, "%llu", last ? out_elems : random_elems());
         mb_value(b, name, 1, dims);
         mb_node(b, "Custom", ins, name);
@@ -286,7 +289,8 @@ static void check_plan(int iter, const memplan_model_plan *p, uint64_t align) {
             for (size_t i = 0; i < n; i++)
                 if (bufs[i].start <= t && t < bufs[i].end) live += up(bufs[i].size, a);
             if (t < at) assert_true(live < want);
-            else assert_int_equal(live, want);
+            else
+                assert_int_equal(live, want);
         }
     }
     /* Independent pairwise checks. */

@@ -84,8 +84,7 @@ static void brute_dfs(brute *br, size_t k, uint64_t height) {
     }
 }
 
-static uint64_t brute_optimum(const memplan_buffer *b, const uint64_t *size, size_t n,
-                              uint64_t floor) {
+static uint64_t brute_optimum(const memplan_buffer *b, const uint64_t *size, size_t n, uint64_t floor) {
     brute br = {.b = b, .size = size, .n = n, .best = UINT64_MAX, .floor = floor};
     brute_dfs(&br, 0, 0);
     return br.best;

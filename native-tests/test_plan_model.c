@@ -61,11 +61,16 @@ static void test_chain_two_slots(void **state) {
     expect_contains(json, "\"status\":\"planned\",\"strategy\":\"slots\",\"align\":1,\"positions\":4,"
                           "\"naive_bytes\":64,\"peak_bytes\":32,\"lower_bound_bytes\":32,\"savings_ratio\":0.5");
     /* a retires after node 1, so c takes its slot; b after node 2, so y takes b's */
-    expect_contains(json, "{\"name\":\"a\",\"size\":16,\"start\":0,\"end\":1,\"owner\":\"a\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"b\",\"size\":16,\"start\":1,\"end\":2,\"owner\":\"b\",\"view\":false,\"slot\":1");
-    expect_contains(json, "{\"name\":\"c\",\"size\":16,\"start\":2,\"end\":3,\"owner\":\"c\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"y\",\"size\":16,\"start\":3,\"end\":3,\"owner\":\"y\",\"view\":false,\"slot\":1");
-    expect_contains(json, "\"slots\":[{\"id\":0,\"capacity\":16,\"offset\":0},{\"id\":1,\"capacity\":16,\"offset\":16}]");
+    expect_contains(json,
+                    "{\"name\":\"a\",\"size\":16,\"start\":0,\"end\":1,\"owner\":\"a\",\"view\":false,\"slot\":0");
+    expect_contains(json,
+                    "{\"name\":\"b\",\"size\":16,\"start\":1,\"end\":2,\"owner\":\"b\",\"view\":false,\"slot\":1");
+    expect_contains(json,
+                    "{\"name\":\"c\",\"size\":16,\"start\":2,\"end\":3,\"owner\":\"c\",\"view\":false,\"slot\":0");
+    expect_contains(json,
+                    "{\"name\":\"y\",\"size\":16,\"start\":3,\"end\":3,\"owner\":\"y\",\"view\":false,\"slot\":1");
+    expect_contains(json,
+                    "\"slots\":[{\"id\":0,\"capacity\":16,\"offset\":0},{\"id\":1,\"capacity\":16,\"offset\":16}]");
     free(json);
 }
 
@@ -73,22 +78,28 @@ static void test_diamond_and_residual(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", 1, "4");
-    mb_node(g, "Abs", "x", "a");       /* 0 */
-    mb_node(g, "Relu", "a", "l");      /* 1 left */
-    mb_node(g, "Neg", "a", "r");       /* 2 right; a dies here */
-    mb_node(g, "Add", "l,r", "s");     /* 3 join */
-    mb_node(g, "Add", "s,a2", "y");    /* 4 residual with a2 defined at 0? no: a2 below */
-    mb_node(g, "Exp", "x", "a2");      /* 5 -- unsorted on purpose: moves before 4 */
+    mb_node(g, "Abs", "x", "a");    /* 0 */
+    mb_node(g, "Relu", "a", "l");   /* 1 left */
+    mb_node(g, "Neg", "a", "r");    /* 2 right; a dies here */
+    mb_node(g, "Add", "l,r", "s");  /* 3 join */
+    mb_node(g, "Add", "s,a2", "y"); /* 4 residual with a2 defined at 0? no: a2 below */
+    mb_node(g, "Exp", "x", "a2");   /* 5 -- unsorted on purpose: moves before 4 */
     decl(g, "a,l,r,s,a2", "4");
     mb_output(g, "y", 1, "4");
     char *json = plan(g, 4, SLOTS);
     /* order: Abs, Relu, Neg, Add(s), Exp(a2), Add(y) */
-    expect_contains(json, "{\"name\":\"a\",\"size\":16,\"start\":0,\"end\":2,\"owner\":\"a\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"l\",\"size\":16,\"start\":1,\"end\":3,\"owner\":\"l\",\"view\":false,\"slot\":1");
-    expect_contains(json, "{\"name\":\"r\",\"size\":16,\"start\":2,\"end\":3,\"owner\":\"r\",\"view\":false,\"slot\":2");
-    expect_contains(json, "{\"name\":\"s\",\"size\":16,\"start\":3,\"end\":5,\"owner\":\"s\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"a2\",\"size\":16,\"start\":4,\"end\":5,\"owner\":\"a2\",\"view\":false,\"slot\":1");
-    expect_contains(json, "{\"name\":\"y\",\"size\":16,\"start\":5,\"end\":5,\"owner\":\"y\",\"view\":false,\"slot\":2");
+    expect_contains(json,
+                    "{\"name\":\"a\",\"size\":16,\"start\":0,\"end\":2,\"owner\":\"a\",\"view\":false,\"slot\":0");
+    expect_contains(json,
+                    "{\"name\":\"l\",\"size\":16,\"start\":1,\"end\":3,\"owner\":\"l\",\"view\":false,\"slot\":1");
+    expect_contains(json,
+                    "{\"name\":\"r\",\"size\":16,\"start\":2,\"end\":3,\"owner\":\"r\",\"view\":false,\"slot\":2");
+    expect_contains(json,
+                    "{\"name\":\"s\",\"size\":16,\"start\":3,\"end\":5,\"owner\":\"s\",\"view\":false,\"slot\":0");
+    expect_contains(json,
+                    "{\"name\":\"a2\",\"size\":16,\"start\":4,\"end\":5,\"owner\":\"a2\",\"view\":false,\"slot\":1");
+    expect_contains(json,
+                    "{\"name\":\"y\",\"size\":16,\"start\":5,\"end\":5,\"owner\":\"y\",\"view\":false,\"slot\":2");
     expect_contains(json, "\"peak_bytes\":48,\"lower_bound_bytes\":48");
     free(json);
 }
@@ -107,10 +118,14 @@ static void test_disjoint_chains_share(void **state) {
     mb_output(g, "b2", 1, "8");
     char *json = plan(g, 4, SLOTS);
     /* a2 reuses a1's slot; b1 (output, 8 B) never gives its slot away */
-    expect_contains(json, "{\"name\":\"a1\",\"size\":32,\"start\":0,\"end\":1,\"owner\":\"a1\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"b1\",\"size\":8,\"start\":1,\"end\":3,\"owner\":\"b1\",\"view\":false,\"slot\":1");
-    expect_contains(json, "{\"name\":\"a2\",\"size\":32,\"start\":2,\"end\":3,\"owner\":\"a2\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"b2\",\"size\":32,\"start\":3,\"end\":3,\"owner\":\"b2\",\"view\":false,\"slot\":2");
+    expect_contains(json,
+                    "{\"name\":\"a1\",\"size\":32,\"start\":0,\"end\":1,\"owner\":\"a1\",\"view\":false,\"slot\":0");
+    expect_contains(json,
+                    "{\"name\":\"b1\",\"size\":8,\"start\":1,\"end\":3,\"owner\":\"b1\",\"view\":false,\"slot\":1");
+    expect_contains(json,
+                    "{\"name\":\"a2\",\"size\":32,\"start\":2,\"end\":3,\"owner\":\"a2\",\"view\":false,\"slot\":0");
+    expect_contains(json,
+                    "{\"name\":\"b2\",\"size\":32,\"start\":3,\"end\":3,\"owner\":\"b2\",\"view\":false,\"slot\":2");
     free(json);
 }
 
@@ -119,20 +134,24 @@ static void test_views(void **state) {
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", 1, "2,2");
     mb_initializer(g, "shape", 7, "1");
-    mb_node(g, "Abs", "x", "a");                /* 0 */
-    mb_node(g, "Reshape", "a,shape", "r");      /* 1 view of a */
-    mb_node(g, "Squeeze", "r", "rr");           /* 2 view of a view */
-    mb_node(g, "Neg", "x", "b");                /* 3 */
-    mb_node(g, "Add", "rr,b", "y");             /* 4 */
+    mb_node(g, "Abs", "x", "a");           /* 0 */
+    mb_node(g, "Reshape", "a,shape", "r"); /* 1 view of a */
+    mb_node(g, "Squeeze", "r", "rr");      /* 2 view of a view */
+    mb_node(g, "Neg", "x", "b");           /* 3 */
+    mb_node(g, "Add", "rr,b", "y");        /* 4 */
     decl(g, "a,b", "2,2");
     mb_value(g, "r", 1, "4");
     mb_value(g, "rr", 1, "4");
     mb_output(g, "y", 1, "4");
     char *json = plan(g, 4, SLOTS);
-    expect_contains(json, "{\"name\":\"a\",\"size\":16,\"start\":0,\"end\":4,\"owner\":\"a\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"rr\",\"size\":16,\"start\":0,\"end\":4,\"owner\":\"a\",\"view\":true,\"slot\":0,\"offset\":0,\"dtype\":\"float\",\"shape\":[4]}");
-    expect_contains(json, "{\"name\":\"b\",\"size\":16,\"start\":3,\"end\":4,\"owner\":\"b\",\"view\":false,\"slot\":1");
-    expect_contains(json, "{\"name\":\"y\",\"size\":16,\"start\":4,\"end\":4,\"owner\":\"y\",\"view\":false,\"slot\":2");
+    expect_contains(json,
+                    "{\"name\":\"a\",\"size\":16,\"start\":0,\"end\":4,\"owner\":\"a\",\"view\":false,\"slot\":0");
+    expect_contains(json, "{\"name\":\"rr\",\"size\":16,\"start\":0,\"end\":4,\"owner\":\"a\",\"view\":true,\"slot\":0,"
+                          "\"offset\":0,\"dtype\":\"float\",\"shape\":[4]}");
+    expect_contains(json,
+                    "{\"name\":\"b\",\"size\":16,\"start\":3,\"end\":4,\"owner\":\"b\",\"view\":false,\"slot\":1");
+    expect_contains(json,
+                    "{\"name\":\"y\",\"size\":16,\"start\":4,\"end\":4,\"owner\":\"y\",\"view\":false,\"slot\":2");
     expect_contains(json, "\"slots\":[{\"id\":0,\"capacity\":16,\"offset\":0},{\"id\":1,\"capacity\":16,\"offset\":16},"
                           "{\"id\":2,\"capacity\":16,\"offset\":32}]");
     free(json);
@@ -205,10 +224,13 @@ static void test_include_inputs_and_unused(void **state) {
     mb_output(g, "y", 1, "4");
     const char *argv[] = {"--strategy", "slots", "--align", "1", "--include-inputs"};
     char *json = plan(g, 5, argv);
-    expect_contains(json, "{\"name\":\"x\",\"size\":16,\"start\":0,\"end\":0,\"owner\":\"x\",\"view\":false,\"slot\":0");
-    expect_contains(json, "{\"name\":\"junk\",\"size\":400,\"start\":0,\"end\":0,\"owner\":\"junk\",\"view\":false,\"slot\":2");
+    expect_contains(json,
+                    "{\"name\":\"x\",\"size\":16,\"start\":0,\"end\":0,\"owner\":\"x\",\"view\":false,\"slot\":0");
+    expect_contains(
+        json, "{\"name\":\"junk\",\"size\":400,\"start\":0,\"end\":0,\"owner\":\"junk\",\"view\":false,\"slot\":2");
     /* y may take x's slot (x retired after node 0) -- best fit picks the 16-byte one */
-    expect_contains(json, "{\"name\":\"y\",\"size\":16,\"start\":1,\"end\":1,\"owner\":\"y\",\"view\":false,\"slot\":0");
+    expect_contains(json,
+                    "{\"name\":\"y\",\"size\":16,\"start\":1,\"end\":1,\"owner\":\"y\",\"view\":false,\"slot\":0");
     free(json);
 }
 

@@ -95,8 +95,7 @@ static void test_branches_best(void **state) {
     assert_true(b->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes == 576);
     assert_true(b->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes == 576);
     assert_true(b->order.file[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes == 960);
-    assert_true(b->order.file[MEMPLAN_STRATEGY_ARENA].peak_bytes ==
-                f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes);
+    assert_true(b->order.file[MEMPLAN_STRATEGY_ARENA].peak_bytes == f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes);
     /* the model's graph is untouched; the plan's intervals are positions */
     assert_int_equal(m->graph->values[memplan_graph_find(m->graph, "a2")].producer, 2);
     assert_int_equal(b->graph->values[memplan_graph_find(b->graph, "a2")].producer, 1);

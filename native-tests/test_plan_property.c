@@ -68,8 +68,7 @@ static uint64_t brute_lower_bound(const memplan_buffer *b, size_t n, uint64_t al
 }
 
 /* Independent O(n^2) arena check: true when valid. */
-static bool brute_arena_ok(const memplan_buffer *b, size_t n, const uint64_t *off, uint64_t align,
-                           uint64_t arena) {
+static bool brute_arena_ok(const memplan_buffer *b, size_t n, const uint64_t *off, uint64_t align, uint64_t arena) {
     for (size_t i = 0; i < n; i++) {
         if (off[i] % align) return false;
         if (off[i] + b[i].size > arena) return false;
@@ -100,8 +99,7 @@ static void check_slots(const memplan_buffer *b, size_t n, memplan_slot_strategy
     memplan_slot_plan_free(&p);
 }
 
-static uint64_t check_pack(const memplan_buffer *b, size_t n, unsigned heur, uint64_t align,
-                           uint32_t budget) {
+static uint64_t check_pack(const memplan_buffer *b, size_t n, unsigned heur, uint64_t align, uint32_t budget) {
     memplan_pack_options o;
     memplan_pack_options_init(&o);
     o.align = align;

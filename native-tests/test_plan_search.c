@@ -26,9 +26,7 @@ static void random_buffers_len(memplan_buffer *b, size_t n, int64_t span, uint64
     }
 }
 
-static void random_buffers(memplan_buffer *b, size_t n, int64_t span) {
-    random_buffers_len(b, n, span, 12);
-}
+static void random_buffers(memplan_buffer *b, size_t n, int64_t span) { random_buffers_len(b, n, span, 12); }
 
 /* A skyline over b with identity ranks, traced once (the first accepted
  * decode). f->in must outlive the skyline, so it lives in the fixture. */
@@ -38,8 +36,8 @@ typedef struct sky_fixture {
     mp_skyline *s;
 } sky_fixture;
 
-static mp_skyline *traced_skyline(sky_fixture *f, const memplan_buffer *b, size_t n,
-                                  uint64_t *size, size_t *rank, double span) {
+static mp_skyline *traced_skyline(sky_fixture *f, const memplan_buffer *b, size_t n, uint64_t *size, size_t *rank,
+                                  double span) {
     for (size_t i = 0; i < n; i++) size[i] = b[i].size, rank[i] = i;
     f->by_start = mp_order_by_start(b, n);
     assert_non_null(f->by_start);
@@ -288,9 +286,9 @@ static void test_search_rounds(void **state) {
     uint64_t h1000 = pack_height(b, n, 1000, 1, &lb);
     print_message("bound %llu: 250 ms seeds 1/3/5/7 %llu %llu %llu %llu; seed 1 at 300 ms %llu, "
                   "500 ms %llu, 1000 ms %llu\n",
-                  (unsigned long long)lb, (unsigned long long)r[0], (unsigned long long)r[1],
-                  (unsigned long long)r[2], (unsigned long long)r[3], (unsigned long long)h300,
-                  (unsigned long long)h500, (unsigned long long)h1000);
+                  (unsigned long long)lb, (unsigned long long)r[0], (unsigned long long)r[1], (unsigned long long)r[2],
+                  (unsigned long long)r[3], (unsigned long long)h300, (unsigned long long)h500,
+                  (unsigned long long)h1000);
     assert_int_equal(lb, 3354);
     assert_int_equal(r[0], 3449);
     assert_int_equal(r[1], 3417);

@@ -13,8 +13,8 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Plan, validate, and compare slot ids and peak. */
-static void expect_slots(const memplan_buffer *b, size_t n, memplan_slot_strategy strat,
-                         const size_t *want, size_t want_slots, uint64_t want_peak) {
+static void expect_slots(const memplan_buffer *b, size_t n, memplan_slot_strategy strat, const size_t *want,
+                         size_t want_slots, uint64_t want_peak) {
     memplan_slot_plan p;
     memplan_error err = {0};
     assert_int_equal(memplan_plan_slots(b, n, strat, &p, &err), MEMPLAN_OK);

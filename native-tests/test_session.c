@@ -48,8 +48,7 @@ static int count_args(const step *s) {
 
 /* One request, through the session and one-shot; the two outputs must be
  * byte-identical (errors too: same status and message). */
-static void check_step(memplan_session *s, const memplan_model *m, const uint8_t *bytes, size_t len,
-                       const step *st) {
+static void check_step(memplan_session *s, const memplan_model *m, const uint8_t *bytes, size_t len, const step *st) {
     memplan_request req, *r = &req;
     memplan_error err = {0};
     assert_int_equal(cli_request_parse(r, count_args(st), st->args, &err), MEMPLAN_OK);
@@ -168,7 +167,8 @@ static void test_session_from_reader(void **state) {
     static const step annotate_steps[] = {{"annotate", true, {0}}, {"annotate", true, {"--allow-input-overwrite"}}};
     for (size_t i = 0; i < 2; i++) {
         memplan_request req, *q = &req;
-        assert_int_equal(cli_request_parse(q, count_args(&annotate_steps[i]), annotate_steps[i].args, &err), MEMPLAN_OK);
+        assert_int_equal(cli_request_parse(q, count_args(&annotate_steps[i]), annotate_steps[i].args, &err),
+                         MEMPLAN_OK);
         q->model_reader = &rd;
         char *a = NULL, *b = NULL;
         size_t alen = 0, blen = 0;

@@ -19,8 +19,6 @@ static void infer(ctx *c, mb_graph *g) {
     assert_int_equal(memplan_shapes_infer(c->m, &c->s, &err), MEMPLAN_OK);
 }
 
-
-
 static void test_symbolic_chain_and_broadcast(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -146,13 +144,13 @@ static void test_partial_evaluation(void **state) {
     mb_initializer_ints(g, "m2", "1", &minus2, 1);
     mb_initializer_ints(g, "pads", "4", pads, 4);
     mb_initializer_ints(g, "zs", "", &zero, 1);
-    mb_node(g, "Slice", "x,one,big,zero", "s1");        /* rows 1.. : N-1 */
-    mb_node(g, "Slice", "x,zero,m2,one", "s2");         /* cols :-2 : 14 */
-    mb_node(g, "Shape", "s1", "shp");                    /* [N-1, 16] */
+    mb_node(g, "Slice", "x,one,big,zero", "s1"); /* rows 1.. : N-1 */
+    mb_node(g, "Slice", "x,zero,m2,one", "s2");  /* cols :-2 : 14 */
+    mb_node(g, "Shape", "s1", "shp");            /* [N-1, 16] */
     mb_node(g, "ConstantOfShape", "shp", "zeros");
-    mb_node(g, "Pad", "x,pads", "padded");               /* [N, 19] */
-    mb_node(g, "Gather", "shp,zs", "rows");              /* N-1 */
-    mb_node(g, "Range", "zs,rows,two", "r");             /* ceil((N-1)/2) */
+    mb_node(g, "Pad", "x,pads", "padded");   /* [N, 19] */
+    mb_node(g, "Gather", "shp,zs", "rows");  /* N-1 */
+    mb_node(g, "Range", "zs,rows,two", "r"); /* ceil((N-1)/2) */
     mb_output(g, "zeros", 1, NULL);
     mb_output(g, "padded", 1, NULL);
     mb_output(g, "r", 7, NULL);
@@ -179,7 +177,7 @@ static void test_slice_extreme_steps(void **state) {
     mb_initializer_ints(g, "small", "1", &small, 1);
     mb_initializer_ints(g, "last", "1", &last, 1);
     mb_initializer_ints(g, "three", "1", &three, 1);
-    mb_node(g, "Slice", "x,zero,big,zero,big", "up");      /* x[0::MAX] */
+    mb_node(g, "Slice", "x,zero,big,zero,big", "up");       /* x[0::MAX] */
     mb_node(g, "Slice", "x,last,small,zero,small", "down"); /* x[7::MIN] */
     mb_node(g, "Slice", "x,zero,big,zero,three", "third");  /* x[0::3]: 0, 3, 6 */
     mb_output(g, "up", 1, NULL);
@@ -197,13 +195,13 @@ static void test_slice_extreme_steps(void **state) {
 static void test_bound_inference_resolves_if(void **state) {
     (void)state;
     mb_graph *t = mb_new_graph("then");
-    mb_node(t, "Relu", "x", "t_out");                   /* keeps [N,4] */
+    mb_node(t, "Relu", "x", "t_out"); /* keeps [N,4] */
     mb_output(t, "t_out", 1, NULL);
     mb_graph *e = mb_new_graph("else");
-    mb_node(e, "Flatten", "x", "e_out");                /* [N*4]... rank 2 via Flatten */
+    mb_node(e, "Flatten", "x", "e_out"); /* [N*4]... rank 2 via Flatten */
     mb_node(e, "Shape", "e_out", "e_shape");
     mb_node(e, "Reshape", "e_out,e_shape", "e_res");
-    mb_node(e, "Squeeze", "e_res", "e_sq");             /* rank unknown without values */
+    mb_node(e, "Squeeze", "e_res", "e_sq"); /* rank unknown without values */
     mb_output(e, "e_sq", 1, NULL);
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", 1, "N,4");
@@ -241,7 +239,8 @@ static void test_expr_nonneg(void **state) {
     (void)state;
     memplan_expr_pool *p = memplan_expr_pool_new();
     assert_non_null(p);
-    const char *yes[] = {"0", "7", "N", "N*M+1", "max(N-1,0)", "(N+1)//2", "max(N-2,-1)*max(N-2,-1)", "N%3", "min(N,M)", "max(N-5,M)"};
+    const char *yes[] = {"0",   "7",        "N",         "N*M+1", "max(N-1,0)", "(N+1)//2", "max(N-2,-1)*max(N-2,-1)",
+                         "N%3", "min(N,M)", "max(N-5,M)"};
     const char *no[] = {"-1", "N-1", "M-N", "max(N-1,-1)", "min(N,-1)", "N%(M-1)", "(N-2)//3", "-N", "(N-M)*(N-M)"};
     for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
         if (!memplan_expr_nonneg(p, memplan_expr_parse(p, yes[i], NULL))) fail_msg("%s: expected non-negative", yes[i]);
@@ -269,18 +268,18 @@ static void test_torch_position_ids(void **state) {
     mb_initializer_ints(g, "m1", "1", m1, 1);
     mb_node(g, "Shape", "ids", "s");
     mb_node(g, "Gather", "s,i1", "seq_len");
-    mb_node(g, "Range", "i0,seq_len,i1", "pos");           /* arange(seq) */
-    mb_node(g, "Unsqueeze", "pos,ax0", "pos1");            /* [1, seq] */
-    mb_node(g, "Expand", "pos1,s", "pos_ids");             /* expand_as(ids) */
-    mb_node(g, "Gather", "table,pos_ids", "pe");           /* the position embedding */
+    mb_node(g, "Range", "i0,seq_len,i1", "pos"); /* arange(seq) */
+    mb_node(g, "Unsqueeze", "pos,ax0", "pos1");  /* [1, seq] */
+    mb_node(g, "Expand", "pos1,s", "pos_ids");   /* expand_as(ids) */
+    mb_node(g, "Gather", "table,pos_ids", "pe"); /* the position embedding */
     mb_node(g, "Shape", "past", "ps");
     mb_node(g, "Gather", "ps,i2", "past_len");
     mb_node(g, "Add", "past_len,seq_len", "end");
-    mb_node(g, "Range", "past_len,end,i1", "pos2");        /* arange(past, past+seq) */
+    mb_node(g, "Range", "past_len,end,i1", "pos2"); /* arange(past, past+seq) */
     mb_node(g, "Unsqueeze", "seq_len,ax0", "seq1");
     mb_node(g, "Concat", "m1,seq1", "view_shape");
     mb_int_attr(g->node[g->n_node - 1], "axis", 0);
-    mb_node(g, "Reshape", "pos2,view_shape", "pos2v");     /* .view(-1, seq) */
+    mb_node(g, "Reshape", "pos2,view_shape", "pos2v"); /* .view(-1, seq) */
     mb_output(g, "pe", 1, NULL);
     mb_output(g, "pos2v", 7, NULL);
     ctx c;
@@ -300,7 +299,8 @@ static const char *elems_of(ctx *c, const char *name) {
     if (v->n_elems < 0) return "-";
     size_t n = (size_t)snprintf(buf, sizeof buf, "[");
     for (int32_t i = 0; i < v->n_elems && n < sizeof buf; i++)
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? "," : "", memplan_expr_str(memplan_shapes_pool(c->s), v->elems[i]));
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s", i ? "," : "",
+                              memplan_expr_str(memplan_shapes_pool(c->s), v->elems[i]));
     if (n < sizeof buf) snprintf(buf + n, sizeof buf - n, "]");
     return buf;
 }
@@ -327,7 +327,7 @@ static void test_torch_expand_minus_one(void **state) {
     mb_node(g, "Shape", "x", "s");
     mb_node(g, "Gather", "s,i0", "b");
     mb_node(g, "Unsqueeze", "b,ax0", "b1");
-    mb_node(g, "Concat", "b1,m1,m1", "target");            /* [batch, -1, -1] */
+    mb_node(g, "Concat", "b1,m1,m1", "target"); /* [batch, -1, -1] */
     mb_int_attr(g->node[g->n_node - 1], "axis", 0);
     mb_node(g, "Mul", "ones,minus", "neg");
     mb_node(g, "Equal", "target,neg", "is_neg");
@@ -339,12 +339,12 @@ static void test_torch_expand_minus_one(void **state) {
     mb_node(g, "Gather", "sp,i1", "p");
     mb_node(g, "Gather", "sc,i1", "q");
     mb_node(g, "Add", "p,q", "k");
-    mb_node(g, "Less", "k,q", "lt");                       /* false */
-    mb_node(g, "LessOrEqual", "q,k", "le");                /* true */
-    mb_node(g, "Greater", "k,q", "gt");                    /* unknown: past_seq may be 0 */
+    mb_node(g, "Less", "k,q", "lt");        /* false */
+    mb_node(g, "LessOrEqual", "q,k", "le"); /* true */
+    mb_node(g, "Greater", "k,q", "gt");     /* unknown: past_seq may be 0 */
     mb_node(g, "Min", "k,q", "mn");
     mb_node(g, "Max", "k,q", "mx");
-    mb_node(g, "Equal", "k,p", "eq");                      /* unknown: seq may be 0 */
+    mb_node(g, "Equal", "k,p", "eq"); /* unknown: seq may be 0 */
     mb_output(g, "cls_b", 1, NULL);
     ctx c;
     infer(&c, g);
@@ -379,23 +379,23 @@ static void test_torch_slice_computed_bounds(void **state) {
     mb_initializer_ints(g, "st2", "1", step2, 1);
     mb_initializer_ints(g, "back", "1", back, 1);
     mb_initializer_ints(g, "big", "1", big, 1);
-    mb_node(g, "Concat", "past,cur", "key");               /* [batch,4,past_seq+seq,8] */
+    mb_node(g, "Concat", "past,cur", "key"); /* [batch,4,past_seq+seq,8] */
     mb_int_attr(g->node[g->n_node - 1], "axis", 2);
     mb_node(g, "Shape", "key", "sk");
     mb_node(g, "Shape", "cur", "sq");
     mb_node(g, "Gather", "sk,i2", "kn");
     mb_node(g, "Gather", "sq,i2", "qn");
-    mb_node(g, "Sub", "kn,qn", "start");                   /* past_seq */
+    mb_node(g, "Sub", "kn,qn", "start"); /* past_seq */
     mb_node(g, "Unsqueeze", "start,ax0", "start1");
     mb_node(g, "Unsqueeze", "kn,ax0", "kn1");
     mb_node(g, "Unsqueeze", "qn,ax0", "qn1");
     mb_node(g, "Concat", "kn1,kn1", "mshape");
     mb_int_attr(g->node[g->n_node - 1], "axis", 0);
-    mb_node(g, "Expand", "fill,mshape", "mask");           /* [past_seq+seq, past_seq+seq] */
-    mb_node(g, "Slice", "mask,start1,kn1,ax0", "rows");    /* mask[k-q:k] */
-    mb_node(g, "Slice", "rows,z1,kn1,ax1", "cols");        /* [:, :k] */
-    mb_node(g, "Slice", "mask,qn1,big,ax0", "tail");       /* mask[q:] : past_seq rows */
-    mb_node(g, "Slice", "mask,z1,qn1,ax1", "head");        /* mask[:, :q] */
+    mb_node(g, "Expand", "fill,mshape", "mask");            /* [past_seq+seq, past_seq+seq] */
+    mb_node(g, "Slice", "mask,start1,kn1,ax0", "rows");     /* mask[k-q:k] */
+    mb_node(g, "Slice", "rows,z1,kn1,ax1", "cols");         /* [:, :k] */
+    mb_node(g, "Slice", "mask,qn1,big,ax0", "tail");        /* mask[q:] : past_seq rows */
+    mb_node(g, "Slice", "mask,z1,qn1,ax1", "head");         /* mask[:, :q] */
     mb_node(g, "Slice", "mask,start1,kn1,ax0,st2", "even"); /* step 2: ceil(seq/2) */
     mb_node(g, "Slice", "mask,kn1,start1,ax0,back", "rev"); /* step -1: not told */
     mb_output(g, "cols", 1, NULL);

@@ -274,7 +274,7 @@ static void test_root_causes(void **state) {
     mb_input(g, "t", I64, "2");
     Onnx__NodeProto *nd = mb_node(g, "ImageScalerV9", "x", "a");
     nd->name = mb_strdup("scale");
-    mb_node(g, "ImageScalerV9", "a", "a2");                /* unnamed: #1 */
+    mb_node(g, "ImageScalerV9", "a", "a2"); /* unnamed: #1 */
     mb_node(g, "Relu", "a", "b");
     mb_node(g, "Add", "b,x", "c");
     nd = mb_node(g, "Concat", "x,y", "cat");
@@ -300,7 +300,8 @@ static void test_root_causes(void **state) {
     assert_string_equal(memplan_shapes_note(c.s, notes - 1), "no rule for ImageScalerV9 (2 nodes)");
     for (size_t i = 0; i + 1 < notes; i++) assert_null(strstr(memplan_shapes_note(c.s, i), "no rule for"));
     char buf[128];
-    assert_int_equal(memplan_shapes_dim_reason(c.s, "unk__0", buf, sizeof buf), strlen("size unknown after Reshape (node 'flat')"));
+    assert_int_equal(memplan_shapes_dim_reason(c.s, "unk__0", buf, sizeof buf),
+                     strlen("size unknown after Reshape (node 'flat')"));
     assert_string_equal(buf, "size unknown after Reshape (node 'flat')");
     assert_true(memplan_shapes_dim_reason(c.s, "unk__2", buf, sizeof buf) > 0);
     assert_string_equal(buf, "data-dependent: NonZero (node #7)");
@@ -327,7 +328,8 @@ static void test_function_call(void **state) {
     const memplan_vshape *b = value(&c, "b");
     assert_int_equal(b->origin, MEMPLAN_ORIGIN_INFERRED);
     expect(&c, "b", "float[2,8] 64");
-    for (size_t i = 0; i < memplan_shapes_note_count(c.s); i++) assert_null(strstr(memplan_shapes_note(c.s, i), "no rule"));
+    for (size_t i = 0; i < memplan_shapes_note_count(c.s); i++)
+        assert_null(strstr(memplan_shapes_note(c.s, i), "no rule"));
     done(&c);
 }
 

@@ -37,15 +37,15 @@ static void floats(mb_graph *g, const char *name, const char *dims, size_t n, co
     owned[n_owned++] = t->float_data;
 }
 
-#define I(g, name, dims, ...)                                                      \
-    do {                                                                           \
-        static const int64_t v_[] = {__VA_ARGS__};                                 \
-        ints((g), (name), (dims), sizeof v_ / sizeof v_[0], v_);                   \
+#define I(g, name, dims, ...)                                                                                          \
+    do {                                                                                                               \
+        static const int64_t v_[] = {__VA_ARGS__};                                                                     \
+        ints((g), (name), (dims), sizeof v_ / sizeof v_[0], v_);                                                       \
     } while (0)
-#define F(g, name, dims, ...)                                                      \
-    do {                                                                           \
-        static const float v_[] = {__VA_ARGS__};                                   \
-        floats((g), (name), (dims), sizeof v_ / sizeof v_[0], v_);                 \
+#define F(g, name, dims, ...)                                                                                          \
+    do {                                                                                                               \
+        static const float v_[] = {__VA_ARGS__};                                                                       \
+        floats((g), (name), (dims), sizeof v_ / sizeof v_[0], v_);                                                     \
     } while (0)
 /* Packing frees the graph, not the float data: free it after. */
 static void infer_at(ctx *c, mb_graph *g, int64_t opset) {
@@ -137,11 +137,11 @@ static void test_arithmetic_constants(void **state) {
     mb_node(g, "Add", "a,b", "add");
     mb_node(g, "Sub", "a,b", "sub");
     mb_node(g, "Mul", "a,b", "mul");
-    mb_node(g, "Div", "a,b", "div");      /* integers truncate */
-    mb_node(g, "Mod", "a,b", "mod");      /* fmod=0: the sign of the divisor */
+    mb_node(g, "Div", "a,b", "div");                          /* integers truncate */
+    mb_node(g, "Mod", "a,b", "mod");                          /* fmod=0: the sign of the divisor */
     mb_int_attr(mb_node(g, "Mod", "a,b", "fmod"), "fmod", 1); /* C: the sign of the dividend */
-    mb_node(g, "Pow", "b,b", "pow");      /* 2^-2 is not an integer */
-    mb_node(g, "Pow", "a,b", "pow_abs");  /* (-2)^-2 neither: all or nothing */
+    mb_node(g, "Pow", "b,b", "pow");                          /* 2^-2 is not an integer */
+    mb_node(g, "Pow", "a,b", "pow_abs");                      /* (-2)^-2 neither: all or nothing */
     I(g, "e", "4", 0, 1, 2, 3);
     mb_node(g, "Pow", "b,e", "pow_ok");
     mb_output(g, "add", I64, NULL);
@@ -275,8 +275,8 @@ static void test_cast(void **state) {
     F(g, "f", "4", -1.5f, 2.7f, 300.0f, -0.0f);
     I(g, "k", "4", 300, -1, 0, 255);
     mb_int_attr(mb_node(g, "Cast", "f", "f_i64"), "to", I64);
-    mb_int_attr(mb_node(g, "Cast", "f", "f_u8"), "to", U8);     /* 300 is out of range: unknown */
-    mb_int_attr(mb_node(g, "Cast", "k", "k_i8"), "to", I8);     /* wraps */
+    mb_int_attr(mb_node(g, "Cast", "f", "f_u8"), "to", U8); /* 300 is out of range: unknown */
+    mb_int_attr(mb_node(g, "Cast", "k", "k_i8"), "to", I8); /* wraps */
     mb_int_attr(mb_node(g, "Cast", "k", "k_u8"), "to", U8);
     mb_int_attr(mb_node(g, "Cast", "k", "k_bool"), "to", BOOL);
     mb_int_attr(mb_node(g, "Cast", "k", "k_f"), "to", F32);
@@ -306,16 +306,16 @@ static void test_symbolic_floats(void **state) {
     mb_node(g, "Shape", "x", "s");
     mb_node(g, "Gather", "s,one", "n");
     mb_int_attr(mb_node(g, "Cast", "n", "nf"), "to", F32);
-    mb_node(g, "Mul", "nf,half", "h");           /* seq/2 */
+    mb_node(g, "Mul", "nf,half", "h"); /* seq/2 */
     mb_node(g, "Floor", "h", "hf");
     mb_node(g, "Ceil", "h", "hc");
-    mb_node(g, "Round", "h", "hr");              /* half to even: not an amount */
+    mb_node(g, "Round", "h", "hr");                        /* half to even: not an amount */
     mb_int_attr(mb_node(g, "Cast", "h", "hi"), "to", I64); /* truncation = floor for dims */
     mb_node(g, "Mul", "nf,two", "d");
-    mb_node(g, "Div", "d,two", "back");          /* (2*seq)/2 = seq */
-    mb_node(g, "Div", "nf,three", "third");      /* not exact */
-    mb_int_attr(mb_node(g, "Cast", "n", "n8"), "to", I8); /* may wrap */
-    mb_node(g, "Sub", "h,nf", "neg");           /* -seq/2 */
+    mb_node(g, "Div", "d,two", "back");                        /* (2*seq)/2 = seq */
+    mb_node(g, "Div", "nf,three", "third");                    /* not exact */
+    mb_int_attr(mb_node(g, "Cast", "n", "n8"), "to", I8);      /* may wrap */
+    mb_node(g, "Sub", "h,nf", "neg");                          /* -seq/2 */
     mb_int_attr(mb_node(g, "Cast", "neg", "negi"), "to", I64); /* toward zero: ceil */
     mb_output(g, "hf", F32, NULL);
     ctx c;

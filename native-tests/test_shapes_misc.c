@@ -49,7 +49,8 @@ static void int64_init(mb_graph *g, const char *name, const char *dims, size_t n
 /* Set a node's domain (a copy: the builder frees it with the node). */
 
 #define MS "com.microsoft"
-#define I64(...) (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]){__VA_ARGS__}
+#define I64(...)                                                                                                       \
+    (sizeof((int64_t[]){__VA_ARGS__}) / sizeof(int64_t)), (int64_t[]) { __VA_ARGS__ }
 
 /* ---- sequences and optionals ------------------------------------------- */
 

@@ -15,10 +15,10 @@
 
 enum { F32 = 1, I32 = 6, I64 = 7, F64 = 11 };
 
-#define I(g, name, dims, ...)                                                      \
-    do {                                                                           \
-        static const int64_t v_[] = {__VA_ARGS__};                                 \
-        mb_initializer_ints((g), (name), (dims), v_, sizeof v_ / sizeof v_[0]);    \
+#define I(g, name, dims, ...)                                                                                          \
+    do {                                                                                                               \
+        static const int64_t v_[] = {__VA_ARGS__};                                                                     \
+        mb_initializer_ints((g), (name), (dims), v_, sizeof v_ / sizeof v_[0]);                                        \
     } while (0)
 
 /* Opset 23-28 ops of the default domain and the preview domain. */
@@ -172,8 +172,7 @@ static void test_ml(void **state) {
     mb_int_attr(in_domain(mb_node(g, "TreeEnsemble", "x", "te"), "ai.onnx.ml"), "n_targets", 3);
     mb_int_attr(in_domain(mb_node(g, "TreeEnsembleRegressor", "x", "ter"), "ai.onnx.ml"), "n_targets", 2);
     in_domain(mb_node(g, "SVMRegressor", "x", "svr"), "ai.onnx.ml");
-    INTS(in_domain(mb_node(g, "TreeEnsembleClassifier", "x", "lab,prob"), "ai.onnx.ml"), "classlabels_int64s", 0, 1,
-         2);
+    INTS(in_domain(mb_node(g, "TreeEnsembleClassifier", "x", "lab,prob"), "ai.onnx.ml"), "classlabels_int64s", 0, 1, 2);
     INTS(in_domain(mb_node(g, "OneHotEncoder", "x", "ohe"), "ai.onnx.ml"), "cats_int64s", 1, 2, 3, 4);
     INTS(in_domain(mb_node(g, "FeatureVectorizer", "x,x", "fv"), "ai.onnx.ml"), "inputdimensions", 2, 2);
     mb_output(g, "te", F32, NULL);
@@ -217,10 +216,8 @@ static void test_onnxruntime_ops(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_new_default_ops),
-        cmocka_unit_test(test_crop_pad_cumprod),
-        cmocka_unit_test(test_resize_policy_and_dft),
-        cmocka_unit_test(test_ml),
+        cmocka_unit_test(test_new_default_ops),       cmocka_unit_test(test_crop_pad_cumprod),
+        cmocka_unit_test(test_resize_policy_and_dft), cmocka_unit_test(test_ml),
         cmocka_unit_test(test_onnxruntime_ops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

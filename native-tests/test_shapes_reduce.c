@@ -317,8 +317,14 @@ static void test_argmax_argmin(void **state) {
 
 static void test_same_shape_ops(void **state) {
     (void)state;
-    static const char *const ops[] = {"Softmax", "LogSoftmax", "Hardmax", "CumSum", "InstanceNormalization",
-                                      "GroupNormalization", "MeanVarianceNormalization", "LpNormalization"};
+    static const char *const ops[] = {"Softmax",
+                                      "LogSoftmax",
+                                      "Hardmax",
+                                      "CumSum",
+                                      "InstanceNormalization",
+                                      "GroupNormalization",
+                                      "MeanVarianceNormalization",
+                                      "LpNormalization"};
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", F32, "batch,3,seq");
     mb_input(g, "k", I64, "");

@@ -51,7 +51,7 @@ static void test_blocks_reused(void **state) {
     mp_scratch_init(&s);
     mp_scratch_mark m = mp_scratch_top(&s);
     unsigned char *a = mp_scratch_alloc(&s, 40 * 1024, 1);
-    unsigned char *b = mp_scratch_alloc(&s, 40 * 1024, 1); /* does not fit a 64 KiB block: the next one */
+    unsigned char *b = mp_scratch_alloc(&s, 40 * 1024, 1);    /* does not fit a 64 KiB block: the next one */
     unsigned char *big = mp_scratch_alloc(&s, 300 * 1024, 1); /* a block of its own size */
     assert_non_null(a);
     assert_non_null(b);

@@ -110,7 +110,7 @@ static void test_splice_entries(void **state) {
     assert_int_equal(g->output[0]->n_metadata_props, 0);
     onnx__model_proto__free_unpacked(mp, NULL);
 
-    expect_splice(bytes, len, &e, out, out_len); /* the reader gives the same */
+    expect_splice(bytes, len, &e, out, out_len);   /* the reader gives the same */
     expect_splice(out, out_len, &e, out, out_len); /* again: nothing left to change */
     free(out);
     free(bytes);
@@ -207,7 +207,6 @@ static void test_splice_errors(void **state) {
     free(bytes);
 }
 
-
 /* x -> If(c) -> y whose then_branch (Neg x -> t, then Abs t -> u) and
  * else_branch (Identity x -> e) each carry an entry. */
 static uint8_t *if_model(size_t *len) {
@@ -288,10 +287,8 @@ static void test_splice_bodies(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_splice_entries),
-        cmocka_unit_test(test_splice_untouched),
-        cmocka_unit_test(test_splice_order),
-        cmocka_unit_test(test_splice_errors),
+        cmocka_unit_test(test_splice_entries), cmocka_unit_test(test_splice_untouched),
+        cmocka_unit_test(test_splice_order),   cmocka_unit_test(test_splice_errors),
         cmocka_unit_test(test_splice_bodies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

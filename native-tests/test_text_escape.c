@@ -56,7 +56,8 @@ static void expect_clean(const char *doc) {
     for (const char *p = doc; *p; p++) {
         unsigned char c = (unsigned char)*p;
         if (c < 0x20 && c != '\n') fail_msg("control byte 0x%02x in:\n%s", c, doc);
-        if (c == 0xc2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f) fail_msg("C1 control in:\n%s", doc);
+        if (c == 0xc2 && (unsigned char)p[1] >= 0x80 && (unsigned char)p[1] <= 0x9f)
+            fail_msg("C1 control in:\n%s", doc);
         if ((p == doc || p[-1] == '\n') && strncmp(p, "peak:", 5) == 0) peaks++;
     }
     assert_true(peaks <= 1);

@@ -225,7 +225,6 @@ static void test_value_inputs(void **state) {
     memplan_model_free(m);
 }
 
-
 static char *sweep_report(const memplan_model *m, int argc, const char *const *argv, memplan_status want) {
     memplan_request r;
     memplan_error err = {0};
@@ -293,13 +292,13 @@ static void test_sweep_report(void **state) {
     memplan_model_free(m);
 }
 
-
 /* A chain x[4] -> Relu a -> Neg y, with a given element type for a. */
 static memplan_model *chain(int32_t a_type, const char *extra) {
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", 1, "4");
     if (a_type == 1) mb_node(g, "Relu", "x", "a");
-    else mb_int_attr(mb_node(g, "Cast", "x", "a"), "to", a_type);
+    else
+        mb_int_attr(mb_node(g, "Cast", "x", "a"), "to", a_type);
     mb_node(g, "Neg", "a", "y");
     if (extra) mb_node(g, "Abs", "y", extra);
     mb_output(g, extra ? extra : "y", a_type, "4");

@@ -73,7 +73,10 @@ export function testdataFixtures(dir = TESTDATA_DIR) {
 /** Models made by scripts/gen_fixtures.py (build/fixtures/*.onnx), sorted. */
 export function generatedFixtures(dir = join(ROOT, 'build', 'fixtures')) {
   if (!existsSync(dir)) return [];
-  return readdirSync(dir).filter((f) => f.endsWith('.onnx')).sort().map((f) => join(dir, f));
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.onnx'))
+    .sort()
+    .map((f) => join(dir, f));
 }
 
 export function dedupe(files) {

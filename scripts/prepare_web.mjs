@@ -22,7 +22,8 @@ export const EXAMPLE_DEST = join(ROOT, 'web', 'public', 'models', 'example.onnx'
 
 function copyIfChanged(src, dest) {
   if (existsSync(dest)) {
-    const a = statSync(src), b = statSync(dest);
+    const a = statSync(src),
+      b = statSync(dest);
     if (a.size === b.size && readFileSync(src).equals(readFileSync(dest))) return false;
   }
   mkdirSync(dirname(dest), { recursive: true });
@@ -34,8 +35,10 @@ export function syncWasm() {
   for (const f of ['memplan.mjs', 'memplan.wasm']) {
     const src = join(WASM_SRC_DIR, f);
     if (!existsSync(src)) {
-      throw new Error(`${src} is missing: build the WASM first (make test, or ` +
-        `NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm && cmake --build build/wasm)`);
+      throw new Error(
+        `${src} is missing: build the WASM first (make test, or ` +
+          `NODE_PATH=/usr/share/nodejs emcmake cmake -S . -B build/wasm && cmake --build build/wasm)`,
+      );
     }
     copyIfChanged(src, join(WASM_DEST_DIR, f));
   }

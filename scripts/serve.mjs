@@ -27,13 +27,21 @@ import { pipeline } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 
 const TYPES = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm',
-  '.onnx': 'application/octet-stream', '.svg': 'image/svg+xml', '.png': 'image/png', '.txt': 'text/plain; charset=utf-8',
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.txt': 'text/plain; charset=utf-8',
 };
 
 /** The page's policy, exactly as web/index.html's <meta> states it (wasm-tests/serve.test.js compares them). */
-export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; " +
+export const CSP =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self'; " +
   "img-src 'self' data:; style-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'";
 
 const COMMON_HEADERS = {
@@ -54,11 +62,18 @@ class Refusal extends Error {
 function refusalFor(err) {
   if (err instanceof Refusal) return err;
   switch (err && err.code) {
-    case 'ENOENT': case 'ENOTDIR': case 'EISDIR': case 'ELOOP': case 'ENAMETOOLONG': case 'ENXIO':
+    case 'ENOENT':
+    case 'ENOTDIR':
+    case 'EISDIR':
+    case 'ELOOP':
+    case 'ENAMETOOLONG':
+    case 'ENXIO':
       return new Refusal(404, 'not found');
-    case 'EACCES': case 'EPERM':
+    case 'EACCES':
+    case 'EPERM':
       return new Refusal(403, 'forbidden');
-    case 'EMFILE': case 'ENFILE':
+    case 'EMFILE':
+    case 'ENFILE':
       return new Refusal(503, 'busy: out of file descriptors, try again');
     default:
       return new Refusal(500, 'cannot read the file');
@@ -66,7 +81,8 @@ function refusalFor(err) {
 }
 
 /** Control characters written \xNN, so a request path cannot drive the terminal a log goes to. */
-const printable = (s) => s.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+const printable = (s) =>
+  s.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 
 /** Is `p` the folder `root` or inside it? (both absolute and real) */
 const inside = (p, root) => p === root || p.startsWith(root.endsWith(sep) ? root : root + sep);
@@ -120,11 +136,16 @@ export async function serve(dir, port = 0, { log = false, idleMs = 15_000 } = {}
   const root = resolve(dir);
   const realRoot = await realpath(root);
   let hosts = allowedHosts(port);
-  const say = (req, status, path) => { if (log) console.log(`${req.method} ${printable(path)} ${status}`); };
+  const say = (req, status, path) => {
+    if (log) console.log(`${req.method} ${printable(path)} ${status}`);
+  };
 
   function refuse(req, res, path, { status, message }) {
     say(req, status, path);
-    if (res.headersSent) { res.destroy(); return; }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
     const headers = { ...COMMON_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' };
     if (status === 503) headers['Retry-After'] = '5';
     if (status === 405) headers.Allow = 'GET, HEAD';
@@ -160,14 +181,17 @@ export async function serve(dir, port = 0, { log = false, idleMs = 15_000 } = {}
     pipeline(fh.createReadStream({ start: 0, end: size - 1 }), res, () => {});
   }
 
-  const server = createServer({
-    requestTimeout: idleMs,
-    headersTimeout: idleMs,
-    keepAliveTimeout: Math.min(idleMs, 5_000),
-    connectionsCheckingInterval: Math.max(100, Math.min(idleMs / 2, 30_000)),
-  }, (req, res) => {
-    handle(req, res).catch((err) => refuse(req, res, req.url, refusalFor(err)));
-  });
+  const server = createServer(
+    {
+      requestTimeout: idleMs,
+      headersTimeout: idleMs,
+      keepAliveTimeout: Math.min(idleMs, 5_000),
+      connectionsCheckingInterval: Math.max(100, Math.min(idleMs / 2, 30_000)),
+    },
+    (req, res) => {
+      handle(req, res).catch((err) => refuse(req, res, req.url, refusalFor(err)));
+    },
+  );
   server.timeout = idleMs; // no activity on a socket (a stalled download too): destroyed
   return new Promise((resolveP, reject) => {
     server.once('error', reject);
@@ -177,7 +201,9 @@ export async function serve(dir, port = 0, { log = false, idleMs = 15_000 } = {}
       server.off('error', reject);
       // After listen, errors come from accept() (EMFILE, ENFILE, ECONNABORTED):
       // the connection is lost, the server keeps listening.
-      server.on('error', (err) => { if (log) console.error(`serve: ${err.code || err.message}`); });
+      server.on('error', (err) => {
+        if (log) console.error(`serve: ${err.code || err.message}`);
+      });
       hosts = allowedHosts(server.address().port);
       resolveP({ server, url: `http://127.0.0.1:${server.address().port}/` });
     });
@@ -186,10 +212,15 @@ export async function serve(dir, port = 0, { log = false, idleMs = 15_000 } = {}
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const opt = (name, def) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : def; };
+  const opt = (name, def) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : def;
+  };
   const dir = opt('--dir', 'web/dist');
   const idleMs = Number(opt('--idle-ms', '15000'));
-  const { url } = await serve(dir, Number(opt('--port', '8080')),
-    { log: args.includes('--log'), idleMs: idleMs > 0 ? idleMs : 15_000 });
+  const { url } = await serve(dir, Number(opt('--port', '8080')), {
+    log: args.includes('--log'),
+    idleMs: idleMs > 0 ? idleMs : 15_000,
+  });
   console.log(`serving ${resolve(dir)} at ${url}`);
 }

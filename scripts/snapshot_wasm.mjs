@@ -34,8 +34,11 @@ function replaceModule() {
 function capOutput(data) {
   if (data.length <= job.cap) return [data, `${data.length} bytes`];
   const h = createHash('sha256').update(data).digest('hex');
-  const kept = Buffer.concat([data.subarray(0, job.head),
-    Buffer.from(`\n[... ${data.length - job.head - job.tail} bytes left out ...]\n`), data.subarray(data.length - job.tail)]);
+  const kept = Buffer.concat([
+    data.subarray(0, job.head),
+    Buffer.from(`\n[... ${data.length - job.head - job.tail} bytes left out ...]\n`),
+    data.subarray(data.length - job.tail),
+  ]);
   return [kept, `${data.length} bytes, sha256 ${h}, first ${job.head} and last ${job.tail} kept`];
 }
 
@@ -45,7 +48,9 @@ function writeCase(dir, name, cmd, opts, status, out, err, annotated) {
   if (annotated) {
     const h = createHash('sha256').update(annotated).digest('hex');
     const stored = annotated.length <= job.cap;
-    parts.push(Buffer.from(`output: ${annotated.length} bytes, sha256 ${h}${stored ? '' : ' (not stored: over 1 MiB)'}\n`));
+    parts.push(
+      Buffer.from(`output: ${annotated.length} bytes, sha256 ${h}${stored ? '' : ' (not stored: over 1 MiB)'}\n`),
+    );
     if (stored) writeFileSync(join(dir, `${name}.onnx`), annotated);
   }
   const [o, oh] = capOutput(out);
@@ -70,7 +75,8 @@ function packBytes(csv, args) {
     M._free(p);
     M._free(ap);
   }
-  const rp = M._mp_result() >>> 0, rn = M._mp_result_len() >>> 0;
+  const rp = M._mp_result() >>> 0,
+    rn = M._mp_result_len() >>> 0;
   const out = Buffer.from(rp && rn ? M.HEAPU8.slice(rp, rp + rn) : new Uint8Array(0));
   M._mp_result_free();
   return { status, out };
@@ -81,7 +87,8 @@ function runCase(model, cmd, opts) {
   const args = opts.filter((o) => o !== '--json');
   try {
     const bytes = Buffer.from(model.callBytes(cmd, args));
-    return cmd === 'annotate' ? { status: 0, out: Buffer.alloc(0), err: Buffer.alloc(0), annotated: bytes }
+    return cmd === 'annotate'
+      ? { status: 0, out: Buffer.alloc(0), err: Buffer.alloc(0), annotated: bytes }
       : { status: 0, out: bytes, err: Buffer.alloc(0) };
   } catch (e) {
     if (e.name !== 'MemplanError') throw e;
@@ -95,7 +102,10 @@ for (const m of job.models) {
   const data = readFileSync(m.path);
   if (m.id.startsWith('pack/')) {
     for (const [name, cmd, opts] of m.cases) {
-      const { status, out } = packBytes(data, opts.filter((o) => o !== '--json'));
+      const { status, out } = packBytes(
+        data,
+        opts.filter((o) => o !== '--json'),
+      );
       writeCase(dir, name, cmd, opts, status, status ? Buffer.alloc(0) : out, status ? out : Buffer.alloc(0));
     }
     continue;
@@ -112,7 +122,8 @@ for (const m of job.models) {
 
 // Open a model with `open` and write every case of it into dir.
 function runModel(dir, cases, open) {
-  let model = null, openError = null;
+  let model = null,
+    openError = null;
   try {
     model = open();
   } catch (e) {
@@ -128,7 +139,8 @@ function runModel(dir, cases, open) {
       let r;
       try {
         r = runCase(model, cmd, opts);
-      } catch (e) { // a trap or a wrapper bug: recorded, and the module is replaced
+      } catch (e) {
+        // a trap or a wrapper bug: recorded, and the module is replaced
         r = { status: 'exception', out: Buffer.alloc(0), err: Buffer.from(String(e)) };
         model = null;
         mp = replaceModule();

@@ -184,6 +184,7 @@ if [ "$MODE" = check ]; then
   phase fixtures build-native -- gen_fixtures
   phase ctest-quick build-native fixtures -- ctest_quick
   phase vitest-quick build-native build-wasm fixtures -- vitest_quick
+  phase format -- bash scripts/format.sh --check
   finish
 fi
 phase setup -- bash scripts/setup.sh
@@ -206,4 +207,5 @@ phase fuzz setup fixtures -- fuzz_brief
 phase vitest build-native build-wasm fixtures -- vitest
 phase build-web build-wasm -- build_web
 phase browser build-web build-native -- browser
+phase format setup -- bash scripts/format.sh --check
 finish

@@ -55,18 +55,32 @@ describe('intervalIndex', () => {
   });
   it('equals a linear scan on a synthetic plan of 20,000 values, owners and views, at many ranges', () => {
     const m = normalizePlan(syntheticPlan(20_000, { seed: 3 }));
-    const owners = (i) => m.owner[i] === i, views = (i) => m.owner[i] !== i;
+    const owners = (i) => m.owner[i] === i,
+      views = (i) => m.owner[i] !== i;
     for (const keep of [owners, views]) {
       const ix = intervalIndex(m.start, m.end, keep);
-      const ranges = [[0, m.positions], [-10, 3], [100, 100], [100.25, 100.75], [1234.5, 1500.2], [4000, 4100], [m.positions - 3, m.positions + 5], [2500, 2499]];
-      for (const [d0, d1] of ranges) expect(sorted(query(ix, m.start, m.end, d0, d1))).toEqual(scan(m.start, m.end, d0, d1, keep));
+      const ranges = [
+        [0, m.positions],
+        [-10, 3],
+        [100, 100],
+        [100.25, 100.75],
+        [1234.5, 1500.2],
+        [4000, 4100],
+        [m.positions - 3, m.positions + 5],
+        [2500, 2499],
+      ];
+      for (const [d0, d1] of ranges)
+        expect(sorted(query(ix, m.start, m.end, d0, d1))).toEqual(scan(m.start, m.end, d0, d1, keep));
     }
   });
 });
 
 describe('RasterMarks', () => {
   const frame = { canvas: { width: 8, height: 4 }, dpr: 1 };
-  const rows = (r) => Array.from({ length: r.H }, (_, y) => [...r.buf.subarray(y * r.W, (y + 1) * r.W)].map((p) => (p ? p.toString(16).slice(-1) : '.')).join(''));
+  const rows = (r) =>
+    Array.from({ length: r.H }, (_, y) =>
+      [...r.buf.subarray(y * r.W, (y + 1) * r.W)].map((p) => (p ? p.toString(16).slice(-1) : '.')).join(''),
+    );
   it('fills whole pixels: edges rounded, at least one pixel each way, clipped', () => {
     const r = new RasterMarks();
     r.begin(frame, 1, 0, 7, 4);

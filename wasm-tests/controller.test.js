@@ -14,7 +14,10 @@ import { formatBytes } from '../web/src/data/format.js';
 import { loadMemplan, requireNativeCli } from './helpers.js';
 import { dimArgs, MEDIUM, requireVizFixtures, SMALL, SYMBOLIC } from './viz-fixtures.js';
 
-const cli = (cmd, file, args = []) => JSON.parse(execFileSync(requireNativeCli(), [cmd, file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+const cli = (cmd, file, args = []) =>
+  JSON.parse(
+    execFileSync(requireNativeCli(), [cmd, file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }),
+  );
 const abortError = (message) => Object.assign(new Error(message), { name: 'AbortError' });
 /** Let every promise chain that is not waiting on a held request run to its end. */
 const settle = () => new Promise((r) => setTimeout(r, 0));
@@ -27,42 +30,81 @@ const settle = () => new Promise((r) => setTimeout(r, 0));
  * calls: every model call, 'command args...', in the order asked.
  */
 function fakeClient(mp, { failProfile = null } = {}) {
-  const calls = [], closed = [], queue = [];
-  let holding = false, generation = 0, cancels = 0;
-  const finish = (e) => { try { e.resolve(e.run()); } catch (err) { e.reject(err); } };
-  const request = (what, run) => new Promise((resolve, reject) => {
-    const e = { what, run, resolve, reject };
-    if (holding) queue.push(e); else finish(e);
-  });
+  const calls = [],
+    closed = [],
+    queue = [];
+  let holding = false,
+    generation = 0,
+    cancels = 0;
+  const finish = (e) => {
+    try {
+      e.resolve(e.run());
+    } catch (err) {
+      e.reject(err);
+    }
+  };
+  const request = (what, run) =>
+    new Promise((resolve, reject) => {
+      const e = { what, run, resolve, reject };
+      if (holding) queue.push(e);
+      else finish(e);
+    });
   return {
-    version: mp.version, calls, closed,
-    get cancels() { return cancels; },
-    get waiting() { return queue.map((e) => e.what); },
-    hold() { holding = true; },
+    version: mp.version,
+    calls,
+    closed,
+    get cancels() {
+      return cancels;
+    },
+    get waiting() {
+      return queue.map((e) => e.what);
+    },
+    hold() {
+      holding = true;
+    },
     async release(prefix) {
       const k = queue.findIndex((e) => e.what.startsWith(prefix));
       if (k < 0) throw new Error(`no request ${prefix} waits (waiting: ${queue.map((e) => e.what).join('; ')})`);
       finish(queue.splice(k, 1)[0]);
       await settle();
     },
-    async releaseAll() { holding = false; while (queue.length) { finish(queue.shift()); await settle(); } },
+    async releaseAll() {
+      holding = false;
+      while (queue.length) {
+        finish(queue.shift());
+        await settle();
+      }
+    },
     open(bytes, { onProgress } = {}) {
       const gen = generation;
       onProgress?.({ stage: 'parsing', bytes: bytes.byteLength });
       return request('open', () => {
         const model = mp.open(bytes);
         const info = model.info();
-        const alive = () => { if (gen !== generation) throw abortError('the model was closed when its work was cancelled'); };
-        const call = (how) => async (cmd, args = []) => {
-          alive();
-          const what = [cmd, ...args].join(' ');
-          calls.push(what);
-          return request(what, () => {
-            if (cmd === 'profile' && failProfile) throw new Error(failProfile);
-            return model[how](cmd, args);
-          });
+        const alive = () => {
+          if (gen !== generation) throw abortError('the model was closed when its work was cancelled');
         };
-        return { info, call: call('call'), callBytes: call('callBytes'), close: async () => { closed.push(info.graph_name); model.close(); return null; } };
+        const call =
+          (how) =>
+          async (cmd, args = []) => {
+            alive();
+            const what = [cmd, ...args].join(' ');
+            calls.push(what);
+            return request(what, () => {
+              if (cmd === 'profile' && failProfile) throw new Error(failProfile);
+              return model[how](cmd, args);
+            });
+          };
+        return {
+          info,
+          call: call('call'),
+          callBytes: call('callBytes'),
+          close: async () => {
+            closed.push(info.graph_name);
+            model.close();
+            return null;
+          },
+        };
       });
     },
     cancel() {
@@ -74,7 +116,10 @@ function fakeClient(mp, { failProfile = null } = {}) {
 }
 
 /** The events a controller emits, as 'type' or 'state:phase', in order. */
-function record(ctl, types = ['state', 'progress', 'select', 'info', 'load', 'applied', 'slots', 'profile', 'plan', 'shown', 'error']) {
+function record(
+  ctl,
+  types = ['state', 'progress', 'select', 'info', 'load', 'applied', 'slots', 'profile', 'plan', 'shown', 'error'],
+) {
   const log = [];
   for (const t of types) ctl.on(t, (d) => log.push(t === 'state' ? `state:${d}` : t));
   return log;
@@ -89,21 +134,58 @@ beforeAll(async () => {
 afterEach(() => vi.restoreAllMocks());
 
 describe('controller: opening a model', () => {
-  it('runs the open, the plan, the slot plan and the profile in order, and shows the CLI\'s plan', async () => {
+  it("runs the open, the plan, the slot plan and the profile in order, and shows the CLI's plan", async () => {
     const client = fakeClient(mp);
     const ctl = createController(client);
     const events = record(ctl);
     await ctl.open(SMALL.name, bytesOf(SMALL));
-    expect(events).toEqual(['state:loading', 'progress', 'select', 'info', 'load', 'state:planning', 'applied', 'slots', 'profile', 'state:ready', 'plan', 'shown']);
-    expect(client.calls).toEqual(['inplace', 'plan --strategy arena --align 64', 'plan --strategy slots --align 64 --no-nodes', 'profile']);
+    expect(events).toEqual([
+      'state:loading',
+      'progress',
+      'select',
+      'info',
+      'load',
+      'state:planning',
+      'applied',
+      'slots',
+      'profile',
+      'state:ready',
+      'plan',
+      'shown',
+    ]);
+    expect(client.calls).toEqual([
+      'inplace',
+      'plan --strategy arena --align 64',
+      'plan --strategy slots --align 64 --no-nodes',
+      'profile',
+    ]);
     const s = ctl.state;
     expect(JSON.stringify(s.plan)).toBe(JSON.stringify(cli('plan', SMALL.file)));
     expect(JSON.stringify(s.slotsPlan)).toBe(JSON.stringify(cli('plan', SMALL.file, ['--strategy', 'slots'])));
     expect([...s.profile.total]).toEqual(cli('profile', SMALL.file).nodes.map((nd) => nd.profile.total_bytes));
-    expect({ phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel, busy: s.busy, error: s.error, shown: s.shown })
-      .toEqual({ phase: 'ready', name: 'timer_v0.1.onnx', shownName: 'timer_v0.1.onnx', source: 'model', hasModel: true, busy: false, error: null, shown: true });
+    expect({
+      phase: s.phase,
+      name: s.name,
+      shownName: s.shownName,
+      source: s.source,
+      hasModel: s.hasModel,
+      busy: s.busy,
+      error: s.error,
+      shown: s.shown,
+    }).toEqual({
+      phase: 'ready',
+      name: 'timer_v0.1.onnx',
+      shownName: 'timer_v0.1.onnx',
+      source: 'model',
+      hasModel: true,
+      busy: false,
+      error: null,
+      shown: true,
+    });
     expect(s.m.peak).toBe(1024);
-    expect(s.progress).toMatch(new RegExp(`^${formatBytes(statSync(SMALL.file).size).replace('.', '\\.')} · planned · \\d+ ms$`));
+    expect(s.progress).toMatch(
+      new RegExp(`^${formatBytes(statSync(SMALL.file).size).replace('.', '\\.')} · planned · \\d+ ms$`),
+    );
     expect(s.info.graph_name).toBe(cli('info', SMALL.file).graph_name);
   });
 
@@ -119,22 +201,54 @@ describe('controller: opening a model', () => {
     expect(ctl.state.dims).toEqual({ samples: '1280', batch_size: '1' });
     const dims = '--dim samples=1280 --dim batch_size=1';
     expect(client.calls).toEqual([
-      'plan --strategy arena --align 64 --dim samples=1280 --no-nodes', 'profile --dim samples=1280',
-      `plan --strategy arena --align 64 ${dims} --no-nodes`, `plan --strategy slots --align 64 ${dims} --no-nodes`, `profile ${dims}`]);
-    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 }))));
+      'plan --strategy arena --align 64 --dim samples=1280 --no-nodes',
+      'profile --dim samples=1280',
+      `plan --strategy arena --align 64 ${dims} --no-nodes`,
+      `plan --strategy slots --align 64 ${dims} --no-nodes`,
+      `profile ${dims}`,
+    ]);
+    expect(JSON.stringify(ctl.state.plan)).toBe(
+      JSON.stringify(cli('plan', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 }))),
+    );
     // Strategy, alignment and in-place do not change the profile: not asked again.
     client.calls.length = 0;
     await ctl.setOptions({ align: 256, inplace: true });
     await ctl.setOptions({ strategy: 'slots' });
     // With in-place reuse on, the same plan without it too: its naive total is the savings' baseline (asked once per options).
     expect(client.calls).toEqual([
-      `plan --strategy arena --align 256 --inplace ${dims} --no-nodes`, `plan --strategy arena --align 256 ${dims} --no-nodes`,
+      `plan --strategy arena --align 256 --inplace ${dims} --no-nodes`,
+      `plan --strategy arena --align 256 ${dims} --no-nodes`,
       `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
-      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`, `plan --strategy slots --align 256 ${dims} --no-nodes`]);
-    expect(ctl.state.baseline.naive_bytes).toBe(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', '--align', '256', ...dimArgs({ samples: 1280, batch_size: 1 })]).naive_bytes);
-    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', '--align', '256', '--inplace', ...dimArgs({ samples: 1280, batch_size: 1 })])));
+      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
+      `plan --strategy slots --align 256 ${dims} --no-nodes`,
+    ]);
+    expect(ctl.state.baseline.naive_bytes).toBe(
+      cli('plan', SYMBOLIC.file, [
+        '--strategy',
+        'slots',
+        '--align',
+        '256',
+        ...dimArgs({ samples: 1280, batch_size: 1 }),
+      ]).naive_bytes,
+    );
+    expect(JSON.stringify(ctl.state.plan)).toBe(
+      JSON.stringify(
+        cli('plan', SYMBOLIC.file, [
+          '--strategy',
+          'slots',
+          '--align',
+          '256',
+          '--inplace',
+          ...dimArgs({ samples: 1280, batch_size: 1 }),
+        ]),
+      ),
+    );
     expect(ctl.state.slotsPlan).toBe(ctl.state.plan); // under slots the plan is the slot plan
-    expect([...ctl.state.profile.total]).toEqual(cli('profile', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 })).nodes.map((nd) => nd.profile.total_bytes));
+    expect([...ctl.state.profile.total]).toEqual(
+      cli('profile', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 })).nodes.map(
+        (nd) => nd.profile.total_bytes,
+      ),
+    );
     // Options that are not options change nothing but still re-plan.
     await ctl.setOptions({ strategy: 'best', align: 3 });
     expect([ctl.state.strategy, ctl.state.align, ctl.state.inplace]).toEqual(['slots', 256, true]);
@@ -144,14 +258,21 @@ describe('controller: opening a model', () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     const ctl = createController(fakeClient(mp, { failProfile: 'the profile broke' }));
     await ctl.open(SMALL.name, bytesOf(SMALL));
-    expect([ctl.state.phase, ctl.state.error, ctl.state.profile, ctl.state.profileNote]).toEqual(['ready', null, null, 'no profile: the profile broke']);
+    expect([ctl.state.phase, ctl.state.error, ctl.state.profile, ctl.state.profileNote]).toEqual([
+      'ready',
+      null,
+      null,
+      'no profile: the profile broke',
+    ]);
   });
 
   it('a symbolic profile is not stacked: the note names the unbound dims', async () => {
     const ctl = createController(fakeClient(mp));
     await ctl.open(SYMBOLIC.name, bytesOf(SYMBOLIC));
     expect(ctl.state.profile.ok).toBe(false);
-    expect(ctl.state.profileNote).toBe('stacking by tag needs every dim bound (the profile is symbolic: batch_size, samples unbound); showing the plan\'s live bytes');
+    expect(ctl.state.profileNote).toBe(
+      "stacking by tag needs every dim bound (the profile is symbolic: batch_size, samples unbound); showing the plan's live bytes",
+    );
   });
 });
 
@@ -172,7 +293,8 @@ describe('controller: generations', () => {
     await settle();
     expect(client.waiting).toEqual([
       'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
-      'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=4800 --no-nodes']);
+      'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=4800 --no-nodes',
+    ]);
     await client.release('plan --strategy arena --align 64 --dim batch_size=1 --dim samples=3200'); // A's answer first: dropped
     expect(await Promise.race([a, settle().then(() => 'pending')])).toBe(undefined);
     expect(applied).toEqual([]);
@@ -183,7 +305,9 @@ describe('controller: generations', () => {
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(want));
     expect(applied).toEqual([want.peak_bytes]);
     expect(plans.map((p) => p.peak_bytes)).toEqual([want.peak_bytes]);
-    expect(ctl.state.slotsPlan.peak_bytes).toBe(cli('plan', SYMBOLIC.file, ['--strategy', 'slots', ...dimArgs({ batch_size: 1, samples: 4800 })]).peak_bytes);
+    expect(ctl.state.slotsPlan.peak_bytes).toBe(
+      cli('plan', SYMBOLIC.file, ['--strategy', 'slots', ...dimArgs({ batch_size: 1, samples: 4800 })]).peak_bytes,
+    );
     expect(ctl.state.phase).toBe('ready');
   });
 
@@ -202,8 +326,11 @@ describe('controller: generations', () => {
     expect(client.calls).toEqual([
       'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
       'plan --strategy slots --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
-      'profile --dim batch_size=1 --dim samples=3200']);
-    expect(ctl.state.plan.peak_bytes).toBe(cli('plan', SYMBOLIC.file, dimArgs({ batch_size: 1, samples: 3200 })).peak_bytes);
+      'profile --dim batch_size=1 --dim samples=3200',
+    ]);
+    expect(ctl.state.plan.peak_bytes).toBe(
+      cli('plan', SYMBOLIC.file, dimArgs({ batch_size: 1, samples: 3200 })).peak_bytes,
+    );
     expect(ctl.state.dims.samples).toBe('4800');
   });
 
@@ -234,7 +361,8 @@ describe('controller: cancel and errors', () => {
     const ctl = createController(client);
     await ctl.open(SMALL.name, bytesOf(SMALL));
     const before = ctl.state.plan;
-    const errors = [], phases = [];
+    const errors = [],
+      phases = [];
     ctl.on('error', (e) => errors.push(e));
     ctl.on('state', (p) => phases.push(p));
     client.hold();
@@ -248,8 +376,14 @@ describe('controller: cancel and errors', () => {
     expect(phases).toEqual(['planning', 'error']);
     const msg = 'timer_v0.1.onnx: cancelled. Open a model again (or pick a saved plan) to go on.';
     expect(errors).toEqual([msg]);
-    expect({ phase: s.phase, error: s.error, progress: s.progress, busy: s.busy, hasModel: s.hasModel, shown: s.shown })
-      .toEqual({ phase: 'error', error: msg, progress: '', busy: false, hasModel: false, shown: false }); // the charts of a closed model are not left up
+    expect({
+      phase: s.phase,
+      error: s.error,
+      progress: s.progress,
+      busy: s.busy,
+      hasModel: s.hasModel,
+      shown: s.shown,
+    }).toEqual({ phase: 'error', error: msg, progress: '', busy: false, hasModel: false, shown: false }); // the charts of a closed model are not left up
     expect(s.plan).toBe(before); // the state keeps the plan it had
     client.calls.length = 0;
     expect(await ctl.setDims({ x: 1 })).toBe(undefined);
@@ -267,8 +401,21 @@ describe('controller: cancel and errors', () => {
     const msg = 'malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0';
     await expect(ctl.open('junk.onnx', new Uint8Array([0x0a, 0xff, 0xff, 0xff]))).rejects.toThrow(msg);
     const s = ctl.state;
-    expect({ phase: s.phase, name: s.name, shownName: s.shownName, error: s.error, hasModel: s.hasModel, busy: s.busy })
-      .toEqual({ phase: 'error', name: SMALL.name, shownName: SMALL.name, error: `junk.onnx: this is not an ONNX model (${msg})`, hasModel: true, busy: false });
+    expect({
+      phase: s.phase,
+      name: s.name,
+      shownName: s.shownName,
+      error: s.error,
+      hasModel: s.hasModel,
+      busy: s.busy,
+    }).toEqual({
+      phase: 'error',
+      name: SMALL.name,
+      shownName: SMALL.name,
+      error: `junk.onnx: this is not an ONNX model (${msg})`,
+      hasModel: true,
+      busy: false,
+    });
     expect(s.plan).toBe(plan);
     expect(s.shown, 'the model before is still open: shown again').toBe(true);
     expect([...new Set(names)]).toEqual(['junk.onnx', SMALL.name]);
@@ -290,7 +437,9 @@ describe('controller: plan documents, the table, the selection', () => {
     await ctl.open(SMALL.name, bytesOf(SMALL));
     const before = ctl.state;
     for (const doc of [null, 'plan', { values: [] }, { status: 'planned' }]) {
-      expect(() => ctl.showPlan(doc)).toThrow(new TypeError('not a plan document: expected the output of `memplan plan --json`'));
+      expect(() => ctl.showPlan(doc)).toThrow(
+        new TypeError('not a plan document: expected the output of `memplan plan --json`'),
+      );
     }
     expect(ctl.state).toBe(before);
   });
@@ -306,9 +455,23 @@ describe('controller: plan documents, the table, the selection', () => {
     expect(events).toEqual(['select', 'info', 'applied', 'state:ready', 'plan']); // shown already: no 'shown'
     expect(ctl.state.shown).toBe(true);
     const s = ctl.state;
-    expect({ phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel, progress: s.progress, profileNote: s.profileNote })
-      .toEqual({ phase: 'ready', name: 'saved.json', shownName: 'saved.json', source: 'plan', hasModel: false, progress: `plan document · ${doc.values.length} values`,
-        profileNote: 'a plan document has no per-node profile (open the model to stack by tag)' });
+    expect({
+      phase: s.phase,
+      name: s.name,
+      shownName: s.shownName,
+      source: s.source,
+      hasModel: s.hasModel,
+      progress: s.progress,
+      profileNote: s.profileNote,
+    }).toEqual({
+      phase: 'ready',
+      name: 'saved.json',
+      shownName: 'saved.json',
+      source: 'plan',
+      hasModel: false,
+      progress: `plan document · ${doc.values.length} values`,
+      profileNote: 'a plan document has no per-node profile (open the model to stack by tag)',
+    });
     expect(s.plan).toBe(doc);
     expect(s.slotsPlan).toBe(null); // an arena plan document has no slot plan with it
     await ctl.setDims({ x: 1 });
@@ -322,18 +485,31 @@ describe('controller: plan documents, the table, the selection', () => {
     const plan = cli('plan', MEDIUM.file, dimArgs(MEDIUM.dims));
     ctl.setTable({ tab: 'nodes', filter: '^Conv$' });
     let t = ctl.tableView();
-    expect([t.which, t.rows.length, t.all, t.error]).toEqual(['nodes', plan.nodes.filter((nd) => nd.op_type === 'Conv').length, plan.nodes.length, null]);
+    expect([t.which, t.rows.length, t.all, t.error]).toEqual([
+      'nodes',
+      plan.nodes.filter((nd) => nd.op_type === 'Conv').length,
+      plan.nodes.length,
+      null,
+    ]);
     ctl.setTable({ tab: 'values', filter: '', sortKey: 'size', sortDir: -1 });
     t = ctl.tableView();
     const sizes = plan.values.map((v) => v.size ?? -1).sort((a, b) => b - a);
     expect(t.rows.map((r) => r.size ?? -1)).toEqual(sizes);
     ctl.setTable({ filter: 'conv2d_[0-3' });
     t = ctl.tableView();
-    expect([t.rows.length, t.error]).toEqual([0, 'Invalid regular expression: /conv2d_[0-3/i: Unterminated character class']);
+    expect([t.rows.length, t.error]).toEqual([
+      0,
+      'Invalid regular expression: /conv2d_[0-3/i: Unterminated character class',
+    ]);
     // Reuse lists, by output, in the value rows: from `inplace --json`.
     const doc = cli('inplace', MEDIUM.file);
     const want = new Map();
-    for (const nd of doc.nodes) for (const r of nd.reuse) want.set(plan.nodes[nd.index].outputs[r.output_index], `${plan.nodes[nd.index].inputs[r.input_index]} (${r.kind})`);
+    for (const nd of doc.nodes)
+      for (const r of nd.reuse)
+        want.set(
+          plan.nodes[nd.index].outputs[r.output_index],
+          `${plan.nodes[nd.index].inputs[r.input_index]} (${r.kind})`,
+        );
     expect(want.size).toBeGreaterThan(0);
     for (const r of ctl.rows('values')) expect(r.reuses).toBe(want.get(r.name) ?? '');
   });
@@ -361,20 +537,56 @@ describe('controller: plan documents, the table, the selection', () => {
 describe('controller: the state is frozen', () => {
   it('state, dims, snapshots, event details and plans cannot be changed by whoever holds them', async () => {
     const ctl = createController(fakeClient(mp));
-    let planEvent = null, loadEvent = null;
-    ctl.on('plan', (p) => { planEvent = p; });
-    ctl.on('load', (d) => { loadEvent = d; });
+    let planEvent = null,
+      loadEvent = null;
+    ctl.on('plan', (p) => {
+      planEvent = p;
+    });
+    ctl.on('load', (d) => {
+      loadEvent = d;
+    });
     await ctl.open(SMALL.name, bytesOf(SMALL));
     const s = ctl.state;
-    expect(() => { s.strategy = 'slots'; }).toThrow(TypeError);
-    expect(() => { s.dims.x = '1'; }).toThrow(TypeError);
-    expect(() => { s.table.tab = 'nodes'; }).toThrow(TypeError);
+    expect(() => {
+      s.strategy = 'slots';
+    }).toThrow(TypeError);
+    expect(() => {
+      s.dims.x = '1';
+    }).toThrow(TypeError);
+    expect(() => {
+      s.table.tab = 'nodes';
+    }).toThrow(TypeError);
     const snap = ctl.snapshot();
-    expect(Object.keys(snap)).toEqual(['phase', 'name', 'shownName', 'source', 'hasModel', 'status', 'strategy', 'align', 'inplace', 'dims', 'dimNames', 'values', 'selected', 'busy', 'progress', 'error']);
-    expect(() => { snap.name = 'x'; }).toThrow(TypeError);
-    expect(() => { planEvent.values[0].size = 1; }).toThrow(TypeError);
-    expect(() => { planEvent.nodes[0].inputs.push('x'); }).toThrow(TypeError);
-    expect(() => { loadEvent.info.nodes = 0; }).toThrow(TypeError);
+    expect(Object.keys(snap)).toEqual([
+      'phase',
+      'name',
+      'shownName',
+      'source',
+      'hasModel',
+      'status',
+      'strategy',
+      'align',
+      'inplace',
+      'dims',
+      'dimNames',
+      'values',
+      'selected',
+      'busy',
+      'progress',
+      'error',
+    ]);
+    expect(() => {
+      snap.name = 'x';
+    }).toThrow(TypeError);
+    expect(() => {
+      planEvent.values[0].size = 1;
+    }).toThrow(TypeError);
+    expect(() => {
+      planEvent.nodes[0].inputs.push('x');
+    }).toThrow(TypeError);
+    expect(() => {
+      loadEvent.info.nodes = 0;
+    }).toThrow(TypeError);
     expect(ctl.state).toBe(s); // nothing happened
     await ctl.setOptions({ strategy: 'slots' });
     expect([s.strategy, ctl.state.strategy]).toEqual(['arena', 'slots']); // a new state, the old one as it was
@@ -395,16 +607,32 @@ describe('controller: input values and presets', () => {
   const silero = { file: EXAMPLE_SRC, name: 'silero_vad.onnx' };
   const dims = { 'input:0': 1, 'input:1': 512, 'state:1': 1 };
 
-  it('offers a value for each integer or bool input of at most 64 elements, and checks what is typed in the page\'s words', () => {
-    const info = { inputs: [
-      { name: 'sr', dtype: 'int64', shape: [] }, { name: 'x', dtype: 'float', shape: [] },
-      { name: 'ids', dtype: 'int32', shape: [2, 3] }, { name: 'big', dtype: 'int64', shape: [65] },
-      { name: 'flag', dtype: 'bool', shape: [1] }, { name: 'sym', dtype: 'int64', shape: [null] }] };
+  it("offers a value for each integer or bool input of at most 64 elements, and checks what is typed in the page's words", () => {
+    const info = {
+      inputs: [
+        { name: 'sr', dtype: 'int64', shape: [] },
+        { name: 'x', dtype: 'float', shape: [] },
+        { name: 'ids', dtype: 'int32', shape: [2, 3] },
+        { name: 'big', dtype: 'int64', shape: [65] },
+        { name: 'flag', dtype: 'bool', shape: [1] },
+        { name: 'sym', dtype: 'int64', shape: [null] },
+      ],
+    };
     const inputs = valueInputs(info);
-    expect(inputs.map((v) => [v.name, v.count])).toEqual([['sr', 1], ['ids', 6], ['flag', 1]]);
+    expect(inputs.map((v) => [v.name, v.count])).toEqual([
+      ['sr', 1],
+      ['ids', 6],
+      ['flag', 1],
+    ]);
     expect(valueInputs(cli('info', EXAMPLE_SRC)).map((v) => v.name)).toEqual(['sr']);
     const [sr, ids, flag] = inputs;
-    expect([checkValue(sr, ''), checkValue(sr, '16000'), checkValue(sr, ' -3 '), checkValue(flag, 'true'), checkValue(ids, '1,2,3,4,5,6')]).toEqual([null, null, null, null, null]);
+    expect([
+      checkValue(sr, ''),
+      checkValue(sr, '16000'),
+      checkValue(sr, ' -3 '),
+      checkValue(flag, 'true'),
+      checkValue(ids, '1,2,3,4,5,6'),
+    ]).toEqual([null, null, null, null, null]);
     expect(checkValue(sr, '16k')).toBe('sr takes whole numbers; "16k" is not one');
     expect(checkValue(sr, '1.5')).toBe('sr takes whole numbers; "1.5" is not one');
     expect(checkValue(flag, 'yes')).toBe('flag takes true or false; "yes" is not one');
@@ -417,8 +645,12 @@ describe('controller: input values and presets', () => {
     const ctl = createController(client);
     await ctl.open(silero.name, new Uint8Array(readFileSync(silero.file)), { dims, values: { sr: 16000 } });
     const args = [...dimArgs(dims), '--value', 'sr=16000'];
-    expect(client.calls).toEqual(['inplace', `plan --strategy arena --align 64 ${args.join(' ')}`,
-      `plan --strategy slots --align 64 ${args.join(' ')} --no-nodes`, `profile ${dimArgs(dims).join(' ')}`]);
+    expect(client.calls).toEqual([
+      'inplace',
+      `plan --strategy arena --align 64 ${args.join(' ')}`,
+      `plan --strategy slots --align 64 ${args.join(' ')} --no-nodes`,
+      `profile ${dimArgs(dims).join(' ')}`,
+    ]);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', silero.file, args)));
     expect(ctl.state.plan.status).toBe('planned');
     expect(ctl.snapshot().values).toEqual({ sr: '16000' });
@@ -429,6 +661,8 @@ describe('controller: input values and presets', () => {
     expect(client.calls[0]).toBe(`plan --strategy arena --align 64 ${dimArgs(dims).join(' ')} --no-nodes`);
     expect(ctl.state.plan.status).toBe('deferred'); // sr unknown: the 8 kHz branch cannot be sized
     await ctl.setValues({ sr: 8000 });
-    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', silero.file, [...dimArgs(dims), '--value', 'sr=8000'])));
+    expect(JSON.stringify(ctl.state.plan)).toBe(
+      JSON.stringify(cli('plan', silero.file, [...dimArgs(dims), '--value', 'sr=8000'])),
+    );
   });
 });

@@ -6,9 +6,29 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it, beforeAll } from 'vitest';
-import { alignUp, attachNodes, attachNodeTree, bodiesOf, bodyLabel, intervalRows, normalizePlan, planAssumptions, planAt, searchBodies, stepOf } from '../web/src/data/plan.js';
+import {
+  alignUp,
+  attachNodes,
+  attachNodeTree,
+  bodiesOf,
+  bodyLabel,
+  intervalRows,
+  normalizePlan,
+  planAssumptions,
+  planAt,
+  searchBodies,
+  stepOf,
+} from '../web/src/data/plan.js';
 import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
-import { filterRows, liveAt, memorySeries, nodeRows, slotOccupancy, sortRows, valueRows } from '../web/src/data/series.js';
+import {
+  filterRows,
+  liveAt,
+  memorySeries,
+  nodeRows,
+  slotOccupancy,
+  sortRows,
+  valueRows,
+} from '../web/src/data/series.js';
 import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
 import { BUCKETS, profileSeries, reuseByOutput, reuseText, valueLinks } from '../web/src/data/profile.js';
@@ -19,16 +39,80 @@ import { dimArgs, requireVizFixtures, SYMBOLIC, TOO_SMALL_DIMS, VIZ_FIXTURES } f
 // Positions 0..5. a [0,2] 100 B at 0; b [1,3] 64 B at 128 (view v of b [2,3]);
 // c [3,5] 200 B at 0; d [4,5] unknown size (deferred-style null).
 const PLAN = {
-  status: 'planned', strategy: 'slots', align: 64, positions: 6,
-  naive_bytes: 364, peak_bytes: 392, lower_bound_bytes: 264, savings_ratio: 0.1,
+  status: 'planned',
+  strategy: 'slots',
+  align: 64,
+  positions: 6,
+  naive_bytes: 364,
+  peak_bytes: 392,
+  lower_bound_bytes: 264,
+  savings_ratio: 0.1,
   strategies: { arena: 384, slots: 392 },
-  slots: [{ id: 1, capacity: 64, offset: 256 }, { id: 0, capacity: 200, offset: 0 }],
+  slots: [
+    { id: 1, capacity: 64, offset: 256 },
+    { id: 0, capacity: 200, offset: 0 },
+  ],
   values: [
-    { name: 'a', size: 100, start: 0, end: 2, owner: 'a', view: false, slot: 0, offset: 0, dtype: 'uint8', shape: [100] },
-    { name: 'b', size: 64, start: 1, end: 3, owner: 'b', view: false, slot: 1, offset: 256, dtype: 'float', shape: [16] },
-    { name: 'v', size: 64, start: 2, end: 3, owner: 'b', view: true, slot: 1, offset: 256, dtype: 'float', shape: [2, 'seq*2'] },
-    { name: 'c', size: 200, start: 3, end: 5, owner: 'c', view: false, slot: 0, offset: 0, dtype: 'float16', shape: [10, 10] },
-    { name: 'd', size: null, start: 4, end: 5, owner: 'd', view: false, slot: null, offset: null, dtype: 'float', shape: null },
+    {
+      name: 'a',
+      size: 100,
+      start: 0,
+      end: 2,
+      owner: 'a',
+      view: false,
+      slot: 0,
+      offset: 0,
+      dtype: 'uint8',
+      shape: [100],
+    },
+    {
+      name: 'b',
+      size: 64,
+      start: 1,
+      end: 3,
+      owner: 'b',
+      view: false,
+      slot: 1,
+      offset: 256,
+      dtype: 'float',
+      shape: [16],
+    },
+    {
+      name: 'v',
+      size: 64,
+      start: 2,
+      end: 3,
+      owner: 'b',
+      view: true,
+      slot: 1,
+      offset: 256,
+      dtype: 'float',
+      shape: [2, 'seq*2'],
+    },
+    {
+      name: 'c',
+      size: 200,
+      start: 3,
+      end: 5,
+      owner: 'c',
+      view: false,
+      slot: 0,
+      offset: 0,
+      dtype: 'float16',
+      shape: [10, 10],
+    },
+    {
+      name: 'd',
+      size: null,
+      start: 4,
+      end: 5,
+      owner: 'd',
+      view: false,
+      slot: null,
+      offset: null,
+      dtype: 'float',
+      shape: null,
+    },
   ],
   unplanned: [{ name: 's', reason: 'sequence' }],
   unknown: { values: [{ name: 'd', reason: 'unbound dims' }], dims: ['batch'] },
@@ -67,12 +151,21 @@ describe('normalizePlan', () => {
     expect(m.dtype).toEqual(['uint8', 'float', 'float', 'float16', 'float']);
     expect(m.shape).toEqual([[100], [16], [2, 'seq*2'], [10, 10], null]);
     expect(m.nodes.map((nd) => [nd.index, nd.op, nd.domain])).toEqual([
-      [0, 'Conv', ''], [1, 'Relu', ''], [2, 'Reshape', ''], [3, 'Add', ''], [4, 'Custom', 'com.example'], [5, 'Sum', '']]);
+      [0, 'Conv', ''],
+      [1, 'Relu', ''],
+      [2, 'Reshape', ''],
+      [3, 'Add', ''],
+      [4, 'Custom', 'com.example'],
+      [5, 'Sum', ''],
+    ]);
     expect(m.nodes[4].outputs).toEqual(['d', '']);
     expect(intervalRows(m).value.length).toBe(5);
   });
   it('tolerates missing and null fields (deferred plans, older builds)', () => {
-    const m = normalizePlan({ status: 'deferred', values: [{ name: 'x', start: 2, end: 4, size: null, owner: 'gone' }] });
+    const m = normalizePlan({
+      status: 'deferred',
+      values: [{ name: 'x', start: 2, end: 4, size: null, owner: 'gone' }],
+    });
     expect(m.positions).toBe(5);
     expect(m.planned).toBe(false);
     expect(m.peak).toBe(null);
@@ -84,13 +177,20 @@ describe('normalizePlan', () => {
     expect(m.nodes).toEqual([]);
     expect(() => normalizePlan(null)).toThrow(TypeError);
     // Odd node entries are read as text, never as anything else.
-    const odd = normalizePlan({ positions: 2, values: [], nodes: [null, { name: 5, op_type: '<b>x</b>', inputs: 'a', outputs: [1, 'y'] }] });
+    const odd = normalizePlan({
+      positions: 2,
+      values: [],
+      nodes: [null, { name: 5, op_type: '<b>x</b>', inputs: 'a', outputs: [1, 'y'] }],
+    });
     expect(odd.nodes).toEqual([
       { index: 0, name: '', op: '', domain: '', inputs: [], outputs: null },
-      { index: 1, name: '', op: '<b>x</b>', domain: '', inputs: [], outputs: ['', 'y'] }]);
+      { index: 1, name: '', op: '<b>x</b>', domain: '', inputs: [], outputs: ['', 'y'] },
+    ]);
   });
   it('alignUp', () => {
-    expect([alignUp(0, 64), alignUp(1, 64), alignUp(64, 64), alignUp(65, 64), alignUp(7, 1), alignUp(7, 0)]).toEqual([0, 64, 64, 128, 7, 7]);
+    expect([alignUp(0, 64), alignUp(1, 64), alignUp(64, 64), alignUp(65, 64), alignUp(7, 1), alignUp(7, 0)]).toEqual([
+      0, 64, 64, 128, 7, 7,
+    ]);
   });
 });
 
@@ -139,7 +239,10 @@ describe('memorySeries', () => {
 describe('slotOccupancy', () => {
   it('rows in slot order with segments and utilisation', () => {
     const { rows, segments } = slotOccupancy(normalizePlan(PLAN));
-    expect(rows.map((r) => [r.id, r.capacity, r.used, r.busy])).toEqual([[0, 200, 2, 6], [1, 64, 1, 3]]);
+    expect(rows.map((r) => [r.id, r.capacity, r.used, r.busy])).toEqual([
+      [0, 200, 2, 6],
+      [1, 64, 1, 3],
+    ]);
     expect(rows[0].utilisation).toBeCloseTo((100 * 3 + 200 * 3) / (200 * 6), 12);
     expect(rows[1].utilisation).toBeCloseTo((64 * 3) / (64 * 6), 12);
     expect(segments.n).toBe(3);
@@ -154,12 +257,16 @@ describe('slotOccupancy', () => {
 
 describe('tables', () => {
   const m = normalizePlan(PLAN);
-  it('node rows from the plan\'s nodes', () => {
+  it("node rows from the plan's nodes", () => {
     const rows = nodeRows(m);
     expect(rows.map((r) => [r.position, r.op, r.name, r.inputs, r.outputs, r.allocated, r.freed, r.live])).toEqual([
-      [0, 'Conv', 'n0', ['X', 'W'], ['a'], 100, 0, 100], [1, 'Relu', 'n1', ['a'], ['b'], 64, 0, 164],
-      [2, 'Reshape', '', ['b', 'shape'], ['v'], 0, 100, 164], [3, 'Add', 'n3', ['a', 'v'], ['c'], 200, 64, 264],
-      [4, 'Custom', 'n4', ['c', 'z'], ['d'], 0, 0, 200], [5, 'Sum', 'n5', ['c', 'd'], ['Y'], 0, 200, 200]]);
+      [0, 'Conv', 'n0', ['X', 'W'], ['a'], 100, 0, 100],
+      [1, 'Relu', 'n1', ['a'], ['b'], 64, 0, 164],
+      [2, 'Reshape', '', ['b', 'shape'], ['v'], 0, 100, 164],
+      [3, 'Add', 'n3', ['a', 'v'], ['c'], 200, 64, 264],
+      [4, 'Custom', 'n4', ['c', 'z'], ['d'], 0, 0, 200],
+      [5, 'Sum', 'n5', ['c', 'd'], ['Y'], 0, 200, 200],
+    ]);
     expect(rows[4].domain).toBe('com.example');
     expect(rows[3].liveBound).toBe(264);
   });
@@ -167,13 +274,32 @@ describe('tables', () => {
     const bare = normalizePlan({ ...PLAN, nodes: undefined });
     const rows = nodeRows(bare, memorySeries(bare), [{ name: 'n0', op_type: 'Conv' }]);
     expect(rows.map((r) => [r.position, r.outputs, r.allocated, r.freed, r.live])).toEqual([
-      [0, ['a'], 100, 0, 100], [1, ['b'], 64, 0, 164], [2, ['v'], 0, 100, 164],
-      [3, ['c'], 200, 64, 264], [4, ['d'], 0, 0, 200], [5, [], 0, 200, 200]]);
+      [0, ['a'], 100, 0, 100],
+      [1, ['b'], 64, 0, 164],
+      [2, ['v'], 0, 100, 164],
+      [3, ['c'], 200, 64, 264],
+      [4, ['d'], 0, 0, 200],
+      [5, [], 0, 200, 200],
+    ]);
     expect([rows[0].name, rows[0].op, rows[1].op]).toEqual(['n0', 'Conv', '']);
   });
   it('value rows, filter, sort', () => {
     const rows = valueRows(m);
-    expect(rows[2]).toEqual({ index: 2, name: 'v', dtype: 'float', shape: '[2, seq*2]', size: 64, start: 2, end: 3, length: 2, owner: 'b', view: true, slot: 1, offset: 256, status: 'view' });
+    expect(rows[2]).toEqual({
+      index: 2,
+      name: 'v',
+      dtype: 'float',
+      shape: '[2, seq*2]',
+      size: 64,
+      start: 2,
+      end: 3,
+      length: 2,
+      owner: 'b',
+      view: true,
+      slot: 1,
+      offset: 256,
+      status: 'view',
+    });
     expect(rows[4].status).toBe('unknown: unbound dims');
     expect(rows[4].shape).toBe('unknown');
     expect(valueRows(normalizePlan({ values: [{ name: 'x', size: 4 }] }))[0].shape).toBe('');
@@ -198,7 +324,13 @@ describe('tables', () => {
     expect(csvField([1, 2])).toBe('1 2');
     const rows = valueRows(m).slice(0, 2);
     expect(toCSV(rows, ['name', 'size', { key: 'start', label: 'first' }])).toBe('name,size,first\na,100,0\nb,64,1\n');
-    const att = netronAttachment(m, { values: valueRows(m), nodes: nodeRows(m, memorySeries(m)), producer: 'onnx-memplan 0.1.0', model: 'x.onnx', graph: 'g' });
+    const att = netronAttachment(m, {
+      values: valueRows(m),
+      nodes: nodeRows(m, memorySeries(m)),
+      producer: 'onnx-memplan 0.1.0',
+      model: 'x.onnx',
+      graph: 'g',
+    });
     expect(att.signature).toBe('netron:attachment');
     expect(Object.keys(att)).toEqual(['signature', 'producer', 'model', 'metadata', 'metrics']);
     // Read it the way Netron does (source/metadata.js, metadata.Attachment.Container.open):
@@ -213,34 +345,78 @@ describe('tables', () => {
       }
       return entries;
     };
-    const meta = netron(att.metadata), met = netron(att.metrics);
-    expect(Object.fromEntries(meta.get('graph::g'))).toEqual({ 'memplan.status': 'planned', 'memplan.strategy': 'slots' });
+    const meta = netron(att.metadata),
+      met = netron(att.metrics);
+    expect(Object.fromEntries(meta.get('graph::g'))).toEqual({
+      'memplan.status': 'planned',
+      'memplan.strategy': 'slots',
+    });
     expect(Object.fromEntries(met.get('graph::g'))).toEqual({
-      'memplan.align': 64, 'memplan.positions': 6, 'memplan.naive_bytes': 364, 'memplan.peak_bytes': 392,
-      'memplan.lower_bound_bytes': 264, 'memplan.savings_ratio': 0.1, 'memplan.unnamed_nodes': 1 });
+      'memplan.align': 64,
+      'memplan.positions': 6,
+      'memplan.naive_bytes': 364,
+      'memplan.peak_bytes': 392,
+      'memplan.lower_bound_bytes': 264,
+      'memplan.savings_ratio': 0.1,
+      'memplan.unnamed_nodes': 1,
+    });
     expect(Object.fromEntries(met.get('value::v'))).toEqual({
-      'memplan.size_bytes': 64, 'memplan.start': 2, 'memplan.end': 3, 'memplan.offset_bytes': 256, 'memplan.slot': 1 });
+      'memplan.size_bytes': 64,
+      'memplan.start': 2,
+      'memplan.end': 3,
+      'memplan.offset_bytes': 256,
+      'memplan.slot': 1,
+    });
     expect(Object.fromEntries(meta.get('value::v'))).toEqual({ 'memplan.owner': 'b' });
     expect(meta.has('value::b')).toBe(false); // owners are their own
     expect(Object.fromEntries(met.get('value::d'))).toEqual({ 'memplan.start': 4, 'memplan.end': 5 }); // size unknown
     expect(Object.fromEntries(met.get('node::n3'))).toEqual({
-      'memplan.live_bytes': 264, 'memplan.allocated_bytes': 200, 'memplan.freed_bytes': 64, 'memplan.arena_top_bytes': 320 });
-    expect([...met.keys()].filter((k) => k.startsWith('node::'))).toEqual(['node::n0', 'node::n1', 'node::n3', 'node::n4', 'node::n5']);
+      'memplan.live_bytes': 264,
+      'memplan.allocated_bytes': 200,
+      'memplan.freed_bytes': 64,
+      'memplan.arena_top_bytes': 320,
+    });
+    expect([...met.keys()].filter((k) => k.startsWith('node::'))).toEqual([
+      'node::n0',
+      'node::n1',
+      'node::n3',
+      'node::n4',
+      'node::n5',
+    ]);
     expect(JSON.parse(JSON.stringify(att))).toEqual(att);
   });
   it('formatShape', () => {
-    expect([formatShape([1, 3, 48, 192]), formatShape([]), formatShape(['batch_size', 1, '(samples+128)//160-3']),
-      formatShape([null, 2]), formatShape(null), formatShape(undefined)])
-      .toEqual(['[1, 3, 48, 192]', '[]', '[batch_size, 1, (samples+128)//160-3]', '[?, 2]', 'unknown', '—']);
+    expect([
+      formatShape([1, 3, 48, 192]),
+      formatShape([]),
+      formatShape(['batch_size', 1, '(samples+128)//160-3']),
+      formatShape([null, 2]),
+      formatShape(null),
+      formatShape(undefined),
+    ]).toEqual(['[1, 3, 48, 192]', '[]', '[batch_size, 1, (samples+128)//160-3]', '[?, 2]', 'unknown', '—']);
   });
   it('formatBytes', () => {
-    expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(13702400), formatBytes(null)])
-      .toEqual(['0 B', '1,023 B', '1.50 KiB', '13.1 MiB', '—']);
+    expect([formatBytes(0), formatBytes(1023), formatBytes(1536), formatBytes(13702400), formatBytes(null)]).toEqual([
+      '0 B',
+      '1,023 B',
+      '1.50 KiB',
+      '13.1 MiB',
+      '—',
+    ]);
     expect(formatBytes(5 * 1048576, { trim: true })).toBe('5 MiB');
     // Rounding that reaches 1024 goes up a unit; negative amounts (a saved_bytes below 0) keep the digits of their size.
-    expect([formatBytes(1048575), formatBytes(2 ** 30 - 1), formatBytes(-150 * 1024), formatBytes(-1536)])
-      .toEqual(['1.00 MiB', '1.00 GiB', '-150 KiB', '-1.50 KiB']);
-    expect([800, 100, 250, 1.5].map((k) => formatBytes(k * 1024, { trim: true }))).toEqual(['800 KiB', '100 KiB', '250 KiB', '1.5 KiB']); // axis ticks keep integer zeros
+    expect([formatBytes(1048575), formatBytes(2 ** 30 - 1), formatBytes(-150 * 1024), formatBytes(-1536)]).toEqual([
+      '1.00 MiB',
+      '1.00 GiB',
+      '-150 KiB',
+      '-1.50 KiB',
+    ]);
+    expect([800, 100, 250, 1.5].map((k) => formatBytes(k * 1024, { trim: true }))).toEqual([
+      '800 KiB',
+      '100 KiB',
+      '250 KiB',
+      '1.5 KiB',
+    ]); // axis ticks keep integer zeros
     expect(byteTicks(14250496, 5)).toEqual([0, 5242880, 10485760]);
     expect(byteTicks(732, 5)).toEqual([0, 200, 400, 600]);
     expect(byteTicks(1, 5)).toEqual([0, 1]);
@@ -267,7 +443,8 @@ describe('figures equal the CLI JSON', () => {
     cli = requireNativeCli();
     requireVizFixtures();
   }, 120_000);
-  const plan = (file, args) => JSON.parse(execFileSync(cli, ['plan', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+  const plan = (file, args) =>
+    JSON.parse(execFileSync(cli, ['plan', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
   const OPTIONS = [[], ['--strategy', 'slots'], ['--align', '1'], ['--align', '256', '--strategy', 'slots']];
   const cases = [];
   for (const f of VIZ_FIXTURES) for (const opts of OPTIONS) cases.push([f.name, [...opts, ...dimArgs(f.dims)], f.file]);
@@ -286,25 +463,33 @@ describe('figures equal the CLI JSON', () => {
     expect(j.peak_bytes).toBeGreaterThanOrEqual(j.lower_bound_bytes);
     const occ = slotOccupancy(m);
     expect(occ.rows.length).toBe(j.slots.length);
-    for (let k = 0; k < occ.segments.n; k++) expect(occ.segments.size[k]).toBeLessThanOrEqual(occ.rows[occ.segments.row[k]].capacity);
+    for (let k = 0; k < occ.segments.n; k++)
+      expect(occ.segments.size[k]).toBeLessThanOrEqual(occ.rows[occ.segments.row[k]].capacity);
     // The node table is the JSON's nodes; the value table shows each value's dtype and shape.
     const nodes = nodeRows(m, s);
     expect(nodes.length).toBe(j.positions);
-    expect(nodes.map((r) => [r.position, r.op, r.name, r.domain])).toEqual(j.nodes.map((nd) => [nd.index, nd.op_type, nd.name, nd.domain]));
+    expect(nodes.map((r) => [r.position, r.op, r.name, r.domain])).toEqual(
+      j.nodes.map((nd) => [nd.index, nd.op_type, nd.name, nd.domain]),
+    );
     expect(nodes.map((r) => r.outputs)).toEqual(j.nodes.map((nd) => nd.outputs.filter(Boolean)));
     const rows = valueRows(m);
-    expect(rows.map((r) => [r.name, r.dtype, r.shape])).toEqual(j.values.map((v) => [v.name, v.dtype, formatShape(v.shape)]));
+    expect(rows.map((r) => [r.name, r.dtype, r.shape])).toEqual(
+      j.values.map((v) => [v.name, v.dtype, formatShape(v.shape)]),
+    );
     // Bound dims leave no names in planned shapes.
     for (const v of j.values) if (v.shape) for (const d of v.shape) expect(Number.isInteger(d)).toBe(true);
   });
-  it('the WASM plan equals the CLI\'s for every fixture and option set, and unbound', async () => {
+  it("the WASM plan equals the CLI's for every fixture and option set, and unbound", async () => {
     const mp = await loadMemplan();
     for (const f of VIZ_FIXTURES) {
       const model = mp.open(readFileSync(f.file));
       try {
         // Default search budget: what the page runs (the search counts work, not time).
         for (const args of [...OPTIONS.map((o) => [...o, ...dimArgs(f.dims)]), []]) {
-          const native = execFileSync(cli, ['plan', f.file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
+          const native = execFileSync(cli, ['plan', f.file, '--json', ...args], {
+            encoding: 'utf8',
+            maxBuffer: 256 << 20,
+          });
           expect(body(model.callText('plan', args)), `${f.name} ${args.join(' ')}`).toBe(body(native));
         }
       } finally {
@@ -321,8 +506,13 @@ describe('figures equal the CLI JSON', () => {
         for (const args of [[], ...OPTIONS.map((o) => [...o, ...dimArgs(f.dims)]), ['--inplace', ...dimArgs(f.dims)]]) {
           const lean = model.call('plan', [...args, '--no-nodes']);
           expect(Object.hasOwn(lean, 'nodes')).toBe(false);
-          const native = execFileSync(cli, ['plan', f.file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 });
-          expect(JSON.stringify(attachNodes(lean, first.nodes)), `${f.name} ${args.join(' ')}`).toBe(JSON.stringify(JSON.parse(native)));
+          const native = execFileSync(cli, ['plan', f.file, '--json', ...args], {
+            encoding: 'utf8',
+            maxBuffer: 256 << 20,
+          });
+          expect(JSON.stringify(attachNodes(lean, first.nodes)), `${f.name} ${args.join(' ')}`).toBe(
+            JSON.stringify(JSON.parse(native)),
+          );
         }
       } finally {
         model.close();
@@ -354,16 +544,65 @@ describe('figures equal the CLI JSON', () => {
 
 // A hand-made profile document (`memplan profile --json` shape), positions 0..3.
 const PROFILE = {
-  allow_input_overwrite: false, tags_known: true,
+  allow_input_overwrite: false,
+  tags_known: true,
   nodes: [
-    { index: 0, op_type: 'Conv', reuse: [], profile: { total_bytes: 180, already_allocated_bytes: 100, output_allocation_bytes: 80,
-      inputs: { weight: 100 }, initializers: {}, intermediates: {}, outputs: { '': 80 } } },
-    { index: 1, op_type: 'Relu', reuse: [{ output_index: 0, input_index: 0, kind: 'equal' }], profile: { total_bytes: 260, already_allocated_bytes: 180, output_allocation_bytes: 80,
-      inputs: { weight: 100 }, initializers: { weight: 20 }, intermediates: { '': 80, shape: 0 }, outputs: { '': 60 } } },
-    { index: 2, op_type: 'Reshape', reuse: [{ output_index: 0, input_index: 1, kind: 'greater' }], profile: { total_bytes: 96, already_allocated_bytes: 64, output_allocation_bytes: 32,
-      inputs: {}, initializers: {}, intermediates: { shape: 8, '': 56 }, outputs: { '': 32 } } },
-    { index: 3, op_type: 'Sum', reuse: [], profile: { total_bytes: null, already_allocated_bytes: null, output_allocation_bytes: null,
-      inputs: {}, initializers: {}, intermediates: { '': 40 }, outputs: { '': null } } },
+    {
+      index: 0,
+      op_type: 'Conv',
+      reuse: [],
+      profile: {
+        total_bytes: 180,
+        already_allocated_bytes: 100,
+        output_allocation_bytes: 80,
+        inputs: { weight: 100 },
+        initializers: {},
+        intermediates: {},
+        outputs: { '': 80 },
+      },
+    },
+    {
+      index: 1,
+      op_type: 'Relu',
+      reuse: [{ output_index: 0, input_index: 0, kind: 'equal' }],
+      profile: {
+        total_bytes: 260,
+        already_allocated_bytes: 180,
+        output_allocation_bytes: 80,
+        inputs: { weight: 100 },
+        initializers: { weight: 20 },
+        intermediates: { '': 80, shape: 0 },
+        outputs: { '': 60 },
+      },
+    },
+    {
+      index: 2,
+      op_type: 'Reshape',
+      reuse: [{ output_index: 0, input_index: 1, kind: 'greater' }],
+      profile: {
+        total_bytes: 96,
+        already_allocated_bytes: 64,
+        output_allocation_bytes: 32,
+        inputs: {},
+        initializers: {},
+        intermediates: { shape: 8, '': 56 },
+        outputs: { '': 32 },
+      },
+    },
+    {
+      index: 3,
+      op_type: 'Sum',
+      reuse: [],
+      profile: {
+        total_bytes: null,
+        already_allocated_bytes: null,
+        output_allocation_bytes: null,
+        inputs: {},
+        initializers: {},
+        intermediates: { '': 40 },
+        outputs: { '': null },
+      },
+    },
   ],
 };
 const PLAN_NODES = [
@@ -378,9 +617,20 @@ describe('profile: stacked memory by bucket and tag', () => {
     const s = profileSeries(PROFILE, 5);
     expect(s.ok).toBe(true);
     expect(s.positions).toBe(5);
-    expect(s.layers.map((l) => l.key)).toEqual(['inputs:weight', 'initializers:weight', 'intermediates:', 'intermediates:shape', 'outputs:']);
+    expect(s.layers.map((l) => l.key)).toEqual([
+      'inputs:weight',
+      'initializers:weight',
+      'intermediates:',
+      'intermediates:shape',
+      'outputs:',
+    ]);
     expect(s.layers.map((l) => [...l.values])).toEqual([
-      [100, 100, 0, 0, 0], [0, 20, 0, 0, 0], [0, 80, 56, 40, 0], [0, 0, 8, 0, 0], [80, 60, 32, 0, 0]]);
+      [100, 100, 0, 0, 0],
+      [0, 20, 0, 0, 0],
+      [0, 80, 56, 40, 0],
+      [0, 0, 8, 0, 0],
+      [80, 60, 32, 0, 0],
+    ]);
     expect([...s.lower[2]]).toEqual([100, 120, 0, 0, 0]);
     expect([...s.upper[4]]).toEqual([180, 260, 96, 40, 0]);
     expect([...s.total]).toEqual([180, 260, 96, 40, 0]);
@@ -397,7 +647,10 @@ describe('profile: stacked memory by bucket and tag', () => {
   });
   it('reuse pairs by output name, and the table text', () => {
     const r = reuseByOutput(PROFILE, PLAN_NODES);
-    expect([...r.entries()]).toEqual([['b', { input: 'a', kind: 'equal', position: 1 }], ['v', { input: 'b', kind: 'greater', position: 2 }]]);
+    expect([...r.entries()]).toEqual([
+      ['b', { input: 'a', kind: 'equal', position: 1 }],
+      ['v', { input: 'b', kind: 'greater', position: 2 }],
+    ]);
     expect([reuseText(r.get('b')), reuseText(r.get('a'))]).toEqual(['a (equal)', '']);
   });
   it('producer and consumers of every value', () => {
@@ -412,26 +665,33 @@ describe('profile: stacked memory by bucket and tag', () => {
 
 describe('profile and inplace against the CLI', () => {
   let cli;
-  beforeAll(() => { cli = requireNativeCli(); requireVizFixtures(); }, 120_000);
-  const run = (cmd, file, args) => JSON.parse(execFileSync(cli, [cmd, file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
-  it.each(VIZ_FIXTURES.map((f) => [f.name, f]))('%s: the stack at each position is the node\'s total_bytes; reuse pairs are the plan --inplace views', (_n, f) => {
-    const pr = run('profile', f.file, dimArgs(f.dims));
-    const plan = run('plan', f.file, dimArgs(f.dims));
-    const s = profileSeries(pr, plan.positions);
-    expect(s.ok).toBe(true);
-    expect(s.positions).toBe(plan.positions);
-    expect([...s.total]).toEqual(pr.nodes.map((nd) => nd.profile.total_bytes));
-    for (const l of s.layers) expect(BUCKETS).toContain(l.bucket);
-    const reuse = reuseByOutput(run('inplace', f.file, []), normalizePlan(plan).nodes);
-    // The in-place analyses (seed 001) do not know what a runtime folds at load:
-    // compare with a plan that keeps Constant outputs as activations too.
-    const pi = run('plan', f.file, ['--inplace', '--constants-as-activations', ...dimArgs(f.dims)]);
-    const owner = new Map(pi.values.map((v) => [v.name, v.owner]));
-    // plan --inplace links pairs into one buffer: the applied ones share an owner.
-    const applied = [...reuse].filter(([o, r]) => owner.get(o) === owner.get(r.input));
-    if (pi.inplace.saved_bytes > 0) expect(applied.length).toBeGreaterThan(0);
-    for (const [o, r] of reuse) expect(owner.has(o) && plan.nodes[r.position].inputs.includes(r.input)).toBe(true);
-  });
+  beforeAll(() => {
+    cli = requireNativeCli();
+    requireVizFixtures();
+  }, 120_000);
+  const run = (cmd, file, args) =>
+    JSON.parse(execFileSync(cli, [cmd, file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+  it.each(VIZ_FIXTURES.map((f) => [f.name, f]))(
+    "%s: the stack at each position is the node's total_bytes; reuse pairs are the plan --inplace views",
+    (_n, f) => {
+      const pr = run('profile', f.file, dimArgs(f.dims));
+      const plan = run('plan', f.file, dimArgs(f.dims));
+      const s = profileSeries(pr, plan.positions);
+      expect(s.ok).toBe(true);
+      expect(s.positions).toBe(plan.positions);
+      expect([...s.total]).toEqual(pr.nodes.map((nd) => nd.profile.total_bytes));
+      for (const l of s.layers) expect(BUCKETS).toContain(l.bucket);
+      const reuse = reuseByOutput(run('inplace', f.file, []), normalizePlan(plan).nodes);
+      // The in-place analyses (seed 001) do not know what a runtime folds at load:
+      // compare with a plan that keeps Constant outputs as activations too.
+      const pi = run('plan', f.file, ['--inplace', '--constants-as-activations', ...dimArgs(f.dims)]);
+      const owner = new Map(pi.values.map((v) => [v.name, v.owner]));
+      // plan --inplace links pairs into one buffer: the applied ones share an owner.
+      const applied = [...reuse].filter(([o, r]) => owner.get(o) === owner.get(r.input));
+      if (pi.inplace.saved_bytes > 0) expect(applied.length).toBeGreaterThan(0);
+      for (const [o, r] of reuse) expect(owner.has(o) && plan.nodes[r.position].inputs.includes(r.input)).toBe(true);
+    },
+  );
   it('unbound dims: the profile is symbolic, so no stacked series', () => {
     const pr = run('profile', SYMBOLIC.file, []);
     const s = profileSeries(pr);
@@ -442,13 +702,21 @@ describe('profile and inplace against the CLI', () => {
 });
 
 describe('plan trees: transients, bodies, assumptions, search', () => {
-  const silero = (args) => JSON.parse(execFileSync(requireNativeCli(), ['plan', EXAMPLE_SRC, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
+  const silero = (args) =>
+    JSON.parse(
+      execFileSync(requireNativeCli(), ['plan', EXAMPLE_SRC, '--json', ...args], {
+        encoding: 'utf8',
+        maxBuffer: 256 << 20,
+      }),
+    );
   const preset = ['--dim', 'input:0=1', '--dim', 'input:1=512', '--dim', 'state:1=1', '--value', 'sr=16000'];
 
-  it('a plan made with --no-nodes gets every body\'s node list back from the model\'s first plan, byte for byte', () => {
+  it("a plan made with --no-nodes gets every body's node list back from the model's first plan, byte for byte", () => {
     const full = silero(preset);
     const lean = silero([...preset, '--no-nodes']);
-    expect(JSON.stringify(attachNodeTree(lean, silero([]))), 'nodes from a plan with other bindings').toBe(JSON.stringify(full));
+    expect(JSON.stringify(attachNodeTree(lean, silero([]))), 'nodes from a plan with other bindings').toBe(
+      JSON.stringify(full),
+    );
     expect(lean.subgraphs[0].plan.nodes, 'the lean plan is left as it was').toBe(undefined);
   });
 
@@ -457,14 +725,27 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     const m = normalizePlan(plan);
     expect([m.nValues, m.n]).toEqual([plan.values.length, plan.values.length + 1]);
     const i = m.index.get('If_0');
-    expect([i, m.transient(i), m.transient(0), m.start[i], m.end[i], m.size[i], m.offset[i], m.owner[i], m.view[i]])
-      .toEqual([plan.values.length, true, false, 2, 2, 6336, 0, i, 0]);
+    expect([
+      i,
+      m.transient(i),
+      m.transient(0),
+      m.start[i],
+      m.end[i],
+      m.size[i],
+      m.offset[i],
+      m.owner[i],
+      m.view[i],
+    ]).toEqual([plan.values.length, true, false, 2, 2, 6336, 0, i, 0]);
     const s = memorySeries(m);
-    expect([s.liveBound[2], s.maxLiveBound, s.naive[4]]).toEqual([plan.at_peak.bytes, plan.lower_bound_bytes, plan.naive_bytes]);
+    expect([s.liveBound[2], s.maxLiveBound, s.naive[4]]).toEqual([
+      plan.at_peak.bytes,
+      plan.lower_bound_bytes,
+      plan.naive_bytes,
+    ]);
     expect(valueRows(m)[i]).toMatchObject({ name: 'If_0', shape: '', size: 6336, status: 'body memory (If)' });
   });
 
-  it('liveAt at the peak position lists what the plan JSON\'s at_peak lists, in its order (main graph and every planned body)', () => {
+  it("liveAt at the peak position lists what the plan JSON's at_peak lists, in its order (main graph and every planned body)", () => {
     const plan = silero(preset);
     const check = (doc) => {
       const m = normalizePlan(doc);
@@ -473,14 +754,24 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     };
     check(plan);
     let bodies = 0;
-    const walk = (doc) => { for (const e of doc.subgraphs) { if (e.plan.status === 'planned' && e.plan.at_peak.position >= 0) { check(e.plan); bodies++; } walk(e.plan); } };
+    const walk = (doc) => {
+      for (const e of doc.subgraphs) {
+        if (e.plan.status === 'planned' && e.plan.at_peak.position >= 0) {
+          check(e.plan);
+          bodies++;
+        }
+        walk(e.plan);
+      }
+    };
     walk(plan);
     expect(bodies).toBeGreaterThan(3);
   });
 
   it('planAt, stepOf and bodiesOf walk the tree; a stale index is found again by node and attribute', () => {
     const plan = silero(preset);
-    const [thenIdx] = bodiesOf(plan, 'If_0').filter((b) => b.entry.attribute === 'then_branch').map((b) => b.index);
+    const [thenIdx] = bodiesOf(plan, 'If_0')
+      .filter((b) => b.entry.attribute === 'then_branch')
+      .map((b) => b.index);
     const step = stepOf(plan, thenIdx);
     expect(step).toEqual({ index: thenIdx, node: 'If_0', attribute: 'then_branch' });
     const at = planAt(plan, [step]);
@@ -493,11 +784,23 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
 
   it('planAssumptions: an If planned with its larger branch, and a trip-count dim left unbound (once)', () => {
     const doc = {
-      transients: [{ node: 'c', op_type: 'If', assumption: 'the condition is not known: the larger branch is planned' }],
+      transients: [
+        { node: 'c', op_type: 'If', assumption: 'the condition is not known: the larger branch is planned' },
+      ],
       unknown: { dims: ['n', 'trips_loop'] },
       subgraphs: [
-        { node: 'c', attribute: 'then_branch', counted: false, plan: { transients: [{ node: 'x', assumption: 'hidden' }], subgraphs: [] } },
-        { node: 'c', attribute: 'else_branch', counted: true, plan: { transients: [], unknown: { dims: ['trips_loop'] }, subgraphs: [] } },
+        {
+          node: 'c',
+          attribute: 'then_branch',
+          counted: false,
+          plan: { transients: [{ node: 'x', assumption: 'hidden' }], subgraphs: [] },
+        },
+        {
+          node: 'c',
+          attribute: 'else_branch',
+          counted: true,
+          plan: { transients: [], unknown: { dims: ['trips_loop'] }, subgraphs: [] },
+        },
       ],
     };
     expect(planAssumptions(doc).map((a) => [a.kind, a.text, a.path.length])).toEqual([
@@ -511,12 +814,22 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     const plan = silero(preset);
     const hits = searchBodies(plan, (s) => s.endsWith('decoder/rnn_1/LSTM_output_0'));
     expect(hits.map((h) => [h.label, h.count, h.path.map((p) => p.attribute)])).toEqual([
-      ["If 'If_0' else_branch (branch not taken) › If 'If_0_else_branch__Inline_0__/decoder/If_1' else_branch (branch not taken)", 1, ['else_branch', 'else_branch']],
-      ["If 'If_0' then_branch (branch taken) › If 'If_0_then_branch__Inline_0__/decoder/If_1' else_branch (branch not taken)", 1, ['then_branch', 'else_branch']],
+      [
+        "If 'If_0' else_branch (branch not taken) › If 'If_0_else_branch__Inline_0__/decoder/If_1' else_branch (branch not taken)",
+        1,
+        ['else_branch', 'else_branch'],
+      ],
+      [
+        "If 'If_0' then_branch (branch taken) › If 'If_0_then_branch__Inline_0__/decoder/If_1' else_branch (branch not taken)",
+        1,
+        ['then_branch', 'else_branch'],
+      ],
     ]);
     // A control-flow node's memory is found by its node's name.
-    expect(searchBodies(plan, (s) => s.endsWith('/decoder/If')).map((h) => [h.label, h.count]))
-      .toEqual([["If 'If_0' else_branch (branch not taken)", 1], ["If 'If_0' then_branch (branch taken)", 1]]);
+    expect(searchBodies(plan, (s) => s.endsWith('/decoder/If')).map((h) => [h.label, h.count])).toEqual([
+      ["If 'If_0' else_branch (branch not taken)", 1],
+      ["If 'If_0' then_branch (branch taken)", 1],
+    ]);
     expect(searchBodies(plan, () => false)).toEqual([]);
   });
 });

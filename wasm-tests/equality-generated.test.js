@@ -6,4 +6,7 @@ import { defineEqualityTests } from './helpers.js';
 
 const files = generatedFixtures(process.env.MEMPLAN_FIXTURES_DIR || undefined);
 if (files.length) defineEqualityTests(it, expect, files);
-else it('generated fixtures exist', () => { throw new Error('no model in build/fixtures: run scripts/gen_fixtures.py build/fixtures'); });
+else
+  it('generated fixtures exist', () => {
+    throw new Error('no model in build/fixtures: run scripts/gen_fixtures.py build/fixtures');
+  });

@@ -6,4 +6,7 @@ import { defineEqualityTests } from './helpers.js';
 
 const files = testdataFixtures().filter((_f, i) => i % 2 === 0);
 if (files.length) defineEqualityTests(it, expect, files);
-else it('libonnx-testdata is installed', () => { throw new Error('no model in libonnx-testdata: scripts/setup.sh installs it'); });
+else
+  it('libonnx-testdata is installed', () => {
+    throw new Error('no model in libonnx-testdata: scripts/setup.sh installs it');
+  });

@@ -19,7 +19,9 @@ export function loadMemplan() {
 
 export function requireNativeCli() {
   if (!existsSync(NATIVE_CLI)) {
-    throw new Error(`native CLI ${NATIVE_CLI} not found: build it (cmake -S . -B build/native && cmake --build build/native) or set MEMPLAN_CLI`);
+    throw new Error(
+      `native CLI ${NATIVE_CLI} not found: build it (cmake -S . -B build/native && cmake --build build/native) or set MEMPLAN_CLI`,
+    );
   }
   return NATIVE_CLI;
 }
@@ -28,8 +30,10 @@ const execFileP = promisify(execFile);
 /** `memplan info PATH --json`: {code, stdout, stderr} (stdout as text, never thrown). */
 export async function nativeInfo(path) {
   try {
-    const { stdout, stderr } = await execFileP(requireNativeCli(), ['info', path, '--json'],
-      { encoding: 'utf8', maxBuffer: 256 << 20 });
+    const { stdout, stderr } = await execFileP(requireNativeCli(), ['info', path, '--json'], {
+      encoding: 'utf8',
+      maxBuffer: 256 << 20,
+    });
     return { code: 0, stdout, stderr };
   } catch (e) {
     if (typeof e.code !== 'number') throw e;

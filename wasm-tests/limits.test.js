@@ -53,7 +53,11 @@ describe('out of memory in WASM (64 MB module)', () => {
     const plan = before.callText('plan', ['--budget-ms', '0']);
     for (let i = 0; i < 3; i++) {
       let err;
-      try { mp.open(emptyNodes(9_000_000)); } catch (e) { err = e; }
+      try {
+        mp.open(emptyNodes(9_000_000));
+      } catch (e) {
+        err = e;
+      }
       expect(err?.name).toBe('MemplanError');
       expect(err.message).toMatch(/out of memory/);
     }

@@ -62,59 +62,79 @@ function wasmCase(mp, bytes) {
 
 describe('damaged models: WASM agrees with native on every case', () => {
   const sources = ['chain.onnx', 'if_capture.onnx', 'loop_scan.onnx', 'function.onnx']
-    .map((f) => join(FIXTURES, f)).concat([NPM_SAMPLE]);
-  it.each(sources.map((s) => [s.slice(ROOT.length + 1), s]))('%s', async (_name, src) => {
-    if (!existsSync(TOOL)) throw new Error(`${TOOL} not found: build build/native (or set MEMPLAN_MALFORMED_TOOL)`);
-    const { stdout } = await execFileP(TOOL, [src], { encoding: 'utf8', maxBuffer: 1 << 30 });
-    const cases = stdout.trim().split('\n').map((l) => JSON.parse(l));
-    const data = readFileSync(src);
-    const mp = await loadMemplan();
-    const mismatches = [];
-    let ok = 0;
-    for (const c of cases) {
-      const w = wasmCase(mp, mutate(data, c.case));
-      const n = c.ok ? { ok: true, info: c.info, plan: typeof c.plan === 'string' ? c.plan : { message: c.plan.message } }
-        : { ok: false, message: c.message };
-      if (JSON.stringify(w) !== JSON.stringify(n)) mismatches.push(`${c.case}: native ${JSON.stringify(n).slice(0, 200)} / wasm ${JSON.stringify(w).slice(0, 200)}`);
-      if (c.ok) ok++;
-    }
-    expect(cases.length).toBeGreaterThan(300);
-    expect(mismatches.slice(0, 5), `${mismatches.length} of ${cases.length} cases differ (${ok} load)`).toEqual([]);
-  }, 300_000);
+    .map((f) => join(FIXTURES, f))
+    .concat([NPM_SAMPLE]);
+  it.each(sources.map((s) => [s.slice(ROOT.length + 1), s]))(
+    '%s',
+    async (_name, src) => {
+      if (!existsSync(TOOL)) throw new Error(`${TOOL} not found: build build/native (or set MEMPLAN_MALFORMED_TOOL)`);
+      const { stdout } = await execFileP(TOOL, [src], { encoding: 'utf8', maxBuffer: 1 << 30 });
+      const cases = stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const data = readFileSync(src);
+      const mp = await loadMemplan();
+      const mismatches = [];
+      let ok = 0;
+      for (const c of cases) {
+        const w = wasmCase(mp, mutate(data, c.case));
+        const n = c.ok
+          ? { ok: true, info: c.info, plan: typeof c.plan === 'string' ? c.plan : { message: c.plan.message } }
+          : { ok: false, message: c.message };
+        if (JSON.stringify(w) !== JSON.stringify(n))
+          mismatches.push(
+            `${c.case}: native ${JSON.stringify(n).slice(0, 200)} / wasm ${JSON.stringify(w).slice(0, 200)}`,
+          );
+        if (c.ok) ok++;
+      }
+      expect(cases.length).toBeGreaterThan(300);
+      expect(mismatches.slice(0, 5), `${mismatches.length} of ${cases.length} cases differ (${ok} load)`).toEqual([]);
+    },
+    300_000,
+  );
 });
 
 // The CLI writes control characters from model names escaped (cli.c put_terminal_safe).
-const terminalSafe = (text) => text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g, (c) => {
-  const code = c.charCodeAt(0);
-  return code >= 0x80 ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
-});
+const terminalSafe = (text) =>
+  text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u0080-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code >= 0x80 ? `\\u${code.toString(16).padStart(4, '0')}` : `\\x${code.toString(16).padStart(2, '0')}`;
+  });
 
 describe('hard models: expected result, same as native', () => {
   const expectFile = join(HARD, 'EXPECT.json');
   const EXPECT = JSON.parse(readFileSync(expectFile, 'utf8'));
-  it.each(Object.keys(EXPECT).sort())('%s', async (name) => {
-    const file = join(HARD, name);
-    const want = EXPECT[name];
-    const mp = await loadMemplan();
-    const w = wasmCase(mp, readFileSync(file));
-    if (want.ok) {
-      expect(w.ok, w.message).toBe(true);
-      const [info, plan] = await Promise.all([
-        execFileP(requireNativeCli(), ['info', file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 30 }),
-        execFileP(requireNativeCli(), ['plan', file, '--json', ...PLAN_ARGS], { encoding: 'utf8', maxBuffer: 1 << 30 }),
-      ]);
-      expect(body(w.info)).toBe(body(info.stdout));
-      expect(body(w.plan)).toBe(body(plan.stdout));
-    } else {
-      expect(w.ok).toBe(false);
-      expect(w.message).toContain(want.message);
-      let stderr = '';
-      try {
-        await execFileP(requireNativeCli(), ['info', file, '--json'], { encoding: 'utf8' });
-      } catch (e) {
-        stderr = e.stderr;
+  it.each(Object.keys(EXPECT).sort())(
+    '%s',
+    async (name) => {
+      const file = join(HARD, name);
+      const want = EXPECT[name];
+      const mp = await loadMemplan();
+      const w = wasmCase(mp, readFileSync(file));
+      if (want.ok) {
+        expect(w.ok, w.message).toBe(true);
+        const [info, plan] = await Promise.all([
+          execFileP(requireNativeCli(), ['info', file, '--json'], { encoding: 'utf8', maxBuffer: 1 << 30 }),
+          execFileP(requireNativeCli(), ['plan', file, '--json', ...PLAN_ARGS], {
+            encoding: 'utf8',
+            maxBuffer: 1 << 30,
+          }),
+        ]);
+        expect(body(w.info)).toBe(body(info.stdout));
+        expect(body(w.plan)).toBe(body(plan.stdout));
+      } else {
+        expect(w.ok).toBe(false);
+        expect(w.message).toContain(want.message);
+        let stderr = '';
+        try {
+          await execFileP(requireNativeCli(), ['info', file, '--json'], { encoding: 'utf8' });
+        } catch (e) {
+          stderr = e.stderr;
+        }
+        expect(stderr).toContain(terminalSafe(w.message));
       }
-      expect(stderr).toContain(terminalSafe(w.message));
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

@@ -17,10 +17,15 @@ function varint(n) {
 }
 const bytesOf = (x) => (typeof x === 'string' ? te.encode(x) : x);
 const fieldVarint = (f, n) => [...varint((f << 3) | 0), ...varint(n)];
-const fieldBytes = (f, data) => { const b = bytesOf(data); return [...varint((f << 3) | 2), ...varint(b.length), ...b]; };
+const fieldBytes = (f, data) => {
+  const b = bytesOf(data);
+  return [...varint((f << 3) | 2), ...varint(b.length), ...b];
+};
 
 function valueInfo(v) {
-  const dims = (v.shape || []).map((d) => fieldBytes(1, Uint8Array.from(typeof d === 'number' ? fieldVarint(1, d) : fieldBytes(2, d))));
+  const dims = (v.shape || []).map((d) =>
+    fieldBytes(1, Uint8Array.from(typeof d === 'number' ? fieldVarint(1, d) : fieldBytes(2, d))),
+  );
   const shape = fieldBytes(2, Uint8Array.from(dims.flat()));
   const tensor = fieldBytes(1, Uint8Array.from([...fieldVarint(1, v.elemType ?? 1), ...shape]));
   return Uint8Array.from([...fieldBytes(1, v.name), ...fieldBytes(2, Uint8Array.from(tensor))]);
@@ -33,16 +38,23 @@ function valueInfo(v) {
 export function encodeModel(m) {
   const graph = [];
   for (const n of m.nodes) {
-    const node = [...(n.inputs || []).flatMap((s) => fieldBytes(1, s)), ...(n.outputs || []).flatMap((s) => fieldBytes(2, s)),
-      ...fieldBytes(3, n.name ?? ''), ...fieldBytes(4, n.opType)];
+    const node = [
+      ...(n.inputs || []).flatMap((s) => fieldBytes(1, s)),
+      ...(n.outputs || []).flatMap((s) => fieldBytes(2, s)),
+      ...fieldBytes(3, n.name ?? ''),
+      ...fieldBytes(4, n.opType),
+    ];
     graph.push(...fieldBytes(1, Uint8Array.from(node)));
   }
   graph.push(...fieldBytes(2, m.graphName ?? 'g'));
   for (const v of m.inputs) graph.push(...fieldBytes(11, valueInfo(v)));
   for (const v of m.outputs) graph.push(...fieldBytes(12, valueInfo(v)));
-  const model = [...fieldVarint(1, m.irVersion ?? 8), ...fieldBytes(2, m.producer ?? 'memplan-tests'),
+  const model = [
+    ...fieldVarint(1, m.irVersion ?? 8),
+    ...fieldBytes(2, m.producer ?? 'memplan-tests'),
     ...fieldBytes(7, Uint8Array.from(graph)),
-    ...fieldBytes(8, Uint8Array.from([...fieldBytes(1, ''), ...fieldVarint(2, m.opset ?? 17)]))];
+    ...fieldBytes(8, Uint8Array.from([...fieldBytes(1, ''), ...fieldVarint(2, m.opset ?? 17)])),
+  ];
   return Uint8Array.from(model);
 }
 

@@ -15,7 +15,9 @@ import { ROOT, body, loadMemplan, requireNativeCli } from './helpers.js';
 const execFileP = promisify(execFile);
 const generatedDir = join(ROOT, 'build/fixtures');
 const generated = existsSync(generatedDir)
-  ? readdirSync(generatedDir).filter((f) => f.endsWith('.onnx')).map((f) => join(generatedDir, f))
+  ? readdirSync(generatedDir)
+      .filter((f) => f.endsWith('.onnx'))
+      .map((f) => join(generatedDir, f))
   : [];
 const VARIANTS = [
   ['plan', '--budget-ms', '0'],
@@ -33,13 +35,16 @@ const VARIANTS = [
 
 const cases = [];
 for (const f of [...npmFixtures(), ...generated])
-  for (const [cmd, ...args] of VARIANTS) cases.push([`${f.slice(ROOT.length + 1)} ${cmd} ${args.join(' ')}`, f, cmd, args]);
+  for (const [cmd, ...args] of VARIANTS)
+    cases.push([`${f.slice(ROOT.length + 1)} ${cmd} ${args.join(' ')}`, f, cmd, args]);
 
 const annotateCases = [...npmFixtures(), ...generated].map((f) => [f.slice(ROOT.length + 1), f]);
 
 it.concurrent.each(cases)('%s', async (_name, file, cmd, args) => {
-  const { stdout } = await execFileP(requireNativeCli(), [cmd, file, '--json', ...args],
-    { encoding: 'utf8', maxBuffer: 256 << 20 });
+  const { stdout } = await execFileP(requireNativeCli(), [cmd, file, '--json', ...args], {
+    encoding: 'utf8',
+    maxBuffer: 256 << 20,
+  });
   const mp = await loadMemplan();
   const model = mp.open(readFileSync(file));
   try {

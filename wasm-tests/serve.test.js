@@ -8,7 +8,16 @@
 // case, every case under a minute. (1,000 connections opened at once need an
 // accept queue that deep: serve.mjs asks for 2048, net.core.somaxconn allowing.)
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -32,10 +41,15 @@ function metaCsp(file) {
 async function startServer(dir, shellPrefix = '') {
   const args = [SERVE, '--dir', dir, '--port', '0', '--idle-ms', String(IDLE_MS)];
   const child = shellPrefix
-    ? spawn('/bin/sh', ['-c', `${shellPrefix} && exec "$0" "$@"`, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+    ? spawn('/bin/sh', ['-c', `${shellPrefix} && exec "$0" "$@"`, process.execPath, ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
     : spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '', err = '';
-  child.stderr.on('data', (d) => { err += d; });
+  let out = '',
+    err = '';
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
   const port = await new Promise((resolve, reject) => {
     child.stdout.on('data', (d) => {
       out += d;
@@ -52,12 +66,15 @@ const fdCount = (pid) => readdirSync(`/proc/${pid}/fd`).length;
 /** GET/HEAD path with the given Host header; resolves to {status, headers, body (Buffer)}. */
 function get(port, path, { host = `127.0.0.1:${port}`, method = 'GET', timeout = 10_000 } = {}) {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, path, method, agent: false, headers: { Host: host }, timeout }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = request(
+      { host: '127.0.0.1', port, path, method, agent: false, headers: { Host: host }, timeout },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`GET ${path}: no answer in ${timeout} ms`)));
     req.on('error', reject);
     req.end();
@@ -80,27 +97,32 @@ async function eventually(fn, ms) {
  * {answered: how many got a 200, closed: a promise of how many the server ended
  * (FIN from its side) once every socket is closed}. */
 async function idleConnections(port, n) {
-  const closes = [], ready = [];
+  const closes = [],
+    ready = [];
   let answered = 0;
   for (let i = 0; i < n; i++) {
     const s = connect(port, '127.0.0.1');
     let ended = false;
     s.on('error', () => {});
-    s.on('end', () => { ended = true; });
+    s.on('end', () => {
+      ended = true;
+    });
     s.resume(); // flowing, so the server's FIN is read: a paused socket never sees 'end'
     closes.push(new Promise((r) => s.once('close', () => r(ended))));
     const talk = i >= n / 2;
-    ready.push(new Promise((r) => {
-      s.once('connect', () => {
-        if (!talk) return r();
-        s.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: keep-alive\r\n\r\n`);
-        s.once('data', (d) => {
-          if (d.toString().startsWith('HTTP/1.1 200 ')) answered++;
-          r();
+    ready.push(
+      new Promise((r) => {
+        s.once('connect', () => {
+          if (!talk) return r();
+          s.write(`GET / HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nConnection: keep-alive\r\n\r\n`);
+          s.once('data', (d) => {
+            if (d.toString().startsWith('HTTP/1.1 200 ')) answered++;
+            r();
+          });
         });
-      });
-      s.once('close', r);
-    }));
+        s.once('close', r);
+      }),
+    );
   }
   await Promise.all(ready);
   return { answered, closed: Promise.all(closes).then((e) => e.filter(Boolean).length) };
@@ -154,8 +176,15 @@ describe('serve.mjs', () => {
       const r = await get(port, '/', { host });
       expect([host, r.status, r.body.toString()]).toEqual([host, 200, '<!doctype html><p>home</p>\n']);
     }
-    for (const host of ['evil.example', `evil.example:${port}`, `localhost.evil.example:${port}`,
-      `127.0.0.1.nip.io:${port}`, `127.0.0.1:${port + 1}`, `[::1]:${port}`, `127.0.0.1:${port}@evil.example`]) {
+    for (const host of [
+      'evil.example',
+      `evil.example:${port}`,
+      `localhost.evil.example:${port}`,
+      `127.0.0.1.nip.io:${port}`,
+      `127.0.0.1:${port + 1}`,
+      `[::1]:${port}`,
+      `127.0.0.1:${port}@evil.example`,
+    ]) {
       const r = await get(port, '/', { host });
       expect([host, r.status, r.body.toString()]).toEqual([host, 403, 'forbidden: bad Host header\n']);
     }
@@ -176,7 +205,11 @@ describe('serve.mjs', () => {
   test('symbolic links leading out of the folder are refused; links inside it work', async () => {
     for (const path of ['/link-out', '/linkdir-out/secret.txt', '/linkdir-out/']) {
       const r = await get(srv.port, path);
-      expect([path, r.status, r.body.toString()]).toEqual([path, 403, 'forbidden: the file is outside the served folder\n']);
+      expect([path, r.status, r.body.toString()]).toEqual([
+        path,
+        403,
+        'forbidden: the file is outside the served folder\n',
+      ]);
     }
     for (const path of ['/../serve-outside/secret.txt', '/%2e%2e/etc/passwd']) {
       expect((await get(srv.port, path)).status, path).toBe(404); // normalised inside the folder first
@@ -199,18 +232,20 @@ describe('serve.mjs', () => {
   }, 60_000);
 
   test('1,000 clients that reset mid-download of a 32 MB file leave no descriptor open', async () => {
-    let started = 0, got = 0;
-    const one = () => new Promise((resolve) => {
-      const s = connect(srv.port, '127.0.0.1');
-      s.on('error', () => {});
-      s.once('connect', () => s.write(`GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\n\r\n`));
-      s.once('data', (d) => {
-        started++;
-        got += d.length;
-        s.resetAndDestroy(); // TCP RST, mid-download
+    let started = 0,
+      got = 0;
+    const one = () =>
+      new Promise((resolve) => {
+        const s = connect(srv.port, '127.0.0.1');
+        s.on('error', () => {});
+        s.once('connect', () => s.write(`GET /big.bin HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\n\r\n`));
+        s.once('data', (d) => {
+          started++;
+          got += d.length;
+          s.resetAndDestroy(); // TCP RST, mid-download
+        });
+        s.once('close', resolve);
       });
-      s.once('close', resolve);
-    });
     for (let batch = 0; batch < 20; batch++) await Promise.all(Array.from({ length: 50 }, one));
     expect(started).toBe(1000);
     expect(got).toBeLessThan(1000 * BIG);
@@ -225,7 +260,10 @@ describe('serve.mjs', () => {
     try {
       const { closed } = await idleConnections(low.port, 1000);
       // While they hold every descriptor: no crash; a request gets an answer or a closed connection.
-      const during = await get(low.port, '/').then((r) => r.status, (e) => e.code || 'error');
+      const during = await get(low.port, '/').then(
+        (r) => r.status,
+        (e) => e.code || 'error',
+      );
       expect([200, 503, 'ECONNRESET', 'EPIPE']).toContain(during);
       await closed;
       expect(low.child.exitCode).toBe(null);

@@ -1,9 +1,13 @@
 // Prints one closing line, "vitest: N passed, N failed, N skipped", after the
 // run ("browser: ..." with the option {label: 'browser'}).
 export default class SummaryReporter {
-  constructor({ label = 'vitest' } = {}) { this.label = label; }
+  constructor({ label = 'vitest' } = {}) {
+    this.label = label;
+  }
   onTestRunEnd(testModules, unhandledErrors) {
-    let passed = 0, failed = 0, skipped = 0;
+    let passed = 0,
+      failed = 0,
+      skipped = 0;
     for (const mod of testModules) {
       for (const t of mod.children.allTests()) {
         const state = t.result().state;

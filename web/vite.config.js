@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { defineConfig } from 'vite';
 import { syncExample, syncWasm } from '../scripts/prepare_web.mjs';
 
-syncWasm();    // build/wasm/memplan.{mjs,wasm} -> web/src/wasm/ (imported by the wrapper)
+syncWasm(); // build/wasm/memplan.{mjs,wasm} -> web/src/wasm/ (imported by the wrapper)
 syncExample(); // the example model -> web/public/models/example.onnx
 
 export default defineConfig({

@@ -50,14 +50,14 @@ extern "C" {
 
 /* The annotated copy of bytes (a serialized ModelProto). *out is one
  * malloc'ed buffer: free it. */
-memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inplace *ctx,
-                                unsigned char **out, size_t *out_len, memplan_error *err);
+memplan_status memplan_annotate(const void *bytes, size_t len, const memplan_inplace *ctx, unsigned char **out,
+                                size_t *out_len, memplan_error *err);
 
 /* memplan_annotate reading the model through a reader, a window (1 MiB) at
  * a time: memory is the output plus O(graph); the result and errors equal
  * memplan_annotate's on the same bytes. */
-memplan_status memplan_annotate_reader(const memplan_reader *reader, const memplan_inplace *ctx,
-                                       unsigned char **out, size_t *out_len, memplan_error *err);
+memplan_status memplan_annotate_reader(const memplan_reader *reader, const memplan_inplace *ctx, unsigned char **out,
+                                       size_t *out_len, memplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -70,8 +70,8 @@ memplan_status memplan_option_apply(memplan_request *r, memplan_option_id id, co
 
 /* What a command reads. */
 typedef enum memplan_input {
-    MEMPLAN_INPUT_MODEL, /* an .onnx model: the library prints it (run) */
-    MEMPLAN_INPUT_CSV,   /* buffers id,lower,upper,size (pack): the shells call memplan_pack */
+    MEMPLAN_INPUT_MODEL,     /* an .onnx model: the library prints it (run) */
+    MEMPLAN_INPUT_CSV,       /* buffers id,lower,upper,size (pack): the shells call memplan_pack */
     MEMPLAN_INPUT_TWO_MODELS /* two models (diff): the shells call memplan_diff_report */
 } memplan_input;
 
@@ -86,9 +86,8 @@ struct mp_cache; /* the stage cache of src/out/cache.h */
 /* Print a command's report for a model and a request (json or text) into a
  * malloc'ed *out. Internal: call it through memplan_report_json or
  * memplan_session_report, which own the cache. */
-typedef memplan_status (*memplan_command_run)(struct mp_cache *cache, const memplan_model *m,
-                                              const memplan_request *r, bool json, char **out, size_t *len,
-                                              memplan_error *err);
+typedef memplan_status (*memplan_command_run)(struct mp_cache *cache, const memplan_model *m, const memplan_request *r,
+                                              bool json, char **out, size_t *len, memplan_error *err);
 
 typedef struct memplan_command {
     const char *name;     /* "plan" */
@@ -98,7 +97,7 @@ typedef struct memplan_command {
     uint32_t options;     /* MEMPLAN_OPT_BIT of each option it takes (every one takes --json) */
     memplan_input input;
     memplan_output output;
-    bool whole_model;     /* reads the model's whole file (model_bytes or model_reader), not just its graph */
+    bool whole_model;        /* reads the model's whole file (model_bytes or model_reader), not just its graph */
     memplan_command_run run; /* NULL for MEMPLAN_INPUT_CSV */
 } memplan_command;
 

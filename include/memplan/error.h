@@ -16,11 +16,11 @@ extern "C" {
 
 typedef enum memplan_status {
     MEMPLAN_OK = 0,
-    MEMPLAN_EINPUT = 1,    /* the model or data given is malformed or inconsistent */
-    MEMPLAN_ENOMEM = 2,    /* an allocation failed */
-    MEMPLAN_ELIMIT = 3,    /* a documented limit was exceeded (nesting, counts, sizes) */
-    MEMPLAN_EUSAGE = 4,    /* the caller passed invalid arguments or options */
-    MEMPLAN_EINTERNAL = 5  /* a consistency check failed: a bug in memplan */
+    MEMPLAN_EINPUT = 1,   /* the model or data given is malformed or inconsistent */
+    MEMPLAN_ENOMEM = 2,   /* an allocation failed */
+    MEMPLAN_ELIMIT = 3,   /* a documented limit was exceeded (nesting, counts, sizes) */
+    MEMPLAN_EUSAGE = 4,   /* the caller passed invalid arguments or options */
+    MEMPLAN_EINTERNAL = 5 /* a consistency check failed: a bug in memplan */
 } memplan_status;
 
 #define MEMPLAN_ERROR_MAX 512
@@ -31,8 +31,7 @@ typedef struct memplan_error {
 } memplan_error;
 
 /* Fill err (if not NULL) with a printf-style message; returns status. */
-memplan_status memplan_error_set(memplan_error *err, memplan_status status,
-                                 const char *fmt, ...)
+memplan_status memplan_error_set(memplan_error *err, memplan_status status, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif

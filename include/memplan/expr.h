@@ -206,8 +206,8 @@ memplan_expr memplan_expr_bind(memplan_expr_pool *p, memplan_expr e, const mempl
  *          is evaluated;
  *   EINPUT "division by zero in '<atom>'";  ELIMIT "integer overflow in '<amount>'";
  *   EINPUT "the amount is unknown" for NONE; EUSAGE for NULL p/out; ENOMEM. */
-memplan_status memplan_expr_eval(memplan_expr_pool *p, memplan_expr e, const memplan_binding *b, size_t n,
-                                 int64_t *out, memplan_error *err);
+memplan_status memplan_expr_eval(memplan_expr_pool *p, memplan_expr e, const memplan_binding *b, size_t n, int64_t *out,
+                                 memplan_error *err);
 
 /* True when text names the dim `name`: the name itself, or the escaped form
  * amounts print it in ("_0x" + hex of its bytes, either case), so a name

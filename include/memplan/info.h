@@ -20,12 +20,10 @@ extern "C" {
 unsigned long long memplan_initializer_bytes(const memplan_model *model);
 
 /* The info document as JSON (malloc'ed, NUL-terminated; free() it). */
-memplan_status memplan_info_json(const memplan_model *model, char **json,
-                                 size_t *len, memplan_error *err);
+memplan_status memplan_info_json(const memplan_model *model, char **json, size_t *len, memplan_error *err);
 
 /* The same facts as readable text. */
-memplan_status memplan_info_text(const memplan_model *model, char **text,
-                                 size_t *len, memplan_error *err);
+memplan_status memplan_info_text(const memplan_model *model, char **text, size_t *len, memplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -46,8 +46,8 @@ extern "C" {
 #endif
 
 typedef enum memplan_reuse_kind {
-    MEMPLAN_REUSE_EQUAL = 0,   /* same size: space-optimal */
-    MEMPLAN_REUSE_GREATER = 1  /* the input is strictly larger (concrete sizes only) */
+    MEMPLAN_REUSE_EQUAL = 0,  /* same size: space-optimal */
+    MEMPLAN_REUSE_GREATER = 1 /* the input is strictly larger (concrete sizes only) */
 } memplan_reuse_kind;
 
 /* Output output_index of a node may take the buffer of its input input_index
@@ -73,13 +73,12 @@ const char *memplan_event_action_name(memplan_event_action action);
 typedef struct memplan_event {
     memplan_event_action action;
     int32_t node_index;
-    int32_t value;          /* release*: the value id; inplace: -1 */
-    const char *name;       /* release*: its name (model-owned); inplace: NULL */
-    int32_t output_index;   /* inplace only, else -1 */
-    int32_t input_index;    /* inplace only, else -1 */
-    memplan_reuse_kind kind;/* inplace only (EQUAL otherwise) */
+    int32_t value;           /* release*: the value id; inplace: -1 */
+    const char *name;        /* release*: its name (model-owned); inplace: NULL */
+    int32_t output_index;    /* inplace only, else -1 */
+    int32_t input_index;     /* inplace only, else -1 */
+    memplan_reuse_kind kind; /* inplace only (EQUAL otherwise) */
 } memplan_event;
-
 
 typedef struct memplan_inplace_options {
     bool allow_input_overwrite; /* graph inputs may be reused (and are "produced" before 0) */
@@ -90,8 +89,7 @@ typedef struct memplan_inplace memplan_inplace;
 
 /* Compute every analysis for m's main graph. opts may be NULL (all off). */
 memplan_status memplan_inplace_compute(const memplan_model *m, memplan_shapes *shapes,
-                                       const memplan_inplace_options *opts, memplan_inplace **out,
-                                       memplan_error *err);
+                                       const memplan_inplace_options *opts, memplan_inplace **out, memplan_error *err);
 /* The same for any graph of m: a control-flow body (its captured outer
  * values are protected: they are the parent's buffers) or the main graph. */
 memplan_status memplan_inplace_compute_graph(const memplan_model *m, const memplan_graph *g, memplan_shapes *shapes,
@@ -111,8 +109,8 @@ memplan_inplace_options memplan_inplace_options_of(const memplan_inplace *ctx);
 
 /* Per-node results. Each returns MEMPLAN_EUSAGE "node index N is out of range
  * (the graph has M nodes)" for a bad index; arrays are owned by ctx. */
-memplan_status memplan_inplace_node_reuse(const memplan_inplace *ctx, int32_t node,
-                                          const memplan_reuse **items, size_t *n, memplan_error *err);
+memplan_status memplan_inplace_node_reuse(const memplan_inplace *ctx, int32_t node, const memplan_reuse **items,
+                                          size_t *n, memplan_error *err);
 /* Initializers, graph outputs, and graph inputs unless allow_input_overwrite
  * (value ids of the graph). */
 bool memplan_inplace_is_protected(const memplan_inplace *ctx, int32_t value);

@@ -43,22 +43,22 @@ memplan_status memplan_viewmap_default(memplan_viewmap *vm, const memplan_graph 
 void memplan_viewmap_free(memplan_viewmap *vm);
 
 typedef struct memplan_liveness_options {
-    bool include_inputs;             /* graph inputs own buffers, live from 0 */
-    const memplan_viewmap *views;    /* NULL: no views */
-    const uint8_t *external;         /* per value, NULL for none: nonzero when the value's
-                                        buffer lives outside this plan (a constant a runtime
-                                        folds at load, a body output the parent provides):
-                                        it owns nothing, like an initializer */
+    bool include_inputs;          /* graph inputs own buffers, live from 0 */
+    const memplan_viewmap *views; /* NULL: no views */
+    const uint8_t *external;      /* per value, NULL for none: nonzero when the value's
+                                     buffer lives outside this plan (a constant a runtime
+                                     folds at load, a body output the parent provides):
+                                     it owns nothing, like an initializer */
 } memplan_liveness_options;
 
 typedef struct memplan_liveness {
-    int32_t n_values;                /* of the graph */
-    int32_t n_positions;             /* nodes in the graph */
-    int32_t *root;                   /* per value: its buffer owner, or -1 when it has none */
-    int32_t *start, *end;            /* per owner value: inclusive interval; -1 otherwise */
+    int32_t n_values;     /* of the graph */
+    int32_t n_positions;  /* nodes in the graph */
+    int32_t *root;        /* per value: its buffer owner, or -1 when it has none */
+    int32_t *start, *end; /* per owner value: inclusive interval; -1 otherwise */
     int32_t n_owners;
-    int32_t *owners;                 /* owners in placement order: inputs, then by
-                                        defining position and output index */
+    int32_t *owners; /* owners in placement order: inputs, then by
+                        defining position and output index */
 } memplan_liveness;
 
 memplan_status memplan_liveness_compute(const memplan_graph *g, const memplan_liveness_options *opts,

@@ -66,33 +66,33 @@ typedef enum memplan_strategy { MEMPLAN_STRATEGY_ARENA = 0, MEMPLAN_STRATEGY_SLO
  * names it). */
 typedef struct memplan_dim_range {
     const char *name;
-    int64_t lo, hi;                   /* 0 <= lo <= hi */
-    uint32_t points;                  /* `memplan sweep`: how many values lo..hi to plan (0: not
-                                         given); plans ignore it */
+    int64_t lo, hi;  /* 0 <= lo <= hi */
+    uint32_t points; /* `memplan sweep`: how many values lo..hi to plan (0: not
+                        given); plans ignore it */
 } memplan_dim_range;
 
 typedef struct memplan_plan_options {
-    uint64_t align;                   /* arena alignment: a power of two (default 64) */
-    uint32_t budget_ms;               /* the arena's improvement search (default 20); it counts
-                                         work, not time, so a budget gives the same plan anywhere */
-    bool include_inputs;              /* graph inputs own buffers too, live from position 0 */
-    bool inplace;                     /* an output shares the buffer of the input it may reuse in
-                                         place (memplan/inplace.h), unless that buffer is read later
-                                         or belongs to a protected value (in every graph) */
-    bool allow_input_overwrite;       /* with inplace: graph inputs may be reused */
-    bool constants_as_activations;    /* plan Constant outputs and constant-foldable values as
-                                         activations (for runtimes that do not fold them at load) */
-    const memplan_binding *bindings;  /* dim name -> value; read during the call only */
+    uint64_t align;                  /* arena alignment: a power of two (default 64) */
+    uint32_t budget_ms;              /* the arena's improvement search (default 20); it counts
+                                        work, not time, so a budget gives the same plan anywhere */
+    bool include_inputs;             /* graph inputs own buffers too, live from position 0 */
+    bool inplace;                    /* an output shares the buffer of the input it may reuse in
+                                        place (memplan/inplace.h), unless that buffer is read later
+                                        or belongs to a protected value (in every graph) */
+    bool allow_input_overwrite;      /* with inplace: graph inputs may be reused */
+    bool constants_as_activations;   /* plan Constant outputs and constant-foldable values as
+                                        activations (for runtimes that do not fold them at load) */
+    const memplan_binding *bindings; /* dim name -> value; read during the call only */
     size_t n_bindings;
-    const memplan_input_value *values;/* graph input values (memplan/shapes.h); read during the call */
+    const memplan_input_value *values; /* graph input values (memplan/shapes.h); read during the call */
     size_t n_values;
-    memplan_order_kind order;         /* the main graph's execution order (memplan/schedule.h;
-                                         default MEMPLAN_ORDER_FILE: the model's) */
-    uint32_t order_budget_ms;         /* work budget of the beam and exact schedulers (default 20) */
-    bool upper_bounds;                /* plan every data-dependent dim (memplan/shapes.h) at its
-                                         bound and every ranged dim at its hi: one arena valid for
-                                         every size in range (see bounded[] in the plan) */
-    const memplan_dim_range *ranges;  /* read during the call; a name also in bindings is an error */
+    memplan_order_kind order;        /* the main graph's execution order (memplan/schedule.h;
+                                        default MEMPLAN_ORDER_FILE: the model's) */
+    uint32_t order_budget_ms;        /* work budget of the beam and exact schedulers (default 20) */
+    bool upper_bounds;               /* plan every data-dependent dim (memplan/shapes.h) at its
+                                        bound and every ranged dim at its hi: one arena valid for
+                                        every size in range (see bounded[] in the plan) */
+    const memplan_dim_range *ranges; /* read during the call; a name also in bindings is an error */
     size_t n_ranges;
 } memplan_plan_options;
 
@@ -101,29 +101,29 @@ void memplan_plan_options_init(memplan_plan_options *o);
 
 /* One value of the plan: a buffer owner, or a view of one. */
 typedef struct memplan_value_plan {
-    int32_t value;          /* value id in plan->graph */
-    int32_t owner;          /* the value owning the buffer: `value` itself, or a view's root */
-    bool view;              /* owner != value */
-    memplan_size size;      /* the value's own byte size under the bindings */
-    int32_t start, end;     /* the owner's live interval, inclusive positions */
-    int64_t buffer;         /* the owner's index in buffers[], -1 when its size is not known */
-    bool placed;            /* the plan is planned and the owner has a buffer; then: */
-    size_t slot;            /* best-fit slot id */
-    uint64_t slot_offset;   /* that slot's offset in the slot layout */
-    uint64_t arena_offset;  /* the owner's offset in the arena */
+    int32_t value;         /* value id in plan->graph */
+    int32_t owner;         /* the value owning the buffer: `value` itself, or a view's root */
+    bool view;             /* owner != value */
+    memplan_size size;     /* the value's own byte size under the bindings */
+    int32_t start, end;    /* the owner's live interval, inclusive positions */
+    int64_t buffer;        /* the owner's index in buffers[], -1 when its size is not known */
+    bool placed;           /* the plan is planned and the owner has a buffer; then: */
+    size_t slot;           /* best-fit slot id */
+    uint64_t slot_offset;  /* that slot's offset in the slot layout */
+    uint64_t arena_offset; /* the owner's offset in the arena */
 } memplan_value_plan;
 
 /* The headline numbers of one strategy; all zero while deferred. */
 typedef struct memplan_plan_figures {
-    uint64_t naive_bytes;       /* one buffer per owner: arena sizes rounded up to align, slot sizes raw */
-    uint64_t peak_bytes;        /* arena: the arena size; slots: the sum of slot capacities */
-    uint64_t layout_bytes;      /* the memory laid out at aligned offsets: the arena size;
-                                   slots: the end of the slot layout (slot_offset), padding included */
-    uint64_t lower_bound_bytes; /* most bytes live at one position, on the same basis as naive */
-    double savings_ratio;       /* 1 - peak/naive, 0 when naive is 0 */
-    int32_t peak_position;      /* first position where lower_bound_bytes are live (-1: no buffers) */
-    bool inplace_saved_known;   /* options.inplace and both plans planned: */
-    int64_t inplace_saved_bytes;/* peak without in-place reuse minus peak with it */
+    uint64_t naive_bytes;        /* one buffer per owner: arena sizes rounded up to align, slot sizes raw */
+    uint64_t peak_bytes;         /* arena: the arena size; slots: the sum of slot capacities */
+    uint64_t layout_bytes;       /* the memory laid out at aligned offsets: the arena size;
+                                    slots: the end of the slot layout (slot_offset), padding included */
+    uint64_t lower_bound_bytes;  /* most bytes live at one position, on the same basis as naive */
+    double savings_ratio;        /* 1 - peak/naive, 0 when naive is 0 */
+    int32_t peak_position;       /* first position where lower_bound_bytes are live (-1: no buffers) */
+    bool inplace_saved_known;    /* options.inplace and both plans planned: */
+    int64_t inplace_saved_bytes; /* peak without in-place reuse minus peak with it */
 } memplan_plan_figures;
 
 /* An in-place reuse pair applied as a view link: `value` shares `source`'s buffer. */
@@ -142,29 +142,29 @@ typedef struct memplan_model_plan memplan_model_plan;
  * plan whose lower bound would be above the file order's keeps the file
  * order. Bodies keep their own order. */
 typedef struct memplan_plan_order {
-    memplan_order_kind asked;          /* options.order */
-    memplan_order_kind kind;           /* the scheduler whose order this is (file when none lowers
-                                          the lower bound, or the plan is deferred) */
-    bool exact;                        /* no order has a lower bound below it */
-    const int32_t *node;               /* per position: the node's index in the model's graph;
-                                          NULL when the order is the model's */
+    memplan_order_kind asked;                          /* options.order */
+    memplan_order_kind kind;                           /* the scheduler whose order this is (file when none lowers
+                                                          the lower bound, or the plan is deferred) */
+    bool exact;                                        /* no order has a lower bound below it */
+    const int32_t *node;                               /* per position: the node's index in the model's graph;
+                                                          NULL when the order is the model's */
     memplan_plan_figures file[MEMPLAN_STRATEGY_COUNT]; /* the figures under the model's order */
 } memplan_plan_order;
 
 /* A dim an upper-bound plan fixed at its maximum. */
 typedef struct memplan_bounded_dim {
-    const char *name;                 /* raw; plan-owned */
-    int64_t value;                    /* the value planned */
-    bool data;                        /* a data-dependent dim at its bound, else a user's range */
-    int64_t lo;                       /* a range's lo (0 for a data dim) */
+    const char *name; /* raw; plan-owned */
+    int64_t value;    /* the value planned */
+    bool data;        /* a data-dependent dim at its bound, else a user's range */
+    int64_t lo;       /* a range's lo (0 for a data dim) */
 } memplan_bounded_dim;
 
 /* Which branch of an If a body is. */
 typedef enum memplan_branch {
-    MEMPLAN_BRANCH_NONE = 0,      /* not an If branch */
-    MEMPLAN_BRANCH_TAKEN,         /* the condition is known and selects it */
-    MEMPLAN_BRANCH_NOT_TAKEN,     /* the condition is known and selects the other */
-    MEMPLAN_BRANCH_UNKNOWN        /* the condition is not known */
+    MEMPLAN_BRANCH_NONE = 0,  /* not an If branch */
+    MEMPLAN_BRANCH_TAKEN,     /* the condition is known and selects it */
+    MEMPLAN_BRANCH_NOT_TAKEN, /* the condition is known and selects the other */
+    MEMPLAN_BRANCH_UNKNOWN    /* the condition is not known */
 } memplan_branch;
 
 /* A control-flow node's body (If then_branch/else_branch, Loop and Scan body,
@@ -173,14 +173,14 @@ typedef enum memplan_branch {
  * inputs and captured outer values are the parent's buffers; an If branch's
  * outputs are the If's outputs (the parent's buffers, written in place). */
 typedef struct memplan_subgraph_plan {
-    int32_t node;                     /* position of the node in the parent graph */
-    const char *attribute;            /* then_branch, else_branch, body, decoder, ... */
+    int32_t node;          /* position of the node in the parent graph */
+    const char *attribute; /* then_branch, else_branch, body, decoder, ... */
     memplan_branch branch;
-    bool counted;                     /* its memory is in the node's transient buffer */
-    bool known;                       /* the body planned and its state sizes are known */
-    uint64_t state_bytes;             /* body inputs the node holds while it runs: one
-                                         iteration's loop-carried state (aligned sizes) */
-    uint64_t transient_bytes;         /* the body's arena + state_bytes */
+    bool counted;             /* its memory is in the node's transient buffer */
+    bool known;               /* the body planned and its state sizes are known */
+    uint64_t state_bytes;     /* body inputs the node holds while it runs: one
+                                 iteration's loop-carried state (aligned sizes) */
+    uint64_t transient_bytes; /* the body's arena + state_bytes */
     const memplan_model_plan *plan;
 } memplan_subgraph_plan;
 
@@ -189,11 +189,11 @@ typedef struct memplan_subgraph_plan {
  * selects, or the larger when it is not known. Loop, Scan and the rest: the
  * largest body's arena plus its state, reused by every iteration. */
 typedef struct memplan_transient {
-    int32_t node;                     /* position */
-    bool known;                       /* every counted body is known */
+    int32_t node; /* position */
+    bool known;   /* every counted body is known */
     uint64_t bytes;
-    const char *assumption;           /* NULL, or why a branch was chosen without knowing (static text) */
-    int64_t buffer;                   /* index in buffers[], -1 when not known */
+    const char *assumption; /* NULL, or why a branch was chosen without knowing (static text) */
+    int64_t buffer;         /* index in buffers[], -1 when not known */
     bool placed;
     size_t slot;
     uint64_t slot_offset, arena_offset;
@@ -209,59 +209,59 @@ struct memplan_model_plan {
     bool deferred;                    /* some size is not known: no placement */
     int32_t positions;                /* nodes of the graph */
 
-    const memplan_size *size;         /* per value id (every value of the graph) */
-    const uint8_t *constant;          /* per value id: MEMPLAN_CONST_* (memplan/constants.h) */
-    memplan_liveness liveness;        /* owners, roots and intervals */
+    const memplan_size *size;  /* per value id (every value of the graph) */
+    const uint8_t *constant;   /* per value id: MEMPLAN_CONST_* (memplan/constants.h) */
+    memplan_liveness liveness; /* owners, roots and intervals */
 
     /* Buffers: owners with a known size in placement order (liveness order),
      * then the known transient buffers of control-flow nodes. */
     size_t n_buffers;
-    const memplan_buffer *buffers;    /* half-open [start, end + 1) and bytes */
-    const int32_t *buffer_value;      /* value id of each buffer, -1 for a transient */
+    const memplan_buffer *buffers; /* half-open [start, end + 1) and bytes */
+    const int32_t *buffer_value;   /* value id of each buffer, -1 for a transient */
 
     /* Every owner and view whose size can be planned (not strings, sequences,
      * ...): owners first in placement order, then views by value id. */
     size_t n_values;
     const memplan_value_plan *values;
 
-    size_t n_unplanned;               /* owners with no static byte size (strings, sequences, */
-    const int32_t *unplanned;         /* maps, optionals, ...): reason in size[v].reason */
-    size_t n_unknown;                 /* owners whose size is symbolic or unknown; the plan is */
-    const int32_t *unknown;           /* deferred when there is one */
-    size_t n_bounded;                 /* options.upper_bounds: the dims planned at their maximum, */
-    const memplan_bounded_dim *bounded;/* ranges first, then data-dependent dims (main graph's plan) */
-    size_t n_unbound_dims;            /* dim names the unknown sizes (here and in the counted */
-    const char *const *unbound_dims;  /* bodies) still need that a user can bind: the model's own
-                                         input dims and declared names; first-seen order (pool-owned) */
-    size_t n_internal_dims;           /* internal symbols they rest on (memplan/shapes.h: "unk__N",
-                                         data-dependent counts): not the user's to bind; bind the */
-    const char *const *internal_dims; /* input dims memplan_shapes_bind_instead names, or a --value */
-    size_t n_value_inputs;            /* main graph, deferred: inputs without a --value that could */
-    const int32_t *value_inputs;      /* take one (integer/bool scalars and vectors of <= 64
-                                         elements): a value may resolve what the dims cannot */
+    size_t n_unplanned;                 /* owners with no static byte size (strings, sequences, */
+    const int32_t *unplanned;           /* maps, optionals, ...): reason in size[v].reason */
+    size_t n_unknown;                   /* owners whose size is symbolic or unknown; the plan is */
+    const int32_t *unknown;             /* deferred when there is one */
+    size_t n_bounded;                   /* options.upper_bounds: the dims planned at their maximum, */
+    const memplan_bounded_dim *bounded; /* ranges first, then data-dependent dims (main graph's plan) */
+    size_t n_unbound_dims;              /* dim names the unknown sizes (here and in the counted */
+    const char *const *unbound_dims;    /* bodies) still need that a user can bind: the model's own
+                                           input dims and declared names; first-seen order (pool-owned) */
+    size_t n_internal_dims;             /* internal symbols they rest on (memplan/shapes.h: "unk__N",
+                                           data-dependent counts): not the user's to bind; bind the */
+    const char *const *internal_dims;   /* input dims memplan_shapes_bind_instead names, or a --value */
+    size_t n_value_inputs;              /* main graph, deferred: inputs without a --value that could */
+    const int32_t *value_inputs;        /* take one (integer/bool scalars and vectors of <= 64
+                                           elements): a value may resolve what the dims cannot */
 
     /* Weights: initializers and values folded at load, this graph and every
      * body below it (never in the arena). */
     uint64_t weight_bytes;
-    size_t n_weights;                 /* values counted in weight_bytes */
-    size_t n_weights_unknown;         /* folded values whose size is not known */
+    size_t n_weights;         /* values counted in weight_bytes */
+    size_t n_weights_unknown; /* folded values whose size is not known */
 
     /* Placement (planned plans only). */
-    memplan_slot_plan slots;          /* best-fit slots (docs/semantics.md, "Slot plan") */
-    const uint64_t *slot_offset;      /* each slot's offset: aligned prefix sums of capacities */
-    memplan_slot_plan exact;          /* exact-size reuse only, as ONNX Runtime's allocator does */
-    memplan_arena_plan arena;         /* byte offsets in one aligned arena */
+    memplan_slot_plan slots;                              /* best-fit slots (docs/semantics.md, "Slot plan") */
+    const uint64_t *slot_offset;                          /* each slot's offset: aligned prefix sums of capacities */
+    memplan_slot_plan exact;                              /* exact-size reuse only, as ONNX Runtime's allocator does */
+    memplan_arena_plan arena;                             /* byte offsets in one aligned arena */
     memplan_plan_figures figures[MEMPLAN_STRATEGY_COUNT]; /* [MEMPLAN_STRATEGY_ARENA], [..._SLOTS] */
 
-    size_t n_links;                   /* options.inplace: the reuse pairs applied */
+    size_t n_links; /* options.inplace: the reuse pairs applied */
     const memplan_plan_link *links;
 
-    size_t n_transients;              /* one per node with a body, by position */
+    size_t n_transients; /* one per node with a body, by position */
     const memplan_transient *transients;
-    size_t n_subgraphs;               /* one per body, by node position then attribute */
+    size_t n_subgraphs; /* one per body, by node position then attribute */
     const memplan_subgraph_plan *subgraphs;
 
-    memplan_plan_order order;         /* main graph only; asked == kind == FILE by default */
+    memplan_plan_order order; /* main graph only; asked == kind == FILE by default */
 };
 
 /* Plan the model's main graph. Errors: EINPUT for a model the pipeline
@@ -283,8 +283,8 @@ void memplan_model_plan_free(memplan_model_plan *p);
 
 typedef struct memplan_sweep_point {
     int64_t value;
-    bool fits;                                           /* false: the value does not fit the model
-                                                            (the plan is an EINPUT error); figures 0 */
+    bool fits; /* false: the value does not fit the model
+                  (the plan is an EINPUT error); figures 0 */
     bool deferred;
     uint64_t naive_bytes, peak_bytes, lower_bound_bytes; /* the arena's */
     uint64_t slots_bytes;                                /* the slot plan's sum of capacities */

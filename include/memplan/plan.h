@@ -58,13 +58,13 @@ typedef enum memplan_slot_strategy {
 #define MEMPLAN_NO_SLOT SIZE_MAX
 
 typedef struct memplan_slot_plan {
-    size_t count;          /* number of buffers */
-    size_t *slot_of;       /* slot id of each buffer, in input order */
+    size_t count;    /* number of buffers */
+    size_t *slot_of; /* slot id of each buffer, in input order */
     size_t slot_count;
-    uint64_t *slot_bytes;  /* capacity of each slot */
-    uint64_t naive_bytes;  /* sum of buffer sizes */
-    uint64_t peak_bytes;   /* sum of slot capacities */
-    double savings_ratio;  /* 1 - peak/naive; 0 when naive is 0 */
+    uint64_t *slot_bytes; /* capacity of each slot */
+    uint64_t naive_bytes; /* sum of buffer sizes */
+    uint64_t peak_bytes;  /* sum of slot capacities */
+    double savings_ratio; /* 1 - peak/naive; 0 when naive is 0 */
 } memplan_slot_plan;
 
 /* Plan slots for n buffers. Buffers are walked by start time; buffers with
@@ -72,8 +72,7 @@ typedef struct memplan_slot_plan {
  * buffer starting at t may take a slot whose holder ended at or before t.
  * Slots never grow. O(n log n). Errors: EINPUT for an invalid buffer,
  * ELIMIT when the sum of sizes overflows 64 bits, ENOMEM. */
-memplan_status memplan_plan_slots(const memplan_buffer *bufs, size_t n,
-                                  memplan_slot_strategy strategy,
+memplan_status memplan_plan_slots(const memplan_buffer *bufs, size_t n, memplan_slot_strategy strategy,
                                   memplan_slot_plan *out, memplan_error *err);
 
 void memplan_slot_plan_free(memplan_slot_plan *plan);
@@ -82,8 +81,7 @@ void memplan_slot_plan_free(memplan_slot_plan *plan);
 
 /* Maximum over time of the sum of live sizes, each rounded up to `align`
  * (a power of two >= 1). No arena can be smaller. O(n log n). */
-memplan_status memplan_lower_bound(const memplan_buffer *bufs, size_t n,
-                                   uint64_t align, uint64_t *out,
+memplan_status memplan_lower_bound(const memplan_buffer *bufs, size_t n, uint64_t align, uint64_t *out,
                                    memplan_error *err);
 
 /* ----------------------------------------------------------------- arena */
@@ -137,8 +135,8 @@ typedef struct memplan_pack_options {
 void memplan_pack_options_init(memplan_pack_options *opt);
 
 typedef struct memplan_arena_plan {
-    size_t count;                /* number of buffers */
-    uint64_t *offset;            /* offset of each buffer, in input order */
+    size_t count;     /* number of buffers */
+    uint64_t *offset; /* offset of each buffer, in input order */
     uint64_t align;
     uint64_t arena_bytes;        /* max(offset + aligned size) */
     uint64_t lower_bound_bytes;  /* memplan_lower_bound() */
@@ -148,7 +146,7 @@ typedef struct memplan_arena_plan {
     /* No arena is lower than this: the lower bound, or more when the exact
      * mode proved a height below it infeasible; arena_bytes when optimal. */
     uint64_t proven_lower_bound_bytes;
-    bool optimal;                /* arena_bytes == proven_lower_bound_bytes */
+    bool optimal; /* arena_bytes == proven_lower_bound_bytes */
 } memplan_arena_plan;
 
 /* Give every buffer an offset, a multiple of align, so that buffers with
@@ -169,8 +167,7 @@ typedef struct memplan_arena_plan {
  *
  * opt may be NULL (defaults). Errors: EUSAGE for a bad align, EINPUT for an
  * invalid buffer, ELIMIT when the sum of aligned sizes overflows 64 bits. */
-memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
-                            const memplan_pack_options *opt,
+memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_pack_options *opt,
                             memplan_arena_plan *out, memplan_error *err);
 
 void memplan_arena_plan_free(memplan_arena_plan *plan);
@@ -185,8 +182,8 @@ const char *memplan_heuristic_name(memplan_heuristic h);
 typedef struct memplan_buffer_list {
     size_t count;
     memplan_buffer *buffers;
-    char **ids;      /* NUL-terminated id of each buffer */
-    char *id_text;   /* storage behind ids */
+    char **ids;    /* NUL-terminated id of each buffer */
+    char *id_text; /* storage behind ids */
 } memplan_buffer_list;
 
 /* Parse the benchmark format: a header line `id,lower,upper,size`, then one
@@ -197,16 +194,14 @@ typedef struct memplan_buffer_list {
  *   upper  decimal integer, fits int64;
  *   size   decimal integer >= 0 (a '-' sign is rejected), fits uint64.
  * A bad line fails the whole read with EINPUT "line N: ..." (1-based). */
-memplan_status memplan_csv_read(const char *text, size_t len,
-                                memplan_buffer_list *out, memplan_error *err);
+memplan_status memplan_csv_read(const char *text, size_t len, memplan_buffer_list *out, memplan_error *err);
 
 void memplan_buffer_list_free(memplan_buffer_list *list);
 
 /* Write `id,lower,upper,size,offset` (header and one line per buffer) as a
  * malloc'ed NUL-terminated string; free() it. */
-memplan_status memplan_csv_write(const memplan_buffer_list *list,
-                                 const uint64_t *offsets, char **text,
-                                 size_t *len, memplan_error *err);
+memplan_status memplan_csv_write(const memplan_buffer_list *list, const uint64_t *offsets, char **text, size_t *len,
+                                 memplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -36,8 +36,8 @@ const char *memplan_bucket_name(memplan_bucket b);
  * the shapes' pool: constants or symbolic expressions; 0 for an empty cell. */
 typedef struct memplan_profile {
     memplan_expr total_bytes;
-    memplan_expr already_allocated_bytes;   /* inputs + initializers + intermediates */
-    memplan_expr output_allocation_bytes;   /* outputs */
+    memplan_expr already_allocated_bytes;                         /* inputs + initializers + intermediates */
+    memplan_expr output_allocation_bytes;                         /* outputs */
     memplan_expr bucket[MEMPLAN_BUCKET_COUNT][MEMPLAN_TAG_COUNT]; /* [bucket][tag] */
 } memplan_profile;
 
@@ -45,8 +45,8 @@ typedef struct memplan_profile {
 typedef struct memplan_inplace memplan_inplace;
 
 /* Node `node`'s profile; MEMPLAN_EUSAGE when out of range. */
-memplan_status memplan_inplace_node_profile(const memplan_inplace *ctx, int32_t node,
-                                            const memplan_profile **profile, memplan_error *err);
+memplan_status memplan_inplace_node_profile(const memplan_inplace *ctx, int32_t node, const memplan_profile **profile,
+                                            memplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -21,18 +21,16 @@ extern "C" {
 typedef struct memplan_inplace memplan_inplace;
 
 /* Value ids, in referenced() order. */
-memplan_status memplan_inplace_release_after(const memplan_inplace *ctx, int32_t node,
-                                             const int32_t **values, size_t *n, memplan_error *err);
-memplan_status memplan_inplace_not_used_after(const memplan_inplace *ctx, int32_t node,
-                                              const int32_t **values, size_t *n, memplan_error *err);
+memplan_status memplan_inplace_release_after(const memplan_inplace *ctx, int32_t node, const int32_t **values,
+                                             size_t *n, memplan_error *err);
+memplan_status memplan_inplace_not_used_after(const memplan_inplace *ctx, int32_t node, const int32_t **values,
+                                              size_t *n, memplan_error *err);
 /* Absent when no tags are known: then MEMPLAN_EUSAGE "no value tags are known"
  * (check memplan_inplace_has_tags first). */
-memplan_status memplan_inplace_release_after_shape_tag(const memplan_inplace *ctx, int32_t node,
-                                                       const int32_t **values, size_t *n,
-                                                       memplan_error *err);
+memplan_status memplan_inplace_release_after_shape_tag(const memplan_inplace *ctx, int32_t node, const int32_t **values,
+                                                       size_t *n, memplan_error *err);
 /* Largest position whose referenced() holds the value, -1 when never read. */
-memplan_status memplan_inplace_last_use(const memplan_inplace *ctx, int32_t value, int32_t *pos,
-                                        memplan_error *err);
+memplan_status memplan_inplace_last_use(const memplan_inplace *ctx, int32_t value, int32_t *pos, memplan_error *err);
 
 #ifdef __cplusplus
 }

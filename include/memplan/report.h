@@ -82,11 +82,11 @@ memplan_status memplan_request_bind_dim(memplan_request *r, const char *name, si
                                         memplan_error *err);
 /* Give dim `name` the range lo..hi (0 <= lo <= hi): plan options; planned
  * at hi with plan.upper_bounds, else left unbound. */
-memplan_status memplan_request_bind_range(memplan_request *r, const char *name, size_t name_len, int64_t lo,
-                                          int64_t hi, memplan_error *err);
+memplan_status memplan_request_bind_range(memplan_request *r, const char *name, size_t name_len, int64_t lo, int64_t hi,
+                                          memplan_error *err);
 /* Give graph input `name` the value elems[0..n) (1 <= n <= MEMPLAN_MAX_VALUE_ELEMS). */
-memplan_status memplan_request_bind_value(memplan_request *r, const char *name, size_t name_len,
-                                          const int64_t *elems, int32_t n, memplan_error *err);
+memplan_status memplan_request_bind_value(memplan_request *r, const char *name, size_t name_len, const int64_t *elems,
+                                          int32_t n, memplan_error *err);
 
 /* The options a plan of this request is built with: r->plan, with the
  * shapes' bindings and values and the in-place allow_input_overwrite. */
@@ -94,14 +94,12 @@ void memplan_request_plan_options(const memplan_request *r, memplan_plan_options
 
 /* Run `command` (a name in memplan/command.h: "info", "plan") on the model;
  * the JSON is malloc'ed (free it). An unknown command is MEMPLAN_EUSAGE. */
-memplan_status memplan_report_json(const memplan_model *m, const char *command,
-                                   const memplan_request *r, char **json, size_t *len,
-                                   memplan_error *err);
+memplan_status memplan_report_json(const memplan_model *m, const char *command, const memplan_request *r, char **json,
+                                   size_t *len, memplan_error *err);
 
 /* Human-readable form of the same report. */
-memplan_status memplan_report_text(const memplan_model *m, const char *command,
-                                   const memplan_request *r, char **text, size_t *len,
-                                   memplan_error *err);
+memplan_status memplan_report_text(const memplan_model *m, const char *command, const memplan_request *r, char **text,
+                                   size_t *len, memplan_error *err);
 
 /* `memplan diff`: models a and b planned with the request's plan options,
  * their figures, the deltas and the values whose size, interval or offset

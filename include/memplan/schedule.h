@@ -50,10 +50,10 @@ typedef struct memplan_sched_problem {
     const int32_t *pred_start; /* n_steps + 1 entries */
     const int32_t *pred;
     int32_t n_buffers;
-    const uint64_t *bytes;     /* per buffer */
-    const int32_t *def;        /* per buffer: its defining step, -1 when live from the start */
-    const uint8_t *to_end;     /* per buffer, NULL for none: nonzero when live to the end */
-    const int32_t *use_start;  /* n_buffers + 1 entries */
+    const uint64_t *bytes;    /* per buffer */
+    const int32_t *def;       /* per buffer: its defining step, -1 when live from the start */
+    const uint8_t *to_end;    /* per buffer, NULL for none: nonzero when live to the end */
+    const int32_t *use_start; /* n_buffers + 1 entries */
     const int32_t *use;
     const uint64_t *transient; /* per step, NULL for none: bytes live at that step only */
 } memplan_sched_problem;
@@ -77,9 +77,9 @@ typedef enum memplan_order_kind {
 typedef struct memplan_schedule {
     memplan_order_kind kind; /* the scheduler that made the order (for best: the winner) */
     int32_t n_steps;
-    int32_t *order;          /* order[i]: the step at position i */
-    uint64_t peak;           /* the lower bound under the order */
-    bool exact;              /* the peak is proven the least of any order */
+    int32_t *order; /* order[i]: the step at position i */
+    uint64_t peak;  /* the lower bound under the order */
+    bool exact;     /* the peak is proven the least of any order */
 } memplan_schedule;
 
 /* Run one scheduler (or best). The beam and exact searches stop when their

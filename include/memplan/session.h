@@ -60,8 +60,8 @@ memplan_status memplan_session_report(memplan_session *s, const char *command, c
 /* The plan of the session's model for the options (memplan/model_plan.h),
  * from the cache when the same options were planned before. The plan is the
  * session's: valid until the next call on the session; do not free it. */
-memplan_status memplan_session_plan(memplan_session *s, const memplan_plan_options *o,
-                                    const memplan_model_plan **out, memplan_error *err);
+memplan_status memplan_session_plan(memplan_session *s, const memplan_plan_options *o, const memplan_model_plan **out,
+                                    memplan_error *err);
 
 /* Drop every cached result (the model stays loaded). */
 void memplan_session_forget(memplan_session *s);

@@ -37,9 +37,9 @@ extern "C" {
 #endif
 
 typedef enum memplan_origin {
-    MEMPLAN_ORIGIN_NONE = 0,     /* nothing known */
-    MEMPLAN_ORIGIN_DECLARED,     /* from the file (input, initializer, value_info, output) */
-    MEMPLAN_ORIGIN_INFERRED      /* computed by a rule */
+    MEMPLAN_ORIGIN_NONE = 0, /* nothing known */
+    MEMPLAN_ORIGIN_DECLARED, /* from the file (input, initializer, value_info, output) */
+    MEMPLAN_ORIGIN_INFERRED  /* computed by a rule */
 } memplan_origin;
 
 /* Largest tensor whose element values are tracked. */
@@ -48,14 +48,14 @@ typedef enum memplan_origin {
 typedef struct memplan_vshape {
     memplan_type_kind kind;
     int32_t elem_type;
-    int32_t rank;                 /* -1 when unknown */
-    const memplan_expr *dims;     /* rank entries */
-    memplan_expr bytes;           /* MEMPLAN_EXPR_NONE when unknown or unplannable */
+    int32_t rank;             /* -1 when unknown */
+    const memplan_expr *dims; /* rank entries */
+    memplan_expr bytes;       /* MEMPLAN_EXPR_NONE when unknown or unplannable */
     memplan_origin origin;
-    const char *reason;           /* why the shape or size is unknown, else NULL */
-    int32_t n_elems;              /* >= 0: the element values are known */
-    const memplan_expr *elems;    /* n_elems entries, row-major: the values times 2^elem_shift */
-    int32_t elem_shift;           /* 0..62; 0 for integer and bool tensors */
+    const char *reason;        /* why the shape or size is unknown, else NULL */
+    int32_t n_elems;           /* >= 0: the element values are known */
+    const memplan_expr *elems; /* n_elems entries, row-major: the values times 2^elem_shift */
+    int32_t elem_shift;        /* 0..62; 0 for integer and bool tensors */
 } memplan_vshape;
 
 typedef struct memplan_shapes memplan_shapes;
@@ -80,12 +80,12 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
  * Range bounds that depend on it resolve. */
 typedef struct memplan_input_value {
     const char *name;
-    int32_t n;                 /* element count, 1..MEMPLAN_MAX_TRACKED_ELEMS */
-    const int64_t *elems;      /* bools are 0/1 */
+    int32_t n;            /* element count, 1..MEMPLAN_MAX_TRACKED_ELEMS */
+    const int64_t *elems; /* bools are 0/1 */
 } memplan_input_value;
 
 typedef struct memplan_shapes_options {
-    const memplan_binding *bindings;   /* dim names bound from the start */
+    const memplan_binding *bindings; /* dim names bound from the start */
     size_t n_bindings;
     const memplan_input_value *values; /* input values */
     size_t n_values;
@@ -95,8 +95,8 @@ typedef struct memplan_shapes_options {
  * an input that is not an integer or bool tensor, an element that does not
  * fit the type, or a count that differs from the input's (dims bound) is an
  * EUSAGE error naming the input. */
-memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_shapes_options *o,
-                                         memplan_shapes **out, memplan_error *err);
+memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_shapes_options *o, memplan_shapes **out,
+                                         memplan_error *err);
 void memplan_shapes_free(memplan_shapes *s);
 
 memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *s);
@@ -119,8 +119,8 @@ const char *memplan_shapes_note(const memplan_shapes *s, size_t i);
  * inference could not tell. Binding an internal symbol has no meaning (its
  * number depends on what else is bound); bind the input dims instead. */
 typedef struct memplan_input_dim {
-    const char *name;     /* raw (unescaped) */
-    const char *input;    /* the graph input where it first appears */
+    const char *name;  /* raw (unescaped) */
+    const char *input; /* the graph input where it first appears */
     int32_t axis;
 } memplan_input_dim;
 
@@ -176,8 +176,7 @@ size_t memplan_shapes_dim_reason(const memplan_shapes *s, const char *name, char
 
 /* Byte size of a shape under bindings, as a memplan_size (KNOWN, SYMBOLIC with
  * the unbound names, UNKNOWN with the reason, UNPLANNABLE for non-tensors). */
-memplan_size memplan_shapes_size(const memplan_shapes *s, const memplan_vshape *v,
-                                 const memplan_binding *b, size_t nb);
+memplan_size memplan_shapes_size(const memplan_shapes *s, const memplan_vshape *v, const memplan_binding *b, size_t nb);
 
 #ifdef __cplusplus
 }

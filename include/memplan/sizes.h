@@ -35,10 +35,10 @@ typedef enum memplan_size_kind {
 
 typedef struct memplan_size {
     memplan_size_kind kind;
-    uint64_t bytes;          /* KNOWN */
-    const char *reason;      /* UNKNOWN / UNPLANNABLE: a short static phrase */
-    int32_t expr;            /* SYMBOLIC: the byte amount (a memplan_expr of the
-                                shapes' pool), else -1 */
+    uint64_t bytes;     /* KNOWN */
+    const char *reason; /* UNKNOWN / UNPLANNABLE: a short static phrase */
+    int32_t expr;       /* SYMBOLIC: the byte amount (a memplan_expr of the
+                           shapes' pool), else -1 */
 } memplan_size;
 
 /* Parse "NAME=VALUE" (VALUE a non-negative integer <= 2^53). */

@@ -49,8 +49,7 @@ typedef struct memplan_inplace memplan_inplace;
 
 /* Node `node`'s tag (positions as in memplan/inplace.h); MEMPLAN_EUSAGE
  * when out of range. */
-memplan_status memplan_inplace_node_tag(const memplan_inplace *ctx, int32_t node, memplan_tag *tag,
-                                        memplan_error *err);
+memplan_status memplan_inplace_node_tag(const memplan_inplace *ctx, int32_t node, memplan_tag *tag, memplan_error *err);
 /* Value `value`'s tag (ids of the main graph); MEMPLAN_EUSAGE when out of range. */
 memplan_status memplan_inplace_value_tag(const memplan_inplace *ctx, int32_t value, memplan_tag *tag,
                                          memplan_error *err);

@@ -44,8 +44,7 @@ typedef struct memplan_violation {
 
 /* Check a slot plan against its buffers. Returns MEMPLAN_OK, or EINPUT with
  * the first violation found in *v (may be NULL) and in err. O(n log n). */
-memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
-                                      const memplan_slot_plan *plan,
+memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n, const memplan_slot_plan *plan,
                                       memplan_violation *v, memplan_error *err);
 
 /* Check offsets (one per buffer) against the buffers: aligned, inside
@@ -53,27 +52,24 @@ memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
  * buffers share none). Sweep over time with an ordered set of live address
  * ranges: O(n log n). Returns MEMPLAN_OK or EINPUT as above; EUSAGE for a
  * bad align. */
-memplan_status memplan_validate_arena(const memplan_buffer *bufs, size_t n,
-                                      const uint64_t *offsets, uint64_t align,
-                                      uint64_t arena_bytes,
-                                      memplan_violation *v, memplan_error *err);
+memplan_status memplan_validate_arena(const memplan_buffer *bufs, size_t n, const uint64_t *offsets, uint64_t align,
+                                      uint64_t arena_bytes, memplan_violation *v, memplan_error *err);
 
 /* ---- a slot assignment against the graph -------------------------------- */
 
 typedef enum memplan_graph_violation {
     MEMPLAN_GV_NONE = 0,
-    MEMPLAN_GV_USE_OUTSIDE,      /* a value (or a view of it) is used outside its owner's interval */
-    MEMPLAN_GV_SHARED_OVERLAP,   /* two owners in one slot are live at the same position */
-    MEMPLAN_GV_OUTPUT_REUSED     /* a graph output's slot is given to a value defined after it */
+    MEMPLAN_GV_USE_OUTSIDE,    /* a value (or a view of it) is used outside its owner's interval */
+    MEMPLAN_GV_SHARED_OVERLAP, /* two owners in one slot are live at the same position */
+    MEMPLAN_GV_OUTPUT_REUSED   /* a graph output's slot is given to a value defined after it */
 } memplan_graph_violation;
 
 /* Check a slot assignment against the graph (docs/semantics.md, "The graph
  * check"), independently of the planner: slot_of[v] is the slot of owner v, -1 for non-owners. Returns
  * MEMPLAN_EINTERNAL with a message naming the values when a rule is broken;
  * *kind (if not NULL) gets which. */
-memplan_status memplan_liveness_check_slots(const memplan_graph *g, const memplan_liveness *lv,
-                                            const int64_t *slot_of, memplan_graph_violation *kind,
-                                            memplan_error *err);
+memplan_status memplan_liveness_check_slots(const memplan_graph *g, const memplan_liveness *lv, const int64_t *slot_of,
+                                            memplan_graph_violation *kind, memplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -8,9 +8,8 @@ static bool default_domain(const memplan_node *n) { return !n->domain[0] || strc
 
 /* Ops whose outputs are not a function of their inputs. */
 static bool nondeterministic(const memplan_node *n) {
-    static const char *const OPS[] = {"RandomNormal",     "RandomUniform", "RandomNormalLike",
-                                      "RandomUniformLike", "Multinomial",   "Bernoulli",
-                                      "Dropout"};
+    static const char *const OPS[] = {"RandomNormal", "RandomUniform", "RandomNormalLike", "RandomUniformLike",
+                                      "Multinomial",  "Bernoulli",     "Dropout"};
     if (!default_domain(n)) return false;
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
         if (strcmp(n->op_type, OPS[i]) == 0) return true;

@@ -125,8 +125,10 @@ static void compute_producers(memplan_inplace *c) {
         bool outer = (val->flags & MEMPLAN_VALUE_CAPTURE) != 0; /* a parent's buffer, read only */
         c->protect[v] = init || output || outer || (input && !c->allow_input_overwrite);
         if (val->producer >= 0) c->producer[v] = val->producer;
-        else if (input && !init && c->allow_input_overwrite) c->producer[v] = -1;
-        else c->producer[v] = MP_NO_PRODUCER;
+        else if (input && !init && c->allow_input_overwrite)
+            c->producer[v] = -1;
+        else
+            c->producer[v] = MP_NO_PRODUCER;
     }
 }
 
@@ -136,9 +138,7 @@ static const memplan_vshape *vshape(const memplan_inplace *c, int32_t v) {
     return memplan_shapes_value(c->shapes, c->g, v);
 }
 
-static bool has_type(const memplan_vshape *s) {
-    return s && s->kind == MEMPLAN_TYPE_TENSOR && s->elem_type != 0;
-}
+static bool has_type(const memplan_vshape *s) { return s && s->kind == MEMPLAN_TYPE_TENSOR && s->elem_type != 0; }
 
 static int cmp_reuse(const void *a, const void *b) {
     const memplan_reuse *x = a, *y = b;
@@ -182,7 +182,7 @@ typedef struct matcher {
     int32_t *by_dims, *by_bytes, *tmp; /* eligible inputs sorted by the A and the C key */
     int32_t n_eligible, n_dims, n_bytes;
     int32_t *dims_head, *dims_end, *bytes_head, *bytes_end; /* at a group's first place: its first candidate, its end */
-    int64_t *tree;                /* max of the concrete sizes of unused inputs; INT64_MIN for none */
+    int64_t *tree; /* max of the concrete sizes of unused inputs; INT64_MIN for none */
     size_t leaves;
     uint64_t work;
 } matcher;
@@ -270,13 +270,14 @@ static int cmp_input_output(matcher *m, bool dims, int32_t k, const memplan_vsha
 }
 
 /* The first place whose key is the output's, or -1 (binary search). */
-static int32_t find_group(matcher *m, bool dims, const int32_t *order, int32_t n, const memplan_vshape *os,
-                          int cls, int64_t val) {
+static int32_t find_group(matcher *m, bool dims, const int32_t *order, int32_t n, const memplan_vshape *os, int cls,
+                          int64_t val) {
     int32_t lo = 0, hi = n;
     while (lo < hi) {
         int32_t mid = lo + (hi - lo) / 2;
         if (cmp_input_output(m, dims, order[mid], os, cls, val) < 0) lo = mid + 1;
-        else hi = mid;
+        else
+            hi = mid;
     }
     return lo < n && cmp_input_output(m, dims, order[lo], os, cls, val) == 0 ? lo : -1;
 }
@@ -295,7 +296,9 @@ static int32_t first_unused(matcher *m, const int32_t *order, int32_t *head, con
 }
 
 /* Tree node t from its two children. */
-static void tree_pull(int64_t *tree, size_t t) { tree[t] = tree[2 * t] > tree[2 * t + 1] ? tree[2 * t] : tree[2 * t + 1]; }
+static void tree_pull(int64_t *tree, size_t t) {
+    tree[t] = tree[2 * t] > tree[2 * t + 1] ? tree[2 * t] : tree[2 * t + 1];
+}
 
 static void tree_set(matcher *m, int32_t k, int64_t v) {
     size_t i = m->leaves + (size_t)k;
@@ -433,8 +436,7 @@ static bool release_lists(memplan_inplace *c, int32_t i) {
         if (fl & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_INITIALIZER))
             if (!mp_ilist_push(&c->nua, v)) return false;
         if (c->protect[v] || c->producer[v] < 0 || c->producer[v] >= i) continue;
-        if (!mp_ilist_push(&c->rel, v) || !log_event(c, release_event(c, MEMPLAN_EVENT_RELEASE, i, v)))
-            return false;
+        if (!mp_ilist_push(&c->rel, v) || !log_event(c, release_event(c, MEMPLAN_EVENT_RELEASE, i, v))) return false;
         if (c->has_tags && c->vtag[v] == MEMPLAN_TAG_SHAPE && !mp_ilist_push(&c->rst, v)) return false;
     }
     mp_ilist_mark(&c->rel, i);
@@ -505,7 +507,8 @@ static memplan_status compute_reuse_and_release(memplan_inplace *c, memplan_erro
         bool ok = release_lists(c, i);
         for (size_t r = 0; ok && r < cnt; r++) {
             const memplan_reuse *x = &c->reuse[at + r];
-            ok = log_event(c, (memplan_event){MEMPLAN_EVENT_INPLACE, i, -1, NULL, x->output_index, x->input_index, x->kind});
+            ok = log_event(
+                c, (memplan_event){MEMPLAN_EVENT_INPLACE, i, -1, NULL, x->output_index, x->input_index, x->kind});
         }
         if (!ok) {
             matcher_free(&m);
@@ -526,14 +529,13 @@ static memplan_status compute_reuse_and_release(memplan_inplace *c, memplan_erro
 /* ---- the context --------------------------------------------------------- */
 
 memplan_status memplan_inplace_compute(const memplan_model *m, memplan_shapes *shapes,
-                                       const memplan_inplace_options *opts, memplan_inplace **out,
-                                       memplan_error *err) {
+                                       const memplan_inplace_options *opts, memplan_inplace **out, memplan_error *err) {
     return memplan_inplace_compute_graph(m, m ? m->graph : NULL, shapes, opts, out, err);
 }
 
-memplan_status memplan_inplace_compute_graph(const memplan_model *m, const memplan_graph *graph,
-                                             memplan_shapes *shapes, const memplan_inplace_options *opts,
-                                             memplan_inplace **out, memplan_error *err) {
+memplan_status memplan_inplace_compute_graph(const memplan_model *m, const memplan_graph *graph, memplan_shapes *shapes,
+                                             const memplan_inplace_options *opts, memplan_inplace **out,
+                                             memplan_error *err) {
     if (!out) return memplan_error_set(err, MEMPLAN_EUSAGE, "no result pointer given");
     *out = NULL;
     if (!m || !graph || !shapes) return memplan_error_set(err, MEMPLAN_EUSAGE, "no model or shapes given");
@@ -639,26 +641,25 @@ memplan_status memplan_inplace_node_reuse(const memplan_inplace *c, int32_t node
     return MEMPLAN_OK;
 }
 
-memplan_status memplan_inplace_release_after(const memplan_inplace *c, int32_t node, const int32_t **values,
-                                             size_t *n, memplan_error *err) {
+memplan_status memplan_inplace_release_after(const memplan_inplace *c, int32_t node, const int32_t **values, size_t *n,
+                                             memplan_error *err) {
     return list_of(c, c ? &c->rel : NULL, node, values, n, err);
 }
 
-memplan_status memplan_inplace_not_used_after(const memplan_inplace *c, int32_t node, const int32_t **values,
-                                              size_t *n, memplan_error *err) {
+memplan_status memplan_inplace_not_used_after(const memplan_inplace *c, int32_t node, const int32_t **values, size_t *n,
+                                              memplan_error *err) {
     return list_of(c, c ? &c->nua : NULL, node, values, n, err);
 }
 
-memplan_status memplan_inplace_release_after_shape_tag(const memplan_inplace *c, int32_t node,
-                                                       const int32_t **values, size_t *n, memplan_error *err) {
+memplan_status memplan_inplace_release_after_shape_tag(const memplan_inplace *c, int32_t node, const int32_t **values,
+                                                       size_t *n, memplan_error *err) {
     memplan_status st = check_node(c, node, err);
     if (st) return st;
     if (!c->has_tags) return memplan_error_set(err, MEMPLAN_EUSAGE, "no value tags are known");
     return list_of(c, &c->rst, node, values, n, err);
 }
 
-memplan_status memplan_inplace_node_tag(const memplan_inplace *c, int32_t node, memplan_tag *tag,
-                                        memplan_error *err) {
+memplan_status memplan_inplace_node_tag(const memplan_inplace *c, int32_t node, memplan_tag *tag, memplan_error *err) {
     memplan_status st = check_node(c, node, err);
     if (!st) *tag = c->ntag[node];
     return st;

@@ -32,15 +32,15 @@ struct memplan_inplace {
     bool has_tags;
     int32_t n_nodes, n_values;
     /* per value */
-    int32_t *last_use;   /* -1: never read */
-    int32_t *producer;   /* position, -1 "before 0" (inputs when allowed), MP_NO_PRODUCER */
+    int32_t *last_use; /* -1: never read */
+    int32_t *producer; /* position, -1 "before 0" (inputs when allowed), MP_NO_PRODUCER */
     uint8_t *protect;
     memplan_tag *vtag;
     /* per node */
-    mp_ilist ref;        /* referenced() */
-    mp_ilist rel;        /* release_after */
-    mp_ilist nua;        /* not_used_after */
-    mp_ilist rst;        /* release_after_shape_tag */
+    mp_ilist ref; /* referenced() */
+    mp_ilist rel; /* release_after */
+    mp_ilist nua; /* not_used_after */
+    mp_ilist rst; /* release_after_shape_tag */
     int32_t *reuse_off;
     memplan_reuse *reuse;
     memplan_tag *ntag;

@@ -12,8 +12,7 @@
 
 #include "memplan/liveness.h"
 
-static memplan_status find_roots(const memplan_graph *g, const memplan_viewmap *vm, int32_t *root,
-                                 memplan_error *err) {
+static memplan_status find_roots(const memplan_graph *g, const memplan_viewmap *vm, int32_t *root, memplan_error *err) {
     int32_t n = g->n_values;
     /* state: 0 unvisited, 1 on the current path, 2 done */
     unsigned char *state = calloc((size_t)(n ? n : 1), 1);
@@ -28,8 +27,8 @@ static memplan_status find_roots(const memplan_graph *g, const memplan_viewmap *
             u = vm->source[u];
         }
         if (state[u] == 1) {
-            st = memplan_error_set(err, MEMPLAN_EINPUT, "view links form a cycle through value '%s'",
-                                   g->values[u].name);
+            st =
+                memplan_error_set(err, MEMPLAN_EINPUT, "view links form a cycle through value '%s'", g->values[u].name);
             break;
         }
         int32_t r = state[u] == 2 ? root[u] : u;
@@ -95,8 +94,7 @@ memplan_status memplan_liveness_compute(const memplan_graph *g, const memplan_li
     if (include_inputs)
         for (int32_t i = 0; i < g->n_inputs; i++) {
             int32_t v = g->inputs[i];
-            if (lv->start[v] >= 0 && !(g->values[v].flags & MEMPLAN_VALUE_NODE_OUTPUT))
-                lv->owners[lv->n_owners++] = v;
+            if (lv->start[v] >= 0 && !(g->values[v].flags & MEMPLAN_VALUE_NODE_OUTPUT)) lv->owners[lv->n_owners++] = v;
         }
     for (int32_t p = 0; p < g->n_nodes; p++) {
         const memplan_node *nd = &g->nodes[p];

@@ -19,7 +19,7 @@ typedef struct live_rec {
 
 typedef struct walker {
     memplan_inplace *c;
-    live_rec *live;                                       /* per value */
+    live_rec *live; /* per value */
     memplan_expr sum[MEMPLAN_BUCKET_COUNT][MEMPLAN_TAG_COUNT];
 } walker;
 
@@ -71,10 +71,11 @@ static void snapshot(walker *w, int32_t i, memplan_profile *p) {
         memplan_expr *cell = &p->bucket[MEMPLAN_BUCKET_OUTPUTS][c->vtag[v]];
         *cell = memplan_expr_add(c->pool, *cell, value_bytes(c, v));
     }
-    p->already_allocated_bytes = memplan_expr_add(
-        c->pool, memplan_expr_add(c->pool, sum_row(c->pool, p->bucket[MEMPLAN_BUCKET_INPUTS]),
-                                  sum_row(c->pool, p->bucket[MEMPLAN_BUCKET_INITIALIZERS])),
-        sum_row(c->pool, p->bucket[MEMPLAN_BUCKET_INTERMEDIATES]));
+    p->already_allocated_bytes =
+        memplan_expr_add(c->pool,
+                         memplan_expr_add(c->pool, sum_row(c->pool, p->bucket[MEMPLAN_BUCKET_INPUTS]),
+                                          sum_row(c->pool, p->bucket[MEMPLAN_BUCKET_INITIALIZERS])),
+                         sum_row(c->pool, p->bucket[MEMPLAN_BUCKET_INTERMEDIATES]));
     p->output_allocation_bytes = sum_row(c->pool, p->bucket[MEMPLAN_BUCKET_OUTPUTS]);
     p->total_bytes = memplan_expr_add(c->pool, p->already_allocated_bytes, p->output_allocation_bytes);
 }
@@ -92,7 +93,9 @@ static void advance(walker *w, int32_t i) {
         /* A reused buffer keeps its size: that of the input's live record,
          * which may itself hold a larger buffer it reused earlier. */
         int32_t in = r ? n->inputs[r->input_index] : -1;
-        memplan_expr size = in < 0 ? value_bytes(c, v) : w->live[in].bucket >= 0 ? w->live[in].size : value_bytes(c, in);
+        memplan_expr size = in < 0                    ? value_bytes(c, v)
+                            : w->live[in].bucket >= 0 ? w->live[in].size
+                                                      : value_bytes(c, in);
         join(w, v, MEMPLAN_BUCKET_INTERMEDIATES, size);
     }
     for (int32_t k = c->rel.off[i]; k < c->rel.off[i + 1]; k++) leave(w, c->rel.v[k]);

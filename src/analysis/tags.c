@@ -54,9 +54,9 @@ static bool is_reduce(const memplan_node *n) {
 }
 
 static bool is_binary_elementwise(const memplan_node *n) {
-    static const char *const OPS[] = {"Add", "Sub", "Mul", "Div", "Pow", "Mod", "And", "Or", "Xor",
-                                      "BitShift", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Equal",
-                                      "Less", "LessOrEqual", "Greater", "GreaterOrEqual"};
+    static const char *const OPS[] = {"Add",        "Sub",   "Mul",  "Div",         "Pow",        "Mod",
+                                      "And",        "Or",    "Xor",  "BitShift",    "BitwiseAnd", "BitwiseOr",
+                                      "BitwiseXor", "Equal", "Less", "LessOrEqual", "Greater",    "GreaterOrEqual"};
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
         if (mp_is_op(n, OPS[i])) return true;
     return false;

@@ -13,7 +13,8 @@
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 0)))
 #endif
-static char *vformat(const char *fmt, va_list ap) {
+static char *
+vformat(const char *fmt, va_list ap) {
     va_list again;
     va_copy(again, ap);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -83,11 +84,12 @@ bool cli_read_stream(FILE *f, const char *path, const char *who, const char *wha
     bool err = ferror(f) != 0;
     fclose(f);
     if (!buf || err || too_big) {
-        if (too_big)
-            cli_error("%s: %s: the %s is larger than %zu MB%s", who, path, what, limit_mb, hint);
+        if (too_big) cli_error("%s: %s: the %s is larger than %zu MB%s", who, path, what, limit_mb, hint);
         else
             cli_error("%s: %s: %s", who, path,
-                      !buf ? "out of memory" : read_errno ? strerror(read_errno) : "read error");
+                      !buf         ? "out of memory"
+                      : read_errno ? strerror(read_errno)
+                                   : "read error");
         free(buf);
         return false;
     }

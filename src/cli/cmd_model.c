@@ -10,7 +10,8 @@
 /* The arguments checked against the command: one model, and the output file
  * when the output is bytes. A usage message is printed when not. */
 static int check_operands(const memplan_command *c, const cli_args *a) {
-    if (a->n_positional != 1) return cli_usage_error(c->name, a->n_positional ? "more than one model given" : "no model given");
+    if (a->n_positional != 1)
+        return cli_usage_error(c->name, a->n_positional ? "more than one model given" : "no model given");
     if (a->req.trace_path && cli_same_file(a->positional[0], a->req.trace_path))
         return cli_usage_error(c->name, "the trace file is the model itself: choose another path");
     if (c->output != MEMPLAN_OUTPUT_BYTES) return CLI_OK;
@@ -106,8 +107,9 @@ int cli_run_model_command(const memplan_command *c, int argc, char **argv) {
     cli_args a;
     cli_args_init(&a);
     memplan_error err = {0};
-    int rc = cli_args_parse(&a, c, argc - 1, (const char *const *)argv + 1, &err) ? cli_usage_error(c->name, "%s", err.message)
-                                                                                  : check_operands(c, &a);
+    int rc = cli_args_parse(&a, c, argc - 1, (const char *const *)argv + 1, &err)
+                 ? cli_usage_error(c->name, "%s", err.message)
+                 : check_operands(c, &a);
     if (rc == CLI_OK) rc = run_loaded(c, &a, a.positional[0]);
     cli_args_free(&a);
     return rc;
@@ -118,7 +120,8 @@ int cli_run_diff_command(const memplan_command *c, int argc, char **argv) {
     cli_args a;
     cli_args_init(&a);
     memplan_error err = {0};
-    int rc = cli_args_parse(&a, c, argc - 1, (const char *const *)argv + 1, &err) ? cli_usage_error(c->name, "%s", err.message)
+    int rc = cli_args_parse(&a, c, argc - 1, (const char *const *)argv + 1, &err)
+                 ? cli_usage_error(c->name, "%s", err.message)
              : a.n_positional != 2 ? cli_usage_error(c->name, "two models to compare, got %zu", a.n_positional)
                                    : CLI_OK;
     memplan_model *m[2] = {NULL, NULL};
@@ -129,7 +132,8 @@ int cli_run_diff_command(const memplan_command *c, int argc, char **argv) {
     char *out = NULL;
     size_t len = 0;
     if (rc == CLI_OK) {
-        memplan_status st = memplan_diff_report(m[0], a.positional[0], m[1], a.positional[1], &a.req, a.json, &out, &len, &err);
+        memplan_status st =
+            memplan_diff_report(m[0], a.positional[0], m[1], a.positional[1], &a.req, a.json, &out, &len, &err);
         if (st) {
             cli_error("memplan diff: %s", err.message);
             rc = st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;

@@ -29,7 +29,8 @@ static const char pack_usage_text[] =
 #if defined(__GNUC__)
 __attribute__((format(printf, 1, 2)))
 #endif
-static int pack_usage(const char *fmt, ...) {
+static int
+pack_usage(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     fputs("memplan pack: ", stderr);
@@ -98,9 +99,8 @@ static int pack_parse_args(int argc, char **argv, pack_args *a) {
 }
 
 /* Render the result (CSV or JSON) into out. */
-static memplan_status pack_render(const pack_args *a, const memplan_buffer_list *list,
-                                  const memplan_arena_plan *plan, char **out, size_t *len,
-                                  memplan_error *err) {
+static memplan_status pack_render(const pack_args *a, const memplan_buffer_list *list, const memplan_arena_plan *plan,
+                                  char **out, size_t *len, memplan_error *err) {
     if (!a->json) return memplan_csv_write(list, plan->offset, out, len, err);
     mp_buf b;
     mp_buf_init(&b);

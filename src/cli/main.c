@@ -6,7 +6,7 @@
 #include "cli/cli.h"
 #include "util/buf.h"
 
-#define USAGE_WIDTH 92   /* synopsis lines wrap before this column */
+#define USAGE_WIDTH 92    /* synopsis lines wrap before this column */
 #define SUMMARY_COLUMN 29 /* where a command's one-line summary starts */
 
 /* " [--dim NAME=VALUE ...]" of option id, or " [--json]" for id < 0. */
@@ -49,7 +49,8 @@ static void usage_command(mp_buf *b, const memplan_command *c) {
     }
     size_t used = b->len - line_start;
     if (used < SUMMARY_COLUMN) mp_buf_printf(b, "%*s%s\n", (int)(SUMMARY_COLUMN - used), "", c->summary);
-    else mp_buf_printf(b, "\n%*s%s\n", SUMMARY_COLUMN, "", c->summary);
+    else
+        mp_buf_printf(b, "\n%*s%s\n", SUMMARY_COLUMN, "", c->summary);
 }
 
 /* The --help text; NULL when out of memory. */

@@ -50,7 +50,8 @@ static const char *where_name(const scope *s) { return s->pg->name; }
 
 static const char *node_label(const mp_pnode *n, int32_t index, char *buf, size_t size) {
     if (n->name && n->name[0]) snprintf(buf, size, "'%s' (%s)", n->name, n->op_type);
-    else snprintf(buf, size, "#%d (%s)", (int)index, n->op_type);
+    else
+        snprintf(buf, size, "#%d (%s)", (int)index, n->op_type);
     return buf;
 }
 
@@ -78,8 +79,7 @@ static int32_t add_value(scope *s, const char *name, uint32_t flags) {
 
 static memplan_status add_value_checked(scope *s, const char *name, uint32_t flags, int32_t *id) {
     *id = add_value(s, name, flags);
-    if (*id == -2)
-        return memplan_error_set(s->ctx->err, MEMPLAN_ELIMIT, "more than %d values", MEMPLAN_MAX_VALUES);
+    if (*id == -2) return memplan_error_set(s->ctx->err, MEMPLAN_ELIMIT, "more than %d values", MEMPLAN_MAX_VALUES);
     if (*id < 0) return oom(s);
     return MEMPLAN_OK;
 }
@@ -108,9 +108,8 @@ static int32_t lookup(scope *s, const char *name) {
 
 /* Take a declared type when the value has none, or a shape when it has none. */
 static void lend_type(memplan_value *v, const memplan_type *t) {
-    bool better = v->type.kind == MEMPLAN_TYPE_NONE ||
-                  (v->type.kind == t->kind && v->type.rank < 0 && t->rank >= 0 &&
-                   (v->type.elem_type == t->elem_type || v->type.elem_type == 0));
+    bool better = v->type.kind == MEMPLAN_TYPE_NONE || (v->type.kind == t->kind && v->type.rank < 0 && t->rank >= 0 &&
+                                                        (v->type.elem_type == t->elem_type || v->type.elem_type == 0));
     if (t->kind != MEMPLAN_TYPE_NONE && better) {
         v->type = *t;
         v->flags |= MEMPLAN_VALUE_DECLARED;
@@ -123,11 +122,11 @@ static memplan_status define_values(scope *s) {
     for (int32_t i = 0; i < pg->n_inputs; i++) {
         const mp_decl *d = &pg->inputs[i];
         if (!d->name[0])
-            return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': input %d has no name",
-                                     pg->what, where_name(s), (int)i);
+            return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': input %d has no name", pg->what,
+                                     where_name(s), (int)i);
         if (mp_strmap_get(s->map, d->name) >= 0)
-            return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': input '%s' is declared twice",
-                                     pg->what, where_name(s), d->name);
+            return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': input '%s' is declared twice", pg->what,
+                                     where_name(s), d->name);
         int32_t id;
         memplan_status st = add_value_checked(s, d->name, MEMPLAN_VALUE_INPUT, &id);
         if (st) return st;
@@ -136,8 +135,8 @@ static memplan_status define_values(scope *s) {
     for (int32_t i = 0; i < pg->n_inits; i++) {
         memplan_tensor *t = &pg->inits[i];
         if (!t->name[0])
-            return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': initializer %d has no name",
-                                     pg->what, where_name(s), (int)i);
+            return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': initializer %d has no name", pg->what,
+                                     where_name(s), (int)i);
         int32_t id = mp_strmap_get(s->map, t->name);
         if (id >= 0 && (s->values[id].flags & MEMPLAN_VALUE_INITIALIZER))
             return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': initializer '%s' is defined twice",
@@ -168,13 +167,12 @@ static memplan_status define_values(scope *s) {
             int32_t id = mp_strmap_get(s->map, name);
             if (id >= 0) {
                 const memplan_value *old = &s->values[id];
-                const char *by = (old->flags & MEMPLAN_VALUE_NODE_OUTPUT) ? "another node"
-                               : (old->flags & MEMPLAN_VALUE_INITIALIZER) ? "an initializer"
-                               : "a graph input";
+                const char *by = (old->flags & MEMPLAN_VALUE_NODE_OUTPUT)   ? "another node"
+                                 : (old->flags & MEMPLAN_VALUE_INITIALIZER) ? "an initializer"
+                                                                            : "a graph input";
                 return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT,
-                                         "%s '%s': value '%s' is defined twice: by node %s and by %s",
-                                         pg->what, where_name(s), name,
-                                         node_label(n, i, lab, sizeof lab), by);
+                                         "%s '%s': value '%s' is defined twice: by node %s and by %s", pg->what,
+                                         where_name(s), name, node_label(n, i, lab, sizeof lab), by);
             }
             memplan_status st = add_value_checked(s, name, MEMPLAN_VALUE_NODE_OUTPUT, &id);
             if (st) return st;
@@ -192,8 +190,8 @@ static memplan_status declare_outputs(scope *s, int32_t *ids) {
         int32_t id = d->name[0] ? lookup(s, d->name) : -1;
         if (id == -2) return oom(s);
         if (id < 0)
-            return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': output '%s' is not defined",
-                                     pg->what, where_name(s), d->name);
+            return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': output '%s' is not defined", pg->what,
+                                     where_name(s), d->name);
         s->values[id].flags |= MEMPLAN_VALUE_OUTPUT;
         lend_type(&s->values[id], &d->type);
         ids[i] = id;
@@ -237,8 +235,9 @@ static memplan_status gather_metadata(scope *s, const int32_t *out_ids) {
     for (int32_t v = 0; !st && v < s->n_values; v++) {
         if (!count[v]) continue;
         if (count[v] > INT32_MAX)
-            st = memplan_error_set(s->ctx->err, MEMPLAN_ELIMIT, "%s '%s': value '%s' has more than %d metadata_props entries",
-                                   s->pg->what, where_name(s), s->values[v].name, INT32_MAX);
+            st = memplan_error_set(s->ctx->err, MEMPLAN_ELIMIT,
+                                   "%s '%s': value '%s' has more than %d metadata_props entries", s->pg->what,
+                                   where_name(s), s->values[v].name, INT32_MAX);
         else if (!(s->values[v].metadata = mp_arena_array(s->ctx->arena, (size_t)count[v], sizeof(memplan_kv))))
             st = oom(s);
     }
@@ -263,9 +262,8 @@ static memplan_status check_control_flow(scope *s, const mp_pnode *n, int32_t in
                 found = n->attrs[a].g && strcmp(n->attrs[a].name, REQUIRED[r].attrs[k]) == 0;
             if (!found) {
                 char lab[320];
-                return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': node %s has no '%s' graph",
-                                         s->pg->what, where_name(s), node_label(n, index, lab, sizeof lab),
-                                         REQUIRED[r].attrs[k]);
+                return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT, "%s '%s': node %s has no '%s' graph", s->pg->what,
+                                         where_name(s), node_label(n, index, lab, sizeof lab), REQUIRED[r].attrs[k]);
             }
         }
     }
@@ -287,8 +285,8 @@ static memplan_status resolve_inputs(scope *s, int32_t **in_ids) {
             if (id == -2) return oom(s);
             if (id < 0)
                 return memplan_error_set(s->ctx->err, MEMPLAN_EINPUT,
-                                         "%s '%s': node %s reads '%s', which nothing defines",
-                                         pg->what, where_name(s), node_label(n, i, lab, sizeof lab), n->in[k]);
+                                         "%s '%s': node %s reads '%s', which nothing defines", pg->what, where_name(s),
+                                         node_label(n, i, lab, sizeof lab), n->in[k]);
             ids[k] = id;
         }
         in_ids[i] = ids;
@@ -365,25 +363,24 @@ static int32_t heap_pop(int32_t *h, int32_t *n) {
 }
 
 /* Producer (file index) of each dependency of node i, through callback-free loops. */
-#define FOR_EACH_DEP(s, in_ids, caps, ncaps, i, body)                                    \
-    do {                                                                                 \
-        for (int32_t k_ = 0; k_ < (s)->pg->nodes[i].n_in; k_++) {                        \
-            int32_t v_ = (in_ids)[i][k_];                                                \
-            int32_t dep = v_ >= 0 ? (s)->values[v_].producer : -1;                       \
-            if (dep >= 0) { body; }                                                      \
-        }                                                                                \
-        for (int32_t k_ = 0; k_ < (ncaps)[i]; k_++) {                                    \
-            int32_t dep = (s)->values[(caps)[i][k_]].producer;                           \
-            if (dep >= 0) { body; }                                                      \
-        }                                                                                \
+#define FOR_EACH_DEP(s, in_ids, caps, ncaps, i, body)                                                                  \
+    do {                                                                                                               \
+        for (int32_t k_ = 0; k_ < (s)->pg->nodes[i].n_in; k_++) {                                                      \
+            int32_t v_ = (in_ids)[i][k_];                                                                              \
+            int32_t dep = v_ >= 0 ? (s)->values[v_].producer : -1;                                                     \
+            if (dep >= 0) { body; }                                                                                    \
+        }                                                                                                              \
+        for (int32_t k_ = 0; k_ < (ncaps)[i]; k_++) {                                                                  \
+            int32_t dep = (s)->values[(caps)[i][k_]].producer;                                                         \
+            if (dep >= 0) { body; }                                                                                    \
+        }                                                                                                              \
     } while (0)
 
-static memplan_status topo_order(scope *s, int32_t **in_ids, int32_t **caps, int32_t *ncaps,
-                                 int32_t *order, bool *reordered) {
+static memplan_status topo_order(scope *s, int32_t **in_ids, int32_t **caps, int32_t *ncaps, int32_t *order,
+                                 bool *reordered) {
     int32_t n = s->pg->n_nodes;
     bool sorted = true;
-    for (int32_t i = 0; i < n && sorted; i++)
-        FOR_EACH_DEP(s, in_ids, caps, ncaps, i, if (dep >= i) sorted = false);
+    for (int32_t i = 0; i < n && sorted; i++) FOR_EACH_DEP(s, in_ids, caps, ncaps, i, if (dep >= i) sorted = false);
     *reordered = !sorted;
     if (sorted) {
         for (int32_t i = 0; i < n; i++) order[i] = i;
@@ -402,7 +399,11 @@ static memplan_status topo_order(scope *s, int32_t **in_ids, int32_t **caps, int
         st = oom(s);
         goto done;
     }
-    for (int32_t i = 0; i < n; i++) FOR_EACH_DEP(s, in_ids, caps, ncaps, i, { start[dep + 1]++; indeg[i]++; });
+    for (int32_t i = 0; i < n; i++)
+        FOR_EACH_DEP(s, in_ids, caps, ncaps, i, {
+            start[dep + 1]++;
+            indeg[i]++;
+        });
     for (int32_t i = 0; i < n; i++) start[i + 1] += start[i];
     for (int32_t i = 0; i < n; i++) FOR_EACH_DEP(s, in_ids, caps, ncaps, i, succ[start[dep] + fill[dep]++] = i);
     int32_t hn = 0, m = 0;
@@ -425,12 +426,14 @@ static memplan_status topo_order(scope *s, int32_t **in_ids, int32_t **caps, int
         while (!fill[u]) {
             fill[u] = 1;
             prod = -1;
-            FOR_EACH_DEP(s, in_ids, caps, ncaps, u, if (prod < 0 && indeg[dep]) { prod = dep; });
+            FOR_EACH_DEP(
+                s, in_ids, caps, ncaps, u, if (prod < 0 && indeg[dep]) { prod = dep; });
             u = prod;
         }
         const char *name = "?";
         prod = -1;
-        FOR_EACH_DEP(s, in_ids, caps, ncaps, u, if (prod < 0 && indeg[dep]) { prod = dep; });
+        FOR_EACH_DEP(
+            s, in_ids, caps, ncaps, u, if (prod < 0 && indeg[dep]) { prod = dep; });
         for (int32_t k = 0; k < s->pg->nodes[u].n_in; k++) {
             int32_t v = in_ids[u][k];
             if (v >= 0 && s->values[v].producer == prod) name = s->values[v].name;
@@ -440,8 +443,7 @@ static memplan_status topo_order(scope *s, int32_t **in_ids, int32_t **caps, int
         char a[320], b[320];
         st = memplan_error_set(s->ctx->err, MEMPLAN_EINPUT,
                                "%s '%s' has a cycle through value '%s' (node %s reads it, node %s makes it)",
-                               s->pg->what, where_name(s), name,
-                               node_label(&s->pg->nodes[u], u, a, sizeof a),
+                               s->pg->what, where_name(s), name, node_label(&s->pg->nodes[u], u, a, sizeof a),
                                prod >= 0 ? node_label(&s->pg->nodes[prod], prod, b, sizeof b) : "?");
     }
 done:
@@ -453,8 +455,7 @@ done:
     return st;
 }
 
-static memplan_status finish(scope *s, int32_t **in_ids, int32_t **caps, int32_t *ncaps,
-                             int32_t *out_ids) {
+static memplan_status finish(scope *s, int32_t **in_ids, int32_t **caps, int32_t *ncaps, int32_t *out_ids) {
     mp_pgraph *pg = s->pg;
     memplan_graph *g = pg->g;
     mp_arena *a = s->ctx->arena;
@@ -490,8 +491,7 @@ static memplan_status finish(scope *s, int32_t **in_ids, int32_t **caps, int32_t
             st = oom(s);
             break;
         }
-        for (int32_t k = 0; k < pn->n_out; k++)
-            outs[k] = pn->out[k][0] ? mp_strmap_get(s->map, pn->out[k]) : -1;
+        for (int32_t k = 0; k < pn->n_out; k++) outs[k] = pn->out[k][0] ? mp_strmap_get(s->map, pn->out[k]) : -1;
         nd->outputs = outs;
         nd->n_attrs = pn->n_attrs;
         nd->attrs = pn->attrs;
@@ -576,8 +576,7 @@ static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent
     if (!st) st = gather_metadata(&s, out_ids);
     for (int32_t i = 0; !st && i < n; i++) st = check_control_flow(&s, &pg->nodes[i], i);
     for (int32_t i = 0; !st && i < n; i++)
-        for (int32_t k = 0; !st && k < pg->nodes[i].n_sub; k++)
-            st = resolve_scope(ctx, pg->nodes[i].sub[k], &s);
+        for (int32_t k = 0; !st && k < pg->nodes[i].n_sub; k++) st = resolve_scope(ctx, pg->nodes[i].sub[k], &s);
     if (!st) st = resolve_inputs(&s, in_ids);
     int32_t *mark = NULL;
     if (!st) {

@@ -15,7 +15,7 @@
 typedef struct mp_decl {
     const char *name;
     memplan_type type;
-    int32_t n_meta;                /* ValueInfoProto.metadata_props */
+    int32_t n_meta; /* ValueInfoProto.metadata_props */
     const memplan_kv *meta;
 } mp_decl;
 
@@ -24,24 +24,24 @@ struct mp_pgraph;
 typedef struct mp_pnode {
     const char *name, *op_type, *domain, *overload;
     int32_t n_in, n_out;
-    const char **in, **out;        /* "" for an empty optional slot */
+    const char **in, **out; /* "" for an empty optional slot */
     int32_t n_attrs;
     memplan_attr *attrs;
     int32_t n_sub;
-    struct mp_pgraph **sub;        /* graphs held by the attributes, in order */
+    struct mp_pgraph **sub; /* graphs held by the attributes, in order */
     int32_t n_meta;
     const memplan_kv *meta;
 } mp_pnode;
 
 typedef struct mp_pgraph {
-    memplan_graph *g;              /* the result, allocated up front */
+    memplan_graph *g; /* the result, allocated up front */
     const char *name;
     int32_t n_inputs, n_outputs, n_vinfo, n_inits, n_nodes;
     mp_decl *inputs, *outputs, *vinfo;
     memplan_tensor *inits;
     mp_pnode *nodes;
-    const char *what;              /* "graph", "function" for messages */
-    int32_t n_meta;                /* GraphProto.metadata_props */
+    const char *what; /* "graph", "function" for messages */
+    int32_t n_meta;   /* GraphProto.metadata_props */
     const memplan_kv *meta;
 } mp_pgraph;
 
@@ -49,12 +49,12 @@ struct mp_strmap;
 
 typedef struct mp_ir_ctx {
     mp_arena *arena;
-    struct mp_strmap **maps;       /* every graph's name index, freed with the model */
+    struct mp_strmap **maps; /* every graph's name index, freed with the model */
     size_t n_maps, cap_maps;
     memplan_error *err;
-    int64_t nodes_total;           /* across every graph resolved so far */
+    int64_t nodes_total; /* across every graph resolved so far */
     int64_t values_total;
-    int32_t n_graphs;              /* ids handed out so far */
+    int32_t n_graphs; /* ids handed out so far */
 } mp_ir_ctx;
 
 /* A new pgraph whose result graph is allocated (and empty). NULL on OOM. */

@@ -41,13 +41,9 @@ static const struct {
 
 #define N_DTYPES ((int32_t)(sizeof DTYPES / sizeof DTYPES[0]))
 
-unsigned memplan_dtype_bits(int32_t dtype) {
-    return dtype >= 0 && dtype < N_DTYPES ? DTYPES[dtype].bits : 0;
-}
+unsigned memplan_dtype_bits(int32_t dtype) { return dtype >= 0 && dtype < N_DTYPES ? DTYPES[dtype].bits : 0; }
 
-const char *memplan_dtype_name(int32_t dtype) {
-    return dtype >= 0 && dtype < N_DTYPES ? DTYPES[dtype].name : NULL;
-}
+const char *memplan_dtype_name(int32_t dtype) { return dtype >= 0 && dtype < N_DTYPES ? DTYPES[dtype].name : NULL; }
 
 bool memplan_type_static_elems(const memplan_type *type, uint64_t *elems) {
     if (type->kind != MEMPLAN_TYPE_TENSOR || type->rank < 0) return false;
@@ -57,8 +53,10 @@ bool memplan_type_static_elems(const memplan_type *type, uint64_t *elems) {
         const memplan_dim *d = &type->dims[i];
         if (d->kind != MEMPLAN_DIM_VALUE) return false;
         if (d->value == 0) zero = true;
-        else if (n > UINT64_MAX / (uint64_t)d->value) return false;
-        else n *= (uint64_t)d->value;
+        else if (n > UINT64_MAX / (uint64_t)d->value)
+            return false;
+        else
+            n *= (uint64_t)d->value;
     }
     *elems = zero ? 0 : n;
     return true;

@@ -37,21 +37,18 @@ static const char *str(loader *L, const char *s) {
 }
 
 /* A string field whole (no MEMPLAN_MAX_NAME cut): metadata text. */
-static const char *text(loader *L, const char *s) {
-    return s ? mp_arena_strndup(L->arena, s, strlen(s)) : "";
-}
+static const char *text(loader *L, const char *s) { return s ? mp_arena_strndup(L->arena, s, strlen(s)) : ""; }
 
 static memplan_status check_name(loader *L, const char *s, const char *what) {
     if (s && strlen(s) > MEMPLAN_MAX_NAME)
-        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "a %s name is longer than %d bytes",
-                                 what, MEMPLAN_MAX_NAME);
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "a %s name is longer than %d bytes", what, MEMPLAN_MAX_NAME);
     return MEMPLAN_OK;
 }
 
 static memplan_status check_dim(loader *L, int64_t d, const char *owner, size_t axis) {
     if (d < 0 || d > MEMPLAN_MAX_DIM_VALUE)
-        return memplan_error_set(L->err, MEMPLAN_EINPUT,
-                                 "'%s': dim %zu is %lld, outside [0, 2^53]", owner, axis, (long long)d);
+        return memplan_error_set(L->err, MEMPLAN_EINPUT, "'%s': dim %zu is %lld, outside [0, 2^53]", owner, axis,
+                                 (long long)d);
     return MEMPLAN_OK;
 }
 
@@ -62,7 +59,8 @@ static memplan_status convert_meta(loader *L, Onnx__StringStringEntryProto *cons
     *out = NULL;
     if (!n) return MEMPLAN_OK;
     if (n > INT32_MAX)
-        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "a message has more than %d metadata_props entries", INT32_MAX);
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "a message has more than %d metadata_props entries",
+                                 INT32_MAX);
     memplan_kv *kv = mp_arena_array(L->arena, n, sizeof *kv);
     if (!kv) return oom(L);
     for (size_t i = 0; i < n; i++) {
@@ -77,15 +75,14 @@ static memplan_status convert_meta(loader *L, Onnx__StringStringEntryProto *cons
 
 /* ---- types ------------------------------------------------------------ */
 
-static memplan_status convert_shape(loader *L, const Onnx__TensorShapeProto *sp, const char *owner,
-                                    memplan_type *t) {
+static memplan_status convert_shape(loader *L, const Onnx__TensorShapeProto *sp, const char *owner, memplan_type *t) {
     if (!sp) {
         t->rank = -1;
         return MEMPLAN_OK;
     }
     if (sp->n_dim > MEMPLAN_MAX_RANK)
-        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "'%s': rank %zu exceeds %d", owner,
-                                 sp->n_dim, MEMPLAN_MAX_RANK);
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "'%s': rank %zu exceeds %d", owner, sp->n_dim,
+                                 MEMPLAN_MAX_RANK);
     memplan_dim *dims = mp_arena_array(L->arena, sp->n_dim, sizeof *dims);
     if (sp->n_dim && !dims) return oom(L);
     for (size_t i = 0; i < sp->n_dim; i++) {
@@ -95,8 +92,8 @@ static memplan_status convert_shape(loader *L, const Onnx__TensorShapeProto *sp,
             if (st) return st;
             dims[i].kind = MEMPLAN_DIM_VALUE;
             dims[i].value = d->dim_value;
-        } else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM &&
-                   d->dim_param && d->dim_param[0]) {
+        } else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
+                   d->dim_param[0]) {
             memplan_status st = check_name(L, d->dim_param, "dim");
             if (st) return st;
             dims[i].kind = MEMPLAN_DIM_PARAM;
@@ -111,8 +108,7 @@ static memplan_status convert_shape(loader *L, const Onnx__TensorShapeProto *sp,
     return MEMPLAN_OK;
 }
 
-static memplan_status convert_type(loader *L, const Onnx__TypeProto *tp, const char *owner,
-                                   memplan_type *t) {
+static memplan_status convert_type(loader *L, const Onnx__TypeProto *tp, const char *owner, memplan_type *t) {
     memset(t, 0, sizeof *t);
     t->rank = -1;
     if (!tp) return MEMPLAN_OK;
@@ -143,7 +139,8 @@ static memplan_status convert_decls(loader *L, Onnx__ValueInfoProto **vi, size_t
         (*out)[i].name = str(L, vi[i]->name);
         if (!(*out)[i].name) return oom(L);
         st = convert_type(L, vi[i]->type, (*out)[i].name, &(*out)[i].type);
-        if (!st) st = convert_meta(L, vi[i]->metadata_props, vi[i]->n_metadata_props, &(*out)[i].n_meta, &(*out)[i].meta);
+        if (!st)
+            st = convert_meta(L, vi[i]->metadata_props, vi[i]->n_metadata_props, &(*out)[i].n_meta, &(*out)[i].meta);
         if (st) return st;
     }
     return MEMPLAN_OK;
@@ -172,15 +169,35 @@ static void convert_tensor_data(loader *L, const Onnx__TensorProto *tp, memplan_
     const void *src = NULL;
     size_t count = 0, src_width = 0;
     switch (t->elem_type) {
-    case MEMPLAN_DTYPE_FLOAT: src = tp->float_data; count = tp->n_float_data; src_width = 4; break;
-    case MEMPLAN_DTYPE_DOUBLE: src = tp->double_data; count = tp->n_double_data; src_width = 8; break;
-    case MEMPLAN_DTYPE_INT64: src = tp->int64_data; count = tp->n_int64_data; src_width = 8; break;
+    case MEMPLAN_DTYPE_FLOAT:
+        src = tp->float_data;
+        count = tp->n_float_data;
+        src_width = 4;
+        break;
+    case MEMPLAN_DTYPE_DOUBLE:
+        src = tp->double_data;
+        count = tp->n_double_data;
+        src_width = 8;
+        break;
+    case MEMPLAN_DTYPE_INT64:
+        src = tp->int64_data;
+        count = tp->n_int64_data;
+        src_width = 8;
+        break;
     case MEMPLAN_DTYPE_UINT32:
-    case MEMPLAN_DTYPE_UINT64: src = tp->uint64_data; count = tp->n_uint64_data; src_width = 8; break;
+    case MEMPLAN_DTYPE_UINT64:
+        src = tp->uint64_data;
+        count = tp->n_uint64_data;
+        src_width = 8;
+        break;
     case MEMPLAN_DTYPE_STRING:
     case MEMPLAN_DTYPE_COMPLEX64:
     case MEMPLAN_DTYPE_COMPLEX128: return;
-    default: src = tp->int32_data; count = tp->n_int32_data; src_width = 4; break;
+    default:
+        src = tp->int32_data;
+        count = tp->n_int32_data;
+        src_width = 4;
+        break;
     }
     if (count != elems) return;
     unsigned char *dst = mp_arena_alloc(L->arena, bytes);
@@ -198,8 +215,8 @@ static memplan_status convert_tensor(loader *L, const Onnx__TensorProto *tp, mem
     if (!t->name) return oom(L);
     t->elem_type = tp->data_type;
     if (tp->n_dims > MEMPLAN_MAX_RANK)
-        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "tensor '%s': rank %zu exceeds %d", t->name,
-                                 tp->n_dims, MEMPLAN_MAX_RANK);
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "tensor '%s': rank %zu exceeds %d", t->name, tp->n_dims,
+                                 MEMPLAN_MAX_RANK);
     int64_t *dims = mp_arena_array(L->arena, tp->n_dims, sizeof *dims);
     if (tp->n_dims && !dims) return oom(L);
     for (size_t i = 0; i < tp->n_dims; i++) {
@@ -225,8 +242,8 @@ static memplan_status convert_sparse(loader *L, const Onnx__SparseTensorProto *s
     if (!t->name) return oom(L);
     t->elem_type = sp->values->data_type;
     if (sp->n_dims > MEMPLAN_MAX_RANK)
-        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "sparse tensor '%s': rank %zu exceeds %d", t->name,
-                                 sp->n_dims, MEMPLAN_MAX_RANK);
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "sparse tensor '%s': rank %zu exceeds %d", t->name, sp->n_dims,
+                                 MEMPLAN_MAX_RANK);
     int64_t *dims = mp_arena_array(L->arena, sp->n_dims, sizeof *dims);
     if (sp->n_dims && !dims) return oom(L);
     for (size_t i = 0; i < sp->n_dims; i++) {
@@ -242,8 +259,8 @@ static memplan_status convert_sparse(loader *L, const Onnx__SparseTensorProto *s
 
 static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pgraph **out);
 
-static memplan_status convert_attr(loader *L, const Onnx__AttributeProto *ap, memplan_attr *a,
-                                   mp_pgraph **subs, int32_t *n_sub) {
+static memplan_status convert_attr(loader *L, const Onnx__AttributeProto *ap, memplan_attr *a, mp_pgraph **subs,
+                                   int32_t *n_sub) {
     memplan_status st = check_name(L, ap->name, "attribute");
     if (st) return st;
     a->name = str(L, ap->name);
@@ -252,15 +269,24 @@ static memplan_status convert_attr(loader *L, const Onnx__AttributeProto *ap, me
     a->type = ap->has_type ? (memplan_attr_type)ap->type : MEMPLAN_ATTR_UNDEFINED;
     if (a->type == MEMPLAN_ATTR_UNDEFINED) { /* IR version 1: infer from the field present */
         if (ap->g) a->type = MEMPLAN_ATTR_GRAPH;
-        else if (ap->t) a->type = MEMPLAN_ATTR_TENSOR;
-        else if (ap->has_s) a->type = MEMPLAN_ATTR_STRING;
-        else if (ap->has_i) a->type = MEMPLAN_ATTR_INT;
-        else if (ap->has_f) a->type = MEMPLAN_ATTR_FLOAT;
-        else if (ap->n_graphs) a->type = MEMPLAN_ATTR_GRAPHS;
-        else if (ap->n_tensors) a->type = MEMPLAN_ATTR_TENSORS;
-        else if (ap->n_strings) a->type = MEMPLAN_ATTR_STRINGS;
-        else if (ap->n_ints) a->type = MEMPLAN_ATTR_INTS;
-        else if (ap->n_floats) a->type = MEMPLAN_ATTR_FLOATS;
+        else if (ap->t)
+            a->type = MEMPLAN_ATTR_TENSOR;
+        else if (ap->has_s)
+            a->type = MEMPLAN_ATTR_STRING;
+        else if (ap->has_i)
+            a->type = MEMPLAN_ATTR_INT;
+        else if (ap->has_f)
+            a->type = MEMPLAN_ATTR_FLOAT;
+        else if (ap->n_graphs)
+            a->type = MEMPLAN_ATTR_GRAPHS;
+        else if (ap->n_tensors)
+            a->type = MEMPLAN_ATTR_TENSORS;
+        else if (ap->n_strings)
+            a->type = MEMPLAN_ATTR_STRINGS;
+        else if (ap->n_ints)
+            a->type = MEMPLAN_ATTR_INTS;
+        else if (ap->n_floats)
+            a->type = MEMPLAN_ATTR_FLOATS;
     }
     a->f = ap->f;
     a->i = ap->i;
@@ -332,8 +358,7 @@ static memplan_status convert_attr(loader *L, const Onnx__AttributeProto *ap, me
         a->graphs = gs;
         break;
     }
-    default:
-        break;
+    default: break;
     }
     return MEMPLAN_OK;
 }
@@ -361,14 +386,14 @@ static memplan_status convert_node(loader *L, const Onnx__NodeProto *np, mp_pnod
     n->overload = str(L, np->overload);
     if (!n->name || !n->op_type || !n->domain || !n->overload) return oom(L);
     if (np->n_input > INT32_MAX / 2 || np->n_output > INT32_MAX / 2 || np->n_attribute > INT32_MAX / 2)
-        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "node '%s' has too many inputs, outputs or attributes", n->name);
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "node '%s' has too many inputs, outputs or attributes",
+                                 n->name);
     if ((st = convert_names(L, np->input, np->n_input, &n->in))) return st;
     if ((st = convert_names(L, np->output, np->n_output, &n->out))) return st;
     n->n_in = (int32_t)np->n_input;
     n->n_out = (int32_t)np->n_output;
     size_t graphs = 0;
-    for (size_t i = 0; i < np->n_attribute; i++)
-        graphs += (np->attribute[i]->g ? 1 : 0) + np->attribute[i]->n_graphs;
+    for (size_t i = 0; i < np->n_attribute; i++) graphs += (np->attribute[i]->g ? 1 : 0) + np->attribute[i]->n_graphs;
     n->attrs = mp_arena_array(L->arena, np->n_attribute, sizeof *n->attrs);
     n->sub = mp_arena_array(L->arena, graphs, sizeof *n->sub);
     if ((np->n_attribute && !n->attrs) || (graphs && !n->sub)) return oom(L);
@@ -390,8 +415,8 @@ static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pg
     if (!pg) return oom(L);
     size_t n_inits = gp->n_initializer + gp->n_sparse_initializer;
     if (gp->n_node > MEMPLAN_MAX_NODES || n_inits > MEMPLAN_MAX_VALUES)
-        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "graph '%s' has more than %d nodes or values",
-                                 pg->name, MEMPLAN_MAX_NODES);
+        return memplan_error_set(L->err, MEMPLAN_ELIMIT, "graph '%s' has more than %d nodes or values", pg->name,
+                                 MEMPLAN_MAX_NODES);
     L->depth++;
     if ((st = convert_decls(L, gp->input, gp->n_input, &pg->inputs)) ||
         (st = convert_decls(L, gp->output, gp->n_output, &pg->outputs)) ||
@@ -417,8 +442,7 @@ static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pg
     return st;
 }
 
-static memplan_status convert_function(loader *L, mp_ir_ctx *ctx, const Onnx__FunctionProto *fp,
-                                       memplan_function *f) {
+static memplan_status convert_function(loader *L, mp_ir_ctx *ctx, const Onnx__FunctionProto *fp, memplan_function *f) {
     memplan_status st;
     f->name = str(L, fp->name);
     f->domain = str(L, fp->domain);
@@ -444,8 +468,7 @@ static memplan_status convert_function(loader *L, mp_ir_ctx *ctx, const Onnx__Fu
     pg->inputs = mp_arena_array(L->arena, fp->n_input, sizeof *pg->inputs);
     pg->outputs = mp_arena_array(L->arena, fp->n_output, sizeof *pg->outputs);
     pg->nodes = mp_arena_array(L->arena, fp->n_node, sizeof *pg->nodes);
-    if ((fp->n_input && !pg->inputs) || (fp->n_output && !pg->outputs) || (fp->n_node && !pg->nodes))
-        return oom(L);
+    if ((fp->n_input && !pg->inputs) || (fp->n_output && !pg->outputs) || (fp->n_node && !pg->nodes)) return oom(L);
     for (size_t i = 0; i < fp->n_input; i++) {
         pg->inputs[i].name = in[i];
         pg->inputs[i].type.rank = -1;
@@ -560,8 +583,8 @@ static memplan_status load_pruned(mp_buf *pruned, memplan_model **out, memplan_e
     return MEMPLAN_OK;
 }
 
-memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_load_options *opts,
-                                  memplan_model **out, memplan_error *err) {
+memplan_status memplan_model_load(const void *bytes, size_t len, const memplan_load_options *opts, memplan_model **out,
+                                  memplan_error *err) {
     (void)opts;
     *out = NULL;
     if (!bytes && len) return memplan_error_set(err, MEMPLAN_EUSAGE, "no bytes given");

@@ -11,9 +11,9 @@
 typedef struct walker {
     mp_wire_src src;
     uint64_t dropped;
-    uint64_t data_max;     /* tensor data fields longer than this are dropped */
-    uint64_t nodes;        /* NodeProto messages seen, in every graph and function */
-    uint64_t decoded;      /* bytes protobuf-c will allocate for the messages seen */
+    uint64_t data_max; /* tensor data fields longer than this are dropped */
+    uint64_t nodes;    /* NodeProto messages seen, in every graph and function */
+    uint64_t decoded;  /* bytes protobuf-c will allocate for the messages seen */
     uint64_t decoded_max;
     memplan_error *err;
 } walker;
@@ -41,9 +41,7 @@ typedef struct walker {
  * fields, 400 KB, took 15 s). Real models give each once. */
 #define MAX_SINGULAR_REPEATS 64
 
-static memplan_status wire_error(walker *w, uint64_t at, const char *what) {
-    return mp_wire_error(w->err, at, what);
-}
+static memplan_status wire_error(walker *w, uint64_t at, const char *what) { return mp_wire_error(w->err, at, what); }
 
 static memplan_status io_error(walker *w) { return mp_wire_io_error(&w->src, w->err); }
 
@@ -67,7 +65,13 @@ static void put_varint(mp_buf *out, uint64_t v) {
 static bool is_tensor_data_field(const ProtobufCMessageDescriptor *desc, uint32_t field) {
     if (desc != &onnx__tensor_proto__descriptor) return false;
     switch (field) {
-    case 4: case 5: case 6: case 7: case 9: case 10: case 11: return true;
+    case 4:
+    case 5:
+    case 6:
+    case 7:
+    case 9:
+    case 10:
+    case 11: return true;
     default: return false;
     }
 }
@@ -76,8 +80,8 @@ static bool is_tensor_data_field(const ProtobufCMessageDescriptor *desc, uint32_
  * protobuf-c keeps a string only up to a NUL byte, so a NUL in one would
  * merge distinct names; such a model is refused instead. */
 static bool is_name_field(const ProtobufCFieldDescriptor *fd) {
-    static const char *const NAMES[] = {"name", "op_type", "domain", "input", "output", "dim_param", "overload",
-                                        "ref_attr_name"};
+    static const char *const NAMES[] = {"name",   "op_type",   "domain",   "input",
+                                        "output", "dim_param", "overload", "ref_attr_name"};
     if (fd->type != PROTOBUF_C_TYPE_STRING) return false;
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
         if (strcmp(fd->name, NAMES[i]) == 0) return true;
@@ -104,8 +108,8 @@ static memplan_status check_no_nul(walker *w, const ProtobufCMessageDescriptor *
 }
 
 /* A varint field at *p: false with the error set when it is not one. */
-static bool varint_or_error(walker *w, uint64_t *p, uint64_t end, uint64_t *v, uint64_t start,
-                            const char *what, memplan_status *st) {
+static bool varint_or_error(walker *w, uint64_t *p, uint64_t end, uint64_t *v, uint64_t start, const char *what,
+                            memplan_status *st) {
     bool io = false;
     if (read_varint(w, p, end, v, &io)) return true;
     *st = io ? io_error(w) : wire_error(w, start, what);
@@ -118,8 +122,12 @@ static uint64_t decoded_len_field(const ProtobufCFieldDescriptor *fd, uint64_t v
     switch (fd->type) {
     case PROTOBUF_C_TYPE_STRING:
     case PROTOBUF_C_TYPE_BYTES: return v + DECODED_PER_STRING;
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_UINT64: case PROTOBUF_C_TYPE_SINT64:
-    case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_DOUBLE: return 8 * v;
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE: return 8 * v;
     default: return 4 * v; /* 32-bit scalars, enums, bools (4 bytes each in protobuf-c) */
     }
 }
@@ -131,15 +139,14 @@ static memplan_status too_large(walker *w, uint64_t at) {
                              (unsigned long long)(w->decoded_max >> 20), (unsigned long long)at);
 }
 
-static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
-                           uint64_t p, uint64_t end, int depth, mp_buf *out) {
+static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, uint64_t p, uint64_t end, int depth,
+                           mp_buf *out) {
     memplan_status st = MEMPLAN_OK;
     /* Occurrences of each singular message field of this message (ONNX's
      * messages have fewer fields than this; a larger one goes unchecked). */
     uint32_t repeats[48] = {0};
     if (depth > MEMPLAN_MAX_WIRE_DEPTH)
-        return memplan_error_set(w->err, MEMPLAN_ELIMIT,
-                                 "messages nested deeper than %d levels at byte %llu",
+        return memplan_error_set(w->err, MEMPLAN_ELIMIT, "messages nested deeper than %d levels at byte %llu",
                                  MEMPLAN_MAX_WIRE_DEPTH, (unsigned long long)p);
     while (p < end) {
         uint64_t start = p;
@@ -148,15 +155,14 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
         uint64_t field = tag >> 3;
         int wt = (int)(tag & 7);
         if (field == 0 || field > 0x1FFFFFFF) return wire_error(w, start, "invalid field number");
-        const ProtobufCFieldDescriptor *fd =
-            protobuf_c_message_descriptor_get_field(desc, (unsigned)field);
+        const ProtobufCFieldDescriptor *fd = protobuf_c_message_descriptor_get_field(desc, (unsigned)field);
         if (fd) {
             int want = expected_wire_type(fd);
             bool packed_ok = fd->label == PROTOBUF_C_LABEL_REPEATED && want != WT_LEN && wt == WT_LEN;
             if (wt != want && !packed_ok) {
                 char what[160];
-                snprintf(what, sizeof what, "field %s.%s (%u) has wire type %d, expected %d",
-                         desc->name, fd->name, (unsigned)field, wt, want);
+                snprintf(what, sizeof what, "field %s.%s (%u) has wire type %d, expected %d", desc->name, fd->name,
+                         (unsigned)field, wt, want);
                 return wire_error(w, start, what);
             }
         }
@@ -226,14 +232,11 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc,
             break;
         }
         case WT_SGROUP:
-        case WT_EGROUP:
-            return wire_error(w, start, "groups are not used by ONNX");
-        default:
-            return wire_error(w, start, "invalid wire type");
+        case WT_EGROUP: return wire_error(w, start, "groups are not used by ONNX");
+        default: return wire_error(w, start, "invalid wire type");
         }
         if (st != MEMPLAN_OK) return st;
-        if (out->failed)
-            return memplan_error_set(w->err, MEMPLAN_ENOMEM, "out of memory while reading the model");
+        if (out->failed) return memplan_error_set(w->err, MEMPLAN_ENOMEM, "out of memory while reading the model");
     }
     return MEMPLAN_OK;
 }
@@ -248,13 +251,12 @@ static memplan_status run(walker *w, uint64_t data_max, mp_buf *out, uint64_t *d
     return st;
 }
 
-memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
-                              uint64_t *dropped, memplan_error *err) {
+memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out, uint64_t *dropped, memplan_error *err) {
     return mp_clean_model(bytes, len, MEMPLAN_TENSOR_DATA_MAX, out, dropped, err);
 }
 
-memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_max, mp_buf *out,
-                              uint64_t *dropped, memplan_error *err) {
+memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_max, mp_buf *out, uint64_t *dropped,
+                              memplan_error *err) {
     walker w = {0};
     mp_wire_open_mem(&w.src, bytes, len);
     return run(&w, data_max, out, dropped, err);

@@ -20,14 +20,13 @@
 
 /* Write the pruned copy of a ModelProto into out. *dropped counts the bytes
  * of tensor data left out. */
-memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out,
-                              uint64_t *dropped, memplan_error *err);
+memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out, uint64_t *dropped, memplan_error *err);
 
 /* The same walk keeping tensor data up to data_max bytes (UINT64_MAX: all of
  * it): a checked copy that protobuf-c can unpack safely (nesting bounded,
  * empty packed fields, which hold nothing, left out). */
-memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_max, mp_buf *out,
-                              uint64_t *dropped, memplan_error *err);
+memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_max, mp_buf *out, uint64_t *dropped,
+                              memplan_error *err);
 
 /* mp_prune_model reading through a reader, window bytes at a time (at least
  * MP_PRUNE_WINDOW_MIN, which holds any varint): dropped tensor data is

@@ -27,7 +27,7 @@
 #define F_ATTR_G 6
 #define F_ATTR_GRAPHS 11
 #define F_ATTR_TYPE 20
-#define ATTR_GRAPH 5   /* AttributeProto.AttributeType */
+#define ATTR_GRAPH 5 /* AttributeProto.AttributeType */
 #define ATTR_GRAPHS 10
 
 /* The messages we edit: where their name (op_type for a node) and their
@@ -63,11 +63,11 @@ typedef struct splicer {
     char *key;                /* key_max + 2 bytes: the key being matched */
     bool *placed;             /* per set entry of the message being written, set_max per depth */
     size_t set_max;
-    int depth;                /* of the graph being walked: 0 main, bodies nest in their nodes */
-    int32_t next_node;        /* file index of the next node message in e's graph */
-    fld *node_fld;            /* with node_order: each main-graph node message, by file index */
-    bool nodes_written;       /* with node_order: the reordered nodes are out */
-    bool overflow;            /* the input changed between walks */
+    int depth;          /* of the graph being walked: 0 main, bodies nest in their nodes */
+    int32_t next_node;  /* file index of the next node message in e's graph */
+    fld *node_fld;      /* with node_order: each main-graph node message, by file index */
+    bool nodes_written; /* with node_order: the reordered nodes are out */
+    bool overflow;      /* the input changed between walks */
     memplan_error *err;
 } splicer;
 
@@ -107,8 +107,7 @@ static memplan_status next_field(splicer *s, uint64_t *p, uint64_t end, fld *f) 
         f->body = *p;
         *p += v;
         break;
-    default:
-        return mp_wire_error(s->err, f->start, "invalid wire type");
+    default: return mp_wire_error(s->err, f->start, "invalid wire type");
     }
     if (f->wt != WT_LEN) f->body = *p;
     f->end = *p;
@@ -317,7 +316,8 @@ static memplan_status splice_child(splicer *s, const kind *k, const fld *f, sink
         put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
         put_varint(s, o, count.len);
         if (!o->buf) o->len += count.len;
-        else st = emit_msg(s, k, f->body, f->end, e, b, o, changed);
+        else
+            st = emit_msg(s, k, f->body, f->end, e, b, o, changed);
     }
     return st;
 }
@@ -349,7 +349,9 @@ static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *
         if (f.wt == WT_LEN) switch (f.field) {
             case F_GRAPH_NODE: k = &NODE; break;
             case F_GRAPH_INITIALIZER: k = &TENSOR; break;
-            case F_GRAPH_INPUT: case F_GRAPH_OUTPUT: case F_GRAPH_VALUE_INFO: k = &VALUE; break;
+            case F_GRAPH_INPUT:
+            case F_GRAPH_OUTPUT:
+            case F_GRAPH_VALUE_INFO: k = &VALUE; break;
             default: break;
             }
         bool c = false;
@@ -390,8 +392,8 @@ static memplan_status enter_body(splicer *s, const mp_splice_edits *e, outer *sa
  * edits (more is caught node by node, in edit_of). */
 static memplan_status leave_body(splicer *s, outer *saved, memplan_status st) {
     if (!st && s->next_node != s->e->n_nodes)
-        st = memplan_error_set(s->err, MEMPLAN_EINPUT, "a body has %d nodes, the results are for %d",
-                               (int)s->next_node, (int)s->e->n_nodes);
+        st = memplan_error_set(s->err, MEMPLAN_EINPUT, "a body has %d nodes, the results are for %d", (int)s->next_node,
+                               (int)s->e->n_nodes);
     mp_strmap_free(&s->names);
     s->e = saved->e;
     s->names = saved->names;
@@ -444,8 +446,8 @@ static memplan_status attr_type(splicer *s, const fld *f, uint64_t *type) {
 
 /* The body of AttributeProto f to o: its graphs edited by b->graphs from
  * *next on (advanced past them). */
-static memplan_status emit_attr_body(splicer *s, const fld *f, uint64_t type, const mp_splice_bodies *b,
-                                     int32_t *next, sink *o, bool *changed) {
+static memplan_status emit_attr_body(splicer *s, const fld *f, uint64_t type, const mp_splice_bodies *b, int32_t *next,
+                                     sink *o, bool *changed) {
     *changed = false;
     bool merged = type == ATTR_GRAPH; /* every `g` field is one graph */
     outer saved = {0};
@@ -492,7 +494,8 @@ static memplan_status emit_attr(splicer *s, const fld *f, const mp_splice_bodies
     if (st) return st;
     if (type != ATTR_GRAPH && type != ATTR_GRAPHS) return put_src(s, o, f->start, f->end - f->start);
     if (s->depth >= MEMPLAN_MAX_GRAPH_DEPTH)
-        return memplan_error_set(s->err, MEMPLAN_ELIMIT, "subgraphs nested deeper than %d levels", MEMPLAN_MAX_GRAPH_DEPTH);
+        return memplan_error_set(s->err, MEMPLAN_ELIMIT, "subgraphs nested deeper than %d levels",
+                                 MEMPLAN_MAX_GRAPH_DEPTH);
     int32_t first = *next;
     sink count = {NULL, 0, 0};
     if ((st = emit_attr_body(s, f, type, b, next, &count, changed))) return st;
@@ -616,7 +619,8 @@ static void measure_graph(const mp_splice_edits *e, int depth, size_t *key_max, 
     for (size_t i = 0; i < e->n_values; i++) measure(&e->values[i], key_max, set_max);
     measure(e->other, key_max, set_max);
     for (int32_t i = 0; e->bodies && depth < MEMPLAN_MAX_GRAPH_DEPTH && i < e->n_nodes; i++)
-        for (int32_t k = 0; k < e->bodies[i].n; k++) measure_graph(&e->bodies[i].graphs[k], depth + 1, key_max, set_max);
+        for (int32_t k = 0; k < e->bodies[i].n; k++)
+            measure_graph(&e->bodies[i].graphs[k], depth + 1, key_max, set_max);
 }
 
 /* node_order is a permutation; room for the node messages' places. */
@@ -651,9 +655,9 @@ static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits
     mp_strmap_init(&s.names);
     size_t set_max = 0;
     measure_graph(e, 0, &s.key_max, &set_max);
-    memplan_status st = e->n_values > INT32_MAX ? memplan_error_set(err, MEMPLAN_ELIMIT, "more than %d value edits",
-                                                                    INT32_MAX)
-                                                : MEMPLAN_OK;
+    memplan_status st = e->n_values > INT32_MAX
+                            ? memplan_error_set(err, MEMPLAN_ELIMIT, "more than %d value edits", INT32_MAX)
+                            : MEMPLAN_OK;
     for (size_t i = 0; !st && i < e->n_values; i++)
         if (mp_strmap_get(&s.names, e->names[i]) < 0 && !mp_strmap_put(&s.names, e->names[i], (int32_t)i)) st = oom(&s);
     s.key = malloc(s.key_max + 2);

@@ -37,9 +37,9 @@
 
 /* What to do to one message's metadata_props. */
 typedef struct mp_meta_edit {
-    const memplan_kv *set;       /* entries to write, in order */
+    const memplan_kv *set; /* entries to write, in order */
     size_t n_set;
-    const char *const *remove;   /* keys whose entries are dropped */
+    const char *const *remove; /* keys whose entries are dropped */
     size_t n_remove;
 } mp_meta_edit;
 

@@ -92,22 +92,26 @@ size_t mp_wire_encode_varint(uint8_t tmp[10], uint64_t v) {
 
 int mp_wire_expected_type(const ProtobufCFieldDescriptor *f) {
     switch (f->type) {
-    case PROTOBUF_C_TYPE_INT32: case PROTOBUF_C_TYPE_SINT32: case PROTOBUF_C_TYPE_UINT32:
-    case PROTOBUF_C_TYPE_INT64: case PROTOBUF_C_TYPE_SINT64: case PROTOBUF_C_TYPE_UINT64:
-    case PROTOBUF_C_TYPE_BOOL: case PROTOBUF_C_TYPE_ENUM:
-        return WT_VARINT;
-    case PROTOBUF_C_TYPE_SFIXED32: case PROTOBUF_C_TYPE_FIXED32: case PROTOBUF_C_TYPE_FLOAT:
-        return WT_I32;
-    case PROTOBUF_C_TYPE_SFIXED64: case PROTOBUF_C_TYPE_FIXED64: case PROTOBUF_C_TYPE_DOUBLE:
-        return WT_I64;
-    default:
-        return WT_LEN;
+    case PROTOBUF_C_TYPE_INT32:
+    case PROTOBUF_C_TYPE_SINT32:
+    case PROTOBUF_C_TYPE_UINT32:
+    case PROTOBUF_C_TYPE_INT64:
+    case PROTOBUF_C_TYPE_SINT64:
+    case PROTOBUF_C_TYPE_UINT64:
+    case PROTOBUF_C_TYPE_BOOL:
+    case PROTOBUF_C_TYPE_ENUM: return WT_VARINT;
+    case PROTOBUF_C_TYPE_SFIXED32:
+    case PROTOBUF_C_TYPE_FIXED32:
+    case PROTOBUF_C_TYPE_FLOAT: return WT_I32;
+    case PROTOBUF_C_TYPE_SFIXED64:
+    case PROTOBUF_C_TYPE_FIXED64:
+    case PROTOBUF_C_TYPE_DOUBLE: return WT_I64;
+    default: return WT_LEN;
     }
 }
 
 memplan_status mp_wire_error(memplan_error *err, uint64_t at, const char *what) {
-    return memplan_error_set(err, MEMPLAN_EINPUT, "malformed protobuf at byte %llu: %s",
-                             (unsigned long long)at, what);
+    return memplan_error_set(err, MEMPLAN_EINPUT, "malformed protobuf at byte %llu: %s", (unsigned long long)at, what);
 }
 
 memplan_status mp_wire_io_error(const mp_wire_src *s, memplan_error *err) {

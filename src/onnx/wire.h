@@ -22,14 +22,14 @@
 enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_SGROUP = 3, WT_EGROUP = 4, WT_I32 = 5 };
 
 typedef struct mp_wire_src {
-    const uint8_t *mem;          /* whole input (NULL when empty) when rd is NULL */
-    const memplan_reader *rd;    /* else read through this */
+    const uint8_t *mem;       /* whole input (NULL when empty) when rd is NULL */
+    const memplan_reader *rd; /* else read through this */
     uint64_t size;
-    uint8_t *win;                /* up to win_cap bytes of the input from win_pos */
+    uint8_t *win; /* up to win_cap bytes of the input from win_pos */
     size_t win_cap;
     uint64_t win_pos;
     size_t win_len;
-    uint64_t io_failed_at;       /* where the reader failed */
+    uint64_t io_failed_at; /* where the reader failed */
 } mp_wire_src;
 
 /* A source over memory (never fails). */

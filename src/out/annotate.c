@@ -25,7 +25,7 @@ typedef struct edits {
     mp_splice_edits e;
     mp_meta_edit other; /* untouched values: our keys go */
     mp_arena arena;
-    mp_buf b;           /* scratch for one entry's text */
+    mp_buf b;              /* scratch for one entry's text */
     memplan_status status; /* a body's analysis failed (message in *err) */
     memplan_error *err;
 } edits;
@@ -97,8 +97,7 @@ static bool build(edits *E, const memplan_inplace *ctx, mp_splice_edits *out, in
 /* The edits of the bodies of node i of ctx's graph, each analysed with ctx's
  * model, shapes and options, into *b. False when out of memory or when an
  * analysis fails (E->status, E->err). */
-static bool build_bodies(edits *E, const memplan_inplace *ctx, const memplan_node *n, mp_splice_bodies *b,
-                         int depth) {
+static bool build_bodies(edits *E, const memplan_inplace *ctx, const memplan_node *n, mp_splice_bodies *b, int depth) {
     mp_splice_edits *graphs = mp_arena_array(&E->arena, (size_t)n->n_subgraphs, sizeof *graphs);
     if (!graphs) return false;
     memplan_inplace_options o = memplan_inplace_options_of(ctx);
@@ -163,10 +162,11 @@ static memplan_status run(const void *bytes, size_t len, const memplan_reader *r
     E.err = err;
     E.other = (mp_meta_edit){NULL, 0, OURS, N_OURS};
     memplan_status st = build(&E, ctx, &E.e, 0) ? MEMPLAN_OK
-                        : E.status          ? E.status
-                                            : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while annotating the model");
-    if (!st) st = reader ? mp_splice_reader(reader, window, &E.e, out, out_len, err)
-                         : mp_splice(bytes, len, &E.e, out, out_len, err);
+                        : E.status              ? E.status
+                                   : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while annotating the model");
+    if (!st)
+        st = reader ? mp_splice_reader(reader, window, &E.e, out, out_len, err)
+                    : mp_splice(bytes, len, &E.e, out, out_len, err);
     mp_buf_free(&E.b);
     mp_arena_free(&E.arena);
     return st;

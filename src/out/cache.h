@@ -45,14 +45,14 @@ typedef struct mp_cached_plan {
 } mp_cached_plan;
 
 typedef struct mp_cache {
-    mp_cached_plan plans[MP_CACHE_PLANS]; /* most recently used first; plan NULL = empty */
+    mp_cached_plan plans[MP_CACHE_PLANS];      /* most recently used first; plan NULL = empty */
     unsigned long plan_builds, inplace_builds; /* how often each was (re)built */
     struct {
         bool valid;
         bool allow_input_overwrite, events;
         memplan_shapes *shapes;
         memplan_inplace *ctx;
-        size_t pool_built;   /* amounts in the shapes' pool when built */
+        size_t pool_built; /* amounts in the shapes' pool when built */
     } inplace;
 } mp_cache;
 

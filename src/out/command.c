@@ -15,11 +15,10 @@ static const memplan_command COMMANDS[] = {
      MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_info},
     {"shapes", "MODEL", "every value's element type, shape and byte size", OPT(DIM) | OPT(VALUE), MEMPLAN_INPUT_MODEL,
      MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_shapes},
-    {"plan", "MODEL",
-     "live intervals, slot and arena plans, lower bound (and --dim NAME=LO..HI)",
+    {"plan", "MODEL", "live intervals, slot and arena plans, lower bound (and --dim NAME=LO..HI)",
      OPT(STRATEGY) | OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) |
-         OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES) |
-         OPT(UPPER_BOUNDS) | OPT(TRACE) | OPT(ORDER) | OPT(ORDER_BUDGET_MS),
+         OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES) | OPT(UPPER_BOUNDS) |
+         OPT(TRACE) | OPT(ORDER) | OPT(ORDER_BUDGET_MS),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_plan},
     {"sweep", "MODEL", "peak, lower bound and naive as one dim goes LO..HI in N values (--dim NAME=LO..HI:N)",
      OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
@@ -61,15 +60,15 @@ memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *co
     if (!c) return memplan_error_set(err, MEMPLAN_EUSAGE, "unknown command '%s'", command);
     if (!c->run)
         return c->input == MEMPLAN_INPUT_CSV
-                   ? memplan_error_set(err, MEMPLAN_EUSAGE, "'%s' reads buffers from a CSV file, not a model (memplan_pack)",
-                                       command)
+                   ? memplan_error_set(err, MEMPLAN_EUSAGE,
+                                       "'%s' reads buffers from a CSV file, not a model (memplan_pack)", command)
                    : memplan_error_set(err, MEMPLAN_EUSAGE, "'%s' compares two models (memplan_diff_report)", command);
     return c->run(cache, m, r, json, out, len, err);
 }
 
 /* One-shot reports: a cache that lives for the one call. */
-static memplan_status report_once(const memplan_model *m, const char *command, const memplan_request *r,
-                                  char **out, size_t *len, memplan_error *err, bool json) {
+static memplan_status report_once(const memplan_model *m, const char *command, const memplan_request *r, char **out,
+                                  size_t *len, memplan_error *err, bool json) {
     mp_cache cache;
     mp_cache_init(&cache);
     memplan_status st = mp_report(&cache, m, command, r, out, len, err, json);
@@ -77,12 +76,12 @@ static memplan_status report_once(const memplan_model *m, const char *command, c
     return st;
 }
 
-memplan_status memplan_report_json(const memplan_model *m, const char *command, const memplan_request *r,
-                                   char **json, size_t *len, memplan_error *err) {
+memplan_status memplan_report_json(const memplan_model *m, const char *command, const memplan_request *r, char **json,
+                                   size_t *len, memplan_error *err) {
     return report_once(m, command, r, json, len, err, true);
 }
 
-memplan_status memplan_report_text(const memplan_model *m, const char *command, const memplan_request *r,
-                                   char **text, size_t *len, memplan_error *err) {
+memplan_status memplan_report_text(const memplan_model *m, const char *command, const memplan_request *r, char **text,
+                                   size_t *len, memplan_error *err) {
     return report_once(m, command, r, text, len, err, false);
 }

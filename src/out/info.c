@@ -38,7 +38,8 @@ static const char *kind_name(memplan_type_kind k) {
 static void json_type(mp_json *j, const memplan_type *t) {
     MP_JSON_KEY(j, "dtype");
     const char *dt = t->kind == MEMPLAN_TYPE_TENSOR || t->kind == MEMPLAN_TYPE_SPARSE_TENSOR
-                         ? memplan_dtype_name(t->elem_type) : kind_name(t->kind);
+                         ? memplan_dtype_name(t->elem_type)
+                         : kind_name(t->kind);
     if (dt && t->kind != MEMPLAN_TYPE_NONE && !(t->elem_type == 0 && t->kind == MEMPLAN_TYPE_TENSOR))
         mp_json_str(j, dt);
     else
@@ -52,8 +53,10 @@ static void json_type(mp_json *j, const memplan_type *t) {
     for (int32_t i = 0; i < t->rank; i++) {
         const memplan_dim *d = &t->dims[i];
         if (d->kind == MEMPLAN_DIM_VALUE) mp_json_int(j, d->value);
-        else if (d->kind == MEMPLAN_DIM_PARAM) mp_json_str(j, d->param);
-        else mp_json_null(j);
+        else if (d->kind == MEMPLAN_DIM_PARAM)
+            mp_json_str(j, d->param);
+        else
+            mp_json_null(j);
     }
     mp_json_end(j);
 }
@@ -133,9 +136,7 @@ static void hist_walk(op_hist *h, const memplan_graph *g) {
     }
 }
 
-static int cmp_op(const void *a, const void *b) {
-    return strcmp(((const op_count *)a)->op, ((const op_count *)b)->op);
-}
+static int cmp_op(const void *a, const void *b) { return strcmp(((const op_count *)a)->op, ((const op_count *)b)->op); }
 
 static void hist_free(op_hist *h) {
     mp_strmap_free(&h->index);
@@ -256,8 +257,10 @@ static void text_type(mp_buf *b, const memplan_type *t) {
         if (i) mp_buf_putc(b, ',');
         const memplan_dim *d = &t->dims[i];
         if (d->kind == MEMPLAN_DIM_VALUE) mp_text_printf(b, "%lld", (long long)d->value);
-        else if (d->kind == MEMPLAN_DIM_PARAM) mp_text_put(b, d->param);
-        else mp_buf_putc(b, '?');
+        else if (d->kind == MEMPLAN_DIM_PARAM)
+            mp_text_put(b, d->param);
+        else
+            mp_buf_putc(b, '?');
     }
     mp_buf_putc(b, ']');
 }
@@ -273,9 +276,9 @@ memplan_status memplan_info_text(const memplan_model *m, char **text, size_t *le
     mp_buf_puts(&b, "opsets:           ");
     for (int32_t i = 0; i < m->n_opsets; i++)
         mp_text_printf(&b, " %s=%lld", m->opsets[i].domain[0] ? m->opsets[i].domain : "ai.onnx",
-                      (long long)m->opsets[i].version);
+                       (long long)m->opsets[i].version);
     mp_text_printf(&b, "\nnodes:             %d (%lld including subgraphs)%s\n", (int)g->n_nodes,
-                  (long long)m->n_nodes_total, g->reordered ? ", reordered topologically" : "");
+                   (long long)m->n_nodes_total, g->reordered ? ", reordered topologically" : "");
     mp_text_printf(&b, "initializers:      %d (%llu bytes)\n", (int)g->n_initializers, memplan_initializer_bytes(m));
     mp_text_printf(&b, "inputs:            %d\n", (int)count_true_inputs(g));
     for (int32_t i = 0; i < g->n_inputs; i++) {

@@ -27,19 +27,19 @@ typedef struct mp_json {
 } mp_json;
 
 void mp_json_init(mp_json *j, mp_buf *out);
-void mp_json_obj(mp_json *j);            /* { */
-void mp_json_arr(mp_json *j);            /* [ */
-void mp_json_end(mp_json *j);            /* } or ] matching the last open */
+void mp_json_obj(mp_json *j); /* { */
+void mp_json_arr(mp_json *j); /* [ */
+void mp_json_end(mp_json *j); /* } or ] matching the last open */
 void mp_json_key(mp_json *j, const char *key);
 /* A key that is a string literal of plain ASCII (no quote, backslash or
  * control character): written as is, without escaping or strlen. */
 #define MP_JSON_KEY(j, lit) mp_json_key_raw((j), "\"" lit "\":", sizeof("\"" lit "\":") - 1)
 void mp_json_key_raw(mp_json *j, const char *quoted_colon, size_t n);
-void mp_json_str(mp_json *j, const char *s);        /* NULL writes null */
+void mp_json_str(mp_json *j, const char *s); /* NULL writes null */
 void mp_json_strn(mp_json *j, const char *s, size_t n);
 void mp_json_int(mp_json *j, int64_t v);
 void mp_json_uint(mp_json *j, uint64_t v);
-void mp_json_double(mp_json *j, double v);          /* %.6g; non-finite -> null */
+void mp_json_double(mp_json *j, double v); /* %.6g; non-finite -> null */
 void mp_json_bool(mp_json *j, bool v);
 void mp_json_null(mp_json *j);
 /* Write pre-formatted JSON text as one value. */

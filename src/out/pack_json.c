@@ -24,8 +24,7 @@ bool mp_pack_option_known(const char *name) {
            strcmp(name, "--wall-cap-ms") == 0;
 }
 
-memplan_status mp_pack_option(const char *name, const char *value, memplan_pack_options *opt,
-                              memplan_error *err) {
+memplan_status mp_pack_option(const char *name, const char *value, memplan_pack_options *opt, memplan_error *err) {
     uint64_t v;
     if (strcmp(name, "--align") == 0) {
         if (!parse_u64(value, UINT64_MAX, &v) || v == 0 || (v & (v - 1)))
@@ -49,8 +48,7 @@ memplan_status mp_pack_option(const char *name, const char *value, memplan_pack_
     return MEMPLAN_OK;
 }
 
-void mp_pack_json(mp_buf *out, const memplan_buffer_list *list,
-                  const memplan_arena_plan *plan) {
+void mp_pack_json(mp_buf *out, const memplan_buffer_list *list, const memplan_arena_plan *plan) {
     mp_json j;
     mp_json_init(&j, out);
     mp_json_obj(&j);

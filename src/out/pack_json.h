@@ -18,8 +18,7 @@
 #include "memplan/plan.h"
 #include "util/buf.h"
 
-void mp_pack_json(mp_buf *out, const memplan_buffer_list *list,
-                  const memplan_arena_plan *plan);
+void mp_pack_json(mp_buf *out, const memplan_buffer_list *list, const memplan_arena_plan *plan);
 
 /* True for the options `memplan pack` and mp_pack_csv share: --align,
  * --budget-ms, --seed. */
@@ -27,7 +26,6 @@ bool mp_pack_option_known(const char *name);
 
 /* Set one of those options from its value text (NULL: missing). A bad value
  * is MEMPLAN_EUSAGE with the message both shells print. */
-memplan_status mp_pack_option(const char *name, const char *value, memplan_pack_options *opt,
-                              memplan_error *err);
+memplan_status mp_pack_option(const char *name, const char *value, memplan_pack_options *opt, memplan_error *err);
 
 #endif

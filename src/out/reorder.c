@@ -26,8 +26,9 @@ static memplan_status run(const void *bytes, size_t len, const memplan_reader *r
         ops[order[i]] = g->nodes[i].op_type;
     }
     mp_splice_edits e = {g->n_nodes, nodes, ops, 0, NULL, NULL, NULL, NULL, order};
-    if (!st) st = reader ? mp_splice_reader(reader, MP_PRUNE_WINDOW, &e, out, out_len, err)
-                         : mp_splice(bytes, len, &e, out, out_len, err);
+    if (!st)
+        st = reader ? mp_splice_reader(reader, MP_PRUNE_WINDOW, &e, out, out_len, err)
+                    : mp_splice(bytes, len, &e, out, out_len, err);
     free(nodes);
     free(ops);
     free(order);

@@ -18,7 +18,7 @@
 typedef struct plan_ctx {
     const memplan_model_plan *p;
     const memplan_request *r;
-    const memplan_plan_figures *f;   /* p->figures[strategy] */
+    const memplan_plan_figures *f; /* p->figures[strategy] */
 } plan_ctx;
 
 static bool deferred(const plan_ctx *c) { return c->p->deferred; }
@@ -28,7 +28,8 @@ static const char *kind_label(const memplan_vshape *v);
 
 static void json_size(mp_json *j, const memplan_size *s) {
     if (s->kind == MEMPLAN_SIZE_KNOWN) mp_json_uint(j, s->bytes);
-    else mp_json_null(j);
+    else
+        mp_json_null(j);
 }
 
 /* "dtype" and "shape" (dims bound by the request) of a value. */
@@ -44,8 +45,10 @@ static void json_type_of(mp_json *j, const plan_ctx *c, int32_t v) {
     }
     mp_json_arr(j);
     for (int32_t i = 0; i < vs->rank; i++)
-        json_amount(j, p, c->r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], c->r->shapes.bindings, c->r->shapes.n_bindings)
-                                           : vs->dims[i]);
+        json_amount(j, p,
+                    c->r->shapes.n_bindings
+                        ? memplan_expr_bind(p, vs->dims[i], c->r->shapes.bindings, c->r->shapes.n_bindings)
+                        : vs->dims[i]);
     mp_json_end(j);
 }
 
@@ -95,10 +98,12 @@ static void json_value(mp_json *j, const plan_ctx *c, const memplan_value_plan *
     mp_json_bool(j, vp->view);
     MP_JSON_KEY(j, "slot");
     if (vp->placed && slots_strategy(c)) mp_json_uint(j, vp->slot);
-    else mp_json_null(j);
+    else
+        mp_json_null(j);
     MP_JSON_KEY(j, "offset");
     if (vp->placed) mp_json_uint(j, slots_strategy(c) ? vp->slot_offset : vp->arena_offset);
-    else mp_json_null(j);
+    else
+        mp_json_null(j);
     json_type_of(j, c, vp->value);
     mp_json_end(j);
 }
@@ -227,8 +232,10 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
 }
 
 static const char *branch_name(memplan_branch b) {
-    return b == MEMPLAN_BRANCH_TAKEN ? "taken" : b == MEMPLAN_BRANCH_NOT_TAKEN ? "not taken"
-                                               : b == MEMPLAN_BRANCH_UNKNOWN ? "unknown" : NULL;
+    return b == MEMPLAN_BRANCH_TAKEN       ? "taken"
+           : b == MEMPLAN_BRANCH_NOT_TAKEN ? "not taken"
+           : b == MEMPLAN_BRANCH_UNKNOWN   ? "unknown"
+                                           : NULL;
 }
 
 static void json_weights(mp_json *j, const memplan_model_plan *p) {
@@ -259,16 +266,20 @@ static void json_transients(mp_json *j, const plan_ctx *c) {
         mp_json_int(j, t->node);
         MP_JSON_KEY(j, "bytes");
         if (t->known) mp_json_uint(j, t->bytes);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         MP_JSON_KEY(j, "slot");
         if (t->placed && slots_strategy(c)) mp_json_uint(j, t->slot);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         MP_JSON_KEY(j, "offset");
         if (t->placed) mp_json_uint(j, slots_strategy(c) ? t->slot_offset : t->arena_offset);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         MP_JSON_KEY(j, "assumption");
         if (t->assumption) mp_json_str(j, t->assumption);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         mp_json_end(j);
     }
     mp_json_end(j);
@@ -326,10 +337,12 @@ static void json_at_peak(mp_json *j, const plan_ctx *c) {
         mp_json_double(j, c->f->lower_bound_bytes ? (double)aligned / (double)c->f->lower_bound_bytes : 0.0);
         MP_JSON_KEY(j, "op_type");
         if (node >= 0) mp_json_str(j, g->nodes[node].op_type);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         MP_JSON_KEY(j, "node");
         if (node >= 0) mp_json_str(j, g->nodes[node].name);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         if (v >= 0) {
             json_type_of(j, c, v);
         } else {
@@ -362,15 +375,18 @@ static void json_subgraphs(mp_json *j, const plan_ctx *c) {
         MP_JSON_KEY(j, "branch_taken");
         if (sp->branch == MEMPLAN_BRANCH_TAKEN || sp->branch == MEMPLAN_BRANCH_NOT_TAKEN)
             mp_json_bool(j, sp->branch == MEMPLAN_BRANCH_TAKEN);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         MP_JSON_KEY(j, "counted");
         mp_json_bool(j, sp->counted);
         MP_JSON_KEY(j, "state_bytes");
         if (sp->known) mp_json_uint(j, sp->state_bytes);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         MP_JSON_KEY(j, "transient_bytes");
         if (sp->known) mp_json_uint(j, sp->transient_bytes);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         MP_JSON_KEY(j, "plan");
         plan_ctx cc = {sp->plan, c->r, &sp->plan->figures[c->r->strategy]};
         plan_json(j, &cc);
@@ -383,7 +399,8 @@ static void json_subgraphs(mp_json *j, const plan_ctx *c) {
 static void json_figure(mp_json *j, const plan_ctx *c, const char *key, uint64_t v) {
     mp_json_key(j, key);
     if (deferred(c)) mp_json_null(j);
-    else mp_json_uint(j, v);
+    else
+        mp_json_uint(j, v);
 }
 
 static void json_strategies(mp_json *j, const memplan_model_plan *p) {
@@ -460,7 +477,8 @@ static void json_order(mp_json *j, const plan_ctx *c) {
     json_figure(j, c, "peak_bytes", c->f->peak_bytes);
     MP_JSON_KEY(j, "saving_bytes");
     if (def) mp_json_null(j);
-    else mp_json_int(j, (int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes);
+    else
+        mp_json_int(j, (int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes);
     mp_json_end(j);
 }
 
@@ -482,11 +500,13 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     json_figure(j, c, "lower_bound_bytes", f->lower_bound_bytes);
     MP_JSON_KEY(j, "savings_ratio");
     if (def) mp_json_null(j);
-    else mp_json_double(j, f->savings_ratio);
+    else
+        mp_json_double(j, f->savings_ratio);
     if (slots_strategy(c)) json_figure(j, c, "slot_layout_bytes", f->layout_bytes);
     MP_JSON_KEY(j, "strategies");
     if (def) mp_json_null(j);
-    else json_strategies(j, p);
+    else
+        json_strategies(j, p);
     MP_JSON_KEY(j, "slots");
     json_slots(j, c);
     MP_JSON_KEY(j, "values");
@@ -497,7 +517,8 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     json_unplanned(j, p);
     MP_JSON_KEY(j, "unknown");
     if (def) json_unknown(j, c);
-    else mp_json_null(j);
+    else
+        mp_json_null(j);
     if (!c->r->no_nodes) {
         MP_JSON_KEY(j, "nodes");
         json_nodes(j, p->graph);
@@ -509,7 +530,8 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         mp_json_bool(j, true);
         MP_JSON_KEY(j, "saved_bytes");
         if (f->inplace_saved_known) mp_json_int(j, f->inplace_saved_bytes);
-        else mp_json_null(j);
+        else
+            mp_json_null(j);
         mp_json_end(j);
     }
     if (p->order.asked != MEMPLAN_ORDER_FILE && !p->parent) {
@@ -518,7 +540,8 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     }
     MP_JSON_KEY(j, "at_peak");
     if (def) mp_json_null(j);
-    else json_at_peak(j, c);
+    else
+        json_at_peak(j, c);
     if (p->options.upper_bounds && !p->parent) {
         MP_JSON_KEY(j, "upper_bounds");
         json_upper_bounds(j, p);
@@ -550,14 +573,16 @@ static void human_bytes(mp_buf *b, uint64_t v) {
         u++;
     }
     if (u == 0) mp_text_printf(b, "%llu B", (unsigned long long)v);
-    else mp_text_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
+    else
+        mp_text_printf(b, "%llu (%.2f %s)", (unsigned long long)v, x, units[u]);
 }
 
 /* The internal symbols, five at most, each with why it exists. */
 static void text_internal_dims(mp_buf *b, const memplan_model_plan *p) {
     if (!p->n_internal_dims) return;
-    mp_text_printf(b, "made-up dims:      %zu (sizes the model leaves to data or to ops without a rule; not bindable)\n",
-                  p->n_internal_dims);
+    mp_text_printf(b,
+                   "made-up dims:      %zu (sizes the model leaves to data or to ops without a rule; not bindable)\n",
+                   p->n_internal_dims);
     for (size_t i = 0; i < p->n_internal_dims && i < 5; i++) {
         char *why = dim_reason(p, p->internal_dims[i]);
         if (!why) {
@@ -574,7 +599,8 @@ static void text_internal_dims(mp_buf *b, const memplan_model_plan *p) {
     }
     if (p->n_internal_dims > 5) mp_text_printf(b, "  ... and %zu more\n", p->n_internal_dims - 5);
     bool data = false;
-    for (size_t i = 0; i < p->n_internal_dims && !data; i++) data = memplan_shapes_data_bound(p->shapes, p->internal_dims[i], NULL);
+    for (size_t i = 0; i < p->n_internal_dims && !data; i++)
+        data = memplan_shapes_data_bound(p->shapes, p->internal_dims[i], NULL);
     if (data && !p->options.upper_bounds)
         mp_buf_puts(b, "                   (--upper-bounds plans data-dependent dims at their bounds)\n");
 }
@@ -598,8 +624,8 @@ static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
     if (shown < p->n_unknown) mp_text_printf(b, "  ... and %zu more\n", p->n_unknown - shown);
     for (size_t i = 0; i < p->n_subgraphs; i++)
         if (p->subgraphs[i].counted && !p->subgraphs[i].known)
-            mp_text_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute, p->graph->nodes[p->subgraphs[i].node].name,
-                          subgraph_reason(&p->subgraphs[i]));
+            mp_text_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute,
+                           p->graph->nodes[p->subgraphs[i].node].name, subgraph_reason(&p->subgraphs[i]));
 }
 
 /* Each body in one line under its node, indented by depth: what it needs,
@@ -637,7 +663,8 @@ static void text_upper_bounds(mp_buf *b, const memplan_model_plan *p) {
         const memplan_bounded_dim *d = &p->bounded[i];
         mp_text_printf(b, "%s%s = %lld", i ? ", " : "", d->name, (long long)d->value);
         if (d->data) mp_buf_puts(b, " (data-dependent, at its bound)");
-        else mp_text_printf(b, " (range %lld..%lld)", (long long)d->lo, (long long)d->value);
+        else
+            mp_text_printf(b, " (range %lld..%lld)", (long long)d->lo, (long long)d->value);
     }
     mp_buf_puts(b, "\n                   (one arena valid for every size up to these)\n");
 }
@@ -652,7 +679,7 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
         return;
     }
     mp_text_printf(b, "at the peak:       position %d, %zu buffers live%s\n", (int)c->f->peak_position, n,
-                  n > 10 ? " (the 10 largest)" : "");
+                   n > 10 ? " (the 10 largest)" : "");
     for (size_t i = 0; i < n && i < 10; i++) {
         int32_t v = p->buffer_value[idx[i]];
         const char *what = v >= 0 ? "graph input" : "transient";
@@ -663,8 +690,11 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
         if (node >= 0) what = p->graph->nodes[node].op_type;
         mp_buf_puts(b, "  ");
         human_bytes(b, p->buffers[idx[i]].size);
-        mp_text_printf(b, "  %s  %s%s\n", what, v >= 0 ? p->graph->values[v].name : node >= 0 ? p->graph->nodes[node].name : "",
-                      v >= 0 ? "" : " (its body's memory)");
+        mp_text_printf(b, "  %s  %s%s\n", what,
+                       v >= 0      ? p->graph->values[v].name
+                       : node >= 0 ? p->graph->nodes[node].name
+                                   : "",
+                       v >= 0 ? "" : " (its body's memory)");
     }
     free(idx);
 }
@@ -689,12 +719,12 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
     const memplan_plan_figures *f = c->f;
     mp_text_printf(b, "positions:         %d nodes\n", (int)p->positions);
     mp_text_printf(b, "buffers:           %zu planned, %zu unplanned, %zu unknown\n", p->n_buffers, p->n_unplanned,
-                  p->n_unknown);
+                   p->n_unknown);
     if (deferred(c)) {
         text_deferred(b, p);
     } else {
         mp_text_printf(b, "strategy:          %s, align %llu\n", memplan_strategy_name(c->r->strategy),
-                      (unsigned long long)p->options.align);
+                       (unsigned long long)p->options.align);
         text_upper_bounds(b, p);
         mp_buf_puts(b, "naive:             ");
         human_bytes(b, f->naive_bytes);
@@ -709,8 +739,8 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
             mp_text_printf(b, " (slots at offsets aligned to %llu)\n", (unsigned long long)p->options.align);
         }
         mp_text_printf(b, "compare:           arena %llu%s, slots %llu, exact reuse %llu\n",
-                      (unsigned long long)p->arena.arena_bytes, p->arena.optimal ? " (optimal)" : "",
-                      (unsigned long long)p->slots.peak_bytes, (unsigned long long)p->exact.peak_bytes);
+                       (unsigned long long)p->arena.arena_bytes, p->arena.optimal ? " (optimal)" : "",
+                       (unsigned long long)p->slots.peak_bytes, (unsigned long long)p->exact.peak_bytes);
         if (f->inplace_saved_known)
             mp_text_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
         if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
@@ -719,8 +749,9 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
     mp_buf_puts(b, "weights:           ");
     human_bytes(b, p->weight_bytes);
     mp_text_printf(b, " in %zu values%s%s\n", p->n_weights,
-                  p->options.constants_as_activations ? " (initializers)" : " (initializers and constants folded at load)",
-                  p->n_weights_unknown ? ", and some of unknown size" : "");
+                   p->options.constants_as_activations ? " (initializers)"
+                                                       : " (initializers and constants folded at load)",
+                   p->n_weights_unknown ? ", and some of unknown size" : "");
     if (p->n_subgraphs) {
         mp_buf_puts(b, "subgraphs:         each body's arena and state, held at its node's position\n");
         text_subgraphs(b, p, 1);
@@ -745,8 +776,10 @@ static const char *kind_label(const memplan_vshape *v) {
 static void json_amount(mp_json *j, memplan_expr_pool *p, memplan_expr e) {
     int64_t k;
     if (e == MEMPLAN_EXPR_NONE) mp_json_null(j);
-    else if (memplan_expr_is_const(p, e, &k)) mp_json_int(j, k);
-    else mp_json_str(j, memplan_expr_str(p, e));
+    else if (memplan_expr_is_const(p, e, &k))
+        mp_json_int(j, k);
+    else
+        mp_json_str(j, memplan_expr_str(p, e));
 }
 
 static const char *origin_name(memplan_origin o) {
@@ -772,15 +805,21 @@ static void shapes_json(mp_json *j, const memplan_graph *g, memplan_shapes *S, c
         } else {
             mp_json_arr(j);
             for (int32_t i = 0; i < vs->rank; i++)
-                json_amount(j, p, r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings) : vs->dims[i]);
+                json_amount(j, p,
+                            r->shapes.n_bindings
+                                ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings)
+                                : vs->dims[i]);
             mp_json_end(j);
         }
         memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->shapes.n_bindings
-                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
+                                 ? vs->bytes
+                                 : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
         int64_t k;
         if (bytes == MEMPLAN_EXPR_NONE) n_unknown++;
-        else if (memplan_expr_is_const(p, bytes, &k)) n_known++;
-        else n_symbolic++;
+        else if (memplan_expr_is_const(p, bytes, &k))
+            n_known++;
+        else
+            n_symbolic++;
         MP_JSON_KEY(j, "bytes");
         json_amount(j, p, bytes);
         MP_JSON_KEY(j, "origin");
@@ -819,17 +858,22 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
         if (vs->rank >= 0) {
             mp_buf_putc(b, '[');
             for (int32_t i = 0; i < vs->rank; i++) {
-                memplan_expr e = r->shapes.n_bindings ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings) : vs->dims[i];
+                memplan_expr e = r->shapes.n_bindings
+                                     ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings)
+                                     : vs->dims[i];
                 mp_text_printf(b, "%s%s", i ? "," : "", memplan_expr_str(p, e));
             }
             mp_buf_putc(b, ']');
         }
         memplan_expr bytes = vs->bytes == MEMPLAN_EXPR_NONE || !r->shapes.n_bindings
-                                 ? vs->bytes : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
+                                 ? vs->bytes
+                                 : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
         if (bytes == MEMPLAN_EXPR_NONE) mp_text_printf(b, "  (%s)\n", vs->reason ? vs->reason : "unknown");
-        else mp_text_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
+        else
+            mp_text_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
     }
-    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_text_printf(b, "note: %s\n", memplan_shapes_note(S, i));
+    for (size_t i = 0; i < memplan_shapes_note_count(S); i++)
+        mp_text_printf(b, "note: %s\n", memplan_shapes_note(S, i));
 }
 
 memplan_status mp_run_shapes(MP_REPORT_ARGS) {
@@ -886,11 +930,10 @@ memplan_status mp_run_reorder(MP_REPORT_ARGS) {
     memplan_status st = mp_cache_plan(cache, m, &o, &p, err);
     if (st) return st;
     if (p->deferred)
-        return memplan_error_set(err, MEMPLAN_EINPUT, "some sizes are not known, so no order can be chosen%s%s%s",
-                                 p->n_unbound_dims ? ": bind " : "", p->n_unbound_dims ? p->unbound_dims[0] : "",
-                                 p->n_unbound_dims ? (p->n_unbound_dims > 1 ? " and the other dims with --dim"
-                                                                            : " with --dim")
-                                                   : "");
+        return memplan_error_set(
+            err, MEMPLAN_EINPUT, "some sizes are not known, so no order can be chosen%s%s%s",
+            p->n_unbound_dims ? ": bind " : "", p->n_unbound_dims ? p->unbound_dims[0] : "",
+            p->n_unbound_dims ? (p->n_unbound_dims > 1 ? " and the other dims with --dim" : " with --dim") : "");
     unsigned char *bytes = NULL;
     st = r->model_reader ? memplan_reorder_reader(r->model_reader, p, &bytes, len, err)
                          : memplan_reorder(r->model_bytes, r->model_len, p, &bytes, len, err);

@@ -24,17 +24,18 @@
 
 typedef struct side {
     memplan_model_plan *p;
-    mp_strmap by_name;        /* value name -> index in p->values */
+    mp_strmap by_name; /* value name -> index in p->values */
 } side;
 
 typedef struct change {
-    int32_t a, b;             /* indices in each side's values */
-    int64_t delta;            /* size change, bytes (0 when a size is not known) */
+    int32_t a, b;  /* indices in each side's values */
+    int64_t delta; /* size change, bytes (0 when a size is not known) */
 } change;
 
 static uint64_t fig(const side *s, int k) {
     const memplan_plan_figures *f = &s->p->figures[MEMPLAN_STRATEGY_ARENA];
-    uint64_t v[] = {f->peak_bytes, f->lower_bound_bytes, f->naive_bytes, s->p->figures[MEMPLAN_STRATEGY_SLOTS].peak_bytes};
+    uint64_t v[] = {f->peak_bytes, f->lower_bound_bytes, f->naive_bytes,
+                    s->p->figures[MEMPLAN_STRATEGY_SLOTS].peak_bytes};
     return v[k];
 }
 
@@ -53,7 +54,8 @@ static void json_side(mp_json *j, const side *s) {
     for (int k = 0; k < N_FIGS; k++) {
         mp_json_key(j, FIG_KEYS[k]);
         if (p->deferred) mp_json_null(j);
-        else mp_json_uint(j, fig(s, k));
+        else
+            mp_json_uint(j, fig(s, k));
     }
     MP_JSON_KEY(j, "weight_bytes");
     mp_json_uint(j, p->weight_bytes);
@@ -73,7 +75,8 @@ static int by_delta(const void *pa, const void *pb, void *names) {
     int64_t da = a->delta < 0 ? -a->delta : a->delta, db = b->delta < 0 ? -b->delta : b->delta;
     if (da != db) return da > db ? -1 : 1;
     const side *s = names;
-    return strcmp(s->p->graph->values[s->p->values[a->a].value].name, s->p->graph->values[s->p->values[b->a].value].name);
+    return strcmp(s->p->graph->values[s->p->values[a->a].value].name,
+                  s->p->graph->values[s->p->values[b->a].value].name);
 }
 
 /* qsort has no context argument in C11: the side is passed through this. */
@@ -86,14 +89,16 @@ static void json_val(mp_json *j, const memplan_value_plan *v) {
     mp_json_obj(j);
     MP_JSON_KEY(j, "size");
     if (known_size(v)) mp_json_uint(j, v->size.bytes);
-    else mp_json_null(j);
+    else
+        mp_json_null(j);
     MP_JSON_KEY(j, "start");
     mp_json_int(j, v->start);
     MP_JSON_KEY(j, "end");
     mp_json_int(j, v->end);
     MP_JSON_KEY(j, "offset");
     if (v->placed) mp_json_uint(j, v->arena_offset);
-    else mp_json_null(j);
+    else
+        mp_json_null(j);
     mp_json_end(j);
 }
 
@@ -131,7 +136,8 @@ static void json_diff(mp_json *j, const side *a, const side *b, const change *ch
     for (int k = 0; k < N_FIGS; k++) {
         mp_json_key(j, FIG_KEYS[k]);
         if (a->p->deferred || b->p->deferred) mp_json_null(j);
-        else mp_json_int(j, (int64_t)fig(b, k) - (int64_t)fig(a, k));
+        else
+            mp_json_int(j, (int64_t)fig(b, k) - (int64_t)fig(a, k));
     }
     MP_JSON_KEY(j, "weight_bytes");
     mp_json_int(j, (int64_t)b->p->weight_bytes - (int64_t)a->p->weight_bytes);
@@ -181,7 +187,8 @@ static void text_diff(mp_buf *t, const side *a, const side *b, const change *ch,
         mp_buf_putc(t, '\n');
     }
     mp_text_printf(t, "%-14s %18llu %18llu %+18lld\n", "weights", (unsigned long long)a->p->weight_bytes,
-                   (unsigned long long)b->p->weight_bytes, (long long)((int64_t)b->p->weight_bytes - (int64_t)a->p->weight_bytes));
+                   (unsigned long long)b->p->weight_bytes,
+                   (long long)((int64_t)b->p->weight_bytes - (int64_t)a->p->weight_bytes));
     mp_text_printf(t, "values:        %zu changed (size, interval or offset)\n", n);
     for (size_t i = 0; i < n && i < 20; i++) {
         const memplan_value_plan *x = &a->p->values[ch[i].a], *y = &b->p->values[ch[i].b];
@@ -190,7 +197,8 @@ static void text_diff(mp_buf *t, const side *a, const side *b, const change *ch,
             mp_text_printf(t, " %llu -> %llu B (%+lld)", (unsigned long long)x->size.bytes,
                            (unsigned long long)y->size.bytes, (long long)ch[i].delta);
         else if (known_size(x) != known_size(y))
-            mp_text_printf(t, " size %s -> %s", known_size(x) ? "known" : "unknown", known_size(y) ? "known" : "unknown");
+            mp_text_printf(t, " size %s -> %s", known_size(x) ? "known" : "unknown",
+                           known_size(y) ? "known" : "unknown");
         if (x->start != y->start || x->end != y->end)
             mp_text_printf(t, " live [%d, %d] -> [%d, %d]", (int)x->start, (int)x->end, (int)y->start, (int)y->end);
         if (x->placed && y->placed && x->arena_offset != y->arena_offset)
@@ -212,7 +220,8 @@ memplan_status memplan_diff_report(const memplan_model *ma, const char *name_a, 
     mp_strmap_init(&b.by_name);
     memplan_status st = memplan_plan_model(ma, &o, &a.p, err);
     if (st) memplan_error_prefix(err, "%s", name_a);
-    else if ((st = memplan_plan_model(mb, &o, &b.p, err))) memplan_error_prefix(err, "%s", name_b);
+    else if ((st = memplan_plan_model(mb, &o, &b.p, err)))
+        memplan_error_prefix(err, "%s", name_b);
     change *ch = NULL;
     size_t n = 0;
     bool ok = !st && index_side(&a) && index_side(&b) && compare(&a, &b, &ch, &n);
@@ -226,9 +235,11 @@ memplan_status memplan_diff_report(const memplan_model *ma, const char *name_a, 
     } else if (ok) {
         text_diff(&t, &a, &b, ch, n);
     }
-    if (!st && (!ok || t.failed)) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while comparing the plans");
+    if (!st && (!ok || t.failed))
+        st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while comparing the plans");
     if (st) mp_buf_free(&t);
-    else *out = mp_buf_take(&t, len);
+    else
+        *out = mp_buf_take(&t, len);
     free(ch);
     mp_strmap_free(&a.by_name);
     mp_strmap_free(&b.by_name);

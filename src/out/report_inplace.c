@@ -32,13 +32,13 @@ typedef struct doc {
     const memplan_inplace *ctx;
     memplan_expr_pool *pool;
     const memplan_request *r;
-    memplan_expr *memo;   /* bound form of each amount id < n_memo, or MEMO_UNSET (one pool for all graphs) */
+    memplan_expr *memo; /* bound form of each amount id < n_memo, or MEMO_UNSET (one pool for all graphs) */
     size_t n_memo;
     const memplan_model *m;
     memplan_shapes *S;
     memplan_status *status; /* the first failure while printing a body (its message in *err) */
     memplan_error *err;
-    int depth;            /* 0 for the main graph; text indents bodies by it */
+    int depth; /* 0 for the main graph; text indents bodies by it */
 } doc;
 
 /* The document of body `g` below d: its own analyses, d's everything else.
@@ -63,14 +63,16 @@ static bool body_doc(const doc *d, const memplan_graph *g, doc *out, memplan_inp
 
 /* Tags in the order bucket keys are printed (sorted by name). */
 static const memplan_tag SORTED_TAGS[MEMPLAN_TAG_COUNT] = {MEMPLAN_TAG_NONE, MEMPLAN_TAG_AMBIGUOUS, MEMPLAN_TAG_AXES,
-                                                          MEMPLAN_TAG_SHAPE, MEMPLAN_TAG_WEIGHT};
+                                                           MEMPLAN_TAG_SHAPE, MEMPLAN_TAG_WEIGHT};
 
 /* e under the request's dims. Many amounts repeat (one shape, many nodes),
  * so each is bound once per document. */
 static memplan_expr bound(const doc *d, memplan_expr e) {
     if (e == MEMPLAN_EXPR_NONE || !d->r->shapes.n_bindings) return e;
-    if (e < 0 || (size_t)e >= d->n_memo) return memplan_expr_bind(d->pool, e, d->r->shapes.bindings, d->r->shapes.n_bindings);
-    if (d->memo[e] == MEMO_UNSET) d->memo[e] = memplan_expr_bind(d->pool, e, d->r->shapes.bindings, d->r->shapes.n_bindings);
+    if (e < 0 || (size_t)e >= d->n_memo)
+        return memplan_expr_bind(d->pool, e, d->r->shapes.bindings, d->r->shapes.n_bindings);
+    if (d->memo[e] == MEMO_UNSET)
+        d->memo[e] = memplan_expr_bind(d->pool, e, d->r->shapes.bindings, d->r->shapes.n_bindings);
     return d->memo[e];
 }
 
@@ -83,15 +85,18 @@ static bool is_zero(const doc *d, memplan_expr e) {
 static void json_bound_amount(mp_json *j, const doc *d, memplan_expr e) {
     int64_t k;
     if (e == MEMPLAN_EXPR_NONE) mp_json_null(j);
-    else if (memplan_expr_is_const(d->pool, e, &k)) mp_json_int(j, k);
-    else mp_json_str(j, memplan_expr_str(d->pool, e));
+    else if (memplan_expr_is_const(d->pool, e, &k))
+        mp_json_int(j, k);
+    else
+        mp_json_str(j, memplan_expr_str(d->pool, e));
 }
 
 static void json_amount(mp_json *j, const doc *d, memplan_expr e) { json_bound_amount(j, d, bound(d, e)); }
 
 static void json_tag(mp_json *j, memplan_tag t) {
     if (t == MEMPLAN_TAG_NONE) mp_json_null(j);
-    else mp_json_str(j, memplan_tag_name(t));
+    else
+        mp_json_str(j, memplan_tag_name(t));
 }
 
 static void json_names(mp_json *j, const doc *d, const char *key, const int32_t *ids, size_t n) {
@@ -180,11 +185,17 @@ static void json_event(mp_json *j, const memplan_event *e) {
     MP_JSON_KEY(j, "name");
     mp_json_str(j, e->name);
     MP_JSON_KEY(j, "output_index");
-    if (inplace) mp_json_int(j, e->output_index); else mp_json_null(j);
+    if (inplace) mp_json_int(j, e->output_index);
+    else
+        mp_json_null(j);
     MP_JSON_KEY(j, "input_index");
-    if (inplace) mp_json_int(j, e->input_index); else mp_json_null(j);
+    if (inplace) mp_json_int(j, e->input_index);
+    else
+        mp_json_null(j);
     MP_JSON_KEY(j, "kind");
-    if (inplace) mp_json_str(j, memplan_reuse_kind_name(e->kind)); else mp_json_null(j);
+    if (inplace) mp_json_str(j, memplan_reuse_kind_name(e->kind));
+    else
+        mp_json_null(j);
     mp_json_end(j);
 }
 
@@ -340,7 +351,7 @@ static void inplace_text(mp_buf *b, const doc *d) {
         if (cnt) mp_buf_puts(b, "  reuse");
         for (size_t k = 0; k < cnt; k++)
             mp_text_printf(b, " out %d <- in %d (%s)%s", (int)items[k].output_index, (int)items[k].input_index,
-                          memplan_reuse_kind_name(items[k].kind), k + 1 < cnt ? "," : "");
+                           memplan_reuse_kind_name(items[k].kind), k + 1 < cnt ? "," : "");
         memplan_inplace_release_after(d->ctx, i, &ids, &cnt, NULL);
         text_names(b, d, "release", ids, cnt);
         memplan_inplace_not_used_after(d->ctx, i, &ids, &cnt, NULL);
@@ -356,10 +367,10 @@ static void inplace_text(mp_buf *b, const doc *d) {
         indent(b, d);
         if (ev[k].action == MEMPLAN_EVENT_INPLACE)
             mp_text_printf(b, "event inplace node %d: out %d <- in %d (%s)\n", (int)ev[k].node_index,
-                          (int)ev[k].output_index, (int)ev[k].input_index, memplan_reuse_kind_name(ev[k].kind));
+                           (int)ev[k].output_index, (int)ev[k].input_index, memplan_reuse_kind_name(ev[k].kind));
         else
             mp_text_printf(b, "event %s node %d: %s\n", memplan_event_action_name(ev[k].action), (int)ev[k].node_index,
-                          ev[k].name);
+                           ev[k].name);
     }
     text_bodies(b, d, inplace_text);
 }
@@ -422,12 +433,10 @@ static void tags_text(mp_buf *b, const doc *d) {
 /* ---- dispatch ------------------------------------------------------------ */
 
 /* Shapes, then the context (its start tags come from the model's metadata). */
-static memplan_status build(const memplan_model *m, const memplan_request *r, memplan_shapes **S,
-                            memplan_inplace **ctx, memplan_error *err) {
+static memplan_status build(const memplan_model *m, const memplan_request *r, memplan_shapes **S, memplan_inplace **ctx,
+                            memplan_error *err) {
     memplan_status st = memplan_shapes_infer(m, S, err);
-    if (!st) {
-        st = memplan_inplace_compute(m, *S, &r->inplace, ctx, err);
-    }
+    if (!st) { st = memplan_inplace_compute(m, *S, &r->inplace, ctx, err); }
     return st;
 }
 
@@ -437,7 +446,8 @@ static memplan_status build_cached(mp_cache *cache, const memplan_model *m, cons
                                    memplan_shapes **S, memplan_inplace **ctx, memplan_error *err) {
     size_t pool = cache->inplace.valid ? memplan_expr_pool_count(memplan_shapes_pool(cache->inplace.shapes)) : 0;
     if (cache->inplace.valid && cache->inplace.allow_input_overwrite == r->inplace.allow_input_overwrite &&
-        cache->inplace.events == r->inplace.events && pool <= MP_CACHE_POOL_GROWTH * cache->inplace.pool_built + MP_CACHE_POOL_SLACK) {
+        cache->inplace.events == r->inplace.events &&
+        pool <= MP_CACHE_POOL_GROWTH * cache->inplace.pool_built + MP_CACHE_POOL_SLACK) {
         *S = cache->inplace.shapes;
         *ctx = cache->inplace.ctx;
         return MEMPLAN_OK;

@@ -62,7 +62,8 @@ static void json_points(mp_json *j, const memplan_dim_range *d, const memplan_sw
         for (int k = 0; k < 4; k++) {
             mp_json_key(j, keys[k]);
             if (planned) mp_json_uint(j, vals[k]);
-            else mp_json_null(j);
+            else
+                mp_json_null(j);
         }
         mp_json_end(j);
     }
@@ -80,9 +81,9 @@ static void text_points(mp_buf *b, const memplan_dim_range *d, const memplan_swe
             mp_text_printf(b, "%16lld %s\n", (long long)p->value, point_status(p));
             continue;
         }
-        mp_text_printf(b, "%16lld %18llu %18llu %18llu %18llu\n", (long long)p->value, (unsigned long long)p->peak_bytes,
-                       (unsigned long long)p->lower_bound_bytes, (unsigned long long)p->naive_bytes,
-                       (unsigned long long)p->slots_bytes);
+        mp_text_printf(b, "%16lld %18llu %18llu %18llu %18llu\n", (long long)p->value,
+                       (unsigned long long)p->peak_bytes, (unsigned long long)p->lower_bound_bytes,
+                       (unsigned long long)p->naive_bytes, (unsigned long long)p->slots_bytes);
     }
 }
 
@@ -115,6 +116,7 @@ memplan_status mp_run_sweep(MP_REPORT_ARGS) {
     free(pts);
     if (!st && b.failed) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while writing the report");
     if (st) mp_buf_free(&b);
-    else *out = mp_buf_take(&b, len);
+    else
+        *out = mp_buf_take(&b, len);
     return st;
 }

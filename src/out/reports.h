@@ -17,8 +17,8 @@
 #include "memplan/command.h"
 #include "memplan/report.h"
 
-#define MP_REPORT_ARGS                                                                                         \
-    struct mp_cache *cache, const memplan_model *m, const memplan_request *r, bool json, char **out, size_t *len, \
+#define MP_REPORT_ARGS                                                                                                 \
+    struct mp_cache *cache, const memplan_model *m, const memplan_request *r, bool json, char **out, size_t *len,      \
         memplan_error *err
 
 memplan_status mp_run_info(MP_REPORT_ARGS);

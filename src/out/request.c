@@ -62,9 +62,7 @@ static bool grow(void **items, size_t n, size_t *cap, size_t size) {
 }
 
 /* True when NUL-terminated a equals b[0..len). */
-static bool same_name(const char *a, const char *b, size_t len) {
-    return strncmp(a, b, len) == 0 && a[len] == '\0';
-}
+static bool same_name(const char *a, const char *b, size_t len) { return strncmp(a, b, len) == 0 && a[len] == '\0'; }
 
 memplan_status memplan_request_bind_dim(memplan_request *r, const char *name, size_t name_len, int64_t value,
                                         memplan_error *err) {
@@ -88,8 +86,8 @@ memplan_status memplan_request_bind_dim(memplan_request *r, const char *name, si
     return MEMPLAN_OK;
 }
 
-memplan_status memplan_request_bind_value(memplan_request *r, const char *name, size_t name_len,
-                                          const int64_t *elems, int32_t n_elems, memplan_error *err) {
+memplan_status memplan_request_bind_value(memplan_request *r, const char *name, size_t name_len, const int64_t *elems,
+                                          int32_t n_elems, memplan_error *err) {
     if (n_elems < 1 || n_elems > MEMPLAN_MAX_VALUE_ELEMS)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "--value %.*s: %d elements (1 to %d)", (int)name_len, name,
                                  (int)n_elems, MEMPLAN_MAX_VALUE_ELEMS);
@@ -116,8 +114,8 @@ memplan_status memplan_request_bind_value(memplan_request *r, const char *name, 
     return MEMPLAN_OK;
 }
 
-memplan_status memplan_request_bind_range(memplan_request *r, const char *name, size_t name_len, int64_t lo,
-                                          int64_t hi, memplan_error *err) {
+memplan_status memplan_request_bind_range(memplan_request *r, const char *name, size_t name_len, int64_t lo, int64_t hi,
+                                          memplan_error *err) {
     if (lo < 0 || lo > hi)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "the range of dim '%.*s' is empty", (int)name_len, name);
     memplan_dim_range *ranges = (memplan_dim_range *)r->plan.ranges;
@@ -163,8 +161,10 @@ static bool parse_u64(const char *s, uint64_t max, uint64_t *out) {
 
 static memplan_status set_strategy(memplan_request *r, const char *v, memplan_error *err) {
     if (v && strcmp(v, "arena") == 0) r->strategy = MEMPLAN_STRATEGY_ARENA;
-    else if (v && strcmp(v, "slots") == 0) r->strategy = MEMPLAN_STRATEGY_SLOTS;
-    else return memplan_error_set(err, MEMPLAN_EUSAGE, "--strategy takes 'arena' or 'slots'");
+    else if (v && strcmp(v, "slots") == 0)
+        r->strategy = MEMPLAN_STRATEGY_SLOTS;
+    else
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "--strategy takes 'arena' or 'slots'");
     return MEMPLAN_OK;
 }
 
@@ -222,7 +222,8 @@ static memplan_status set_range(memplan_request *r, const char *v, const char *e
     if (!ok)
         return memplan_error_set(err, MEMPLAN_EUSAGE,
                                  "--dim NAME=LO..HI takes integers with 0 <= LO <= HI <= 2^53 (and :N, 1 <= N <= %d, "
-                                 "for sweep), got '%s'", MEMPLAN_SWEEP_MAX_POINTS, v);
+                                 "for sweep), got '%s'",
+                                 MEMPLAN_SWEEP_MAX_POINTS, v);
     memplan_status st = memplan_request_bind_range(r, v, (size_t)(eq - v), (int64_t)lo, (int64_t)hi, err);
     if (!st) { /* the range just bound (or replaced) takes the count */
         memplan_dim_range *ranges = (memplan_dim_range *)r->plan.ranges;
@@ -241,20 +242,22 @@ static memplan_status set_dim(memplan_request *r, const char *v, memplan_error *
     if (eq && strstr(eq + 1, "..")) return set_range(r, v, eq, err);
     uint64_t u;
     if (!eq || eq == v || !parse_u64(eq + 1, 1ull << 53, &u))
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], or NAME=LO..HI, got '%s'",
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], or NAME=LO..HI, got '%s'",
                                  v ? v : "");
     return memplan_request_bind_dim(r, v, (size_t)(eq - v), (int64_t)u, err);
 }
 
 static memplan_status value_usage(const char *v, memplan_error *err) {
-    return memplan_error_set(err, MEMPLAN_EUSAGE, "--value takes NAME=V or NAME=V,V,... (integers or true/false), got '%s'",
-                             v ? v : "");
+    return memplan_error_set(err, MEMPLAN_EUSAGE,
+                             "--value takes NAME=V or NAME=V,V,... (integers or true/false), got '%s'", v ? v : "");
 }
 
 /* One element of a --value list, p[0..len): an integer, or true/false. */
 static bool parse_elem(const char *p, size_t len, int64_t *x) {
     if (len == 4 && strncmp(p, "true", 4) == 0) *x = 1;
-    else if (len == 5 && strncmp(p, "false", 5) == 0) *x = 0;
+    else if (len == 5 && strncmp(p, "false", 5) == 0)
+        *x = 0;
     else {
         char *end = NULL;
         errno = 0;
@@ -293,8 +296,10 @@ static memplan_status set_trace(memplan_request *r, const char *v, memplan_error
 
 /* ---- the table ---------------------------------------------------------- */
 
-#define SWITCH(name, field) {name, NULL, false, offsetof(memplan_request, field), NULL}
-#define VALUED(name, metavar, repeatable, set) {name, metavar, repeatable, 0, set}
+#define SWITCH(name, field)                                                                                            \
+    { name, NULL, false, offsetof(memplan_request, field), NULL }
+#define VALUED(name, metavar, repeatable, set)                                                                         \
+    { name, metavar, repeatable, 0, set }
 
 static const memplan_option OPTIONS[MEMPLAN_OPT_COUNT] = {
     [MEMPLAN_OPT_STRATEGY] = VALUED("--strategy", "arena|slots", false, set_strategy),

@@ -24,7 +24,8 @@ memplan_status memplan_session_open(const void *bytes, size_t len, memplan_sessi
     if (!st) {
         s->bytes = malloc(len ? len : 1);
         if (!s->bytes) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
-        else if (len) memcpy(s->bytes, bytes, len);
+        else if (len)
+            memcpy(s->bytes, bytes, len);
         s->len = len;
     }
     if (st) {
@@ -87,8 +88,8 @@ memplan_status memplan_session_report(memplan_session *s, const char *command, c
     return st;
 }
 
-memplan_status memplan_session_plan(memplan_session *s, const memplan_plan_options *o,
-                                    const memplan_model_plan **out, memplan_error *err) {
+memplan_status memplan_session_plan(memplan_session *s, const memplan_plan_options *o, const memplan_model_plan **out,
+                                    memplan_error *err) {
     memplan_status st = mp_cache_plan(&s->cache, s->model, o, out, err);
     if (st == MEMPLAN_ENOMEM) mp_cache_clear(&s->cache);
     return st;

@@ -13,9 +13,12 @@ static void put_escaped(mp_buf *b, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = p[i];
         if (c < 0x20 || c == 0x7f) mp_buf_printf(b, "\\x%02x", c);
-        else if (c == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f) mp_buf_printf(b, "\\u%04x", p[++i]);
-        else if (c == '\\') mp_buf_puts(b, "\\\\");
-        else mp_buf_putc(b, (char)c);
+        else if (c == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
+            mp_buf_printf(b, "\\u%04x", p[++i]);
+        else if (c == '\\')
+            mp_buf_puts(b, "\\\\");
+        else
+            mp_buf_putc(b, (char)c);
     }
 }
 
@@ -43,27 +46,45 @@ static void put_string(mp_buf *b, const char *s, int width, int precision, bool 
 /* One conversion other than %s and %%: spec is its text with any '*'
  * already replaced by the number; the argument is read by its type. */
 static void put_other(mp_buf *b, const char *spec, const char *len, char conv, va_list *ap) {
-    bool l = strcmp(len, "l") == 0, ll = strcmp(len, "ll") == 0, z = strcmp(len, "z") == 0,
-         j = strcmp(len, "j") == 0, t = strcmp(len, "t") == 0;
+    bool l = strcmp(len, "l") == 0, ll = strcmp(len, "ll") == 0, z = strcmp(len, "z") == 0, j = strcmp(len, "j") == 0,
+         t = strcmp(len, "t") == 0;
     switch (conv) {
-    case 'd': case 'i':
+    case 'd':
+    case 'i':
         if (ll) mp_buf_printf(b, spec, va_arg(*ap, long long));
-        else if (l) mp_buf_printf(b, spec, va_arg(*ap, long));
-        else if (z || t) mp_buf_printf(b, spec, va_arg(*ap, ptrdiff_t));
-        else if (j) mp_buf_printf(b, spec, va_arg(*ap, intmax_t));
-        else mp_buf_printf(b, spec, va_arg(*ap, int));
+        else if (l)
+            mp_buf_printf(b, spec, va_arg(*ap, long));
+        else if (z || t)
+            mp_buf_printf(b, spec, va_arg(*ap, ptrdiff_t));
+        else if (j)
+            mp_buf_printf(b, spec, va_arg(*ap, intmax_t));
+        else
+            mp_buf_printf(b, spec, va_arg(*ap, int));
         break;
-    case 'u': case 'x': case 'X': case 'o':
+    case 'u':
+    case 'x':
+    case 'X':
+    case 'o':
         if (ll) mp_buf_printf(b, spec, va_arg(*ap, unsigned long long));
-        else if (l) mp_buf_printf(b, spec, va_arg(*ap, unsigned long));
-        else if (z) mp_buf_printf(b, spec, va_arg(*ap, size_t));
-        else if (j) mp_buf_printf(b, spec, va_arg(*ap, uintmax_t));
-        else if (t) mp_buf_printf(b, spec, va_arg(*ap, ptrdiff_t));
-        else mp_buf_printf(b, spec, va_arg(*ap, unsigned));
+        else if (l)
+            mp_buf_printf(b, spec, va_arg(*ap, unsigned long));
+        else if (z)
+            mp_buf_printf(b, spec, va_arg(*ap, size_t));
+        else if (j)
+            mp_buf_printf(b, spec, va_arg(*ap, uintmax_t));
+        else if (t)
+            mp_buf_printf(b, spec, va_arg(*ap, ptrdiff_t));
+        else
+            mp_buf_printf(b, spec, va_arg(*ap, unsigned));
         break;
-    case 'e': case 'f': case 'g': case 'E': case 'G':
+    case 'e':
+    case 'f':
+    case 'g':
+    case 'E':
+    case 'G':
         if (strcmp(len, "L") == 0) mp_buf_printf(b, spec, va_arg(*ap, long double));
-        else mp_buf_printf(b, spec, va_arg(*ap, double));
+        else
+            mp_buf_printf(b, spec, va_arg(*ap, double));
         break;
     case 'c': mp_buf_printf(b, spec, va_arg(*ap, int)); break;
     case 'p': mp_buf_printf(b, spec, va_arg(*ap, void *)); break;

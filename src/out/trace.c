@@ -16,12 +16,12 @@
 
 /* One placed buffer of the plan: an owner's, or a control-flow node's transient. */
 typedef struct trace_buf {
-    int64_t start, end;       /* half-open positions [start, end) */
-    uint64_t bytes, aligned;  /* raw size, and rounded up to the arena's align */
-    uint64_t offset;          /* in the arena */
-    size_t slot;              /* best-fit slot */
-    int32_t value;            /* owner value id, or -1 for a transient */
-    int32_t node;             /* a transient's node position */
+    int64_t start, end;      /* half-open positions [start, end) */
+    uint64_t bytes, aligned; /* raw size, and rounded up to the arena's align */
+    uint64_t offset;         /* in the arena */
+    size_t slot;             /* best-fit slot */
+    int32_t value;           /* owner value id, or -1 for a transient */
+    int32_t node;            /* a transient's node position */
 } trace_buf;
 
 /* size rounded up to align (a power of two); saturates instead of wrapping. */
@@ -41,15 +41,15 @@ static trace_buf *collect(const memplan_model_plan *p, size_t *n) {
         const memplan_value_plan *v = &p->values[i];
         if (v->view || !v->placed || v->buffer < 0 || (size_t)v->buffer >= p->n_buffers) continue;
         const memplan_buffer *b = &p->buffers[v->buffer];
-        out[(*n)++] = (trace_buf){b->start, b->end, b->size, align_up(b->size, align), v->arena_offset, v->slot,
-                                  v->value, -1};
+        out[(*n)++] =
+            (trace_buf){b->start, b->end, b->size, align_up(b->size, align), v->arena_offset, v->slot, v->value, -1};
     }
     for (size_t i = 0; i < p->n_transients && *n < p->n_buffers; i++) {
         const memplan_transient *t = &p->transients[i];
         if (!t->placed || t->buffer < 0 || (size_t)t->buffer >= p->n_buffers) continue;
         const memplan_buffer *b = &p->buffers[t->buffer];
-        out[(*n)++] = (trace_buf){b->start, b->end, b->size, align_up(b->size, align), t->arena_offset, t->slot,
-                                  -1, t->node};
+        out[(*n)++] =
+            (trace_buf){b->start, b->end, b->size, align_up(b->size, align), t->arena_offset, t->slot, -1, t->node};
     }
     return out;
 }
@@ -250,9 +250,9 @@ memplan_status memplan_plan_trace_json(const memplan_model_plan *p, char **out, 
         mp_buf names;
         mp_buf_init(&names);
         for (size_t i = 0; i < p->n_unbound_dims; i++) mp_buf_printf(&names, " --dim %s=N", p->unbound_dims[i]);
-        memplan_status st = memplan_error_set(err, MEMPLAN_EUSAGE,
-                                              "the plan is deferred (a size is not known): nothing to trace%s%s",
-                                              names.len ? "; bind" : "", names.len && !names.failed ? names.data : "");
+        memplan_status st =
+            memplan_error_set(err, MEMPLAN_EUSAGE, "the plan is deferred (a size is not known): nothing to trace%s%s",
+                              names.len ? "; bind" : "", names.len && !names.failed ? names.data : "");
         mp_buf_free(&names);
         return st;
     }
@@ -260,8 +260,9 @@ memplan_status memplan_plan_trace_json(const memplan_model_plan *p, char **out, 
     trace_buf *bufs = collect(p, &n);
     for (size_t i = 0; bufs && i < n; i++)
         if (bufs[i].start < 0 || bufs[i].end < bufs[i].start) {
-            memplan_status st = memplan_error_set(err, MEMPLAN_EINTERNAL, "trace: buffer %zu has the interval [%lld, %lld)",
-                                                  i, (long long)bufs[i].start, (long long)bufs[i].end);
+            memplan_status st =
+                memplan_error_set(err, MEMPLAN_EINTERNAL, "trace: buffer %zu has the interval [%lld, %lld)", i,
+                                  (long long)bufs[i].start, (long long)bufs[i].end);
             free(bufs);
             return st;
         }

@@ -6,26 +6,21 @@
 
 #include "plan/plan_internal.h"
 
-memplan_status mp_plan_check_buffers(const memplan_buffer *bufs, size_t n,
-                                     memplan_error *err) {
-    if (n > 0 && !bufs)
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "buffers: NULL array of %zu", n);
+memplan_status mp_plan_check_buffers(const memplan_buffer *bufs, size_t n, memplan_error *err) {
+    if (n > 0 && !bufs) return memplan_error_set(err, MEMPLAN_EUSAGE, "buffers: NULL array of %zu", n);
     for (size_t i = 0; i < n; i++) {
         if (bufs[i].start < 0)
-            return memplan_error_set(err, MEMPLAN_EINPUT,
-                                     "buffer %zu: start %lld is negative", i,
+            return memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: start %lld is negative", i,
                                      (long long)bufs[i].start);
         if (bufs[i].end <= bufs[i].start)
             return memplan_error_set(err, MEMPLAN_EINPUT,
-                                     "buffer %zu: empty lifetime [%lld, %lld) (end must exceed start)",
-                                     i, (long long)bufs[i].start, (long long)bufs[i].end);
+                                     "buffer %zu: empty lifetime [%lld, %lld) (end must exceed start)", i,
+                                     (long long)bufs[i].start, (long long)bufs[i].end);
     }
     return MEMPLAN_OK;
 }
 
-bool mp_align_ok(uint64_t align) {
-    return align != 0 && (align & (align - 1)) == 0;
-}
+bool mp_align_ok(uint64_t align) { return align != 0 && (align & (align - 1)) == 0; }
 
 bool mp_align_up(uint64_t size, uint64_t align, uint64_t *out) {
     uint64_t mask = align - 1;
@@ -34,9 +29,8 @@ bool mp_align_up(uint64_t size, uint64_t align, uint64_t *out) {
     return true;
 }
 
-memplan_status mp_aligned_sizes(const memplan_buffer *bufs, size_t n,
-                                uint64_t align, uint64_t **sizes,
-                                uint64_t *total, memplan_error *err) {
+memplan_status mp_aligned_sizes(const memplan_buffer *bufs, size_t n, uint64_t align, uint64_t **sizes, uint64_t *total,
+                                memplan_error *err) {
     uint64_t *s = malloc((n ? n : 1) * sizeof *s);
     uint64_t sum = 0;
     *sizes = NULL;
@@ -44,9 +38,8 @@ memplan_status mp_aligned_sizes(const memplan_buffer *bufs, size_t n,
     for (size_t i = 0; i < n; i++) {
         if (!mp_align_up(bufs[i].size, align, &s[i]) || s[i] > UINT64_MAX - sum) {
             free(s);
-            return memplan_error_set(err, MEMPLAN_ELIMIT,
-                                     "buffer %zu: size %llu makes the total overflow 64 bits",
-                                     i, (unsigned long long)bufs[i].size);
+            return memplan_error_set(err, MEMPLAN_ELIMIT, "buffer %zu: size %llu makes the total overflow 64 bits", i,
+                                     (unsigned long long)bufs[i].size);
         }
         sum += s[i];
     }
@@ -56,8 +49,7 @@ memplan_status mp_aligned_sizes(const memplan_buffer *bufs, size_t n,
 }
 
 /* Merge idx[lo, mid) and idx[mid, hi), both sorted, through tmp. */
-static void merge_runs(size_t *idx, size_t *tmp, size_t lo, size_t mid,
-                       size_t hi, mp_idx_cmp cmp, const void *ctx) {
+static void merge_runs(size_t *idx, size_t *tmp, size_t lo, size_t mid, size_t hi, mp_idx_cmp cmp, const void *ctx) {
     size_t i = lo, j = mid, k = lo;
     while (i < mid && j < hi) tmp[k++] = cmp(ctx, idx[j], idx[i]) < 0 ? idx[j++] : idx[i++];
     while (i < mid) tmp[k++] = idx[i++];

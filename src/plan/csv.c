@@ -36,13 +36,12 @@ static bool parse_int(field f, bool *neg, uint64_t *mag) {
 }
 
 /* Field as int64 time; err names the field on failure. */
-static memplan_status parse_time(field f, const char *name, size_t line, int64_t *out,
-                                 memplan_error *err) {
+static memplan_status parse_time(field f, const char *name, size_t line, int64_t *out, memplan_error *err) {
     bool neg;
     uint64_t mag;
     if (!parse_int(f, &neg, &mag) || mag > (neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX))
-        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: %s '%.*s' is not an integer in int64 range",
-                                 line, name, (int)MP_MIN(f.n, 40), f.p);
+        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: %s '%.*s' is not an integer in int64 range", line,
+                                 name, (int)MP_MIN(f.n, 40), f.p);
     *out = neg ? (mag == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)mag) : (int64_t)mag;
     return MEMPLAN_OK;
 }
@@ -51,30 +50,28 @@ static memplan_status parse_size(field f, size_t line, uint64_t *out, memplan_er
     bool neg;
     uint64_t mag;
     if (!parse_int(f, &neg, &mag))
-        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: size '%.*s' is not an integer in uint64 range",
-                                 line, (int)MP_MIN(f.n, 40), f.p);
-    if (neg && mag != 0)
-        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: size %.*s is negative", line,
+        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: size '%.*s' is not an integer in uint64 range", line,
                                  (int)MP_MIN(f.n, 40), f.p);
+    if (neg && mag != 0)
+        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: size %.*s is negative", line, (int)MP_MIN(f.n, 40),
+                                 f.p);
     *out = mag;
     return MEMPLAN_OK;
 }
 
 /* Split a line at commas into exactly 4 fields. */
-static memplan_status split_line(const char *p, size_t n, size_t line, field f[4],
-                                 memplan_error *err) {
+static memplan_status split_line(const char *p, size_t n, size_t line, field f[4], memplan_error *err) {
     size_t k = 0, from = 0;
     for (size_t i = 0; i <= n; i++) {
-        if (i < n && p[i] == '\0')
-            return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: NUL byte in line", line);
+        if (i < n && p[i] == '\0') return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: NUL byte in line", line);
         if (i < n && p[i] != ',') continue;
         if (k < 4) f[k] = (field){p + from, i - from};
         k++;
         from = i + 1;
     }
     if (k != 4)
-        return memplan_error_set(err, MEMPLAN_EINPUT,
-                                 "line %zu: expected 4 fields id,lower,upper,size, found %zu", line, k);
+        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: expected 4 fields id,lower,upper,size, found %zu",
+                                 line, k);
     return MEMPLAN_OK;
 }
 
@@ -113,11 +110,10 @@ static memplan_status read_row(reader *r, const char *p, size_t n, size_t line, 
     if ((st = parse_time(f[2], "upper", line, &b.end, err)) != MEMPLAN_OK) return st;
     if ((st = parse_size(f[3], line, &b.size, err)) != MEMPLAN_OK) return st;
     if (b.start < 0)
-        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: lower %lld is negative", line,
-                                 (long long)b.start);
+        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: lower %lld is negative", line, (long long)b.start);
     if (b.end <= b.start)
-        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: upper %lld must be greater than lower %lld",
-                                 line, (long long)b.end, (long long)b.start);
+        return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: upper %lld must be greater than lower %lld", line,
+                                 (long long)b.end, (long long)b.start);
     if (!grow(r)) return memplan_error_set(err, MEMPLAN_ENOMEM, "line %zu: out of memory", line);
     char *id = r->out->id_text + r->text_used;
     memcpy(id, f[0].p, f[0].n);
@@ -146,16 +142,15 @@ static memplan_status check_unique(reader *r, memplan_error *err) {
     for (size_t k = 1; k < n; k++) {
         /* stable sort: within equal ids, line order */
         if (strcmp(r->out->ids[idx[k - 1]], r->out->ids[idx[k]]) == 0 &&
-            (k < 2 || strcmp(r->out->ids[idx[k - 2]], r->out->ids[idx[k]]) != 0) &&
-            (dup == SIZE_MAX || idx[k] < dup)) {
+            (k < 2 || strcmp(r->out->ids[idx[k - 2]], r->out->ids[idx[k]]) != 0) && (dup == SIZE_MAX || idx[k] < dup)) {
             dup = idx[k];
             first = idx[k - 1];
         }
     }
     free(idx);
     if (dup == SIZE_MAX) return MEMPLAN_OK;
-    return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: duplicate id '%.40s' (first on line %zu)",
-                             r->line_of[dup], r->out->ids[dup], r->line_of[first]);
+    return memplan_error_set(err, MEMPLAN_EINPUT, "line %zu: duplicate id '%.40s' (first on line %zu)", r->line_of[dup],
+                             r->out->ids[dup], r->line_of[first]);
 }
 
 /* The next line [*pos, eol) without its LF or CRLF; advances *pos. */
@@ -168,8 +163,7 @@ static field next_line(const char *text, size_t len, size_t *pos) {
     return (field){p, n};
 }
 
-memplan_status memplan_csv_read(const char *text, size_t len,
-                                memplan_buffer_list *out, memplan_error *err) {
+memplan_status memplan_csv_read(const char *text, size_t len, memplan_buffer_list *out, memplan_error *err) {
     if (!out) return memplan_error_set(err, MEMPLAN_EUSAGE, "csv_read: NULL result");
     memset(out, 0, sizeof *out);
     if (!text && len > 0) return memplan_error_set(err, MEMPLAN_EUSAGE, "csv_read: NULL text");
@@ -193,8 +187,7 @@ memplan_status memplan_csv_read(const char *text, size_t len,
         }
         st = read_row(&r, l.p, l.n, line, err);
     }
-    if (st == MEMPLAN_OK && !header)
-        st = memplan_error_set(err, MEMPLAN_EINPUT, "line 1: missing header '" HEADER "'");
+    if (st == MEMPLAN_OK && !header) st = memplan_error_set(err, MEMPLAN_EINPUT, "line 1: missing header '" HEADER "'");
     if (st == MEMPLAN_OK) st = check_unique(&r, err);
     free(r.line_of);
     if (st != MEMPLAN_OK) memplan_buffer_list_free(out);
@@ -209,9 +202,8 @@ void memplan_buffer_list_free(memplan_buffer_list *list) {
     memset(list, 0, sizeof *list);
 }
 
-memplan_status memplan_csv_write(const memplan_buffer_list *list,
-                                 const uint64_t *offsets, char **text,
-                                 size_t *len, memplan_error *err) {
+memplan_status memplan_csv_write(const memplan_buffer_list *list, const uint64_t *offsets, char **text, size_t *len,
+                                 memplan_error *err) {
     if (!list || !text || (list->count > 0 && !offsets))
         return memplan_error_set(err, MEMPLAN_EUSAGE, "csv_write: NULL argument");
     mp_buf b;
@@ -219,8 +211,8 @@ memplan_status memplan_csv_write(const memplan_buffer_list *list,
     mp_buf_puts(&b, HEADER ",offset\n");
     for (size_t i = 0; i < list->count; i++) {
         const memplan_buffer *x = &list->buffers[i];
-        mp_buf_printf(&b, "%s,%lld,%lld,%llu,%llu\n", list->ids[i], (long long)x->start,
-                      (long long)x->end, (unsigned long long)x->size, (unsigned long long)offsets[i]);
+        mp_buf_printf(&b, "%s,%lld,%lld,%llu,%llu\n", list->ids[i], (long long)x->start, (long long)x->end,
+                      (unsigned long long)x->size, (unsigned long long)offsets[i]);
     }
     if (b.failed) {
         mp_buf_free(&b);

@@ -10,14 +10,13 @@
 
 #include "plan/plan_internal.h"
 
-memplan_status memplan_lower_bound(const memplan_buffer *bufs, size_t n,
-                                   uint64_t align, uint64_t *out,
+memplan_status memplan_lower_bound(const memplan_buffer *bufs, size_t n, uint64_t align, uint64_t *out,
                                    memplan_error *err) {
     if (!out) return memplan_error_set(err, MEMPLAN_EUSAGE, "lower_bound: NULL result");
     *out = 0;
     if (!mp_align_ok(align))
-        return memplan_error_set(err, MEMPLAN_EUSAGE,
-                                 "align %llu is not a power of two >= 1", (unsigned long long)align);
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "align %llu is not a power of two >= 1",
+                                 (unsigned long long)align);
     memplan_status st = mp_plan_check_buffers(bufs, n, err);
     if (st != MEMPLAN_OK) return st;
     if (n > SIZE_MAX / 2 / sizeof(size_t))

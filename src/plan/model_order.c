@@ -54,7 +54,8 @@ static void fill_uses(const memplan_model_plan *p, const int32_t *buf_of, mp_ord
                 int32_t b = buffer_read(p, buf_of, read_at(&g->nodes[s], k));
                 if (b < 0 || q->def[b] == s) continue;
                 if (!pass) q->use_start[b + 1]++;
-                else q->use[q->use_start[b]++] = s;
+                else
+                    q->use[q->use_start[b]++] = s;
             }
         if (!pass)
             for (int32_t b = 0; b < nb; b++) q->use_start[b + 1] += q->use_start[b];
@@ -104,8 +105,8 @@ memplan_status mp_order_problem_build(const memplan_model_plan *p, mp_order_prob
     fill_preds(g, q);
     fill_uses(p, buf_of, q, nb);
     free(buf_of);
-    q->p = (memplan_sched_problem){n, q->pred_start, q->pred, nb, q->bytes, q->def, q->to_end,
-                                   q->use_start, q->use, q->trans};
+    q->p = (memplan_sched_problem){n,      q->pred_start, q->pred,      nb,     q->bytes,
+                                   q->def, q->to_end,     q->use_start, q->use, q->trans};
     return MEMPLAN_OK;
 }
 

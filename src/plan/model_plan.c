@@ -42,14 +42,14 @@ const char *memplan_strategy_name(memplan_strategy s) { return s == MEMPLAN_STRA
 /* The plan's owned arrays, behind the const pointers the header shows. */
 typedef struct plan_impl {
     memplan_model_plan pub;
-    memplan_binding *bindings;   /* copy of the options' bindings; names in one block */
+    memplan_binding *bindings; /* copy of the options' bindings; names in one block */
     char *binding_names;
     memplan_bounded_dim *bounded;
     memplan_size *size;
     uint8_t *constant;
     memplan_buffer *buffers;
     int32_t *buffer_value;
-    int32_t *buf_of;             /* per value: buffer index or -1 */
+    int32_t *buf_of; /* per value: buffer index or -1 */
     memplan_value_plan *values;
     int32_t *unplanned, *unknown;
     const char **unbound_dims;
@@ -59,9 +59,9 @@ typedef struct plan_impl {
     memplan_plan_link *links;
     memplan_transient *transients;
     memplan_subgraph_plan *subgraphs;
-    char **attr_names;           /* owned "name[i]" for GRAPHS attributes, else NULL */
-    mp_graph_copy *graph_copy;   /* main graph under an order: the graph planned */
-    int32_t *order_node;         /* its order (order.node) */
+    char **attr_names;         /* owned "name[i]" for GRAPHS attributes, else NULL */
+    mp_graph_copy *graph_copy; /* main graph under an order: the graph planned */
+    int32_t *order_node;       /* its order (order.node) */
 } plan_impl;
 
 /* What every graph of one plan shares. */
@@ -142,7 +142,8 @@ static memplan_status copy_options(plan_impl *k, const memplan_plan_options *o, 
     }
     if (!n) return MEMPLAN_OK;
     size_t chars = 0;
-    for (size_t i = 0; i < n; i++) chars += strlen(i < o->n_bindings ? o->bindings[i].name : o->ranges[i - o->n_bindings].name) + 1;
+    for (size_t i = 0; i < n; i++)
+        chars += strlen(i < o->n_bindings ? o->bindings[i].name : o->ranges[i - o->n_bindings].name) + 1;
     k->bindings = malloc(n * sizeof *k->bindings);
     k->binding_names = malloc(chars);
     k->bounded = malloc((nr ? nr : 1) * sizeof *k->bounded);
@@ -155,8 +156,8 @@ static memplan_status copy_options(plan_impl *k, const memplan_plan_options *o, 
         k->bindings[i].name = at;
         k->bindings[i].value = i < o->n_bindings ? o->bindings[i].value : o->ranges[i - o->n_bindings].hi;
         if (i >= o->n_bindings)
-            k->bounded[k->pub.n_bounded++] = (memplan_bounded_dim){at, k->bindings[i].value, false,
-                                                                   o->ranges[i - o->n_bindings].lo};
+            k->bounded[k->pub.n_bounded++] =
+                (memplan_bounded_dim){at, k->bindings[i].value, false, o->ranges[i - o->n_bindings].lo};
         at += len;
     }
     k->pub.options.bindings = k->bindings;
@@ -424,7 +425,8 @@ static void count_bodies(plan_impl *k, size_t first, size_t end, int32_t pos) {
         sp->counted = !is_if || i == pick;
         if (!sp->counted) continue;
         if (!sp->known) t->known = false;
-        else if (sp->transient_bytes > t->bytes) t->bytes = sp->transient_bytes;
+        else if (sp->transient_bytes > t->bytes)
+            t->bytes = sp->transient_bytes;
     }
     if (!t->known) t->bytes = 0;
 }
@@ -503,13 +505,19 @@ static bool takes_value(const memplan_plan_options *o, const memplan_value *v) {
     if (!(v->flags & MEMPLAN_VALUE_INPUT) || (v->flags & MEMPLAN_VALUE_INITIALIZER) || t->kind != MEMPLAN_TYPE_TENSOR)
         return false;
     switch (t->elem_type) {
-    case MEMPLAN_DTYPE_BOOL: case MEMPLAN_DTYPE_INT8: case MEMPLAN_DTYPE_UINT8: case MEMPLAN_DTYPE_INT16:
-    case MEMPLAN_DTYPE_UINT16: case MEMPLAN_DTYPE_INT32: case MEMPLAN_DTYPE_UINT32: case MEMPLAN_DTYPE_INT64:
+    case MEMPLAN_DTYPE_BOOL:
+    case MEMPLAN_DTYPE_INT8:
+    case MEMPLAN_DTYPE_UINT8:
+    case MEMPLAN_DTYPE_INT16:
+    case MEMPLAN_DTYPE_UINT16:
+    case MEMPLAN_DTYPE_INT32:
+    case MEMPLAN_DTYPE_UINT32:
+    case MEMPLAN_DTYPE_INT64:
     case MEMPLAN_DTYPE_UINT64: break;
     default: return false;
     }
-    if (t->rank > 1 || (t->rank == 1 && (t->dims[0].kind != MEMPLAN_DIM_VALUE || t->dims[0].value < 1 ||
-                                         t->dims[0].value > 64)))
+    if (t->rank > 1 ||
+        (t->rank == 1 && (t->dims[0].kind != MEMPLAN_DIM_VALUE || t->dims[0].value < 1 || t->dims[0].value > 64)))
         return false;
     for (size_t i = 0; i < o->n_values; i++)
         if (strcmp(o->values[i].name, v->name) == 0) return false;
@@ -665,8 +673,13 @@ static memplan_status collect_values(plan_impl *k, memplan_error *err) {
             if (root < 0 || (pass ? root == v : false) || k->size[root].kind == MEMPLAN_SIZE_UNPLANNABLE) continue;
             int32_t b = k->buf_of[root];
             memplan_value_plan *r = &k->values[p->n_values++];
-            *r = (memplan_value_plan){.value = v, .owner = root, .view = root != v, .size = k->size[v],
-                                      .start = lv->start[root], .end = lv->end[root], .buffer = b};
+            *r = (memplan_value_plan){.value = v,
+                                      .owner = root,
+                                      .view = root != v,
+                                      .size = k->size[v],
+                                      .start = lv->start[root],
+                                      .end = lv->end[root],
+                                      .buffer = b};
             r->placed = b >= 0 && !p->deferred;
             if (!r->placed) continue;
             r->slot = p->slots.slot_of[b];

@@ -92,11 +92,11 @@ static int cmp_start_size(const void *ctx, size_t a, size_t b) {
 typedef struct packer {
     mp_pack_input in;
     memplan_arena_plan *out;
-    uint64_t *trial;      /* offsets of the heuristic being tried */
-    size_t *order;        /* scratch order */
-    size_t *rank;         /* scratch rank (inverse of order) */
+    uint64_t *trial; /* offsets of the heuristic being tried */
+    size_t *order;   /* scratch order */
+    size_t *rank;    /* scratch rank (inverse of order) */
     uint64_t work;
-    uint64_t proven;      /* no arena lower than this exists */
+    uint64_t proven; /* no arena lower than this exists */
 } packer;
 
 /* Keep the trial offsets when they beat the best so far. */
@@ -171,19 +171,14 @@ static void mirror_free(mirror *m) {
     free((void *)m->in.by_start);
 }
 
-static bool at_bound(const packer *p) {
-    return p->out->heuristic != 0 && p->out->arena_bytes <= p->proven;
-}
+static bool at_bound(const packer *p) { return p->out->heuristic != 0 && p->out->arena_bytes <= p->proven; }
 
 /* One annealing run from `order` on `quota` steps: half the work forward in
  * time, then (unless the lower bound was met) the rest on the time-reversed
  * buffers. Seeds `seed` and `seed + 1`. */
-static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadline,
-                         uint64_t seed) {
+static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadline, uint64_t seed) {
     mp_search_result r;
-    if (!mp_search(&p->in, s, p->order, quota / 2, deadline, seed, p->out->arena_bytes,
-                   p->trial, &r))
-        return false;
+    if (!mp_search(&p->in, s, p->order, quota / 2, deadline, seed, p->out->arena_bytes, p->trial, &r)) return false;
     p->out->iterations += r.iterations;
     if (r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
     /* The first full decode may overrun the forward half, even the quota. */
@@ -192,8 +187,7 @@ static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadli
     mirror m = {0};
     mp_skyline *ms = NULL;
     bool ok = mirror_init(&m, &p->in) && (ms = mp_skyline_new(&m.in)) != NULL &&
-              mp_search(&m.in, ms, p->order, rest, deadline, seed + 1,
-                        p->out->arena_bytes, p->trial, &r);
+              mp_search(&m.in, ms, p->order, rest, deadline, seed + 1, p->out->arena_bytes, p->trial, &r);
     if (ok) {
         p->out->iterations += r.iterations;
         if (r.height != UINT64_MAX) keep_if_better(p, r.height, MEMPLAN_HEUR_SEARCH);
@@ -273,12 +267,12 @@ static uint64_t run_exact(packer *p, mp_exact *x, uint64_t ms, bool descend, boo
  * and +8.01%, and on gen_dsa.py's tight instances at 1000 ms two of nine
  * unsolved ones end lower (none higher); a final eighth rather than none:
  * the same or better everywhere measured. */
-static bool run_improve(packer *p, unsigned which, const memplan_pack_options *opt,
-                        mp_skyline *s) {
+static bool run_improve(packer *p, unsigned which, const memplan_pack_options *opt, mp_skyline *s) {
     mp_exact *x = NULL;
     size_t m = 0;
     for (size_t i = 0; i < p->in.n; i++) m += p->in.size[i] > 0;
-    if ((which & MEMPLAN_HEUR_EXACT) && m <= MP_PACK_SLOW) x = mp_exact_new(&p->in); /* NULL: too large, or out of memory */
+    if ((which & MEMPLAN_HEUR_EXACT) && m <= MP_PACK_SLOW)
+        x = mp_exact_new(&p->in); /* NULL: too large, or out of memory */
     double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
     if (x) mp_exact_set_deadline(x, mp_now_ms() + cap);
     bool ok = true;
@@ -319,16 +313,15 @@ static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *o
     }
     if (ok) memcpy(p->order, best_order, p->in.n * sizeof *best_order);
     free(best_order);
-    if (ok && (which & MEMPLAN_HEUR_SEARCH) && opt->budget_ms > 0 &&
-        p->out->arena_bytes > p->in.lower_bound)
+    if (ok && (which & MEMPLAN_HEUR_SEARCH) && opt->budget_ms > 0 && p->out->arena_bytes > p->in.lower_bound)
         ok = run_improve(p, which, opt, s);
     mp_skyline_free(s);
     return ok;
 }
 
 /* Check options and buffers; fill aligned sizes, start order, lower bound. */
-static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n,
-                              const memplan_pack_options *opt, memplan_error *err) {
+static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n, const memplan_pack_options *opt,
+                              memplan_error *err) {
     if (!mp_align_ok(opt->align))
         return memplan_error_set(err, MEMPLAN_EUSAGE, "align %llu is not a power of two >= 1",
                                  (unsigned long long)opt->align);
@@ -381,8 +374,7 @@ static uint64_t overlap_mass(const memplan_buffer *bufs, size_t n) {
 }
 
 /* The fallback: slot plan, slots stacked at aligned offsets. */
-static memplan_status slot_layout(packer *p, const memplan_buffer *bufs, size_t n, uint64_t align,
-                                  memplan_error *err) {
+static memplan_status slot_layout(packer *p, const memplan_buffer *bufs, size_t n, uint64_t align, memplan_error *err) {
     memplan_slot_plan sp;
     memplan_status st = memplan_plan_slots(bufs, n, MEMPLAN_SLOT_BEST_FIT, &sp, err);
     if (st) return st;
@@ -405,14 +397,14 @@ static memplan_status slot_layout(packer *p, const memplan_buffer *bufs, size_t 
     return MEMPLAN_OK;
 }
 
-memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
-                            const memplan_pack_options *opt_in,
+memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_pack_options *opt_in,
                             memplan_arena_plan *out, memplan_error *err) {
     if (!out) return memplan_error_set(err, MEMPLAN_EUSAGE, "pack: NULL result");
     memset(out, 0, sizeof *out);
     memplan_pack_options opt;
     if (opt_in) opt = *opt_in;
-    else memplan_pack_options_init(&opt);
+    else
+        memplan_pack_options_init(&opt);
     unsigned which = opt.heuristics ? opt.heuristics : MEMPLAN_HEUR_ALL;
     if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_HUGE) which = MEMPLAN_HEUR_TIME_FIT;
     if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_MANY) which &= ~(unsigned)MEMPLAN_HEUR_GREEDY_SIZE;
@@ -432,7 +424,8 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
         if (n == 0) out->heuristic = MEMPLAN_HEUR_GREEDY_SIZE;
         /* The time-ordered sweep alone costs O(overlap) with a small constant
          * (mp_greedy_decode_by_start): it may take 8x more than the others. */
-        uint64_t cap = which == MEMPLAN_HEUR_TIME_FIT ? 8 * (uint64_t)MEMPLAN_PACK_OVERLAP_MAX : MEMPLAN_PACK_OVERLAP_MAX;
+        uint64_t cap =
+            which == MEMPLAN_HEUR_TIME_FIT ? 8 * (uint64_t)MEMPLAN_PACK_OVERLAP_MAX : MEMPLAN_PACK_OVERLAP_MAX;
         if (n > MP_PACK_MANY && overlap_mass(bufs, n) > cap) {
             st = slot_layout(&p, bufs, n, opt.align, err);
             which = 0; /* the decoders would be quadratic here */
@@ -451,14 +444,11 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n,
     if (st == MEMPLAN_OK) {
         out->proven_lower_bound_bytes = MP_MIN(p.proven, out->arena_bytes);
         out->optimal = out->arena_bytes <= p.proven;
-        out->gap_ratio = out->lower_bound_bytes == 0
-                             ? 1.0
-                             : (double)out->arena_bytes / (double)out->lower_bound_bytes;
+        out->gap_ratio = out->lower_bound_bytes == 0 ? 1.0 : (double)out->arena_bytes / (double)out->lower_bound_bytes;
         memplan_error inner;
-        if (memplan_validate_arena(bufs, n, out->offset, opt.align, out->arena_bytes, NULL,
-                                   &inner) != MEMPLAN_OK)
-            st = memplan_error_set(err, MEMPLAN_EINTERNAL, "pack (%s): %s",
-                                   memplan_heuristic_name(out->heuristic), inner.message);
+        if (memplan_validate_arena(bufs, n, out->offset, opt.align, out->arena_bytes, NULL, &inner) != MEMPLAN_OK)
+            st = memplan_error_set(err, MEMPLAN_EINTERNAL, "pack (%s): %s", memplan_heuristic_name(out->heuristic),
+                                   inner.message);
     }
     free((void *)p.in.size);
     free((void *)p.in.by_start);

@@ -49,7 +49,7 @@
 #define EXACT_TABLE_MAX 4000000u
 
 typedef struct undo_entry {
-    size_t what;  /* buffer index, or m + section index for a floor */
+    size_t what; /* buffer index, or m + section index for a floor */
     uint64_t old;
 } undo_entry;
 
@@ -59,12 +59,12 @@ typedef struct part {
 } part;
 
 struct mp_exact {
-    size_t n, m;           /* buffers in, non-zero buffers searched */
-    const uint64_t *size;  /* aligned sizes, by input index */
+    size_t n, m;          /* buffers in, non-zero buffers searched */
+    const uint64_t *size; /* aligned sizes, by input index */
     const memplan_buffer *bufs;
-    size_t *idx;           /* searched buffer -> input index, by start */
-    uint64_t *sz;          /* size of each searched buffer */
-    size_t *slo, *shi;     /* sections each spans: [slo, shi) */
+    size_t *idx;       /* searched buffer -> input index, by start */
+    uint64_t *sz;      /* size of each searched buffer */
+    size_t *slo, *shi; /* sections each spans: [slo, shi) */
     size_t nsec;
     size_t *sec_at, *sec_buf; /* CSR: buffers live in each section */
     size_t *ov_at, *ov_buf;   /* CSR: buffers live with each buffer */
@@ -225,8 +225,8 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->mark = malloc((cap + 1) * sizeof *x->mark);
     x->log_cap = 4 * cap;
     x->log = malloc(x->log_cap * sizeof *x->log);
-    if (!x->minoff || !x->off || !x->floor || !x->total || !x->placed || !x->stamp || !x->ranks ||
-        !x->orders || !x->chosen || !x->mark || !x->log)
+    if (!x->minoff || !x->off || !x->floor || !x->total || !x->placed || !x->stamp || !x->ranks || !x->orders ||
+        !x->chosen || !x->mark || !x->log)
         goto fail;
     return x;
 fail:
@@ -310,7 +310,8 @@ static void unplace(mp_exact *x, size_t b, size_t mark, uint64_t *work) {
     while (x->log_len > mark) {
         undo_entry *e = &x->log[--x->log_len];
         if (e->what < x->m) x->minoff[e->what] = e->old;
-        else x->floor[e->what - x->m] = e->old;
+        else
+            x->floor[e->what - x->m] = e->old;
     }
     for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->total[s] += x->sz[b];
     x->placed[b] = 0;
@@ -374,8 +375,7 @@ static bool key_after(const mp_exact *x, size_t a, uint64_t ko, size_t kr) {
 /* The next buffer to try at this level: the smallest (minimum offset, rank)
  * after key (ko, kr) (any when kr is NONE) among the unplaced buffers of the part that pass
  * dominance and fit under h; NONE when there is none. */
-static size_t next_candidate(const mp_exact *x, const part *p, uint64_t ko, size_t kr, uint64_t h,
-                             uint64_t *work) {
+static size_t next_candidate(const mp_exact *x, const part *p, uint64_t ko, size_t kr, uint64_t h, uint64_t *work) {
     uint64_t min_height = UINT64_MAX;
     for (size_t r = p->lo; r < p->hi; r++) {
         size_t b = x->order[r];
@@ -398,8 +398,7 @@ typedef enum { DFS_FOUND, DFS_NONE, DFS_LIMIT } dfs_result;
  * with nothing of the part placed. Stops after `nodes` placements or when
  * *work reaches quota (DFS_LIMIT). On DFS_FOUND x->off holds the offsets
  * and the state is left as found (the caller resets it). */
-static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, uint64_t quota,
-                      uint64_t *work) {
+static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, uint64_t quota, uint64_t *work) {
     size_t need = p->hi - p->lo, d = 0;
     uint64_t ko = 0;
     size_t kr = NONE; /* key of the last placement: none yet */
@@ -455,8 +454,7 @@ static void use_order(mp_exact *x, int kind) {
 }
 
 /* Decide one part: round robin over the orders, node limit doubling. */
-static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota,
-                                   uint64_t *work) {
+static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota, uint64_t *work) {
     reset_part(x, p, work);
     *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++)
@@ -479,8 +477,7 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
     return MP_EXACT_UNKNOWN;
 }
 
-mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work,
-                                uint64_t *off) {
+mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work, uint64_t *off) {
     /* The cheap proof first: a part whose live total exceeds h anywhere. */
     for (size_t i = 0; i < x->nparts; i++) {
         const part *p = &x->parts[i];

@@ -24,11 +24,11 @@
 
 struct mp_greedy {
     const mp_pack_input *in;
-    size_t leaves;     /* power of two >= n */
-    int64_t *tree;     /* tree[1] is the root; leaf p at leaves + p */
-    size_t *hits;      /* conflicts of the buffer being placed */
-    size_t *tmp;       /* sort scratch */
-    size_t *pos_of;    /* position of each buffer in start order */
+    size_t leaves;  /* power of two >= n */
+    int64_t *tree;  /* tree[1] is the root; leaf p at leaves + p */
+    size_t *hits;   /* conflicts of the buffer being placed */
+    size_t *tmp;    /* sort scratch */
+    size_t *pos_of; /* position of each buffer in start order */
     size_t nhits;
     const uint64_t *off;
     uint64_t work;
@@ -67,14 +67,14 @@ static size_t first_start_at(const mp_pack_input *in, int64_t t) {
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (in->bufs[in->by_start[mid]].start < t) lo = mid + 1;
-        else hi = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
 
 /* Collect placed buffers at positions [lo, hi) ∩ [0, limit) ending after t. */
-static void collect(mp_greedy *g, size_t node, size_t lo, size_t hi, size_t limit,
-                    int64_t t) {
+static void collect(mp_greedy *g, size_t node, size_t lo, size_t hi, size_t limit, int64_t t) {
     g->work++;
     if (lo >= limit || g->tree[node] <= t) return;
     if (hi - lo == 1) {
@@ -117,8 +117,7 @@ static uint64_t best_gap(const mp_greedy *g, uint64_t need) {
     return best != UINT64_MAX ? best : top;
 }
 
-uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off,
-                          uint64_t *work) {
+uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work) {
     const mp_pack_input *in = g->in;
     for (size_t k = 0; k < 2 * g->leaves; k++) g->tree[k] = INT64_MIN;
     g->off = off;
@@ -145,7 +144,8 @@ static size_t active_slot(const size_t *act, size_t n, const uint64_t *off, size
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (cmp_offset(off, act[mid], i) < 0) lo = mid + 1;
-        else hi = mid;
+        else
+            hi = mid;
     }
     return lo;
 }

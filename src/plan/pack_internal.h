@@ -15,8 +15,8 @@
 typedef struct mp_pack_input {
     const memplan_buffer *bufs;
     size_t n;
-    const uint64_t *size;    /* aligned sizes */
-    const size_t *by_start;  /* indices sorted by (start, index) */
+    const uint64_t *size;   /* aligned sizes */
+    const size_t *by_start; /* indices sorted by (start, index) */
     uint64_t lower_bound;
 } mp_pack_input;
 
@@ -26,7 +26,8 @@ static inline size_t mp_first_at_least(const int64_t *a, size_t n, int64_t t) {
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (a[mid] < t) lo = mid + 1;
-        else hi = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -42,8 +43,7 @@ void mp_greedy_free(mp_greedy *g);
  * (smallest gap that fits, lowest address on ties) between the already
  * placed buffers that are live with it, else on top of them. Writes off[]
  * and returns the arena height. */
-uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off,
-                          uint64_t *work);
+uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work);
 /* The same placement for an order sorted by start (the time-ordered best
  * fit), without the segment tree: the same offsets, in O(k) per buffer for
  * k buffers live at its start. */
@@ -59,8 +59,7 @@ void mp_skyline_free(mp_skyline *s);
 /* Bottom-up placement driven by rank[] (lower = placed first when it
  * fits). Writes off[] and returns the arena height; *waste (if not NULL)
  * gets the area (bytes x time) of the holes the packing left. */
-uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
-                           uint64_t *work, double *waste);
+uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off, uint64_t *work, double *waste);
 
 /* Incremental decoding, for the search. A trace records one decode: the
  * buffer placed at each step, the valley it went into, and every
@@ -69,7 +68,7 @@ uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
  * step where one of the changed buffers could win its valley, so a trial
  * restarts from the checkpoint before that step. */
 typedef struct mp_sky_ckpt {
-    size_t len, cap;    /* the skyline's segments, left to right */
+    size_t len, cap; /* the skyline's segments, left to right */
     int64_t *ts;
     uint64_t *h;
     uint64_t height;    /* arena height so far */
@@ -84,23 +83,21 @@ typedef struct mp_sky_trace {
     uint64_t *off;      /* offset of each buffer */
     mp_sky_ckpt *cp;    /* checkpoint k: after k * every placements */
     size_t ncp;
-    uint64_t height;    /* final height and waste */
+    uint64_t height; /* final height and waste */
     double waste;
 } mp_sky_trace;
 
 /* The annealing cost of a (partial) decode; both terms only grow as the
  * decode goes on. */
-static inline double mp_sky_cost(uint64_t height, double waste, double span) {
-    return (double)height + waste / span;
-}
+static inline double mp_sky_cost(uint64_t height, double waste, double span) { return (double)height + waste / span; }
 
 /* Allocate the two traces (the accepted decode and a trial); a second call
  * keeps them. false: ENOMEM. */
 bool mp_skyline_trace_init(mp_skyline *s);
 
 /* Decode from scratch into the accepted trace. false: ENOMEM. */
-bool mp_skyline_trace_full(mp_skyline *s, const size_t *rank, double span, uint64_t *work,
-                           uint64_t *height, double *waste);
+bool mp_skyline_trace_full(mp_skyline *s, const size_t *rank, double span, uint64_t *work, uint64_t *height,
+                           double *waste);
 
 /* With rank[] already changed for buffers x and y (and no other): the first
  * step of the accepted trace whose outcome may change. */
@@ -112,8 +109,8 @@ size_t mp_skyline_first_change(const mp_skyline *s, const size_t *rank, size_t x
  * state as the current trace with x and y placed (the rest would be the
  * same); it gives up (false) when the cost passes `limit` on the way, or on
  * ENOMEM (mp_skyline_oom) -- the trial must then not be accepted. */
-bool mp_skyline_try(mp_skyline *s, const size_t *rank, size_t x, size_t y, size_t step,
-                    double limit, double span, uint64_t *work, uint64_t *height, double *waste);
+bool mp_skyline_try(mp_skyline *s, const size_t *rank, size_t x, size_t y, size_t step, double limit, double span,
+                    uint64_t *work, uint64_t *height, double *waste);
 
 bool mp_skyline_oom(const mp_skyline *s);
 
@@ -143,11 +140,9 @@ void mp_exact_free(mp_exact *x);
  * before the quota. */
 void mp_exact_set_deadline(mp_exact *x, double deadline);
 
-
 /* Is there a packing of height <= h? Spends at most about `quota` steps,
  * counted in *work; on FEASIBLE writes every buffer's offset to off[]. */
-mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work,
-                                uint64_t *off);
+mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work, uint64_t *off);
 
 /* ---- improvement search (pack_search.c) */
 
@@ -165,8 +160,7 @@ double mp_now_ms(void);
  * bound, after `quota` decoder steps, or at the wall-clock `deadline`
  * (mp_now_ms). Writes the offsets of the best order found into off[] only
  * when its height is below `bound`. false when memory runs out. */
-bool mp_search(const mp_pack_input *in, mp_skyline *sky, const size_t *order,
-               uint64_t quota, double deadline, uint64_t seed, uint64_t bound, uint64_t *off,
-               mp_search_result *res);
+bool mp_search(const mp_pack_input *in, mp_skyline *sky, const size_t *order, uint64_t quota, double deadline,
+               uint64_t seed, uint64_t bound, uint64_t *off, mp_search_result *res);
 
 #endif

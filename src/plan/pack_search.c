@@ -92,10 +92,10 @@ static double det_neglog(double u) {
 typedef struct annealer {
     const mp_pack_input *in;
     mp_skyline *sky;
-    size_t *perm;      /* buffers, best ranked first */
-    size_t *rank;      /* inverse of perm */
-    size_t *group_lo;  /* per buffer: start-order positions of the buffers */
-    size_t *group_hi;  /*   with the same start, [lo, hi) */
+    size_t *perm;     /* buffers, best ranked first */
+    size_t *rank;     /* inverse of perm */
+    size_t *group_lo; /* per buffer: start-order positions of the buffers */
+    size_t *group_hi; /*   with the same start, [lo, hi) */
     uint64_t rng;
     double span;
 } annealer;
@@ -114,7 +114,8 @@ static size_t first_start_at(const mp_pack_input *in, int64_t t) {
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         if (in->bufs[in->by_start[mid]].start < t) lo = mid + 1;
-        else hi = mid;
+        else
+            hi = mid;
     }
     return lo;
 }
@@ -190,9 +191,8 @@ static void annealer_free(annealer *a) {
     free(a->group_hi);
 }
 
-bool mp_search(const mp_pack_input *in, mp_skyline *sky, const size_t *order,
-               uint64_t quota, double deadline, uint64_t seed, uint64_t bound, uint64_t *off,
-               mp_search_result *res) {
+bool mp_search(const mp_pack_input *in, mp_skyline *sky, const size_t *order, uint64_t quota, double deadline,
+               uint64_t seed, uint64_t bound, uint64_t *off, mp_search_result *res) {
     size_t n = in->n;
     res->height = UINT64_MAX;
     res->iterations = 0;
@@ -202,8 +202,7 @@ bool mp_search(const mp_pack_input *in, mp_skyline *sky, const size_t *order,
     a.sky = sky;
     uint64_t *best_off = malloc(n * sizeof *best_off);
     size_t *best_perm = malloc(n * sizeof *best_perm);
-    bool ok = best_off && best_perm && annealer_init(&a, in, order, seed) &&
-              mp_skyline_trace_init(sky);
+    bool ok = best_off && best_perm && annealer_init(&a, in, order, seed) && mp_skyline_trace_init(sky);
     uint64_t work = 0;
     uint64_t best = UINT64_MAX, h;
     double waste, cur = 0.0, best_cost = 0.0;
@@ -217,7 +216,6 @@ bool mp_search(const mp_pack_input *in, mp_skyline *sky, const size_t *order,
     const double log_ratio = -4.605170185988091; /* log(1/100): T ends at t_hi / 100 */
     /* Restart from the best order after a stretch without improvement. */
     uint64_t stretch = quota / 3 + 1, last_gain = 0, phase0 = 0;
-
 
     while (ok && best > in->lower_bound && work < quota && mp_now_ms() < deadline) {
         double frac = (double)(work - phase0) / (double)(quota - phase0);

@@ -48,14 +48,14 @@
 typedef struct cand_node { /* over the unplaced buffers of a subtree */
     int64_t min_end;
     int64_t max_end;
-    size_t min_rank;       /* SIZE_MAX when none */
-    size_t arg;            /* buffer holding min_rank */
+    size_t min_rank; /* SIZE_MAX when none */
+    size_t arg;      /* buffer holding min_rank */
 } cand_node;
 
 typedef struct tpos { /* where a time t falls in the sorted orders */
-    size_t lo;   /* first start-order position starting at or after t */
-    size_t edge; /* first start-order position starting after t */
-    size_t ti;   /* index of t in s->times */
+    size_t lo;        /* first start-order position starting at or after t */
+    size_t edge;      /* first start-order position starting after t */
+    size_t ti;        /* index of t in s->times */
 } tpos;
 
 typedef struct valley { /* heap entry */
@@ -68,7 +68,7 @@ typedef struct valley { /* heap entry */
 struct mp_skyline {
     const mp_pack_input *in;
     size_t *pos_of;
-    int64_t *start_at;  /* start of the buffer at each start-order position */
+    int64_t *start_at; /* start of the buffer at each start-order position */
     /* candidate tree */
     size_t leaves;
     cand_node *tree;
@@ -76,18 +76,18 @@ struct mp_skyline {
     size_t nseg, seg_cap;
     int64_t *ts;
     uint64_t *h;
-    tpos *pos;          /* where each segment's ts falls */
+    tpos *pos; /* where each segment's ts falls */
     size_t *prev, *next;
     bool *alive;
     uint64_t *stamp;
     int64_t t_end;
-    tpos end_pos;              /* where t_end falls */
-    tpos *at_start, *at_end;   /* per buffer: where its start and end fall */
+    tpos end_pos;            /* where t_end falls */
+    tpos *at_start, *at_end; /* per buffer: where its start and end fall */
     /* valley heap */
     valley *heap;
     size_t heap_len, heap_cap;
     uint64_t work;
-    double waste;      /* area of the holes left by raised valleys */
+    double waste; /* area of the holes left by raised valleys */
     /* incremental decoding (mp_skyline_trace_init) */
     bool traced, oom;
     size_t every;      /* checkpoint interval, in placements */
@@ -100,9 +100,9 @@ struct mp_skyline {
     uint64_t *mark, try_id;
     /* the load bound of trials: over the elementary time intervals,
      * skyline + load of the unplaced buffers */
-    size_t nt;           /* distinct times */
-    int64_t *times;      /* the distinct starts and ends, ascending */
-    uint64_t *acc;       /* nt - 1 entries */
+    size_t nt;      /* distinct times */
+    int64_t *times; /* the distinct starts and ends, ascending */
+    uint64_t *acc;  /* nt - 1 entries */
     uint64_t accmax;
     bool bound_on;
 };
@@ -117,11 +117,8 @@ static size_t checkpoint_every(size_t n) {
 
 static void trace_free(mp_sky_trace *t);
 
-
 /* First position in start order whose buffer starts at or after t. */
-static size_t first_start_at(const mp_skyline *s, int64_t t) {
-    return mp_first_at_least(s->start_at, s->in->n, t);
-}
+static size_t first_start_at(const mp_skyline *s, int64_t t) { return mp_first_at_least(s->start_at, s->in->n, t); }
 
 /* First position in start order whose buffer starts after t. */
 static size_t after_time(const mp_skyline *s, int64_t t) {
@@ -157,9 +154,8 @@ mp_skyline *mp_skyline_new(const mp_pack_input *in) {
     s->alive = malloc(s->seg_cap * sizeof *s->alive);
     s->stamp = malloc(s->seg_cap * sizeof *s->stamp);
     s->heap = malloc(s->heap_cap * sizeof *s->heap);
-    if (!s->pos_of || !s->start_at || !s->tree || !s->ts || !s->pos || !s->at_start ||
-        !s->at_end || !s->times || !s->acc || !s->h || !s->prev || !s->next || !s->alive ||
-        !s->stamp || !s->heap) {
+    if (!s->pos_of || !s->start_at || !s->tree || !s->ts || !s->pos || !s->at_start || !s->at_end || !s->times ||
+        !s->acc || !s->h || !s->prev || !s->next || !s->alive || !s->stamp || !s->heap) {
         mp_skyline_free(s);
         return NULL;
     }
@@ -224,7 +220,8 @@ static cand_node combine(cand_node a, cand_node b) {
     c.min_end = MP_MIN(a.min_end, b.min_end);
     c.max_end = MP_MAX(a.max_end, b.max_end);
     if (a.min_rank <= b.min_rank) c.min_rank = a.min_rank, c.arg = a.arg;
-    else c.min_rank = b.min_rank, c.arg = b.arg;
+    else
+        c.min_rank = b.min_rank, c.arg = b.arg;
     return c;
 }
 
@@ -240,13 +237,11 @@ static void tree_build(mp_skyline *s, const size_t *rank, const size_t *step_of,
         }
         s->tree[s->leaves + p] = c;
     }
-    for (size_t k = s->leaves - 1; k >= 1; k--)
-        s->tree[k] = combine(s->tree[2 * k], s->tree[2 * k + 1]);
+    for (size_t k = s->leaves - 1; k >= 1; k--) s->tree[k] = combine(s->tree[2 * k], s->tree[2 * k + 1]);
 }
 
 static bool same_node(const cand_node *a, const cand_node *b) {
-    return a->min_end == b->min_end && a->max_end == b->max_end && a->min_rank == b->min_rank &&
-           a->arg == b->arg;
+    return a->min_end == b->min_end && a->max_end == b->max_end && a->min_rank == b->min_rank && a->arg == b->arg;
 }
 
 /* Empty the leaf at pos and update its ancestors, stopping at the first
@@ -262,8 +257,8 @@ static void tree_remove(mp_skyline *s, size_t pos) {
 }
 
 typedef struct query {
-    size_t lo, hi;  /* positions of buffers starting inside the valley */
-    int64_t te;     /* valley end */
+    size_t lo, hi; /* positions of buffers starting inside the valley */
+    int64_t te;    /* valley end */
     size_t best_rank, best;
 } query;
 
@@ -291,7 +286,7 @@ static void tree_find(mp_skyline *s, query *q) {
             continue;
         }
         size_t mid = lo + (hi - lo) / 2;
-        bool left = q->lo < mid, right = q->hi > mid;
+        bool left = q->lo<mid, right = q->hi> mid;
         /* push the likelier winner last, so it is walked first */
         if (s->tree[2 * k + 1].min_rank < s->tree[2 * k].min_rank) {
             if (left) st[sp++] = (walk){2 * k, lo, mid};
@@ -350,9 +345,7 @@ static size_t lowest_segment(mp_skyline *s) {
 
 /* ---------------------------------------------------------- segments */
 
-static int64_t seg_end(const mp_skyline *s, size_t seg) {
-    return s->next[seg] == NIL ? s->t_end : s->ts[s->next[seg]];
-}
+static int64_t seg_end(const mp_skyline *s, size_t seg) { return s->next[seg] == NIL ? s->t_end : s->ts[s->next[seg]]; }
 
 /* A new segment [ts, ...) at height h, linked after `after`. */
 static size_t new_segment(mp_skyline *s, size_t after, int64_t ts, tpos pos, uint64_t h) {
@@ -590,8 +583,8 @@ static bool converged(const mp_skyline *s, size_t placed) {
  * record every step and a checkpoint every s->every placements; give up
  * (false) as soon as the cost height + waste / span exceeds `limit`. A trial
  * (t == &s->cand) also stops early when it converges to the current trace. */
-static bool run(mp_skyline *s, size_t placed, uint64_t height, mp_sky_trace *t, uint64_t *off,
-                double limit, double span, uint64_t *height_out) {
+static bool run(mp_skyline *s, size_t placed, uint64_t height, mp_sky_trace *t, uint64_t *off, double limit,
+                double span, uint64_t *height_out) {
     const mp_pack_input *in = s->in;
     bool trial = t == &s->cand;
     bool ok = true;
@@ -626,7 +619,8 @@ static bool run(mp_skyline *s, size_t placed, uint64_t height, mp_sky_trace *t, 
         }
         placed++;
         if (in->size[b] == 0) push_segment(s, v); /* nothing changes */
-        else place(s, v, b);
+        else
+            place(s, v, b);
         if (t) {
             if (mp_sky_cost(height, s->waste, span) > limit) {
                 ok = false;
@@ -653,8 +647,7 @@ static bool run(mp_skyline *s, size_t placed, uint64_t height, mp_sky_trace *t, 
     return ok;
 }
 
-uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
-                           uint64_t *work, double *waste) {
+uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off, uint64_t *work, double *waste) {
     const mp_pack_input *in = s->in;
     if (waste) *waste = 0.0;
     if (in->n == 0) return 0;
@@ -667,8 +660,8 @@ uint64_t mp_skyline_decode(mp_skyline *s, const size_t *rank, uint64_t *off,
     return height;
 }
 
-bool mp_skyline_trace_full(mp_skyline *s, const size_t *rank, double span, uint64_t *work,
-                           uint64_t *height, double *waste) {
+bool mp_skyline_trace_full(mp_skyline *s, const size_t *rank, double span, uint64_t *work, uint64_t *height,
+                           double *waste) {
     const mp_pack_input *in = s->in;
     *height = 0;
     *waste = 0.0;
@@ -731,8 +724,8 @@ static void bound_start(mp_skyline *s, size_t placed) {
     s->work += in->n + 2 * m;
 }
 
-bool mp_skyline_try(mp_skyline *s, const size_t *rank, size_t x, size_t y, size_t step,
-                    double limit, double span, uint64_t *work, uint64_t *height, double *waste) {
+bool mp_skyline_try(mp_skyline *s, const size_t *rank, size_t x, size_t y, size_t step, double limit, double span,
+                    uint64_t *work, uint64_t *height, double *waste) {
     mp_sky_trace *c = &s->cand;
     size_t placed = step / s->every * s->every;
     s->work = s->leaves;

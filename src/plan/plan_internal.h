@@ -13,8 +13,7 @@
 #include "memplan/validate.h"
 
 /* Check 0 <= start < end for every buffer; EINPUT naming the first bad one. */
-memplan_status mp_plan_check_buffers(const memplan_buffer *bufs, size_t n,
-                                     memplan_error *err);
+memplan_status mp_plan_check_buffers(const memplan_buffer *bufs, size_t n, memplan_error *err);
 
 /* True when align is a power of two >= 1. */
 bool mp_align_ok(uint64_t align);
@@ -25,9 +24,8 @@ bool mp_align_up(uint64_t size, uint64_t align, uint64_t *out);
 /* malloc'ed array of aligned sizes; *total = their sum. ELIMIT when a size
  * or the sum overflows 64 bits (then every offset and arena size computed
  * from these sizes fits, since none exceeds the sum). */
-memplan_status mp_aligned_sizes(const memplan_buffer *bufs, size_t n,
-                                uint64_t align, uint64_t **sizes,
-                                uint64_t *total, memplan_error *err);
+memplan_status mp_aligned_sizes(const memplan_buffer *bufs, size_t n, uint64_t align, uint64_t **sizes, uint64_t *total,
+                                memplan_error *err);
 
 /* Three-way comparison of two buffer indices under some context. */
 typedef int (*mp_idx_cmp)(const void *ctx, size_t a, size_t b);

@@ -29,9 +29,8 @@ static int cmp_owner(const void *x, const void *y) {
     return a->value < b->value ? -1 : a->value > b->value;
 }
 
-memplan_status memplan_liveness_check_slots(const memplan_graph *g, const memplan_liveness *lv,
-                                            const int64_t *slot_of, memplan_graph_violation *kind,
-                                            memplan_error *err) {
+memplan_status memplan_liveness_check_slots(const memplan_graph *g, const memplan_liveness *lv, const int64_t *slot_of,
+                                            memplan_graph_violation *kind, memplan_error *err) {
     if (kind) *kind = MEMPLAN_GV_NONE;
     /* 1. uses inside the owner's interval */
     for (int32_t p = 0; p < g->n_nodes; p++) {

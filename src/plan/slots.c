@@ -30,9 +30,7 @@ typedef struct holder_heap {
     size_t len;
 } holder_heap;
 
-static bool holder_before(holder a, holder b) {
-    return a.end < b.end || (a.end == b.end && a.slot < b.slot);
-}
+static bool holder_before(holder a, holder b) { return a.end < b.end || (a.end == b.end && a.slot < b.slot); }
 
 static void heap_push(holder_heap *hp, holder x) {
     size_t i = hp->len++;
@@ -60,11 +58,10 @@ static holder heap_pop(holder_heap *hp) {
 }
 
 /* The retired slot the strategy picks for `size`, or MP_TREAP_NIL. */
-static size_t pick_slot(const mp_treap *retired, const uint64_t *slot_bytes,
-                        uint64_t size, memplan_slot_strategy strategy) {
+static size_t pick_slot(const mp_treap *retired, const uint64_t *slot_bytes, uint64_t size,
+                        memplan_slot_strategy strategy) {
     size_t s = mp_treap_ceil(retired, size);
-    if (strategy == MEMPLAN_SLOT_EXACT && s != MP_TREAP_NIL && slot_bytes[s] != size)
-        return MP_TREAP_NIL;
+    if (strategy == MEMPLAN_SLOT_EXACT && s != MP_TREAP_NIL && slot_bytes[s] != size) return MP_TREAP_NIL;
     return s;
 }
 
@@ -82,8 +79,7 @@ static bool naive_sum(const memplan_buffer *bufs, size_t n, uint64_t *sum, size_
     return true;
 }
 
-memplan_status memplan_plan_slots(const memplan_buffer *bufs, size_t n,
-                                  memplan_slot_strategy strategy,
+memplan_status memplan_plan_slots(const memplan_buffer *bufs, size_t n, memplan_slot_strategy strategy,
                                   memplan_slot_plan *out, memplan_error *err) {
     if (!out) return memplan_error_set(err, MEMPLAN_EUSAGE, "plan_slots: NULL result");
     memset(out, 0, sizeof *out);
@@ -93,9 +89,8 @@ memplan_status memplan_plan_slots(const memplan_buffer *bufs, size_t n,
     if (st != MEMPLAN_OK) return st;
     size_t bad = 0;
     if (!naive_sum(bufs, n, &out->naive_bytes, &bad))
-        return memplan_error_set(err, MEMPLAN_ELIMIT,
-                                 "buffer %zu: size %llu makes the total overflow 64 bits",
-                                 bad, (unsigned long long)bufs[bad].size);
+        return memplan_error_set(err, MEMPLAN_ELIMIT, "buffer %zu: size %llu makes the total overflow 64 bits", bad,
+                                 (unsigned long long)bufs[bad].size);
 
     size_t cap = n ? n : 1;
     size_t *order = mp_order_by_start(bufs, n);
@@ -112,8 +107,7 @@ memplan_status memplan_plan_slots(const memplan_buffer *bufs, size_t n,
 
     for (size_t k = 0; k < n; k++) {
         size_t i = order[k];
-        while (heap.len > 0 && heap.h[0].end <= bufs[i].start)
-            mp_treap_insert(&retired, heap_pop(&heap).slot);
+        while (heap.len > 0 && heap.h[0].end <= bufs[i].start) mp_treap_insert(&retired, heap_pop(&heap).slot);
         size_t s = pick_slot(&retired, out->slot_bytes, bufs[i].size, strategy);
         if (s != MP_TREAP_NIL) {
             mp_treap_erase(&retired, s);
@@ -125,9 +119,7 @@ memplan_status memplan_plan_slots(const memplan_buffer *bufs, size_t n,
         heap_push(&heap, (holder){bufs[i].end, s});
     }
     for (size_t s = 0; s < out->slot_count; s++) out->peak_bytes += out->slot_bytes[s];
-    out->savings_ratio = out->naive_bytes == 0
-                             ? 0.0
-                             : 1.0 - (double)out->peak_bytes / (double)out->naive_bytes;
+    out->savings_ratio = out->naive_bytes == 0 ? 0.0 : 1.0 - (double)out->peak_bytes / (double)out->naive_bytes;
 
 done:
     free(order);

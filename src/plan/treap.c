@@ -44,8 +44,7 @@ void mp_treap_free(mp_treap *t) {
 }
 
 /* Split tree n into nodes below (k, id) -> *lo and the rest -> *hi. */
-static void split(mp_treap *t, size_t n, uint64_t k, size_t id, size_t *lo,
-                  size_t *hi) {
+static void split(mp_treap *t, size_t n, uint64_t k, size_t id, size_t *lo, size_t *hi) {
     if (n == MP_TREAP_NIL) {
         *lo = *hi = MP_TREAP_NIL;
     } else if (less(t, n, k, id)) {

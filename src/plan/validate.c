@@ -14,8 +14,7 @@ typedef unsigned long long ull;
 typedef long long ll;
 
 /* Record a violation in *v and err; returns EINPUT. */
-static memplan_status violation(memplan_violation *v, memplan_violation_kind kind,
-                                size_t a, size_t b) {
+static memplan_status violation(memplan_violation *v, memplan_violation_kind kind, size_t a, size_t b) {
     if (v) {
         v->kind = kind;
         v->buffer = a;
@@ -29,12 +28,11 @@ static void no_violation(memplan_violation *v) {
 }
 
 /* Valid lifetimes; on failure a BAD_BUFFER violation. */
-static memplan_status check_lifetimes(const memplan_buffer *bufs, size_t n,
-                                      memplan_violation *v, memplan_error *err) {
+static memplan_status check_lifetimes(const memplan_buffer *bufs, size_t n, memplan_violation *v, memplan_error *err) {
     for (size_t i = 0; i < n; i++) {
         if (bufs[i].start < 0 || bufs[i].end <= bufs[i].start) {
-            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: invalid lifetime [%lld, %lld)",
-                              i, (ll)bufs[i].start, (ll)bufs[i].end);
+            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: invalid lifetime [%lld, %lld)", i, (ll)bufs[i].start,
+                              (ll)bufs[i].end);
             return violation(v, MEMPLAN_VIOLATION_BAD_BUFFER, i, SIZE_MAX);
         }
     }
@@ -59,8 +57,7 @@ static int cmp_slot_start(const void *ctx, size_t a, size_t b) {
     return 0;
 }
 
-memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
-                                      const memplan_slot_plan *plan,
+memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n, const memplan_slot_plan *plan,
                                       memplan_violation *v, memplan_error *err) {
     no_violation(v);
     if (!plan || plan->count != n || (n > 0 && (!bufs || !plan->slot_of)) ||
@@ -76,13 +73,13 @@ memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
             return violation(v, MEMPLAN_VIOLATION_NO_SLOT, i, SIZE_MAX);
         }
         if (s >= plan->slot_count) {
-            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: unknown slot %zu (plan has %zu)",
-                              i, s, plan->slot_count);
+            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: unknown slot %zu (plan has %zu)", i, s,
+                              plan->slot_count);
             return violation(v, MEMPLAN_VIOLATION_UNKNOWN_SLOT, i, SIZE_MAX);
         }
         if (plan->slot_bytes[s] < bufs[i].size) {
-            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: %llu bytes do not fit slot %zu of %llu",
-                              i, (ull)bufs[i].size, s, (ull)plan->slot_bytes[s]);
+            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: %llu bytes do not fit slot %zu of %llu", i,
+                              (ull)bufs[i].size, s, (ull)plan->slot_bytes[s]);
             return violation(v, MEMPLAN_VIOLATION_SLOT_TOO_SMALL, i, SIZE_MAX);
         }
     }
@@ -100,10 +97,9 @@ memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
         if (plan->slot_of[a] == plan->slot_of[b] && live_together(&bufs[a], &bufs[b])) {
             size_t lo = MP_MIN(a, b), hi = MP_MAX(a, b);
             free(idx);
-            memplan_error_set(err, MEMPLAN_EINPUT,
-                              "buffers %zu [%lld, %lld) and %zu [%lld, %lld) are live together in slot %zu",
-                              lo, (ll)bufs[lo].start, (ll)bufs[lo].end, hi, (ll)bufs[hi].start,
-                              (ll)bufs[hi].end, plan->slot_of[a]);
+            memplan_error_set(
+                err, MEMPLAN_EINPUT, "buffers %zu [%lld, %lld) and %zu [%lld, %lld) are live together in slot %zu", lo,
+                (ll)bufs[lo].start, (ll)bufs[lo].end, hi, (ll)bufs[hi].start, (ll)bufs[hi].end, plan->slot_of[a]);
             return violation(v, MEMPLAN_VIOLATION_SLOT_SHARED, lo, hi);
         }
     }
@@ -113,22 +109,18 @@ memplan_status memplan_validate_slots(const memplan_buffer *bufs, size_t n,
 
 /* ------------------------------------------------------------ arena plans */
 
-
 /* Per-buffer checks: alignment and the arena's end. */
-static memplan_status check_placements(const memplan_buffer *bufs, size_t n,
-                                       const uint64_t *off, uint64_t align,
-                                       uint64_t arena, memplan_violation *v,
-                                       memplan_error *err) {
+static memplan_status check_placements(const memplan_buffer *bufs, size_t n, const uint64_t *off, uint64_t align,
+                                       uint64_t arena, memplan_violation *v, memplan_error *err) {
     for (size_t i = 0; i < n; i++) {
         if (off[i] & (align - 1)) {
-            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: offset %llu is not a multiple of %llu",
-                              i, (ull)off[i], (ull)align);
+            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: offset %llu is not a multiple of %llu", i, (ull)off[i],
+                              (ull)align);
             return violation(v, MEMPLAN_VIOLATION_MISALIGNED, i, SIZE_MAX);
         }
         if (bufs[i].size > arena || off[i] > arena - bufs[i].size) {
-            memplan_error_set(err, MEMPLAN_EINPUT,
-                              "buffer %zu: [%llu, +%llu) ends beyond the arena of %llu bytes",
-                              i, (ull)off[i], (ull)bufs[i].size, (ull)arena);
+            memplan_error_set(err, MEMPLAN_EINPUT, "buffer %zu: [%llu, +%llu) ends beyond the arena of %llu bytes", i,
+                              (ull)off[i], (ull)bufs[i].size, (ull)arena);
             return violation(v, MEMPLAN_VIOLATION_BEYOND_ARENA, i, SIZE_MAX);
         }
     }
@@ -140,15 +132,12 @@ static bool share_bytes(const memplan_buffer *bufs, const uint64_t *off, size_t 
     return off[a] < off[b] + bufs[b].size && off[b] < off[a] + bufs[a].size;
 }
 
-memplan_status memplan_validate_arena(const memplan_buffer *bufs, size_t n,
-                                      const uint64_t *offsets, uint64_t align,
-                                      uint64_t arena_bytes,
-                                      memplan_violation *v, memplan_error *err) {
+memplan_status memplan_validate_arena(const memplan_buffer *bufs, size_t n, const uint64_t *offsets, uint64_t align,
+                                      uint64_t arena_bytes, memplan_violation *v, memplan_error *err) {
     no_violation(v);
     if (!mp_align_ok(align))
         return memplan_error_set(err, MEMPLAN_EUSAGE, "align %llu is not a power of two >= 1", (ull)align);
-    if (n > 0 && (!bufs || !offsets))
-        return memplan_error_set(err, MEMPLAN_EUSAGE, "validate_arena: NULL arrays");
+    if (n > 0 && (!bufs || !offsets)) return memplan_error_set(err, MEMPLAN_EUSAGE, "validate_arena: NULL arrays");
     if (n > SIZE_MAX / 2 / sizeof(size_t))
         return memplan_error_set(err, MEMPLAN_ELIMIT, "validate_arena: %zu buffers is too many", n);
     memplan_status st = check_lifetimes(bufs, n, v, err);
@@ -177,15 +166,17 @@ memplan_status memplan_validate_arena(const memplan_buffer *bufs, size_t n,
         size_t p = mp_treap_prev(&live, offsets[i], i);
         size_t q = mp_treap_next(&live, offsets[i], i);
         if (p != MP_TREAP_NIL && share_bytes(bufs, offsets, p, i)) bad_a = p, bad_b = i;
-        else if (q != MP_TREAP_NIL && share_bytes(bufs, offsets, q, i)) bad_a = q, bad_b = i;
-        else mp_treap_insert(&live, i);
+        else if (q != MP_TREAP_NIL && share_bytes(bufs, offsets, q, i))
+            bad_a = q, bad_b = i;
+        else
+            mp_treap_insert(&live, i);
     }
     free(ev);
     mp_treap_free(&live);
     if (bad_a == SIZE_MAX) return MEMPLAN_OK;
     size_t lo = MP_MIN(bad_a, bad_b), hi = MP_MAX(bad_a, bad_b);
     memplan_error_set(err, MEMPLAN_EINPUT,
-                      "buffers %zu [%llu, +%llu) and %zu [%llu, +%llu) overlap in address while both live",
-                      lo, (ull)offsets[lo], (ull)bufs[lo].size, hi, (ull)offsets[hi], (ull)bufs[hi].size);
+                      "buffers %zu [%llu, +%llu) and %zu [%llu, +%llu) overlap in address while both live", lo,
+                      (ull)offsets[lo], (ull)bufs[lo].size, hi, (ull)offsets[hi], (ull)bufs[hi].size);
     return violation(v, MEMPLAN_VIOLATION_ADDRESS_OVERLAP, lo, hi);
 }

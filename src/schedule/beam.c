@@ -18,8 +18,8 @@
 #define BEAM_MAX_WIDTH 16
 
 typedef struct bstate {
-    int32_t *indeg;  /* -1 once run */
-    int32_t *order;  /* the prefix */
+    int32_t *indeg; /* -1 once run */
+    int32_t *order; /* the prefix */
     mp_sim sim;
     uint64_t hash;
 } bstate;

@@ -42,7 +42,7 @@ static int32_t find_segments(const mp_sched *s, int32_t *seg_end, int32_t *cross
         for (int32_t i = s->succ_start[v]; i < s->succ_start[v + 1]; i++)
             if (s->succ[i] > v + 1) cross[v + 1]++, cross[s->succ[i]]--;
     /* after[c]: every step after c has a predecessor */
-    bool before_ok = true; /* every step before c has a successor */
+    bool before_ok = true;           /* every step before c has a successor */
     int32_t first_orphan_after = -1; /* the last step > 0 without a predecessor */
     for (int32_t v = n - 1; v > 0 && first_orphan_after < 0; v--)
         if (s->pred_start[v + 1] == s->pred_start[v]) first_orphan_after = v;
@@ -76,10 +76,10 @@ static void segprob_free(segprob *q) {
 typedef struct segmap {
     int32_t nseg;
     const int32_t *seg_end;
-    int32_t *seg_of;          /* per step */
-    int32_t *first, *last;    /* per buffer: defining segment, last segment it is live in */
-    int32_t *bk_start, *bk;   /* per segment: buffers defined or last live in it */
-    uint64_t *background;     /* per segment */
+    int32_t *seg_of;        /* per step */
+    int32_t *first, *last;  /* per buffer: defining segment, last segment it is live in */
+    int32_t *bk_start, *bk; /* per segment: buffers defined or last live in it */
+    uint64_t *background;   /* per segment */
 } segmap;
 
 static int32_t seg_start(const segmap *m, int32_t k) { return k ? m->seg_end[k - 1] + 1 : 0; }
@@ -133,8 +133,7 @@ static bool segprob_build(const mp_sched *s, const segmap *m, int32_t k, segprob
     int32_t a = seg_start(m, k), b = m->seg_end[k], len = b - a + 1;
     int32_t nbk = m->bk_start[k + 1] - m->bk_start[k];
     size_t np = (size_t)(s->pred_start[b + 1] - s->pred_start[a]), nu = 0;
-    for (int32_t i = m->bk_start[k]; i < m->bk_start[k + 1]; i++)
-        nu += (size_t)s->nuse[m->bk[i]];
+    for (int32_t i = m->bk_start[k]; i < m->bk_start[k + 1]; i++) nu += (size_t)s->nuse[m->bk[i]];
     q->pred_start = malloc(((size_t)len + 1) * sizeof *q->pred_start);
     q->pred = malloc((np + 1) * sizeof *q->pred);
     q->use_start = malloc(((size_t)nbk + 1) * sizeof *q->use_start);
@@ -163,8 +162,8 @@ static bool segprob_build(const mp_sched *s, const segmap *m, int32_t k, segprob
     }
     q->use_start[nbk] = u;
     q->background = m->background[k];
-    q->p = (memplan_sched_problem){len, q->pred_start, q->pred, nbk, q->bytes, q->def, q->to_end,
-                                   q->use_start, q->use, s->trans + a};
+    q->p = (memplan_sched_problem){len,    q->pred_start, q->pred,      nbk,    q->bytes,
+                                   q->def, q->to_end,     q->use_start, q->use, s->trans + a};
     return true;
 }
 
@@ -253,8 +252,8 @@ static bool dp_levels(const mp_sched *s, dp *d, uint64_t ub, uint64_t *work, boo
 
 /* An order of s's steps with a peak below ub in order (*found), or proof
  * there is none; false when the work ran out. */
-static memplan_status dp_solve(const mp_sched *s, uint64_t ub, uint64_t *work, int32_t *order, bool *found,
-                               bool *done, memplan_error *err) {
+static memplan_status dp_solve(const mp_sched *s, uint64_t ub, uint64_t *work, int32_t *order, bool *found, bool *done,
+                               memplan_error *err) {
     int32_t n = s->n;
     *found = *done = false;
     dp d = {calloc((size_t)n + 1, sizeof *d.lvl), calloc((size_t)n + 1, sizeof *d.cnt),

@@ -15,19 +15,19 @@
 
 typedef struct mp_sched {
     int32_t n, nb;
-    int32_t *pred_start, *pred;   /* distinct, ascending */
-    int32_t *succ_start, *succ;   /* distinct, ascending */
-    int32_t *def_start, *defs;    /* buffers each step defines */
-    int32_t *rd_start, *rd;       /* buffers each step reads, distinct */
-    int32_t *nuse;                /* per buffer: distinct readers */
-    int32_t *use_start, *use;     /* per buffer: its distinct readers, ascending */
-    uint64_t *bytes;              /* per buffer */
-    uint8_t *to_end;              /* per buffer */
-    int32_t *def;                 /* per buffer */
-    uint64_t *alloc;              /* per step: bytes of the buffers it defines */
-    uint64_t *trans;              /* per step: its transient */
-    uint64_t base;                /* buffers live from the start */
-    uint64_t base_dead;           /* of those, the ones nothing reads (dead after position 0) */
+    int32_t *pred_start, *pred; /* distinct, ascending */
+    int32_t *succ_start, *succ; /* distinct, ascending */
+    int32_t *def_start, *defs;  /* buffers each step defines */
+    int32_t *rd_start, *rd;     /* buffers each step reads, distinct */
+    int32_t *nuse;              /* per buffer: distinct readers */
+    int32_t *use_start, *use;   /* per buffer: its distinct readers, ascending */
+    uint64_t *bytes;            /* per buffer */
+    uint8_t *to_end;            /* per buffer */
+    int32_t *def;               /* per buffer */
+    uint64_t *alloc;            /* per step: bytes of the buffers it defines */
+    uint64_t *trans;            /* per step: its transient */
+    uint64_t base;              /* buffers live from the start */
+    uint64_t base_dead;         /* of those, the ones nothing reads (dead after position 0) */
 } mp_sched;
 
 /* The work budget of the searches: units per millisecond of budget_ms. */
@@ -42,8 +42,8 @@ uint64_t mp_sched_eval(const mp_sched *s, const int32_t *order, int32_t *pos_scr
 /* One step at a time: the live bytes and the remaining readers per buffer. */
 typedef struct mp_sim {
     uint64_t live, peak;
-    int32_t *rem;                 /* per buffer: readers not run yet */
-    int32_t done;                 /* steps run */
+    int32_t *rem; /* per buffer: readers not run yet */
+    int32_t done; /* steps run */
 } mp_sim;
 
 /* Bytes live while step v runs, after the steps run so far. */

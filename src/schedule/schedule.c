@@ -127,7 +127,8 @@ memplan_status memplan_schedule_run(const memplan_sched_problem *p, memplan_orde
         int32_t *pos = malloc(((size_t)s.n + 1) * sizeof *pos);
         uint64_t *delta = malloc(2 * ((size_t)s.n + 1) * sizeof *delta);
         if (pos && delta) r.peak = mp_sched_eval(&s, r.order, pos, delta);
-        else st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+        else
+            st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
         free(pos), free(delta);
     }
     mp_sched_free(&s);
@@ -152,8 +153,8 @@ memplan_status memplan_schedule_peak(const memplan_sched_problem *p, const int32
     for (int32_t i = 0; !st && i < s.n; i++) {
         int32_t v = order[i];
         if (v < 0 || v >= s.n || pos[v] >= 0)
-            st = memplan_error_set(err, MEMPLAN_EINPUT, "the order's entry %d is not a step or repeats one: %d",
-                                   (int)i, (int)v);
+            st = memplan_error_set(err, MEMPLAN_EINPUT, "the order's entry %d is not a step or repeats one: %d", (int)i,
+                                   (int)v);
         else
             pos[v] = i;
     }

@@ -20,26 +20,26 @@
 
 typedef struct mp_dim_birth {
     const char *name;
-    int32_t graph;               /* graph id */
-    int32_t node;                /* position in that graph, -1 when declared without a size */
-    bool data;                   /* data-dependent (NonZero's count, ...) */
-    memplan_expr bound;          /* data: an upper bound, or NONE */
+    int32_t graph;      /* graph id */
+    int32_t node;       /* position in that graph, -1 when declared without a size */
+    bool data;          /* data-dependent (NonZero's count, ...) */
+    memplan_expr bound; /* data: an upper bound, or NONE */
 } mp_dim_birth;
 
 typedef struct mp_dims {
-    mp_arena *arena;             /* the inference's (borrowed) */
+    mp_arena *arena; /* the inference's (borrowed) */
     memplan_expr_pool *pool;
-    mp_strmap declared;          /* "unk__*" names the model declares */
-    mp_strmap fresh;             /* fresh name -> index in births */
+    mp_strmap declared; /* "unk__*" names the model declares */
+    mp_strmap fresh;    /* fresh name -> index in births */
     mp_dim_birth *births;
     size_t n_births, cap_births;
-    int64_t next;                /* the next N to try */
-    memplan_input_dim *inputs;   /* bindable dims, first appearance order */
+    int64_t next;              /* the next N to try */
+    memplan_input_dim *inputs; /* bindable dims, first appearance order */
     size_t n_inputs, cap_inputs;
-    mp_strmap input_names;       /* name -> index in inputs */
+    mp_strmap input_names;        /* name -> index in inputs */
     const memplan_graph **graphs; /* by id */
     int32_t n_graphs;
-    size_t *data;                /* indices of the data-dependent births */
+    size_t *data; /* indices of the data-dependent births */
     size_t n_data, cap_data;
 } mp_dims;
 

@@ -49,13 +49,13 @@ static const q QNONE = {MEMPLAN_EXPR_NONE, 0};
 
 /* A tensor with known values and a static shape. */
 typedef struct tv {
-    int32_t et;            /* element type */
+    int32_t et; /* element type */
     int32_t rank;
     const int64_t *dims;
     int32_t n;             /* -1: absent (or, for an output, not to be filled) */
     const memplan_expr *v; /* inputs: the values times 2^shift */
     int32_t shift;
-    q *out;                /* outputs: n values to fill */
+    q *out; /* outputs: n values to fill */
     bool filled;
 } tv;
 
@@ -74,12 +74,18 @@ static bool is_real(int32_t et) { return et == MEMPLAN_DTYPE_FLOAT || et == MEMP
 /* Types whose values are tracked. */
 static bool value_type(int32_t et) {
     switch (et) {
-    case MEMPLAN_DTYPE_FLOAT: case MEMPLAN_DTYPE_DOUBLE: case MEMPLAN_DTYPE_BOOL:
-    case MEMPLAN_DTYPE_INT8: case MEMPLAN_DTYPE_INT16: case MEMPLAN_DTYPE_INT32: case MEMPLAN_DTYPE_INT64:
-    case MEMPLAN_DTYPE_UINT8: case MEMPLAN_DTYPE_UINT16: case MEMPLAN_DTYPE_UINT32: case MEMPLAN_DTYPE_UINT64:
-        return true;
-    default:
-        return false;
+    case MEMPLAN_DTYPE_FLOAT:
+    case MEMPLAN_DTYPE_DOUBLE:
+    case MEMPLAN_DTYPE_BOOL:
+    case MEMPLAN_DTYPE_INT8:
+    case MEMPLAN_DTYPE_INT16:
+    case MEMPLAN_DTYPE_INT32:
+    case MEMPLAN_DTYPE_INT64:
+    case MEMPLAN_DTYPE_UINT8:
+    case MEMPLAN_DTYPE_UINT16:
+    case MEMPLAN_DTYPE_UINT32:
+    case MEMPLAN_DTYPE_UINT64: return true;
+    default: return false;
     }
 }
 
@@ -167,9 +173,7 @@ static q qreal(mp_ev *e, double f, int32_t et) {
 }
 
 /* x < y for every value of the dims in them. */
-static bool lt(mp_ev *e, memplan_expr x, memplan_expr y) {
-    return mp_le(e->c, memplan_expr_add(e->p, x, K(e, 1)), y);
-}
+static bool lt(mp_ev *e, memplan_expr x, memplan_expr y) { return mp_le(e->c, memplan_expr_add(e->p, x, K(e, 1)), y); }
 
 /* Sign of a: -1, 0, 1; 2 when it cannot be told. */
 static int qsign(mp_ev *e, q a) {
@@ -225,8 +229,26 @@ static int64_t wrap(int64_t k, int32_t et) {
 /* ---- elementwise arithmetic -------------------------------------------- */
 
 typedef enum {
-    B_ADD, B_SUB, B_MUL, B_DIV, B_MOD, B_FMOD, B_POW, B_MIN, B_MAX,
-    B_EQ, B_LT, B_GT, B_LE, B_GE, B_AND, B_OR, B_XOR, B_BAND, B_BOR, B_BXOR,
+    B_ADD,
+    B_SUB,
+    B_MUL,
+    B_DIV,
+    B_MOD,
+    B_FMOD,
+    B_POW,
+    B_MIN,
+    B_MAX,
+    B_EQ,
+    B_LT,
+    B_GT,
+    B_LE,
+    B_GE,
+    B_AND,
+    B_OR,
+    B_XOR,
+    B_BAND,
+    B_BOR,
+    B_BXOR,
 } binop;
 
 /* Both constant: what the runtime computes. */
@@ -260,7 +282,8 @@ static q bin_const(mp_ev *e, binop op, q a, q b, bool real, int32_t et) {
     case B_SUB: return qreal(e, f - g, et);
     case B_MUL: return qreal(e, f * g, et);
     case B_DIV: return g == 0 ? QNONE : qreal(e, f / g, et);
-    case B_MOD: case B_FMOD: return g == 0 ? QNONE : qreal(e, fmod(f, g), et);
+    case B_MOD:
+    case B_FMOD: return g == 0 ? QNONE : qreal(e, fmod(f, g), et);
     case B_POW: return qreal(e, pow(f, g), et);
     case B_MIN: return qreal(e, f < g ? f : g, et);
     case B_MAX: return qreal(e, f > g ? f : g, et);
@@ -318,8 +341,7 @@ static q bin(mp_ev *e, binop op, q a, q b, bool real, int32_t et) {
         if (memplan_expr_is_const(e->p, rem, &r) && r == 0) return (q){memplan_expr_floordiv(e->p, x, y), 0};
         return QNONE;
     }
-    case B_MOD:
-        return real ? QNONE : (q){memplan_expr_mod(e->p, x, y), 0};
+    case B_MOD: return real ? QNONE : (q){memplan_expr_mod(e->p, x, y), 0};
     case B_FMOD: /* C's sign rule equals Python's for operands >= 0 */
         return !real && mp_le(e->c, K(e, 0), x) && lt(e, K(e, 0), y) ? (q){memplan_expr_mod(e->p, x, y), 0} : QNONE;
     case B_POW: {
@@ -329,10 +351,13 @@ static q bin(mp_ev *e, binop op, q a, q b, bool real, int32_t et) {
         for (; k > 1; k--) r = bin(e, B_MUL, r, a, real, et);
         return r;
     }
-    case B_MIN: case B_MAX: {
+    case B_MIN:
+    case B_MAX: {
         bool le_xy = mp_le(e->c, x, y), le_yx = mp_le(e->c, y, x);
-        memplan_expr r = le_xy ? (op == B_MIN ? x : y) : le_yx ? (op == B_MIN ? y : x)
-                         : op == B_MIN ? memplan_expr_min(e->p, x, y) : memplan_expr_max(e->p, x, y);
+        memplan_expr r = le_xy         ? (op == B_MIN ? x : y)
+                         : le_yx       ? (op == B_MIN ? y : x)
+                         : op == B_MIN ? memplan_expr_min(e->p, x, y)
+                                       : memplan_expr_max(e->p, x, y);
         return qnorm(e, (q){r, s});
     }
     /* symbolic values are dims (>= 0), which can order them: batch > -1,
@@ -342,15 +367,16 @@ static q bin(mp_ev *e, binop op, q a, q b, bool real, int32_t et) {
     case B_GT: return lt(e, y, x) ? qk(e, 1) : mp_le(e->c, x, y) ? qk(e, 0) : QNONE;
     case B_LE: return mp_le(e->c, x, y) ? qk(e, 1) : lt(e, y, x) ? qk(e, 0) : QNONE;
     case B_GE: return mp_le(e->c, y, x) ? qk(e, 1) : lt(e, x, y) ? qk(e, 0) : QNONE;
-    case B_AND: case B_OR: case B_XOR: {
+    case B_AND:
+    case B_OR:
+    case B_XOR: {
         int ta = qtruth(e, a), tb = qtruth(e, b);
         if (op == B_AND && (ta == 0 || tb == 0)) return qk(e, 0);
         if (op == B_OR && (ta == 1 || tb == 1)) return qk(e, 1);
         if (ta < 0 || tb < 0) return QNONE;
         return qk(e, op == B_AND ? ta && tb : op == B_OR ? ta || tb : ta != tb);
     }
-    default:
-        return QNONE;
+    default: return QNONE;
     }
 }
 
@@ -368,7 +394,9 @@ static q un(mp_ev *e, unop op, q a, bool real, int32_t et) {
             case U_SIGN: return qk(e, (k > 0) - (k < 0));
             case U_NOT: return qk(e, k == 0);
             case U_RELU: return qk(e, k > 0 ? k : 0);
-            case U_FLOOR: case U_CEIL: case U_ROUND: return a;
+            case U_FLOOR:
+            case U_CEIL:
+            case U_ROUND: return a;
             default: return QNONE;
             }
         }
@@ -394,9 +422,7 @@ static q un(mp_ev *e, unop op, q a, bool real, int32_t et) {
         if (sg == 2 && memplan_expr_nonneg(e->p, a.v)) sg = 1;
         if (sg == 2 && memplan_expr_nonneg(e->p, memplan_expr_neg(e->p, a.v))) sg = -1;
         return sg == 2 ? QNONE : sg < 0 ? (q){memplan_expr_neg(e->p, a.v), a.s} : a;
-    case U_SIGN:
-        sg = qsign(e, a);
-        return sg == 2 ? QNONE : real ? qreal(e, sg, et) : qk(e, sg);
+    case U_SIGN: sg = qsign(e, a); return sg == 2 ? QNONE : real ? qreal(e, sg, et) : qk(e, sg);
     case U_FLOOR: return a.s == 0 ? a : (q){memplan_expr_floordiv(e->p, a.v, K(e, INT64_C(1) << a.s)), 0};
     case U_CEIL: return a.s == 0 ? a : (q){memplan_expr_ceildiv(e->p, a.v, K(e, INT64_C(1) << a.s)), 0};
     case U_ROUND: return a.s == 0 ? a : QNONE;
@@ -580,11 +606,15 @@ static bool in_int(mp_ev *e, int32_t k, int64_t *v) {
 
 static binop binop_of(mp_ev *e) {
     const char *op = mp_node(e->c)->op_type;
-    static const struct { const char *name; binop b; } NAMES[] = {
-        {"Add", B_ADD}, {"Sub", B_SUB}, {"Mul", B_MUL}, {"Div", B_DIV}, {"Mod", B_MOD}, {"Pow", B_POW},
-        {"Min", B_MIN}, {"Max", B_MAX}, {"Sum", B_ADD}, {"Mean", B_ADD}, {"Equal", B_EQ}, {"Less", B_LT},
-        {"Greater", B_GT}, {"LessOrEqual", B_LE}, {"GreaterOrEqual", B_GE}, {"And", B_AND}, {"Or", B_OR},
-        {"Xor", B_XOR}, {"BitwiseAnd", B_BAND}, {"BitwiseOr", B_BOR}, {"BitwiseXor", B_BXOR},
+    static const struct {
+        const char *name;
+        binop b;
+    } NAMES[] = {
+        {"Add", B_ADD},         {"Sub", B_SUB}, {"Mul", B_MUL},    {"Div", B_DIV},         {"Mod", B_MOD},
+        {"Pow", B_POW},         {"Min", B_MIN}, {"Max", B_MAX},    {"Sum", B_ADD},         {"Mean", B_ADD},
+        {"Equal", B_EQ},        {"Less", B_LT}, {"Greater", B_GT}, {"LessOrEqual", B_LE},  {"GreaterOrEqual", B_GE},
+        {"And", B_AND},         {"Or", B_OR},   {"Xor", B_XOR},    {"BitwiseAnd", B_BAND}, {"BitwiseOr", B_BOR},
+        {"BitwiseXor", B_BXOR},
     };
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
         if (strcmp(op, NAMES[i].name) == 0) {
@@ -620,9 +650,13 @@ static bool ev_binary(mp_ev *e) {
 }
 
 static bool ev_unary(mp_ev *e) {
-    static const struct { const char *name; unop u; } NAMES[] = {
-        {"Neg", U_NEG}, {"Abs", U_ABS}, {"Sign", U_SIGN}, {"Floor", U_FLOOR}, {"Ceil", U_CEIL},
-        {"Round", U_ROUND}, {"Not", U_NOT}, {"Reciprocal", U_RECIPROCAL}, {"Sqrt", U_SQRT}, {"Relu", U_RELU},
+    static const struct {
+        const char *name;
+        unop u;
+    } NAMES[] = {
+        {"Neg", U_NEG},   {"Abs", U_ABS},     {"Sign", U_SIGN}, {"Floor", U_FLOOR},
+        {"Ceil", U_CEIL}, {"Round", U_ROUND}, {"Not", U_NOT},   {"Reciprocal", U_RECIPROCAL},
+        {"Sqrt", U_SQRT}, {"Relu", U_RELU},
     };
     const char *name = mp_node(e->c)->op_type;
     unop op = U_NEG;
@@ -1015,7 +1049,8 @@ static bool ev_pad(mp_ev *e) {
                     break;
                 }
                 if (strcmp(mode, "edge") == 0) j = j < 0 ? 0 : n - 1;
-                else if (strcmp(mode, "wrap") == 0) j = ((j % n) + n) % n;
+                else if (strcmp(mode, "wrap") == 0)
+                    j = ((j % n) + n) % n;
                 else if (strcmp(mode, "reflect") == 0 && n > 1) {
                     int64_t period = 2 * (n - 1);
                     j = ((j % period) + period) % period;
@@ -1037,8 +1072,11 @@ static bool ev_pad(mp_ev *e) {
 /* ScatterND(data, indices, updates), reduction none/add/mul/max/min. */
 static q reduce2(mp_ev *e, const char *red, q a, q b, bool real, int32_t et) {
     if (strcmp(red, "none") == 0) return b;
-    binop op = strcmp(red, "add") == 0 ? B_ADD : strcmp(red, "mul") == 0 ? B_MUL : strcmp(red, "max") == 0 ? B_MAX
-             : strcmp(red, "min") == 0 ? B_MIN : B_EQ;
+    binop op = strcmp(red, "add") == 0   ? B_ADD
+               : strcmp(red, "mul") == 0 ? B_MUL
+               : strcmp(red, "max") == 0 ? B_MAX
+               : strcmp(red, "min") == 0 ? B_MIN
+                                         : B_EQ;
     return op == B_EQ ? QNONE : bin(e, op, a, b, real, et);
 }
 
@@ -1221,8 +1259,10 @@ static bool ev_reduce(mp_ev *e) {
     tv *o = OUT(e, 0);
     const tv *x = IN(e, 0);
     const char *name = mp_node(e->c)->op_type;
-    binop op = strcmp(name, "ReduceProd") == 0 ? B_MUL : strcmp(name, "ReduceMax") == 0 ? B_MAX
-             : strcmp(name, "ReduceMin") == 0 ? B_MIN : B_ADD;
+    binop op = strcmp(name, "ReduceProd") == 0  ? B_MUL
+               : strcmp(name, "ReduceMax") == 0 ? B_MAX
+               : strcmp(name, "ReduceMin") == 0 ? B_MIN
+                                                : B_ADD;
     bool mean = strcmp(name, "ReduceMean") == 0, noop;
     bool *red = x ? mp_tmp(e->c, (size_t)(x->rank ? x->rank : 1), sizeof *red) : NULL;
     fold *acc = o ? mp_tmp(e->c, (size_t)o->n, sizeof *acc) : NULL;
@@ -1239,8 +1279,10 @@ static bool ev_reduce(mp_ev *e) {
         fold *f = &acc[i];
         q v;
         if (op == B_ADD || op == B_MUL) v = f->has_sym ? f->sym : qk(e, op == B_ADD ? 0 : 1);
-        else if (!f->has_k) v = f->has_sym ? f->sym : QNONE; /* an empty max/min */
-        else v = f->has_sym ? bin(e, op, f->sym, f->k, real, o->et) : f->k;
+        else if (!f->has_k)
+            v = f->has_sym ? f->sym : QNONE; /* an empty max/min */
+        else
+            v = f->has_sym ? bin(e, op, f->sym, f->k, real, o->et) : f->k;
         if (mean) v = f->count ? bin(e, B_DIV, v, qk(e, f->count), real, o->et) : QNONE;
         o->out[i] = v;
     }
@@ -1350,28 +1392,74 @@ static bool ev_topk(mp_ev *e) {
 
 const mp_eval mp_evals[] = {
     /* elementwise */
-    {"", "Add", ev_binary}, {"", "Sub", ev_binary}, {"", "Mul", ev_binary}, {"", "Div", ev_binary},
-    {"", "Mod", ev_binary}, {"", "Pow", ev_binary}, {"", "Min", ev_binary}, {"", "Max", ev_binary},
-    {"", "Sum", ev_binary}, {"", "Mean", ev_binary}, {"", "Equal", ev_binary}, {"", "Less", ev_binary},
-    {"", "Greater", ev_binary}, {"", "LessOrEqual", ev_binary}, {"", "GreaterOrEqual", ev_binary},
-    {"", "And", ev_binary}, {"", "Or", ev_binary}, {"", "Xor", ev_binary}, {"", "BitwiseAnd", ev_binary},
-    {"", "BitwiseOr", ev_binary}, {"", "BitwiseXor", ev_binary},
-    {"", "Neg", ev_unary}, {"", "Abs", ev_unary}, {"", "Sign", ev_unary}, {"", "Floor", ev_unary},
-    {"", "Ceil", ev_unary}, {"", "Round", ev_unary}, {"", "Not", ev_unary}, {"", "Reciprocal", ev_unary},
-    {"", "Sqrt", ev_unary}, {"", "Relu", ev_unary},
-    {"", "Cast", ev_cast}, {"", "Where", ev_where}, {"", "Clip", ev_clip},
+    {"", "Add", ev_binary},
+    {"", "Sub", ev_binary},
+    {"", "Mul", ev_binary},
+    {"", "Div", ev_binary},
+    {"", "Mod", ev_binary},
+    {"", "Pow", ev_binary},
+    {"", "Min", ev_binary},
+    {"", "Max", ev_binary},
+    {"", "Sum", ev_binary},
+    {"", "Mean", ev_binary},
+    {"", "Equal", ev_binary},
+    {"", "Less", ev_binary},
+    {"", "Greater", ev_binary},
+    {"", "LessOrEqual", ev_binary},
+    {"", "GreaterOrEqual", ev_binary},
+    {"", "And", ev_binary},
+    {"", "Or", ev_binary},
+    {"", "Xor", ev_binary},
+    {"", "BitwiseAnd", ev_binary},
+    {"", "BitwiseOr", ev_binary},
+    {"", "BitwiseXor", ev_binary},
+    {"", "Neg", ev_unary},
+    {"", "Abs", ev_unary},
+    {"", "Sign", ev_unary},
+    {"", "Floor", ev_unary},
+    {"", "Ceil", ev_unary},
+    {"", "Round", ev_unary},
+    {"", "Not", ev_unary},
+    {"", "Reciprocal", ev_unary},
+    {"", "Sqrt", ev_unary},
+    {"", "Relu", ev_unary},
+    {"", "Cast", ev_cast},
+    {"", "Where", ev_where},
+    {"", "Clip", ev_clip},
     /* same values */
-    {"", "Identity", ev_copy}, {"", "Reshape", ev_copy}, {"", "Squeeze", ev_copy}, {"", "Unsqueeze", ev_copy},
-    {"", "Flatten", ev_copy}, {"", "Dropout", ev_copy},
+    {"", "Identity", ev_copy},
+    {"", "Reshape", ev_copy},
+    {"", "Squeeze", ev_copy},
+    {"", "Unsqueeze", ev_copy},
+    {"", "Flatten", ev_copy},
+    {"", "Dropout", ev_copy},
     /* rearranging */
-    {"", "Transpose", ev_transpose}, {"", "Concat", ev_concat}, {"", "Split", ev_split}, {"", "Slice", ev_slice},
-    {"", "Gather", ev_gather}, {"", "GatherElements", ev_gather_elements}, {"", "GatherND", ev_gather_nd},
-    {"", "Tile", ev_tile}, {"", "Expand", ev_expand}, {"", "Pad", ev_pad}, {"", "ScatterND", ev_scatter_nd},
-    {"", "ScatterElements", ev_scatter_elements}, {"", "Scatter", ev_scatter_elements}, {"", "OneHot", ev_one_hot},
-    {"", "Range", ev_range}, {"", "NonZero", ev_nonzero},
+    {"", "Transpose", ev_transpose},
+    {"", "Concat", ev_concat},
+    {"", "Split", ev_split},
+    {"", "Slice", ev_slice},
+    {"", "Gather", ev_gather},
+    {"", "GatherElements", ev_gather_elements},
+    {"", "GatherND", ev_gather_nd},
+    {"", "Tile", ev_tile},
+    {"", "Expand", ev_expand},
+    {"", "Pad", ev_pad},
+    {"", "ScatterND", ev_scatter_nd},
+    {"", "ScatterElements", ev_scatter_elements},
+    {"", "Scatter", ev_scatter_elements},
+    {"", "OneHot", ev_one_hot},
+    {"", "Range", ev_range},
+    {"", "NonZero", ev_nonzero},
     /* reductions */
-    {"", "ReduceSum", ev_reduce}, {"", "ReduceProd", ev_reduce}, {"", "ReduceMax", ev_reduce},
-    {"", "ReduceMin", ev_reduce}, {"", "ReduceMean", ev_reduce}, {"", "ArgMax", ev_arg}, {"", "ArgMin", ev_arg},
-    {"", "CumSum", ev_cumsum}, {"", "CumProd", ev_cumsum}, {"", "TopK", ev_topk},
+    {"", "ReduceSum", ev_reduce},
+    {"", "ReduceProd", ev_reduce},
+    {"", "ReduceMax", ev_reduce},
+    {"", "ReduceMin", ev_reduce},
+    {"", "ReduceMean", ev_reduce},
+    {"", "ArgMax", ev_arg},
+    {"", "ArgMin", ev_arg},
+    {"", "CumSum", ev_cumsum},
+    {"", "CumProd", ev_cumsum},
+    {"", "TopK", ev_topk},
     {NULL, NULL, NULL},
 };

@@ -34,29 +34,34 @@
 
 /* ---------------------------------------------------------------- limits */
 
-#define MAX_TERMS 64       /* terms in one polynomial */
-#define MAX_DEGREE 16      /* total degree of one monomial */
-#define MAX_DEPTH 64       /* nesting of floordiv/mod/max/min atoms */
-#define MAX_TEXT 16384     /* bytes of one printed polynomial */
-#define MAX_NAME 1024      /* bytes of one dim name */
-#define MAX_IDS (1 << 28)  /* entries in one table */
-#define MAX_NEST 200       /* parser recursion (parentheses, unary minus) */
+#define MAX_TERMS 64      /* terms in one polynomial */
+#define MAX_DEGREE 16     /* total degree of one monomial */
+#define MAX_DEPTH 64      /* nesting of floordiv/mod/max/min atoms */
+#define MAX_TEXT 16384    /* bytes of one printed polynomial */
+#define MAX_NAME 1024     /* bytes of one dim name */
+#define MAX_IDS (1 << 28) /* entries in one table */
+#define MAX_NEST 200      /* parser recursion (parentheses, unary minus) */
 
 /* ----------------------------------------------------------------- types */
 
 typedef enum atom_kind { A_SYM, A_FLOORDIV, A_MOD, A_MAX, A_MIN } atom_kind;
 
-typedef struct factor { int32_t atom, exp; } factor;
-typedef struct term { int64_t coef; int32_t mono; } term;
+typedef struct factor {
+    int32_t atom, exp;
+} factor;
+typedef struct term {
+    int64_t coef;
+    int32_t mono;
+} term;
 
 typedef struct atom {
     atom_kind kind;
-    memplan_expr a, b;   /* operands (not A_SYM) */
-    const char *name;    /* A_SYM: the raw name */
-    const char *text;    /* printed form, without outer parentheses */
+    memplan_expr a, b; /* operands (not A_SYM) */
+    const char *name;  /* A_SYM: the raw name */
+    const char *text;  /* printed form, without outer parentheses */
     uint64_t hash;
-    int32_t depth;       /* 0 for a name, else 1 + deepest operand */
-    memplan_expr self;   /* the polynomial "1*atom", or NONE until made */
+    int32_t depth;     /* 0 for a name, else 1 + deepest operand */
+    memplan_expr self; /* the polynomial "1*atom", or NONE until made */
 } atom;
 
 typedef struct mono {
@@ -73,17 +78,26 @@ typedef struct poly {
 } poly;
 
 /* Open-addressing table of ids; the records hold the hashes and the keys. */
-typedef struct idslot { uint64_t hash; int32_t id_plus1; } idslot;
-typedef struct idtab { idslot *slot; uint32_t cap, count; } idtab;
+typedef struct idslot {
+    uint64_t hash;
+    int32_t id_plus1;
+} idslot;
+typedef struct idtab {
+    idslot *slot;
+    uint32_t cap, count;
+} idtab;
 
 struct memplan_expr_pool {
     mp_arena arena;
-    atom *atoms; int32_t n_atoms, cap_atoms;
-    mono *monos; int32_t n_monos, cap_monos;
-    poly *polys; int32_t n_polys, cap_polys;
+    atom *atoms;
+    int32_t n_atoms, cap_atoms;
+    mono *monos;
+    int32_t n_monos, cap_monos;
+    poly *polys;
+    int32_t n_polys, cap_polys;
     idtab atom_tab, mono_tab, poly_tab;
-    term *mulbuf;        /* scratch for products: 2 * MAX_TERMS^2 terms */
-    mp_buf text;         /* scratch for printing */
+    term *mulbuf; /* scratch for products: 2 * MAX_TERMS^2 terms */
+    mp_buf text;  /* scratch for printing */
 };
 
 /* ---------------------------------------------------------------- hashing */
@@ -104,8 +118,7 @@ static uint64_t hash_str(const char *s) {
 typedef bool (*id_eq_fn)(const memplan_expr_pool *p, int32_t id, const void *key);
 
 /* The id whose record equals key, or -1. */
-static int32_t idtab_find(const idtab *t, uint64_t h, id_eq_fn eq, const memplan_expr_pool *p,
-                          const void *key) {
+static int32_t idtab_find(const idtab *t, uint64_t h, id_eq_fn eq, const memplan_expr_pool *p, const void *key) {
     if (t->cap == 0) return -1;
     uint32_t mask = t->cap - 1;
     for (uint32_t i = (uint32_t)h & mask;; i = (i + 1) & mask) {
@@ -164,7 +177,10 @@ static bool floordiv_i64(int64_t a, int64_t b, int64_t *q) {
 /* Python modulo: the result takes the divisor's sign. False on b == 0. */
 static bool mod_i64(int64_t a, int64_t b, int64_t *m) {
     if (b == 0) return false;
-    if (b == -1) { *m = 0; return true; }
+    if (b == -1) {
+        *m = 0;
+        return true;
+    }
     int64_t r = a % b;
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
     *m = r;
@@ -172,7 +188,11 @@ static bool mod_i64(int64_t a, int64_t b, int64_t *m) {
 }
 
 static int64_t gcd_i64(int64_t a, int64_t b) { /* both >= 0 */
-    while (b) { int64_t t = a % b; a = b; b = t; }
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
     return a;
 }
 
@@ -182,16 +202,15 @@ static int64_t gcd_i64(int64_t a, int64_t b) { /* both >= 0 */
  * JavaScript reserved words and literals, and a few JS globals an evaluator
  * might rely on. Such names print escaped. */
 static const char *const RESERVED[] = {
-    "max", "min",
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
-    "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
-    "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
-    "try", "while", "with", "yield",
-    "case", "catch", "const", "debugger", "default", "delete", "do", "enum", "export",
-    "extends", "false", "function", "implements", "instanceof", "interface", "let", "new",
-    "null", "package", "private", "protected", "public", "static", "super", "switch", "this",
-    "throw", "true", "typeof", "var", "void",
-    "arguments", "eval", "undefined", "NaN", "Infinity", "Math", "BigInt", "Number",
+    "max",      "min",     "False",   "None",      "True",       "and",        "as",        "assert",    "async",
+    "await",    "break",   "class",   "continue",  "def",        "del",        "elif",      "else",      "except",
+    "finally",  "for",     "from",    "global",    "if",         "import",     "in",        "is",        "lambda",
+    "nonlocal", "not",     "or",      "pass",      "raise",      "return",     "try",       "while",     "with",
+    "yield",    "case",    "catch",   "const",     "debugger",   "default",    "delete",    "do",        "enum",
+    "export",   "extends", "false",   "function",  "implements", "instanceof", "interface", "let",       "new",
+    "null",     "package", "private", "protected", "public",     "static",     "super",     "switch",    "this",
+    "throw",    "true",    "typeof",  "var",       "void",       "arguments",  "eval",      "undefined", "NaN",
+    "Infinity", "Math",    "BigInt",  "Number",
 };
 
 static bool is_alpha_(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -269,7 +288,10 @@ static int mono_cmp(const memplan_expr_pool *p, int32_t x, int32_t y) {
 
 /* --------------------------------------------------------------- monos */
 
-typedef struct mono_key { const factor *f; int32_t n; } mono_key;
+typedef struct mono_key {
+    const factor *f;
+    int32_t n;
+} mono_key;
 
 static bool mono_eq(const memplan_expr_pool *p, int32_t id, const void *key) {
     const mono_key *k = key;
@@ -311,15 +333,22 @@ static int32_t mono_mul(memplan_expr_pool *p, int32_t x, int32_t y) {
     while (i < a->n || j < b->n) {
         int c = i == a->n ? 1 : j == b->n ? -1 : atom_cmp(p, a->f[i].atom, b->f[j].atom);
         if (c < 0) f[n++] = a->f[i++];
-        else if (c > 0) f[n++] = b->f[j++];
-        else { f[n] = a->f[i++]; f[n++].exp += b->f[j++].exp; }
+        else if (c > 0)
+            f[n++] = b->f[j++];
+        else {
+            f[n] = a->f[i++];
+            f[n++].exp += b->f[j++].exp;
+        }
     }
     return intern_mono(p, f, n);
 }
 
 /* --------------------------------------------------------------- polys */
 
-typedef struct poly_key { const term *t; int32_t n; } poly_key;
+typedef struct poly_key {
+    const term *t;
+    int32_t n;
+} poly_key;
 
 static bool poly_eq(const memplan_expr_pool *p, int32_t id, const void *key) {
     const poly_key *k = key;
@@ -351,7 +380,10 @@ static void put_terms(const memplan_expr_pool *p, mp_buf *b, const term *t, int3
         uint64_t mag = c < 0 ? (uint64_t)0 - (uint64_t)c : (uint64_t)c;
         bool first_token = true;
         if (i == 0) {
-            if (c < 0) { mp_buf_putc(b, '-'); first_token = false; }
+            if (c < 0) {
+                mp_buf_putc(b, '-');
+                first_token = false;
+            }
         } else if (c == INT64_MIN) {
             mp_buf_puts(b, "+-"); /* 2^63 has no positive literal */
             first_token = false;
@@ -406,13 +438,15 @@ static memplan_expr intern_poly(memplan_expr_pool *p, const term *t, int32_t n) 
     return id;
 }
 
-static bool valid(const memplan_expr_pool *p, memplan_expr e) {
-    return p && e >= 0 && e < p->n_polys;
-}
+static bool valid(const memplan_expr_pool *p, memplan_expr e) { return p && e >= 0 && e < p->n_polys; }
 
 /* --------------------------------------------------------------- atoms */
 
-typedef struct atom_key { atom_kind kind; memplan_expr a, b; const char *name; } atom_key;
+typedef struct atom_key {
+    atom_kind kind;
+    memplan_expr a, b;
+    const char *name;
+} atom_key;
 
 static bool atom_eq(const memplan_expr_pool *p, int32_t id, const void *key) {
     const atom_key *k = key;
@@ -557,8 +591,14 @@ static memplan_expr add_scaled(memplan_expr_pool *p, memplan_expr a, memplan_exp
         int c = i == na ? 1 : j == nb ? -1 : mono_cmp(p, ta[i].mono, tb[j].mono);
         int64_t cb = 0;
         if (c >= 0 && __builtin_mul_overflow(tb[j].coef, s, &cb)) return MEMPLAN_EXPR_NONE;
-        if (c < 0) { out[n++] = ta[i++]; continue; }
-        if (c > 0) { out[n++] = (term){cb, tb[j++].mono}; continue; }
+        if (c < 0) {
+            out[n++] = ta[i++];
+            continue;
+        }
+        if (c > 0) {
+            out[n++] = (term){cb, tb[j++].mono};
+            continue;
+        }
         int64_t sum;
         if (__builtin_add_overflow(ta[i].coef, cb, &sum)) return MEMPLAN_EXPR_NONE;
         if (sum) out[n++] = (term){sum, ta[i].mono};
@@ -567,9 +607,7 @@ static memplan_expr add_scaled(memplan_expr_pool *p, memplan_expr a, memplan_exp
     return intern_poly(p, out, n);
 }
 
-memplan_expr memplan_expr_add(memplan_expr_pool *p, memplan_expr a, memplan_expr b) {
-    return add_scaled(p, a, b, 1);
-}
+memplan_expr memplan_expr_add(memplan_expr_pool *p, memplan_expr a, memplan_expr b) { return add_scaled(p, a, b, 1); }
 
 memplan_expr memplan_expr_sub(memplan_expr_pool *p, memplan_expr a, memplan_expr b) {
     if (a == b && valid(p, a)) return memplan_expr_const(p, 0);
@@ -658,7 +696,10 @@ static memplan_expr divmod_const(memplan_expr_pool *p, memplan_expr a, int64_t c
         floordiv_i64(t[i].coef, c, &fq);
         mod_i64(t[i].coef, c, &fr);
         if (fq) q[nq++] = (term){fq, t[i].mono};
-        if (fr) { r[nr++] = (term){fr, t[i].mono}; g = gcd_i64(g, fr); }
+        if (fr) {
+            r[nr++] = (term){fr, t[i].mono};
+            g = gcd_i64(g, fr);
+        }
     }
     bool r_const = nr == 0 || (nr == 1 && r[0].mono == 0);
     if (is_mod && r_const) return memplan_expr_const(p, nr ? r[0].coef : 0);
@@ -713,9 +754,7 @@ memplan_expr memplan_expr_floordiv(memplan_expr_pool *p, memplan_expr a, memplan
     return divmod(p, a, b, false);
 }
 
-memplan_expr memplan_expr_mod(memplan_expr_pool *p, memplan_expr a, memplan_expr b) {
-    return divmod(p, a, b, true);
-}
+memplan_expr memplan_expr_mod(memplan_expr_pool *p, memplan_expr a, memplan_expr b) { return divmod(p, a, b, true); }
 
 memplan_expr memplan_expr_ceildiv(memplan_expr_pool *p, memplan_expr a, memplan_expr b) {
     int64_t c;
@@ -744,8 +783,8 @@ static bool diff_const(const memplan_expr_pool *p, memplan_expr a, memplan_expr 
 
 /* True (with the atom's kind and operands, and *k) when e is one max or min
  * atom plus a constant: max(x,y)+k. */
-static bool minmax_plus(const memplan_expr_pool *p, memplan_expr e, atom_kind *kind, memplan_expr *x,
-                        memplan_expr *y, int64_t *k) {
+static bool minmax_plus(const memplan_expr_pool *p, memplan_expr e, atom_kind *kind, memplan_expr *x, memplan_expr *y,
+                        int64_t *k) {
     const poly *q = &p->polys[e];
     int32_t n = q->n;
     *k = 0;
@@ -812,13 +851,9 @@ static memplan_expr minmax(memplan_expr_pool *p, memplan_expr a, memplan_expr b,
     return atom_poly(p, &key);
 }
 
-memplan_expr memplan_expr_max(memplan_expr_pool *p, memplan_expr a, memplan_expr b) {
-    return minmax(p, a, b, true);
-}
+memplan_expr memplan_expr_max(memplan_expr_pool *p, memplan_expr a, memplan_expr b) { return minmax(p, a, b, true); }
 
-memplan_expr memplan_expr_min(memplan_expr_pool *p, memplan_expr a, memplan_expr b) {
-    return minmax(p, a, b, false);
-}
+memplan_expr memplan_expr_min(memplan_expr_pool *p, memplan_expr a, memplan_expr b) { return minmax(p, a, b, false); }
 
 /* ------------------------------------------- sign when dims are >= 0 */
 
@@ -832,7 +867,7 @@ static bool atom_nonneg(const memplan_expr_pool *p, int32_t id) {
     case A_MAX: return poly_nonneg(p, a->a) || poly_nonneg(p, a->b);
     case A_MIN: return poly_nonneg(p, a->a) && poly_nonneg(p, a->b);
     case A_FLOORDIV: return poly_nonneg(p, a->a) && poly_nonneg(p, a->b); /* b = 0: undefined */
-    case A_MOD: return poly_nonneg(p, a->b);                               /* Python: sign of b */
+    case A_MOD: return poly_nonneg(p, a->b);                              /* Python: sign of b */
     }
     return false;
 }
@@ -848,13 +883,9 @@ static bool poly_nonneg(const memplan_expr_pool *p, memplan_expr e) {
     return true;
 }
 
-bool memplan_expr_nonneg(const memplan_expr_pool *p, memplan_expr e) {
-    return valid(p, e) && poly_nonneg(p, e);
-}
+bool memplan_expr_nonneg(const memplan_expr_pool *p, memplan_expr e) { return valid(p, e) && poly_nonneg(p, e); }
 
-const char *memplan_expr_str(memplan_expr_pool *p, memplan_expr e) {
-    return valid(p, e) ? p->polys[e].text : "?";
-}
+const char *memplan_expr_str(memplan_expr_pool *p, memplan_expr e) { return valid(p, e) ? p->polys[e].text : "?"; }
 
 /* ------------------------------------------------ memo: atom id -> int64 */
 
@@ -871,7 +902,10 @@ static bool memo_get(const memo *m, int32_t k, int64_t *v) {
     if (m->cap == 0) return false;
     for (uint32_t i = (uint32_t)mix(0, (uint64_t)k) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
         if (m->key[i] == 0) return false;
-        if (m->key[i] == k + 1) { *v = m->val[i]; return true; }
+        if (m->key[i] == k + 1) {
+            *v = m->val[i];
+            return true;
+        }
     }
 }
 
@@ -880,7 +914,12 @@ static void memo_put(memo *m, int32_t k, int64_t v) {
         uint32_t cap = m->cap ? m->cap * 2 : 32;
         int32_t *key = calloc(cap, sizeof *key);
         int64_t *val = calloc(cap, sizeof *val);
-        if (!key || !val) { free(key); free(val); m->failed = true; return; }
+        if (!key || !val) {
+            free(key);
+            free(val);
+            m->failed = true;
+            return;
+        }
         for (uint32_t i = 0; i < m->cap; i++) {
             if (!m->key[i]) continue;
             uint32_t j = (uint32_t)mix(0, (uint64_t)(m->key[i] - 1)) & (cap - 1);
@@ -942,7 +981,10 @@ static void collect_names(names_ctx *c, memplan_expr e) {
             if (c->n == c->cap) {
                 size_t cap = c->cap ? c->cap * 2 : 8;
                 const char **l = realloc(c->list, cap * sizeof *l);
-                if (!l) { c->failed = true; return; }
+                if (!l) {
+                    c->failed = true;
+                    return;
+                }
                 c->list = l;
                 c->cap = cap;
             }
@@ -951,9 +993,7 @@ static void collect_names(names_ctx *c, memplan_expr e) {
     }
 }
 
-static int cmp_names(const void *a, const void *b) {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
+static int cmp_names(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* Fill c with the names of e, sorted. False when memory ran out. */
 static bool names_of(const memplan_expr_pool *p, memplan_expr e, names_ctx *c) {
@@ -1011,10 +1051,14 @@ static memplan_expr bind_atom(bind_ctx *c, int32_t id) {
     } else {
         memplan_expr a = bind_poly(c, x.a), b = bind_poly(c, x.b);
         if (a == x.a && b == x.b) r = atom_self(c->p, id);
-        else if (x.kind == A_FLOORDIV) r = memplan_expr_floordiv(c->p, a, b);
-        else if (x.kind == A_MOD) r = memplan_expr_mod(c->p, a, b);
-        else if (x.kind == A_MAX) r = memplan_expr_max(c->p, a, b);
-        else r = memplan_expr_min(c->p, a, b);
+        else if (x.kind == A_FLOORDIV)
+            r = memplan_expr_floordiv(c->p, a, b);
+        else if (x.kind == A_MOD)
+            r = memplan_expr_mod(c->p, a, b);
+        else if (x.kind == A_MAX)
+            r = memplan_expr_max(c->p, a, b);
+        else
+            r = memplan_expr_min(c->p, a, b);
     }
     memo_put(&c->done, id, r);
     return r;
@@ -1114,15 +1158,14 @@ static bool eval_poly(eval_ctx *c, memplan_expr e, int64_t *out) {
                 if (__builtin_mul_overflow(prod, v, &prod))
                     return eval_fail(c, MEMPLAN_ELIMIT, "integer overflow", q->text);
         }
-        if (__builtin_add_overflow(sum, prod, &sum))
-            return eval_fail(c, MEMPLAN_ELIMIT, "integer overflow", q->text);
+        if (__builtin_add_overflow(sum, prod, &sum)) return eval_fail(c, MEMPLAN_ELIMIT, "integer overflow", q->text);
     }
     *out = sum;
     return true;
 }
 
-memplan_status memplan_expr_eval(memplan_expr_pool *p, memplan_expr e, const memplan_binding *b, size_t n,
-                                 int64_t *out, memplan_error *err) {
+memplan_status memplan_expr_eval(memplan_expr_pool *p, memplan_expr e, const memplan_binding *b, size_t n, int64_t *out,
+                                 memplan_error *err) {
     if (!p || !out) return memplan_error_set(err, MEMPLAN_EUSAGE, "memplan_expr_eval: no pool or no output");
     if (!valid(p, e)) return memplan_error_set(err, MEMPLAN_EINPUT, "the amount is unknown");
     /* Unbound names first, in names() order, so the message is predictable. */
@@ -1136,8 +1179,7 @@ memplan_status memplan_expr_eval(memplan_expr_pool *p, memplan_expr e, const mem
     for (size_t i = 0; i < nc.n; i++)
         if (!lookup(b, n, nc.list[i]) && unbound++ == 0) first = nc.list[i];
     memplan_status st = MEMPLAN_OK;
-    if (unbound == 1)
-        st = memplan_error_set(err, MEMPLAN_EINPUT, "unbound dimension '%.300s'", first);
+    if (unbound == 1) st = memplan_error_set(err, MEMPLAN_EINPUT, "unbound dimension '%.300s'", first);
     else if (unbound > 1)
         st = memplan_error_set(err, MEMPLAN_EINPUT, "unbound dimension '%.300s' (and %zu more)", first, unbound - 1);
     names_free(&nc);
@@ -1187,8 +1229,10 @@ static memplan_expr perr(parser *ps, size_t at, memplan_status st, const char *f
 static const char *describe(const parser *ps, char *buf, size_t cap) {
     unsigned char c = (unsigned char)ps->s[ps->pos];
     if (c == 0) snprintf(buf, cap, "end of input");
-    else if (c >= 0x20 && c < 0x7f) snprintf(buf, cap, "'%c'", c);
-    else snprintf(buf, cap, "byte 0x%02x", c);
+    else if (c >= 0x20 && c < 0x7f)
+        snprintf(buf, cap, "'%c'", c);
+    else
+        snprintf(buf, cap, "byte 0x%02x", c);
     return buf;
 }
 
@@ -1246,7 +1290,8 @@ static memplan_expr parse_name(parser *ps, size_t at, size_t end) {
     const char *s = ps->s + at;
     if (len >= 3 && strncmp(s, ESCAPE_PREFIX, 3) == 0) {
         if (len == 3 || (len - 3) % 2 || (len - 3) / 2 > MAX_NAME)
-            return perr(ps, at, MEMPLAN_EINPUT, "bad escaped name: '_0x' must be followed by an even number of hex digits");
+            return perr(ps, at, MEMPLAN_EINPUT,
+                        "bad escaped name: '_0x' must be followed by an even number of hex digits");
         for (size_t i = 3; i < len; i += 2) {
             int hi = hexval((unsigned char)s[i]), lo = hexval((unsigned char)s[i + 1]);
             if (hi < 0 || lo < 0 || (hi | lo) == 0)
@@ -1275,7 +1320,8 @@ static memplan_expr parse_primary(parser *ps) {
         return ps->failed || !expect(ps, ')') ? MEMPLAN_EXPR_NONE : e;
     }
     if (!is_alpha_(c))
-        return perr(ps, at, MEMPLAN_EINPUT, "expected a number, a name or '(' but found %s", describe(ps, buf, sizeof buf));
+        return perr(ps, at, MEMPLAN_EINPUT, "expected a number, a name or '(' but found %s",
+                    describe(ps, buf, sizeof buf));
     size_t end = at;
     while (is_alnum_((unsigned char)ps->s[end])) end++;
     ps->pos = end;
@@ -1319,8 +1365,11 @@ static memplan_expr parse_term(parser *ps) {
         ps->pos += op == '/' ? 2 : 1;
         memplan_expr b = parse_unary(ps);
         if (ps->failed) break;
-        a = checked(ps, op == '*' ? memplan_expr_mul(ps->p, a, b)
-                        : op == '/' ? memplan_expr_floordiv(ps->p, a, b) : memplan_expr_mod(ps->p, a, b), at);
+        a = checked(ps,
+                    op == '*'   ? memplan_expr_mul(ps->p, a, b)
+                    : op == '/' ? memplan_expr_floordiv(ps->p, a, b)
+                                : memplan_expr_mod(ps->p, a, b),
+                    at);
     }
     return ps->failed ? MEMPLAN_EXPR_NONE : a;
 }
@@ -1354,6 +1403,7 @@ memplan_expr memplan_expr_parse(memplan_expr_pool *p, const char *text, memplan_
     if (ps.failed) return MEMPLAN_EXPR_NONE;
     skip_ws(&ps);
     if (text[ps.pos] != '\0')
-        return perr(&ps, ps.pos, MEMPLAN_EINPUT, "expected an operator or the end but found %s", describe(&ps, buf, sizeof buf));
+        return perr(&ps, ps.pos, MEMPLAN_EINPUT, "expected an operator or the end but found %s",
+                    describe(&ps, buf, sizeof buf));
     return e;
 }

@@ -20,22 +20,22 @@
 
 struct memplan_shapes {
     mp_arena arena;
-    mp_scratch scratch;              /* the rules' temporary arrays (scratch.h) */
+    mp_scratch scratch; /* the rules' temporary arrays (scratch.h) */
     memplan_expr_pool *pool;
     const memplan_model *model;
     int32_t n_graphs;
-    memplan_vshape **per_graph;      /* [graph id] -> one shape per value, or NULL */
+    memplan_vshape **per_graph; /* [graph id] -> one shape per value, or NULL */
     char **notes;
     size_t n_notes, cap_notes;
-    struct conflict *conflicts;      /* notes of dims that cannot agree (mp_conflict) */
+    struct conflict *conflicts; /* notes of dims that cannot agree (mp_conflict) */
     size_t n_conflicts, cap_conflicts;
-    mp_dims dims;                    /* bindable input dims, fresh dims (dims.h) */
-    mp_strmap no_rule;               /* "domain:op" -> index in no_rule_ops */
-    struct no_rule_op *no_rule_ops;  /* ops without a rule, first seen first, with node counts */
+    mp_dims dims;                   /* bindable input dims, fresh dims (dims.h) */
+    mp_strmap no_rule;              /* "domain:op" -> index in no_rule_ops */
+    struct no_rule_op *no_rule_ops; /* ops without a rule, first seen first, with node counts */
     size_t n_no_rule, cap_no_rule;
-    int32_t cur_graph, cur_node;     /* where a fresh dim is born now */
-    mp_strmap rules;                 /* "domain\x1Fop" -> index into ops */
-    struct op_entry *ops;            /* the op's rule and evaluation, either may be NULL */
+    int32_t cur_graph, cur_node; /* where a fresh dim is born now */
+    mp_strmap rules;             /* "domain\x1Fop" -> index into ops */
+    struct op_entry *ops;        /* the op's rule and evaluation, either may be NULL */
     size_t n_ops;
     int depth;                       /* subgraph recursion */
     const char *duplicate;           /* an op registered twice */
@@ -50,14 +50,14 @@ struct mp_sctx {
     memplan_shapes *S;
     const memplan_graph *g;
     const memplan_node *node;
-    memplan_vshape *vals;            /* of g */
-    bool *set;                       /* outputs set by the rule */
-    const char *first_note;          /* the rule's first note (its message), or NULL */
+    memplan_vshape *vals;   /* of g */
+    bool *set;              /* outputs set by the rule */
+    const char *first_note; /* the rule's first note (its message), or NULL */
 };
 
 /* An op without a rule and how many nodes have it. */
 typedef struct no_rule_op {
-    const char *op;                  /* "Op", or "domain:Op" outside the default domain */
+    const char *op; /* "Op", or "domain:Op" outside the default domain */
     int64_t nodes;
 } no_rule_op;
 
@@ -76,12 +76,10 @@ typedef struct op_entry {
 
 static const mp_rule *const FAMILIES[] = {
     mp_rules_elementwise, mp_rules_shape, mp_rules_control, mp_rules_reduce,
-    mp_rules_nn, mp_rules_quant, mp_rules_contrib, mp_rules_misc,
+    mp_rules_nn,          mp_rules_quant, mp_rules_contrib, mp_rules_misc,
 };
 
-static const char *canonical_domain(const char *d) {
-    return (!d || !d[0] || strcmp(d, "ai.onnx") == 0) ? "" : d;
-}
+static const char *canonical_domain(const char *d) { return (!d || !d[0] || strcmp(d, "ai.onnx") == 0) ? "" : d; }
 
 static char *rule_key(memplan_shapes *S, const char *domain, const char *op) {
     domain = canonical_domain(domain);
@@ -211,9 +209,12 @@ static void finish_shape(memplan_shapes *S, memplan_vshape *v) {
     v->bytes = bytes_of(S, v);
     if (v->bytes == MEMPLAN_EXPR_NONE && !v->reason) { /* generic: run_node names the node when it can */
         if (v->kind != MEMPLAN_TYPE_TENSOR) v->reason = v->kind == MEMPLAN_TYPE_NONE ? "no type known" : "not a tensor";
-        else if (v->rank < 0) v->reason = "rank unknown";
-        else if (!memplan_dtype_bits(v->elem_type)) v->reason = v->elem_type == MEMPLAN_DTYPE_STRING ? "string tensor" : "element type unknown";
-        else v->reason = "size overflows";
+        else if (v->rank < 0)
+            v->reason = "rank unknown";
+        else if (!memplan_dtype_bits(v->elem_type))
+            v->reason = v->elem_type == MEMPLAN_DTYPE_STRING ? "string tensor" : "element type unknown";
+        else
+            v->reason = "size overflows";
     }
 }
 
@@ -288,10 +289,30 @@ static void tensor_elems(memplan_shapes *S, memplan_vshape *v, const memplan_ten
         int64_t x = 0;
         switch (t->elem_type) {
         case MEMPLAN_DTYPE_INT64: memcpy(&x, p + 8 * i, 8); break;
-        case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, p + 4 * i, 4); x = y; break; }
-        case MEMPLAN_DTYPE_UINT32: { uint32_t y; memcpy(&y, p + 4 * i, 4); x = y; break; }
-        case MEMPLAN_DTYPE_INT16: { int16_t y; memcpy(&y, p + 2 * i, 2); x = y; break; }
-        case MEMPLAN_DTYPE_UINT16: { uint16_t y; memcpy(&y, p + 2 * i, 2); x = y; break; }
+        case MEMPLAN_DTYPE_INT32: {
+            int32_t y;
+            memcpy(&y, p + 4 * i, 4);
+            x = y;
+            break;
+        }
+        case MEMPLAN_DTYPE_UINT32: {
+            uint32_t y;
+            memcpy(&y, p + 4 * i, 4);
+            x = y;
+            break;
+        }
+        case MEMPLAN_DTYPE_INT16: {
+            int16_t y;
+            memcpy(&y, p + 2 * i, 2);
+            x = y;
+            break;
+        }
+        case MEMPLAN_DTYPE_UINT16: {
+            uint16_t y;
+            memcpy(&y, p + 2 * i, 2);
+            x = y;
+            break;
+        }
         case MEMPLAN_DTYPE_INT8: x = (int8_t)p[i]; break;
         default: x = p[i]; break;
         }
@@ -407,12 +428,12 @@ static const char *check_values(memplan_shapes *S, const memplan_graph *g) {
         const memplan_input_value *iv = &S->values[i];
         int32_t v = input_named(g, iv->name);
         const memplan_type *t = v >= 0 ? &g->values[v].type : NULL;
-        if (v < 0)
-            snprintf(buf, sizeof buf, "the model has no graph input named '%.200s'", iv->name);
+        if (v < 0) snprintf(buf, sizeof buf, "the model has no graph input named '%.200s'", iv->name);
         else if (t->kind != MEMPLAN_TYPE_TENSOR || !value_fits(t->elem_type, 0))
             snprintf(buf, sizeof buf, "input '%.200s' is %s: only integer and bool inputs take a value", iv->name,
-                     t->kind != MEMPLAN_TYPE_TENSOR ? "not a tensor"
-                     : memplan_dtype_name(t->elem_type) ? memplan_dtype_name(t->elem_type) : "of unknown type");
+                     t->kind != MEMPLAN_TYPE_TENSOR     ? "not a tensor"
+                     : memplan_dtype_name(t->elem_type) ? memplan_dtype_name(t->elem_type)
+                                                        : "of unknown type");
         else if (iv->n < 1 || iv->n > MEMPLAN_MAX_TRACKED_ELEMS)
             snprintf(buf, sizeof buf, "a value for input '%.200s' has %d elements (1 to %d)", iv->name, (int)iv->n,
                      MEMPLAN_MAX_TRACKED_ELEMS);
@@ -479,8 +500,7 @@ static const char *check_value_counts(memplan_shapes *S, const memplan_graph *g)
             snprintf(buf, sizeof buf, "input '%.200s' holds %lld elements, the value gives %d", iv->name,
                      (long long)count, (int)iv->n);
         else
-            snprintf(buf, sizeof buf, "input '%.200s' has symbolic dims: bind them (--dim) before its value",
-                     iv->name);
+            snprintf(buf, sizeof buf, "input '%.200s' has symbolic dims: bind them (--dim) before its value", iv->name);
         const char *msg = mp_arena_strdup(&S->arena, buf);
         return msg ? msg : "out of memory";
     }
@@ -493,7 +513,8 @@ static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, con
 static memplan_vshape *graph_vals(memplan_shapes *S, const memplan_graph *g) {
     if (g->id < 0 || g->id >= S->n_graphs) return NULL;
     if (!S->per_graph[g->id]) {
-        S->per_graph[g->id] = mp_arena_array(&S->arena, (size_t)(g->n_values ? g->n_values : 1), sizeof(memplan_vshape));
+        S->per_graph[g->id] =
+            mp_arena_array(&S->arena, (size_t)(g->n_values ? g->n_values : 1), sizeof(memplan_vshape));
         if (!S->per_graph[g->id]) S->oom = true;
     }
     return S->per_graph[g->id];
@@ -521,7 +542,8 @@ static const char *at_node2(memplan_shapes *S, const char *what, const char *wha
     char *s = mp_arena_alloc(&S->arena, len);
     if (!s) return what;
     if (n->name[0]) snprintf(s, len, "%.400s%s %s (node '%.200s')", what, what2, op, n->name);
-    else snprintf(s, len, "%.400s%s %s (node #%d)", what, what2, op, (int)n->file_index);
+    else
+        snprintf(s, len, "%.400s%s %s (node #%d)", what, what2, op, (int)n->file_index);
     return s;
 }
 
@@ -567,7 +589,8 @@ static const char *root_reason(memplan_shapes *S, const memplan_graph *g, const 
             return at_node(S, pre, n);
         }
     }
-    if (v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0 && !v->elem_type) return at_node(S, "element type unknown in", n);
+    if (v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0 && !v->elem_type)
+        return at_node(S, "element type unknown in", n);
     return at_node(S, "the rule could not tell the size of", n);
 }
 
@@ -593,7 +616,8 @@ static void call_function(mp_sctx *c, const memplan_function *fn) {
     for (int32_t k = 0; k < n->n_outputs && k < fn->body->n_outputs; k++) {
         const memplan_vshape *o = mp_sub_out(c, fn->body, k);
         mp_out_like(c, k, o);
-        if (o && o->kind == MEMPLAN_TYPE_TENSOR && o->n_elems >= 0) mp_out_vals(c, k, o->n_elems, o->elems, o->elem_shift);
+        if (o && o->kind == MEMPLAN_TYPE_TENSOR && o->n_elems >= 0)
+            mp_out_vals(c, k, o->n_elems, o->elems, o->elem_shift);
     }
 }
 
@@ -654,7 +678,8 @@ static void run_node(memplan_shapes *S, const memplan_graph *g, memplan_vshape *
     if (!r && !fn) count_no_rule(S, n);
     mp_scratch_mark mark = mp_scratch_top(&S->scratch);
     if (r) r->fn(&c);
-    else if (fn) call_function(&c, fn);
+    else if (fn)
+        call_function(&c, fn);
     if (op && op->eval && !S->oom) mp_eval_node(&c, op->eval);
     mp_scratch_release(&S->scratch, mark); /* outputs hold copies, never scratch */
     /* Subgraphs the rule did not visit (unknown ops) still get their shapes. */
@@ -698,8 +723,10 @@ static memplan_status infer_graph(memplan_shapes *S, const memplan_graph *g, con
         const memplan_value *val = &g->values[v];
         const char *input = main && (val->flags & MEMPLAN_VALUE_INPUT) ? val->name : NULL;
         if ((val->flags & MEMPLAN_VALUE_CAPTURE) && parent_vals) vals[v] = parent_vals[val->outer];
-        else if (val->initializer) shape_of_tensor(S, &vals[v], val->initializer);
-        else from_type(S, &vals[v], &val->type, MEMPLAN_ORIGIN_DECLARED, input);
+        else if (val->initializer)
+            shape_of_tensor(S, &vals[v], val->initializer);
+        else
+            from_type(S, &vals[v], &val->type, MEMPLAN_ORIGIN_DECLARED, input);
     }
     if (g == S->model->graph && S->n_values && !set_input_values(S, g, vals)) return MEMPLAN_ENOMEM;
     for (int32_t i = 0; i < g->n_inputs && i < n_given; i++)
@@ -758,8 +785,8 @@ memplan_status memplan_shapes_infer_bound(const memplan_model *m, const memplan_
     return memplan_shapes_infer_opts(m, &o, out, err);
 }
 
-memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_shapes_options *o,
-                                         memplan_shapes **out, memplan_error *err) {
+memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_shapes_options *o, memplan_shapes **out,
+                                         memplan_error *err) {
     *out = NULL;
     memplan_shapes *S = calloc(1, sizeof *S);
     if (!S) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
@@ -776,9 +803,11 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
     S->n_graphs = m->n_graphs;
     S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
     if (!S->pool || !S->per_graph || !mp_dims_init(&S->dims, &S->arena, S->pool, m) || !build_registry(S)) {
-        memplan_status st = S->duplicate
-            ? memplan_error_set(err, MEMPLAN_EINTERNAL, "shape rule or evaluation for '%s' registered twice (or without a rule)", S->duplicate)
-            : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+        memplan_status st =
+            S->duplicate ? memplan_error_set(err, MEMPLAN_EINTERNAL,
+                                             "shape rule or evaluation for '%s' registered twice (or without a rule)",
+                                             S->duplicate)
+                         : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
         memplan_shapes_free(S);
         return st;
     }
@@ -886,7 +915,8 @@ size_t memplan_shapes_dim_reason(const memplan_shapes *S, const char *name, char
         snprintf(op, sizeof op, "%.100s%s%.150s", d, d[0] ? ":" : "", o.node->op_type);
         const char *what = b->data ? "data-dependent:" : "size unknown after";
         if (o.node->name[0]) len = snprintf(buf, cap, "%s %s (node '%.200s')", what, op, o.node->name);
-        else len = snprintf(buf, cap, "%s %s (node #%d)", what, op, (int)o.node->file_index);
+        else
+            len = snprintf(buf, cap, "%s %s (node #%d)", what, op, (int)o.node->file_index);
     }
     return len > 0 ? (size_t)len : 0;
 }
@@ -922,14 +952,15 @@ size_t memplan_shapes_bind_instead(const memplan_shapes *S, const char *name, co
 size_t memplan_shapes_note_count(const memplan_shapes *S) { return S->n_notes; }
 const char *memplan_shapes_note(const memplan_shapes *S, size_t i) { return i < S->n_notes ? S->notes[i] : NULL; }
 
-memplan_size memplan_shapes_size(const memplan_shapes *S, const memplan_vshape *v, const memplan_binding *b, size_t nb) {
+memplan_size memplan_shapes_size(const memplan_shapes *S, const memplan_vshape *v, const memplan_binding *b,
+                                 size_t nb) {
     memplan_size s = {MEMPLAN_SIZE_UNKNOWN, 0, NULL, -1};
     if (v->kind != MEMPLAN_TYPE_TENSOR && v->kind != MEMPLAN_TYPE_NONE) {
         s.kind = MEMPLAN_SIZE_UNPLANNABLE;
         s.reason = v->kind == MEMPLAN_TYPE_SPARSE_TENSOR ? "sparse tensor"
-                 : v->kind == MEMPLAN_TYPE_SEQUENCE      ? "sequence"
-                 : v->kind == MEMPLAN_TYPE_MAP           ? "map"
-                 : v->kind == MEMPLAN_TYPE_OPTIONAL      ? "optional"
+                   : v->kind == MEMPLAN_TYPE_SEQUENCE    ? "sequence"
+                   : v->kind == MEMPLAN_TYPE_MAP         ? "map"
+                   : v->kind == MEMPLAN_TYPE_OPTIONAL    ? "optional"
                                                          : "opaque";
         return s;
     }
@@ -984,9 +1015,7 @@ bool mp_in_ranked(const mp_sctx *c, int32_t k) {
     return v && v->kind == MEMPLAN_TYPE_TENSOR && v->rank >= 0;
 }
 
-bool mp_has_out(const mp_sctx *c, int32_t k) {
-    return k >= 0 && k < c->node->n_outputs && c->node->outputs[k] >= 0;
-}
+bool mp_has_out(const mp_sctx *c, int32_t k) { return k >= 0 && k < c->node->n_outputs && c->node->outputs[k] >= 0; }
 
 const memplan_attr *mp_attr(const mp_sctx *c, const char *name) {
     for (int32_t i = 0; i < c->node->n_attrs; i++)
@@ -1048,7 +1077,10 @@ const memplan_expr *mp_in_vals(mp_sctx *c, int32_t k, int32_t *n, int32_t *shift
     /* float constants are not kept as amounts up front (most are weights
      * no shape computation reads): read them when asked */
     const memplan_tensor *t = const_tensor(c, k);
-    size_t width = !t || !t->data ? 0 : t->elem_type == MEMPLAN_DTYPE_FLOAT ? 4 : t->elem_type == MEMPLAN_DTYPE_DOUBLE ? 8 : 0;
+    size_t width = !t || !t->data                         ? 0
+                   : t->elem_type == MEMPLAN_DTYPE_FLOAT  ? 4
+                   : t->elem_type == MEMPLAN_DTYPE_DOUBLE ? 8
+                                                          : 0;
     if (!width || t->data_len / width > MEMPLAN_MAX_TRACKED_ELEMS) return NULL;
     int32_t cnt = (int32_t)(t->data_len / width);
     double *f = mp_tmp(c, (size_t)cnt, sizeof *f);
@@ -1147,7 +1179,8 @@ void mp_out_like(mp_sctx *c, int32_t k, const memplan_vshape *src) {
         return;
     }
     if (src->rank < 0) mp_out_unranked(c, k, src->elem_type, src->reason);
-    else mp_out(c, k, src->elem_type, src->rank, src->dims);
+    else
+        mp_out(c, k, src->elem_type, src->rank, src->dims);
 }
 
 void mp_out_kind(mp_sctx *c, int32_t k, memplan_type_kind kind, int32_t elem_type) {
@@ -1200,7 +1233,8 @@ void mp_note(mp_sctx *c, const char *fmt, ...) {
     if (c->node && !c->first_note) c->first_note = mp_arena_strdup(&c->S->arena, msg);
     if (c->node) {
         if (c->node->name[0]) snprintf(line, sizeof line, "node '%s' (%s): %s", c->node->name, c->node->op_type, msg);
-        else snprintf(line, sizeof line, "node #%d (%s): %s", (int)c->node->file_index, c->node->op_type, msg);
+        else
+            snprintf(line, sizeof line, "node #%d (%s): %s", (int)c->node->file_index, c->node->op_type, msg);
     } else {
         snprintf(line, sizeof line, "graph '%s': %s", c->g->name, msg);
     }
@@ -1268,7 +1302,8 @@ int32_t mp_broadcast(mp_sctx *c, const memplan_vshape *a, const memplan_vshape *
         int32_t ia = i - (r - a->rank), ib = i - (r - b->rank);
         memplan_expr da = ia >= 0 ? a->dims[ia] : one, db = ib >= 0 ? b->dims[ib] : one;
         if (da == db || db == one) dims[i] = da;
-        else if (da == one) dims[i] = db;
+        else if (da == one)
+            dims[i] = db;
         else {
             int64_t ka, kb;
             bool ca = memplan_expr_is_const(c->S->pool, da, &ka), cb = memplan_expr_is_const(c->S->pool, db, &kb);

@@ -26,7 +26,8 @@ static const memplan_vshape *ranked(mp_sctx *c, int32_t k) { return mp_in_ranked
 /* Output k: x's shape with type et (unranked when x is). */
 static void out_like_typed(mp_sctx *c, int32_t k, int32_t et, const memplan_vshape *x) {
     if (!x || x->rank < 0) mp_out_unranked(c, k, et, "input rank unknown");
-    else mp_out(c, k, et, x->rank, x->dims);
+    else
+        mp_out(c, k, et, x->rank, x->dims);
 }
 
 /* Output k: x's dims with the last one replaced by d. */
@@ -180,12 +181,16 @@ static void multi_head_attention(mp_sctx *c) {
         kv_len = k->dims[1];
     } else {
         dq = q->dims[2];
-        dv = !v ? MEMPLAN_EXPR_NONE : v->rank == 3 ? v->dims[2] : v->rank == 4 ? memplan_expr_mul(P(c), v->dims[1], v->dims[3]) : MEMPLAN_EXPR_NONE;
+        dv = !v             ? MEMPLAN_EXPR_NONE
+             : v->rank == 3 ? v->dims[2]
+             : v->rank == 4 ? memplan_expr_mul(P(c), v->dims[1], v->dims[3])
+                            : MEMPLAN_EXPR_NONE;
         kv_len = !k ? MEMPLAN_EXPR_NONE : k->rank == 3 ? k->dims[1] : k->rank == 4 ? k->dims[2] : MEMPLAN_EXPR_NONE;
     }
     memplan_expr dims[4] = {q->dims[0], q->dims[1], dv, MEMPLAN_EXPR_NONE};
     mp_out(c, 0, et, 3, dims);
-    memplan_expr total = pk && pk->rank == 4 && kv_len != MEMPLAN_EXPR_NONE ? memplan_expr_add(P(c), pk->dims[2], kv_len) : kv_len;
+    memplan_expr total =
+        pk && pk->rank == 4 && kv_len != MEMPLAN_EXPR_NONE ? memplan_expr_add(P(c), pk->dims[2], kv_len) : kv_len;
     memplan_expr pd[4] = {q->dims[0], nc, total, div_c(c, dq, n)};
     if (mp_has_out(c, 1)) mp_out(c, 1, et, 4, pd);
     pd[3] = div_c(c, dv, n);
@@ -210,7 +215,8 @@ static void group_query_attention(mp_sctx *c) {
     memplan_expr dims[4] = {q->dims[0], q->dims[1], memplan_expr_mul(P(c), mp_const(c, n), head), MEMPLAN_EXPR_NONE};
     mp_out(c, 0, et, 3, dims);
     memplan_expr total = scalar_amount(c, 6);
-    if (pk && pk->rank == 4) total = total == MEMPLAN_EXPR_NONE ? MEMPLAN_EXPR_NONE : memplan_expr_max(P(c), pk->dims[2], total);
+    if (pk && pk->rank == 4)
+        total = total == MEMPLAN_EXPR_NONE ? MEMPLAN_EXPR_NONE : memplan_expr_max(P(c), pk->dims[2], total);
     memplan_expr pd[4] = {q->dims[0], mp_const(c, kvn), total, head};
     for (int32_t o = 1; o <= 2; o++)
         if (mp_has_out(c, o)) mp_out(c, o, et, 4, pd);
@@ -224,7 +230,8 @@ static void conv_out(mp_sctx *c, int32_t x_k, int32_t w_k, bool channels_last, i
     if (!dims) return;
     int32_t r = mp_conv_out_dims(c, mp_in(c, x_k), mp_in(c, w_k), channels_last, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks or conv attributes unknown");
-    else mp_out(c, 0, et, r, dims);
+    else
+        mp_out(c, 0, et, r, dims);
 }
 
 static void fused_conv(mp_sctx *c) { conv_out(c, 0, 1, false, type_of(c, 0, 0)); }
@@ -236,7 +243,8 @@ static void matmul_out(mp_sctx *c, int32_t a_k, int32_t b_k, bool ta, bool tb, i
     if (!dims) return;
     int32_t r = mp_matmul_dims(c, mp_in(c, a_k), mp_in(c, b_k), ta, tb, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks unknown or do not match");
-    else mp_out(c, 0, et, r, dims);
+    else
+        mp_out(c, 0, et, r, dims);
 }
 
 /* FusedMatMul(A, B): alpha * op(A) @ op(B); transBatch* are not modelled. */
@@ -261,7 +269,9 @@ static void fused_gemm(mp_sctx *c) {
 }
 
 /* DynamicQuantizeMatMul(A float, B, b_scale, ...) -> A's type. */
-static void dynamic_quantize_matmul(mp_sctx *c) { matmul_out(c, 0, 1, false, false, type_of(c, 0, MEMPLAN_DTYPE_FLOAT)); }
+static void dynamic_quantize_matmul(mp_sctx *c) {
+    matmul_out(c, 0, 1, false, false, type_of(c, 0, MEMPLAN_DTYPE_FLOAT));
+}
 
 /* MatMulIntegerToFloat(A, B, a_scale, ...) -> a_scale's type. */
 static void matmul_integer_to_float(mp_sctx *c) {
@@ -289,7 +299,8 @@ static void qlinear_binary(mp_sctx *c) {
     int32_t et = type_of(c, 0, 0);
     int32_t r = mp_broadcast(c, mp_in(c, 0), mp_in(c, 3), dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not broadcast");
-    else mp_out(c, 0, et, r, dims);
+    else
+        mp_out(c, 0, et, r, dims);
 }
 
 /* QLinearConcat(Y_s, Y_zp, (X, X_s, X_zp)...): concat of the X along axis. */
@@ -336,7 +347,8 @@ static void qlinear_avg_pool(mp_sctx *c) {
     if (!dims) return;
     int32_t r = mp_conv_out_dims(c, ranked(c, 0), NULL, mp_attr_int(c, "channels_last", 0) != 0, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input rank or kernel_shape unknown");
-    else mp_out(c, 0, et, r, dims);
+    else
+        mp_out(c, 0, et, r, dims);
 }
 
 /* ---- quantization (contrib versions) ----------------------------------- */
@@ -360,7 +372,8 @@ static void grid_sample(mp_sctx *c) {
 
 /* Range(start, limit, delta?) -> [ceil((limit - start) / delta)] when known. */
 static void range(mp_sctx *c) {
-    memplan_expr s = scalar_amount(c, 0), l = scalar_amount(c, 1), d = mp_in(c, 2) ? scalar_amount(c, 2) : mp_const(c, 1);
+    memplan_expr s = scalar_amount(c, 0), l = scalar_amount(c, 1),
+                 d = mp_in(c, 2) ? scalar_amount(c, 2) : mp_const(c, 1);
     memplan_expr n = MEMPLAN_EXPR_NONE;
     int64_t k;
     if (s != MEMPLAN_EXPR_NONE && l != MEMPLAN_EXPR_NONE && memplan_expr_is_const(P(c), d, &k) && k != 0)

@@ -79,8 +79,16 @@ static void loop_op(mp_sctx *c) {
     if (!body) return;
     int32_t n_carried = mp_n_in(c) - 2;
     if (n_carried < 0) n_carried = 0;
-    memplan_vshape iter = {MEMPLAN_TYPE_TENSOR, MEMPLAN_DTYPE_INT64, 0, NULL, MEMPLAN_EXPR_NONE,
-                           MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL, 0};
+    memplan_vshape iter = {MEMPLAN_TYPE_TENSOR,
+                           MEMPLAN_DTYPE_INT64,
+                           0,
+                           NULL,
+                           MEMPLAN_EXPR_NONE,
+                           MEMPLAN_ORIGIN_INFERRED,
+                           NULL,
+                           -1,
+                           NULL,
+                           0};
     memplan_vshape cond = iter;
     cond.elem_type = MEMPLAN_DTYPE_BOOL;
     const memplan_vshape **given = mp_tmp(c, 2 + 256, sizeof *given);
@@ -95,7 +103,8 @@ static void loop_op(mp_sctx *c) {
         const memplan_vshape *in = mp_in(c, 2 + k), *out = mp_sub_out(c, body, 1 + k);
         /* a carried value keeps its shape when the body agrees, else dims differ */
         if (in && out && in->rank >= 0 && out->rank == in->rank) merge_out(c, k, in, out);
-        else mp_out_like(c, k, out ? out : in);
+        else
+            mp_out_like(c, k, out ? out : in);
     }
     int32_t trip_n;
     const memplan_expr *trip = mp_in_elems(c, 0, &trip_n);

@@ -14,7 +14,8 @@ static void same_as_input(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
 static void unary_bool(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x || x->rank < 0) mp_out_unranked(c, 0, MEMPLAN_DTYPE_BOOL, "input rank unknown");
-    else mp_out(c, 0, MEMPLAN_DTYPE_BOOL, x->rank, x->dims);
+    else
+        mp_out(c, 0, MEMPLAN_DTYPE_BOOL, x->rank, x->dims);
 }
 
 /* Variadic broadcasting op; out_type 0 = the first input's type. */
@@ -50,7 +51,8 @@ static void cast(mp_sctx *c) {
     int32_t to = (int32_t)mp_attr_int(c, "to", 0);
     if (!x) return;
     if (x->rank < 0) mp_out_unranked(c, 0, to, "input rank unknown");
-    else mp_out(c, 0, to, x->rank, x->dims);
+    else
+        mp_out(c, 0, to, x->rank, x->dims);
 }
 
 /* BitCast(x, to): the same bits read as `to` (same width), so x's shape. */
@@ -62,14 +64,16 @@ static void bitcast(mp_sctx *c) {
         mp_note(c, "BitCast from %d-bit to %d-bit elements", (int)memplan_dtype_bits(x->elem_type),
                 (int)memplan_dtype_bits(to));
     if (x->rank < 0) mp_out_unranked(c, 0, to, "input rank unknown");
-    else mp_out(c, 0, to, x->rank, x->dims);
+    else
+        mp_out(c, 0, to, x->rank, x->dims);
 }
 
 static void cast_like(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0), *t = mp_in(c, 1);
     if (!x || !t) return;
     if (x->rank < 0) mp_out_unranked(c, 0, t->elem_type, "input rank unknown");
-    else mp_out(c, 0, t->elem_type, x->rank, x->dims);
+    else
+        mp_out(c, 0, t->elem_type, x->rank, x->dims);
 }
 
 static void where(mp_sctx *c) {
@@ -95,7 +99,8 @@ static void dropout(mp_sctx *c) {
     mp_out_like(c, 0, x);
     if (mp_n_out(c) > 1 && x) {
         if (x->rank < 0) mp_out_unranked(c, 1, MEMPLAN_DTYPE_BOOL, "input rank unknown");
-        else mp_out(c, 1, mp_opset(c) >= 12 ? MEMPLAN_DTYPE_BOOL : x->elem_type, x->rank, x->dims);
+        else
+            mp_out(c, 1, mp_opset(c) >= 12 ? MEMPLAN_DTYPE_BOOL : x->elem_type, x->rank, x->dims);
     }
 }
 
@@ -109,34 +114,86 @@ static void identity(mp_sctx *c) {
 
 const mp_rule mp_rules_elementwise[] = {
     /* unary, same shape and type */
-    {"", "Relu", same_as_input}, {"", "Sigmoid", same_as_input}, {"", "Tanh", same_as_input},
-    {"", "Exp", same_as_input}, {"", "Log", same_as_input}, {"", "Sqrt", same_as_input},
-    {"", "Reciprocal", same_as_input}, {"", "Floor", same_as_input}, {"", "Ceil", same_as_input},
-    {"", "Round", same_as_input}, {"", "Sign", same_as_input}, {"", "Sin", same_as_input},
-    {"", "Cos", same_as_input}, {"", "Tan", same_as_input}, {"", "Asin", same_as_input},
-    {"", "Acos", same_as_input}, {"", "Atan", same_as_input}, {"", "Sinh", same_as_input},
-    {"", "Cosh", same_as_input}, {"", "Asinh", same_as_input}, {"", "Acosh", same_as_input},
-    {"", "Atanh", same_as_input}, {"", "Erf", same_as_input}, {"", "Softplus", same_as_input},
-    {"", "Softsign", same_as_input}, {"", "Elu", same_as_input}, {"", "Selu", same_as_input},
-    {"", "LeakyRelu", same_as_input}, {"", "ThresholdedRelu", same_as_input},
-    {"", "HardSigmoid", same_as_input}, {"", "HardSwish", same_as_input}, {"", "Mish", same_as_input},
-    {"", "Gelu", same_as_input}, {"", "Celu", same_as_input}, {"", "Shrink", same_as_input},
-    {"", "BitwiseNot", same_as_input}, {"", "Clip", same_as_input}, {"", "Neg", same_as_input},
-    {"", "Abs", same_as_input}, {"", "Not", unary_bool}, {"", "IsNaN", unary_bool}, {"", "IsInf", unary_bool},
-    {"", "Identity", identity}, {"", "Dropout", dropout}, {"", "Cast", cast}, {"", "CastLike", cast_like},
-    {"", "BitCast", bitcast}, {"", "Swish", same_as_input},
+    {"", "Relu", same_as_input},
+    {"", "Sigmoid", same_as_input},
+    {"", "Tanh", same_as_input},
+    {"", "Exp", same_as_input},
+    {"", "Log", same_as_input},
+    {"", "Sqrt", same_as_input},
+    {"", "Reciprocal", same_as_input},
+    {"", "Floor", same_as_input},
+    {"", "Ceil", same_as_input},
+    {"", "Round", same_as_input},
+    {"", "Sign", same_as_input},
+    {"", "Sin", same_as_input},
+    {"", "Cos", same_as_input},
+    {"", "Tan", same_as_input},
+    {"", "Asin", same_as_input},
+    {"", "Acos", same_as_input},
+    {"", "Atan", same_as_input},
+    {"", "Sinh", same_as_input},
+    {"", "Cosh", same_as_input},
+    {"", "Asinh", same_as_input},
+    {"", "Acosh", same_as_input},
+    {"", "Atanh", same_as_input},
+    {"", "Erf", same_as_input},
+    {"", "Softplus", same_as_input},
+    {"", "Softsign", same_as_input},
+    {"", "Elu", same_as_input},
+    {"", "Selu", same_as_input},
+    {"", "LeakyRelu", same_as_input},
+    {"", "ThresholdedRelu", same_as_input},
+    {"", "HardSigmoid", same_as_input},
+    {"", "HardSwish", same_as_input},
+    {"", "Mish", same_as_input},
+    {"", "Gelu", same_as_input},
+    {"", "Celu", same_as_input},
+    {"", "Shrink", same_as_input},
+    {"", "BitwiseNot", same_as_input},
+    {"", "Clip", same_as_input},
+    {"", "Neg", same_as_input},
+    {"", "Abs", same_as_input},
+    {"", "Not", unary_bool},
+    {"", "IsNaN", unary_bool},
+    {"", "IsInf", unary_bool},
+    {"", "Identity", identity},
+    {"", "Dropout", dropout},
+    {"", "Cast", cast},
+    {"", "CastLike", cast_like},
+    {"", "BitCast", bitcast},
+    {"", "Swish", same_as_input},
     /* gated activations: A and B of one shape (no broadcasting), Y like A */
-    {"", "SwiGLU", same_as_input}, {"", "GeGLU", same_as_input},
+    {"", "SwiGLU", same_as_input},
+    {"", "GeGLU", same_as_input},
     /* legacy (opset 1 experimental), same shape */
-    {"", "ImageScaler", same_as_input}, {"", "Affine", same_as_input}, {"", "ScaledTanh", same_as_input},
+    {"", "ImageScaler", same_as_input},
+    {"", "Affine", same_as_input},
+    {"", "ScaledTanh", same_as_input},
     {"", "ParametricSoftplus", same_as_input},
     /* broadcasting */
-    {"", "Add", binary}, {"", "Sub", binary}, {"", "Mul", binary}, {"", "Div", binary},
-    {"", "Pow", binary}, {"", "Mod", binary}, {"", "BitShift", binary}, {"", "BitwiseAnd", binary},
-    {"", "BitwiseOr", binary}, {"", "BitwiseXor", binary}, {"", "PRelu", same_as_input},
-    {"", "Sum", binary}, {"", "Max", binary}, {"", "Min", binary}, {"", "Mean", binary},
-    {"", "And", compare}, {"", "Or", compare}, {"", "Xor", compare}, {"", "Equal", compare},
-    {"", "Less", compare}, {"", "Greater", compare}, {"", "LessOrEqual", compare},
-    {"", "GreaterOrEqual", compare}, {"", "Where", where},
+    {"", "Add", binary},
+    {"", "Sub", binary},
+    {"", "Mul", binary},
+    {"", "Div", binary},
+    {"", "Pow", binary},
+    {"", "Mod", binary},
+    {"", "BitShift", binary},
+    {"", "BitwiseAnd", binary},
+    {"", "BitwiseOr", binary},
+    {"", "BitwiseXor", binary},
+    {"", "PRelu", same_as_input},
+    {"", "Sum", binary},
+    {"", "Max", binary},
+    {"", "Min", binary},
+    {"", "Mean", binary},
+    {"", "And", compare},
+    {"", "Or", compare},
+    {"", "Xor", compare},
+    {"", "Equal", compare},
+    {"", "Less", compare},
+    {"", "Greater", compare},
+    {"", "LessOrEqual", compare},
+    {"", "GreaterOrEqual", compare},
+    {"", "Where", where},
     {NULL, NULL, NULL},
 };

@@ -51,7 +51,8 @@ static memplan_expr scalar_amount(mp_sctx *c, int32_t k) {
 /* Output k with the rank and dims of x and type et (unranked when x is). */
 static void out_shape_of(mp_sctx *c, int32_t k, int32_t et, const memplan_vshape *x) {
     if (!x || x->kind != MEMPLAN_TYPE_TENSOR || x->rank < 0) mp_out_unranked(c, k, et, "input rank unknown");
-    else mp_out(c, k, et, x->rank, x->dims);
+    else
+        mp_out(c, k, et, x->rank, x->dims);
 }
 
 /* ======================================================================
@@ -59,15 +60,15 @@ static void out_shape_of(mp_sctx *c, int32_t k, int32_t et, const memplan_vshape
  * ====================================================================== */
 
 typedef struct item {
-    int32_t rank;                  /* -1 unknown */
-    const memplan_expr *dims;      /* -1 constants for unknown dims */
+    int32_t rank;             /* -1 unknown */
+    const memplan_expr *dims; /* -1 constants for unknown dims */
 } item;
 
 typedef struct seq {
-    memplan_expr count;            /* NONE when unknown */
-    bool per_item;                 /* items[i] per element, else items[0] common */
+    memplan_expr count; /* NONE when unknown */
+    bool per_item;      /* items[i] per element, else items[0] common */
     int32_t n_items;
-    item *items;                   /* room for T / 2 (seq_alloc), or fewer where said */
+    item *items; /* room for T / 2 (seq_alloc), or fewer where said */
 } seq;
 
 /* Room for the items of s (scratch); false when memory runs out. */
@@ -92,7 +93,8 @@ static void enc_init(mp_sctx *c, enc *e) {
 static void enc_put(enc *e, memplan_expr x) {
     if (!e->ok) return;
     if (e->n >= T || x == MEMPLAN_EXPR_NONE) e->ok = false;
-    else e->buf[e->n++] = x;
+    else
+        e->buf[e->n++] = x;
 }
 
 /* Append an item; NONE dims become the -1 marker. */
@@ -183,7 +185,8 @@ static void item_out(mp_sctx *c, int32_t k, int32_t et, const item *it) {
     }
     memplan_expr *dims = mp_tmp_exprs(c, (size_t)it->rank);
     if (!dims) return;
-    for (int32_t i = 0; i < it->rank; i++) dims[i] = const_or(c, it->dims[i], 0) == -1 ? MEMPLAN_EXPR_NONE : it->dims[i];
+    for (int32_t i = 0; i < it->rank; i++)
+        dims[i] = const_or(c, it->dims[i], 0) == -1 ? MEMPLAN_EXPR_NONE : it->dims[i];
     mp_out(c, k, et, it->rank, dims);
 }
 
@@ -400,8 +403,9 @@ static void concat_from_sequence(mp_sctx *c) {
         return;
     }
     for (int32_t i = 0, q = 0; i < r; i++)
-        dims[i] = new_axis && i == axis ? MEMPLAN_EXPR_NONE
-                  : const_or(c, it.dims[q], 0) == -1 ? (q++, MEMPLAN_EXPR_NONE) : it.dims[q++];
+        dims[i] = new_axis && i == axis              ? MEMPLAN_EXPR_NONE
+                  : const_or(c, it.dims[q], 0) == -1 ? (q++, MEMPLAN_EXPR_NONE)
+                                                     : it.dims[q++];
     memplan_expr n = s.count;
     if (new_axis) {
         dims[axis] = n;
@@ -409,7 +413,8 @@ static void concat_from_sequence(mp_sctx *c) {
         memplan_expr sum = mp_const(c, 0);
         for (int32_t i = 0; i < s.n_items; i++) {
             memplan_expr di = s.items[i].rank == it.rank ? s.items[i].dims[axis] : MEMPLAN_EXPR_NONE;
-            sum = di == MEMPLAN_EXPR_NONE || const_or(c, di, 0) == -1 ? MEMPLAN_EXPR_NONE : memplan_expr_add(P(c), sum, di);
+            sum = di == MEMPLAN_EXPR_NONE || const_or(c, di, 0) == -1 ? MEMPLAN_EXPR_NONE
+                                                                      : memplan_expr_add(P(c), sum, di);
         }
         dims[axis] = sum;
     } else {
@@ -503,13 +508,13 @@ static void optional_get_element(mp_sctx *c) {
     if (kind == MEMPLAN_TYPE_TENSOR && dec_item(c, e, n, &at, &it)) item_out(c, 0, x->elem_type, &it);
     else if (kind == MEMPLAN_TYPE_SEQUENCE)
         seq_out(c, 0, x->elem_type, n > 1 && seq_alloc(c, &s) && dec_seq(c, e, n, &at, &s) ? &s : NULL);
-    else mp_out_unknown(c, 0, "optional contents unknown"); /* maybe not a tensor: keep the declared type */
+    else
+        mp_out_unknown(c, 0, "optional contents unknown"); /* maybe not a tensor: keep the declared type */
 }
 
 /* ======================================================================
  * Strings
  * ====================================================================== */
-
 
 static void regex_full_match(mp_sctx *c) { out_shape_of(c, 0, MEMPLAN_DTYPE_BOOL, mp_in(c, 0)); }
 
@@ -518,7 +523,8 @@ static void string_concat(mp_sctx *c) {
     if (!dims) return;
     int32_t r = mp_broadcast(c, mp_in(c, 0), mp_in(c, 1), dims);
     if (r < 0) mp_out_unranked(c, 0, MEMPLAN_DTYPE_STRING, "input rank unknown or shapes do not broadcast");
-    else mp_out(c, 0, MEMPLAN_DTYPE_STRING, r, dims);
+    else
+        mp_out(c, 0, MEMPLAN_DTYPE_STRING, r, dims);
 }
 
 /* StringSplit(X) -> Y: X dims + [max substrings], Z: int64 like X. */
@@ -547,12 +553,15 @@ static void non_max_suppression(mp_sctx *c) {
     int64_t max_boxes;
     bool zero = !mp_in(c, 2) || (scalar_in(c, 2, &max_boxes) && max_boxes <= 0);
     const memplan_vshape *boxes = mp_in(c, 0), *scores = mp_in(c, 1);
-    memplan_expr n = boxes && boxes->rank == 3 ? boxes->dims[1] : scores && scores->rank == 3 ? scores->dims[2]
-                                                                                              : MEMPLAN_EXPR_NONE;
+    memplan_expr n = boxes && boxes->rank == 3     ? boxes->dims[1]
+                     : scores && scores->rank == 3 ? scores->dims[2]
+                                                   : MEMPLAN_EXPR_NONE;
     memplan_expr per_class = scalar_amount(c, 2), bound = MEMPLAN_EXPR_NONE;
     if (per_class == MEMPLAN_EXPR_NONE) per_class = n;
     else if (n != MEMPLAN_EXPR_NONE)
-        per_class = mp_le(c, per_class, n) ? per_class : mp_le(c, n, per_class) ? n : memplan_expr_min(P(c), per_class, n);
+        per_class = mp_le(c, per_class, n)   ? per_class
+                    : mp_le(c, n, per_class) ? n
+                                             : memplan_expr_min(P(c), per_class, n);
     if (scores && scores->rank == 3 && per_class != MEMPLAN_EXPR_NONE)
         bound = memplan_expr_mul(P(c), per_class, memplan_expr_mul(P(c), scores->dims[0], scores->dims[1]));
     memplan_expr dims[2] = {zero ? mp_const(c, 0) : mp_data_dim(c, bound), mp_const(c, 3)};
@@ -609,7 +618,8 @@ static void unique(mp_sctx *c) {
         int32_t a = ax ? mp_axis(mp_attr_int(c, "axis", 0), x->rank) : -1;
         int64_t k = count_unique(c, x, a);
         if (k >= 0) u = mp_const(c, k);
-        else if (!ax || a >= 0) u = mp_data_dim(c, a >= 0 ? x->dims[a] : mp_product(c, x->rank, x->dims));
+        else if (!ax || a >= 0)
+            u = mp_data_dim(c, a >= 0 ? x->dims[a] : mp_product(c, x->rank, x->dims));
     }
     if (x->rank < 0 || (ax && (axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank)) < 0)) {
         mp_out_unranked(c, 0, x->elem_type, "input rank or axis unknown");
@@ -718,7 +728,8 @@ static void stft(mp_sctx *c) {
     }
     memplan_expr step = scalar_amount(c, 1), len = MEMPLAN_EXPR_NONE;
     if (mp_in(c, 3)) len = scalar_amount(c, 3);
-    else if (w && w->rank == 1) len = w->dims[0];
+    else if (w && w->rank == 1)
+        len = w->dims[0];
     memplan_expr frames = MEMPLAN_EXPR_NONE;
     if (step != MEMPLAN_EXPR_NONE && len != MEMPLAN_EXPR_NONE)
         frames = memplan_expr_add(P(c), memplan_expr_floordiv(P(c), memplan_expr_sub(P(c), x->dims[1], len), step),
@@ -749,7 +760,6 @@ static void image_decoder(mp_sctx *c) {
 /* ======================================================================
  * Others without a family
  * ====================================================================== */
-
 
 static void like_input0(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
 
@@ -923,7 +933,7 @@ const mp_rule mp_rules_misc[] = {
     {"", "MelWeightMatrix", mel_weight_matrix},
     {"", "ImageDecoder", image_decoder},
     /* others */
-    
+
     /* training */
     {"ai.onnx.preview.training", "Momentum", momentum},
     {"ai.onnx.preview.training", "Adagrad", adagrad},

@@ -89,7 +89,10 @@ int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vsha
                          memplan_expr *dims) {
     const int64_t *ksv;
     int64_t nks = mp_attr_ints(c, "kernel_shape", &ksv);
-    int32_t rank = x && x->rank >= 0 ? x->rank : w && w->rank >= 0 ? w->rank : nks >= 0 && nks <= R - 2 ? (int32_t)nks + 2 : -1;
+    int32_t rank = x && x->rank >= 0          ? x->rank
+                   : w && w->rank >= 0        ? w->rank
+                   : nks >= 0 && nks <= R - 2 ? (int32_t)nks + 2
+                                              : -1;
     if (rank < 3 || rank > R) return -1;
     int32_t ns = rank - 2, sp = channels_last ? 1 : 2, ch = channels_last ? rank - 1 : 1; /* where spatial dims start */
     ints_view ks, st, dl, pads;
@@ -109,9 +112,11 @@ int32_t mp_conv_out_dims(mp_sctx *c, const memplan_vshape *x, const memplan_vsha
             return -1;
         }
         if (same) dims[i + sp] = memplan_expr_ceildiv(P(c), in, mp_const(c, s));
-        else if (k < 0) dims[i + sp] = MEMPLAN_EXPR_NONE;
-        else dims[i + sp] = window_out(c, in, valid ? 0 : iv_at(pads, i), valid ? 0 : iv_at(pads, i + ns),
-                                       eff_kernel(c, k, d), s, ceil_mode);
+        else if (k < 0)
+            dims[i + sp] = MEMPLAN_EXPR_NONE;
+        else
+            dims[i + sp] = window_out(c, in, valid ? 0 : iv_at(pads, i), valid ? 0 : iv_at(pads, i + ns),
+                                      eff_kernel(c, k, d), s, ceil_mode);
     }
     return rank;
 }
@@ -130,7 +135,8 @@ static void conv_like(mp_sctx *c, int32_t w_k, int32_t et, int32_t n_out) {
     for (int32_t k = 0; k < n_out; k++) {
         int32_t t = k == 0 ? et : MEMPLAN_DTYPE_INT64;
         if (rank < 0) mp_out_unranked(c, k, t, "input rank unknown or attributes invalid");
-        else mp_out(c, k, t, rank, dims);
+        else
+            mp_out(c, k, t, rank, dims);
     }
 }
 
@@ -168,8 +174,10 @@ static void conv_transpose(mp_sctx *c) {
         memplan_expr in = dim_at(x, i + 2);
         int64_t s = iv_at(st, i), k = kernel_at(c, ks, w, i);
         if (oshape.n >= 0) dims[i + 2] = mp_const(c, oshape.v[oshape.n == rank ? i + 2 : i]);
-        else if (same) dims[i + 2] = mul(c, in, mp_const(c, s));
-        else if (k < 0) dims[i + 2] = MEMPLAN_EXPR_NONE;
+        else if (same)
+            dims[i + 2] = mul(c, in, mp_const(c, s));
+        else if (k < 0)
+            dims[i + 2] = MEMPLAN_EXPR_NONE;
         else {
             memplan_expr ek = eff_kernel(c, k, iv_at(dl, i));
             memplan_expr pad = valid ? K(c, 0) : add(c, K(c, iv_at(pads, i)), K(c, iv_at(pads, i + ns)));
@@ -225,7 +233,8 @@ static void max_unpool(mp_sctx *c) {
         dims[i + 2] = sub(c, add(c, base, K(c, ks.v[i])), pad);
     }
     /* an output_shape input of unknown values still fixes the rank */
-    if (mp_in(c, 2)) for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
+    if (mp_in(c, 2))
+        for (int32_t i = 0; i < x->rank; i++) dims[i] = MEMPLAN_EXPR_NONE;
     mp_out(c, 0, x->elem_type, x->rank, dims);
 }
 
@@ -325,7 +334,8 @@ static void matmul_like(mp_sctx *c, int32_t et) {
     if (!dims) return;
     int32_t r = a->rank >= 0 && b->rank >= 0 ? mp_matmul_dims(c, a, b, false, false, dims) : -1;
     if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not match");
-    else mp_out(c, 0, et, r, dims);
+    else
+        mp_out(c, 0, et, r, dims);
 }
 
 static void matmul(mp_sctx *c) { matmul_like(c, 0); }
@@ -341,11 +351,11 @@ static int letter_index(char ch) {
 }
 
 typedef struct einsum_state {
-    memplan_expr label[52];   /* dim of each letter (NONE until seen) */
-    int count[52];            /* occurrences on the left side */
-    memplan_expr *ell;        /* broadcast dims of the ellipsis (R entries) */
-    memplan_expr *tmp;        /* R entries for the next broadcast */
-    int32_t ell_rank;         /* -1 when no term has one */
+    memplan_expr label[52]; /* dim of each letter (NONE until seen) */
+    int count[52];          /* occurrences on the left side */
+    memplan_expr *ell;      /* broadcast dims of the ellipsis (R entries) */
+    memplan_expr *tmp;      /* R entries for the next broadcast */
+    int32_t ell_rank;       /* -1 when no term has one */
 } einsum_state;
 
 /* Merge a letter's dim: a constant other than 1 wins over 1 and symbols. */
@@ -363,7 +373,8 @@ static bool einsum_term(mp_sctx *c, einsum_state *st, const char *s, const char 
     bool ell = false;
     for (const char *p = s; p < e; p++) {
         if (letter_index(*p) >= 0) letters++;
-        else if (*p == '.') ell = true;
+        else if (*p == '.')
+            ell = true;
     }
     if (v->rank < letters || (!ell && v->rank != letters)) return false;
     int32_t er = v->rank - letters, pos = 0;
@@ -442,7 +453,8 @@ static void einsum(mp_sctx *c) {
     if (!dims) return;
     int32_t r = eq ? einsum_output(&st, arrow ? arrow + 2 : NULL, arrow ? eq + strlen(eq) : NULL, dims) : -1;
     if (r < 0) mp_out_unranked(c, 0, et, "equation not understood");
-    else mp_out(c, 0, et, r, dims);
+    else
+        mp_out(c, 0, et, r, dims);
 }
 
 /* ---- recurrent --------------------------------------------------------- */
@@ -525,7 +537,8 @@ static void col2im(mp_sctx *c) {
     const memplan_vshape *is = mp_in(c, 1);
     int64_t k = -1;
     if (img) k = ni;
-    else if (is && is->rank == 1) is_const(c, is->dims[0], &k);
+    else if (is && is->rank == 1)
+        is_const(c, is->dims[0], &k);
     if (k < 1 || k > R - 2) {
         mp_out_unranked(c, 0, x->elem_type, "image_shape unknown");
         return;
@@ -542,10 +555,7 @@ static void col2im(mp_sctx *c) {
 
 static void same_as_input(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
 
-
-
 /* ---- losses ------------------------------------------------------------ */
-
 
 /* ---- Attention (opset 23) ---------------------------------------------- */
 
@@ -575,7 +585,8 @@ static void attention(mp_sctx *c) {
     memplan_expr seq = q->dims[four ? 2 : 1];
     memplan_expr y4[4] = {q->dims[0], hq, seq, hv}, y3[3] = {q->dims[0], seq, mul(c, hq, hv)};
     if (four) mp_out(c, 0, et, 4, y4);
-    else mp_out(c, 0, et, 3, y3);
+    else
+        mp_out(c, 0, et, 3, y3);
     memplan_expr pkd[4] = {q->dims[0], hkv, total, hk}, pvd[4] = {q->dims[0], hkv, total, hv};
     mp_out(c, 1, et, 4, pkd);
     mp_out(c, 2, et, 4, pvd);
@@ -662,12 +673,9 @@ const mp_rule mp_rules_nn[] = {
     {"", "Col2Im", col2im},
     /* normalizations, softmax: same shape */
     {"", "LRN", same_as_input},
-    
-    
-    
-    
+
     /* losses */
-    
+
     /* attention */
     {"", "Attention", attention},
     {"", "RotaryEmbedding", same_as_input}, /* opset 23: rotated in place, [B,H,S,D] or [B,S,H*D] */

@@ -10,7 +10,6 @@
 
 #define R MEMPLAN_MAX_RANK
 
-
 /* ---- rules ------------------------------------------------------------- */
 
 /* Element type of input k, or dflt when absent/unknown. */
@@ -23,7 +22,8 @@ static int32_t type_of(mp_sctx *c, int32_t k, int32_t dflt) {
 static void shape_of_x(mp_sctx *c, int32_t et) {
     const memplan_vshape *x = mp_in(c, 0);
     if (!x || x->rank < 0) mp_out_unranked(c, 0, et, "input rank unknown");
-    else mp_out(c, 0, et, x->rank, x->dims);
+    else
+        mp_out(c, 0, et, x->rank, x->dims);
 }
 
 /* QuantizeLinear(x, scale, zero_point?): the zero point's type, else the
@@ -53,7 +53,8 @@ static void qlinear_matmul(mp_sctx *c) {
     int32_t et = type_of(c, 7, type_of(c, 0, MEMPLAN_DTYPE_UINT8));
     int32_t r = mp_matmul_dims(c, mp_in(c, 0), mp_in(c, 3), false, false, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks unknown or do not match");
-    else mp_out(c, 0, et, r, dims);
+    else
+        mp_out(c, 0, et, r, dims);
 }
 
 /* QLinearConv(x, x_s, x_zp, w, w_s, w_zp, y_s, y_zp, B?): conv of x and w. */
@@ -63,7 +64,8 @@ static void qlinear_conv(mp_sctx *c) {
     int32_t et = type_of(c, 7, type_of(c, 0, MEMPLAN_DTYPE_UINT8));
     int32_t r = mp_conv_out_dims(c, mp_in(c, 0), mp_in(c, 3), false, dims);
     if (r < 0) mp_out_unranked(c, 0, et, "input ranks or conv attributes unknown");
-    else mp_out(c, 0, et, r, dims);
+    else
+        mp_out(c, 0, et, r, dims);
 }
 
 const mp_rule mp_rules_quant[] = {

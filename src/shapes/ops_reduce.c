@@ -69,8 +69,10 @@ static void reduce_unknown_axes(mp_sctx *c, const memplan_vshape *x, int32_t n, 
         for (int32_t i = 0; i < x->rank; i++)
             dims[i] = memplan_expr_is_const(P(c), x->dims[i], &k) && k == 1 ? x->dims[i] : MEMPLAN_EXPR_NONE;
         mp_out(c, 0, x->elem_type, x->rank, dims);
-    } else if (n > 0 && n <= x->rank && !noop) mp_out_fresh(c, 0, x->elem_type, x->rank - n);
-    else mp_out_unranked(c, 0, x->elem_type, "reduced axes unknown");
+    } else if (n > 0 && n <= x->rank && !noop)
+        mp_out_fresh(c, 0, x->elem_type, x->rank - n);
+    else
+        mp_out_unranked(c, 0, x->elem_type, "reduced axes unknown");
 }
 
 /* ReduceSum/Mean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare. */
@@ -110,7 +112,8 @@ static void reduce(mp_sctx *c) {
     int32_t r = 0;
     for (int32_t i = 0; i < x->rank; i++)
         if (!red[i]) dims[r++] = x->dims[i];
-        else if (keep) dims[r++] = mp_const(c, 1);
+        else if (keep)
+            dims[r++] = mp_const(c, 1);
     mp_out(c, 0, x->elem_type, r, dims);
 }
 
@@ -136,7 +139,8 @@ static void arg_reduce(mp_sctx *c) {
     int32_t r = 0;
     for (int32_t i = 0; i < x->rank; i++)
         if (i != axis) dims[r++] = x->dims[i];
-        else if (keep) dims[r++] = mp_const(c, 1);
+        else if (keep)
+            dims[r++] = mp_const(c, 1);
     mp_out(c, 0, MEMPLAN_DTYPE_INT64, r, dims);
 }
 
@@ -147,7 +151,8 @@ static void out_y(mp_sctx *c, const memplan_vshape *x, bool y_scale_type) {
     const memplan_vshape *scale = mp_in(c, 1);
     int32_t et = y_scale_type && scale && scale->elem_type ? scale->elem_type : x->elem_type;
     if (x->rank < 0) mp_out_unranked(c, 0, et, "input rank unknown");
-    else mp_out(c, 0, et, x->rank, x->dims);
+    else
+        mp_out(c, 0, et, x->rank, x->dims);
 }
 
 /* Y like X; the statistics outputs 1 and 2 (Mean and InvStdDev, or
@@ -196,14 +201,16 @@ static void batch_norm(mp_sctx *c) {
     bool spatial = mp_opset(c) >= 9 || mp_attr_int(c, "spatial", 1) != 0;
     memplan_expr ch = MEMPLAN_EXPR_NONE;
     if (x->rank > 1) ch = x->dims[1];
-    else if (x->rank == 1) ch = mp_const(c, 1);
+    else if (x->rank == 1)
+        ch = mp_const(c, 1);
     if (scale && scale->rank == 1) /* scale is [C] */
         ch = ch == MEMPLAN_EXPR_NONE ? scale->dims[0] : prefer_const(c, ch, scale->dims[0]);
     for (int32_t k = 1; k < mp_n_out(c) && k < 5; k++) {
         const memplan_vshape *stat = mp_in(c, k <= 2 ? k + 2 : 0); /* mean, var: their inputs' types */
         int32_t et = stat ? stat->elem_type : x->elem_type;
         if (!spatial && mean) mp_out_like(c, k, mean);
-        else mp_out(c, k, et, 1, &ch);
+        else
+            mp_out(c, k, et, 1, &ch);
     }
 }
 
@@ -243,7 +250,8 @@ static void det(mp_sctx *c) {
     if (!x) return;
     if (x->rank < 2) {
         if (x->rank < 0) mp_out_unranked(c, 0, x->elem_type, "input rank unknown");
-        else mp_note(c, "input has rank %d, needs at least 2", (int)x->rank);
+        else
+            mp_note(c, "input has rank %d, needs at least 2", (int)x->rank);
         return;
     }
     mp_out(c, 0, x->elem_type, x->rank - 2, x->dims);

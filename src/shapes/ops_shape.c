@@ -132,13 +132,15 @@ static void reshape(mp_sctx *c) {
             int32_t j = 0;
             while (j < x->rank && (used[j] || x->dims[j] != dims[i])) j++;
             if (j < x->rank) used[j] = true;
-            else rest = memplan_expr_mul(P(c), rest, dims[i]);
+            else
+                rest = memplan_expr_mul(P(c), rest, dims[i]);
         }
         memplan_expr total = mp_const(c, 1);
         for (int32_t j = 0; j < x->rank; j++)
             if (!used[j]) total = memplan_expr_mul(P(c), total, x->dims[j]);
         int64_t t, r;
-        if (memplan_expr_is_const(P(c), total, &t) && memplan_expr_is_const(P(c), rest, &r) && (r == 0 ? t != 0 : t % r)) {
+        if (memplan_expr_is_const(P(c), total, &t) && memplan_expr_is_const(P(c), rest, &r) &&
+            (r == 0 ? t != 0 : t % r)) {
             mp_conflict(c, "cannot reshape %lld elements into a multiple of %lld", (long long)t, (long long)r);
             dims[infer_at] = MEMPLAN_EXPR_NONE;
         } else {
@@ -290,14 +292,15 @@ static void concat(mp_sctx *c) {
         for (int32_t i = 0; i < rank; i++) {
             if (i == axis) continue;
             int64_t kk, kv;
-            if (have_dims && memplan_expr_is_const(P(c), dims[i], &kk) && memplan_expr_is_const(P(c), v->dims[i], &kv) &&
-                kk != kv) {
+            if (have_dims && memplan_expr_is_const(P(c), dims[i], &kk) &&
+                memplan_expr_is_const(P(c), v->dims[i], &kv) && kk != kv) {
                 mp_conflict(c, "dims %d of the inputs differ (%lld and %lld)", (int)i, (long long)kk, (long long)kv);
                 mp_out_unranked(c, 0, first->elem_type, "input dims differ off the axis");
                 return;
             }
             /* prefer a constant dim over a symbolic one */
-            if (!have_dims || (!memplan_expr_is_const(P(c), dims[i], &kk) && memplan_expr_is_const(P(c), v->dims[i], &kk)))
+            if (!have_dims ||
+                (!memplan_expr_is_const(P(c), dims[i], &kk) && memplan_expr_is_const(P(c), v->dims[i], &kk)))
                 dims[i] = v->dims[i];
         }
         if (!have_dims) {
@@ -379,11 +382,11 @@ static memplan_expr slice_len(mp_sctx *c, memplan_expr dim, int64_t start, int64
     /* symbolic dim: common patterns */
     const int64_t BIG = INT64_C(1) << 53;
     if (step == 1 && start >= 0 && end >= BIG) return memplan_expr_sub(P(c), dim, mp_const(c, start)); /* [s:] */
-    if (step == 1 && start >= 0 && start < BIG && end < 0 && end > -BIG) /* [s:-k] */
+    if (step == 1 && start >= 0 && start < BIG && end < 0 && end > -BIG)                               /* [s:-k] */
         return memplan_expr_sub(P(c), dim, mp_const(c, start - end));
-    if (step == 1 && start < 0 && start > -BIG && end >= BIG) return mp_const(c, -start); /* [-k:] (dim >= k) */
+    if (step == 1 && start < 0 && start > -BIG && end >= BIG) return mp_const(c, -start);  /* [-k:] (dim >= k) */
     if (step == 1 && start >= 0 && end >= 0 && end < BIG) return mp_const(c, end - start); /* [s:e] assuming dim >= e */
-    if (step == -1 && start >= BIG - 1 && end <= -BIG) return dim; /* [::-1] */
+    if (step == -1 && start >= BIG - 1 && end <= -BIG) return dim;                         /* [::-1] */
     if (step > 1 && start == 0 && end >= BIG) return memplan_expr_ceildiv(P(c), dim, mp_const(c, step));
     return MEMPLAN_EXPR_NONE;
 }
@@ -537,7 +540,8 @@ static void gather_elements(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0), *idx = mp_in(c, 1);
     if (!x || !idx) return;
     if (idx->rank < 0) mp_out_unranked(c, 0, x->elem_type, "indices rank unknown");
-    else mp_out(c, 0, x->elem_type, idx->rank, idx->dims);
+    else
+        mp_out(c, 0, x->elem_type, idx->rank, idx->dims);
 }
 
 static void gather_nd(mp_sctx *c) {
@@ -577,7 +581,8 @@ static void expand(mp_sctx *c) {
         }
         return;
     }
-    memplan_vshape target = {MEMPLAN_TYPE_TENSOR, x->elem_type, n, shape, MEMPLAN_EXPR_NONE, MEMPLAN_ORIGIN_INFERRED, NULL, -1, NULL, 0};
+    memplan_vshape target = {MEMPLAN_TYPE_TENSOR,     x->elem_type, n,  shape, MEMPLAN_EXPR_NONE,
+                             MEMPLAN_ORIGIN_INFERRED, NULL,         -1, NULL,  0};
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
     int32_t r = mp_broadcast(c, x, &target, dims);
@@ -674,8 +679,18 @@ static void constant_of_shape(mp_sctx *c) {
     if (v) {
         switch (et) {
         case MEMPLAN_DTYPE_INT64: memcpy(&fill, v->t->data, 8); break;
-        case MEMPLAN_DTYPE_INT32: { int32_t y; memcpy(&y, v->t->data, 4); fill = y; break; }
-        case MEMPLAN_DTYPE_FLOAT: { float y; memcpy(&y, v->t->data, 4); f = y; break; }
+        case MEMPLAN_DTYPE_INT32: {
+            int32_t y;
+            memcpy(&y, v->t->data, 4);
+            fill = y;
+            break;
+        }
+        case MEMPLAN_DTYPE_FLOAT: {
+            float y;
+            memcpy(&y, v->t->data, 4);
+            f = y;
+            break;
+        }
         case MEMPLAN_DTYPE_DOUBLE: memcpy(&f, v->t->data, 8); break;
         default: return;
         }
@@ -708,9 +723,14 @@ static void constant(mp_sctx *c) {
             for (size_t k = 0; k < cnt; k++) {
                 int64_t x;
                 if (t->elem_type == MEMPLAN_DTYPE_INT64) memcpy(&x, (const char *)t->data + 8 * k, 8);
-                else if (t->elem_type == MEMPLAN_DTYPE_INT32) { int32_t y; memcpy(&y, (const char *)t->data + 4 * k, 4); x = y; }
-                else if (t->elem_type == MEMPLAN_DTYPE_BOOL || t->elem_type == MEMPLAN_DTYPE_UINT8) x = ((const unsigned char *)t->data)[k];
-                else return;
+                else if (t->elem_type == MEMPLAN_DTYPE_INT32) {
+                    int32_t y;
+                    memcpy(&y, (const char *)t->data + 4 * k, 4);
+                    x = y;
+                } else if (t->elem_type == MEMPLAN_DTYPE_BOOL || t->elem_type == MEMPLAN_DTYPE_UINT8)
+                    x = ((const unsigned char *)t->data)[k];
+                else
+                    return;
                 vals[k] = mp_const(c, x);
             }
             mp_out_elems(c, 0, (int32_t)cnt, vals);
@@ -759,7 +779,8 @@ static void range(mp_sctx *c) {
     const memplan_vshape *s = mp_in(c, 0);
     if (!s) return;
     int32_t n1, n2, n3;
-    const memplan_expr *start = mp_in_elems(c, 0, &n1), *limit = mp_in_elems(c, 1, &n2), *delta = mp_in_elems(c, 2, &n3);
+    const memplan_expr *start = mp_in_elems(c, 0, &n1), *limit = mp_in_elems(c, 1, &n2),
+                       *delta = mp_in_elems(c, 2, &n3);
     memplan_expr len = MEMPLAN_EXPR_NONE;
     double f[3];
     int32_t nf;
@@ -773,11 +794,13 @@ static void range(mp_sctx *c) {
                         : memplan_expr_ceildiv(P(c), memplan_expr_sub(P(c), mp_const(c, 0), diff), mp_const(c, -d));
             if (!mp_le(c, mp_const(c, 0), len)) len = memplan_expr_max(P(c), len, mp_const(c, 0));
         }
-    } else if (mp_in_floats(c, 0, f, 1, &nf) && mp_in_floats(c, 1, f + 1, 1, &nf) && mp_in_floats(c, 2, f + 2, 1, &nf) && f[2] != 0) {
+    } else if (mp_in_floats(c, 0, f, 1, &nf) && mp_in_floats(c, 1, f + 1, 1, &nf) &&
+               mp_in_floats(c, 2, f + 2, 1, &nf) && f[2] != 0) {
         double l = ceil((f[1] - f[0]) / f[2]);
         int64_t li;
         if (l <= 0) len = mp_const(c, 0);
-        else if (mp_double_to_int(l, &li)) len = mp_const(c, li);
+        else if (mp_double_to_int(l, &li))
+            len = mp_const(c, li);
     }
     mp_out(c, 0, s->elem_type, 1, &len);
 }
@@ -816,8 +839,8 @@ static void space_to_depth(mp_sctx *c) { depth_space(c, false); }
  * each out = (int)(scale * in + 0.5), as the reference implementation
  * rounds. Needs constant sizes and dims; the axes' dims are unknown
  * otherwise. False for an axis out of range. */
-static bool aspect_sizes(mp_sctx *c, const memplan_vshape *x, const memplan_expr *sizes, int32_t k,
-                         const int64_t *axes, bool not_larger, memplan_expr *dims) {
+static bool aspect_sizes(mp_sctx *c, const memplan_vshape *x, const memplan_expr *sizes, int32_t k, const int64_t *axes,
+                         bool not_larger, memplan_expr *dims) {
     double scale = 0;
     bool known = true;
     for (int32_t i = 0; i < k; i++) {
@@ -834,9 +857,10 @@ static bool aspect_sizes(mp_sctx *c, const memplan_vshape *x, const memplan_expr
     for (int32_t i = 0; i < k; i++) {
         int32_t ax = axes ? mp_axis(axes[i], x->rank) : i;
         int64_t d, v;
-        dims[ax] = known && memplan_expr_is_const(P(c), x->dims[ax], &d) && mp_double_to_int(scale * (double)d + 0.5, &v)
-                       ? mp_const(c, v)
-                       : MEMPLAN_EXPR_NONE;
+        dims[ax] =
+            known && memplan_expr_is_const(P(c), x->dims[ax], &d) && mp_double_to_int(scale * (double)d + 0.5, &v)
+                ? mp_const(c, v)
+                : MEMPLAN_EXPR_NONE;
     }
     return true;
 }
@@ -928,7 +952,8 @@ static void topk(mp_sctx *c) {
     int32_t n;
     const memplan_expr *kk = mp_in_elems(c, 1, &n);
     if (mp_opset(c) < 10) dims[axis] = mp_const(c, mp_attr_int(c, "k", 0));
-    else dims[axis] = kk && n == 1 ? kk[0] : mp_data_dim(c, x->dims[axis]); /* a k from the data: <= the axis */
+    else
+        dims[axis] = kk && n == 1 ? kk[0] : mp_data_dim(c, x->dims[axis]); /* a k from the data: <= the axis */
     mp_out(c, 0, x->elem_type, x->rank, dims);
     mp_out(c, 1, MEMPLAN_DTYPE_INT64, x->rank, dims);
 }
@@ -1014,7 +1039,8 @@ static void eye_like(mp_sctx *c) {
     if (!x) return;
     int32_t et = (int32_t)mp_attr_int(c, "dtype", x->elem_type);
     if (x->rank < 0) mp_out_unranked(c, 0, et, "input rank unknown");
-    else mp_out(c, 0, et, x->rank, x->dims);
+    else
+        mp_out(c, 0, et, x->rank, x->dims);
 }
 
 static void one_hot(mp_sctx *c) {
@@ -1049,8 +1075,11 @@ static void compress(mp_sctx *c) {
         const memplan_vshape *cond = mp_in(c, 1);
         memplan_expr len = !a ? (x->rank >= 0 ? mp_product(c, x->rank, x->dims) : MEMPLAN_EXPR_NONE) : x->dims[axis];
         memplan_expr clen = cond && cond->rank == 1 ? cond->dims[0] : MEMPLAN_EXPR_NONE;
-        memplan_expr bound = len == MEMPLAN_EXPR_NONE ? clen : clen == MEMPLAN_EXPR_NONE ? len
-                           : mp_le(c, clen, len) ? clen : mp_le(c, len, clen) ? len : memplan_expr_min(P(c), clen, len);
+        memplan_expr bound = len == MEMPLAN_EXPR_NONE    ? clen
+                             : clen == MEMPLAN_EXPR_NONE ? len
+                             : mp_le(c, clen, len)       ? clen
+                             : mp_le(c, len, clen)       ? len
+                                                         : memplan_expr_min(P(c), clen, len);
         kept = mp_data_dim(c, bound);
     }
     if (!a) {
@@ -1070,17 +1099,41 @@ static void compress(mp_sctx *c) {
 }
 
 const mp_rule mp_rules_shape[] = {
-    {"", "Shape", shape_op}, {"", "Size", size_op}, {"", "Reshape", reshape}, {"", "Flatten", flatten},
-    {"", "Squeeze", squeeze}, {"", "Unsqueeze", unsqueeze}, {"", "Transpose", transpose},
-    {"", "Concat", concat}, {"", "Split", split}, {"", "Slice", slice}, {"", "Gather", gather},
-    {"", "GatherElements", gather_elements}, {"", "GatherND", gather_nd}, {"", "Expand", expand},
-    {"", "Tile", tile}, {"", "Pad", pad}, {"", "ConstantOfShape", constant_of_shape},
-    {"", "Constant", constant}, {"", "Range", range}, {"", "DepthToSpace", depth_to_space},
-    {"", "SpaceToDepth", space_to_depth}, {"", "Resize", resize}, {"", "Upsample", resize},
-    {"", "TopK", topk}, {"", "NonZero", nonzero}, {"", "ScatterElements", like_input0},
-    {"", "ScatterND", like_input0}, {"", "Scatter", like_input0}, {"", "Trilu", like_input0},
-    {"", "ReverseSequence", like_input0}, {"", "EyeLike", eye_like}, {"", "OneHot", one_hot},
-    {"", "Compress", compress}, {"", "CenterCropPad", center_crop_pad}, {"", "Crop", crop},
+    {"", "Shape", shape_op},
+    {"", "Size", size_op},
+    {"", "Reshape", reshape},
+    {"", "Flatten", flatten},
+    {"", "Squeeze", squeeze},
+    {"", "Unsqueeze", unsqueeze},
+    {"", "Transpose", transpose},
+    {"", "Concat", concat},
+    {"", "Split", split},
+    {"", "Slice", slice},
+    {"", "Gather", gather},
+    {"", "GatherElements", gather_elements},
+    {"", "GatherND", gather_nd},
+    {"", "Expand", expand},
+    {"", "Tile", tile},
+    {"", "Pad", pad},
+    {"", "ConstantOfShape", constant_of_shape},
+    {"", "Constant", constant},
+    {"", "Range", range},
+    {"", "DepthToSpace", depth_to_space},
+    {"", "SpaceToDepth", space_to_depth},
+    {"", "Resize", resize},
+    {"", "Upsample", resize},
+    {"", "TopK", topk},
+    {"", "NonZero", nonzero},
+    {"", "ScatterElements", like_input0},
+    {"", "ScatterND", like_input0},
+    {"", "Scatter", like_input0},
+    {"", "Trilu", like_input0},
+    {"", "ReverseSequence", like_input0},
+    {"", "EyeLike", eye_like},
+    {"", "OneHot", one_hot},
+    {"", "Compress", compress},
+    {"", "CenterCropPad", center_crop_pad},
+    {"", "Crop", crop},
     {"", "TensorScatter", like_input0}, /* past_cache with the update written in */
     {NULL, NULL, NULL},
 };

@@ -24,7 +24,7 @@ typedef struct mp_sctx mp_sctx;
 typedef void (*mp_rule_fn)(mp_sctx *c);
 
 typedef struct mp_rule {
-    const char *domain;   /* "" default, "com.microsoft", ... */
+    const char *domain; /* "" default, "com.microsoft", ... */
     const char *op;
     mp_rule_fn fn;
 } mp_rule;

@@ -19,8 +19,8 @@
 typedef struct mp_scratch_block mp_scratch_block;
 
 typedef struct mp_scratch {
-    mp_scratch_block *first;      /* blocks in stack order */
-    mp_scratch_block *top;        /* the block allocations come from; NULL before the first */
+    mp_scratch_block *first; /* blocks in stack order */
+    mp_scratch_block *top;   /* the block allocations come from; NULL before the first */
 } mp_scratch;
 
 /* A position to release back to. */

@@ -15,9 +15,7 @@ struct mp_arena_block {
     /* payload follows, aligned */
 };
 
-static size_t header_size(void) {
-    return (sizeof(mp_arena_block) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
-}
+static size_t header_size(void) { return (sizeof(mp_arena_block) + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1); }
 
 void mp_arena_init(mp_arena *a) {
     a->head = NULL;
@@ -69,6 +67,4 @@ char *mp_arena_strndup(mp_arena *a, const char *s, size_t n) {
     return p;
 }
 
-char *mp_arena_strdup(mp_arena *a, const char *s) {
-    return mp_arena_strndup(a, s ? s : "", s ? strlen(s) : 0);
-}
+char *mp_arena_strdup(mp_arena *a, const char *s) { return mp_arena_strndup(a, s ? s : "", s ? strlen(s) : 0); }

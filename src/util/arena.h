@@ -12,7 +12,7 @@ typedef struct mp_arena_block mp_arena_block;
 
 typedef struct mp_arena {
     mp_arena_block *head;
-    size_t used_total;    /* bytes handed out, for reporting */
+    size_t used_total; /* bytes handed out, for reporting */
 } mp_arena;
 
 void mp_arena_init(mp_arena *a);

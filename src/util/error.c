@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-memplan_status memplan_error_set(memplan_error *err, memplan_status status,
-                                 const char *fmt, ...) {
+memplan_status memplan_error_set(memplan_error *err, memplan_status status, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);

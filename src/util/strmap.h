@@ -12,7 +12,7 @@
 typedef struct mp_strmap {
     const char **keys;
     int32_t *vals;
-    size_t cap;   /* power of two, 0 when empty */
+    size_t cap; /* power of two, 0 when empty */
     size_t count;
 } mp_strmap;
 

@@ -72,6 +72,8 @@ EMSCRIPTEN_KEEPALIVE session *mp_open(const unsigned char *bytes, size_t len) {
 
 /* Copy `len` bytes at `offset` from Module.memplanReadAt into the heap; 0
  * when there is no reader, it throws or it returns the wrong length. */
+/* The body is JavaScript: clang-format would split its operators. */
+// clang-format off
 EM_JS(int, js_read_at, (double offset, void *buf, size_t len), {
     var read = Module['memplanReadAt'];
     if (!read) return 0;
@@ -84,6 +86,7 @@ EM_JS(int, js_read_at, (double offset, void *buf, size_t len), {
         return 0;
     }
 });
+// clang-format on
 
 static bool read_at(void *ctx, uint64_t offset, void *buf, size_t len) {
     (void)ctx;

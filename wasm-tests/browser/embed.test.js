@@ -8,7 +8,9 @@ const env = useBrowser();
 const mounted = async (env) => {
   const p = await env.newPage();
   await p.goto(`${env.base}embed.html?mount=${encodeURIComponent('models/example.onnx')}`, { timeout: TIMEOUT });
-  await p.waitForFunction(() => document.getElementById('mounted').dataset.state === 'ready', null, { timeout: TIMEOUT });
+  await p.waitForFunction(() => document.getElementById('mounted').dataset.state === 'ready', null, {
+    timeout: TIMEOUT,
+  });
   return p;
 };
 
@@ -16,7 +18,13 @@ describe('embedding', () => {
   it('<memplan-view> and mount() render inside a separate host page', async () => {
     const p3 = await env.newPage();
     await p3.goto(`${env.base}embed.html?mount=${encodeURIComponent('models/example.onnx')}`, { timeout: TIMEOUT });
-    await p3.waitForFunction(() => document.getElementById('element').dataset.state === 'ready' && document.getElementById('mounted').dataset.state === 'ready', null, { timeout: TIMEOUT });
+    await p3.waitForFunction(
+      () =>
+        document.getElementById('element').dataset.state === 'ready' &&
+        document.getElementById('mounted').dataset.state === 'ready',
+      null,
+      { timeout: TIMEOUT },
+    );
     const r = await p3.evaluate(() => ({
       strategy: document.getElementById('element').plan?.strategy,
       charts: document.querySelectorAll('#element .mpv-chart').length,
@@ -24,10 +32,18 @@ describe('embedding', () => {
       name: document.querySelector('#element .mpv-model-name').textContent,
       csp: window.__csp,
     }));
-    expect(r, 'embedded views').toEqual({ strategy: 'slots', charts: 4, mountedCharts: 4, name: 'example.onnx', csp: [] });
+    expect(r, 'embedded views').toEqual({
+      strategy: 'slots',
+      charts: 4,
+      mountedCharts: 4,
+      name: 'example.onnx',
+      csp: [],
+    });
     // The element's API re-plans.
     await p3.evaluate(() => document.getElementById('element').setAttribute('strategy', 'arena'));
-    await p3.waitForFunction(() => document.getElementById('element').plan?.strategy === 'arena', null, { timeout: TIMEOUT });
+    await p3.waitForFunction(() => document.getElementById('element').plan?.strategy === 'arena', null, {
+      timeout: TIMEOUT,
+    });
     await p3.screenshot({ path: artifact('browser-embed.png'), fullPage: true });
     await p3.close();
   });
@@ -43,7 +59,14 @@ describe('embedding', () => {
       el.on('state', () => calls.kept++);
       const off = el.on('state', () => calls.removed++);
       off();
-      await new Promise((res) => { const t = setInterval(() => { if (el.dataset.state === 'ready') { clearInterval(t); res(); } }, 20); });
+      await new Promise((res) => {
+        const t = setInterval(() => {
+          if (el.dataset.state === 'ready') {
+            clearInterval(t);
+            res();
+          }
+        }, 20);
+      });
       el.remove();
       return { kept: calls.kept > 0, removed: calls.removed };
     });
@@ -56,7 +79,14 @@ describe('embedding', () => {
     const r = await p3.evaluate(async () => {
       const v = window.mountedView;
       v.destroy();
-      const settle = (p) => Promise.race([p.then(() => 'resolved', (e) => e.message), new Promise((res) => setTimeout(() => res('still pending after 3 s'), 3000))]);
+      const settle = (p) =>
+        Promise.race([
+          p.then(
+            () => 'resolved',
+            (e) => e.message,
+          ),
+          new Promise((res) => setTimeout(() => res('still pending after 3 s'), 3000)),
+        ]);
       return [await settle(v.setModel('models/example.onnx')), await settle(v.setDims({ x: 1 }))];
     });
     expect(r, 'calls after destroy').toEqual(['the view was destroyed', 'the view was destroyed']);
@@ -68,15 +98,25 @@ describe('embedding', () => {
     const r = await p3.evaluate(async () => {
       const v = window.mountedView;
       const junk = new Uint8Array([0x0a, 0xff, 0xff, 0xff]);
-      const outcome = await v.setModel(junk, 'junk.onnx').then(() => 'resolved', (e) => e.message);
+      const outcome = await v.setModel(junk, 'junk.onnx').then(
+        () => 'resolved',
+        (e) => e.message,
+      );
       const shown = document.querySelector('#mounted .mpv-error').textContent;
       // A document that is not a plan is refused before the view changes: the model stays open.
-      const notPlan = await v.setPlan('null', 'x.json').then(() => 'resolved', (e) => e.message);
+      const notPlan = await v.setPlan('null', 'x.json').then(
+        () => 'resolved',
+        (e) => e.message,
+      );
       return [outcome, shown, notPlan, v.state.name, v.state.hasModel];
     });
-    expect(r, 'rejection and shown error').toEqual(['malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0',
+    expect(r, 'rejection and shown error').toEqual([
+      'malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0',
       'junk.onnx: this is not an ONNX model (malformed protobuf at byte 0: field onnx.ModelProto.ir_version (1) has wire type 2, expected 0)', // shown in the page's words
-      'not a plan document: expected the output of `memplan plan --json`', 'example.onnx', true]);
+      'not a plan document: expected the output of `memplan plan --json`',
+      'example.onnx',
+      true,
+    ]);
     await p3.close();
   });
 
@@ -86,14 +126,35 @@ describe('embedding', () => {
       'use strict'; // a write to a frozen object throws
       const v = window.mountedView;
       const tries = [];
-      const attempt = (what, fn) => { try { fn(); tries.push(`${what}: allowed`); } catch (e) { tries.push(`${what}: ${e.name}`); } };
-      const state = v.state, plan = v.plan;
-      attempt('state.strategy', () => { state.strategy = 'slots'; });
-      attempt('state.dims', () => { state.dims.x = '1'; });
-      attempt('plan.peak_bytes', () => { plan.peak_bytes = 0; });
-      attempt('plan.values[0].size', () => { plan.values[0].size = 0; });
-      const events = [], internal = [];
-      const off = v.on('plan', (p) => attempt('event plan.status', () => { p.status = 'x'; }));
+      const attempt = (what, fn) => {
+        try {
+          fn();
+          tries.push(`${what}: allowed`);
+        } catch (e) {
+          tries.push(`${what}: ${e.name}`);
+        }
+      };
+      const state = v.state,
+        plan = v.plan;
+      attempt('state.strategy', () => {
+        state.strategy = 'slots';
+      });
+      attempt('state.dims', () => {
+        state.dims.x = '1';
+      });
+      attempt('plan.peak_bytes', () => {
+        plan.peak_bytes = 0;
+      });
+      attempt('plan.values[0].size', () => {
+        plan.values[0].size = 0;
+      });
+      const events = [],
+        internal = [];
+      const off = v.on('plan', (p) =>
+        attempt('event plan.status', () => {
+          p.status = 'x';
+        }),
+      );
       for (const type of ['applied', 'status', 'options', 'selection']) v.on(type, () => internal.push(type)); // the DOM modules' events
       v.on('select', (n) => events.push(n));
       await v.setOptions({ strategy: 'slots' });
@@ -101,15 +162,61 @@ describe('embedding', () => {
       v.select(plan.values[0].name);
       await new Promise((res) => setTimeout(res, 0)); // select() waits for the view
       const el = document.getElementById('element');
-      return { tries, events, internal, strategy: v.state.strategy, before: state.strategy, status: v.plan.status, size: plan.values[0].size,
-        selected: v.state.selected === plan.values[0].name, keys: Object.keys(v.state), elementFrozen: Object.isFrozen(el.state) && Object.isFrozen(el.plan) };
+      return {
+        tries,
+        events,
+        internal,
+        strategy: v.state.strategy,
+        before: state.strategy,
+        status: v.plan.status,
+        size: plan.values[0].size,
+        selected: v.state.selected === plan.values[0].name,
+        keys: Object.keys(v.state),
+        elementFrozen: Object.isFrozen(el.state) && Object.isFrozen(el.plan),
+      };
     });
-    expect(r.tries).toEqual(['state.strategy: TypeError', 'state.dims: TypeError', 'plan.peak_bytes: TypeError', 'plan.values[0].size: TypeError', 'event plan.status: TypeError']);
+    expect(r.tries).toEqual([
+      'state.strategy: TypeError',
+      'state.dims: TypeError',
+      'plan.peak_bytes: TypeError',
+      'plan.values[0].size: TypeError',
+      'event plan.status: TypeError',
+    ]);
     expect(r.events.length).toBe(1);
     expect(r.internal, 'internal events reach an embedder').toEqual([]);
-    expect({ strategy: r.strategy, before: r.before, status: r.status, size: r.size, selected: r.selected, elementFrozen: r.elementFrozen })
-      .toEqual({ strategy: 'slots', before: 'arena', status: 'deferred', size: cliPlan(EXAMPLE_SRC).values[0].size, selected: true, elementFrozen: true });
-    expect(r.keys).toEqual(['phase', 'name', 'shownName', 'source', 'hasModel', 'status', 'strategy', 'align', 'inplace', 'dims', 'dimNames', 'values', 'selected', 'busy', 'progress', 'error']);
+    expect({
+      strategy: r.strategy,
+      before: r.before,
+      status: r.status,
+      size: r.size,
+      selected: r.selected,
+      elementFrozen: r.elementFrozen,
+    }).toEqual({
+      strategy: 'slots',
+      before: 'arena',
+      status: 'deferred',
+      size: cliPlan(EXAMPLE_SRC).values[0].size,
+      selected: true,
+      elementFrozen: true,
+    });
+    expect(r.keys).toEqual([
+      'phase',
+      'name',
+      'shownName',
+      'source',
+      'hasModel',
+      'status',
+      'strategy',
+      'align',
+      'inplace',
+      'dims',
+      'dimNames',
+      'values',
+      'selected',
+      'busy',
+      'progress',
+      'error',
+    ]);
     await p3.close();
   });
 });

@@ -5,22 +5,46 @@ import { basename } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LARGEST, requireVizFixtures, SYMBOLIC } from '../viz-fixtures.js';
 import { DROPPED, OTHER } from './paths.js';
-import { artifact, bindDims, cliInfo, expectMatchesCli, expectPlanShown, fixturePlan, openFile, openPage, shown, TIMEOUT, useBrowser, waitState } from './harness.js';
+import {
+  artifact,
+  bindDims,
+  cliInfo,
+  expectMatchesCli,
+  expectPlanShown,
+  fixturePlan,
+  openFile,
+  openPage,
+  shown,
+  TIMEOUT,
+  useBrowser,
+  waitState,
+} from './harness.js';
 
 requireVizFixtures(); // real npm models, planned with their dims (viz-fixtures.js)
 const env = useBrowser({ setup: openPage });
 let page;
-beforeAll(() => { page = env.page; });
+beforeAll(() => {
+  page = env.page;
+});
 
 describe('cancel and errors', () => {
   it('bytes that are not a model show the C error message, and the page recovers', async () => {
     await openFile(page, DROPPED);
-    await page.setInputFiles('#file', { name: 'garbage.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from('this is not an onnx model\xff\xff') });
+    await page.setInputFiles('#file', {
+      name: 'garbage.onnx',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from('this is not an onnx model\xff\xff'),
+    });
     await waitState(page, 'error');
     const msg = await page.textContent('.mpv-error');
-    expect(msg, 'in the page\'s words, the loader\'s detail after').toMatch(/^garbage\.onnx: this is not an ONNX model \(malformed protobuf at byte 0: .+\)$/);
+    expect(msg, "in the page's words, the loader's detail after").toMatch(
+      /^garbage\.onnx: this is not an ONNX model \(malformed protobuf at byte 0: .+\)$/,
+    );
     // The charts, table and exports still show the model opened before: the title (and export file names) keep its name.
-    const kept = await page.evaluate(() => [document.querySelector('.mpv-model-name').textContent, window.memplanView.state.name]);
+    const kept = await page.evaluate(() => [
+      document.querySelector('.mpv-model-name').textContent,
+      window.memplanView.state.name,
+    ]);
     expect(kept, 'title after a failed open').toEqual([basename(DROPPED), basename(DROPPED)]);
     await page.screenshot({ path: artifact('browser-error.png'), fullPage: true });
     await page.setInputFiles('#file', OTHER);
@@ -31,7 +55,12 @@ describe('cancel and errors', () => {
   it('a long load can be cancelled, and the fresh worker opens the next model', async () => {
     // Press Cancel as soon as the worker reports it is parsing.
     await page.evaluate(() => {
-      const off = window.memplanView.on('progress', (p) => { if (p.stage === 'parsing') { off(); document.querySelector('.mpv-cancel').click(); } });
+      const off = window.memplanView.on('progress', (p) => {
+        if (p.stage === 'parsing') {
+          off();
+          document.querySelector('.mpv-cancel').click();
+        }
+      });
     });
     await page.setInputFiles('#file', LARGEST.file);
     await waitState(page, 'error');
@@ -48,8 +77,12 @@ describe('cancel and errors', () => {
     await page.evaluate((n) => {
       const big = new Uint8Array(1 + 5 + 2 * n);
       big[0] = 0x3a;
-      let v = 2 * n, p = 1;
-      while (v >= 128) { big[p++] = (v % 128) | 0x80; v = Math.floor(v / 128); }
+      let v = 2 * n,
+        p = 1;
+      while (v >= 128) {
+        big[p++] = (v % 128) | 0x80;
+        v = Math.floor(v / 128);
+      }
       big[p++] = v;
       for (let i = p; i < p + 2 * n; i += 2) big[i] = 0x0a;
       const dt = new DataTransfer();
@@ -72,21 +105,32 @@ describe('what the page shows while loading, after a cancel, with a saved plan',
   const slow = async (ms, file) => {
     const body = readFileSync(file);
     let served;
-    const sent = new Promise((r) => { served = r; });
-    await page.route('**/models/slow.onnx', async (route) => { await new Promise((r) => setTimeout(r, ms)); await route.fulfill({ body, contentType: 'application/octet-stream' }); served(); });
+    const sent = new Promise((r) => {
+      served = r;
+    });
+    await page.route('**/models/slow.onnx', async (route) => {
+      await new Promise((r) => setTimeout(r, ms));
+      await route.fulfill({ body, contentType: 'application/octet-stream' });
+      served();
+    });
     return { sent };
   };
-  const look = () => page.evaluate(() => ({
-    name: document.querySelector('.mpv-model-name').textContent,
-    badge: document.querySelector('.mpv-badge').hidden ? null : document.querySelector('.mpv-badge').textContent,
-    main: !document.querySelector('.mpv-main').hidden,
-  }));
+  const look = () =>
+    page.evaluate(() => ({
+      name: document.querySelector('.mpv-model-name').textContent,
+      badge: document.querySelector('.mpv-badge').hidden ? null : document.querySelector('.mpv-badge').textContent,
+      main: !document.querySelector('.mpv-main').hidden,
+    }));
 
   it('while a model loads, the figures and charts of the one before are not shown under its name', async () => {
     await openFile(page, DROPPED);
     const { sent } = await slow(1500, OTHER);
-    await page.evaluate(() => { window.memplanView.setModel('models/slow.onnx').catch(() => {}); });
-    await page.waitForFunction(() => document.querySelector('.mpv-model-name').textContent === 'slow.onnx', null, { timeout: TIMEOUT });
+    await page.evaluate(() => {
+      window.memplanView.setModel('models/slow.onnx').catch(() => {});
+    });
+    await page.waitForFunction(() => document.querySelector('.mpv-model-name').textContent === 'slow.onnx', null, {
+      timeout: TIMEOUT,
+    });
     expect(await look(), 'loading').toEqual({ name: 'slow.onnx', badge: 'loading', main: false });
     await waitState(page, 'ready');
     expect(await look(), 'planned').toEqual({ name: 'slow.onnx', badge: 'planned', main: true });
@@ -95,14 +139,18 @@ describe('what the page shows while loading, after a cancel, with a saved plan',
     await page.unroute('**/models/slow.onnx');
   });
 
-  it('after Cancel the closed model\'s charts are not left up, and the message says what to do', async () => {
+  it("after Cancel the closed model's charts are not left up, and the message says what to do", async () => {
     const { sent } = await slow(2500, OTHER);
-    await page.evaluate(() => { window.memplanView.setModel('models/slow.onnx').catch(() => {}); });
+    await page.evaluate(() => {
+      window.memplanView.setModel('models/slow.onnx').catch(() => {});
+    });
     await page.waitForSelector('.mpv-cancel:not([hidden])', { timeout: TIMEOUT });
     await page.click('.mpv-cancel');
     await waitState(page, 'error');
     expect(await look()).toEqual({ name: 'slow.onnx', badge: null, main: false });
-    expect(await page.textContent('.mpv-error')).toBe('slow.onnx: cancelled. Open a model again (or pick a saved plan) to go on.');
+    expect(await page.textContent('.mpv-error')).toBe(
+      'slow.onnx: cancelled. Open a model again (or pick a saved plan) to go on.',
+    );
     await sent; // the download goes on after the worker is stopped; its answer is dropped
     await page.unroute('**/models/slow.onnx');
     await openFile(page, OTHER);
@@ -114,16 +162,34 @@ describe('what the page shows while loading, after a cancel, with a saved plan',
     await page.evaluate((p) => window.memplanView.setPlan(p, 'saved.plan.json'), plan);
     await waitState(page, 'ready');
     const c = await page.evaluate(() => ({
-      strategy: [...document.querySelectorAll('[data-strategy]')].map((b) => [b.dataset.strategy, b.disabled, b.classList.contains('on')]),
+      strategy: [...document.querySelectorAll('[data-strategy]')].map((b) => [
+        b.dataset.strategy,
+        b.disabled,
+        b.classList.contains('on'),
+      ]),
       align: [document.querySelector('.mpv-align').disabled, document.querySelector('.mpv-align').value],
       inplace: document.querySelector('.mpv-inplace').disabled,
       annotate: document.querySelector('[data-export="annotated-onnx"]').disabled,
       note: !document.querySelector('.mpv-fixed-note').hidden,
       slots: document.querySelector('[data-chart="slots"] .chart-message').textContent,
     }));
-    expect(c).toEqual({ strategy: [['arena', true, true], ['slots', true, false]], align: [true, '256'], inplace: true, annotate: true, note: true,
-      slots: 'a saved arena plan holds no slot plan: open the model to compare' });
+    expect(c).toEqual({
+      strategy: [
+        ['arena', true, true],
+        ['slots', true, false],
+      ],
+      align: [true, '256'],
+      inplace: true,
+      annotate: true,
+      note: true,
+      slots: 'a saved arena plan holds no slot plan: open the model to compare',
+    });
     await openFile(page, OTHER);
-    expect(await page.evaluate(() => [document.querySelector('.mpv-align').disabled, document.querySelector('[data-export="annotated-onnx"]').disabled])).toEqual([false, false]);
+    expect(
+      await page.evaluate(() => [
+        document.querySelector('.mpv-align').disabled,
+        document.querySelector('[data-export="annotated-onnx"]').disabled,
+      ]),
+    ).toEqual([false, false]);
   });
 });

@@ -10,25 +10,34 @@ import { CLI, cliInfo, fixturePlan, grab, openPlanned, useBrowser } from './harn
 
 const env = useBrowser({ setup: (page, e) => openPlanned(page, e, MEDIUM) });
 let page;
-beforeAll(() => { page = env.page; });
+beforeAll(() => {
+  page = env.page;
+});
 
 describe('exports', () => {
-  it('exports: plan JSON equals the CLI, table CSV, annotated .onnx equals the CLI\'s, Netron attachment, chart PNG and SVG', async () => {
+  it("exports: plan JSON equals the CLI, table CSV, annotated .onnx equals the CLI's, Netron attachment, chart PNG and SVG", async () => {
     const mp = fixturePlan(MEDIUM);
     const plan = await grab(page, '[data-export="plan-json"]');
     expect(plan.name, 'plan file name').toBe('ch_ppocr_mobile_v2.0_cls_infer.plan.json');
     expect(JSON.stringify(JSON.parse(plan.bytes.toString('utf8'))), 'plan JSON').toBe(JSON.stringify(mp));
     const csv = (await grab(page, '[data-export="table-csv"]')).bytes.toString('utf8');
-    expect(csv.split('\n')[0], 'CSV header').toBe('value,dtype,shape,size,start,end,live for,owner,slot,offset,note,reuses (in place)');
+    expect(csv.split('\n')[0], 'CSV header').toBe(
+      'value,dtype,shape,size,start,end,live for,owner,slot,offset,note,reuses (in place)',
+    );
     expect(csv.trim().split('\n').length, 'CSV lines').toBe(mp.values.length + 1);
     const annotated = await grab(page, '[data-export="annotated-onnx"]');
     const dir = mkdtempSync(join(tmpdir(), 'memplan-annotate-'));
     execFileSync(CLI, ['annotate', MEDIUM.file, '-o', join(dir, 'out.onnx')]);
-    expect(annotated.bytes.equals(readFileSync(join(dir, 'out.onnx'))), 'annotated .onnx equals `memplan annotate`').toBe(true);
+    expect(
+      annotated.bytes.equals(readFileSync(join(dir, 'out.onnx'))),
+      'annotated .onnx equals `memplan annotate`',
+    ).toBe(true);
     rmSync(dir, { recursive: true, force: true });
     const att = JSON.parse((await grab(page, '[data-export="netron"]')).bytes.toString('utf8'));
     expect(att.signature, 'attachment signature').toBe('netron:attachment');
-    const sized = new Set(att.metrics.filter((x) => x.kind === 'value' && x.name === 'memplan.size_bytes').map((x) => x.target));
+    const sized = new Set(
+      att.metrics.filter((x) => x.kind === 'value' && x.name === 'memplan.size_bytes').map((x) => x.target),
+    );
     expect(sized.size, 'attachment values with a size').toBe(mp.values.filter((v) => v.size !== null).length);
     const named = mp.nodes.filter((nd) => nd.name);
     const live = att.metrics.filter((x) => x.kind === 'node' && x.name === 'memplan.live_bytes').map((x) => x.target);
@@ -40,7 +49,10 @@ describe('exports', () => {
       const png = await grab(page, `[data-export="${chart}-png"]`);
       expect(png.bytes.subarray(1, 4).toString('latin1'), `${chart} PNG`).toBe('PNG');
       const svg = (await grab(page, `[data-export="${chart}-svg"]`)).bytes.toString('utf8');
-      expect(svg.startsWith('<svg') && (svg.includes('<rect') || svg.includes('<path')), `${chart} SVG: ${svg.slice(0, 120)}`).toBe(true);
+      expect(
+        svg.startsWith('<svg') && (svg.includes('<rect') || svg.includes('<path')),
+        `${chart} SVG: ${svg.slice(0, 120)}`,
+      ).toBe(true);
     }
   });
 });

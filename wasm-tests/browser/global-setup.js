@@ -10,7 +10,11 @@ import { ROOT } from '../../scripts/prepare_web.mjs';
 import { ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, CLI, DIST } from './paths.js';
 
 export default async function setup(project) {
-  for (const [what, p] of [['web/dist (npm run build:web)', join(DIST, 'index.html')], ['native CLI', CLI], ['Chromium', CHROMIUM]]) {
+  for (const [what, p] of [
+    ['web/dist (npm run build:web)', join(DIST, 'index.html')],
+    ['native CLI', CLI],
+    ['Chromium', CHROMIUM],
+  ]) {
     if (!existsSync(p)) throw new Error(`browser tests: ${what} not found at ${p}`);
   }
   mkdirSync(ARTIFACTS, { recursive: true });

@@ -46,7 +46,9 @@ export function useBrowser({ setup = null } = {}) {
     // Record CSP violations seen by the page.
     await env.context.addInitScript(() => {
       window.__csp = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (e) =>
+        window.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+      );
     });
     env.context.on('request', (r) => env.requests.push(r.url()));
     if (setup) {
@@ -57,14 +59,24 @@ export function useBrowser({ setup = null } = {}) {
   afterEach(() => {
     const errors = env.errors.splice(0);
     expect(errors, 'console errors, failed requests or uncaught exceptions').toEqual([]);
-    expect(env.requests.filter((u) => !isLocal(u)), 'requests that left localhost').toEqual([]);
+    expect(
+      env.requests.filter((u) => !isLocal(u)),
+      'requests that left localhost',
+    ).toEqual([]);
   });
-  afterAll(async () => { await env.context?.close(); await env.browser?.close(); });
+  afterAll(async () => {
+    await env.context?.close();
+    await env.browser?.close();
+  });
   env.newPage = async () => {
     const page = await env.context.newPage();
-    page.on('console', (m) => { if (m.type() === 'error') env.errors.push(`${page.url()}: ${m.text()}`); });
+    page.on('console', (m) => {
+      if (m.type() === 'error') env.errors.push(`${page.url()}: ${m.text()}`);
+    });
     page.on('pageerror', (e) => env.errors.push(`${page.url()}: uncaught ${e.message}`));
-    page.on('requestfailed', (r) => env.errors.push(`${page.url()}: request failed ${r.url()} ${r.failure()?.errorText}`));
+    page.on('requestfailed', (r) =>
+      env.errors.push(`${page.url()}: request failed ${r.url()} ${r.failure()?.errorText}`),
+    );
     return page;
   };
   return env;
@@ -81,10 +93,20 @@ export function shown(page) {
     nodesTotal: document.querySelector('[data-stat="nodes-total"]')?.textContent,
     initializers: document.querySelector('[data-stat="initializers"]')?.textContent,
     inputs: [...document.querySelectorAll('[data-role="inputs"] tbody tr td:first-child')].map((td) => td.textContent),
-    outputs: [...document.querySelectorAll('[data-role="outputs"] tbody tr td:first-child')].map((td) => td.textContent),
-    ops: [...document.querySelectorAll('[data-role="ops"] tbody tr')].map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent]),
+    outputs: [...document.querySelectorAll('[data-role="outputs"] tbody tr td:first-child')].map(
+      (td) => td.textContent,
+    ),
+    ops: [...document.querySelectorAll('[data-role="ops"] tbody tr')].map((tr) => [
+      tr.cells[0].textContent,
+      tr.cells[1].textContent,
+    ]),
     status: document.querySelector('.mpv-badge')?.textContent,
-    figures: Object.fromEntries([...document.querySelectorAll('[data-figure]')].map((f) => [f.dataset.figure, f.querySelector('.mpv-figure-exact').textContent])),
+    figures: Object.fromEntries(
+      [...document.querySelectorAll('[data-figure]')].map((f) => [
+        f.dataset.figure,
+        f.querySelector('.mpv-figure-exact').textContent,
+      ]),
+    ),
     version: document.querySelector('#version')?.textContent,
     csp: window.__csp,
   }));
@@ -113,11 +135,22 @@ export function expectPlanShown(s, plan, what = '') {
 
 /** Wait until the page shows a finished plan equal in its figures to `plan`
  *  (the CLI's), with the same strategy and alignment. */
-export const waitPlan = (page, plan) => page.waitForFunction((want) => {
-  const got = window.memplanView.plan;
-  return document.body.dataset.state === 'ready' && got && ['status', 'strategy', 'align', 'naive_bytes', 'peak_bytes', 'lower_bound_bytes']
-    .every((k) => got[k] === want[k]) && JSON.stringify(got.unknown) === JSON.stringify(want.unknown);
-}, plan, { timeout: TIMEOUT });
+export const waitPlan = (page, plan) =>
+  page.waitForFunction(
+    (want) => {
+      const got = window.memplanView.plan;
+      return (
+        document.body.dataset.state === 'ready' &&
+        got &&
+        ['status', 'strategy', 'align', 'naive_bytes', 'peak_bytes', 'lower_bound_bytes'].every(
+          (k) => got[k] === want[k],
+        ) &&
+        JSON.stringify(got.unknown) === JSON.stringify(want.unknown)
+      );
+    },
+    plan,
+    { timeout: TIMEOUT },
+  );
 
 /** Type dim values into the page's dim inputs (as a user would), then wait for `plan`. */
 export async function bindDims(page, dims, plan) {
@@ -128,7 +161,11 @@ export async function bindDims(page, dims, plan) {
 /** Pick a file with the file input and wait until it is shown and ready. */
 export async function openFile(page, file) {
   await page.setInputFiles('#file', file);
-  await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n && document.body.dataset.state === 'ready', basename(file), { timeout: TIMEOUT });
+  await page.waitForFunction(
+    (n) => document.querySelector('.mpv-model-name').textContent === n && document.body.dataset.state === 'ready',
+    basename(file),
+    { timeout: TIMEOUT },
+  );
 }
 
 /** The page at `base` with the example open. */
@@ -158,7 +195,13 @@ export function tableRows(page) {
     for (;;) {
       for (const tr of wrap.querySelectorAll('tbody tr:not(.mpv-spacer)')) {
         const key = tr.dataset.name ?? `#${tr.dataset.position}`;
-        if (!out.has(key)) out.set(key, { name: tr.dataset.name, position: tr.dataset.position === undefined ? null : Number(tr.dataset.position), cls: tr.className, cells: [...tr.cells].map((td) => td.textContent) });
+        if (!out.has(key))
+          out.set(key, {
+            name: tr.dataset.name,
+            position: tr.dataset.position === undefined ? null : Number(tr.dataset.position),
+            cls: tr.className,
+            cells: [...tr.cells].map((td) => td.textContent),
+          });
       }
       if (wrap.scrollTop + wrap.clientHeight >= wrap.scrollHeight - 1) break;
       wrap.scrollTop += Math.max(40, wrap.clientHeight / 2);
@@ -170,9 +213,11 @@ export function tableRows(page) {
   });
 }
 /** How many rows the table holds (filtered), rendered or not. */
-export const tableCount = (page) => page.evaluate(() => Number(document.querySelector('.mpv-table')?.dataset.rows ?? -1));
+export const tableCount = (page) =>
+  page.evaluate(() => Number(document.querySelector('.mpv-table')?.dataset.rows ?? -1));
 /** Wait until the table holds n rows. */
-export const waitRows = (page, n) => page.waitForFunction((k) => Number(document.querySelector('.mpv-table')?.dataset.rows) === k, n, { timeout: 5000 });
+export const waitRows = (page, n) =>
+  page.waitForFunction((k) => Number(document.querySelector('.mpv-table')?.dataset.rows) === k, n, { timeout: 5000 });
 
 /** Scroll the table until the row of value `name` is rendered. */
 export async function revealRow(page, name) {
@@ -182,7 +227,10 @@ export async function revealRow(page, name) {
     const find = () => [...wrap.querySelectorAll('tbody tr')].find((tr) => tr.dataset.name === n);
     wrap.scrollTop = 0;
     await frame();
-    while (!find() && wrap.scrollTop + wrap.clientHeight < wrap.scrollHeight - 1) { wrap.scrollTop += Math.max(40, wrap.clientHeight / 2); await frame(); }
+    while (!find() && wrap.scrollTop + wrap.clientHeight < wrap.scrollHeight - 1) {
+      wrap.scrollTop += Math.max(40, wrap.clientHeight / 2);
+      await frame();
+    }
     find()?.scrollIntoView({ block: 'center' });
     await frame();
   }, name);
@@ -190,16 +238,19 @@ export async function revealRow(page, name) {
 
 /** Page coordinates of the middle of value `name`'s bar in a chart ('timeline' | 'arena'). */
 export function barPoint(page, chart, name) {
-  return page.evaluate(([chart, name]) => {
-    const { m, series: s } = window.memplanView.view.controller.state;
-    const i = m.index.get(name);
-    document.querySelector(`[data-chart="${chart}"]`).scrollIntoView({ block: 'center' });
-    const r = document.querySelector(`[data-chart="${chart}"] .zoom-surface`).getBoundingClientRect();
-    const x = r.left + ((m.start[i] + m.end[i] + 1) / 2 / m.positions) * r.width;
-    if (chart === 'timeline') return { x, y: r.top + ((m.row[i] + 0.5) / m.rowCount) * r.height };
-    const ymax = Math.max(s.maxExtent, m.peak ?? 0, m.lowerBound ?? 0) * 1.04;
-    return { x, y: r.bottom - ((m.offset[i] + m.size[i] / 2) / ymax) * r.height };
-  }, [chart, name]);
+  return page.evaluate(
+    ([chart, name]) => {
+      const { m, series: s } = window.memplanView.view.controller.state;
+      const i = m.index.get(name);
+      document.querySelector(`[data-chart="${chart}"]`).scrollIntoView({ block: 'center' });
+      const r = document.querySelector(`[data-chart="${chart}"] .zoom-surface`).getBoundingClientRect();
+      const x = r.left + ((m.start[i] + m.end[i] + 1) / 2 / m.positions) * r.width;
+      if (chart === 'timeline') return { x, y: r.top + ((m.row[i] + 0.5) / m.rowCount) * r.height };
+      const ymax = Math.max(s.maxExtent, m.peak ?? 0, m.lowerBound ?? 0) * 1.04;
+      return { x, y: r.bottom - ((m.offset[i] + m.size[i] / 2) / ymax) * r.height };
+    },
+    [chart, name],
+  );
 }
 
 /** Click the export button `sel` and return the download: {name, bytes}. */

@@ -7,11 +7,24 @@ import { EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
 import { EXAMPLE } from '../../web/src/example.js';
 import { dimArgs } from '../viz-fixtures.js';
 import { DROPPED, OTHER } from './paths.js';
-import { artifact, cliInfo, cliPlan, expectMatchesCli, expectPlanShown, shown, TIMEOUT, useBrowser, waitPlan, waitState } from './harness.js';
+import {
+  artifact,
+  cliInfo,
+  cliPlan,
+  expectMatchesCli,
+  expectPlanShown,
+  shown,
+  TIMEOUT,
+  useBrowser,
+  waitPlan,
+  waitState,
+} from './harness.js';
 
 const env = useBrowser({ setup: async () => {} });
 let page;
-beforeAll(() => { page = env.page; });
+beforeAll(() => {
+  page = env.page;
+});
 
 describe('load and figures', () => {
   it('the example model is open from the start and matches the CLI', async () => {
@@ -24,20 +37,25 @@ describe('load and figures', () => {
   });
 
   it('the example plan (planned with its preset dims and sr) matches the CLI: figures, a row per value and per body, no deferred panel', async () => {
-    const plan = cliPlan(EXAMPLE_SRC, [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`])]);
+    const plan = cliPlan(EXAMPLE_SRC, [
+      ...dimArgs(EXAMPLE.preset.dims),
+      ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`]),
+    ]);
     expect(plan.status).toBe('planned');
     expectPlanShown(await shown(page), plan);
     const d = await page.evaluate(() => ({
       rows: Number(document.querySelector('.mpv-table').dataset.rows),
       deferredShown: !document.querySelector('.mpv-deferred').hidden,
     }));
-    expect(d.rows, 'value rows: the values and the bodies\' memory').toBe(plan.values.length + plan.transients.length);
+    expect(d.rows, "value rows: the values and the bodies' memory").toBe(plan.values.length + plan.transients.length);
     expect(d.deferredShown, 'deferred panel').toBe(false);
   });
 
   it('a model picked with the file input replaces it', async () => {
     await page.setInputFiles('#file', OTHER);
-    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, basename(OTHER), { timeout: TIMEOUT });
+    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, basename(OTHER), {
+      timeout: TIMEOUT,
+    });
     await waitState(page, 'ready');
     expectMatchesCli(await shown(page), cliInfo(OTHER));
     await page.screenshot({ path: artifact('browser-file-input.png'), fullPage: true });
@@ -45,15 +63,20 @@ describe('load and figures', () => {
 
   it('a model dropped on the page opens', async () => {
     const b64 = readFileSync(DROPPED).toString('base64');
-    await page.evaluate(([data, name]) => {
-      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-      const dt = new DataTransfer();
-      dt.items.add(new File([bytes], name));
-      for (const type of ['dragenter', 'dragover', 'drop']) {
-        window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
-      }
-    }, [b64, basename(DROPPED)]);
-    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, basename(DROPPED), { timeout: TIMEOUT });
+    await page.evaluate(
+      ([data, name]) => {
+        const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], name));
+        for (const type of ['dragenter', 'dragover', 'drop']) {
+          window.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+        }
+      },
+      [b64, basename(DROPPED)],
+    );
+    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, basename(DROPPED), {
+      timeout: TIMEOUT,
+    });
     await waitState(page, 'ready');
     expectMatchesCli(await shown(page), cliInfo(DROPPED));
     expect(await page.isHidden('#drop'), 'the drop overlay is hidden').toBe(true);
@@ -77,28 +100,50 @@ describe('keyboard and names', () => {
     await waitState(p2, 'ready');
     await p2.focus('body');
     let hops = 0;
-    while (hops++ < 10 && await p2.evaluate(() => document.activeElement?.id) !== 'open') await p2.keyboard.press('Tab');
+    while (hops++ < 10 && (await p2.evaluate(() => document.activeElement?.id)) !== 'open')
+      await p2.keyboard.press('Tab');
     expect(await p2.evaluate(() => document.activeElement?.id), 'reached with Tab').toBe('open');
     // Enter on it opens the file input's chooser (seen here as the input's click).
-    await p2.evaluate(() => { window.__chooser = 0; document.querySelector('#file').click = () => { window.__chooser++; }; });
+    await p2.evaluate(() => {
+      window.__chooser = 0;
+      document.querySelector('#file').click = () => {
+        window.__chooser++;
+      };
+    });
     await p2.keyboard.press('Enter');
     await p2.keyboard.press('Space');
     expect(await p2.evaluate(() => window.__chooser)).toBe(2);
     await p2.close();
   });
 
-  it('the tab names the model; each chart\'s export buttons name their chart', async () => {
+  it("the tab names the model; each chart's export buttons name their chart", async () => {
     await page.goto(env.base, { timeout: TIMEOUT });
     await waitState(page, 'ready');
     expect(await page.title()).toBe(`${EXAMPLE.name} — onnx-memplan`);
-    const labels = await page.$$eval('[data-export$="-png"], [data-export$="-svg"]', (bs) => bs.map((b) => b.getAttribute('aria-label')));
-    expect(labels).toEqual(['Memory over time as PNG', 'Memory over time as SVG', 'Live intervals as PNG', 'Live intervals as SVG',
-      'Arena map as PNG', 'Arena map as SVG', 'Slot occupancy as PNG', 'Slot occupancy as SVG']);
+    const labels = await page.$$eval('[data-export$="-png"], [data-export$="-svg"]', (bs) =>
+      bs.map((b) => b.getAttribute('aria-label')),
+    );
+    expect(labels).toEqual([
+      'Memory over time as PNG',
+      'Memory over time as SVG',
+      'Live intervals as PNG',
+      'Live intervals as SVG',
+      'Arena map as PNG',
+      'Arena map as SVG',
+      'Slot occupancy as PNG',
+      'Slot occupancy as SVG',
+    ]);
   });
 
   it('the strategy radiogroup has one tab stop and moves with the arrow keys', async () => {
-    const presetArgs = [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`])];
-    expect(await page.$$eval('[data-strategy]', (bs) => bs.map((b) => [b.dataset.strategy, b.tabIndex]))).toEqual([['arena', 0], ['slots', -1]]);
+    const presetArgs = [
+      ...dimArgs(EXAMPLE.preset.dims),
+      ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`]),
+    ];
+    expect(await page.$$eval('[data-strategy]', (bs) => bs.map((b) => [b.dataset.strategy, b.tabIndex]))).toEqual([
+      ['arena', 0],
+      ['slots', -1],
+    ]);
     await page.focus('[data-strategy="arena"]');
     await page.keyboard.press('ArrowRight');
     await waitPlan(page, cliPlan(EXAMPLE_SRC, ['--strategy', 'slots', ...presetArgs]));
@@ -108,20 +153,36 @@ describe('keyboard and names', () => {
   });
 
   it('each chart is read out as its title and a sentence of figures, not as its tick labels', async () => {
-    const plan = cliPlan(EXAMPLE_SRC, [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`])]);
-    const a = await page.$$eval('[data-chart]', (cs) => cs.map((c) => ({
-      role: c.getAttribute('role'), title: document.getElementById(c.getAttribute('aria-labelledby'))?.textContent,
-      summary: document.getElementById(c.getAttribute('aria-describedby'))?.textContent,
-      hidden: [...c.querySelectorAll('canvas, svg.mpv-svg')].every((n) => n.getAttribute('aria-hidden') === 'true'),
-    })));
-    expect(a.map((c) => [c.role, c.hidden])).toEqual([['group', true], ['group', true], ['group', true], ['group', true]]);
+    const plan = cliPlan(EXAMPLE_SRC, [
+      ...dimArgs(EXAMPLE.preset.dims),
+      ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`]),
+    ]);
+    const a = await page.$$eval('[data-chart]', (cs) =>
+      cs.map((c) => ({
+        role: c.getAttribute('role'),
+        title: document.getElementById(c.getAttribute('aria-labelledby'))?.textContent,
+        summary: document.getElementById(c.getAttribute('aria-describedby'))?.textContent,
+        hidden: [...c.querySelectorAll('canvas, svg.mpv-svg')].every((n) => n.getAttribute('aria-hidden') === 'true'),
+      })),
+    );
+    expect(a.map((c) => [c.role, c.hidden])).toEqual([
+      ['group', true],
+      ['group', true],
+      ['group', true],
+      ['group', true],
+    ]);
     expect(a[0].title).toMatch(/^Memory over time/);
-    expect(a[0].summary).toBe(`Live bytes over ${plan.positions} positions: lower bound 7.31 KiB at position ${plan.at_peak.position}, planned peak 7.31 KiB, naive total 7.31 KiB.`);
+    expect(a[0].summary).toBe(
+      `Live bytes over ${plan.positions} positions: lower bound 7.31 KiB at position ${plan.at_peak.position}, planned peak 7.31 KiB, naive total 7.31 KiB.`,
+    );
   });
 
   it('at 390 px and at 1400 px the page does not overflow sideways (screenshots kept)', async () => {
     const p2 = await env.newPage();
-    for (const [w, h] of [[390, 844], [1400, 900]]) {
+    for (const [w, h] of [
+      [390, 844],
+      [1400, 900],
+    ]) {
       await p2.setViewportSize({ width: w, height: h });
       await p2.goto(env.base, { timeout: TIMEOUT });
       await waitState(p2, 'ready');
@@ -130,7 +191,10 @@ describe('keyboard and names', () => {
       await p2.screenshot({ path: artifact(`browser-${w}px.png`), fullPage: true });
       expect(over, `${w} px: sideways overflow`).toBeLessThanOrEqual(0);
       // The value table scrolls sideways in its box rather than cutting its numbers.
-      const { n, cut } = await p2.$$eval('.mpv-table td.num', (tds) => ({ n: tds.length, cut: tds.filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent) }));
+      const { n, cut } = await p2.$$eval('.mpv-table td.num', (tds) => ({
+        n: tds.length,
+        cut: tds.filter((td) => td.scrollWidth > td.clientWidth).map((td) => td.textContent),
+      }));
       expect(n, 'number cells checked').toBeGreaterThan(10);
       expect(cut, `${w} px: numbers cut`).toEqual([]);
     }

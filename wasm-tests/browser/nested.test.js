@@ -7,10 +7,24 @@ import { describe, expect, it } from 'vitest';
 import { EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
 import { EXAMPLE } from '../../web/src/example.js';
 import { dimArgs } from '../viz-fixtures.js';
-import { artifact, barPoint, cliPlan, expectPlanShown, openPage, revealRow, shown, TIMEOUT, useBrowser, waitPlan } from './harness.js';
+import {
+  artifact,
+  barPoint,
+  cliPlan,
+  expectPlanShown,
+  openPage,
+  revealRow,
+  shown,
+  TIMEOUT,
+  useBrowser,
+  waitPlan,
+} from './harness.js';
 
 const env = useBrowser({ setup: (page, e) => openPage(page, e) });
-const presetArgs = (values = EXAMPLE.preset.values) => [...dimArgs(EXAMPLE.preset.dims), ...Object.entries(values).flatMap(([k, v]) => ['--value', `${k}=${v}`])];
+const presetArgs = (values = EXAMPLE.preset.values) => [
+  ...dimArgs(EXAMPLE.preset.dims),
+  ...Object.entries(values).flatMap(([k, v]) => ['--value', `${k}=${v}`]),
+];
 const PLAN = cliPlan(EXAMPLE_SRC, presetArgs());
 const body = (plan, node, attribute) => plan.subgraphs.find((e) => e.node === node && e.attribute === attribute);
 /** The figures shown equal those of plan document `doc` (a body's plan has the same fields). */
@@ -25,16 +39,22 @@ describe('the example and input values', () => {
     expect(PLAN.status).toBe('planned');
     const s = await shown(page);
     expectPlanShown(s, PLAN);
-    const cards = await page.$$eval('.mpv-figure[data-figure="naive"], .mpv-figure[data-figure="peak"], .mpv-figure[data-figure="bound"], .mpv-figure[data-figure="savings"]',
-      (fs) => fs.map((f) => f.querySelector('.mpv-figure-value').textContent));
-    expect(cards.filter((t) => t === '—'), 'no dashes on the first screen').toEqual([]);
+    const cards = await page.$$eval(
+      '.mpv-figure[data-figure="naive"], .mpv-figure[data-figure="peak"], .mpv-figure[data-figure="bound"], .mpv-figure[data-figure="savings"]',
+      (fs) => fs.map((f) => f.querySelector('.mpv-figure-value').textContent),
+    );
+    expect(
+      cards.filter((t) => t === '—'),
+      'no dashes on the first screen',
+    ).toEqual([]);
     expect(await page.inputValue('.mpv-value input[data-value="sr"]')).toBe('16000');
-    for (const [d, v] of Object.entries(EXAMPLE.preset.dims)) expect(await page.inputValue(`.mpv-dim input[data-dim="${d}"]`), d).toBe(String(v));
+    for (const [d, v] of Object.entries(EXAMPLE.preset.dims))
+      expect(await page.inputValue(`.mpv-dim input[data-dim="${d}"]`), d).toBe(String(v));
     expect(await page.isHidden('.mpv-deferred'), 'no deferred panel').toBe(true);
     await page.screenshot({ path: artifact('browser-example-planned.png'), fullPage: true });
   });
 
-  it('a value that does not fit the input is said so in the page\'s words and not sent; a good one re-plans', async () => {
+  it("a value that does not fit the input is said so in the page's words and not sent; a good one re-plans", async () => {
     const page = env.page;
     await page.fill('.mpv-value input[data-value="sr"]', '16k');
     expect(await page.textContent('.mpv-value .mpv-value-error')).toBe('sr takes whole numbers; "16k" is not one');
@@ -59,7 +79,11 @@ describe('the example and input values', () => {
     // Every transient with an assumption in the main graph and the counted bodies, main graph first.
     const want = [];
     const walk = (plan) => {
-      for (const t of plan.transients) if (t.assumption) want.push(`If '${t.node}': ${t.assumption} (${plan.subgraphs.find((e) => e.node === t.node && e.counted).attribute})`);
+      for (const t of plan.transients)
+        if (t.assumption)
+          want.push(
+            `If '${t.node}': ${t.assumption} (${plan.subgraphs.find((e) => e.node === t.node && e.counted).attribute})`,
+          );
       for (const e of plan.subgraphs) if (e.counted) walk(e.plan);
     };
     walk(unbound);
@@ -72,20 +96,41 @@ describe('the example and input values', () => {
 });
 
 describe('at the peak', () => {
-  const listed = (page) => page.$$eval('.mpv-atpeak-table tbody tr', (trs) => trs.map((tr) => [tr.dataset.name, ...[...tr.cells].slice(1).map((td) => td.textContent)]));
-  const row = (b) => [b.name, b.op_type ?? '—', b.node ?? '—', b.dtype ?? '—', b.shape ? `[${b.shape.join(', ')}]` : '—', b.bytes.toLocaleString('en-US'), `${(b.share * 100).toFixed(1)}%`];
+  const listed = (page) =>
+    page.$$eval('.mpv-atpeak-table tbody tr', (trs) =>
+      trs.map((tr) => [tr.dataset.name, ...[...tr.cells].slice(1).map((td) => td.textContent)]),
+    );
+  const row = (b) => [
+    b.name,
+    b.op_type ?? '—',
+    b.node ?? '—',
+    b.dtype ?? '—',
+    b.shape ? `[${b.shape.join(', ')}]` : '—',
+    b.bytes.toLocaleString('en-US'),
+    `${(b.share * 100).toFixed(1)}%`,
+  ];
 
-  it('lists the plan JSON\'s at_peak, largest first; any position can be picked; a click selects the buffer everywhere', async () => {
+  it("lists the plan JSON's at_peak, largest first; any position can be picked; a click selects the buffer everywhere", async () => {
     const page = env.page;
     await page.fill('.mpv-value input[data-value="sr"]', '16000');
     await waitPlan(page, PLAN);
     expect(await listed(page)).toEqual(PLAN.at_peak.buffers.map(row));
-    expect(await page.textContent('.mpv-atpeak summary')).toBe(`At the peak — position ${PLAN.at_peak.position}, 7.31 KiB`);
+    expect(await page.textContent('.mpv-atpeak summary')).toBe(
+      `At the peak — position ${PLAN.at_peak.position}, 7.31 KiB`,
+    );
     // Position 1: what the CLI's values say is live there (owners of known size), largest first.
     const p = 1;
-    const live = PLAN.values.filter((v) => !v.view && v.size !== null && v.start <= p && v.end >= p)
-      .map((v) => ({ name: v.name, bytes: v.size, dtype: v.dtype, shape: v.shape, share: Number((Math.ceil(v.size / 64) * 64 / PLAN.lower_bound_bytes).toPrecision(6)),
-        op_type: PLAN.nodes.find((nd) => nd.outputs.includes(v.name))?.op_type, node: PLAN.nodes.find((nd) => nd.outputs.includes(v.name))?.name }))
+    const live = PLAN.values
+      .filter((v) => !v.view && v.size !== null && v.start <= p && v.end >= p)
+      .map((v) => ({
+        name: v.name,
+        bytes: v.size,
+        dtype: v.dtype,
+        shape: v.shape,
+        share: Number(((Math.ceil(v.size / 64) * 64) / PLAN.lower_bound_bytes).toPrecision(6)),
+        op_type: PLAN.nodes.find((nd) => nd.outputs.includes(v.name))?.op_type,
+        node: PLAN.nodes.find((nd) => nd.outputs.includes(v.name))?.name,
+      }))
       .sort((a, b) => b.bytes - a.bytes);
     expect(live.length).toBeGreaterThan(0);
     await page.fill('.mpv-atpeak-pos', String(p));
@@ -100,68 +145,105 @@ describe('at the peak', () => {
 });
 
 describe('memory inside control flow', () => {
-  it('the If\'s body memory is a buffer at its position: in the table (labelled with the node) and in the memory chart\'s live bytes', async () => {
+  it("the If's body memory is a buffer at its position: in the table (labelled with the node) and in the memory chart's live bytes", async () => {
     const page = env.page;
     await page.fill('.mpv-value input[data-value="sr"]', '16000');
     await waitPlan(page, PLAN);
     const t = PLAN.transients[0];
     await revealRow(page, t.node);
-    const row = await page.$eval(`.mpv-table tr[data-name="${t.node}"]`, (tr) => [...tr.cells].map((td) => td.textContent));
+    const row = await page.$eval(`.mpv-table tr[data-name="${t.node}"]`, (tr) =>
+      [...tr.cells].map((td) => td.textContent),
+    );
     expect(row).toContain('body memory (If)');
     expect(row).toContain(t.bytes.toLocaleString('en-US'));
     const live = await page.evaluate((p) => window.memplanView.view.controller.state.series.liveBound[p], t.position);
     expect(live, 'live bytes at the If: its outputs, its input and its body').toBe(PLAN.at_peak.bytes);
     expect(PLAN.at_peak.position).toBe(t.position);
-    expect(await page.evaluate(() => window.memplanView.view.controller.state.series.maxLiveBound)).toBe(PLAN.lower_bound_bytes);
+    expect(await page.evaluate(() => window.memplanView.view.controller.state.series.maxLiveBound)).toBe(
+      PLAN.lower_bound_bytes,
+    );
   });
 
-  it('clicking it opens the body\'s own figures, charts and tables; the selector switches branch; the breadcrumb goes back', async () => {
+  it("clicking it opens the body's own figures, charts and tables; the selector switches branch; the breadcrumb goes back", async () => {
     const page = env.page;
     const t = PLAN.transients[0];
-    const then = body(PLAN, t.node, 'then_branch'), other = body(PLAN, t.node, 'else_branch');
+    const then = body(PLAN, t.node, 'then_branch'),
+      other = body(PLAN, t.node, 'else_branch');
     expect([then.branch_taken, then.counted, other.counted]).toEqual([true, true, false]);
     const pt = await barPoint(page, 'timeline', t.node);
     await page.mouse.click(pt.x, pt.y);
-    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 1, null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 1, null, {
+      timeout: TIMEOUT,
+    });
     expect(await crumbs(page)).toEqual(['main graph', `If '${t.node}' then_branch (branch taken)`]);
-    expect(await figuresOf(page)).toMatchObject({ naive: exact(then.plan.naive_bytes), peak: exact(then.plan.peak_bytes), bound: exact(then.plan.lower_bound_bytes) });
-    expect(Number(await page.getAttribute('.mpv-table', 'data-rows')), 'the body\'s values and its own bodies\' memory')
-      .toBe(then.plan.values.length + then.plan.transients.length);
+    expect(await figuresOf(page)).toMatchObject({
+      naive: exact(then.plan.naive_bytes),
+      peak: exact(then.plan.peak_bytes),
+      bound: exact(then.plan.lower_bound_bytes),
+    });
+    expect(
+      Number(await page.getAttribute('.mpv-table', 'data-rows')),
+      "the body's values and its own bodies' memory",
+    ).toBe(then.plan.values.length + then.plan.transients.length);
     await page.screenshot({ path: artifact('browser-body.png'), fullPage: true });
 
-    await page.selectOption('.mpv-branch', { label: await page.$eval('.mpv-branch option:not(:checked)', (o) => o.textContent) });
-    await page.waitForFunction(() => window.memplanView.view.controller.state.path[0]?.attribute === 'else_branch', null, { timeout: TIMEOUT });
+    await page.selectOption('.mpv-branch', {
+      label: await page.$eval('.mpv-branch option:not(:checked)', (o) => o.textContent),
+    });
+    await page.waitForFunction(
+      () => window.memplanView.view.controller.state.path[0]?.attribute === 'else_branch',
+      null,
+      { timeout: TIMEOUT },
+    );
     expect(await crumbs(page)).toEqual(['main graph', `If '${t.node}' else_branch (branch not taken)`]);
     expect(await page.textContent('.mpv-badge')).toBe(other.plan.status);
-    expect(Number(await page.getAttribute('.mpv-table', 'data-rows'))).toBe(other.plan.values.length + other.plan.transients.length);
+    expect(Number(await page.getAttribute('.mpv-table', 'data-rows'))).toBe(
+      other.plan.values.length + other.plan.transients.length,
+    );
 
     await page.click('.mpv-crumbs button');
-    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, {
+      timeout: TIMEOUT,
+    });
     expectPlanShown(await shown(page), PLAN);
   });
 
-  it('the table\'s search finds values inside bodies and opens the body holding them', async () => {
+  it("the table's search finds values inside bodies and opens the body holding them", async () => {
     const page = env.page;
     // A value two bodies down: the taken branch's decoder LSTM.
-    const inner = body(PLAN, 'If_0', 'then_branch').plan.subgraphs.find((e) => e.counted && e.plan.values.some((v) => /LSTM_output_0$/.test(v.name)));
+    const inner = body(PLAN, 'If_0', 'then_branch').plan.subgraphs.find(
+      (e) => e.counted && e.plan.values.some((v) => /LSTM_output_0$/.test(v.name)),
+    );
     const name = inner.plan.values.find((v) => /LSTM_output_0$/.test(v.name)).name;
     await page.fill('.mpv-filter', name.replace(/[/.]/g, '\\$&'));
     await page.waitForSelector('.mpv-body-hits:not([hidden]) button', { timeout: 5000 });
     const hits = await page.$$eval('.mpv-body-hits li', (lis) => lis.map((li) => li.textContent));
-    expect(hits).toEqual([`If 'If_0' then_branch (branch taken) › If '${inner.node}' ${inner.attribute} (branch taken) — 1 match`]);
+    expect(hits).toEqual([
+      `If 'If_0' then_branch (branch taken) › If '${inner.node}' ${inner.attribute} (branch taken) — 1 match`,
+    ]);
     await page.click('.mpv-body-hits button');
-    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 2, null, { timeout: TIMEOUT });
-    expect(await page.$$eval('.mpv-table tbody tr[data-name]', (trs) => trs.map((tr) => tr.dataset.name))).toEqual([name]);
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 2, null, {
+      timeout: TIMEOUT,
+    });
+    expect(await page.$$eval('.mpv-table tbody tr[data-name]', (trs) => trs.map((tr) => tr.dataset.name))).toEqual([
+      name,
+    ]);
     await page.fill('.mpv-filter', '');
     await page.click('.mpv-crumbs button >> nth=0');
-    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, {
+      timeout: TIMEOUT,
+    });
   });
 });
 
 describe('the value table with the keys', () => {
-  it('↑/↓ select rows without opening a body, Enter opens the control-flow node\'s body, Escape clears', async () => {
+  it("↑/↓ select rows without opening a body, Enter opens the control-flow node's body, Escape clears", async () => {
     const page = env.page;
-    const state = () => page.evaluate(() => ({ selected: window.memplanView.state.selected, depth: window.memplanView.view.controller.state.path.length }));
+    const state = () =>
+      page.evaluate(() => ({
+        selected: window.memplanView.state.selected,
+        depth: window.memplanView.view.controller.state.path.length,
+      }));
     const order = await page.evaluate(() => window.memplanView.view.controller.tableView().rows.map((r) => r.name));
     const k = order.indexOf('If_0');
     expect(k).toBeGreaterThan(0);
@@ -172,7 +254,7 @@ describe('the value table with the keys', () => {
     expect(await state()).toEqual({ selected: order[1], depth: 0 });
     await page.evaluate((n) => window.memplanView.select(n), order[k - 1]);
     await page.keyboard.press('ArrowDown');
-    expect(await state(), 'the If\'s row is selected, its body not opened').toEqual({ selected: 'If_0', depth: 0 });
+    expect(await state(), "the If's row is selected, its body not opened").toEqual({ selected: 'If_0', depth: 0 });
     await page.keyboard.press('ArrowUp');
     expect(await state()).toEqual({ selected: order[k - 1], depth: 0 });
     await page.keyboard.press('Escape');
@@ -180,9 +262,13 @@ describe('the value table with the keys', () => {
     await page.evaluate(() => window.memplanView.select('If_0'));
     await page.focus('.mpv-table-wrap');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 1, null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 1, null, {
+      timeout: TIMEOUT,
+    });
     await page.click('.mpv-crumbs button');
-    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, { timeout: TIMEOUT });
+    await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, {
+      timeout: TIMEOUT,
+    });
   });
 });
 
@@ -193,26 +279,38 @@ describe('dims made up inside the model', () => {
     const bare = cliPlan(EXAMPLE_SRC);
     await waitPlan(page, bare);
     const inputDims = ['input:0', 'input:1', 'state:1'];
-    expect(await page.$$eval('.mpv-dims-list:not(.mpv-dims-other *) input', (is) => is.map((i) => i.dataset.dim))).toEqual(inputDims);
+    expect(
+      await page.$$eval('.mpv-dims-list:not(.mpv-dims-other *) input', (is) => is.map((i) => i.dataset.dim)),
+    ).toEqual(inputDims);
     const other = bare.unknown.dims.filter((d) => !inputDims.includes(d));
     expect(other.length).toBeGreaterThan(0);
     expect(await page.$$eval('.mpv-dims-other input', (is) => is.map((i) => i.dataset.dim))).toEqual(other);
-    expect(await page.getAttribute('.mpv-dim input[data-dim="input:1"]', 'aria-label')).toBe('dim input:1 (input input, axis 1)');
+    expect(await page.getAttribute('.mpv-dim input[data-dim="input:1"]', 'aria-label')).toBe(
+      'dim input:1 (input input, axis 1)',
+    );
     await page.click('.mpv-dims-all');
     const filled = cliPlan(EXAMPLE_SRC, dimArgs({ 'input:0': 1, 'input:1': 1, 'state:1': 1 }));
     await waitPlan(page, filled);
-    expect(await page.evaluate(() => ({ ...window.memplanView.state.dims }))).toEqual({ 'input:0': '1', 'input:1': '1', 'state:1': '1' });
+    expect(await page.evaluate(() => ({ ...window.memplanView.state.dims }))).toEqual({
+      'input:0': '1',
+      'input:1': '1',
+      'state:1': '1',
+    });
     expect(filled.status, 'sr unbound: the branch is not known').toBe('deferred');
     expect(await page.textContent('.mpv-badge')).toBe('deferred');
   });
 
-  it('a deferred plan\'s memory and arena charts say they are partial, with the count of buffers left out', async () => {
+  it("a deferred plan's memory and arena charts say they are partial, with the count of buffers left out", async () => {
     const page = env.page;
     const plan = cliPlan(EXAMPLE_SRC, dimArgs({ 'input:0': 1, 'input:1': 1, 'state:1': 1 }));
-    const n = plan.values.filter((v) => !v.view && v.size === null).length + plan.transients.filter((t) => t.bytes === null).length;
+    const n =
+      plan.values.filter((v) => !v.view && v.size === null).length +
+      plan.transients.filter((t) => t.bytes === null).length;
     expect(n).toBeGreaterThan(0);
     for (const chart of ['memory', 'arena']) {
-      expect(await page.textContent(`[data-chart="${chart}"] .mpv-chart-partial`), chart).toBe(`partial: ${n} buffer${n === 1 ? '' : 's'} without a size left out`);
+      expect(await page.textContent(`[data-chart="${chart}"] .mpv-chart-partial`), chart).toBe(
+        `partial: ${n} buffer${n === 1 ? '' : 's'} without a size left out`,
+      );
     }
     await page.evaluate((p) => window.memplanView.setValues(p), EXAMPLE.preset.values);
     await page.evaluate((d) => window.memplanView.setDims(d), EXAMPLE.preset.dims);

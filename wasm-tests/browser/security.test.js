@@ -6,7 +6,9 @@ import { artifact, openPage, shown, TIMEOUT, useBrowser, waitState } from './har
 
 const env = useBrowser({ setup: openPage });
 let page;
-beforeAll(() => { page = env.page; });
+beforeAll(() => {
+  page = env.page;
+});
 
 describe('security, CSP, text not HTML', () => {
   it('the CSP meta is in force and nothing violated it', async () => {
@@ -17,7 +19,12 @@ describe('security, CSP, text not HTML', () => {
 
   it('the CSP is strict: no unsafe-inline/unsafe-eval, objects, base or forms', async () => {
     const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
-    const dirs = Object.fromEntries(csp.split(';').map((d) => d.trim().split(/\s+/)).map(([k, ...v]) => [k, v]));
+    const dirs = Object.fromEntries(
+      csp
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([k, ...v]) => [k, v]),
+    );
     expect(csp, 'CSP allows inline/eval/wildcard').not.toMatch(/'unsafe-inline'|'unsafe-eval'|\*/);
     expect(dirs['default-src'], 'default-src').toEqual(["'self'"]);
     expect(dirs['object-src'], 'object-src').toEqual(["'none'"]);
@@ -29,15 +36,30 @@ describe('security, CSP, text not HTML', () => {
   it('?url= on another site is refused by the CSP with a clear message, and no request leaves', async () => {
     const p2 = await env.context.newPage(); // not env.newPage(): the blocked fetch is an expected console error
     await p2.goto(`${env.base}?url=${encodeURIComponent('https://models.example.com/m.onnx')}`, { timeout: TIMEOUT });
-    await p2.waitForFunction(() => /own site only/.test(document.querySelector('.mpv-error')?.textContent ?? ''), null, { timeout: TIMEOUT });
+    await p2.waitForFunction(
+      () => /own site only/.test(document.querySelector('.mpv-error')?.textContent ?? ''),
+      null,
+      { timeout: TIMEOUT },
+    );
     const csp = await p2.evaluate(() => window.__csp);
-    expect(csp.some((v) => v.startsWith('connect-src') && v.includes('models.example.com')), `a connect-src violation recorded: ${JSON.stringify(csp)}`).toBe(true);
+    expect(
+      csp.some((v) => v.startsWith('connect-src') && v.includes('models.example.com')),
+      `a connect-src violation recorded: ${JSON.stringify(csp)}`,
+    ).toBe(true);
     await p2.close();
   });
 
   it('model strings with markup are shown as text, never run as HTML', async () => {
-    await page.setInputFiles('#file', { name: '<b>hostile</b>.onnx', mimeType: 'application/octet-stream', buffer: Buffer.from(hostileModel()) });
-    await page.waitForFunction(() => document.querySelector('.mpv-model-name').textContent === '<b>hostile</b>.onnx', null, { timeout: TIMEOUT });
+    await page.setInputFiles('#file', {
+      name: '<b>hostile</b>.onnx',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from(hostileModel()),
+    });
+    await page.waitForFunction(
+      () => document.querySelector('.mpv-model-name').textContent === '<b>hostile</b>.onnx',
+      null,
+      { timeout: TIMEOUT },
+    );
     await waitState(page, 'ready');
     const s = await shown(page);
     expect(s.inputs[0], 'input name shown').toBe(HOSTILE_INPUT);
@@ -51,7 +73,10 @@ describe('security, CSP, text not HTML', () => {
 
   it('a name <img src=x onerror=alert(1)> is plain text, and no dialog opens', async () => {
     const dialogs = [];
-    page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+    page.on('dialog', (d) => {
+      dialogs.push(d.message());
+      d.dismiss();
+    });
     const NAME = '<img src=x onerror=alert(1)>';
     const bytes = encodeModel({
       graphName: NAME,
@@ -60,8 +85,14 @@ describe('security, CSP, text not HTML', () => {
       inputs: [{ name: NAME, elemType: 1, shape: [1, NAME] }],
       outputs: [{ name: 'y', elemType: 1, shape: [1, NAME] }],
     });
-    await page.setInputFiles('#file', { name: `${NAME}.onnx`, mimeType: 'application/octet-stream', buffer: Buffer.from(bytes) });
-    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, `${NAME}.onnx`, { timeout: TIMEOUT });
+    await page.setInputFiles('#file', {
+      name: `${NAME}.onnx`,
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from(bytes),
+    });
+    await page.waitForFunction((n) => document.querySelector('.mpv-model-name').textContent === n, `${NAME}.onnx`, {
+      timeout: TIMEOUT,
+    });
     await waitState(page, 'ready');
     const s = await shown(page);
     expect(s.inputs[0], 'input name shown').toBe(NAME);

@@ -7,7 +7,9 @@ import { fixturePlan, openPlanned, tableCount, tableRows, useBrowser, waitRows }
 
 const env = useBrowser({ setup: (page, e) => openPlanned(page, e, MEDIUM) });
 let page;
-beforeAll(() => { page = env.page; });
+beforeAll(() => {
+  page = env.page;
+});
 
 describe('tables', () => {
   it('the value table shows dtype and shape, sorts, and filters by regular expression', async () => {
@@ -22,13 +24,23 @@ describe('tables', () => {
     }
     const RE = 'batch_norm_1\\d|conv2d_4';
     await page.fill('.mpv-filter', RE);
-    await page.waitForFunction((re) => [...document.querySelectorAll('.mpv-table tbody tr:not(.mpv-spacer)')].every((tr) => new RegExp(re, 'i').test(tr.cells[0].textContent + ' ' + tr.cells[7].textContent)), RE, { timeout: 5000 });
-    const want = plan.values.filter((x) => new RegExp(RE, 'i').test(x.name) || new RegExp(RE, 'i').test(x.owner)).length;
+    await page.waitForFunction(
+      (re) =>
+        [...document.querySelectorAll('.mpv-table tbody tr:not(.mpv-spacer)')].every((tr) =>
+          new RegExp(re, 'i').test(tr.cells[0].textContent + ' ' + tr.cells[7].textContent),
+        ),
+      RE,
+      { timeout: 5000 },
+    );
+    const want = plan.values.filter(
+      (x) => new RegExp(RE, 'i').test(x.name) || new RegExp(RE, 'i').test(x.owner),
+    ).length;
     expect(want, `the filter ${RE} matches in ${MEDIUM.name}`).toBeGreaterThan(0);
     const filtered = await tableRows(page);
     expect(filtered.length, 'filtered rows').toBe(want);
     expect(await tableCount(page), 'filtered row count').toBe(want);
-    for (const r of filtered) expect(`${r.cells[0]} ${r.cells[7]}`, `row ${r.name} matches`).toMatch(new RegExp(RE, 'i'));
+    for (const r of filtered)
+      expect(`${r.cells[0]} ${r.cells[7]}`, `row ${r.name} matches`).toMatch(new RegExp(RE, 'i'));
     await page.click('.mpv-table th[data-key="size"]');
     const sizes = (await tableRows(page)).map((r) => Number(r.cells[3].replace(/[^0-9]/g, '')) || 0);
     expect(sizes, 'sorted by size, descending').toEqual([...sizes].sort((a, b) => b - a));
@@ -36,17 +48,25 @@ describe('tables', () => {
     await waitRows(page, plan.values.length);
   });
 
-  it('the node table lists the plan\'s nodes: op, name, inputs, outputs', async () => {
+  it("the node table lists the plan's nodes: op, name, inputs, outputs", async () => {
     const plan = fixturePlan(MEDIUM);
     await page.click('[data-table="nodes"]');
     await waitRows(page, plan.nodes.length);
     const rows = (await tableRows(page)).map((r) => r.cells.slice(0, 5));
-    const dash = (a) => (a.filter(Boolean).join(', ') || '—');
-    const want = plan.nodes.map((nd) => [nd.index.toLocaleString('en-US'), nd.op_type, nd.name || '—', dash(nd.inputs), dash(nd.outputs)]);
+    const dash = (a) => a.filter(Boolean).join(', ') || '—';
+    const want = plan.nodes.map((nd) => [
+      nd.index.toLocaleString('en-US'),
+      nd.op_type,
+      nd.name || '—',
+      dash(nd.inputs),
+      dash(nd.outputs),
+    ]);
     expect(rows, 'node rows').toEqual(want);
     await page.fill('.mpv-filter', '^Conv$');
     const convs = plan.nodes.filter((nd) => nd.op_type === 'Conv').length;
-    await waitRows(page, convs).catch(async () => { throw new Error(`filter ^Conv$: ${await tableCount(page)} rows, want ${convs}`); });
+    await waitRows(page, convs).catch(async () => {
+      throw new Error(`filter ^Conv$: ${await tableCount(page)} rows, want ${convs}`);
+    });
     await page.fill('.mpv-filter', '');
     await page.click('[data-table="values"]');
     await waitRows(page, plan.values.length);

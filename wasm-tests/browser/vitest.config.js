@@ -20,7 +20,11 @@ export default defineConfig({
     isolate: false,
     testTimeout: 180_000,
     hookTimeout: 120_000,
-    reporters: ['default', ['junit', { suiteName: 'browser' }], ['./wasm-tests/summary-reporter.js', { label: 'browser' }]],
+    reporters: [
+      'default',
+      ['junit', { suiteName: 'browser' }],
+      ['./wasm-tests/summary-reporter.js', { label: 'browser' }],
+    ],
     outputFile: { junit: 'build/test-logs/browser.junit.xml' },
   },
 });

@@ -7,6 +7,8 @@ import { mount } from './embed.js';
 const url = new URLSearchParams(location.search).get('mount');
 if (url) {
   const view = mount(document.getElementById('mounted'), { src: url });
-  view.on('state', (s) => { document.getElementById('mounted').dataset.state = s; });
+  view.on('state', (s) => {
+    document.getElementById('mounted').dataset.state = s;
+  });
   window.mountedView = view;
 }

@@ -31,7 +31,11 @@ import { connectMemplan } from './api/memplan-client.js';
 import { createView } from './app/view.js';
 
 const baseName = (url) => {
-  try { return decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url); } catch { return String(url); }
+  try {
+    return decodeURIComponent(new URL(url, location.href).pathname.split('/').pop() || url);
+  } catch {
+    return String(url);
+  }
 };
 
 /** Fetch a model as a Blob, reporting progress ({stage: 'download', loaded,
@@ -44,7 +48,10 @@ export async function fetchModel(url, onProgress) {
   } catch (e) {
     // The page's CSP (connect-src 'self') blocks other sites; so does a server without CORS.
     const abs = new URL(url, location.href);
-    if (abs.origin !== location.origin) throw new Error(`cannot fetch ${url}: the page opens addresses on its own site only (Content-Security-Policy connect-src 'self'); download the model and open the file instead`);
+    if (abs.origin !== location.origin)
+      throw new Error(
+        `cannot fetch ${url}: the page opens addresses on its own site only (Content-Security-Policy connect-src 'self'); download the model and open the file instead`,
+      );
     throw e;
   }
   if (!res.ok) throw new Error(`HTTP ${res.status} fetching ${url}`);
@@ -70,12 +77,19 @@ export function mount(element, options = {}) {
   const early = []; // on() before the view exists
   const clientPromise = options.client ? Promise.resolve(options.client) : connectMemplan();
   const ready = clientPromise.then((client) => {
-    if (destroyed) { if (!options.client) client.terminate(); return null; }
+    if (destroyed) {
+      if (!options.client) client.terminate();
+      return null;
+    }
     view = createView(element, client, options);
     for (const [type, fn, box] of early) box.off = view.on(type, fn);
     return view;
   });
-  const withView = async (fn) => { const v = await ready; if (!v || destroyed) throw new Error('the view was destroyed'); return fn(v); };
+  const withView = async (fn) => {
+    const v = await ready;
+    if (!v || destroyed) throw new Error('the view was destroyed');
+    return fn(v);
+  };
 
   const controller = {
     ready: ready.then(() => controller),
@@ -86,9 +100,14 @@ export function mount(element, options = {}) {
       return withView(async (v) => {
         if (typeof source === 'string' || source instanceof URL) {
           const url = String(source);
-          return v.open(name ?? baseName(url), fetchModel(url, (p) => v.root.dispatchEvent(new CustomEvent('memplan-progress', { detail: p }))), preset);
+          return v.open(
+            name ?? baseName(url),
+            fetchModel(url, (p) => v.root.dispatchEvent(new CustomEvent('memplan-progress', { detail: p }))),
+            preset,
+          );
         }
-        if (typeof Blob !== 'undefined' && source instanceof Blob) return v.open(name ?? source.name ?? 'model.onnx', Promise.resolve(source), preset);
+        if (typeof Blob !== 'undefined' && source instanceof Blob)
+          return v.open(name ?? source.name ?? 'model.onnx', Promise.resolve(source), preset);
         const bytes = source instanceof ArrayBuffer ? new Uint8Array(source) : source;
         if (!(bytes instanceof Uint8Array)) throw new TypeError('setModel: expected bytes or a URL');
         return v.open(name ?? 'model.onnx', Promise.resolve(bytes), preset);
@@ -99,24 +118,40 @@ export function mount(element, options = {}) {
     setDims: (dims) => withView((v) => v.setDims(dims)),
     setValues: (values) => withView((v) => v.setValues(values)),
     setOptions: (opts) => withView((v) => v.setOptions(opts)),
-    select: (name) => { ready.then((v) => v?.select(name)); },
+    select: (name) => {
+      ready.then((v) => v?.select(name));
+    },
     on(type, fn) {
       if (view) return view.on(type, fn);
       const box = { off: null };
       const entry = [type, fn, box];
       early.push(entry);
       // Before the view exists: drop the entry, so it is never attached.
-      return () => { const k = early.indexOf(entry); if (k >= 0) early.splice(k, 1); box.off?.(); };
+      return () => {
+        const k = early.indexOf(entry);
+        if (k >= 0) early.splice(k, 1);
+        box.off?.();
+      };
     },
-    cancel: () => { view?.cancel(); },
+    cancel: () => {
+      view?.cancel();
+    },
     /** The current plan JSON, frozen (null before the first plan). */
-    get plan() { return view?.plan ?? null; },
+    get plan() {
+      return view?.plan ?? null;
+    },
     /** A frozen snapshot of the view's state (null before the view exists). */
-    get state() { return view?.state ?? null; },
+    get state() {
+      return view?.state ?? null;
+    },
     /** The WebAssembly module's version ('' before the view exists). */
-    get version() { return view?.version ?? ''; },
+    get version() {
+      return view?.version ?? '';
+    },
     /** The view's parts (controller, charts, linked state): for the page's own tests and bench, not an API. */
-    get view() { return view; },
+    get view() {
+      return view;
+    },
     destroy() {
       destroyed = true;
       view?.destroy();
@@ -132,7 +167,9 @@ export function mount(element, options = {}) {
 }
 
 export class MemplanViewElement extends HTMLElement {
-  static get observedAttributes() { return ['src', 'strategy', 'align']; }
+  static get observedAttributes() {
+    return ['src', 'strategy', 'align'];
+  }
   connectedCallback() {
     if (this._ctl) return;
     this._ctl = mount(this, {
@@ -140,23 +177,50 @@ export class MemplanViewElement extends HTMLElement {
       strategy: this.getAttribute('strategy') || undefined,
       align: this.hasAttribute('align') ? Number(this.getAttribute('align')) : undefined,
     });
-    this._ctl.on('state', (s) => { this.dataset.state = s; });
+    this._ctl.on('state', (s) => {
+      this.dataset.state = s;
+    });
   }
-  disconnectedCallback() { this._ctl?.destroy(); this._ctl = null; }
+  disconnectedCallback() {
+    this._ctl?.destroy();
+    this._ctl = null;
+  }
   attributeChangedCallback(name, old, value) {
     if (!this._ctl || old === value) return;
     if (name === 'src' && value) this._ctl.setModel(value).catch(() => {}); // the view shows the error
-    if (name === 'strategy' || name === 'align') this._ctl.setOptions({ [name]: name === 'align' ? Number(value) : value });
+    if (name === 'strategy' || name === 'align')
+      this._ctl.setOptions({ [name]: name === 'align' ? Number(value) : value });
   }
-  setModel(s, n) { return this._ctl.setModel(s, n); }
-  setPlan(p, n) { return this._ctl.setPlan(p, n); }
-  setDims(d) { return this._ctl.setDims(d); }
-  setValues(d) { return this._ctl.setValues(d); }
-  setOptions(o) { return this._ctl.setOptions(o); }
-  select(n) { return this._ctl.select(n); }
-  on(t, f) { return this._ctl.on(t, f); }
-  cancel() { this._ctl?.cancel(); }
-  get plan() { return this._ctl?.plan ?? null; }
-  get state() { return this._ctl?.state ?? null; }
+  setModel(s, n) {
+    return this._ctl.setModel(s, n);
+  }
+  setPlan(p, n) {
+    return this._ctl.setPlan(p, n);
+  }
+  setDims(d) {
+    return this._ctl.setDims(d);
+  }
+  setValues(d) {
+    return this._ctl.setValues(d);
+  }
+  setOptions(o) {
+    return this._ctl.setOptions(o);
+  }
+  select(n) {
+    return this._ctl.select(n);
+  }
+  on(t, f) {
+    return this._ctl.on(t, f);
+  }
+  cancel() {
+    this._ctl?.cancel();
+  }
+  get plan() {
+    return this._ctl?.plan ?? null;
+  }
+  get state() {
+    return this._ctl?.state ?? null;
+  }
 }
-if (typeof customElements !== 'undefined' && !customElements.get('memplan-view')) customElements.define('memplan-view', MemplanViewElement);
+if (typeof customElements !== 'undefined' && !customElements.get('memplan-view'))
+  customElements.define('memplan-view', MemplanViewElement);

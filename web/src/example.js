@@ -12,4 +12,3 @@ export const EXAMPLE = Object.freeze({
   name: 'example.onnx (Silero VAD v5)',
   preset: Object.freeze({ dims: { 'input:0': 1, 'input:1': 512, 'state:1': 1 }, values: { sr: 16000 } }),
 });
-

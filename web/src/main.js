@@ -27,22 +27,43 @@ async function start() {
   $('#version').textContent = `v${view.version}`;
   // An .onnx model, or a saved plan (`memplan plan --json` output, .json).
   const openFile = (f) => {
-    if (/\.json$/i.test(f.name)) f.text().then((t) => view.setPlan(t, f.name)).catch((e) => { $('#fatal').textContent = `${f.name}: ${e.message}`; $('#fatal').hidden = false; });
+    if (/\.json$/i.test(f.name))
+      f.text()
+        .then((t) => view.setPlan(t, f.name))
+        .catch((e) => {
+          $('#fatal').textContent = `${f.name}: ${e.message}`;
+          $('#fatal').hidden = false;
+        });
     else view.setModel(f, f.name).catch(() => {}); // the File itself (the worker reads the graph, not the weights); errors are shown
   };
   $('#open').addEventListener('click', () => $('#file').click()); // a button: reachable with Tab, Enter and Space
   $('#file').addEventListener('change', (ev) => {
     const f = ev.target.files?.[0];
-    if (f) { $('#fatal').hidden = true; openFile(f); }
+    if (f) {
+      $('#fatal').hidden = true;
+      openFile(f);
+    }
     ev.target.value = '';
   });
 
   const drop = $('#drop');
   let depth = 0;
   const hasFiles = (ev) => [...(ev.dataTransfer?.types ?? [])].includes('Files');
-  window.addEventListener('dragenter', (ev) => { if (hasFiles(ev)) { depth++; drop.hidden = false; } });
-  window.addEventListener('dragleave', () => { if (--depth <= 0) { depth = 0; drop.hidden = true; } });
-  window.addEventListener('dragover', (ev) => { if (hasFiles(ev)) ev.preventDefault(); });
+  window.addEventListener('dragenter', (ev) => {
+    if (hasFiles(ev)) {
+      depth++;
+      drop.hidden = false;
+    }
+  });
+  window.addEventListener('dragleave', () => {
+    if (--depth <= 0) {
+      depth = 0;
+      drop.hidden = true;
+    }
+  });
+  window.addEventListener('dragover', (ev) => {
+    if (hasFiles(ev)) ev.preventDefault();
+  });
   window.addEventListener('drop', (ev) => {
     ev.preventDefault();
     depth = 0;

@@ -25,24 +25,34 @@ export async function connectMemplan() {
       const { id, ok, result, error, progress, json } = ev.data;
       const p = pending.get(id);
       if (!p) return;
-      if (progress) { p.onProgress?.(progress); return; }
+      if (progress) {
+        p.onProgress?.(progress);
+        return;
+      }
       pending.delete(id);
       if (ok) {
-        if (!json) { p.resolve(result); return; }
-        try { p.resolve(JSON.parse(decoder.decode(result))); } catch (e) { p.reject(e); }
-      }
-      else p.reject(Object.assign(new Error(error.message), { name: error.name, status: error.status }));
+        if (!json) {
+          p.resolve(result);
+          return;
+        }
+        try {
+          p.resolve(JSON.parse(decoder.decode(result)));
+        } catch (e) {
+          p.reject(e);
+        }
+      } else p.reject(Object.assign(new Error(error.message), { name: error.name, status: error.status }));
     };
     worker.onerror = (ev) => {
       ev.preventDefault();
       failAll(new Error(`memplan worker failed: ${ev.message || 'could not start'}`));
     };
   }
-  const request = (msg, transfer = [], onProgress = null) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject, onProgress });
-    worker.postMessage({ id, ...msg }, transfer);
-  });
+  const request = (msg, transfer = [], onProgress = null) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject, onProgress });
+      worker.postMessage({ id, ...msg }, transfer);
+    });
 
   spawn();
   const { version } = await request({ op: 'init' });
@@ -52,22 +62,33 @@ export async function connectMemplan() {
      *  here), or a File/Blob, which the worker reads in slices (weights unread). */
     async open(bytes, { onProgress = null } = {}) {
       const gen = generation;
-      let msg, transfer = [];
+      let msg,
+        transfer = [];
       if (typeof Blob !== 'undefined' && bytes instanceof Blob) {
         msg = { op: 'open', blob: bytes };
       } else {
-        const buf = bytes instanceof ArrayBuffer ? bytes : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+        const buf =
+          bytes instanceof ArrayBuffer
+            ? bytes
+            : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
         msg = { op: 'open', bytes: buf };
         transfer = [buf];
       }
       const { handle, info } = await request(msg, transfer, onProgress);
       const alive = () => {
-        if (gen !== generation) throw Object.assign(new Error('the model was closed when its work was cancelled'), { name: 'AbortError' });
+        if (gen !== generation)
+          throw Object.assign(new Error('the model was closed when its work was cancelled'), { name: 'AbortError' });
       };
       return {
         info,
-        call: async (command, args = [], opts = {}) => { alive(); return request({ op: 'call', handle, command, args }, [], opts.onProgress); },
-        callBytes: async (command, args = [], opts = {}) => { alive(); return request({ op: 'call', handle, command, args, bytes: true }, [], opts.onProgress); },
+        call: async (command, args = [], opts = {}) => {
+          alive();
+          return request({ op: 'call', handle, command, args }, [], opts.onProgress);
+        },
+        callBytes: async (command, args = [], opts = {}) => {
+          alive();
+          return request({ op: 'call', handle, command, args, bytes: true }, [], opts.onProgress);
+        },
         close: async () => (gen === generation ? request({ op: 'close', handle }) : null),
       };
     },
@@ -78,7 +99,12 @@ export async function connectMemplan() {
       spawn();
     },
     /** Requests still running. */
-    get busy() { return pending.size; },
-    terminate: () => { worker.terminate(); failAll(Object.assign(new Error('terminated'), { name: 'AbortError' })); },
+    get busy() {
+      return pending.size;
+    },
+    terminate: () => {
+      worker.terminate();
+      failAll(Object.assign(new Error('terminated'), { name: 'AbortError' }));
+    },
   };
 }

@@ -73,11 +73,14 @@ class Memplan {
    * the wrong length is "could not read the model's bytes at N").
    */
   openReader(size, readAt) {
-    if (!Number.isSafeInteger(size) || size < 0) throw new TypeError('openReader(size, readAt): size must be a byte count');
+    if (!Number.isSafeInteger(size) || size < 0)
+      throw new TypeError('openReader(size, readAt): size must be a byte count');
     if (typeof readAt !== 'function') throw new TypeError('openReader(size, readAt): readAt must be a function');
     const M = this._M;
     let session;
-    withReader(M, readAt, () => { session = M._mp_open_reader(size); });
+    withReader(M, readAt, () => {
+      session = M._mp_open_reader(size);
+    });
     if (!session) {
       const message = takeResult(M);
       throw new MemplanError(decoder.decode(message) || 'mp_open_reader failed', 0, 'open');
@@ -97,7 +100,8 @@ class Memplan {
     const M = this._M;
     const bytes = encoder.encode(csv);
     const p = copyIn(M, bytes);
-    let argp = 0, status;
+    let argp = 0,
+      status;
     try {
       argp = allocString(M, args.join('\n'));
       status = M._mp_pack_csv(p, bytes.length, argp);
@@ -184,7 +188,9 @@ class Model {
         // change or free the results annotate is reading: refused meanwhile.
         this._inReader = true;
         try {
-          withReader(M, readAt, () => { status = M._mp_call_reader(this._session, cmd, argp, size); });
+          withReader(M, readAt, () => {
+            status = M._mp_call_reader(this._session, cmd, argp, size);
+          });
         } finally {
           this._inReader = false;
         }

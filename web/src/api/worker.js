@@ -25,7 +25,10 @@ let nextHandle = 1;
 async function openBlob(mp, blob) {
   if (typeof FileReaderSync === 'undefined') return mp.open(new Uint8Array(await blob.arrayBuffer()));
   const reader = new FileReaderSync();
-  return mp.openReader(blob.size, (offset, length) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(offset, offset + length))));
+  return mp.openReader(
+    blob.size,
+    (offset, length) => new Uint8Array(reader.readAsArrayBuffer(blob.slice(offset, offset + length))),
+  );
 }
 
 async function handle(msg, progress) {
@@ -83,6 +86,10 @@ self.onmessage = async (ev) => {
     const transfer = result instanceof Uint8Array ? [result.buffer] : [];
     self.postMessage({ id, ok: true, result }, transfer);
   } catch (e) {
-    self.postMessage({ id, ok: false, error: { name: e.name, message: String(e.message ?? e), status: e.status ?? null } });
+    self.postMessage({
+      id,
+      ok: false,
+      error: { name: e.name, message: String(e.message ?? e), status: e.status ?? null },
+    });
   }
 };

@@ -34,7 +34,8 @@ export function createAtPeak(container, ctl) {
   function rowsNow() {
     const { m } = ctl.state;
     const ap = m.raw?.at_peak;
-    if (position === null && ap && Array.isArray(ap.buffers)) return { p: ap.position, bytes: ap.bytes, buffers: ap.buffers, fromPlan: true };
+    if (position === null && ap && Array.isArray(ap.buffers))
+      return { p: ap.position, bytes: ap.bytes, buffers: ap.buffers, fromPlan: true };
     const p = position ?? null;
     if (p === null || p < 0 || p >= m.positions) return null;
     const buffers = liveAt(m, p, (n) => ctl.producer(n));
@@ -51,15 +52,21 @@ export function createAtPeak(container, ctl) {
     table.replaceChildren();
     wrap.replaceChildren(table);
     if (!r) {
-      head.textContent = m.planned ? 'Nothing is live at any position.' : 'No peak yet: the plan is deferred. Pick a position to list the buffers whose size is known.';
+      head.textContent = m.planned
+        ? 'Nothing is live at any position.'
+        : 'No peak yet: the plan is deferred. Pick a position to list the buffers whose size is known.';
       summary.textContent = 'At the peak';
       return;
     }
     if (document.activeElement !== pick) pick.value = String(r.p);
     const nd = m.nodes[r.p];
-    summary.textContent = r.fromPlan ? `At the peak — position ${r.p}, ${formatBytes(r.bytes)}` : `At position ${r.p} — ${formatBytes(r.bytes)}`;
-    head.textContent = `${formatInt(r.buffers.length)} buffer${r.buffers.length === 1 ? '' : 's'} live at position ${r.p}` +
-      (nd ? ` (${nd.op}${nd.name ? ` ${nd.name}` : ''})` : '') + `, largest first; share of the lower bound${m.lowerBound !== null ? ` (${formatBytes(m.lowerBound)})` : ''}.`;
+    summary.textContent = r.fromPlan
+      ? `At the peak — position ${r.p}, ${formatBytes(r.bytes)}`
+      : `At position ${r.p} — ${formatBytes(r.bytes)}`;
+    head.textContent =
+      `${formatInt(r.buffers.length)} buffer${r.buffers.length === 1 ? '' : 's'} live at position ${r.p}` +
+      (nd ? ` (${nd.op}${nd.name ? ` ${nd.name}` : ''})` : '') +
+      `, largest first; share of the lower bound${m.lowerBound !== null ? ` (${formatBytes(m.lowerBound)})` : ''}.`;
     const thead = el('thead');
     const hr = el('tr');
     for (const h of ['buffer', 'op', 'node', 'dtype', 'shape', 'bytes', 'share']) hr.append(el('th', '', h));
@@ -74,8 +81,15 @@ export function createAtPeak(container, ctl) {
       nameBtn.addEventListener('click', () => ctl.select(b.name));
       const td0 = el('td');
       td0.append(nameBtn);
-      tr.append(td0, el('td', '', b.op_type ?? '—'), el('td', '', b.node ?? '—'), el('td', '', b.dtype ?? '—'),
-        el('td', '', b.shape ? formatShape(b.shape) : '—'), el('td', 'num', formatInt(b.bytes)), el('td', 'num', `${(b.share * 100).toFixed(1)}%`));
+      tr.append(
+        td0,
+        el('td', '', b.op_type ?? '—'),
+        el('td', '', b.node ?? '—'),
+        el('td', '', b.dtype ?? '—'),
+        el('td', '', b.shape ? formatShape(b.shape) : '—'),
+        el('td', 'num', formatInt(b.bytes)),
+        el('td', 'num', `${(b.share * 100).toFixed(1)}%`),
+      );
       tbody.append(tr);
     }
     table.append(thead, tbody);
@@ -88,10 +102,23 @@ export function createAtPeak(container, ctl) {
     position = next;
     render();
   });
-  peakBtn.addEventListener('click', () => { position = null; pick.value = ''; render(); });
-  ctl.on('applied', () => { position = null; render(); });
-  ctl.on('selection', () => {
-    for (const tr of table.querySelectorAll('tbody tr')) tr.classList.toggle('selected', tr.dataset.name === ctl.linked.selected);
+  peakBtn.addEventListener('click', () => {
+    position = null;
+    pick.value = '';
+    render();
   });
-  return { setPosition(p) { position = p; render(); } };
+  ctl.on('applied', () => {
+    position = null;
+    render();
+  });
+  ctl.on('selection', () => {
+    for (const tr of table.querySelectorAll('tbody tr'))
+      tr.classList.toggle('selected', tr.dataset.name === ctl.linked.selected);
+  });
+  return {
+    setPosition(p) {
+      position = p;
+      render();
+    },
+  };
 }

@@ -48,7 +48,11 @@ export function createBodyBar(container, ctl) {
     const sel = el('select', 'mpv-branch');
     sel.setAttribute('aria-label', `branch of ${entry.node} shown`);
     for (const { e, index } of sibs) {
-      const o = el('option', '', `${e.attribute}${e.counted ? ' (planned: counted in the parent)' : ' (not counted in the parent)'} · ${bytesText(e.transient_bytes)}`);
+      const o = el(
+        'option',
+        '',
+        `${e.attribute}${e.counted ? ' (planned: counted in the parent)' : ' (not counted in the parent)'} · ${bytesText(e.transient_bytes)}`,
+      );
       o.value = String(index);
       o.selected = index === here.index;
       sel.append(o);
@@ -70,11 +74,17 @@ export function createBodyBar(container, ctl) {
     const p = el('p', 'mpv-body-list');
     p.append(el('span', 'muted', `Bodies here (${subs.length}): `));
     for (const { e, index } of subs.slice(0, BODIES_MAX)) {
-      const b = el('button', `mpv-link mpv-body-link${e.counted ? '' : ' muted'}`, `${bodyLabel(e)} · ${bytesText(e.transient_bytes)}`);
+      const b = el(
+        'button',
+        `mpv-link mpv-body-link${e.counted ? '' : ' muted'}`,
+        `${bodyLabel(e)} · ${bytesText(e.transient_bytes)}`,
+      );
       b.type = 'button';
       b.dataset.node = e.node;
       b.dataset.attribute = e.attribute;
-      b.addEventListener('click', () => ctl.openBody([...ctl.state.path, { index, node: e.node, attribute: e.attribute }]));
+      b.addEventListener('click', () =>
+        ctl.openBody([...ctl.state.path, { index, node: e.node, attribute: e.attribute }]),
+      );
       p.append(b, document.createTextNode(' '));
     }
     if (subs.length > BODIES_MAX) p.append(el('span', 'muted', `… ${subs.length - BODIES_MAX} more`));
@@ -85,7 +95,10 @@ export function createBodyBar(container, ctl) {
     const { plan, body, path } = ctl.state;
     const hasBodies = !!plan && Array.isArray(plan.subgraphs) && plan.subgraphs.length > 0;
     bar.hidden = !hasBodies;
-    if (!hasBodies) { bar.replaceChildren(); return; }
+    if (!hasBodies) {
+      bar.replaceChildren();
+      return;
+    }
     const at = planAt(plan, path);
     const row = el('div', 'mpv-bodies-row');
     row.append(crumbs(at?.entries ?? []));

@@ -13,7 +13,15 @@
 // with model {info, call(cmd, args, {onProgress}), callBytes(cmd, args), close()}
 // (memplan-client.js; calls reject with name 'AbortError' once cancelled).
 import { createLinked } from '../charts/linked.js';
-import { attachNodeTree, bodiesOf, normalizePlan, planAt, planAssumptions, searchBodies, stepOf } from '../data/plan.js';
+import {
+  attachNodeTree,
+  bodiesOf,
+  normalizePlan,
+  planAt,
+  planAssumptions,
+  searchBodies,
+  stepOf,
+} from '../data/plan.js';
 import { filterRows, memorySeries, nodeRows, patternTest, sortRows, valueRows } from '../data/series.js';
 import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt } from '../data/format.js';
@@ -77,15 +85,40 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  */
 function initialState(options) {
   return Object.freeze({
-    phase: 'idle', name: '', shownName: '', source: null, hasModel: false, info: null,
+    phase: 'idle',
+    name: '',
+    shownName: '',
+    source: null,
+    hasModel: false,
+    info: null,
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
-    dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), inputDims: Object.freeze([]),
-    plan: null, baseline: null, path: Object.freeze([]), body: null, assumptions: Object.freeze([]), m: null, series: null, reuse: new Map(), slotsPlan: null, slotsM: null,
-    profileDoc: null, profile: null, profileNote: '', links: null,
+    dims: dimsOf({}),
+    dimNames: Object.freeze([]),
+    values: dimsOf({}),
+    valueInputs: Object.freeze([]),
+    inputDims: Object.freeze([]),
+    plan: null,
+    baseline: null,
+    path: Object.freeze([]),
+    body: null,
+    assumptions: Object.freeze([]),
+    m: null,
+    series: null,
+    reuse: new Map(),
+    slotsPlan: null,
+    slotsM: null,
+    profileDoc: null,
+    profile: null,
+    profileNote: '',
+    links: null,
     table: Object.freeze({ tab: 'values', sortKey: null, sortDir: 1, filter: '' }),
-    busy: false, progress: '', error: null, shown: false, shownMs: null,
+    busy: false,
+    progress: '',
+    error: null,
+    shown: false,
+    shownMs: null,
   });
 }
 
@@ -112,7 +145,8 @@ function dimsOf(base, pairs = []) {
  * inference, a name declared on an inner value): binding it has no meaning.
  */
 export function inputDims(info) {
-  const out = [], seen = new Set();
+  const out = [],
+    seen = new Set();
   for (const v of info?.inputs ?? []) {
     (Array.isArray(v.shape) ? v.shape : []).forEach((d, axis) => {
       const name = d === null ? `${v.name}:${axis}` : typeof d === 'string' ? d : null;
@@ -142,9 +176,11 @@ const INT_TYPES = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16',
 export function valueInputs(info) {
   const out = [];
   for (const v of info?.inputs ?? []) {
-    if (!INT_TYPES.has(v.dtype) || !Array.isArray(v.shape) || !v.shape.every((d) => Number.isInteger(d) && d >= 0)) continue;
+    if (!INT_TYPES.has(v.dtype) || !Array.isArray(v.shape) || !v.shape.every((d) => Number.isInteger(d) && d >= 0))
+      continue;
     const count = v.shape.reduce((a, d) => a * d, 1);
-    if (count >= 1 && count <= MAX_VALUE_ELEMS) out.push(Object.freeze({ name: v.name, dtype: v.dtype, shape: Object.freeze([...v.shape]), count }));
+    if (count >= 1 && count <= MAX_VALUE_ELEMS)
+      out.push(Object.freeze({ name: v.name, dtype: v.dtype, shape: Object.freeze([...v.shape]), count }));
   }
   return Object.freeze(out);
 }
@@ -161,8 +197,10 @@ export function checkValue(inp, text) {
   const isBool = inp.dtype === 'bool';
   const ok = (x) => (isBool ? /^(true|false|0|1)$/.test(x) : /^-?[0-9]+$/.test(x));
   const bad = parts.find((x) => !ok(x));
-  if (bad !== undefined) return `${inp.name} takes ${isBool ? 'true or false' : 'whole numbers'}${inp.count > 1 ? ' separated by commas' : ''}; "${bad}" is not one`;
-  if (parts.length !== inp.count) return `${inp.name} holds ${inp.count} value${inp.count === 1 ? '' : 's'} (shape [${inp.shape.join(', ')}]); ${parts.length} given`;
+  if (bad !== undefined)
+    return `${inp.name} takes ${isBool ? 'true or false' : 'whole numbers'}${inp.count > 1 ? ' separated by commas' : ''}; "${bad}" is not one`;
+  if (parts.length !== inp.count)
+    return `${inp.name} holds ${inp.count} value${inp.count === 1 ? '' : 's'} (shape [${inp.shape.join(', ')}]); ${parts.length} given`;
   return null;
 }
 
@@ -170,14 +208,25 @@ const FILTER_FIELDS = { values: ['name', 'owner', 'status'], nodes: ['outputs', 
 
 export function createController(client, options = {}) {
   const listeners = new Map();
-  const emit = (type, detail) => { for (const fn of listeners.get(type) ?? []) { try { fn(detail); } catch (e) { console.error(e); } } };
+  const emit = (type, detail) => {
+    for (const fn of listeners.get(type) ?? []) {
+      try {
+        fn(detail);
+      } catch (e) {
+        console.error(e);
+      }
+    }
+  };
   const linked = createLinked();
   let state = initialState(options);
-  const patch = (p) => { state = Object.freeze({ ...state, ...p }); };
+  const patch = (p) => {
+    state = Object.freeze({ ...state, ...p });
+  };
 
   // Generations: every open (loadGen) and every re-plan (planGen) takes a new
   // number; an answer that comes back under an older one is dropped.
-  let loadGen = 0, planGen = 0;
+  let loadGen = 0,
+    planGen = 0;
   let model = null; // the worker's handle on the open model
   // Caches. Per model: the reuse lists (they depend on the model only), the
   // node list (taken with the first plan, then left out of re-plans:
@@ -193,9 +242,17 @@ export function createController(client, options = {}) {
   let derived = {};
 
   // Listeners get the plan frozen (a 10k-node plan takes a few ms to freeze: only when someone listens).
-  function emitPlan(plan) { if (listeners.get('plan')?.size) emit('plan', deepFreeze(plan)); }
-  function setPhase(s) { patch({ phase: s }); emit('state', s); }
-  function status(p) { patch(p); emit('status', state); }
+  function emitPlan(plan) {
+    if (listeners.get('plan')?.size) emit('plan', deepFreeze(plan));
+  }
+  function setPhase(s) {
+    patch({ phase: s });
+    emit('state', s);
+  }
+  function status(p) {
+    patch(p);
+    emit('status', state);
+  }
   // The figures and charts are shown only under the name of what they show:
   // hidden while another model loads (until it is planned, or back if it
   // fails) and after a cancel (the worker, and the model, are gone).
@@ -220,7 +277,14 @@ export function createController(client, options = {}) {
     const args = [];
     for (const inp of state.valueInputs) {
       const v = state.values[inp.name];
-      if (v && !checkValue(inp, v)) args.push('--value', `${inp.name}=${v.split(',').map((x) => x.trim()).join(',')}`);
+      if (v && !checkValue(inp, v))
+        args.push(
+          '--value',
+          `${inp.name}=${v
+            .split(',')
+            .map((x) => x.trim())
+            .join(',')}`,
+        );
     }
     return args;
   }
@@ -251,13 +315,19 @@ export function createController(client, options = {}) {
   function profileState(doc, profileNote) {
     const m = state.m;
     // `profile` covers the main graph's nodes: a body shows its plan's live bytes.
-    if (state.path.length) return { profileDoc: doc, profile: null, profileNote: 'the per-node profile covers the main graph; a body shows its plan\'s live bytes' };
+    if (state.path.length)
+      return {
+        profileDoc: doc,
+        profile: null,
+        profileNote: "the per-node profile covers the main graph; a body shows its plan's live bytes",
+      };
     const profile = doc ? profileSeries(doc, m.positions) : null;
     let note = profileNote;
     if (profile && !profile.ok) {
-      note = profile.reason === 'symbolic'
-        ? `stacking by tag needs every dim bound (the profile is symbolic${m.unknownDims.length ? `: ${m.unknownDims.join(', ')} unbound` : ''}); showing the plan's live bytes`
-        : 'the profile lists no nodes; showing the plan\'s live bytes';
+      note =
+        profile.reason === 'symbolic'
+          ? `stacking by tag needs every dim bound (the profile is symbolic${m.unknownDims.length ? `: ${m.unknownDims.join(', ')} unbound` : ''}); showing the plan's live bytes`
+          : "the profile lists no nodes; showing the plan's live bytes";
     }
     return { profileDoc: doc, profile, profileNote: note };
   }
@@ -272,21 +342,38 @@ export function createController(client, options = {}) {
     const rootDims = Array.isArray(plan?.unknown?.dims) ? plan.unknown.dims.filter((d) => typeof d === 'string') : [];
     for (const d of rootDims) if (!dimNames.includes(d)) dimNames.push(d);
     // The reuse lists are the main graph's (`inplace --json`).
-    patch({ plan, baseline, path, body: at.plan, assumptions: deepFreeze(planAssumptions(plan)), m,
-      reuse: path.length ? new Map() : reuseOf(inplaceDoc, m.nodes), series: memorySeries(m), dimNames: Object.freeze(dimNames) });
+    patch({
+      plan,
+      baseline,
+      path,
+      body: at.plan,
+      assumptions: deepFreeze(planAssumptions(plan)),
+      m,
+      reuse: path.length ? new Map() : reuseOf(inplaceDoc, m.nodes),
+      series: memorySeries(m),
+      dimNames: Object.freeze(dimNames),
+    });
     if (linked.fullDomain[1] !== Math.max(1, m.positions)) linked.setFullDomain([0, Math.max(1, m.positions)]);
     if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);
     patch({ ...profileState(profileDoc, profileNote), ...slotsState(null), links: linksOf(linked.selected, m) });
     emit('applied', state);
   }
-  function applySlots(slotsPlan) { patch(slotsState(slotsPlan)); emit('slots', state); }
-  function applyProfile(doc, note) { patch(profileState(doc, note)); emit('profile', state); }
+  function applySlots(slotsPlan) {
+    patch(slotsState(slotsPlan));
+    emit('slots', state);
+  }
+  function applyProfile(doc, note) {
+    patch(profileState(doc, note));
+    emit('profile', state);
+  }
 
   /** Show the body at `path` (steps {index, node, attribute}; [] the main
    *  graph) of the plan shown: its own charts and tables. No worker call. */
   function openBody(path) {
     if (!state.plan) return false;
-    const steps = Object.freeze((path ?? []).map((s) => Object.freeze({ index: s.index, node: s.node, attribute: s.attribute })));
+    const steps = Object.freeze(
+      (path ?? []).map((s) => Object.freeze({ index: s.index, node: s.node, attribute: s.attribute })),
+    );
     if (!planAt(state.plan, steps)) return false;
     patch({ path: steps });
     linked.select(null);
@@ -327,13 +414,24 @@ export function createController(client, options = {}) {
     setPhase('planning');
     status({ busy: true, progress: 'planning…' });
     try {
-      const onProgress = (p) => { if (gen === planGen && p.stage === 'running') status({ progress: 'planning…' }); };
+      const onProgress = (p) => {
+        if (gen === planGen && p.stage === 'running') status({ progress: 'planning…' });
+      };
       const mdl = model;
       if (!inplaceDoc) {
-        try { const doc = await mdl.call('inplace', []); if (mdl === model) inplaceDoc = doc; } catch (e) { if (e.name === 'AbortError') throw e; }
+        try {
+          const doc = await mdl.call('inplace', []);
+          if (mdl === model) inplaceDoc = doc;
+        } catch (e) {
+          if (e.name === 'AbortError') throw e;
+        }
       }
       const nodes = planNodes?.model === mdl ? planNodes.nodes : null;
-      let plan = await mdl.call('plan', nodes ? [...planArgs(state.strategy, planDims), '--no-nodes'] : planArgs(state.strategy, planDims), { onProgress });
+      let plan = await mdl.call(
+        'plan',
+        nodes ? [...planArgs(state.strategy, planDims), '--no-nodes'] : planArgs(state.strategy, planDims),
+        { onProgress },
+      );
       if (gen !== planGen) return;
       if (nodes) plan = attachNodeTree(plan, nodes);
       else planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
@@ -362,13 +460,22 @@ export function createController(client, options = {}) {
         applySlots(slotsPlan);
       }
       if (!cached) {
-        let doc = null, note = '';
-        try { doc = await mdl.call('profile', dims); } catch (e) { if (e.name === 'AbortError') throw e; note = `no profile: ${e.message}`; }
+        let doc = null,
+          note = '';
+        try {
+          doc = await mdl.call('profile', dims);
+        } catch (e) {
+          if (e.name === 'AbortError') throw e;
+          note = `no profile: ${e.message}`;
+        }
         profileCache = { model: mdl, key: pkey, doc, note };
         if (gen !== planGen) return;
         applyProfile(doc, note);
       }
-      status({ busy: false, progress: `${plan.status} in ${Math.round(state.shownMs)} ms (all charts ${Math.round(performance.now() - t0)} ms)` });
+      status({
+        busy: false,
+        progress: `${plan.status} in ${Math.round(state.shownMs)} ms (all charts ${Math.round(performance.now() - t0)} ms)`,
+      });
       setPhase('ready');
       emitPlan(plan);
     } catch (e) {
@@ -398,10 +505,22 @@ export function createController(client, options = {}) {
       if (gen !== loadGen) return;
       const size = bytes.byteLength ?? bytes.size; // bytes, or a File read in slices
       status({ progress: `opening ${formatBytes(size)}…` });
-      const stages = { starting: 'starting WebAssembly…', parsing: `parsing ${formatBytes(size)}…`, info: 'reading the graph…' };
-      const onProgress = (p) => { if (gen === loadGen) { status({ progress: stages[p.stage] ?? p.stage }); emit('progress', Object.freeze(p)); } };
+      const stages = {
+        starting: 'starting WebAssembly…',
+        parsing: `parsing ${formatBytes(size)}…`,
+        info: 'reading the graph…',
+      };
+      const onProgress = (p) => {
+        if (gen === loadGen) {
+          status({ progress: stages[p.stage] ?? p.stage });
+          emit('progress', Object.freeze(p));
+        }
+      };
       const mdl = await client.open(bytes, { onProgress });
-      if (gen !== loadGen) { mdl.close(); return; }
+      if (gen !== loadGen) {
+        mdl.close();
+        return;
+      }
       model?.close().catch(() => {});
       model = mdl;
       opened = true;
@@ -409,22 +528,36 @@ export function createController(client, options = {}) {
       const info = deepFreeze(mdl.info);
       const presetDims = Object.entries(preset.dims ?? {}).map(([k, v]) => [k, String(v)]);
       const presetValues = Object.entries(preset.values ?? {}).map(([k, v]) => [k, String(v)]);
-      patch({ source: 'model', hasModel: true, shownName: name, info,
-        dims: dimsOf({}, presetDims), dimNames: Object.freeze(presetDims.map(([k]) => k)),
-        values: dimsOf({}, presetValues), valueInputs: valueInputs(info), inputDims: inputDims(info), path: Object.freeze([]),
-        table: Object.freeze({ ...state.table, sortKey: null }) });
+      patch({
+        source: 'model',
+        hasModel: true,
+        shownName: name,
+        info,
+        dims: dimsOf({}, presetDims),
+        dimNames: Object.freeze(presetDims.map(([k]) => k)),
+        values: dimsOf({}, presetValues),
+        valueInputs: valueInputs(info),
+        inputDims: inputDims(info),
+        path: Object.freeze([]),
+        table: Object.freeze({ ...state.table, sortKey: null }),
+      });
       linked.select(null);
       emit('info', state);
       emit('load', Object.freeze({ name, info, bytes: size }));
       await replan();
       if (gen !== loadGen) return;
       setShown(true);
-      status({ progress: `${formatBytes(size)} · ${state.plan?.status ?? ''} · ${Math.round(performance.now() - t0)} ms` });
+      status({
+        progress: `${formatBytes(size)} · ${state.plan?.status ?? ''} · ${Math.round(performance.now() - t0)} ms`,
+      });
     } catch (e) {
       if (gen !== loadGen) return;
       status({ busy: false });
       if (e.name === 'AbortError') return;
-      if (!opened && wasShown) { status({ name: state.shownName }); setShown(true); } // the old model is still open: show it again
+      if (!opened && wasShown) {
+        status({ name: state.shownName });
+        setShown(true);
+      } // the old model is still open: show it again
       console.warn(e.stack);
       showError(`${name}: ${opened ? e.message : openMessage(e.message)}`);
       throw e; // shown, and the caller's promise rejects with it
@@ -436,11 +569,22 @@ export function createController(client, options = {}) {
     if (!plan || typeof plan !== 'object' || !Array.isArray(plan.values) || typeof plan.status !== 'string') {
       throw new TypeError('not a plan document: expected the output of `memplan plan --json`');
     }
-    loadGen++; planGen++;
+    loadGen++;
+    planGen++;
     model?.close().catch(() => {});
     model = null;
     inplaceDoc = null;
-    patch({ source: 'plan', hasModel: false, shownName: name, dims: dimsOf({}), dimNames: Object.freeze([]), values: dimsOf({}), valueInputs: Object.freeze([]), inputDims: Object.freeze([]), path: Object.freeze([]) });
+    patch({
+      source: 'plan',
+      hasModel: false,
+      shownName: name,
+      dims: dimsOf({}),
+      dimNames: Object.freeze([]),
+      values: dimsOf({}),
+      valueInputs: Object.freeze([]),
+      inputDims: Object.freeze([]),
+      path: Object.freeze([]),
+    });
     status({ name, error: null });
     linked.select(null);
     emit('info', state);
@@ -456,7 +600,8 @@ export function createController(client, options = {}) {
   function cancel() {
     client.cancel();
     model = null;
-    loadGen++; planGen++;
+    loadGen++;
+    planGen++;
     patch({ hasModel: false });
     setShown(false);
     status({ busy: false, progress: 'cancelled' });
@@ -496,9 +641,13 @@ export function createController(client, options = {}) {
     linked,
     version: client.version,
     /** The current state (frozen; see ViewState). */
-    get state() { return state; },
+    get state() {
+      return state;
+    },
     /** The worker's handle on the open model (null: none). For the page's own tests and bench. */
-    get model() { return model; },
+    get model() {
+      return model;
+    },
     open,
     replan,
     showPlan,
@@ -516,17 +665,24 @@ export function createController(client, options = {}) {
       return replan();
     },
     /** One dim as typed, without re-planning (the controls re-plan after a pause). */
-    setDim(name, value) { patch({ dims: dimsOf(state.dims, [[name, value]]) }); },
+    setDim(name, value) {
+      patch({ dims: dimsOf(state.dims, [[name, value]]) });
+    },
     /** Bind graph input values ({name: value}: an integer, a bool, or a list of them as "1,2,3";
      *  null or '' unbinds) and re-plan. A value checkValue refuses is kept as typed and left out. */
     setValues(obj) {
-      const pairs = Object.entries(obj ?? {}).map(([k, v]) => [k, v === null || v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v)]);
+      const pairs = Object.entries(obj ?? {}).map(([k, v]) => [
+        k,
+        v === null || v === undefined ? '' : Array.isArray(v) ? v.join(',') : String(v),
+      ]);
       patch({ values: dimsOf(state.values, pairs) });
       emit('dims', state);
       return replan();
     },
     /** One value as typed, without re-planning (the controls re-plan after a pause). */
-    setValue(name, value) { patch({ values: dimsOf(state.values, [[name, value]]) }); },
+    setValue(name, value) {
+      patch({ values: dimsOf(state.values, [[name, value]]) });
+    },
     /** The message for a value that cannot be sent (checkValue), or null. */
     valueError(name) {
       const inp = state.valueInputs.find((v) => v.name === name);
@@ -536,7 +692,12 @@ export function createController(client, options = {}) {
      *  unbound: a value for them would be invented, and the plan would look planned. */
     fillDims(value) {
       const bindable = new Set(state.inputDims.map((d) => d.name));
-      patch({ dims: dimsOf(state.dims, state.dimNames.filter((d) => !state.dims[d] && bindable.has(d)).map((d) => [d, value])) });
+      patch({
+        dims: dimsOf(
+          state.dims,
+          state.dimNames.filter((d) => !state.dims[d] && bindable.has(d)).map((d) => [d, value]),
+        ),
+      });
       emit('dims', state);
       return replan();
     },
@@ -550,9 +711,14 @@ export function createController(client, options = {}) {
       emit('options', state);
       return replan();
     },
-    select(name) { linked.select(name ?? null, 'api'); },
+    select(name) {
+      linked.select(name ?? null, 'api');
+    },
     /** Change the table's tab, sort or filter ({tab, sortKey, sortDir, filter}). */
-    setTable(p) { patch({ table: Object.freeze({ ...state.table, ...p }) }); emit('table', state); },
+    setTable(p) {
+      patch({ table: Object.freeze({ ...state.table, ...p }) });
+      emit('table', state);
+    },
     /** The bodies (not the one shown) holding values that match the table's filter: [{path, label, count}]. */
     bodyMatches() {
       const f = state.table.filter;
@@ -565,7 +731,12 @@ export function createController(client, options = {}) {
     tableView() {
       const { tab, filter, sortKey, sortDir } = state.table;
       const f = filterRows(rows(tab), filter, FILTER_FIELDS[tab]);
-      return { which: tab, rows: sortKey ? sortRows(f.rows, sortKey, sortDir) : f.rows, all: rows(tab).length, error: f.error };
+      return {
+        which: tab,
+        rows: sortKey ? sortRows(f.rows, sortKey, sortDir) : f.rows,
+        all: rows(tab).length,
+        error: f.error,
+      };
     },
     rows,
     /** The node that outputs value `name` (null: a graph input or initializer, or no node list). */
@@ -589,10 +760,22 @@ export function createController(client, options = {}) {
     snapshot() {
       const s = state;
       return Object.freeze({
-        phase: s.phase, name: s.name, shownName: s.shownName, source: s.source, hasModel: s.hasModel,
-        status: s.plan?.status ?? null, strategy: s.strategy, align: s.align, inplace: s.inplace,
-        dims: s.dims, dimNames: s.dimNames, values: s.values, selected: linked.selected,
-        busy: s.busy, progress: s.progress, error: s.error,
+        phase: s.phase,
+        name: s.name,
+        shownName: s.shownName,
+        source: s.source,
+        hasModel: s.hasModel,
+        status: s.plan?.status ?? null,
+        strategy: s.strategy,
+        align: s.align,
+        inplace: s.inplace,
+        dims: s.dims,
+        dimNames: s.dimNames,
+        values: s.values,
+        selected: linked.selected,
+        busy: s.busy,
+        progress: s.progress,
+        error: s.error,
       });
     },
     on(type, fn) {
@@ -601,7 +784,8 @@ export function createController(client, options = {}) {
       return () => listeners.get(type)?.delete(fn);
     },
     destroy() {
-      loadGen++; planGen++;
+      loadGen++;
+      planGen++;
       linked.clear();
       model?.close().catch(() => {});
       model = null;

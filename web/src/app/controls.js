@@ -21,7 +21,9 @@ export function createControls(container, ctl) {
     b.type = 'button';
     b.dataset.strategy = s;
     b.setAttribute('role', 'radio');
-    b.addEventListener('click', () => { if (ctl.state.strategy !== s) ctl.setOptions({ strategy: s }); });
+    b.addEventListener('click', () => {
+      if (ctl.state.strategy !== s) ctl.setOptions({ strategy: s });
+    });
     stratBtns[s] = b;
     stratGroup.append(b);
   }
@@ -35,23 +37,36 @@ export function createControls(container, ctl) {
     ctl.setOptions({ strategy: next });
   });
   const alignSel = el('select', 'mpv-align');
-  for (const a of ALIGNS) { const o = el('option', '', `${a} B`); o.value = String(a); alignSel.append(o); }
+  for (const a of ALIGNS) {
+    const o = el('option', '', `${a} B`);
+    o.value = String(a);
+    alignSel.append(o);
+  }
   alignSel.addEventListener('change', () => ctl.setOptions({ align: Number(alignSel.value) }));
   const inplace = el('input');
   inplace.type = 'checkbox';
   inplace.className = 'mpv-inplace';
   inplace.addEventListener('change', () => ctl.setOptions({ inplace: inplace.checked }));
   const inplaceLabel = el('label', 'mpv-check');
-  inplaceLabel.title = 'In-place reuse: an output may take the buffer of an input read for the last time (plan --inplace)';
+  inplaceLabel.title =
+    'In-place reuse: an output may take the buffer of an input read for the last time (plan --inplace)';
   inplaceLabel.append(inplace, document.createTextNode(' in-place reuse'));
   const resetZoom = el('button', 'mpv-btn', 'Reset zoom');
   resetZoom.type = 'button';
   resetZoom.addEventListener('click', () => ctl.linked.setXDomain(null));
   const ctlRow = el('div', 'mpv-ctl-row');
-  const lab = (text, node) => { const l = el('label', 'mpv-ctl'); l.append(el('span', 'mpv-ctl-label', text), node); return l; };
+  const lab = (text, node) => {
+    const l = el('label', 'mpv-ctl');
+    l.append(el('span', 'mpv-ctl-label', text), node);
+    return l;
+  };
   const stratWrap = el('div', 'mpv-ctl');
   stratWrap.append(el('span', 'mpv-ctl-label', 'strategy'), stratGroup);
-  const fixedNote = el('span', 'mpv-fixed-note muted', 'a saved plan: these are the options it was made with (open the model to change them)');
+  const fixedNote = el(
+    'span',
+    'mpv-fixed-note muted',
+    'a saved plan: these are the options it was made with (open the model to change them)',
+  );
   fixedNote.hidden = true;
   ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, resetZoom, fixedNote);
 
@@ -65,7 +80,15 @@ export function createControls(container, ctl) {
   const otherBox = el('details', 'mpv-dims-other');
   const otherSummary = el('summary', 'muted');
   const otherList = el('div', 'mpv-dims-list');
-  otherBox.append(otherSummary, el('p', 'muted mpv-dims-note', 'Made up inside the model by shape inference or declared on inner values: a value for them is a guess. Bind the input dims (or input values) above instead.'), otherList);
+  otherBox.append(
+    otherSummary,
+    el(
+      'p',
+      'muted mpv-dims-note',
+      'Made up inside the model by shape inference or declared on inner values: a value for them is a guess. Bind the input dims (or input values) above instead.',
+    ),
+    otherList,
+  );
   otherBox.hidden = true;
   dimsAll.addEventListener('click', () => ctl.fillDims('1'));
   dimsBox.append(dimsLegend, dimsList, dimsAll, otherBox);
@@ -79,7 +102,11 @@ export function createControls(container, ctl) {
 
   function sync() {
     const s = ctl.state;
-    for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.strategy); b.setAttribute('aria-checked', String(k === s.strategy)); b.tabIndex = k === s.strategy ? 0 : -1; }
+    for (const [k, b] of Object.entries(stratBtns)) {
+      b.classList.toggle('on', k === s.strategy);
+      b.setAttribute('aria-checked', String(k === s.strategy));
+      b.tabIndex = k === s.strategy ? 0 : -1;
+    }
     alignSel.value = String(s.align);
     inplace.checked = s.inplace;
     // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
@@ -92,7 +119,10 @@ export function createControls(container, ctl) {
     fixedNote.hidden = !(fixed && s.source === 'plan');
     if (fixed && s.source === 'plan' && s.plan) {
       alignSel.value = String(s.plan.align ?? s.align);
-      for (const [k, b] of Object.entries(stratBtns)) { b.classList.toggle('on', k === s.plan.strategy); b.setAttribute('aria-checked', String(k === s.plan.strategy)); }
+      for (const [k, b] of Object.entries(stratBtns)) {
+        b.classList.toggle('on', k === s.plan.strategy);
+        b.setAttribute('aria-checked', String(k === s.plan.strategy));
+      }
       inplace.checked = !!s.plan.inplace?.enabled;
     }
   }
@@ -100,14 +130,17 @@ export function createControls(container, ctl) {
   function dimInput(d) {
     const where = ctl.state.inputDims.find((x) => x.name === d);
     const l = el('label', 'mpv-dim');
-    l.title = where ? `input ${where.input}, axis ${where.axis}` : 'not an input\'s dim: made up inside the model';
+    l.title = where ? `input ${where.input}, axis ${where.axis}` : "not an input's dim: made up inside the model";
     const input = el('input');
     input.type = 'number';
     input.min = '0';
     input.step = '1';
     input.placeholder = 'unbound';
     input.dataset.dim = d;
-    input.setAttribute('aria-label', where ? `dim ${d} (input ${where.input}, axis ${where.axis})` : `dim ${d} (made up inside the model)`);
+    input.setAttribute(
+      'aria-label',
+      where ? `dim ${d} (input ${where.input}, axis ${where.axis})` : `dim ${d} (made up inside the model)`,
+    );
     let t = 0;
     input.addEventListener('input', () => {
       ctl.setDim(d, input.value.trim());
@@ -122,7 +155,8 @@ export function createControls(container, ctl) {
     const input = el('input');
     input.type = 'text';
     input.inputMode = inp.dtype === 'bool' ? 'text' : 'numeric';
-    input.placeholder = inp.dtype === 'bool' ? 'true or false' : inp.count > 1 ? `${inp.count} numbers, a,b,…` : 'unbound';
+    input.placeholder =
+      inp.dtype === 'bool' ? 'true or false' : inp.count > 1 ? `${inp.count} numbers, a,b,…` : 'unbound';
     input.dataset.value = inp.name;
     input.setAttribute('aria-label', `value of input ${inp.name} (${inp.dtype} [${inp.shape.join(', ')}])`);
     const err = el('span', 'mpv-value-error');
@@ -148,7 +182,8 @@ export function createControls(container, ctl) {
     const { values, valueInputs } = ctl.state;
     valuesBox.hidden = valueInputs.length === 0;
     const have = [...valuesList.querySelectorAll('input')].map((i) => i.dataset.value);
-    if (have.join('\n') !== valueInputs.map((v) => v.name).join('\n')) valuesList.replaceChildren(...valueInputs.map(valueInput));
+    if (have.join('\n') !== valueInputs.map((v) => v.name).join('\n'))
+      valuesList.replaceChildren(...valueInputs.map(valueInput));
     const focused = document.activeElement?.dataset?.value;
     for (const input of valuesList.querySelectorAll('input')) {
       if (input.dataset.value !== focused) input.value = values[input.dataset.value] ?? '';
@@ -164,7 +199,8 @@ export function createControls(container, ctl) {
     const bindable = new Set(inputDims.map((d) => d.name));
     // A plan document knows no inputs: its dims are all listed as they come.
     const isInput = (d) => bindable.has(d) || inputDims.length === 0;
-    const mine = dimNames.filter(isInput), other = dimNames.filter((d) => !isInput(d));
+    const mine = dimNames.filter(isInput),
+      other = dimNames.filter((d) => !isInput(d));
     const sync = (list, names) => {
       const have = [...list.querySelectorAll('input')].map((i) => i.dataset.dim);
       if (have.join('\n') !== names.join('\n')) list.replaceChildren(...names.map(dimInput));
@@ -178,7 +214,9 @@ export function createControls(container, ctl) {
       input.classList.toggle('unbound', !(dims[input.dataset.dim] ?? ''));
     }
     const unbound = mine.filter((d) => !dims[d]);
-    dimsLegend.textContent = unbound.length ? `Symbolic dims — ${unbound.length} of ${mine.length} unbound` : `Symbolic dims (${mine.length})`;
+    dimsLegend.textContent = unbound.length
+      ? `Symbolic dims — ${unbound.length} of ${mine.length} unbound`
+      : `Symbolic dims (${mine.length})`;
   }
 
   // The options show the state whenever a plan or the table is redrawn, and when they change.

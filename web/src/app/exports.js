@@ -19,9 +19,18 @@ function download(name, data, type) {
 }
 
 /** A file name stem from a model name: "model" for none, safe characters only, 80 at most. */
-export const stem = (name) => (name || 'model').replace(/\.onnx$/i, '').replace(/[^\w.-]+/g, '_').slice(0, 80) || 'model';
+export const stem = (name) =>
+  (name || 'model')
+    .replace(/\.onnx$/i, '')
+    .replace(/[^\w.-]+/g, '_')
+    .slice(0, 80) || 'model';
 
-const CHART_NAMES = { memory: 'Memory over time', timeline: 'Live intervals', arena: 'Arena map', slots: 'Slot occupancy' };
+const CHART_NAMES = {
+  memory: 'Memory over time',
+  timeline: 'Live intervals',
+  arena: 'Arena map',
+  slots: 'Slot occupancy',
+};
 
 /** The export buttons, appended to `container`; PNG/SVG buttons added to each of `charts` ({key: chart}). */
 export function createExports(container, ctl, charts) {
@@ -34,8 +43,12 @@ export function createExports(container, ctl, charts) {
     return b;
   };
   for (const [key, c] of Object.entries(charts)) {
-    const png = button(`${key}-png`, 'PNG', 'mpv-btn mpv-small', async () => download(`${base()}-${key}.png`, await c.toPNG(), 'image/png'));
-    const svg = button(`${key}-svg`, 'SVG', 'mpv-btn mpv-small', () => download(`${base()}-${key}.svg`, c.toSVG(), 'image/svg+xml'));
+    const png = button(`${key}-png`, 'PNG', 'mpv-btn mpv-small', async () =>
+      download(`${base()}-${key}.png`, await c.toPNG(), 'image/png'),
+    );
+    const svg = button(`${key}-svg`, 'SVG', 'mpv-btn mpv-small', () =>
+      download(`${base()}-${key}.svg`, c.toSVG(), 'image/svg+xml'),
+    );
     // Four charts have a PNG and an SVG button each: their names say which chart.
     png.setAttribute('aria-label', `${CHART_NAMES[key] ?? key} as PNG`);
     svg.setAttribute('aria-label', `${CHART_NAMES[key] ?? key} as SVG`);
@@ -47,7 +60,14 @@ export function createExports(container, ctl, charts) {
   };
   const tableCsv = () => {
     const { which, rows } = ctl.tableView();
-    download(`${base()}.${which}.csv`, toCSV(rows, columnsOf(which).map((c) => ({ key: c.key, label: c.label }))), 'text/csv');
+    download(
+      `${base()}.${which}.csv`,
+      toCSV(
+        rows,
+        columnsOf(which).map((c) => ({ key: c.key, label: c.label })),
+      ),
+      'text/csv',
+    );
   };
   const annotated = async () => {
     const bytes = await ctl.annotate();
@@ -56,16 +76,28 @@ export function createExports(container, ctl, charts) {
   const netron = () => {
     const { m, name, info } = ctl.state;
     if (!m) return;
-    const doc = netronAttachment(m, { values: ctl.rows('values'), nodes: ctl.rows('nodes'), producer: `onnx-memplan ${ctl.version}`, model: name, graph: info?.graph_name ?? '' });
+    const doc = netronAttachment(m, {
+      values: ctl.rows('values'),
+      nodes: ctl.rows('nodes'),
+      producer: `onnx-memplan ${ctl.version}`,
+      model: name,
+      graph: info?.graph_name ?? '',
+    });
     download(`${base()}.memplan.netron.json`, JSON.stringify(doc, null, 1), 'application/json');
   };
   const annotatedBtn = button('annotated-onnx', 'Annotated .onnx', 'mpv-btn', annotated);
-  container.append(button('plan-json', 'Plan JSON', 'mpv-btn', planJson), button('table-csv', 'Table CSV', 'mpv-btn', tableCsv),
-    annotatedBtn, button('netron', 'Netron attachment', 'mpv-btn', netron));
+  container.append(
+    button('plan-json', 'Plan JSON', 'mpv-btn', planJson),
+    button('table-csv', 'Table CSV', 'mpv-btn', tableCsv),
+    annotatedBtn,
+    button('netron', 'Netron attachment', 'mpv-btn', netron),
+  );
   // Annotating needs the model open in the worker: not a saved plan, not after a cancel.
   const syncAnnotate = ({ hasModel }) => {
     annotatedBtn.disabled = !hasModel;
-    annotatedBtn.title = hasModel ? 'The model with the plan written into its metadata_props (memplan annotate)' : 'Needs the model itself: open the .onnx file';
+    annotatedBtn.title = hasModel
+      ? 'The model with the plan written into its metadata_props (memplan annotate)'
+      : 'Needs the model itself: open the .onnx file';
   };
   ctl.on('info', syncAnnotate);
   ctl.on('status', syncAnnotate);

@@ -39,9 +39,17 @@ export function createFigures(container, ctl) {
   const fig = {
     naive: figure('naive', 'Naive total', NAIVE_HINT),
     peak: figure('peak', 'Planned peak', 'Arena or slot memory of the chosen strategy (peak_bytes)'),
-    bound: figure('bound', 'Lower bound', 'Most bytes live at any one position: no plan can use less (lower_bound_bytes)'),
+    bound: figure(
+      'bound',
+      'Lower bound',
+      'Most bytes live at any one position: no plan can use less (lower_bound_bytes)',
+    ),
     savings: figure('savings', 'Savings', '1 - planned peak / naive total (savings_ratio)'),
-    inplace: figure('inplace', 'In-place saves', 'Planned peak without in-place reuse minus with it (inplace.saved_bytes); turn in-place reuse on to see it'),
+    inplace: figure(
+      'inplace',
+      'In-place saves',
+      'Planned peak without in-place reuse minus with it (inplace.saved_bytes); turn in-place reuse on to see it',
+    ),
   };
   const strategiesLine = el('p', 'mpv-strategies muted');
   // What the whole model's plan assumed rather than knew (an If's branch, a trip count): beside the figures.
@@ -51,10 +59,18 @@ export function createFigures(container, ctl) {
 
   function renderAssumptions({ assumptions }) {
     assumed.hidden = assumptions.length === 0;
-    if (!assumptions.length) { assumed.replaceChildren(); return; }
-    const shown = assumptions.slice(0, 3).map((a) => a.text).join('; ');
-    assumed.replaceChildren(el('strong', '', assumptions.length === 1 ? 'Assumed: ' : `Assumed (${assumptions.length}): `),
-      document.createTextNode(shown + (assumptions.length > 3 ? `; … ${assumptions.length - 3} more` : '') + '.'));
+    if (!assumptions.length) {
+      assumed.replaceChildren();
+      return;
+    }
+    const shown = assumptions
+      .slice(0, 3)
+      .map((a) => a.text)
+      .join('; ');
+    assumed.replaceChildren(
+      el('strong', '', assumptions.length === 1 ? 'Assumed: ' : `Assumed (${assumptions.length}): `),
+      document.createTextNode(shown + (assumptions.length > 3 ? `; … ${assumptions.length - 3} more` : '') + '.'),
+    );
   }
 
   function render(s) {
@@ -68,7 +84,9 @@ export function createFigures(container, ctl) {
     set(fig.peak, m.peak, formatBytes);
     set(fig.bound, m.lowerBound, formatBytes);
     set(fig.savings, sv.savings, formatRatio);
-    fig.naive.card.title = sv.rebased ? 'Every buffer allocated separately, without in-place reuse: the baseline whatever the options' : NAIVE_HINT;
+    fig.naive.card.title = sv.rebased
+      ? 'Every buffer allocated separately, without in-place reuse: the baseline whatever the options'
+      : NAIVE_HINT;
     const ip = m.raw?.inplace;
     set(fig.inplace, ip && ip.enabled && typeof ip.saved_bytes === 'number' ? ip.saved_bytes : null, formatBytes);
     if (!(ip && ip.enabled)) fig.inplace.v.textContent = inplace ? '—' : 'off';
@@ -76,7 +94,8 @@ export function createFigures(container, ctl) {
     const counts = `${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`;
     strategiesLine.textContent = st
       ? `Strategies — arena ${formatBytes(st.arena)} · slots ${formatBytes(st.slots)} · exact-size reuse ${formatBytes(st.exact_reuse)}` +
-        (st.arena_heuristic ? ` · arena heuristic ${st.arena_heuristic}` : '') + ` · ${counts}`
+        (st.arena_heuristic ? ` · arena heuristic ${st.arena_heuristic}` : '') +
+        ` · ${counts}`
       : counts;
   }
   ctl.on('applied', render);
@@ -88,7 +107,10 @@ function reasonSummary(items) {
   const counts = new Map();
   for (const u of items) counts.set(u.reason, (counts.get(u.reason) ?? 0) + 1);
   if (!counts.size) return '';
-  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 3).map(([r, c]) => `${r} (${formatInt(c)})`);
+  const top = [...counts]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 3)
+    .map(([r, c]) => `${r} (${formatInt(c)})`);
   return ` Reasons: ${top.join('; ')}${counts.size > 3 ? '; …' : ''}.`;
 }
 
@@ -119,15 +141,24 @@ export function createDeferred(container, ctl) {
     box.append(d);
   };
   function render({ m }) {
-    if (m.planned && !m.unplanned.length) { box.hidden = true; return; }
+    if (m.planned && !m.unplanned.length) {
+      box.hidden = true;
+      return;
+    }
     box.replaceChildren();
     if (!m.planned) {
-      const n = m.unknownValues.length, nd = m.unknownDims.length;
-      box.append(el('p', 'mpv-deferred-head',
-        `Deferred: ${formatInt(n)} value${n === 1 ? '' : 's'} have no known size yet` +
-        (nd ? `, and ${formatInt(nd)} symbolic dim${nd === 1 ? ' is' : 's are'} unbound (set them above).` : '.') +
-        reasonSummary(m.unknownValues) +
-        ' The timeline shows every interval; offsets and totals wait for the sizes.'));
+      const n = m.unknownValues.length,
+        nd = m.unknownDims.length;
+      box.append(
+        el(
+          'p',
+          'mpv-deferred-head',
+          `Deferred: ${formatInt(n)} value${n === 1 ? '' : 's'} have no known size yet` +
+            (nd ? `, and ${formatInt(nd)} symbolic dim${nd === 1 ? ' is' : 's are'} unbound (set them above).` : '.') +
+            reasonSummary(m.unknownValues) +
+            ' The timeline shows every interval; offsets and totals wait for the sizes.',
+        ),
+      );
     }
     if (m.unknownDims.length) {
       const p = el('p', 'mpv-unbound');

@@ -23,7 +23,9 @@ function valuesTable(role, values) {
 /** Fill `root` (emptied) with the info document. */
 export function renderModelInfo(root, info) {
   root.replaceChildren();
-  const opsets = Object.entries(info.opsets ?? {}).map(([d, v]) => `${d === '' ? 'ai.onnx' : d} ${v}`).join(', ');
+  const opsets = Object.entries(info.opsets ?? {})
+    .map(([d, v]) => `${d === '' ? 'ai.onnx' : d} ${v}`)
+    .join(', ');
   const rows = [
     ['nodes', 'Nodes (main graph)', formatInt(info.nodes)],
     ['nodes-total', 'Nodes (with subgraphs)', formatInt(info.nodes_total)],
@@ -44,11 +46,19 @@ export function renderModelInfo(root, info) {
   }
   const cols = el('div', 'mpv-info-cols');
   const left = el('div');
-  left.append(el('h4', '', 'Summary'), dl, el('h4', '', 'Inputs'), valuesTable('inputs', info.inputs ?? []),
-    el('h4', '', 'Outputs'), valuesTable('outputs', info.outputs ?? []));
+  left.append(
+    el('h4', '', 'Summary'),
+    dl,
+    el('h4', '', 'Inputs'),
+    valuesTable('inputs', info.inputs ?? []),
+    el('h4', '', 'Outputs'),
+    valuesTable('outputs', info.outputs ?? []),
+  );
   const right = el('div');
   const ops = Object.entries(info.op_types ?? {}).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-  const x = scaleLinear().domain([0, ops.length ? ops[0][1] : 1]).range([0, 100]);
+  const x = scaleLinear()
+    .domain([0, ops.length ? ops[0][1] : 1])
+    .range([0, 100]);
   const t = el('table', 'mpv-ops');
   t.dataset.role = 'ops';
   const hr = t.createTHead().insertRow();

@@ -7,23 +7,36 @@ import { formatInt, nodeLabel } from '../data/format.js';
 import { createVirtualBody } from './vtable.js';
 
 export const VALUE_COLUMNS = [
-  { key: 'name', label: 'value' }, { key: 'dtype', label: 'dtype' }, { key: 'shape', label: 'shape', mono: true },
-  { key: 'size', label: 'size', num: true, bytes: true }, { key: 'start', label: 'start', num: true },
-  { key: 'end', label: 'end', num: true }, { key: 'length', label: 'live for', num: true }, { key: 'owner', label: 'owner' },
-  { key: 'slot', label: 'slot', num: true }, { key: 'offset', label: 'offset', num: true, bytes: true }, { key: 'status', label: 'note' },
+  { key: 'name', label: 'value' },
+  { key: 'dtype', label: 'dtype' },
+  { key: 'shape', label: 'shape', mono: true },
+  { key: 'size', label: 'size', num: true, bytes: true },
+  { key: 'start', label: 'start', num: true },
+  { key: 'end', label: 'end', num: true },
+  { key: 'length', label: 'live for', num: true },
+  { key: 'owner', label: 'owner' },
+  { key: 'slot', label: 'slot', num: true },
+  { key: 'offset', label: 'offset', num: true, bytes: true },
+  { key: 'status', label: 'note' },
   { key: 'reuses', label: 'reuses (in place)' },
 ];
 export const NODE_COLUMNS = [
-  { key: 'position', label: 'position', num: true }, { key: 'op', label: 'op' }, { key: 'name', label: 'node' },
-  { key: 'inputs', label: 'inputs' }, { key: 'outputs', label: 'outputs' },
-  { key: 'allocated', label: 'allocated', num: true, bytes: true }, { key: 'freed', label: 'freed after', num: true, bytes: true },
-  { key: 'live', label: 'live', num: true, bytes: true }, { key: 'extent', label: 'arena top', num: true, bytes: true },
+  { key: 'position', label: 'position', num: true },
+  { key: 'op', label: 'op' },
+  { key: 'name', label: 'node' },
+  { key: 'inputs', label: 'inputs' },
+  { key: 'outputs', label: 'outputs' },
+  { key: 'allocated', label: 'allocated', num: true, bytes: true },
+  { key: 'freed', label: 'freed after', num: true, bytes: true },
+  { key: 'live', label: 'live', num: true, bytes: true },
+  { key: 'extent', label: 'arena top', num: true, bytes: true },
 ];
 /** The columns of table `which` ('values' | 'nodes'). */
 export const columnsOf = (which) => (which === 'values' ? VALUE_COLUMNS : NODE_COLUMNS);
 const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner', 'reuses']);
 /** Relative column widths of the (fixed-layout) tables. */
-const columnWeight = (c) => (NAME_KEYS.has(c.key) ? 3 : c.mono || c.key === 'op' ? 2 : c.bytes ? 1.4 : c.num ? 1.1 : 1.2);
+const columnWeight = (c) =>
+  NAME_KEYS.has(c.key) ? 3 : c.mono || c.key === 'op' ? 2 : c.bytes ? 1.4 : c.num ? 1.1 : 1.2;
 const FILTER_PAUSE_MS = 120;
 
 const BODY_HITS_MAX = 50;
@@ -34,7 +47,10 @@ export function createTable(container, ctl) {
   const sec = el('section', 'mpv-table-sec');
   const tabs = el('div', 'mpv-seg');
   const tabBtns = {};
-  for (const [k, label] of [['values', 'Values'], ['nodes', 'Nodes']]) {
+  for (const [k, label] of [
+    ['values', 'Values'],
+    ['nodes', 'Nodes'],
+  ]) {
     const b = el('button', 'mpv-seg-btn', label);
     b.type = 'button';
     b.dataset.table = k;
@@ -67,7 +83,9 @@ export function createTable(container, ctl) {
   container.append(sec);
   let shown = []; // the rows shown (filtered, sorted)
 
-  function syncTabs() { for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === ctl.state.table.tab); }
+  function syncTabs() {
+    for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === ctl.state.table.tab);
+  }
 
   function headerRow(cols) {
     const { sortKey, sortDir } = ctl.state.table;
@@ -78,9 +96,15 @@ export function createTable(container, ctl) {
       th.dataset.key = c.key;
       th.tabIndex = 0;
       if (sortKey === c.key) th.append(el('span', 'mpv-sort', sortDir > 0 ? ' ▲' : ' ▼'));
-      const sort = () => ctl.setTable(sortKey === c.key ? { sortDir: -sortDir } : { sortKey: c.key, sortDir: c.num ? -1 : 1 });
+      const sort = () =>
+        ctl.setTable(sortKey === c.key ? { sortDir: -sortDir } : { sortKey: c.key, sortDir: c.num ? -1 : 1 });
       th.addEventListener('click', sort);
-      th.addEventListener('keydown', (ev) => { if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); sort(); } });
+      th.addEventListener('keydown', (ev) => {
+        if (ev.key === 'Enter' || ev.key === ' ') {
+          ev.preventDefault();
+          sort();
+        }
+      });
       hr.append(th);
     }
     return hr;
@@ -95,21 +119,26 @@ export function createTable(container, ctl) {
     const weights = cols.reduce((a, c) => a + columnWeight(c), 0);
     for (const c of cols) {
       const col = el('col');
-      col.style.width = `${(100 * columnWeight(c) / weights).toFixed(2)}%`;
+      col.style.width = `${((100 * columnWeight(c)) / weights).toFixed(2)}%`;
       colgroup.append(col);
     }
     shown = rows;
     table.replaceChildren(colgroup, thead, vbody.body);
     table.dataset.rows = String(rows.length);
     vbody.set(rows.length, (i) => tableRow(which, rows[i], cols), cols.length);
-    note.textContent = `${formatInt(rows.length)} of ${formatInt(all)} rows` + (error ? ' · not a valid regular expression: matching text' : '');
+    note.textContent =
+      `${formatInt(rows.length)} of ${formatInt(all)} rows` +
+      (error ? ' · not a valid regular expression: matching text' : '');
     renderBodyMatches(which);
   }
   // The values inside other bodies that match the filter, one link per body (it opens that body).
   function renderBodyMatches(which) {
     const found = which === 'values' ? ctl.bodyMatches() : [];
     bodyHits.hidden = found.length === 0;
-    if (!found.length) { bodyHits.replaceChildren(); return; }
+    if (!found.length) {
+      bodyHits.replaceChildren();
+      return;
+    }
     const total = found.reduce((a, b) => a + b.count, 0);
     const ul = el('ul');
     for (const b of found.slice(0, BODY_HITS_MAX)) {
@@ -120,8 +149,12 @@ export function createTable(container, ctl) {
       li.append(btn, el('span', 'muted', ` — ${formatInt(b.count)} match${b.count === 1 ? '' : 'es'}`));
       ul.append(li);
     }
-    if (found.length > BODY_HITS_MAX) ul.append(el('li', 'muted', `… ${formatInt(found.length - BODY_HITS_MAX)} more bodies`));
-    bodyHits.replaceChildren(el('p', '', `${formatInt(total)} more match${total === 1 ? '' : 'es'} inside control-flow bodies:`), ul);
+    if (found.length > BODY_HITS_MAX)
+      ul.append(el('li', 'muted', `… ${formatInt(found.length - BODY_HITS_MAX)} more bodies`));
+    bodyHits.replaceChildren(
+      el('p', '', `${formatInt(total)} more match${total === 1 ? '' : 'es'} inside control-flow bodies:`),
+      ul,
+    );
   }
   // One <tr>: cells as text; long names end in an ellipsis, with the whole text in the cell's title.
   function tableRow(which, r, cols) {
@@ -148,12 +181,24 @@ export function createTable(container, ctl) {
   // The keys, on the focused table: ↑/↓ select the row above or below (values), Enter opens a
   // control-flow node's body, Escape clears the selection.
   wrap.tabIndex = 0;
-  wrap.setAttribute('aria-label', 'value table: arrow keys select a row, Enter opens a control-flow body, Escape clears');
+  wrap.setAttribute(
+    'aria-label',
+    'value table: arrow keys select a row, Enter opens a control-flow body, Escape clears',
+  );
   wrap.addEventListener('keydown', (ev) => {
     if (ev.altKey || ev.ctrlKey || ev.metaKey) return;
     const name = linked.selected;
-    if (ev.key === 'Escape') { linked.select(null, 'keyboard'); ev.preventDefault(); return; }
-    if (ev.key === 'Enter' && name !== null && ctl.bodyPath(name) && ctl.state.m.transient(ctl.state.m.index.get(name) ?? -1)) {
+    if (ev.key === 'Escape') {
+      linked.select(null, 'keyboard');
+      ev.preventDefault();
+      return;
+    }
+    if (
+      ev.key === 'Enter' &&
+      name !== null &&
+      ctl.bodyPath(name) &&
+      ctl.state.m.transient(ctl.state.m.index.get(name) ?? -1)
+    ) {
       ctl.openBody(ctl.bodyPath(name));
       ev.preventDefault();
       return;
@@ -194,10 +239,17 @@ export function createTable(container, ctl) {
     if (!lk) return;
     const label = (p) => `${p} ${nodeLabel(m.nodes[p] ?? { op: '?', name: '' })}`.trim();
     const more = lk.consumers.length > 12 ? ` +${lk.consumers.length - 12}` : '';
-    linksLine.append(el('strong', '', linked.selected), document.createTextNode(' — made by '),
+    linksLine.append(
+      el('strong', '', linked.selected),
+      document.createTextNode(' — made by '),
       el('span', 'producer', lk.producer === null ? 'a graph input or initializer' : `position ${label(lk.producer)}`),
-      document.createTextNode(lk.consumers.length ? ` · read by ${lk.consumers.length} node${lk.consumers.length === 1 ? '' : 's'}: ` : ' · read by no node'),
-      el('span', 'consumer', lk.consumers.slice(0, 12).map(label).join(', ') + more));
+      document.createTextNode(
+        lk.consumers.length
+          ? ` · read by ${lk.consumers.length} node${lk.consumers.length === 1 ? '' : 's'}: `
+          : ' · read by no node',
+      ),
+      el('span', 'consumer', lk.consumers.slice(0, 12).map(label).join(', ') + more),
+    );
   }
   ctl.on('selection', (source) => {
     for (const tr of table.querySelectorAll('tbody tr.selected')) tr.classList.remove('selected');
@@ -205,10 +257,14 @@ export function createTable(container, ctl) {
     const name = linked.selected;
     if (name === null) return;
     const i = ctl.state.table.tab === 'values' ? shown.findIndex((r) => r.name === name) : -1;
-    if (i >= 0 && source !== 'table') vbody.scrollTo(i); // draws the rows in view, the selected one marked
+    if (i >= 0 && source !== 'table')
+      vbody.scrollTo(i); // draws the rows in view, the selected one marked
     else vbody.redraw();
   });
-  ctl.on('applied', () => { render(); showLinks(); });
+  ctl.on('applied', () => {
+    render();
+    showLinks();
+  });
   ctl.on('table', render);
   syncTabs();
   return { toolbar, destroy: () => vbody.destroy() };

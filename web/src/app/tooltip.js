@@ -12,10 +12,17 @@ import { bodiesOf, bodyLabel } from '../data/plan.js';
 function describeBody(ctl, node, size, position) {
   const bodies = bodiesOf(ctl.state.body, node);
   const counted = bodies.find((b) => b.entry.counted)?.entry;
-  const lines = [['body memory', Number.isNaN(size) ? 'not known (the body\'s plan is deferred)' : `${formatBytes(size)} (${formatInt(size)} B), its body's arena and state`]];
+  const lines = [
+    [
+      'body memory',
+      Number.isNaN(size)
+        ? "not known (the body's plan is deferred)"
+        : `${formatBytes(size)} (${formatInt(size)} B), its body's arena and state`,
+    ],
+  ];
   lines.push(['node', `${counted?.op_type ?? bodies[0]?.entry.op_type ?? ''} ${node} (position ${position})`]);
   if (counted) lines.push(['counted', bodyLabel(counted)]);
-  lines.push(['open', 'click to open the body\'s own charts and tables']);
+  lines.push(['open', "click to open the body's own charts and tables"]);
   return lines;
 }
 
@@ -29,17 +36,31 @@ export function describeValue(ctl, name) {
   const size = m.size[i];
   if (m.transient(i)) return describeBody(ctl, name, size, m.start[i]);
   if (m.dtype[i] || m.shape[i] !== undefined) lines.push(['type', `${m.dtype[i] || '?'} ${formatShape(m.shape[i])}`]);
-  lines.push(['size', Number.isNaN(size) ? `unknown (${m.unknownReason.get(name) ?? m.unknownReason.get(m.names[own]) ?? 'no shape'})` : `${formatBytes(size)} (${formatInt(size)} B)`]);
+  lines.push([
+    'size',
+    Number.isNaN(size)
+      ? `unknown (${m.unknownReason.get(name) ?? m.unknownReason.get(m.names[own]) ?? 'no shape'})`
+      : `${formatBytes(size)} (${formatInt(size)} B)`,
+  ]);
   const nd = ctl.producer(name);
   if (nd) lines.push(['made by', `${nodeLabel(nd)} (position ${nd.index})`]);
   lines.push(['live', `positions ${m.start[i]}–${m.end[i]} (${m.end[i] - m.start[i] + 1})`]);
   const slot = m.slot[own];
   const off = m.offset[own];
   if (slot >= 0 || !Number.isNaN(off)) {
-    lines.push(['placed', [slot >= 0 ? `slot ${slot}` : '', !Number.isNaN(off) ? `offset ${formatInt(off)}` : ''].filter(Boolean).join(' · ')]);
+    lines.push([
+      'placed',
+      [slot >= 0 ? `slot ${slot}` : '', !Number.isNaN(off) ? `offset ${formatInt(off)}` : '']
+        .filter(Boolean)
+        .join(' · '),
+    ]);
   }
   const ru = reuse.get(name);
-  if (ru) lines.push(['reuses', `${reuseText(ru)} in place${inplace ? (m.owner[i] === m.owner[m.index.get(ru.input) ?? -1] ? ' (applied)' : ' (not applied)') : ''}`]);
+  if (ru)
+    lines.push([
+      'reuses',
+      `${reuseText(ru)} in place${inplace ? (m.owner[i] === m.owner[m.index.get(ru.input) ?? -1] ? ' (applied)' : ' (not applied)') : ''}`,
+    ]);
   if (own !== i) lines.push(['view of', m.names[own]]);
   else {
     const nv = ctl.viewCount(i);
@@ -60,7 +81,8 @@ export function describePosition(ctl, p) {
   lines.push(['naive', formatBytes(s.naive[p])]);
   if (s.unknown[p]) lines.push(['unknown', `${formatInt(s.unknown[p])} sizes unknown`]);
   const outs = ctl.rows('nodes')[p]?.outputs ?? [];
-  if (outs.length) lines.push(['produces', outs.slice(0, 4).join(', ') + (outs.length > 4 ? ` +${outs.length - 4}` : '')]);
+  if (outs.length)
+    lines.push(['produces', outs.slice(0, 4).join(', ') + (outs.length > 4 ? ` +${outs.length - 4}` : '')]);
   return lines;
 }
 
@@ -73,14 +95,19 @@ export function createTooltip(container, ctl) {
   container.append(tip);
   function show(ev, name, pos) {
     const lines = name !== null ? describeValue(ctl, name) : describePosition(ctl, pos);
-    if (!lines) { tip.hidden = true; return; }
+    if (!lines) {
+      tip.hidden = true;
+      return;
+    }
     tip.replaceChildren(el('div', 'mpv-tip-title', name !== null ? name : `position ${pos}`));
     const dl = el('dl');
     for (const [k, v] of lines) dl.append(el('dt', '', k), el('dd', '', v));
     tip.append(dl);
     tip.hidden = false;
-    const w = tip.offsetWidth, h = tip.offsetHeight;
-    let x = ev.clientX + PAD, y = ev.clientY + PAD;
+    const w = tip.offsetWidth,
+      h = tip.offsetHeight;
+    let x = ev.clientX + PAD,
+      y = ev.clientY + PAD;
     if (x + w > window.innerWidth - 4) x = ev.clientX - w - PAD;
     if (y + h > window.innerHeight - 4) y = ev.clientY - h - PAD;
     tip.style.left = `${Math.max(4, x)}px`;

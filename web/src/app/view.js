@@ -22,7 +22,8 @@ import { createExports } from './exports.js';
 import { createTooltip } from './tooltip.js';
 import { renderModelInfo } from './model-info.js';
 
-const HINT = 'Ctrl+scroll (or scroll over a chart you clicked) to zoom and drag to pan any chart (positions are shared); with a chart focused, ←/→ pan, +/− zoom, 0 shows all and Esc clears the selection; brush the memory chart to pick a range; click a bar to select a value (a control-flow node\'s memory opens its body); the strip right of the timeline brushes its rows.';
+const HINT =
+  "Ctrl+scroll (or scroll over a chart you clicked) to zoom and drag to pan any chart (positions are shared); with a chart focused, ←/→ pan, +/− zoom, 0 shows all and Esc clears the selection; brush the memory chart to pick a range; click a bar to select a value (a control-flow node's memory opens its body); the strip right of the timeline brushes its rows.";
 
 // The title bar: name, plan status, progress, Cancel; and the error box under it.
 function createTitlebar(root, ctl) {
@@ -51,9 +52,14 @@ function createTitlebar(root, ctl) {
   const syncBadge = () => {
     const { shown: on, m, phase } = ctl.state;
     const text = phase === 'loading' ? 'loading' : on && m ? m.status : '';
-    badge.textContent = text; badge.className = `mpv-badge ${text}`; badge.hidden = !text;
+    badge.textContent = text;
+    badge.className = `mpv-badge ${text}`;
+    badge.hidden = !text;
   };
-  ctl.on('state', (phase) => { root.dataset.state = phase; syncBadge(); });
+  ctl.on('state', (phase) => {
+    root.dataset.state = phase;
+    syncBadge();
+  });
   ctl.on('shown', syncBadge);
   ctl.on('applied', syncBadge);
 }
@@ -63,7 +69,9 @@ function summarize(charts, { m, series }) {
   const b = (v) => (v === null ? 'not known' : formatBytes(v));
   const peakAt = series.peakPositions.length ? ` at position ${series.peakPositions[0]}` : '';
   const part = m.planned ? '' : ' The plan is deferred: buffers without a size are left out.';
-  charts.memory.setSummary(`Live bytes over ${m.positions} positions: lower bound ${b(m.lowerBound)}${peakAt}, planned peak ${b(m.peak)}, naive total ${b(m.naive)}.${part}`);
+  charts.memory.setSummary(
+    `Live bytes over ${m.positions} positions: lower bound ${b(m.lowerBound)}${peakAt}, planned peak ${b(m.peak)}, naive total ${b(m.naive)}.${part}`,
+  );
   charts.timeline.setSummary(`${m.rowCount} buffers over ${m.positions} positions, one row each, by first use.`);
   charts.arena.setSummary(`${m.rowCount} buffers by offset in an arena of ${b(m.peak)}.${part}`);
   charts.slots.setSummary(`The slot plan: ${m.strategies ? b(m.strategies.slots) : 'not made'}.`);
@@ -77,7 +85,10 @@ function memoryData(s) {
   if (!base) return [s.m, s.series];
   const bs = memorySeries(normalizePlan(base));
   if (bs.positions !== s.series.positions) return [s.m, s.series];
-  return [{ ...s.m, naive: sv.naive }, { ...s.series, naive: bs.naive }];
+  return [
+    { ...s.m, naive: sv.naive },
+    { ...s.series, naive: bs.naive },
+  ];
 }
 
 // The four charts, fed by the controller's plan, slot plan and profile.
@@ -90,7 +101,11 @@ function createCharts(container, ctl, hooks) {
     slots: createSlots(container, linked, { height: 200, hooks, key: 'slots' }),
   };
   const setSlots = ({ m, slotsM, source }) => {
-    charts.slots.setEmptyNote(!slotsM && source === 'plan' && m.planned ? 'a saved arena plan holds no slot plan: open the model to compare' : '');
+    charts.slots.setEmptyNote(
+      !slotsM && source === 'plan' && m.planned
+        ? 'a saved arena plan holds no slot plan: open the model to compare'
+        : '',
+    );
     charts.slots.setData(slotsM, slotsM ? slotOccupancy(slotsM) : null);
     charts.slots.setTitle(m.strategy === 'slots' ? 'Slot occupancy' : 'Slot occupancy (the slot plan, for comparison)');
   };
@@ -99,7 +114,9 @@ function createCharts(container, ctl, hooks) {
     // A deferred plan's memory and arena charts draw only the buffers whose size is known.
     let n = 0;
     for (let i = 0; i < s.m.n; i++) if (s.m.owner[i] === i && Number.isNaN(s.m.size[i])) n++;
-    const partial = n ? `partial: ${n.toLocaleString('en-US')} buffer${n === 1 ? '' : 's'} without a size left out` : '';
+    const partial = n
+      ? `partial: ${n.toLocaleString('en-US')} buffer${n === 1 ? '' : 's'} without a size left out`
+      : '';
     charts.memory.setPartial(partial);
     charts.arena.setPartial(partial);
     summarize(charts, s);
@@ -116,7 +133,9 @@ function createCharts(container, ctl, hooks) {
     charts.timeline.setLinks(ctl.state.links);
     if (linked.selected !== null) charts.timeline.reveal(linked.selected);
   });
-  ctl.on('shown', ({ shown: on }) => { if (on) for (const c of Object.values(charts)) c.resize(); }); // measured while hidden
+  ctl.on('shown', ({ shown: on }) => {
+    if (on) for (const c of Object.values(charts)) c.resize();
+  }); // measured while hidden
   return charts;
 }
 
@@ -128,7 +147,9 @@ export function createView(root, client, options = {}) {
   const main = el('div', 'mpv-main');
   main.hidden = true;
   root.append(main);
-  ctl.on('shown', ({ shown: on }) => { main.hidden = !on; }); // before the charts measure themselves
+  ctl.on('shown', ({ shown: on }) => {
+    main.hidden = !on;
+  }); // before the charts measure themselves
   createBodyBar(main, ctl);
   createFigures(main, ctl);
   createControls(main, ctl);
@@ -153,11 +174,20 @@ export function createView(root, client, options = {}) {
   });
 
   return {
-    root, controller: ctl, linked: ctl.linked, charts, atPeak, version: client.version,
+    root,
+    controller: ctl,
+    linked: ctl.linked,
+    charts,
+    atPeak,
+    version: client.version,
     /** A frozen copy of the public state (phase, name, options, dims, selection, ...). */
-    get state() { return ctl.snapshot(); },
+    get state() {
+      return ctl.snapshot();
+    },
     /** The plan shown (frozen), or null. */
-    get plan() { return deepFreeze(ctl.state.plan); },
+    get plan() {
+      return deepFreeze(ctl.state.plan);
+    },
     open: ctl.open,
     setDims: ctl.setDims,
     setValues: ctl.setValues,

@@ -30,7 +30,8 @@ export function visibleWindow(scrollTop, viewHeight, rowHeight, count, overscan 
  * `headHeight` is the sticky header's height, which covers the first rows.
  */
 export function scrollTopFor(i, scrollTop, viewHeight, rowHeight, headHeight = 0) {
-  const rowTop = i * rowHeight, rowBottom = rowTop + rowHeight;
+  const rowTop = i * rowHeight,
+    rowBottom = rowTop + rowHeight;
   if (rowTop < scrollTop) return rowTop;
   if (rowBottom > scrollTop + viewHeight - headHeight) return Math.max(0, rowBottom - viewHeight + headHeight);
   return scrollTop;
@@ -41,7 +42,11 @@ const FALLBACK_ROW = 22;
 
 export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
   const body = document.createElement('tbody');
-  let count = 0, make = null, cols = 1, rowHeight = 0, frame = 0;
+  let count = 0,
+    make = null,
+    cols = 1,
+    rowHeight = 0,
+    frame = 0;
   const spacer = () => {
     const tr = document.createElement('tr');
     tr.className = 'mpv-spacer';
@@ -51,7 +56,8 @@ export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
     tr.append(td);
     return tr;
   };
-  const above = spacer(), below = spacer();
+  const above = spacer(),
+    below = spacer();
   const headHeight = () => table.tHead?.offsetHeight ?? 0;
 
   function draw() {
@@ -72,7 +78,9 @@ export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
     above.hidden = first === 0;
     below.hidden = end === count;
   }
-  const schedule = () => { if (!frame) frame = requestAnimationFrame(draw); };
+  const schedule = () => {
+    if (!frame) frame = requestAnimationFrame(draw);
+  };
   wrap.addEventListener('scroll', schedule, { passive: true });
   const resize = typeof ResizeObserver === 'function' ? new ResizeObserver(schedule) : null;
   resize?.observe(wrap);
@@ -96,6 +104,9 @@ export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
       if (top !== wrap.scrollTop) wrap.scrollTop = top;
       draw();
     },
-    destroy() { resize?.disconnect(); if (frame) cancelAnimationFrame(frame); },
+    destroy() {
+      resize?.disconnect();
+      if (frame) cancelAnimationFrame(frame);
+    },
   };
 }

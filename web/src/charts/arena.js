@@ -4,23 +4,55 @@
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
 import { axisLeft, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, outlineX, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import {
+  PALETTE,
+  PALETTE_PIXELS,
+  RasterMarks,
+  attachXZoom,
+  outlineX,
+  chartPNG,
+  chartSVG,
+  colorOf,
+  createFrame,
+  frameApi,
+  cursorMarks,
+  keyed,
+  markedValues,
+  positionAxis,
+  setMarks,
+  setText,
+  svgEl,
+  stickyPick,
+  linkPointer,
+} from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 
 export function createArena(container, linked, { height = 280, hooks = {}, key } = {}) {
-  let m = null, s = null;
+  let m = null,
+    s = null;
   let yMax = 1;
   let ix = null; // intervalIndex of the placed owners (culling by x, picking)
   let vis = new Int32Array(0);
-  const yAxisOnce = keyed(), refsOnce = keyed(); // the y axis and the reference lines do not move with x
+  const yAxisOnce = keyed(),
+    refsOnce = keyed(); // the y axis and the reference lines do not move with x
   const baseX = scaleLinear();
   const y = scaleLinear();
   const raster = new RasterMarks();
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, { key, className: 'mpv-arena', title: 'Arena map — x = position, y = byte offset, one rectangle per buffer', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, {
+    key,
+    className: 'mpv-arena',
+    title: 'Arena map — x = position, y = byte offset, one rectangle per buffer',
+    height,
+    margin: MARGIN,
+    onResize: () => {
+      layout();
+      draw();
+    },
+  });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
@@ -32,10 +64,14 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
 
   function layout() {
     picker.leave();
-    const w = frame.width, h = frame.height;
+    const w = frame.width,
+      h = frame.height;
     baseX.range([MARGIN.left, w - MARGIN.right]);
     y.domain([0, yMax]).range([h - MARGIN.bottom, MARGIN.top]);
-    zoomRect.attr('x', MARGIN.left).attr('y', MARGIN.top).attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
+    zoomRect
+      .attr('x', MARGIN.left)
+      .attr('y', MARGIN.top)
+      .attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
       .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
     message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
     xz.sync();
@@ -49,16 +85,41 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     const ctx = frame.ctx;
     const x = currentX();
     positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
-    yAxisOnce(`${y.domain()} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0)));
-    if (!m || !s) { refsOnce('', () => refG.selectAll('*').remove()); return; }
+    yAxisOnce(`${y.domain()} ${y.range()}`, () =>
+      gy.attr('transform', `translate(${MARGIN.left},0)`).call(
+        axisLeft(y)
+          .tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40))))
+          .tickFormat((d) => formatBytes(d, { trim: true }))
+          .tickSizeOuter(0),
+      ),
+    );
+    if (!m || !s) {
+      refsOnce('', () => refG.selectAll('*').remove());
+      return;
+    }
     const anyPlaced = ix.n > 0;
-    setText(message.node(), anyPlaced ? '' : m.planned ? 'no buffers' : `no offsets yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
-    if (!anyPlaced) { refsOnce('', () => refG.selectAll('*').remove()); setMarks(hoverG, []); return; }
+    setText(
+      message.node(),
+      anyPlaced
+        ? ''
+        : m.planned
+          ? 'no buffers'
+          : `no offsets yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`,
+    );
+    if (!anyPlaced) {
+      refsOnce('', () => refG.selectAll('*').remove());
+      setMarks(hoverG, []);
+      return;
+    }
     const [d0, d1] = x.domain();
-    const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
+    const left = MARGIN.left,
+      right = frame.width - MARGIN.right,
+      top = MARGIN.top,
+      bottom = frame.height - MARGIN.bottom;
     // Peak positions: where the highest byte in use reaches the maximum.
     const peakPos = [];
-    for (let p = Math.max(0, Math.floor(d0)); p < Math.min(s.positions, Math.ceil(d1)); p++) if (s.extent[p] === s.maxExtent && s.maxExtent > 0) peakPos.push(p);
+    for (let p = Math.max(0, Math.floor(d0)); p < Math.min(s.positions, Math.ceil(d1)); p++)
+      if (s.extent[p] === s.maxExtent && s.maxExtent > 0) peakPos.push(p);
     ctx.save();
     ctx.beginPath();
     ctx.rect(left, top, right - left, bottom - top);
@@ -69,20 +130,35 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     const selOwner = sel !== undefined ? m.owner[sel] : -1;
     const { start, end, offset, size, colorKey } = m;
     const nVis = queryIntervals(ix, start, end, d0, d1, vis);
-    const kx = x(1) - x(0), ox = x(0);
-    const ky = y(1) - y(0), oy = y(0), trim = kx > 6 ? 1 : 0;
+    const kx = x(1) - x(0),
+      ox = x(0);
+    const ky = y(1) - y(0),
+      oy = y(0),
+      trim = kx > 6 ? 1 : 0;
     raster.begin(frame, left, top, right, bottom);
     for (let j = 0; j < nVis; j++) {
       const i = vis[j];
-      const ya = oy + ky * (offset[i] + size[i]), hh = -ky * size[i];
-      raster.rect(PALETTE_PIXELS[colorKey[i] % PALETTE.length], ox + kx * start[i], ya, kx * (end[i] + 1 - start[i]) - trim, hh > 4 ? hh - 1 : hh);
+      const ya = oy + ky * (offset[i] + size[i]),
+        hh = -ky * size[i];
+      raster.rect(
+        PALETTE_PIXELS[colorKey[i] % PALETTE.length],
+        ox + kx * start[i],
+        ya,
+        kx * (end[i] + 1 - start[i]) - trim,
+        hh > 4 ? hh - 1 : hh,
+      );
     }
     raster.end(ctx, selOwner >= 0 ? 0.3 : 1);
     ctx.globalAlpha = 1;
     if (selOwner >= 0 && placed(selOwner)) {
       const i = selOwner;
       ctx.fillStyle = colorOf(colorKey[i]);
-      ctx.fillRect(x(start[i]), y(offset[i] + size[i]), Math.max(x(end[i] + 1) - x(start[i]), 1), Math.max(y(offset[i]) - y(offset[i] + size[i]), 1));
+      ctx.fillRect(
+        x(start[i]),
+        y(offset[i] + size[i]),
+        Math.max(x(end[i] + 1) - x(start[i]), 1),
+        Math.max(y(offset[i]) - y(offset[i] + size[i]), 1),
+      );
     }
     ctx.restore();
     // Reference lines: planned peak (arena: max extent) and the lower bound.
@@ -101,9 +177,21 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     let lastY = -Infinity;
     for (const [cls, v, label] of refs) {
       const yy = y(v);
-      refG.append('line').attr('class', `ref ref-${cls}`).attr('x1', left).attr('x2', right).attr('y1', yy).attr('y2', yy);
+      refG
+        .append('line')
+        .attr('class', `ref ref-${cls}`)
+        .attr('x1', left)
+        .attr('x2', right)
+        .attr('y1', yy)
+        .attr('y2', yy);
       const ty = Math.max(yy - 3, lastY + 12, top + 8);
-      refG.append('text').attr('class', `ref-label ref-${cls}`).attr('x', right - 4).attr('y', ty).attr('text-anchor', 'end').text(label);
+      refG
+        .append('text')
+        .attr('class', `ref-label ref-${cls}`)
+        .attr('x', right - 4)
+        .attr('y', ty)
+        .attr('text-anchor', 'end')
+        .text(label);
       lastY = ty;
     }
   }
@@ -114,12 +202,23 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
       for (const [i0, cls] of markedValues(m, linked)) {
         const i = m.owner[i0];
         if (!placed(i)) continue;
-        const x0 = x(m.start[i0]), x1 = x(m.end[i0] + 1);
-        const ya = y(m.offset[i] + m.size[i]), yb = y(m.offset[i]);
+        const x0 = x(m.start[i0]),
+          x1 = x(m.end[i0] + 1);
+        const ya = y(m.offset[i] + m.size[i]),
+          yb = y(m.offset[i]);
         const ox = outlineX(x0, x1, MARGIN.left, frame.width - MARGIN.right);
         if (ox) items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: ya - 1, height: Math.max(yb - ya, 1) + 2 } });
       }
-      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
+      items.push(
+        ...cursorMarks(
+          x,
+          linked.hoverPos,
+          MARGIN.left,
+          frame.width - MARGIN.right,
+          MARGIN.top,
+          frame.height - MARGIN.bottom,
+        ),
+      );
     }
     setMarks(hoverG, items);
   }
@@ -131,12 +230,20 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     if (pos < 0 || pos >= m.positions) return { name: null, pos: null };
     const b = y.invert(ev.offsetY);
     const tol = Math.abs(y.invert(0) - y.invert(2)); // 2 px, for thin buffers
-    let best = -1, bestH = Infinity;
+    let best = -1,
+      bestH = Infinity;
     const cnt = queryIntervals(ix, m.start, m.end, pos, pos, vis); // placed buffers live over pos (and pos - 1)
     for (let j = 0; j < cnt; j++) {
       const i = vis[j];
       if (pos < m.start[i] || pos > m.end[i]) continue;
-      if (b >= m.offset[i] - tol && b <= m.offset[i] + m.size[i] + tol && (m.size[i] < bestH || (m.size[i] === bestH && i < best))) { best = i; bestH = m.size[i]; }
+      if (
+        b >= m.offset[i] - tol &&
+        b <= m.offset[i] + m.size[i] + tol &&
+        (m.size[i] < bestH || (m.size[i] === bestH && i < best))
+      ) {
+        best = i;
+        bestH = m.size[i];
+      }
     }
     return { name: best >= 0 ? m.names[best] : null, pos };
   }
@@ -146,7 +253,8 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
   const api = {
     ...frameApi(frame),
     setData(model, series) {
-      m = model; s = series;
+      m = model;
+      s = series;
       ix = m ? intervalIndex(m.start, m.end, placed) : null;
       if (vis.length < (m?.n ?? 0)) vis = new Int32Array(m.n);
       yMax = Math.max(1, s?.maxExtent ?? 0, m?.peak && m.strategy === 'arena' ? m.peak : 0, m?.lowerBound ?? 0) * 1.04;
@@ -155,25 +263,35 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
       draw();
     },
     renderNow: render,
-    toSVG: () => chartSVG(frame, (g) => {
-      if (!m) return;
-      const x = currentX();
-      const [d0, d1] = x.domain();
-      let count = 0;
-      for (let i = 0; i < m.n && count < 20000; i++) {
-        if (!placed(i) || m.end[i] + 1 < d0 || m.start[i] > d1) continue;
-        const xa = Math.max(x(m.start[i]), MARGIN.left), xb = Math.min(x(m.end[i] + 1), frame.width - MARGIN.right);
-        const r = svgEl('rect', { x: xa.toFixed(2), y: y(m.offset[i] + m.size[i]).toFixed(2), width: Math.max(xb - xa, 0.75).toFixed(2),
-          height: Math.max(y(m.offset[i]) - y(m.offset[i] + m.size[i]), 0.75).toFixed(2), fill: colorOf(m.colorKey[i]) });
-        const t = svgEl('title');
-        t.textContent = m.names[i];
-        r.append(t);
-        g.append(r);
-        count++;
-      }
-    }),
+    toSVG: () =>
+      chartSVG(frame, (g) => {
+        if (!m) return;
+        const x = currentX();
+        const [d0, d1] = x.domain();
+        let count = 0;
+        for (let i = 0; i < m.n && count < 20000; i++) {
+          if (!placed(i) || m.end[i] + 1 < d0 || m.start[i] > d1) continue;
+          const xa = Math.max(x(m.start[i]), MARGIN.left),
+            xb = Math.min(x(m.end[i] + 1), frame.width - MARGIN.right);
+          const r = svgEl('rect', {
+            x: xa.toFixed(2),
+            y: y(m.offset[i] + m.size[i]).toFixed(2),
+            width: Math.max(xb - xa, 0.75).toFixed(2),
+            height: Math.max(y(m.offset[i]) - y(m.offset[i] + m.size[i]), 0.75).toFixed(2),
+            fill: colorOf(m.colorKey[i]),
+          });
+          const t = svgEl('title');
+          t.textContent = m.names[i];
+          r.append(t);
+          g.append(r);
+          count++;
+        }
+      }),
     toPNG: () => chartPNG(frame),
-    destroy() { offs.forEach((f) => f()); frame.destroy(); },
+    destroy() {
+      offs.forEach((f) => f());
+      frame.destroy();
+    },
   };
   return api;
 }

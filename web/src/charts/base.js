@@ -7,8 +7,24 @@ import { select, zoom as d3zoom, zoomIdentity } from 'd3';
 const SVGNS = 'http://www.w3.org/2000/svg';
 
 // Tableau 10, slightly desaturated for large areas, then a second ring.
-export const PALETTE = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759', '#76b7b2', '#edc948', '#b07aa1', '#ff9da7',
-  '#9c755f', '#86bcb6', '#8cd17d', '#f1ce63', '#a0cbe8', '#ffbe7d', '#d4a6c8', '#bab0ac'];
+export const PALETTE = [
+  '#4e79a7',
+  '#f28e2b',
+  '#59a14f',
+  '#e15759',
+  '#76b7b2',
+  '#edc948',
+  '#b07aa1',
+  '#ff9da7',
+  '#9c755f',
+  '#86bcb6',
+  '#8cd17d',
+  '#f1ce63',
+  '#a0cbe8',
+  '#ffbe7d',
+  '#d4a6c8',
+  '#bab0ac',
+];
 export const colorOf = (key) => PALETTE[((key % PALETTE.length) + PALETTE.length) % PALETTE.length];
 export const UNKNOWN_COLOR = '#c9ced6';
 
@@ -42,7 +58,10 @@ export function setMarks(g, items) {
 /** The selected and the hovered value, those in plan model m: [[index, mark class]]. */
 export function markedValues(m, linked) {
   const out = [];
-  for (const [name, cls] of [[linked.selected, 'mark-selected'], [linked.hover, 'mark-hover']]) {
+  for (const [name, cls] of [
+    [linked.selected, 'mark-selected'],
+    [linked.hover, 'mark-hover'],
+  ]) {
     const i = name !== null ? m.index.get(name) : undefined;
     if (i !== undefined) out.push([i, cls]);
   }
@@ -53,7 +72,8 @@ export function markedValues(m, linked) {
  *  [left, right]: a bar zoomed past the edges must not draw outside the chart.
  *  {x, width}, or null when the bar is off the plot. */
 export function outlineX(xa, xb, left, right) {
-  const a = Math.max(xa - 1, left - 1), b = Math.min(Math.max(xb, xa + 1) + 1, right + 1);
+  const a = Math.max(xa - 1, left - 1),
+    b = Math.min(Math.max(xb, xa + 1) + 1, right + 1);
   return b > a ? { x: a, width: b - a } : null;
 }
 
@@ -61,13 +81,20 @@ export function outlineX(xa, xb, left, right) {
 export function cursorMarks(x, pos, left, right, top, bottom) {
   if (pos === null) return [];
   const xp = x(pos + 0.5);
-  return xp >= left && xp <= right ? [{ tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: top, y2: bottom } }] : [];
+  return xp >= left && xp <= right
+    ? [{ tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: top, y2: bottom } }]
+    : [];
 }
 
 /** keyed() -> once(key, fn): runs fn when key differs from the last call's (parts that do not move with x). */
 export function keyed() {
   let last;
-  return (key, fn) => { if (key !== last) { last = key; fn(); } };
+  return (key, fn) => {
+    if (key !== last) {
+      last = key;
+      fn();
+    }
+  };
 }
 
 /**
@@ -86,14 +113,22 @@ export function positionAxis(g, x, width, y) {
     g.attr('fill', 'none').attr('font-size', 10).attr('font-family', 'sans-serif').attr('text-anchor', 'middle');
     g.append('path').attr('class', 'domain').attr('stroke', 'currentColor');
   }
-  const set = (el, a, v) => { const t = String(v); if (el.getAttribute(a) !== t) el.setAttribute(a, t); };
+  const set = (el, a, v) => {
+    const t = String(v);
+    if (el.getAttribute(a) !== t) el.setAttribute(a, t);
+  };
   set(node, 'transform', `translate(0,${y})`);
   const off = (globalThis.devicePixelRatio ?? 1) > 1 ? 0 : 0.5;
   const [r0, r1] = x.range();
   set(node.firstChild, 'd', `M${r0 + off},0H${r1 + off}`);
   const values = x.ticks(Math.max(2, width / 90));
-  const old = node.__ticks, ticks = new Map();
-  for (const v of values) if (old.has(v)) { ticks.set(v, old.get(v)); old.delete(v); }
+  const old = node.__ticks,
+    ticks = new Map();
+  for (const v of values)
+    if (old.has(v)) {
+      ticks.set(v, old.get(v));
+      old.delete(v);
+    }
   const spare = [...old.values()];
   for (const v of values) {
     let t = ticks.get(v);
@@ -101,13 +136,18 @@ export function positionAxis(g, x, width, y) {
       t = spare.pop();
       if (!t) {
         t = node.appendChild(svgEl('g', { class: 'tick', opacity: 1 }));
-        t.append(svgEl('line', { stroke: 'currentColor', y2: 6 }), svgEl('text', { fill: 'currentColor', y: 9, dy: '0.71em' }));
+        t.append(
+          svgEl('line', { stroke: 'currentColor', y2: 6 }),
+          svgEl('text', { fill: 'currentColor', y: 9, dy: '0.71em' }),
+        );
       }
       ticks.set(v, t);
       setText(t.lastChild, Number.isInteger(v) ? v : '');
     }
     const px = x(v) + off;
-    set(t.firstChild, 'x1', px); set(t.firstChild, 'x2', px); set(t.lastChild, 'x', px);
+    set(t.firstChild, 'x1', px);
+    set(t.firstChild, 'x2', px);
+    set(t.lastChild, 'x', px);
   }
   for (const t of spare) t.remove();
   node.__ticks = ticks;
@@ -152,37 +192,72 @@ export function createFrame(container, { className, title, height, margin, onRes
   svg.setAttribute('aria-hidden', 'true');
   root.append(head, plot, summary);
   container.append(root);
-  plot.addEventListener('pointerdown', () => { if (document.activeElement !== root) root.focus({ preventScroll: true }); });
+  plot.addEventListener('pointerdown', () => {
+    if (document.activeElement !== root) root.focus({ preventScroll: true });
+  });
   const ctx = canvas.getContext('2d');
-  const frame = { root, head, tools, plot, canvas, ctx, svg, width: 0, height, margin, dpr: 1, titleEl: h, summaryEl: summary };
+  const frame = {
+    root,
+    head,
+    tools,
+    plot,
+    canvas,
+    ctx,
+    svg,
+    width: 0,
+    height,
+    margin,
+    dpr: 1,
+    titleEl: h,
+    summaryEl: summary,
+  };
   let raf = 0;
   let drawFn = null;
   // A chart scrolled out of view is not drawn: its last draw waits until it is
   // back. (A hidden one, display: none, is drawn as before: it has no box to
   // tell where it will be once shown.)
   let inView = true;
-  const run = () => { raf = 0; const f = drawFn; drawFn = null; f?.(); };
+  const run = () => {
+    raf = 0;
+    const f = drawFn;
+    drawFn = null;
+    f?.();
+  };
   frame.schedule = (fn) => {
     drawFn = fn;
     if (!raf && inView) raf = requestAnimationFrame(run);
   };
   /** Draw now what is waiting (before exporting a chart that is out of view). */
-  frame.flush = () => { if (raf) cancelAnimationFrame(raf); run(); };
-  const io = typeof IntersectionObserver === 'function' ? new IntersectionObserver((entries) => {
-    const e = entries[entries.length - 1];
-    inView = e.isIntersecting || e.boundingClientRect.height === 0;
-    if (inView && drawFn && !raf) raf = requestAnimationFrame(run);
-  }, { rootMargin: '200px 0px' }) : null;
+  frame.flush = () => {
+    if (raf) cancelAnimationFrame(raf);
+    run();
+  };
+  const io =
+    typeof IntersectionObserver === 'function'
+      ? new IntersectionObserver(
+          (entries) => {
+            const e = entries[entries.length - 1];
+            inView = e.isIntersecting || e.boundingClientRect.height === 0;
+            if (inView && drawFn && !raf) raf = requestAnimationFrame(run);
+          },
+          { rootMargin: '200px 0px' },
+        )
+      : null;
   io?.observe(root);
   const resize = () => {
     const w = Math.max(320, Math.floor(plot.clientWidth)); // hidden: lay out as if 320 px wide
     const hh = Math.max(50, Math.floor(plot.clientHeight));
     const dpr = window.devicePixelRatio || 1;
     if (w === frame.width && hh === frame.height && dpr === frame.dpr) return;
-    frame.width = w; frame.height = hh; frame.dpr = dpr;
-    canvas.width = Math.round(w * dpr); canvas.height = Math.round(hh * dpr);
-    canvas.style.width = `${w}px`; canvas.style.height = `${hh}px`;
-    svg.setAttribute('width', w); svg.setAttribute('height', hh);
+    frame.width = w;
+    frame.height = hh;
+    frame.dpr = dpr;
+    canvas.width = Math.round(w * dpr);
+    canvas.height = Math.round(hh * dpr);
+    canvas.style.width = `${w}px`;
+    canvas.style.height = `${hh}px`;
+    svg.setAttribute('width', w);
+    svg.setAttribute('height', hh);
     svg.setAttribute('viewBox', `0 0 ${w} ${hh}`);
     if (ready) onResize?.(w, hh);
   };
@@ -190,7 +265,12 @@ export function createFrame(container, { className, title, height, margin, onRes
   const ro = new ResizeObserver(resize);
   ro.observe(plot);
   frame.resize = resize;
-  frame.destroy = () => { ro.disconnect(); io?.disconnect(); if (raf) cancelAnimationFrame(raf); root.remove(); };
+  frame.destroy = () => {
+    ro.disconnect();
+    io?.disconnect();
+    if (raf) cancelAnimationFrame(raf);
+    root.remove();
+  };
   /** Clear the canvas and set the transform for CSS pixels. */
   frame.begin = () => {
     ctx.setTransform(frame.dpr, 0, 0, frame.dpr, 0, 0);
@@ -225,7 +305,13 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
       if (syncing || !ev.sourceEvent) return;
       const base = getBaseX();
       const [r0, r1] = base.range();
-      z.translateExtent([[r0, -Infinity], [r1, Infinity]]).extent([[r0, 0], [r1, 1]]);
+      z.translateExtent([
+        [r0, -Infinity],
+        [r1, Infinity],
+      ]).extent([
+        [r0, 0],
+        [r1, 1],
+      ]);
       const x = ev.transform.rescaleX(base);
       linked.setXDomain(x.domain(), target);
     });
@@ -235,7 +321,13 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
     const [b0, b1] = base.domain();
     const [d0, d1] = linked.xDomain ?? [b0, b1];
     const [r0, r1] = base.range();
-    z.translateExtent([[r0, -Infinity], [r1, Infinity]]).extent([[r0, 0], [r1, 1]]);
+    z.translateExtent([
+      [r0, -Infinity],
+      [r1, Infinity],
+    ]).extent([
+      [r0, 0],
+      [r1, 1],
+    ]);
     const k = (b1 - b0) / Math.max(1e-9, d1 - d0);
     const t = zoomIdentity.translate(r0 - k * base(d0), 0).scale(k);
     syncing = true;
@@ -249,9 +341,13 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
  *  its head (the page's exports), and measuring again once it is shown. */
 export function frameApi(frame) {
   return {
-    setTitle(text) { setText(frame.titleEl, text); },
+    setTitle(text) {
+      setText(frame.titleEl, text);
+    },
     /** The sentence a screen reader gives after the title: what the chart shows, in figures. */
-    setSummary(text) { setText(frame.summaryEl, text); },
+    setSummary(text) {
+      setText(frame.summaryEl, text);
+    },
     /** Mark the chart as drawing part of the plan ('' clears): a deferred plan's sized values only. */
     setPartial(text) {
       frame.partialEl ??= frame.head.insertBefore(el('span', 'mpv-chart-partial'), frame.tools);
@@ -259,22 +355,38 @@ export function frameApi(frame) {
       frame.partialEl.hidden = !text;
       frame.root.classList.toggle('partial', !!text);
     },
-    addTools(...nodes) { frame.tools.append(...nodes); },
-    resize() { frame.resize(); },
+    addTools(...nodes) {
+      frame.tools.append(...nodes);
+    },
+    resize() {
+      frame.resize();
+    },
   };
 }
 
 /** Serialize a chart as a standalone SVG document: the overlay SVG plus marks(svgGroup) drawn as SVG. */
 export function chartSVG(frame, drawMarksSVG) {
   frame.flush();
-  const out = svgEl('svg', { xmlns: SVGNS, width: frame.width, height: frame.height, viewBox: `0 0 ${frame.width} ${frame.height}` });
+  const out = svgEl('svg', {
+    xmlns: SVGNS,
+    width: frame.width,
+    height: frame.height,
+    viewBox: `0 0 ${frame.width} ${frame.height}`,
+  });
   const bg = svgEl('rect', { width: frame.width, height: frame.height, fill: '#ffffff' });
   const style = svgEl('style');
   style.textContent = 'text{font:11px system-ui,sans-serif;fill:#333} .domain,.tick line{stroke:#999}';
   const m = frame.margin;
   const defs = svgEl('defs');
   const clip = svgEl('clipPath', { id: 'mpv-plot-clip' });
-  clip.append(svgEl('rect', { x: m.left, y: m.top, width: Math.max(0, frame.width - m.left - m.right), height: Math.max(0, frame.height - m.top - m.bottom) }));
+  clip.append(
+    svgEl('rect', {
+      x: m.left,
+      y: m.top,
+      width: Math.max(0, frame.width - m.left - m.right),
+      height: Math.max(0, frame.height - m.top - m.bottom),
+    }),
+  );
   defs.append(clip);
   const marks = svgEl('g', { class: 'marks', 'clip-path': 'url(#mpv-plot-clip)' });
   drawMarksSVG(marks);
@@ -288,7 +400,8 @@ export function chartSVG(frame, drawMarksSVG) {
 export async function chartPNG(frame) {
   frame.flush();
   const c = document.createElement('canvas');
-  c.width = frame.canvas.width; c.height = frame.canvas.height;
+  c.width = frame.canvas.width;
+  c.height = frame.canvas.height;
   const g = c.getContext('2d');
   g.fillStyle = '#ffffff';
   g.fillRect(0, 0, c.width, c.height);
@@ -303,7 +416,11 @@ export async function chartPNG(frame) {
   // data: URLs only (the page's CSP allows img-src 'self' data:).
   const url = `data:image/svg+xml;base64,${btoa(unescape(encodeURIComponent(text)))}`;
   const img = new Image();
-  await new Promise((res, rej) => { img.onload = res; img.onerror = () => rej(new Error('could not render the chart overlay')); img.src = url; });
+  await new Promise((res, rej) => {
+    img.onload = res;
+    img.onerror = () => rej(new Error('could not render the chart overlay'));
+    img.src = url;
+  });
   g.drawImage(img, 0, 0, c.width, c.height);
   return new Promise((res) => c.toBlob(res, 'image/png'));
 }
@@ -326,26 +443,41 @@ export const PALETTE_PIXELS = Uint32Array.from(PALETTE, pixelOf);
  *   raster.end(ctx, alpha)                         (draws the marks)
  */
 export class RasterMarks {
-  constructor() { this.buf = new Uint32Array(0); this.img = null; this.layer = null; this.W = 0; this.H = 0; this.y0 = 0; this.y1 = 0; }
+  constructor() {
+    this.buf = new Uint32Array(0);
+    this.img = null;
+    this.layer = null;
+    this.W = 0;
+    this.H = 0;
+    this.y0 = 0;
+    this.y1 = 0;
+  }
   /** frame: {canvas: {width, height} (device px), dpr}; the clip in CSS px. */
   begin(frame, left, top, right, bottom) {
-    const W = frame.canvas.width, H = frame.canvas.height;
+    const W = frame.canvas.width,
+      H = frame.canvas.height;
     if (this.W !== W || this.H !== H) {
-      this.W = W; this.H = H;
+      this.W = W;
+      this.H = H;
       this.buf = new Uint32Array(W * H);
       this.img = null;
     } else this.buf.fill(0, this.y0 * W, this.y1 * W); // the rows the last frame wrote
     const k = frame.dpr;
     this.k = k;
-    this.cx0 = Math.max(0, Math.round(left * k)); this.cx1 = Math.min(W, Math.round(right * k));
-    this.cy0 = Math.max(0, Math.round(top * k)); this.cy1 = Math.min(H, Math.round(bottom * k));
-    this.y0 = H; this.y1 = 0; // rows written
+    this.cx0 = Math.max(0, Math.round(left * k));
+    this.cx1 = Math.min(W, Math.round(right * k));
+    this.cy0 = Math.max(0, Math.round(top * k));
+    this.cy1 = Math.min(H, Math.round(bottom * k));
+    this.y0 = H;
+    this.y1 = 0; // rows written
   }
   /** Fill [round(x), round(x + w)) x [round(y), round(y + h)) device px (at least 1 x 1), clipped. */
   rect(pixel, x, y, w, h) {
     const k = this.k;
-    let x0 = Math.round(x * k), x1 = Math.round((x + w) * k);
-    let y0 = Math.round(y * k), y1 = Math.round((y + h) * k);
+    let x0 = Math.round(x * k),
+      x1 = Math.round((x + w) * k);
+    let y0 = Math.round(y * k),
+      y1 = Math.round((y + h) * k);
     if (x1 <= x0) x1 = x0 + 1;
     if (y1 <= y0) y1 = y0 + 1;
     if (x0 < this.cx0) x0 = this.cx0;
@@ -355,7 +487,8 @@ export class RasterMarks {
     if (x0 >= x1 || y0 >= y1) return;
     if (y0 < this.y0) this.y0 = y0;
     if (y1 > this.y1) this.y1 = y1;
-    const buf = this.buf, W = this.W;
+    const buf = this.buf,
+      W = this.W;
     if (x1 - x0 < 8) {
       for (let r = y0 * W; r < y1 * W; r += W) for (let c = r + x0; c < r + x1; c++) buf[c] = pixel;
     } else {
@@ -368,7 +501,8 @@ export class RasterMarks {
     if (!this.img) {
       this.img = new ImageData(new Uint8ClampedArray(this.buf.buffer), this.W, this.H);
       this.layer = document.createElement('canvas');
-      this.layer.width = this.W; this.layer.height = this.H;
+      this.layer.width = this.W;
+      this.layer.height = this.H;
     }
     const g = this.layer.getContext('2d');
     g.clearRect(0, 0, this.W, this.H);
@@ -390,9 +524,17 @@ export class RasterMarks {
 export function stickyPick(pick) {
   let last = null;
   return {
-    move(ev) { const r = pick(ev); last = { x: ev.clientX, y: ev.clientY, r }; return r; },
-    click(ev) { return last && Math.abs(ev.clientX - last.x) <= 1 && Math.abs(ev.clientY - last.y) <= 1 ? last.r : pick(ev); },
-    leave() { last = null; },
+    move(ev) {
+      const r = pick(ev);
+      last = { x: ev.clientX, y: ev.clientY, r };
+      return r;
+    },
+    click(ev) {
+      return last && Math.abs(ev.clientX - last.x) <= 1 && Math.abs(ev.clientY - last.y) <= 1 ? last.r : pick(ev);
+    },
+    leave() {
+      last = null;
+    },
   };
 }
 
@@ -404,15 +546,32 @@ export function stickyPick(pick) {
 export function chartKey(ev, linked) {
   if (ev.altKey || ev.ctrlKey || ev.metaKey) return false;
   const [a, b] = linked.domain();
-  const w = b - a, mid = (a + b) / 2;
+  const w = b - a,
+    mid = (a + b) / 2;
   switch (ev.key) {
-    case 'ArrowLeft': linked.setXDomain([a - w / 10, b - w / 10], 'keyboard'); return true;
-    case 'ArrowRight': linked.setXDomain([a + w / 10, b + w / 10], 'keyboard'); return true;
-    case '+': case '=': linked.setXDomain([mid - w / 3, mid + w / 3], 'keyboard'); return true;
-    case '-': case '_': linked.setXDomain([mid - w * 0.75, mid + w * 0.75], 'keyboard'); return true;
-    case '0': case 'Home': linked.setXDomain(null, 'keyboard'); return true;
-    case 'Escape': linked.select(null, 'keyboard'); return true;
-    default: return false;
+    case 'ArrowLeft':
+      linked.setXDomain([a - w / 10, b - w / 10], 'keyboard');
+      return true;
+    case 'ArrowRight':
+      linked.setXDomain([a + w / 10, b + w / 10], 'keyboard');
+      return true;
+    case '+':
+    case '=':
+      linked.setXDomain([mid - w / 3, mid + w / 3], 'keyboard');
+      return true;
+    case '-':
+    case '_':
+      linked.setXDomain([mid - w * 0.75, mid + w * 0.75], 'keyboard');
+      return true;
+    case '0':
+    case 'Home':
+      linked.setXDomain(null, 'keyboard');
+      return true;
+    case 'Escape':
+      linked.select(null, 'keyboard');
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -423,35 +582,49 @@ export function chartKey(ev, linked) {
  *  made after this call). Returns the unsubscribe handles. */
 export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, renderHover }) {
   let dragging = false;
-  target.on('pointermove.hover', (ev) => {
-    // A drag pans: no hit-testing, hover marks or tooltip while a button is down.
-    if (ev.buttons) {
-      if (!dragging) { dragging = true; picker.leave(); linked.setHover(null, null, getApi()); hooks.tooltip?.(ev, null, null, getApi()); }
-      return;
-    }
-    dragging = false;
-    const { name, pos } = picker.move(ev);
-    linked.setHover(name, pos, getApi());
-    hooks.tooltip?.(ev, name, pos, getApi());
-  }).on('pointerleave.hover', (ev) => {
-    picker.leave();
-    linked.setHover(null, null, getApi());
-    hooks.tooltip?.(ev, null, null, getApi());
-  }).on('click.select', (ev) => {
-    // A tap has no hover before it: it shows the tooltip too (a touch or a pen).
-    if (ev.pointerType === 'touch' || ev.pointerType === 'pen') {
+  target
+    .on('pointermove.hover', (ev) => {
+      // A drag pans: no hit-testing, hover marks or tooltip while a button is down.
+      if (ev.buttons) {
+        if (!dragging) {
+          dragging = true;
+          picker.leave();
+          linked.setHover(null, null, getApi());
+          hooks.tooltip?.(ev, null, null, getApi());
+        }
+        return;
+      }
+      dragging = false;
       const { name, pos } = picker.move(ev);
       linked.setHover(name, pos, getApi());
       hooks.tooltip?.(ev, name, pos, getApi());
-    }
-    linked.setSelected(picker.click(ev).name, getApi());
-  });
+    })
+    .on('pointerleave.hover', (ev) => {
+      picker.leave();
+      linked.setHover(null, null, getApi());
+      hooks.tooltip?.(ev, null, null, getApi());
+    })
+    .on('click.select', (ev) => {
+      // A tap has no hover before it: it shows the tooltip too (a touch or a pen).
+      if (ev.pointerType === 'touch' || ev.pointerType === 'pen') {
+        const { name, pos } = picker.move(ev);
+        linked.setHover(name, pos, getApi());
+        hooks.tooltip?.(ev, name, pos, getApi());
+      }
+      linked.setSelected(picker.click(ev).name, getApi());
+    });
   const chart = target.node().closest('.mpv-chart');
-  const onKey = (ev) => { if (chartKey(ev, linked)) ev.preventDefault(); };
+  const onKey = (ev) => {
+    if (chartKey(ev, linked)) ev.preventDefault();
+  };
   chart?.addEventListener('keydown', onKey);
   return [
     () => chart?.removeEventListener('keydown', onKey),
-    linked.on('xdomain', () => { picker.leave(); xz.sync(); draw(); }),
+    linked.on('xdomain', () => {
+      picker.leave();
+      xz.sync();
+      draw();
+    }),
     linked.on('hover', () => renderHover()),
     linked.on('select', () => draw()),
   ];

@@ -17,11 +17,22 @@ const BUCKET_COLORS = {
   intermediates: ['#4e79a7', '#a0cbe8', '#2f5b87', '#7fa6cf', '#1d3f63'],
   outputs: ['#f28e2b', '#ffbe7d', '#c96a12', '#f7b267'],
 };
-export const layerColor = (layer, k) => { const c = BUCKET_COLORS[layer.bucket] ?? ['#bab0ac']; return c[k % c.length]; };
-const C = { live: '#4e79a7', liveFill: 'rgba(78,121,167,0.28)', extent: '#f28e2b', naive: '#8a8f98', peak: '#e15759', bound: '#2f9e44' };
+export const layerColor = (layer, k) => {
+  const c = BUCKET_COLORS[layer.bucket] ?? ['#bab0ac'];
+  return c[k % c.length];
+};
+const C = {
+  live: '#4e79a7',
+  liveFill: 'rgba(78,121,167,0.28)',
+  extent: '#f28e2b',
+  naive: '#8a8f98',
+  peak: '#e15759',
+  bound: '#2f9e44',
+};
 
 export function createMemory(container, linked, { height = 220, hooks = {}, key } = {}) {
-  let m = null, s = null;
+  let m = null,
+    s = null;
   let yMax = 1;
   let ps = null; // profileSeries(...) or null
   let psNote = ''; // why the stacked view is not available
@@ -36,7 +47,17 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
   modeBtn.addEventListener('click', () => api.setStacked(!stacked));
   const x = scaleLinear();
   const y = scaleLinear();
-  const frame = createFrame(container, { key, className: 'mpv-memory', title: 'Memory over time', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, {
+    key,
+    className: 'mpv-memory',
+    title: 'Memory over time',
+    height,
+    margin: MARGIN,
+    onResize: () => {
+      layout();
+      draw();
+    },
+  });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
@@ -48,17 +69,24 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
   let moving = false;
   const brush = brushX().on('brush end', (ev) => {
     if (moving || !ev.sourceEvent || !m) return;
-    if (!ev.selection) { linked.setXDomain(null, api); return; }
+    if (!ev.selection) {
+      linked.setXDomain(null, api);
+      return;
+    }
     const [a, b] = ev.selection.map((v) => x.invert(v));
     if (b - a < 0.5) return;
     linked.setXDomain([a, b], api);
   });
 
   function layout() {
-    const w = frame.width, h = frame.height;
+    const w = frame.width,
+      h = frame.height;
     x.range([MARGIN.left, w - MARGIN.right]);
     y.domain([0, yMax]).range([h - MARGIN.bottom, MARGIN.top]);
-    brush.extent([[MARGIN.left, MARGIN.top], [w - MARGIN.right, h - MARGIN.bottom]]);
+    brush.extent([
+      [MARGIN.left, MARGIN.top],
+      [w - MARGIN.right, h - MARGIN.bottom],
+    ]);
     brushG.call(brush);
     message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
     syncBrush();
@@ -75,19 +103,29 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
   noteEl.className = 'mpv-chart-note muted';
   noteEl.hidden = true;
   frame.head.insertBefore(noteEl, frame.tools);
-  const syncNote = () => { noteEl.textContent = api.note; noteEl.hidden = !api.note; };
+  const syncNote = () => {
+    noteEl.textContent = api.note;
+    noteEl.hidden = !api.note;
+  };
   const stackOn = () => stacked && ps?.ok;
   // A layer's rank among the layers of its bucket (its shade).
   const tagIndex = (l) => ps.layers.filter((o) => o.bucket === l.bucket).indexOf(l);
   function rescale() {
-    const top = Math.max(s?.maxLiveBound ?? 0, s?.maxExtent ?? 0, m?.peak ?? 0, m?.lowerBound ?? 0, stackOn() ? ps.maxTotal : 0);
-    const naive = m?.naive ?? (s ? s.naive[s.positions - 1] ?? 0 : 0);
+    const top = Math.max(
+      s?.maxLiveBound ?? 0,
+      s?.maxExtent ?? 0,
+      m?.peak ?? 0,
+      m?.lowerBound ?? 0,
+      stackOn() ? ps.maxTotal : 0,
+    );
+    const naive = m?.naive ?? (s ? (s.naive[s.positions - 1] ?? 0) : 0);
     yMax = Math.max(1, naive <= top * 3 ? Math.max(top, naive) : top) * 1.08;
   }
   // Per pixel column, the position whose stack total is largest (stacks stay consistent).
   function stackColumns() {
     const P = ps.positions;
-    const left = MARGIN.left, right = frame.width - MARGIN.right;
+    const left = MARGIN.left,
+      right = frame.width - MARGIN.right;
     const w = Math.max(1, Math.ceil(right - left));
     if (P <= w) return null;
     const pick = new Int32Array(w).fill(-1);
@@ -99,13 +137,20 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
   }
   // Polygon of one layer: its upper edge left to right, its lower edge back.
   function layerPoints(k) {
-    const lo = ps.lower[k], up = ps.upper[k];
+    const lo = ps.lower[k],
+      up = ps.upper[k];
     const pts = [];
     const pick = stackColumns();
     if (pick) {
       const left = MARGIN.left;
-      for (let c = 0; c < pick.length; c++) { const p = Math.max(0, pick[c]); pts.push([left + c, up[p]], [left + c + 1, up[p]]); }
-      for (let c = pick.length - 1; c >= 0; c--) { const p = Math.max(0, pick[c]); pts.push([left + c + 1, lo[p]], [left + c, lo[p]]); }
+      for (let c = 0; c < pick.length; c++) {
+        const p = Math.max(0, pick[c]);
+        pts.push([left + c, up[p]], [left + c + 1, up[p]]);
+      }
+      for (let c = pick.length - 1; c >= 0; c--) {
+        const p = Math.max(0, pick[c]);
+        pts.push([left + c + 1, lo[p]], [left + c, lo[p]]);
+      }
     } else {
       for (let p = 0; p < ps.positions; p++) pts.push([x(p), up[p]], [x(p + 1), up[p]]);
       for (let p = ps.positions - 1; p >= 0; p--) pts.push([x(p + 1), lo[p]], [x(p), lo[p]]);
@@ -116,7 +161,8 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
   // Per pixel column the maximum of series[p] over the positions it covers.
   function columns(series) {
     const P = s.positions;
-    const left = MARGIN.left, right = frame.width - MARGIN.right;
+    const left = MARGIN.left,
+      right = frame.width - MARGIN.right;
     const w = Math.max(1, Math.ceil(right - left));
     if (P <= w) return null;
     const col = new Float64Array(w).fill(-1);
@@ -131,24 +177,45 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     if (col) {
       const left = MARGIN.left;
       ctx.moveTo(left, y(Math.max(0, col[0])));
-      for (let c = 0; c < col.length; c++) { const v = y(Math.max(0, col[c])); ctx.lineTo(left + c, v); ctx.lineTo(left + c + 1, v); }
+      for (let c = 0; c < col.length; c++) {
+        const v = y(Math.max(0, col[c]));
+        ctx.lineTo(left + c, v);
+        ctx.lineTo(left + c + 1, v);
+      }
       return;
     }
     ctx.moveTo(x(0), y(series[0]));
-    for (let p = 0; p < s.positions; p++) { const v = y(series[p]); ctx.lineTo(x(p), v); ctx.lineTo(x(p + 1), v); }
+    for (let p = 0; p < s.positions; p++) {
+      const v = y(series[p]);
+      ctx.lineTo(x(p), v);
+      ctx.lineTo(x(p + 1), v);
+    }
   }
 
   function render() {
     frame.begin();
     const ctx = frame.ctx;
     positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40)))).tickFormat((d) => formatBytes(d, { trim: true })).tickSizeOuter(0));
+    gy.attr('transform', `translate(${MARGIN.left},0)`).call(
+      axisLeft(y)
+        .tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40))))
+        .tickFormat((d) => formatBytes(d, { trim: true }))
+        .tickSizeOuter(0),
+    );
     refG.selectAll('*').remove();
     legend.selectAll('*').remove();
-    if (!m || !s || s.positions === 0) { message.text(''); return; }
-    const left = MARGIN.left, right = frame.width - MARGIN.right, top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
+    if (!m || !s || s.positions === 0) {
+      message.text('');
+      return;
+    }
+    const left = MARGIN.left,
+      right = frame.width - MARGIN.right,
+      top = MARGIN.top,
+      bottom = frame.height - MARGIN.bottom;
     const anyKnown = s.maxLive > 0;
-    message.text(anyKnown ? '' : `no sizes known yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`);
+    message.text(
+      anyKnown ? '' : `no sizes known yet: the plan is deferred${m.unknownDims.length ? ' (bind the dims above)' : ''}`,
+    );
     ctx.save();
     ctx.beginPath();
     ctx.rect(left, top - 1, right - left, bottom - top + 2);
@@ -167,21 +234,40 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
       // Live bytes (aligned): area.
       ctx.beginPath();
       stepPath(ctx, s.liveBound);
-      ctx.lineTo(right, bottom); ctx.lineTo(left, bottom); ctx.closePath();
+      ctx.lineTo(right, bottom);
+      ctx.lineTo(left, bottom);
+      ctx.closePath();
       ctx.fillStyle = C.liveFill;
       ctx.fill();
-      ctx.beginPath(); stepPath(ctx, s.liveBound); ctx.strokeStyle = C.live; ctx.lineWidth = 1.25; ctx.stroke();
+      ctx.beginPath();
+      stepPath(ctx, s.liveBound);
+      ctx.strokeStyle = C.live;
+      ctx.lineWidth = 1.25;
+      ctx.stroke();
     }
-    if (s.maxExtent > 0) { ctx.beginPath(); stepPath(ctx, s.extent); ctx.strokeStyle = C.extent; ctx.lineWidth = 1.25; ctx.stroke(); }
-    ctx.beginPath(); stepPath(ctx, s.naive); ctx.setLineDash([4, 3]); ctx.strokeStyle = C.naive; ctx.stroke(); ctx.setLineDash([]);
+    if (s.maxExtent > 0) {
+      ctx.beginPath();
+      stepPath(ctx, s.extent);
+      ctx.strokeStyle = C.extent;
+      ctx.lineWidth = 1.25;
+      ctx.stroke();
+    }
+    ctx.beginPath();
+    stepPath(ctx, s.naive);
+    ctx.setLineDash([4, 3]);
+    ctx.strokeStyle = C.naive;
+    ctx.stroke();
+    ctx.setLineDash([]);
     // Unknown sizes: a grey tick along the bottom where some live size is unknown.
     if (s.partial) {
       ctx.fillStyle = '#9aa3ad';
-      for (let p = 0; p < s.positions; p++) if (s.unknown[p] > 0) ctx.fillRect(x(p), bottom - 3, Math.max(x(p + 1) - x(p), 1), 3);
+      for (let p = 0; p < s.positions; p++)
+        if (s.unknown[p] > 0) ctx.fillRect(x(p), bottom - 3, Math.max(x(p + 1) - x(p), 1), 3);
     }
     ctx.restore();
     const refs = [];
-    if (m.peak !== null && m.peak === m.lowerBound) refs.push(['peak', m.peak, `planned peak = lower bound = ${formatBytes(m.peak)}`]);
+    if (m.peak !== null && m.peak === m.lowerBound)
+      refs.push(['peak', m.peak, `planned peak = lower bound = ${formatBytes(m.peak)}`]);
     else {
       if (m.peak !== null) refs.push(['peak', m.peak, `planned peak ${formatBytes(m.peak)}`]);
       if (m.lowerBound !== null) refs.push(['bound', m.lowerBound, `lower bound ${formatBytes(m.lowerBound)}`]);
@@ -190,22 +276,53 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     for (const [cls, v, label] of refs.sort((a, b) => a[1] - b[1])) {
       if (v > yMax) continue;
       const yy = y(v);
-      refG.append('line').attr('class', `ref ref-${cls}`).attr('x1', left).attr('x2', right).attr('y1', yy).attr('y2', yy);
+      refG
+        .append('line')
+        .attr('class', `ref ref-${cls}`)
+        .attr('x1', left)
+        .attr('x2', right)
+        .attr('y1', yy)
+        .attr('y2', yy);
       const ty = cls === 'peak' ? Math.max(yy - 3, top + 20) : Math.min(yy + 12, lastY - 12);
-      refG.append('text').attr('class', `ref-label ref-${cls}`).attr('x', right - 4).attr('y', ty).attr('text-anchor', 'end').text(label);
+      refG
+        .append('text')
+        .attr('class', `ref-label ref-${cls}`)
+        .attr('x', right - 4)
+        .attr('y', ty)
+        .attr('text-anchor', 'end')
+        .text(label);
       lastY = ty;
     }
     if (m.naive !== null && m.naive > yMax) {
-      refG.append('text').attr('class', 'ref-label ref-naive').attr('x', right - 4).attr('y', top - 8).attr('text-anchor', 'end')
+      refG
+        .append('text')
+        .attr('class', 'ref-label ref-naive')
+        .attr('x', right - 4)
+        .attr('y', top - 8)
+        .attr('text-anchor', 'end')
         .text(`naive total ${formatBytes(m.naive)} (off the scale)`);
     }
     const items = stackOn()
-      ? [...ps.layers.map((l) => [`${l.bucket}${l.tag ? `:${l.tag}` : ''}`, layerColor(l, tagIndex(l)), 'area']), ['arena top', C.extent, 'solid'], ['naive', C.naive, 'dash']]
-      : [['live bytes', C.live, 'solid'], ['arena top', C.extent, 'solid'], ['naive (never frees)', C.naive, 'dash']];
+      ? [
+          ...ps.layers.map((l) => [`${l.bucket}${l.tag ? `:${l.tag}` : ''}`, layerColor(l, tagIndex(l)), 'area']),
+          ['arena top', C.extent, 'solid'],
+          ['naive', C.naive, 'dash'],
+        ]
+      : [
+          ['live bytes', C.live, 'solid'],
+          ['arena top', C.extent, 'solid'],
+          ['naive (never frees)', C.naive, 'dash'],
+        ];
     let lx = left;
     for (const [label, color, kind] of items) {
       const g = legend.append('g').attr('transform', `translate(${lx},${8})`);
-      g.append('line').attr('x1', 0).attr('x2', 16).attr('y1', 0).attr('y2', 0).attr('stroke', color).attr('stroke-width', kind === 'area' ? 8 : 2)
+      g.append('line')
+        .attr('x1', 0)
+        .attr('x2', 16)
+        .attr('y1', 0)
+        .attr('y2', 0)
+        .attr('stroke', color)
+        .attr('stroke-width', kind === 'area' ? 8 : 2)
         .attr('stroke-dasharray', kind === 'dash' ? '4 3' : null);
       g.append('text').attr('x', 20).attr('y', 4).text(label);
       lx += (kind === 'area' ? 24 : 28) + textWidth(ctx, label);
@@ -230,7 +347,10 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
 
   function renderHover() {
     const p = linked.hoverPos;
-    if (!m || !s || p === null || p < 0 || p >= s.positions) { setMarks(hoverG, []); return; }
+    if (!m || !s || p === null || p < 0 || p >= s.positions) {
+      setMarks(hoverG, []);
+      return;
+    }
     const xp = x(p + 0.5);
     setMarks(hoverG, [
       { tag: 'line', attrs: { class: 'cursor', x1: xp, x2: xp, y1: MARGIN.top, y2: frame.height - MARGIN.bottom } },
@@ -238,20 +358,24 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     ]);
   }
 
-  svg.on('pointermove.hover', (ev) => {
-    if (!m || !s) return;
-    const [mx] = [ev.offsetX];
-    const p = Math.floor(x.invert(mx));
-    const pos = p >= 0 && p < s.positions && mx >= MARGIN.left && mx <= frame.width - MARGIN.right ? p : null;
-    linked.setHover(null, pos, api);
-    hooks.tooltip?.(ev, null, pos, api);
-  }).on('pointerleave.hover', (ev) => {
-    linked.setHover(null, null, api);
-    hooks.tooltip?.(ev, null, null, api);
-  });
+  svg
+    .on('pointermove.hover', (ev) => {
+      if (!m || !s) return;
+      const [mx] = [ev.offsetX];
+      const p = Math.floor(x.invert(mx));
+      const pos = p >= 0 && p < s.positions && mx >= MARGIN.left && mx <= frame.width - MARGIN.right ? p : null;
+      linked.setHover(null, pos, api);
+      hooks.tooltip?.(ev, null, pos, api);
+    })
+    .on('pointerleave.hover', (ev) => {
+      linked.setHover(null, null, api);
+      hooks.tooltip?.(ev, null, null, api);
+    });
 
   const offs = [
-    linked.on('xdomain', (src) => { if (src !== api) syncBrush(); }),
+    linked.on('xdomain', (src) => {
+      if (src !== api) syncBrush();
+    }),
     linked.on('hover', () => renderHover()),
   ];
 
@@ -259,50 +383,87 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     ...frameApi(frame),
     /** The profile's stacked series (profileSeries) or null, and the note shown when it is not usable. */
     setProfile(series, note = '') {
-      ps = series; psNote = note;
-      syncNote(); rescale(); layout(); draw();
+      ps = series;
+      psNote = note;
+      syncNote();
+      rescale();
+      layout();
+      draw();
     },
     setStacked(on) {
       stacked = !!on;
       modeBtn.classList.toggle('on', stacked);
       modeBtn.setAttribute('aria-pressed', String(stacked));
-      syncNote(); rescale(); layout(); draw();
+      syncNote();
+      rescale();
+      layout();
+      draw();
     },
-    get stacked() { return stacked; },
+    get stacked() {
+      return stacked;
+    },
     /** 'stacked' when the profile stack is drawn, 'plan' otherwise; the note when stacking is unavailable. */
-    get mode() { return stackOn() ? 'stacked' : 'plan'; },
-    get note() { return stacked && !stackOn() ? psNote : ''; },
-    get profile() { return ps; },
+    get mode() {
+      return stackOn() ? 'stacked' : 'plan';
+    },
+    get note() {
+      return stacked && !stackOn() ? psNote : '';
+    },
+    get profile() {
+      return ps;
+    },
     /** The series drawn (memorySeries of the plan shown, its naive line possibly the baseline's). */
-    get series() { return s; },
+    get series() {
+      return s;
+    },
     setData(model, series) {
-      m = model; s = series;
+      m = model;
+      s = series;
       rescale();
       x.domain([0, Math.max(1, m?.positions ?? 1)]);
       layout();
       draw();
     },
     renderNow: render,
-    toSVG: () => chartSVG(frame, (g) => {
-      if (!m || !s) return;
-      const pathOf = (series) => {
-        const parts = [];
-        const col = columns(series);
-        if (col) col.forEach((v, c) => parts.push(`${c ? 'L' : 'M'}${MARGIN.left + c},${y(Math.max(0, v)).toFixed(1)}H${MARGIN.left + c + 1}`));
-        else for (let p = 0; p < s.positions; p++) parts.push(`${p ? 'L' : 'M'}${x(p).toFixed(1)},${y(series[p]).toFixed(1)}H${x(p + 1).toFixed(1)}`);
-        return parts.join('');
-      };
-      const bottom = frame.height - MARGIN.bottom;
-      if (stackOn()) {
-        ps.layers.forEach((l, k) => g.append(svgEl('path', {
-          d: `${layerPoints(k).map(([px, v], j) => `${j ? 'L' : 'M'}${px.toFixed(1)},${y(v).toFixed(1)}`).join('')}Z`, fill: layerColor(l, tagIndex(l)),
-        })));
-      } else g.append(svgEl('path', { d: `${pathOf(s.liveBound)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }));
-      if (s.maxExtent > 0) g.append(svgEl('path', { d: pathOf(s.extent), fill: 'none', stroke: C.extent }));
-      g.append(svgEl('path', { d: pathOf(s.naive), fill: 'none', stroke: C.naive, 'stroke-dasharray': '4 3' }));
-    }),
+    toSVG: () =>
+      chartSVG(frame, (g) => {
+        if (!m || !s) return;
+        const pathOf = (series) => {
+          const parts = [];
+          const col = columns(series);
+          if (col)
+            col.forEach((v, c) =>
+              parts.push(`${c ? 'L' : 'M'}${MARGIN.left + c},${y(Math.max(0, v)).toFixed(1)}H${MARGIN.left + c + 1}`),
+            );
+          else
+            for (let p = 0; p < s.positions; p++)
+              parts.push(`${p ? 'L' : 'M'}${x(p).toFixed(1)},${y(series[p]).toFixed(1)}H${x(p + 1).toFixed(1)}`);
+          return parts.join('');
+        };
+        const bottom = frame.height - MARGIN.bottom;
+        if (stackOn()) {
+          ps.layers.forEach((l, k) =>
+            g.append(
+              svgEl('path', {
+                d: `${layerPoints(k)
+                  .map(([px, v], j) => `${j ? 'L' : 'M'}${px.toFixed(1)},${y(v).toFixed(1)}`)
+                  .join('')}Z`,
+                fill: layerColor(l, tagIndex(l)),
+              }),
+            ),
+          );
+        } else
+          g.append(
+            svgEl('path', { d: `${pathOf(s.liveBound)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }),
+          );
+        if (s.maxExtent > 0) g.append(svgEl('path', { d: pathOf(s.extent), fill: 'none', stroke: C.extent }));
+        g.append(svgEl('path', { d: pathOf(s.naive), fill: 'none', stroke: C.naive, 'stroke-dasharray': '4 3' }));
+      }),
     toPNG: () => chartPNG(frame),
-    destroy() { offs.forEach((f) => f()); frame.destroy(); },
+    destroy() {
+      offs.forEach((f) => f());
+      frame.destroy();
+    },
   };
   return api;
 }

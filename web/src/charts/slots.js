@@ -3,14 +3,35 @@
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
 import { axisLeft, scaleBand, scaleLinear, select } from 'd3';
-import { PALETTE, PALETTE_PIXELS, RasterMarks, attachXZoom, outlineX, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import {
+  PALETTE,
+  PALETTE_PIXELS,
+  RasterMarks,
+  attachXZoom,
+  outlineX,
+  chartPNG,
+  chartSVG,
+  colorOf,
+  createFrame,
+  frameApi,
+  cursorMarks,
+  keyed,
+  markedValues,
+  positionAxis,
+  setMarks,
+  setText,
+  svgEl,
+  stickyPick,
+  linkPointer,
+} from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
 
 export function createSlots(container, linked, { height = 220, hooks = {}, key } = {}) {
-  let m = null, occ = null;
+  let m = null,
+    occ = null;
   let emptyNote = ''; // setEmptyNote: why there is no slot plan, when the default message is not it
   const baseX = scaleLinear();
   const y = scaleBand().paddingInner(0.15);
@@ -20,9 +41,20 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
   let rowOff = new Int32Array(1); // segments of row k: rowOff[k] .. rowOff[k+1] (sorted by start)
   let segOfOwner = new Map(); // owner index -> segment
   let gen = 0; // setData calls (the rows' ids and labels)
-  const yAxisOnce = keyed(), labelsOnce = keyed(); // the slot axis and labels do not move with x
+  const yAxisOnce = keyed(),
+    labelsOnce = keyed(); // the slot axis and labels do not move with x
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, { key, className: 'mpv-slots', title: 'Slot occupancy', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, {
+    key,
+    className: 'mpv-slots',
+    title: 'Slot occupancy',
+    height,
+    margin: MARGIN,
+    onResize: () => {
+      layout();
+      draw();
+    },
+  });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
@@ -35,10 +67,14 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
 
   function layout() {
     picker.leave();
-    const w = frame.width, h = frame.height;
+    const w = frame.width,
+      h = frame.height;
     baseX.range([MARGIN.left, w - MARGIN.right]);
     y.domain(occ ? occ.rows.map((_, k) => k) : []).range([MARGIN.top, h - MARGIN.bottom]);
-    zoomRect.attr('x', MARGIN.left).attr('y', MARGIN.top).attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
+    zoomRect
+      .attr('x', MARGIN.left)
+      .attr('y', MARGIN.top)
+      .attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
       .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
     ylabel.attr('transform', `translate(12,${(MARGIN.top + h - MARGIN.bottom) / 2}) rotate(-90)`);
     message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
@@ -54,17 +90,32 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
     const nRows = occ?.rows.length ?? 0;
     const every = Math.max(1, Math.ceil(nRows / Math.max(1, (frame.height - MARGIN.top - MARGIN.bottom) / 14)));
-    yAxisOnce(`${gen} ${nRows} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).tickValues(y.domain().filter((k) => k % every === 0))
-      .tickFormat((k) => occ.rows[k].id).tickSizeOuter(0)));
+    yAxisOnce(`${gen} ${nRows} ${y.range()}`, () =>
+      gy.attr('transform', `translate(${MARGIN.left},0)`).call(
+        axisLeft(y)
+          .tickValues(y.domain().filter((k) => k % every === 0))
+          .tickFormat((k) => occ.rows[k].id)
+          .tickSizeOuter(0),
+      ),
+    );
     if (!m || !occ || !nRows) {
       labelsOnce('', () => labels.selectAll('*').remove());
       setMarks(hoverG, []);
-      setText(message.node(), emptyNote || (!m || !occ ? 'no slot plan yet: the plan is deferred' : m.planned ? 'no slots (empty plan)' : 'no slots yet: the plan is deferred'));
+      setText(
+        message.node(),
+        emptyNote ||
+          (!m || !occ
+            ? 'no slot plan yet: the plan is deferred'
+            : m.planned
+              ? 'no slots (empty plan)'
+              : 'no slots yet: the plan is deferred'),
+      );
       return;
     }
     setText(message.node(), '');
     const [d0, d1] = x.domain();
-    const left = MARGIN.left, right = frame.width - MARGIN.right;
+    const left = MARGIN.left,
+      right = frame.width - MARGIN.right;
     const band = y.bandwidth();
     ctx.save();
     ctx.beginPath();
@@ -77,12 +128,21 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
     const selOwner = sel !== undefined ? m.owner[sel] : -1;
     const nVis = queryIntervals(ix, seg.start, seg.end, d0, d1, vis);
-    const kx = x(1) - x(0), ox = x(0), trim = kx > 6 ? 1 : 0;
+    const kx = x(1) - x(0),
+      ox = x(0),
+      trim = kx > 6 ? 1 : 0;
     raster.begin(frame, left, MARGIN.top, right, frame.height - MARGIN.bottom);
     for (let j = 0; j < nVis; j++) {
-      const k = vis[j], r = seg.row[k];
+      const k = vis[j],
+        r = seg.row[k];
       const hh = band * seg.fill[k];
-      raster.rect(PALETTE_PIXELS[occ.rows[r].id % PALETTE.length], ox + kx * seg.start[k], y(r) + band - Math.max(hh, 0.75), kx * (seg.end[k] + 1 - seg.start[k]) - trim, hh);
+      raster.rect(
+        PALETTE_PIXELS[occ.rows[r].id % PALETTE.length],
+        ox + kx * seg.start[k],
+        y(r) + band - Math.max(hh, 0.75),
+        kx * (seg.end[k] + 1 - seg.start[k]) - trim,
+        hh,
+      );
     }
     raster.end(ctx, selOwner >= 0 ? 0.3 : 1);
     ctx.globalAlpha = 1;
@@ -97,8 +157,13 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     if (band >= 12) {
       for (let k = 0; k < nRows; k++) {
         const r = occ.rows[k];
-        labels.append('text').attr('class', 'slot-label').attr('x', right - 4).attr('y', y(k) + Math.min(band, 14) - 3)
-          .attr('text-anchor', 'end').text(`${formatBytes(r.capacity)} · ${(r.utilisation * 100).toFixed(0)}% used`);
+        labels
+          .append('text')
+          .attr('class', 'slot-label')
+          .attr('x', right - 4)
+          .attr('y', y(k) + Math.min(band, 14) - 3)
+          .attr('text-anchor', 'end')
+          .text(`${formatBytes(r.capacity)} · ${(r.utilisation * 100).toFixed(0)}% used`);
       }
     }
   }
@@ -106,15 +171,30 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
   function renderHover(x = currentX()) {
     const items = [];
     if (m && occ && occ.rows.length) {
-      const seg = occ.segments, band = y.bandwidth();
+      const seg = occ.segments,
+        band = y.bandwidth();
       for (const [i, cls] of markedValues(m, linked)) {
         const k = segOfOwner.get(m.owner[i]) ?? -1;
         if (k < 0) continue;
-        const xa = x(seg.start[k]), xb = x(seg.end[k] + 1);
+        const xa = x(seg.start[k]),
+          xb = x(seg.end[k] + 1);
         const ox = outlineX(xa, xb, MARGIN.left, frame.width - MARGIN.right);
-        if (ox) items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: y(seg.row[k]) - 1, height: Math.max(band, 2) + 2 } });
+        if (ox)
+          items.push({
+            tag: 'rect',
+            attrs: { class: cls, ...ox, y: y(seg.row[k]) - 1, height: Math.max(band, 2) + 2 },
+          });
       }
-      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
+      items.push(
+        ...cursorMarks(
+          x,
+          linked.hoverPos,
+          MARGIN.left,
+          frame.width - MARGIN.right,
+          MARGIN.top,
+          frame.height - MARGIN.bottom,
+        ),
+      );
     }
     setMarks(hoverG, items);
   }
@@ -129,8 +209,13 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     if (k < 0 || k >= occ.rows.length) return { name: null, pos };
     // A slot holds one buffer at a time: the last segment of row k starting at or before pos.
     const seg = occ.segments;
-    let lo = rowOff[k], hi = rowOff[k + 1];
-    while (lo < hi) { const mid = (lo + hi) >>> 1; if (seg.start[mid] <= pos) lo = mid + 1; else hi = mid; }
+    let lo = rowOff[k],
+      hi = rowOff[k + 1];
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (seg.start[mid] <= pos) lo = mid + 1;
+      else hi = mid;
+    }
     const j = lo - 1;
     if (j >= rowOff[k] && pos <= seg.end[j]) return { name: m.names[seg.value[j]], pos };
     return { name: null, pos };
@@ -142,9 +227,13 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     ...frameApi(frame),
     /** model: a slot plan's PlanModel; occupancy: slotOccupancy(model). */
     /** The message shown instead of the default one while there is no slot plan ('' for the default). */
-    setEmptyNote(text) { emptyNote = text; draw(); },
+    setEmptyNote(text) {
+      emptyNote = text;
+      draw();
+    },
     setData(model, occupancy) {
-      m = model; occ = occupancy;
+      m = model;
+      occ = occupancy;
       gen++;
       const seg = occ?.segments;
       ix = seg ? intervalIndex(seg.start, seg.end) : null;
@@ -152,7 +241,10 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
       rowOff = new Int32Array((occ?.rows.length ?? 0) + 1);
       segOfOwner = new Map();
       if (seg) {
-        for (let k = 0; k < seg.n; k++) { rowOff[seg.row[k] + 1]++; if (!segOfOwner.has(seg.value[k])) segOfOwner.set(seg.value[k], k); }
+        for (let k = 0; k < seg.n; k++) {
+          rowOff[seg.row[k] + 1]++;
+          if (!segOfOwner.has(seg.value[k])) segOfOwner.set(seg.value[k], k);
+        }
         for (let r = 0; r + 1 < rowOff.length; r++) rowOff[r + 1] += rowOff[r];
       }
       baseX.domain([0, Math.max(1, m?.positions ?? 1)]);
@@ -160,25 +252,36 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
       draw();
     },
     renderNow: render,
-    toSVG: () => chartSVG(frame, (g) => {
-      if (!m || !occ) return;
-      const x = currentX();
-      const [d0, d1] = x.domain();
-      const seg = occ.segments, band = y.bandwidth();
-      for (let k = 0; k < seg.n && k < 20000; k++) {
-        if (seg.end[k] + 1 < d0 || seg.start[k] > d1) continue;
-        const xa = Math.max(x(seg.start[k]), MARGIN.left), xb = Math.min(x(seg.end[k] + 1), frame.width - MARGIN.right);
-        const hh = Math.max(band * seg.fill[k], 0.75);
-        const r = svgEl('rect', { x: xa.toFixed(2), y: (y(seg.row[k]) + band - hh).toFixed(2), width: Math.max(xb - xa, 0.75).toFixed(2),
-          height: hh.toFixed(2), fill: colorOf(occ.rows[seg.row[k]].id) });
-        const t = svgEl('title');
-        t.textContent = m.names[seg.value[k]];
-        r.append(t);
-        g.append(r);
-      }
-    }),
+    toSVG: () =>
+      chartSVG(frame, (g) => {
+        if (!m || !occ) return;
+        const x = currentX();
+        const [d0, d1] = x.domain();
+        const seg = occ.segments,
+          band = y.bandwidth();
+        for (let k = 0; k < seg.n && k < 20000; k++) {
+          if (seg.end[k] + 1 < d0 || seg.start[k] > d1) continue;
+          const xa = Math.max(x(seg.start[k]), MARGIN.left),
+            xb = Math.min(x(seg.end[k] + 1), frame.width - MARGIN.right);
+          const hh = Math.max(band * seg.fill[k], 0.75);
+          const r = svgEl('rect', {
+            x: xa.toFixed(2),
+            y: (y(seg.row[k]) + band - hh).toFixed(2),
+            width: Math.max(xb - xa, 0.75).toFixed(2),
+            height: hh.toFixed(2),
+            fill: colorOf(occ.rows[seg.row[k]].id),
+          });
+          const t = svgEl('title');
+          t.textContent = m.names[seg.value[k]];
+          r.append(t);
+          g.append(r);
+        }
+      }),
     toPNG: () => chartPNG(frame),
-    destroy() { offs.forEach((f) => f()); frame.destroy(); },
+    destroy() {
+      offs.forEach((f) => f());
+      frame.destroy();
+    },
   };
   return api;
 }

@@ -6,7 +6,29 @@
 import { axisLeft, brushY, format, scaleLinear, select } from 'd3';
 
 const compact = format('~s');
-import { PALETTE, PALETTE_PIXELS, RasterMarks, UNKNOWN_COLOR, pixelOf, attachXZoom, outlineX, chartPNG, chartSVG, colorOf, createFrame, frameApi, cursorMarks, keyed, markedValues, positionAxis, setMarks, setText, svgEl, stickyPick, linkPointer } from './base.js';
+import {
+  PALETTE,
+  PALETTE_PIXELS,
+  RasterMarks,
+  UNKNOWN_COLOR,
+  pixelOf,
+  attachXZoom,
+  outlineX,
+  chartPNG,
+  chartSVG,
+  colorOf,
+  createFrame,
+  frameApi,
+  cursorMarks,
+  keyed,
+  markedValues,
+  positionAxis,
+  setMarks,
+  setText,
+  svgEl,
+  stickyPick,
+  linkPointer,
+} from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
@@ -17,7 +39,8 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
   let links = null; // the selected value's producer and consumers (positions)
   let views = new Map(); // owner index -> view indices
   let rowRange = null; // [r0, r1) rows shown, null = all
-  let ixOwners = null, ixViews = null; // intervalIndex of the owners and of the views (culling by x)
+  let ixOwners = null,
+    ixViews = null; // intervalIndex of the owners and of the views (culling by x)
   let vis = new Int32Array(0); // the indices a query returns
   const baseX = scaleLinear();
   const y = scaleLinear();
@@ -25,7 +48,17 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
   const yAxisOnce = keyed(); // the y axis does not move with x
 
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, { key, className: 'mpv-timeline', title: 'Live intervals — one row per buffer, x = position (node in topological order)', height, margin: MARGIN, onResize: () => { layout(); draw(); } });
+  const frame = createFrame(container, {
+    key,
+    className: 'mpv-timeline',
+    title: 'Live intervals — one row per buffer, x = position (node in topological order)',
+    height,
+    margin: MARGIN,
+    onResize: () => {
+      layout();
+      draw();
+    },
+  });
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
@@ -38,7 +71,9 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     if (!ev.sourceEvent || !m) return;
     if (!ev.selection) rowRange = null;
     else {
-      const s = scaleLinear().domain([0, m.rowCount]).range([MARGIN.top, frame.height - MARGIN.bottom]);
+      const s = scaleLinear()
+        .domain([0, m.rowCount])
+        .range([MARGIN.top, frame.height - MARGIN.bottom]);
       const r0 = Math.max(0, Math.floor(s.invert(ev.selection[0])));
       const r1 = Math.min(m.rowCount, Math.max(r0 + 1, Math.ceil(s.invert(ev.selection[1]))));
       rowRange = r1 - r0 >= m.rowCount ? null : [r0, r1];
@@ -51,16 +86,24 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
 
   function layout() {
     picker.leave();
-    const w = frame.width, h = frame.height;
+    const w = frame.width,
+      h = frame.height;
     baseX.range([MARGIN.left, w - MARGIN.right]);
     const [r0, r1] = rowRange ?? [0, Math.max(1, m?.rowCount ?? 1)];
     y.domain([r0, r1]).range([MARGIN.top, h - MARGIN.bottom]);
-    zoomRect.attr('x', MARGIN.left).attr('y', MARGIN.top).attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
+    zoomRect
+      .attr('x', MARGIN.left)
+      .attr('y', MARGIN.top)
+      .attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
       .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
-    ylabel.attr('transform', `translate(12,${(MARGIN.top + h - MARGIN.bottom) / 2}) rotate(-90)`)
+    ylabel
+      .attr('transform', `translate(12,${(MARGIN.top + h - MARGIN.bottom) / 2}) rotate(-90)`)
       .text(rowRange ? `buffers ${r0}–${r1 - 1}` : 'buffers (by first use)');
     stripG.attr('transform', `translate(${w - MARGIN.right + 8},0)`);
-    brush.extent([[0, MARGIN.top], [12, h - MARGIN.bottom]]);
+    brush.extent([
+      [0, MARGIN.top],
+      [12, h - MARGIN.bottom],
+    ]);
     stripG.call(brush);
     if (!rowRange) stripG.call(brush.move, null);
     message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
@@ -81,12 +124,24 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     const ctx = frame.ctx;
     const x = currentX();
     positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
-    yAxisOnce(`${y.domain()} ${y.range()}`, () => gy.attr('transform', `translate(${MARGIN.left},0)`).call(axisLeft(y).ticks(Math.max(2, frame.height / 40)).tickFormat((d) => (Number.isInteger(d) ? (d >= 10000 ? compact(d) : d) : '')).tickSizeOuter(0)));
-    if (!m || m.n === 0) { setText(message.node(), m ? 'no intermediate values' : ''); setMarks(hoverG, []); return; }
+    yAxisOnce(`${y.domain()} ${y.range()}`, () =>
+      gy.attr('transform', `translate(${MARGIN.left},0)`).call(
+        axisLeft(y)
+          .ticks(Math.max(2, frame.height / 40))
+          .tickFormat((d) => (Number.isInteger(d) ? (d >= 10000 ? compact(d) : d) : ''))
+          .tickSizeOuter(0),
+      ),
+    );
+    if (!m || m.n === 0) {
+      setText(message.node(), m ? 'no intermediate values' : '');
+      setMarks(hoverG, []);
+      return;
+    }
     setText(message.node(), '');
     const [d0, d1] = x.domain();
     const [r0, r1] = y.domain();
-    const left = MARGIN.left, right = frame.width - MARGIN.right;
+    const left = MARGIN.left,
+      right = frame.width - MARGIN.right;
     ctx.save();
     ctx.beginPath();
     ctx.rect(left, MARGIN.top, right - left, frame.height - MARGIN.top - MARGIN.bottom);
@@ -94,19 +149,28 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     const rowH = Math.abs(y(r0 + 1) - y(r0));
     const gap = rowH > 4 ? 1 : 0;
     const barH = Math.max(rowH - gap, 0.75);
-    const kx = x(1) - x(0), ox = x(0);
+    const kx = x(1) - x(0),
+      ox = x(0);
     const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
     const selOwner = sel !== undefined ? m.owner[sel] : -1;
     const { start, end, row, size, colorKey } = m;
     const nVis = queryIntervals(ixOwners, start, end, d0, d1, vis);
-    const ky = y(1) - y(0), oy = y(0), trim = kx > 6 ? 1 : 0;
+    const ky = y(1) - y(0),
+      oy = y(0),
+      trim = kx > 6 ? 1 : 0;
     raster.begin(frame, left, MARGIN.top, right, frame.height - MARGIN.bottom);
     for (let j = 0; j < nVis; j++) {
       const i = vis[j];
       const r = row[i];
       if (r < r0 || r >= r1) continue;
       const xa = ox + kx * start[i];
-      raster.rect(Number.isNaN(size[i]) ? UNKNOWN_PIXEL : PALETTE_PIXELS[colorKey[i] % PALETTE.length], xa, oy + ky * r, kx * (end[i] + 1 - start[i]) - trim, barH);
+      raster.rect(
+        Number.isNaN(size[i]) ? UNKNOWN_PIXEL : PALETTE_PIXELS[colorKey[i] % PALETTE.length],
+        xa,
+        oy + ky * r,
+        kx * (end[i] + 1 - start[i]) - trim,
+        barH,
+      );
     }
     ctx.globalAlpha = selOwner >= 0 ? 0.3 : 1;
     raster.end(ctx, ctx.globalAlpha);
@@ -119,8 +183,10 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
         const i = vis[j];
         const r = row[i];
         if (r < r0 || r >= r1) continue;
-        const xa = ox + kx * start[i], xb = ox + kx * (end[i] + 1);
-        const x0 = Math.round(xa), y0 = Math.round(oy + ky * r + barH * 0.3);
+        const xa = ox + kx * start[i],
+          xb = ox + kx * (end[i] + 1);
+        const x0 = Math.round(xa),
+          y0 = Math.round(oy + ky * r + barH * 0.3);
         ctx.rect(x0, y0, Math.max(1, Math.round(xb - trim) - x0), Math.max(1, Math.round(barH * 0.4)));
       }
       ctx.fill();
@@ -129,7 +195,8 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     if (selOwner >= 0) {
       const i = selOwner;
       ctx.fillStyle = Number.isNaN(size[i]) ? UNKNOWN_COLOR : colorOf(colorKey[i]);
-      const xa = x(start[i]), xb = x(end[i] + 1);
+      const xa = x(start[i]),
+        xb = x(end[i] + 1);
       ctx.fillRect(xa, y(row[i]), Math.max(xb - xa, 1), barH);
     }
     ctx.restore();
@@ -141,23 +208,49 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     if (m) {
       for (const [i, cls] of markedValues(m, linked)) {
         const r = m.row[i];
-        const xa = x(m.start[i]), xb = x(m.end[i] + 1);
+        const xa = x(m.start[i]),
+          xb = x(m.end[i] + 1);
         const h = Math.max(barH, 3);
         const ox = outlineX(xa, xb, MARGIN.left, frame.width - MARGIN.right);
-        if (ox) items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: y(r) + barH / 2 - h / 2 - 1, height: h + 2 } });
+        if (ox)
+          items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: y(r) + barH / 2 - h / 2 - 1, height: h + 2 } });
       }
       // The selected value's producer and consumers: a line at each of their positions.
       if (links) {
-        const top = MARGIN.top, bottom = frame.height - MARGIN.bottom;
-        const marks = [...(links.producer !== null ? [[links.producer, 'mark-producer']] : []), ...links.consumers.map((p) => [p, 'mark-consumer'])];
+        const top = MARGIN.top,
+          bottom = frame.height - MARGIN.bottom;
+        const marks = [
+          ...(links.producer !== null ? [[links.producer, 'mark-producer']] : []),
+          ...links.consumers.map((p) => [p, 'mark-consumer']),
+        ];
         for (const [p, cls] of marks) {
           const xp = x(p + 0.5);
           if (xp < MARGIN.left - 0.5 || xp > frame.width - MARGIN.right + 0.5) continue;
-          items.push({ tag: 'line', key: p, attrs: { class: `mark-node ${cls}`, 'data-position': p, x1: xp, x2: xp, y1: top, y2: bottom } });
-          items.push({ tag: 'path', key: p, attrs: { class: `mark-node-head ${cls}`, d: `M${xp - 4},${top - 7}L${xp + 4},${top - 7}L${xp},${top - 1}Z` } });
+          items.push({
+            tag: 'line',
+            key: p,
+            attrs: { class: `mark-node ${cls}`, 'data-position': p, x1: xp, x2: xp, y1: top, y2: bottom },
+          });
+          items.push({
+            tag: 'path',
+            key: p,
+            attrs: {
+              class: `mark-node-head ${cls}`,
+              d: `M${xp - 4},${top - 7}L${xp + 4},${top - 7}L${xp},${top - 1}Z`,
+            },
+          });
         }
       }
-      items.push(...cursorMarks(x, linked.hoverPos, MARGIN.left, frame.width - MARGIN.right, MARGIN.top, frame.height - MARGIN.bottom));
+      items.push(
+        ...cursorMarks(
+          x,
+          linked.hoverPos,
+          MARGIN.left,
+          frame.width - MARGIN.right,
+          MARGIN.top,
+          frame.height - MARGIN.bottom,
+        ),
+      );
     }
     setMarks(hoverG, items);
   }
@@ -182,14 +275,25 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
   const api = {
     ...frameApi(frame),
     /** Mark node positions for the selected value: {producer: p|null, consumers: [p]} or null. */
-    setLinks(l) { links = l; renderHover(); },
-    get links() { return links; },
+    setLinks(l) {
+      links = l;
+      renderHover();
+    },
+    get links() {
+      return links;
+    },
     setData(model) {
       m = model;
       links = null;
       rowRange = null;
       views = new Map();
-      if (m) for (let i = 0; i < m.n; i++) if (m.owner[i] !== i) { const o = m.owner[i]; if (!views.has(o)) views.set(o, []); views.get(o).push(i); }
+      if (m)
+        for (let i = 0; i < m.n; i++)
+          if (m.owner[i] !== i) {
+            const o = m.owner[i];
+            if (!views.has(o)) views.set(o, []);
+            views.get(o).push(i);
+          }
       ixOwners = m ? intervalIndex(m.start, m.end, (i) => m.owner[i] === i) : null;
       ixViews = m ? intervalIndex(m.start, m.end, (i) => m.owner[i] !== i) : null;
       if (vis.length < (m?.n ?? 0)) vis = new Int32Array(m.n);
@@ -212,7 +316,10 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     renderNow: render,
     toSVG: () => chartSVG(frame, (g) => marksSVG(g)),
     toPNG: () => chartPNG(frame),
-    destroy() { offs.forEach((f) => f()); frame.destroy(); },
+    destroy() {
+      offs.forEach((f) => f());
+      frame.destroy();
+    },
   };
 
   function marksSVG(g) {
@@ -225,9 +332,12 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     for (let i = 0; i < m.n && count < 20000; i++) {
       if (m.end[i] + 1 < d0 || m.start[i] > d1 || m.row[i] < r0 || m.row[i] >= r1) continue;
       const view = m.owner[i] !== i;
-      const xa = Math.max(x(m.start[i]), MARGIN.left), xb = Math.min(x(m.end[i] + 1), frame.width - MARGIN.right);
+      const xa = Math.max(x(m.start[i]), MARGIN.left),
+        xb = Math.min(x(m.end[i] + 1), frame.width - MARGIN.right);
       const r = svgEl('rect', {
-        x: xa.toFixed(2), y: (y(m.row[i]) + (view ? barH * 0.3 : 0)).toFixed(2), width: Math.max(xb - xa, 0.75).toFixed(2),
+        x: xa.toFixed(2),
+        y: (y(m.row[i]) + (view ? barH * 0.3 : 0)).toFixed(2),
+        width: Math.max(xb - xa, 0.75).toFixed(2),
         height: (view ? barH * 0.4 : barH).toFixed(2),
         fill: view ? 'rgba(20,30,50,0.45)' : Number.isNaN(m.size[i]) ? UNKNOWN_COLOR : colorOf(m.colorKey[i]),
       });

@@ -40,15 +40,27 @@ export function toCSV(rows, columns) {
  * entry (counted in the graph's memplan.unnamed_nodes). Unknown amounts are
  * left out.
  */
-export function netronAttachment(m, { nodes = [], values = [], producer = 'onnx-memplan', model = '', graph = '' } = {}) {
-  const metadata = [], metrics = [];
+export function netronAttachment(
+  m,
+  { nodes = [], values = [], producer = 'onnx-memplan', model = '', graph = '' } = {},
+) {
+  const metadata = [],
+    metrics = [];
   const add = (list, kind, target, name, value) => {
-    if (value !== null && value !== undefined && value !== '') list.push({ kind, target, name: `memplan.${name}`, value });
+    if (value !== null && value !== undefined && value !== '')
+      list.push({ kind, target, name: `memplan.${name}`, value });
   };
   add(metadata, 'graph', graph, 'status', m.status);
   add(metadata, 'graph', graph, 'strategy', m.strategy);
-  for (const [k, v] of [['align', m.align], ['positions', m.positions], ['naive_bytes', m.naive], ['peak_bytes', m.peak],
-    ['lower_bound_bytes', m.lowerBound], ['savings_ratio', m.savings]]) add(metrics, 'graph', graph, k, v);
+  for (const [k, v] of [
+    ['align', m.align],
+    ['positions', m.positions],
+    ['naive_bytes', m.naive],
+    ['peak_bytes', m.peak],
+    ['lower_bound_bytes', m.lowerBound],
+    ['savings_ratio', m.savings],
+  ])
+    add(metrics, 'graph', graph, k, v);
   for (const v of values) {
     add(metrics, 'value', v.name, 'size_bytes', v.size);
     add(metrics, 'value', v.name, 'start', v.start);
@@ -59,7 +71,10 @@ export function netronAttachment(m, { nodes = [], values = [], producer = 'onnx-
   }
   let unnamed = 0;
   for (const r of nodes) {
-    if (!r.name) { unnamed++; continue; }
+    if (!r.name) {
+      unnamed++;
+      continue;
+    }
     add(metrics, 'node', r.name, 'live_bytes', r.live);
     add(metrics, 'node', r.name, 'allocated_bytes', r.allocated);
     add(metrics, 'node', r.name, 'freed_bytes', r.freed);

@@ -6,9 +6,16 @@ export function formatBytes(n, { compact = true, trim = false } = {}) {
   if (n === null || n === undefined || Number.isNaN(n)) return '—';
   if (Math.abs(n) < 1024) return `${nf.format(n)} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let v = n, i = -1;
-  do { v /= 1024; i++; } while (Math.abs(v) >= 1024 && i < units.length - 1);
-  if (Math.abs(v) >= 1023.5 && i < units.length - 1) { v /= 1024; i++; } // "1024 KiB" is "1.00 MiB"
+  let v = n,
+    i = -1;
+  do {
+    v /= 1024;
+    i++;
+  } while (Math.abs(v) >= 1024 && i < units.length - 1);
+  if (Math.abs(v) >= 1023.5 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  } // "1024 KiB" is "1.00 MiB"
   const a = Math.abs(v);
   const digits = a >= 100 ? v.toFixed(0) : a >= 10 ? v.toFixed(1) : v.toFixed(2);
   const short = `${trim && digits.includes('.') ? digits.replace(/\.?0+$/, '') : digits} ${units[i]}`; // trim "5.00", never "800"
@@ -49,4 +56,5 @@ export function formatShape(shape) {
 
 /** A node as text: "Conv conv2d_3", "com.microsoft.Attention attn" (op with
  *  its domain unless ai.onnx, then the name; either may be missing). */
-export const nodeLabel = (nd) => [nd.domain && nd.domain !== 'ai.onnx' ? `${nd.domain}.${nd.op}` : nd.op, nd.name].filter(Boolean).join(' ');
+export const nodeLabel = (nd) =>
+  [nd.domain && nd.domain !== 'ai.onnx' ? `${nd.domain}.${nd.op}` : nd.op, nd.name].filter(Boolean).join(' ');

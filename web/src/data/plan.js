@@ -25,8 +25,12 @@ export function normalizeNodes(nodes) {
   return nodes.map((nd, p) => {
     const o = nd && typeof nd === 'object' ? nd : {};
     return {
-      index: int(o.index, p), name: str(o.name), op: str(o.op_type), domain: str(o.domain),
-      inputs: names(o.inputs), outputs: Array.isArray(o.outputs) ? names(o.outputs) : null,
+      index: int(o.index, p),
+      name: str(o.name),
+      op: str(o.op_type),
+      domain: str(o.domain),
+      inputs: names(o.inputs),
+      outputs: Array.isArray(o.outputs) ? names(o.outputs) : null,
     };
   });
 }
@@ -64,11 +68,23 @@ export function normalizePlan(json) {
   if (!json || typeof json !== 'object') throw new TypeError('normalizePlan: expected a plan object');
   // A body's memory (`transients`: one buffer per control-flow node, live at
   // its position) is drawn as a buffer named after the node, after the values.
-  const transients = (Array.isArray(json.transients) ? json.transients : []).filter((t) => t && typeof t.node === 'string');
-  const values = (Array.isArray(json.values) ? json.values : []).concat(transients.map((t) => ({
-    name: t.node, size: t.bytes, start: t.position, end: t.position, owner: null, view: false,
-    slot: t.slot, offset: t.offset, dtype: null, shape: null,
-  })));
+  const transients = (Array.isArray(json.transients) ? json.transients : []).filter(
+    (t) => t && typeof t.node === 'string',
+  );
+  const values = (Array.isArray(json.values) ? json.values : []).concat(
+    transients.map((t) => ({
+      name: t.node,
+      size: t.bytes,
+      start: t.position,
+      end: t.position,
+      owner: null,
+      view: false,
+      slot: t.slot,
+      offset: t.offset,
+      dtype: null,
+      shape: null,
+    })),
+  );
   const nValues = values.length - transients.length;
   const n = values.length;
   const align = int(json.align, 1);
@@ -90,7 +106,8 @@ export function normalizePlan(json) {
     const name = typeof v.name === 'string' ? v.name : String(v.name ?? `#${i}`);
     valueNames[i] = name;
     if (!index.has(name)) index.set(name, i);
-    const s = int(v.start, 0), e = int(v.end, s);
+    const s = int(v.start, 0),
+      e = int(v.end, s);
     start[i] = s;
     end[i] = Math.max(s, e);
     if (end[i] > maxEnd) maxEnd = end[i];
@@ -125,7 +142,9 @@ export function normalizePlan(json) {
   const nodes = normalizeNodes(json.nodes);
   const positions = Math.max(int(json.positions, 0), maxEnd + 1, nodes.length);
   const unknown = json.unknown && typeof json.unknown === 'object' ? json.unknown : {};
-  const unknownValues = Array.isArray(unknown.values) ? unknown.values.filter((u) => u && typeof u.name === 'string') : [];
+  const unknownValues = Array.isArray(unknown.values)
+    ? unknown.values.filter((u) => u && typeof u.name === 'string')
+    : [];
   const unknownDims = Array.isArray(unknown.dims) ? unknown.dims.filter((d) => typeof d === 'string') : [];
   const unknownReason = new Map(unknownValues.map((u) => [u.name, String(u.reason ?? 'unknown')]));
   const slots = (Array.isArray(json.slots) ? json.slots : [])
@@ -144,9 +163,30 @@ export function normalizePlan(json) {
     savings: num(json.savings_ratio),
     strategies: json.strategies && typeof json.strategies === 'object' ? json.strategies : null,
     boundAlign: json.strategy === 'slots' ? 1 : align,
-    n, nValues, transients, transient: (i) => i >= nValues, names: valueNames, index, start, end, size, alignedSize, offset, slot, view, owner, dtype, shape,
-    row, rowCount: owners.length, rowValue, colorKey,
-    slots, unknownValues, unknownDims, unknownReason,
+    n,
+    nValues,
+    transients,
+    transient: (i) => i >= nValues,
+    names: valueNames,
+    index,
+    start,
+    end,
+    size,
+    alignedSize,
+    offset,
+    slot,
+    view,
+    owner,
+    dtype,
+    shape,
+    row,
+    rowCount: owners.length,
+    rowValue,
+    colorKey,
+    slots,
+    unknownValues,
+    unknownDims,
+    unknownReason,
     unplanned: Array.isArray(json.unplanned) ? json.unplanned.filter((u) => u && typeof u.name === 'string') : [],
     nodes,
   };
@@ -164,7 +204,10 @@ export function attachNodes(json, nodes) {
   let placed = false;
   for (const [k, v] of Object.entries(json)) {
     out[k] = v;
-    if (k === 'unknown') { out.nodes = nodes; placed = true; }
+    if (k === 'unknown') {
+      out.nodes = nodes;
+      placed = true;
+    }
   }
   if (!placed) out.nodes = nodes;
   return out;
@@ -186,8 +229,16 @@ export function intervalRows(m) {
   const value = new Int32Array(m.n);
   for (let i = 0; i < m.n; i++) value[i] = i;
   return {
-    n: m.n, start: m.start, end: m.end, row: m.row, offset: m.offset, size: m.size,
-    slot: m.slot, colorKey: m.colorKey, view: m.view, value,
+    n: m.n,
+    start: m.start,
+    end: m.end,
+    row: m.row,
+    offset: m.offset,
+    size: m.size,
+    slot: m.slot,
+    colorKey: m.colorKey,
+    view: m.view,
+    value,
   };
 }
 
@@ -201,7 +252,8 @@ export function intervalRows(m) {
 export function attachNodeTree(json, full) {
   if (!json || typeof json !== 'object' || !full || typeof full !== 'object') return json;
   let out = Array.isArray(full.nodes) ? attachNodes(json, full.nodes) : json;
-  const subs = json.subgraphs, fsubs = full.subgraphs;
+  const subs = json.subgraphs,
+    fsubs = full.subgraphs;
   if (!Array.isArray(subs) || !Array.isArray(fsubs) || !subs.length) return out;
   const next = subs.map((e, k) => {
     const f = fsubs[k];
@@ -244,13 +296,22 @@ export function stepOf(parent, index) {
 /** The bodies of node `node` in `plan` (one per graph attribute: an If's two branches), as [{index, entry}]. */
 export function bodiesOf(plan, node) {
   const out = [];
-  (Array.isArray(plan?.subgraphs) ? plan.subgraphs : []).forEach((e, index) => { if (e?.node === node) out.push({ index, entry: e }); });
+  (Array.isArray(plan?.subgraphs) ? plan.subgraphs : []).forEach((e, index) => {
+    if (e?.node === node) out.push({ index, entry: e });
+  });
   return out;
 }
 
 /** How a body is told: "If 'n' then_branch (branch taken)". */
 export function bodyLabel(e) {
-  const taken = e.branch_taken === true ? ' (branch taken)' : e.branch_taken === false ? ' (branch not taken)' : e.op_type === 'If' ? ' (condition not known)' : '';
+  const taken =
+    e.branch_taken === true
+      ? ' (branch taken)'
+      : e.branch_taken === false
+        ? ' (branch not taken)'
+        : e.op_type === 'If'
+          ? ' (condition not known)'
+          : '';
   return `${e.op_type ?? ''} '${e.node}' ${e.attribute}${taken}`;
 }
 
@@ -269,7 +330,12 @@ export function planAssumptions(json) {
     for (const t of Array.isArray(plan.transients) ? plan.transients : []) {
       if (typeof t?.assumption !== 'string') continue;
       const taken = (plan.subgraphs ?? []).find((e) => e?.node === t.node && e.counted);
-      out.push({ kind: 'branch', path, node: t.node, text: `${t.op_type ?? 'If'} '${t.node}': ${t.assumption}${taken ? ` (${taken.attribute})` : ''}` });
+      out.push({
+        kind: 'branch',
+        path,
+        node: t.node,
+        text: `${t.op_type ?? 'If'} '${t.node}': ${t.assumption}${taken ? ` (${taken.attribute})` : ''}`,
+      });
     }
     for (const d of Array.isArray(plan.unknown?.dims) ? plan.unknown.dims : []) {
       if (typeof d === 'string' && d.startsWith('trips_') && !seenTrips.has(d)) {
@@ -298,8 +364,10 @@ export function searchBodies(json, test) {
       const p = [...path, stepOf(plan, k)];
       const l = [...labels, bodyLabel(e)];
       let count = 0;
-      for (const v of Array.isArray(e.plan.values) ? e.plan.values : []) if (typeof v?.name === 'string' && test(v.name)) count++;
-      for (const t of Array.isArray(e.plan.transients) ? e.plan.transients : []) if (typeof t?.node === 'string' && test(t.node)) count++;
+      for (const v of Array.isArray(e.plan.values) ? e.plan.values : [])
+        if (typeof v?.name === 'string' && test(v.name)) count++;
+      for (const t of Array.isArray(e.plan.transients) ? e.plan.transients : [])
+        if (typeof t?.node === 'string' && test(t.node)) count++;
       if (count) out.push({ path: p, label: l.join(' › '), count });
       walk(e.plan, p, l);
     });

@@ -42,10 +42,17 @@ export function profileSeries(json, positions = null) {
       for (const tag in bucket) {
         const a = bucket[tag];
         if (typeof a === 'string') return { ok: false, reason: 'symbolic', symbolic: a };
-        if (typeof a !== 'number' || !Number.isFinite(a)) { partial = true; continue; }
+        if (typeof a !== 'number' || !Number.isFinite(a)) {
+          partial = true;
+          continue;
+        }
         if (a === 0) continue;
         let l = byBucket[bi].get(tag);
-        if (!l) byBucket[bi].set(tag, (l = { key: `${BUCKETS[bi]}:${tag}`, bucket: BUCKETS[bi], tag, values: new Float64Array(P) }));
+        if (!l)
+          byBucket[bi].set(
+            tag,
+            (l = { key: `${BUCKETS[bi]}:${tag}`, bucket: BUCKETS[bi], tag, values: new Float64Array(P) }),
+          );
         if (placed) l.values[p] += a;
       }
     }
@@ -53,7 +60,8 @@ export function profileSeries(json, positions = null) {
   const byTag = (a, b) => (a.tag === b.tag ? 0 : a.tag === '' ? -1 : b.tag === '' ? 1 : a.tag < b.tag ? -1 : 1);
   const layers = byBucket.flatMap((m) => [...m.values()].sort(byTag));
   const total = new Float64Array(P);
-  const lower = [], upper = [];
+  const lower = [],
+    upper = [];
   for (const l of layers) {
     const lo = Float64Array.from(total);
     for (let p = 0; p < P; p++) total[p] += l.values[p];
@@ -98,11 +106,26 @@ export const reuseText = (r) => (r ? `${r.input}${r.kind ? ` (${r.kind})` : ''}`
  */
 export function valueLinks(planNodes) {
   const links = new Map();
-  const get = (n) => { let l = links.get(n); if (!l) { l = { producer: null, consumers: [] }; links.set(n, l); } return l; };
+  const get = (n) => {
+    let l = links.get(n);
+    if (!l) {
+      l = { producer: null, consumers: [] };
+      links.set(n, l);
+    }
+    return l;
+  };
   (planNodes ?? []).forEach((nd, p) => {
     const pos = Number.isInteger(nd?.index) ? nd.index : p;
-    for (const o of nd?.outputs ?? []) if (o) { const l = get(o); if (l.producer === null) l.producer = pos; }
-    for (const i of nd?.inputs ?? []) if (i) { const l = get(i); if (l.consumers[l.consumers.length - 1] !== pos) l.consumers.push(pos); }
+    for (const o of nd?.outputs ?? [])
+      if (o) {
+        const l = get(o);
+        if (l.producer === null) l.producer = pos;
+      }
+    for (const i of nd?.inputs ?? [])
+      if (i) {
+        const l = get(i);
+        if (l.consumers[l.consumers.length - 1] !== pos) l.consumers.push(pos);
+      }
   });
   for (const l of links.values()) l.consumers = [...new Set(l.consumers)].sort((a, b) => a - b);
   return links;

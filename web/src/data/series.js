@@ -37,23 +37,48 @@ export function memorySeries(m) {
   const tops = [];
   for (let i = 0; i < m.n; i++) {
     if (m.owner[i] !== i) continue;
-    const s = m.start[i], e = m.end[i] + 1;
-    dCount[s]++; dCount[e]--;
+    const s = m.start[i],
+      e = m.end[i] + 1;
+    dCount[s]++;
+    dCount[e]--;
     const sz = m.size[i];
-    if (Number.isNaN(sz)) { dUnknown[s]++; dUnknown[e]--; continue; }
+    if (Number.isNaN(sz)) {
+      dUnknown[s]++;
+      dUnknown[e]--;
+      continue;
+    }
     const a = m.alignedSize[i];
-    dLive[s] += sz; dLive[e] -= sz;
-    dAligned[s] += a; dAligned[e] -= a;
+    dLive[s] += sz;
+    dLive[e] -= sz;
+    dAligned[s] += a;
+    dAligned[e] -= a;
     dNaive[s] += naiveAligned ? a : sz;
     if (!Number.isNaN(m.offset[i])) tops.push(i);
   }
-  const live = new Float64Array(P), liveAligned = new Float64Array(P), naive = new Float64Array(P);
-  const count = new Int32Array(P), unknown = new Int32Array(P);
-  let l = 0, la = 0, nv = 0, c = 0, u = 0;
-  let maxLive = 0, maxLiveAligned = 0, partial = false;
+  const live = new Float64Array(P),
+    liveAligned = new Float64Array(P),
+    naive = new Float64Array(P);
+  const count = new Int32Array(P),
+    unknown = new Int32Array(P);
+  let l = 0,
+    la = 0,
+    nv = 0,
+    c = 0,
+    u = 0;
+  let maxLive = 0,
+    maxLiveAligned = 0,
+    partial = false;
   for (let p = 0; p < P; p++) {
-    l += dLive[p]; la += dAligned[p]; nv += dNaive[p]; c += dCount[p]; u += dUnknown[p];
-    live[p] = l; liveAligned[p] = la; naive[p] = nv; count[p] = c; unknown[p] = u;
+    l += dLive[p];
+    la += dAligned[p];
+    nv += dNaive[p];
+    c += dCount[p];
+    u += dUnknown[p];
+    live[p] = l;
+    liveAligned[p] = la;
+    naive[p] = nv;
+    count[p] = c;
+    unknown[p] = u;
     if (l > maxLive) maxLive = l;
     if (la > maxLiveAligned) maxLiveAligned = la;
     if (u > 0) partial = true;
@@ -74,7 +99,11 @@ export function memorySeries(m) {
   const find = (p) => {
     let r = p;
     while (next[r] !== r) r = next[r];
-    while (next[p] !== r) { const q = next[p]; next[p] = r; p = q; }
+    while (next[p] !== r) {
+      const q = next[p];
+      next[p] = r;
+      p = q;
+    }
     return r;
   };
   for (const i of tops) {
@@ -86,7 +115,22 @@ export function memorySeries(m) {
   }
   let maxExtent = 0;
   for (let p = 0; p < P; p++) if (extent[p] > maxExtent) maxExtent = extent[p];
-  return { positions: P, live, liveAligned, liveBound, extent, naive, count, unknown, maxLive, maxLiveAligned, maxLiveBound, maxExtent, peakPositions, partial };
+  return {
+    positions: P,
+    live,
+    liveAligned,
+    liveBound,
+    extent,
+    naive,
+    count,
+    unknown,
+    maxLive,
+    maxLiveAligned,
+    maxLiveBound,
+    maxExtent,
+    peakPositions,
+    partial,
+  };
 }
 
 /**
@@ -98,7 +142,9 @@ export function memorySeries(m) {
  *            fill: Float64Array (size/capacity), value: Int32Array}
  */
 export function slotOccupancy(m) {
-  const rows = m.slots.slice().sort((a, b) => a.id - b.id)
+  const rows = m.slots
+    .slice()
+    .sort((a, b) => a.id - b.id)
     .map((s) => ({ id: s.id, capacity: s.capacity, offset: s.offset, used: 0, busy: 0, utilisation: 0 }));
   const rowOf = new Map(rows.map((r, k) => [r.id, k]));
   const idx = [];
@@ -106,17 +152,28 @@ export function slotOccupancy(m) {
   idx.sort((a, b) => rowOf.get(m.slot[a]) - rowOf.get(m.slot[b]) || m.start[a] - m.start[b] || a - b);
   const n = idx.length;
   const seg = {
-    n, row: new Int32Array(n), start: new Int32Array(n), end: new Int32Array(n),
-    size: new Float64Array(n), fill: new Float64Array(n), value: Int32Array.from(idx),
+    n,
+    row: new Int32Array(n),
+    start: new Int32Array(n),
+    end: new Int32Array(n),
+    size: new Float64Array(n),
+    fill: new Float64Array(n),
+    value: Int32Array.from(idx),
   };
   const byteSteps = new Float64Array(rows.length);
   for (let k = 0; k < n; k++) {
-    const i = idx[k], r = rowOf.get(m.slot[i]), row = rows[r];
+    const i = idx[k],
+      r = rowOf.get(m.slot[i]),
+      row = rows[r];
     const sz = Number.isNaN(m.size[i]) ? 0 : m.size[i];
     const len = m.end[i] - m.start[i] + 1;
-    seg.row[k] = r; seg.start[k] = m.start[i]; seg.end[k] = m.end[i]; seg.size[k] = sz;
+    seg.row[k] = r;
+    seg.start[k] = m.start[i];
+    seg.end[k] = m.end[i];
+    seg.size[k] = sz;
     seg.fill[k] = row.capacity > 0 ? sz / row.capacity : 0;
-    row.used++; row.busy += len;
+    row.used++;
+    row.busy += len;
     byteSteps[r] += sz * len;
   }
   for (let r = 0; r < rows.length; r++) {
@@ -140,7 +197,7 @@ export function slotOccupancy(m) {
  * a node without an `outputs` list gets the values that start at its position.
  */
 export function nodeRows(m, series = memorySeries(m), nodes = null) {
-  const list = Array.isArray(nodes) ? normalizeNodes(nodes) : m.nodes ?? [];
+  const list = Array.isArray(nodes) ? normalizeNodes(nodes) : (m.nodes ?? []);
   const present = (a) => a.filter((x) => x !== '');
   const rows = [];
   for (let p = 0; p < m.positions; p++) {
@@ -152,9 +209,14 @@ export function nodeRows(m, series = memorySeries(m), nodes = null) {
       domain: nd ? nd.domain : '',
       inputs: nd ? present(nd.inputs) : [],
       outputs: nd && nd.outputs ? present(nd.outputs) : null,
-      allocated: 0, freed: 0,
-      live: series.live[p], liveAligned: series.liveAligned[p], liveBound: series.liveBound[p], extent: series.extent[p],
-      count: series.count[p], unknown: series.unknown[p],
+      allocated: 0,
+      freed: 0,
+      live: series.live[p],
+      liveAligned: series.liveAligned[p],
+      liveBound: series.liveBound[p],
+      extent: series.extent[p],
+      count: series.count[p],
+      unknown: series.unknown[p],
     });
   }
   // Rows whose node lists no outputs show the values that start there.
@@ -197,8 +259,15 @@ export function valueRows(m) {
       view: m.view[i] === 1,
       slot: m.slot[i] >= 0 ? m.slot[i] : null,
       offset: Number.isNaN(m.offset[i]) ? null : m.offset[i],
-      status: m.transient(i) ? `body memory (${m.transients[i - m.nValues].op_type ?? 'node'})${Number.isNaN(m.size[i]) ? ': not known' : ''}`
-        : reason !== undefined ? `unknown: ${reason}` : unplanned.has(name) ? 'unplanned' : m.view[i] ? 'view' : '',
+      status: m.transient(i)
+        ? `body memory (${m.transients[i - m.nValues].op_type ?? 'node'})${Number.isNaN(m.size[i]) ? ': not known' : ''}`
+        : reason !== undefined
+          ? `unknown: ${reason}`
+          : unplanned.has(name)
+            ? 'unplanned'
+            : m.view[i]
+              ? 'view'
+              : '',
     };
   }
   return rows;
@@ -223,24 +292,30 @@ export function patternTest(pattern) {
 export function filterRows(rows, pattern, fields = ['name']) {
   if (!pattern) return { rows, error: null };
   const { test, error } = patternTest(pattern);
-  const out = rows.filter((r) => fields.some((f) => {
-    const v = r[f];
-    return Array.isArray(v) ? v.some((x) => test(String(x))) : v !== undefined && v !== null && test(String(v));
-  }));
+  const out = rows.filter((r) =>
+    fields.some((f) => {
+      const v = r[f];
+      return Array.isArray(v) ? v.some((x) => test(String(x))) : v !== undefined && v !== null && test(String(v));
+    }),
+  );
   return { rows: out, error };
 }
 
 /** Stable sort of rows by key; nulls last in either direction. */
 export function sortRows(rows, key, dir = 1) {
   const val = (r) => (Array.isArray(r[key]) ? r[key].join(' ') : r[key]);
-  return rows.map((r, k) => [r, k]).sort(([a, ka], [b, kb]) => {
-    const x = val(a), y = val(b);
-    if (x === y) return ka - kb;
-    if (x === null || x === undefined || x === '') return 1;
-    if (y === null || y === undefined || y === '') return -1;
-    if (typeof x === 'number' && typeof y === 'number') return (x - y) * dir;
-    return (String(x) < String(y) ? -1 : 1) * dir;
-  }).map(([r]) => r);
+  return rows
+    .map((r, k) => [r, k])
+    .sort(([a, ka], [b, kb]) => {
+      const x = val(a),
+        y = val(b);
+      if (x === y) return ka - kb;
+      if (x === null || x === undefined || x === '') return 1;
+      if (y === null || y === undefined || y === '') return -1;
+      if (typeof x === 'number' && typeof y === 'number') return (x - y) * dir;
+      return (String(x) < String(y) ? -1 : 1) * dir;
+    })
+    .map(([r]) => r);
 }
 
 /**
@@ -257,7 +332,8 @@ export function sortRows(rows, key, dir = 1) {
  */
 export function intervalIndex(start, end, keep = null) {
   const N = start.length;
-  let P = 0, n = 0;
+  let P = 0,
+    n = 0;
   for (let i = 0; i < N; i++) {
     if (keep && !keep(i)) continue;
     n++;
@@ -277,17 +353,24 @@ export function intervalIndex(start, end, keep = null) {
   const classOffset = new Int32Array(34);
   for (let c = 0; c < 33; c++) classOffset[c + 1] = classOffset[c] + classCnt[c + 1];
   const fill = classOffset.slice();
-  const order = new Int32Array(n), starts = new Int32Array(n);
+  const order = new Int32Array(n),
+    starts = new Int32Array(n);
   for (let k = 0; k < n; k++) {
-    const i = byStart[k], at = fill[cls(i)]++;
-    order[at] = i; starts[at] = start[i];
+    const i = byStart[k],
+      at = fill[cls(i)]++;
+    order[at] = i;
+    starts[at] = start[i];
   }
   return { n, order, starts, classOffset };
 }
 
 /** First k in [lo, hi) with a[k] >= v (hi if none). */
 function lowerBound(a, lo, hi, v) {
-  while (lo < hi) { const mid = (lo + hi) >>> 1; if (a[mid] < v) lo = mid + 1; else hi = mid; }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (a[mid] < v) lo = mid + 1;
+    else hi = mid;
+  }
   return lo;
 }
 
@@ -301,7 +384,8 @@ export function queryIntervals(ix, start, end, d0, d1, out) {
   let count = 0;
   const { order, starts, classOffset } = ix;
   for (let c = 0; c < 33; c++) {
-    const a = classOffset[c], b = classOffset[c + 1];
+    const a = classOffset[c],
+      b = classOffset[c + 1];
     if (a === b) continue;
     const maxLen = c === 0 ? 0 : 2 ** c - 1;
     // end + 1 >= d0 with end <= start + maxLen needs start >= d0 - 1 - maxLen.
@@ -331,9 +415,14 @@ export function liveAt(m, p, producer) {
     const nd = t ? null : producer(m.names[i]);
     const share = m.lowerBound ? alignUp(m.size[i], m.boundAlign) / m.lowerBound : 0;
     out.push({
-      name: m.names[i], transient: !!t, bytes: m.size[i], share: Number(share.toPrecision(6)),
-      op_type: t ? t.op_type ?? null : nd?.op ?? null, node: t ? t.node : nd?.name ?? null,
-      dtype: m.dtype[i] || null, shape: t ? null : m.shape[i] ?? null,
+      name: m.names[i],
+      transient: !!t,
+      bytes: m.size[i],
+      share: Number(share.toPrecision(6)),
+      op_type: t ? (t.op_type ?? null) : (nd?.op ?? null),
+      node: t ? t.node : (nd?.name ?? null),
+      dtype: m.dtype[i] || null,
+      shape: t ? null : (m.shape[i] ?? null),
     });
   }
   return out.sort((a, b) => b.bytes - a.bytes); // stable: equal sizes in placement order, as the CLI lists them

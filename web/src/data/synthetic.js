@@ -21,13 +21,22 @@ export function syntheticPlan(n = 100_000, { seed = 1, align = 64 } = {}) {
   const values = [];
   // Free list per placement: keep a list of live [offset, end, top] and place first-fit.
   let live = [];
-  let peak = 0, naive = 0;
+  let peak = 0,
+    naive = 0;
   let lastOwner = null;
   for (let i = 0; i < n; i++) {
     const start = Math.min(positions - 1, Math.floor((i / n) * positions));
     if (lastOwner && i % 10 === 9) {
-      values.push({ name: `v${i}/view`, size: lastOwner.size, start: Math.max(start, lastOwner.start), end: lastOwner.end,
-        owner: lastOwner.name, view: true, slot: null, offset: lastOwner.offset });
+      values.push({
+        name: `v${i}/view`,
+        size: lastOwner.size,
+        start: Math.max(start, lastOwner.start),
+        end: lastOwner.end,
+        owner: lastOwner.name,
+        view: true,
+        slot: null,
+        offset: lastOwner.offset,
+      });
       continue;
     }
     const long = rand() < 0.02;
@@ -50,8 +59,18 @@ export function syntheticPlan(n = 100_000, { seed = 1, align = 64 } = {}) {
     lastOwner = v;
   }
   return {
-    status: 'planned', strategy: 'arena', align, positions,
-    naive_bytes: naive, peak_bytes: peak, lower_bound_bytes: null, savings_ratio: naive ? 1 - peak / naive : 0,
-    strategies: null, slots: [], values, unplanned: [], unknown: null,
+    status: 'planned',
+    strategy: 'arena',
+    align,
+    positions,
+    naive_bytes: naive,
+    peak_bytes: peak,
+    lower_bound_bytes: null,
+    savings_ratio: naive ? 1 - peak / naive : 0,
+    strategies: null,
+    slots: [],
+    values,
+    unplanned: [],
+    unknown: null,
   };
 }
