@@ -26,12 +26,9 @@ static memplan_model *model(void) {
     mb_node(g, "Relu", "x", "a\tb")->name = mb_strdup("esc\x1b[2J");
     mb_node(g, "Neg", "a\tb", FORGE)->name = mb_strdup("c1\xc2\x85 back\\slash");
     mb_output(g, FORGE, 1, "4");
-    size_t len;
-    uint8_t *bytes = mb_pack(g, &len);
-    memplan_model *m = NULL;
     memplan_error err = {0};
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
-    free(bytes);
+    memplan_model *m = mb_load(g, &err);
+    if (!m) fail_msg("load: %s", err.message);
     return m;
 }
 

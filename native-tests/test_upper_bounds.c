@@ -27,12 +27,9 @@ static memplan_model *nonzero_model(void) {
     mb_int_attr(mb_node(g, "Cast", "t", "c"), "to", 1);
     mb_node(g, "Relu", "c", "y");
     mb_output(g, "y", 1, NULL);
-    size_t len;
-    uint8_t *bytes = mb_pack(g, &len);
-    memplan_model *m = NULL;
     memplan_error err = {0};
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
-    free(bytes);
+    memplan_model *m = mb_load(g, &err);
+    if (!m) fail_msg("load: %s", err.message);
     return m;
 }
 
@@ -302,12 +299,9 @@ static memplan_model *chain(int32_t a_type, const char *extra) {
     mb_node(g, "Neg", "a", "y");
     if (extra) mb_node(g, "Abs", "y", extra);
     mb_output(g, extra ? extra : "y", a_type, "4");
-    size_t len;
-    uint8_t *bytes = mb_pack(g, &len);
-    memplan_model *m = NULL;
     memplan_error err = {0};
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
-    free(bytes);
+    memplan_model *m = mb_load(g, &err);
+    if (!m) fail_msg("load: %s", err.message);
     return m;
 }
 

@@ -28,8 +28,9 @@ typedef struct side {
 } side;
 
 typedef struct change {
-    int32_t a, b;  /* indices in each side's values */
-    int64_t delta; /* size change, bytes (0 when a size is not known) */
+    int32_t a, b;     /* indices in each side's values */
+    int64_t delta;    /* size change, bytes (0 when a size is not known) */
+    const char *name; /* the value's name, the tie-break of the order */
 } change;
 
 static uint64_t fig(const side *s, int k) {
@@ -70,18 +71,13 @@ static bool differs(const memplan_value_plan *x, const memplan_value_plan *y) {
     return x->placed && x->arena_offset != y->arena_offset;
 }
 
-static int by_delta(const void *pa, const void *pb, void *names) {
+/* Largest size change first, then by name. */
+static int by_delta(const void *pa, const void *pb) {
     const change *a = pa, *b = pb;
     int64_t da = a->delta < 0 ? -a->delta : a->delta, db = b->delta < 0 ? -b->delta : b->delta;
     if (da != db) return da > db ? -1 : 1;
-    const side *s = names;
-    return strcmp(s->p->graph->values[s->p->values[a->a].value].name,
-                  s->p->graph->values[s->p->values[b->a].value].name);
+    return strcmp(a->name, b->name);
 }
-
-/* qsort has no context argument in C11: the side is passed through this. */
-static const side *sort_side;
-static int by_delta_c(const void *a, const void *b) { return by_delta(a, b, (void *)sort_side); }
 
 static const char *name_of(const side *s, int32_t i) { return s->p->graph->values[s->p->values[i].value].name; }
 
@@ -118,10 +114,9 @@ static bool compare(side *a, side *b, change **out, size_t *n) {
         if (k < 0 || !differs(&a->p->values[i], &b->p->values[k])) continue;
         const memplan_value_plan *x = &a->p->values[i], *y = &b->p->values[k];
         int64_t d = known_size(x) && known_size(y) ? (int64_t)y->size.bytes - (int64_t)x->size.bytes : 0;
-        (*out)[(*n)++] = (change){(int32_t)i, k, d};
+        (*out)[(*n)++] = (change){(int32_t)i, k, d, name_of(a, (int32_t)i)};
     }
-    sort_side = a;
-    qsort(*out, *n, sizeof **out, by_delta_c);
+    qsort(*out, *n, sizeof **out, by_delta);
     return true;
 }
 
