@@ -23,7 +23,7 @@ import {
   stepOf,
 } from '../data/plan.js';
 import { filterRows, memorySeries, nodeRows, patternTest, sortRows, valueRows } from '../data/series.js';
-import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
+import { profileAt, profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt } from '../data/format.js';
 
 export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
@@ -314,14 +314,15 @@ export function createController(client, options = {}) {
   }
   function profileState(doc, profileNote) {
     const m = state.m;
-    // `profile` covers the main graph's nodes: a body shows its plan's live bytes.
-    if (state.path.length)
+    // A body's own per-node profile is the profile document's entry at the same path.
+    const shown = state.path.length ? profileAt(doc, state.path) : doc;
+    if (doc && !shown)
       return {
         profileDoc: doc,
         profile: null,
-        profileNote: "the per-node profile covers the main graph; a body shows its plan's live bytes",
+        profileNote: "the profile has no entry for this body; showing its plan's live bytes",
       };
-    const profile = doc ? profileSeries(doc, m.positions) : null;
+    const profile = shown ? profileSeries(shown, m.positions) : null;
     let note = profileNote;
     if (profile && !profile.ok) {
       note =
@@ -409,7 +410,7 @@ export function createController(client, options = {}) {
     const gen = ++planGen;
     // The dims as they are now: a dim typed while this re-plan waits starts the next one.
     const dims = dimArgs();
-    const planDims = [...dims, ...valueArgs()]; // `profile` takes no --value
+    const planDims = [...dims, ...valueArgs()];
     const t0 = performance.now();
     setPhase('planning');
     status({ busy: true, progress: 'planning…' });
@@ -448,7 +449,7 @@ export function createController(client, options = {}) {
           baselineCache = { model: mdl, key: bkey, doc: baseline };
         }
       }
-      const pkey = dims.join('\n'); // the profile's only input besides the model
+      const pkey = planDims.join('\n'); // the profile's only inputs besides the model
       const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
       status({ error: null });
       applyPlan(plan, cached?.doc ?? null, cached?.note ?? '', baseline);
@@ -463,7 +464,7 @@ export function createController(client, options = {}) {
         let doc = null,
           note = '';
         try {
-          doc = await mdl.call('profile', dims);
+          doc = await mdl.call('profile', planDims);
         } catch (e) {
           if (e.name === 'AbortError') throw e;
           note = `no profile: ${e.message}`;
