@@ -6,6 +6,8 @@
 //                   pending request with an AbortError and starts a fresh
 //                   worker; models opened before are gone (their calls reject).
 //   mp.terminate()
+import { parseExact } from '../data/exact.js';
+
 const decoder = new TextDecoder('utf-8');
 
 export async function connectMemplan() {
@@ -36,7 +38,7 @@ export async function connectMemplan() {
           return;
         }
         try {
-          p.resolve(JSON.parse(decoder.decode(result)));
+          p.resolve(parseExact(decoder.decode(result))); // counts beyond 2^53 stay exact (BigInt)
         } catch (e) {
           p.reject(e);
         }

@@ -25,6 +25,7 @@ import {
 import { filterRows, memorySeries, nodeRows, patternTest, sortRows, valueRows } from '../data/series.js';
 import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt } from '../data/format.js';
+import { provenanceOf, sha256Hex } from './provenance.js';
 
 export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
 /** The events embedders may listen to (the others are the DOM modules'). */
@@ -228,6 +229,10 @@ export function createController(client, options = {}) {
   let loadGen = 0,
     planGen = 0;
   let model = null; // the worker's handle on the open model
+  // The open model's bytes as given (a Blob/File or a Uint8Array), its size
+  // and, once an export asked for it, the promise of its sha256: the plan
+  // JSON's provenance. null for a plan document and after a cancel.
+  let source = null;
   // Caches. Per model: the reuse lists (they depend on the model only), the
   // node list (taken with the first plan, then left out of re-plans:
   // --no-nodes is 40% of a plan's JSON) and the last profile (strategy,
@@ -504,6 +509,7 @@ export function createController(client, options = {}) {
       const bytes = await bytesOrPromise;
       if (gen !== loadGen) return;
       const size = bytes.byteLength ?? bytes.size; // bytes, or a File read in slices
+      const given = { data: bytes, size, sha256: null };
       status({ progress: `opening ${formatBytes(size)}…` });
       const stages = {
         starting: 'starting WebAssembly…',
@@ -523,6 +529,7 @@ export function createController(client, options = {}) {
       }
       model?.close().catch(() => {});
       model = mdl;
+      source = given;
       opened = true;
       inplaceDoc = null;
       const info = deepFreeze(mdl.info);
@@ -573,6 +580,7 @@ export function createController(client, options = {}) {
     planGen++;
     model?.close().catch(() => {});
     model = null;
+    source = null;
     inplaceDoc = null;
     patch({
       source: 'plan',
@@ -600,6 +608,7 @@ export function createController(client, options = {}) {
   function cancel() {
     client.cancel();
     model = null;
+    source = null;
     loadGen++;
     planGen++;
     patch({ hasModel: false });
@@ -655,6 +664,26 @@ export function createController(client, options = {}) {
     bodyPath,
     cancel,
     annotate,
+    /**
+     * The exported plan's `provenance` (provenance.js): the model's name,
+     * size and sha256 (computed on the first call, once per model), the
+     * options and the bindings the plan is made with. null when no model is
+     * open (a plan document, after a cancel).
+     */
+    async provenance() {
+      const src = source;
+      if (!src) return null;
+      src.sha256 ??= sha256Hex(src.data).catch(() => null);
+      const sha256 = await src.sha256;
+      const dims = Object.fromEntries(Object.entries(state.dims).filter(([, v]) => v !== ''));
+      const values = Object.fromEntries(
+        state.valueInputs
+          .filter((inp) => state.values[inp.name] && !checkValue(inp, state.values[inp.name]))
+          .map((inp) => [inp.name, state.values[inp.name]]),
+      );
+      const args = planArgs(state.strategy, [...dimArgs(), ...valueArgs()]);
+      return provenanceOf(state, { args, dims, values, size: src.size, sha256, version: client.version });
+    },
     /** Bind dims ({name: value}; null or '' unbinds) and re-plan. */
     setDims(obj) {
       const pairs = Object.entries(obj ?? {}).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]);

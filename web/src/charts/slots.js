@@ -277,7 +277,7 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
           g.append(r);
         }
       }),
-    toPNG: () => chartPNG(frame),
+    toPNG: (opts) => chartPNG(frame, opts),
     destroy() {
       offs.forEach((f) => f());
       frame.destroy();
