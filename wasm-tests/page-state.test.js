@@ -8,6 +8,7 @@ import { normalizePlan } from '../web/src/data/plan.js';
 import { sortRows, valueRows } from '../web/src/data/series.js';
 import { readHash, writeHash } from '../web/src/app/urlstate.js';
 import { pngTitle } from '../web/src/app/exports.js';
+import { openMessage, planMessage } from '../web/src/app/controller.js';
 
 // 2^56 + 2^30 + 4: no double holds it (the nearest is ...760).
 const BIG = 72057595111669764n;
@@ -124,5 +125,27 @@ describe('link state', () => {
     expect(pngTitle({ shownName: '', name: 'x.onnx', dims: {}, values: {} }, 'Live intervals')).toBe(
       'x.onnx · Live intervals',
     );
+  });
+});
+
+describe("messages in the page's words", () => {
+  it('planMessage: the CLI usage messages become the dim or input named', () => {
+    expect(planMessage("--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], or NAME=LO..HI, got 'seq=-1'")).toBe(
+      'the dim seq takes a whole number from 0 to 2^53; "-1" is not one',
+    );
+    expect(planMessage("--value takes NAME=V or NAME=V,V,... (integers or true/false), got 'sr=x=1'")).toBe(
+      'the input sr takes whole numbers or true/false, separated by commas; "x=1" is not one',
+    );
+    expect(planMessage('node n: cannot broadcast')).toBe('node n: cannot broadcast');
+  });
+
+  it('openMessage: no model at all near the start, a damaged one further in', () => {
+    expect(openMessage('malformed protobuf at byte 2: groups are not used by ONNX')).toBe(
+      'this is not an ONNX model (malformed protobuf at byte 2: groups are not used by ONNX)',
+    );
+    expect(openMessage('malformed protobuf at byte 5000: truncated')).toBe(
+      'this is not a valid ONNX model: damaged or cut short? (malformed protobuf at byte 5000: truncated)',
+    );
+    expect(openMessage('the file is empty: not an ONNX model')).toBe('the file is empty: not an ONNX model');
   });
 });

@@ -159,9 +159,34 @@ export function inputDims(info) {
   return Object.freeze(out);
 }
 
-/** A load error in the page's words: bytes that do not parse as a model say so first (the loader's detail after). */
+/**
+ * A load error in the page's words: bytes that do not parse as a model say
+ * so first, the loader's detail after. Within the first bytes (a text file,
+ * an image: byte 2, byte 10) the file is no ONNX model at all; further in,
+ * it is one that is damaged or cut short.
+ */
 export function openMessage(message) {
-  return /^malformed protobuf at byte 0\b/.test(message) ? `this is not an ONNX model (${message})` : message;
+  const m = /^malformed protobuf at byte (\d+)\b/.exec(message);
+  if (!m) return message;
+  return Number(m[1]) < 64
+    ? `this is not an ONNX model (${message})`
+    : `this is not a valid ONNX model: damaged or cut short? (${message})`;
+}
+
+/**
+ * A plan error in the page's words: the library's usage messages name CLI
+ * options ("--dim takes NAME=VALUE ..., got 'seq=-1'"); the page has dim and
+ * value inputs instead. Other messages pass unchanged.
+ */
+export function planMessage(message) {
+  const m = /^--(dim|value) takes .*, got '([\s\S]*)'$/.exec(message);
+  if (!m) return message;
+  const eq = m[2].indexOf('='); // the name ends at the first '=' (src/out/request.c)
+  const name = eq < 0 ? m[2] : m[2].slice(0, eq);
+  const typed = eq < 0 ? '' : m[2].slice(eq + 1);
+  return m[1] === 'dim'
+    ? `the dim ${name} takes a whole number from 0 to 2^53; "${typed}" is not one`
+    : `the input ${name} takes whole numbers or true/false, separated by commas; "${typed}" is not one`;
 }
 
 /** How many elements `--value` takes at most (MEMPLAN_MAX_VALUE_ELEMS in memplan/report.h). */
@@ -488,7 +513,7 @@ export function createController(client, options = {}) {
       status({ busy: false });
       if (e.name === 'AbortError') return;
       console.warn(e.stack);
-      showError(`${state.name}: ${e.message}`);
+      showError(`${state.name}: ${planMessage(e.message)}`);
     }
   }
 
