@@ -91,6 +91,11 @@ export async function connectMemplan() {
           alive();
           return request({ op: 'call', handle, command, args, bytes: true }, [], opts.onProgress);
         },
+        /** The plan's trace bytes (`memplan plan MODEL ...args --trace OUT.json`). */
+        trace: async (args = []) => {
+          alive();
+          return request({ op: 'trace', handle, args });
+        },
         close: async () => (gen === generation ? request({ op: 'close', handle }) : null),
       };
     },

@@ -655,6 +655,20 @@ export function createController(client, options = {}) {
     }
   }
 
+  /** The plan's Chrome/Perfetto trace (the bytes `memplan plan --trace` writes with the
+   *  same options and bindings), or null (no model, cancelled, failed: the error is shown). */
+  async function trace() {
+    const mdl = model;
+    if (!mdl) return null;
+    try {
+      const bytes = await mdl.trace(planArgs(state.strategy, [...dimArgs(), ...valueArgs()]));
+      return mdl === model ? bytes : null;
+    } catch (e) {
+      if (e.name !== 'AbortError') showError(`${state.name}: ${planMessage(e.message)}`);
+      return null;
+    }
+  }
+
   // ---- derived data, per plan ------------------------------------------
   /** The rows of table `which` ('values' | 'nodes') for the current plan, made on first use. */
   function rows(which) {
@@ -689,6 +703,7 @@ export function createController(client, options = {}) {
     bodyPath,
     cancel,
     annotate,
+    trace,
     /**
      * The exported plan's `provenance` (provenance.js): the model's name,
      * size and sha256 (computed on the first call, once per model), the

@@ -105,7 +105,12 @@ export function createExports(container, ctl, charts) {
     });
     download(`${base()}.memplan.netron.json`, stringifyExact(doc, 1), 'application/json');
   };
+  const traceJson = async () => {
+    const bytes = await ctl.trace();
+    if (bytes) download(`${base()}.trace.json`, bytes, 'application/json');
+  };
   const annotatedBtn = button('annotated-onnx', 'Annotated .onnx', 'mpv-btn', annotated);
+  const traceBtn = button('trace-json', 'Trace (.json)', 'mpv-btn', traceJson);
   const netronBtn = button('netron', 'Netron attachment', 'mpv-btn', netron);
   // How to use it: Netron has no "open attachment" command; the file is dropped on the open model.
   const netronNote = el(
@@ -121,16 +126,26 @@ export function createExports(container, ctl, charts) {
     button('plan-json', 'Plan JSON', 'mpv-btn', planJson),
     button('table-csv', 'Table CSV', 'mpv-btn', tableCsv),
     annotatedBtn,
+    traceBtn,
     netronBtn,
     netronNote,
   );
   // Annotating needs the model open in the worker: not a saved plan, not after a cancel.
-  const syncAnnotate = ({ hasModel }) => {
+  const syncAnnotate = ({ hasModel, plan }) => {
     annotatedBtn.disabled = !hasModel;
     annotatedBtn.title = hasModel
       ? 'The model with the plan written into its metadata_props (memplan annotate)'
       : 'Needs the model itself: open the .onnx file';
+    // The trace needs the model too, and a planned plan (a deferred one has no positions in bytes).
+    const planned = plan?.status === 'planned';
+    traceBtn.disabled = !hasModel || !planned;
+    traceBtn.title = !hasModel
+      ? 'Needs the model itself: open the .onnx file'
+      : !planned
+        ? 'A deferred plan has no trace: bind its dims first'
+        : 'The plan as a Chrome/Perfetto trace (memplan plan --trace): open it in ui.perfetto.dev or chrome://tracing';
   };
   ctl.on('info', syncAnnotate);
   ctl.on('status', syncAnnotate);
+  ctl.on('applied', syncAnnotate);
 }
