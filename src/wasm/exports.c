@@ -192,8 +192,9 @@ static int call(session *s, const char *command, const char *args, const memplan
     if (!st && a.req.trace_path) /* a file to write: here there are none (memplan_plan_trace_json is the library's) */
         st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--trace is for the command line: it writes a file");
     a.req.model_reader = rd;
-    if (!st) st = trace ? trace_of(s, &a.req, &out, &len, &err)
-                        : memplan_session_report(s, command, &a.req, true, &out, &len, &err);
+    if (!st)
+        st = trace ? trace_of(s, &a.req, &out, &len, &err)
+                   : memplan_session_report(s, command, &a.req, true, &out, &len, &err);
     cli_args_free(&a);
     free(argv);
     if (st) {
