@@ -25,6 +25,7 @@ import {
 import { filterRows, memorySeries, nodeRows, patternTest, sortRows, valueRows } from '../data/series.js';
 import { profileAt, profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt } from '../data/format.js';
+import { provenanceOf, sha256Hex } from './provenance.js';
 
 export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
 /** The events embedders may listen to (the others are the DOM modules'). */
@@ -158,9 +159,34 @@ export function inputDims(info) {
   return Object.freeze(out);
 }
 
-/** A load error in the page's words: bytes that do not parse as a model say so first (the loader's detail after). */
+/**
+ * A load error in the page's words: bytes that do not parse as a model say
+ * so first, the loader's detail after. Within the first bytes (a text file,
+ * an image: byte 2, byte 10) the file is no ONNX model at all; further in,
+ * it is one that is damaged or cut short.
+ */
 export function openMessage(message) {
-  return /^malformed protobuf at byte 0\b/.test(message) ? `this is not an ONNX model (${message})` : message;
+  const m = /^malformed protobuf at byte (\d+)\b/.exec(message);
+  if (!m) return message;
+  return Number(m[1]) < 64
+    ? `this is not an ONNX model (${message})`
+    : `this is not a valid ONNX model: damaged or cut short? (${message})`;
+}
+
+/**
+ * A plan error in the page's words: the library's usage messages name CLI
+ * options ("--dim takes NAME=VALUE ..., got 'seq=-1'"); the page has dim and
+ * value inputs instead. Other messages pass unchanged.
+ */
+export function planMessage(message) {
+  const m = /^--(dim|value) takes .*, got '([\s\S]*)'$/.exec(message);
+  if (!m) return message;
+  const eq = m[2].indexOf('='); // the name ends at the first '=' (src/out/request.c)
+  const name = eq < 0 ? m[2] : m[2].slice(0, eq);
+  const typed = eq < 0 ? '' : m[2].slice(eq + 1);
+  return m[1] === 'dim'
+    ? `the dim ${name} takes a whole number from 0 to 2^53; "${typed}" is not one`
+    : `the input ${name} takes whole numbers or true/false, separated by commas; "${typed}" is not one`;
 }
 
 /** How many elements `--value` takes at most (MEMPLAN_MAX_VALUE_ELEMS in memplan/report.h). */
@@ -228,6 +254,10 @@ export function createController(client, options = {}) {
   let loadGen = 0,
     planGen = 0;
   let model = null; // the worker's handle on the open model
+  // The open model's bytes as given (a Blob/File or a Uint8Array), its size
+  // and, once an export asked for it, the promise of its sha256: the plan
+  // JSON's provenance. null for a plan document and after a cancel.
+  let source = null;
   // Caches. Per model: the reuse lists (they depend on the model only), the
   // node list (taken with the first plan, then left out of re-plans:
   // --no-nodes is 40% of a plan's JSON) and the last profile (strategy,
@@ -484,7 +514,7 @@ export function createController(client, options = {}) {
       status({ busy: false });
       if (e.name === 'AbortError') return;
       console.warn(e.stack);
-      showError(`${state.name}: ${e.message}`);
+      showError(`${state.name}: ${planMessage(e.message)}`);
     }
   }
 
@@ -505,6 +535,7 @@ export function createController(client, options = {}) {
       const bytes = await bytesOrPromise;
       if (gen !== loadGen) return;
       const size = bytes.byteLength ?? bytes.size; // bytes, or a File read in slices
+      const given = { data: bytes, size, sha256: null };
       status({ progress: `opening ${formatBytes(size)}…` });
       const stages = {
         starting: 'starting WebAssembly…',
@@ -524,6 +555,7 @@ export function createController(client, options = {}) {
       }
       model?.close().catch(() => {});
       model = mdl;
+      source = given;
       opened = true;
       inplaceDoc = null;
       const info = deepFreeze(mdl.info);
@@ -574,6 +606,7 @@ export function createController(client, options = {}) {
     planGen++;
     model?.close().catch(() => {});
     model = null;
+    source = null;
     inplaceDoc = null;
     patch({
       source: 'plan',
@@ -601,6 +634,7 @@ export function createController(client, options = {}) {
   function cancel() {
     client.cancel();
     model = null;
+    source = null;
     loadGen++;
     planGen++;
     patch({ hasModel: false });
@@ -618,6 +652,20 @@ export function createController(client, options = {}) {
       return mdl === model ? bytes : null;
     } catch (e) {
       if (e.name !== 'AbortError') showError(`${state.name}: ${e.message}`);
+      return null;
+    }
+  }
+
+  /** The plan's Chrome/Perfetto trace (the bytes `memplan plan --trace` writes with the
+   *  same options and bindings), or null (no model, cancelled, failed: the error is shown). */
+  async function trace() {
+    const mdl = model;
+    if (!mdl) return null;
+    try {
+      const bytes = await mdl.trace(planArgs(state.strategy, [...dimArgs(), ...valueArgs()]));
+      return mdl === model ? bytes : null;
+    } catch (e) {
+      if (e.name !== 'AbortError') showError(`${state.name}: ${planMessage(e.message)}`);
       return null;
     }
   }
@@ -656,6 +704,27 @@ export function createController(client, options = {}) {
     bodyPath,
     cancel,
     annotate,
+    trace,
+    /**
+     * The exported plan's `provenance` (provenance.js): the model's name,
+     * size and sha256 (computed on the first call, once per model), the
+     * options and the bindings the plan is made with. null when no model is
+     * open (a plan document, after a cancel).
+     */
+    async provenance() {
+      const src = source;
+      if (!src) return null;
+      src.sha256 ??= sha256Hex(src.data).catch(() => null);
+      const sha256 = await src.sha256;
+      const dims = Object.fromEntries(Object.entries(state.dims).filter(([, v]) => v !== ''));
+      const values = Object.fromEntries(
+        state.valueInputs
+          .filter((inp) => state.values[inp.name] && !checkValue(inp, state.values[inp.name]))
+          .map((inp) => [inp.name, state.values[inp.name]]),
+      );
+      const args = planArgs(state.strategy, [...dimArgs(), ...valueArgs()]);
+      return provenanceOf(state, { args, dims, values, size: src.size, sha256, version: client.version });
+    },
     /** Bind dims ({name: value}; null or '' unbinds) and re-plan. */
     setDims(obj) {
       const pairs = Object.entries(obj ?? {}).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]);
