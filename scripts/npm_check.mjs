@@ -23,7 +23,16 @@
 //    time is printed (README quotes it).
 // Ends with "npm_check: N passed, N failed"; exit status 1 on any failure.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
@@ -34,8 +43,15 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLI = resolve(ROOT, process.env.MEMPLAN_CLI || 'build/native/memplan');
 const FIXTURES = resolve(ROOT, process.env.MEMPLAN_FIXTURES || 'build/fixtures');
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const KEEP = process.argv.includes('--keep');
 
 // Children run without NODE_PATH (test.sh sets it for emcc): the installed
@@ -52,7 +68,11 @@ async function check(name, fn) {
     console.log(`  ok    ${name} (${Math.round(performance.now() - t0)} ms)`);
   } catch (e) {
     results.push({ name, ok: false, message: String(e?.message ?? e), ms: performance.now() - t0 });
-    console.log(`  FAIL  ${name}\n        ${String(e?.message ?? e).split('\n').join('\n        ')}`);
+    console.log(
+      `  FAIL  ${name}\n        ${String(e?.message ?? e)
+        .split('\n')
+        .join('\n        ')}`,
+    );
   }
 }
 function assertEqual(actual, expected, what) {
@@ -79,8 +99,15 @@ function snippets() {
 
 // A static file server for the folder (HTTP: module scripts and workers do
 // not load from file://), on 127.0.0.1 at a free port.
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-  '.wasm': 'application/wasm', '.onnx': 'application/octet-stream', '.json': 'application/json' };
+const TYPES = {
+  '.html': 'text/html',
+  '.js': 'text/javascript',
+  '.mjs': 'text/javascript',
+  '.css': 'text/css',
+  '.wasm': 'application/wasm',
+  '.onnx': 'application/octet-stream',
+  '.json': 'application/json',
+};
 function serve(dir) {
   const server = createServer((req, res) => {
     const path = normalize(join(dir, decodeURIComponent(new URL(req.url, 'http://x').pathname)));
@@ -151,14 +178,24 @@ async function browserChecks(dir, page0, models) {
       const ms = await page.evaluate(() => performance.now());
       const r = await page.evaluate((sel) => {
         const text = (k) => document.querySelector(`${sel} [data-figure=${k}] .mpv-figure-exact`).textContent;
-        return { peak: text('peak'), bound: text('bound'), naive: text('naive'), charts: document.querySelectorAll(`${sel} .mpv-chart`).length };
+        return {
+          peak: text('peak'),
+          bound: text('bound'),
+          naive: text('naive'),
+          charts: document.querySelectorAll(`${sel} .mpv-chart`).length,
+        };
       }, viewSelector);
       await page.close();
       if (errors.length) throw new Error(`console errors on ${url}: ${errors.join(' | ')}`);
       return { ...r, ms };
     };
     const B = (n) => `${n.toLocaleString('en-US')} B`;
-    const expected = { peak: B(models.peak_bytes), bound: B(models.lower_bound_bytes), naive: B(models.naive_bytes), charts: 4 };
+    const expected = {
+      peak: B(models.peak_bytes),
+      bound: B(models.lower_bound_bytes),
+      naive: B(models.naive_bytes),
+      charts: 4,
+    };
     await check('bundler-free page: the view shows the CLI figures', async () => {
       const r = await shown(`${base}page/index.html`, '#view');
       const { ms, ...figures } = r;
@@ -180,15 +217,23 @@ function junit(path) {
   const esc = (s) => s.replace(/[<>&"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;' })[c]);
   const failed = results.filter((r) => !r.ok).length;
   const cases = results
-    .map((r) => `  <testcase classname="npm_check" name="${esc(r.name)}" time="${(r.ms / 1000).toFixed(3)}">` +
-      (r.ok ? '' : `<failure message="${esc(r.message.slice(0, 2000))}"/>`) + '</testcase>')
+    .map(
+      (r) =>
+        `  <testcase classname="npm_check" name="${esc(r.name)}" time="${(r.ms / 1000).toFixed(3)}">` +
+        (r.ok ? '' : `<failure message="${esc(r.message.slice(0, 2000))}"/>`) +
+        '</testcase>',
+    )
     .join('\n');
-  writeFileSync(path, `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="npm_check" tests="${results.length}" failures="${failed}" skipped="0">\n${cases}\n</testsuite>\n`);
+  writeFileSync(
+    path,
+    `<?xml version="1.0" encoding="UTF-8"?>\n<testsuite name="npm_check" tests="${results.length}" failures="${failed}" skipped="0">\n${cases}\n</testsuite>\n`,
+  );
 }
 
 async function main() {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: build the native CLI`);
-  if (!existsSync(join(FIXTURES, 'if_capture.onnx'))) throw new Error(`${FIXTURES} has no fixtures: scripts/gen_fixtures.py`);
+  if (!existsSync(join(FIXTURES, 'if_capture.onnx')))
+    throw new Error(`${FIXTURES} has no fixtures: scripts/gen_fixtures.py`);
   const root = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const dir = mkdtempSync(join(tmpdir(), 'memplan-npm-'));
   const stats = {};
@@ -196,16 +241,24 @@ async function main() {
     console.log('npm_check: packing');
     execFileSync(process.execPath, [join(ROOT, 'scripts', 'pack.mjs')], { stdio: 'inherit', env: ENV });
     const tgz = join(ROOT, 'build', `onnx-memplan-${root.version}.tgz`);
-    const npm = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: join(ROOT, 'build', 'npm'), env: ENV }));
+    const npm = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json'], { cwd: join(ROOT, 'build', 'npm'), env: ENV }),
+    );
     stats.tarball = statSync(tgz).size;
     stats.unpacked = npm[0].unpackedSize;
     stats.files = npm[0].entryCount;
     console.log(`npm_check: ${tgz}: ${stats.tarball} B packed, ${stats.unpacked} B unpacked, ${stats.files} files`);
 
-    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'memplan-npm-check', private: true, type: 'module' }));
+    writeFileSync(
+      join(dir, 'package.json'),
+      JSON.stringify({ name: 'memplan-npm-check', private: true, type: 'module' }),
+    );
     console.log(`npm_check: installing into ${dir}`);
-    execFileSync('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', tgz, `vite@${root.devDependencies.vite}`],
-      { cwd: dir, stdio: 'inherit', env: ENV });
+    execFileSync(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', tgz, `vite@${root.devDependencies.vite}`],
+      { cwd: dir, stdio: 'inherit', env: ENV },
+    );
     execFileSync('cp', ['-r', FIXTURES, join(dir, 'fixtures')]);
     mkdirSync(join(dir, 'out'));
     writeFileSync(join(dir, 'buffers.csv'), 'id,lower,upper,size\na,0,2,100\nb,1,3,50\nc,2,4,100\nd,0,4,8\n');
@@ -217,7 +270,11 @@ async function main() {
 
     await check('package.json: entry points, bin, d3 the only dependency', async () => {
       const pkg = JSON.parse(readFileSync(join(dir, 'node_modules', 'onnx-memplan', 'package.json'), 'utf8'));
-      assertEqual(Object.keys(pkg.exports), ['.', './worker', './view', './view.css', './d3-global', './memplan.wasm', './package.json'], 'exports');
+      assertEqual(
+        Object.keys(pkg.exports),
+        ['.', './worker', './view', './view.css', './d3-global', './memplan.wasm', './package.json'],
+        'exports',
+      );
       assertEqual(Object.keys(pkg.dependencies), ['d3'], 'dependencies');
       assertEqual(pkg.version, root.version, 'version');
       assertEqual(pkg.bin, { 'onnx-memplan': './bin/onnx-memplan.js' }, 'bin');
@@ -229,8 +286,11 @@ async function main() {
         const p = JSON.parse(run(CLI, ['plan', `fixtures/${f}`, '--json'], dir).stdout);
         const r = run(process.execPath, ['plan.mjs', `fixtures/${f}`], dir);
         assertEqual(r.status, 0, `exit code (stderr: ${r.stderr})`);
-        assertEqual(r.stdout.toString(),
-          `fixtures/${f}: ${p.status}, peak ${p.peak_bytes} B, lower bound ${p.lower_bound_bytes} B\n`, 'stdout');
+        assertEqual(
+          r.stdout.toString(),
+          `fixtures/${f}: ${p.status}, peak ${p.peak_bytes} B, lower bound ${p.lower_bound_bytes} B\n`,
+          'stdout',
+        );
       });
     }
 
@@ -245,7 +305,9 @@ async function main() {
         const nFiles = take();
         clear();
         // The three plans of the brief go through npx itself, the rest through the installed bin (faster).
-        const w = name.startsWith('plan, ') ? run('npx', ['--no-install', 'onnx-memplan', ...args], dir) : run(bin, args, dir);
+        const w = name.startsWith('plan, ')
+          ? run('npx', ['--no-install', 'onnx-memplan', ...args], dir)
+          : run(bin, args, dir);
         const wFiles = take();
         assertEqual(w.status, n.status, 'exit code');
         if (!w.stdout.equals(n.stdout)) assertEqual(w.stdout.toString(), n.stdout.toString(), 'stdout');
@@ -262,9 +324,11 @@ async function main() {
       const r = run('sh', ['-e', 'ci.sh'], dir);
       assertEqual(r.status, 0, `exit code (stderr: ${r.stderr})`);
       const n = run(CLI, ['plan', 'model.onnx', '--json'], dir);
-      if (!readFileSync(join(dir, 'plan.json')).equals(n.stdout)) throw new Error('plan.json differs from the native CLI');
+      if (!readFileSync(join(dir, 'plan.json')).equals(n.stdout))
+        throw new Error('plan.json differs from the native CLI');
       const trace = JSON.parse(readFileSync(join(dir, 'plan.trace.json'), 'utf8'));
-      if (!Array.isArray(trace.traceEvents) || !trace.traceEvents.length) throw new Error('plan.trace.json has no traceEvents');
+      if (!Array.isArray(trace.traceEvents) || !trace.traceEvents.length)
+        throw new Error('plan.trace.json has no traceEvents');
     });
 
     // The web pages: the model of both is if_capture.onnx (If bodies), planned as the view plans by default.
@@ -277,7 +341,9 @@ async function main() {
       assertEqual(r.status, 0, `vite build exit code (${r.stderr})`);
       built = true;
     });
-    const cliPlan = JSON.parse(run(CLI, ['plan', 'model.onnx', '--json', '--strategy', 'arena', '--align', '64'], dir).stdout);
+    const cliPlan = JSON.parse(
+      run(CLI, ['plan', 'model.onnx', '--json', '--strategy', 'arena', '--align', '64'], dir).stdout,
+    );
     if (built) await browserChecks(dir, stats, cliPlan);
     if (stats.firstRenderMs !== undefined)
       console.log(`npm_check: bundler-free page, navigation to figures shown: ${Math.round(stats.firstRenderMs)} ms`);

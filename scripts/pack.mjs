@@ -125,7 +125,8 @@ function packageJson(root) {
   return {
     name: 'onnx-memplan',
     version: root.version,
-    description: 'How much memory an ONNX model needs while it runs, and why: the planner (WebAssembly), its CLI and a D3 view',
+    description:
+      'How much memory an ONNX model needs while it runs, and why: the planner (WebAssembly), its CLI and a D3 view',
     type: 'module',
     main: './api/memplan-core.js',
     types: './api/memplan-core.d.ts',

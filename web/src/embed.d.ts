@@ -56,7 +56,10 @@ export interface ViewController {
 export function mount(element: Element, options?: ViewOptions): ViewController;
 
 /** Fetch a model as a Blob, reporting {stage: 'download', loaded, total}. */
-export function fetchModel(url: string, onProgress?: (p: { stage: string; loaded: number; total: number }) => void): Promise<Blob>;
+export function fetchModel(
+  url: string,
+  onProgress?: (p: { stage: string; loaded: number; total: number }) => void,
+): Promise<Blob>;
 
 /** <memplan-view src="model.onnx" strategy="slots" align="64">: the same methods and getters. */
 export class MemplanViewElement extends HTMLElement {
