@@ -18,11 +18,12 @@
 //    command, the -o and --trace outputs, bad models and usage errors. stdout,
 //    stderr, the exit code and the files written must be equal byte for byte.
 // 4. Builds the Vite app and serves it and the bundler-free page over HTTP on
-//    127.0.0.1; Chromium (Debian's, through playwright-core) opens both, and
-//    the figures shown must be the CLI's. The bundler-free page's first-render
+//    127.0.0.1, and runs the app under Vite's dev server too; Chromium
+//    (Debian's, through playwright-core) opens the three, and the figures
+//    shown must be the CLI's. The bundler-free page's first-render
 //    time is printed (README quotes it).
 // Ends with "npm_check: N passed, N failed"; exit status 1 on any failure.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import {
   copyFileSync,
   existsSync,
@@ -149,6 +150,34 @@ function cliCases() {
   return cases;
 }
 
+// `vite` (the dev server) in the app's folder, on a free port of 127.0.0.1:
+// {child, url} once it prints its address.
+function viteDev(appDir) {
+  const child = spawn(join(appDir, '..', 'node_modules', '.bin', 'vite'), ['--host', '127.0.0.1', '--port', '0'], {
+    cwd: appDir,
+    env: ENV,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((ok, fail) => {
+    let text = '';
+    const timer = setTimeout(() => {
+      child.kill();
+      fail(new Error(`vite printed no address in 60 s: ${text}`));
+    }, 60000);
+    const seen = (chunk) => {
+      text += chunk;
+      const m = text.replace(/\x1b\[[0-9;]*m/g, '').match(/Local:\s+(http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (m) {
+        clearTimeout(timer);
+        ok({ child, url: m[1] });
+      }
+    };
+    child.stdout.on('data', seen);
+    child.stderr.on('data', seen);
+    child.on('exit', (code) => fail(new Error(`vite exited (${code}): ${text}`)));
+  });
+}
+
 async function browserChecks(dir, page0, models) {
   const server = await serve(dir);
   const base = `http://127.0.0.1:${server.address().port}/`;
@@ -202,6 +231,16 @@ async function browserChecks(dir, page0, models) {
       const { ms, ...figures } = await shown(`${base}vite-app/dist/index.html`, '#view');
       void ms;
       assertEqual(figures, expected, 'figures');
+    });
+    await check('Vite app under the dev server (npx vite): the same figures', async () => {
+      const dev = await viteDev(join(dir, 'vite-app'));
+      try {
+        const { ms, ...figures } = await shown(dev.url, '#view');
+        void ms;
+        assertEqual(figures, expected, 'figures');
+      } finally {
+        dev.child.kill();
+      }
     });
   } finally {
     await browser.close();
