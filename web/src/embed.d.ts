@@ -15,17 +15,30 @@ export interface ViewOptions {
   client?: MemplanClient;
 }
 
-/** The view's state snapshot (frozen). */
+/** The view's state snapshot (frozen): the controller's snapshot() (web/src/app/controller.js). */
 export interface ViewState {
-  phase: string;
-  name: string | null;
+  phase: 'idle' | 'loading' | 'planning' | 'ready' | 'error';
+  /** The title: the model being opened, else what is shown. */
+  name: string;
+  /** The model or plan document the figures and charts show. */
+  shownName: string;
+  source: null | 'model' | 'plan';
   hasModel: boolean;
+  /** The plan's status ('planned', 'deferred'), null before a plan. */
   status: string | null;
-  strategy: string;
+  strategy: 'arena' | 'slots';
   align: number;
+  inplace: boolean;
+  /** Dim values as typed ('' = unbound). */
+  dims: Readonly<Record<string, string>>;
+  dimNames: ReadonlyArray<string>;
+  /** Graph input values as typed ('' = unbound). */
+  values: Readonly<Record<string, string>>;
+  selected: string | null;
   busy: boolean;
+  /** The status line. */
+  progress: string;
   error: string | null;
-  [key: string]: unknown;
 }
 
 export interface ViewController {
