@@ -23,26 +23,13 @@
 
 #define MAX_BINDS 16
 
-static uint64_t fnv(const uint8_t *d, size_t n) {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ull;
-    return h;
-}
-
 /* Bind each distinct dim name of the main graph's values (up to MAX_BINDS). */
 static size_t collect_bindings(const memplan_graph *g, uint64_t seed, memplan_binding *b) {
-    size_t n = 0;
-    for (int32_t v = 0; v < g->n_values && n < MAX_BINDS; v++) {
-        const memplan_type *t = &g->values[v].type;
-        for (int32_t k = 0; k < t->rank && n < MAX_BINDS; k++) {
-            if (t->dims[k].kind != MEMPLAN_DIM_PARAM) continue;
-            bool dup = false;
-            for (size_t j = 0; j < n && !dup; j++) dup = strcmp(b[j].name, t->dims[k].param) == 0;
-            if (dup) continue;
-            b[n].name = t->dims[k].param;
-            b[n].value = (int64_t)((seed >> (n % 8 * 8)) & 0xFF); /* 0..255, 0 included */
-            n++;
-        }
+    const char *names[MAX_BINDS];
+    size_t n = fuzz_dim_names(g, names, MAX_BINDS);
+    for (size_t i = 0; i < n; i++) {
+        b[i].name = names[i];
+        b[i].value = (int64_t)((seed >> (i % 8 * 8)) & 0xFF); /* 0..255, 0 included */
     }
     return n;
 }
@@ -329,7 +316,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     g_size = size;
     st = memplan_session_open(data, size, &g_session, &err);
     FUZZ_CHECK(st == MEMPLAN_OK, "the session does not load what memplan_model_load did: %s", err.message);
-    uint64_t seed = fnv(data, size);
+    uint64_t seed = fuzz_fnv(data, size);
     memplan_binding binds[MAX_BINDS];
     size_t n_binds = collect_bindings(m->graph, seed, binds);
 
