@@ -62,8 +62,8 @@ static void check_reader_annotate(const uint8_t *data, size_t size, const mempla
     out = NULL;
     memset(&err, 0, sizeof err);
     s2 = mp_annotate_reader_window(&rd, window, ctx, &out, &len, &err);
-    if (!w.failed) fuzz_check_same("annotate through a reader that never failed", st, ref, ref_len, ref_err, s2, out,
-                                   len, &err);
+    if (!w.failed)
+        fuzz_check_same("annotate through a reader that never failed", st, ref, ref_len, ref_err, s2, out, len, &err);
     else if (s2 == MEMPLAN_OK)
         FUZZ_CHECK(false, "annotate succeeded although the reader failed at %llu", (unsigned long long)w.fail_at);
     else

@@ -64,7 +64,6 @@ static inline size_t fuzz_dim_names(const memplan_graph *g, const char **names, 
     return n;
 }
 
-
 /* A failed call left a non-empty, NUL-terminated message of the right status. */
 static inline void fuzz_check_error(memplan_status st, const memplan_error *err) {
     FUZZ_CHECK(st > MEMPLAN_OK, "status %d", (int)st);
