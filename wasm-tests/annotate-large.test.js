@@ -10,10 +10,8 @@
 // written twice: 20 s idle, 90 s on a loaded 2-core VM, where a fresh page
 // costs ~20 ms/MB): make test's vitest phase runs it, the quick one does not
 // (scripts/test.sh, VITEST_SLOW).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './helpers.js';
+import { freshMemplan } from './helpers.js';
 import { fieldBytes, fieldVarint, valueInfo, varint } from './onnx-encode.js';
 
 const GiB = 2 ** 30;
@@ -63,18 +61,6 @@ function readerOf(v) {
     if (s < offset + length) out.set(v.suffix.subarray(s - tail, offset + length - tail), s - offset);
     return out;
   };
-}
-
-/** A fresh module (heap at its initial size): {mp (the wrapper), M (the module)}. */
-async function freshMemplan() {
-  const { createMemplan } = await import('../web/src/api/memplan-core.js');
-  const { default: createModule } = await import('../web/src/wasm/memplan.mjs');
-  let M;
-  const mp = await createMemplan({
-    wasmBinary: readFileSync(join(ROOT, 'web/src/wasm/memplan.wasm')),
-    moduleFactory: async (o) => (M = await createModule(o)),
-  });
-  return { mp, M };
 }
 
 /** The protobuf fields of b[start, end): [{field, start, end}] (payload bounds;
