@@ -10,6 +10,7 @@
 #ifndef MEMPLAN_FUZZ_COMMON_H
 #define MEMPLAN_FUZZ_COMMON_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,12 +32,59 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/* FNV-1a of the input: the seed of a target's choices (bindings, windows,
+ * request sequences), so one input always runs the same way. */
+static inline uint64_t fuzz_fnv(const uint8_t *d, size_t n) {
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ d[i]) * 1099511628211ull;
+    return h;
+}
+
+/* splitmix64: the next pseudo-random number from *state. */
+static inline uint64_t fuzz_next(uint64_t *state) {
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* The distinct dim names (MEMPLAN_DIM_PARAM) of g's values, in first-seen
+ * order, up to max of them; returns how many. The names are g's. */
+static inline size_t fuzz_dim_names(const memplan_graph *g, const char **names, size_t max) {
+    size_t n = 0;
+    for (int32_t v = 0; v < g->n_values && n < max; v++) {
+        const memplan_type *t = &g->values[v].type;
+        for (int32_t k = 0; k < t->rank && n < max; k++) {
+            if (t->dims[k].kind != MEMPLAN_DIM_PARAM) continue;
+            bool dup = false;
+            for (size_t j = 0; j < n && !dup; j++) dup = strcmp(names[j], t->dims[k].param) == 0;
+            if (!dup) names[n++] = t->dims[k].param;
+        }
+    }
+    return n;
+}
+
 /* A failed call left a non-empty, NUL-terminated message of the right status. */
 static inline void fuzz_check_error(memplan_status st, const memplan_error *err) {
     FUZZ_CHECK(st > MEMPLAN_OK, "status %d", (int)st);
     FUZZ_CHECK(err->status == st, "err.status %d, returned %d", (int)err->status, (int)st);
     FUZZ_CHECK(memchr(err->message, '\0', sizeof err->message) != NULL, "unterminated message");
     FUZZ_CHECK(err->message[0] != '\0', "empty message for status %d", (int)st);
+}
+
+/* Two runs of the same work (a reader against memory, a session against a
+ * one-shot report) had one outcome: the same status and then the same
+ * bytes, or the same error message. what names the comparison. */
+static inline void fuzz_check_same(const char *what, memplan_status sa, const void *a, size_t na,
+                                   const memplan_error *ea, memplan_status sb, const void *b, size_t nb,
+                                   const memplan_error *eb) {
+    FUZZ_CHECK(sa == sb, "%s: status %d, expected %d (%s)", what, (int)sb, (int)sa, sa ? ea->message : eb->message);
+    if (sa == MEMPLAN_OK)
+        FUZZ_CHECK(na == nb && (na == 0 || memcmp(a, b, na) == 0), "%s: %zu bytes differ from the expected %zu", what,
+                   nb, na);
+    else
+        FUZZ_CHECK(strcmp(ea->message, eb->message) == 0, "%s: error '%s', expected '%s'", what, eb->message,
+                   ea->message);
 }
 
 /* A document: exactly len bytes, no NUL inside, NUL after. */

@@ -2,7 +2,7 @@
 # invariant failed on) is kept under native-tests/regressions/<target>/ and
 # replayed through that target's harness (fuzz/replay.c): it must now run to
 # the end with no crash, sanitizer report or invariant failure.
-foreach(t load plan csv)
+foreach(t ${MEMPLAN_FUZZ_TARGETS})
   if(TARGET replay_${t} AND IS_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}/regressions/${t}")
     add_test(NAME fuzz_regressions_${t}
       COMMAND replay_${t} -v "${CMAKE_CURRENT_SOURCE_DIR}/regressions/${t}")

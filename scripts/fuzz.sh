@@ -3,7 +3,7 @@
 # build/fuzz and run each for FUZZ_SECONDS (default 300).
 #
 #   FUZZ_SECONDS=N     seconds per target (make test uses 20)
-#   FUZZ_TARGETS="..." subset of: load plan csv (default all)
+#   FUZZ_TARGETS="..." subset of: load plan csv annotate session (default all)
 #   FUZZ_JOBS=N        parallel fuzzing processes per target (default 1)
 #
 # Seeds are assembled at run time into build/fuzz/seeds/<target> (never
@@ -20,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 SECONDS_PER=${FUZZ_SECONDS:-300}
-TARGETS=${FUZZ_TARGETS:-"load plan csv"}
+TARGETS=${FUZZ_TARGETS:-"load plan csv annotate session"}
 JOBS=${FUZZ_JOBS:-1}
 OUT=build/fuzz
 TESTDATA=/usr/share/libonnx-testdata/data

@@ -17,6 +17,18 @@ export function loadMemplan() {
   return memplanPromise;
 }
 
+/** A module of its own (not the shared one), its heap at the initial size:
+ * {mp (the wrapper), M (the Emscripten module, for _malloc and the heap)}. */
+export async function freshMemplan() {
+  const { default: createModule } = await import('../web/src/wasm/memplan.mjs');
+  let M;
+  const mp = await createMemplan({
+    wasmBinary: readFileSync(join(WASM_DEST_DIR, 'memplan.wasm')),
+    moduleFactory: async (o) => (M = await createModule(o)),
+  });
+  return { mp, M };
+}
+
 export function requireNativeCli() {
   if (!existsSync(NATIVE_CLI)) {
     throw new Error(

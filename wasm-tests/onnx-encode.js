@@ -3,7 +3,7 @@
 // Field numbers are those of onnx.proto.
 const te = new TextEncoder();
 
-function varint(n) {
+export function varint(n) {
   const out = [];
   let v = BigInt(n);
   if (v < 0n) v += 1n << 64n;
@@ -16,13 +16,13 @@ function varint(n) {
   return out;
 }
 const bytesOf = (x) => (typeof x === 'string' ? te.encode(x) : x);
-const fieldVarint = (f, n) => [...varint((f << 3) | 0), ...varint(n)];
-const fieldBytes = (f, data) => {
+export const fieldVarint = (f, n) => [...varint((f << 3) | 0), ...varint(n)];
+export const fieldBytes = (f, data) => {
   const b = bytesOf(data);
   return [...varint((f << 3) | 2), ...varint(b.length), ...b];
 };
 
-function valueInfo(v) {
+export function valueInfo(v) {
   const dims = (v.shape || []).map((d) =>
     fieldBytes(1, Uint8Array.from(typeof d === 'number' ? fieldVarint(1, d) : fieldBytes(2, d))),
   );

