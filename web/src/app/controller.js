@@ -27,6 +27,8 @@ import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/pro
 import { formatBytes, formatInt } from '../data/format.js';
 
 export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
+/** The execution orders the page offers (`plan --order`): the model's, or the lowest the schedulers find. */
+export const ORDERS = ['file', 'best'];
 /** The events embedders may listen to (the others are the DOM modules'). */
 export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progress', 'state', 'error']);
 
@@ -44,6 +46,7 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {'arena'|'slots'} strategy
  * @property {number} align         one of ALIGNS
  * @property {boolean} inplace      plan with --inplace
+ * @property {'file'|'best'} order  the execution order planned (`--order`; ORDERS)
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
  * @property {Readonly<Record<string,string>>} values  graph input values as typed ('' = unbound), `--value NAME=V[,V...]`
@@ -94,6 +97,7 @@ function initialState(options) {
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
+    order: ORDERS.includes(options.order) ? options.order : 'file',
     dims: dimsOf({}),
     dimNames: Object.freeze([]),
     values: dimsOf({}),
@@ -291,8 +295,11 @@ export function createController(client, options = {}) {
   function planArgs(strategy, dims, inplace = state.inplace) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
     if (inplace) args.push('--inplace');
-    return [...args, ...dims];
+    return [...args, ...orderArgs(), ...dims];
   }
+  // Under an order other than the file's, the positions (and so the node
+  // lists) depend on the dims too: no node cache, no per-node profile.
+  const orderArgs = () => (state.order === 'file' ? [] : ['--order', state.order]);
   function reuseOf(doc, nodes) {
     if (!doc) return new Map();
     if (reuseCache.doc !== doc) reuseCache = { doc, map: reuseByOutput(doc, nodes) };
@@ -314,7 +321,13 @@ export function createController(client, options = {}) {
   }
   function profileState(doc, profileNote) {
     const m = state.m;
-    // `profile` covers the main graph's nodes: a body shows its plan's live bytes.
+    // `profile` covers the main graph's nodes in the file order: a body, or another order, shows the plan's live bytes.
+    if (state.order !== 'file')
+      return {
+        profileDoc: doc,
+        profile: null,
+        profileNote: "the per-node profile is in the file order; under another order the chart shows the plan's live bytes",
+      };
     if (state.path.length)
       return {
         profileDoc: doc,
@@ -426,7 +439,7 @@ export function createController(client, options = {}) {
           if (e.name === 'AbortError') throw e;
         }
       }
-      const nodes = planNodes?.model === mdl ? planNodes.nodes : null;
+      const nodes = planNodes?.model === mdl && state.order === 'file' ? planNodes.nodes : null;
       let plan = await mdl.call(
         'plan',
         nodes ? [...planArgs(state.strategy, planDims), '--no-nodes'] : planArgs(state.strategy, planDims),
@@ -434,7 +447,7 @@ export function createController(client, options = {}) {
       );
       if (gen !== planGen) return;
       if (nodes) plan = attachNodeTree(plan, nodes);
-      else planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
+      else if (state.order === 'file') planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
       // In-place reuse merges buffers, which lowers the naive total too: the
       // savings keep the naive total of the same plan without it as their baseline.
       let baseline = null;
@@ -621,6 +634,21 @@ export function createController(client, options = {}) {
     }
   }
 
+  /** The model with its nodes (and its bodies') in the order shown (`reorder --order`: the bytes
+   *  `memplan reorder` writes), or null (the file order, no model, cancelled, failed: the error is shown). */
+  async function reorder() {
+    const mdl = model;
+    if (!mdl || state.order === 'file') return null;
+    const args = ['--align', String(state.align), ...orderArgs(), ...dimArgs(), ...valueArgs()];
+    try {
+      const bytes = await mdl.callBytes('reorder', args);
+      return mdl === model ? bytes : null;
+    } catch (e) {
+      if (e.name !== 'AbortError') showError(`${state.name}: ${e.message}`);
+      return null;
+    }
+  }
+
   // ---- derived data, per plan ------------------------------------------
   /** The rows of table `which` ('values' | 'nodes') for the current plan, made on first use. */
   function rows(which) {
@@ -655,6 +683,7 @@ export function createController(client, options = {}) {
     bodyPath,
     cancel,
     annotate,
+    reorder,
     /** Bind dims ({name: value}; null or '' unbinds) and re-plan. */
     setDims(obj) {
       const pairs = Object.entries(obj ?? {}).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]);
@@ -701,11 +730,13 @@ export function createController(client, options = {}) {
       emit('dims', state);
       return replan();
     },
-    /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS) or in-place reuse; re-plans. */
-    setOptions({ strategy, align, inplace } = {}) {
+    /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS), in-place reuse or the
+     *  execution order (one of ORDERS); re-plans. */
+    setOptions({ strategy, align, inplace, order } = {}) {
       const p = {};
       if (strategy === 'arena' || strategy === 'slots') p.strategy = strategy;
       if (typeof inplace === 'boolean') p.inplace = inplace;
+      if (ORDERS.includes(order)) p.order = order;
       if (ALIGNS.includes(Number(align))) p.align = Number(align);
       patch(p);
       emit('options', state);
@@ -769,6 +800,7 @@ export function createController(client, options = {}) {
         strategy: s.strategy,
         align: s.align,
         inplace: s.inplace,
+        order: s.order,
         dims: s.dims,
         dimNames: s.dimNames,
         values: s.values,
