@@ -837,7 +837,8 @@ static void set_order(plan_impl *k, memplan_order_kind asked, memplan_order_kind
  * the main graph (the order's objective), on the arena for a body (what its
  * parent holds as the node's transient). */
 static bool worse_than_file(const plan_impl *c, const plan_impl *f, bool body) {
-    const memplan_plan_figures *cf = &c->pub.figures[MEMPLAN_STRATEGY_ARENA], *ff = &f->pub.figures[MEMPLAN_STRATEGY_ARENA];
+    const memplan_plan_figures *cf = &c->pub.figures[MEMPLAN_STRATEGY_ARENA],
+                               *ff = &f->pub.figures[MEMPLAN_STRATEGY_ARENA];
     return body ? cf->peak_bytes > ff->peak_bytes : cf->lower_bound_bytes > ff->lower_bound_bytes;
 }
 

@@ -326,7 +326,8 @@ export function createController(client, options = {}) {
       return {
         profileDoc: doc,
         profile: null,
-        profileNote: "the per-node profile is in the file order; under another order the chart shows the plan's live bytes",
+        profileNote:
+          "the per-node profile is in the file order; under another order the chart shows the plan's live bytes",
       };
     if (state.path.length)
       return {

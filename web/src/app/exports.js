@@ -113,7 +113,7 @@ export function createExports(container, ctl, charts) {
       ? 'Needs the model itself: open the .onnx file'
       : order === 'file'
         ? 'Choose the order "best" to write the model with its nodes in that order'
-        : 'The model with its nodes, and its bodies\' nodes, in the order shown (memplan reorder)';
+        : "The model with its nodes, and its bodies' nodes, in the order shown (memplan reorder)";
   };
   ctl.on('info', syncAnnotate);
   ctl.on('status', syncAnnotate);
