@@ -50,6 +50,16 @@ static mb_graph *branches(void) {
     return g;
 }
 
+/* z = If(c): then_g, else Abs(x) (1 float). */
+static void add_if(mb_graph *g, mb_graph *then_g) {
+    mb_graph *else_g = mb_new_graph("else");
+    mb_node(else_g, "Abs", "x", "e");
+    mb_output(else_g, "e", 1, "1");
+    Onnx__NodeProto *nif = mb_node(g, "If", "c", "z");
+    mb_graph_attr(nif, "then_branch", then_g);
+    mb_graph_attr(nif, "else_branch", else_g);
+}
+
 static memplan_model_plan *plan_with(const memplan_model *m, memplan_order_kind order, bool inplace) {
     memplan_plan_options o;
     memplan_plan_options_init(&o);
@@ -195,12 +205,7 @@ static void test_control_flow(void **state) {
     mb_node(then_g, "SmallT", "t0", "t");
     mb_value(then_g, "t0", 1, "1000");
     mb_output(then_g, "t", 1, "1");
-    mb_graph *else_g = mb_new_graph("else");
-    mb_node(else_g, "Abs", "x", "e");
-    mb_output(else_g, "e", 1, "1");
-    Onnx__NodeProto *nif = mb_node(g, "If", "c", "z");
-    mb_graph_attr(nif, "then_branch", then_g);
-    mb_graph_attr(nif, "else_branch", else_g);
+    add_if(g, then_g);
     mb_node(g, "Add", "a2,b2", "s");
     mb_node(g, "Add", "s,z", "y");
     mb_value(g, "z", 1, "1");
@@ -242,12 +247,7 @@ static void test_body_ordered(void **state) {
     add_branches(then_g); /* x captured */
     mb_node(then_g, "Add", "a2,b2", "t");
     mb_output(then_g, "t", 1, "1");
-    mb_graph *else_g = mb_new_graph("else");
-    mb_node(else_g, "Abs", "x", "e");
-    mb_output(else_g, "e", 1, "1");
-    Onnx__NodeProto *nif = mb_node(g, "If", "c", "z");
-    mb_graph_attr(nif, "then_branch", then_g);
-    mb_graph_attr(nif, "else_branch", else_g);
+    add_if(g, then_g);
     mb_node(g, "Neg", "z", "y");
     mb_value(g, "z", 1, "1");
     mb_output(g, "y", 1, "1");
