@@ -82,14 +82,15 @@ describe('the order control', () => {
         order: v.state.order,
         positions: v.plan.order.positions,
         nodes: v.plan.nodes.map((n) => n.name),
-        chartPositions: v.controller.state.m.positions,
-        seriesPeak: Math.max(...v.controller.state.series.liveAligned),
+        chartPositions: v.view.controller.state.m.positions,
+        seriesPeak: Math.max(...v.view.controller.state.series.liveAligned),
       };
     });
     expect(got.order).toBe('best');
     expect(got.positions, 'order.positions').toEqual(BEST_PLAN.order.positions);
     // The charts draw the plan in the chosen order: its node list and its live bytes.
     expect(got.nodes, 'nodes in the chosen order').toEqual(BEST_PLAN.nodes.map((n) => n.name));
+    expect(got.chartPositions, 'positions drawn').toBe(BEST_PLAN.positions);
     expect(got.nodes, 'not the file order').not.toEqual(FILE_PLAN.nodes.map((n) => n.name));
     expect(got.seriesPeak, "the memory chart's highest point is best's lower bound").toBe(BEST_PLAN.lower_bound_bytes);
 
@@ -97,14 +98,14 @@ describe('the order control', () => {
     const k = BEST_PLAN.subgraphs.findIndex((e) => e.attribute === 'then_branch');
     const then = BEST_PLAN.subgraphs[k];
     expect([then.plan.order.file_peak_bytes, then.plan.order.peak_bytes]).toEqual([2496, 1344]);
-    await page.evaluate((step) => window.memplanView.controller.openBody([step]), {
+    await page.evaluate((step) => window.memplanView.view.controller.openBody([step]), {
       index: k,
       node: then.node,
       attribute: then.attribute,
     });
     expectOrderShown(await orderLine(page), then.plan, 'then-branch');
     await page.screenshot({ path: artifact('browser-order-best.png'), fullPage: true });
-    await page.evaluate(() => window.memplanView.controller.openBody([]));
+    await page.evaluate(() => window.memplanView.view.controller.openBody([]));
   });
 
   it("Reordered .onnx equals `memplan reorder`'s bytes", async () => {
