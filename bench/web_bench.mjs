@@ -32,8 +32,11 @@ const NO_REPLAN = argv.includes('--no-replan'); // sections 1 and 2 only
 const N = Number(argv.find((a) => /^\d+$/.test(a)) || 100_000);
 
 /** A synthetic n-node model: a chain of unary elementwise ops, every third
- *  node a binary op reading a value up to 40 positions back (deterministic). */
-export function syntheticModel(n = 10_000) {
+ *  node a binary op reading a value up to 40 positions back (deterministic).
+ *  With insideIf, the n nodes are an If's then_branch (x captured from the
+ *  main graph; the else_branch an Identity), on a bool input `c` left
+ *  unbound, so the plan takes the larger branch: the main graph is one node. */
+export function syntheticModel(n = 10_000, { insideIf = false } = {}) {
   let seed = 1;
   const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
   const un = ['Relu', 'Sigmoid', 'Tanh', 'Neg', 'Abs'],
@@ -54,7 +57,27 @@ export function syntheticModel(n = 10_000) {
     names.push(out);
   }
   const io = (name) => ({ name, elemType: 1, shape: ['batch', 'seq', 64] });
-  return encodeModel({ graphName: `synthetic${n}`, nodes, inputs: [io('x')], outputs: [io(names.at(-1))] });
+  if (!insideIf)
+    return encodeModel({ graphName: `synthetic${n}`, nodes, inputs: [io('x')], outputs: [io(names.at(-1))] });
+  const then = { graphName: 'then', nodes, inputs: [], outputs: [io(names.at(-1))] };
+  const other = {
+    graphName: 'else',
+    nodes: [{ opType: 'Identity', name: 'id', inputs: ['x'], outputs: ['xe'] }],
+    inputs: [],
+    outputs: [io('xe')],
+  };
+  const branch = {
+    opType: 'If',
+    name: 'branch',
+    inputs: ['c'],
+    outputs: ['y'],
+    attributes: [
+      { name: 'then_branch', graph: then },
+      { name: 'else_branch', graph: other },
+    ],
+  };
+  const c = { name: 'c', elemType: 9, shape: [] };
+  return encodeModel({ graphName: `synthetic${n}_if`, nodes: [branch], inputs: [io('x'), c], outputs: [io('y')] });
 }
 requireVizFixtures();
 const { server, url } = await serve(join(ROOT, 'web', 'dist'), 0);
@@ -89,16 +112,17 @@ const pct = (a, p) => {
 const twoFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
 
 // 3. (first, the shortest) A 10k-node model: re-plan after a dim changes, through the worker.
-if (!NO_REPLAN) {
-  const bytes = syntheticModel(10_000);
+async function replanBench(insideIf) {
+  const bytes = syntheticModel(10_000, { insideIf });
+  const positions = insideIf ? 1 : 10_000;
   await page.evaluate(async (b64) => {
     const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
     document.body.dataset.state = 'bench';
     await window.memplanView.setModel(bytes, 'synthetic-10k.onnx');
   }, Buffer.from(bytes).toString('base64'));
   await page.waitForFunction(
-    () => document.body.dataset.state === 'ready' && window.memplanView.plan?.positions === 10000,
-    null,
+    (p) => document.body.dataset.state === 'ready' && window.memplanView.plan?.positions === p,
+    positions,
     { timeout: 120_000 },
   );
   const res = await page.evaluate(async () => {
@@ -144,12 +168,16 @@ if (!NO_REPLAN) {
   const f = (a) =>
     `median ${median(a).toFixed(0)} ms (min ${Math.min(...a).toFixed(0)}, max ${Math.max(...a).toFixed(0)})`;
   console.log(
-    `10k-node synthetic model (${bytes.length} bytes, ${res.positions} positions, ${res.values} values, ${res.status}, peak ${res.peak} B): ` +
+    `10k-node synthetic model${insideIf ? ', its nodes inside an If' : ''} (${bytes.length} bytes, ${res.positions} positions, ${res.values} values, ${res.status}, peak ${res.peak} B): ` +
       `dim changed -> new plan shown (figures, tables, timeline, arena, memory) ${f(res.shown)}, -> every chart incl. slot plan and profile, rendered ${f(res.total)}; worker calls alone (request to parsed JSON on the page): ` +
       Object.entries(res.calls)
         .map(([k, a]) => `${k} ${f(a)}`)
         .join(', '),
   );
+}
+if (!NO_REPLAN) {
+  await replanBench(false);
+  await replanBench(true);
 }
 if (REPLAN_ONLY) {
   await ctx.close();

@@ -127,6 +127,7 @@ def main():
     # 2. usage errors: exit 1, the problem on the first stderr line, nothing on stdout
     usage = [
         (["frobnicate"], "memplan: unknown command 'frobnicate'"),
+        (["fr\x1b[2Job\nx"], "memplan: unknown command 'fr\\x1b[2Job\\x0ax'"),
         (["info"], "memplan info: no model given"),
         (["info", model, model], "memplan info: more than one model given"),
         (["info", model, "--bogus"], "memplan info: unknown option '--bogus'"),

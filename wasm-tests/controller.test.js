@@ -684,7 +684,7 @@ describe('controller: input values and presets', () => {
       'inplace',
       `plan --strategy arena --align 64 ${args.join(' ')}`,
       `plan --strategy slots --align 64 ${args.join(' ')} --no-nodes`,
-      `profile ${dimArgs(dims).join(' ')}`,
+      `profile ${args.join(' ')}`,
     ]);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', silero.file, args)));
     expect(ctl.state.plan.status).toBe('planned');

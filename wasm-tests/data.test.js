@@ -31,7 +31,7 @@ import {
 } from '../web/src/data/series.js';
 import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
-import { BUCKETS, profileSeries, reuseByOutput, reuseText, valueLinks } from '../web/src/data/profile.js';
+import { BUCKETS, profileAt, profileSeries, reuseByOutput, reuseText, valueLinks } from '../web/src/data/profile.js';
 import { byteTicks, formatBytes, formatShape } from '../web/src/data/format.js';
 import { body, loadMemplan, requireNativeCli } from './helpers.js';
 import { dimArgs, requireVizFixtures, SYMBOLIC, TOO_SMALL_DIMS, VIZ_FIXTURES } from './viz-fixtures.js';
@@ -644,6 +644,22 @@ describe('profile: stacked memory by bucket and tag', () => {
     expect(profileSeries(sym)).toEqual({ ok: false, reason: 'symbolic', symbolic: '12*N+4' });
     expect(profileSeries({ nodes: [] })).toEqual({ ok: false, reason: 'empty' });
     expect(profileSeries(null)).toEqual({ ok: false, reason: 'empty' });
+  });
+  it("a body's profile is the subgraphs entry at the plan's path (node name and attribute)", () => {
+    const inner = { name: 'L', attribute: 'body', nodes: [{ index: 0 }] };
+    const thenB = { node: 2, name: 'If_0', attribute: 'then_branch', nodes: [], subgraphs: [inner] };
+    const elseB = { node: 2, name: 'If_0', attribute: 'else_branch', nodes: [], subgraphs: [] };
+    const doc = { nodes: [], subgraphs: [elseB, thenB] };
+    expect(profileAt(doc, [])).toBe(doc);
+    expect(profileAt(doc, [{ index: 1, node: 'If_0', attribute: 'then_branch' }])).toBe(thenB);
+    expect(profileAt(doc, [{ index: 0, node: 'If_0', attribute: 'else_branch' }])).toBe(elseB);
+    const deep = [
+      { index: 1, node: 'If_0', attribute: 'then_branch' },
+      { index: 0, node: 'L', attribute: 'body' },
+    ];
+    expect(profileAt(doc, deep)).toBe(inner);
+    expect(profileAt(doc, [{ index: 0, node: 'If_1', attribute: 'then_branch' }])).toBeNull();
+    expect(profileAt(null, deep)).toBeNull();
   });
   it('reuse pairs by output name, and the table text', () => {
     const r = reuseByOutput(PROFILE, PLAN_NODES);

@@ -31,24 +31,42 @@ function valueInfo(v) {
   return Uint8Array.from([...fieldBytes(1, v.name), ...fieldBytes(2, Uint8Array.from(tensor))]);
 }
 
-/**
- * encodeModel({producer, opset, nodes: [{opType, name, inputs, outputs}], inputs: [{name, elemType, shape}], outputs})
- * Strings may be JS strings (UTF-8 encoded) or Uint8Array (raw bytes, e.g. invalid UTF-8).
- */
-export function encodeModel(m) {
-  const graph = [];
-  for (const n of m.nodes) {
+// A GraphProto: nodes (with graph attributes: an If's branches, a Loop's
+// body), name, inputs, outputs. Pushes onto `out` (no spread of large arrays).
+function encodeGraph(g, name) {
+  const out = [];
+  const push = (bytes) => {
+    for (const b of bytes) out.push(b);
+  };
+  for (const n of g.nodes) {
     const node = [
       ...(n.inputs || []).flatMap((s) => fieldBytes(1, s)),
       ...(n.outputs || []).flatMap((s) => fieldBytes(2, s)),
       ...fieldBytes(3, n.name ?? ''),
       ...fieldBytes(4, n.opType),
     ];
-    graph.push(...fieldBytes(1, Uint8Array.from(node)));
+    for (const a of n.attributes || []) {
+      // AttributeProto: name 1, g 6, type 20 (GRAPH = 5)
+      const attr = [...fieldBytes(1, a.name), ...fieldBytes(6, encodeGraph(a.graph, a.graph.graphName ?? a.name))];
+      for (const b of fieldVarint(20, 5)) attr.push(b);
+      for (const b of fieldBytes(5, Uint8Array.from(attr))) node.push(b); // no spread: a body may be MBs
+    }
+    push(fieldBytes(1, Uint8Array.from(node)));
   }
-  graph.push(...fieldBytes(2, m.graphName ?? 'g'));
-  for (const v of m.inputs) graph.push(...fieldBytes(11, valueInfo(v)));
-  for (const v of m.outputs) graph.push(...fieldBytes(12, valueInfo(v)));
+  push(fieldBytes(2, name));
+  for (const v of g.inputs) push(fieldBytes(11, valueInfo(v)));
+  for (const v of g.outputs) push(fieldBytes(12, valueInfo(v)));
+  return Uint8Array.from(out);
+}
+
+/**
+ * encodeModel({producer, opset, nodes: [{opType, name, inputs, outputs, attributes?: [{name, graph}]}],
+ *              inputs: [{name, elemType, shape}], outputs})
+ * A graph attribute's graph is {graphName?, nodes, inputs, outputs} like the model's.
+ * Strings may be JS strings (UTF-8 encoded) or Uint8Array (raw bytes, e.g. invalid UTF-8).
+ */
+export function encodeModel(m) {
+  const graph = encodeGraph(m, m.graphName ?? 'g');
   const model = [
     ...fieldVarint(1, m.irVersion ?? 8),
     ...fieldBytes(2, m.producer ?? 'memplan-tests'),

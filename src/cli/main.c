@@ -94,7 +94,8 @@ int main(int argc, char **argv) {
     }
     const memplan_command *c = memplan_command_find(argv[1]);
     if (!c) {
-        fprintf(stderr, "memplan: unknown command '%s'\n(see 'memplan --help')\n", argv[1]);
+        cli_error("memplan: unknown command '%s'", argv[1]); /* the word escaped: it may hold ESC or '\n' */
+        fputs("(see 'memplan --help')\n", stderr);
         return CLI_USAGE;
     }
     if (c->input == MEMPLAN_INPUT_CSV) return cmd_pack(argc - 1, argv + 1);

@@ -20,10 +20,42 @@ void mp_cache_clear(mp_cache *c) {
     for (int i = 0; i < MP_CACHE_PLANS; i++) entry_free(&c->plans[i]);
     memplan_inplace_free(c->inplace.ctx);
     memplan_shapes_free(c->inplace.shapes);
+    free(c->inplace.shapes_key);
     unsigned long plans = c->plan_builds, inplace = c->inplace_builds;
     mp_cache_init(c);
     c->plan_builds = plans; /* statistics survive */
     c->inplace_builds = inplace;
+}
+
+static void put_values(mp_buf *b, const memplan_input_value *v, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        mp_buf_printf(b, "%zu:%s=", strlen(v[i].name), v[i].name);
+        for (int32_t k = 0; k < v[i].n; k++) mp_buf_printf(b, "%lld,", (long long)v[i].elems[k]);
+        mp_buf_putc(b, ';');
+    }
+}
+
+static char *take_key(mp_buf *b) {
+    if (b->failed) {
+        mp_buf_free(b);
+        return NULL;
+    }
+    return mp_buf_take(b, NULL);
+}
+
+static void put_bindings(mp_buf *b, const memplan_binding *d, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        mp_buf_printf(b, "%zu:%s=%lld;", strlen(d[i].name), d[i].name, (long long)d[i].value);
+}
+
+char *mp_shapes_key(const memplan_shapes_options *o) {
+    mp_buf b;
+    mp_buf_init(&b);
+    mp_buf_puts(&b, "dims=");
+    put_bindings(&b, o->bindings, o->n_bindings);
+    mp_buf_puts(&b, " values=");
+    put_values(&b, o->values, o->n_values);
+    return take_key(&b);
 }
 
 /* Every option a plan depends on. Names are written with their length
@@ -35,24 +67,14 @@ static char *plan_key(const memplan_plan_options *o) {
                   o->include_inputs, o->inplace, o->allow_input_overwrite, o->constants_as_activations,
                   (unsigned long long)o->align, (unsigned long)o->budget_ms, (int)o->order,
                   (unsigned long)o->order_budget_ms);
-    for (size_t i = 0; i < o->n_bindings; i++)
-        mp_buf_printf(&b, "%zu:%s=%lld;", strlen(o->bindings[i].name), o->bindings[i].name,
-                      (long long)o->bindings[i].value);
+    put_bindings(&b, o->bindings, o->n_bindings);
     mp_buf_printf(&b, " upper=%d ranges=", o->upper_bounds);
     for (size_t i = 0; i < o->n_ranges; i++)
         mp_buf_printf(&b, "%zu:%s=%lld..%lld;", strlen(o->ranges[i].name), o->ranges[i].name,
                       (long long)o->ranges[i].lo, (long long)o->ranges[i].hi);
     mp_buf_puts(&b, " values=");
-    for (size_t i = 0; i < o->n_values; i++) {
-        mp_buf_printf(&b, "%zu:%s=", strlen(o->values[i].name), o->values[i].name);
-        for (int32_t k = 0; k < o->values[i].n; k++) mp_buf_printf(&b, "%lld,", (long long)o->values[i].elems[k]);
-        mp_buf_putc(&b, ';');
-    }
-    if (b.failed) {
-        mp_buf_free(&b);
-        return NULL;
-    }
-    return mp_buf_take(&b, NULL);
+    put_values(&b, o->values, o->n_values);
+    return take_key(&b);
 }
 
 /* The plan kept for `key`, now the most recent; NULL when there is none. */

@@ -13,12 +13,15 @@
  *                JSON. The last MP_CACHE_PLANS are kept: `plan --inplace` needs
  *                two (with and without in-place reuse).
  *   in-place     the seed-001 analyses (reuse, release lists, tags, profile).
- *                They run on unbound shapes, so dims only change how the
- *                profile's amounts print: keyed by the two options they read.
- *                Printing under new dims interns the bound amounts in the
- *                shapes' pool, so the entry is rebuilt once the pool has grown
- *                past MP_CACHE_POOL_GROWTH x its size when built (+ MP_CACHE_POOL_SLACK): a long
- *                session of dim changes stays bounded in memory.
+ *                They run on shapes inferred under the request's dims and
+ *                input values from the start, as the plan's are (dims that
+ *                shape computations branch on, and values that pick an If's
+ *                branch or size a Reshape, change the amounts, not only how
+ *                they print): keyed by the two options they read, the dims
+ *                and the values. Printing interns amounts in the shapes'
+ *                pool, so the entry is also rebuilt once the pool has grown
+ *                past MP_CACHE_POOL_GROWTH x its size when built (+
+ *                MP_CACHE_POOL_SLACK): a long session stays bounded in memory.
  *
  * A cache never changes a document: every report equals a one-shot report
  * (memplan_report_json) of the same request. One-shot reports use a cache
@@ -50,6 +53,7 @@ typedef struct mp_cache {
     struct {
         bool valid;
         bool allow_input_overwrite, events;
+        char *shapes_key; /* mp_shapes_key of the dims and values the shapes were inferred under */
         memplan_shapes *shapes;
         memplan_inplace *ctx;
         size_t pool_built; /* amounts in the shapes' pool when built */
@@ -57,6 +61,10 @@ typedef struct mp_cache {
 } mp_cache;
 
 void mp_cache_init(mp_cache *c);
+/* A key naming the dims and input values of shapes options (names
+ * length-prefixed, so none can forge another's): malloc'ed; NULL when out of
+ * memory. */
+char *mp_shapes_key(const memplan_shapes_options *o);
 /* Free every entry; the cache is empty and usable again. */
 void mp_cache_clear(mp_cache *c);
 

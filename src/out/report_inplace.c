@@ -432,37 +432,44 @@ static void tags_text(mp_buf *b, const doc *d) {
 
 /* ---- dispatch ------------------------------------------------------------ */
 
-/* Shapes, then the context (its start tags come from the model's metadata). */
+/* Shapes under the request's dims and input values from the start (as the
+ * plan's), then the context (its start tags come from the model's metadata). */
 static memplan_status build(const memplan_model *m, const memplan_request *r, memplan_shapes **S, memplan_inplace **ctx,
                             memplan_error *err) {
-    memplan_status st = memplan_shapes_infer(m, S, err);
+    memplan_status st = memplan_shapes_infer_opts(m, &r->shapes, S, err);
     if (!st) { st = memplan_inplace_compute(m, *S, &r->inplace, ctx, err); }
     return st;
 }
 
-/* The analyses for the request's two options: the cache's, or built and kept
- * there. They read no dims (the amounts are bound when printed). */
+/* The analyses for the request's two options, dims and input values: the
+ * cache's, or built and kept there. */
 static memplan_status build_cached(mp_cache *cache, const memplan_model *m, const memplan_request *r,
                                    memplan_shapes **S, memplan_inplace **ctx, memplan_error *err) {
+    char *vkey = mp_shapes_key(&r->shapes);
+    if (!vkey) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     size_t pool = cache->inplace.valid ? memplan_expr_pool_count(memplan_shapes_pool(cache->inplace.shapes)) : 0;
     if (cache->inplace.valid && cache->inplace.allow_input_overwrite == r->inplace.allow_input_overwrite &&
-        cache->inplace.events == r->inplace.events &&
+        cache->inplace.events == r->inplace.events && strcmp(cache->inplace.shapes_key, vkey) == 0 &&
         pool <= MP_CACHE_POOL_GROWTH * cache->inplace.pool_built + MP_CACHE_POOL_SLACK) {
+        free(vkey);
         *S = cache->inplace.shapes;
         *ctx = cache->inplace.ctx;
         return MEMPLAN_OK;
     }
     memplan_inplace_free(cache->inplace.ctx);
     memplan_shapes_free(cache->inplace.shapes);
+    free(cache->inplace.shapes_key);
     memset(&cache->inplace, 0, sizeof cache->inplace);
     *S = NULL;
     *ctx = NULL;
     memplan_status st = build(m, r, S, ctx, err);
     if (st) {
+        free(vkey);
         memplan_inplace_free(*ctx);
         memplan_shapes_free(*S);
         return st;
     }
+    cache->inplace.shapes_key = vkey;
     cache->inplace.valid = true;
     cache->inplace_builds++;
     cache->inplace.allow_input_overwrite = r->inplace.allow_input_overwrite;

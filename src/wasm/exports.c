@@ -11,6 +11,7 @@
  *   flag    = mp_command_whole_model("annotate")
  *                                        1 when a command needs that (the command table)
  *   status  = mp_call(session, "info", "--flag\nvalue")
+ *   status  = mp_trace(session, "--strategy\nslots")  the plan's trace (memplan plan --trace)
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
  *             ("annotate" leaves the annotated model's bytes there)
  *   mp_close(session)
@@ -151,9 +152,22 @@ static bool split_all(const char *args, char ***argv, int *argc) {
     return true;
 }
 
-/* mp_call with the model's reader for annotate (NULL: none). */
-static int call(session *s, const char *command, const char *args, const memplan_reader *rd) {
-    if (!s || !command) {
+/* The plan the request asks for as a Chrome/Perfetto trace (memplan/trace.h):
+ * the bytes `memplan plan MODEL --trace OUT.json` writes, made the same way
+ * (the request's plan options, memplan_plan_trace_json), from the session's
+ * cached plan. */
+static memplan_status trace_of(session *s, const memplan_request *r, char **out, size_t *len, memplan_error *err) {
+    memplan_plan_options o;
+    memplan_request_plan_options(r, &o);
+    const memplan_model_plan *p = NULL;
+    memplan_status st = memplan_session_plan(s, &o, &p, err);
+    return st ? st : memplan_plan_trace_json(p, out, len, err);
+}
+
+/* mp_call with the model's reader for annotate (NULL: none); with `trace`,
+ * the plan's trace instead of a command's report (command is then NULL). */
+static int call(session *s, const char *command, const char *args, const memplan_reader *rd, bool trace) {
+    if (!s || (!command && !trace)) {
         set_message("no session");
         return MEMPLAN_EUSAGE;
     }
@@ -178,7 +192,9 @@ static int call(session *s, const char *command, const char *args, const memplan
     if (!st && a.req.trace_path) /* a file to write: here there are none (memplan_plan_trace_json is the library's) */
         st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--trace is for the command line: it writes a file");
     a.req.model_reader = rd;
-    if (!st) st = memplan_session_report(s, command, &a.req, true, &out, &len, &err);
+    if (!st)
+        st = trace ? trace_of(s, &a.req, &out, &len, &err)
+                   : memplan_session_report(s, command, &a.req, true, &out, &len, &err);
     cli_args_free(&a);
     free(argv);
     if (st) {
@@ -199,15 +215,20 @@ EMSCRIPTEN_KEEPALIVE int mp_command_whole_model(const char *command) {
 }
 
 EMSCRIPTEN_KEEPALIVE int mp_call(session *s, const char *command, const char *args) {
-    return call(s, command, args, NULL);
+    return call(s, command, args, NULL, false);
 }
+
+/* The trace `memplan plan MODEL ARGS --trace OUT.json` writes, to mp_result;
+ * args as in mp_call (the plan options; a deferred plan is refused, as the
+ * CLI refuses it). */
+EMSCRIPTEN_KEEPALIVE int mp_trace(session *s, const char *args) { return call(s, NULL, args, NULL, true); }
 
 /* mp_call for a session from mp_open_reader whose command reads the whole
  * model (annotate): the model is read again through Module.memplanReadAt. */
 EMSCRIPTEN_KEEPALIVE int mp_call_reader(session *s, const char *command, const char *args, double size) {
     memplan_reader rd;
     if (!js_reader(size, &rd)) return MEMPLAN_EUSAGE;
-    return call(s, command, args, &rd);
+    return call(s, command, args, &rd, false);
 }
 
 /* `memplan pack --json` on CSV text (id,lower,upper,size): args as in

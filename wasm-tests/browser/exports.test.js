@@ -19,7 +19,10 @@ describe('exports', () => {
     const mp = fixturePlan(MEDIUM);
     const plan = await grab(page, '[data-export="plan-json"]');
     expect(plan.name, 'plan file name').toBe('ch_ppocr_mobile_v2.0_cls_infer.plan.json');
-    expect(JSON.stringify(JSON.parse(plan.bytes.toString('utf8'))), 'plan JSON').toBe(JSON.stringify(mp));
+    const doc = JSON.parse(plan.bytes.toString('utf8'));
+    expect(doc.provenance?.model?.name, "the page's provenance (state.test.js)").toBe(MEDIUM.file.split('/').pop());
+    delete doc.provenance;
+    expect(JSON.stringify(doc), 'plan JSON').toBe(JSON.stringify(mp));
     const csv = (await grab(page, '[data-export="table-csv"]')).bytes.toString('utf8');
     expect(csv.split('\n')[0], 'CSV header').toBe(
       'value,dtype,shape,size,start,end,live for,owner,slot,offset,note,reuses (in place)',

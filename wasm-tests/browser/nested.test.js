@@ -10,6 +10,7 @@ import { dimArgs } from '../viz-fixtures.js';
 import {
   artifact,
   barPoint,
+  cliJson,
   cliPlan,
   expectPlanShown,
   openPage,
@@ -26,6 +27,7 @@ const presetArgs = (values = EXAMPLE.preset.values) => [
   ...Object.entries(values).flatMap(([k, v]) => ['--value', `${k}=${v}`]),
 ];
 const PLAN = cliPlan(EXAMPLE_SRC, presetArgs());
+const PROFILE = cliJson('profile', EXAMPLE_SRC, presetArgs());
 const body = (plan, node, attribute) => plan.subgraphs.find((e) => e.node === node && e.attribute === attribute);
 /** The figures shown equal those of plan document `doc` (a body's plan has the same fields). */
 const figuresOf = (page) => shown(page).then((s) => s.figures);
@@ -185,6 +187,14 @@ describe('memory inside control flow', () => {
       Number(await page.getAttribute('.mpv-table', 'data-rows')),
       "the body's values and its own bodies' memory",
     ).toBe(then.plan.values.length + then.plan.transients.length);
+    // The memory chart stacks the body's own per-node profile: its totals are
+    // `profile --json`'s for the body's nodes (with the same dims and values).
+    const bodyProfile = PROFILE.subgraphs.find((e) => e.name === t.node && e.attribute === 'then_branch');
+    const totals = await page.evaluate(() => {
+      const p = window.memplanView.view.controller.state.profile;
+      return p?.ok ? Array.from(p.total) : null;
+    });
+    expect(totals).toEqual(bodyProfile.nodes.map((n) => n.profile.total_bytes));
     await page.screenshot({ path: artifact('browser-body.png'), fullPage: true });
 
     await page.selectOption('.mpv-branch', {

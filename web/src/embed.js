@@ -28,6 +28,7 @@
 // a built copy link the emitted CSS. No inline styles are needed (strict CSP).
 import './app/view.css';
 import { connectMemplan } from './api/memplan-client.js';
+import { parseExact } from './data/exact.js';
 import { createView } from './app/view.js';
 
 const baseName = (url) => {
@@ -114,7 +115,7 @@ export function mount(element, options = {}) {
       });
     },
     /** Show a plan JSON (an object, or its text) without a model. */
-    setPlan: (plan, name) => withView((v) => v.showPlan(typeof plan === 'string' ? JSON.parse(plan) : plan, name)),
+    setPlan: (plan, name) => withView((v) => v.showPlan(typeof plan === 'string' ? parseExact(plan) : plan, name)),
     setDims: (dims) => withView((v) => v.setDims(dims)),
     setValues: (values) => withView((v) => v.setValues(values)),
     setOptions: (opts) => withView((v) => v.setOptions(opts)),

@@ -3,9 +3,18 @@
 import './style.css';
 import { mount } from './embed.js';
 import { EXAMPLE } from './example.js';
+import { readHash, writeHash } from './app/urlstate.js';
 
 const $ = (sel) => document.querySelector(sel);
-const view = mount($('#app'), { infoOpen: false });
+// ---- the link's state (urlstate.js): the options before the first plan ----
+const linked = readHash(location.hash);
+const view = mount($('#app'), {
+  infoOpen: false,
+  strategy: linked.strategy,
+  align: linked.align,
+  inplace: linked.inplace,
+  order: linked.order,
+});
 view.on('state', (s) => {
   document.body.dataset.state = s;
   // The tab names the model shown (or being opened).
@@ -73,9 +82,38 @@ async function start() {
   });
 
   const url = new URLSearchParams(location.search).get('url');
-  const shown = () => {}; // a load error is shown in the view
-  if (url) view.setModel(url).catch(shown);
-  else view.setModel(new URL('models/example.onnx', document.baseURI).href, EXAMPLE.name, EXAMPLE.preset).catch(shown);
+  // ---- the link's state: dims and values of the first plan, then the selection ----
+  const given = Object.keys(linked.dims).length || Object.keys(linked.values).length;
+  const preset = given ? { dims: linked.dims, values: linked.values } : url ? undefined : EXAMPLE.preset;
+  const first = url
+    ? view.setModel(url, undefined, preset)
+    : view.setModel(new URL('models/example.onnx', document.baseURI).href, EXAMPLE.name, preset);
+  first
+    .then(() => {
+      if (linked.select !== null) view.select(linked.select);
+      fetchable = true;
+      syncHash();
+    })
+    .catch(() => {
+      fetchable = false; // the link stays as given
+    });
 }
+
+// ---- the URL follows the view (a model the page fetched: the example or ?url=) ----
+// A picked or dropped file cannot be fetched again: its state leaves the URL.
+// Untouched until the first open settles ('pending'), so a link's selection
+// is not written away by the plans made before it is applied.
+let fetchable = 'pending';
+function syncHash() {
+  if (fetchable === 'pending') return;
+  const s = view.state;
+  const hash = fetchable && s?.source === 'model' ? `#${writeHash(s)}` : '';
+  if (hash !== location.hash) history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
+}
+view.on('plan', () => syncHash());
+view.on('select', () => syncHash());
+view.on('load', () => {
+  if (fetchable !== 'pending') fetchable = false; // another model: a file the user gave
+});
 
 start();

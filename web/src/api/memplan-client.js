@@ -6,6 +6,8 @@
 //                   pending request with an AbortError and starts a fresh
 //                   worker; models opened before are gone (their calls reject).
 //   mp.terminate()
+import { parseExact } from '../data/exact.js';
+
 const decoder = new TextDecoder('utf-8');
 
 export async function connectMemplan() {
@@ -36,7 +38,7 @@ export async function connectMemplan() {
           return;
         }
         try {
-          p.resolve(JSON.parse(decoder.decode(result)));
+          p.resolve(parseExact(decoder.decode(result))); // counts beyond 2^53 stay exact (BigInt)
         } catch (e) {
           p.reject(e);
         }
@@ -88,6 +90,11 @@ export async function connectMemplan() {
         callBytes: async (command, args = [], opts = {}) => {
           alive();
           return request({ op: 'call', handle, command, args, bytes: true }, [], opts.onProgress);
+        },
+        /** The plan's trace bytes (`memplan plan MODEL ...args --trace OUT.json`). */
+        trace: async (args = []) => {
+          alive();
+          return request({ op: 'trace', handle, args });
         },
         close: async () => (gen === generation ? request({ op: 'close', handle }) : null),
       };

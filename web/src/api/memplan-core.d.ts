@@ -46,6 +46,8 @@ export interface Model {
   callText(command: string, args?: string[]): string;
   /** As call(), for commands with binary output: 'annotate' gives the annotated .onnx bytes. */
   callBytes(command: string, args?: string[]): Uint8Array;
+  /** The plan as a Chrome/Perfetto trace: the bytes `memplan plan MODEL ...args --trace OUT.json` writes. */
+  traceBytes(args?: string[]): Uint8Array;
   /** Free the session; further calls throw. Idempotent. */
   close(): void;
 }

@@ -208,6 +208,29 @@ class Model {
     return out;
   }
 
+  /**
+   * The plan as a Chrome/Perfetto trace (memplan/trace.h): the bytes
+   * `memplan plan MODEL ...args --trace OUT.json` writes, args being the plan
+   * options (['--strategy', 'slots', '--dim', 'batch=1']). Throws
+   * MemplanError with the C message (a deferred plan has no trace).
+   */
+  traceBytes(args = []) {
+    if (!this._session) throw new Error('trace: the model is closed');
+    this._checkNotInReader('trace');
+    checkArgs(args);
+    const M = this._M;
+    const argp = allocString(M, args.join('\n'));
+    let status;
+    try {
+      status = M._mp_trace(this._session, argp);
+    } finally {
+      M._free(argp);
+    }
+    const out = takeResult(M);
+    if (status !== 0) throw new MemplanError(decoder.decode(out) || `trace failed (status ${status})`, status, 'trace');
+    return out;
+  }
+
   /** Free the session. Safe to call twice. */
   close() {
     this._checkNotInReader('close');

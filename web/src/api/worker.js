@@ -6,6 +6,7 @@
 //                                                    copies it through the same slices)
 //   {id, op: 'call', handle, command, args, bytes} -> the JSON's UTF-8 bytes with `json: true`
 //                                                    (the client parses them), or the raw bytes when `bytes` is set
+//   {id, op: 'trace', handle, args}                -> the plan's trace bytes (`plan --trace`)
 //   {id, op: 'close', handle}                      -> null
 // Replies {id, ok: true, result} or {id, ok: false, error: {name, message, status}}.
 // While a request runs, zero or more {id, progress: {stage, ...}} messages
@@ -64,6 +65,12 @@ async function handle(msg, progress) {
       const out = model.callBytes(msg.command, msg.args);
       progress({ stage: 'encoding', bytes: out.length });
       return { json: out };
+    }
+    case 'trace': {
+      const model = models.get(msg.handle);
+      if (!model) throw new Error('the model is closed');
+      progress({ stage: 'running', command: 'trace' });
+      return model.traceBytes(msg.args);
     }
     case 'close':
       models.get(msg.handle)?.close();

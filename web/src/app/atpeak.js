@@ -6,6 +6,7 @@
 import { el } from '../charts/base.js';
 import { alignUp } from '../data/plan.js';
 import { liveAt } from '../data/series.js';
+import { toNumber } from '../data/exact.js';
 import { formatBytes, formatInt, formatShape } from '../data/format.js';
 
 const ROWS_MAX = 200;
@@ -40,7 +41,7 @@ export function createAtPeak(container, ctl) {
     if (p === null || p < 0 || p >= m.positions) return null;
     const buffers = liveAt(m, p, (n) => ctl.producer(n));
     let bytes = 0;
-    for (const b of buffers) bytes += alignUp(b.bytes, m.boundAlign);
+    for (const b of buffers) bytes += alignUp(toNumber(b.bytes), m.boundAlign); // shown compact: a double is enough
     return { p, bytes, buffers, fromPlan: false };
   }
 

@@ -7,10 +7,11 @@
 import { el } from '../charts/base.js';
 import { bodyLabel, planAt } from '../data/plan.js';
 import { formatBytes } from '../data/format.js';
+import { isCount } from '../data/exact.js';
 
 const BODIES_MAX = 24;
 
-const bytesText = (b) => (typeof b === 'number' ? formatBytes(b) : 'not known');
+const bytesText = (b) => (isCount(b) ? formatBytes(b) : 'not known');
 
 export function createBodyBar(container, ctl) {
   const bar = el('nav', 'mpv-bodies');

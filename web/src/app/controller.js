@@ -23,8 +23,9 @@ import {
   stepOf,
 } from '../data/plan.js';
 import { filterRows, memorySeries, nodeRows, patternTest, sortRows, valueRows } from '../data/series.js';
-import { profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
+import { profileAt, profileSeries, reuseByOutput, reuseText, valueLinks } from '../data/profile.js';
 import { formatBytes, formatInt } from '../data/format.js';
+import { provenanceOf, sha256Hex } from './provenance.js';
 
 export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
 /** The execution orders the page offers (`plan --order`): the model's, or the lowest the schedulers find. */
@@ -162,9 +163,34 @@ export function inputDims(info) {
   return Object.freeze(out);
 }
 
-/** A load error in the page's words: bytes that do not parse as a model say so first (the loader's detail after). */
+/**
+ * A load error in the page's words: bytes that do not parse as a model say
+ * so first, the loader's detail after. Within the first bytes (a text file,
+ * an image: byte 2, byte 10) the file is no ONNX model at all; further in,
+ * it is one that is damaged or cut short.
+ */
 export function openMessage(message) {
-  return /^malformed protobuf at byte 0\b/.test(message) ? `this is not an ONNX model (${message})` : message;
+  const m = /^malformed protobuf at byte (\d+)\b/.exec(message);
+  if (!m) return message;
+  return Number(m[1]) < 64
+    ? `this is not an ONNX model (${message})`
+    : `this is not a valid ONNX model: damaged or cut short? (${message})`;
+}
+
+/**
+ * A plan error in the page's words: the library's usage messages name CLI
+ * options ("--dim takes NAME=VALUE ..., got 'seq=-1'"); the page has dim and
+ * value inputs instead. Other messages pass unchanged.
+ */
+export function planMessage(message) {
+  const m = /^--(dim|value) takes .*, got '([\s\S]*)'$/.exec(message);
+  if (!m) return message;
+  const eq = m[2].indexOf('='); // the name ends at the first '=' (src/out/request.c)
+  const name = eq < 0 ? m[2] : m[2].slice(0, eq);
+  const typed = eq < 0 ? '' : m[2].slice(eq + 1);
+  return m[1] === 'dim'
+    ? `the dim ${name} takes a whole number from 0 to 2^53; "${typed}" is not one`
+    : `the input ${name} takes whole numbers or true/false, separated by commas; "${typed}" is not one`;
 }
 
 /** How many elements `--value` takes at most (MEMPLAN_MAX_VALUE_ELEMS in memplan/report.h). */
@@ -232,6 +258,10 @@ export function createController(client, options = {}) {
   let loadGen = 0,
     planGen = 0;
   let model = null; // the worker's handle on the open model
+  // The open model's bytes as given (a Blob/File or a Uint8Array), its size
+  // and, once an export asked for it, the promise of its sha256: the plan
+  // JSON's provenance. null for a plan document and after a cancel.
+  let source = null;
   // Caches. Per model: the reuse lists (they depend on the model only), the
   // node list (taken with the first plan, then left out of re-plans:
   // --no-nodes is 40% of a plan's JSON) and the last profile (strategy,
@@ -321,7 +351,7 @@ export function createController(client, options = {}) {
   }
   function profileState(doc, profileNote) {
     const m = state.m;
-    // `profile` covers the main graph's nodes in the file order: a body, or another order, shows the plan's live bytes.
+    // The per-node profile is in the file order: under another order the chart shows the plan's live bytes.
     if (state.order !== 'file')
       return {
         profileDoc: doc,
@@ -329,13 +359,15 @@ export function createController(client, options = {}) {
         profileNote:
           "the per-node profile is in the file order; under another order the chart shows the plan's live bytes",
       };
-    if (state.path.length)
+    // A body's own per-node profile is the profile document's entry at the same path.
+    const shown = state.path.length ? profileAt(doc, state.path) : doc;
+    if (doc && !shown)
       return {
         profileDoc: doc,
         profile: null,
-        profileNote: "the per-node profile covers the main graph; a body shows its plan's live bytes",
+        profileNote: "the profile has no entry for this body; showing its plan's live bytes",
       };
-    const profile = doc ? profileSeries(doc, m.positions) : null;
+    const profile = shown ? profileSeries(shown, m.positions) : null;
     let note = profileNote;
     if (profile && !profile.ok) {
       note =
@@ -423,7 +455,7 @@ export function createController(client, options = {}) {
     const gen = ++planGen;
     // The dims as they are now: a dim typed while this re-plan waits starts the next one.
     const dims = dimArgs();
-    const planDims = [...dims, ...valueArgs()]; // `profile` takes no --value
+    const planDims = [...dims, ...valueArgs()];
     const t0 = performance.now();
     setPhase('planning');
     status({ busy: true, progress: 'planning…' });
@@ -462,7 +494,7 @@ export function createController(client, options = {}) {
           baselineCache = { model: mdl, key: bkey, doc: baseline };
         }
       }
-      const pkey = dims.join('\n'); // the profile's only input besides the model
+      const pkey = planDims.join('\n'); // the profile's only inputs besides the model
       const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
       status({ error: null });
       applyPlan(plan, cached?.doc ?? null, cached?.note ?? '', baseline);
@@ -477,7 +509,7 @@ export function createController(client, options = {}) {
         let doc = null,
           note = '';
         try {
-          doc = await mdl.call('profile', dims);
+          doc = await mdl.call('profile', planDims);
         } catch (e) {
           if (e.name === 'AbortError') throw e;
           note = `no profile: ${e.message}`;
@@ -497,7 +529,7 @@ export function createController(client, options = {}) {
       status({ busy: false });
       if (e.name === 'AbortError') return;
       console.warn(e.stack);
-      showError(`${state.name}: ${e.message}`);
+      showError(`${state.name}: ${planMessage(e.message)}`);
     }
   }
 
@@ -518,6 +550,7 @@ export function createController(client, options = {}) {
       const bytes = await bytesOrPromise;
       if (gen !== loadGen) return;
       const size = bytes.byteLength ?? bytes.size; // bytes, or a File read in slices
+      const given = { data: bytes, size, sha256: null };
       status({ progress: `opening ${formatBytes(size)}…` });
       const stages = {
         starting: 'starting WebAssembly…',
@@ -537,6 +570,7 @@ export function createController(client, options = {}) {
       }
       model?.close().catch(() => {});
       model = mdl;
+      source = given;
       opened = true;
       inplaceDoc = null;
       const info = deepFreeze(mdl.info);
@@ -587,6 +621,7 @@ export function createController(client, options = {}) {
     planGen++;
     model?.close().catch(() => {});
     model = null;
+    source = null;
     inplaceDoc = null;
     patch({
       source: 'plan',
@@ -614,6 +649,7 @@ export function createController(client, options = {}) {
   function cancel() {
     client.cancel();
     model = null;
+    source = null;
     loadGen++;
     planGen++;
     patch({ hasModel: false });
@@ -645,7 +681,21 @@ export function createController(client, options = {}) {
       const bytes = await mdl.callBytes('reorder', args);
       return mdl === model ? bytes : null;
     } catch (e) {
-      if (e.name !== 'AbortError') showError(`${state.name}: ${e.message}`);
+      if (e.name !== 'AbortError') showError(`${state.name}: ${planMessage(e.message)}`);
+      return null;
+    }
+  }
+
+  /** The plan's Chrome/Perfetto trace (the bytes `memplan plan --trace` writes with the
+   *  same options and bindings), or null (no model, cancelled, failed: the error is shown). */
+  async function trace() {
+    const mdl = model;
+    if (!mdl) return null;
+    try {
+      const bytes = await mdl.trace(planArgs(state.strategy, [...dimArgs(), ...valueArgs()]));
+      return mdl === model ? bytes : null;
+    } catch (e) {
+      if (e.name !== 'AbortError') showError(`${state.name}: ${planMessage(e.message)}`);
       return null;
     }
   }
@@ -685,6 +735,27 @@ export function createController(client, options = {}) {
     cancel,
     annotate,
     reorder,
+    trace,
+    /**
+     * The exported plan's `provenance` (provenance.js): the model's name,
+     * size and sha256 (computed on the first call, once per model), the
+     * options and the bindings the plan is made with. null when no model is
+     * open (a plan document, after a cancel).
+     */
+    async provenance() {
+      const src = source;
+      if (!src) return null;
+      src.sha256 ??= sha256Hex(src.data).catch(() => null);
+      const sha256 = await src.sha256;
+      const dims = Object.fromEntries(Object.entries(state.dims).filter(([, v]) => v !== ''));
+      const values = Object.fromEntries(
+        state.valueInputs
+          .filter((inp) => state.values[inp.name] && !checkValue(inp, state.values[inp.name]))
+          .map((inp) => [inp.name, state.values[inp.name]]),
+      );
+      const args = planArgs(state.strategy, [...dimArgs(), ...valueArgs()]);
+      return provenanceOf(state, { args, dims, values, size: src.size, sha256, version: client.version });
+    },
     /** Bind dims ({name: value}; null or '' unbinds) and re-plan. */
     setDims(obj) {
       const pairs = Object.entries(obj ?? {}).map(([k, v]) => [k, v === null || v === undefined ? '' : String(v)]);

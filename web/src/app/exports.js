@@ -5,6 +5,7 @@
 // SVG button in each chart's head. File names start with the model's name.
 import { el } from '../charts/base.js';
 import { netronAttachment, toCSV } from '../data/export.js';
+import { stringifyExact } from '../data/exact.js';
 import { columnsOf } from './table.js';
 
 function download(name, data, type) {
@@ -33,6 +34,16 @@ const CHART_NAMES = {
   slots: 'Slot occupancy',
 };
 
+/** The PNG's title line: "model · batch=1, seq=128 · sr=16000 · Memory over time" (the bound dims and values only). */
+export function pngTitle(state, figure) {
+  const bound = (o) =>
+    Object.entries(o ?? {})
+      .filter(([, v]) => v !== '')
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ');
+  return [state.shownName || state.name, bound(state.dims), bound(state.values), figure].filter(Boolean).join(' · ');
+}
+
 /** The export buttons, appended to `container`; PNG/SVG buttons added to each of `charts` ({key: chart}). */
 export function createExports(container, ctl, charts) {
   const base = () => stem(ctl.state.name);
@@ -45,7 +56,11 @@ export function createExports(container, ctl, charts) {
   };
   for (const [key, c] of Object.entries(charts)) {
     const png = button(`${key}-png`, 'PNG', 'mpv-btn mpv-small', async () =>
-      download(`${base()}-${key}.png`, await c.toPNG(), 'image/png'),
+      download(
+        `${base()}-${key}.png`,
+        await c.toPNG({ title: pngTitle(ctl.state, CHART_NAMES[key] ?? key) }),
+        'image/png',
+      ),
     );
     const svg = button(`${key}-svg`, 'SVG', 'mpv-btn mpv-small', () =>
       download(`${base()}-${key}.svg`, c.toSVG(), 'image/svg+xml'),
@@ -55,9 +70,14 @@ export function createExports(container, ctl, charts) {
     svg.setAttribute('aria-label', `${CHART_NAMES[key] ?? key} as SVG`);
     c.addTools(png, svg);
   }
-  const planJson = () => {
+  // The plan as the CLI writes it, and (a model open) its provenance last:
+  // the model's name, size and sha256, the options and the bindings.
+  const planJson = async () => {
     const { plan } = ctl.state;
-    if (plan) download(`${base()}.plan.json`, JSON.stringify(plan, null, 1), 'application/json');
+    if (!plan) return;
+    const provenance = await ctl.provenance();
+    const doc = provenance ? { ...plan, provenance } : plan;
+    download(`${base()}.plan.json`, stringifyExact(doc, 1), 'application/json');
   };
   const tableCsv = () => {
     const { which, rows } = ctl.tableView();
@@ -84,7 +104,11 @@ export function createExports(container, ctl, charts) {
       model: name,
       graph: info?.graph_name ?? '',
     });
-    download(`${base()}.memplan.netron.json`, JSON.stringify(doc, null, 1), 'application/json');
+    download(`${base()}.memplan.netron.json`, stringifyExact(doc, 1), 'application/json');
+  };
+  const traceJson = async () => {
+    const bytes = await ctl.trace();
+    if (bytes) download(`${base()}.trace.json`, bytes, 'application/json');
   };
   const reordered = async () => {
     const bytes = await ctl.reorder();
@@ -92,19 +116,41 @@ export function createExports(container, ctl, charts) {
   };
   const annotatedBtn = button('annotated-onnx', 'Annotated .onnx', 'mpv-btn', annotated);
   const reorderedBtn = button('reordered-onnx', 'Reordered .onnx', 'mpv-btn', reordered);
+  const traceBtn = button('trace-json', 'Trace (.json)', 'mpv-btn', traceJson);
+  const netronBtn = button('netron', 'Netron attachment', 'mpv-btn', netron);
+  // How to use it: Netron has no "open attachment" command; the file is dropped on the open model.
+  const netronNote = el(
+    'span',
+    'mpv-export-note muted',
+    'Netron attachment: open the model in Netron (netron.app or the app), then drop this .json on it: ' +
+      'the plan shows in the sidebar of the graph, each value and each named node.',
+  );
+  netronNote.id = `mpv-netron-note-${Math.random().toString(36).slice(2, 8)}`;
+  netronNote.dataset.role = 'netron-note';
+  netronBtn.setAttribute('aria-describedby', netronNote.id);
   container.append(
     button('plan-json', 'Plan JSON', 'mpv-btn', planJson),
     button('table-csv', 'Table CSV', 'mpv-btn', tableCsv),
     annotatedBtn,
     reorderedBtn,
-    button('netron', 'Netron attachment', 'mpv-btn', netron),
+    traceBtn,
+    netronBtn,
+    netronNote,
   );
   // Annotating needs the model open in the worker: not a saved plan, not after a cancel.
-  const syncAnnotate = ({ hasModel }) => {
+  const syncAnnotate = ({ hasModel, plan }) => {
     annotatedBtn.disabled = !hasModel;
     annotatedBtn.title = hasModel
       ? 'The model with the plan written into its metadata_props (memplan annotate)'
       : 'Needs the model itself: open the .onnx file';
+    // The trace needs the model too, and a planned plan (a deferred one has no positions in bytes).
+    const planned = plan?.status === 'planned';
+    traceBtn.disabled = !hasModel || !planned;
+    traceBtn.title = !hasModel
+      ? 'Needs the model itself: open the .onnx file'
+      : !planned
+        ? 'A deferred plan has no trace: bind its dims first'
+        : 'The plan as a Chrome/Perfetto trace (memplan plan --trace): open it in ui.perfetto.dev or chrome://tracing';
   };
   // The reordered model: the nodes in the order shown (memplan reorder), so not in the file order.
   const syncReorder = ({ hasModel, order }) => {
@@ -117,6 +163,7 @@ export function createExports(container, ctl, charts) {
   };
   ctl.on('info', syncAnnotate);
   ctl.on('status', syncAnnotate);
+  ctl.on('applied', syncAnnotate);
   for (const type of ['info', 'status', 'options']) ctl.on(type, syncReorder);
   syncReorder(ctl.state);
 }

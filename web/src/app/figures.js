@@ -5,19 +5,23 @@
 import { el } from '../charts/base.js';
 import { formatBytes, formatInt, formatRatio } from '../data/format.js';
 import { planAt } from '../data/plan.js';
+import { isCount, toNumber } from '../data/exact.js';
 
 /**
  * The naive total and savings shown: the plan's, or with in-place reuse on,
  * against the naive total of the same plan without it (ctl.state.baseline),
  * so that turning reuse on never lowers the baseline. savings_ratio's rule
  * (docs/semantics.md "The figures of a planned plan"): 1 - peak / naive, 0
- * when naive is 0, 6 significant digits. {naive, savings, rebased}.
+ * when naive is 0, 6 significant digits. {naive (a Number, for drawing),
+ * naiveExact (a BigInt beyond 2^53, for showing), savings, rebased}.
  */
 export function savingsOf({ m, baseline, path }) {
   const base = baseline ? planAt(baseline, path)?.plan : null;
-  const naive = base && typeof base.naive_bytes === 'number' ? base.naive_bytes : null;
-  if (naive === null || m.peak === null) return { naive: m.naive, savings: m.savings, rebased: false };
-  return { naive, savings: naive ? Number((1 - m.peak / naive).toPrecision(6)) : 0, rebased: true };
+  const naiveExact = base && isCount(base.naive_bytes) ? base.naive_bytes : null;
+  if (naiveExact === null || m.peak === null)
+    return { naive: m.naive, naiveExact: m.exact.naive, savings: m.savings, rebased: false };
+  const naive = toNumber(naiveExact);
+  return { naive, naiveExact, savings: naive ? Number((1 - m.peak / naive).toPrecision(6)) : 0, rebased: true };
 }
 
 const NAIVE_HINT = 'Every buffer allocated separately (naive_bytes)';
@@ -80,15 +84,16 @@ export function createFigures(container, ctl) {
       f.exact.textContent = v === null ? '' : fmt === formatRatio ? `ratio ${v}` : `${formatInt(v)} B`;
     };
     const sv = savingsOf(s);
-    set(fig.naive, sv.naive, formatBytes);
-    set(fig.peak, m.peak, formatBytes);
-    set(fig.bound, m.lowerBound, formatBytes);
+    // The exact counts (a BigInt beyond 2^53): the card and its exact line both show them.
+    set(fig.naive, sv.naiveExact, formatBytes);
+    set(fig.peak, m.exact.peak, formatBytes);
+    set(fig.bound, m.exact.lowerBound, formatBytes);
     set(fig.savings, sv.savings, formatRatio);
     fig.naive.card.title = sv.rebased
       ? 'Every buffer allocated separately, without in-place reuse: the baseline whatever the options'
       : NAIVE_HINT;
     const ip = m.raw?.inplace;
-    set(fig.inplace, ip && ip.enabled && typeof ip.saved_bytes === 'number' ? ip.saved_bytes : null, formatBytes);
+    set(fig.inplace, ip && ip.enabled && isCount(ip.saved_bytes) ? ip.saved_bytes : null, formatBytes);
     if (!(ip && ip.enabled)) fig.inplace.v.textContent = inplace ? '—' : 'off';
     const st = m.strategies;
     const counts = `${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`;

@@ -40,7 +40,7 @@ export function describeValue(ctl, name) {
     'size',
     Number.isNaN(size)
       ? `unknown (${m.unknownReason.get(name) ?? m.unknownReason.get(m.names[own]) ?? 'no shape'})`
-      : `${formatBytes(size)} (${formatInt(size)} B)`,
+      : `${formatBytes(m.exactSize(i))} (${formatInt(m.exactSize(i))} B)`,
   ]);
   const nd = ctl.producer(name);
   if (nd) lines.push(['made by', `${nodeLabel(nd)} (position ${nd.index})`]);
@@ -50,7 +50,7 @@ export function describeValue(ctl, name) {
   if (slot >= 0 || !Number.isNaN(off)) {
     lines.push([
       'placed',
-      [slot >= 0 ? `slot ${slot}` : '', !Number.isNaN(off) ? `offset ${formatInt(off)}` : '']
+      [slot >= 0 ? `slot ${slot}` : '', !Number.isNaN(off) ? `offset ${formatInt(m.exactOffset(own))}` : '']
         .filter(Boolean)
         .join(' · '),
     ]);

@@ -287,7 +287,7 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
           count++;
         }
       }),
-    toPNG: () => chartPNG(frame),
+    toPNG: (opts) => chartPNG(frame, opts),
     destroy() {
       offs.forEach((f) => f());
       frame.destroy();

@@ -396,18 +396,43 @@ export function chartSVG(frame, drawMarksSVG) {
   return new XMLSerializer().serializeToString(out);
 }
 
-/** Render the chart (canvas marks + SVG overlay) into a PNG Blob at the device pixel ratio. */
-export async function chartPNG(frame) {
+/** The PNG export's scale (pixels per CSS px) and its title band's height (CSS px). */
+export const PNG_SCALE = 2;
+const PNG_TITLE_H = 22;
+
+/**
+ * Render the chart (canvas marks + SVG overlay) into a PNG Blob at 2x,
+ * under a title line (`title`: model, dims, figure) when one is given. The
+ * marks are axis-aligned rectangles snapped to device pixels: scaled up
+ * without smoothing they stay sharp; the axes and labels are redrawn from
+ * the SVG at the new size.
+ */
+export async function chartPNG(frame, { title = '' } = {}) {
   frame.flush();
+  const k = PNG_SCALE;
+  const top = title ? PNG_TITLE_H * k : 0;
+  const w = frame.width * k,
+    h = frame.height * k;
   const c = document.createElement('canvas');
-  c.width = frame.canvas.width;
-  c.height = frame.canvas.height;
+  c.width = w;
+  c.height = h + top;
   const g = c.getContext('2d');
   g.fillStyle = '#ffffff';
   g.fillRect(0, 0, c.width, c.height);
-  g.drawImage(frame.canvas, 0, 0);
+  if (title) {
+    g.fillStyle = '#222222';
+    g.font = `600 ${12 * k}px system-ui, sans-serif`;
+    g.textBaseline = 'middle';
+    g.fillText(title, 8 * k, top / 2, w - 16 * k); // squeezed to the width rather than cut
+  }
+  g.imageSmoothingEnabled = false;
+  g.drawImage(frame.canvas, 0, top, w, h);
   const overlay = frame.svg.cloneNode(true);
   overlay.setAttribute('xmlns', SVGNS);
+  // Rasterized at the export's size, not scaled up from the screen's.
+  overlay.setAttribute('viewBox', `0 0 ${frame.width} ${frame.height}`);
+  overlay.setAttribute('width', String(w));
+  overlay.setAttribute('height', String(h));
   for (const n of overlay.querySelectorAll('.mpv-interactive')) n.remove();
   const style = svgEl('style');
   style.textContent = 'text{font:11px system-ui,sans-serif;fill:#333} .domain,.tick line{stroke:#999}';
@@ -421,7 +446,7 @@ export async function chartPNG(frame) {
     img.onerror = () => rej(new Error('could not render the chart overlay'));
     img.src = url;
   });
-  g.drawImage(img, 0, 0, c.width, c.height);
+  g.drawImage(img, 0, top, w, h);
   return new Promise((res) => c.toBlob(res, 'image/png'));
 }
 

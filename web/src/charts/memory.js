@@ -459,7 +459,7 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
         if (s.maxExtent > 0) g.append(svgEl('path', { d: pathOf(s.extent), fill: 'none', stroke: C.extent }));
         g.append(svgEl('path', { d: pathOf(s.naive), fill: 'none', stroke: C.naive, 'stroke-dasharray': '4 3' }));
       }),
-    toPNG: () => chartPNG(frame),
+    toPNG: (opts) => chartPNG(frame, opts),
     destroy() {
       offs.forEach((f) => f());
       frame.destroy();

@@ -121,8 +121,8 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     ctx.beginPath();
     ctx.rect(left, MARGIN.top, right - left, frame.height - MARGIN.top - MARGIN.bottom);
     ctx.clip();
-    // Capacity bands.
-    ctx.fillStyle = '#eef1f5';
+    // Capacity bands: a CSS colour, so dark mode can darken them (view.css).
+    ctx.fillStyle = getComputedStyle(frame.canvas).getPropertyValue('--mpv-band').trim() || '#eef1f5';
     for (let k = 0; k < nRows; k++) ctx.fillRect(left, y(k), right - left, Math.max(band, 0.5));
     const seg = occ.segments;
     const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
@@ -277,7 +277,7 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
           g.append(r);
         }
       }),
-    toPNG: () => chartPNG(frame),
+    toPNG: (opts) => chartPNG(frame, opts),
     destroy() {
       offs.forEach((f) => f());
       frame.destroy();

@@ -315,7 +315,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     },
     renderNow: render,
     toSVG: () => chartSVG(frame, (g) => marksSVG(g)),
-    toPNG: () => chartPNG(frame),
+    toPNG: (opts) => chartPNG(frame, opts),
     destroy() {
       offs.forEach((f) => f());
       frame.destroy();

@@ -55,9 +55,9 @@ export function netronAttachment(
   for (const [k, v] of [
     ['align', m.align],
     ['positions', m.positions],
-    ['naive_bytes', m.naive],
-    ['peak_bytes', m.peak],
-    ['lower_bound_bytes', m.lowerBound],
+    ['naive_bytes', m.exact?.naive ?? m.naive],
+    ['peak_bytes', m.exact?.peak ?? m.peak],
+    ['lower_bound_bytes', m.exact?.lowerBound ?? m.lowerBound],
     ['savings_ratio', m.savings],
   ])
     add(metrics, 'graph', graph, k, v);

@@ -1,12 +1,14 @@
 // format.js -- number formatting shared by the app and the charts.
 const nf = new Intl.NumberFormat('en-US');
 
-/** "1,536 B" / "1.5 KiB" style; compact=false gives "1,536 B (1.5 KiB)". */
+/** "1,536 B" / "1.5 KiB" style; compact=false gives "1,536 B (1.5 KiB)". `n` may be a
+ *  BigInt (a count beyond 2^53, exact.js): the exact part stays exact. */
 export function formatBytes(n, { compact = true, trim = false } = {}) {
   if (n === null || n === undefined || Number.isNaN(n)) return '—';
-  if (Math.abs(n) < 1024) return `${nf.format(n)} B`;
+  const x = Number(n);
+  if (Math.abs(x) < 1024) return `${nf.format(n)} B`;
   const units = ['KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
-  let v = n,
+  let v = x,
     i = -1;
   do {
     v /= 1024;
@@ -22,6 +24,7 @@ export function formatBytes(n, { compact = true, trim = false } = {}) {
   return compact ? short : `${nf.format(n)} B (${short})`;
 }
 
+/** An integer with thousands separators; a BigInt (exact.js) is written exactly. */
 export const formatInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '—' : nf.format(n));
 
 export function formatRatio(r) {

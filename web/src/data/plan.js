@@ -10,7 +10,11 @@ export function alignUp(n, align) {
   return Math.ceil(n / align) * align;
 }
 
-const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+// A count beyond 2^53 arrives as a BigInt (exact.js): the arrays and the
+// figures' Numbers take the nearest double (for drawing); exact() keeps it.
+const num = (v) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'bigint' ? Number(v) : null);
+/** A JSON count kept exact: a Number, a BigInt beyond 2^53, or null. */
+const exact = (v) => (typeof v === 'bigint' || (typeof v === 'number' && Number.isFinite(v)) ? v : null);
 const int = (v, d) => (Number.isInteger(v) ? v : d);
 const str = (v) => (typeof v === 'string' ? v : '');
 /** A dim as the JSON gives it: an int, a name or expression string, or null. */
@@ -61,7 +65,10 @@ export function normalizeNodes(nodes) {
  *   position order ([] when the JSON has no `nodes`),
  *   nValues (the plan's `values`; indices nValues..n-1 are its `transients`,
  *   each a buffer named after its control-flow node, [position, position]),
- *   transients (the JSON's list), transient(i) (index i is a transient)
+ *   transients (the JSON's list), transient(i) (index i is a transient),
+ *   exact: {naive, peak, lowerBound} and exactSize(i), exactOffset(i) (of an
+ *   owner): the counts as the JSON gives them, a BigInt beyond 2^53 (the
+ *   Numbers above are then the nearest double: for drawing, not for showing)
  * }
  */
 export function normalizePlan(json) {
@@ -161,6 +168,9 @@ export function normalizePlan(json) {
     peak: num(json.peak_bytes),
     lowerBound: num(json.lower_bound_bytes),
     savings: num(json.savings_ratio),
+    exact: { naive: exact(json.naive_bytes), peak: exact(json.peak_bytes), lowerBound: exact(json.lower_bound_bytes) },
+    exactSize: (i) => exact(values[i]?.size),
+    exactOffset: (i) => exact(values[i]?.offset),
     strategies: json.strategies && typeof json.strategies === 'object' ? json.strategies : null,
     boundAlign: json.strategy === 'slots' ? 1 : align,
     n,

@@ -7,6 +7,23 @@
 export const BUCKETS = ['inputs', 'initializers', 'intermediates', 'outputs'];
 
 /**
+ * The profile document of the body at `path` (the plan's path steps
+ * {node: name, attribute}; see plan.js planAt), or null when the document has
+ * no such body. A body's entry in `subgraphs` carries the node's name as
+ * `name` (its `node` is the node's index) and the same `nodes`/`values` as
+ * the main graph's document.
+ */
+export function profileAt(json, path) {
+  let doc = json;
+  for (const s of path ?? []) {
+    const subs = Array.isArray(doc?.subgraphs) ? doc.subgraphs : [];
+    doc = subs.find((e) => e?.name === s.node && e?.attribute === s.attribute) ?? null;
+    if (!doc) return null;
+  }
+  return doc;
+}
+
+/**
  * Memory over time stacked by bucket and tag, from the profile JSON.
  * One layer per (bucket, tag) that has a non-zero amount somewhere, in bucket
  * order (BUCKETS) then tag order (untagged "" first, then by name).

@@ -236,7 +236,8 @@ export function nodeRows(m, series = memorySeries(m), nodes = null) {
 /**
  * Per-value rows for the table: {index, name, dtype ('' if not given), shape
  * (text, formatShape: dims bound by the plan's --dim), size (null if unknown),
- * start, end, length, owner, view, slot (null), offset (null), status}.
+ * start, end, length, owner, view, slot (null), offset (null), status}. size
+ * and offset are exact: a BigInt beyond 2^53 (m.exactSize, exact.js).
  * status: 'unknown: <reason>' | 'unplanned' | 'view' | '' (planned buffer) |
  * 'body memory (If)' (a control-flow node's transient; ': not known' appended when its size is not).
  */
@@ -251,14 +252,14 @@ export function valueRows(m) {
       name,
       dtype: m.dtype?.[i] ?? '',
       shape: m.shape?.[i] === undefined || m.transient(i) ? '' : formatShape(m.shape[i]),
-      size: Number.isNaN(m.size[i]) ? null : m.size[i],
+      size: m.exactSize(i),
       start: m.start[i],
       end: m.end[i],
       length: m.end[i] - m.start[i] + 1,
       owner: m.names[m.owner[i]],
       view: m.view[i] === 1,
       slot: m.slot[i] >= 0 ? m.slot[i] : null,
-      offset: Number.isNaN(m.offset[i]) ? null : m.offset[i],
+      offset: m.exactOffset(i),
       status: m.transient(i)
         ? `body memory (${m.transients[i - m.nValues].op_type ?? 'node'})${Number.isNaN(m.size[i]) ? ': not known' : ''}`
         : reason !== undefined
@@ -312,7 +313,9 @@ export function sortRows(rows, key, dir = 1) {
       if (x === y) return ka - kb;
       if (x === null || x === undefined || x === '') return 1;
       if (y === null || y === undefined || y === '') return -1;
-      if (typeof x === 'number' && typeof y === 'number') return (x - y) * dir;
+      // Counts may be BigInts beyond 2^53 (exact.js): < compares them with Numbers exactly.
+      if ((typeof x === 'number' || typeof x === 'bigint') && (typeof y === 'number' || typeof y === 'bigint'))
+        return (x < y ? -1 : 1) * dir;
       return (String(x) < String(y) ? -1 : 1) * dir;
     })
     .map(([r]) => r);
@@ -403,6 +406,7 @@ export function queryIntervals(ix, start, end, d0, d1, out) {
 /**
  * The buffers live at position p of plan model m, as `at_peak` lists them:
  * [{name, transient, bytes, share, op_type, node, dtype, shape}], largest
+ * (bytes exact: a BigInt beyond 2^53, exact.js)
  * first (equal sizes in placement order), share = the buffer's size on the lower bound's basis
  * (m.boundAlign) over lower_bound_bytes. Buffers of unknown size are left
  * out. producer(name) -> the node that makes a value ({name, op}) or null.
@@ -417,7 +421,7 @@ export function liveAt(m, p, producer) {
     out.push({
       name: m.names[i],
       transient: !!t,
-      bytes: m.size[i],
+      bytes: m.exactSize(i) ?? m.size[i],
       share: Number(share.toPrecision(6)),
       op_type: t ? (t.op_type ?? null) : (nd?.op ?? null),
       node: t ? t.node : (nd?.name ?? null),
@@ -425,5 +429,5 @@ export function liveAt(m, p, producer) {
       shape: t ? null : (m.shape[i] ?? null),
     });
   }
-  return out.sort((a, b) => b.bytes - a.bytes); // stable: equal sizes in placement order, as the CLI lists them
+  return out.sort((a, b) => (a.bytes === b.bytes ? 0 : a.bytes < b.bytes ? 1 : -1)); // stable: equal sizes in placement order, as the CLI lists them
 }
