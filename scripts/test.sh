@@ -4,9 +4,10 @@
 #   (build/native), native ASan+UBSan build (build/asan), WASM build
 #   (build/wasm), generated fixtures (build/fixtures, if scripts/gen_fixtures.py
 #   exists), ctest in both native builds, a valgrind sample, each libFuzzer
-#   target for 20 s (build/fuzz), Vitest (wasm-tests/), the web build
-#   and the browser tests. A failing phase does not stop independent ones; the
-#   exit status is non-zero if any phase failed or any test was skipped. Ends
+#   target for 20 s (build/fuzz), Vitest (wasm-tests/), the web build,
+#   the browser tests and the npm package's check (scripts/npm_check.mjs:
+#   packed, installed into a fresh folder, used as README says). A failing
+#   phase does not stop independent ones; the exit status is non-zero if any phase failed or any test was skipped. Ends
 #   with a timing table and one line "total: N passed, N failed, N skipped"
 #   summing the test runners' own JUnit reports (build/test-logs/PHASE.junit.xml,
 #   scripts/junit_sum.py).
@@ -156,6 +157,11 @@ build_web() {
 browser() {
   MEMPLAN_CLI="$ROOT/build/native/memplan" npm run --silent test:browser
 }
+npm_package() {
+  # The npm package packed, installed from its tarball into a fresh folder and
+  # used as README's quick starts say (scripts/npm_check.mjs).
+  MEMPLAN_CLI="$ROOT/build/native/memplan" MEMPLAN_WASM_DIR="$ROOT/build/wasm" node scripts/npm_check.mjs
+}
 
 # Print the timing table and the totals; exit non-zero if a phase failed or a
 # test was skipped (a skipped test is a test that did not run: CI fails on it).
@@ -207,5 +213,6 @@ phase fuzz setup fixtures -- fuzz_brief
 phase vitest build-native build-wasm fixtures -- vitest
 phase build-web build-wasm -- build_web
 phase browser build-web build-native -- browser
+phase npm-package build-native build-wasm fixtures -- npm_package
 phase format setup -- bash scripts/format.sh --check
 finish

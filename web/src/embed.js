@@ -24,9 +24,9 @@
 // Or declaratively: <memplan-view src="model.onnx"></memplan-view> (attributes
 // src, strategy, align; the element exposes the same methods and getters).
 //
-// Styles: this module imports ./app/view.css (Vite bundles it); pages that use
-// a built copy link the emitted CSS. No inline styles are needed (strict CSP).
-import './app/view.css';
+// Styles: ./app/view.css, imported by the page's entry (a bundler bundles it)
+// or linked (<link rel="stylesheet">); this module imports no CSS, so it loads
+// as a plain ES module too. No inline styles are needed (strict CSP).
 import { connectMemplan } from './api/memplan-client.js';
 import { parseExact } from './data/exact.js';
 import { createView } from './app/view.js';

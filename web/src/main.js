@@ -1,6 +1,7 @@
 // main.js -- the demo page: the visualizer mounted with embed.js, opened on
 // the example, a picked or dropped file, or ?url=.
 import './style.css';
+import './app/view.css'; // the visualizer's styles (embed.js imports none)
 import { mount } from './embed.js';
 import { EXAMPLE } from './example.js';
 import { readHash, writeHash } from './app/urlstate.js';

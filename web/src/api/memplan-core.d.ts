@@ -1,7 +1,8 @@
 // Types of web/src/api/memplan-core.js.
 
 export interface CreateMemplanOptions {
-  /** The bytes of memplan.wasm. Required in Node (the ES module build cannot fetch its own .wasm there). */
+  /** The bytes of memplan.wasm. Without it a browser fetches the file beside the module (or where
+   *  locateFile says) and Node reads it from beside the module. */
   wasmBinary?: ArrayBuffer | Uint8Array;
   /** Emscripten's locateFile hook: where to fetch memplan.wasm from in a browser. */
   locateFile?: (path: string, prefix: string) => string;

@@ -1,7 +1,7 @@
 // memplan-core.js -- the JS wrapper over the memplan WebAssembly module.
 //
-// Shared by the web page (inside its worker) and by the Vitest suite (in Node,
-// where the caller passes the .wasm bytes as opts.wasmBinary). It owns every
+// Shared by the web page (inside its worker), the npm package's users (in
+// browsers and Node) and the Vitest suite (in Node). It owns every
 // pointer it hands to C: strings and model bytes are malloc'ed, copied in and
 // freed before returning; every mp_call result is copied out of the heap and
 // released with mp_result_free() before anything else runs.
@@ -14,8 +14,23 @@ import createModule from '../wasm/memplan.mjs';
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8');
 
+// True in Node (and Vitest), where the browser build's loader cannot fetch
+// its own .wasm: createMemplan reads the file instead.
+const inNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined';
+
+// memplan.wasm's bytes in Node, read from beside the factory. The specifier is
+// a variable so that bundlers leave this browser-dead branch alone.
+async function readWasmInNode() {
+  const fsName = 'node:fs/promises';
+  const { readFile } = await import(/* @vite-ignore */ fsName);
+  return new Uint8Array(await readFile(new URL('../wasm/memplan.wasm', import.meta.url)));
+}
+
 /**
- * Instantiate the WebAssembly module.
+ * Instantiate the WebAssembly module. In a browser the factory finds
+ * memplan.wasm beside itself (`new URL('memplan.wasm', import.meta.url)`,
+ * which bundlers follow); in Node the file is read. `locateFile` or
+ * `wasmBinary` overrides either.
  * @param {{wasmBinary?: ArrayBuffer|Uint8Array, locateFile?: (path: string, prefix: string) => string,
  *          moduleFactory?: (opts: object) => Promise<object>}} [opts]
  */
@@ -23,6 +38,8 @@ export async function createMemplan(opts = {}) {
   const moduleOpts = {};
   if (opts.wasmBinary) {
     moduleOpts.wasmBinary = opts.wasmBinary instanceof Uint8Array ? opts.wasmBinary : new Uint8Array(opts.wasmBinary);
+  } else if (inNode && !opts.locateFile && !opts.moduleFactory) {
+    moduleOpts.wasmBinary = await readWasmInNode();
   }
   if (opts.locateFile) moduleOpts.locateFile = opts.locateFile;
   // Emscripten prints C stdout/stderr through these; keep them off the console.

@@ -1,0 +1,89 @@
+// Types of web/src/embed.js: the visualizer (the npm package's
+// "onnx-memplan/view"; its styles are "onnx-memplan/view.css").
+import type { PlanDocument } from './api/memplan-core.js';
+import type { MemplanClient } from './api/memplan-client.js';
+
+export interface ViewOptions {
+  /** A model URL opened at once. */
+  src?: string;
+  dims?: Record<string, number>;
+  values?: Record<string, number | number[]>;
+  strategy?: 'arena' | 'slots';
+  align?: number;
+  inplace?: boolean;
+  /** A client to share (connectMemplan()); by default the view starts its own worker. */
+  client?: MemplanClient;
+}
+
+/** The view's state snapshot (frozen): the controller's snapshot() (web/src/app/controller.js). */
+export interface ViewState {
+  phase: 'idle' | 'loading' | 'planning' | 'ready' | 'error';
+  /** The title: the model being opened, else what is shown. */
+  name: string;
+  /** The model or plan document the figures and charts show. */
+  shownName: string;
+  source: null | 'model' | 'plan';
+  hasModel: boolean;
+  /** The plan's status ('planned', 'deferred'), null before a plan. */
+  status: string | null;
+  strategy: 'arena' | 'slots';
+  align: number;
+  inplace: boolean;
+  /** Dim values as typed ('' = unbound). */
+  dims: Readonly<Record<string, string>>;
+  dimNames: ReadonlyArray<string>;
+  /** Graph input values as typed ('' = unbound). */
+  values: Readonly<Record<string, string>>;
+  selected: string | null;
+  busy: boolean;
+  /** The status line. */
+  progress: string;
+  error: string | null;
+}
+
+export interface ViewController {
+  /** Resolves when the WebAssembly worker is up. */
+  ready: Promise<ViewController>;
+  /** Bytes, a File/Blob (read in slices, any size) or a URL; resolves when planned. */
+  setModel(
+    source: Uint8Array | ArrayBuffer | Blob | string | URL,
+    name?: string,
+    preset?: { dims?: Record<string, number>; values?: Record<string, number | number[]> },
+  ): Promise<unknown>;
+  /** Show a saved `memplan plan --json` document (an object or its text). */
+  setPlan(plan: PlanDocument | string, name?: string): Promise<unknown>;
+  setDims(dims: Record<string, number>): Promise<unknown>;
+  setValues(values: Record<string, number | number[]>): Promise<unknown>;
+  setOptions(opts: { strategy?: 'arena' | 'slots'; align?: number; inplace?: boolean }): Promise<unknown>;
+  select(name: string | null): void;
+  /** Events: load, plan, select, hover, progress, state, error. Returns the function that removes the listener. */
+  on(type: string, fn: (detail: any) => void): () => void;
+  cancel(): void;
+  readonly plan: PlanDocument | null;
+  readonly state: ViewState | null;
+  readonly version: string;
+  destroy(): void;
+}
+
+/** Mount the visualizer in element. */
+export function mount(element: Element, options?: ViewOptions): ViewController;
+
+/** Fetch a model as a Blob, reporting {stage: 'download', loaded, total}. */
+export function fetchModel(
+  url: string,
+  onProgress?: (p: { stage: string; loaded: number; total: number }) => void,
+): Promise<Blob>;
+
+/** <memplan-view src="model.onnx" strategy="slots" align="64">: the same methods and getters. */
+export class MemplanViewElement extends HTMLElement {
+  setModel: ViewController['setModel'];
+  setPlan: ViewController['setPlan'];
+  setDims: ViewController['setDims'];
+  setValues: ViewController['setValues'];
+  setOptions: ViewController['setOptions'];
+  select: ViewController['select'];
+  on: ViewController['on'];
+  cancel(): void;
+  readonly plan: PlanDocument | null;
+  readonly state: ViewState | null;
+}
