@@ -2,7 +2,7 @@
  * test_plan_order.c -- plans under an execution order (memplan_plan_options
  * .order): the problem a plan gives the schedulers measures what the plan
  * measures, a two-branch model's best order with exact figures, the JSON
- * and the control-flow and in-place cases.
+ * and the control-flow (a body ordered too) and in-place cases.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,6 +48,16 @@ static mb_graph *branches(void) {
     mb_node(g, "Add", "a2,b2", "y");
     mb_output(g, "y", 1, "1");
     return g;
+}
+
+/* z = If(c): then_g, else Abs(x) (1 float). */
+static void add_if(mb_graph *g, mb_graph *then_g) {
+    mb_graph *else_g = mb_new_graph("else");
+    mb_node(else_g, "Abs", "x", "e");
+    mb_output(else_g, "e", 1, "1");
+    Onnx__NodeProto *nif = mb_node(g, "If", "c", "z");
+    mb_graph_attr(nif, "then_branch", then_g);
+    mb_graph_attr(nif, "else_branch", else_g);
 }
 
 static memplan_model_plan *plan_with(const memplan_model *m, memplan_order_kind order, bool inplace) {
@@ -195,12 +205,7 @@ static void test_control_flow(void **state) {
     mb_node(then_g, "SmallT", "t0", "t");
     mb_value(then_g, "t0", 1, "1000");
     mb_output(then_g, "t", 1, "1");
-    mb_graph *else_g = mb_new_graph("else");
-    mb_node(else_g, "Abs", "x", "e");
-    mb_output(else_g, "e", 1, "1");
-    Onnx__NodeProto *nif = mb_node(g, "If", "c", "z");
-    mb_graph_attr(nif, "then_branch", then_g);
-    mb_graph_attr(nif, "else_branch", else_g);
+    add_if(g, then_g);
     mb_node(g, "Add", "a2,b2", "s");
     mb_node(g, "Add", "s,z", "y");
     mb_value(g, "z", 1, "1");
@@ -227,6 +232,72 @@ static void test_control_flow(void **state) {
     memplan_model_free(m);
 }
 
+/* An If whose then-branch is two branches (as add_branches, 100 floats a
+ * side) joined into the If's output: the body is ordered too, before the
+ * main graph. File order in the body: a1, b1 and a2 meet at SmallA, 448 +
+ * 448 + 64 = 960; best runs one side to its end first: b1 + a2 + b2 = 576.
+ * The main graph holds z (64) beside the If's transient (the body's arena,
+ * the larger branch: the condition is not known). */
+static void test_body_ordered(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "1");
+    mb_input(g, "c", 9, "1");
+    mb_graph *then_g = mb_new_graph("then");
+    add_branches(then_g); /* x captured */
+    mb_node(then_g, "Add", "a2,b2", "t");
+    mb_output(then_g, "t", 1, "1");
+    add_if(g, then_g);
+    mb_node(g, "Neg", "z", "y");
+    mb_value(g, "z", 1, "1");
+    mb_output(g, "y", 1, "1");
+    memplan_model *m = load(g);
+    memplan_model_plan *f = plan_with(m, MEMPLAN_ORDER_FILE, false);
+    memplan_model_plan *b = plan_with(m, MEMPLAN_ORDER_BEST, false);
+    assert_int_equal(f->n_subgraphs, 2);
+    assert_int_equal(b->n_subgraphs, 2);
+    const memplan_model_plan *ft = f->subgraphs[0].plan, *bt = b->subgraphs[0].plan;
+    assert_string_equal(b->subgraphs[0].attribute, "then_branch");
+    /* the file-order plan's body is in the file order and says so */
+    assert_int_equal(ft->order.asked, MEMPLAN_ORDER_FILE);
+    assert_null(ft->order.node);
+    assert_true(ft->arena.arena_bytes == 960);
+    assert_true(ft->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes == 960);
+    /* best's body: greedy's order, proven; its figures under the file order kept */
+    assert_int_equal(bt->order.asked, MEMPLAN_ORDER_BEST);
+    assert_int_equal(bt->order.kind, MEMPLAN_ORDER_GREEDY);
+    assert_true(bt->order.exact);
+    assert_non_null(bt->order.node);
+    const int32_t want[5] = {0, 2, 1, 3, 4}; /* BigA, SmallA, BigB, SmallB, Add */
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(bt->order.node[i], want[i]);
+        assert_string_equal(bt->graph->nodes[i].op_type, ft->graph->nodes[want[i]].op_type);
+    }
+    assert_true(bt->order.file[MEMPLAN_STRATEGY_ARENA].peak_bytes == 960);
+    assert_true(bt->arena.arena_bytes == 576);
+    assert_true(bt->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes == 576);
+    /* the parent's transient is the body's arena: 64 + 960 -> 64 + 576 */
+    assert_true(f->transients[0].bytes == 960 && b->transients[0].bytes == 576);
+    assert_true(b->subgraphs[0].transient_bytes == 576);
+    assert_true(f->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes == 1024);
+    assert_true(b->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes == 640);
+    /* the main graph has one order; its file figures are the all-file plan's */
+    assert_int_equal(b->order.kind, MEMPLAN_ORDER_FILE);
+    assert_null(b->order.node);
+    assert_true(b->order.file[MEMPLAN_STRATEGY_ARENA].peak_bytes == 1024);
+    /* the else-branch (one node) keeps its order, and says what was asked */
+    assert_int_equal(b->subgraphs[1].plan->order.asked, MEMPLAN_ORDER_BEST);
+    assert_int_equal(b->subgraphs[1].plan->order.kind, MEMPLAN_ORDER_FILE);
+    /* a named scheduler orders the body too */
+    memplan_model_plan *gr = plan_with(m, MEMPLAN_ORDER_GREEDY, false);
+    assert_true(gr->subgraphs[0].plan->arena.arena_bytes == 576);
+    assert_int_equal(gr->subgraphs[0].plan->order.kind, MEMPLAN_ORDER_GREEDY);
+    memplan_model_plan_free(gr);
+    memplan_model_plan_free(b);
+    memplan_model_plan_free(f);
+    memplan_model_free(m);
+}
+
 /* In-place reuse is found again under the new order. */
 static void test_inplace(void **state) {
     (void)state;
@@ -245,7 +316,7 @@ static void test_inplace(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_branches_best), cmocka_unit_test(test_chain_keeps_file), cmocka_unit_test(test_json),
-        cmocka_unit_test(test_control_flow),  cmocka_unit_test(test_inplace),
+        cmocka_unit_test(test_control_flow),  cmocka_unit_test(test_body_ordered),     cmocka_unit_test(test_inplace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,9 @@
 // plan or model never lands), cancel, a failed open, plan documents, and the
 // frozen state embedders see.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { checkValue, createController, valueInputs } from '../web/src/app/controller.js';
 import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
@@ -252,6 +254,38 @@ describe('controller: opening a model', () => {
     // Options that are not options change nothing but still re-plan.
     await ctl.setOptions({ strategy: 'best', align: 3 });
     expect([ctl.state.strategy, ctl.state.align, ctl.state.inplace]).toEqual(['slots', 256, true]);
+  });
+
+  it("order best: every plan with --order best and its node lists, no per-node profile, reorder() is the CLI's", async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    expect(ctl.state.order).toBe('file');
+    expect(await ctl.reorder(), 'no reordered model in the file order').toBe(null);
+    client.calls.length = 0;
+    await ctl.setOptions({ order: 'best' });
+    await ctl.setDims({}); // a re-plan under the same order asks for the node lists again
+    expect(client.calls).toEqual([
+      'plan --strategy arena --align 64 --order best',
+      'plan --strategy slots --align 64 --order best --no-nodes',
+      'plan --strategy arena --align 64 --order best',
+      'plan --strategy slots --align 64 --order best --no-nodes',
+    ]);
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', SMALL.file, ['--order', 'best'])));
+    expect([ctl.state.profile, ctl.state.profileNote]).toEqual([
+      null,
+      "the per-node profile is in the file order; under another order the chart shows the plan's live bytes",
+    ]);
+    const bytes = await ctl.reorder();
+    const dir = mkdtempSync(join(tmpdir(), 'memplan-reorder-'));
+    execFileSync(requireNativeCli(), ['reorder', SMALL.file, '-o', join(dir, 'out.onnx')]);
+    const want = readFileSync(join(dir, 'out.onnx'));
+    rmSync(dir, { recursive: true, force: true });
+    expect(Buffer.from(bytes).equals(want), "reorder() is `memplan reorder`'s bytes").toBe(true);
+    expect(client.calls.at(-1)).toBe('reorder --align 64 --order best');
+    expect(ctl.snapshot().order).toBe('best');
+    await ctl.setOptions({ order: 'beam' }); // not offered: unchanged
+    expect(ctl.state.order).toBe('best');
   });
 
   it('a profile that fails is a note under the memory chart, not an error', async () => {
@@ -567,6 +601,7 @@ describe('controller: the state is frozen', () => {
       'strategy',
       'align',
       'inplace',
+      'order',
       'dims',
       'dimNames',
       'values',

@@ -108,6 +108,18 @@ describe('link state', () => {
     expect(back.select).toBe('conv #1/out');
   });
 
+  it('the order is in the link unless it is the file order', () => {
+    const best = writeHash({ ...state, order: 'best' });
+    expect(best).toBe(
+      'strategy=slots&align=32&inplace=1&order=best&dim.batch=4&dim.a%26b%3Dc=2&value.sr=16000&value.__proto__=1%2C2&select=conv+%231%2Fout',
+    );
+    expect(readHash(`#${best}`).order).toBe('best');
+    expect(writeHash({ ...state, order: 'file' })).toBe(writeHash(state));
+    expect(readHash('#order=file').order).toBe('file');
+    expect(readHash('#order=greedy').order, 'an order the page does not offer').toBeUndefined();
+    expect(readHash('#strategy=arena').order).toBeUndefined();
+  });
+
   it('readHash ignores what it cannot use', () => {
     const r = readHash('#strategy=best&align=3&inplace=yes&dim.=1&select=&other=1');
     expect(r.strategy).toBeUndefined();

@@ -86,8 +86,8 @@ typedef struct memplan_plan_options {
     size_t n_bindings;
     const memplan_input_value *values; /* graph input values (memplan/shapes.h); read during the call */
     size_t n_values;
-    memplan_order_kind order;        /* the main graph's execution order (memplan/schedule.h;
-                                        default MEMPLAN_ORDER_FILE: the model's) */
+    memplan_order_kind order;        /* the execution order of the main graph and every body
+                                        (memplan/schedule.h; default MEMPLAN_ORDER_FILE: the model's) */
     uint32_t order_budget_ms;        /* work budget of the beam and exact schedulers (default 20) */
     bool upper_bounds;               /* plan every data-dependent dim (memplan/shapes.h) at its
                                         bound and every ranged dim at its hi: one arena valid for
@@ -140,7 +140,12 @@ typedef struct memplan_model_plan memplan_model_plan;
  * runs at position i), and `node` maps back. The order is chosen on the
  * arena's lower bound (aligned sizes, without in-place reuse); with best, a
  * plan whose lower bound would be above the file order's keeps the file
- * order. Bodies keep their own order. */
+ * order. Every body is ordered the same way, before its parent (its chosen
+ * order lowers its arena, hence the parent's transient): its plan's graph
+ * is the body with its nodes in its order, and its `order` says which; with
+ * best, a body whose arena would be above the file order's keeps the file
+ * order (in it and below it). `file` is always the plan with every graph
+ * below it in the file order. */
 typedef struct memplan_plan_order {
     memplan_order_kind asked;                          /* options.order */
     memplan_order_kind kind;                           /* the scheduler whose order this is (file when none lowers
@@ -261,7 +266,7 @@ struct memplan_model_plan {
     size_t n_subgraphs; /* one per body, by node position then attribute */
     const memplan_subgraph_plan *subgraphs;
 
-    memplan_plan_order order; /* main graph only; asked == kind == FILE by default */
+    memplan_plan_order order; /* this graph's; asked == kind == FILE by default */
 };
 
 /* Plan the model's main graph. Errors: EINPUT for a model the pipeline

@@ -6,13 +6,15 @@
  *   unsigned char *out;  size_t len;
  *   memplan_reorder(bytes, n, p, &out, &len, &err);   ... free(out);
  *
- * The output is the input with the main graph's NodeProto messages in the
- * plan's order (memplan/model_plan.h, plan->order), so a runtime that runs
- * nodes in file order gets the plan's peak. It is a splice of the input's
- * wire bytes (as memplan/annotate.h's): the node messages are copied as they
- * are, all where the first one was, and only the main GraphProto's length
- * prefix changes; every other byte -- initializers and their data, value
- * infos, metadata, functions, bodies -- is the same. A plan in the file order
+ * The output is the input with the NodeProto messages of the main graph and
+ * of every body in their plan's order (memplan/model_plan.h, plan->order of
+ * each graph of the plan tree), so a runtime that runs nodes in file order
+ * gets the plan's peak. It is a splice of the input's wire bytes (as
+ * memplan/annotate.h's): the node messages are copied as they are, all where
+ * the first one of their graph was, and only the length prefixes of the
+ * graphs (and of the nodes and attributes holding a body) change; every
+ * other byte -- initializers and their data, value infos, metadata,
+ * functions -- is the same. A plan in the file order
  * writes the nodes in the IR's topological order (the file's, when it was
  * sorted: then the output is the input). The whole input is checked as
  * loading checks it; a plan for another graph (node count, op types) is an

@@ -66,7 +66,7 @@ typedef struct splicer {
     size_t set_max;
     int depth;          /* of the graph being walked: 0 main, bodies nest in their nodes */
     int32_t next_node;  /* file index of the next node message in e's graph */
-    fld *node_fld;      /* with node_order: each main-graph node message, by file index */
+    fld *node_fld;      /* with node_order: each node message of e's graph, by file index */
     bool nodes_written; /* with node_order: the reordered nodes are out */
     bool overflow;      /* the input changed between walks */
     memplan_error *err;
@@ -323,8 +323,8 @@ static memplan_status splice_child(splicer *s, const kind *k, const fld *f, sink
     return st;
 }
 
-/* With node_order: at the first node message of the main graph, every node
- * in the new order (each spliced as usual); nothing at the others. */
+/* With node_order: at the first node message of the graph, every node in the
+ * new order (each spliced as usual); nothing at the others. */
 static memplan_status emit_nodes(splicer *s, sink *o) {
     if (s->nodes_written) return MEMPLAN_OK;
     s->nodes_written = true;
@@ -356,7 +356,7 @@ static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *
             default: break;
             }
         bool c = false;
-        if (k == &NODE && s->depth == 0 && s->e->node_order) {
+        if (k == &NODE && s->e->node_order) {
             st = emit_nodes(s, o);
             *changed = true;
             if (st) return st;
@@ -369,24 +369,58 @@ static memplan_status emit_graph(splicer *s, uint64_t body, uint64_t end, sink *
     return MEMPLAN_OK;
 }
 
-/* Walking into a body: its edits, their value names and a node count of
- * its own; the outer graph's, saved, come back with leave_body. */
+/* Walking into a body: its edits, their value names, a node count of its
+ * own and, with a node order, its node messages; the outer graph's, saved,
+ * come back with leave_body. */
 typedef struct outer {
     const mp_splice_edits *e;
     mp_strmap names;
     int32_t next_node;
+    fld *node_fld;
+    bool nodes_written;
 } outer;
 
-static memplan_status enter_body(splicer *s, const mp_splice_edits *e, outer *saved) {
-    *saved = (outer){s->e, s->names, s->next_node};
+static memplan_status check_order(splicer *s, const mp_splice_edits *e);
+
+/* The node messages of the graph in the GraphProto fields of attribute f
+ * (every `g` when merged, else the GRAPHS entry c only), by file index:
+ * exactly e->n_nodes of them. */
+static memplan_status body_nodes(splicer *s, const mp_splice_edits *e, const fld *f, bool merged, const fld *c) {
+    int32_t count = 0;
+    uint64_t to = merged ? f->end : c->end;
+    for (uint64_t p = merged ? f->body : c->start; p < to;) {
+        fld g = {0};
+        memplan_status st = next_field(s, &p, to, &g);
+        if (st) return st;
+        if (g.wt != WT_LEN || g.field != (merged ? F_ATTR_G : F_ATTR_GRAPHS)) continue;
+        for (uint64_t q = g.body; q < g.end;) {
+            fld n = {0};
+            if ((st = next_field(s, &q, g.end, &n))) return st;
+            if (n.field != F_GRAPH_NODE || n.wt != WT_LEN) continue;
+            if (count < e->n_nodes) s->node_fld[count] = n;
+            count++;
+        }
+    }
+    if (count != e->n_nodes)
+        return memplan_error_set(s->err, MEMPLAN_EINPUT, "a body has %d nodes, the results are for %d", (int)count,
+                                 (int)e->n_nodes);
+    return MEMPLAN_OK;
+}
+
+static memplan_status enter_body(splicer *s, const mp_splice_edits *e, const fld *f, bool merged, const fld *c,
+                                 outer *saved) {
+    *saved = (outer){s->e, s->names, s->next_node, s->node_fld, s->nodes_written};
     s->e = e;
     s->next_node = 0;
+    s->node_fld = NULL;
+    s->nodes_written = false;
     s->depth++;
     mp_strmap_init(&s->names);
     for (size_t i = 0; i < e->n_values; i++)
         if (mp_strmap_get(&s->names, e->names[i]) < 0 && !mp_strmap_put(&s->names, e->names[i], (int32_t)i))
             return oom(s);
-    return MEMPLAN_OK;
+    memplan_status st = e->node_order ? check_order(s, e) : MEMPLAN_OK;
+    return st ? st : e->node_order ? body_nodes(s, e, f, merged, c) : MEMPLAN_OK;
 }
 
 /* Back to the outer graph; an error when the body had fewer nodes than its
@@ -396,9 +430,12 @@ static memplan_status leave_body(splicer *s, outer *saved, memplan_status st) {
         st = memplan_error_set(s->err, MEMPLAN_EINPUT, "a body has %d nodes, the results are for %d", (int)s->next_node,
                                (int)s->e->n_nodes);
     mp_strmap_free(&s->names);
+    free(s->node_fld);
     s->e = saved->e;
     s->names = saved->names;
     s->next_node = saved->next_node;
+    s->node_fld = saved->node_fld;
+    s->nodes_written = saved->nodes_written;
     s->depth--;
     return st;
 }
@@ -408,6 +445,7 @@ static memplan_status leave_body(splicer *s, outer *saved, memplan_status st) {
  * graph (the caller entered the body). */
 static memplan_status emit_body_graph(splicer *s, const fld *f, sink *o, bool *changed) {
     int32_t first = s->next_node;
+    bool written = s->nodes_written;
     sink count = {NULL, 0, 0};
     memplan_status st = emit_graph(s, f->body, f->end, &count, changed);
     if (st) return st;
@@ -419,6 +457,7 @@ static memplan_status emit_body_graph(splicer *s, const fld *f, sink *o, bool *c
         return MEMPLAN_OK;
     }
     s->next_node = first;
+    s->nodes_written = written;
     return emit_graph(s, f->body, f->end, o, changed);
 }
 
@@ -467,7 +506,7 @@ static memplan_status emit_attr_body(splicer *s, const fld *f, uint64_t type, co
                 return memplan_error_set(s->err, MEMPLAN_EINPUT, "a node has more bodies than the results give (%d)",
                                          (int)b->n);
             entered = true;
-            if ((st = enter_body(s, &b->graphs[*next], &saved))) break;
+            if ((st = enter_body(s, &b->graphs[*next], f, merged, &c, &saved))) break;
         }
         bool cg = false;
         st = emit_body_graph(s, &c, o, &cg);
@@ -631,9 +670,9 @@ static void measure_graph(const mp_splice_edits *e, int depth, size_t *key_max, 
             measure_graph(&e->bodies[i].graphs[k], depth + 1, key_max, set_max);
 }
 
-/* node_order is a permutation; room for the node messages' places. */
-static memplan_status check_order(splicer *s) {
-    int32_t n = s->e->n_nodes;
+/* e's node_order is a permutation; room for the node messages' places. */
+static memplan_status check_order(splicer *s, const mp_splice_edits *e) {
+    int32_t n = e->n_nodes;
     bool *seen = calloc((size_t)n + 1, 1);
     s->node_fld = calloc((size_t)n + 1, sizeof *s->node_fld);
     if (!seen || !s->node_fld) {
@@ -642,7 +681,7 @@ static memplan_status check_order(splicer *s) {
     }
     memplan_status st = MEMPLAN_OK;
     for (int32_t i = 0; i < n && !st; i++) {
-        int32_t fi = s->e->node_order[i];
+        int32_t fi = e->node_order[i];
         if (fi < 0 || fi >= n || seen[fi])
             st = memplan_error_set(s->err, MEMPLAN_EUSAGE, "the node order is not a permutation (entry %d)", (int)i);
         else
@@ -672,7 +711,7 @@ static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits
     s.set_max = set_max;
     s.placed = malloc(set_max ? set_max * (MEMPLAN_MAX_GRAPH_DEPTH + 1) * sizeof *s.placed : 1);
     if (!st && (!s.key || !s.placed)) st = oom(&s);
-    if (!st && e->node_order) st = check_order(&s);
+    if (!st && e->node_order) st = check_order(&s, e);
     if (!st) st = walk(&s, out, out_len);
     free(s.key);
     free(s.placed);

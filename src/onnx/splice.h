@@ -1,7 +1,7 @@
 /*
  * splice.h -- new metadata_props entries for the messages of a model's main
- * graph and of the bodies below it, and optionally a new order of the main
- * graph's nodes, written into a copy of its wire bytes.
+ * graph and of the bodies below it, and optionally a new order of the nodes
+ * of each, written into a copy of its wire bytes.
  *
  * The output is the input byte for byte, except inside the main graph
  * (ModelProto.graph, every occurrence of field 7, which protobuf merges):
@@ -75,11 +75,11 @@ struct mp_splice_edits {
      * edits for n bodies must have exactly n, and each body the node count
      * and op types its edits give. */
     const mp_splice_bodies *bodies;
-    /* Main graph only: NULL, or the node messages in a new order:
-     * node_order[i] is the file index of the i-th node written (a
-     * permutation of 0..n_nodes-1). They are all written where the first node
-     * message of the main graph is, and its other node messages (a graph given
-     * in several occurrences) are dropped; nothing else moves. */
+    /* NULL, or the node messages in a new order: node_order[i] is the file
+     * index of the i-th node written (a permutation of 0..n_nodes-1). They
+     * are all written where the first node message of the graph is, and its
+     * other node messages (a graph given in several occurrences) are dropped;
+     * nothing else moves. A body's messages must number n_nodes. */
     const int32_t *node_order;
 };
 

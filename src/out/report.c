@@ -534,7 +534,7 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
             mp_json_null(j);
         mp_json_end(j);
     }
-    if (p->order.asked != MEMPLAN_ORDER_FILE && !p->parent) {
+    if (p->order.asked != MEMPLAN_ORDER_FILE) { /* every body has its own order */
         MP_JSON_KEY(j, "order");
         json_order(j, c);
     }

@@ -141,3 +141,35 @@ void mp_graph_copy_free(mp_graph_copy *c) {
     free(c->values);
     memset(c, 0, sizeof *c);
 }
+
+/* Bodies are few next to nodes: a linear search is enough. */
+const mp_order_memo_entry *mp_order_memo_find(const mp_order_memo *m, const memplan_graph *g) {
+    for (size_t i = 0; i < m->n; i++)
+        if (m->e[i].g == g) return &m->e[i];
+    return NULL;
+}
+
+memplan_status mp_order_memo_put(mp_order_memo *m, const mp_order_memo_entry *e, memplan_error *err) {
+    if (m->n == m->cap) {
+        size_t want = m->cap ? 2 * m->cap : 8;
+        mp_order_memo_entry *grown = realloc(m->e, want * sizeof *grown);
+        if (!grown) return oom(err);
+        m->e = grown;
+        m->cap = want;
+    }
+    mp_order_memo_entry *d = &m->e[m->n];
+    *d = *e;
+    if (e->order) {
+        size_t n = (size_t)e->g->n_nodes;
+        if (!(d->order = malloc((n ? n : 1) * sizeof *d->order))) return oom(err);
+        memcpy(d->order, e->order, n * sizeof *d->order);
+    }
+    m->n++;
+    return MEMPLAN_OK;
+}
+
+void mp_order_memo_free(mp_order_memo *m) {
+    for (size_t i = 0; i < m->n; i++) free(m->e[i].order);
+    free(m->e);
+    memset(m, 0, sizeof *m);
+}

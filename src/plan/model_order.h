@@ -36,4 +36,28 @@ typedef struct mp_graph_copy {
 memplan_status mp_order_graph(const memplan_graph *g, const int32_t *order, mp_graph_copy *out, memplan_error *err);
 void mp_graph_copy_free(mp_graph_copy *c);
 
+/* The order chosen for one body during one memplan_plan_model call. A body's
+ * plan does not depend on its parent's order, and a parent is planned more
+ * than once (file order, then the order found), so each body is scheduled
+ * once and its choice replayed. */
+typedef struct mp_order_memo_entry {
+    const memplan_graph *g; /* the body as loaded */
+    bool all_file;          /* best kept the file order, in the body and below it */
+    int32_t *order;         /* the body's nodes in order; NULL: the file's */
+    memplan_order_kind kind;
+    bool exact;
+    memplan_plan_figures file[MEMPLAN_STRATEGY_COUNT];
+} mp_order_memo_entry;
+
+typedef struct mp_order_memo {
+    mp_order_memo_entry *e;
+    size_t n, cap;
+} mp_order_memo;
+
+/* The entry of g, or NULL. */
+const mp_order_memo_entry *mp_order_memo_find(const mp_order_memo *m, const memplan_graph *g);
+/* Add e, its order (g->n_nodes entries) copied. */
+memplan_status mp_order_memo_put(mp_order_memo *m, const mp_order_memo_entry *e, memplan_error *err);
+void mp_order_memo_free(mp_order_memo *m);
+
 #endif

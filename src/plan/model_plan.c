@@ -60,7 +60,7 @@ typedef struct plan_impl {
     memplan_transient *transients;
     memplan_subgraph_plan *subgraphs;
     char **attr_names;         /* owned "name[i]" for GRAPHS attributes, else NULL */
-    mp_graph_copy *graph_copy; /* main graph under an order: the graph planned */
+    mp_graph_copy *graph_copy; /* a graph under an order: the graph planned */
     int32_t *order_node;       /* its order (order.node) */
 } plan_impl;
 
@@ -69,6 +69,8 @@ typedef struct plan_env {
     const memplan_model *m;
     const memplan_plan_options *o; /* the main plan's options, as given */
     uint64_t total_nodes;          /* in the main graph and every body below it */
+    const struct plan_env *file;   /* the same with o->order FILE (itself when it is) */
+    mp_order_memo *memo;           /* the bodies' orders found so far */
 } plan_env;
 
 static memplan_status oom(memplan_error *err) { return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory"); }
@@ -317,6 +319,8 @@ static bool is_op(const memplan_node *n, const char *op) {
 
 static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, const plan_impl *parent, bool if_branch,
                                  plan_impl **out, memplan_error *err);
+static memplan_status plan_body(const plan_env *env, const memplan_graph *g, const plan_impl *parent, bool if_branch,
+                                plan_impl **out, memplan_error *err);
 
 /* The body inputs a node holds while the body runs (aligned bytes); false
  * when one's size is not known. Scan's sliced inputs are views of the
@@ -358,7 +362,7 @@ static memplan_status add_body(plan_impl *k, const plan_env *env, int32_t pos, c
                                const memplan_graph *body, bool if_branch, memplan_error *err) {
     memplan_model_plan *p = &k->pub;
     plan_impl *child = NULL;
-    memplan_status st = plan_graph(env, body, k, if_branch, &child, err);
+    memplan_status st = plan_body(env, body, k, if_branch, &child, err);
     if (st) {
         if (owned_name) free((char *)attr);
         return st;
@@ -714,6 +718,8 @@ static memplan_status place(plan_impl *k, uint32_t budget_ms, memplan_error *err
 }
 
 /* One graph's plan: the main graph (parent NULL) or a body. */
+static void order_is_file(plan_impl *k, memplan_order_kind asked);
+
 static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, const plan_impl *parent, bool if_branch,
                                  plan_impl **out, memplan_error *err) {
     *out = NULL;
@@ -760,16 +766,28 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
         plan_free(k, !parent);
         return st;
     }
+    order_is_file(k, p->options.order);
     *out = k;
     return MEMPLAN_OK;
 }
 
-/* The file order's plan records itself as the order chosen. */
+/* ---- execution orders ---------------------------------------------------- */
+
+/* A plan records its own order as the file's (plan_graph's last step; a
+ * plan under another order is given its order after). */
 static void order_is_file(plan_impl *k, memplan_order_kind asked) {
     memplan_plan_order *po = &k->pub.order;
     *po = (memplan_plan_order){.asked = asked, .kind = MEMPLAN_ORDER_FILE};
     memcpy(po->file, k->pub.figures, sizeof po->file);
     k->pub.options.order = asked;
+}
+
+/* The file-order plan kept under another asked order: it and every body
+ * below it say what was asked. */
+static void mark_asked(plan_impl *k, memplan_order_kind asked) {
+    k->pub.options.order = asked;
+    k->pub.order.asked = asked;
+    for (size_t i = 0; i < k->pub.n_subgraphs; i++) mark_asked((plan_impl *)k->subgraphs[i].plan, asked);
 }
 
 static bool is_identity(const int32_t *order, int32_t n) {
@@ -778,76 +796,160 @@ static bool is_identity(const int32_t *order, int32_t n) {
     return true;
 }
 
-/* The main graph in the order the scheduler finds (options.order): planned
- * in the file order first, for its figures and the problem the scheduler
- * reads (docs/semantics.md, "Execution order"); then, when the order differs,
- * planned again with the nodes in that order. */
-static memplan_status plan_ordered(const plan_env *env, plan_impl **out, memplan_error *err) {
-    memplan_order_kind asked = env->o->order;
-    memplan_plan_options fo = *env->o;
-    fo.order = MEMPLAN_ORDER_FILE;
-    plan_env fenv = {env->m, &fo, env->total_nodes};
-    plan_impl *file = NULL, *k = NULL;
-    memplan_status st = plan_graph(&fenv, env->m->graph, NULL, false, &file, err);
-    if (st) return st;
-    order_is_file(file, asked);
-    *out = file;
-    if (file->pub.deferred) return MEMPLAN_OK;
-    if (file->pub.positions < 2) { /* one order only */
-        file->pub.order.exact = true;
-        return MEMPLAN_OK;
-    }
-    mp_order_problem q;
-    memplan_schedule s = {0};
-    if (!(st = mp_order_problem_build(&file->pub, &q, err))) {
-        st = memplan_schedule_run(&q.p, asked, env->o->order_budget_ms, &s, err);
-        mp_order_problem_free(&q);
-    }
-    mp_graph_copy *gc = NULL;
-    if (!st && is_identity(s.order, s.n_steps)) { /* the file's order is the one found */
-        file->pub.order.kind = asked == MEMPLAN_ORDER_BEST ? MEMPLAN_ORDER_FILE : s.kind;
-        file->pub.order.exact = s.exact;
-        memplan_schedule_free(&s);
-        return MEMPLAN_OK;
-    }
-    if (!st && !(gc = calloc(1, sizeof *gc))) st = oom(err);
-    if (!st) st = mp_order_graph(env->m->graph, s.order, gc, err);
-    if (!st) st = plan_graph(env, &gc->g, NULL, false, &k, err);
-    /* best never plans above the file order (in-place reuse, which the
-     * scheduler does not see, could make it so) */
-    if (!st && asked == MEMPLAN_ORDER_BEST &&
-        k->pub.figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes >
-            file->pub.figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes) {
-        plan_free(k, true);
-        k = NULL;
-    }
-    if (st || !k) {
+/* The scheduler's work budget for g: the main graph gets all of it, a body
+ * its share by node count (at least 1 ms of work, unless the budget is 0). */
+static uint32_t order_budget(const plan_env *env, const memplan_graph *g, bool body) {
+    uint32_t all = env->o->order_budget_ms;
+    if (!body || !all || env->total_nodes <= (uint64_t)g->n_nodes) return all;
+    uint64_t share = (uint64_t)all * (uint64_t)g->n_nodes / env->total_nodes;
+    return share ? (uint32_t)share : 1;
+}
+
+/* g planned with its nodes in `order` (owned by the plan from then on, freed
+ * on failure). */
+static memplan_status plan_in_order(const plan_env *env, const memplan_graph *g, const plan_impl *parent,
+                                    bool if_branch, int32_t *order, plan_impl **out, memplan_error *err) {
+    *out = NULL;
+    mp_graph_copy *gc = calloc(1, sizeof *gc);
+    memplan_status st = gc ? mp_order_graph(g, order, gc, err) : oom(err);
+    if (!st) st = plan_graph(env, &gc->g, parent, if_branch, out, err);
+    if (st) {
         if (gc) mp_graph_copy_free(gc);
         free(gc);
-        memplan_schedule_free(&s);
-        if (st) plan_free(file, true), *out = NULL;
+        free(order);
         return st;
     }
-    k->graph_copy = gc;
-    k->order_node = s.order;
-    k->pub.order = (memplan_plan_order){asked, s.kind, s.exact, s.order, {{0}}};
-    memcpy(k->pub.order.file, file->pub.figures, sizeof k->pub.order.file);
-    plan_free(file, true);
-    *out = k;
+    (*out)->graph_copy = gc;
+    (*out)->order_node = order;
+    return MEMPLAN_OK;
+}
+
+/* Give k its order: the scheduler's kind, the node map (k's own, or NULL for
+ * the file's) and the figures of the all-file plan. */
+static void set_order(plan_impl *k, memplan_order_kind asked, memplan_order_kind kind, bool exact,
+                      const memplan_plan_figures *file) {
+    k->pub.order = (memplan_plan_order){asked, kind, exact, k->order_node, {{0}}};
+    memcpy(k->pub.order.file, file, sizeof k->pub.order.file);
+    k->pub.options.order = asked;
+}
+
+/* best keeps the all-file plan f when c is above it: on the lower bound for
+ * the main graph (the order's objective), on the arena for a body (what its
+ * parent holds as the node's transient). */
+static bool worse_than_file(const plan_impl *c, const plan_impl *f, bool body) {
+    const memplan_plan_figures *cf = &c->pub.figures[MEMPLAN_STRATEGY_ARENA],
+                               *ff = &f->pub.figures[MEMPLAN_STRATEGY_ARENA];
+    return body ? cf->peak_bytes > ff->peak_bytes : cf->lower_bound_bytes > ff->lower_bound_bytes;
+}
+
+/* g under the asked order (docs/semantics.md, "Execution order"), in up to
+ * three plans: F, g and everything below it in the file order (the baseline,
+ * order.file); B, g's nodes in the file order and its bodies in the orders
+ * found for them (what the scheduler reads: the bodies' transients as they
+ * will be; F itself when g has no bodies); C, g's nodes in the order found
+ * (B when that is the file's). *all_file: F is the plan returned. */
+static memplan_status plan_under_order(const plan_env *env, const memplan_graph *g, const plan_impl *parent,
+                                       bool if_branch, plan_impl **out, bool *all_file, memplan_error *err) {
+    memplan_order_kind asked = env->o->order;
+    plan_impl *f = NULL, *b = NULL, *c = NULL;
+    memplan_schedule s = {0};
+    bool root = !parent;
+    *out = NULL;
+    memplan_status st = plan_graph(env->file, g, parent, if_branch, &f, err);
+    if (st) return st;
+    if (!f->pub.deferred) {
+        b = f;
+        if (f->pub.n_subgraphs) st = plan_graph(env, g, parent, if_branch, &b, err);
+    }
+    if (!st && b && !b->pub.deferred && b->pub.positions < 2) { /* one order only */
+        c = b;
+        s.exact = true;
+    } else if (!st && b && !b->pub.deferred) {
+        mp_order_problem q;
+        if (!(st = mp_order_problem_build(&b->pub, &q, err))) {
+            st = memplan_schedule_run(&q.p, asked, order_budget(env, g, !root), &s, err);
+            mp_order_problem_free(&q);
+        }
+        if (!st && is_identity(s.order, s.n_steps)) {
+            c = b;
+            if (asked == MEMPLAN_ORDER_BEST) s.kind = MEMPLAN_ORDER_FILE;
+            free(s.order);
+        } else if (!st) {
+            st = plan_in_order(env, g, parent, if_branch, s.order, &c, err);
+        }
+        s.order = NULL;
+    }
+    if (!st && c && asked == MEMPLAN_ORDER_BEST && worse_than_file(c, f, !root)) {
+        if (c != b) plan_free(c, root);
+        c = NULL;
+    }
+    if (b && b != f && b != c) plan_free(b, root);
+    if (st) {
+        plan_free(f, root);
+        return st;
+    }
+    *all_file = !c;
+    if (c) {
+        set_order(c, asked, s.kind, s.exact, f->pub.figures);
+        if (c != f) plan_free(f, root);
+        *out = c;
+    } else {
+        mark_asked(f, asked);
+        *out = f;
+    }
+    return MEMPLAN_OK;
+}
+
+/* A body under the asked order: scheduled the first time it is met, its
+ * choice replayed after (mp_order_memo). */
+static memplan_status plan_body(const plan_env *env, const memplan_graph *g, const plan_impl *parent, bool if_branch,
+                                plan_impl **out, memplan_error *err) {
+    if (env->o->order == MEMPLAN_ORDER_FILE) return plan_graph(env, g, parent, if_branch, out, err);
+    const mp_order_memo_entry *e = mp_order_memo_find(env->memo, g);
+    memplan_status st;
+    if (!e) {
+        bool all_file = false;
+        st = plan_under_order(env, g, parent, if_branch, out, &all_file, err);
+        if (st) return st;
+        const memplan_plan_order *o = &(*out)->pub.order;
+        mp_order_memo_entry ne = {g, all_file, (int32_t *)o->node, o->kind, o->exact, {{0}}};
+        memcpy(ne.file, o->file, sizeof ne.file);
+        return mp_order_memo_put(env->memo, &ne, err);
+    }
+    int32_t *order = NULL;
+    size_t n = (size_t)g->n_nodes;
+    if (e->all_file) {
+        st = plan_graph(env->file, g, parent, if_branch, out, err);
+    } else if (!e->order) {
+        st = plan_graph(env, g, parent, if_branch, out, err);
+    } else {
+        st = (order = malloc((n ? n : 1) * sizeof *order)) ? MEMPLAN_OK : oom(err);
+        if (!st) memcpy(order, e->order, n * sizeof *order);
+        if (!st) st = plan_in_order(env, g, parent, if_branch, order, out, err);
+    }
+    if (st) return st;
+    if (e->all_file) mark_asked(*out, env->o->order);
+    else
+        set_order(*out, env->o->order, e->kind, e->exact, e->file);
     return MEMPLAN_OK;
 }
 
 memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
                                    memplan_error *err) {
-    plan_env env = {m, o, count_nodes(m->graph)};
+    memplan_plan_options fo = *o;
+    fo.order = MEMPLAN_ORDER_FILE;
+    mp_order_memo memo = {NULL, 0, 0};
+    plan_env fenv = {m, &fo, count_nodes(m->graph), &fenv, &memo};
+    plan_env env = {m, o, fenv.total_nodes, &fenv, &memo};
     plan_impl *k = NULL;
     memplan_status st;
     if (o->order != MEMPLAN_ORDER_FILE) {
-        st = plan_ordered(&env, &k, err);
+        bool all_file;
+        st = plan_under_order(&env, m->graph, NULL, false, &k, &all_file, err);
     } else {
         st = plan_graph(&env, m->graph, NULL, false, &k, err);
-        if (!st) order_is_file(k, MEMPLAN_ORDER_FILE);
     }
+    mp_order_memo_free(&memo);
     *out = k ? &k->pub : NULL;
     return st;
 }

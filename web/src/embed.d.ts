@@ -11,6 +11,8 @@ export interface ViewOptions {
   strategy?: 'arena' | 'slots';
   align?: number;
   inplace?: boolean;
+  /** The execution order planned: the model's, or the lowest peak the schedulers find (plan --order best). */
+  order?: 'file' | 'best';
   /** A client to share (connectMemplan()); by default the view starts its own worker. */
   client?: MemplanClient;
 }
@@ -29,6 +31,7 @@ export interface ViewState {
   strategy: 'arena' | 'slots';
   align: number;
   inplace: boolean;
+  order: 'file' | 'best';
   /** Dim values as typed ('' = unbound). */
   dims: Readonly<Record<string, string>>;
   dimNames: ReadonlyArray<string>;
@@ -54,7 +57,12 @@ export interface ViewController {
   setPlan(plan: PlanDocument | string, name?: string): Promise<unknown>;
   setDims(dims: Record<string, number>): Promise<unknown>;
   setValues(values: Record<string, number | number[]>): Promise<unknown>;
-  setOptions(opts: { strategy?: 'arena' | 'slots'; align?: number; inplace?: boolean }): Promise<unknown>;
+  setOptions(opts: {
+    strategy?: 'arena' | 'slots';
+    align?: number;
+    inplace?: boolean;
+    order?: 'file' | 'best';
+  }): Promise<unknown>;
   select(name: string | null): void;
   /** Events: load, plan, select, hover, progress, state, error. Returns the function that removes the listener. */
   on(type: string, fn: (detail: any) => void): () => void;

@@ -10,13 +10,13 @@
 //                                     // the first plan already with these dims and input values
 //   await view.setDims({ batch: 4 }); // re-plans
 //   await view.setValues({ sr: 8000 }); // graph input values (`--value`); re-plans
-//   await view.setOptions({ strategy: 'slots', align: 256, inplace: true }); // re-plans
+//   await view.setOptions({ strategy: 'slots', align: 256, inplace: true, order: 'best' }); // re-plans
 //   await view.setPlan(planJson);     // show a saved `memplan plan --json` document instead
 //   view.select('valueName');         // highlight a value in every chart and the table
 //   const off = view.on('plan', (planJson) => ...);  // events: load, plan, select, hover, progress, state, error
 //   view.plan;                        // the plan shown (frozen), or null
 //   view.state;                       // a frozen snapshot: {phase, name, shownName, source, hasModel, status,
-//                                     //   strategy, align, inplace, dims, dimNames, values, selected, busy, progress, error}
+//                                     //   strategy, align, inplace, order, dims, dimNames, values, selected, busy, progress, error}
 //   view.cancel();                    // stop a long load or plan (restarts the worker)
 //   view.destroy();
 //

@@ -14,6 +14,7 @@ const view = mount($('#app'), {
   strategy: linked.strategy,
   align: linked.align,
   inplace: linked.inplace,
+  order: linked.order,
 });
 view.on('state', (s) => {
   document.body.dataset.state = s;

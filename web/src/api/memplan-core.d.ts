@@ -208,6 +208,21 @@ export interface PlanDocument {
   nodes?: { index: number; name: string; op_type: string; domain: string; inputs: string[]; outputs: string[] }[];
   /** With --inplace (main graph): the peak saved; saved_bytes null while deferred. */
   inplace?: { enabled: true; saved_bytes: number | null };
+  /** With --order other than file, in every graph's plan (each body has its own): the scheduler
+   *  whose order won, positions[i] = the file-order index of the node run at position i, the
+   *  strategy's figures in the file order (everything below in the file order too) and in this
+   *  one; the figures null while deferred. */
+  order?: {
+    asked: string;
+    name: string;
+    exact: boolean;
+    positions: number[];
+    file_lower_bound_bytes: number | null;
+    file_peak_bytes: number | null;
+    lower_bound_bytes: number | null;
+    peak_bytes: number | null;
+    saving_bytes: number | null;
+  };
   /** What is live at the peak, each buffer's share of the lower bound; null while deferred. */
   at_peak: {
     position: number;

@@ -28,6 +28,8 @@ import { formatBytes, formatInt } from '../data/format.js';
 import { provenanceOf, sha256Hex } from './provenance.js';
 
 export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
+/** The execution orders the page offers (`plan --order`): the model's, or the lowest the schedulers find. */
+export const ORDERS = ['file', 'best'];
 /** The events embedders may listen to (the others are the DOM modules'). */
 export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progress', 'state', 'error']);
 
@@ -45,6 +47,7 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {'arena'|'slots'} strategy
  * @property {number} align         one of ALIGNS
  * @property {boolean} inplace      plan with --inplace
+ * @property {'file'|'best'} order  the execution order planned (`--order`; ORDERS)
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
  * @property {Readonly<Record<string,string>>} values  graph input values as typed ('' = unbound), `--value NAME=V[,V...]`
@@ -95,6 +98,7 @@ function initialState(options) {
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
+    order: ORDERS.includes(options.order) ? options.order : 'file',
     dims: dimsOf({}),
     dimNames: Object.freeze([]),
     values: dimsOf({}),
@@ -321,8 +325,11 @@ export function createController(client, options = {}) {
   function planArgs(strategy, dims, inplace = state.inplace) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
     if (inplace) args.push('--inplace');
-    return [...args, ...dims];
+    return [...args, ...orderArgs(), ...dims];
   }
+  // Under an order other than the file's, the positions (and so the node
+  // lists) depend on the dims too: no node cache, no per-node profile.
+  const orderArgs = () => (state.order === 'file' ? [] : ['--order', state.order]);
   function reuseOf(doc, nodes) {
     if (!doc) return new Map();
     if (reuseCache.doc !== doc) reuseCache = { doc, map: reuseByOutput(doc, nodes) };
@@ -344,6 +351,14 @@ export function createController(client, options = {}) {
   }
   function profileState(doc, profileNote) {
     const m = state.m;
+    // The per-node profile is in the file order: under another order the chart shows the plan's live bytes.
+    if (state.order !== 'file')
+      return {
+        profileDoc: doc,
+        profile: null,
+        profileNote:
+          "the per-node profile is in the file order; under another order the chart shows the plan's live bytes",
+      };
     // A body's own per-node profile is the profile document's entry at the same path.
     const shown = state.path.length ? profileAt(doc, state.path) : doc;
     if (doc && !shown)
@@ -457,7 +472,7 @@ export function createController(client, options = {}) {
           if (e.name === 'AbortError') throw e;
         }
       }
-      const nodes = planNodes?.model === mdl ? planNodes.nodes : null;
+      const nodes = planNodes?.model === mdl && state.order === 'file' ? planNodes.nodes : null;
       let plan = await mdl.call(
         'plan',
         nodes ? [...planArgs(state.strategy, planDims), '--no-nodes'] : planArgs(state.strategy, planDims),
@@ -465,7 +480,7 @@ export function createController(client, options = {}) {
       );
       if (gen !== planGen) return;
       if (nodes) plan = attachNodeTree(plan, nodes);
-      else planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
+      else if (state.order === 'file') planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
       // In-place reuse merges buffers, which lowers the naive total too: the
       // savings keep the naive total of the same plan without it as their baseline.
       let baseline = null;
@@ -656,6 +671,21 @@ export function createController(client, options = {}) {
     }
   }
 
+  /** The model with its nodes (and its bodies') in the order shown (`reorder --order`: the bytes
+   *  `memplan reorder` writes), or null (the file order, no model, cancelled, failed: the error is shown). */
+  async function reorder() {
+    const mdl = model;
+    if (!mdl || state.order === 'file') return null;
+    const args = ['--align', String(state.align), ...orderArgs(), ...dimArgs(), ...valueArgs()];
+    try {
+      const bytes = await mdl.callBytes('reorder', args);
+      return mdl === model ? bytes : null;
+    } catch (e) {
+      if (e.name !== 'AbortError') showError(`${state.name}: ${planMessage(e.message)}`);
+      return null;
+    }
+  }
+
   /** The plan's Chrome/Perfetto trace (the bytes `memplan plan --trace` writes with the
    *  same options and bindings), or null (no model, cancelled, failed: the error is shown). */
   async function trace() {
@@ -704,6 +734,7 @@ export function createController(client, options = {}) {
     bodyPath,
     cancel,
     annotate,
+    reorder,
     trace,
     /**
      * The exported plan's `provenance` (provenance.js): the model's name,
@@ -771,11 +802,13 @@ export function createController(client, options = {}) {
       emit('dims', state);
       return replan();
     },
-    /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS) or in-place reuse; re-plans. */
-    setOptions({ strategy, align, inplace } = {}) {
+    /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS), in-place reuse or the
+     *  execution order (one of ORDERS); re-plans. */
+    setOptions({ strategy, align, inplace, order } = {}) {
       const p = {};
       if (strategy === 'arena' || strategy === 'slots') p.strategy = strategy;
       if (typeof inplace === 'boolean') p.inplace = inplace;
+      if (ORDERS.includes(order)) p.order = order;
       if (ALIGNS.includes(Number(align))) p.align = Number(align);
       patch(p);
       emit('options', state);
@@ -839,6 +872,7 @@ export function createController(client, options = {}) {
         strategy: s.strategy,
         align: s.align,
         inplace: s.inplace,
+        order: s.order,
         dims: s.dims,
         dimNames: s.dimNames,
         values: s.values,

@@ -7,6 +7,7 @@
 // the controls show its state.
 import { el } from '../charts/base.js';
 import { ALIGNS } from './controller.js';
+import { createOrderControl } from './order.js';
 
 const DIM_PAUSE_MS = 200;
 
@@ -68,7 +69,8 @@ export function createControls(container, ctl) {
     'a saved plan: these are the options it was made with (open the model to change them)',
   );
   fixedNote.hidden = true;
-  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, resetZoom, fixedNote);
+  const orderCtl = createOrderControl(ctl);
+  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, orderCtl.el, resetZoom, fixedNote);
 
   const dimsBox = el('fieldset', 'mpv-dims');
   const dimsLegend = el('legend', '', 'Symbolic dims');
@@ -116,6 +118,7 @@ export function createControls(container, ctl) {
     for (const b of Object.values(stratBtns)) b.disabled = fixed;
     dimsAll.disabled = fixed;
     for (const i of controls.querySelectorAll('.mpv-dim input, .mpv-value input')) i.disabled = fixed;
+    orderCtl.sync(s);
     fixedNote.hidden = !(fixed && s.source === 'plan');
     if (fixed && s.source === 'plan' && s.plan) {
       alignSel.value = String(s.plan.align ?? s.align);

@@ -1,6 +1,7 @@
 // exports.js -- the downloads: plan JSON, table CSV (the table as shown:
 // filtered and sorted), the annotated .onnx (`annotate` in the worker: the
-// bytes `memplan annotate` writes), the Netron attachment, and a PNG and an
+// bytes `memplan annotate` writes), the reordered .onnx (`reorder` in the
+// order shown: the bytes `memplan reorder` writes), the Netron attachment, and a PNG and an
 // SVG button in each chart's head. File names start with the model's name.
 import { el } from '../charts/base.js';
 import { netronAttachment, toCSV } from '../data/export.js';
@@ -109,7 +110,12 @@ export function createExports(container, ctl, charts) {
     const bytes = await ctl.trace();
     if (bytes) download(`${base()}.trace.json`, bytes, 'application/json');
   };
+  const reordered = async () => {
+    const bytes = await ctl.reorder();
+    if (bytes) download(`${base()}.reordered.onnx`, bytes, 'application/octet-stream');
+  };
   const annotatedBtn = button('annotated-onnx', 'Annotated .onnx', 'mpv-btn', annotated);
+  const reorderedBtn = button('reordered-onnx', 'Reordered .onnx', 'mpv-btn', reordered);
   const traceBtn = button('trace-json', 'Trace (.json)', 'mpv-btn', traceJson);
   const netronBtn = button('netron', 'Netron attachment', 'mpv-btn', netron);
   // How to use it: Netron has no "open attachment" command; the file is dropped on the open model.
@@ -126,6 +132,7 @@ export function createExports(container, ctl, charts) {
     button('plan-json', 'Plan JSON', 'mpv-btn', planJson),
     button('table-csv', 'Table CSV', 'mpv-btn', tableCsv),
     annotatedBtn,
+    reorderedBtn,
     traceBtn,
     netronBtn,
     netronNote,
@@ -145,7 +152,18 @@ export function createExports(container, ctl, charts) {
         ? 'A deferred plan has no trace: bind its dims first'
         : 'The plan as a Chrome/Perfetto trace (memplan plan --trace): open it in ui.perfetto.dev or chrome://tracing';
   };
+  // The reordered model: the nodes in the order shown (memplan reorder), so not in the file order.
+  const syncReorder = ({ hasModel, order }) => {
+    reorderedBtn.disabled = !hasModel || order === 'file';
+    reorderedBtn.title = !hasModel
+      ? 'Needs the model itself: open the .onnx file'
+      : order === 'file'
+        ? 'Choose the order "best" to write the model with its nodes in that order'
+        : "The model with its nodes, and its bodies' nodes, in the order shown (memplan reorder)";
+  };
   ctl.on('info', syncAnnotate);
   ctl.on('status', syncAnnotate);
   ctl.on('applied', syncAnnotate);
+  for (const type of ['info', 'status', 'options']) ctl.on(type, syncReorder);
+  syncReorder(ctl.state);
 }

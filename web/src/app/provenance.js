@@ -21,7 +21,8 @@ export async function sha256Hex(data) {
 
 /**
  * The `provenance` member of an exported plan: {producer, model: {name,
- * bytes, sha256}, options: {strategy, align, inplace}, dims, values, args}.
+ * bytes, sha256}, options: {strategy, align, inplace, and order unless it is
+ * the file's}, dims, values, args}.
  * `args` are the plan's options as the CLI takes them (`memplan plan MODEL
  * ...args --json` makes the same plan); dims and values are the bindings
  * sent with it ({name: text}: a value still typed wrong is not among them).
@@ -30,7 +31,12 @@ export function provenanceOf(state, { args, dims, values, size, sha256, version 
   return {
     producer: `onnx-memplan ${version} (page)`,
     model: { name: state.shownName, bytes: size, sha256 },
-    options: { strategy: state.strategy, align: state.align, inplace: state.inplace },
+    options: {
+      strategy: state.strategy,
+      align: state.align,
+      inplace: state.inplace,
+      ...(state.order && state.order !== 'file' ? { order: state.order } : {}),
+    },
     dims,
     values,
     args,

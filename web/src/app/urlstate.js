@@ -2,18 +2,18 @@
 // same view of a model the page can fetch (the example, or ?url=). The
 // search keeps ?url= (which model); the hash carries how it is shown:
 //
-//   #strategy=slots&align=32&inplace=1&dim.batch=4&value.sr=16000&select=conv1_out
+//   #strategy=slots&align=32&inplace=1&order=best&dim.batch=4&value.sr=16000&select=conv1_out
 //
 // encoded as URLSearchParams: keys and values are percent-encoded, so any
 // name survives (a dim named "a&b" is "dim.a%26b"). Pure functions; main.js reads the hash at start and rewrites it
 // (history.replaceState, no reload) after each plan and selection.
-import { ALIGNS } from './controller.js';
+import { ALIGNS, ORDERS } from './controller.js';
 
 const DIM = 'dim.';
 const VALUE = 'value.';
 
 /**
- * The state a hash asks for: {strategy, align, inplace (each undefined when
+ * The state a hash asks for: {strategy, align, inplace, order (each undefined when
  * not given or not valid), dims: {name: text}, values: {name: text}, select
  * (a value name or null)}. Unknown keys are ignored.
  */
@@ -24,6 +24,7 @@ export function readHash(hash) {
     strategy: undefined,
     align: undefined,
     inplace: undefined,
+    order: undefined,
     dims: Object.create(null),
     values: Object.create(null),
     select: null,
@@ -32,6 +33,7 @@ export function readHash(hash) {
     if (k === 'strategy' && (v === 'arena' || v === 'slots')) out.strategy = v;
     else if (k === 'align' && ALIGNS.includes(Number(v))) out.align = Number(v);
     else if (k === 'inplace' && (v === '1' || v === '0')) out.inplace = v === '1';
+    else if (k === 'order' && ORDERS.includes(v)) out.order = v;
     else if (k === 'select' && v !== '') out.select = v;
     else if (k.startsWith(DIM) && k.length > DIM.length) out.dims[k.slice(DIM.length)] = v;
     else if (k.startsWith(VALUE) && k.length > VALUE.length) out.values[k.slice(VALUE.length)] = v;
@@ -50,6 +52,7 @@ export function writeHash(s) {
   q.set('strategy', s.strategy);
   q.set('align', String(s.align));
   q.set('inplace', s.inplace ? '1' : '0');
+  if (s.order && s.order !== 'file') q.set('order', s.order); // the file order is the page's only default left out
   for (const [k, v] of Object.entries(s.dims ?? {})) if (v !== '' && v !== undefined) q.append(DIM + k, v);
   for (const [k, v] of Object.entries(s.values ?? {})) if (v !== '' && v !== undefined) q.append(VALUE + k, v);
   if (s.selected !== null && s.selected !== undefined) q.set('select', s.selected);

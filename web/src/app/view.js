@@ -19,6 +19,7 @@ import { createTable } from './table.js';
 import { createBodyBar } from './bodies.js';
 import { createAtPeak } from './atpeak.js';
 import { createExports } from './exports.js';
+import { createOrderFigures } from './order.js';
 import { createTooltip } from './tooltip.js';
 import { renderModelInfo } from './model-info.js';
 
@@ -152,6 +153,7 @@ export function createView(root, client, options = {}) {
   }); // before the charts measure themselves
   createBodyBar(main, ctl);
   createFigures(main, ctl);
+  createOrderFigures(main, ctl);
   createControls(main, ctl);
   createDeferred(main, ctl);
   const atPeak = createAtPeak(main, ctl);

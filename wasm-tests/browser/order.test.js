@@ -1,0 +1,121 @@
+// The execution order on the page (issue 20): on a branchy model
+// (order_fixture.py: two branches in the main graph and in an If's
+// then-branch), the order control set to best plans as `memplan plan --order
+// best` does. Both peaks and the saving shown equal the CLI's JSON, for the
+// main graph and for the body; the charts draw the plan in the chosen order;
+// "Reordered .onnx" gives the bytes `memplan reorder` writes.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  artifact,
+  CLI,
+  cliPlan,
+  expectPlanShown,
+  grab,
+  openFile,
+  openPage,
+  shown,
+  useBrowser,
+  waitPlan,
+} from './harness.js';
+
+const DIR = mkdtempSync(join(tmpdir(), 'memplan-order-'));
+const MODEL = join(DIR, 'branchy.onnx');
+execFileSync('/usr/bin/python3', [join(dirname(fileURLToPath(import.meta.url)), 'order_fixture.py'), MODEL]);
+const FILE_PLAN = cliPlan(MODEL);
+const BEST_PLAN = cliPlan(MODEL, ['--order', 'best']);
+afterAll(() => rmSync(DIR, { recursive: true, force: true }));
+
+const env = useBrowser({
+  setup: async (page, e) => {
+    await openPage(page, e);
+    await openFile(page, MODEL);
+  },
+});
+const exactB = (v) => `(${v.toLocaleString('en-US')} B)`;
+/** The order line: its text and each figure's. */
+const orderLine = (page) =>
+  page.evaluate(() => {
+    const line = document.querySelector('.mpv-order-line');
+    const fig = (k) => line.querySelector(`[data-order-figure="${k}"]`)?.textContent ?? null;
+    return {
+      hidden: line.hidden,
+      text: line.textContent,
+      filePeak: fig('file-peak'),
+      peak: fig('peak'),
+      saving: fig('saving'),
+    };
+  });
+/** The line shows doc.order's figures (exact bytes in brackets). */
+function expectOrderShown(line, doc, what) {
+  const o = doc.order;
+  expect(line.hidden, `${what}: the order line is shown`).toBe(false);
+  expect(line.filePeak, `${what}: file order's peak`).toContain(exactB(o.file_peak_bytes));
+  expect(line.peak, `${what}: the chosen order's peak`).toContain(exactB(o.peak_bytes));
+  expect(line.saving, `${what}: the saving`).toContain(exactB(o.saving_bytes));
+}
+
+describe('the order control', () => {
+  it("best: both peaks and the saving equal the CLI's, the charts in the chosen order, the body's own order", async () => {
+    const page = env.page;
+    await waitPlan(page, FILE_PLAN);
+    expect((await orderLine(page)).hidden, 'no order line in the file order').toBe(true);
+    expect(await page.isDisabled('[data-export="reordered-onnx"]'), 'no reordered model in the file order').toBe(true);
+    // The fixture is branchy: best's figures, worked out in order_fixture.py's terms, are the CLI's.
+    expect(BEST_PLAN.order.name, 'the scheduler that won').toBe('greedy');
+    expect([BEST_PLAN.order.file_peak_bytes, BEST_PLAN.peak_bytes, BEST_PLAN.order.saving_bytes]).toEqual([
+      2624, 1408, 1216,
+    ]);
+    expect(FILE_PLAN.peak_bytes, "the file order's peak is the file plan's").toBe(BEST_PLAN.order.file_peak_bytes);
+
+    await page.selectOption('.mpv-order', 'best');
+    await waitPlan(page, BEST_PLAN);
+    expectPlanShown(await shown(page), BEST_PLAN, 'best: ');
+    expectOrderShown(await orderLine(page), BEST_PLAN, 'main graph');
+    const got = await page.evaluate(() => {
+      const v = window.memplanView;
+      return {
+        order: v.state.order,
+        positions: v.plan.order.positions,
+        nodes: v.plan.nodes.map((n) => n.name),
+        chartPositions: v.view.controller.state.m.positions,
+        seriesPeak: Math.max(...v.view.controller.state.series.liveAligned),
+      };
+    });
+    expect(got.order).toBe('best');
+    expect(got.positions, 'order.positions').toEqual(BEST_PLAN.order.positions);
+    // The charts draw the plan in the chosen order: its node list and its live bytes.
+    expect(got.nodes, 'nodes in the chosen order').toEqual(BEST_PLAN.nodes.map((n) => n.name));
+    expect(got.chartPositions, 'positions drawn').toBe(BEST_PLAN.positions);
+    expect(got.nodes, 'not the file order').not.toEqual(FILE_PLAN.nodes.map((n) => n.name));
+    expect(got.seriesPeak, "the memory chart's highest point is best's lower bound").toBe(BEST_PLAN.lower_bound_bytes);
+
+    // The If's then-branch has an order of its own.
+    const k = BEST_PLAN.subgraphs.findIndex((e) => e.attribute === 'then_branch');
+    const then = BEST_PLAN.subgraphs[k];
+    expect([then.plan.order.file_peak_bytes, then.plan.order.peak_bytes]).toEqual([2496, 1344]);
+    await page.evaluate((step) => window.memplanView.view.controller.openBody([step]), {
+      index: k,
+      node: then.node,
+      attribute: then.attribute,
+    });
+    expectOrderShown(await orderLine(page), then.plan, 'then-branch');
+    await page.screenshot({ path: artifact('browser-order-best.png'), fullPage: true });
+    await page.evaluate(() => window.memplanView.view.controller.openBody([]));
+  });
+
+  it("Reordered .onnx equals `memplan reorder`'s bytes", async () => {
+    const page = env.page;
+    const out = join(DIR, 'out.onnx');
+    execFileSync(CLI, ['reorder', MODEL, '-o', out, '--order', 'best']);
+    const dl = await grab(page, '[data-export="reordered-onnx"]');
+    expect(dl.name).toBe('branchy.reordered.onnx');
+    const want = readFileSync(out);
+    expect(dl.bytes.equals(want), "the export is the CLI's reorder, byte for byte").toBe(true);
+    expect(want.equals(readFileSync(MODEL)), 'and it is not the input').toBe(false);
+  });
+});
