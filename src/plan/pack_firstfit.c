@@ -59,8 +59,10 @@ typedef struct ff {
     size_t *part;      /*   part[part_at[p] .. part_at[p + 1]) */
     bool *placed;
     uint64_t *off;     /* offsets of the placed buffers */
-    iset **sets;       /* the query's sets, 4 per tree level suffice */
+    iset **sets;       /* the query's sets */
+    uint32_t *cursor;  /* per queued set: see iset_clear */
     size_t nsets, sets_cap;
+    iset scratch[2];   /* the partial buffers of the query's end blocks */
     uint64_t work;
     bool oom;
 } ff;
@@ -106,10 +108,14 @@ static bool iset_add(iset *s, uint64_t a, uint64_t b) {
     return true;
 }
 
-/* The lowest y' >= y with [y', y' + h) clear of every run. */
-static uint64_t iset_clear(const iset *s, uint64_t y, uint64_t h) {
-    for (uint32_t k = iset_first_top_at_least(s, y + 1); k < s->len && s->r[2 * k] < y + h; k++)
-        y = s->r[2 * k + 1]; /* then the next run, above it, may overlap too */
+/* The lowest y' >= y with [y', y' + h) clear of every run. *at is a
+ * cursor, a run index below which every top is <= y: y only grows during
+ * a placement, so each set is walked once per placement, not searched. */
+static uint64_t iset_clear(const iset *s, uint32_t *at, uint64_t y, uint64_t h) {
+    uint32_t k = *at;
+    while (k < s->len && s->r[2 * k + 1] <= y) k++;
+    for (; k < s->len && s->r[2 * k] < y + h; k++) y = s->r[2 * k + 1]; /* the next run may overlap too */
+    *at = k;
     return y;
 }
 
@@ -119,7 +125,8 @@ static void ff_free(ff *f) {
     for (size_t v = 0; f->c && v < 2 * f->leaves; v++) free(f->c[v].r);
     for (size_t v = 0; f->d && v < 2 * f->leaves; v++) free(f->d[v].r);
     free(f->c), free(f->d), free(f->stamp), free(f->lo), free(f->hi);
-    free(f->part_at), free(f->part), free(f->placed), free(f->sets);
+    free(f->part_at), free(f->part), free(f->placed), free(f->sets), free(f->cursor);
+    free(f->scratch[0].r), free(f->scratch[1].r);
 }
 
 /* Elementary intervals of every buffer, from the distinct times. */
@@ -200,7 +207,8 @@ static bool ff_init(ff *f, const mp_pack_input *in) {
     f->sets_cap = 8;
     for (size_t l = f->leaves; l > 0; l /= 2) f->sets_cap += 8; /* ample: <= 6 per level */
     f->sets = malloc(f->sets_cap * sizeof *f->sets);
-    return f->c && f->d && f->stamp && f->sets && ff_partials(f);
+    f->cursor = malloc(f->sets_cap * sizeof *f->cursor);
+    return f->c && f->d && f->stamp && f->sets && f->cursor && ff_partials(f);
 }
 
 /* ------------------------------------------------------------ queries */
@@ -241,37 +249,39 @@ static void ff_queue(ff *f, size_t i) {
         }
 }
 
-/* Case (c): the lowest y' >= y with [y', y' + h) clear of the placed
- * buffers partial in block p and live with i. */
-static uint64_t ff_clear_partials(ff *f, size_t i, size_t p, uint64_t y, uint64_t h) {
+/* Case (c): the placed buffers partial in block p and live with i, as the
+ * runs of the scratch set *out (few: about 2 x FF_BLOCK are listed). */
+static bool ff_partials_set(ff *f, size_t i, size_t p, iset *out) {
     const uint64_t *size = f->in->size;
-    for (uint64_t was = y + 1; was != y;) { /* rescan after each move */
-        was = y;
-        for (size_t k = f->part_at[p]; k < f->part_at[p + 1]; k++) {
-            size_t j = f->part[k];
-            f->work++;
-            if (!f->placed[j] || f->lo[j] > f->hi[i] || f->hi[j] < f->lo[i]) continue;
-            if (f->off[j] < y + h && f->off[j] + size[j] > y) y = f->off[j] + size[j];
-        }
+    out->len = 0;
+    for (size_t k = f->part_at[p]; k < f->part_at[p + 1]; k++) {
+        size_t j = f->part[k];
+        f->work++;
+        if (f->placed[j] && f->lo[j] <= f->hi[i] && f->hi[j] >= f->lo[i] && size[j] > 0 &&
+            !iset_add(out, f->off[j], f->off[j] + size[j]))
+            return false;
     }
-    return y;
+    return true;
 }
 
 /* The lowest offset for buffer i: the round-robin of the header over the
- * queued sets and the (one or two) partial blocks' lists. Each item
+ * queued sets and the (one or two) partial blocks' sets. Each item
  * returns the lowest position at or above y that it leaves clear; after a
  * move the others must be asked again, until a whole round agrees. */
 static uint64_t ff_lowest(ff *f, size_t i) {
     size_t la, lb, fa, fb;
     ff_blocks(f, i, &la, &lb, &fa, &fb);
-    size_t parts[2], np = 0;
-    if (la < fa || la >= fb) parts[np++] = la;
-    if (lb != la && (lb < fa || lb >= fb)) parts[np++] = lb;
+    for (size_t p = la, q = 0; p <= lb; p += lb > la ? lb - la : 1, q++) /* la, then lb if other */
+        if (p < fa || p >= fb) {
+            if (!ff_partials_set(f, i, p, &f->scratch[q])) f->oom = true;
+            ff_push(f, &f->scratch[q]);
+        }
     uint64_t y = 0, h = f->in->size[i];
-    size_t items = f->nsets + np;
+    size_t items = f->nsets;
+    memset(f->cursor, 0, items * sizeof *f->cursor);
     for (size_t k = 0, calm = 0; calm < items; k = (k + 1) % items) {
         f->work++;
-        uint64_t ny = k < f->nsets ? iset_clear(f->sets[k], y, h) : ff_clear_partials(f, i, parts[k - f->nsets], y, h);
+        uint64_t ny = iset_clear(f->sets[k], &f->cursor[k], y, h);
         calm = ny == y ? calm + 1 : 1;
         y = ny;
     }
@@ -322,7 +332,7 @@ bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, u
         if (h == 0) continue; /* conflicts with nothing */
         ff_queue(&f, i);
         off[i] = ff_lowest(&f, i);
-        ff_insert(&f, i, off[i], h);
+        if (!f.oom) ff_insert(&f, i, off[i], h);
         ok = !f.oom;
         f.placed[i] = true;
         *height = MP_MAX(*height, off[i] + h);
