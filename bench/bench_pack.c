@@ -288,6 +288,7 @@ static void random_lifetimes(memplan_buffer *b, size_t n, uint64_t seed) {
 /* Budgets and heuristic bits of --random (heuristics 0: the default). */
 static uint32_t random_budget = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
 static unsigned random_heur;
+static bool random_model_like; /* --model-like: synth()'s sets instead */
 
 /* --random N[,N...]: one row per size, one seeded set each. */
 static void bench_random(char *sizes) {
@@ -296,7 +297,11 @@ static void bench_random(char *sizes) {
         size_t n = (size_t)strtoull(t, NULL, 10);
         memplan_buffer *b = malloc((n ? n : 1) * sizeof *b);
         if (!b) return;
-        random_lifetimes(b, n, 1);
+        if (random_model_like) {
+            rng = 88172645463325252ull;
+            synth(b, n);
+        } else
+            random_lifetimes(b, n, 1);
         memplan_pack_options o;
         memplan_pack_options_init(&o);
         o.budget_ms = random_budget;
@@ -367,6 +372,7 @@ int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--synthetic-csv") == 0 && i + 1 < argc) csv_out = argv[++i];
         else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc) random_sizes = argv[++i];
+        else if (strcmp(argv[i], "--model-like") == 0) random_model_like = true;
         else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
             random_budget = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--heuristics") == 0 && i + 1 < argc)
