@@ -2,7 +2,9 @@
  * pack.c -- memplan_pack(): run the heuristics, keep the best, improve it.
  *
  * Orders fed to the decoders (ties always broken by buffer index):
- *   greedy-size  size descending, then longer lifetime, then start;
+ *   greedy-size  size descending, then longer lifetime, then start (best
+ *                fit; first fit through pack_firstfit.c's index above
+ *                MP_PACK_MANY buffers);
  *   time-fit     start ascending, then size descending;
  *   skyline      three rank orders: size descending, lifetime length
  *                descending, area (size x length) descending; the best;
