@@ -229,7 +229,7 @@ FAMILIES = [
     ("fan_out", fan_out, ["plan", "{in}", "--budget-ms", "0"], 1000, 0, "nlogn"),
     ("split_outputs", split_outputs, ["plan", "{in}", "--budget-ms", "0"], 5000, 0, "nlogn"),
     ("pack_ties", pack_ties, ["pack", "{in}", "--budget-ms", "0"], 5000, 0, "nlogn"),
-    ("pack_random", pack_random, ["pack", "{in}", "--budget-ms", "0"], 5000, 0, "nlogn"),
+    ("pack_random", pack_random, ["pack", "{in}", "--budget-ms", "0"], 4500, 0, "nlogn"),
     ("long_names", long_names, ["plan", "{in}", "--budget-ms", "0"], 2000, 0, "nlogn"),
     ("rank", rank, ["plan", "{in}", "--budget-ms", "0"], 100, 0, "nlogn"),
     ("chain_depth", chain_depth, ["plan", "{in}", "--budget-ms", "0"], 1000, 0, "nlogn"),
