@@ -371,8 +371,10 @@ int main(int argc, char **argv) {
     char *random_sizes = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--synthetic-csv") == 0 && i + 1 < argc) csv_out = argv[++i];
-        else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc) random_sizes = argv[++i];
-        else if (strcmp(argv[i], "--model-like") == 0) random_model_like = true;
+        else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc)
+            random_sizes = argv[++i];
+        else if (strcmp(argv[i], "--model-like") == 0)
+            random_model_like = true;
         else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
             random_budget = (uint32_t)strtoul(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--heuristics") == 0 && i + 1 < argc)

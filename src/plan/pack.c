@@ -433,7 +433,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
          * (mp_greedy_decode_by_start): without the skyline it may take 8x
          * more than the others. */
         uint64_t cap = which & (MEMPLAN_HEUR_SKYLINE | MEMPLAN_HEUR_SEARCH) ? MEMPLAN_PACK_OVERLAP_MAX
-                                                                             : 8 * (uint64_t)MEMPLAN_PACK_OVERLAP_MAX;
+                                                                            : 8 * (uint64_t)MEMPLAN_PACK_OVERLAP_MAX;
         if (n > MP_PACK_MANY && overlap_mass(bufs, n) > cap) {
             st = slot_layout(&p, bufs, n, opt.align, err);
             /* the others would be quadratic here; first fit is not */

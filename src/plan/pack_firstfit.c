@@ -57,19 +57,19 @@ typedef struct iset { /* disjoint, non-adjacent runs [r[2k], r[2k+1]), ascending
 
 typedef struct ff {
     const mp_pack_input *in;
-    size_t leaves;     /* power of two >= number of blocks */
-    iset *c, *d;       /* per node, 1-based (node 1 is the root) */
-    uint64_t *stamp;   /* per node: last operation that visited it */
-    uint64_t op;       /* operation counter for stamp */
-    size_t *lo, *hi;   /* per buffer: first and last elementary interval */
-    size_t *part_at;   /* CSR: buffers partial in block p are */
-    size_t *part;      /*   part[part_at[p] .. part_at[p + 1]) */
+    size_t leaves;   /* power of two >= number of blocks */
+    iset *c, *d;     /* per node, 1-based (node 1 is the root) */
+    uint64_t *stamp; /* per node: last operation that visited it */
+    uint64_t op;     /* operation counter for stamp */
+    size_t *lo, *hi; /* per buffer: first and last elementary interval */
+    size_t *part_at; /* CSR: buffers partial in block p are */
+    size_t *part;    /*   part[part_at[p] .. part_at[p + 1]) */
     bool *placed;
-    uint64_t *off;     /* offsets of the placed buffers */
-    iset **sets;       /* the query's sets */
-    uint32_t *cursor;  /* per queued set: see iset_clear */
+    uint64_t *off;    /* offsets of the placed buffers */
+    iset **sets;      /* the query's sets */
+    uint32_t *cursor; /* per queued set: see iset_clear */
     size_t nsets, sets_cap;
-    iset scratch[2];   /* the partial buffers of the query's end blocks */
+    iset scratch[2]; /* the partial buffers of the query's end blocks */
     uint64_t work;
     bool oom;
 } ff;
