@@ -98,6 +98,7 @@ static bool iset_add(iset *s, uint64_t a, uint64_t b) {
     }
     if (e == k) { /* a new run at k */
         if (s->len == s->cap) {
+            if (s->cap > UINT32_MAX / 4) return false; /* beyond any real arena: as ENOMEM */
             uint32_t cap = s->cap ? 2 * s->cap : 2;
             uint64_t *r = realloc(s->r, (size_t)cap * 2 * sizeof *r);
             if (!r) return false;
