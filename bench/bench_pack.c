@@ -22,6 +22,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,6 +265,63 @@ static void bench_synthetic(void) {
     }
 }
 
+/* ------------------------------------------------------- random lifetimes */
+
+/* A random-lifetime set (not model-like: no chain structure to make
+ * time-ordered fits look good): n buffers over n/2 time steps, each
+ * starting at a uniform step and living a log-uniform 1 .. 1000 steps
+ * (about 290 live at a time at any n, as in a long program whose lifetimes
+ * do not grow with its length), sized uniformly 64 B .. 1 MiB in 64 B
+ * units. Seeded: the same set every run. */
+static void random_lifetimes(memplan_buffer *b, size_t n, uint64_t seed) {
+    rng = seed * 0x9E3779B97F4A7C15ull + 1;
+    uint64_t steps = n / 2 + 1;
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = (int64_t)(rnd() % steps);
+        double u = (double)(rnd() >> 11) * 0x1.0p-53;
+        int64_t len = (int64_t)pow(1000.0, u); /* 1 .. 1000 */
+        if (len < 1) len = 1;
+        b[i] = (memplan_buffer){64 * (1 + rnd() % 16384), s, s + len};
+    }
+}
+
+/* Budgets and heuristic bits of --random (heuristics 0: the default). */
+static uint32_t random_budget = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
+static unsigned random_heur;
+static bool random_model_like; /* --model-like: synth()'s sets instead */
+
+/* --random N[,N...]: one row per size, one seeded set each. */
+static void bench_random(char *sizes) {
+    printf("| buffers | lower bound | arena | arena / bound | winner | time |\n|---|---|---|---|---|---|\n");
+    for (char *t = strtok(sizes, ","); t; t = strtok(NULL, ",")) {
+        size_t n = (size_t)strtoull(t, NULL, 10);
+        memplan_buffer *b = malloc((n ? n : 1) * sizeof *b);
+        if (!b) return;
+        if (random_model_like) {
+            rng = 88172645463325252ull;
+            synth(b, n);
+        } else
+            random_lifetimes(b, n, 1);
+        memplan_pack_options o;
+        memplan_pack_options_init(&o);
+        o.budget_ms = random_budget;
+        o.heuristics = random_heur;
+        memplan_arena_plan p;
+        memplan_error err = {0};
+        double t0 = now_ms();
+        memplan_status st = memplan_pack(b, n, &o, &p, &err);
+        double ms = now_ms() - t0;
+        if (st != MEMPLAN_OK) printf("| %zu | error: %s |\n", n, err.message);
+        else {
+            printf("| %zu | %llu | %llu | %.4f | %s | %.0f ms |\n", n, (unsigned long long)p.lower_bound_bytes,
+                   (unsigned long long)p.arena_bytes, p.gap_ratio, memplan_heuristic_name(p.heuristic), ms);
+            memplan_arena_plan_free(&p);
+        }
+        fflush(stdout);
+        free(b);
+    }
+}
+
 /* The synthetic sets as CSV files, and parse + pack timed on their text. */
 static void bench_synthetic_csv(const char *outdir) {
     static const size_t sizes[] = {1000, 10000, 100000, 1000000};
@@ -310,13 +368,26 @@ static void bench_synthetic_csv(const char *outdir) {
 
 int main(int argc, char **argv) {
     const char *dir = "/work/shared/dsa-bench", *csv_out = NULL;
+    char *random_sizes = NULL;
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--synthetic-csv") == 0 && i + 1 < argc) csv_out = argv[++i];
+        else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc)
+            random_sizes = argv[++i];
+        else if (strcmp(argv[i], "--model-like") == 0)
+            random_model_like = true;
+        else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
+            random_budget = (uint32_t)strtoul(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--heuristics") == 0 && i + 1 < argc)
+            random_heur = (unsigned)strtoul(argv[++i], NULL, 0);
         else if (strcmp(argv[i], "--table") == 0 && i + 1 < argc) {
             for (char *t = strtok(argv[++i], ","); t && table_count < 8; t = strtok(NULL, ","))
                 table_budgets[table_count++] = (uint32_t)strtoul(t, NULL, 10);
         } else
             dir = argv[i];
+    }
+    if (random_sizes) {
+        bench_random(random_sizes);
+        return 0;
     }
     bench_dir(dir);
     if (table_count) return 0;

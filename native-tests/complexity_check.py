@@ -6,7 +6,7 @@ more than n log n, measured in instructions, never in seconds.
 
 For each family of hostile input (issue 21: in-place arity, a repeated input,
 repeated singular message fields, fan-in, fan-out, the outputs of one node,
-ties in the packer, long names, dims per value, chain depth, subgraph count,
+ties in the packer, random lifetimes in the packer, long names, dims per value, chain depth, subgraph count,
 annotate) a model (or a CSV) is built here in Python at size n and at 8n, and
 the CLI command the family stresses runs on both under
 `valgrind --tool=cachegrind --cache-sim=no`. Its instruction count (`I refs`)
@@ -159,6 +159,19 @@ def pack_ties(n):
     return ("id,lower,upper,size\n" + rows).encode(), ".csv"
 
 
+def pack_random(n):
+    """n random lifetimes for `pack` (bench_pack --random's kind): starts
+    over n/2 steps, log-uniform lengths 1..1000, so a few hundred live at a
+    time at any n, sizes 64 B..1 MiB. Seeded: the same file every run."""
+    import random
+    r = random.Random(19)
+    rows = []
+    for i in range(n):
+        s = r.randrange(n // 2 + 1)
+        rows.append(f"b{i},{s},{s + max(1, int(1000 ** r.random()))},{64 * (1 + r.randrange(16384))}\n")
+    return ("id,lower,upper,size\n" + "".join(rows)).encode(), ".csv"
+
+
 def chain(n, name=lambda i: f"v{i}", rank=1):
     """x -> Relu -> ... -> Relu (n nodes), values named by name(i)."""
     shape = [2] + [1] * (rank - 1)
@@ -216,6 +229,7 @@ FAMILIES = [
     ("fan_out", fan_out, ["plan", "{in}", "--budget-ms", "0"], 1000, 0, "nlogn"),
     ("split_outputs", split_outputs, ["plan", "{in}", "--budget-ms", "0"], 5000, 0, "nlogn"),
     ("pack_ties", pack_ties, ["pack", "{in}", "--budget-ms", "0"], 5000, 0, "nlogn"),
+    ("pack_random", pack_random, ["pack", "{in}", "--budget-ms", "0"], 4500, 0, "nlogn"),
     ("long_names", long_names, ["plan", "{in}", "--budget-ms", "0"], 2000, 0, "nlogn"),
     ("rank", rank, ["plan", "{in}", "--budget-ms", "0"], 100, 0, "nlogn"),
     ("chain_depth", chain_depth, ["plan", "{in}", "--budget-ms", "0"], 1000, 0, "nlogn"),

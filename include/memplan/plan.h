@@ -89,7 +89,10 @@ memplan_status memplan_lower_bound(const memplan_buffer *bufs, size_t n, uint64_
 /* Packing heuristics, as bits of memplan_pack_options.heuristics and as the
  * winner reported in memplan_arena_plan.heuristic. */
 typedef enum memplan_heuristic {
-    MEMPLAN_HEUR_GREEDY_SIZE = 1, /* by size descending, best-fit gap */
+    MEMPLAN_HEUR_GREEDY_SIZE = 1, /* by size descending, best-fit gap; above
+                                   * 4,096 buffers first fit (lowest offset)
+                                   * through an interval index, O(log n)
+                                   * look-ups per buffer */
     MEMPLAN_HEUR_TIME_FIT = 2,    /* by start (then size desc), best-fit gap */
     MEMPLAN_HEUR_SKYLINE = 4,     /* bottom-up skyline decoder, by size desc */
     MEMPLAN_HEUR_SEARCH = 8,      /* annealing over the skyline priority order,
@@ -97,8 +100,9 @@ typedef enum memplan_heuristic {
     /* Not in MEMPLAN_HEUR_ALL: the fallback used alone when buffers overlap so
      * much that the decoders would be quadratic (the sum over buffers of the
      * buffers live at their start exceeds MEMPLAN_PACK_OVERLAP_MAX, or 8x
-     * that when time-fit runs alone, as it does above 50,000 buffers): the
-     * best-fit slot plan laid out at aligned prefix sums, O(n log n). */
+     * that when the skyline does not run, as above 50,000 buffers): the
+     * best-fit slot plan laid out at aligned prefix sums, O(n log n); the
+     * indexed greedy-size still runs after it. */
     MEMPLAN_HEUR_SLOT_LAYOUT = 16,
     /* The exact mode: a complete search at a target height in the manner
      * of MiniMalloc, run with the search (it needs MEMPLAN_HEUR_SEARCH too)
@@ -122,8 +126,8 @@ typedef struct memplan_pack_options {
     uint64_t align;       /* power of two >= 1 (default 64) */
     uint32_t budget_ms;   /* search budget; 0 = heuristics only (default 20) */
     unsigned heuristics;  /* MEMPLAN_HEUR_* bits to try; 0 = ALL. ALL means
-                           * no greedy-size above 4,096 buffers and
-                           * time-fit alone above 50,000 */
+                           * time-fit before greedy-size above 4,096
+                           * buffers, and only those two above 50,000 */
     uint64_t seed;        /* search PRNG seed (default 1) */
     uint32_t wall_cap_ms; /* safety stop on the wall clock; 0 = 8 x budget + 100 ms.
                              The work count normally ends the search first, so the

@@ -2,7 +2,9 @@
  * pack.c -- memplan_pack(): run the heuristics, keep the best, improve it.
  *
  * Orders fed to the decoders (ties always broken by buffer index):
- *   greedy-size  size descending, then longer lifetime, then start;
+ *   greedy-size  size descending, then longer lifetime, then start (best
+ *                fit; first fit through pack_firstfit.c's index above
+ *                MP_PACK_MANY buffers);
  *   time-fit     start ascending, then size descending;
  *   skyline      three rank orders: size descending, lifetime length
  *                descending, area (size x length) descending; the best;
@@ -80,12 +82,13 @@ static int cmp_start_size(const void *ctx, size_t a, size_t b) {
 
 /* ------------------------------------------------------------ driver */
 
-/* Size limits that keep large plans fast (measured on model-like sets, see
- * bench/): above MP_PACK_MANY buffers the skyline tries one order only and,
- * when the caller left the heuristic choice to us, greedy-size (the slowest,
- * and never the winner there) is skipped; above MP_PACK_HUGE only time-fit
- * runs (the O(n log n + n k) one; the others cost several times more
- * there). */
+/* Size limits that keep large plans fast (measured on model-like and
+ * random-lifetime sets, see bench/): above MP_PACK_MANY buffers the skyline
+ * tries one order only, time-fit runs first and greedy-size places by
+ * first fit through an interval index (pack_firstfit.c) instead of best
+ * fit over a conflict walk; above MP_PACK_HUGE only time-fit and that first
+ * fit run (the O(n log n + n k) and the indexed one; the skyline and the
+ * search cost several times more there). */
 #define MP_PACK_MANY 4096u
 #define MP_PACK_HUGE 50000u
 
@@ -107,18 +110,23 @@ static void keep_if_better(packer *p, uint64_t height, memplan_heuristic h) {
     p->out->heuristic = h;
 }
 
+/* One greedy decoder on the order `cmp` gives: best fit (the sweep for a
+ * start order), or above MP_PACK_MANY buffers first fit through the
+ * interval index for the size order. */
 static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
-    mp_greedy *g = mp_greedy_new(&p->in);
-    if (!g) return false;
     for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
-    if (!mp_sort_idx(p->order, p->in.n, cmp, &p->in)) {
+    if (!mp_sort_idx(p->order, p->in.n, cmp, &p->in)) return false;
+    uint64_t height = 0;
+    if (cmp != cmp_start_size && p->in.n > MP_PACK_MANY) {
+        if (!mp_first_fit(&p->in, p->order, p->trial, &height, &p->work)) return false;
+    } else {
+        mp_greedy *g = mp_greedy_new(&p->in);
+        if (!g) return false;
+        height = cmp == cmp_start_size ? mp_greedy_decode_by_start(g, p->order, p->trial, &p->work)
+                                       : mp_greedy_decode(g, p->order, p->trial, &p->work);
         mp_greedy_free(g);
-        return false;
     }
-    uint64_t height = cmp == cmp_start_size ? mp_greedy_decode_by_start(g, p->order, p->trial, &p->work)
-                                            : mp_greedy_decode(g, p->order, p->trial, &p->work);
     keep_if_better(p, height, h);
-    mp_greedy_free(g);
     return true;
 }
 
@@ -406,8 +414,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
     else
         memplan_pack_options_init(&opt);
     unsigned which = opt.heuristics ? opt.heuristics : MEMPLAN_HEUR_ALL;
-    if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_HUGE) which = MEMPLAN_HEUR_TIME_FIT;
-    if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_MANY) which &= ~(unsigned)MEMPLAN_HEUR_GREEDY_SIZE;
+    if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_HUGE) which = MEMPLAN_HEUR_TIME_FIT | MEMPLAN_HEUR_GREEDY_SIZE;
     if (which & ~MEMPLAN_HEUR_ALL)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "pack: unknown heuristic bits 0x%x", which);
 
@@ -422,20 +429,27 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
         out->lower_bound_bytes = p.in.lower_bound;
         p.proven = p.in.lower_bound;
         if (n == 0) out->heuristic = MEMPLAN_HEUR_GREEDY_SIZE;
-        /* The time-ordered sweep alone costs O(overlap) with a small constant
-         * (mp_greedy_decode_by_start): it may take 8x more than the others. */
-        uint64_t cap =
-            which == MEMPLAN_HEUR_TIME_FIT ? 8 * (uint64_t)MEMPLAN_PACK_OVERLAP_MAX : MEMPLAN_PACK_OVERLAP_MAX;
+        /* The time-ordered sweep costs O(overlap) with a small constant
+         * (mp_greedy_decode_by_start): without the skyline it may take 8x
+         * more than the others. */
+        uint64_t cap = which & (MEMPLAN_HEUR_SKYLINE | MEMPLAN_HEUR_SEARCH) ? MEMPLAN_PACK_OVERLAP_MAX
+                                                                            : 8 * (uint64_t)MEMPLAN_PACK_OVERLAP_MAX;
         if (n > MP_PACK_MANY && overlap_mass(bufs, n) > cap) {
             st = slot_layout(&p, bufs, n, opt.align, err);
-            which = 0; /* the decoders would be quadratic here */
+            /* the others would be quadratic here; first fit is not */
+            which &= MEMPLAN_HEUR_GREEDY_SIZE;
         }
-        if (st == MEMPLAN_OK && n > 0 && (which & MEMPLAN_HEUR_GREEDY_SIZE))
-            ok = run_greedy(&p, cmp_size_desc, MEMPLAN_HEUR_GREEDY_SIZE);
         /* A plan at the lower bound is optimal, and a later heuristic only
          * replaces a strictly lower one: once there, the rest cannot change
-         * the result, so they are skipped (most real models end here). */
-        if (ok && n > 0 && (which & MEMPLAN_HEUR_TIME_FIT) && !at_bound(&p))
+         * the result, so they are skipped (most real models end here). Above
+         * MP_PACK_MANY time-fit goes first: it meets the bound on most
+         * models, and first fit costs more there. */
+        bool big = n > MP_PACK_MANY;
+        if (st == MEMPLAN_OK && n > 0 && big && (which & MEMPLAN_HEUR_TIME_FIT))
+            ok = run_greedy(&p, cmp_start_size, MEMPLAN_HEUR_TIME_FIT);
+        if (ok && st == MEMPLAN_OK && n > 0 && (which & MEMPLAN_HEUR_GREEDY_SIZE) && !at_bound(&p))
+            ok = run_greedy(&p, cmp_size_desc, MEMPLAN_HEUR_GREEDY_SIZE);
+        if (ok && n > 0 && !big && (which & MEMPLAN_HEUR_TIME_FIT) && !at_bound(&p))
             ok = run_greedy(&p, cmp_start_size, MEMPLAN_HEUR_TIME_FIT);
         if (ok && n > 0 && (which & (MEMPLAN_HEUR_SKYLINE | MEMPLAN_HEUR_SEARCH)) && !at_bound(&p))
             ok = run_skyline(&p, which, &opt);

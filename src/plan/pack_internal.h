@@ -49,6 +49,14 @@ uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off, uint
  * k buffers live at its start. */
 uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work);
 
+/* ---- first fit through an interval index (pack_firstfit.c) */
+
+/* Place buffers one by one in `order`, each at the lowest offset where it
+ * meets no placed buffer live with it (TFLite Micro's greedy rule, fed with
+ * size descending), in O(log n) set look-ups per buffer instead of a walk
+ * of its conflicts. Writes off[] and *height. false: ENOMEM. */
+bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, uint64_t *height, uint64_t *work);
+
 /* ---- skyline decoder (pack_skyline.c) */
 
 typedef struct mp_skyline mp_skyline;
