@@ -1,9 +1,14 @@
 // The value and node tables: columns, dtype and shape, sort, filter by
 // regular expression, every row equal to the CLI's plan.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatShape } from '../../web/src/data/format.js';
+import { IO_ROWS } from '../../web/src/app/model-info.js';
 import { MEDIUM } from '../viz-fixtures.js';
-import { fixturePlan, openPlanned, tableCount, tableRows, useBrowser, waitRows } from './harness.js';
+import { encodeModel } from '../onnx-encode.js';
+import { fixturePlan, openFile, openPlanned, tableCount, tableRows, useBrowser, waitRows } from './harness.js';
 
 const env = useBrowser({ setup: (page, e) => openPlanned(page, e, MEDIUM) });
 let page;
@@ -70,5 +75,32 @@ describe('tables', () => {
     await page.fill('.mpv-filter', '');
     await page.click('[data-table="values"]');
     await waitRows(page, plan.values.length);
+  });
+
+  it('the model summary lists at most IO_ROWS graph outputs and says how many more (a wide model stays a summary)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memplan-wide-'));
+    const file = join(dir, 'wide.onnx');
+    const n = IO_ROWS + 57;
+    const outs = Array.from({ length: n }, (_, i) => ({ name: `y${i}`, elemType: 1, shape: [4] }));
+    writeFileSync(
+      file,
+      encodeModel({
+        nodes: outs.map((o, i) => ({ opType: 'Relu', name: `r${i}`, inputs: ['x'], outputs: [o.name] })),
+        inputs: [{ name: 'x', elemType: 1, shape: [4] }],
+        outputs: outs,
+      }),
+    );
+    try {
+      await openFile(page, file);
+      const rows = await page.$$eval('table.mpv-io[data-role="outputs"] tbody tr', (trs) =>
+        trs.map((tr) => tr.textContent),
+      );
+      expect(rows.length).toBe(IO_ROWS + 1);
+      expect(rows[0]).toBe('y0float[4]');
+      expect(rows.at(-1)).toBe('… and 57 more (all are in the value table)');
+      expect(await page.$$eval('table.mpv-io[data-role="inputs"] tbody tr', (trs) => trs.length)).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -6,15 +6,24 @@ import { formatBytes, formatInt, formatShape } from '../data/format.js';
 
 export { formatShape };
 
+/** Rows listed per inputs/outputs table: a model with 100k graph outputs
+ *  (a wide Split) stays a summary; the value table lists every value. */
+export const IO_ROWS = 200;
+
 function valuesTable(role, values) {
   const t = el('table', 'mpv-io');
   t.dataset.role = role;
   const head = t.createTHead().insertRow();
   for (const h of ['name', 'dtype', 'shape']) head.append(el('th', '', h));
   const body = t.createTBody();
-  for (const v of values) {
+  for (const v of values.slice(0, IO_ROWS)) {
     const tr = body.insertRow();
     tr.append(el('td', 'name', v.name), el('td', '', v.dtype ?? '—'), el('td', 'mono', formatShape(v.shape)));
+  }
+  if (values.length > IO_ROWS) {
+    const more = el('td', 'muted', `… and ${formatInt(values.length - IO_ROWS)} more (all are in the value table)`);
+    more.colSpan = 3;
+    body.insertRow().append(more);
   }
   if (!values.length) body.insertRow().append(el('td', 'muted', 'none'));
   return t;
