@@ -27,6 +27,7 @@
 // Styles: this module imports ./app/view.css (Vite bundles it); pages that use
 // a built copy link the emitted CSS. No inline styles are needed (strict CSP).
 import './app/view.css';
+import './app/views.css'; // issue 17 items 3-5
 import { connectMemplan } from './api/memplan-client.js';
 import { createView } from './app/view.js';
 
