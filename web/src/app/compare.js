@@ -11,6 +11,7 @@ import { memorySeries } from '../data/series.js';
 import { normalizePlan } from '../data/plan.js';
 import { formatBytes, formatInt } from '../data/format.js';
 import { ALIGNS } from './controller.js';
+import { inputField, selectField } from './fields.js';
 
 const ROWS_MAX = 200;
 
@@ -83,59 +84,32 @@ function describeArgs(args) {
   return parts.join(', ');
 }
 
-function selectOf(label, options, cls) {
-  const sel = el('select', cls);
-  for (const [v, t] of options) {
-    const o = el('option', '', t);
-    o.value = String(v);
-    sel.append(o);
-  }
-  const wrap = el('label', 'mpv-ctl');
-  wrap.append(el('span', 'mpv-ctl-label', label), sel);
-  return { sel, wrap };
-}
-
 export function createCompare(container, ctl, client) {
   const sec = el('details', 'mpv-compare');
   sec.append(el('summary', '', 'Compare two plans'));
   const form = el('form', 'mpv-compare-form');
-  const what = selectOf(
-    'B is',
-    [
-      ['options', 'this model, other options'],
-      ['model', 'another model'],
-    ],
-    'mpv-compare-what',
-  );
-  const file = el('input', 'mpv-compare-file');
-  file.type = 'file';
-  file.accept = '.onnx';
-  file.setAttribute('aria-label', 'the second model (B)');
-  const fileWrap = el('label', 'mpv-ctl mpv-compare-filewrap');
-  fileWrap.append(el('span', 'mpv-ctl-label', 'model B'), file);
-  const strategy = selectOf(
-    'strategy',
-    [
-      ['arena', 'arena'],
-      ['slots', 'slots'],
-    ],
-    'mpv-compare-strategy',
-  );
-  const align = selectOf(
+  const what = selectField('B is', 'mpv-compare-what', [
+    ['options', 'this model, other options'],
+    ['model', 'another model'],
+  ]);
+  const { input: file, wrap: fileWrap } = inputField('model B', 'mpv-compare-file', { type: 'file', accept: '.onnx' });
+  fileWrap.classList.add('mpv-compare-filewrap');
+  const strategy = selectField('strategy', 'mpv-compare-strategy', [
+    ['arena', 'arena'],
+    ['slots', 'slots'],
+  ]);
+  const align = selectField(
     'align',
-    ALIGNS.map((a) => [a, String(a)]),
     'mpv-compare-align',
+    ALIGNS.map((a) => [a, String(a)]),
   );
-  const inplace = el('input', 'mpv-compare-inplace');
-  inplace.type = 'checkbox';
-  const inplaceWrap = el('label', 'mpv-ctl');
-  inplaceWrap.append(inplace, el('span', 'mpv-ctl-label', 'in-place reuse'));
-  const dims = el('input', 'mpv-compare-dims');
-  dims.type = 'text';
-  dims.placeholder = 'seq=256, batch=2';
-  dims.setAttribute('aria-label', "B's dims (NAME=VALUE, comma-separated; the others are A's)");
-  const dimsWrap = el('label', 'mpv-ctl');
-  dimsWrap.append(el('span', 'mpv-ctl-label', 'dims'), dims);
+  const { input: inplace, wrap: inplaceWrap } = inputField('in-place reuse', 'mpv-compare-inplace', {
+    type: 'checkbox',
+  });
+  const { input: dims, wrap: dimsWrap } = inputField("dims (B's, replacing A's)", 'mpv-compare-dims', {
+    type: 'text',
+    placeholder: 'seq=256, batch=2',
+  });
   const run = el('button', 'mpv-btn', 'Compare');
   run.type = 'submit';
   form.append(what.wrap, fileWrap, strategy.wrap, align.wrap, inplaceWrap, dimsWrap, run);
@@ -316,7 +290,12 @@ export function createCompare(container, ctl, client) {
       }`;
       return last;
     } catch (e) {
-      if (my === gen && e.name !== 'AbortError') status.textContent = e.message;
+      if (e.name === 'AbortError' && b.model) other = null; // the worker restarted: model B is gone
+      if (my === gen)
+        status.textContent =
+          e.name === 'AbortError'
+            ? 'cancelled: the worker restarted (open model B again to compare with it)'
+            : e.message;
       throw e;
     } finally {
       if (my === gen) run.disabled = false;

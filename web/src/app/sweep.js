@@ -7,6 +7,7 @@
 import { el } from '../charts/base.js';
 import { createSweepChart, describePoint } from '../charts/sweep.js';
 import { formatBytes, formatInt } from '../data/format.js';
+import { inputField, selectField } from './fields.js';
 
 /** The worker's arguments for a sweep of `dim` over lo..hi in n values, on top of the
  *  plan's (strategy dropped: a sweep gives the arena's figures and the slots' sum). */
@@ -27,24 +28,15 @@ export function sweepArgs(planArgs, dim, lo, hi, n) {
   return [...out, '--dim', `${dim}=${lo}..${hi}:${n}`];
 }
 
-function numberInput(label, value, min) {
-  const input = el('input', 'mpv-sweep-num');
-  input.type = 'number';
-  input.min = String(min);
-  input.step = '1';
-  input.value = String(value);
-  const wrap = el('label', 'mpv-ctl');
-  wrap.append(el('span', 'mpv-ctl-label', label), input);
-  return { input, wrap };
-}
+/** A labelled whole-number input. */
+const numberInput = (label, value, min) =>
+  inputField(label, 'mpv-sweep-num', { type: 'number', min: String(min), step: '1', value: String(value) });
 
 export function createSweep(container, ctl) {
   const sec = el('details', 'mpv-sweep');
   const summary = el('summary', '', 'Memory against a dim');
   const form = el('form', 'mpv-sweep-form');
-  const dimSel = el('select', 'mpv-sweep-dim');
-  const dimWrap = el('label', 'mpv-ctl');
-  dimWrap.append(el('span', 'mpv-ctl-label', 'dim'), dimSel);
+  const { sel: dimSel, wrap: dimWrap } = selectField('dim', 'mpv-sweep-dim', []);
   const lo = numberInput('from', 1, 0),
     hi = numberInput('to', 4096, 0),
     n = numberInput('values', 32, 1);

@@ -1,6 +1,6 @@
 // view.js -- the visualizer put together: the controller (controller.js: state,
 // worker calls, caches) and the DOM modules that show it -- title bar,
-// figures, controls, deferred panel, the four linked charts, the Details
+// figures, controls, deferred panel, the five linked charts (active memory among them), memory against a dim, compare, the Details
 // table, exports, the model summary and the tooltip. createView(root, client)
 // -> the object embed.js wraps (mount / <memplan-view>). Model strings are
 // only ever set as text (textContent, canvas fillText, SVG <title> text).
@@ -97,7 +97,7 @@ function memoryData(s) {
   ];
 }
 
-// The four charts, fed by the controller's plan, slot plan and profile.
+// The five linked charts, fed by the controller's plan, slot plan and profile.
 function createCharts(container, ctl, hooks) {
   const { linked } = ctl;
   const charts = {

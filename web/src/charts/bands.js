@@ -10,23 +10,25 @@
 // interval index (data/series.js), and filled into the shared raster
 // (base.js RasterMarks); the bands drawn are kept per column for picking and
 // for the outline of the hovered and the selected buffer.
-import { axisLeft, scaleLinear, select } from 'd3';
+import { scaleLinear } from 'd3';
 import {
   PALETTE_PIXELS,
   PALETTE,
   RasterMarks,
   UNKNOWN_COLOR,
-  attachXZoom,
+  byteAxisLeft,
   chartPNG,
+  chartLayers,
   chartSVG,
   createFrame,
-  cursorMarks,
   el,
+  fitPlot,
   frameApi,
   keyed,
   linkPointer,
   markedValues,
   pixelOf,
+  plotCursorMarks,
   positionAxis,
   setMarks,
   setText,
@@ -35,7 +37,6 @@ import {
 } from './base.js';
 import { intervalIndex } from '../data/series.js';
 import { BAND_MODES, bandGroups, liveTotals, stackAt } from '../data/bands.js';
-import { byteTicks, formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 const OTHER_COLOR = '#bab0ac';
@@ -78,13 +79,8 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
       draw();
     },
   });
-  const svg = select(frame.svg);
-  const gx = svg.append('g').attr('class', 'axis axis-x');
-  const gy = svg.append('g').attr('class', 'axis axis-y');
-  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
-  const zoomRect = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
-  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
-  const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
+  const layers = chartLayers(frame, { linked, getBaseX: () => baseX });
+  const { gx, gy, hoverG, surface: zoomRect, message, xz } = layers;
 
   // The colour selector (in the chart's head) and the legend (under the plot, as text).
   const modeSel = el('select', 'mpv-bands-mode');
@@ -108,12 +104,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
       h = frame.height;
     baseX.range([MARGIN.left, w - MARGIN.right]);
     y.domain([0, Math.max(1, totals?.max ?? 0) * 1.04]).range([h - MARGIN.bottom, MARGIN.top]);
-    zoomRect
-      .attr('x', MARGIN.left)
-      .attr('y', MARGIN.top)
-      .attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
-      .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
-    message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
+    fitPlot(frame, layers);
     xz.sync();
   }
   const currentX = () => baseX.copy().domain(linked.domain());
@@ -154,14 +145,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     const ctx = frame.ctx;
     const x = currentX();
     positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
-    yAxisOnce(`${y.domain()} ${y.range()}`, () =>
-      gy.attr('transform', `translate(${MARGIN.left},0)`).call(
-        axisLeft(y)
-          .tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40))))
-          .tickFormat((d) => formatBytes(d, { trim: true }))
-          .tickSizeOuter(0),
-      ),
-    );
+    yAxisOnce(`${y.domain()} ${y.range()}`, () => byteAxisLeft(gy, y, MARGIN.left, frame.height));
     cols.n = 0;
     if (!m || !ix) return;
     setText(
@@ -264,16 +248,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
         const d = outlinePath(m.owner[i0]);
         if (d) items.push({ tag: 'path', key: cls, attrs: { class: cls, d, fill: 'none' } });
       }
-      items.push(
-        ...cursorMarks(
-          x,
-          linked.hoverPos,
-          MARGIN.left,
-          frame.width - MARGIN.right,
-          MARGIN.top,
-          frame.height - MARGIN.bottom,
-        ),
-      );
+      items.push(...plotCursorMarks(frame, x, linked.hoverPos));
     }
     setMarks(hoverG, items);
   }

@@ -4,9 +4,9 @@
 // model with fewer positions ends earlier. Canvas for the lines (one column
 // per pixel at most: the highest value of the positions it covers), SVG for
 // the axes, over the shared frame (base.js).
-import { axisLeft, scaleLinear, select } from 'd3';
-import { chartPNG, chartSVG, createFrame, el, frameApi, positionAxis, setText } from './base.js';
-import { byteTicks, formatBytes } from '../data/format.js';
+import { scaleLinear, select } from 'd3';
+import { byteAxisLeft, chartPNG, chartSVG, createFrame, el, frameApi, positionAxis, setText } from './base.js';
+import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 export const SIDE_COLORS = ['#4e79a7', '#f28e2b'];
@@ -56,12 +56,7 @@ export function createOverlay(container, { height = 200, key = 'overlay' } = {})
     }
     y.domain([0, top * 1.06]).range([h - MARGIN.bottom, MARGIN.top]);
     positionAxis(gx, x, w, h - MARGIN.bottom);
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(
-      axisLeft(y)
-        .tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(h / 40))))
-        .tickFormat((d) => formatBytes(d, { trim: true }))
-        .tickSizeOuter(0),
-    );
+    byteAxisLeft(gy, y, MARGIN.left, h);
     message
       .attr('x', (MARGIN.left + w - MARGIN.right) / 2)
       .attr('y', (MARGIN.top + h - MARGIN.bottom) / 2)

@@ -3,9 +3,9 @@
 // A few thousand points at most: lines and dots in SVG over the shared frame
 // (base.js); a value that is deferred or does not fit leaves a gap. The
 // pointer shows the nearest value's figures in the chart's head (as text).
-import { axisBottom, axisLeft, line, scaleLinear, select } from 'd3';
-import { chartPNG, chartSVG, createFrame, el, frameApi, setText } from './base.js';
-import { byteTicks, formatBytes, formatInt } from '../data/format.js';
+import { axisBottom, line, scaleLinear } from 'd3';
+import { byteAxisLeft, chartLayers, chartPNG, chartSVG, createFrame, el, fitPlot, frameApi, setText } from './base.js';
+import { formatBytes, formatInt } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 34, left: 64 };
 /** The series drawn: key in a point, label, colour, dash. */
@@ -27,14 +27,17 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
     margin: MARGIN,
     onResize: () => render(),
   });
-  const svg = select(frame.svg);
-  const gx = svg.append('g').attr('class', 'axis axis-x');
-  const gy = svg.append('g').attr('class', 'axis axis-y');
+  const layers = chartLayers(frame, { extra: ['sweep-lines'] });
+  const {
+    svg,
+    gx,
+    gy,
+    groups: [linesG],
+    hoverG: cursorG,
+    surface,
+    message,
+  } = layers;
   const xLabel = svg.append('text').attr('class', 'axis-label').attr('text-anchor', 'middle');
-  const linesG = svg.append('g').attr('class', 'sweep-lines');
-  const cursorG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
-  const surface = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
-  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
   const readout = el('span', 'mpv-chart-note mpv-sweep-readout');
   readout.setAttribute('aria-live', 'polite');
   frame.head.insertBefore(readout, frame.tools);
@@ -68,25 +71,15 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
         .tickFormat((v) => (Number.isInteger(v) ? formatInt(v) : ''))
         .tickSizeOuter(0),
     );
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(
-      axisLeft(y)
-        .tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(h / 40))))
-        .tickFormat((d) => formatBytes(d, { trim: true }))
-        .tickSizeOuter(0),
-    );
+    byteAxisLeft(gy, y, MARGIN.left, h);
     xLabel
       .attr('x', (MARGIN.left + w - MARGIN.right) / 2)
       .attr('y', h - 4)
       .text(doc ? doc.dim : '');
-    surface
-      .attr('x', MARGIN.left)
-      .attr('y', MARGIN.top)
-      .attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
-      .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
-    message
-      .attr('x', (MARGIN.left + w - MARGIN.right) / 2)
-      .attr('y', (MARGIN.top + h - MARGIN.bottom) / 2)
-      .text(!doc ? 'pick a dim and a range, then Sweep' : ok.length ? '' : 'no value of the range could be planned');
+    fitPlot(frame, layers);
+    message.text(
+      !doc ? 'pick a dim and a range, then Sweep' : ok.length ? '' : 'no value of the range could be planned',
+    );
     linesG.selectAll('*').remove();
     for (const s of SWEEP_SERIES) {
       // Gaps where a value is deferred or does not fit the model.
