@@ -40,6 +40,7 @@ import { BAND_MODES, bandGroups, liveTotals, stackAt } from '../data/bands.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 const OTHER_COLOR = '#bab0ac';
+const STACK_CACHE_CELLS = 4_000_000; // owners kept in cached stacks (16 MB) before the cache starts again
 const OTHER_PIXEL = pixelOf(OTHER_COLOR);
 
 /** The colour of group g of `groups` (the last is grey when it is 'other'). */
@@ -51,6 +52,9 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
   let totals = null; // liveTotals(m)
   let grouping = null; // bandGroups(m, ...)
   let mode = 'op';
+  let stale = false; // a new plan whose index, totals and groups are not made yet
+  const stacks = new Map(); // position -> its stack (stackOf)
+  let stackCells = 0;
   let vis = new Int32Array(0);
   // The bands of the last draw, per column c: x range [colX0[c], colX1[c]),
   // position colPos[c], bands colStart[c] .. colStart[c + 1] in bandOwner,
@@ -103,7 +107,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     const w = frame.width,
       h = frame.height;
     baseX.range([MARGIN.left, w - MARGIN.right]);
-    y.domain([0, Math.max(1, totals?.max ?? 0) * 1.04]).range([h - MARGIN.bottom, MARGIN.top]);
+    y.range([h - MARGIN.bottom, MARGIN.top]);
     fitPlot(frame, layers);
     xz.sync();
   }
@@ -141,6 +145,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
   }
 
   function render() {
+    prepare();
     frame.begin();
     const ctx = frame.ctx;
     const x = currentX();
@@ -186,7 +191,8 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
       cols.x1[c] = xb;
       cols.pos[c] = p;
       cols.start[c] = nb;
-      const cnt = stackAt(m, ix, p, vis);
+      const stack = stackOf(p),
+        cnt = stack.length;
       ensureBands(nb + cnt);
       // Band edges are rounded to device pixels from the running sum, so the
       // bands of a column tile it; one under a pixel tall is not drawn (nor kept).
@@ -194,7 +200,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
         yb = Math.round((oy + ky * base) * k);
       const w = xb - xa > 3 ? xb - xa - 0.5 : xb - xa;
       for (let j = 0; j < cnt; j++) {
-        const i = vis[j];
+        const i = stack[j];
         base += m.size[i];
         const yt = Math.round((oy + ky * base) * k);
         if (yt < yb) {
@@ -295,6 +301,35 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     });
   }
 
+  /** The stack at position p (stackAt), kept between frames: a pan or a new selection
+   *  shows mostly the positions of the frame before. Dropped with the plan, or when large. */
+  function stackOf(p) {
+    let st = stacks.get(p);
+    if (st) return st;
+    if (stackCells > STACK_CACHE_CELLS) {
+      stacks.clear();
+      stackCells = 0;
+    }
+    st = vis.slice(0, stackAt(m, ix, p, vis));
+    stacks.set(p, st);
+    stackCells += st.length + 8;
+    return st;
+  }
+
+  /** What a new plan needs before it is drawn: the interval index, the totals (the y scale), the groups. */
+  function prepare() {
+    if (!stale) return;
+    stale = false;
+    stacks.clear();
+    stackCells = 0;
+    const sized = (i) => m.owner[i] === i && !Number.isNaN(m.size[i]);
+    ix = m ? intervalIndex(m.start, m.end, sized) : null;
+    totals = m ? liveTotals(m) : null;
+    if (vis.length < (m?.n ?? 0)) vis = new Int32Array(m.n);
+    y.domain([0, Math.max(1, totals?.max ?? 0) * 1.04]);
+    regroup();
+  }
+
   function regroup() {
     grouping = m ? bandGroups(m, producer, mode) : null;
     renderLegend();
@@ -306,13 +341,11 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     ...frameApi(frame),
     /** The plan model to draw (data/plan.js), or null. */
     setData(model) {
+      // The index, totals and groups are made at the next draw (prepare), not here:
+      // a re-plan shows its figures first, and a chart out of view costs nothing.
       m = model;
-      const sized = (i) => m.owner[i] === i && !Number.isNaN(m.size[i]);
-      ix = m ? intervalIndex(m.start, m.end, sized) : null;
-      totals = m ? liveTotals(m) : null;
-      if (vis.length < (m?.n ?? 0)) vis = new Int32Array(m.n);
+      stale = true;
       baseX.domain([0, Math.max(1, m?.positions ?? 1)]);
-      regroup();
       layout();
       draw();
     },
@@ -329,6 +362,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     },
     /** The groups of the legend: [{label, area, count, other?}] (largest first) and each owner's group. */
     get grouping() {
+      prepare();
       return grouping;
     },
     /** The stack drawn at a column: for tests, [{name, y0, y1}] of the column showing position p (null: not shown). */

@@ -114,12 +114,15 @@ export function liveTotals(m) {
  */
 export function stackAt(m, ix, p, out) {
   const cnt = queryIntervals(ix, m.start, m.end, p, p, out);
+  // Each owner has its own row: sort the rows (a numeric sort, no comparator
+  // to call) and map them back to owners (rowValue).
+  const { row, rowValue } = m;
   let k = 0;
   for (let j = 0; j < cnt; j++) {
     const i = out[j];
-    if (m.start[i] <= p && p <= m.end[i]) out[k++] = i;
+    if (m.start[i] <= p && p <= m.end[i]) out[k++] = row[i];
   }
-  const row = m.row;
-  out.subarray(0, k).sort((a, b) => row[a] - row[b]);
+  const live = out.subarray(0, k).sort();
+  for (let j = 0; j < k; j++) live[j] = rowValue[live[j]];
   return k;
 }
