@@ -13,7 +13,8 @@
 //      input [batch, seq, 64]) after a dim changes, through the worker: from
 //      setDims() to the new plan shown, and to every chart (the slot plan and the
 //      profile follow the plan) rendered (median of 7, a new seq each time),
-//      and each worker call alone (plan arena, plan slots, profile).
+//      and each worker call alone (plan arena, plan slots, profile); then memory
+//      against seq, 32 values 1..4096 (the page's sweep, median of 3).
 // Needs npm run build:web and the native CLI (for the fixtures' check).
 // Usage: node bench/web_bench.mjs [N_INTERVALS] [--replan-only | --no-replan]
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -153,11 +154,21 @@ async function replanBench(insideIf) {
         calls[label].push(performance.now() - t0);
       }
     }
+    // Memory against a dim: 32 values of seq through the page's sweep (the worker's `sweep`), median of 3.
+    const sweep = [];
+    for (let k = 0; k < 3; k++) {
+      const t0 = performance.now();
+      const d = await v.view.sweep.sweep('seq', 1, 4096, 32);
+      sweep.push(performance.now() - t0);
+      if (d.points.length !== 32 || d.points.some((p) => p.status !== 'planned'))
+        throw new Error('sweep: not 32 planned points');
+    }
     const plan = v.plan;
     return {
       shown,
       total,
       calls,
+      sweep,
       status: plan.status,
       positions: plan.positions,
       values: plan.values.length,
@@ -173,6 +184,9 @@ async function replanBench(insideIf) {
       Object.entries(res.calls)
         .map(([k, a]) => `${k} ${f(a)}`)
         .join(', '),
+  );
+  console.log(
+    `10k-node model, memory against seq: 32 values 1..4096 (sweep in the worker, to the chart drawn) ${f(res.sweep)}`,
   );
 }
 if (!NO_REPLAN) {

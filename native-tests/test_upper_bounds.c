@@ -346,6 +346,49 @@ static void test_diff_report(void **state) {
     memplan_model_free(b);
 }
 
+/* memplan_diff_requests: one model x[N] -> Relu a -> Neg y, each side with its
+ * own request (N=4 against N=8, aligned to 1): each side's figures are its
+ * own plan's, and both values double. */
+static void test_diff_requests(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "N");
+    mb_node(g, "Relu", "x", "a");
+    mb_node(g, "Neg", "a", "y");
+    mb_output(g, "y", 1, "N");
+    memplan_error err = {0};
+    memplan_model *m = mb_load(g, &err);
+    if (!m) fail_msg("load: %s", err.message);
+    memplan_request ra, rb;
+    const char *const a4[] = {"--align", "1", "--dim", "N=4"}, *const a8[] = {"--align", "1", "--dim", "N=8"};
+    assert_int_equal(cli_request_parse(&ra, 4, a4, &err), MEMPLAN_OK);
+    assert_int_equal(cli_request_parse(&rb, 4, a8, &err), MEMPLAN_OK);
+    char *out = NULL;
+    size_t len;
+    assert_int_equal(memplan_diff_requests(m, "A", &ra, m, "B", &rb, true, &out, &len, &err), MEMPLAN_OK);
+    assert_string_equal(out, "{\"a\":{\"status\":\"planned\",\"positions\":2,\"buffers\":2,\"peak_bytes\":32,"
+                             "\"lower_bound_bytes\":32,\"naive_bytes\":32,\"slots_bytes\":32,\"weight_bytes\":0},"
+                             "\"b\":{\"status\":\"planned\",\"positions\":2,\"buffers\":2,\"peak_bytes\":64,"
+                             "\"lower_bound_bytes\":64,\"naive_bytes\":64,\"slots_bytes\":64,\"weight_bytes\":0},"
+                             "\"delta\":{\"peak_bytes\":32,\"lower_bound_bytes\":32,\"naive_bytes\":32,"
+                             "\"slots_bytes\":32,\"weight_bytes\":0},"
+                             "\"values\":{\"in_both\":2,\"changed\":["
+                             "{\"name\":\"a\",\"a\":{\"size\":16,\"start\":0,\"end\":1,\"offset\":0},"
+                             "\"b\":{\"size\":32,\"start\":0,\"end\":1,\"offset\":0}},"
+                             "{\"name\":\"y\",\"a\":{\"size\":16,\"start\":1,\"end\":1,\"offset\":16},"
+                             "\"b\":{\"size\":32,\"start\":1,\"end\":1,\"offset\":32}}],"
+                             "\"only_a\":[],\"only_b\":[]}}\n");
+    free(out);
+    /* memplan_diff_report is the same with one request for both: nothing changes */
+    assert_int_equal(memplan_diff_report(m, "A", m, "B", &rb, true, &out, &len, &err), MEMPLAN_OK);
+    expect_contains(out, "\"delta\":{\"peak_bytes\":0,");
+    expect_contains(out, "\"in_both\":2,\"changed\":[]");
+    free(out);
+    memplan_request_free(&ra);
+    memplan_request_free(&rb);
+    memplan_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_data_dim_defers_and_is_internal),
@@ -355,6 +398,7 @@ int main(void) {
         cmocka_unit_test(test_value_inputs),
         cmocka_unit_test(test_sweep_report),
         cmocka_unit_test(test_diff_report),
+        cmocka_unit_test(test_diff_requests),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

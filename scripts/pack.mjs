@@ -34,7 +34,7 @@ const WASM_DIR = resolve(ROOT, process.env.MEMPLAN_WASM_DIR || 'build/wasm');
 /** The module files a package entry starts from (paths under web/src). */
 const ENTRIES = ['api/memplan-core.js', 'api/memplan-client.js', 'embed.js'];
 /** Files shipped beside the entries that no import names. */
-const EXTRA_WEB = ['api/memplan-core.d.ts', 'api/memplan-client.d.ts', 'embed.d.ts', 'app/view.css'];
+const EXTRA_WEB = ['api/memplan-core.d.ts', 'api/memplan-client.d.ts', 'embed.d.ts', 'app/view.css', 'app/views.css'];
 
 function fail(msg) {
   console.error(`pack: ${msg}`);
@@ -142,7 +142,7 @@ function packageJson(root) {
     bin: { 'onnx-memplan': './bin/onnx-memplan.js' },
     engines: { node: '>=18' },
     keywords: ['onnx', 'memory', 'planner', 'webassembly', 'arena', 'd3'],
-    sideEffects: ['./embed.js', './app/view.css'],
+    sideEffects: ['./embed.js', './app/view.css', './app/views.css'],
     dependencies: { d3 },
   };
 }

@@ -109,6 +109,13 @@ memplan_status memplan_diff_report(const memplan_model *a, const char *name_a, c
                                    const char *name_b, const memplan_request *r, bool json, char **out, size_t *len,
                                    memplan_error *err);
 
+/* The same with a request per side: one model under two option sets (arena
+ * against slots, in-place off and on, two dim bindings), or two models each
+ * with its own bindings. memplan_diff_report is this with r for both. */
+memplan_status memplan_diff_requests(const memplan_model *a, const char *name_a, const memplan_request *ra,
+                                     const memplan_model *b, const char *name_b, const memplan_request *rb, bool json,
+                                     char **out, size_t *len, memplan_error *err);
+
 #ifdef __cplusplus
 }
 #endif

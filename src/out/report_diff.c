@@ -7,11 +7,12 @@
  * slots_bytes, weight_bytes} (null when either is deferred, weights always),
  * values: {in_both, changed: [{name, a: VAL, b: VAL}], only_a: [names],
  * only_b: [names]}} where FIG = {status, positions, buffers, peak_bytes,
- * lower_bound_bytes, naive_bytes, slots_bytes, weight_bytes} (arena figures;
- * null while deferred) and VAL = {size, start, end, offset} (size and offset
- * null when not known or not placed). A value of the main graph is
- * "changed" when its size, live interval or arena offset differs; changed
- * values are listed by the size change, largest first, then by name.
+ * lower_bound_bytes, naive_bytes, slots_bytes, weight_bytes} (the figures of
+ * the request's strategy, which is the arena for the CLI; null while deferred) and VAL = {size, start, end, offset}
+ * (size and offset null when not known or not placed). A value of the main graph is "changed" when its size, live
+ * interval or arena offset differs; changed values are listed by the size change, largest first, then by name.
+ * memplan_diff_requests plans each side with its own request (the page's
+ * compare of one model under two option sets); the CLI gives both one.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,8 @@
 
 typedef struct side {
     memplan_model_plan *p;
-    mp_strmap by_name; /* value name -> index in p->values */
+    memplan_strategy strategy; /* whose figures are peak, bound and naive (the CLI's: arena) */
+    mp_strmap by_name;         /* value name -> index in p->values */
 } side;
 
 typedef struct change {
@@ -34,7 +36,7 @@ typedef struct change {
 } change;
 
 static uint64_t fig(const side *s, int k) {
-    const memplan_plan_figures *f = &s->p->figures[MEMPLAN_STRATEGY_ARENA];
+    const memplan_plan_figures *f = &s->p->figures[s->strategy];
     uint64_t v[] = {f->peak_bytes, f->lower_bound_bytes, f->naive_bytes,
                     s->p->figures[MEMPLAN_STRATEGY_SLOTS].peak_bytes};
     return v[k];
@@ -207,15 +209,24 @@ static void text_diff(mp_buf *t, const side *a, const side *b, const change *ch,
 memplan_status memplan_diff_report(const memplan_model *ma, const char *name_a, const memplan_model *mb,
                                    const char *name_b, const memplan_request *r, bool json, char **out, size_t *len,
                                    memplan_error *err) {
-    memplan_plan_options o;
-    memplan_request_plan_options(r, &o);
+    return memplan_diff_requests(ma, name_a, r, mb, name_b, r, json, out, len, err);
+}
+
+memplan_status memplan_diff_requests(const memplan_model *ma, const char *name_a, const memplan_request *ra,
+                                     const memplan_model *mb, const char *name_b, const memplan_request *rb, bool json,
+                                     char **out, size_t *len, memplan_error *err) {
+    memplan_plan_options oa, ob;
+    memplan_request_plan_options(ra, &oa);
+    memplan_request_plan_options(rb, &ob);
     side a, b;
     a.p = b.p = NULL;
+    a.strategy = ra->strategy;
+    b.strategy = rb->strategy;
     mp_strmap_init(&a.by_name);
     mp_strmap_init(&b.by_name);
-    memplan_status st = memplan_plan_model(ma, &o, &a.p, err);
+    memplan_status st = memplan_plan_model(ma, &oa, &a.p, err);
     if (st) memplan_error_prefix(err, "%s", name_a);
-    else if ((st = memplan_plan_model(mb, &o, &b.p, err)))
+    else if ((st = memplan_plan_model(mb, &ob, &b.p, err)))
         memplan_error_prefix(err, "%s", name_b);
     change *ch = NULL;
     size_t n = 0;

@@ -11,11 +11,13 @@
  *   flag    = mp_command_whole_model("annotate")
  *                                        1 when a command needs that (the command table)
  *   status  = mp_call(session, "info", "--flag\nvalue")
- *   status  = mp_trace(session, "--strategy\nslots")  the plan's trace (memplan plan --trace)
  *   text    = mp_result(), mp_result_len(); then mp_result_free()
  *             ("annotate" leaves the annotated model's bytes there)
  *   mp_close(session)
  *   status  = mp_pack_csv(csv, len, "--align\n1\n--budget-ms\n100\n--seed\n1")  (memplan pack --json)
+ *   status  = mp_trace(session, "--strategy\nslots")  the plan's trace (memplan plan --trace)
+ *   status  = mp_diff(a, "A.onnx", "--dim\nN=1", b, "B.onnx", "--inplace")
+ *                                        memplan diff --json, each side with its own options
  *
  * mp_call writes the same JSON as the CLI's --json output, since both go
  * through the library's one JSON writer. A session (memplan/session.h) keeps
@@ -152,6 +154,35 @@ static bool split_all(const char *args, char ***argv, int *argc) {
     return true;
 }
 
+/* Parse "a\nb\nc" into a request (a, initialised by the caller; *argv, which
+ * the request points into, is freed by the caller after it). No command is
+ * given to the parser: every option is taken, so one argument list can serve
+ * several commands (the reports read the fields they use). */
+static memplan_status parse_request(const char *args, cli_args *a, char ***argv, memplan_error *err) {
+    int argc = 0;
+    *argv = NULL;
+    if (!split_all(args, argv, &argc)) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    memplan_status st = cli_args_parse(a, NULL, argc, (const char *const *)*argv, err);
+    if (!st && a->n_positional)
+        st = memplan_error_set(err, MEMPLAN_EUSAGE, "unexpected argument '%s'", a->positional[0]);
+    if (!st && a->output_path)
+        st = memplan_error_set(err, MEMPLAN_EUSAGE, "-o/--output is for the command line: annotate returns the bytes");
+    if (!st && a->req.trace_path) /* a file to write: here there are none (memplan_plan_trace_json is the library's) */
+        st = memplan_error_set(err, MEMPLAN_EUSAGE, "--trace is for the command line: it writes a file");
+    return st;
+}
+
+/* The document in out (or the message of err) as the result; the status. */
+static int finish(memplan_status st, char *out, size_t len, const memplan_error *err) {
+    if (st) {
+        free(out);
+        set_message(err->message);
+        return (int)st;
+    }
+    set_result(out, len);
+    return 0;
+}
+
 /* The plan the request asks for as a Chrome/Perfetto trace (memplan/trace.h):
  * the bytes `memplan plan MODEL --trace OUT.json` writes, made the same way
  * (the request's plan options, memplan_plan_trace_json), from the session's
@@ -171,39 +202,47 @@ static int call(session *s, const char *command, const char *args, const memplan
         set_message("no session");
         return MEMPLAN_EUSAGE;
     }
-    char **argv = NULL;
-    int argc = 0;
-    if (!split_all(args, &argv, &argc)) {
-        set_message("out of memory");
-        return MEMPLAN_ENOMEM;
-    }
-    /* No command given to the parser: every option is taken, so one argument
-     * list can serve several commands (the reports read the fields they use). */
     memplan_error err = {0};
     cli_args a;
     cli_args_init(&a);
-    char *out = NULL;
+    char **argv = NULL, *out = NULL;
     size_t len = 0;
-    memplan_status st = cli_args_parse(&a, NULL, argc, (const char *const *)argv, &err);
-    if (!st && a.n_positional)
-        st = memplan_error_set(&err, MEMPLAN_EUSAGE, "unexpected argument '%s'", a.positional[0]);
-    if (!st && a.output_path)
-        st = memplan_error_set(&err, MEMPLAN_EUSAGE, "-o/--output is for the command line: annotate returns the bytes");
-    if (!st && a.req.trace_path) /* a file to write: here there are none (memplan_plan_trace_json is the library's) */
-        st = memplan_error_set(&err, MEMPLAN_EUSAGE, "--trace is for the command line: it writes a file");
+    memplan_status st = parse_request(args, &a, &argv, &err);
     a.req.model_reader = rd;
     if (!st)
         st = trace ? trace_of(s, &a.req, &out, &len, &err)
                    : memplan_session_report(s, command, &a.req, true, &out, &len, &err);
     cli_args_free(&a);
     free(argv);
-    if (st) {
-        free(out);
-        set_message(err.message);
-        return (int)st;
+    return finish(st, out, len, &err);
+}
+
+/* `memplan diff --json` of two sessions' models (or one session twice),
+ * each side planned with its own arguments ("--strategy\nslots" against
+ * "--inplace"): memplan_diff_requests. name_a and name_b prefix the message
+ * when a side cannot be planned. */
+EMSCRIPTEN_KEEPALIVE int mp_diff(session *sa, const char *name_a, const char *args_a, session *sb, const char *name_b,
+                                 const char *args_b) {
+    if (!sa || !sb) {
+        set_message("no session");
+        return MEMPLAN_EUSAGE;
     }
-    set_result(out, len);
-    return 0;
+    memplan_error err = {0};
+    cli_args a, b;
+    cli_args_init(&a);
+    cli_args_init(&b);
+    char **argv_a = NULL, **argv_b = NULL, *out = NULL;
+    size_t len = 0;
+    memplan_status st = parse_request(args_a, &a, &argv_a, &err);
+    if (!st) st = parse_request(args_b, &b, &argv_b, &err);
+    if (!st)
+        st = memplan_diff_requests(memplan_session_model(sa), name_a ? name_a : "A", &a.req, memplan_session_model(sb),
+                                   name_b ? name_b : "B", &b.req, true, &out, &len, &err);
+    cli_args_free(&a);
+    cli_args_free(&b);
+    free(argv_a);
+    free(argv_b);
+    return finish(st, out, len, &err);
 }
 
 /* 1 when `command` reads the model's whole file (memplan/command.h:

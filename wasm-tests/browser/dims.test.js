@@ -149,6 +149,15 @@ describe('dims and re-planning', () => {
 
   it('a dim typed while a re-plan waits for its plan: that re-plan asks for its slot plan and profile with the same dims as its plan', async () => {
     await bindDims(page, SYMBOLIC.dims, fixturePlan(SYMBOLIC));
+    // Start quiet: the typed dims' debounced re-plans (200 ms) and their slot plan and profile done.
+    await page.waitForTimeout(300);
+    await page.waitForFunction(
+      () => window.memplanView.state.phase === 'ready' && !window.memplanView.state.busy,
+      null,
+      {
+        timeout: TIMEOUT,
+      },
+    );
     // Hold the model's calls until released, logging their arguments.
     await page.evaluate(() => {
       const model = window.memplanView.view.controller.model;

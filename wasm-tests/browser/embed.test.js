@@ -32,10 +32,11 @@ describe('embedding', () => {
       name: document.querySelector('#element .mpv-model-name').textContent,
       csp: window.__csp,
     }));
+    // Five linked charts (memory, active memory, timeline, arena, slots), the sweep's and compare's.
     expect(r, 'embedded views').toEqual({
       strategy: 'slots',
-      charts: 4,
-      mountedCharts: 4,
+      charts: 7,
+      mountedCharts: 7,
       name: 'example.onnx',
       csp: [],
     });

@@ -126,6 +126,8 @@ describe('keyboard and names', () => {
     expect(labels).toEqual([
       'Memory over time as PNG',
       'Memory over time as SVG',
+      'Active memory as PNG',
+      'Active memory as SVG',
       'Live intervals as PNG',
       'Live intervals as SVG',
       'Arena map as PNG',
@@ -165,12 +167,12 @@ describe('keyboard and names', () => {
         hidden: [...c.querySelectorAll('canvas, svg.mpv-svg')].every((n) => n.getAttribute('aria-hidden') === 'true'),
       })),
     );
-    expect(a.map((c) => [c.role, c.hidden])).toEqual([
-      ['group', true],
-      ['group', true],
-      ['group', true],
-      ['group', true],
-    ]);
+    // Five linked charts, then the sweep's and compare's (in their panels).
+    expect(a.map((c) => [c.role, c.hidden])).toEqual(Array.from({ length: 7 }, () => ['group', true]));
+    expect(a[1].title).toMatch(/^Active memory/);
+    expect(a[1].summary).toBe(
+      `The buffers live at each of ${plan.positions} positions stacked, oldest at the bottom, each as tall as its bytes; colours by op type (legend below the chart).`,
+    );
     expect(a[0].title).toMatch(/^Memory over time/);
     expect(a[0].summary).toBe(
       `Live bytes over ${plan.positions} positions: lower bound 7.31 KiB at position ${plan.at_peak.position}, planned peak 7.31 KiB, naive total 7.31 KiB.`,

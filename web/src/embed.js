@@ -24,7 +24,7 @@
 // Or declaratively: <memplan-view src="model.onnx"></memplan-view> (attributes
 // src, strategy, align; the element exposes the same methods and getters).
 //
-// Styles: ./app/view.css, imported by the page's entry (a bundler bundles it)
+// Styles: ./app/view.css (it @imports ./app/views.css), imported by the page's entry (a bundler bundles it)
 // or linked (<link rel="stylesheet">); this module imports no CSS, so it loads
 // as a plain ES module too. No inline styles are needed (strict CSP).
 import { connectMemplan } from './api/memplan-client.js';

@@ -2,6 +2,7 @@
 //   const mp = await connectMemplan();  mp.version
 //   const model = await mp.open(bytesOrFile, {onProgress}); model.info;
 //   await model.call('plan', ['--dim', 'batch=1'], {onProgress}); await model.close();
+//   await model.diff(other, argsA, argsB)  -- `memplan diff --json`, each side with its own options
 //   mp.cancel()  -- stops whatever runs: terminates the worker, rejects every
 //                   pending request with an AbortError and starts a fresh
 //                   worker; models opened before are gone (their calls reject).
@@ -83,6 +84,12 @@ export async function connectMemplan() {
       };
       return {
         info,
+        handle,
+        /** `memplan diff --json` of this model (args) against `other` (another open model, or this one; argsB). */
+        diff: async (other, args = [], argsB = args, names = ['A', 'B']) => {
+          alive();
+          return request({ op: 'diff', handle, other: other.handle, args, argsB, names });
+        },
         call: async (command, args = [], opts = {}) => {
           alive();
           return request({ op: 'call', handle, command, args }, [], opts.onProgress);

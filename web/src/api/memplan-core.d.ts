@@ -73,6 +73,8 @@ export interface Memplan {
   openReader(size: number, readAt: ReadAt): Model;
   /** `memplan pack --json` on CSV text (id,lower,upper,size); args like ["--align", "1", "--budget-ms", "100", "--seed", "2"]. Throws MemplanError. */
   pack(csv: string, args?: string[]): PackResult;
+  /** `memplan diff A B --json` of two open models (or one twice), each side planned with its own args. Throws MemplanError. */
+  diff(a: Model, b: Model, argsA?: string[], argsB?: string[], names?: [string, string]): DiffResult;
 }
 
 /** The JSON of `memplan pack --json`. */
@@ -325,3 +327,39 @@ export interface InplaceDocument {
 }
 
 export function createMemplan(opts?: CreateMemplanOptions): Promise<Memplan>;
+
+/** One side of a diff: the arena figures (null while deferred). */
+export interface DiffSide {
+  status: 'planned' | 'deferred';
+  positions: number;
+  buffers: number;
+  peak_bytes: number | null;
+  lower_bound_bytes: number | null;
+  naive_bytes: number | null;
+  slots_bytes: number | null;
+  weight_bytes: number;
+}
+export interface DiffValue {
+  size: number | null;
+  start: number;
+  end: number;
+  offset: number | null;
+}
+/** `memplan diff --json` (src/out/report_diff.c). */
+export interface DiffResult {
+  a: DiffSide;
+  b: DiffSide;
+  delta: {
+    peak_bytes: number | null;
+    lower_bound_bytes: number | null;
+    naive_bytes: number | null;
+    slots_bytes: number | null;
+    weight_bytes: number;
+  };
+  values: {
+    in_both: number;
+    changed: { name: string; a: DiffValue; b: DiffValue }[];
+    only_a: string[];
+    only_b: string[];
+  };
+}

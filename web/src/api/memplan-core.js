@@ -130,6 +130,35 @@ class Memplan {
     if (status !== 0) throw new MemplanError(decoder.decode(out) || `pack failed (status ${status})`, status, 'pack');
     return JSON.parse(decoder.decode(out));
   }
+
+  /**
+   * Compare two plans: the JSON of `memplan diff A B --json`, parsed, with
+   * each side planned with its own arguments (a and b may be one model:
+   * arena against slots, in-place off and on, two dim bindings).
+   * names: [nameA, nameB] prefix the message when a side cannot be planned.
+   * Throws MemplanError with the C message.
+   */
+  diff(a, b, argsA = [], argsB = argsA, names = ['A', 'B']) {
+    for (const m of [a, b]) {
+      if (!(m instanceof Model)) throw new TypeError('diff(a, b): expected two models from open()');
+      if (!m._session) throw new Error('diff: a model is closed');
+      m._checkNotInReader('diff');
+    }
+    checkArgs(argsA);
+    checkArgs(argsB);
+    const M = this._M;
+    const ptrs = [];
+    let status;
+    try {
+      for (const t of [names[0], argsA.join('\n'), names[1], argsB.join('\n')]) ptrs.push(allocString(M, String(t)));
+      status = M._mp_diff(a._session, ptrs[0], ptrs[1], b._session, ptrs[2], ptrs[3]);
+    } finally {
+      for (const p of ptrs) M._free(p);
+    }
+    const out = takeResult(M);
+    if (status !== 0) throw new MemplanError(decoder.decode(out) || `diff failed (status ${status})`, status, 'diff');
+    return JSON.parse(decoder.decode(out));
+  }
 }
 
 // CLI-style flags, one per array element: strings without newline or NUL.

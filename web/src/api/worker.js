@@ -7,6 +7,8 @@
 //   {id, op: 'call', handle, command, args, bytes} -> the JSON's UTF-8 bytes with `json: true`
 //                                                    (the client parses them), or the raw bytes when `bytes` is set
 //   {id, op: 'trace', handle, args}                -> the plan's trace bytes (`plan --trace`)
+//   {id, op: 'diff', handle, other, args, argsB, names}
+//                                                  -> `memplan diff --json` of the two (one may be both)
 //   {id, op: 'close', handle}                      -> null
 // Replies {id, ok: true, result} or {id, ok: false, error: {name, message, status}}.
 // While a request runs, zero or more {id, progress: {stage, ...}} messages
@@ -71,6 +73,14 @@ async function handle(msg, progress) {
       if (!model) throw new Error('the model is closed');
       progress({ stage: 'running', command: 'trace' });
       return model.traceBytes(msg.args);
+    }
+    case 'diff': {
+      // `memplan diff --json` of two open models (or one twice), each side with its own arguments.
+      const a = models.get(msg.handle),
+        b = models.get(msg.other);
+      if (!a || !b) throw new Error('the model is closed');
+      progress({ stage: 'running', command: 'diff' });
+      return mp.diff(a, b, msg.args, msg.argsB ?? msg.args, msg.names);
     }
     case 'close':
       models.get(msg.handle)?.close();

@@ -849,6 +849,13 @@ export function createController(client, options = {}) {
       derived.producer ??= new Map(m.nodes.flatMap((nd) => (nd.outputs ?? []).filter(Boolean).map((o) => [o, nd])));
       return derived.producer.get(name) ?? null;
     },
+    // ---- sweep and compare (issue 17 items 4, 5: app/sweep.js, app/compare.js)
+    /** The arguments the plan shown is made with (strategy, alignment, in-place, dims, values),
+     *  with `over` ({strategy, inplace}) changed: what a sweep or a compare asks the worker for. */
+    planRequest(over = {}) {
+      const strategy = over.strategy ?? state.strategy;
+      return planArgs(strategy, [...dimArgs(), ...valueArgs()], over.inplace ?? state.inplace);
+    },
     /** How many views value index i (an owner) has. */
     viewCount(i) {
       const m = state.m;

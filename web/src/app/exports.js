@@ -32,6 +32,7 @@ const CHART_NAMES = {
   timeline: 'Live intervals',
   arena: 'Arena map',
   slots: 'Slot occupancy',
+  bands: 'Active memory', // issue 17
 };
 
 /** The PNG's title line: "model · batch=1, seq=128 · sr=16000 · Memory over time" (the bound dims and values only). */
@@ -65,7 +66,7 @@ export function createExports(container, ctl, charts) {
     const svg = button(`${key}-svg`, 'SVG', 'mpv-btn mpv-small', () =>
       download(`${base()}-${key}.svg`, c.toSVG(), 'image/svg+xml'),
     );
-    // Four charts have a PNG and an SVG button each: their names say which chart.
+    // Every chart has a PNG and an SVG button: their names say which chart.
     png.setAttribute('aria-label', `${CHART_NAMES[key] ?? key} as PNG`);
     svg.setAttribute('aria-label', `${CHART_NAMES[key] ?? key} as SVG`);
     c.addTools(png, svg);

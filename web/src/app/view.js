@@ -1,6 +1,6 @@
 // view.js -- the visualizer put together: the controller (controller.js: state,
 // worker calls, caches) and the DOM modules that show it -- title bar,
-// figures, controls, deferred panel, the four linked charts, the Details
+// figures, controls, deferred panel, the five linked charts (active memory among them), memory against a dim, compare, the Details
 // table, exports, the model summary and the tooltip. createView(root, client)
 // -> the object embed.js wraps (mount / <memplan-view>). Model strings are
 // only ever set as text (textContent, canvas fillText, SVG <title> text).
@@ -9,6 +9,7 @@ import { createTimeline } from '../charts/timeline.js';
 import { createArena } from '../charts/arena.js';
 import { createSlots } from '../charts/slots.js';
 import { createMemory } from '../charts/memory.js';
+import { createBands } from '../charts/bands.js';
 import { memorySeries, slotOccupancy } from '../data/series.js';
 import { normalizePlan, planAt } from '../data/plan.js';
 import { formatBytes } from '../data/format.js';
@@ -18,6 +19,8 @@ import { createDeferred, createFigures, savingsOf } from './figures.js';
 import { createTable } from './table.js';
 import { createBodyBar } from './bodies.js';
 import { createAtPeak } from './atpeak.js';
+import { createSweep } from './sweep.js';
+import { createCompare } from './compare.js';
 import { createExports } from './exports.js';
 import { createOrderFigures } from './order.js';
 import { createTooltip } from './tooltip.js';
@@ -75,6 +78,9 @@ function summarize(charts, { m, series }) {
   );
   charts.timeline.setSummary(`${m.rowCount} buffers over ${m.positions} positions, one row each, by first use.`);
   charts.arena.setSummary(`${m.rowCount} buffers by offset in an arena of ${b(m.peak)}.${part}`);
+  charts.bands.setSummary(
+    `The buffers live at each of ${m.positions} positions stacked, oldest at the bottom, each as tall as its bytes; colours by ${charts.bands.mode === 'op' ? 'op type' : 'module'} (legend below the chart).${part}`,
+  );
   charts.slots.setSummary(`The slot plan: ${m.strategies ? b(m.strategies.slots) : 'not made'}.`);
 }
 
@@ -92,11 +98,13 @@ function memoryData(s) {
   ];
 }
 
-// The four charts, fed by the controller's plan, slot plan and profile.
+// The five linked charts, fed by the controller's plan, slot plan and profile.
 function createCharts(container, ctl, hooks) {
   const { linked } = ctl;
   const charts = {
     memory: createMemory(container, linked, { height: 200, hooks, key: 'memory' }),
+    // Active memory (issue 17): the live buffers stacked, coloured by op type or module.
+    bands: createBands(container, linked, { height: 240, hooks, key: 'bands', producer: (n) => ctl.producer(n) }),
     timeline: createTimeline(container, linked, { height: 300, hooks, key: 'timeline' }),
     arena: createArena(container, linked, { height: 260, hooks, key: 'arena' }),
     slots: createSlots(container, linked, { height: 200, hooks, key: 'slots' }),
@@ -120,10 +128,12 @@ function createCharts(container, ctl, hooks) {
       : '';
     charts.memory.setPartial(partial);
     charts.arena.setPartial(partial);
+    charts.bands.setPartial(partial);
     summarize(charts, s);
     charts.memory.setData(...memoryData(s));
     setProfile(s);
     charts.timeline.setData(s.m);
+    charts.bands.setData(s.m);
     charts.arena.setData(s.m, s.series);
     setSlots(s);
     charts.timeline.setLinks(s.links);
@@ -162,6 +172,8 @@ export function createView(root, client, options = {}) {
   let tooltip = null; // made after the charts: it is the last element of the view
   const charts = createCharts(chartsBox, ctl, { tooltip: (ev, name, pos) => tooltip.show(ev, name, pos) });
   main.append(el('p', 'mpv-hint muted', HINT));
+  const sweep = createSweep(main, ctl); // memory against a dim (issue 17)
+  const compare = createCompare(main, ctl, client); // two plans side by side (issue 17)
   const table = createTable(main, ctl);
   createExports(table.toolbar, ctl, charts);
   const infoSec = el('details', 'mpv-info');
@@ -181,6 +193,8 @@ export function createView(root, client, options = {}) {
     linked: ctl.linked,
     charts,
     atPeak,
+    sweep,
+    compare,
     version: client.version,
     /** A frozen copy of the public state (phase, name, options, dims, selection, ...). */
     get state() {
@@ -202,6 +216,8 @@ export function createView(root, client, options = {}) {
     destroy() {
       ctl.destroy();
       for (const c of Object.values(charts)) c.destroy();
+      sweep.destroy();
+      compare.destroy();
       table.destroy();
       root.replaceChildren();
       root.classList.remove('mpv-app');

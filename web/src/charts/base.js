@@ -2,7 +2,8 @@
 // SVG (axes, overlays), device-pixel-ratio sizing, a ResizeObserver, draws
 // coalesced into one requestAnimationFrame, the categorical palette, the
 // shared x zoom (positions) and PNG/SVG export.
-import { select, zoom as d3zoom, zoomIdentity } from 'd3';
+import { axisLeft, select, zoom as d3zoom, zoomIdentity } from 'd3';
+import { byteTicks, formatBytes } from '../data/format.js';
 
 const SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -653,4 +654,59 @@ export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, r
     linked.on('hover', () => renderHover()),
     linked.on('select', () => draw()),
   ];
+}
+
+// ---- shared by the active-memory, sweep and compare charts (issue 17) ----
+
+/** The y axis of bytes at x = left: byte ticks (one per 40 px of `height`) labelled 1.5 KiB, 2 MiB. */
+export function byteAxisLeft(g, y, left, height) {
+  g.attr('transform', `translate(${left},0)`).call(
+    axisLeft(y)
+      .tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(height / 40))))
+      .tickFormat((d) => formatBytes(d, { trim: true }))
+      .tickSizeOuter(0),
+  );
+}
+
+/** cursorMarks(x, pos, ...) within the frame's plot (its margins). */
+export const plotCursorMarks = (frame, x, pos) =>
+  cursorMarks(
+    x,
+    pos,
+    frame.margin.left,
+    frame.width - frame.margin.right,
+    frame.margin.top,
+    frame.height - frame.margin.bottom,
+  );
+
+/**
+ * The SVG layers of a chart, in drawing order: x and y axes, one <g> per class
+ * in `extra`, the hover layer, the pointer surface over the plot and the
+ * message text; with `linked`, the shared x zoom on the surface (attachXZoom,
+ * getBaseX the full-domain scale). {svg, gx, gy, groups, hoverG, surface,
+ * message, xz}; fitPlot(frame, layers) sizes the surface and the message.
+ */
+export function chartLayers(frame, { linked = null, getBaseX = null, extra = [] } = {}) {
+  const svg = select(frame.svg);
+  const gx = svg.append('g').attr('class', 'axis axis-x');
+  const gy = svg.append('g').attr('class', 'axis axis-y');
+  const groups = extra.map((c) => svg.append('g').attr('class', c));
+  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
+  const surface = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
+  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
+  const xz = linked ? attachXZoom(surface.node(), linked, getBaseX) : null;
+  return { svg, gx, gy, groups, hoverG, surface, message, xz };
+}
+
+/** The pointer surface over the frame's plot and the message in its middle (after a resize). */
+export function fitPlot(frame, { surface, message }) {
+  const m = frame.margin,
+    w = frame.width,
+    h = frame.height;
+  surface
+    .attr('x', m.left)
+    .attr('y', m.top)
+    .attr('width', Math.max(0, w - m.left - m.right))
+    .attr('height', Math.max(0, h - m.top - m.bottom));
+  message.attr('x', (m.left + w - m.right) / 2).attr('y', (m.top + h - m.bottom) / 2);
 }

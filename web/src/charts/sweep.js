@@ -1,0 +1,158 @@
+// sweep.js -- (f) memory against a dim: the planned peak, the lower bound and
+// the naive total (`memplan sweep --json` points) over the values of one dim.
+// A few thousand points at most: lines and dots in SVG over the shared frame
+// (base.js); a value that is deferred or does not fit leaves a gap. The
+// pointer shows the nearest value's figures in the chart's head (as text).
+import { axisBottom, line, scaleLinear } from 'd3';
+import { byteAxisLeft, chartLayers, chartPNG, chartSVG, createFrame, el, fitPlot, frameApi, setText } from './base.js';
+import { formatBytes, formatInt } from '../data/format.js';
+
+const MARGIN = { top: 14, right: 26, bottom: 34, left: 64 };
+/** The series drawn: key in a point, label, colour, dash. */
+export const SWEEP_SERIES = [
+  { key: 'peak_bytes', label: 'planned peak', color: '#e15759', dash: '' },
+  { key: 'lower_bound_bytes', label: 'lower bound', color: '#2f9e44', dash: '5 3' },
+  { key: 'naive_bytes', label: 'naive total', color: '#8a8f98', dash: '2 3' },
+];
+
+export function createSweepChart(container, { height = 220, key = 'sweep' } = {}) {
+  let doc = null; // the sweep JSON
+  const x = scaleLinear();
+  const y = scaleLinear();
+  const frame = createFrame(container, {
+    key,
+    className: 'mpv-sweep-chart',
+    title: 'Memory against a dim',
+    height,
+    margin: MARGIN,
+    onResize: () => render(),
+  });
+  const layers = chartLayers(frame, { extra: ['sweep-lines'] });
+  const {
+    svg,
+    gx,
+    gy,
+    groups: [linesG],
+    hoverG: cursorG,
+    surface,
+    message,
+  } = layers;
+  const xLabel = svg.append('text').attr('class', 'axis-label').attr('text-anchor', 'middle');
+  const readout = el('span', 'mpv-chart-note mpv-sweep-readout');
+  readout.setAttribute('aria-live', 'polite');
+  frame.head.insertBefore(readout, frame.tools);
+  const legend = el('ul', 'mpv-legend');
+  for (const s of SWEEP_SERIES) {
+    const li = el('li', 'mpv-legend-item');
+    const sw = el('span', 'mpv-swatch');
+    sw.style.background = s.color;
+    li.append(sw, el('span', 'mpv-legend-label', s.label));
+    legend.append(li);
+  }
+  frame.root.insertBefore(legend, frame.summaryEl);
+
+  const planned = (p) => p.status === 'planned';
+
+  function render() {
+    const w = frame.width,
+      h = frame.height;
+    const pts = doc?.points ?? [];
+    const ok = pts.filter(planned);
+    x.domain(pts.length ? [pts[0].value, Math.max(pts[0].value + 1, pts[pts.length - 1].value)] : [0, 1]).range([
+      MARGIN.left,
+      w - MARGIN.right,
+    ]);
+    let top = 1;
+    for (const p of ok) for (const s of SWEEP_SERIES) top = Math.max(top, p[s.key]);
+    y.domain([0, top * 1.05]).range([h - MARGIN.bottom, MARGIN.top]);
+    gx.attr('transform', `translate(0,${h - MARGIN.bottom})`).call(
+      axisBottom(x)
+        .ticks(Math.max(2, w / 90))
+        .tickFormat((v) => (Number.isInteger(v) ? formatInt(v) : ''))
+        .tickSizeOuter(0),
+    );
+    byteAxisLeft(gy, y, MARGIN.left, h);
+    xLabel
+      .attr('x', (MARGIN.left + w - MARGIN.right) / 2)
+      .attr('y', h - 4)
+      .text(doc ? doc.dim : '');
+    fitPlot(frame, layers);
+    message.text(
+      !doc ? 'pick a dim and a range, then Sweep' : ok.length ? '' : 'no value of the range could be planned',
+    );
+    linesG.selectAll('*').remove();
+    for (const s of SWEEP_SERIES) {
+      // Gaps where a value is deferred or does not fit the model.
+      const path = line()
+        .defined(planned)
+        .x((p) => x(p.value))
+        .y((p) => y(p[s.key]))(pts);
+      if (path)
+        linesG
+          .append('path')
+          .attr('class', `sweep-line sweep-${s.key}`)
+          .attr('d', path)
+          .attr('fill', 'none')
+          .attr('stroke', s.color)
+          .attr('stroke-width', 1.5)
+          .attr('stroke-dasharray', s.dash || null);
+      if (ok.length <= 256)
+        for (const p of ok)
+          linesG
+            .append('circle')
+            .attr('class', `sweep-dot sweep-${s.key}`)
+            .attr('cx', x(p.value))
+            .attr('cy', y(p[s.key]))
+            .attr('r', 2.5)
+            .attr('fill', s.color);
+    }
+  }
+
+  /** The point nearest to the pointer's x, its figures shown in the head. */
+  function hover(ev) {
+    const pts = doc?.points ?? [];
+    if (!pts.length) return;
+    const v = x.invert(ev.offsetX);
+    let best = pts[0];
+    for (const p of pts) if (Math.abs(p.value - v) < Math.abs(best.value - v)) best = p;
+    const cx = x(best.value);
+    cursorG.selectAll('*').remove();
+    cursorG
+      .append('line')
+      .attr('class', 'cursor')
+      .attr('x1', cx)
+      .attr('x2', cx)
+      .attr('y1', MARGIN.top)
+      .attr('y2', frame.height - MARGIN.bottom);
+    setText(readout, describePoint(doc.dim, best));
+  }
+  surface.on('pointermove', hover).on('click', hover);
+  surface.on('pointerleave', () => {
+    cursorG.selectAll('*').remove();
+    setText(readout, '');
+  });
+
+  const api = {
+    ...frameApi(frame),
+    /** The sweep JSON to draw, or null. */
+    setData(d) {
+      doc = d;
+      setText(readout, '');
+      cursorG.selectAll('*').remove();
+      render();
+    },
+    renderNow: render,
+    toSVG: () => chartSVG(frame, () => {}),
+    toPNG: () => chartPNG(frame),
+    destroy() {
+      frame.destroy();
+    },
+  };
+  return api;
+}
+
+/** One point in words: "seq = 128: planned peak 1.5 MiB · lower bound … · naive total …", or its status. */
+export function describePoint(dim, p) {
+  if (p.status !== 'planned') return `${dim} = ${formatInt(p.value)}: ${p.status}`;
+  return `${dim} = ${formatInt(p.value)}: ${SWEEP_SERIES.map((s) => `${s.label} ${formatBytes(p[s.key])}`).join(' · ')}`;
+}

@@ -1,0 +1,128 @@
+// bands.js -- the data of the active-memory chart (charts/bands.js), in the
+// style of PyTorch's memory_viz: at each position the buffers live there are
+// stacked, oldest first, each a band as tall as its bytes. Pure functions over
+// the plan model (data/plan.js): the colour group of each buffer (its
+// producer's op type, or its module: a prefix of the producer's node name
+// such as `/encoder/layer.3/`), the bytes live at each position, and the
+// stack at one position.
+import { queryIntervals } from './series.js';
+
+/** The colour modes offered: op type, or the module at a depth of the node-name path. */
+export const BAND_MODES = [
+  { id: 'op', label: 'op type' },
+  { id: 'module1', label: 'module, 1 level', depth: 1 },
+  { id: 'module2', label: 'module, 2 levels', depth: 2 },
+  { id: 'module3', label: 'module, 3 levels', depth: 3 },
+];
+
+/** The groups beyond the largest this many share one "other" colour. */
+export const MAX_GROUPS = 12;
+
+/**
+ * The module of a node name at `depth` levels: '/encoder/layer.3/attn/MatMul'
+ * at depth 2 is '/encoder/layer.3/'. A name without a path (no '/') is
+ * '(top level)'; a path shorter than depth keeps what it has, never the
+ * node's own last segment ('/MatMul' is '/').
+ */
+export function moduleOf(name, depth) {
+  if (!name.includes('/')) return '(top level)';
+  const parts = name.split('/').filter((s) => s !== '');
+  const keep = parts.slice(0, Math.max(0, Math.min(depth, parts.length - 1)));
+  return keep.length ? `/${keep.join('/')}/` : '/';
+}
+
+/** The group label of buffer i: its producer's op type or module; what it is when no node makes it. */
+function labelOf(m, i, producer, mode) {
+  const nd = producer(m.names[i]);
+  if (!nd) return m.transient(i) ? '(body memory)' : '(graph input)';
+  if (mode.id === 'op') return nd.domain && nd.domain !== 'ai.onnx' ? `${nd.domain}:${nd.op}` : nd.op;
+  return moduleOf(m.transient(i) ? m.names[i] : nd.name, mode.depth);
+}
+
+/**
+ * The colour group of every buffer owner with a known size. Groups are
+ * ranked by their area (bytes x positions live, what the chart shows of
+ * them), largest first; the first MAX_GROUPS - 1 keep their own colour and
+ * the rest are one group 'other' when there are more than MAX_GROUPS.
+ * producer(name) -> node {name, op, domain} or null (the controller's).
+ * Returns {group: Int32Array (-1: not drawn), groups: [{label, area, count}]}.
+ */
+export function bandGroups(m, producer, modeId = 'op') {
+  const mode = BAND_MODES.find((d) => d.id === modeId) ?? BAND_MODES[0];
+  const byLabel = new Map();
+  const raw = new Int32Array(m.n).fill(-1);
+  const list = [];
+  for (let i = 0; i < m.n; i++) {
+    if (m.owner[i] !== i || Number.isNaN(m.size[i])) continue;
+    const label = labelOf(m, i, producer, mode);
+    let g = byLabel.get(label);
+    if (g === undefined) {
+      g = list.length;
+      byLabel.set(label, g);
+      list.push({ label, area: 0, count: 0 });
+    }
+    raw[i] = g;
+    list[g].area += m.size[i] * (m.end[i] + 1 - m.start[i]);
+    list[g].count++;
+  }
+  const order = list
+    .map((_, g) => g)
+    .sort((a, b) => list[b].area - list[a].area || (list[a].label < list[b].label ? -1 : 1));
+  const rank = new Int32Array(list.length);
+  order.forEach((g, r) => (rank[g] = r));
+  const merged = list.length > MAX_GROUPS;
+  const own = merged ? MAX_GROUPS - 1 : list.length;
+  const groups = order.slice(0, own).map((g) => ({ ...list[g] }));
+  if (merged) {
+    const rest = { label: 'other', area: 0, count: 0, other: order.length - own };
+    for (const g of order.slice(own)) {
+      rest.area += list[g].area;
+      rest.count += list[g].count;
+    }
+    groups.push(rest);
+  }
+  const group = new Int32Array(m.n).fill(-1);
+  for (let i = 0; i < m.n; i++) if (raw[i] >= 0) group[i] = Math.min(rank[raw[i]], own);
+  return { group, groups };
+}
+
+/** The bytes of the buffers with a known size live at each position (views counted once, in their owner). */
+export function liveTotals(m) {
+  const P = m.positions;
+  const d = new Float64Array(P + 1);
+  for (let i = 0; i < m.n; i++) {
+    if (m.owner[i] !== i || Number.isNaN(m.size[i])) continue;
+    d[m.start[i]] += m.size[i];
+    d[m.end[i] + 1] -= m.size[i];
+  }
+  const total = new Float64Array(P);
+  let run = 0,
+    max = 0;
+  for (let p = 0; p < P; p++) {
+    run += d[p];
+    total[p] = run;
+    if (run > max) max = run;
+  }
+  return { total, max };
+}
+
+/**
+ * The stack at position p: into out (an Int32Array of the model's size) the
+ * owners live at p from bottom to top, oldest first (the timeline's row
+ * order: by start, then end); returns how many. ix is intervalIndex(...)
+ * over the owners with a known size (series.js).
+ */
+export function stackAt(m, ix, p, out) {
+  const cnt = queryIntervals(ix, m.start, m.end, p, p, out);
+  // Each owner has its own row: sort the rows (a numeric sort, no comparator
+  // to call) and map them back to owners (rowValue).
+  const { row, rowValue } = m;
+  let k = 0;
+  for (let j = 0; j < cnt; j++) {
+    const i = out[j];
+    if (m.start[i] <= p && p <= m.end[i]) out[k++] = row[i];
+  }
+  const live = out.subarray(0, k).sort();
+  for (let j = 0; j < k; j++) live[j] = rowValue[live[j]];
+  return k;
+}
