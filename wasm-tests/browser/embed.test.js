@@ -210,6 +210,7 @@ describe('embedding', () => {
       'strategy',
       'align',
       'inplace',
+      'order',
       'dims',
       'dimNames',
       'values',

@@ -398,7 +398,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
             g.append(r);
           }
       }),
-    toPNG: () => chartPNG(frame),
+    toPNG: (opts) => chartPNG(frame, opts),
     destroy() {
       offs.forEach((f) => f());
       frame.destroy();

@@ -123,7 +123,7 @@ export function createOverlay(container, { height = 200, key = 'overlay' } = {})
     },
     renderNow: render,
     toSVG: () => chartSVG(frame, () => {}),
-    toPNG: () => chartPNG(frame),
+    toPNG: (opts) => chartPNG(frame, opts),
     destroy() {
       frame.destroy();
     },

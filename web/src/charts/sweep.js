@@ -143,7 +143,7 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
     },
     renderNow: render,
     toSVG: () => chartSVG(frame, () => {}),
-    toPNG: () => chartPNG(frame),
+    toPNG: (opts) => chartPNG(frame, opts),
     destroy() {
       frame.destroy();
     },
