@@ -214,7 +214,7 @@ async function browserChecks(dir, page0, models) {
       peak: B(models.peak_bytes),
       bound: B(models.lower_bound_bytes),
       naive: B(models.naive_bytes),
-      charts: 4,
+      charts: 7, // memory, active memory, live intervals, arena, slots, the sweep and the compare overlay
     };
     await check('bundler-free page: the view shows the CLI figures', async () => {
       // Three fresh pages: the first-render time is their median (navigation start to the figures shown).

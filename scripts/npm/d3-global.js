@@ -12,4 +12,16 @@ if (!d3 || typeof d3.select !== 'function')
   throw new Error(
     "onnx-memplan/d3-global.js: load d3's UMD build (node_modules/d3/dist/d3.min.js) with a <script> before the view",
   );
-export const { axisLeft, brushX, brushY, format, scaleBand, scaleLinear, select, zoom, zoomIdentity } = d3;
+export const {
+  axisBottom,
+  axisLeft,
+  brushX,
+  brushY,
+  format,
+  line,
+  scaleBand,
+  scaleLinear,
+  select,
+  zoom,
+  zoomIdentity,
+} = d3;
