@@ -14,7 +14,8 @@
 #
 # test.sh --check (`make check`): the fast loop. The Release and WASM builds,
 #   the ctest tests labelled quick (native-tests/CMakeLists.txt) and the Vitest
-#   files outside VITEST_SLOW (24 s warm on 2 quiet cores). No setup.
+#   files outside VITEST_SLOW (24 s warm on 2 quiet cores). Setup runs only
+#   when its tools are missing (a new machine).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -96,7 +97,8 @@ build_native() {
 # as asked); `cmake --build` re-runs the configure step itself when a
 # CMakeLists.txt changed. Saves ~5 s per build dir on a warm loop.
 configured() {
-  grep -q "^$2\$" "$1/CMakeCache.txt" 2>/dev/null
+  # A configure that failed half-way leaves a cache without a Makefile.
+  [ -f "$1/Makefile" ] && grep -q "^$2\$" "$1/CMakeCache.txt" 2>/dev/null
 }
 build_native_warm() {
   if configured build/native CMAKE_BUILD_TYPE:STRING=Release; then cmake --build build/native -j"$JOBS"; else build_native; fi
@@ -182,9 +184,19 @@ finish() {
   exit $rc
 }
 
+# setup_present: are the tools and sources `make check` builds with installed?
+setup_present() {
+  command -v emcmake >/dev/null && command -v protoc-c >/dev/null &&
+    command -v chromium >/dev/null && [ -d node_modules ] &&
+    [ -f .deps/protobuf-c/protobuf-c/protobuf-c.c ]
+}
+
 T0=$SECONDS
 mkdir -p "$LOGDIR"
 if [ "$MODE" = check ]; then
+  # A new machine: install what the fast loop needs first (setup is idempotent;
+  # skipped when the tools are there, so a worktree never re-runs npm ci).
+  if ! setup_present; then phase setup -- bash scripts/setup.sh; fi
   phase build-native -- build_native_warm
   phase build-wasm -- build_wasm_warm
   phase fixtures build-native -- gen_fixtures
