@@ -6,8 +6,8 @@ import { parseExact, stringifyExact, toNumber } from '../web/src/data/exact.js';
 import { formatBytes, formatInt } from '../web/src/data/format.js';
 import { normalizePlan } from '../web/src/data/plan.js';
 import { sortRows, valueRows } from '../web/src/data/series.js';
-import { readHash, writeHash } from '../web/src/app/urlstate.js';
-import { pngTitle } from '../web/src/app/exports.js';
+import { findValue, readHash, resolveBody, writeHash } from '../web/src/app/urlstate.js';
+import { bindingsOf, pngTitle } from '../web/src/app/exports.js';
 import { openMessage, planMessage } from '../web/src/app/controller.js';
 
 // 2^56 + 2^30 + 4: no double holds it (the nearest is ...760).
@@ -128,6 +128,64 @@ describe('link state', () => {
     expect(Object.keys(r.dims)).toEqual([]);
     expect(r.select).toBeNull();
     expect(readHash('').select).toBeNull();
+  });
+
+  it('the body shown is in the link, a step NODE:ATTRIBUTE each, outermost first', () => {
+    const body = [
+      { node: 'If_0', attribute: 'then_branch' },
+      { node: 'loop:1', attribute: 'body' }, // a node name may hold ':'
+    ];
+    const hash = writeHash({ ...state, body });
+    expect(hash).toBe(
+      'strategy=slots&align=32&inplace=1&dim.batch=4&dim.a%26b%3Dc=2&value.sr=16000&value.__proto__=1%2C2&body=If_0%3Athen_branch&body=loop%3A1%3Abody&select=conv+%231%2Fout',
+    );
+    expect(readHash(`#${hash}`).body).toEqual(body);
+    expect(writeHash({ ...state, body: [] })).toBe(writeHash(state));
+    expect(readHash('#body=nocolon&body=%3Aattr&select=x').body, 'steps without a node or attribute').toEqual([]);
+    expect(readHash('#select=x').body).toEqual([]);
+  });
+
+  it('resolveBody gives each step its index; findValue finds the one body holding a value', () => {
+    const leaf = { values: [{ name: 'deep' }, { name: 'twice' }], transients: [], subgraphs: [] };
+    const plan = {
+      values: [{ name: 'top' }],
+      transients: [{ node: 'If_0' }],
+      subgraphs: [
+        {
+          node: 'If_0',
+          attribute: 'then_branch',
+          plan: { values: [{ name: 'twice' }], transients: [], subgraphs: [] },
+        },
+        {
+          node: 'If_0',
+          attribute: 'else_branch',
+          plan: { values: [{ name: 'e' }], transients: [], subgraphs: [{ node: 'L', attribute: 'body', plan: leaf }] },
+        },
+      ],
+    };
+    const deepPath = [
+      { index: 1, node: 'If_0', attribute: 'else_branch' },
+      { index: 0, node: 'L', attribute: 'body' },
+    ];
+    expect(
+      resolveBody(plan, [
+        { node: 'If_0', attribute: 'else_branch' },
+        { node: 'L', attribute: 'body' },
+      ]),
+    ).toEqual(deepPath);
+    expect(resolveBody(plan, [])).toEqual([]);
+    expect(resolveBody(plan, [{ node: 'If_0', attribute: 'body' }]), 'no such body').toBeNull();
+    expect(findValue(plan, 'top')).toEqual([]);
+    expect(findValue(plan, 'If_0'), "a control-flow node's memory is the main graph's").toEqual([]);
+    expect(findValue(plan, 'deep')).toEqual(deepPath);
+    expect(findValue(plan, 'twice'), 'in two bodies: not guessed').toBeNull();
+    expect(findValue(plan, 'nowhere')).toBeNull();
+  });
+
+  it('bindingsOf reads the dims and values of a request', () => {
+    expect(
+      bindingsOf(['--strategy', 'arena', '--dim', 'seq=1..8:4', '--dim', 'a=b=2', '--value', 'sr=16000', '--inplace']),
+    ).toEqual({ dims: { seq: '1..8:4', 'a=b': '2' }, values: { sr: '16000' } });
   });
 
   it('the PNG title names the model, the bound dims and values, and the figure', () => {

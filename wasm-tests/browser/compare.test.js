@@ -4,8 +4,10 @@
 // side's figures equal that side's own plan (`memplan plan --json`).
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SMALL, SYMBOLIC } from '../viz-fixtures.js';
-import { artifact, cliJson, cliPlan, openFile, openPlanned, TIMEOUT, useBrowser } from './harness.js';
-import { OTHER } from './paths.js';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { artifact, cliJson, cliPlan, grab, openFile, openPlanned, pngSize, TIMEOUT, useBrowser } from './harness.js';
+import { DROPPED, OTHER } from './paths.js';
 
 const env = useBrowser({ setup: (page, e) => openPlanned(page, e, SYMBOLIC) });
 let page;
@@ -90,6 +92,42 @@ describe('compare two plans', () => {
     await page.screenshot({ path: artifact('browser-compare.png') });
   });
 
+  it('the overlay has a PNG (2x, a title line naming A and B) and an SVG of its two curves', async () => {
+    const last = await compareFromForm({ strategy: 'arena', inplace: true, dims: '' });
+    expect(
+      await page.$$eval('[data-chart="compare"] [data-export]', (bs) => bs.map((b) => b.getAttribute('aria-label'))),
+    ).toEqual(['Memory over time, A and B as PNG', 'Memory over time, A and B as SVG']);
+    const name = basename(SYMBOLIC.file);
+    const desc = (args) =>
+      args
+        .flatMap((a, k) =>
+          a === '--strategy' || a === '--dim' || a === '--value'
+            ? [args[k + 1]]
+            : a === '--align'
+              ? [`align ${args[k + 1]}`]
+              : a === '--inplace'
+                ? ['in-place']
+                : [],
+        )
+        .join(', ');
+    expect(await page.evaluate(() => window.memplanView.view.compare.pngTitle())).toBe(
+      `${name} · Memory over time, A (${desc(last.argsA)}) against B (${desc(last.argsB)})`,
+    );
+    const png = await grab(page, '[data-export="compare-png"]');
+    expect(png.name).toBe(`${name.replace(/\.onnx$/, '')}-compare.png`);
+    expect(png.bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
+    const size = await pngSize(page, 'compare', png.bytes);
+    expect(size.png, 'PNG: 2x and a title band').toEqual(size.want);
+    const svg = (await grab(page, '[data-export="compare-svg"]')).bytes.toString('utf8');
+    // The canvas curves, as paths: A's and B's step lines and dashed peaks.
+    expect(svg.match(/class="overlay-line overlay-[ab]"/g)).toEqual([
+      'class="overlay-line overlay-a"',
+      'class="overlay-line overlay-b"',
+    ]);
+    expect(svg.match(/class="overlay-peak"/g)?.length).toBe(2);
+    expect(svg).toContain(`<title>A: ${last.names[0]}</title>`);
+  });
+
   it('two dim bindings: the values whose size changed carry both plans’ sizes', async () => {
     const last = await compareFromForm({ inplace: false, dims: 'samples=16000' });
     expect(last.argsB.slice(-2)).toEqual(['--dim', 'samples=16000']);
@@ -169,5 +207,47 @@ describe('compare two plans', () => {
       .poll(() => page.evaluate(() => document.querySelector('.mpv-compare-status').textContent))
       .toBe('"samples" is not a dim binding: write NAME=VALUE, e.g. seq=256');
     expect(await page.evaluate(() => window.memplanView.view.compare.last.diff)).toEqual(before);
+  });
+
+  it('a file dragged over the compare panel is said to be compared; dropped there it is model B, not a new A', async () => {
+    const a = await page.evaluate(() => window.memplanView.state.name);
+    const b64 = readFileSync(DROPPED).toString('base64');
+    const seen = await page.evaluate(
+      async ([data, name]) => {
+        const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+        const dt = new DataTransfer();
+        dt.items.add(new File([bytes], name));
+        const drag = (target, type) =>
+          target.dispatchEvent(new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }));
+        const overlay = document.getElementById('drop');
+        const said = () => (overlay.hidden ? null : overlay.textContent);
+        const panel = document.querySelector('.mpv-compare');
+        const out = {};
+        drag(document.querySelector('.mpv-figures'), 'dragenter');
+        drag(document.querySelector('.mpv-figures'), 'dragover');
+        out.elsewhere = said();
+        drag(panel, 'dragenter');
+        drag(panel, 'dragover');
+        out.panel = said();
+        drag(panel.querySelector('summary'), 'dragover');
+        out.summary = said();
+        drag(panel, 'drop');
+        out.after = said();
+        return out;
+      },
+      [b64, basename(DROPPED)],
+    );
+    expect(seen).toEqual({
+      elsewhere: 'Drop an .onnx model (or a saved plan .json) to open it',
+      panel: 'Drop an .onnx model to compare it with the plan shown (as model B)',
+      summary: 'Drop an .onnx model to compare it with the plan shown (as model B)',
+      after: null,
+    });
+    await page.waitForFunction(
+      (n) => document.querySelector('.mpv-compare-status').textContent.startsWith(`B: ${n},`),
+      basename(DROPPED),
+      { timeout: TIMEOUT },
+    );
+    expect(await page.evaluate(() => window.memplanView.state.name), 'A is still the model shown').toBe(a);
   });
 });

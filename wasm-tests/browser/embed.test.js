@@ -218,6 +218,7 @@ describe('embedding', () => {
       'busy',
       'progress',
       'error',
+      'body',
     ]);
     await p3.close();
   });

@@ -260,3 +260,13 @@ export async function grab(page, sel) {
   for await (const c of await dl.createReadStream()) chunks.push(c);
   return { name: dl.suggestedFilename(), bytes: Buffer.concat(chunks) };
 }
+
+/** A chart's PNG export (bytes) is 2x its plot under a 22 px title band: [its width, height] and those
+ *  of 2x chart `key`'s plot on the page (expect the two equal). */
+export async function pngSize(page, key, bytes) {
+  const css = await page.evaluate((k) => {
+    const plot = document.querySelector(`[data-chart="${k}"] .mpv-plot`);
+    return { w: Math.floor(plot.clientWidth), h: Math.floor(plot.clientHeight) };
+  }, key);
+  return { png: [bytes.readUInt32BE(16), bytes.readUInt32BE(20)], want: [css.w * 2, css.h * 2 + 44] };
+}

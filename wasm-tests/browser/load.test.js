@@ -134,6 +134,11 @@ describe('keyboard and names', () => {
       'Arena map as SVG',
       'Slot occupancy as PNG',
       'Slot occupancy as SVG',
+      // The sweep's and compare's charts, in their panels.
+      'Memory against a dim as PNG',
+      'Memory against a dim as SVG',
+      'Memory over time, A and B as PNG',
+      'Memory over time, A and B as SVG',
     ]);
   });
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { EXAMPLE_SRC } from '../../scripts/prepare_web.mjs';
 import { EXAMPLE } from '../../web/src/example.js';
 import { dimArgs } from '../viz-fixtures.js';
+import { writeHash } from '../../web/src/app/urlstate.js';
 import {
   artifact,
   barPoint,
@@ -243,6 +244,94 @@ describe('memory inside control flow', () => {
     await page.waitForFunction(() => window.memplanView.view.controller.state.path.length === 0, null, {
       timeout: TIMEOUT,
     });
+  });
+});
+
+describe('a link to a value inside a body', () => {
+  const then = () => body(PLAN, 'If_0', 'then_branch'),
+    other = () => body(PLAN, 'If_0', 'else_branch');
+  // The example as the page opens it: its dims and sr, arena, align 64, in-place off.
+  const linkTo = (steps, selected) =>
+    writeHash({
+      strategy: 'arena',
+      align: 64,
+      inplace: false,
+      dims: EXAMPLE.preset.dims,
+      values: EXAMPLE.preset.values,
+      body: steps,
+      selected,
+    });
+  /** A new page at the link; resolves once the view shows `name` selected (the link applied). */
+  async function openLink(hash, name) {
+    const page = await env.newPage();
+    await page.goto(`${env.base}#${hash}`, { timeout: TIMEOUT });
+    await waitPlan(page, PLAN);
+    await page.waitForFunction((n) => window.memplanView.state.selected === n, name, { timeout: TIMEOUT });
+    return page;
+  }
+  const where = (page) =>
+    page.evaluate(() => ({
+      body: window.memplanView.state.body.map((s) => `${s.node}:${s.attribute}`),
+      selected: window.memplanView.state.selected,
+      shown: window.memplanView.view.controller.state.body.values.some(
+        (v) => v.name === window.memplanView.state.selected,
+      ),
+    }));
+  const selectedRow = async (page, name) => {
+    await revealRow(page, name);
+    return page.evaluate(() => document.querySelector('.mpv-table tbody tr.selected')?.dataset.name ?? null);
+  };
+
+  it('opens the branch it names (the one not taken) with the value selected there; the URL keeps both', async () => {
+    const names = new Set(then().plan.values.map((v) => v.name));
+    const v = other()
+      .plan.values.filter((x) => !names.has(x.name))
+      .at(-1);
+    expect(v, 'a value of the branch not taken only').toBeTruthy();
+    const steps = [{ node: 'If_0', attribute: 'else_branch' }];
+    const page = await openLink(linkTo(steps, v.name), v.name);
+    expect(await where(page)).toEqual({ body: ['If_0:else_branch'], selected: v.name, shown: true });
+    expect(await crumbs(page)).toEqual(['main graph', "If 'If_0' else_branch (branch not taken)"]);
+    expect(await page.inputValue('.mpv-branch'), 'the branch selector shows the branch').toBe(
+      String(PLAN.subgraphs.indexOf(other())),
+    );
+    expect(await selectedRow(page, v.name), 'the selected row').toBe(v.name);
+    // The hash is written back as the view is: the body, then the selection.
+    await page.waitForFunction(() => /body=If_0%3Aelse_branch/.test(location.hash), null, { timeout: 5000 });
+    const q = new URLSearchParams(new URL(page.url()).hash.slice(1));
+    expect([q.getAll('body'), q.get('select')]).toEqual([['If_0:else_branch'], v.name]);
+    // Back to the main graph: the body leaves the URL.
+    await page.click('.mpv-crumbs button');
+    await page.waitForFunction(() => !/body=/.test(location.hash), null, { timeout: 5000 });
+    expect((await where(page)).body).toEqual([]);
+    await page.close();
+  });
+
+  it('two bodies down: each step opened, the value selected in the innermost', async () => {
+    const inner = then().plan.subgraphs.find(
+      (e) => e.counted && e.plan.values.some((x) => /LSTM_output_0$/.test(x.name)),
+    );
+    const name = inner.plan.values.find((x) => /LSTM_output_0$/.test(x.name)).name;
+    const steps = [
+      { node: 'If_0', attribute: 'then_branch' },
+      { node: inner.node, attribute: inner.attribute },
+    ];
+    const page = await openLink(linkTo(steps, name), name);
+    expect(await where(page)).toEqual({
+      body: steps.map((s) => `${s.node}:${s.attribute}`),
+      selected: name,
+      shown: true,
+    });
+    expect(await selectedRow(page, name)).toBe(name);
+    await page.close();
+    // A link written before the hash named the body (select= only) finds the one body holding the value.
+    const old = await openLink(linkTo([], name), name);
+    expect(await where(old)).toEqual({
+      body: steps.map((s) => `${s.node}:${s.attribute}`),
+      selected: name,
+      shown: true,
+    });
+    await old.close();
   });
 });
 

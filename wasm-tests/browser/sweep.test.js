@@ -3,7 +3,8 @@
 // arguments; the chart and the table show those points.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SYMBOLIC } from '../viz-fixtures.js';
-import { artifact, cliJson, openPlanned, TIMEOUT, useBrowser } from './harness.js';
+import { basename } from 'node:path';
+import { artifact, cliJson, grab, openPlanned, pngSize, TIMEOUT, useBrowser } from './harness.js';
 
 const env = useBrowser({ setup: (page, e) => openPlanned(page, e, SYMBOLIC) });
 let page;
@@ -65,6 +66,32 @@ describe('memory against a dim', () => {
     const dots = await page.locator('[data-chart="sweep"] circle.sweep-peak_bytes').count();
     expect(dots).toBe(cli.points.filter((p) => p.status === 'planned').length);
     await page.screenshot({ path: artifact('browser-sweep.png') });
+  });
+
+  it('the chart has a PNG (2x, a title line with the sweep’s other dims) and an SVG of its lines', async () => {
+    const last = await page.evaluate(() => window.memplanView.view.sweep.last);
+    expect(
+      await page.$$eval('[data-chart="sweep"] [data-export]', (bs) => bs.map((b) => b.getAttribute('aria-label'))),
+    ).toEqual(['Memory against a dim as PNG', 'Memory against a dim as SVG']);
+    // The swept dim is left out of the bindings: its range is in the chart's title.
+    const others = Object.entries(SYMBOLIC.dims)
+      .filter(([d]) => d !== 'samples')
+      .map(([d, v]) => `${d}=${v}`)
+      .join(', ');
+    const name = basename(SYMBOLIC.file);
+    expect(await page.evaluate(() => window.memplanView.view.sweep.pngTitle())).toBe(
+      `${name} · ${others} · Memory against samples (400–16,000)`,
+    );
+    expect(last.doc.dim).toBe('samples');
+    const png = await grab(page, '[data-export="sweep-png"]');
+    expect(png.name).toBe(`${name.replace(/\.onnx$/, '')}-sweep.png`);
+    const size = await pngSize(page, 'sweep', png.bytes);
+    expect(size.png, 'PNG: 2x and a title band').toEqual(size.want);
+    const svg = (await grab(page, '[data-export="sweep-svg"]')).bytes.toString('utf8');
+    for (const k of ['peak_bytes', 'lower_bound_bytes', 'naive_bytes'])
+      expect(svg, `the ${k} line`).toContain(`class="sweep-line sweep-${k}"`);
+    const planned = last.doc.points.filter((p) => p.status === 'planned').length;
+    expect(svg.match(/class="sweep-dot sweep-peak_bytes"/g)?.length, 'a dot per planned value').toBe(planned);
   });
 
   it('values too small for the model are marked, not plotted, and match the CLI', async () => {

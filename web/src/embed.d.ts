@@ -42,6 +42,14 @@ export interface ViewState {
   /** The status line. */
   progress: string;
   error: string | null;
+  /** The control-flow body shown, from the main graph ([]: the main graph). */
+  body: ReadonlyArray<BodyStep>;
+}
+
+/** A step into a control-flow body: the node and its graph attribute ('then_branch', 'body'). */
+export interface BodyStep {
+  node: string;
+  attribute: string;
 }
 
 export interface ViewController {
@@ -64,6 +72,8 @@ export interface ViewController {
     order?: 'file' | 'best';
   }): Promise<unknown>;
   select(name: string | null): void;
+  /** Show a control-flow body of the plan shown ([] the main graph); false when it has no such body. */
+  openBody(steps: ReadonlyArray<BodyStep>): Promise<boolean>;
   /** Events: load, plan, select, hover, progress, state, error. Returns the function that removes the listener. */
   on(type: string, fn: (detail: any) => void): () => void;
   cancel(): void;
@@ -90,6 +100,7 @@ export class MemplanViewElement extends HTMLElement {
   setValues: ViewController['setValues'];
   setOptions: ViewController['setOptions'];
   select: ViewController['select'];
+  openBody: ViewController['openBody'];
   on: ViewController['on'];
   cancel(): void;
   readonly plan: PlanDocument | null;

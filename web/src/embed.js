@@ -13,10 +13,12 @@
 //   await view.setOptions({ strategy: 'slots', align: 256, inplace: true, order: 'best' }); // re-plans
 //   await view.setPlan(planJson);     // show a saved `memplan plan --json` document instead
 //   view.select('valueName');         // highlight a value in every chart and the table
+//   await view.openBody([{ node: 'If_0', attribute: 'then_branch' }]); // show a control-flow body ([]: the main graph)
 //   const off = view.on('plan', (planJson) => ...);  // events: load, plan, select, hover, progress, state, error
 //   view.plan;                        // the plan shown (frozen), or null
 //   view.state;                       // a frozen snapshot: {phase, name, shownName, source, hasModel, status,
-//                                     //   strategy, align, inplace, order, dims, dimNames, values, selected, busy, progress, error}
+//                                     //   strategy, align, inplace, order, dims, dimNames, values, selected, busy, progress, error,
+//                                     //   body: the body shown, [{node, attribute}] from the main graph}
 //   view.cancel();                    // stop a long load or plan (restarts the worker)
 //   view.destroy();
 //
@@ -122,6 +124,9 @@ export function mount(element, options = {}) {
     select: (name) => {
       ready.then((v) => v?.select(name));
     },
+    /** Show a control-flow body of the plan shown: [{node, attribute}] from the main graph
+     *  ([] the main graph); resolves to false when the plan has no such body. */
+    openBody: (steps) => withView((v) => v.openBody(steps)),
     on(type, fn) {
       if (view) return view.on(type, fn);
       const box = { off: null };
@@ -209,6 +214,9 @@ export class MemplanViewElement extends HTMLElement {
   }
   select(n) {
     return this._ctl.select(n);
+  }
+  openBody(steps) {
+    return this._ctl.openBody(steps);
   }
   on(t, f) {
     return this._ctl.on(t, f);

@@ -4,9 +4,12 @@ import './style.css';
 import './app/view.css'; // the visualizer's styles (embed.js imports none)
 import { mount } from './embed.js';
 import { EXAMPLE } from './example.js';
-import { readHash, writeHash } from './app/urlstate.js';
+import { findValue, readHash, writeHash } from './app/urlstate.js';
 
 const $ = (sel) => document.querySelector(sel);
+// The drop overlay's words (index.html starts with the first).
+const DROP_OPEN = 'Drop an .onnx model (or a saved plan .json) to open it';
+const DROP_COMPARE = 'Drop an .onnx model to compare it with the plan shown (as model B)';
 // ---- the link's state (urlstate.js): the options before the first plan ----
 const linked = readHash(location.hash);
 const view = mount($('#app'), {
@@ -59,9 +62,16 @@ async function start() {
   const drop = $('#drop');
   let depth = 0;
   const hasFiles = (ev) => [...(ev.dataTransfer?.types ?? [])].includes('Files');
+  // The overlay says what the drop will do: over the compare panel the file is
+  // model B (compare.js takes it there), anywhere else the model to open.
+  const syncDrop = (ev) => {
+    const text = ev.target?.closest?.('.mpv-compare') ? DROP_COMPARE : DROP_OPEN;
+    if (drop.textContent !== text) drop.textContent = text;
+  };
   window.addEventListener('dragenter', (ev) => {
     if (hasFiles(ev)) {
       depth++;
+      syncDrop(ev);
       drop.hidden = false;
     }
   });
@@ -72,12 +82,21 @@ async function start() {
     }
   });
   window.addEventListener('dragover', (ev) => {
-    if (hasFiles(ev)) ev.preventDefault();
+    if (!hasFiles(ev)) return;
+    ev.preventDefault();
+    syncDrop(ev); // the pointer may have moved onto or off the compare panel
   });
+  // Hidden in the capture phase: a drop the compare panel takes (and stops) ends the drag too.
+  window.addEventListener(
+    'drop',
+    () => {
+      depth = 0;
+      drop.hidden = true;
+    },
+    true,
+  );
   window.addEventListener('drop', (ev) => {
     ev.preventDefault();
-    depth = 0;
-    drop.hidden = true;
     const f = ev.dataTransfer?.files?.[0];
     if (f) openFile(f);
   });
@@ -90,7 +109,15 @@ async function start() {
     ? view.setModel(url, undefined, preset)
     : view.setModel(new URL('models/example.onnx', document.baseURI).href, EXAMPLE.name, preset);
   first
-    .then(() => {
+    .then(async () => {
+      // A selection inside a control-flow body: that body opened first, then the value
+      // selected in it (a link without `body` finds the one body holding the value).
+      const steps = linked.body.length
+        ? linked.body
+        : linked.select !== null && view.plan
+          ? findValue(view.plan, linked.select)
+          : null;
+      if (steps?.length) await view.openBody(steps);
       if (linked.select !== null) view.select(linked.select);
       fetchable = true;
       syncHash();

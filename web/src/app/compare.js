@@ -11,6 +11,7 @@ import { memorySeries } from '../data/series.js';
 import { normalizePlan } from '../data/plan.js';
 import { formatBytes, formatInt } from '../data/format.js';
 import { ALIGNS } from './controller.js';
+import { pngTitle } from './exports.js';
 import { inputField, selectField } from './fields.js';
 
 const ROWS_MAX = 200;
@@ -277,7 +278,7 @@ export function createCompare(container, ctl, client) {
       ]);
       if (my !== gen || a !== ctl.model) return null;
       const ms = performance.now() - t0;
-      last = { diff, argsA, argsB, names, ms };
+      last = { diff, argsA, argsB, names, ms, nameA, nameB };
       figureTable(diff, names);
       valuesTable(diff);
       overlay.setData([curve(pa, names[0]), curve(pb, names[1])]);
@@ -336,9 +337,17 @@ export function createCompare(container, ctl, client) {
     /** Open model B from a File (the file input does the same). */
     openOther,
     overlay,
-    /** The last comparison: {diff (the worker's `diff` JSON), argsA, argsB, names, ms}. */
+    /** The last comparison: {diff (the worker's `diff` JSON), argsA, argsB, names, ms, nameA, nameB}. */
     get last() {
       return last;
+    },
+    /** The PNG's title line: model A, then what A and B are ("A: arena, … against B: x.onnx (slots, …)"). */
+    pngTitle() {
+      if (!last) return pngTitle(ctl.state, 'Memory over time, A and B');
+      return pngTitle(
+        { shownName: last.nameA, name: last.nameA },
+        `Memory over time, A (${describeArgs(last.argsA)}) against B (${last.nameB === last.nameA ? '' : `${last.nameB}, `}${describeArgs(last.argsB)})`,
+      );
     },
     destroy() {
       other?.model.close().catch(() => {});

@@ -33,6 +33,8 @@ const CHART_NAMES = {
   arena: 'Arena map',
   slots: 'Slot occupancy',
   bands: 'Active memory', // issue 17
+  sweep: 'Memory against a dim',
+  compare: 'Memory over time, A and B',
 };
 
 /** The PNG's title line: "model · batch=1, seq=128 · sr=16000 · Memory over time" (the bound dims and values only). */
@@ -45,8 +47,26 @@ export function pngTitle(state, figure) {
   return [state.shownName || state.name, bound(state.dims), bound(state.values), figure].filter(Boolean).join(' · ');
 }
 
-/** The export buttons, appended to `container`; PNG/SVG buttons added to each of `charts` ({key: chart}). */
-export function createExports(container, ctl, charts) {
+/** The dims and values a request binds ({dims, values}: NAME=VALUE of its --dim and --value pairs), for pngTitle. */
+export function bindingsOf(args) {
+  const out = { dims: {}, values: {} };
+  for (let k = 0; k + 1 < args.length; k++) {
+    const into = args[k] === '--dim' ? out.dims : args[k] === '--value' ? out.values : null;
+    if (!into) continue;
+    const t = args[++k],
+      eq = t.lastIndexOf('='); // a dim's name may hold '=', its value does not
+    if (eq > 0) into[t.slice(0, eq)] = t.slice(eq + 1);
+  }
+  return out;
+}
+
+/**
+ * The export buttons, appended to `container`; PNG/SVG buttons added to each
+ * of `charts` ({key: chart}). `titles` ({key: () => text}): a chart's own PNG
+ * title line where pngTitle(state, its name) would not say what it shows (the
+ * sweep: its dim is not the plan's; compare: two option sets).
+ */
+export function createExports(container, ctl, charts, titles = {}) {
   const base = () => stem(ctl.state.name);
   const button = (key, label, className, fn) => {
     const b = el('button', className, label);
@@ -59,7 +79,7 @@ export function createExports(container, ctl, charts) {
     const png = button(`${key}-png`, 'PNG', 'mpv-btn mpv-small', async () =>
       download(
         `${base()}-${key}.png`,
-        await c.toPNG({ title: pngTitle(ctl.state, CHART_NAMES[key] ?? key) }),
+        await c.toPNG({ title: titles[key]?.() ?? pngTitle(ctl.state, CHART_NAMES[key] ?? key) }),
         'image/png',
       ),
     );

@@ -7,6 +7,7 @@
 import { el } from '../charts/base.js';
 import { createSweepChart, describePoint } from '../charts/sweep.js';
 import { formatBytes, formatInt } from '../data/format.js';
+import { bindingsOf, pngTitle } from './exports.js';
 import { inputField, selectField } from './fields.js';
 
 /** The worker's arguments for a sweep of `dim` over lo..hi in n values, on top of the
@@ -87,10 +88,13 @@ export function createSweep(container, ctl) {
     tableWrap.append(table);
   }
 
+  const titleOf = (d) =>
+    d ? `Memory against ${d.dim} (${formatInt(d.lo)}–${formatInt(d.hi)})` : 'Memory against a dim';
+
   function show(d) {
     doc = d;
     chart.setData(d);
-    chart.setTitle(d ? `Memory against ${d.dim} (${formatInt(d.lo)}–${formatInt(d.hi)})` : 'Memory against a dim');
+    chart.setTitle(titleOf(d));
     const ok = d ? d.points.filter((p) => p.status === 'planned') : [];
     chart.setSummary(
       d
@@ -156,6 +160,14 @@ export function createSweep(container, ctl) {
     /** The last sweep's JSON, the arguments it was made with and its time in the page (ms). */
     get last() {
       return doc ? { doc, args, ms } : null;
+    },
+    /** The PNG's title line: the model, the dims and values the sweep was made with (not the swept
+     *  one, whatever the plan shown binds it to now) and the chart's title. */
+    pngTitle() {
+      if (!doc) return pngTitle(ctl.state, titleOf(null));
+      const { dims, values } = bindingsOf(args);
+      delete dims[doc.dim]; // its range is in the chart's title
+      return pngTitle({ shownName: ctl.state.shownName, name: ctl.state.name, dims, values }, titleOf(doc));
     },
     destroy() {
       chart.destroy();

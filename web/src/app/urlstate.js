@@ -2,12 +2,17 @@
 // same view of a model the page can fetch (the example, or ?url=). The
 // search keeps ?url= (which model); the hash carries how it is shown:
 //
-//   #strategy=slots&align=32&inplace=1&order=best&dim.batch=4&value.sr=16000&select=conv1_out
+//   #strategy=slots&align=32&inplace=1&order=best&dim.batch=4&value.sr=16000&body=If_0:then_branch&select=conv1_out
 //
+// `body` (repeated, outermost first) is the control-flow body shown, a step
+// NODE:ATTRIBUTE each (the node's name may hold ':'; an attribute name does
+// not), so a value selected inside an If branch or a Loop body is reopened
+// there.
 // encoded as URLSearchParams: keys and values are percent-encoded, so any
 // name survives (a dim named "a&b" is "dim.a%26b"). Pure functions; main.js reads the hash at start and rewrites it
 // (history.replaceState, no reload) after each plan and selection.
 import { ALIGNS, ORDERS } from './controller.js';
+import { planAt, searchBodies } from '../data/plan.js';
 
 const DIM = 'dim.';
 const VALUE = 'value.';
@@ -15,7 +20,8 @@ const VALUE = 'value.';
 /**
  * The state a hash asks for: {strategy, align, inplace, order (each undefined when
  * not given or not valid), dims: {name: text}, values: {name: text}, select
- * (a value name or null)}. Unknown keys are ignored.
+ * (a value name or null), body: [{node, attribute}] (the body shown, outermost
+ * step first; [] the main graph)}. Unknown keys are ignored.
  */
 export function readHash(hash) {
   const q = new URLSearchParams(String(hash ?? '').replace(/^#/, ''));
@@ -28,6 +34,7 @@ export function readHash(hash) {
     dims: Object.create(null),
     values: Object.create(null),
     select: null,
+    body: [],
   };
   for (const [k, v] of q) {
     if (k === 'strategy' && (v === 'arena' || v === 'slots')) out.strategy = v;
@@ -35,7 +42,10 @@ export function readHash(hash) {
     else if (k === 'inplace' && (v === '1' || v === '0')) out.inplace = v === '1';
     else if (k === 'order' && ORDERS.includes(v)) out.order = v;
     else if (k === 'select' && v !== '') out.select = v;
-    else if (k.startsWith(DIM) && k.length > DIM.length) out.dims[k.slice(DIM.length)] = v;
+    else if (k === 'body' && v.lastIndexOf(':') > 0) {
+      const c = v.lastIndexOf(':');
+      out.body.push({ node: v.slice(0, c), attribute: v.slice(c + 1) });
+    } else if (k.startsWith(DIM) && k.length > DIM.length) out.dims[k.slice(DIM.length)] = v;
     else if (k.startsWith(VALUE) && k.length > VALUE.length) out.values[k.slice(VALUE.length)] = v;
   }
   return out;
@@ -43,7 +53,7 @@ export function readHash(hash) {
 
 /**
  * The hash of a view's state (embed.js's snapshot: strategy, align, inplace,
- * dims, values, selected), without the '#'. Unbound dims and values ('') are
+ * dims, values, body, selected), without the '#'. Unbound dims and values ('') are
  * left out; the options are always written, so the link does not depend on
  * the page's defaults.
  */
@@ -55,6 +65,36 @@ export function writeHash(s) {
   if (s.order && s.order !== 'file') q.set('order', s.order); // the file order is the page's only default left out
   for (const [k, v] of Object.entries(s.dims ?? {})) if (v !== '' && v !== undefined) q.append(DIM + k, v);
   for (const [k, v] of Object.entries(s.values ?? {})) if (v !== '' && v !== undefined) q.append(VALUE + k, v);
+  for (const step of s.body ?? []) q.append('body', `${step.node}:${step.attribute}`);
   if (s.selected !== null && s.selected !== undefined) q.set('select', s.selected);
   return q.toString();
+}
+
+/**
+ * The body a link asks for as a path of plan document `plan` (steps {index,
+ * node, attribute}: the index of each in its parent's `subgraphs`), or null
+ * when a step is not there. An empty `steps` is the main graph ([]).
+ */
+export function resolveBody(plan, steps) {
+  const at = planAt(plan, steps);
+  if (!at) return null;
+  let parent = plan;
+  return at.entries.map((e) => {
+    const index = parent.subgraphs.indexOf(e);
+    parent = e.plan;
+    return { index, node: e.node, attribute: e.attribute };
+  });
+}
+
+/**
+ * Where a link without `body` finds value `name` (links written before the
+ * hash named the body): [] when the main graph has it, the path of the one
+ * body that has it, null when none or more than one does.
+ */
+export function findValue(plan, name) {
+  const here = (p) =>
+    (p?.values ?? []).some((v) => v?.name === name) || (p?.transients ?? []).some((t) => t?.node === name);
+  if (here(plan)) return [];
+  const hits = searchBodies(plan, (n) => n === name);
+  return hits.length === 1 ? resolveBody(plan, hits[0].path) : null;
 }

@@ -25,6 +25,7 @@ import { createExports } from './exports.js';
 import { createOrderFigures } from './order.js';
 import { createTooltip } from './tooltip.js';
 import { renderModelInfo } from './model-info.js';
+import { resolveBody } from './urlstate.js';
 
 const HINT =
   "Ctrl+scroll (or scroll over a chart you clicked) to zoom and drag to pan any chart (positions are shared); with a chart focused, ←/→ pan, +/− zoom, 0 shows all and Esc clears the selection; brush the memory chart to pick a range; click a bar to select a value (a control-flow node's memory opens its body); the strip right of the timeline brushes its rows.";
@@ -175,7 +176,13 @@ export function createView(root, client, options = {}) {
   const sweep = createSweep(main, ctl); // memory against a dim (issue 17)
   const compare = createCompare(main, ctl, client); // two plans side by side (issue 17)
   const table = createTable(main, ctl);
-  createExports(table.toolbar, ctl, charts);
+  // Every chart has its PNG and SVG, the sweep's and compare's in their panels too.
+  createExports(
+    table.toolbar,
+    ctl,
+    { ...charts, sweep: sweep.chart, compare: compare.overlay },
+    { sweep: () => sweep.pngTitle(), compare: () => compare.pngTitle() },
+  );
   const infoSec = el('details', 'mpv-info');
   infoSec.open = options.infoOpen ?? false;
   const infoBody = el('div');
@@ -196,9 +203,11 @@ export function createView(root, client, options = {}) {
     sweep,
     compare,
     version: client.version,
-    /** A frozen copy of the public state (phase, name, options, dims, selection, ...). */
+    /** A frozen copy of the public state (phase, name, options, dims, selection, ...), and
+     *  `body`: the control-flow body shown, [{node, attribute}] from the main graph ([]: the main graph). */
     get state() {
-      return ctl.snapshot();
+      const body = Object.freeze(ctl.state.path.map((s) => Object.freeze({ node: s.node, attribute: s.attribute })));
+      return Object.freeze({ ...ctl.snapshot(), body });
     },
     /** The plan shown (frozen), or null. */
     get plan() {
@@ -209,6 +218,12 @@ export function createView(root, client, options = {}) {
     setValues: ctl.setValues,
     setOptions: ctl.setOptions,
     select: ctl.select,
+    /** Show the body at `steps` ([{node, attribute}], outermost first; [] the main graph) of the
+     *  plan shown; false when the plan has no such body. */
+    openBody: (steps) => {
+      const path = ctl.state.plan ? resolveBody(ctl.state.plan, steps ?? []) : null;
+      return path ? ctl.openBody(path) : false;
+    },
     showPlan: ctl.showPlan,
     cancel: ctl.cancel,
     /** Listen to a public event (PUBLIC_EVENTS); other names are accepted and never fire, as before. */

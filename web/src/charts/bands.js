@@ -17,13 +17,11 @@ import {
   RasterMarks,
   UNKNOWN_COLOR,
   byteAxisLeft,
-  chartPNG,
+  chartApi,
   chartLayers,
-  chartSVG,
   createFrame,
   el,
   fitPlot,
-  frameApi,
   keyed,
   linkPointer,
   markedValues,
@@ -335,10 +333,32 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     renderLegend();
   }
 
+  /** The bands drawn, as SVG rects with their value's name (the SVG export). */
+  function marksSVG(g) {
+    if (!m || !grouping) return;
+    for (let c = 0; c < cols.n && cols.start[c] < 50000; c++)
+      for (let b = cols.start[c]; b < cols.start[c + 1]; b++) {
+        const r = svgEl('rect', {
+          x: cols.x0[c].toFixed(2),
+          y: bands.y1[b].toFixed(2),
+          width: Math.max(cols.x1[c] - cols.x0[c], 0.75).toFixed(2),
+          height: Math.max(bands.y0[b] - bands.y1[b], 0.75).toFixed(2),
+          fill:
+            grouping.group[bands.owner[b]] >= 0
+              ? groupColor(grouping.groups, grouping.group[bands.owner[b]])
+              : UNKNOWN_COLOR,
+        });
+        const t = svgEl('title');
+        t.textContent = m.names[bands.owner[b]];
+        r.append(t);
+        g.append(r);
+      }
+  }
+
   const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
-    ...frameApi(frame),
+    ...chartApi(frame, { marks: marksSVG, offs }),
     /** The plan model to draw (data/plan.js), or null. */
     setData(model) {
       // The index, totals and groups are made at the next draw (prepare), not here:
@@ -377,32 +397,6 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
       return null;
     },
     renderNow: render,
-    toSVG: () =>
-      chartSVG(frame, (g) => {
-        if (!m || !grouping) return;
-        for (let c = 0; c < cols.n && cols.start[c] < 50000; c++)
-          for (let b = cols.start[c]; b < cols.start[c + 1]; b++) {
-            const r = svgEl('rect', {
-              x: cols.x0[c].toFixed(2),
-              y: bands.y1[b].toFixed(2),
-              width: Math.max(cols.x1[c] - cols.x0[c], 0.75).toFixed(2),
-              height: Math.max(bands.y0[b] - bands.y1[b], 0.75).toFixed(2),
-              fill:
-                grouping.group[bands.owner[b]] >= 0
-                  ? groupColor(grouping.groups, grouping.group[bands.owner[b]])
-                  : UNKNOWN_COLOR,
-            });
-            const t = svgEl('title');
-            t.textContent = m.names[bands.owner[b]];
-            r.append(t);
-            g.append(r);
-          }
-      }),
-    toPNG: (opts) => chartPNG(frame, opts),
-    destroy() {
-      offs.forEach((f) => f());
-      frame.destroy();
-    },
   };
   return api;
 }

@@ -365,6 +365,25 @@ export function frameApi(frame) {
   };
 }
 
+/**
+ * The API every chart ends with: its frame's part (frameApi), the PNG and SVG
+ * exports and destroy. `marks(g)` draws the canvas marks into the SVG
+ * export's clipped group (none: the chart draws its marks in SVG, which the
+ * export copies); `offs`, the unsubscribe handles destroy calls first
+ * (linkPointer's). A chart spreads it into its own api object.
+ */
+export function chartApi(frame, { marks = () => {}, offs = [] } = {}) {
+  return {
+    ...frameApi(frame),
+    toSVG: () => chartSVG(frame, marks),
+    toPNG: (opts) => chartPNG(frame, opts),
+    destroy() {
+      for (const off of offs) off();
+      frame.destroy();
+    },
+  };
+}
+
 /** Serialize a chart as a standalone SVG document: the overlay SVG plus marks(svgGroup) drawn as SVG. */
 export function chartSVG(frame, drawMarksSVG) {
   frame.flush();

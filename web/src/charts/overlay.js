@@ -5,7 +5,7 @@
 // per pixel at most: the highest value of the positions it covers), SVG for
 // the axes, over the shared frame (base.js).
 import { scaleLinear, select } from 'd3';
-import { byteAxisLeft, chartPNG, chartSVG, createFrame, el, frameApi, positionAxis, setText } from './base.js';
+import { byteAxisLeft, chartApi, createFrame, el, positionAxis, setText, svgEl } from './base.js';
 import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
@@ -61,33 +61,17 @@ export function createOverlay(container, { height = 200, key = 'overlay' } = {})
       .attr('x', (MARGIN.left + w - MARGIN.right) / 2)
       .attr('y', (MARGIN.top + h - MARGIN.bottom) / 2)
       .text(sides.length ? '' : 'compare two plans to draw them here');
-    const left = MARGIN.left,
-      plotW = Math.max(1, Math.ceil(w - MARGIN.right - left));
     sides.forEach((s, k) => {
+      const pts = stepPoints(s, P);
       ctx.strokeStyle = SIDE_COLORS[k];
       ctx.lineWidth = 1.5;
       ctx.beginPath();
-      // Each side over its own positions: the columns it covers of the shared axis.
-      const span = Math.max(1, Math.round((s.live.length / P) * plotW));
-      const col = columnMax(s.live, span);
-      if (col) {
-        ctx.moveTo(left, y(col[0]));
-        for (let c = 0; c < col.length; c++) {
-          ctx.lineTo(left + c, y(col[c]));
-          ctx.lineTo(left + c + 1, y(col[c]));
-        }
-      } else {
-        ctx.moveTo(x(0), y(s.live[0] ?? 0));
-        for (let p = 0; p < s.live.length; p++) {
-          ctx.lineTo(x(p), y(s.live[p]));
-          ctx.lineTo(x(p + 1), y(s.live[p]));
-        }
-      }
+      pts.forEach(([px, py], j) => (j ? ctx.lineTo(px, py) : ctx.moveTo(px, py)));
       ctx.stroke();
       if (s.peak !== null) {
         ctx.setLineDash([4, 3]);
         ctx.beginPath();
-        ctx.moveTo(left, y(s.peak));
+        ctx.moveTo(MARGIN.left, y(s.peak));
         ctx.lineTo(w - MARGIN.right, y(s.peak));
         ctx.stroke();
         ctx.setLineDash([]);
@@ -95,8 +79,57 @@ export function createOverlay(container, { height = 200, key = 'overlay' } = {})
     });
   }
 
+  /**
+   * Side s's step line as points [[x, y], ...] in CSS px: over its own
+   * positions (the columns it covers of the shared axis of P positions), one
+   * step per position, or per pixel column (its highest value) when the
+   * positions outnumber the pixels.
+   */
+  function stepPoints(s, P) {
+    const left = MARGIN.left,
+      plotW = Math.max(1, Math.ceil(frame.width - MARGIN.right - left));
+    const span = Math.max(1, Math.round((s.live.length / P) * plotW));
+    const col = columnMax(s.live, span);
+    const pts = [];
+    if (col) {
+      pts.push([left, y(col[0])]);
+      for (let c = 0; c < col.length; c++) pts.push([left + c, y(col[c])], [left + c + 1, y(col[c])]);
+    } else {
+      pts.push([x(0), y(s.live[0] ?? 0)]);
+      for (let p = 0; p < s.live.length; p++) pts.push([x(p), y(s.live[p])], [x(p + 1), y(s.live[p])]);
+    }
+    return pts;
+  }
+
+  /** The canvas lines as SVG paths (the SVG export): each side's step line and dashed peak. */
+  function marksSVG(g) {
+    const P = Math.max(1, ...sides.map((s) => s.live.length));
+    sides.forEach((s, k) => {
+      const d = stepPoints(s, P)
+        .map(([px, py], j) => `${j ? 'L' : 'M'}${px.toFixed(2)},${py.toFixed(2)}`)
+        .join('');
+      const line = { fill: 'none', stroke: SIDE_COLORS[k], 'stroke-width': 1.5 };
+      const path = svgEl('path', { class: `overlay-line overlay-${k ? 'b' : 'a'}`, d, ...line });
+      const t = svgEl('title');
+      t.textContent = `${k ? 'B' : 'A'}: ${s.label}`;
+      path.append(t);
+      g.append(path);
+      if (s.peak !== null) {
+        const py = y(s.peak).toFixed(2);
+        g.append(
+          svgEl('path', {
+            class: 'overlay-peak',
+            d: `M${MARGIN.left},${py}H${frame.width - MARGIN.right}`,
+            ...line,
+            'stroke-dasharray': '4 3',
+          }),
+        );
+      }
+    });
+  }
+
   const api = {
-    ...frameApi(frame),
+    ...chartApi(frame, { marks: marksSVG }),
     /** sides: [{label, live (bytes live per position), peak (or null)}], A then B. */
     setData(list) {
       sides = list ?? [];
@@ -122,11 +155,6 @@ export function createOverlay(container, { height = 200, key = 'overlay' } = {})
       }));
     },
     renderNow: render,
-    toSVG: () => chartSVG(frame, () => {}),
-    toPNG: (opts) => chartPNG(frame, opts),
-    destroy() {
-      frame.destroy();
-    },
   };
   return api;
 }

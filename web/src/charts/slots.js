@@ -9,11 +9,9 @@ import {
   RasterMarks,
   attachXZoom,
   outlineX,
-  chartPNG,
-  chartSVG,
+  chartApi,
   colorOf,
   createFrame,
-  frameApi,
   cursorMarks,
   keyed,
   markedValues,
@@ -28,6 +26,8 @@ import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 6, right: 26, bottom: 22, left: 48 };
+const LABEL_FONT = '10px system-ui, sans-serif'; // view.css's .slot-label
+const LABEL_PAD = 3; // px of plate each side of a label's text
 
 export function createSlots(container, linked, { height = 220, hooks = {}, key } = {}) {
   let m = null,
@@ -152,20 +152,40 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     renderHover(x);
   }
 
+  // Each label on a plate of the card's colour: whatever bar runs under it
+  // (any palette colour, and they move with x while the labels do not), the
+  // text is ink on the card, light or dark. The fill attributes are the light
+  // ones, which the exports keep; view.css sets the dark mode's.
   function drawLabels(nRows, band, right) {
     labels.selectAll('*').remove();
-    if (band >= 12) {
-      for (let k = 0; k < nRows; k++) {
-        const r = occ.rows[k];
-        labels
-          .append('text')
-          .attr('class', 'slot-label')
-          .attr('x', right - 4)
-          .attr('y', y(k) + Math.min(band, 14) - 3)
-          .attr('text-anchor', 'end')
-          .text(`${formatBytes(r.capacity)} · ${(r.utilisation * 100).toFixed(0)}% used`);
-      }
+    if (band < 12) return;
+    const ctx = frame.ctx;
+    ctx.save();
+    ctx.font = LABEL_FONT; // the text's width, without a layout of the SVG
+    for (let k = 0; k < nRows; k++) {
+      const r = occ.rows[k];
+      const text = `${formatBytes(r.capacity)} · ${(r.utilisation * 100).toFixed(0)}% used`;
+      const base = y(k) + Math.min(band, 14) - 3; // the baseline
+      const w = Math.ceil(ctx.measureText(text).width) + 2 * LABEL_PAD;
+      const g = labels.append('g').attr('class', 'slot-label-g');
+      g.append('rect')
+        .attr('class', 'slot-label-bg')
+        .attr('x', right - 4 + LABEL_PAD - w)
+        .attr('y', base - 9)
+        .attr('width', w)
+        .attr('height', 12)
+        .attr('rx', 2)
+        .attr('fill', '#ffffff')
+        .attr('fill-opacity', 0.9);
+      g.append('text')
+        .attr('class', 'slot-label')
+        .attr('x', right - 4)
+        .attr('y', base)
+        .attr('text-anchor', 'end')
+        .attr('fill', '#1d2330')
+        .text(text);
     }
+    ctx.restore();
   }
 
   function renderHover(x = currentX()) {
@@ -221,10 +241,36 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     return { name: null, pos };
   }
 
+  /** The bars in view, as SVG rects with their value's name (the SVG export). */
+  function marksSVG(g) {
+    if (!m || !occ) return;
+    const x = currentX();
+    const [d0, d1] = x.domain();
+    const seg = occ.segments,
+      band = y.bandwidth();
+    for (let k = 0; k < seg.n && k < 20000; k++) {
+      if (seg.end[k] + 1 < d0 || seg.start[k] > d1) continue;
+      const xa = Math.max(x(seg.start[k]), MARGIN.left),
+        xb = Math.min(x(seg.end[k] + 1), frame.width - MARGIN.right);
+      const hh = Math.max(band * seg.fill[k], 0.75);
+      const r = svgEl('rect', {
+        x: xa.toFixed(2),
+        y: (y(seg.row[k]) + band - hh).toFixed(2),
+        width: Math.max(xb - xa, 0.75).toFixed(2),
+        height: hh.toFixed(2),
+        fill: colorOf(occ.rows[seg.row[k]].id),
+      });
+      const t = svgEl('title');
+      t.textContent = m.names[seg.value[k]];
+      r.append(t);
+      g.append(r);
+    }
+  }
+
   const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
-    ...frameApi(frame),
+    ...chartApi(frame, { marks: marksSVG, offs }),
     /** model: a slot plan's PlanModel; occupancy: slotOccupancy(model). */
     /** The message shown instead of the default one while there is no slot plan ('' for the default). */
     setEmptyNote(text) {
@@ -252,36 +298,6 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
       draw();
     },
     renderNow: render,
-    toSVG: () =>
-      chartSVG(frame, (g) => {
-        if (!m || !occ) return;
-        const x = currentX();
-        const [d0, d1] = x.domain();
-        const seg = occ.segments,
-          band = y.bandwidth();
-        for (let k = 0; k < seg.n && k < 20000; k++) {
-          if (seg.end[k] + 1 < d0 || seg.start[k] > d1) continue;
-          const xa = Math.max(x(seg.start[k]), MARGIN.left),
-            xb = Math.min(x(seg.end[k] + 1), frame.width - MARGIN.right);
-          const hh = Math.max(band * seg.fill[k], 0.75);
-          const r = svgEl('rect', {
-            x: xa.toFixed(2),
-            y: (y(seg.row[k]) + band - hh).toFixed(2),
-            width: Math.max(xb - xa, 0.75).toFixed(2),
-            height: hh.toFixed(2),
-            fill: colorOf(occ.rows[seg.row[k]].id),
-          });
-          const t = svgEl('title');
-          t.textContent = m.names[seg.value[k]];
-          r.append(t);
-          g.append(r);
-        }
-      }),
-    toPNG: (opts) => chartPNG(frame, opts),
-    destroy() {
-      offs.forEach((f) => f());
-      frame.destroy();
-    },
   };
   return api;
 }

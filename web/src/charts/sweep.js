@@ -4,7 +4,7 @@
 // (base.js); a value that is deferred or does not fit leaves a gap. The
 // pointer shows the nearest value's figures in the chart's head (as text).
 import { axisBottom, line, scaleLinear } from 'd3';
-import { byteAxisLeft, chartLayers, chartPNG, chartSVG, createFrame, el, fitPlot, frameApi, setText } from './base.js';
+import { byteAxisLeft, chartApi, chartLayers, createFrame, el, fitPlot, setText } from './base.js';
 import { formatBytes, formatInt } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 34, left: 64 };
@@ -133,7 +133,7 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
   });
 
   const api = {
-    ...frameApi(frame),
+    ...chartApi(frame), // its lines and dots are SVG: the export copies them
     /** The sweep JSON to draw, or null. */
     setData(d) {
       doc = d;
@@ -142,11 +142,6 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
       render();
     },
     renderNow: render,
-    toSVG: () => chartSVG(frame, () => {}),
-    toPNG: (opts) => chartPNG(frame, opts),
-    destroy() {
-      frame.destroy();
-    },
   };
   return api;
 }
