@@ -603,7 +603,7 @@ static memplan_status strip(const memplan_reader *reader, mp_buf *pruned, mempla
     mp_buf_init(pruned);
     if (!reader || !reader->read) return memplan_error_set(err, MEMPLAN_EUSAGE, "no reader given");
     if (reader->size == 0) return memplan_error_set(err, MEMPLAN_EINPUT, "the file is empty: not an ONNX model");
-    memplan_status st = mp_prune_reader(reader, MP_PRUNE_WINDOW, pruned, NULL, err);
+    memplan_status st = mp_strip_reader(reader, pruned, err);
     if (st) mp_buf_free(pruned);
     return st;
 }
