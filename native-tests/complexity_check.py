@@ -234,6 +234,7 @@ FAMILIES = [
     ("rank", rank, ["plan", "{in}", "--budget-ms", "0"], 100, 0, "nlogn"),
     ("chain_depth", chain_depth, ["plan", "{in}", "--budget-ms", "0"], 1000, 0, "nlogn"),
     ("chain_depth", chain_depth, ["profile", "{in}"], 1000, 0, "nlogn"),
+    ("chain_depth", chain_depth, ["plan", "{in}", "--inplace", "--budget-ms", "0"], 2000, 0, "nlogn"),
     ("subgraph_count", subgraph_count, ["plan", "{in}", "--budget-ms", "0"], 200, 0, "nlogn"),
     ("annotate", chain_depth, ["annotate", "{in}", "-o", "{out}"], 1000, 0, "nlogn"),
 ]

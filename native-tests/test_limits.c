@@ -224,6 +224,48 @@ static void test_decoded_size(void **state) {
     free(b);
 }
 
+static bool mem_read(void *ctx, uint64_t offset, void *buf, size_t len) {
+    memcpy(buf, (const uint8_t *)ctx + offset, len);
+    return true;
+}
+
+/* Read through a reader, the cap is the pruned bytes' own: 2.4 MB of empty
+ * attributes (307 MB decoded) beside a 4 MiB raw_data that the walk drops
+ * are under the file's cap (64 MiB + 96 x 6.6 MB) but over the pruned
+ * bytes' (64 MiB + 96 x 2.4 MB), as when the CLI walked the pruned bytes a
+ * second time; the one walk that loads them now must refuse them too. */
+static void test_decoded_size_pruned(void **state) {
+    (void)state;
+    size_t alen, raw = (size_t)4 << 20;
+    uint8_t *a = empty_attributes(1200000, &alen);
+    /* ModelProto.graph { GraphProto.initializer { TensorProto.raw_data } }: varints of raw + 5, raw + 5 + 5 */
+    uint8_t *b = calloc(1, alen + raw + 32);
+    memcpy(b, a, alen);
+    size_t p = alen;
+    size_t lens[3] = {raw + 5 + 5, raw + 5, raw};
+    const uint8_t tags[3] = {0x3a, 0x2a, 0x4a}; /* ModelProto.graph, GraphProto.initializer, TensorProto.raw_data */
+    for (int k = 0; k < 3; k++) {
+        b[p++] = tags[k];
+        for (size_t v = lens[k];; v >>= 7) {
+            b[p++] = (uint8_t)((v & 0x7f) | (v >> 7 ? 0x80 : 0));
+            if (!(v >> 7)) break;
+        }
+    }
+    p += raw;
+    memplan_reader rd = {mem_read, b, p};
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load_reader(&rd, NULL, &m, &err), MEMPLAN_ELIMIT);
+    assert_null(m);
+    assert_non_null(strstr(err.message, "the model expands to more than 283 MB when decoded (at byte 2324304)"));
+    void *bytes = NULL;
+    size_t len = 0;
+    assert_int_equal(memplan_model_strip(&rd, &bytes, &len, &err), MEMPLAN_ELIMIT);
+    assert_null(bytes);
+    free(a);
+    free(b);
+}
+
 /* A singular message field given again and again (protobuf-c merges each
  * repeat into what it decoded so far: quadratic) is refused past 64 repeats;
  * a few repeats still load, merged. */
@@ -301,10 +343,15 @@ static void test_wire_depth(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rank),         cmocka_unit_test(test_tensor_rank),
-        cmocka_unit_test(test_dim_values),   cmocka_unit_test(test_names),
-        cmocka_unit_test(test_node_count),   cmocka_unit_test(test_wire_depth),
-        cmocka_unit_test(test_decoded_size), cmocka_unit_test(test_repeated_singular_message),
+        cmocka_unit_test(test_rank),
+        cmocka_unit_test(test_tensor_rank),
+        cmocka_unit_test(test_dim_values),
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_node_count),
+        cmocka_unit_test(test_wire_depth),
+        cmocka_unit_test(test_decoded_size),
+        cmocka_unit_test(test_decoded_size_pruned),
+        cmocka_unit_test(test_repeated_singular_message),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

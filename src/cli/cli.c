@@ -146,15 +146,6 @@ void cli_close_model(cli_model_file *mf) {
     memset(mf, 0, sizeof *mf);
 }
 
-bool cli_strip_opened(const char *path, cli_model_file *mf, void **bytes, size_t *len) {
-    *bytes = NULL;
-    *len = 0;
-    memplan_error err = {0};
-    memplan_status st = memplan_model_strip(&mf->rd, bytes, len, &err);
-    if (st) cli_error("memplan: %s: %s", path, err.message);
-    return st == MEMPLAN_OK;
-}
-
 /* Terminal control bytes from a model's names (ESC sequences can move the
  * cursor, retitle the window, ...) are written as \xNN; '\n' and '\t' stay
  * when keep_layout (a report's own lines and columns). C1 controls

@@ -48,10 +48,6 @@ typedef struct cli_model_file {
 } cli_model_file;
 bool cli_open_model(const char *path, cli_model_file *mf);
 void cli_close_model(cli_model_file *mf);
-/* The model's bytes without its large tensor data (memplan_model_strip),
- * read through mf: O(graph) memory. On failure prints "memplan: FILE:
- * message" and returns false. *bytes is malloc'ed; mf stays open. */
-bool cli_strip_opened(const char *path, cli_model_file *mf, void **bytes, size_t *len);
 
 /* Write len bytes to stdout; false (with a message) on failure. */
 bool cli_write_stdout(const char *data, size_t len);

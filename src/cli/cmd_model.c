@@ -21,28 +21,18 @@ static int check_operands(const memplan_command *c, const cli_args *a) {
     return CLI_OK;
 }
 
-/* Load the model at path: its graph read without the tensor data; for a
- * command that reads the whole file (annotate) the file stays open in *mf
- * for its reader. Prints the error and returns false on failure. */
-static bool load(const char *path, bool whole, cli_model_file *mf, memplan_model **m, void **bytes) {
+/* Load the model at path: its graph read without the tensor data, in one
+ * checked walk (memplan_model_load_reader); for a command that reads the
+ * whole file (annotate) the file stays open in *mf for its reader. Prints
+ * the error and returns false on failure. */
+static bool load(const char *path, bool whole, cli_model_file *mf, memplan_model **m) {
     memplan_error err = {0};
-    size_t n = 0;
     *m = NULL;
-    *bytes = NULL;
     if (!cli_open_model(path, mf)) return false;
-    if (!cli_strip_opened(path, mf, bytes, &n)) {
-        cli_close_model(mf);
-        return false;
-    }
-    if (!whole) cli_close_model(mf);
-    if (memplan_model_load(*bytes, n, NULL, m, &err)) {
-        cli_error("memplan: %s: %s", path, err.message);
-        free(*bytes);
-        *bytes = NULL;
-        cli_close_model(mf);
-        return false;
-    }
-    return true;
+    memplan_status st = memplan_model_load_reader(&mf->rd, NULL, m, &err);
+    if (!whole || st) cli_close_model(mf);
+    if (st) cli_error("memplan: %s: %s", path, err.message);
+    return st == MEMPLAN_OK;
 }
 
 /* plan --trace OUT.json: the plan of the request (the one the report
@@ -74,9 +64,8 @@ static int run_loaded(const memplan_command *c, cli_args *a, const char *path) {
      * window at a time: memory is the output plus O(graph). */
     memplan_error err = {0};
     memplan_model *m = NULL;
-    void *bytes = NULL;
     cli_model_file mf;
-    if (!load(path, c->whole_model, &mf, &m, &bytes)) return CLI_BAD_INPUT;
+    if (!load(path, c->whole_model, &mf, &m)) return CLI_BAD_INPUT;
     if (c->whole_model) a->req.model_reader = &mf.rd;
     char *out = NULL;
     size_t len = 0;
@@ -85,7 +74,6 @@ static int run_loaded(const memplan_command *c, cli_args *a, const char *path) {
                                              : memplan_report_text(m, c->name, &a->req, &out, &len, &err);
     int trace_rc = !st && a->req.trace_path ? write_trace(m, a, path) : CLI_OK;
     memplan_model_free(m);
-    free(bytes);
     cli_close_model(&mf); /* closing twice is harmless */
     a->req.model_reader = NULL;
     if (st) {
@@ -125,10 +113,9 @@ int cli_run_diff_command(const memplan_command *c, int argc, char **argv) {
              : a.n_positional != 2 ? cli_usage_error(c->name, "two models to compare, got %zu", a.n_positional)
                                    : CLI_OK;
     memplan_model *m[2] = {NULL, NULL};
-    void *bytes[2] = {NULL, NULL};
     cli_model_file mf;
     for (int k = 0; k < 2 && rc == CLI_OK; k++)
-        if (!load(a.positional[k], false, &mf, &m[k], &bytes[k])) rc = CLI_BAD_INPUT;
+        if (!load(a.positional[k], false, &mf, &m[k])) rc = CLI_BAD_INPUT;
     char *out = NULL;
     size_t len = 0;
     if (rc == CLI_OK) {
@@ -142,10 +129,7 @@ int cli_run_diff_command(const memplan_command *c, int argc, char **argv) {
         }
     }
     free(out);
-    for (int k = 0; k < 2; k++) {
-        memplan_model_free(m[k]);
-        free(bytes[k]);
-    }
+    for (int k = 0; k < 2; k++) memplan_model_free(m[k]);
     cli_args_free(&a);
     return rc;
 }

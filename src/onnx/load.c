@@ -530,40 +530,98 @@ static memplan_status convert_model(loader *L, model_internal *mi, const Onnx__M
     return MEMPLAN_OK;
 }
 
-/* protobuf-c's allocator, noting a failed allocation: the bytes are already
- * checked by prune, so a NULL from unpack after one is out of memory. */
+/* protobuf-c's allocator: the decoded ModelProto lives only until it is
+ * converted, so small blocks (a message, a string, a short array) come from
+ * a bump arena, and freeing one does nothing; large blocks (long arrays,
+ * which protobuf-c may free and replace while merging, and its scratch)
+ * are malloc'ed, kept in a list and freed when freed. The whole message is
+ * then dropped in one call, not freed a field at a time. Every block has a
+ * 16-byte header (protobuf-c needs no more alignment) telling which kind it
+ * is. A failed allocation is noted: the bytes are already checked by prune,
+ * so a NULL from unpack after one is out of memory. */
+#define PB_SMALL 1024 /* bytes: larger blocks are malloc'ed */
+
+#define PB_HEADER 16     /* before a small block: 8 bytes, then its kind word (0) */
+#define PB_BIG_HEADER 32 /* before a large block: its list links, then its kind word (1) */
+
+typedef struct pb_big {
+    struct pb_big *prev, *next;
+} pb_big;
+
+typedef struct pb_heap {
+    mp_arena small;
+    pb_big *big;
+    bool oom;
+} pb_heap;
+
 static void *pb_alloc(void *data, size_t size) {
-    void *p = malloc(size);
-    if (!p) *(bool *)data = true;
-    return p;
+    pb_heap *h = data;
+    if (size <= PB_SMALL) {
+        char *p = mp_arena_alloc(&h->small, size + PB_HEADER); /* zeroed: kind 0 */
+        if (!p) h->oom = true;
+        return p ? p + PB_HEADER : NULL;
+    }
+    char *raw = size > SIZE_MAX - PB_BIG_HEADER ? NULL : malloc(PB_BIG_HEADER + size);
+    if (!raw) {
+        h->oom = true;
+        return NULL;
+    }
+    pb_big *b = (pb_big *)(void *)raw;
+    uint64_t one = 1;
+    memcpy(raw + PB_BIG_HEADER - sizeof one, &one, sizeof one);
+    b->prev = NULL;
+    b->next = h->big;
+    if (h->big) h->big->prev = b;
+    h->big = b;
+    return raw + PB_BIG_HEADER;
 }
 
 static void pb_free(void *data, void *p) {
-    (void)data;
-    free(p);
+    pb_heap *h = data;
+    uint64_t kind = 0;
+    if (p) memcpy(&kind, (char *)p - sizeof kind, sizeof kind);
+    if (kind == 0) return; /* small (or NULL): the arena holds it */
+    pb_big *b = (pb_big *)(void *)((char *)p - PB_BIG_HEADER);
+    if (b->prev) b->prev->next = b->next;
+    else
+        h->big = b->next;
+    if (b->next) b->next->prev = b->prev;
+    free(b);
+}
+
+/* Drop everything unpack allocated. */
+static void pb_heap_free(pb_heap *h) {
+    while (h->big) {
+        pb_big *next = h->big->next;
+        free(h->big);
+        h->big = next;
+    }
+    mp_arena_free(&h->small);
 }
 
 /* Decode pruned ModelProto bytes into the IR; frees them once decoded (so
  * they and the IR are never both held). */
 static memplan_status load_pruned(mp_buf *pruned, memplan_model **out, memplan_error *err) {
-    bool pb_oom = false;
-    ProtobufCAllocator pb_allocator = {pb_alloc, pb_free, &pb_oom};
+    pb_heap heap = {.big = NULL, .oom = false};
+    mp_arena_init(&heap.small);
+    ProtobufCAllocator pb_allocator = {pb_alloc, pb_free, &heap};
     Onnx__ModelProto *mp = onnx__model_proto__unpack(&pb_allocator, pruned->len, (const uint8_t *)pruned->data);
     size_t pruned_len = pruned->len;
     mp_buf_free(pruned);
-    if (!mp && pb_oom)
+    if (!mp) pb_heap_free(&heap); /* what a failed unpack left in the arena */
+    if (!mp && heap.oom)
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while decoding the model (%zu bytes of protobuf)",
                                  pruned_len);
     if (!mp)
         return memplan_error_set(err, MEMPLAN_EINPUT, "protobuf-c could not decode the bytes as an ONNX ModelProto");
     if (!mp->graph) {
-        onnx__model_proto__free_unpacked(mp, &pb_allocator);
+        pb_heap_free(&heap);
         return memplan_error_set(err, MEMPLAN_EINPUT, "not an ONNX model: it has no graph");
     }
 
     model_internal *mi = calloc(1, sizeof *mi);
     if (!mi) {
-        onnx__model_proto__free_unpacked(mp, &pb_allocator);
+        pb_heap_free(&heap);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     }
     mp_arena_init(&mi->arena);
@@ -572,7 +630,7 @@ static memplan_status load_pruned(mp_buf *pruned, memplan_model **out, memplan_e
     mi->model.internal = mi;
     loader L = {&mi->arena, err, 0};
     memplan_status st = convert_model(&L, mi, mp);
-    onnx__model_proto__free_unpacked(mp, &pb_allocator);
+    pb_heap_free(&heap);
     if (st) {
         memplan_model_free(&mi->model);
         return st;
@@ -603,7 +661,7 @@ static memplan_status strip(const memplan_reader *reader, mp_buf *pruned, mempla
     mp_buf_init(pruned);
     if (!reader || !reader->read) return memplan_error_set(err, MEMPLAN_EUSAGE, "no reader given");
     if (reader->size == 0) return memplan_error_set(err, MEMPLAN_EINPUT, "the file is empty: not an ONNX model");
-    memplan_status st = mp_prune_reader(reader, MP_PRUNE_WINDOW, pruned, NULL, err);
+    memplan_status st = mp_strip_reader(reader, pruned, err);
     if (st) mp_buf_free(pruned);
     return st;
 }

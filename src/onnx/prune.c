@@ -140,6 +140,33 @@ static memplan_status too_large(walker *w, uint64_t at) {
 }
 
 static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, uint64_t p, uint64_t end, int depth,
+                           mp_buf *out);
+
+/* A message field (tag, v bytes of body at [body, end)) walked straight into
+ * out: its tag and v's varint first, then its pruned body after them. The
+ * body never grows, so when it shrank (tensor data dropped) its length's
+ * varint can only get shorter: it is rewritten and the body moved back over
+ * the spare bytes. Each byte is copied once, not once per nesting level. */
+static memplan_status walk_message(walker *w, const ProtobufCMessageDescriptor *md, uint64_t tag, uint64_t v,
+                                   uint64_t body, uint64_t end, int depth, mp_buf *out) {
+    put_varint(out, tag);
+    size_t len_at = out->len;
+    put_varint(out, v);
+    size_t body_at = out->len;
+    memplan_status st = walk(w, md, body, end, depth, out);
+    if (st || out->failed) return st;
+    size_t got = out->len - body_at;
+    if (got == v) return MEMPLAN_OK;
+    uint8_t tmp[10];
+    size_t k = mp_wire_encode_varint(tmp, got);
+    memcpy(out->data + len_at, tmp, k);
+    memmove(out->data + len_at + k, out->data + body_at, got);
+    out->len = len_at + k + got;
+    out->data[out->len] = '\0';
+    return MEMPLAN_OK;
+}
+
+static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, uint64_t p, uint64_t end, int depth,
                            mp_buf *out) {
     memplan_status st = MEMPLAN_OK;
     /* Occurrences of each singular message field of this message (ONNX's
@@ -210,16 +237,7 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, ui
                 const ProtobufCMessageDescriptor *md = fd->descriptor;
                 w->decoded += md->sizeof_message + sizeof(void *);
                 if (w->decoded > w->decoded_max) return too_large(w, start);
-                mp_buf sub;
-                mp_buf_init(&sub);
-                st = walk(w, fd->descriptor, body, p, depth + 1, &sub);
-                if (st == MEMPLAN_OK) {
-                    put_varint(out, tag);
-                    put_varint(out, sub.len);
-                    mp_buf_append(out, sub.data, sub.len);
-                    if (sub.failed) out->failed = true;
-                }
-                mp_buf_free(&sub);
+                st = walk_message(w, md, tag, v, body, p, depth + 1, out);
             } else if (v == 0 && fd && fd->label == PROTOBUF_C_LABEL_REPEATED && expected_wire_type(fd) != WT_LEN) {
                 /* An empty packed repeated scalar holds no element: drop it. Left in,
                  * protobuf-c computes NULL + 0 for its array (UB, found by fuzz_plan). */
@@ -241,10 +259,14 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, ui
     return MEMPLAN_OK;
 }
 
+static uint64_t decoded_max(uint64_t size) {
+    uint64_t m = DECODED_BASE + DECODED_PER_BYTE * size;
+    return m > DECODED_MAX ? DECODED_MAX : m;
+}
+
 static memplan_status run(walker *w, uint64_t data_max, mp_buf *out, uint64_t *dropped, memplan_error *err) {
     w->data_max = data_max;
-    w->decoded_max = DECODED_BASE + DECODED_PER_BYTE * w->src.size;
-    if (w->decoded_max > DECODED_MAX) w->decoded_max = DECODED_MAX;
+    w->decoded_max = decoded_max(w->src.size);
     w->err = err;
     memplan_status st = walk(w, &onnx__model_proto__descriptor, 0, w->src.size, 0, out);
     if (dropped) *dropped = w->dropped;
@@ -262,12 +284,32 @@ memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_ma
     return run(&w, data_max, out, dropped, err);
 }
 
-memplan_status mp_prune_reader(const memplan_reader *rd, size_t window, mp_buf *out, uint64_t *dropped,
-                               memplan_error *err) {
+static memplan_status prune_reader(const memplan_reader *rd, size_t window, mp_buf *out, uint64_t *dropped,
+                                   uint64_t *decoded, memplan_error *err) {
     walker w = {0};
     if (window < MP_PRUNE_WINDOW_MIN) window = MP_PRUNE_WINDOW_MIN;
     if (!mp_wire_open_reader(&w.src, rd, window)) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     memplan_status st = run(&w, MEMPLAN_TENSOR_DATA_MAX, out, dropped, err);
     mp_wire_close(&w.src);
+    if (decoded) *decoded = w.decoded;
+    return st;
+}
+
+memplan_status mp_prune_reader(const memplan_reader *rd, size_t window, mp_buf *out, uint64_t *dropped,
+                               memplan_error *err) {
+    return prune_reader(rd, window, out, dropped, NULL, err);
+}
+
+memplan_status mp_strip_reader(const memplan_reader *rd, mp_buf *out, memplan_error *err) {
+    uint64_t decoded = 0;
+    memplan_status st = prune_reader(rd, MP_PRUNE_WINDOW, out, NULL, &decoded, err);
+    if (st || decoded <= decoded_max(out->len)) return st;
+    /* Over the pruned bytes' own cap: the second walk stops where the
+     * running count passes it, with that walk's error. */
+    mp_buf again;
+    mp_buf_init(&again);
+    st = mp_prune_model((const uint8_t *)out->data, out->len, &again, NULL, err);
+    mp_buf_free(out);
+    *out = again;
     return st;
 }

@@ -37,4 +37,11 @@ memplan_status mp_clean_model(const uint8_t *bytes, size_t len, uint64_t data_ma
 memplan_status mp_prune_reader(const memplan_reader *rd, size_t window, mp_buf *out, uint64_t *dropped,
                                memplan_error *err);
 
+/* The model's bytes as the loader takes them: mp_prune_reader's, which
+ * mp_prune_model would give back unchanged, with the error that second walk
+ * would give (its decode cap is the pruned bytes' own, smaller when tensor
+ * data was dropped). The walk counts what it decodes, so the second walk
+ * runs only when it must fail: loading these bytes needs no other walk. */
+memplan_status mp_strip_reader(const memplan_reader *rd, mp_buf *out, memplan_error *err);
+
 #endif

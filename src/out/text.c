@@ -7,10 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first n bytes of s, escaped. */
+/* The bytes put_escaped copies as they are. */
+static bool plain(unsigned char c) { return c >= 0x20 && c != 0x7f && c != 0xc2 && c != '\\'; }
+
+/* The first n bytes of s, escaped; runs of plain bytes appended at once. */
 static void put_escaped(mp_buf *b, const char *s, size_t n) {
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < n; i++) {
+        size_t run = i;
+        while (run < n && plain(p[run])) run++;
+        if (run > i) {
+            mp_buf_append(b, p + i, run - i);
+            i = run;
+            if (i == n) break;
+        }
         unsigned char c = p[i];
         if (c < 0x20 || c == 0x7f) mp_buf_printf(b, "\\x%02x", c);
         else if (c == 0xc2 && i + 1 < n && p[i + 1] >= 0x80 && p[i + 1] <= 0x9f)
@@ -31,6 +41,10 @@ static void put_string(mp_buf *b, const char *s, int width, int precision, bool 
     if (!s) s = "(null)";
     size_t n = strlen(s);
     if (precision >= 0 && (size_t)precision < n) n = (size_t)precision;
+    if (width <= 0) { /* no padding: escaped straight into b */
+        put_escaped(b, s, n);
+        return;
+    }
     mp_buf e;
     mp_buf_init(&e);
     put_escaped(&e, s, n);
@@ -38,7 +52,7 @@ static void put_string(mp_buf *b, const char *s, int width, int precision, bool 
     b->failed |= e.failed;
     size_t pad = width > 0 && (size_t)width > len ? (size_t)width - len : 0;
     for (size_t i = 0; !left && i < pad; i++) mp_buf_putc(b, ' ');
-    if (len) mp_buf_printf(b, "%.*s", (int)len, e.data);
+    if (len) mp_buf_append(b, e.data, len);
     for (size_t i = 0; left && i < pad; i++) mp_buf_putc(b, ' ');
     mp_buf_free(&e);
 }
@@ -92,6 +106,27 @@ static void put_other(mp_buf *b, const char *spec, const char *len, char conv, v
     }
 }
 
+/* %d, %lld, %u, %zu ... with no flag, width or precision: the digits
+ * written directly (what printf writes, without its cost). False for any
+ * other conversion. */
+static bool put_integer(mp_buf *b, const char *len, char conv, va_list *ap) {
+    bool l = strcmp(len, "l") == 0, ll = strcmp(len, "ll") == 0, z = strcmp(len, "z") == 0, none = !len[0];
+    if (conv == 'd' || conv == 'i') {
+        if (!ll && !l && !none) return false;
+        mp_buf_put_i64(b, ll ? va_arg(*ap, long long) : l ? va_arg(*ap, long) : va_arg(*ap, int));
+        return true;
+    }
+    if (conv == 'u') {
+        if (!ll && !l && !z && !none) return false;
+        mp_buf_put_u64(b, ll  ? va_arg(*ap, unsigned long long)
+                          : l ? va_arg(*ap, unsigned long)
+                          : z ? va_arg(*ap, size_t)
+                              : va_arg(*ap, unsigned));
+        return true;
+    }
+    return false;
+}
+
 /* The format text is the program's own: -Wformat checks it at every call. */
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
@@ -106,7 +141,7 @@ void mp_text_printf(mp_buf *b, const char *fmt, ...) {
             mp_buf_puts(b, p);
             break;
         }
-        if (pct > p) mp_buf_printf(b, "%.*s", (int)(pct - p), p);
+        if (pct > p) mp_buf_append(b, p, (size_t)(pct - p));
         const char *q = pct + 1;
         if (*q == '%') {
             mp_buf_putc(b, '%');
@@ -156,6 +191,7 @@ void mp_text_printf(mp_buf *b, const char *fmt, ...) {
             put_string(b, va_arg(ap, const char *), width, precision, left);
             continue;
         }
+        if (k == 1 && width < 0 && precision < 0 && put_integer(b, len, conv, &ap)) continue;
         if (width >= 0) k += (size_t)snprintf(spec + k, sizeof spec - k, "%d", width);
         if (precision >= 0) k += (size_t)snprintf(spec + k, sizeof spec - k, ".%d", precision);
         snprintf(spec + k, sizeof spec - k, "%s%c", len, conv);
