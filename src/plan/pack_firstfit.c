@@ -46,26 +46,36 @@
 #include "plan/pack_internal.h"
 
 /* Elementary intervals per leaf block: the per-block lists scanned in (c)
- * hold about 2B buffers, the tree has 2n/B leaves. 8 was the fastest of
- * 4, 8, 16 and 32 on bench_pack --random. */
-#define FF_BLOCK 8u
+ * hold about 2B buffers, the tree has 2n/B leaves. 16: since the lists
+ * hold their entries inline, 16 and 32 cost about the same instructions as
+ * 8 at 30k buffers (callgrind) with half and a fifth of its cache misses;
+ * 32 scans more. */
+#define FF_BLOCK 16u
 
 typedef struct iset { /* disjoint, non-adjacent runs [r[2k], r[2k+1]), ascending */
     uint64_t *r;
     uint32_t len, cap;
 } iset;
 
+/* A buffer partial in a leaf block, as that block's list holds it: its
+ * span and, once placed, its address range (top 0 before, or when its size
+ * is 0). Kept inline so a query's scan of the list reads it in order
+ * instead of four per-buffer arrays at random. */
+typedef struct ff_part {
+    size_t lo, hi;     /* first and last elementary interval */
+    uint64_t off, top; /* [off, top) once placed */
+} ff_part;
+
 typedef struct ff {
     const mp_pack_input *in;
-    size_t leaves;   /* power of two >= number of blocks */
-    iset *c, *d;     /* per node, 1-based (node 1 is the root) */
-    uint64_t *stamp; /* per node: last operation that visited it */
-    uint64_t op;     /* operation counter for stamp */
-    size_t *lo, *hi; /* per buffer: first and last elementary interval */
-    size_t *part_at; /* CSR: buffers partial in block p are */
-    size_t *part;    /*   part[part_at[p] .. part_at[p + 1]) */
-    bool *placed;
-    uint64_t *off;    /* offsets of the placed buffers */
+    size_t leaves;    /* power of two >= number of blocks */
+    iset *c, *d;      /* per node, 1-based (node 1 is the root) */
+    uint64_t *stamp;  /* per node: last operation that visited it */
+    uint64_t op;      /* operation counter for stamp */
+    size_t *lo, *hi;  /* per buffer: first and last elementary interval */
+    size_t *part_at;  /* CSR: buffers partial in block p are */
+    ff_part *part;    /*   part[part_at[p] .. part_at[p + 1]) */
+    size_t *part_pos; /* per buffer: its two entries in part (SIZE_MAX: none) */
     iset **sets;      /* the query's sets */
     uint32_t *cursor; /* per queued set: see iset_clear */
     size_t nsets, sets_cap;
@@ -121,7 +131,21 @@ static bool iset_add(iset *s, uint64_t a, uint64_t b) {
  * a placement, so each set is walked once per placement, not searched. */
 static uint64_t iset_clear(const iset *s, uint32_t *at, uint64_t y, uint64_t h) {
     uint32_t k = *at;
-    while (k < s->len && s->r[2 * k + 1] <= y) k++;
+    if (k < s->len && s->r[2 * k + 1] <= y) { /* gallop, then halve: the first top > y */
+        uint32_t step = 1, lo = k + 1, hi;
+        while (lo + step < s->len && s->r[2 * (lo + step) + 1] <= y) {
+            lo += step;
+            step *= 2;
+        }
+        hi = MP_MIN(s->len, lo + step);
+        while (lo < hi) {
+            uint32_t mid = lo + (hi - lo) / 2;
+            if (s->r[2 * mid + 1] <= y) lo = mid + 1;
+            else
+                hi = mid;
+        }
+        k = lo;
+    }
     for (; k < s->len && s->r[2 * k] < y + h; k++) y = s->r[2 * k + 1]; /* the next run may overlap too */
     *at = k;
     return y;
@@ -133,7 +157,7 @@ static void ff_free(ff *f) {
     for (size_t v = 0; f->c && v < 2 * f->leaves; v++) free(f->c[v].r);
     for (size_t v = 0; f->d && v < 2 * f->leaves; v++) free(f->d[v].r);
     free(f->c), free(f->d), free(f->stamp), free(f->lo), free(f->hi);
-    free(f->part_at), free(f->part), free(f->placed), free(f->sets), free(f->cursor);
+    free(f->part_at), free(f->part), free(f->part_pos), free(f->sets), free(f->cursor);
     free(f->scratch[0].r), free(f->scratch[1].r);
 }
 
@@ -174,7 +198,8 @@ static bool ff_partials(ff *f) {
     size_t n = f->in->n, nb = f->leaves;
     f->part_at = calloc(nb + 1, sizeof *f->part_at);
     f->part = malloc(2 * n * sizeof *f->part);
-    if (!f->part_at || !f->part) return false;
+    f->part_pos = malloc(2 * n * sizeof *f->part_pos);
+    if (!f->part_at || !f->part || !f->part_pos) return false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
             size_t la, lb, fa, fb;
@@ -184,8 +209,12 @@ static bool ff_partials(ff *f) {
                 f->part_at[la + 1] += pa;
                 f->part_at[lb + 1] += pb;
             } else {
-                if (pa) f->part[f->part_at[la]++] = i;
-                if (pb) f->part[f->part_at[lb]++] = i;
+                f->part_pos[2 * i] = f->part_pos[2 * i + 1] = SIZE_MAX;
+                if (pa) f->part_pos[2 * i] = f->part_at[la]++;
+                if (pb) f->part_pos[2 * i + 1] = f->part_at[lb]++;
+                for (int e = 0; e < 2; e++)
+                    if (f->part_pos[2 * i + e] != SIZE_MAX)
+                        f->part[f->part_pos[2 * i + e]] = (ff_part){f->lo[i], f->hi[i], 0, 0};
             }
         }
         if (pass == 0)
@@ -203,8 +232,7 @@ static bool ff_init(ff *f, const mp_pack_input *in) {
     f->in = in;
     f->lo = malloc(n * sizeof *f->lo);
     f->hi = malloc(n * sizeof *f->hi);
-    f->placed = calloc(n, sizeof *f->placed);
-    if (!f->lo || !f->hi || !f->placed || !ff_times(f)) return false;
+    if (!f->lo || !f->hi || !ff_times(f)) return false;
     size_t blocks = 1;
     for (size_t i = 0; i < n; i++) blocks = MP_MAX(blocks, f->hi[i] / FF_BLOCK + 1);
     f->leaves = 1;
@@ -260,14 +288,11 @@ static void ff_queue(ff *f, size_t i) {
 /* Case (c): the placed buffers partial in block p and live with i, as the
  * runs of the scratch set *out (few: about 2 x FF_BLOCK are listed). */
 static bool ff_partials_set(ff *f, size_t i, size_t p, iset *out) {
-    const uint64_t *size = f->in->size;
+    size_t lo = f->lo[i], hi = f->hi[i];
     out->len = 0;
-    for (size_t k = f->part_at[p]; k < f->part_at[p + 1]; k++) {
-        size_t j = f->part[k];
+    for (const ff_part *e = &f->part[f->part_at[p]], *end = &f->part[f->part_at[p + 1]]; e < end; e++) {
         f->work++;
-        if (f->placed[j] && f->lo[j] <= f->hi[i] && f->hi[j] >= f->lo[i] && size[j] > 0 &&
-            !iset_add(out, f->off[j], f->off[j] + size[j]))
-            return false;
+        if (e->top && e->lo <= hi && e->hi >= lo && !iset_add(out, e->off, e->top)) return false;
     }
     return true;
 }
@@ -287,7 +312,7 @@ static uint64_t ff_lowest(ff *f, size_t i) {
     uint64_t y = 0, h = f->in->size[i];
     size_t items = f->nsets;
     memset(f->cursor, 0, items * sizeof *f->cursor);
-    for (size_t k = 0, calm = 0; calm < items; k = (k + 1) % items) {
+    for (size_t k = 0, calm = 0; calm < items; k = k + 1 < items ? k + 1 : 0) {
         f->work++;
         uint64_t ny = iset_clear(f->sets[k], &f->cursor[k], y, h);
         calm = ny == y ? calm + 1 : 1;
@@ -324,6 +349,11 @@ static void ff_insert(ff *f, size_t i, uint64_t y, uint64_t h) {
     }
     for (size_t p = la; p <= lb; p += lb > la ? lb - la : 1)
         if (p < fa || p >= fb) ff_add_up(f, p + f->leaves, y, h);
+    for (int e = 0; e < 2; e++)
+        if (f->part_pos[2 * i + e] != SIZE_MAX) {
+            f->part[f->part_pos[2 * i + e]].off = y;
+            f->part[f->part_pos[2 * i + e]].top = y + h;
+        }
     f->work += f->nsets + 1;
 }
 
@@ -332,7 +362,6 @@ bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, u
     if (in->n == 0) return true;
     ff f;
     bool ok = ff_init(&f, in);
-    f.off = off;
     for (size_t k = 0; ok && k < in->n; k++) {
         size_t i = order[k];
         uint64_t h = in->size[i];
@@ -342,7 +371,6 @@ bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, u
         off[i] = ff_lowest(&f, i);
         if (!f.oom) ff_insert(&f, i, off[i], h);
         ok = !f.oom;
-        f.placed[i] = true;
         *height = MP_MAX(*height, off[i] + h);
     }
     *work += f.work;
