@@ -236,6 +236,71 @@ describe('memorySeries', () => {
   });
 });
 
+// Random plans (with ties in start and end, views, unknown sizes and unplaced
+// buffers): the timeline's row order, the extent and the slot segments equal
+// what the definitions give by brute force (sorts with comparators, a scan
+// over every live buffer).
+describe('row order, extent and slot segments against brute force', () => {
+  let seed = 7;
+  const rnd = (k) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % k;
+  };
+  const randomPlan = () => {
+    const n = 1 + rnd(60),
+      P = 1 + rnd(12);
+    const values = [];
+    for (let i = 0; i < n; i++) {
+      const start = rnd(P),
+        end = start + rnd(P - start);
+      const owner = i > 0 && rnd(5) === 0 ? `v${rnd(i)}` : `v${i}`;
+      values.push({
+        name: `v${i}`,
+        size: rnd(9) === 0 ? null : 1 + rnd(300),
+        start,
+        end,
+        owner,
+        view: owner !== `v${i}`,
+        slot: rnd(4) === 0 ? null : rnd(5),
+        offset: rnd(6) === 0 ? null : 64 * rnd(20),
+      });
+    }
+    // A view's owner must own its buffer: follow the chain to a root.
+    for (const v of values) {
+      let o = values[Number(v.owner.slice(1))];
+      while (o.owner !== o.name) o = values[Number(o.owner.slice(1))];
+      v.owner = o.name;
+      v.view = o !== v;
+    }
+    const slots = [0, 1, 2, 3, 4].filter(() => rnd(4) > 0).map((id) => ({ id, capacity: 100 + id, offset: 0 }));
+    return { status: 'planned', strategy: rnd(2) ? 'slots' : 'arena', align: 64, positions: P, values, slots };
+  };
+  it('on 300 random plans', () => {
+    for (let t = 0; t < 300; t++) {
+      const plan = randomPlan();
+      const m = normalizePlan(plan);
+      const owners = [];
+      for (let i = 0; i < m.n; i++) if (m.owner[i] === i) owners.push(i);
+      owners.sort((a, b) => m.start[a] - m.start[b] || m.end[a] - m.end[b] || a - b);
+      expect([...m.rowValue]).toEqual(owners);
+      const s = memorySeries(m);
+      for (let p = 0; p < m.positions; p++) {
+        let top = 0;
+        for (const i of owners)
+          if (m.start[i] <= p && p <= m.end[i] && !Number.isNaN(m.size[i]) && !Number.isNaN(m.offset[i]))
+            top = Math.max(top, m.offset[i] + m.alignedSize[i]);
+        expect(s.extent[p]).toBe(top);
+      }
+      const ids = m.slots.map((x) => x.id).sort((a, b) => a - b);
+      const inSlots = owners.filter((i) => ids.includes(m.slot[i]));
+      inSlots.sort((a, b) => ids.indexOf(m.slot[a]) - ids.indexOf(m.slot[b]) || m.start[a] - m.start[b] || a - b);
+      const { segments } = slotOccupancy(m);
+      expect([...segments.value]).toEqual(inSlots);
+      expect([...segments.row]).toEqual(inSlots.map((i) => ids.indexOf(m.slot[i])));
+    }
+  });
+});
+
 describe('slotOccupancy', () => {
   it('rows in slot order with segments and utilisation', () => {
     const { rows, segments } = slotOccupancy(normalizePlan(PLAN));

@@ -19,13 +19,14 @@ static bool nondeterministic(const memplan_node *n) {
 /* A node folds when every input is a weight: at least one input, or the
  * node is a Constant. */
 static bool folds(const memplan_node *n, const uint8_t *is_const) {
-    if (n->n_subgraphs || nondeterministic(n)) return false;
+    if (n->n_subgraphs) return false;
     bool any = false;
     for (int32_t k = 0; k < n->n_inputs; k++) {
         if (n->inputs[k] < 0) continue;
-        if (!is_const[n->inputs[k]]) return false;
+        if (!is_const[n->inputs[k]]) return false; /* most nodes end here, before any string compare */
         any = true;
     }
+    if (nondeterministic(n)) return false;
     return any || (default_domain(n) && strcmp(n->op_type, "Constant") == 0);
 }
 

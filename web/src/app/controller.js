@@ -127,6 +127,19 @@ function initialState(options) {
   });
 }
 
+// value name -> the node that outputs it, per node list (normalizeNodes gives
+// a re-plan the same list: the map is made once per model, not per plan).
+const producerMaps = new WeakMap();
+function producersOf(nodes) {
+  let map = producerMaps.get(nodes);
+  if (!map) {
+    map = new Map();
+    for (const nd of nodes) for (const o of nd.outputs ?? []) if (o) map.set(o, nd);
+    producerMaps.set(nodes, map);
+  }
+  return map;
+}
+
 /** Freeze a JSON document and everything in it (once: a frozen root is not walked again). */
 export function deepFreeze(doc) {
   if (doc === null || typeof doc !== 'object' || Object.isFrozen(doc)) return doc;
@@ -846,8 +859,7 @@ export function createController(client, options = {}) {
     producer(name) {
       const m = state.m;
       if (!m?.nodes.length) return null;
-      derived.producer ??= new Map(m.nodes.flatMap((nd) => (nd.outputs ?? []).filter(Boolean).map((o) => [o, nd])));
-      return derived.producer.get(name) ?? null;
+      return producersOf(m.nodes).get(name) ?? null;
     },
     // ---- sweep and compare (issue 17 items 4, 5: app/sweep.js, app/compare.js)
     /** The arguments the plan shown is made with (strategy, alignment, in-place, dims, values),

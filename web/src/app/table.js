@@ -82,6 +82,7 @@ export function createTable(container, ctl) {
   sec.append(el('h3', '', 'Details'), head, bodyHits, linksLine, wrap);
   container.append(sec);
   let shown = []; // the rows shown (filtered, sorted)
+  let shownHead = null; // the tab and sort the header was made for
 
   function syncTabs() {
     for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === ctl.state.table.tab);
@@ -113,17 +114,24 @@ export function createTable(container, ctl) {
     syncTabs();
     const { which, rows, all, error } = ctl.tableView();
     const cols = columnsOf(which);
-    const thead = el('thead');
-    thead.append(headerRow(cols));
-    const colgroup = el('colgroup');
-    const weights = cols.reduce((a, c) => a + columnWeight(c), 0);
-    for (const c of cols) {
-      const col = el('col');
-      col.style.width = `${((100 * columnWeight(c)) / weights).toFixed(2)}%`;
-      colgroup.append(col);
+    // The header and column widths are remade only when the tab or the sort changed
+    // (a re-plan keeps them: no layout work for them).
+    const { sortKey, sortDir } = ctl.state.table;
+    const headKey = `${which}\n${sortKey}\n${sortDir}`;
+    if (headKey !== shownHead) {
+      shownHead = headKey;
+      const thead = el('thead');
+      thead.append(headerRow(cols));
+      const colgroup = el('colgroup');
+      const weights = cols.reduce((a, c) => a + columnWeight(c), 0);
+      for (const c of cols) {
+        const col = el('col');
+        col.style.width = `${((100 * columnWeight(c)) / weights).toFixed(2)}%`;
+        colgroup.append(col);
+      }
+      table.replaceChildren(colgroup, thead, vbody.body);
     }
     shown = rows;
-    table.replaceChildren(colgroup, thead, vbody.body);
     table.dataset.rows = String(rows.length);
     vbody.set(rows.length, (i) => tableRow(which, rows[i], cols), cols.length);
     note.textContent =

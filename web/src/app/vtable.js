@@ -7,6 +7,12 @@
 // scroll bar still measures every row. Rows have one fixed height (the CSS
 // keeps cells on one line); it is measured from the first row drawn.
 //
+// Drawing reads no layout: the view's height, the header's height and the
+// scroll position are kept from ResizeObservers and scroll events. A re-plan
+// draws the table right after the charts changed the page, and one read of
+// clientHeight there forced a layout of the whole page (~10 ms on a 10k-node
+// model, most of the table's cost).
+//
 //   const vt = createVirtualBody(wrap, table);
 //   vt.set(rows.length, (i) => makeTr(rows[i]), columnCount);
 //   vt.scrollTo(i);  // brings row i into view (nearest edge)
@@ -47,6 +53,10 @@ export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
     cols = 1,
     rowHeight = 0,
     frame = 0;
+  // The layout, as last observed (0: not laid out yet, or hidden).
+  let viewHeight = 0,
+    headHeight = 0,
+    scrollTop = 0;
   const spacer = () => {
     const tr = document.createElement('tr');
     tr.className = 'mpv-spacer';
@@ -58,18 +68,18 @@ export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
   };
   const above = spacer(),
     below = spacer();
-  const headHeight = () => table.tHead?.offsetHeight ?? 0;
 
   function draw() {
     frame = 0;
-    const view = wrap.clientHeight || FALLBACK_VIEW;
-    const [first, end] = visibleWindow(wrap.scrollTop - headHeight(), view, rowHeight || FALLBACK_ROW, count, overscan);
+    const view = viewHeight || FALLBACK_VIEW;
+    const [first, end] = visibleWindow(scrollTop - headHeight, view, rowHeight || FALLBACK_ROW, count, overscan);
     const rows = [];
     for (let i = first; i < end; i++) rows.push(make(i));
     above.firstChild.colSpan = below.firstChild.colSpan = cols;
     body.replaceChildren(above, ...rows, below);
-    if (!rowHeight && rows.length && rows[0].offsetHeight > 0) {
-      rowHeight = rows[0].offsetHeight; // once: every row has the same height
+    // Once, the first time rows are drawn in a laid-out table: every row has the same height.
+    if (!rowHeight && rows.length && viewHeight > 0 && rows[0].offsetHeight > 0) {
+      rowHeight = rows[0].offsetHeight;
       if (Math.ceil(view / rowHeight) + 2 * overscan > end - first && end < count) return draw();
     }
     const h = rowHeight || FALLBACK_ROW;
@@ -81,9 +91,33 @@ export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
   const schedule = () => {
     if (!frame) frame = requestAnimationFrame(draw);
   };
-  wrap.addEventListener('scroll', schedule, { passive: true });
-  const resize = typeof ResizeObserver === 'function' ? new ResizeObserver(schedule) : null;
+  wrap.addEventListener(
+    'scroll',
+    () => {
+      scrollTop = wrap.scrollTop; // layout is clean in a scroll event: no forced layout
+      schedule();
+    },
+    { passive: true },
+  );
+  // The wrap's and the header's heights, after each layout that changed them.
+  const resize =
+    typeof ResizeObserver === 'function'
+      ? new ResizeObserver(() => {
+          viewHeight = wrap.clientHeight;
+          headHeight = table.tHead?.offsetHeight ?? 0;
+          scrollTop = wrap.scrollTop;
+          schedule();
+        })
+      : null;
   resize?.observe(wrap);
+  let observedHead = null;
+  const observeHead = () => {
+    const th = table.tHead;
+    if (!resize || th === observedHead) return;
+    if (observedHead) resize.unobserve(observedHead);
+    if (th) resize.observe(th);
+    observedHead = th;
+  };
 
   return {
     body,
@@ -92,6 +126,7 @@ export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
       count = n;
       make = makeRow;
       cols = Math.max(1, columnCount | 0);
+      observeHead();
       draw();
     },
     redraw: draw,
@@ -99,9 +134,12 @@ export function createVirtualBody(wrap, table, { overscan = 8 } = {}) {
     scrollTo(i) {
       if (!(i >= 0 && i < count)) return;
       const h = rowHeight || FALLBACK_ROW;
-      const view = wrap.clientHeight || FALLBACK_VIEW;
-      const top = scrollTopFor(i, wrap.scrollTop, view, h, headHeight());
-      if (top !== wrap.scrollTop) wrap.scrollTop = top;
+      const view = viewHeight || FALLBACK_VIEW;
+      const top = scrollTopFor(i, scrollTop, view, h, headHeight);
+      if (top !== scrollTop) {
+        wrap.scrollTop = top;
+        scrollTop = top;
+      }
       draw();
     },
     destroy() {

@@ -20,23 +20,60 @@ const str = (v) => (typeof v === 'string' ? v : '');
 /** A dim as the JSON gives it: an int, a name or expression string, or null. */
 const dim = (d) => (Number.isInteger(d) || typeof d === 'string' ? d : null);
 const names = (a) => (Array.isArray(a) ? a.map(str) : []);
+/** A shape's dims checked: the JSON's own array when every dim is well-formed (no copy per value). */
+const checkShape = (a) => (a.every((d) => dim(d) === d) ? a : a.map(dim));
 
 /** The plan JSON's `nodes` ([{index, name, op_type, domain, inputs, outputs}]),
  *  checked: strings stay strings, missing lists are [] (outputs: null). An
  *  empty name in inputs/outputs is an omitted optional one, kept in place. */
 export function normalizeNodes(nodes) {
   if (!Array.isArray(nodes)) return [];
+  // A re-plan gives back the same `nodes` array (attachNodes: the list depends
+  // on the model only): its checked form is made once and shared, frozen.
+  let out = nodesSeen.get(nodes);
+  if (!out) {
+    out = Object.freeze(checkNodes(nodes));
+    nodesSeen.set(nodes, out);
+  }
+  return out;
+}
+const nodesSeen = new WeakMap();
+function checkNodes(nodes) {
   return nodes.map((nd, p) => {
     const o = nd && typeof nd === 'object' ? nd : {};
-    return {
+    return Object.freeze({
       index: int(o.index, p),
       name: str(o.name),
       op: str(o.op_type),
       domain: str(o.domain),
       inputs: names(o.inputs),
       outputs: Array.isArray(o.outputs) ? names(o.outputs) : null,
-    };
+    });
   });
+}
+
+/**
+ * `items` (an Int32Array of indices) stably sorted by key[item], an integer
+ * in [0, range): a counting sort, O(n + range), no comparator calls.
+ * Chained from the least significant key to the most, it sorts by several.
+ */
+export function sortByKey(items, key, range) {
+  const count = new Int32Array(Math.max(0, range) + 1);
+  for (let j = 0; j < items.length; j++) count[key[items[j]] + 1]++;
+  for (let p = 1; p < count.length; p++) count[p] += count[p - 1];
+  const out = new Int32Array(items.length);
+  for (let j = 0; j < items.length; j++) out[count[key[items[j]]]++] = items[j];
+  return out;
+}
+
+/** The owners (owner[i] === i) ordered by start, then end, then index, over positions [0, span). Exported for tests. */
+export function ownersByInterval(owner, start, end, span) {
+  let k = 0;
+  for (let i = 0; i < owner.length; i++) if (owner[i] === i) k++;
+  const all = new Int32Array(k);
+  k = 0;
+  for (let i = 0; i < owner.length; i++) if (owner[i] === i) all[k++] = i;
+  return sortByKey(sortByKey(all, end, span), start, span);
 }
 
 /**
@@ -78,20 +115,23 @@ export function normalizePlan(json) {
   const transients = (Array.isArray(json.transients) ? json.transients : []).filter(
     (t) => t && typeof t.node === 'string',
   );
-  const values = (Array.isArray(json.values) ? json.values : []).concat(
-    transients.map((t) => ({
-      name: t.node,
-      size: t.bytes,
-      start: t.position,
-      end: t.position,
-      owner: null,
-      view: false,
-      slot: t.slot,
-      offset: t.offset,
-      dtype: null,
-      shape: null,
-    })),
-  );
+  const given = Array.isArray(json.values) ? json.values : [];
+  const values = !transients.length
+    ? given
+    : given.concat(
+        transients.map((t) => ({
+          name: t.node,
+          size: t.bytes,
+          start: t.position,
+          end: t.position,
+          owner: null,
+          view: false,
+          slot: t.slot,
+          offset: t.offset,
+          dtype: null,
+          shape: null,
+        })),
+      );
   const nValues = values.length - transients.length;
   const n = values.length;
   const align = int(json.align, 1);
@@ -113,7 +153,7 @@ export function normalizePlan(json) {
     const name = typeof v.name === 'string' ? v.name : String(v.name ?? `#${i}`);
     valueNames[i] = name;
     if (!index.has(name)) index.set(name, i);
-    const s = int(v.start, 0),
+    const s = Math.max(0, int(v.start, 0)),
       e = int(v.end, s);
     start[i] = s;
     end[i] = Math.max(s, e);
@@ -126,7 +166,7 @@ export function normalizePlan(json) {
     slot[i] = int(v.slot, -1);
     view[i] = v.view ? 1 : 0;
     dtype[i] = typeof v.dtype === 'string' ? v.dtype : '';
-    shape[i] = Array.isArray(v.shape) ? v.shape.map(dim) : v.shape === null ? null : undefined;
+    shape[i] = Array.isArray(v.shape) ? checkShape(v.shape) : v.shape === null ? null : undefined;
   }
   for (let i = nValues; i < n; i++) owner[i] = i; // a transient owns its buffer
   for (let i = 0; i < nValues; i++) {
@@ -136,10 +176,8 @@ export function normalizePlan(json) {
   }
   // Timeline rows: one per buffer owner (a value whose owner is itself),
   // ordered by start, then end, then appearance.
-  const owners = [];
-  for (let i = 0; i < n; i++) if (owner[i] === i) owners.push(i);
-  owners.sort((a, b) => start[a] - start[b] || end[a] - end[b] || a - b);
-  const rowValue = Int32Array.from(owners);
+  const rowValue = ownersByInterval(owner, start, end, maxEnd + 1);
+  const owners = rowValue;
   const row = new Int32Array(n).fill(-1);
   for (let r = 0; r < owners.length; r++) row[owners[r]] = r;
   for (let i = 0; i < n; i++) if (row[i] < 0) row[i] = row[owner[i]] >= 0 ? row[owner[i]] : 0;

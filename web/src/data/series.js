@@ -1,6 +1,6 @@
 // series.js -- per-position series and per-slot rows derived from a PlanModel
 // (plan.js). Pure functions; all arrays are typed and indexed by position.
-import { alignUp, normalizeNodes } from './plan.js';
+import { alignUp, normalizeNodes, sortByKey } from './plan.js';
 import { formatShape } from './format.js';
 
 /**
@@ -89,30 +89,31 @@ export function memorySeries(m) {
   const peakPositions = [];
   if (maxLiveBound > 0) for (let p = 0; p < P; p++) if (liveBound[p] === maxLiveBound) peakPositions.push(p);
 
-  // extent[p] = max over live buffers of offset+size: paint positions from the
-  // highest top down, skipping painted ones with a next-unpainted pointer.
+  // extent[p] = max over live buffers of offset+size: each buffer raises the
+  // O(log P) nodes of a segment tree that cover [start, end] to its top, and
+  // the tags are pushed down to the leaves once. O(n log P), typed arrays only.
   const extent = new Float64Array(P);
-  const top = (i) => m.offset[i] + m.alignedSize[i];
-  tops.sort((a, b) => top(b) - top(a));
-  const next = new Int32Array(P + 1);
-  for (let p = 0; p <= P; p++) next[p] = p;
-  const find = (p) => {
-    let r = p;
-    while (next[r] !== r) r = next[r];
-    while (next[p] !== r) {
-      const q = next[p];
-      next[p] = r;
-      p = q;
-    }
-    return r;
-  };
+  let leaves = 1;
+  while (leaves < P) leaves *= 2;
+  const tag = new Float64Array(2 * leaves);
   for (const i of tops) {
-    const t = top(i);
-    for (let p = find(m.start[i]); p <= m.end[i]; p = find(p)) {
-      extent[p] = t;
-      next[p] = p + 1;
+    const t = m.offset[i] + m.alignedSize[i];
+    for (let l = m.start[i] + leaves, r = m.end[i] + 1 + leaves; l < r; l >>= 1, r >>= 1) {
+      if (l & 1) {
+        if (tag[l] < t) tag[l] = t;
+        l++;
+      }
+      if (r & 1) {
+        r--;
+        if (tag[r] < t) tag[r] = t;
+      }
     }
   }
+  for (let k = 1; k < leaves; k++) {
+    if (tag[2 * k] < tag[k]) tag[2 * k] = tag[k];
+    if (tag[2 * k + 1] < tag[k]) tag[2 * k + 1] = tag[k];
+  }
+  for (let p = 0; p < P; p++) extent[p] = tag[leaves + p];
   let maxExtent = 0;
   for (let p = 0; p < P; p++) if (extent[p] > maxExtent) maxExtent = extent[p];
   return {
@@ -147,10 +148,19 @@ export function slotOccupancy(m) {
     .sort((a, b) => a.id - b.id)
     .map((s) => ({ id: s.id, capacity: s.capacity, offset: s.offset, used: 0, busy: 0, utilisation: 0 }));
   const rowOf = new Map(rows.map((r, k) => [r.id, k]));
-  const idx = [];
-  for (let i = 0; i < m.n; i++) if (m.owner[i] === i && rowOf.has(m.slot[i])) idx.push(i);
-  idx.sort((a, b) => rowOf.get(m.slot[a]) - rowOf.get(m.slot[b]) || m.start[a] - m.start[b] || a - b);
-  const n = idx.length;
+  // Each owner's row (slot order), then the owners by row, start and index (two counting sorts).
+  const rowIx = new Int32Array(m.n).fill(-1);
+  let n = 0;
+  for (let i = 0; i < m.n; i++) {
+    const r = m.owner[i] === i ? rowOf.get(m.slot[i]) : undefined;
+    if (r !== undefined) {
+      rowIx[i] = r;
+      n++;
+    }
+  }
+  let idx = new Int32Array(n);
+  for (let i = 0, k = 0; i < m.n; i++) if (rowIx[i] >= 0) idx[k++] = i;
+  idx = sortByKey(sortByKey(idx, m.start, m.positions), rowIx, rows.length);
   const seg = {
     n,
     row: new Int32Array(n),
@@ -158,12 +168,12 @@ export function slotOccupancy(m) {
     end: new Int32Array(n),
     size: new Float64Array(n),
     fill: new Float64Array(n),
-    value: Int32Array.from(idx),
+    value: idx,
   };
   const byteSteps = new Float64Array(rows.length);
   for (let k = 0; k < n; k++) {
     const i = idx[k],
-      r = rowOf.get(m.slot[i]),
+      r = rowIx[i],
       row = rows[r];
     const sz = Number.isNaN(m.size[i]) ? 0 : m.size[i];
     const len = m.end[i] - m.start[i] + 1;
