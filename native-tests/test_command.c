@@ -69,6 +69,25 @@ static void test_long_dim_name_binds(void **state) {
     free(arg);
 }
 
+/* A dim name holding '=' binds: the name ends at the last '=' ("a=b=3" binds
+ * a=b to 3), as the page splits it; "a=b" alone binds a to the non-integer b: an error. */
+static void test_dim_name_with_equals_binds(void **state) {
+    (void)state;
+    memplan_model *m = one_dim_model("a=b");
+    const char *argv[] = {"--dim", "a=b=3", "--align", "1"};
+    char *plan = report(m, "plan", 4, argv);
+    expect_contains(plan, "\"naive_bytes\":12,\"peak_bytes\":12,");
+    expect_contains(plan, "\"dtype\":\"float\",\"shape\":[3]}");
+    free(plan);
+    cli_args a;
+    cli_args_init(&a);
+    memplan_error err = {0};
+    const char *bad[] = {"--dim", "a=b"};
+    assert_int_equal(cli_args_parse(&a, memplan_command_find("plan"), 2, bad, &err), MEMPLAN_EUSAGE);
+    cli_args_free(&a);
+    memplan_model_free(m);
+}
+
 /* --dim and --value are growable lists: 1,000 dims (the former fixed array
  * held 256), a repeated name replaces its value in place. */
 static void test_bindings_grow_and_replace(void **state) {
@@ -206,6 +225,7 @@ static void test_command_table(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_long_dim_name_binds),
+        cmocka_unit_test(test_dim_name_with_equals_binds),
         cmocka_unit_test(test_bindings_grow_and_replace),
         cmocka_unit_test(test_options_fill_typed_fields),
         cmocka_unit_test(test_command_table),

@@ -7,7 +7,9 @@ import { formatBytes, formatInt } from '../web/src/data/format.js';
 import { normalizePlan } from '../web/src/data/plan.js';
 import { sortRows, valueRows } from '../web/src/data/series.js';
 import { findValue, readHash, resolveBody, writeHash } from '../web/src/app/urlstate.js';
-import { bindingsOf, pngTitle } from '../web/src/app/exports.js';
+import { bindingName, bindingsOf, pngTitle } from '../web/src/app/exports.js';
+import { argsFor } from '../web/src/app/compare.js';
+import { sweepArgs } from '../web/src/app/sweep.js';
 import { openMessage, planMessage } from '../web/src/app/controller.js';
 
 // 2^56 + 2^30 + 4: no double holds it (the nearest is ...760).
@@ -186,6 +188,58 @@ describe('link state', () => {
     expect(
       bindingsOf(['--strategy', 'arena', '--dim', 'seq=1..8:4', '--dim', 'a=b=2', '--value', 'sr=16000', '--inplace']),
     ).toEqual({ dims: { seq: '1..8:4', 'a=b': '2' }, values: { sr: '16000' } });
+  });
+
+  it("compare's and sweep's arguments replace a dim whose name holds '=' (split at the last '=', as the library)", () => {
+    expect(bindingName('a=b=2')).toBe('a=b');
+    expect(bindingName('seq=1..8:4')).toBe('seq');
+    expect(bindingName('noequals')).toBe('noequals');
+    const plan = ['--strategy', 'arena', '--align', '64', '--dim', 'a=b=2', '--dim', 'a=1', '--value', 'sr=16000'];
+    expect(argsFor(plan, { strategy: 'slots', align: 1, inplace: true, dims: { 'a=b': '5' } })).toEqual([
+      '--strategy',
+      'slots',
+      '--align',
+      '1',
+      '--inplace',
+      '--dim',
+      'a=1',
+      '--value',
+      'sr=16000',
+      '--dim',
+      'a=b=5',
+    ]);
+    expect(argsFor(plan, { strategy: 'arena', align: 64, inplace: false, dims: { a: '7' } })).toEqual([
+      '--strategy',
+      'arena',
+      '--align',
+      '64',
+      '--dim',
+      'a=b=2',
+      '--value',
+      'sr=16000',
+      '--dim',
+      'a=7',
+    ]);
+    expect(sweepArgs(plan, 'a=b', 1, 64, 8)).toEqual([
+      '--align',
+      '64',
+      '--dim',
+      'a=1',
+      '--value',
+      'sr=16000',
+      '--dim',
+      'a=b=1..64:8',
+    ]);
+    expect(sweepArgs(plan, 'a', 1, 64, 8)).toEqual([
+      '--align',
+      '64',
+      '--dim',
+      'a=b=2',
+      '--value',
+      'sr=16000',
+      '--dim',
+      'a=1..64:8',
+    ]);
   });
 
   it('the PNG title names the model, the bound dims and values, and the figure', () => {

@@ -5,7 +5,7 @@
 #include "memplan/sizes.h"
 
 bool memplan_binding_parse(const char *text, memplan_binding *out, char *name_buf, size_t name_cap) {
-    const char *eq = strchr(text, '=');
+    const char *eq = strrchr(text, '='); /* a name may hold '=', the value does not */
     if (!eq || eq == text || (size_t)(eq - text) >= name_cap) return false;
     const char *num = eq + 1;
     if (*num < '0' || *num > '9') return false;

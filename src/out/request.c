@@ -236,9 +236,10 @@ static memplan_status set_range(memplan_request *r, const char *v, const char *e
 
 /* "NAME=VALUE", VALUE an integer in [0, 2^53], or "NAME=LO..HI"; NAME of
  * any length (the loader accepts names up to 64 KiB, and each must be
- * bindable). */
+ * bindable). NAME ends at the last '=': a dim name may hold '=', a value
+ * never does. */
 static memplan_status set_dim(memplan_request *r, const char *v, memplan_error *err) {
-    const char *eq = v ? strchr(v, '=') : NULL;
+    const char *eq = v ? strrchr(v, '=') : NULL;
     if (eq && strstr(eq + 1, "..")) return set_range(r, v, eq, err);
     uint64_t u;
     if (!eq || eq == v || !parse_u64(eq + 1, 1ull << 53, &u))
@@ -268,9 +269,9 @@ static bool parse_elem(const char *p, size_t len, int64_t *x) {
     return true;
 }
 
-/* "NAME=V[,V...]": integers, or true/false. */
+/* "NAME=V[,V...]": integers, or true/false; NAME ends at the last '=' (as for --dim). */
 static memplan_status set_value(memplan_request *r, const char *v, memplan_error *err) {
-    const char *eq = v ? strchr(v, '=') : NULL;
+    const char *eq = v ? strrchr(v, '=') : NULL;
     if (!eq || eq == v) return value_usage(v, err);
     int64_t elems[MEMPLAN_MAX_VALUE_ELEMS];
     int32_t n = 0;

@@ -11,7 +11,7 @@ import { memorySeries } from '../data/series.js';
 import { normalizePlan } from '../data/plan.js';
 import { formatBytes, formatInt } from '../data/format.js';
 import { ALIGNS } from './controller.js';
-import { pngTitle } from './exports.js';
+import { bindingName, CHART_NAMES, pngTitle } from './exports.js';
 import { inputField, selectField } from './fields.js';
 
 const ROWS_MAX = 200;
@@ -46,7 +46,7 @@ export function argsFor(planArgs, { strategy, align, inplace, dims = {} }) {
       continue;
     }
     if (a === '--inplace') continue;
-    if (a === '--dim' && Object.hasOwn(dims, planArgs[k + 1].split('=')[0])) {
+    if (a === '--dim' && Object.hasOwn(dims, bindingName(planArgs[k + 1]))) {
       k++;
       continue;
     }
@@ -343,10 +343,10 @@ export function createCompare(container, ctl, client) {
     },
     /** The PNG's title line: model A, then what A and B are ("A: arena, … against B: x.onnx (slots, …)"). */
     pngTitle() {
-      if (!last) return pngTitle(ctl.state, 'Memory over time, A and B');
+      if (!last) return pngTitle(ctl.state, CHART_NAMES.compare);
       return pngTitle(
         { shownName: last.nameA, name: last.nameA },
-        `Memory over time, A (${describeArgs(last.argsA)}) against B (${last.nameB === last.nameA ? '' : `${last.nameB}, `}${describeArgs(last.argsB)})`,
+        `${CHART_NAMES.memory}, A (${describeArgs(last.argsA)}) against B (${last.nameB === last.nameA ? '' : `${last.nameB}, `}${describeArgs(last.argsB)})`,
       );
     },
     destroy() {

@@ -27,7 +27,7 @@ export const stem = (name) =>
     .replace(/[^\w.-]+/g, '_')
     .slice(0, 80) || 'model';
 
-const CHART_NAMES = {
+export const CHART_NAMES = {
   memory: 'Memory over time',
   timeline: 'Live intervals',
   arena: 'Arena map',
@@ -47,15 +47,23 @@ export function pngTitle(state, figure) {
   return [state.shownName || state.name, bound(state.dims), bound(state.values), figure].filter(Boolean).join(' · ');
 }
 
+/** The name of a NAME=VALUE binding: up to the last '=' (a dim's name may hold '=', its value
+ *  never does; the library splits it the same way). The text itself when it has no '='. */
+export function bindingName(text) {
+  const t = String(text),
+    eq = t.lastIndexOf('=');
+  return eq > 0 ? t.slice(0, eq) : t;
+}
+
 /** The dims and values a request binds ({dims, values}: NAME=VALUE of its --dim and --value pairs), for pngTitle. */
 export function bindingsOf(args) {
   const out = { dims: {}, values: {} };
   for (let k = 0; k + 1 < args.length; k++) {
     const into = args[k] === '--dim' ? out.dims : args[k] === '--value' ? out.values : null;
     if (!into) continue;
-    const t = args[++k],
-      eq = t.lastIndexOf('='); // a dim's name may hold '=', its value does not
-    if (eq > 0) into[t.slice(0, eq)] = t.slice(eq + 1);
+    const t = String(args[++k]),
+      name = bindingName(t);
+    if (name !== t) into[name] = t.slice(name.length + 1);
   }
   return out;
 }

@@ -7,7 +7,7 @@
 import { el } from '../charts/base.js';
 import { createSweepChart, describePoint } from '../charts/sweep.js';
 import { formatBytes, formatInt } from '../data/format.js';
-import { bindingsOf, pngTitle } from './exports.js';
+import { bindingName, bindingsOf, pngTitle } from './exports.js';
 import { inputField, selectField } from './fields.js';
 
 /** The worker's arguments for a sweep of `dim` over lo..hi in n values, on top of the
@@ -20,7 +20,7 @@ export function sweepArgs(planArgs, dim, lo, hi, n) {
       k++;
       continue;
     }
-    if (a === '--dim' && planArgs[k + 1]?.split('=')[0] === dim) {
+    if (a === '--dim' && k + 1 < planArgs.length && bindingName(planArgs[k + 1]) === dim) {
       k++;
       continue; // the swept dim is bound at each value instead
     }
