@@ -15,9 +15,15 @@
 //      profile follow the plan) rendered (median of 7, a new seq each time),
 //      and each worker call alone (plan arena, plan slots, profile); then memory
 //      against seq, 32 values 1..4096 (the page's sweep, median of 3).
+//   --hostile [DIR]: instead, issue 21's hostile models (bench/hostile_models.py's
+//      files in DIR, default /tmp/memplan-hostile, written there if missing):
+//      for each, from choosing the file to the plan shown and two frames drawn
+//      (or the error shown), then the worker's `plan --inplace`, `profile` and
+//      `tags` on the open model (request to parsed JSON on the page).
 // Needs npm run build:web and the native CLI (for the fixtures' check).
-// Usage: node bench/web_bench.mjs [N_INTERVALS] [--replan-only | --no-replan]
-import { mkdtempSync, rmSync } from 'node:fs';
+// Usage: node bench/web_bench.mjs [N_INTERVALS] [--replan-only | --no-replan | --hostile [DIR]]
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
@@ -31,6 +37,8 @@ const argv = process.argv.slice(2);
 const REPLAN_ONLY = argv.includes('--replan-only');
 const NO_REPLAN = argv.includes('--no-replan'); // sections 1 and 2 only
 const N = Number(argv.find((a) => /^\d+$/.test(a)) || 100_000);
+const HOSTILE = argv.includes('--hostile');
+const HOSTILE_DIR = (HOSTILE && argv[argv.indexOf('--hostile') + 1]) || '/tmp/memplan-hostile';
 
 /** A synthetic n-node model: a chain of unary elementwise ops, every third
  *  node a binary op reading a value up to 40 positions back (deterministic).
@@ -111,6 +119,66 @@ const pct = (a, p) => {
   return s[Math.min(s.length - 1, Math.floor(s.length * p))];
 };
 const twoFrames = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+
+// --hostile: issue 21's models, each opened once on the page (the times of a first open).
+if (HOSTILE) {
+  if (!existsSync(join(HOSTILE_DIR, 'split_200k.onnx')))
+    execFileSync('/usr/bin/python3', [join(ROOT, 'bench', 'hostile_models.py'), HOSTILE_DIR]);
+  const files = readdirSync(HOSTILE_DIR)
+    .filter((f) => f.endsWith('.onnx'))
+    .sort();
+  console.log(
+    `load average: ${(await import('node:os'))
+      .loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')}`,
+  );
+  for (const f of files) {
+    await page.evaluate(() => {
+      document.body.dataset.state = 'bench';
+    });
+    const t0 = Date.now();
+    await page.setInputFiles('#file', join(HOSTILE_DIR, f));
+    await page.waitForFunction(() => ['ready', 'error'].includes(document.body.dataset.state), null, {
+      timeout: 300_000,
+    });
+    await twoFrames();
+    const open = Date.now() - t0;
+    const res = await page.evaluate(async () => {
+      const v = window.memplanView;
+      const state = document.body.dataset.state;
+      const out = {
+        state,
+        status: v.plan?.status,
+        error: document.querySelector('.mpv-error')?.textContent,
+        calls: {},
+      };
+      const model = v.view.controller.model;
+      if (state !== 'ready' || !model) return out;
+      for (const [label, cmd, args] of [
+        ['plan --inplace', 'plan', ['--inplace']],
+        ['profile', 'profile', []],
+        ['tags', 'tags', []],
+      ]) {
+        const t0 = performance.now();
+        await model.call(cmd, args);
+        out.calls[label] = Math.round(performance.now() - t0);
+      }
+      return out;
+    });
+    const what = res.state === 'ready' ? res.status : `error: ${String(res.error).slice(0, 80)}`;
+    const calls = Object.entries(res.calls)
+      .map(([k, ms]) => `${k} ${ms} ms`)
+      .join(', ');
+    console.log(
+      `${f} (${statSync(join(HOSTILE_DIR, f)).size} B): open -> plan shown ${open} ms (${what})${calls ? `; ${calls}` : ''}`,
+    );
+  }
+  await ctx.close();
+  server.close();
+  rmSync(profile, { recursive: true, force: true });
+  process.exit(0);
+}
 
 // 3. (first, the shortest) A 10k-node model: re-plan after a dim changes, through the worker.
 async function replanBench(insideIf) {
