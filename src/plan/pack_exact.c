@@ -78,13 +78,18 @@ struct mp_exact {
     size_t *order;            /* the current order of a part's buffers */
     size_t *ranks, *orders;   /* the NORDERS orders' (rank, order) side by side */
     size_t *chosen, *mark;    /* per level: buffer placed, undo log length */
+    uint64_t *gap_e, *gap_z;  /* scratch of the gap rule: release offsets, sizes */
     undo_entry *log;
     size_t log_len, log_cap;
     bool oom;
     double deadline; /* wall-clock safety stop (mp_now_ms), 0: none */
+    uint64_t unit;   /* gcd of the sizes: heights that matter are multiples */
+    uint64_t seed;   /* of the restarts' perturbations */
 };
 
 void mp_exact_set_deadline(mp_exact *x, double deadline) { x->deadline = deadline; }
+
+void mp_exact_set_seed(mp_exact *x, uint64_t seed) { x->seed = seed; }
 
 void mp_exact_free(mp_exact *x) {
     if (!x) return;
@@ -108,6 +113,8 @@ void mp_exact_free(mp_exact *x) {
     free(x->chosen);
     free(x->mark);
     free(x->log);
+    free(x->gap_e);
+    free(x->gap_z);
     free(x);
 }
 
@@ -211,6 +218,8 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->shi = malloc(cap * sizeof *x->shi);
     if (!x->sz || !x->slo || !x->shi) goto fail;
     for (size_t b = 0; b < x->m; b++) x->sz[b] = in->size[x->idx[b]];
+    x->unit = mp_size_gcd(x->sz, x->m, 1);
+    x->seed = 1;
     if (x->m > 0 && (!build_sections(x, in->bufs) || !build_overlaps(x, in->bufs))) goto fail;
     size_t scap = x->nsec ? x->nsec : 1;
     x->minoff = malloc(cap * sizeof *x->minoff);
@@ -219,14 +228,18 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->total = malloc(scap * sizeof *x->total);
     x->placed = malloc(cap);
     x->stamp = calloc(scap, sizeof *x->stamp);
-    x->ranks = malloc(NORDERS * cap * sizeof *x->ranks);
-    x->orders = malloc(NORDERS * cap * sizeof *x->orders);
+    x->ranks = malloc((NORDERS + 1) * cap * sizeof *x->ranks);
+    x->orders = malloc((NORDERS + 1) * cap * sizeof *x->orders);
     x->chosen = malloc((cap + 1) * sizeof *x->chosen);
     x->mark = malloc((cap + 1) * sizeof *x->mark);
+    size_t most = 1; /* the most buffers live in one section */
+    for (size_t sct = 0; sct < x->nsec; sct++) most = MP_MAX(most, x->sec_at[sct + 1] - x->sec_at[sct]);
+    x->gap_e = malloc(most * sizeof *x->gap_e);
+    x->gap_z = malloc(most * sizeof *x->gap_z);
     x->log_cap = 4 * cap;
     x->log = malloc(x->log_cap * sizeof *x->log);
     if (!x->minoff || !x->off || !x->floor || !x->total || !x->placed || !x->stamp || !x->ranks || !x->orders ||
-        !x->chosen || !x->mark || !x->log)
+        !x->chosen || !x->mark || !x->log || !x->gap_e || !x->gap_z)
         goto fail;
     return x;
 fail:
@@ -317,6 +330,35 @@ static void unplace(mp_exact *x, size_t b, size_t mark, uint64_t *work) {
     x->placed[b] = 0;
 }
 
+/* The gap rule of section s. Its unplaced buffers are all live together
+ * there, so they form one stack in [floor, h), each at or above its release
+ * offset max(minimum offset, o) (offsets only rise, and later placements
+ * come at o or above). A gap below a release offset that the buffers
+ * released lower cannot fill is lost; where the section has no slack (its
+ * live area is h) any such gap proves the branch dead, and in general the
+ * gaps must fit in the slack. Stacking by release offset (the earliest
+ * first) leaves the least gap in total (a single machine's makespan with
+ * release times), so that stack's top above h proves infeasibility. */
+static bool gaps_fit(mp_exact *x, size_t s, uint64_t o, uint64_t h, uint64_t *work) {
+    size_t k = 0;
+    for (size_t q = x->sec_at[s]; q < x->sec_at[s + 1]; q++) {
+        size_t u = x->sec_buf[q];
+        if (x->placed[u]) continue;
+        uint64_t e = MP_MAX(x->minoff[u], o), z = x->sz[u];
+        size_t i = k++; /* insertion by release offset: a section holds few buffers */
+        for (; i > 0 && x->gap_e[i - 1] > e; i--) x->gap_e[i] = x->gap_e[i - 1], x->gap_z[i] = x->gap_z[i - 1];
+        x->gap_e[i] = e, x->gap_z[i] = z;
+        *work += k - i;
+    }
+    *work += x->sec_at[s + 1] - x->sec_at[s] + k;
+    uint64_t top = MP_MAX(x->floor[s], o);
+    for (size_t i = 0; i < k; i++) {
+        top = MP_MAX(top, x->gap_e[i]) + x->gap_z[i];
+        if (top > h) return false;
+    }
+    return true;
+}
+
 /* Place b at its minimum offset and propagate; false when the result is
  * proven infeasible at height h (or memory ran out: x->oom). The caller
  * undoes the placement either way. */
@@ -331,6 +373,7 @@ static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *wo
     }
     /* Buffers live with b now start at its top at the lowest. */
     x->stamp_now++;
+    for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->stamp[s] = x->stamp_now;
     bool ok = true;
     for (size_t k = x->ov_at[b]; k < x->ov_at[b + 1]; k++) {
         size_t u = x->ov_buf[k];
@@ -363,6 +406,9 @@ static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *wo
     *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++)
         if (MP_MAX(x->floor[s], o) + x->total[s] > h) return false;
+    /* Gap rule, in the sections this placement changed. */
+    for (size_t s = p->slo; s < p->shi; s++)
+        if (x->stamp[s] == x->stamp_now && !gaps_fit(x, s, o, h, work)) return false;
     return true;
 }
 
@@ -446,15 +492,63 @@ static void reset_part(mp_exact *x, const part *p, uint64_t *work) {
     *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + (x->sec_at[p->shi] - x->sec_at[p->slo]);
 }
 
-/* Use order `kind` (0..2) for the next search. */
+/* Use order `kind` (0..NORDERS; NORDERS: the perturbed copy) next. */
 static void use_order(mp_exact *x, int kind) {
     size_t cap = x->m ? x->m : 1;
     x->order = x->orders + (size_t)kind * cap;
     x->rank = x->ranks + (size_t)kind * cap;
 }
 
-/* Decide one part: round robin over the orders, node limit doubling. */
-static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota, uint64_t *work) {
+/* The Luby sequence, i >= 1: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... */
+static uint64_t luby(uint64_t i) {
+    for (;;) {
+        uint64_t k = 1;
+        while ((k << 1) - 1 < i) k <<= 1; /* 2k - 1 >= i: a block of length 2k - 1 */
+        if ((k << 1) - 1 == i) return k;
+        i -= k - 1;
+    }
+}
+
+/* The perturbed order (slot NORDERS): static order `kind` with PERTURB_SWAPS
+ * per PERTURB_PER buffers of swaps of neighbours at most PERTURB_REACH
+ * positions apart, drawn from *rng. */
+#ifndef PERTURB_SWAPS
+#define PERTURB_SWAPS 1
+#endif
+#ifndef PERTURB_PER
+#define PERTURB_PER 4
+#endif
+#ifndef PERTURB_REACH
+#define PERTURB_REACH 2
+#endif
+static void perturb_order(mp_exact *x, const part *p, int kind, uint64_t *rng, uint64_t *work) {
+    size_t cap = x->m ? x->m : 1, k = p->hi - p->lo;
+    const size_t *src = x->orders + (size_t)kind * cap;
+    use_order(x, NORDERS);
+    memcpy(x->order + p->lo, src + p->lo, k * sizeof *x->order);
+    for (size_t t = 0; k > 1 && t < PERTURB_SWAPS * (k / PERTURB_PER + 1); t++) {
+        size_t i = p->lo + mp_rand_below(rng, k - 1);
+        size_t j = i + 1 + mp_rand_below(rng, PERTURB_REACH); /* not inside MP_MIN: evaluated twice */
+        if (j > p->hi - 1) j = p->hi - 1;
+        size_t tmp = x->order[i];
+        x->order[i] = x->order[j];
+        x->order[j] = tmp;
+    }
+    for (size_t r = p->lo; r < p->hi; r++) x->rank[x->order[r]] = r;
+    *work += 2 * k;
+}
+
+/* Decide one part: restarts under node limits LUBY_BASE x buffers x Luby(r):
+ * the static orders in turn, then the same again each perturbed by the
+ * seeded rng (one order often finds a packing another takes long to reach,
+ * and the search's time is heavy-tailed). An exhausted search under any
+ * order proves infeasibility; the limits grow without bound, so given the
+ * work every decision ends. */
+#ifndef LUBY_BASE
+#define LUBY_BASE 4
+#endif
+static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota, uint64_t *work,
+                                   uint64_t *rng) {
     reset_part(x, p, work);
     *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++)
@@ -463,21 +557,26 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
         use_order(x, kind);
         if (!make_order(x, p, kind)) return MP_EXACT_NOMEM;
     }
-    for (uint64_t limit = 2 * (uint64_t)(p->hi - p->lo); *work < quota; limit = MP_MIN(limit, UINT64_MAX / 2) * 2) {
-        for (int kind = 0; kind < NORDERS; kind++) {
-            use_order(x, kind);
-            reset_part(x, p, work);
-            dfs_result r = dfs(x, p, h, limit, quota, work);
-            if (x->oom) return MP_EXACT_NOMEM;
-            if (r == DFS_FOUND) return MP_EXACT_FEASIBLE;
-            if (r == DFS_NONE) return MP_EXACT_INFEASIBLE;
-            if (*work >= quota) return MP_EXACT_UNKNOWN;
-        }
+    uint64_t base = LUBY_BASE * (uint64_t)(p->hi - p->lo);
+    for (uint64_t r = 0; *work < quota; r++) {
+        int kind = (int)(r % NORDERS);
+        if (r < NORDERS) use_order(x, kind);
+        else
+            perturb_order(x, p, kind, rng, work);
+        reset_part(x, p, work);
+        uint64_t l = luby(r + 1);
+        uint64_t limit = l > UINT64_MAX / base ? UINT64_MAX : base * l;
+        dfs_result res = dfs(x, p, h, limit, quota, work);
+        if (x->oom) return MP_EXACT_NOMEM;
+        if (res == DFS_FOUND) return MP_EXACT_FEASIBLE;
+        if (res == DFS_NONE) return MP_EXACT_INFEASIBLE;
     }
     return MP_EXACT_UNKNOWN;
 }
 
 mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work, uint64_t *off) {
+    h = h / x->unit * x->unit; /* the same decision: the lowest packing's height is a multiple */
+    uint64_t rng = x->seed ^ h;
     /* The cheap proof first: a part whose live total exceeds h anywhere. */
     for (size_t i = 0; i < x->nparts; i++) {
         const part *p = &x->parts[i];
@@ -488,7 +587,7 @@ mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_
     uint64_t end = *work + MP_MIN(quota, UINT64_MAX - *work);
     for (size_t i = 0; i < x->nparts; i++) {
         /* Each part may spend what the earlier ones left. */
-        mp_exact_status st = decide_part(x, &x->parts[i], h, end, work);
+        mp_exact_status st = decide_part(x, &x->parts[i], h, end, work, &rng);
         if (st != MP_EXACT_FEASIBLE) return st;
     }
     for (size_t k = 0; k < x->n; k++) off[k] = 0;
