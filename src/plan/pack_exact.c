@@ -48,6 +48,13 @@
  * (4 M entries: 32 MB of a 64-bit index, what a browser tab can spare). */
 #define EXACT_TABLE_MAX 4000000u
 
+/* A candidate of a level: its minimum offset and rank (the buffer is
+ * order[rank]); lists are sorted by (offset, rank). */
+typedef struct cand {
+    uint64_t off;
+    size_t rank;
+} cand;
+
 typedef struct undo_entry {
     size_t what; /* buffer index, or m + section index for a floor */
     uint64_t old;
@@ -79,6 +86,10 @@ struct mp_exact {
     size_t *ranks, *orders;   /* the NORDERS orders' (rank, order) side by side */
     size_t *chosen, *mark;    /* per level: buffer placed, undo log length */
     uint64_t *gap_e, *gap_z;  /* scratch of the gap rule: release offsets, sizes */
+    size_t *touched, ntouched; /* the sections stamped, listed */
+    struct cand *cs;           /* the levels' candidate lists, one stack */
+    size_t cs_cap;
+    size_t *lv_end, *lv_pos; /* per level: end of its list in cs, next to try */
     undo_entry *log;
     size_t log_len, log_cap;
     bool oom;
@@ -115,6 +126,10 @@ void mp_exact_free(mp_exact *x) {
     free(x->log);
     free(x->gap_e);
     free(x->gap_z);
+    free(x->touched);
+    free(x->cs);
+    free(x->lv_end);
+    free(x->lv_pos);
     free(x);
 }
 
@@ -236,10 +251,16 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     for (size_t sct = 0; sct < x->nsec; sct++) most = MP_MAX(most, x->sec_at[sct + 1] - x->sec_at[sct]);
     x->gap_e = malloc(most * sizeof *x->gap_e);
     x->gap_z = malloc(most * sizeof *x->gap_z);
+    x->touched = malloc(scap * sizeof *x->touched);
+    x->lv_end = malloc((cap + 1) * sizeof *x->lv_end);
+    x->lv_pos = malloc((cap + 1) * sizeof *x->lv_pos);
+    x->cs_cap = 4 * cap;
+    x->cs = malloc(x->cs_cap * sizeof *x->cs);
     x->log_cap = 4 * cap;
     x->log = malloc(x->log_cap * sizeof *x->log);
     if (!x->minoff || !x->off || !x->floor || !x->total || !x->placed || !x->stamp || !x->ranks || !x->orders ||
-        !x->chosen || !x->mark || !x->log || !x->gap_e || !x->gap_z)
+        !x->chosen || !x->mark || !x->log || !x->gap_e || !x->gap_z || !x->touched || !x->lv_end || !x->lv_pos ||
+        !x->cs)
         goto fail;
     return x;
 fail:
@@ -362,7 +383,7 @@ static bool gaps_fit(mp_exact *x, size_t s, uint64_t o, uint64_t h, uint64_t *wo
 /* Place b at its minimum offset and propagate; false when the result is
  * proven infeasible at height h (or memory ran out: x->oom). The caller
  * undoes the placement either way. */
-static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *work) {
+static bool place(mp_exact *x, size_t b, uint64_t h, uint64_t *work) {
     uint64_t o = x->minoff[b], top = o + x->sz[b];
     x->placed[b] = 1;
     x->off[b] = o;
@@ -373,7 +394,8 @@ static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *wo
     }
     /* Buffers live with b now start at its top at the lowest. */
     x->stamp_now++;
-    for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->stamp[s] = x->stamp_now;
+    x->ntouched = 0;
+    for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
     bool ok = true;
     for (size_t k = x->ov_at[b]; k < x->ov_at[b + 1]; k++) {
         size_t u = x->ov_buf[k];
@@ -381,61 +403,87 @@ static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *wo
         if (!log_push(x, u, x->minoff[u])) return false;
         x->minoff[u] = top;
         if (top + x->sz[u] > h) ok = false;
-        for (size_t s = x->slo[u]; s < x->shi[u]; s++) x->stamp[s] = x->stamp_now;
+        for (size_t s = x->slo[u]; s < x->shi[u]; s++)
+            if (x->stamp[s] != x->stamp_now) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
         *work += x->shi[u] - x->slo[u];
     }
     *work += x->ov_at[b + 1] - x->ov_at[b] + 2 * (x->shi[b] - x->slo[b]);
     if (!ok) return false;
-    /* Section inference: a floor rises to the lowest minimum offset of the
-     * unplaced buffers live there. */
-    *work += p->shi - p->slo;
-    for (size_t s = p->slo; s < p->shi; s++) {
-        if (x->stamp[s] != x->stamp_now) continue;
-        uint64_t lo = UINT64_MAX;
+    /* In each section this placement changed: section inference (a floor
+     * rises to the lowest minimum offset of the unplaced buffers live
+     * there), the remaining area (every later buffer goes at o or above)
+     * and the gap rule, needed only when the highest release offset leaves
+     * too little room above it. The sections left alone pass the area
+     * check: o is at most h less their unplaced total (candidates are
+     * capped so, see level_candidates). */
+    *work += x->ntouched;
+    for (size_t t = 0; t < x->ntouched; t++) {
+        size_t s = x->touched[t];
+        uint64_t lo = UINT64_MAX, hi = 0;
         for (size_t k = x->sec_at[s]; k < x->sec_at[s + 1]; k++) {
             size_t u = x->sec_buf[k];
-            if (!x->placed[u] && x->minoff[u] < lo) lo = x->minoff[u];
+            if (x->placed[u]) continue;
+            lo = MP_MIN(lo, x->minoff[u]);
+            hi = MP_MAX(hi, x->minoff[u]);
         }
         *work += x->sec_at[s + 1] - x->sec_at[s];
-        if (lo != UINT64_MAX && x->floor[s] < lo) {
+        if (lo == UINT64_MAX) continue; /* nothing left to place there */
+        if (x->floor[s] < lo) {
             if (!log_push(x, x->m + s, x->floor[s])) return false;
             x->floor[s] = lo;
         }
-    }
-    /* Remaining area: every later buffer goes at o or above. */
-    *work += p->shi - p->slo;
-    for (size_t s = p->slo; s < p->shi; s++)
         if (MP_MAX(x->floor[s], o) + x->total[s] > h) return false;
-    /* Gap rule, in the sections this placement changed. */
-    for (size_t s = p->slo; s < p->shi; s++)
-        if (x->stamp[s] == x->stamp_now && !gaps_fit(x, s, o, h, work)) return false;
+        if (MP_MAX(hi, o) + x->total[s] > h && !gaps_fit(x, s, o, h, work)) return false;
+    }
     return true;
 }
 
-/* (offset, rank) key order: does buffer a come after key (ko, kr)? */
-static bool key_after(const mp_exact *x, size_t a, uint64_t ko, size_t kr) {
-    if (kr == NONE) return true;
-    return x->minoff[a] > ko || (x->minoff[a] == ko && x->rank[a] > kr);
+static int cmp_cand(const void *a, const void *b) {
+    const cand *u = a, *v = b;
+    if (u->off != v->off) return u->off < v->off ? -1 : 1;
+    return (u->rank > v->rank) - (u->rank < v->rank);
 }
 
-/* The next buffer to try at this level: the smallest (minimum offset, rank)
- * after key (ko, kr) (any when kr is NONE) among the unplaced buffers of the part that pass
- * dominance and fit under h; NONE when there is none. */
-static size_t next_candidate(const mp_exact *x, const part *p, uint64_t ko, size_t kr, uint64_t h, uint64_t *work) {
-    uint64_t min_height = UINT64_MAX;
+/* The candidates of level d, after the parent's key (ko, kr) (any when kr is
+ * NONE), listed in cs[start, lv_end[d]) by (minimum offset, rank): the
+ * unplaced buffers of the part that pass dominance (their minimum offset
+ * below the lowest top an unplaced buffer can reach), fit under h, and sit
+ * no higher than h less any section's unplaced total (every later buffer
+ * goes at the offset or above, so such a placement would fail the area
+ * check of place()). The state is the same for every sibling of a level,
+ * so the list is made once. false: out of memory. */
+static bool level_candidates(mp_exact *x, const part *p, size_t d, uint64_t ko, size_t kr, uint64_t h,
+                             uint64_t *work) {
+    size_t start = d ? x->lv_end[d - 1] : 0, k = start;
+    uint64_t min_height = UINT64_MAX, cap = h;
     for (size_t r = p->lo; r < p->hi; r++) {
         size_t b = x->order[r];
         if (!x->placed[b]) min_height = MP_MIN(min_height, x->minoff[b] + x->sz[b]);
     }
-    size_t best = NONE;
+    for (size_t s = p->slo; s < p->shi; s++)
+        if (x->total[s] > 0) cap = MP_MIN(cap, h - x->total[s]);
     for (size_t r = p->lo; r < p->hi; r++) {
         size_t b = x->order[r];
-        if (x->placed[b] || x->minoff[b] >= min_height || x->minoff[b] + x->sz[b] > h) continue;
-        if (!key_after(x, b, ko, kr)) continue;
-        if (best == NONE || x->minoff[b] < x->minoff[best]) best = b;
+        uint64_t o = x->minoff[b];
+        if (x->placed[b] || o >= min_height || o > cap || o + x->sz[b] > h) continue;
+        if (kr != NONE && !(o > ko || (o == ko && r > kr))) continue;
+        if (k == x->cs_cap) {
+            size_t c2 = 2 * x->cs_cap;
+            cand *n = realloc(x->cs, c2 * sizeof *n);
+            if (!n) {
+                x->oom = true;
+                return false;
+            }
+            x->cs = n;
+            x->cs_cap = c2;
+        }
+        x->cs[k++] = (cand){o, r};
     }
-    *work += 2 * (p->hi - p->lo);
-    return best;
+    qsort(x->cs + start, k - start, sizeof *x->cs, cmp_cand);
+    x->lv_end[d] = k;
+    x->lv_pos[d] = start;
+    *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + 2 * (k - start);
+    return true;
 }
 
 typedef enum { DFS_FOUND, DFS_NONE, DFS_LIMIT } dfs_result;
@@ -446,22 +494,22 @@ typedef enum { DFS_FOUND, DFS_NONE, DFS_LIMIT } dfs_result;
  * and the state is left as found (the caller resets it). */
 static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, uint64_t quota, uint64_t *work) {
     size_t need = p->hi - p->lo, d = 0;
-    uint64_t ko = 0;
-    size_t kr = NONE; /* key of the last placement: none yet */
+    bool fresh = true; /* level d's list is still to make */
     for (;;) {
         if (d == need) return DFS_FOUND;
-        /* The key is the last placement's (the parent's at a fresh level,
-         * the failed child's after it): the next sibling follows it. */
-        size_t c = next_candidate(x, p, ko, kr, h, work);
-        if (c == NONE) {
+        if (fresh) {
+            /* After the parent's key: canonical order. */
+            size_t pb = d ? x->chosen[d - 1] : 0;
+            if (!level_candidates(x, p, d, d ? x->off[pb] : 0, d ? x->rank[pb] : NONE, h, work)) return DFS_LIMIT;
+            fresh = false;
+        }
+        if (x->lv_pos[d] == x->lv_end[d]) {
             if (d == 0) return DFS_NONE;
             d--;
-            size_t b = x->chosen[d];
-            ko = x->off[b];
-            kr = x->rank[b];
-            unplace(x, b, x->mark[d], work);
+            unplace(x, x->chosen[d], x->mark[d], work);
             continue;
         }
+        size_t c = x->order[x->cs[x->lv_pos[d]++].rank];
         if (nodes-- == 0 || *work >= quota) return DFS_LIMIT;
         if (x->deadline > 0 && (nodes & 1023) == 0 && mp_now_ms() > x->deadline) {
             *work = quota; /* spent: the caller stops */
@@ -469,15 +517,12 @@ static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, ui
         }
         x->chosen[d] = c;
         x->mark[d] = x->log_len;
-        if (place(x, p, c, h, work)) {
-            ko = x->off[c];
-            kr = x->rank[c];
+        if (place(x, c, h, work)) {
             d++;
+            fresh = true;
             continue;
         }
         if (x->oom) return DFS_LIMIT;
-        ko = x->off[c];
-        kr = x->rank[c];
         unplace(x, c, x->mark[d], work);
     }
 }
