@@ -80,12 +80,12 @@ struct mp_exact {
     /* search state */
     uint64_t *minoff, *off, *floor, *total;
     unsigned char *placed;
-    size_t *stamp, stamp_now; /* sections touched by the current placement */
-    size_t *rank;             /* rank of each buffer in the current order */
-    size_t *order;            /* the current order of a part's buffers */
-    size_t *ranks, *orders;   /* the NORDERS orders' (rank, order) side by side */
-    size_t *chosen, *mark;    /* per level: buffer placed, undo log length */
-    uint64_t *gap_e, *gap_z;  /* scratch of the gap rule: release offsets, sizes */
+    size_t *stamp, stamp_now;  /* sections touched by the current placement */
+    size_t *rank;              /* rank of each buffer in the current order */
+    size_t *order;             /* the current order of a part's buffers */
+    size_t *ranks, *orders;    /* the NORDERS orders' (rank, order) side by side */
+    size_t *chosen, *mark;     /* per level: buffer placed, undo log length */
+    uint64_t *gap_e, *gap_z;   /* scratch of the gap rule: release offsets, sizes */
     size_t *touched, ntouched; /* the sections stamped, listed */
     struct cand *cs;           /* the levels' candidate lists, one stack */
     size_t cs_cap;
@@ -452,8 +452,7 @@ static int cmp_cand(const void *a, const void *b) {
  * goes at the offset or above, so such a placement would fail the area
  * check of place()). The state is the same for every sibling of a level,
  * so the list is made once. false: out of memory. */
-static bool level_candidates(mp_exact *x, const part *p, size_t d, uint64_t ko, size_t kr, uint64_t h,
-                             uint64_t *work) {
+static bool level_candidates(mp_exact *x, const part *p, size_t d, uint64_t ko, size_t kr, uint64_t h, uint64_t *work) {
     size_t start = d ? x->lv_end[d - 1] : 0, k = start;
     uint64_t min_height = UINT64_MAX, cap = h;
     for (size_t r = p->lo; r < p->hi; r++) {
