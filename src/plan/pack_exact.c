@@ -23,15 +23,32 @@
  *   the last buffer placed there, raised to the lowest minimum offset of the
  *   unplaced buffers live there) and the total size of those unplaced
  *   buffers. floor + total > H anywhere proves the branch infeasible (the
- *   remaining-area bound); so does a minimum offset + size above H.
+ *   remaining-area bound); so does a minimum offset + size above H. The
+ *   same bound caps the next offset: a candidate above H less some
+ *   section's unplaced total is not tried.
+ *
+ *   Gap rule. A section's unplaced buffers are all live together there, so
+ *   they form one stack between the floor and H, each at or above its
+ *   release offset (its minimum offset, or the current offset if higher).
+ *   A gap below a release offset that the buffers released lower cannot
+ *   fill is lost: in a section without slack (live area H) any such gap
+ *   kills the branch; in general the gaps must fit in the slack. Stacked
+ *   by release offset the buffers leave the least gap (a single machine's
+ *   makespan with release times), so that stack's top above H proves it.
+ *
+ *   Heights. A canonical packing's offsets are sums of sizes, so its height
+ *   is a multiple of the gcd of the sizes: H is rounded down to one.
  *
  * Independent time ranges (no buffer crosses the cut) are decided apart.
- * Each range is searched under six static rank orders in round robin with
- * a node limit doubling from 2 x its buffers, since one order often finds a
- * packing that another takes long to; an exhausted search under any order
- * proves infeasibility. The search is iterative (explicit level arrays and
- * an undo log), so deep searches need no stack, and it counts its work in
- * elementary steps: the result depends only on input and quota.
+ * Each range is searched by restarts under node limits 4 x its buffers x
+ * the Luby sequence (1 1 2 1 1 2 4 ...): first the six static rank orders,
+ * then the same in turn, each with a seeded perturbation (swaps of near
+ * neighbours), since one order often finds a packing another takes long to
+ * reach and the search's time is heavy-tailed; an exhausted search under
+ * any order proves infeasibility. The search is iterative (explicit level
+ * arrays and an undo log), so deep searches need no stack, and it counts
+ * its work in elementary steps: the result depends only on input, quota
+ * and seed.
  *
  * Zero-size buffers occupy no address: they are left out and put at 0.
  */
@@ -556,15 +573,9 @@ static uint64_t luby(uint64_t i) {
 /* The perturbed order (slot NORDERS): static order `kind` with PERTURB_SWAPS
  * per PERTURB_PER buffers of swaps of neighbours at most PERTURB_REACH
  * positions apart, drawn from *rng. */
-#ifndef PERTURB_SWAPS
 #define PERTURB_SWAPS 1
-#endif
-#ifndef PERTURB_PER
 #define PERTURB_PER 4
-#endif
-#ifndef PERTURB_REACH
 #define PERTURB_REACH 2
-#endif
 static void perturb_order(mp_exact *x, const part *p, int kind, uint64_t *rng, uint64_t *work) {
     size_t cap = x->m ? x->m : 1, k = p->hi - p->lo;
     const size_t *src = x->orders + (size_t)kind * cap;
@@ -588,9 +599,7 @@ static void perturb_order(mp_exact *x, const part *p, int kind, uint64_t *rng, u
  * and the search's time is heavy-tailed). An exhausted search under any
  * order proves infeasibility; the limits grow without bound, so given the
  * work every decision ends. */
-#ifndef LUBY_BASE
 #define LUBY_BASE 4
-#endif
 static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota, uint64_t *work,
                                    uint64_t *rng) {
     reset_part(x, p, work);
