@@ -15,6 +15,10 @@
  *    gap to the bound, "optimal" when proven or the proven lower bound when
  *    the exact mode raised it, and the time. For bench/gen_dsa.py's
  *    instances: `bench_pack /tmp/gen --table 1000,30000`.
+ * With --exact STEPS[,SEEDS]: one row per .csv in DIR: the exact mode alone
+ *    (pack_exact.c, align 1) deciding the lower bound on a quota of STEPS,
+ *    under seeds 1..SEEDS (default 1): per seed the answer and its steps,
+ *    then the CPU time of all.
  * 3. With --synthetic-csv OUTDIR: the 1k..1M sets written there as
  *    synthetic-N.csv, and CSV parse + pack (default options, what `memplan
  *    pack` and mp_pack_csv do) timed on that text; `node bench/wasm_bench.mjs
@@ -30,6 +34,7 @@
 #include <time.h>
 
 #include "memplan/plan.h"
+#include "plan/pack_internal.h"
 
 static double now_ms(void) {
     struct timespec ts;
@@ -162,6 +167,46 @@ static void table_file(const char *dir, const char *name) {
     memplan_buffer_list_free(&l);
 }
 
+/* --exact STEPS[,SEEDS]: the exact mode alone at the lower bound. */
+static uint64_t exact_steps;
+static unsigned exact_seeds = 1;
+
+static void exact_file(const char *dir, const char *name) {
+    memplan_buffer_list l;
+    if (!open_row(dir, name, &l)) return;
+    size_t n = l.count, cap = n ? n : 1;
+    uint64_t *size = malloc(cap * sizeof *size), *off = malloc(cap * sizeof *off), lb = 0;
+    size_t *by_start = mp_order_by_start(l.buffers, n);
+    for (size_t i = 0; size && i < n; i++) size[i] = l.buffers[i].size;
+    mp_exact *x = NULL;
+    if (size && off && by_start && memplan_lower_bound(l.buffers, n, 1, &lb, NULL) == MEMPLAN_OK) {
+        mp_pack_input in = {l.buffers, n, size, by_start, lb};
+        x = mp_exact_new(&in);
+    }
+    if (!x) printf(" error: no tables |");
+    else {
+        printf(" %llu |", (unsigned long long)lb);
+        clock_t c0 = clock();
+        for (unsigned seed = 1; seed <= exact_seeds; seed++) {
+            mp_exact_set_seed(x, seed);
+            uint64_t work = 0;
+            mp_exact_status st = mp_exact_decide(x, lb, exact_steps, &work, off);
+            static const char *names[] = {"feasible", "infeasible", "unknown", "out of memory"};
+            printf(" %s %.1f M |", names[st], (double)work / 1e6);
+            if (st == MP_EXACT_FEASIBLE && memplan_validate_arena(l.buffers, n, off, 1, lb, NULL, NULL) != MEMPLAN_OK)
+                printf(" INVALID |");
+            fflush(stdout);
+        }
+        printf(" %.0f ms CPU |", 1e3 * (double)(clock() - c0) / CLOCKS_PER_SEC);
+    }
+    printf("\n");
+    mp_exact_free(x);
+    free(size);
+    free(off);
+    free(by_start);
+    memplan_buffer_list_free(&l);
+}
+
 static void bench_dir(const char *dir) {
     DIR *d = opendir(dir);
     if (!d) {
@@ -177,7 +222,13 @@ static void bench_dir(const char *dir) {
     }
     closedir(d);
     qsort(names, n, sizeof *names, cmp_str);
-    if (table_count) {
+    if (exact_steps) {
+        printf("| instance | buffers | lower bound |");
+        for (unsigned k = 1; k <= exact_seeds; k++) printf(" seed %u |", k);
+        printf(" time |\n|---|---|---|");
+        for (unsigned k = 0; k <= exact_seeds; k++) printf("---|");
+        printf("\n");
+    } else if (table_count) {
         printf("| instance | buffers | lower bound |");
         for (size_t k = 0; k < table_count; k++) printf(" arena @%u ms |", (unsigned)table_budgets[k]);
         printf("\n|---|---|---|");
@@ -188,7 +239,9 @@ static void bench_dir(const char *dir) {
         printf("|---|---|---|---|---|---|\n");
     }
     for (size_t i = 0; i < n; i++) {
-        if (table_count) table_file(dir, names[i]);
+        if (exact_steps) exact_file(dir, names[i]);
+        else if (table_count)
+            table_file(dir, names[i]);
         else
             bench_file(dir, names[i]);
         free(names[i]);
@@ -382,6 +435,11 @@ int main(int argc, char **argv) {
         else if (strcmp(argv[i], "--table") == 0 && i + 1 < argc) {
             for (char *t = strtok(argv[++i], ","); t && table_count < 8; t = strtok(NULL, ","))
                 table_budgets[table_count++] = (uint32_t)strtoul(t, NULL, 10);
+        } else if (strcmp(argv[i], "--exact") == 0 && i + 1 < argc) {
+            char *end;
+            exact_steps = strtoull(argv[++i], &end, 10);
+            if (*end == ',') exact_seeds = (unsigned)strtoul(end + 1, NULL, 10);
+            if (exact_seeds < 1) exact_seeds = 1;
         } else
             dir = argv[i];
     }
@@ -390,7 +448,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     bench_dir(dir);
-    if (table_count) return 0;
+    if (table_count || exact_steps) return 0;
     bench_synthetic();
     if (csv_out) bench_synthetic_csv(csv_out);
     return 0;

@@ -167,6 +167,15 @@ static void test_exact_quota(void **state) {
     assert_true(unknown > 0);
 }
 
+/* The highest top of a plan's offsets: the height it reports. */
+static uint64_t plan_top(const memplan_buffer *b, size_t n, const memplan_arena_plan *plan) {
+    uint64_t top = 0;
+    for (size_t i = 0; i < n; i++)
+        if (b[i].size > 0)
+            top = MP_MAX(top, plan->offset[i] + (b[i].size + plan->align - 1) / plan->align * plan->align);
+    return top;
+}
+
 /* memplan_pack's figures: optimal only at the optimum, the proven bound
  * never above it; with a budget every small instance ends proven optimal;
  * without one, optimal means the lower bound was met. */
@@ -192,6 +201,7 @@ static void test_pack_optimal_flags(void **state) {
         assert_true(plan.proven_lower_bound_bytes <= opt);
         assert_true(plan.arena_bytes >= opt);
         assert_int_equal(plan.optimal, plan.arena_bytes == plan.proven_lower_bound_bytes);
+        assert_int_equal(plan_top(b, n, &plan), plan.arena_bytes); /* its own height */
         if (plan.optimal) assert_int_equal(plan.arena_bytes, opt);
         if (o.budget_ms > 0) {
             assert_true(plan.optimal);
@@ -205,11 +215,100 @@ static void test_pack_optimal_flags(void **state) {
     assert_true(exact_won > 0);
 }
 
+enum { TIGHT_MAX = 64, TIGHT_SPAN = 64, TIGHT_UNITS = 64, KIB = 1024 };
+
+/* A tight instance as bench/gen_dsa.py --kind tight makes them: the
+ * TIGHT_UNITS KiB x TIGHT_SPAN rectangle cut into n pieces by guillotine
+ * cuts (a piece chosen at random, cut across time or across addresses),
+ * each piece a buffer, so every time is full: the lower bound is the
+ * rectangle's height and a packing there exists. Then `drop` of the
+ * buffers are removed. Returns the count. */
+static size_t tight_instance(memplan_buffer *b, size_t n, size_t drop) {
+    int64_t t0[TIGHT_MAX], t1[TIGHT_MAX], a0[TIGHT_MAX], a1[TIGHT_MAX];
+    size_t k = 1;
+    t0[0] = 0, t1[0] = TIGHT_SPAN, a0[0] = 0, a1[0] = TIGHT_UNITS;
+    while (k < n) {
+        /* a piece by area; across its relatively longer side 70% of the time */
+        uint64_t total = 0, pick;
+        for (size_t i = 0; i < k; i++) total += (uint64_t)((t1[i] - t0[i]) * (a1[i] - a0[i]));
+        pick = below(total);
+        size_t i = 0;
+        while (pick >= (uint64_t)((t1[i] - t0[i]) * (a1[i] - a0[i])))
+            pick -= (uint64_t)((t1[i] - t0[i]) * (a1[i] - a0[i])), i++;
+        int64_t w = t1[i] - t0[i], h = a1[i] - a0[i];
+        if (w < 2 && h < 2) continue;
+        bool cut_time = (w * TIGHT_UNITS >= h * TIGHT_SPAN) == (below(10) < 7);
+        if (w < 2) cut_time = false;
+        if (h < 2) cut_time = true;
+        t0[k] = t0[i], t1[k] = t1[i], a0[k] = a0[i], a1[k] = a1[i];
+        if (cut_time) t1[i] = t0[k] = t0[i] + 1 + (int64_t)below((uint64_t)w - 1);
+        else
+            a1[i] = a0[k] = a0[i] + 1 + (int64_t)below((uint64_t)h - 1);
+        k++;
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (i % (n / (drop + 1) + 1) != 1 || i / (n / (drop + 1) + 1) >= drop)
+            b[m++] = (memplan_buffer){(uint64_t)(a1[i] - a0[i]) * KIB, t0[i], t1[i]};
+    return m;
+}
+
+/* Tight instances of 24-64 buffers: with a budget, memplan_pack meets the
+ * lower bound and proves it; the exact mode alone decides the bound
+ * feasible (a valid packing) and the bound less one byte infeasible. With
+ * a few buffers dropped the bound stays (measured; the work count makes the
+ * results exact) and is met. Every plan reports its own height. */
+static void test_exact_tight(void **state) {
+    (void)state;
+    static const struct {
+        size_t n, drop;
+    } cases[] = {{24, 0}, {32, 0}, {40, 0}, {48, 0}, {64, 0}, {32, 2}, {40, 2}, {48, 3}, {64, 3}};
+    rng_state = 19;
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memplan_buffer b[TIGHT_MAX];
+        size_t n = tight_instance(b, cases[c].n, cases[c].drop);
+        memplan_pack_options o;
+        memplan_pack_options_init(&o);
+        o.align = 1;
+        o.budget_ms = 100;
+        o.wall_cap_ms = 600000;
+        memplan_arena_plan plan;
+        assert_int_equal(memplan_pack(b, n, &o, &plan, NULL), MEMPLAN_OK);
+        print_message("tight %zu-%zu: %zu buffers, bound %llu, arena %llu, proven %llu, %s, %s\n", cases[c].n,
+                      cases[c].drop, n, (unsigned long long)plan.lower_bound_bytes,
+                      (unsigned long long)plan.arena_bytes, (unsigned long long)plan.proven_lower_bound_bytes,
+                      plan.optimal ? "optimal" : "not proven", memplan_heuristic_name(plan.heuristic));
+        assert_int_equal(plan_top(b, n, &plan), plan.arena_bytes);
+        /* measured: the bound stays the full height with these drops, and is met */
+        assert_int_equal(plan.lower_bound_bytes, TIGHT_UNITS * KIB);
+        assert_int_equal(plan.arena_bytes, TIGHT_UNITS * KIB);
+        assert_int_equal(plan.proven_lower_bound_bytes, TIGHT_UNITS * KIB);
+        assert_true(plan.optimal);
+        if (cases[c].drop == 0) { /* the exact mode alone */
+            uint64_t size[TIGHT_MAX], off[TIGHT_MAX];
+            for (size_t i = 0; i < n; i++) size[i] = b[i].size;
+            size_t *by_start = mp_order_by_start(b, n);
+            assert_non_null(by_start);
+            mp_pack_input in = {b, n, size, by_start, plan.lower_bound_bytes};
+            mp_exact *x = mp_exact_new(&in);
+            assert_non_null(x);
+            uint64_t work = 0;
+            assert_int_equal(mp_exact_decide(x, TIGHT_UNITS * KIB, 2000000000u, &work, off), MP_EXACT_FEASIBLE);
+            assert_int_equal(memplan_validate_arena(b, n, off, 1, TIGHT_UNITS * KIB, NULL, NULL), MEMPLAN_OK);
+            assert_int_equal(mp_exact_decide(x, TIGHT_UNITS * KIB - 1, 2000000000u, &work, off), MP_EXACT_INFEASIBLE);
+            mp_exact_free(x);
+            free(by_start);
+        }
+        memplan_arena_plan_free(&plan);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_vs_brute_force),
         cmocka_unit_test(test_exact_quota),
         cmocka_unit_test(test_pack_optimal_flags),
+        cmocka_unit_test(test_exact_tight),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

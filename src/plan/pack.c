@@ -100,7 +100,16 @@ typedef struct packer {
     size_t *rank;    /* scratch rank (inverse of order) */
     uint64_t work;
     uint64_t proven; /* no arena lower than this exists */
+    uint64_t unit;   /* gcd of the aligned sizes: the lowest height is a multiple */
 } packer;
+
+/* The height of the trial offsets: the highest top. */
+static uint64_t trial_height(const packer *p) {
+    uint64_t h = 0;
+    for (size_t i = 0; i < p->in.n; i++)
+        if (p->in.size[i] > 0) h = MP_MAX(h, p->trial[i] + p->in.size[i]);
+    return h;
+}
 
 /* Keep the trial offsets when they beat the best so far. */
 static void keep_if_better(packer *p, uint64_t height, memplan_heuristic h) {
@@ -247,18 +256,21 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
 
 /* Decide heights with the exact mode on `ms` milliseconds of work: first
  * the proven bound (a packing there is optimal; a proof of infeasibility
- * raises the bound by one align unit), then -- when `descend` -- the best
- * arena minus one unit, again while each one succeeds. Returns the
- * milliseconds of work spent; false in *ok when memory ran out. */
+ * raises the bound by one unit, the gcd of the sizes, since the lowest
+ * height is a multiple of it), then -- when `descend` -- the highest
+ * multiple of the unit below the best arena, again while each one
+ * succeeds. A packing found is kept at its own height (its highest top),
+ * which may lie below the height asked. Returns the milliseconds of work
+ * spent; false in *ok when memory ran out. */
 static uint64_t run_exact(packer *p, mp_exact *x, uint64_t ms, bool descend, bool *ok) {
-    uint64_t quota = ms * EXACT_WORK_PER_MS, used = 0;
+    uint64_t quota = ms * EXACT_WORK_PER_MS, used = 0, unit = p->unit;
     while (!at_bound(p) && used < quota) {
-        uint64_t align = p->out->align;
-        uint64_t h = descend ? p->out->arena_bytes - align : p->proven;
+        uint64_t h = descend ? (p->out->arena_bytes - 1) / unit * unit : p->proven;
+        if (h < p->proven) break; /* cannot happen: the arena is above the proven bound */
         mp_exact_status st = mp_exact_decide(x, h, quota - used, &used, p->trial);
         if (st == MP_EXACT_NOMEM) *ok = false;
-        if (st == MP_EXACT_FEASIBLE) keep_if_better(p, h, MEMPLAN_HEUR_EXACT);
-        if (st == MP_EXACT_INFEASIBLE) p->proven = h + align; /* heights are multiples of align */
+        if (st == MP_EXACT_FEASIBLE) keep_if_better(p, trial_height(p), MEMPLAN_HEUR_EXACT);
+        if (st == MP_EXACT_INFEASIBLE) p->proven = h + unit;
         if (st != MP_EXACT_FEASIBLE) break;
         descend = true;
     }
@@ -283,6 +295,7 @@ static bool run_improve(packer *p, unsigned which, const memplan_pack_options *o
         x = mp_exact_new(&p->in); /* NULL: too large, or out of memory */
     double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
     if (x) mp_exact_set_deadline(x, mp_now_ms() + cap);
+    if (x) mp_exact_set_seed(x, opt->seed);
     bool ok = true;
     uint64_t budget = opt->budget_ms;
     uint64_t eighth = x ? budget / 8 : 0;
@@ -427,7 +440,8 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
         out->count = n;
         out->align = opt.align;
         out->lower_bound_bytes = p.in.lower_bound;
-        p.proven = p.in.lower_bound;
+        p.unit = mp_size_gcd(p.in.size, n, opt.align);
+        p.proven = (p.in.lower_bound + p.unit - 1) / p.unit * p.unit;
         if (n == 0) out->heuristic = MEMPLAN_HEUR_GREEDY_SIZE;
         /* The time-ordered sweep costs O(overlap) with a small constant
          * (mp_greedy_decode_by_start): without the skyline it may take 8x

@@ -23,15 +23,32 @@
  *   the last buffer placed there, raised to the lowest minimum offset of the
  *   unplaced buffers live there) and the total size of those unplaced
  *   buffers. floor + total > H anywhere proves the branch infeasible (the
- *   remaining-area bound); so does a minimum offset + size above H.
+ *   remaining-area bound); so does a minimum offset + size above H. The
+ *   same bound caps the next offset: a candidate above H less some
+ *   section's unplaced total is not tried.
+ *
+ *   Gap rule. A section's unplaced buffers are all live together there, so
+ *   they form one stack between the floor and H, each at or above its
+ *   release offset (its minimum offset, or the current offset if higher).
+ *   A gap below a release offset that the buffers released lower cannot
+ *   fill is lost: in a section without slack (live area H) any such gap
+ *   kills the branch; in general the gaps must fit in the slack. Stacked
+ *   by release offset the buffers leave the least gap (a single machine's
+ *   makespan with release times), so that stack's top above H proves it.
+ *
+ *   Heights. A canonical packing's offsets are sums of sizes, so its height
+ *   is a multiple of the gcd of the sizes: H is rounded down to one.
  *
  * Independent time ranges (no buffer crosses the cut) are decided apart.
- * Each range is searched under six static rank orders in round robin with
- * a node limit doubling from 2 x its buffers, since one order often finds a
- * packing that another takes long to; an exhausted search under any order
- * proves infeasibility. The search is iterative (explicit level arrays and
- * an undo log), so deep searches need no stack, and it counts its work in
- * elementary steps: the result depends only on input and quota.
+ * Each range is searched by restarts under node limits 4 x its buffers x
+ * the Luby sequence (1 1 2 1 1 2 4 ...): first the six static rank orders,
+ * then the same in turn, each with a seeded perturbation (swaps of near
+ * neighbours), since one order often finds a packing another takes long to
+ * reach and the search's time is heavy-tailed; an exhausted search under
+ * any order proves infeasibility. The search is iterative (explicit level
+ * arrays and an undo log), so deep searches need no stack, and it counts
+ * its work in elementary steps: the result depends only on input, quota
+ * and seed.
  *
  * Zero-size buffers occupy no address: they are left out and put at 0.
  */
@@ -47,6 +64,13 @@
  * spans) or overlap pairs the tables would be too large to be worth it
  * (4 M entries: 32 MB of a 64-bit index, what a browser tab can spare). */
 #define EXACT_TABLE_MAX 4000000u
+
+/* A candidate of a level: its minimum offset and rank (the buffer is
+ * order[rank]); lists are sorted by (offset, rank). */
+typedef struct cand {
+    uint64_t off;
+    size_t rank;
+} cand;
 
 typedef struct undo_entry {
     size_t what; /* buffer index, or m + section index for a floor */
@@ -73,18 +97,27 @@ struct mp_exact {
     /* search state */
     uint64_t *minoff, *off, *floor, *total;
     unsigned char *placed;
-    size_t *stamp, stamp_now; /* sections touched by the current placement */
-    size_t *rank;             /* rank of each buffer in the current order */
-    size_t *order;            /* the current order of a part's buffers */
-    size_t *ranks, *orders;   /* the NORDERS orders' (rank, order) side by side */
-    size_t *chosen, *mark;    /* per level: buffer placed, undo log length */
+    size_t *stamp, stamp_now;  /* sections touched by the current placement */
+    size_t *rank;              /* rank of each buffer in the current order */
+    size_t *order;             /* the current order of a part's buffers */
+    size_t *ranks, *orders;    /* the NORDERS orders' (rank, order) side by side */
+    size_t *chosen, *mark;     /* per level: buffer placed, undo log length */
+    uint64_t *gap_e, *gap_z;   /* scratch of the gap rule: release offsets, sizes */
+    size_t *touched, ntouched; /* the sections stamped, listed */
+    struct cand *cs;           /* the levels' candidate lists, one stack */
+    size_t cs_cap;
+    size_t *lv_end, *lv_pos; /* per level: end of its list in cs, next to try */
     undo_entry *log;
     size_t log_len, log_cap;
     bool oom;
     double deadline; /* wall-clock safety stop (mp_now_ms), 0: none */
+    uint64_t unit;   /* gcd of the sizes: heights that matter are multiples */
+    uint64_t seed;   /* of the restarts' perturbations */
 };
 
 void mp_exact_set_deadline(mp_exact *x, double deadline) { x->deadline = deadline; }
+
+void mp_exact_set_seed(mp_exact *x, uint64_t seed) { x->seed = seed; }
 
 void mp_exact_free(mp_exact *x) {
     if (!x) return;
@@ -108,6 +141,12 @@ void mp_exact_free(mp_exact *x) {
     free(x->chosen);
     free(x->mark);
     free(x->log);
+    free(x->gap_e);
+    free(x->gap_z);
+    free(x->touched);
+    free(x->cs);
+    free(x->lv_end);
+    free(x->lv_pos);
     free(x);
 }
 
@@ -211,6 +250,8 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->shi = malloc(cap * sizeof *x->shi);
     if (!x->sz || !x->slo || !x->shi) goto fail;
     for (size_t b = 0; b < x->m; b++) x->sz[b] = in->size[x->idx[b]];
+    x->unit = mp_size_gcd(x->sz, x->m, 1);
+    x->seed = 1;
     if (x->m > 0 && (!build_sections(x, in->bufs) || !build_overlaps(x, in->bufs))) goto fail;
     size_t scap = x->nsec ? x->nsec : 1;
     x->minoff = malloc(cap * sizeof *x->minoff);
@@ -219,14 +260,24 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->total = malloc(scap * sizeof *x->total);
     x->placed = malloc(cap);
     x->stamp = calloc(scap, sizeof *x->stamp);
-    x->ranks = malloc(NORDERS * cap * sizeof *x->ranks);
-    x->orders = malloc(NORDERS * cap * sizeof *x->orders);
+    x->ranks = malloc((NORDERS + 1) * cap * sizeof *x->ranks);
+    x->orders = malloc((NORDERS + 1) * cap * sizeof *x->orders);
     x->chosen = malloc((cap + 1) * sizeof *x->chosen);
     x->mark = malloc((cap + 1) * sizeof *x->mark);
+    size_t most = 1; /* the most buffers live in one section */
+    for (size_t sct = 0; sct < x->nsec; sct++) most = MP_MAX(most, x->sec_at[sct + 1] - x->sec_at[sct]);
+    x->gap_e = malloc(most * sizeof *x->gap_e);
+    x->gap_z = malloc(most * sizeof *x->gap_z);
+    x->touched = malloc(scap * sizeof *x->touched);
+    x->lv_end = malloc((cap + 1) * sizeof *x->lv_end);
+    x->lv_pos = malloc((cap + 1) * sizeof *x->lv_pos);
+    x->cs_cap = 4 * cap;
+    x->cs = malloc(x->cs_cap * sizeof *x->cs);
     x->log_cap = 4 * cap;
     x->log = malloc(x->log_cap * sizeof *x->log);
     if (!x->minoff || !x->off || !x->floor || !x->total || !x->placed || !x->stamp || !x->ranks || !x->orders ||
-        !x->chosen || !x->mark || !x->log)
+        !x->chosen || !x->mark || !x->log || !x->gap_e || !x->gap_z || !x->touched || !x->lv_end || !x->lv_pos ||
+        !x->cs)
         goto fail;
     return x;
 fail:
@@ -317,10 +368,39 @@ static void unplace(mp_exact *x, size_t b, size_t mark, uint64_t *work) {
     x->placed[b] = 0;
 }
 
+/* The gap rule of section s. Its unplaced buffers are all live together
+ * there, so they form one stack in [floor, h), each at or above its release
+ * offset max(minimum offset, o) (offsets only rise, and later placements
+ * come at o or above). A gap below a release offset that the buffers
+ * released lower cannot fill is lost; where the section has no slack (its
+ * live area is h) any such gap proves the branch dead, and in general the
+ * gaps must fit in the slack. Stacking by release offset (the earliest
+ * first) leaves the least gap in total (a single machine's makespan with
+ * release times), so that stack's top above h proves infeasibility. */
+static bool gaps_fit(mp_exact *x, size_t s, uint64_t o, uint64_t h, uint64_t *work) {
+    size_t k = 0;
+    for (size_t q = x->sec_at[s]; q < x->sec_at[s + 1]; q++) {
+        size_t u = x->sec_buf[q];
+        if (x->placed[u]) continue;
+        uint64_t e = MP_MAX(x->minoff[u], o), z = x->sz[u];
+        size_t i = k++; /* insertion by release offset: a section holds few buffers */
+        for (; i > 0 && x->gap_e[i - 1] > e; i--) x->gap_e[i] = x->gap_e[i - 1], x->gap_z[i] = x->gap_z[i - 1];
+        x->gap_e[i] = e, x->gap_z[i] = z;
+        *work += k - i;
+    }
+    *work += x->sec_at[s + 1] - x->sec_at[s] + k;
+    uint64_t top = MP_MAX(x->floor[s], o);
+    for (size_t i = 0; i < k; i++) {
+        top = MP_MAX(top, x->gap_e[i]) + x->gap_z[i];
+        if (top > h) return false;
+    }
+    return true;
+}
+
 /* Place b at its minimum offset and propagate; false when the result is
  * proven infeasible at height h (or memory ran out: x->oom). The caller
  * undoes the placement either way. */
-static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *work) {
+static bool place(mp_exact *x, size_t b, uint64_t h, uint64_t *work) {
     uint64_t o = x->minoff[b], top = o + x->sz[b];
     x->placed[b] = 1;
     x->off[b] = o;
@@ -331,6 +411,8 @@ static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *wo
     }
     /* Buffers live with b now start at its top at the lowest. */
     x->stamp_now++;
+    x->ntouched = 0;
+    for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
     bool ok = true;
     for (size_t k = x->ov_at[b]; k < x->ov_at[b + 1]; k++) {
         size_t u = x->ov_buf[k];
@@ -338,58 +420,86 @@ static bool place(mp_exact *x, const part *p, size_t b, uint64_t h, uint64_t *wo
         if (!log_push(x, u, x->minoff[u])) return false;
         x->minoff[u] = top;
         if (top + x->sz[u] > h) ok = false;
-        for (size_t s = x->slo[u]; s < x->shi[u]; s++) x->stamp[s] = x->stamp_now;
+        for (size_t s = x->slo[u]; s < x->shi[u]; s++)
+            if (x->stamp[s] != x->stamp_now) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
         *work += x->shi[u] - x->slo[u];
     }
     *work += x->ov_at[b + 1] - x->ov_at[b] + 2 * (x->shi[b] - x->slo[b]);
     if (!ok) return false;
-    /* Section inference: a floor rises to the lowest minimum offset of the
-     * unplaced buffers live there. */
-    *work += p->shi - p->slo;
-    for (size_t s = p->slo; s < p->shi; s++) {
-        if (x->stamp[s] != x->stamp_now) continue;
-        uint64_t lo = UINT64_MAX;
+    /* In each section this placement changed: section inference (a floor
+     * rises to the lowest minimum offset of the unplaced buffers live
+     * there), the remaining area (every later buffer goes at o or above)
+     * and the gap rule, needed only when the highest release offset leaves
+     * too little room above it. The sections left alone pass the area
+     * check: o is at most h less their unplaced total (candidates are
+     * capped so, see level_candidates). */
+    *work += x->ntouched;
+    for (size_t t = 0; t < x->ntouched; t++) {
+        size_t s = x->touched[t];
+        uint64_t lo = UINT64_MAX, hi = 0;
         for (size_t k = x->sec_at[s]; k < x->sec_at[s + 1]; k++) {
             size_t u = x->sec_buf[k];
-            if (!x->placed[u] && x->minoff[u] < lo) lo = x->minoff[u];
+            if (x->placed[u]) continue;
+            lo = MP_MIN(lo, x->minoff[u]);
+            hi = MP_MAX(hi, x->minoff[u]);
         }
         *work += x->sec_at[s + 1] - x->sec_at[s];
-        if (lo != UINT64_MAX && x->floor[s] < lo) {
+        if (lo == UINT64_MAX) continue; /* nothing left to place there */
+        if (x->floor[s] < lo) {
             if (!log_push(x, x->m + s, x->floor[s])) return false;
             x->floor[s] = lo;
         }
-    }
-    /* Remaining area: every later buffer goes at o or above. */
-    *work += p->shi - p->slo;
-    for (size_t s = p->slo; s < p->shi; s++)
         if (MP_MAX(x->floor[s], o) + x->total[s] > h) return false;
+        if (MP_MAX(hi, o) + x->total[s] > h && !gaps_fit(x, s, o, h, work)) return false;
+    }
     return true;
 }
 
-/* (offset, rank) key order: does buffer a come after key (ko, kr)? */
-static bool key_after(const mp_exact *x, size_t a, uint64_t ko, size_t kr) {
-    if (kr == NONE) return true;
-    return x->minoff[a] > ko || (x->minoff[a] == ko && x->rank[a] > kr);
+static int cmp_cand(const void *a, const void *b) {
+    const cand *u = a, *v = b;
+    if (u->off != v->off) return u->off < v->off ? -1 : 1;
+    return (u->rank > v->rank) - (u->rank < v->rank);
 }
 
-/* The next buffer to try at this level: the smallest (minimum offset, rank)
- * after key (ko, kr) (any when kr is NONE) among the unplaced buffers of the part that pass
- * dominance and fit under h; NONE when there is none. */
-static size_t next_candidate(const mp_exact *x, const part *p, uint64_t ko, size_t kr, uint64_t h, uint64_t *work) {
-    uint64_t min_height = UINT64_MAX;
+/* The candidates of level d, after the parent's key (ko, kr) (any when kr is
+ * NONE), listed in cs[start, lv_end[d]) by (minimum offset, rank): the
+ * unplaced buffers of the part that pass dominance (their minimum offset
+ * below the lowest top an unplaced buffer can reach), fit under h, and sit
+ * no higher than h less any section's unplaced total (every later buffer
+ * goes at the offset or above, so such a placement would fail the area
+ * check of place()). The state is the same for every sibling of a level,
+ * so the list is made once. false: out of memory. */
+static bool level_candidates(mp_exact *x, const part *p, size_t d, uint64_t ko, size_t kr, uint64_t h, uint64_t *work) {
+    size_t start = d ? x->lv_end[d - 1] : 0, k = start;
+    uint64_t min_height = UINT64_MAX, cap = h;
     for (size_t r = p->lo; r < p->hi; r++) {
         size_t b = x->order[r];
         if (!x->placed[b]) min_height = MP_MIN(min_height, x->minoff[b] + x->sz[b]);
     }
-    size_t best = NONE;
+    for (size_t s = p->slo; s < p->shi; s++)
+        if (x->total[s] > 0) cap = MP_MIN(cap, h - x->total[s]);
     for (size_t r = p->lo; r < p->hi; r++) {
         size_t b = x->order[r];
-        if (x->placed[b] || x->minoff[b] >= min_height || x->minoff[b] + x->sz[b] > h) continue;
-        if (!key_after(x, b, ko, kr)) continue;
-        if (best == NONE || x->minoff[b] < x->minoff[best]) best = b;
+        uint64_t o = x->minoff[b];
+        if (x->placed[b] || o >= min_height || o > cap || o + x->sz[b] > h) continue;
+        if (kr != NONE && !(o > ko || (o == ko && r > kr))) continue;
+        if (k == x->cs_cap) {
+            size_t c2 = 2 * x->cs_cap;
+            cand *n = realloc(x->cs, c2 * sizeof *n);
+            if (!n) {
+                x->oom = true;
+                return false;
+            }
+            x->cs = n;
+            x->cs_cap = c2;
+        }
+        x->cs[k++] = (cand){o, r};
     }
-    *work += 2 * (p->hi - p->lo);
-    return best;
+    qsort(x->cs + start, k - start, sizeof *x->cs, cmp_cand);
+    x->lv_end[d] = k;
+    x->lv_pos[d] = start;
+    *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + 2 * (k - start);
+    return true;
 }
 
 typedef enum { DFS_FOUND, DFS_NONE, DFS_LIMIT } dfs_result;
@@ -400,22 +510,22 @@ typedef enum { DFS_FOUND, DFS_NONE, DFS_LIMIT } dfs_result;
  * and the state is left as found (the caller resets it). */
 static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, uint64_t quota, uint64_t *work) {
     size_t need = p->hi - p->lo, d = 0;
-    uint64_t ko = 0;
-    size_t kr = NONE; /* key of the last placement: none yet */
+    bool fresh = true; /* level d's list is still to make */
     for (;;) {
         if (d == need) return DFS_FOUND;
-        /* The key is the last placement's (the parent's at a fresh level,
-         * the failed child's after it): the next sibling follows it. */
-        size_t c = next_candidate(x, p, ko, kr, h, work);
-        if (c == NONE) {
+        if (fresh) {
+            /* After the parent's key: canonical order. */
+            size_t pb = d ? x->chosen[d - 1] : 0;
+            if (!level_candidates(x, p, d, d ? x->off[pb] : 0, d ? x->rank[pb] : NONE, h, work)) return DFS_LIMIT;
+            fresh = false;
+        }
+        if (x->lv_pos[d] == x->lv_end[d]) {
             if (d == 0) return DFS_NONE;
             d--;
-            size_t b = x->chosen[d];
-            ko = x->off[b];
-            kr = x->rank[b];
-            unplace(x, b, x->mark[d], work);
+            unplace(x, x->chosen[d], x->mark[d], work);
             continue;
         }
+        size_t c = x->order[x->cs[x->lv_pos[d]++].rank];
         if (nodes-- == 0 || *work >= quota) return DFS_LIMIT;
         if (x->deadline > 0 && (nodes & 1023) == 0 && mp_now_ms() > x->deadline) {
             *work = quota; /* spent: the caller stops */
@@ -423,15 +533,12 @@ static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, ui
         }
         x->chosen[d] = c;
         x->mark[d] = x->log_len;
-        if (place(x, p, c, h, work)) {
-            ko = x->off[c];
-            kr = x->rank[c];
+        if (place(x, c, h, work)) {
             d++;
+            fresh = true;
             continue;
         }
         if (x->oom) return DFS_LIMIT;
-        ko = x->off[c];
-        kr = x->rank[c];
         unplace(x, c, x->mark[d], work);
     }
 }
@@ -446,15 +553,55 @@ static void reset_part(mp_exact *x, const part *p, uint64_t *work) {
     *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + (x->sec_at[p->shi] - x->sec_at[p->slo]);
 }
 
-/* Use order `kind` (0..2) for the next search. */
+/* Use order `kind` (0..NORDERS; NORDERS: the perturbed copy) next. */
 static void use_order(mp_exact *x, int kind) {
     size_t cap = x->m ? x->m : 1;
     x->order = x->orders + (size_t)kind * cap;
     x->rank = x->ranks + (size_t)kind * cap;
 }
 
-/* Decide one part: round robin over the orders, node limit doubling. */
-static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota, uint64_t *work) {
+/* The Luby sequence, i >= 1: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... */
+static uint64_t luby(uint64_t i) {
+    for (;;) {
+        uint64_t k = 1;
+        while ((k << 1) - 1 < i) k <<= 1; /* 2k - 1 >= i: a block of length 2k - 1 */
+        if ((k << 1) - 1 == i) return k;
+        i -= k - 1;
+    }
+}
+
+/* The perturbed order (slot NORDERS): static order `kind` with PERTURB_SWAPS
+ * per PERTURB_PER buffers of swaps of neighbours at most PERTURB_REACH
+ * positions apart, drawn from *rng. */
+#define PERTURB_SWAPS 1
+#define PERTURB_PER 4
+#define PERTURB_REACH 2
+static void perturb_order(mp_exact *x, const part *p, int kind, uint64_t *rng, uint64_t *work) {
+    size_t cap = x->m ? x->m : 1, k = p->hi - p->lo;
+    const size_t *src = x->orders + (size_t)kind * cap;
+    use_order(x, NORDERS);
+    memcpy(x->order + p->lo, src + p->lo, k * sizeof *x->order);
+    for (size_t t = 0; k > 1 && t < PERTURB_SWAPS * (k / PERTURB_PER + 1); t++) {
+        size_t i = p->lo + mp_rand_below(rng, k - 1);
+        size_t j = i + 1 + mp_rand_below(rng, PERTURB_REACH); /* not inside MP_MIN: evaluated twice */
+        if (j > p->hi - 1) j = p->hi - 1;
+        size_t tmp = x->order[i];
+        x->order[i] = x->order[j];
+        x->order[j] = tmp;
+    }
+    for (size_t r = p->lo; r < p->hi; r++) x->rank[x->order[r]] = r;
+    *work += 2 * k;
+}
+
+/* Decide one part: restarts under node limits LUBY_BASE x buffers x Luby(r):
+ * the static orders in turn, then the same again each perturbed by the
+ * seeded rng (one order often finds a packing another takes long to reach,
+ * and the search's time is heavy-tailed). An exhausted search under any
+ * order proves infeasibility; the limits grow without bound, so given the
+ * work every decision ends. */
+#define LUBY_BASE 4
+static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota, uint64_t *work,
+                                   uint64_t *rng) {
     reset_part(x, p, work);
     *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++)
@@ -463,21 +610,26 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
         use_order(x, kind);
         if (!make_order(x, p, kind)) return MP_EXACT_NOMEM;
     }
-    for (uint64_t limit = 2 * (uint64_t)(p->hi - p->lo); *work < quota; limit = MP_MIN(limit, UINT64_MAX / 2) * 2) {
-        for (int kind = 0; kind < NORDERS; kind++) {
-            use_order(x, kind);
-            reset_part(x, p, work);
-            dfs_result r = dfs(x, p, h, limit, quota, work);
-            if (x->oom) return MP_EXACT_NOMEM;
-            if (r == DFS_FOUND) return MP_EXACT_FEASIBLE;
-            if (r == DFS_NONE) return MP_EXACT_INFEASIBLE;
-            if (*work >= quota) return MP_EXACT_UNKNOWN;
-        }
+    uint64_t base = LUBY_BASE * (uint64_t)(p->hi - p->lo);
+    for (uint64_t r = 0; *work < quota; r++) {
+        int kind = (int)(r % NORDERS);
+        if (r < NORDERS) use_order(x, kind);
+        else
+            perturb_order(x, p, kind, rng, work);
+        reset_part(x, p, work);
+        uint64_t l = luby(r + 1);
+        uint64_t limit = l > UINT64_MAX / base ? UINT64_MAX : base * l;
+        dfs_result res = dfs(x, p, h, limit, quota, work);
+        if (x->oom) return MP_EXACT_NOMEM;
+        if (res == DFS_FOUND) return MP_EXACT_FEASIBLE;
+        if (res == DFS_NONE) return MP_EXACT_INFEASIBLE;
     }
     return MP_EXACT_UNKNOWN;
 }
 
 mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work, uint64_t *off) {
+    h = h / x->unit * x->unit; /* the same decision: the lowest packing's height is a multiple */
+    uint64_t rng = x->seed ^ h;
     /* The cheap proof first: a part whose live total exceeds h anywhere. */
     for (size_t i = 0; i < x->nparts; i++) {
         const part *p = &x->parts[i];
@@ -488,7 +640,7 @@ mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_
     uint64_t end = *work + MP_MIN(quota, UINT64_MAX - *work);
     for (size_t i = 0; i < x->nparts; i++) {
         /* Each part may spend what the earlier ones left. */
-        mp_exact_status st = decide_part(x, &x->parts[i], h, end, work);
+        mp_exact_status st = decide_part(x, &x->parts[i], h, end, work, &rng);
         if (st != MP_EXACT_FEASIBLE) return st;
     }
     for (size_t k = 0; k < x->n; k++) off[k] = 0;

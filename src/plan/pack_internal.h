@@ -32,6 +32,20 @@ static inline size_t mp_first_at_least(const int64_t *a, size_t n, int64_t t) {
     return lo;
 }
 
+/* The gcd of the non-zero sizes (aligned sizes: a multiple of the align), or
+ * `none` when every size is 0. Every offset of a packing dropped as low as it
+ * goes is a sum of sizes, so the lowest height is a multiple of it. */
+static inline uint64_t mp_size_gcd(const uint64_t *size, size_t n, uint64_t none) {
+    uint64_t g = 0;
+    for (size_t i = 0; i < n && g != 1; i++)
+        for (uint64_t a = size[i]; a != 0;) {
+            uint64_t r = g % a;
+            g = a;
+            a = r;
+        }
+    return g ? g : none;
+}
+
 /* ---- greedy best-fit decoder (pack_greedy.c) */
 
 typedef struct mp_greedy mp_greedy;
@@ -147,6 +161,10 @@ void mp_exact_free(mp_exact *x);
  * reached, a decision ends UNKNOWN. Only a very slow machine reaches it
  * before the quota. */
 void mp_exact_set_deadline(mp_exact *x, double deadline);
+
+/* The seed of the restarts' perturbed orders (default 1): the decisions
+ * depend only on input, height, quota and seed. */
+void mp_exact_set_seed(mp_exact *x, uint64_t seed);
 
 /* Is there a packing of height <= h? Spends at most about `quota` steps,
  * counted in *work; on FEASIBLE writes every buffer's offset to off[]. */
