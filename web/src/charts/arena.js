@@ -125,7 +125,14 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     ctx.rect(left, top, right - left, bottom - top);
     ctx.clip();
     ctx.fillStyle = 'rgba(225, 87, 89, 0.08)';
-    for (const p of peakPos) ctx.fillRect(x(p), top, Math.max(x(p + 1) - x(p), 1), bottom - top);
+    // One rectangle per run of consecutive peak positions (a plateau of 100k positions is one fill, not 100k).
+    for (let a = 0; a < peakPos.length;) {
+      let b = a + 1;
+      while (b < peakPos.length && peakPos[b] === peakPos[b - 1] + 1) b++;
+      const x0 = x(peakPos[a]);
+      ctx.fillRect(x0, top, Math.max(x(peakPos[b - 1] + 1) - x0, 1), bottom - top);
+      a = b;
+    }
     const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
     const selOwner = sel !== undefined ? m.owner[sel] : -1;
     const { start, end, offset, size, colorKey } = m;
