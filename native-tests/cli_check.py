@@ -27,6 +27,7 @@
      characters (newline, tab, ESC as \\xNN): one line, no raw control byte.
 Exit 0 when all hold.
 """
+import json
 import os
 import re
 import resource
@@ -345,6 +346,21 @@ def main():
     check(r.returncode == 2 and r.stderr.startswith(f"memplan: {shown}/bad.onnx: ") and r.stderr.count("\n") == 1
           and "\x1b" not in r.stderr, f"a model that does not load, in such a folder: escaped ({r.stderr!r})")
     print(f"cli_check: {len(FAILS)} failed")
+    # 10. --no-at-peak leaves out at_peak (JSON) and the "at the peak" list (text), nothing else
+    dims = ["--dim", "batch=2", "--dim", "seq=3", "--dim", "U:0=4"]
+    full = json.loads(run(exe, ["plan", model, *dims, "--json"]).stdout)
+    r = run(exe, ["plan", model, *dims, "--json", "--no-at-peak"])
+    brief = json.loads(r.stdout)
+    check(r.returncode == 0 and "at_peak" in full and "at_peak" not in brief
+          and {k: v for k, v in full.items() if k != "at_peak"} == brief,
+          "plan --json --no-at-peak: the plan without at_peak")
+    text = run(exe, ["plan", model, *dims]).stdout
+    r = run(exe, ["plan", model, *dims, "--no-at-peak"])
+    head, _, rest = text.partition("at the peak:")
+    kept = head + rest[rest.find("weights:"):]  # the list runs from "at the peak:" to the weights line
+    check(r.returncode == 0 and "at the peak:" in text and r.stdout == kept,
+          f"plan --no-at-peak: the text plan without its at-the-peak list ({r.stdout!r})")
+
     return 1 if FAILS else 0
 
 

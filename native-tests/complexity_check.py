@@ -6,7 +6,7 @@ more than n log n, measured in instructions, never in seconds.
 
 For each family of hostile input (issue 21: in-place arity, a repeated input,
 repeated singular message fields, fan-in, fan-out, the outputs of one node,
-ties in the packer, random lifetimes in the packer, long names, dims per value, chain depth, subgraph count,
+buffers of distinct sizes live at the peak, ties in the packer, random lifetimes in the packer, long names, dims per value, chain depth, subgraph count,
 annotate) a model (or a CSV) is built here in Python at size n and at 8n, and
 the CLI command the family stresses runs on both under
 `valgrind --tool=cachegrind --cache-sim=no`. Its instruction count (`I refs`)
@@ -153,6 +153,23 @@ def split_outputs(n):
     return model_bytes(nodes, [tinfo("x", [4 * n])], [tinfo(f"p{i}", [4]) for i in range(n)])
 
 
+def peak_sizes(n):
+    """A Split into n parts of sizes 1..n elements, all graph outputs: n
+    buffers of distinct sizes live at the peak, listed largest first
+    (`at_peak`; an insertion sort there was quadratic)."""
+    from onnx import numpy_helper
+    import numpy as np
+    total = n * (n + 1) // 2
+    split = numpy_helper.from_array(np.arange(1, n + 1, dtype=np.int64), "sizes")
+    nodes = [helper.make_node("Relu", ["x"], ["a"], name="r"),
+             helper.make_node("Split", ["a", "sizes"], [f"p{i}" for i in range(n)], name="split", axis=0)]
+    g = helper.make_graph(nodes, "g", [tinfo("x", [total])], [tinfo(f"p{i}", [i + 1]) for i in range(n)],
+                          initializer=[split])
+    m = helper.make_model(g, opset_imports=opset(), producer_name="complexity_check")
+    m.ir_version = 8
+    return m.SerializeToString()
+
+
 def pack_ties(n):
     """n identical intervals for `pack`."""
     rows = "".join(f"b{i},0,10,64\n" for i in range(n))
@@ -228,6 +245,7 @@ FAMILIES = [
     ("fan_in", fan_in, ["plan", "{in}", "--budget-ms", "0"], 7000, 0, "nlogn"),
     ("fan_out", fan_out, ["plan", "{in}", "--budget-ms", "0"], 1000, 0, "nlogn"),
     ("split_outputs", split_outputs, ["plan", "{in}", "--budget-ms", "0"], 5000, 0, "nlogn"),
+    ("peak_sizes", peak_sizes, ["plan", "{in}", "--budget-ms", "0"], 5000, 0, "nlogn"),
     ("pack_ties", pack_ties, ["pack", "{in}", "--budget-ms", "0"], 5000, 0, "nlogn"),
     ("pack_random", pack_random, ["pack", "{in}", "--budget-ms", "0"], 4500, 0, "nlogn"),
     ("long_names", long_names, ["plan", "{in}", "--budget-ms", "0"], 2000, 0, "nlogn"),

@@ -105,3 +105,29 @@ describe('RasterMarks', () => {
     expect(PALETTE_PIXELS.length).toBe(16);
   });
 });
+
+describe("rowBand (the slot chart's row scale)", () => {
+  it('places rows as d3.scaleBand over 0..n-1 does, for the axis and the picker', async () => {
+    const { scaleBand } = await import('d3');
+    const { rowBand } = await import('../web/src/charts/slots.js');
+    for (const n of [0, 1, 2, 7, 1000]) {
+      for (const range of [
+        [24, 196],
+        [0, 1],
+        [300, 10],
+      ]) {
+        const d3b = scaleBand()
+          .paddingInner(0.15)
+          .domain(Array.from({ length: n }, (_, k) => k))
+          .range(range);
+        const ours = rowBand(0.15).count(n).range(range);
+        expect(ours.step()).toBeCloseTo(d3b.step(), 9);
+        expect(ours.bandwidth()).toBeCloseTo(d3b.bandwidth(), 9);
+        expect(ours.range()).toEqual(range);
+        for (let k = 0; k < n; k++) expect(ours(k)).toBeCloseTo(d3b(k), 9);
+        const copy = ours.copy();
+        expect([copy.count(), copy(n - 1), copy.bandwidth()]).toEqual([n, ours(n - 1), ours.bandwidth()]);
+      }
+    }
+  });
+});

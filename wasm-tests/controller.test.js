@@ -29,7 +29,8 @@ const settle = () => new Promise((r) => setTimeout(r, 0));
  * this process. hold() makes later requests wait; release(prefix) answers the
  * first waiting one whose description starts with prefix ('open', 'plan
  * --strategy slots', ...); releaseAll() answers them all and stops holding.
- * calls: every model call, 'command args...', in the order asked.
+ * calls: every model call, 'command args...', in the order asked. A call's
+ * onReply runs when it is answered, before it resolves (memplan-client.js).
  */
 function fakeClient(mp, { failProfile = null } = {}) {
   const calls = [],
@@ -40,14 +41,16 @@ function fakeClient(mp, { failProfile = null } = {}) {
     cancels = 0;
   const finish = (e) => {
     try {
-      e.resolve(e.run());
+      const out = e.run();
+      e.onReply?.(); // as the worker client: the reply has come, not yet parsed
+      e.resolve(out);
     } catch (err) {
       e.reject(err);
     }
   };
-  const request = (what, run) =>
+  const request = (what, run, onReply = null) =>
     new Promise((resolve, reject) => {
-      const e = { what, run, resolve, reject };
+      const e = { what, run, resolve, reject, onReply };
       if (holding) queue.push(e);
       else finish(e);
     });
@@ -88,14 +91,18 @@ function fakeClient(mp, { failProfile = null } = {}) {
         };
         const call =
           (how) =>
-          async (cmd, args = []) => {
+          async (cmd, args = [], opts = {}) => {
             alive();
             const what = [cmd, ...args].join(' ');
             calls.push(what);
-            return request(what, () => {
-              if (cmd === 'profile' && failProfile) throw new Error(failProfile);
-              return model[how](cmd, args);
-            });
+            return request(
+              what,
+              () => {
+                if (cmd === 'profile' && failProfile) throw new Error(failProfile);
+                return model[how](cmd, args);
+              },
+              opts.onReply,
+            );
           };
         return {
           info,
@@ -155,15 +162,19 @@ describe('controller: opening a model', () => {
       'shown',
     ]);
     // Nothing bound: the profile is the `inplace` document (the same report), not asked for again.
+    // The reuse lists and the slot layout are asked for when the plan's reply comes, before it is parsed.
     expect(client.calls).toEqual([
-      'inplace',
       'plan --strategy arena --align 64',
-      'plan --strategy slots --align 64 --no-nodes',
+      'inplace',
+      'plan --strategy slots --align 64 --no-nodes --no-at-peak',
     ]);
     const s = ctl.state;
     expect(JSON.stringify(s.profileDoc)).toBe(JSON.stringify(cli('profile', SMALL.file)));
     expect(JSON.stringify(s.plan)).toBe(JSON.stringify(cli('plan', SMALL.file)));
-    expect(JSON.stringify(s.slotsPlan)).toBe(JSON.stringify(cli('plan', SMALL.file, ['--strategy', 'slots'])));
+    // The slot layout beside the arena plan comes without its at_peak (the plan shown has one).
+    expect(JSON.stringify(s.slotsPlan)).toBe(
+      JSON.stringify(cli('plan', SMALL.file, ['--strategy', 'slots', '--no-at-peak'])),
+    );
     expect([...s.profile.total]).toEqual(cli('profile', SMALL.file).nodes.map((nd) => nd.profile.total_bytes));
     expect({
       phase: s.phase,
@@ -205,9 +216,10 @@ describe('controller: opening a model', () => {
     expect(client.calls).toEqual([
       'plan --strategy arena --align 64 --dim samples=1280 --no-nodes',
       'profile --dim samples=1280',
+      // The plan shown was deferred: the slot layout is asked for once this plan is known planned.
       `plan --strategy arena --align 64 ${dims} --no-nodes`,
-      `plan --strategy slots --align 64 ${dims} --no-nodes`,
       `profile ${dims}`,
+      `plan --strategy slots --align 64 ${dims} --no-nodes --no-at-peak`,
     ]);
     expect(JSON.stringify(ctl.state.plan)).toBe(
       JSON.stringify(cli('plan', SYMBOLIC.file, dimArgs({ samples: 1280, batch_size: 1 }))),
@@ -219,10 +231,10 @@ describe('controller: opening a model', () => {
     // With in-place reuse on, the same plan without it too: its naive total is the savings' baseline (asked once per options).
     expect(client.calls).toEqual([
       `plan --strategy arena --align 256 --inplace ${dims} --no-nodes`,
-      `plan --strategy arena --align 256 ${dims} --no-nodes`,
+      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes --no-at-peak`,
+      `plan --strategy arena --align 256 ${dims} --no-nodes --no-at-peak`,
       `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
-      `plan --strategy slots --align 256 --inplace ${dims} --no-nodes`,
-      `plan --strategy slots --align 256 ${dims} --no-nodes`,
+      `plan --strategy slots --align 256 ${dims} --no-nodes --no-at-peak`,
     ]);
     expect(ctl.state.baseline.naive_bytes).toBe(
       cli('plan', SYMBOLIC.file, [
@@ -267,9 +279,9 @@ describe('controller: opening a model', () => {
     await ctl.setDims({}); // a re-plan under the same order asks for the node lists again
     expect(client.calls).toEqual([
       'plan --strategy arena --align 64 --order best',
-      'plan --strategy slots --align 64 --order best --no-nodes',
+      'plan --strategy slots --align 64 --order best --no-nodes --no-at-peak',
       'plan --strategy arena --align 64 --order best',
-      'plan --strategy slots --align 64 --order best --no-nodes',
+      'plan --strategy slots --align 64 --order best --no-nodes --no-at-peak',
     ]);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', SMALL.file, ['--order', 'best'])));
     expect([ctl.state.profile, ctl.state.profileNote]).toEqual([
@@ -359,7 +371,7 @@ describe('controller: generations', () => {
     await a;
     expect(client.calls).toEqual([
       'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
-      'plan --strategy slots --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
+      'plan --strategy slots --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes --no-at-peak',
       'profile --dim batch_size=1 --dim samples=3200',
     ]);
     expect(ctl.state.plan.peak_bytes).toBe(
@@ -681,9 +693,9 @@ describe('controller: input values and presets', () => {
     await ctl.open(silero.name, new Uint8Array(readFileSync(silero.file)), { dims, values: { sr: 16000 } });
     const args = [...dimArgs(dims), '--value', 'sr=16000'];
     expect(client.calls).toEqual([
-      'inplace',
       `plan --strategy arena --align 64 ${args.join(' ')}`,
-      `plan --strategy slots --align 64 ${args.join(' ')} --no-nodes`,
+      'inplace',
+      `plan --strategy slots --align 64 ${args.join(' ')} --no-nodes --no-at-peak`,
       `profile ${args.join(' ')}`,
     ]);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', silero.file, args)));

@@ -54,10 +54,13 @@ typedef struct memplan_request {
      * --allow-input-overwrite, --events. */
     memplan_inplace_options inplace;
     /* printing the plan document: --strategy (whose figures it prints; a
-     * plan holds both layouts) and --no-nodes (leave out `nodes`, which
-     * depends on the model only: for clients that re-plan often). */
+     * plan holds both layouts), --no-nodes (leave out `nodes`, which
+     * depends on the model only: for clients that re-plan often) and
+     * --no-at-peak (leave out `at_peak`: for a client that draws a second
+     * layout of a plan it already shows). */
     memplan_strategy strategy;
     bool no_nodes;
+    bool no_at_peak;
     /* plan --trace OUT.json: the file a shell writes the plan's trace to
      * (memplan/trace.h: memplan_plan_trace_json). Borrowed; no report reads
      * it -- the library writes no files, the CLI does (src/cli/cmd_model.c). */

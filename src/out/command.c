@@ -17,8 +17,8 @@ static const memplan_command COMMANDS[] = {
      MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_shapes},
     {"plan", "MODEL", "live intervals, slot and arena plans, lower bound (and --dim NAME=LO..HI)",
      OPT(STRATEGY) | OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) |
-         OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES) | OPT(UPPER_BOUNDS) |
-         OPT(TRACE) | OPT(ORDER) | OPT(ORDER_BUDGET_MS),
+         OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES) | OPT(NO_AT_PEAK) |
+         OPT(UPPER_BOUNDS) | OPT(TRACE) | OPT(ORDER) | OPT(ORDER_BUDGET_MS),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_plan},
     {"sweep", "MODEL", "peak, lower bound and naive as one dim goes LO..HI in N values (--dim NAME=LO..HI:N)",
      OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |

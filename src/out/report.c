@@ -287,19 +287,37 @@ static void json_transients(mp_json *j, const plan_ctx *c) {
 
 static void plan_json(mp_json *j, const plan_ctx *c);
 
+/* One live buffer for the at-peak order: larger first, ties by placement
+ * order (the index), which makes qsort's order the stable one. */
+typedef struct {
+    uint64_t size;
+    size_t buffer;
+} live_entry;
+
+static int by_size_descending(const void *a, const void *b) {
+    const live_entry *x = a, *y = b;
+    if (x->size != y->size) return x->size < y->size ? 1 : -1;
+    return x->buffer < y->buffer ? -1 : x->buffer > y->buffer;
+}
+
 /* The buffers live at position t, largest first (ties: placement order);
- * *n gets the count. malloc'ed; NULL when out of memory. */
+ * *n gets the count. malloc'ed; NULL when out of memory. O(n log n): a
+ * Split's 200k outputs can all be live at the peak. */
 static size_t *live_at(const memplan_model_plan *p, int32_t t, size_t *n) {
-    size_t *idx = malloc((p->n_buffers ? p->n_buffers : 1) * sizeof *idx);
+    size_t cap = p->n_buffers ? p->n_buffers : 1;
+    size_t *idx = malloc(cap * sizeof *idx);
+    live_entry *e = malloc(cap * sizeof *e);
     *n = 0;
-    if (!idx) return NULL;
-    for (size_t b = 0; b < p->n_buffers; b++)
-        if (p->buffers[b].start <= t && t < p->buffers[b].end) idx[(*n)++] = b;
-    for (size_t i = 1; i < *n; i++) { /* insertion sort: stable, and peaks hold few buffers */
-        size_t x = idx[i], k = i;
-        for (; k > 0 && p->buffers[idx[k - 1]].size < p->buffers[x].size; k--) idx[k] = idx[k - 1];
-        idx[k] = x;
+    if (!idx || !e) {
+        free(idx);
+        free(e);
+        return NULL;
     }
+    for (size_t b = 0; b < p->n_buffers; b++)
+        if (p->buffers[b].start <= t && t < p->buffers[b].end) e[(*n)++] = (live_entry){p->buffers[b].size, b};
+    if (*n) qsort(e, *n, sizeof *e, by_size_descending);
+    for (size_t i = 0; i < *n; i++) idx[i] = e[i].buffer;
+    free(e);
     return idx;
 }
 
@@ -538,10 +556,12 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         MP_JSON_KEY(j, "order");
         json_order(j, c);
     }
-    MP_JSON_KEY(j, "at_peak");
-    if (def) mp_json_null(j);
-    else
-        json_at_peak(j, c);
+    if (!c->r->no_at_peak) {
+        MP_JSON_KEY(j, "at_peak");
+        if (def) mp_json_null(j);
+        else
+            json_at_peak(j, c);
+    }
     if (p->options.upper_bounds && !p->parent) {
         MP_JSON_KEY(j, "upper_bounds");
         json_upper_bounds(j, p);
@@ -744,7 +764,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
         if (f->inplace_saved_known)
             mp_text_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
         if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
-        text_at_peak(b, c);
+        if (!c->r->no_at_peak) text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");
     human_bytes(b, p->weight_bytes);

@@ -138,7 +138,8 @@ function syncHash() {
   const hash = fetchable && s?.source === 'model' ? `#${writeHash(s)}` : '';
   if (hash !== location.hash) history.replaceState(null, '', `${location.pathname}${location.search}${hash}`);
 }
-view.on('plan', () => syncHash());
+// After each plan ('ready'): not 'plan', whose listeners get the plan frozen (0.4 s on a 200k-value plan).
+view.on('state', (phase) => phase === 'ready' && syncHash());
 view.on('select', () => syncHash());
 view.on('load', () => {
   if (fetchable !== 'pending') fetchable = false; // another model: a file the user gave

@@ -33,6 +33,7 @@ export async function connectMemplan() {
         return;
       }
       pending.delete(id);
+      if (ok) p.onReply?.(); // before the parse below: the caller may send its next request first
       if (ok) {
         if (!json) {
           p.resolve(result);
@@ -50,10 +51,10 @@ export async function connectMemplan() {
       failAll(new Error(`memplan worker failed: ${ev.message || 'could not start'}`));
     };
   }
-  const request = (msg, transfer = [], onProgress = null) =>
+  const request = (msg, transfer = [], onProgress = null, onReply = null) =>
     new Promise((resolve, reject) => {
       const id = nextId++;
-      pending.set(id, { resolve, reject, onProgress });
+      pending.set(id, { resolve, reject, onProgress, onReply });
       worker.postMessage({ id, ...msg }, transfer);
     });
 
@@ -90,9 +91,11 @@ export async function connectMemplan() {
           alive();
           return request({ op: 'diff', handle, other: other.handle, args, argsB, names });
         },
+        /** opts: onProgress(stage), and onReply(), called when the reply has
+         *  come and before it is parsed (a large plan's JSON takes a second). */
         call: async (command, args = [], opts = {}) => {
           alive();
-          return request({ op: 'call', handle, command, args }, [], opts.onProgress);
+          return request({ op: 'call', handle, command, args }, [], opts.onProgress, opts.onReply);
         },
         callBytes: async (command, args = [], opts = {}) => {
           alive();

@@ -477,28 +477,55 @@ export function createController(client, options = {}) {
         if (gen === planGen && p.stage === 'running') status({ progress: 'planning…' });
       };
       const mdl = model;
-      if (!inplaceDoc) {
-        try {
-          const doc = await mdl.call('inplace', []);
-          if (mdl === model) inplaceDoc = doc;
-        } catch (e) {
-          if (e.name === 'AbortError') throw e;
-        }
-      }
+      const pkey = planDims.join('\n'); // the profile's only inputs besides the model
       const nodes = planNodes?.model === mdl && state.order === 'file' ? planNodes.nodes : null;
-      let plan = await mdl.call(
+      // The other calls this plan needs are sent as soon as its reply comes,
+      // before it is parsed: the worker runs them while this thread parses and
+      // draws (on a 200k-node graph each reply is tens of MB of JSON). A
+      // re-plan overtaken before its plan came sends none of them.
+      const soft = (pr) =>
+        pr.catch((e) => {
+          if (e.name === 'AbortError') throw e;
+          return e;
+        });
+      let inplaceP = null,
+        slotsP = null,
+        profileP = null,
+        sent = false;
+      // With nothing bound, `profile` is `inplace` with no arguments: the same
+      // document (one report), fetched and parsed once (80 MB on a 200k-node graph).
+      const profileHit = () => profileCache && profileCache.model === mdl && profileCache.key === pkey;
+      const sendRest = () => {
+        if (sent || gen !== planGen) return;
+        sent = true;
+        if (!inplaceDoc) inplaceP = soft(mdl.call('inplace', []));
+        // The slot layout beside an arena plan, asked before the plan is known
+        // planned unless the plan shown is deferred (dims typed into a deferred model).
+        if (state.strategy !== 'slots' && (state.plan?.status ?? 'planned') === 'planned')
+          slotsP = soft(mdl.call('plan', [...planArgs('slots', planDims), '--no-nodes', '--no-at-peak']));
+        if (pkey && !profileHit()) profileP = soft(mdl.call('profile', planDims));
+        for (const pr of [inplaceP, slotsP, profileP]) pr?.catch(() => {}); // awaited below, or dropped
+      };
+      const planP = mdl.call(
         'plan',
         nodes ? [...planArgs(state.strategy, planDims), '--no-nodes'] : planArgs(state.strategy, planDims),
-        { onProgress },
+        { onProgress, onReply: sendRest },
       );
+      let plan = await planP;
       if (gen !== planGen) return;
+      sendRest(); // a client without onReply
       if (nodes) plan = attachNodeTree(plan, nodes);
       else if (state.order === 'file') planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
+      if (inplaceP) {
+        const doc = await inplaceP;
+        if (gen !== planGen) return;
+        if (mdl === model && !(doc instanceof Error)) inplaceDoc = doc;
+      }
       // In-place reuse merges buffers, which lowers the naive total too: the
       // savings keep the naive total of the same plan without it as their baseline.
       let baseline = null;
       if (state.inplace && plan.status === 'planned') {
-        const bargs = [...planArgs(state.strategy, planDims, false), '--no-nodes'];
+        const bargs = [...planArgs(state.strategy, planDims, false), '--no-nodes', '--no-at-peak'];
         const bkey = bargs.join('\n');
         if (baselineCache?.model === mdl && baselineCache.key === bkey) baseline = baselineCache.doc;
         else {
@@ -507,30 +534,25 @@ export function createController(client, options = {}) {
           baselineCache = { model: mdl, key: bkey, doc: baseline };
         }
       }
-      const pkey = planDims.join('\n'); // the profile's only inputs besides the model
-      // With nothing bound, `profile` is `inplace` with no arguments: the same
-      // document (one report), fetched and parsed once (80 MB on a 200k-node graph).
-      if (!pkey && inplaceDoc && mdl === model && !(profileCache?.model === mdl && profileCache.key === pkey))
+      if (!pkey && inplaceDoc && mdl === model && !profileHit())
         profileCache = { model: mdl, key: pkey, doc: inplaceDoc, note: '' };
-      const cached = profileCache && profileCache.model === mdl && profileCache.key === pkey ? profileCache : null;
+      const cached = profileHit() ? profileCache : null;
       status({ error: null });
       applyPlan(plan, cached?.doc ?? null, cached?.note ?? '', baseline);
       patch({ shownMs: performance.now() - t0 });
       status({ progress: `${plan.status} in ${Math.round(state.shownMs)} ms; slot plan and profile…` });
       if (plan.strategy !== 'slots' && plan.status === 'planned') {
-        const slotsPlan = attachNodeTree(await mdl.call('plan', [...planArgs('slots', planDims), '--no-nodes']), plan);
+        const sp = await (slotsP ?? mdl.call('plan', [...planArgs('slots', planDims), '--no-nodes', '--no-at-peak']));
         if (gen !== planGen) return;
-        applySlots(slotsPlan);
+        if (sp instanceof Error) throw sp;
+        applySlots(attachNodeTree(sp, plan));
       }
       if (!cached) {
         let doc = null,
           note = '';
-        try {
-          doc = await mdl.call('profile', planDims);
-        } catch (e) {
-          if (e.name === 'AbortError') throw e;
-          note = `no profile: ${e.message}`;
-        }
+        const got = profileP ? await profileP : inplaceP ? await inplaceP : null;
+        if (got instanceof Error) note = `no profile: ${got.message}`;
+        else doc = got;
         profileCache = { model: mdl, key: pkey, doc, note };
         if (gen !== planGen) return;
         applyProfile(doc, note);
