@@ -19,6 +19,9 @@
  *    (pack_exact.c, align 1) deciding the lower bound on a quota of STEPS,
  *    under seeds 1..SEEDS (default 1): per seed the answer and its steps,
  *    then the CPU time of all.
+ * With --random N[,N...] [--model-like] [--fit first|best]: see
+ *    bench/README.md "At scale"; --fit times pack_firstfit.c's first or best
+ *    fit alone on the greedy-size order.
  * 3. With --synthetic-csv OUTDIR: the 1k..1M sets written there as
  *    synthetic-N.csv, and CSV parse + pack (default options, what `memplan
  *    pack` and mp_pack_csv do) timed on that text; `node bench/wasm_bench.mjs
@@ -343,6 +346,41 @@ static uint32_t random_budget = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
 static unsigned random_heur;
 static bool random_model_like; /* --model-like: synth()'s sets instead */
 
+/* --fit first|best: the decoder alone instead of memplan_pack. */
+static const char *random_fit;
+
+/* Size descending, longer lifetime, earlier start (then index): the
+ * greedy-size order of pack.c. */
+static int cmp_size_desc(const void *ctx, size_t a, size_t b) {
+    const memplan_buffer *x = &((const memplan_buffer *)ctx)[a], *y = &((const memplan_buffer *)ctx)[b];
+    if (x->size != y->size) return x->size > y->size ? -1 : 1;
+    if (x->end - x->start != y->end - y->start) return x->end - x->start > y->end - y->start ? -1 : 1;
+    return (x->start > y->start) - (x->start < y->start);
+}
+
+/* One --fit row: first or best fit through pack_firstfit.c's index on the
+ * size order (the sizes are multiples of 64 already), CPU time of the
+ * decoder alone. */
+static void fit_row(const memplan_buffer *b, size_t n) {
+    uint64_t *size = malloc(n * sizeof *size), *off = malloc(n * sizeof *off), lb = 0, h = 0, work = 0;
+    size_t *order = malloc(n * sizeof *order);
+    for (size_t i = 0; size && order && i < n; i++) {
+        size[i] = b[i].size;
+        order[i] = i;
+    }
+    bool best = strcmp(random_fit, "best") == 0, ok = size && off && order && mp_sort_idx(order, n, cmp_size_desc, b) &&
+                                                      memplan_lower_bound(b, n, 64, &lb, NULL) == MEMPLAN_OK;
+    mp_pack_input in = {b, n, size, NULL, lb};
+    clock_t c0 = clock();
+    ok = ok && (best ? mp_best_fit : mp_first_fit)(&in, order, off, &h, &work);
+    double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (!ok || memplan_validate_arena(b, n, off, 64, h, NULL, NULL) != MEMPLAN_OK) printf("| %zu | error |\n", n);
+    else
+        printf("| %zu | %llu | %llu | %.4f | %s fit | %.2f s CPU |\n", n, (unsigned long long)lb, (unsigned long long)h,
+               (double)h / (double)lb, best ? "best" : "first", cpu);
+    free(size), free(off), free(order);
+}
+
 /* --random N[,N...]: one row per size, one seeded set each. */
 static void bench_random(char *sizes) {
     printf("| buffers | lower bound | arena | arena / bound | winner | time |\n|---|---|---|---|---|---|\n");
@@ -355,6 +393,11 @@ static void bench_random(char *sizes) {
             synth(b, n);
         } else
             random_lifetimes(b, n, 1);
+        if (random_fit) {
+            fit_row(b, n);
+            free(b);
+            continue;
+        }
         memplan_pack_options o;
         memplan_pack_options_init(&o);
         o.budget_ms = random_budget;
@@ -426,6 +469,8 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--synthetic-csv") == 0 && i + 1 < argc) csv_out = argv[++i];
         else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc)
             random_sizes = argv[++i];
+        else if (strcmp(argv[i], "--fit") == 0 && i + 1 < argc)
+            random_fit = argv[++i];
         else if (strcmp(argv[i], "--model-like") == 0)
             random_model_like = true;
         else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)

@@ -1,6 +1,7 @@
-/* test_plan_firstfit.c -- first fit through the interval index
- * (pack_firstfit.c) against a plain quadratic first fit, offset for offset,
- * on thousands of random instances, and greedy-size above 4,096 buffers. */
+/* test_plan_firstfit.c -- first fit and best fit through the interval index
+ * (pack_firstfit.c) against plain quadratic versions of the same rules,
+ * offset for offset, on thousands of random instances (best fit also
+ * against pack_greedy.c's decoder), and greedy-size above 4,096 buffers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,28 +17,71 @@ static uint64_t rng_state = 777;
 
 static uint64_t below(uint64_t n) { return mp_rand_next(&rng_state) % n; }
 
-/* The reference: each buffer in order at the lowest offset, 0 or the top of
- * a placed buffer live with it, that overlaps no placed buffer live with it
- * (the lowest feasible offset is always one of those). O(n^2) per buffer. */
-static uint64_t plain_first_fit(const memplan_buffer *b, const uint64_t *size, size_t n, const size_t *order,
-                                uint64_t *off) {
+/* The placed buffers of non-zero size live with i, into live[]: their
+ * count. O(n). */
+static size_t placed_live(const memplan_buffer *b, const uint64_t *size, size_t n, const bool *placed, size_t i,
+                          size_t *live) {
+    size_t nl = 0;
+    for (size_t j = 0; j < n; j++)
+        if (placed[j] && size[j] > 0 && b[j].start < b[i].end && b[i].start < b[j].end) live[nl++] = j;
+    return nl;
+}
+
+/* The first-fit reference: each buffer in order at the lowest offset, 0 or
+ * the top of a placed buffer live with it, that overlaps no placed buffer
+ * live with it (the lowest feasible offset is always one of those). */
+static uint64_t first_fit_offset(const uint64_t *size, const uint64_t *off, const size_t *live, size_t nl, size_t i) {
+    uint64_t best = UINT64_MAX;
+    for (size_t c = 0; c <= nl; c++) { /* candidate c < nl: top of live[c]; c == nl: 0 */
+        uint64_t y = c < nl ? off[live[c]] + size[live[c]] : 0;
+        bool clear = y < best;
+        for (size_t m = 0; m < nl && clear; m++)
+            if (off[live[m]] < y + size[i] && y < off[live[m]] + size[live[m]]) clear = false;
+        if (clear) best = y;
+    }
+    return best;
+}
+
+static const uint64_t *offset_ctx;
+static int cmp_offset_q(const void *pa, const void *pb) {
+    size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
+    if (offset_ctx[x] != offset_ctx[y]) return offset_ctx[x] < offset_ctx[y] ? -1 : 1;
+    return x < y ? -1 : (x > y);
+}
+
+/* The best-fit reference, the rule as TFLite GPU's greedy by size states
+ * it: the live placed buffers in address order, the
+ * running highest end swept over them; each gap from it to the next
+ * buffer's offset that holds the buffer is a candidate, the smallest wins
+ * (the first of equal ones), none: the highest end. */
+static uint64_t best_fit_offset(const uint64_t *size, const uint64_t *off, size_t *live, size_t nl, size_t i) {
+    offset_ctx = off;
+    qsort(live, nl, sizeof *live, cmp_offset_q);
+    uint64_t end = 0, gap = UINT64_MAX, at = 0;
+    for (size_t c = 0; c < nl; c++) {
+        uint64_t o = off[live[c]];
+        if (o >= end && o - end >= size[i] && o - end < gap) {
+            gap = o - end;
+            at = end;
+        }
+        end = MP_MAX(end, o + size[live[c]]);
+    }
+    return gap != UINT64_MAX ? at : end;
+}
+
+/* Each buffer of `order` at its first (or best) fit, zero sizes at 0 and
+ * in nobody's way. O(n^2) per buffer. */
+static uint64_t plain_fit(const memplan_buffer *b, const uint64_t *size, size_t n, const size_t *order, bool best,
+                          uint64_t *off) {
     bool *placed = calloc(n, sizeof *placed);
     size_t *live = malloc(n * sizeof *live); /* placed buffers live with i */
     assert_true(placed && live);
     uint64_t height = 0;
     for (size_t k = 0; k < n; k++) {
-        size_t i = order[k], nl = 0;
-        for (size_t j = 0; j < n; j++)
-            if (placed[j] && b[j].start < b[i].end && b[i].start < b[j].end) live[nl++] = j;
-        uint64_t best = UINT64_MAX;
-        for (size_t c = 0; c <= nl; c++) { /* candidate c < nl: top of live[c]; c == nl: 0 */
-            uint64_t y = c < nl ? off[live[c]] + size[live[c]] : 0;
-            bool clear = y < best;
-            for (size_t m = 0; m < nl && clear && size[i] > 0; m++)
-                if (off[live[m]] < y + size[i] && y < off[live[m]] + size[live[m]]) clear = false;
-            if (clear) best = y;
-        }
-        off[i] = size[i] ? best : 0;
+        size_t i = order[k], nl = placed_live(b, size, n, placed, i, live);
+        off[i] = size[i] == 0 ? 0
+                 : best       ? best_fit_offset(size, off, live, nl, i)
+                              : first_fit_offset(size, off, live, nl, i);
         placed[i] = true;
         height = MP_MAX(height, off[i] + size[i]);
     }
@@ -46,13 +90,22 @@ static uint64_t plain_first_fit(const memplan_buffer *b, const uint64_t *size, s
     return height;
 }
 
-/* Check mp_first_fit against the reference on b[0..n) in a random order. */
+static uint64_t plain_first_fit(const memplan_buffer *b, const uint64_t *size, size_t n, const size_t *order,
+                                uint64_t *off) {
+    return plain_fit(b, size, n, order, false, off);
+}
+
+/* Check mp_first_fit and mp_best_fit against the references on b[0..n) in
+ * a random order; best fit, when no size is 0, against mp_greedy_decode
+ * too (which places zero sizes in a gap of its own). Every plan validates. */
 static void check_instance(const memplan_buffer *b, size_t n) {
     uint64_t *size = malloc(n * sizeof *size), *want = malloc(n * sizeof *want), *got = malloc(n * sizeof *got);
     size_t *order = malloc(n * sizeof *order);
     assert_true(size && want && got && order);
+    bool zero = false;
     for (size_t i = 0; i < n; i++) {
         size[i] = b[i].size;
+        zero |= size[i] == 0;
         order[i] = i;
     }
     for (size_t i = n; i > 1; i--) { /* Fisher-Yates */
@@ -60,18 +113,32 @@ static void check_instance(const memplan_buffer *b, size_t n) {
         order[i - 1] = order[j];
         order[j] = t;
     }
-    mp_pack_input in = {b, n, size, NULL, 0};
-    uint64_t want_h = plain_first_fit(b, size, n, order, want), got_h = 0, work = 0;
-    assert_true(mp_first_fit(&in, order, got, &got_h, &work));
-    assert_int_equal(got_h, want_h);
-    for (size_t i = 0; i < n; i++) assert_int_equal(got[i], want[i]);
+    mp_pack_input in = {b, n, size, mp_order_by_start(b, n), 0};
+    assert_non_null(in.by_start);
+    uint64_t got_h = 0; /* after the loop: best fit's, in got[] */
+    for (int best = 0; best < 2; best++) {
+        uint64_t want_h = plain_fit(b, size, n, order, best, want), work = 0;
+        assert_true((best ? mp_best_fit : mp_first_fit)(&in, order, got, &got_h, &work));
+        assert_int_equal(got_h, want_h);
+        for (size_t i = 0; i < n; i++) assert_int_equal(got[i], want[i]);
+        assert_int_equal(memplan_validate_arena(b, n, got, 1, got_h, NULL, NULL), MEMPLAN_OK);
+    }
+    if (!zero) {
+        mp_greedy *g = mp_greedy_new(&in);
+        uint64_t work = 0;
+        assert_non_null(g);
+        assert_int_equal(mp_greedy_decode(g, order, want, &work), got_h);
+        for (size_t i = 0; i < n; i++) assert_int_equal(got[i], want[i]);
+        mp_greedy_free(g);
+    }
+    free((void *)in.by_start);
     free(size), free(want), free(got), free(order);
 }
 
 /* Random instances over short and long time axes (one leaf block to many,
  * lifetimes inside one block, across edges and spanning many blocks), with
  * zero sizes, ties of every kind and sizes of few distinct values. */
-static void test_matches_plain_first_fit(void **state) {
+static void test_matches_plain_fits(void **state) {
     (void)state;
     memplan_buffer b[400];
     for (int round = 0; round < 3000; round++) {
@@ -85,6 +152,46 @@ static void test_matches_plain_first_fit(void **state) {
         }
         check_instance(b, n);
     }
+}
+
+/* Larger instances, 50 to 2,000 buffers, sizes in 64-byte units as in
+ * bench_pack --random, lifetimes up to a tenth of the time axis. */
+static void test_best_fit_larger(void **state) {
+    (void)state;
+    memplan_buffer *b = malloc(2000 * sizeof *b);
+    assert_non_null(b);
+    for (int round = 0; round < 12; round++) {
+        size_t n = 50 + (size_t)below(1951);
+        uint64_t span = n / 2 + 1;
+        for (size_t i = 0; i < n; i++) {
+            int64_t s = (int64_t)below(span);
+            b[i] = (memplan_buffer){64 * (1 + below(round % 2 ? 16 : 16384)), s, s + 1 + (int64_t)below(span / 10 + 1)};
+        }
+        check_instance(b, n);
+    }
+    free(b);
+}
+
+/* Best fit against first fit by hand (a [0,5) 3 bytes, b [0,10) 1,
+ * f [0,5) 1, c [0,10) 2 stack up at 0, 3, 4, 5): e [5,10) 1 byte meets b
+ * [3,4) and c [5,7), so its gaps are [0,3) and [4,5); best fit takes the
+ * exact [4,5), first fit 0. Then g [5,10) 3 bytes: with e at 4 the gap
+ * [0,3) holds it (height 7); with e at 0 no gap does, so on top at 7
+ * (height 10). */
+static void test_best_fit_hand_case(void **state) {
+    (void)state;
+    const memplan_buffer b[] = {{3, 0, 5}, {1, 0, 10}, {1, 0, 5}, {2, 0, 10}, {1, 5, 10}, {3, 5, 10}};
+    const uint64_t size[] = {3, 1, 1, 2, 1, 3};
+    const size_t order[] = {0, 1, 2, 3, 4, 5};
+    const uint64_t best_off[] = {0, 3, 4, 5, 4, 0}, first_off[] = {0, 3, 4, 5, 0, 7};
+    uint64_t off[6], h = 0, work = 0;
+    mp_pack_input in = {b, 6, size, NULL, 0};
+    assert_true(mp_best_fit(&in, order, off, &h, &work));
+    assert_int_equal(h, 7);
+    for (size_t i = 0; i < 6; i++) assert_int_equal(off[i], best_off[i]);
+    assert_true(mp_first_fit(&in, order, off, &h, &work));
+    assert_int_equal(h, 10);
+    for (size_t i = 0; i < 6; i++) assert_int_equal(off[i], first_off[i]);
 }
 
 /* A hand-checked case: A [0,10) 4 bytes, D [2,8) 2, B [0,5) 2, C [5,10) 2
@@ -153,7 +260,9 @@ static void test_greedy_size_above_limit(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_case),
-        cmocka_unit_test(test_matches_plain_first_fit),
+        cmocka_unit_test(test_best_fit_hand_case),
+        cmocka_unit_test(test_matches_plain_fits),
+        cmocka_unit_test(test_best_fit_larger),
         cmocka_unit_test(test_greedy_size_above_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

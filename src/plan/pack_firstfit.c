@@ -1,5 +1,6 @@
 /*
- * pack_firstfit.c -- first fit through an interval index, for large plans.
+ * pack_firstfit.c -- first fit (and best fit) through an interval index,
+ * for large plans.
  *
  * Buffers are placed one at a time in a given order (size descending for
  * greedy-by-size, as TFLite Micro's planner does): each goes to the lowest
@@ -33,6 +34,21 @@
  * round has no jump. On a well packed arena the sets are nearly solid (few
  * holes), so runs are few. Nothing here counts time: the result is a
  * function of the input and the order only.
+ *
+ * Best fit (mp_best_fit) uses the same index and search: the union of the
+ * queued sets is the union of the address ranges of the placed buffers
+ * live with X, so its holes are exactly the gaps of the plain best-fit rule
+ * (TFLite GPU's greedy by size: the live placed buffers in address order,
+ * the gap from the running highest end to the next one's offset). The walk
+ * settles at the lowest hole that holds X, reads the hole's end off the
+ * cursors (each set's next run), then settles again from there, up to the
+ * top; the smallest hole wins (the lowest of equal ones, an exact fit at
+ * once), none: the top. It costs more than first fit, which stops at the
+ * first hole: 21 s against 15 s of CPU at 1M random buffers, load ~2 (the
+ * plain rule, pack_greedy.c's conflict walk: 91 s), and it packs worse on
+ * size order: 1.135x against 1.043x the bound at 100k random, 1.159x
+ * against 1.051x on model-like sets (bench/README.md "At scale"), so
+ * greedy-size keeps first fit.
  *
  * Cost (bench_pack --random, ~290 buffers live at a time; measured
  * 2026-12-02 at load ~1 on the 2-core machine, CPU time of the whole bench
@@ -300,11 +316,9 @@ static bool ff_partials_set(ff *f, size_t i, size_t p, iset *out) {
     return true;
 }
 
-/* The lowest offset for buffer i: the round-robin of the header over the
- * queued sets and the (one or two) partial blocks' sets. Each item
- * returns the lowest position at or above y that it leaves clear; after a
- * move the others must be asked again, until a whole round agrees. */
-static uint64_t ff_lowest(ff *f, size_t i) {
+/* Queue the scratch sets of case (c): the placed buffers partial in buffer
+ * i's (one or two) partial blocks and live with it. */
+static void ff_queue_partials(ff *f, size_t i) {
     size_t la, lb, fa, fb;
     ff_blocks(f, i, &la, &lb, &fa, &fb);
     for (size_t p = la, q = 0; p <= lb; p += lb > la ? lb - la : 1, q++) /* la, then lb if other */
@@ -312,9 +326,16 @@ static uint64_t ff_lowest(ff *f, size_t i) {
             if (!ff_partials_set(f, i, p, &f->scratch[q])) f->oom = true;
             ff_push(f, &f->scratch[q]);
         }
-    uint64_t y = 0, h = f->in->size[i];
+    memset(f->cursor, 0, f->nsets * sizeof *f->cursor);
+}
+
+/* The lowest y' >= y with [y', y' + h) clear of every queued set: the
+ * round-robin of the header. Each set returns the lowest position at or
+ * above y that it leaves clear; after a move the others must be asked
+ * again, until a whole round agrees. The cursors only move up, so a
+ * placement may settle at a y, then again from a higher one. */
+static uint64_t ff_settle(ff *f, uint64_t y, uint64_t h) {
     size_t items = f->nsets;
-    memset(f->cursor, 0, items * sizeof *f->cursor);
     for (size_t k = 0, calm = 0; calm < items; k = k + 1 < items ? k + 1 : 0) {
         f->work++;
         uint64_t ny = iset_clear(f->sets[k], &f->cursor[k], y, h);
@@ -322,6 +343,37 @@ static uint64_t ff_lowest(ff *f, size_t i) {
         y = ny;
     }
     return y;
+}
+
+/* After ff_settle returned y, the end of the free hole that starts at y:
+ * every set's cursor is at its first run above y (iset_clear), so the
+ * lowest of those runs' starts. UINT64_MAX when no run lies above y: y is
+ * the top of everything live with the buffer. */
+static uint64_t ff_hole_end(ff *f) {
+    uint64_t end = UINT64_MAX;
+    for (size_t k = 0; k < f->nsets; k++) {
+        const iset *s = f->sets[k];
+        if (f->cursor[k] < s->len) end = MP_MIN(end, s->r[2 * f->cursor[k]]);
+    }
+    f->work += f->nsets;
+    return end;
+}
+
+/* Best fit for h bytes: the smallest hole of the queued sets' union that
+ * holds h (the lowest of equal ones), else the union's top. The union of
+ * the sets is the union of the live placed buffers' address ranges, so its
+ * holes are exactly the gaps the plain rule finds between the running
+ * highest end and the next buffer in address order. The holes of h bytes
+ * or more are visited bottom up, settling past each; an exact fit ends the
+ * walk (nothing smaller, nothing lower of that size). */
+static uint64_t ff_best(ff *f, uint64_t h) {
+    uint64_t y = ff_settle(f, 0, h), best = UINT64_MAX, at = 0;
+    for (uint64_t end; best != h && (end = ff_hole_end(f)) != UINT64_MAX; y = ff_settle(f, end, h))
+        if (end - y < best) {
+            best = end - y;
+            at = y;
+        }
+    return best == UINT64_MAX ? y : at;
 }
 
 /* Add [y, y + h) to D of node v and of its ancestors not yet visited by
@@ -360,7 +412,9 @@ static void ff_insert(ff *f, size_t i, uint64_t y, uint64_t h) {
     f->work += f->nsets + 1;
 }
 
-bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, uint64_t *height, uint64_t *work) {
+/* Place the buffers in order, each at its first fit or its best fit. */
+static bool ff_place(const mp_pack_input *in, const size_t *order, bool best, uint64_t *off, uint64_t *height,
+                     uint64_t *work) {
     *height = 0;
     if (in->n == 0) return true;
     ff f;
@@ -371,7 +425,8 @@ bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, u
         off[i] = 0;
         if (h == 0) continue; /* conflicts with nothing */
         ff_queue(&f, i);
-        off[i] = ff_lowest(&f, i);
+        ff_queue_partials(&f, i);
+        off[i] = best ? ff_best(&f, h) : ff_settle(&f, 0, h);
         if (!f.oom) ff_insert(&f, i, off[i], h);
         ok = !f.oom;
         *height = MP_MAX(*height, off[i] + h);
@@ -379,4 +434,12 @@ bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, u
     *work += f.work;
     ff_free(&f);
     return ok;
+}
+
+bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, uint64_t *height, uint64_t *work) {
+    return ff_place(in, order, false, off, height, work);
+}
+
+bool mp_best_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, uint64_t *height, uint64_t *work) {
+    return ff_place(in, order, true, off, height, work);
 }
