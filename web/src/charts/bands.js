@@ -35,7 +35,7 @@ import {
   stickyPick,
   svgEl,
 } from './base.js';
-import { BAND_MODES, bandGroups, columnBands, liveTotals } from '../data/bands.js';
+import { BAND_MODES, bandGroups, columnBands, liveCount, liveTotals, stackBands } from '../data/bands.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 const OTHER_COLOR = '#bab0ac';
@@ -62,6 +62,12 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     start: new Int32Array(1),
   };
   let bands = { owner: new Int32Array(0), y0: new Float32Array(0), y1: new Float32Array(0) };
+  // The bands of each position drawn, kept between frames while the model and
+  // the y scale stay (a pan or zoom redraws the columns mostly at positions
+  // seen before: the highest stack under a pixel moves little). Device-pixel
+  // edges; position -> {owner, yb, yt} (Int32Arrays).
+  let positionBands = { key: '', map: new Map(), size: 0 };
+  const POSITION_BANDS_MAX = 2_000_000; // bands kept at most (then the cache starts again)
   const yAxisOnce = keyed();
   const baseX = scaleLinear();
   const y = scaleLinear();
@@ -133,6 +139,36 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     return out;
   }
 
+  /** positionBands for the positions pos[0..n) (non-decreasing), the missing
+   *  ones found by one columnBands sweep (only the bands a pixel tall). */
+  function bandsAt(pos, n, oy, ky, k) {
+    const key = `${oy} ${ky} ${k}`;
+    if (positionBands.key !== key || positionBands.size > POSITION_BANDS_MAX)
+      positionBands = { key, map: new Map(), size: 0 };
+    const { map } = positionBands;
+    const missing = [];
+    for (let c = 0; c < n; c++) if (!map.has(pos[c]) && missing.at(-1) !== pos[c]) missing.push(pos[c]);
+    if (!missing.length) return map;
+    const found = missing.map(() => ({ owner: [], yb: [], yt: [] }));
+    const put = (c, i, yb, yt) => {
+      found[c].owner.push(i);
+      found[c].yb.push(yb);
+      found[c].yt.push(yt);
+    };
+    // A few shallow stacks (a pan's new columns): each sorted alone; else one
+    // sweep over every row (a deep stack, or many columns).
+    let depth = 0;
+    for (const p of missing) depth += liveCount(m, p);
+    if (depth < m.rowCount) missing.forEach((p, c) => stackBands(m, p, oy, ky, k, (i, yb, yt) => put(c, i, yb, yt)));
+    else columnBands(m, missing, missing.length, oy, ky, k, put);
+    for (let c = 0; c < missing.length; c++) {
+      const f = found[c];
+      map.set(missing[c], { owner: Int32Array.from(f.owner), yb: Int32Array.from(f.yb), yt: Int32Array.from(f.yt) });
+      positionBands.size += f.owner.length;
+    }
+    return map;
+  }
+
   function ensureBands(n) {
     if (bands.owner.length >= n) return;
     const cap = Math.max(n, bands.owner.length * 2, 1024);
@@ -187,34 +223,33 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     const { group, groups } = grouping;
     const pixels = groups.map((g, j) => (g.other ? OTHER_PIXEL : PALETTE_PIXELS[j % PALETTE.length]));
     raster.begin(frame, left, top, right, bottom);
-    const where = new Int32Array(n);
     for (let c = 0; c < n; c++) {
       const [xa, xb, p] = list[c];
       cols.x0[c] = xa;
       cols.x1[c] = xb;
       cols.pos[c] = p;
-      where[c] = p;
     }
+    const cache = bandsAt(cols.pos, n, oy, ky, k);
     // Band edges are rounded to device pixels from the running sum, so the
     // bands of a column tile it; one under a pixel tall is not drawn (nor kept).
-    // columnBands finds only the drawn ones, however deep the stack.
-    let nb = 0,
-      last = -1,
-      w = 0;
-    columnBands(m, where, n, oy, ky, k, (c, i, yb, yt) => {
-      for (; last < c;) {
-        cols.start[++last] = nb;
-        w = cols.x1[last] - cols.x0[last];
-        if (w > 3) w -= 0.5;
+    let nb = 0;
+    for (let c = 0; c < n; c++) {
+      cols.start[c] = nb;
+      const e = cache.get(cols.pos[c]);
+      let w = cols.x1[c] - cols.x0[c];
+      if (w > 3) w -= 0.5;
+      ensureBands(nb + e.owner.length);
+      for (let j = 0; j < e.owner.length; j++) {
+        const i = e.owner[j],
+          yb = e.yb[j],
+          yt = e.yt[j];
+        raster.rect(pixels[group[i]] ?? PALETTE_PIXELS[0], cols.x0[c], yt / k, w, (yb - yt) / k);
+        bands.owner[nb] = i;
+        bands.y0[nb] = yb / k;
+        bands.y1[nb] = yt / k;
+        nb++;
       }
-      ensureBands(nb + 1);
-      raster.rect(pixels[group[i]] ?? PALETTE_PIXELS[0], cols.x0[c], yt / k, w, (yb - yt) / k);
-      bands.owner[nb] = i;
-      bands.y0[nb] = yb / k;
-      bands.y1[nb] = yt / k;
-      nb++;
-    });
-    while (last < n - 1) cols.start[++last] = nb;
+    }
     cols.start[n] = nb;
     raster.end(ctx, selOwner >= 0 ? 0.35 : 1);
     if (selOwner >= 0) {
@@ -351,6 +386,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
       // a re-plan shows its figures first, and a chart out of view costs nothing.
       m = model;
       stale = true;
+      positionBands = { key: '', map: new Map(), size: 0 };
       baseX.domain([0, Math.max(1, m?.positions ?? 1)]);
       layout();
       draw();
