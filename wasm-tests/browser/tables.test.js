@@ -53,6 +53,20 @@ describe('tables', () => {
     await waitRows(page, plan.values.length);
   });
 
+  it('a cell whose text a narrow column may cut carries the whole text as its title (a shape at 200% zoom)', async () => {
+    const plan = fixturePlan(MEDIUM);
+    const cells = await page.$$eval('.mpv-table tbody tr:not(.mpv-spacer)', (trs) =>
+      trs.slice(0, 30).map((tr) => [tr.cells[0].textContent, tr.cells[2].textContent, tr.cells[2].title]),
+    );
+    const byName = new Map(plan.values.map((x) => [x.name, x]));
+    const shaped = cells.filter(([name]) => byName.get(name)?.shape);
+    expect(shaped.length).toBeGreaterThan(0);
+    for (const [name, text, title] of shaped) {
+      expect(text, `${name}'s shape`).toBe(formatShape(byName.get(name).shape));
+      expect(title, `${name}'s shape cell title`).toBe(text.length > 4 ? text : '');
+    }
+  });
+
   it("the node table lists the plan's nodes: op, name, inputs, outputs", async () => {
     const plan = fixturePlan(MEDIUM);
     await page.click('[data-table="nodes"]');

@@ -164,7 +164,7 @@ export function createTable(container, ctl) {
       ul,
     );
   }
-  // One <tr>: cells as text; long names end in an ellipsis, with the whole text in the cell's title.
+  // One <tr>: cells as text; text a column cuts ends in an ellipsis, with the whole text in the cell's title.
   function tableRow(which, r, cols) {
     const tr = el('tr');
     if (which === 'values') {
@@ -181,7 +181,7 @@ export function createTable(container, ctl) {
       if (Array.isArray(v)) v = v.join(', ');
       const text = v === null || v === undefined || v === '' ? '—' : c.num ? formatInt(v) : String(v);
       const td = el('td', c.num ? 'num' : NAME_KEYS.has(c.key) ? 'name' : c.mono ? 'mono' : '', text);
-      if (!c.num && text.length > 12) td.title = text;
+      if (!c.num && text.length > 4) td.title = text; // a narrow column (200% zoom) cuts even a shape such as [2, 1, 128]
       tr.append(td);
     }
     return tr;
