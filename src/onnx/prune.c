@@ -45,9 +45,9 @@ static memplan_status wire_error(walker *w, uint64_t at, const char *what) { ret
 
 static memplan_status io_error(walker *w) { return mp_wire_io_error(&w->src, w->err); }
 
-/* Append the input's bytes [pos, pos + n) to out. */
+/* Append the input's bytes [pos, pos + n) to out (NULL: checking only). */
 static memplan_status src_copy(walker *w, uint64_t pos, uint64_t n, mp_buf *out) {
-    return mp_wire_copy(&w->src, pos, n, out) ? MEMPLAN_OK : io_error(w);
+    return !out || mp_wire_copy(&w->src, pos, n, out) ? MEMPLAN_OK : io_error(w);
 }
 
 static bool read_varint(walker *w, uint64_t *pos, uint64_t end, uint64_t *v, bool *io) {
@@ -149,6 +149,7 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, ui
  * the spare bytes. Each byte is copied once, not once per nesting level. */
 static memplan_status walk_message(walker *w, const ProtobufCMessageDescriptor *md, uint64_t tag, uint64_t v,
                                    uint64_t body, uint64_t end, int depth, mp_buf *out) {
+    if (!out) return walk(w, md, body, end, depth, NULL);
     put_varint(out, tag);
     size_t len_at = out->len;
     put_varint(out, v);
@@ -254,7 +255,8 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, ui
         default: return wire_error(w, start, "invalid wire type");
         }
         if (st != MEMPLAN_OK) return st;
-        if (out->failed) return memplan_error_set(w->err, MEMPLAN_ENOMEM, "out of memory while reading the model");
+        if (out && out->failed)
+            return memplan_error_set(w->err, MEMPLAN_ENOMEM, "out of memory while reading the model");
     }
     return MEMPLAN_OK;
 }

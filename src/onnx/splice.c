@@ -655,13 +655,9 @@ static memplan_status emit_model(splicer *s, sink *o) {
 
 /* Check, count, measure, write. */
 static memplan_status walk(splicer *s, unsigned char **out, size_t *out_len) {
-    /* The prune walk checks every byte as loading does (its copy, without
-     * the large tensor data, is O(graph) and dropped). */
-    mp_buf chk;
-    mp_buf_init(&chk);
-    memplan_status st = s->src.rd ? mp_prune_reader(s->src.rd, s->window, &chk, NULL, s->err)
-                                  : mp_prune_model(s->src.mem, (size_t)s->src.size, &chk, NULL, s->err);
-    mp_buf_free(&chk);
+    /* The prune walk checks every byte as loading does (and copies none). */
+    memplan_status st = s->src.rd ? mp_prune_reader(s->src.rd, s->window, NULL, NULL, s->err)
+                                  : mp_prune_model(s->src.mem, (size_t)s->src.size, NULL, NULL, s->err);
     if (st) return st;
     int64_t count;
     if ((st = count_nodes(s, &count))) return st;
