@@ -19,6 +19,42 @@ static memplan_tag merge(memplan_tag old, memplan_tag add) {
     return MEMPLAN_TAG_AMBIGUOUS;
 }
 
+/* What the rules see of a node's op (default domain only; else OP_OTHER),
+ * found once per node rather than by name in every round. */
+typedef enum op_kind {
+    OP_OTHER,
+    OP_SHAPE, /* Shape, Size */
+    OP_CONSTANT,
+    OP_CONCAT,
+    OP_RESHAPE,
+    OP_EXPAND,
+    OP_SLICE,
+    OP_SQUEEZE, /* Squeeze, Unsqueeze */
+    OP_REDUCE,  /* Reduce* */
+    OP_PASS,    /* Identity, Cast, Gather */
+    OP_BINARY   /* binary elementwise */
+} op_kind;
+
+static op_kind kind_of(const memplan_node *n) {
+    static const struct {
+        const char *op;
+        op_kind kind;
+    } OPS[] = {
+        {"Shape", OP_SHAPE},       {"Size", OP_SHAPE},           {"Constant", OP_CONSTANT}, {"Concat", OP_CONCAT},
+        {"Reshape", OP_RESHAPE},   {"Expand", OP_EXPAND},        {"Slice", OP_SLICE},       {"Squeeze", OP_SQUEEZE},
+        {"Unsqueeze", OP_SQUEEZE}, {"Identity", OP_PASS},        {"Cast", OP_PASS},         {"Gather", OP_PASS},
+        {"Add", OP_BINARY},        {"Sub", OP_BINARY},           {"Mul", OP_BINARY},        {"Div", OP_BINARY},
+        {"Pow", OP_BINARY},        {"Mod", OP_BINARY},           {"And", OP_BINARY},        {"Or", OP_BINARY},
+        {"Xor", OP_BINARY},        {"BitShift", OP_BINARY},      {"BitwiseAnd", OP_BINARY}, {"BitwiseOr", OP_BINARY},
+        {"BitwiseXor", OP_BINARY}, {"Equal", OP_BINARY},         {"Less", OP_BINARY},       {"LessOrEqual", OP_BINARY},
+        {"Greater", OP_BINARY},    {"GreaterOrEqual", OP_BINARY}};
+    if (n->domain[0] && strcmp(n->domain, "ai.onnx") != 0) return OP_OTHER;
+    if (strncmp(n->op_type, "Reduce", 6) == 0) return OP_REDUCE;
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (strcmp(n->op_type, OPS[i].op) == 0) return OPS[i].kind;
+    return OP_OTHER;
+}
+
 typedef struct tagger {
     memplan_inplace *c;
     bool changed;
@@ -49,27 +85,14 @@ static memplan_tag outputs_agree(const memplan_inplace *c, const memplan_node *n
     return common;
 }
 
-static bool is_reduce(const memplan_node *n) {
-    return (!n->domain[0] || strcmp(n->domain, "ai.onnx") == 0) && strncmp(n->op_type, "Reduce", 6) == 0;
-}
-
-static bool is_binary_elementwise(const memplan_node *n) {
-    static const char *const OPS[] = {"Add",        "Sub",   "Mul",  "Div",         "Pow",        "Mod",
-                                      "And",        "Or",    "Xor",  "BitShift",    "BitwiseAnd", "BitwiseOr",
-                                      "BitwiseXor", "Equal", "Less", "LessOrEqual", "Greater",    "GreaterOrEqual"};
-    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
-        if (mp_is_op(n, OPS[i])) return true;
-    return false;
-}
-
 /* The tag a node gives its outputs (forward rules). */
-static memplan_tag forward_tag(const memplan_inplace *c, const memplan_node *n) {
-    if (mp_is_op(n, "Shape") || mp_is_op(n, "Size")) return MEMPLAN_TAG_SHAPE;
-    if (mp_is_op(n, "Constant")) {
+static memplan_tag forward_tag(const memplan_inplace *c, const memplan_node *n, op_kind op) {
+    if (op == OP_SHAPE) return MEMPLAN_TAG_SHAPE;
+    if (op == OP_CONSTANT) {
         memplan_tag agreed = outputs_agree(c, n);
         return agreed ? agreed : MEMPLAN_TAG_WEIGHT;
     }
-    if (mp_is_op(n, "Concat")) {
+    if (op == OP_CONCAT) {
         memplan_tag common = MEMPLAN_TAG_NONE;
         for (int32_t k = 0; k < n->n_inputs; k++) {
             if (n->inputs[k] < 0) continue;
@@ -84,33 +107,32 @@ static memplan_tag forward_tag(const memplan_inplace *c, const memplan_node *n) 
 }
 
 /* Inputs that name shapes or axes. */
-static void input_rules(tagger *t, const memplan_node *n) {
-    if (mp_is_op(n, "Reshape") || mp_is_op(n, "Expand")) set_input(t, n, 1, MEMPLAN_TAG_SHAPE);
-    if (mp_is_op(n, "Slice")) {
+static void input_rules(tagger *t, const memplan_node *n, op_kind op) {
+    if (op == OP_RESHAPE || op == OP_EXPAND) set_input(t, n, 1, MEMPLAN_TAG_SHAPE);
+    if (op == OP_SLICE) {
         set_input(t, n, 1, MEMPLAN_TAG_SHAPE);
         set_input(t, n, 2, MEMPLAN_TAG_SHAPE);
         set_input(t, n, 4, MEMPLAN_TAG_SHAPE);
         set_input(t, n, 3, MEMPLAN_TAG_AXES);
     }
-    if (mp_is_op(n, "Squeeze") || mp_is_op(n, "Unsqueeze") || is_reduce(n)) set_input(t, n, 1, MEMPLAN_TAG_AXES);
+    if (op == OP_SQUEEZE || op == OP_REDUCE) set_input(t, n, 1, MEMPLAN_TAG_AXES);
 }
 
 /* A consistent output tag flows back to some inputs. */
-static void backward_rules(tagger *t, const memplan_node *n) {
+static void backward_rules(tagger *t, const memplan_node *n, op_kind op) {
     memplan_tag out = outputs_agree(t->c, n);
     if (out == MEMPLAN_TAG_NONE) return;
-    static const char *const PASS0[] = {"Identity", "Cast", "Reshape", "Squeeze", "Unsqueeze", "Gather", "Slice"};
-    if (mp_is_op(n, "Concat")) {
+    if (op == OP_CONCAT) {
         /* as the reference: an ambiguous Concat does not spread to its inputs */
         for (int32_t k = 0; out != MEMPLAN_TAG_AMBIGUOUS && k < n->n_inputs; k++) set_input(t, n, k, out);
         return;
     }
-    for (size_t i = 0; i < sizeof PASS0 / sizeof PASS0[0]; i++)
-        if (mp_is_op(n, PASS0[i])) {
-            set_input(t, n, 0, out);
-            return;
-        }
-    if (out == MEMPLAN_TAG_WEIGHT && is_binary_elementwise(n)) {
+    /* Identity, Cast, Reshape, Squeeze, Unsqueeze, Gather, Slice */
+    if (op == OP_PASS || op == OP_RESHAPE || op == OP_SQUEEZE || op == OP_SLICE) {
+        set_input(t, n, 0, out);
+        return;
+    }
+    if (out == MEMPLAN_TAG_WEIGHT && op == OP_BINARY) {
         set_input(t, n, 0, out);
         set_input(t, n, 1, out);
     }
@@ -146,7 +168,12 @@ static void start_tags(memplan_inplace *c) {
 memplan_status mp_compute_tags(memplan_inplace *c, memplan_error *err) {
     c->vtag = calloc((size_t)(c->n_values ? c->n_values : 1), sizeof *c->vtag);
     c->ntag = calloc((size_t)(c->n_nodes ? c->n_nodes : 1), sizeof *c->ntag);
-    if (!c->vtag || !c->ntag) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while tagging values");
+    unsigned char *ops = malloc((size_t)(c->n_nodes ? c->n_nodes : 1));
+    if (!c->vtag || !c->ntag || !ops) {
+        free(ops);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while tagging values");
+    }
+    for (int32_t i = 0; i < c->n_nodes; i++) ops[i] = (unsigned char)kind_of(&c->g->nodes[i]);
     start_tags(c);
     tagger t = {c, true};
     /* Each value changes at most 3 times, so this bound is never the reason to stop. */
@@ -155,13 +182,15 @@ memplan_status mp_compute_tags(memplan_inplace *c, memplan_error *err) {
         t.changed = false;
         for (int32_t i = 0; i < c->n_nodes; i++) {
             const memplan_node *n = &c->g->nodes[i];
-            memplan_tag fwd = forward_tag(c, n);
+            op_kind op = (op_kind)ops[i];
+            memplan_tag fwd = forward_tag(c, n, op);
             c->ntag[i] = fwd;
             for (int32_t k = 0; k < n->n_outputs; k++) set_tag(&t, n->outputs[k], fwd);
-            input_rules(&t, n);
-            backward_rules(&t, n);
+            input_rules(&t, n, op);
+            backward_rules(&t, n, op);
         }
     }
+    free(ops);
     for (int32_t v = 0; v < c->n_values && !c->has_tags; v++) c->has_tags = c->vtag[v] != MEMPLAN_TAG_NONE;
     return MEMPLAN_OK;
 }

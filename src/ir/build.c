@@ -29,6 +29,7 @@ typedef struct scope {
     int32_t n_values, cap_values;
     int32_t *captures;
     int32_t n_captures, cap_captures;
+    int32_t **outs; /* per node (file index): its outputs' ids, -1 for empty slots (arena) */
 } scope;
 
 mp_pgraph *mp_pgraph_new(mp_arena *arena, const char *name) {
@@ -161,8 +162,12 @@ static memplan_status define_values(scope *s) {
     }
     for (int32_t i = 0; i < pg->n_nodes; i++) {
         const mp_pnode *n = &pg->nodes[i];
+        int32_t *outs = mp_arena_array(s->ctx->arena, (size_t)n->n_out, sizeof *outs);
+        if (n->n_out && !outs) return oom(s);
+        s->outs[i] = outs;
         for (int32_t k = 0; k < n->n_out; k++) {
             const char *name = n->out[k];
+            outs[k] = -1;
             if (!name[0]) continue;
             int32_t id = mp_strmap_get(s->map, name);
             if (id >= 0) {
@@ -178,6 +183,7 @@ static memplan_status define_values(scope *s) {
             if (st) return st;
             s->values[id].producer = i; /* file index until ordered */
             s->values[id].producer_output = k;
+            outs[k] = id;
         }
     }
     return MEMPLAN_OK;
@@ -486,13 +492,7 @@ static memplan_status finish(scope *s, int32_t **in_ids, int32_t **caps, int32_t
         nd->n_inputs = pn->n_in;
         nd->inputs = in_ids[i];
         nd->n_outputs = pn->n_out;
-        int32_t *outs = mp_arena_array(a, (size_t)pn->n_out, sizeof *outs);
-        if (pn->n_out && !outs) {
-            st = oom(s);
-            break;
-        }
-        for (int32_t k = 0; k < pn->n_out; k++) outs[k] = pn->out[k][0] ? mp_strmap_get(s->map, pn->out[k]) : -1;
-        nd->outputs = outs;
+        nd->outputs = s->outs[i];
         nd->n_attrs = pn->n_attrs;
         nd->attrs = pn->attrs;
         nd->n_subgraphs = pn->n_sub;
@@ -560,6 +560,14 @@ static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent
         return memplan_error_set(ctx->err, MEMPLAN_ELIMIT, "more than %d nodes", MEMPLAN_MAX_NODES);
     s.map = mp_ir_new_map(ctx);
     if (!s.map) return oom(&s);
+    size_t names = (size_t)pg->n_inputs + (size_t)pg->n_inits;
+    for (int32_t i = 0; i < pg->n_nodes; i++) names += (size_t)pg->nodes[i].n_out;
+    if (!mp_strmap_reserve(s.map, names)) return oom(&s);
+    if (names > 16 && names <= INT32_MAX) { /* add_value's room, grown only for captures */
+        s.values = malloc(names * sizeof *s.values);
+        if (!s.values) return oom(&s);
+        s.cap_values = (int32_t)names;
+    }
     pg->g->parent = parent ? parent->pg->g : NULL;
     pg->g->internal = s.map;
     pg->g->id = ctx->n_graphs++;
@@ -568,9 +576,10 @@ static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent
     int32_t **in_ids = calloc((size_t)(n ? n : 1), sizeof *in_ids);
     int32_t **caps = calloc((size_t)(n ? n : 1), sizeof *caps);
     int32_t *ncaps = calloc((size_t)(n ? n : 1), sizeof *ncaps);
+    s.outs = calloc((size_t)(n ? n : 1), sizeof *s.outs);
     int32_t *out_ids = mp_arena_array(ctx->arena, (size_t)pg->n_outputs, sizeof *out_ids);
     memplan_status st = MEMPLAN_OK;
-    if (!in_ids || !caps || !ncaps || (pg->n_outputs && !out_ids)) st = oom(&s);
+    if (!in_ids || !caps || !ncaps || !s.outs || (pg->n_outputs && !out_ids)) st = oom(&s);
     if (!st) st = define_values(&s);
     if (!st) st = declare_outputs(&s, out_ids);
     if (!st) st = gather_metadata(&s, out_ids);
@@ -590,6 +599,7 @@ static memplan_status resolve_scope(mp_ir_ctx *ctx, mp_pgraph *pg, scope *parent
     free(in_ids);
     free(caps);
     free(ncaps);
+    free(s.outs);
     free(s.values);
     free(s.captures);
     return st;

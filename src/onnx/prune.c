@@ -15,6 +15,8 @@ typedef struct walker {
     uint64_t nodes;    /* NodeProto messages seen, in every graph and function */
     uint64_t decoded;  /* bytes protobuf-c will allocate for the messages seen */
     uint64_t decoded_max;
+    uint64_t pend_pos, pend_len; /* input bytes due to out next, copied as one run */
+    mp_buf *out;                 /* where the copy goes (NULL: checking only) */
     memplan_error *err;
 } walker;
 
@@ -45,12 +47,48 @@ static memplan_status wire_error(walker *w, uint64_t at, const char *what) { ret
 
 static memplan_status io_error(walker *w) { return mp_wire_io_error(&w->src, w->err); }
 
-/* Append the input's bytes [pos, pos + n) to out. */
+/* The pending run of input bytes to out. */
+static memplan_status flush(walker *w, mp_buf *out) {
+    uint64_t n = w->pend_len;
+    w->pend_len = 0;
+    return !out || !n || mp_wire_copy(&w->src, w->pend_pos, n, out) ? MEMPLAN_OK : io_error(w);
+}
+
+/* Bytes [pos, pos + n) are in a reader's window (memory: always). */
+static bool in_window(const walker *w, uint64_t pos, uint64_t n) {
+    return !w->src.rd || (pos >= w->src.win_pos && pos + n <= w->src.win_pos + w->src.win_len);
+}
+
+/* Before reading [pos, pos + n): the pending run goes out first when the
+ * read would move the window off it (so nothing is read twice). */
+static memplan_status keep_run(walker *w, uint64_t pos, uint64_t n) {
+    return w->pend_len && !in_window(w, pos, n) ? flush(w, w->out) : MEMPLAN_OK;
+}
+
+/* Append the input's bytes [pos, pos + n) to out (NULL: checking only):
+ * runs of adjacent fields (and message headers) in the window go out in one
+ * copy of at most RUN_MAX bytes, rather than a field at a time. */
+#define RUN_MAX (64u * 1024u)
 static memplan_status src_copy(walker *w, uint64_t pos, uint64_t n, mp_buf *out) {
-    return mp_wire_copy(&w->src, pos, n, out) ? MEMPLAN_OK : io_error(w);
+    if (!out) return MEMPLAN_OK;
+    if (w->pend_len && w->pend_pos + w->pend_len == pos && w->pend_len + n <= RUN_MAX &&
+        in_window(w, w->pend_pos, w->pend_len + n)) {
+        w->pend_len += n;
+        return MEMPLAN_OK;
+    }
+    memplan_status st = flush(w, out);
+    if (st || !in_window(w, pos, n) || n > RUN_MAX)
+        return st ? st : mp_wire_copy(&w->src, pos, n, out) ? MEMPLAN_OK : io_error(w);
+    w->pend_pos = pos;
+    w->pend_len = n;
+    return MEMPLAN_OK;
 }
 
 static bool read_varint(walker *w, uint64_t *pos, uint64_t end, uint64_t *v, bool *io) {
+    if (keep_run(w, *pos, end - *pos < 10 ? end - *pos : 10)) {
+        *io = true;
+        return false;
+    }
     return mp_wire_varint(&w->src, pos, end, v, io);
 }
 
@@ -94,6 +132,7 @@ static memplan_status check_no_nul(walker *w, const ProtobufCMessageDescriptor *
     size_t chunk = w->src.rd ? w->src.win_cap : (size_t)n;
     for (uint64_t off = 0; off < n;) {
         size_t k = n - off < chunk ? (size_t)(n - off) : chunk;
+        if (keep_run(w, body + off, k)) return io_error(w);
         const uint8_t *q = mp_wire_at(&w->src, body + off, k);
         if (!q) return io_error(w);
         const uint8_t *z = memchr(q, 0, k);
@@ -148,16 +187,27 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, ui
  * varint can only get shorter: it is rewritten and the body moved back over
  * the spare bytes. Each byte is copied once, not once per nesting level. */
 static memplan_status walk_message(walker *w, const ProtobufCMessageDescriptor *md, uint64_t tag, uint64_t v,
-                                   uint64_t body, uint64_t end, int depth, mp_buf *out) {
-    put_varint(out, tag);
-    size_t len_at = out->len;
-    put_varint(out, v);
-    size_t body_at = out->len;
-    memplan_status st = walk(w, md, body, end, depth, out);
-    if (st || out->failed) return st;
-    size_t got = out->len - body_at;
-    if (got == v) return MEMPLAN_OK;
+                                   uint64_t start, uint64_t body, uint64_t end, int depth, mp_buf *out) {
+    if (!out) return walk(w, md, body, end, depth, NULL);
     uint8_t tmp[10];
+    size_t tag_len = mp_wire_encode_varint(tmp, tag), v_len = mp_wire_encode_varint(tmp, v);
+    memplan_status st;
+    size_t len_at, body_at;
+    if (body - start == tag_len + v_len && in_window(w, start, body - start)) {
+        /* the input's header is the one written: one run with the body */
+        if ((st = src_copy(w, start, body - start, out))) return st;
+        len_at = out->len + (size_t)w->pend_len - v_len;
+    } else {
+        if ((st = flush(w, out))) return st;
+        put_varint(out, tag);
+        len_at = out->len;
+        put_varint(out, v);
+    }
+    body_at = len_at + v_len;
+    if ((st = walk(w, md, body, end, depth, out))) return st;
+    size_t got = out->len + (size_t)w->pend_len - body_at;
+    if (got == v) return MEMPLAN_OK;
+    if ((st = flush(w, out)) || out->failed) return st;
     size_t k = mp_wire_encode_varint(tmp, got);
     memcpy(out->data + len_at, tmp, k);
     memmove(out->data + len_at + k, out->data + body_at, got);
@@ -237,7 +287,7 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, ui
                 const ProtobufCMessageDescriptor *md = fd->descriptor;
                 w->decoded += md->sizeof_message + sizeof(void *);
                 if (w->decoded > w->decoded_max) return too_large(w, start);
-                st = walk_message(w, md, tag, v, body, p, depth + 1, out);
+                st = walk_message(w, md, tag, v, start, body, p, depth + 1, out);
             } else if (v == 0 && fd && fd->label == PROTOBUF_C_LABEL_REPEATED && expected_wire_type(fd) != WT_LEN) {
                 /* An empty packed repeated scalar holds no element: drop it. Left in,
                  * protobuf-c computes NULL + 0 for its array (UB, found by fuzz_plan). */
@@ -254,7 +304,8 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, ui
         default: return wire_error(w, start, "invalid wire type");
         }
         if (st != MEMPLAN_OK) return st;
-        if (out->failed) return memplan_error_set(w->err, MEMPLAN_ENOMEM, "out of memory while reading the model");
+        if (out && out->failed)
+            return memplan_error_set(w->err, MEMPLAN_ENOMEM, "out of memory while reading the model");
     }
     return MEMPLAN_OK;
 }
@@ -268,7 +319,10 @@ static memplan_status run(walker *w, uint64_t data_max, mp_buf *out, uint64_t *d
     w->data_max = data_max;
     w->decoded_max = decoded_max(w->src.size);
     w->err = err;
+    w->out = out;
     memplan_status st = walk(w, &onnx__model_proto__descriptor, 0, w->src.size, 0, out);
+    if (!st) st = flush(w, out);
+    if (!st && out && out->failed) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory while reading the model");
     if (dropped) *dropped = w->dropped;
     return st;
 }

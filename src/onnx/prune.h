@@ -18,8 +18,9 @@
 #include "memplan/model.h"
 #include "util/buf.h"
 
-/* Write the pruned copy of a ModelProto into out. *dropped counts the bytes
- * of tensor data left out. */
+/* Write the pruned copy of a ModelProto into out (NULL: only check the
+ * bytes, with the same errors). *dropped counts the bytes of tensor data
+ * left out. */
 memplan_status mp_prune_model(const uint8_t *bytes, size_t len, mp_buf *out, uint64_t *dropped, memplan_error *err);
 
 /* The same walk keeping tensor data up to data_max bytes (UINT64_MAX: all of

@@ -69,8 +69,23 @@ typedef struct splicer {
     fld *node_fld;      /* with node_order: each node message of e's graph, by file index */
     bool nodes_written; /* with node_order: the reordered nodes are out */
     bool overflow;      /* the input changed between walks */
+    mp_buf name;        /* the name of the child being spliced */
+    struct tape *tape;  /* what the measuring walk found, for the writing walk */
+    size_t n_tape, cap_tape, tape_pos;
     memplan_error *err;
 } splicer;
+
+/* One message the measuring walk rewrote or left alone (a node, value info
+ * or initializer, a node's graph attribute, a body's or the main graph), in
+ * the order both walks meet them: the writing walk takes its new length from
+ * here rather than measuring it again, and skips what is left alone. */
+typedef struct tape {
+    uint64_t len;  /* the new body's length */
+    size_t end;    /* the entry after those of the messages inside it */
+    int32_t after; /* the walk's counter after it: the next body (attribute) or node (graph) */
+    bool changed;
+    bool written; /* a graph's nodes_written after it */
+} tape;
 
 static memplan_status io_error(splicer *s) { return mp_wire_io_error(&s->src, s->err); }
 
@@ -159,6 +174,58 @@ static memplan_status put_src(splicer *s, sink *o, uint64_t pos, uint64_t n) {
     memplan_status st = read_bytes(s, pos, n, o->buf + o->len);
     o->len += n;
     return st;
+}
+
+/* The body of the LEN field f, edited, to o; *changed: it differs from the input's. */
+typedef memplan_status (*body_fn)(splicer *s, const void *arg, const fld *f, sink *o, bool *changed);
+
+/* LEN field f to o through fn: as it is, or (when fn changes its body) with
+ * the new body and length. The measuring walk (o counts only) runs fn into
+ * a count and notes the result on the tape; the writing walk takes it from
+ * there, so fn runs once per walk. *counter and *written (NULL: none) are
+ * what fn advances, set as it would leave them when the field is skipped. */
+static memplan_status splice_field(splicer *s, const fld *f, body_fn fn, const void *arg, sink *o, bool *changed,
+                                   int32_t *counter, bool *written) {
+    memplan_status st;
+    *changed = false;
+    if (!o->buf) {
+        size_t i = s->n_tape;
+        if (s->n_tape == s->cap_tape) {
+            size_t cap = s->cap_tape ? s->cap_tape * 2 : 256;
+            tape *t = cap < SIZE_MAX / sizeof *t ? realloc(s->tape, cap * sizeof *t) : NULL;
+            if (!t) return oom(s);
+            s->tape = t;
+            s->cap_tape = cap;
+        }
+        s->n_tape++;
+        sink count = {NULL, 0, 0};
+        if ((st = fn(s, arg, f, &count, changed))) return st;
+        s->tape[i] = (tape){count.len, s->n_tape, counter ? *counter : 0, *changed, written && *written};
+        if (!*changed) return put_src(s, o, f->start, f->end - f->start);
+        put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
+        put_varint(s, o, count.len);
+        o->len += count.len;
+        return MEMPLAN_OK;
+    }
+    if (s->tape_pos >= s->n_tape) { /* the walks disagree: the input changed */
+        s->overflow = true;
+        return MEMPLAN_OK;
+    }
+    const tape *t = &s->tape[s->tape_pos++];
+    *changed = t->changed;
+    if (!t->changed) {
+        s->tape_pos = t->end;
+        if (counter) *counter = t->after;
+        if (written) *written = t->written;
+        return put_src(s, o, f->start, f->end - f->start);
+    }
+    put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
+    put_varint(s, o, t->len);
+    uint64_t from = o->len;
+    bool c;
+    if ((st = fn(s, arg, f, o, &c))) return st;
+    if (!c || o->len - from != t->len || s->tape_pos != t->end) s->overflow = true;
+    return MEMPLAN_OK;
 }
 
 /* A StringStringEntryProto (key, value) as field `field` of its message. */
@@ -287,11 +354,22 @@ static memplan_status edit_of(splicer *s, const kind *k, const char *name, const
     return MEMPLAN_OK;
 }
 
+/* emit_msg as a body_fn. */
+typedef struct msg_arg {
+    const kind *k;
+    const mp_meta_edit *e;
+    const mp_splice_bodies *b;
+} msg_arg;
+
+static memplan_status msg_body(splicer *s, const void *arg, const fld *f, sink *o, bool *changed) {
+    const msg_arg *m = arg;
+    return emit_msg(s, m->k, f->body, f->end, m->e, m->b, o, changed);
+}
+
 /* One node, value info or initializer field f of the main graph to o: as it
  * is, or (when its edit changes it) with a new body and length. */
 static memplan_status splice_child(splicer *s, const kind *k, const fld *f, sink *o, bool *changed) {
-    mp_buf name;
-    mp_buf_init(&name);
+    mp_buf name = s->name; /* done with before the walk goes inside f */
     bool named = false;
     memplan_status st = MEMPLAN_OK;
     for (uint64_t p = f->body; p < f->end && !st;) { /* its name (the last one counts) */
@@ -306,21 +384,12 @@ static memplan_status splice_child(splicer *s, const kind *k, const fld *f, sink
     const mp_meta_edit *e = NULL;
     const mp_splice_bodies *b = NULL;
     if (!st) st = edit_of(s, k, named ? name.data : NULL, &e, &b);
-    mp_buf_free(&name);
+    s->name = name;
     if (!e && b) e = &NO_EDIT;
     *changed = false;
-    sink count = {NULL, 0, 0};
-    if (!st && e) st = emit_msg(s, k, f->body, f->end, e, b, &count, changed);
-    if (!st && !*changed) {
-        st = put_src(s, o, f->start, f->end - f->start);
-    } else if (!st) {
-        put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
-        put_varint(s, o, count.len);
-        if (!o->buf) o->len += count.len;
-        else
-            st = emit_msg(s, k, f->body, f->end, e, b, o, changed);
-    }
-    return st;
+    if (st || !e) return st ? st : put_src(s, o, f->start, f->end - f->start);
+    msg_arg m = {k, e, b};
+    return splice_field(s, f, msg_body, &m, o, changed, NULL, NULL);
 }
 
 /* With node_order: at the first node message of the graph, every node in the
@@ -443,22 +512,13 @@ static memplan_status leave_body(splicer *s, outer *saved, memplan_status st) {
 /* One GraphProto field f of a body to o: as it is, or rewritten when its
  * messages change. Node numbering goes on across the occurrences of one
  * graph (the caller entered the body). */
-static memplan_status emit_body_graph(splicer *s, const fld *f, sink *o, bool *changed) {
-    int32_t first = s->next_node;
-    bool written = s->nodes_written;
-    sink count = {NULL, 0, 0};
-    memplan_status st = emit_graph(s, f->body, f->end, &count, changed);
-    if (st) return st;
-    if (!*changed) return put_src(s, o, f->start, f->end - f->start);
-    put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
-    put_varint(s, o, count.len);
-    if (!o->buf) {
-        o->len += count.len;
-        return MEMPLAN_OK;
-    }
-    s->next_node = first;
-    s->nodes_written = written;
+static memplan_status graph_body(splicer *s, const void *arg, const fld *f, sink *o, bool *changed) {
+    (void)arg;
     return emit_graph(s, f->body, f->end, o, changed);
+}
+
+static memplan_status emit_body_graph(splicer *s, const fld *f, sink *o, bool *changed) {
+    return splice_field(s, f, graph_body, NULL, o, changed, &s->next_node, &s->nodes_written);
 }
 
 /* The attribute type as loading reads it: the type field (the last one),
@@ -524,6 +584,18 @@ static memplan_status emit_attr_body(splicer *s, const fld *f, uint64_t type, co
     return st;
 }
 
+/* emit_attr_body as a body_fn. */
+typedef struct attr_arg {
+    uint64_t type;
+    const mp_splice_bodies *b;
+    int32_t *next;
+} attr_arg;
+
+static memplan_status attr_body(splicer *s, const void *arg, const fld *f, sink *o, bool *changed) {
+    const attr_arg *a = arg;
+    return emit_attr_body(s, f, a->type, a->b, a->next, o, changed);
+}
+
 /* AttributeProto field f of a node with body edits b to o: as it is unless
  * one of its graphs changes. */
 static memplan_status emit_attr(splicer *s, const fld *f, const mp_splice_bodies *b, int32_t *next, sink *o,
@@ -536,18 +608,8 @@ static memplan_status emit_attr(splicer *s, const fld *f, const mp_splice_bodies
     if (s->depth >= MEMPLAN_MAX_GRAPH_DEPTH)
         return memplan_error_set(s->err, MEMPLAN_ELIMIT, "subgraphs nested deeper than %d levels",
                                  MEMPLAN_MAX_GRAPH_DEPTH);
-    int32_t first = *next;
-    sink count = {NULL, 0, 0};
-    if ((st = emit_attr_body(s, f, type, b, next, &count, changed))) return st;
-    if (!*changed) return put_src(s, o, f->start, f->end - f->start);
-    put_varint(s, o, (uint64_t)f->field << 3 | WT_LEN);
-    put_varint(s, o, count.len);
-    if (!o->buf) {
-        o->len += count.len;
-        return MEMPLAN_OK;
-    }
-    *next = first;
-    return emit_attr_body(s, f, type, b, next, o, changed);
+    attr_arg a = {type, b, next};
+    return splice_field(s, f, attr_body, &a, o, changed, next, NULL);
 }
 
 /* How many node messages the main graph has (in every occurrence of the
@@ -576,6 +638,7 @@ static memplan_status count_nodes(splicer *s, int64_t *count) {
 static memplan_status emit_model(splicer *s, sink *o) {
     s->next_node = 0;
     s->nodes_written = false;
+    s->tape_pos = 0;
     for (uint64_t p = 0; p < s->src.size;) {
         fld f = {0};
         memplan_status st = next_field(s, &p, s->src.size, &f);
@@ -584,34 +647,17 @@ static memplan_status emit_model(splicer *s, sink *o) {
             if ((st = put_src(s, o, f.start, f.end - f.start))) return st;
             continue;
         }
-        int32_t first = s->next_node;
-        bool written = s->nodes_written;
-        sink count = {NULL, 0, 0};
         bool changed;
-        if ((st = emit_graph(s, f.body, f.end, &count, &changed))) return st;
-        if (!changed) {
-            st = put_src(s, o, f.start, f.end - f.start);
-        } else {
-            put_varint(s, o, (uint64_t)F_MODEL_GRAPH << 3 | WT_LEN);
-            put_varint(s, o, count.len);
-            s->next_node = first;
-            s->nodes_written = written;
-            st = emit_graph(s, f.body, f.end, o, &changed);
-        }
-        if (st) return st;
+        if ((st = splice_field(s, &f, graph_body, NULL, o, &changed, &s->next_node, &s->nodes_written))) return st;
     }
     return MEMPLAN_OK;
 }
 
 /* Check, count, measure, write. */
 static memplan_status walk(splicer *s, unsigned char **out, size_t *out_len) {
-    /* The prune walk checks every byte as loading does (its copy, without
-     * the large tensor data, is O(graph) and dropped). */
-    mp_buf chk;
-    mp_buf_init(&chk);
-    memplan_status st = s->src.rd ? mp_prune_reader(s->src.rd, s->window, &chk, NULL, s->err)
-                                  : mp_prune_model(s->src.mem, (size_t)s->src.size, &chk, NULL, s->err);
-    mp_buf_free(&chk);
+    /* The prune walk checks every byte as loading does (and copies none). */
+    memplan_status st = s->src.rd ? mp_prune_reader(s->src.rd, s->window, NULL, NULL, s->err)
+                                  : mp_prune_model(s->src.mem, (size_t)s->src.size, NULL, NULL, s->err);
     if (st) return st;
     int64_t count;
     if ((st = count_nodes(s, &count))) return st;
@@ -700,6 +746,7 @@ static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits
     s.e = e;
     s.err = err;
     mp_strmap_init(&s.names);
+    mp_buf_init(&s.name);
     size_t set_max = 0;
     measure_graph(e, 0, &s.key_max, &set_max);
     memplan_status st = e->n_values > INT32_MAX
@@ -716,6 +763,8 @@ static memplan_status run(mp_wire_src *src, size_t window, const mp_splice_edits
     free(s.key);
     free(s.placed);
     free(s.node_fld);
+    free(s.tape);
+    mp_buf_free(&s.name);
     mp_strmap_free(&s.names);
     return st;
 }

@@ -4,69 +4,70 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_str(const char *s) {
+static uint32_t hash_str(const char *s) {
     uint64_t h = 1469598103934665603ull;
     for (; *s; s++) {
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    return h;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 void mp_strmap_init(mp_strmap *m) { memset(m, 0, sizeof *m); }
 
 void mp_strmap_free(mp_strmap *m) {
-    free(m->keys);
-    free(m->vals);
+    free(m->slots);
     mp_strmap_init(m);
+}
+
+/* The slot of key (hash h): where it is, or the empty slot that ends its probe. */
+static mp_strmap_slot *find(const mp_strmap *m, const char *key, uint32_t h) {
+    size_t mask = m->cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        mp_strmap_slot *sl = &m->slots[i];
+        if (!sl->key || (sl->hash == h && strcmp(sl->key, key) == 0)) return sl;
+    }
 }
 
 int32_t mp_strmap_get(const mp_strmap *m, const char *key) {
     if (m->cap == 0) return -1;
-    size_t mask = m->cap - 1;
-    for (size_t i = (size_t)hash_str(key) & mask;; i = (i + 1) & mask) {
-        if (!m->keys[i]) return -1;
-        if (strcmp(m->keys[i], key) == 0) return m->vals[i];
-    }
+    const mp_strmap_slot *sl = find(m, key, hash_str(key));
+    return sl->key ? sl->val : -1;
 }
 
-static bool grow(mp_strmap *m) {
-    size_t cap = m->cap ? m->cap * 2 : 16;
-    const char **keys = calloc(cap, sizeof *keys);
-    int32_t *vals = calloc(cap, sizeof *vals);
-    if (!keys || !vals) {
-        free(keys);
-        free(vals);
-        return false;
-    }
+/* The table at cap slots (a power of two above twice the count). */
+static bool rehash(mp_strmap *m, size_t cap) {
+    mp_strmap_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots) return false;
     for (size_t i = 0; i < m->cap; i++) {
-        if (!m->keys[i]) continue;
-        size_t j = (size_t)hash_str(m->keys[i]) & (cap - 1);
-        while (keys[j]) j = (j + 1) & (cap - 1);
-        keys[j] = m->keys[i];
-        vals[j] = m->vals[i];
+        const mp_strmap_slot *sl = &m->slots[i];
+        if (!sl->key) continue;
+        size_t j = sl->hash & (cap - 1);
+        while (slots[j].key) j = (j + 1) & (cap - 1);
+        slots[j] = *sl;
     }
-    free(m->keys);
-    free(m->vals);
-    m->keys = keys;
-    m->vals = vals;
+    free(m->slots);
+    m->slots = slots;
     m->cap = cap;
     return true;
 }
 
+bool mp_strmap_reserve(mp_strmap *m, size_t n) {
+    if (n > SIZE_MAX / 4 / sizeof(mp_strmap_slot)) return false;
+    size_t cap = m->cap ? m->cap : 16;
+    while ((n + 1) * 2 > cap) cap *= 2;
+    return cap == m->cap || rehash(m, cap);
+}
+
 bool mp_strmap_put(mp_strmap *m, const char *key, int32_t val) {
-    if ((m->count + 1) * 2 > m->cap && !grow(m)) return false;
-    size_t mask = m->cap - 1;
-    size_t i = (size_t)hash_str(key) & mask;
-    while (m->keys[i]) {
-        if (strcmp(m->keys[i], key) == 0) {
-            m->vals[i] = val;
-            return true;
-        }
-        i = (i + 1) & mask;
+    if ((m->count + 1) * 2 > m->cap && !rehash(m, m->cap ? m->cap * 2 : 16)) return false;
+    uint32_t h = hash_str(key);
+    mp_strmap_slot *sl = find(m, key, h);
+    if (!sl->key) {
+        sl->key = key;
+        sl->hash = h;
+        m->count++;
     }
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->count++;
+    sl->val = val;
     return true;
 }

@@ -9,9 +9,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* One slot: its key's hash is kept beside it, so a probe compares strings
+ * only when the hashes agree (and a grow never hashes a key again). */
+typedef struct mp_strmap_slot {
+    const char *key; /* NULL: empty */
+    uint32_t hash;
+    int32_t val;
+} mp_strmap_slot;
+
 typedef struct mp_strmap {
-    const char **keys;
-    int32_t *vals;
+    mp_strmap_slot *slots;
     size_t cap; /* power of two, 0 when empty */
     size_t count;
 } mp_strmap;
@@ -22,5 +29,8 @@ void mp_strmap_free(mp_strmap *m);
 int32_t mp_strmap_get(const mp_strmap *m, const char *key);
 /* Insert or overwrite. False when memory runs out. */
 bool mp_strmap_put(mp_strmap *m, const char *key, int32_t val);
+/* Room for n keys in all without growing (a hint: false only when memory
+ * runs out). */
+bool mp_strmap_reserve(mp_strmap *m, size_t n);
 
 #endif
