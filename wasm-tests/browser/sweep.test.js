@@ -24,10 +24,11 @@ async function sweepFromForm(dim, lo, hi, n) {
   await nums.nth(0).fill(String(lo));
   await nums.nth(1).fill(String(hi));
   await nums.nth(2).fill(String(n));
-  const before = await page.evaluate(() => window.memplanView.view.sweep.last?.doc ?? null);
+  // The points shown before, as text: a copy out of the page never equals the page's object.
+  const before = await page.evaluate(() => JSON.stringify(window.memplanView.view.sweep.last?.doc ?? null));
   await page.click('.mpv-sweep-form button[type="submit"]');
   await page.waitForFunction(
-    (b) => window.memplanView.view.sweep.last && window.memplanView.view.sweep.last.doc !== b,
+    (b) => window.memplanView.view.sweep.last && JSON.stringify(window.memplanView.view.sweep.last.doc) !== b,
     before,
     {
       timeout: TIMEOUT,

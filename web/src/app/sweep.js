@@ -110,13 +110,15 @@ export function createSweep(container, ctl) {
     const model = ctl.model;
     if (!model) throw new Error('open a model to sweep one of its dims');
     const my = ++gen;
-    args = sweepArgs(ctl.planRequest(), dim, from, to, count);
+    // `args` stays the shown sweep's until this one's points arrive: `last` pairs them.
+    const a = sweepArgs(ctl.planRequest(), dim, from, to, count);
     status.textContent = `planning ${formatInt(count)} values of ${dim}…`;
     run.disabled = true;
     const t0 = performance.now();
     try {
-      const d = await model.call('sweep', args);
+      const d = await model.call('sweep', a);
       if (my !== gen || model !== ctl.model) return null;
+      args = a;
       ms = performance.now() - t0;
       const peaks = d.points.filter((p) => p.status === 'planned').map((p) => p.peak_bytes);
       status.textContent =
