@@ -345,7 +345,6 @@ def main():
     r = run(exe, ["info", garbage])
     check(r.returncode == 2 and r.stderr.startswith(f"memplan: {shown}/bad.onnx: ") and r.stderr.count("\n") == 1
           and "\x1b" not in r.stderr, f"a model that does not load, in such a folder: escaped ({r.stderr!r})")
-    print(f"cli_check: {len(FAILS)} failed")
     # 10. --no-at-peak leaves out at_peak (JSON) and the "at the peak" list (text), nothing else
     dims = ["--dim", "batch=2", "--dim", "seq=3", "--dim", "U:0=4"]
     full = json.loads(run(exe, ["plan", model, *dims, "--json"]).stdout)
@@ -361,7 +360,50 @@ def main():
     check(r.returncode == 0 and "at the peak:" in text and r.stdout == kept,
           f"plan --no-at-peak: the text plan without its at-the-peak list ({r.stdout!r})")
 
+    # 11. --columns: the same reuse pairs and profile amounts as the full JSON, as columns
+    cases = [("symbolic.onnx", []), ("symbolic.onnx", dims), ("if_capture.onnx", []), ("loop_scan.onnx", []),
+             ("views.onnx", ["--allow-input-overwrite"]), ("residual.onnx", [])]
+    for name, extra in cases:
+        path = os.path.join(fixtures, name)
+        for cmd in ("inplace", "profile"):
+            if cmd == "inplace" and any(a.startswith("--dim") for a in extra):
+                continue
+            full = json.loads(run(exe, [cmd, path, *extra, "--json"]).stdout)
+            r = run(exe, [cmd, path, *extra, "--json", "--columns"])
+            got = json.loads(r.stdout) if r.returncode == 0 else None
+            want = {"allow_input_overwrite": full["allow_input_overwrite"], "columns": True, **columns_of(full)}
+            check(got == want, f"{cmd} {name} {' '.join(extra)} --json --columns: the full JSON's columns ({r.stdout[:300]!r})")
+    r = run(exe, ["profile", model, "--columns"])
+    check(r.returncode == 1 and r.stdout == "" and "--columns changes the JSON only: add --json" in r.stderr,
+          f"profile --columns without --json: a usage error ({r.stderr!r})")
+    r = run(exe, ["tags", model, "--json", "--columns"])
+    check(r.returncode == 1 and "--columns" in r.stderr, f"tags takes no --columns ({r.stderr!r})")
+
+    print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0
+
+
+def columns_of(doc):
+    """A graph's document (inplace/profile --json) as --columns writes it: reuse pairs and
+    profile amounts as columns (a column per bucket and tag non-zero somewhere, 0 elsewhere)."""
+    nodes = doc["nodes"]
+    tags = ["", "ambiguous", "axes", "shape", "weight"]  # the JSON's key order: sorted
+    profile = {}
+    for b in ("inputs", "initializers", "intermediates", "outputs"):
+        profile[b] = {t: [n["profile"][b].get(t, 0) for n in nodes]
+                      for t in tags if any(t in n["profile"][b] for n in nodes)}
+    out = {"tags_known": doc["tags_known"],
+           "nodes": {"count": len(nodes),
+                     "reuse": [[n["index"], r["output_index"], r["input_index"], r["kind"]]
+                               for n in nodes for r in n["reuse"]],
+                     "profile": profile}}
+    subs = []
+    for e in doc["subgraphs"]:
+        sub = {k: e[k] for k in ("node", "name", "op_type", "attribute")}
+        sub.update(columns_of(e))
+        subs.append(sub)
+    out["subgraphs"] = subs
+    return out
 
 
 if __name__ == "__main__":

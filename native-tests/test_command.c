@@ -134,23 +134,17 @@ static void test_bindings_grow_and_replace(void **state) {
  * parses into its own. */
 static void test_options_fill_typed_fields(void **state) {
     (void)state;
-    const char *argv[] = {"--include-inputs",
-                          "--constants-as-activations",
-                          "--inplace",
-                          "--allow-input-overwrite",
-                          "--events",
-                          "--no-nodes",
-                          "--no-at-peak",
-                          "--strategy",
-                          "slots",
-                          "--align",
-                          "16",
-                          "--budget-ms",
-                          "0"};
+    const char *argv[] = {"--include-inputs", "--constants-as-activations",
+                          "--inplace",        "--allow-input-overwrite",
+                          "--events",         "--no-nodes",
+                          "--no-at-peak",     "--columns",
+                          "--strategy",       "slots",
+                          "--align",          "16",
+                          "--budget-ms",      "0"};
     memplan_request r;
     memplan_error err = {0};
-    assert_int_equal(cli_request_parse(&r, 13, argv, &err), MEMPLAN_OK);
-    assert_true(r.no_at_peak);
+    assert_int_equal(cli_request_parse(&r, 14, argv, &err), MEMPLAN_OK);
+    assert_true(r.no_at_peak && r.columns);
     assert_true(r.plan.include_inputs && r.plan.constants_as_activations && r.plan.inplace);
     assert_true(r.inplace.allow_input_overwrite && r.inplace.events && r.no_nodes);
     assert_int_equal(r.strategy, MEMPLAN_STRATEGY_SLOTS);

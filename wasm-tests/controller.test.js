@@ -165,11 +165,11 @@ describe('controller: opening a model', () => {
     // The reuse lists and the slot layout are asked for when the plan's reply comes, before it is parsed.
     expect(client.calls).toEqual([
       'plan --strategy arena --align 64',
-      'inplace',
+      'inplace --columns',
       'plan --strategy slots --align 64 --no-nodes --no-at-peak',
     ]);
     const s = ctl.state;
-    expect(JSON.stringify(s.profileDoc)).toBe(JSON.stringify(cli('profile', SMALL.file)));
+    expect(JSON.stringify(s.profileDoc)).toBe(JSON.stringify(cli('profile', SMALL.file, ['--columns'])));
     expect(JSON.stringify(s.plan)).toBe(JSON.stringify(cli('plan', SMALL.file)));
     // The slot layout beside the arena plan comes without its at_peak (the plan shown has one).
     expect(JSON.stringify(s.slotsPlan)).toBe(
@@ -215,10 +215,10 @@ describe('controller: opening a model', () => {
     const dims = '--dim samples=1280 --dim batch_size=1';
     expect(client.calls).toEqual([
       'plan --strategy arena --align 64 --dim samples=1280 --no-nodes',
-      'profile --dim samples=1280',
+      'profile --dim samples=1280 --columns',
       // The plan shown was deferred: the slot layout is asked for once this plan is known planned.
       `plan --strategy arena --align 64 ${dims} --no-nodes`,
-      `profile ${dims}`,
+      `profile ${dims} --columns`,
       `plan --strategy slots --align 64 ${dims} --no-nodes --no-at-peak`,
     ]);
     expect(JSON.stringify(ctl.state.plan)).toBe(
@@ -372,7 +372,7 @@ describe('controller: generations', () => {
     expect(client.calls).toEqual([
       'plan --strategy arena --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes',
       'plan --strategy slots --align 64 --dim batch_size=1 --dim samples=3200 --no-nodes --no-at-peak',
-      'profile --dim batch_size=1 --dim samples=3200',
+      'profile --dim batch_size=1 --dim samples=3200 --columns',
     ]);
     expect(ctl.state.plan.peak_bytes).toBe(
       cli('plan', SYMBOLIC.file, dimArgs({ batch_size: 1, samples: 3200 })).peak_bytes,
@@ -694,9 +694,9 @@ describe('controller: input values and presets', () => {
     const args = [...dimArgs(dims), '--value', 'sr=16000'];
     expect(client.calls).toEqual([
       `plan --strategy arena --align 64 ${args.join(' ')}`,
-      'inplace',
+      'inplace --columns',
       `plan --strategy slots --align 64 ${args.join(' ')} --no-nodes --no-at-peak`,
-      `profile ${args.join(' ')}`,
+      `profile ${args.join(' ')} --columns`,
     ]);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', silero.file, args)));
     expect(ctl.state.plan.status).toBe('planned');

@@ -774,12 +774,62 @@ describe('profile and inplace against the CLI', () => {
     },
   );
   it('unbound dims: the profile is symbolic, so no stacked series', () => {
-    const pr = run('profile', SYMBOLIC.file, []);
-    const s = profileSeries(pr);
-    expect(s.ok).toBe(false);
-    expect(s.reason).toBe('symbolic');
-    expect(s.symbolic).toMatch(/samples|batch_size/);
+    for (const extra of [[], ['--columns']]) {
+      const pr = run('profile', SYMBOLIC.file, extra);
+      const s = profileSeries(pr);
+      expect(s.ok).toBe(false);
+      expect(s.reason).toBe('symbolic');
+      expect(s.symbolic).toMatch(/samples|batch_size/);
+    }
   });
+  // Silero VAD (the example) has If bodies; its dims and value bound, or not.
+  const silero = {
+    name: 'silero_vad.onnx',
+    file: EXAMPLE_SRC,
+    args: ['--dim', 'input:0=1', '--dim', 'input:1=512', '--dim', 'state:1=1', '--value', 'sr=16000'],
+  };
+  it.each([...VIZ_FIXTURES, silero, { ...silero, args: [] }].map((f) => [f.name, f.args?.join(' ') ?? '', f]))(
+    '%s %s: the --columns form gives the same stacked series and reuse pairs, in the graph and its bodies',
+    (_n, _a, f) => {
+      const bound = f.args ?? dimArgs(f.dims);
+      const plan = run('plan', f.file, bound);
+      const nodes = normalizePlan(plan).nodes;
+      for (const [cmd, args] of [
+        ['profile', bound],
+        ['inplace', (f.args ?? []).filter((a, i, all) => a !== '--dim' && all[i - 1] !== '--dim')],
+      ]) {
+        const full = run(cmd, f.file, args);
+        const cols = run(cmd, f.file, [...args, '--columns']);
+        expect(cols.columns).toBe(true);
+        expect(cols.nodes.count).toBe(full.nodes.length);
+        // Float64Arrays compare by their numbers; a symbolic series names an
+        // expression of its document (the first met: node by node, or column by column).
+        const series = (doc) => {
+          const s = profileSeries(doc, plan.positions);
+          if (s.reason === 'symbolic') {
+            expect(JSON.stringify(doc)).toContain(JSON.stringify(s.symbolic));
+            return { ok: false, reason: 'symbolic' };
+          }
+          return s.ok ? { ...s, layers: s.layers.map((l) => ({ ...l, values: [...l.values] })) } : s;
+        };
+        expect(series(cols)).toEqual(series(full));
+        expect([...reuseByOutput(cols, nodes)]).toEqual([...reuseByOutput(full, nodes)]);
+        // Bodies: the same entries, by node name and attribute.
+        const bodies = (doc, path = []) =>
+          doc.subgraphs.flatMap((e) => {
+            const p = [...path, { node: e.name, attribute: e.attribute }];
+            return [p, ...bodies(e, p)];
+          });
+        const paths = bodies(full);
+        if (f === silero) {
+          expect(paths.length, 'the If bodies').toBeGreaterThan(0);
+          if (cmd === 'profile') expect(profileSeries(cols).ok, 'bound: a stacked series').toBe(true);
+        }
+        expect(bodies(cols)).toEqual(paths);
+        for (const p of paths) expect(series(profileAt(cols, p))).toEqual(series(profileAt(full, p)));
+      }
+    },
+  );
 });
 
 describe('plan trees: transients, bodies, assumptions, search', () => {

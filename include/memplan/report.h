@@ -61,6 +61,10 @@ typedef struct memplan_request {
     memplan_strategy strategy;
     bool no_nodes;
     bool no_at_peak;
+    /* inplace and profile --json --columns: each graph's per-node reuse pairs
+     * and profile amounts as columns, nothing else per node, no `values`
+     * (src/out/report_inplace.c; for a client that reads only those). */
+    bool columns;
     /* plan --trace OUT.json: the file a shell writes the plan's trace to
      * (memplan/trace.h: memplan_plan_trace_json). Borrowed; no report reads
      * it -- the library writes no files, the CLI does (src/cli/cmd_model.c). */

@@ -315,6 +315,7 @@ static const memplan_option OPTIONS[MEMPLAN_OPT_COUNT] = {
     [MEMPLAN_OPT_EVENTS] = SWITCH("--events", inplace.events),
     [MEMPLAN_OPT_NO_NODES] = SWITCH("--no-nodes", no_nodes),
     [MEMPLAN_OPT_NO_AT_PEAK] = SWITCH("--no-at-peak", no_at_peak),
+    [MEMPLAN_OPT_COLUMNS] = SWITCH("--columns", columns),
     [MEMPLAN_OPT_UPPER_BOUNDS] = SWITCH("--upper-bounds", plan.upper_bounds),
     [MEMPLAN_OPT_TRACE] = VALUED("--trace", "OUT.json", false, set_trace),
     [MEMPLAN_OPT_ORDER] = VALUED("--order", "NAME", false, set_order),

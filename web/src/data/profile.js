@@ -23,6 +23,47 @@ export function profileAt(json, path) {
   return doc;
 }
 
+// The document's two forms: `nodes` as a list of node objects, or (`--columns`)
+// one object of columns: {count, reuse: [[index, output_index, input_index,
+// kind]], profile: {bucket: {tag: [amount per node index]}}} (a body's entry
+// too, which has no `columns` flag of its own).
+const isColumns = (json) => !!json?.nodes && typeof json.nodes === 'object' && !Array.isArray(json.nodes);
+const nodeCount = (json) =>
+  isColumns(json)
+    ? Number.isInteger(json.nodes.count)
+      ? json.nodes.count
+      : 0
+    : Array.isArray(json?.nodes)
+      ? json.nodes.length
+      : 0;
+
+/** fn(index, bucket index, tag, amount) for each profile amount of the document,
+ *  until fn returns true: node by node, or column by column (`--columns`). */
+function eachAmount(json, fn) {
+  if (isColumns(json)) {
+    const pr = json.nodes.profile;
+    for (let bi = 0; bi < BUCKETS.length; bi++) {
+      const bucket = pr?.[BUCKETS[bi]];
+      if (!bucket || typeof bucket !== 'object') continue;
+      for (const tag in bucket) {
+        const col = bucket[tag];
+        if (!Array.isArray(col)) continue;
+        for (let i = 0; i < col.length; i++) if (fn(i, bi, tag, col[i])) return;
+      }
+    }
+    return;
+  }
+  for (const nd of json.nodes) {
+    const pr = nd?.profile;
+    if (!pr || typeof pr !== 'object') continue;
+    for (let bi = 0; bi < BUCKETS.length; bi++) {
+      const bucket = pr[BUCKETS[bi]];
+      if (!bucket || typeof bucket !== 'object') continue;
+      for (const tag in bucket) if (fn(nd.index, bi, tag, bucket[tag])) return;
+    }
+  }
+}
+
 /**
  * Memory over time stacked by bucket and tag, from the profile JSON.
  * One layer per (bucket, tag) that has a non-zero amount somewhere, in bucket
@@ -33,47 +74,44 @@ export function profileAt(json, path) {
  *    total: Float64Array (sum of the layers; the node's total_bytes),
  *    maxTotal, partial (some amount null: counted 0)}
  * or, when some amount is an expression string (a dim is unbound),
- *   {ok: false, reason: 'symbolic', symbolic: first expression seen}
+ *   {ok: false, reason: 'symbolic', symbolic: an expression seen (the first in
+ *   the document's order: node by node, or column by column)}
  * or {ok: false, reason: 'empty'} for a document without nodes.
  * `positions` (optional) is the plan's position count: profile nodes are
  * placed by their `index` (the topological position); missing ones are 0.
  */
 export function profileSeries(json, positions = null) {
-  const nodes = Array.isArray(json?.nodes) ? json.nodes : [];
-  if (!nodes.length) return { ok: false, reason: 'empty' };
+  const n = nodeCount(json);
+  if (!n) return { ok: false, reason: 'empty' };
   let P = Number.isInteger(positions) ? positions : 0;
-  for (const nd of nodes) if (Number.isInteger(nd?.index) && nd.index + 1 > P) P = nd.index + 1;
+  if (isColumns(json)) P = Math.max(P, n);
+  else for (const nd of json.nodes) if (Number.isInteger(nd?.index) && nd.index + 1 > P) P = nd.index + 1;
   // One pass: a layer per (bucket, tag) with a non-zero amount somewhere,
   // filled as it goes (a 10k-node profile is 40k amounts: no key strings per
   // amount, no second walk).
   const byBucket = BUCKETS.map(() => new Map());
-  let partial = false;
-  for (const nd of nodes) {
-    const pr = nd?.profile;
-    if (!pr || typeof pr !== 'object') continue;
-    const p = nd.index;
-    const placed = Number.isInteger(p) && p >= 0 && p < P;
-    for (let bi = 0; bi < BUCKETS.length; bi++) {
-      const bucket = pr[BUCKETS[bi]];
-      if (!bucket || typeof bucket !== 'object') continue;
-      for (const tag in bucket) {
-        const a = bucket[tag];
-        if (typeof a === 'string') return { ok: false, reason: 'symbolic', symbolic: a };
-        if (typeof a !== 'number' || !Number.isFinite(a)) {
-          partial = true;
-          continue;
-        }
-        if (a === 0) continue;
-        let l = byBucket[bi].get(tag);
-        if (!l)
-          byBucket[bi].set(
-            tag,
-            (l = { key: `${BUCKETS[bi]}:${tag}`, bucket: BUCKETS[bi], tag, values: new Float64Array(P) }),
-          );
-        if (placed) l.values[p] += a;
-      }
+  let partial = false,
+    symbolic = null;
+  eachAmount(json, (p, bi, tag, a) => {
+    if (typeof a === 'string') {
+      symbolic = a;
+      return true;
     }
-  }
+    if (typeof a !== 'number' || !Number.isFinite(a)) {
+      partial = true;
+      return false;
+    }
+    if (a === 0) return false;
+    let l = byBucket[bi].get(tag);
+    if (!l)
+      byBucket[bi].set(
+        tag,
+        (l = { key: `${BUCKETS[bi]}:${tag}`, bucket: BUCKETS[bi], tag, values: new Float64Array(P) }),
+      );
+    if (Number.isInteger(p) && p >= 0 && p < P) l.values[p] += a;
+    return false;
+  });
+  if (symbolic !== null) return { ok: false, reason: 'symbolic', symbolic };
   const byTag = (a, b) => (a.tag === b.tag ? 0 : a.tag === '' ? -1 : b.tag === '' ? 1 : a.tag < b.tag ? -1 : 1);
   const layers = byBucket.flatMap((m) => [...m.values()].sort(byTag));
   const total = new Float64Array(P);
@@ -92,23 +130,28 @@ export function profileSeries(json, positions = null) {
 
 /**
  * In-place reuse pairs by output name, from the inplace (or profile) JSON's
- * nodes[].reuse and the plan's nodes (normalizeNodes: inputs/outputs by
+ * nodes[].reuse (or its `--columns` reuse rows) and the plan's nodes (normalizeNodes: inputs/outputs by
  * position; the JSON's output_index/input_index index those lists).
  * Returns Map<outputName, {input, kind, position}>.
  */
 export function reuseByOutput(json, planNodes) {
   const out = new Map();
+  const add = (index, oi, ii, kind) => {
+    const pn = planNodes?.[index];
+    const o = pn?.outputs?.[oi];
+    const i = pn?.inputs?.[ii];
+    if (typeof o === 'string' && o && typeof i === 'string' && i && !out.has(o))
+      out.set(o, { input: i, kind: typeof kind === 'string' ? kind : '', position: index });
+  };
+  if (isColumns(json)) {
+    const rows = Array.isArray(json.nodes.reuse) ? json.nodes.reuse : [];
+    for (const r of rows) if (Array.isArray(r)) add(r[0], r[1], r[2], r[3]);
+    return out;
+  }
   const nodes = Array.isArray(json?.nodes) ? json.nodes : [];
   for (const nd of nodes) {
-    const pn = planNodes?.[nd?.index];
-    if (!pn || !Array.isArray(nd.reuse)) continue;
-    for (const r of nd.reuse) {
-      const o = pn.outputs?.[r?.output_index];
-      const i = pn.inputs?.[r?.input_index];
-      if (typeof o === 'string' && o && typeof i === 'string' && i && !out.has(o)) {
-        out.set(o, { input: i, kind: typeof r.kind === 'string' ? r.kind : '', position: nd.index });
-      }
-    }
+    if (!planNodes?.[nd?.index] || !Array.isArray(nd.reuse)) continue;
+    for (const r of nd.reuse) add(nd.index, r?.output_index, r?.input_index, r?.kind);
   }
   return out;
 }
