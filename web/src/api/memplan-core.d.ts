@@ -324,6 +324,42 @@ export interface InplaceDocument {
     input_index: number | null;
     kind: 'equal' | 'greater' | null;
   }[];
+  /** Each control-flow body's own document (recursively). */
+  subgraphs: InplaceBody[];
+}
+
+/** A body's entry in `subgraphs`: the node (its index and name) and attribute, then its document. */
+export type InplaceBody = { node: number; name: string; op_type: string; attribute: string } & Omit<
+  InplaceDocument,
+  'allow_input_overwrite'
+>;
+
+/** `memplan inplace|profile MODEL --json --columns`: per node, only the reuse pairs and
+ *  the profile amounts, as columns (bodies the same way, without `columns`). */
+export interface InplaceColumnsDocument {
+  allow_input_overwrite: boolean;
+  columns: true;
+  tags_known: boolean;
+  nodes: InplaceColumns;
+  subgraphs: {
+    node: number;
+    name: string;
+    op_type: string;
+    attribute: string;
+    tags_known: boolean;
+    nodes: InplaceColumns;
+    subgraphs: unknown[];
+  }[];
+}
+
+export interface InplaceColumns {
+  /** Nodes in the graph; every column has this many entries. */
+  count: number;
+  /** [node index, output_index, input_index, kind], nodes in order. */
+  reuse: [number, number, number, 'equal' | 'greater'][];
+  /** bucket -> tag -> the amount at each node index (0 where none); a tag has a column
+   *  when some node has a non-zero amount of it in that bucket. */
+  profile: Record<'inputs' | 'initializers' | 'intermediates' | 'outputs', Record<string, (Amount | null)[]>>;
 }
 
 export function createMemplan(opts?: CreateMemplanOptions): Promise<Memplan>;
