@@ -187,6 +187,17 @@ function profileOf(n) {
   };
 }
 
+// The same document as `--columns` writes it: reuse rows and a column per bucket and tag.
+function profileColumnsOf(n) {
+  const doc = profileOf(n);
+  const profile = { inputs: {}, initializers: {}, intermediates: {}, outputs: {} };
+  for (const nd of doc.nodes)
+    for (const b of Object.keys(profile))
+      for (const [tag, a] of Object.entries(nd.profile[b])) (profile[b][tag] ??= new Array(n).fill(0))[nd.index] = a;
+  const reuse = doc.nodes.flatMap((nd) => nd.reuse.map((r) => [nd.index, r.output_index, r.input_index, r.kind]));
+  return { allow_input_overwrite: false, columns: true, tags_known: true, nodes: { count: n, reuse, profile } };
+}
+
 // Each family: make(n) builds the input (not counted), run(input) is measured.
 const FAMILIES = [
   ['normalizePlan', planOf, (j) => D.normalizePlan(j)],
@@ -213,6 +224,12 @@ const FAMILIES = [
   [
     'reuseByOutput',
     (n) => [profileOf(n), D.normalizeNodes(planOf(4 * n).nodes)],
+    ([p, nodes]) => D.reuseByOutput(p, nodes),
+  ],
+  ['profileSeries (--columns)', profileColumnsOf, (p) => D.profileSeries(p)],
+  [
+    'reuseByOutput (--columns)',
+    (n) => [profileColumnsOf(n), D.normalizeNodes(planOf(4 * n).nodes)],
     ([p, nodes]) => D.reuseByOutput(p, nodes),
   ],
 ];
