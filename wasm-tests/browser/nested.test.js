@@ -139,6 +139,11 @@ describe('at the peak', () => {
     await page.fill('.mpv-atpeak-pos', String(p));
     await page.press('.mpv-atpeak-pos', 'Enter');
     expect(await listed(page)).toEqual(live.map(row));
+    // A re-plan of the same graph keeps the picked position (the same nodes).
+    await page.evaluate(() => window.memplanView.view.controller.setValues({ sr: '16000' }));
+    await waitPlan(page, PLAN);
+    expect(await page.textContent('.mpv-atpeak summary')).toMatch(/^At position 1 — /);
+    expect(await listed(page)).toEqual(live.map(row));
     await page.click(`.mpv-atpeak-table tr[data-name="${live[0].name}"] button`);
     expect(await page.evaluate(() => window.memplanView.state.selected)).toBe(live[0].name);
     await page.click('.mpv-atpeak .mpv-btn');

@@ -108,8 +108,16 @@ export function createAtPeak(container, ctl) {
     pick.value = '';
     render();
   });
-  ctl.on('applied', () => {
-    position = null;
+  // A picked position stays through re-plans of the same graph (new dims, options: the
+  // positions are the same nodes); another model, body or order starts at the peak again.
+  let shownKey = null;
+  ctl.on('applied', (state) => {
+    const key = [state.shownName, state.order, ...state.path.map((e) => `${e.index}:${e.attribute}`)].join('\n');
+    if (key !== shownKey || position === null || position >= (state.m?.positions ?? 0)) {
+      position = null;
+      pick.value = '';
+    }
+    shownKey = key;
     render();
   });
   ctl.on('selection', () => {
