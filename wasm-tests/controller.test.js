@@ -380,6 +380,30 @@ describe('controller: generations', () => {
     expect(ctl.state.dims.samples).toBe('4800');
   });
 
+  it('replanSoon: typing in two inputs within the pause re-plans once, with both; pending until it starts', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(SYMBOLIC.name, bytesOf(SYMBOLIC));
+    await ctl.setDims({ batch_size: 1, samples: 1280 });
+    client.calls.length = 0;
+    expect(ctl.pending).toBe(false);
+    ctl.setDim('batch_size', '2');
+    ctl.replanSoon(20);
+    ctl.setDim('samples', '3200');
+    ctl.replanSoon(20);
+    expect(ctl.pending).toBe(true);
+    expect(client.calls).toEqual([]);
+    await new Promise((r) => setTimeout(r, 60));
+    await settle();
+    expect(ctl.pending).toBe(false);
+    expect(client.calls.filter((c) => c.startsWith('plan --strategy arena'))).toEqual([
+      'plan --strategy arena --align 64 --dim batch_size=2 --dim samples=3200 --no-nodes',
+    ]);
+    ctl.replanSoon(1000);
+    ctl.destroy(); // a re-plan still waiting never starts
+    expect(ctl.pending).toBe(false);
+  });
+
   it('a model whose open is overtaken by a newer open is closed, never shown', async () => {
     const client = fakeClient(mp);
     const ctl = createController(client);

@@ -45,13 +45,13 @@ async function compareFromForm({ what = 'options', strategy, align, inplace, dim
   if (align) await page.selectOption('.mpv-compare-align', String(align));
   if (inplace !== undefined) await page.setChecked('.mpv-compare-inplace', inplace);
   await page.fill('.mpv-compare-dims', dims);
-  const before = await page.evaluate(() => window.memplanView.view.compare.last?.diff ?? null);
+  // By its sequence number: a copy of `last` out of the page never equals the page's own
+  // object, so waiting for a different `diff` returned at once with the previous comparison.
+  const before = await page.evaluate(() => window.memplanView.view.compare.last?.seq ?? 0);
   await page.click('.mpv-compare-form button[type="submit"]');
-  await page.waitForFunction(
-    (b) => window.memplanView.view.compare.last && window.memplanView.view.compare.last.diff !== b,
-    before,
-    { timeout: TIMEOUT },
-  );
+  await page.waitForFunction((b) => (window.memplanView.view.compare.last?.seq ?? 0) > b, before, {
+    timeout: TIMEOUT,
+  });
   return page.evaluate(() => window.memplanView.view.compare.last);
 }
 

@@ -134,13 +134,15 @@ export function expectPlanShown(s, plan, what = '') {
 }
 
 /** Wait until the page shows a finished plan equal in its figures to `plan`
- *  (the CLI's), with the same strategy and alignment. */
+ *  (the CLI's), with the same strategy and alignment, and no re-plan waits for
+ *  the typing to pause (a value typed equal to the one planned still re-plans). */
 export const waitPlan = (page, plan) =>
   page.waitForFunction(
     (want) => {
       const got = window.memplanView.plan;
       return (
         document.body.dataset.state === 'ready' &&
+        !window.memplanView.view.controller.pending &&
         got &&
         ['status', 'strategy', 'align', 'naive_bytes', 'peak_bytes', 'lower_bound_bytes'].every(
           (k) => got[k] === want[k],

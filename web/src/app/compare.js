@@ -130,7 +130,7 @@ export function createCompare(container, ctl, client) {
   sec.addEventListener('toggle', () => sec.open && overlay.resize());
 
   let other = null; // {model, name}: the second model, open in the worker
-  let last = null; // {diff, argsA, argsB, names, ms}
+  let last = null; // {seq, diff, argsA, argsB, names, ms, nameA, nameB}
   let gen = 0;
 
   const syncWhat = () => {
@@ -278,7 +278,7 @@ export function createCompare(container, ctl, client) {
       ]);
       if (my !== gen || a !== ctl.model) return null;
       const ms = performance.now() - t0;
-      last = { diff, argsA, argsB, names, ms, nameA, nameB };
+      last = { seq: my, diff, argsA, argsB, names, ms, nameA, nameB };
       figureTable(diff, names);
       valuesTable(diff);
       overlay.setData([curve(pa, names[0]), curve(pb, names[1])]);
@@ -337,7 +337,8 @@ export function createCompare(container, ctl, client) {
     /** Open model B from a File (the file input does the same). */
     openOther,
     overlay,
-    /** The last comparison: {diff (the worker's `diff` JSON), argsA, argsB, names, ms, nameA, nameB}. */
+    /** The last comparison: {seq (counts up with each comparison started), diff (the worker's `diff`
+     *  JSON), argsA, argsB, names, ms, nameA, nameB}. */
     get last() {
       return last;
     },

@@ -757,6 +757,16 @@ export function createController(client, options = {}) {
     return derived.nodes;
   }
 
+  // A re-plan after a pause in typing (the dim and value inputs): one timer for
+  // all of them, so typing in two inputs within the pause re-plans once.
+  let pauseTimer = 0;
+  const replanSoon = (ms) => {
+    clearTimeout(pauseTimer);
+    pauseTimer = setTimeout(() => {
+      pauseTimer = 0;
+      replan();
+    }, ms);
+  };
   const ctl = {
     linked,
     version: client.version,
@@ -770,6 +780,12 @@ export function createController(client, options = {}) {
     },
     open,
     replan,
+    /** Re-plan after `ms` without a further call (each call restarts the wait). */
+    replanSoon,
+    /** A re-plan is waiting for the typing to pause (replanSoon). */
+    get pending() {
+      return pauseTimer !== 0;
+    },
     showPlan,
     openBody,
     bodyPath,
@@ -935,6 +951,8 @@ export function createController(client, options = {}) {
       return () => listeners.get(type)?.delete(fn);
     },
     destroy() {
+      clearTimeout(pauseTimer);
+      pauseTimer = 0;
       loadGen++;
       planGen++;
       linked.clear();

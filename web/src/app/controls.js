@@ -144,11 +144,9 @@ export function createControls(container, ctl) {
       'aria-label',
       where ? `dim ${d} (input ${where.input}, axis ${where.axis})` : `dim ${d} (made up inside the model)`,
     );
-    let t = 0;
     input.addEventListener('input', () => {
       ctl.setDim(d, input.value.trim());
-      clearTimeout(t);
-      t = setTimeout(ctl.replan, DIM_PAUSE_MS);
+      ctl.replanSoon(DIM_PAUSE_MS);
     });
     l.append(el('span', 'mpv-dim-name', d), input);
     return l;
@@ -164,15 +162,14 @@ export function createControls(container, ctl) {
     input.setAttribute('aria-label', `value of input ${inp.name} (${inp.dtype} [${inp.shape.join(', ')}])`);
     const err = el('span', 'mpv-value-error');
     err.setAttribute('role', 'status');
-    let t = 0;
     input.addEventListener('input', () => {
       ctl.setValue(inp.name, input.value.trim());
       const msg = ctl.valueError(inp.name);
       err.textContent = msg ?? '';
       input.classList.toggle('invalid', !!msg);
       input.setAttribute('aria-invalid', String(!!msg));
-      clearTimeout(t);
-      if (!msg) t = setTimeout(ctl.replan, DIM_PAUSE_MS); // a value that does not fit is not sent
+      // A value that does not fit is not sent (a re-plan already waiting leaves it out).
+      if (!msg) ctl.replanSoon(DIM_PAUSE_MS);
     });
     const name = el('span', 'mpv-dim-name', inp.name);
     name.title = `${inp.dtype} [${inp.shape.join(', ')}]`;
