@@ -103,9 +103,12 @@ export function createAtPeak(container, ctl) {
     position = next;
     render();
   });
-  peakBtn.addEventListener('click', () => {
+  const toPeak = () => {
     position = null;
     pick.value = '';
+  };
+  peakBtn.addEventListener('click', () => {
+    toPeak();
     render();
   });
   // A picked position stays through re-plans of the same graph (new dims, options: the
@@ -113,10 +116,7 @@ export function createAtPeak(container, ctl) {
   let shownKey = null;
   ctl.on('applied', (state) => {
     const key = [state.shownName, state.order, ...state.path.map((e) => `${e.index}:${e.attribute}`)].join('\n');
-    if (key !== shownKey || position === null || position >= (state.m?.positions ?? 0)) {
-      position = null;
-      pick.value = '';
-    }
+    if (key !== shownKey || position >= (state.m?.positions ?? 0)) toPeak();
     shownKey = key;
     render();
   });
