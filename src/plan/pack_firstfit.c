@@ -28,12 +28,18 @@
  * and nothing else; the result is the exact first fit.
  *
  * The search. y starts at 0; any run of a set (the partial buffers of (c)
- * are gathered into a scratch set first) that overlaps [y, y + size)
- * forces every feasible offset to its top, so y jumps there; the sets are
- * visited round-robin, each from a cursor that only moves up, until a whole
- * round has no jump. On a well packed arena the sets are nearly solid (few
- * holes), so runs are few. Nothing here counts time: the result is a
- * function of the input and the order only.
+ * are merged into one scratch set first, from per-block lists kept in
+ * offset order) that overlaps [y, y + size) forces every feasible offset
+ * to its top, so y jumps there; the sets are asked in turn, each from a
+ * cursor that only moves up, until every set has agreed since the last
+ * jump. A set that moved y goes first in the order: the next blocker is
+ * most often one of the last few (two sets ping-pong y between their
+ * runs), which cut the calls per placement from ~182 to well under that
+ * at 100k random buffers and the first fit's CPU by ~20%. A set whose
+ * next run starts at or above y + size is known clear from its key
+ * without touching its runs. D is kept only at nodes that some buffer's
+ * decomposition uses (case (a) reads it nowhere else). Nothing here counts
+ * time: the result is a function of the input and the order only.
  *
  * Best fit (mp_best_fit) uses the same index and search: the union of the
  * queued sets is the union of the address ranges of the placed buffers
@@ -50,14 +56,12 @@
  * against 1.051x on model-like sets (bench/README.md "At scale"), so
  * greedy-size keeps first fit.
  *
- * Cost (bench_pack --random, ~290 buffers live at a time; measured
- * 2026-12-02 at load ~1 on the 2-core machine, CPU time of the whole bench
- * row: set made, bound, time-fit and this first fit): 0.78 s at 100k
- * buffers (7.8 us per buffer), 9.7 s at 1M (9.7 us), nearly flat in n
- * (wall time at load ~4: 1.7 s and 16 s) -- O(n log n) in the index, but
- * the round-robin's jumps grow with how many small holes lie below a
- * buffer's final offset, which is what time-ordered fits avoid and why
- * time-fit still runs first on models.
+ * Cost (bench_pack --random --fit first, ~290 buffers live at a time,
+ * the decoder alone; 2026-12-03, 2-core machine, quiet, best of 3-5):
+ * 0.38 s at 100k buffers (before the ordering above 0.47 s), 6.4 s at 1M
+ * (7.4 s) -- O(n log n) in the index, but the jumps grow with how many
+ * small holes lie below a buffer's final offset, which is what
+ * time-ordered fits avoid and why time-fit still runs first on models.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +87,7 @@ typedef struct iset { /* disjoint, non-adjacent runs [r[2k], r[2k+1]), ascending
 typedef struct ff_part {
     size_t lo, hi;     /* first and last elementary interval */
     uint64_t off, top; /* [off, top) once placed */
+    size_t id;         /* the buffer */
 } ff_part;
 
 typedef struct ff {
@@ -93,12 +98,16 @@ typedef struct ff {
     uint64_t op;      /* operation counter for stamp */
     size_t *lo, *hi;  /* per buffer: first and last elementary interval */
     size_t *part_at;  /* CSR: buffers partial in block p are */
-    ff_part *part;    /*   part[part_at[p] .. part_at[p + 1]) */
+    ff_part *part;    /*   part[part_at[p] .. part_at[p + 1]), */
+    size_t *placed;   /*   the first placed[p] of them placed, by offset */
     size_t *part_pos; /* per buffer: its two entries in part (SIZE_MAX: none) */
+    uint8_t *need_d;  /* per node: canonical for some buffer, so D is read */
     iset **sets;      /* the query's sets */
-    uint32_t *cursor; /* per queued set: see iset_clear */
+    uint32_t *cursor; /* per queued set: its first run whose top is above y */
+    uint64_t *key;    /*   and that run's start (see ff_settle) */
+    uint32_t *ord;    /* the queued sets in the order ff_settle asks them */
     size_t nsets, sets_cap;
-    iset scratch[2]; /* the partial buffers of the query's end blocks */
+    iset scratch; /* the partial buffers of the query's end blocks */
     uint64_t work;
     bool oom;
 } ff;
@@ -145,30 +154,28 @@ static bool iset_add(iset *s, uint64_t a, uint64_t b) {
     return true;
 }
 
-/* The lowest y' >= y with [y', y' + h) clear of every run. *at is a
- * cursor, a run index below which every top is <= y: y only grows during
- * a placement, so each set is walked once per placement, not searched. */
-static uint64_t iset_clear(const iset *s, uint32_t *at, uint64_t y, uint64_t h) {
-    uint32_t k = *at;
-    if (k < s->len && s->r[2 * k + 1] <= y) { /* gallop, then halve: the first top > y */
-        uint32_t step = 1, lo = k + 1, hi;
-        while (lo + step < s->len && s->r[2 * (lo + step) + 1] <= y) {
-            lo += step;
-            step *= 2;
-        }
-        hi = MP_MIN(s->len, lo + step);
-        while (lo < hi) {
-            uint32_t mid = lo + (hi - lo) / 2;
-            if (s->r[2 * mid + 1] <= y) lo = mid + 1;
-            else
-                hi = mid;
-        }
-        k = lo;
+/* The first run at or after run k whose top is > y (len when none): a
+ * gallop, then halving. Called with y only growing during a placement, so
+ * a set is walked once per placement, not searched. */
+static uint32_t iset_skip(const iset *s, uint32_t k, uint64_t y) {
+    if (k >= s->len || s->r[2 * k + 1] > y) return k;
+    uint32_t step = 1, lo = k + 1, hi;
+    while (lo + step < s->len && s->r[2 * (lo + step) + 1] <= y) {
+        lo += step;
+        step *= 2;
     }
-    for (; k < s->len && s->r[2 * k] < y + h; k++) y = s->r[2 * k + 1]; /* the next run may overlap too */
-    *at = k;
-    return y;
+    hi = MP_MIN(s->len, lo + step);
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (s->r[2 * mid + 1] <= y) lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
 }
+
+/* The start of run k (UINT64_MAX past the last). */
+static uint64_t iset_start(const iset *s, uint32_t k) { return k < s->len ? s->r[2 * k] : UINT64_MAX; }
 
 /* -------------------------------------------------------------- index */
 
@@ -176,8 +183,8 @@ static void ff_free(ff *f) {
     for (size_t v = 0; f->c && v < 2 * f->leaves; v++) free(f->c[v].r);
     for (size_t v = 0; f->d && v < 2 * f->leaves; v++) free(f->d[v].r);
     free(f->c), free(f->d), free(f->stamp), free(f->lo), free(f->hi);
-    free(f->part_at), free(f->part), free(f->part_pos), free(f->sets), free(f->cursor);
-    free(f->scratch[0].r), free(f->scratch[1].r);
+    free(f->part_at), free(f->part), free(f->placed), free(f->part_pos), free(f->need_d);
+    free(f->sets), free(f->cursor), free(f->key), free(f->ord), free(f->scratch.r);
 }
 
 /* Elementary intervals of every buffer, from the distinct times. */
@@ -216,9 +223,10 @@ static void ff_blocks(const ff *f, size_t i, size_t *la, size_t *lb, size_t *fa,
 static bool ff_partials(ff *f) {
     size_t n = f->in->n, nb = f->leaves;
     f->part_at = calloc(nb + 1, sizeof *f->part_at);
+    f->placed = calloc(nb, sizeof *f->placed);
     f->part = malloc(2 * n * sizeof *f->part);
     f->part_pos = malloc(2 * n * sizeof *f->part_pos);
-    if (!f->part_at || !f->part || !f->part_pos) return false;
+    if (!f->part_at || !f->placed || !f->part || !f->part_pos) return false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
             size_t la, lb, fa, fb;
@@ -233,7 +241,7 @@ static bool ff_partials(ff *f) {
                 if (pb) f->part_pos[2 * i + 1] = f->part_at[lb]++;
                 for (int e = 0; e < 2; e++)
                     if (f->part_pos[2 * i + e] != SIZE_MAX)
-                        f->part[f->part_pos[2 * i + e]] = (ff_part){f->lo[i], f->hi[i], 0, 0};
+                        f->part[f->part_pos[2 * i + e]] = (ff_part){f->lo[i], f->hi[i], 0, 0, i};
             }
         }
         if (pass == 0)
@@ -242,7 +250,23 @@ static bool ff_partials(ff *f) {
             for (size_t p = nb; p > 0; p--) f->part_at[p] = f->part_at[p - 1];
     }
     f->part_at[0] = 0;
-    return true;
+    size_t most = 1; /* the scratch set holds the runs of two lists at most */
+    for (size_t p = 0; p < nb; p++) most = MP_MAX(most, f->part_at[p + 1] - f->part_at[p]);
+    if (most > UINT32_MAX / 2) return false; /* as iset_add's cap: beyond any real arena */
+    f->scratch.cap = (uint32_t)(2 * most);
+    f->scratch.r = malloc((size_t)f->scratch.cap * 2 * sizeof *f->scratch.r);
+    return f->scratch.r != NULL;
+}
+
+/* Mark the nodes of buffer i's canonical decomposition (its full blocks):
+ * D is read only there (case (a)), so only there is it kept. */
+static void ff_mark_canonical(ff *f, size_t i) {
+    size_t la, lb, fa, fb;
+    ff_blocks(f, i, &la, &lb, &fa, &fb);
+    for (size_t l = fa + f->leaves, r = fb + f->leaves; l < r; l /= 2, r /= 2) {
+        if (l & 1) f->need_d[l++] = 1;
+        if (r & 1) f->need_d[--r] = 1;
+    }
 }
 
 static bool ff_init(ff *f, const mp_pack_input *in) {
@@ -259,11 +283,16 @@ static bool ff_init(ff *f, const mp_pack_input *in) {
     f->c = calloc(2 * f->leaves, sizeof *f->c);
     f->d = calloc(2 * f->leaves, sizeof *f->d);
     f->stamp = calloc(2 * f->leaves, sizeof *f->stamp);
+    f->need_d = calloc(2 * f->leaves, sizeof *f->need_d);
+    if (!f->need_d) return false;
+    for (size_t i = 0; i < n; i++) ff_mark_canonical(f, i);
     f->sets_cap = 8;
     for (size_t l = f->leaves; l > 0; l /= 2) f->sets_cap += 8; /* ample: <= 6 per level */
     f->sets = malloc(f->sets_cap * sizeof *f->sets);
     f->cursor = malloc(f->sets_cap * sizeof *f->cursor);
-    return f->c && f->d && f->stamp && f->sets && f->cursor && ff_partials(f);
+    f->key = malloc(f->sets_cap * sizeof *f->key);
+    f->ord = malloc(f->sets_cap * sizeof *f->ord);
+    return f->c && f->d && f->stamp && f->sets && f->cursor && f->key && f->ord && ff_partials(f);
 }
 
 /* ------------------------------------------------------------ queries */
@@ -304,57 +333,104 @@ static void ff_queue(ff *f, size_t i) {
         }
 }
 
-/* Case (c): the placed buffers partial in block p and live with i, as the
- * runs of the scratch set *out (few: about 2 x FF_BLOCK are listed). */
-static bool ff_partials_set(ff *f, size_t i, size_t p, iset *out) {
-    size_t lo = f->lo[i], hi = f->hi[i];
-    out->len = 0;
-    for (const ff_part *e = &f->part[f->part_at[p]], *end = &f->part[f->part_at[p + 1]]; e < end; e++) {
-        f->work++;
-        if (e->top && e->lo <= hi && e->hi >= lo && !iset_add(out, e->off, e->top)) return false;
+/* Append [a, b) to a set built bottom up (a >= every start so far),
+ * merging it into the last run when they meet. The cap is the most runs
+ * the set is built from (ff_partials). */
+static void iset_append(iset *s, uint64_t a, uint64_t b) {
+    if (s->len && a <= s->r[2 * s->len - 1]) s->r[2 * s->len - 1] = MP_MAX(s->r[2 * s->len - 1], b);
+    else {
+        s->r[2 * s->len] = a;
+        s->r[2 * s->len + 1] = b;
+        s->len++;
     }
-    return true;
 }
 
-/* Queue the scratch sets of case (c): the placed buffers partial in buffer
- * i's (one or two) partial blocks and live with it. */
+/* The next placed buffer of a block's list (from *e up to end) live over
+ * [lo, hi]: NULL when none. */
+static const ff_part *ff_next_live(ff *f, const ff_part *e, const ff_part *end, size_t lo, size_t hi) {
+    for (; e < end; e++) {
+        f->work++;
+        if (e->lo <= hi && e->hi >= lo) return e;
+    }
+    return NULL;
+}
+
+/* Case (c): the placed buffers partial in buffer i's (one or two) partial
+ * blocks and live with it, as the runs of the scratch set, queued. Each
+ * block lists its placed buffers by offset (ff_insert), so the two lists
+ * merge in one pass. */
 static void ff_queue_partials(ff *f, size_t i) {
-    size_t la, lb, fa, fb;
+    size_t la, lb, fa, fb, lo = f->lo[i], hi = f->hi[i];
     ff_blocks(f, i, &la, &lb, &fa, &fb);
+    const ff_part *e[2] = {NULL, NULL}, *end[2] = {NULL, NULL};
     for (size_t p = la, q = 0; p <= lb; p += lb > la ? lb - la : 1, q++) /* la, then lb if other */
         if (p < fa || p >= fb) {
-            if (!ff_partials_set(f, i, p, &f->scratch[q])) f->oom = true;
-            ff_push(f, &f->scratch[q]);
+            end[q] = &f->part[f->part_at[p] + f->placed[p]];
+            e[q] = ff_next_live(f, &f->part[f->part_at[p]], end[q], lo, hi);
         }
-    memset(f->cursor, 0, f->nsets * sizeof *f->cursor);
+    f->scratch.len = 0;
+    while (e[0] || e[1]) {
+        int q = !e[0] || (e[1] && e[1]->off < e[0]->off);
+        iset_append(&f->scratch, e[q]->off, e[q]->top);
+        e[q] = ff_next_live(f, e[q] + 1, end[q], lo, hi);
+    }
+    ff_push(f, &f->scratch);
+    for (size_t k = 0; k < f->nsets; k++) {
+        f->cursor[k] = 0;
+        f->key[k] = f->sets[k]->r[0];
+        f->ord[k] = (uint32_t)k;
+    }
 }
 
-/* The lowest y' >= y with [y', y' + h) clear of every queued set: the
- * round-robin of the header. Each set returns the lowest position at or
- * above y that it leaves clear; after a move the others must be asked
- * again, until a whole round agrees. The cursors only move up, so a
- * placement may settle at a y, then again from a higher one. */
+/* The lowest y' >= y with [y', y' + h) clear of every queued set. Each
+ * set's cursor is at its first run whose top was above y when the set was
+ * last looked at, and its key is that run's start. The set of the lowest
+ * key is taken: a key at or above y + h means every set is clear; a run
+ * wholly below y (stale since y rose) moves the cursor up to y; a run that
+ * overlaps [y, y + h) forces every feasible offset to its top, so y goes
+ * there. Each step passes a run or ends, and only sets whose next run
+ * starts below y + h are touched: the rest keep their place, however many
+ * times y moves. The result is the exact lowest fit either way; the
+ * cursors only move up, so a placement may settle at a y, then again from
+ * a higher one. */
 static uint64_t ff_settle(ff *f, uint64_t y, uint64_t h) {
     size_t items = f->nsets;
-    for (size_t k = 0, calm = 0; calm < items; k = k + 1 < items ? k + 1 : 0) {
+    uint64_t *key = f->key;
+    uint32_t *ord = f->ord;
+    for (size_t i = 0, calm = 0; calm < items; i = i + 1 < items ? i + 1 : 0) {
+        size_t k = ord[i];
+        if (key[k] >= y + h) { /* its next run starts past the fit: clear */
+            calm++;
+            continue;
+        }
         f->work++;
-        uint64_t ny = iset_clear(f->sets[k], &f->cursor[k], y, h);
-        calm = ny == y ? calm + 1 : 1;
-        y = ny;
+        const iset *s = f->sets[k];
+        uint32_t at = iset_skip(s, f->cursor[k], y);
+        uint64_t ny = y;
+        for (; at < s->len && s->r[2 * at] < ny + h; at++) ny = s->r[2 * at + 1]; /* the next run may overlap too */
+        f->cursor[k] = at;
+        key[k] = iset_start(s, at);
+        if (ny == y) {
+            calm++;
+            continue;
+        }
+        y = ny; /* the blocker goes first: the next blocker is likely one of the last few */
+        memmove(&ord[1], &ord[0], i * sizeof *ord);
+        ord[0] = (uint32_t)k;
+        i = 0;
+        calm = 1;
     }
     return y;
 }
 
 /* After ff_settle returned y, the end of the free hole that starts at y:
- * every set's cursor is at its first run above y (iset_clear), so the
- * lowest of those runs' starts. UINT64_MAX when no run lies above y: y is
- * the top of everything live with the buffer. */
+ * every key is then above y + h, so each set's cursor is at its first run
+ * above y, and the lowest key is the lowest of those runs' starts.
+ * UINT64_MAX when no run lies above y: y is the top of everything live
+ * with the buffer. */
 static uint64_t ff_hole_end(ff *f) {
     uint64_t end = UINT64_MAX;
-    for (size_t k = 0; k < f->nsets; k++) {
-        const iset *s = f->sets[k];
-        if (f->cursor[k] < s->len) end = MP_MIN(end, s->r[2 * f->cursor[k]]);
-    }
+    for (size_t k = 0; k < f->nsets; k++) end = MP_MIN(end, f->key[k]);
     f->work += f->nsets;
     return end;
 }
@@ -381,8 +457,27 @@ static uint64_t ff_best(ff *f, uint64_t h) {
 static void ff_add_up(ff *f, size_t v, uint64_t y, uint64_t h) {
     for (; v >= 1 && f->stamp[v] != f->op; v /= 2) {
         f->stamp[v] = f->op;
-        if (!iset_add(&f->d[v], y, y + h)) f->oom = true;
+        if (f->need_d[v] && !iset_add(&f->d[v], y, y + h)) f->oom = true;
     }
+}
+
+/* Buffer i, placed at [y, top), joins the placed prefix of block p's list
+ * at its offset's rank. Its entry is at q, past the prefix: the first
+ * unplaced entry trades places with it (its owner's part_pos follows), then
+ * the entry sinks to its rank. */
+static void ff_list_placed(ff *f, size_t p, size_t q, uint64_t y, uint64_t top) {
+    size_t first = f->part_at[p], at = first + f->placed[p]++;
+    ff_part e = f->part[q];
+    if (q != at) {
+        size_t j = f->part[at].id;
+        f->part_pos[f->part_pos[2 * j] == at ? 2 * j : 2 * j + 1] = q;
+        f->part[q] = f->part[at];
+    }
+    e.off = y;
+    e.top = top;
+    for (; at > first && f->part[at - 1].off > y; at--) f->part[at] = f->part[at - 1];
+    f->part[at] = e;
+    f->work += f->placed[p];
 }
 
 /* Record buffer i at [y, y + h): C and D of its canonical nodes, D of
@@ -404,11 +499,8 @@ static void ff_insert(ff *f, size_t i, uint64_t y, uint64_t h) {
     }
     for (size_t p = la; p <= lb; p += lb > la ? lb - la : 1)
         if (p < fa || p >= fb) ff_add_up(f, p + f->leaves, y, h);
-    for (int e = 0; e < 2; e++)
-        if (f->part_pos[2 * i + e] != SIZE_MAX) {
-            f->part[f->part_pos[2 * i + e]].off = y;
-            f->part[f->part_pos[2 * i + e]].top = y + h;
-        }
+    for (int e = 0; e < 2; e++) /* entry 0 is in block la's list, 1 in lb's */
+        if (f->part_pos[2 * i + e] != SIZE_MAX) ff_list_placed(f, e ? lb : la, f->part_pos[2 * i + e], y, y + h);
     f->work += f->nsets + 1;
 }
 
