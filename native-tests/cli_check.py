@@ -24,7 +24,9 @@
      sets another): /dev/zero and a model piped past the limit stop with "the
      model is larger than N MB", `pack` too; a model under it is read;
   9. every message that prints a path or an argument escapes its control
-     characters (newline, tab, ESC as \\xNN): one line, no raw control byte.
+     characters (newline, tab, ESC as \\xNN): one line, no raw control byte;
+ 12. the weights, inputs and total of a plan (JSON and text), with and without
+     --include-inputs, an input of unknown size.
 Exit 0 when all hold.
 """
 import json
@@ -91,6 +93,75 @@ def make_odd_dims_model(path):
     g = helper.make_graph(nodes, "odd", [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, dims)])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def make_inputs_model(path, extra=None):
+    """x float[256] (a graph input, 1024 B), w float[2] (an input that is also an initializer: a
+    weight, 8 B), k = Constant int64[4] (a weight, 32 B), r = Relu(x), e = Concat(r, r) float[512];
+    extra "symbolic": an input y float[n] that nothing reads."""
+    import onnx
+    from onnx import TensorProto, helper
+    w = helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0])
+    k = helper.make_tensor("kv", TensorProto.INT64, [4], [1, 2, 3, 4])
+    nodes = [helper.make_node("Constant", [], ["k"], value=k), helper.make_node("Relu", ["x"], ["r"]),
+             helper.make_node("Concat", ["r", "r"], ["e"], axis=0)]
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [256]),
+              helper.make_tensor_value_info("w", TensorProto.FLOAT, [2])]
+    if extra == "symbolic":
+        inputs.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"]))
+    g = helper.make_graph(nodes, "inputs", inputs, [helper.make_tensor_value_info("e", TensorProto.FLOAT, [512])],
+                          [w])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+
+def check_inputs_and_total(exe, d):
+    """12. weights, inputs and total: text lines and JSON, with and without --include-inputs."""
+    path = os.path.join(d, "inputs.onnx")
+    make_inputs_model(path)
+    # r [0,1] 1024 B + e [1,1] 2048 B; with --include-inputs x [0,0] takes e's place before it.
+    for extra, in_arena, total, line in [
+            ([], False, 40 + 1024 + 3072, "4136 (4.04 KiB) = weights + inputs + peak"),
+            (["--include-inputs"], True, 40 + 3072, "3112 (3.04 KiB) = weights + peak (the inputs are in the arena)")]:
+        r = run(exe, ["plan", path, *extra, "--json"])
+        doc = json.loads(r.stdout) if r.returncode == 0 else {}
+        keys = list(doc)
+        check(doc.get("peak_bytes") == 3072 and doc.get("weights") == {"bytes": 40, "count": 2, "unknown": 0,
+                                                                       "folded": True}
+              and doc.get("inputs") == {"bytes": 1024, "count": 1, "unknown": 0, "in_arena": in_arena}
+              and doc.get("total_bytes") == total
+              and keys[keys.index("weights"):keys.index("weights") + 4] == ["weights", "inputs", "total_bytes",
+                                                                           "transients"],
+              f"plan {' '.join(extra)} --json: weights 40, inputs 1024 (in_arena {in_arena}), total {total} "
+              f"({ {k: doc.get(k) for k in ('peak_bytes', 'weights', 'inputs', 'total_bytes')} })")
+        r = run(exe, ["plan", path, *extra])
+        where = "(in the arena: --include-inputs)" if in_arena else "(outside the arena)"
+        want = ("weights:           40 B in 2 values (initializers and constants folded at load)\n"
+                f"inputs:            1024 (1.00 KiB) in 1 value {where}\n"
+                f"total:             {line}\n")
+        check(r.returncode == 0 and r.stdout.endswith(want), f"plan {' '.join(extra)}: the weights, inputs and total "
+              f"lines ({r.stdout[-300:]!r})")
+    sym = os.path.join(d, "inputs_sym.onnx")
+    make_inputs_model(sym, "symbolic")
+    r = run(exe, ["plan", sym, "--json"])
+    doc = json.loads(r.stdout)
+    check(doc["status"] == "planned" and doc["inputs"] == {"bytes": 1024, "count": 1, "unknown": 1, "in_arena": False}
+          and doc["total_bytes"] is None, f"an input of unknown size: planned, total null ({doc['inputs']}, "
+          f"{doc['total_bytes']})")
+    r = run(exe, ["plan", sym])
+    check(r.stdout.endswith("inputs:            1024 (1.00 KiB) in 1 value, and 1 of unknown size (outside the arena)\n"
+                            "total:             unknown (some graph inputs have no known size)\n"),
+          f"plan: an input of unknown size, the total unknown ({r.stdout[-200:]!r})")
+    r = run(exe, ["plan", sym, "--dim", "n=3", "--json"])
+    doc = json.loads(r.stdout)
+    check(doc["inputs"] == {"bytes": 1036, "count": 2, "unknown": 0, "in_arena": False}
+          and doc["total_bytes"] == 40 + 1036 + 3072, f"--dim n=3: inputs 1036, total 4148 ({doc['total_bytes']})")
+    r = run(exe, ["plan", sym, "--include-inputs"])
+    check(r.stdout.endswith("inputs:            1024 (1.00 KiB) in 1 value, and 1 of unknown size "
+                            "(in the arena: --include-inputs)\ntotal:             unknown (the plan is deferred)\n"),
+          f"--include-inputs, n unbound: deferred, the total unknown ({r.stdout[-200:]!r})")
+    doc = json.loads(run(exe, ["plan", sym, "--include-inputs", "--json"]).stdout)
+    check(doc["status"] == "deferred" and doc["peak_bytes"] is None and doc["total_bytes"] is None,
+          "--include-inputs --json, n unbound: deferred, total_bytes null")
 
 
 def main():
@@ -378,6 +449,8 @@ def main():
           f"profile --columns without --json: a usage error ({r.stderr!r})")
     r = run(exe, ["tags", model, "--json", "--columns"])
     check(r.returncode == 1 and "--columns" in r.stderr, f"tags takes no --columns ({r.stderr!r})")
+
+    check_inputs_and_total(exe, d)
 
     print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0

@@ -457,6 +457,126 @@ static void test_constants_are_weights(void **state) {
     done(&r);
 }
 
+/* ---- graph inputs and the total ----------------------------------------- */
+
+/* x float[256] (an input, 1024 B), w float[2] (an input that is also an
+ * initializer: a weight, 8 B), k = Constant(value_ints: 4 int64s, 32 B),
+ * r = Relu(x) at 0, e = Concat(r, r) float[512] at 1 (an output); with
+ * `extra` an input y (float[n], or a string tensor when extra is "string")
+ * that nothing reads. */
+static mb_graph *inputs_model(const char *extra) {
+    mb_graph *g = mb_new_graph("main");
+    mb_input(g, "x", F32, "256");
+    mb_input(g, "w", F32, "2");
+    mb_initializer(g, "w", F32, "2");
+    if (extra) mb_input(g, "y", strcmp(extra, "string") == 0 ? 8 : F32, "n");
+    int64_t vals[4] = {1, 2, 3, 4};
+    mb_ints_attr(mb_node(g, "Constant", "", "k"), "value_ints", 4, vals);
+    mb_node(g, "Relu", "x", "r");
+    mb_int_attr(mb_node(g, "Concat", "r,r", "e"), "axis", 0);
+    mb_output(g, "e", F32, "512");
+    return g;
+}
+
+static planned plan_inputs(mb_graph *g, const char *dim, bool include_inputs) {
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    planned r = {NULL, NULL};
+    memplan_error err = {0};
+    if (memplan_model_load(bytes, len, NULL, &r.m, &err)) fail_msg("load: %s", err.message);
+    free(bytes);
+    memplan_binding b;
+    char name[32];
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.align = 1;
+    o.budget_ms = 0;
+    o.include_inputs = include_inputs;
+    if (dim) {
+        assert_true(memplan_binding_parse(dim, &b, name, sizeof name));
+        o.bindings = &b;
+        o.n_bindings = 1;
+    }
+    if (memplan_plan_model(r.m, &o, &r.p, &err)) fail_msg("plan: %s", err.message);
+    return r;
+}
+
+static void test_inputs_and_total(void **state) {
+    (void)state;
+    uint64_t total;
+    /* Outside the arena: r [0,1] + e [1,1] = 1024 + 2048; total 40 + 1024 + 3072. */
+    planned r = plan_inputs(inputs_model(NULL), NULL, false);
+    const memplan_model_plan *p = r.p;
+    assert_int_equal(p->weight_bytes, 8 + 32);
+    assert_int_equal(p->n_weights, 2);
+    assert_int_equal(p->input_bytes, 1024);
+    assert_int_equal(p->n_inputs_known, 1);
+    assert_int_equal(p->n_inputs_unknown, 0);
+    assert_int_equal(peak(p), 3072);
+    assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total));
+    assert_int_equal(total, 40 + 1024 + 3072);
+    /* slots: r and e in two slots, 1024 + 2048 */
+    assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_SLOTS, &total));
+    assert_int_equal(total, 40 + 1024 + 3072);
+    done(&r);
+    /* In the arena: x [0,0] beside r, e over x's place after it: the peak stays 3072. */
+    r = plan_inputs(inputs_model(NULL), NULL, true);
+    p = r.p;
+    assert_int_equal(p->input_bytes, 1024);
+    assert_int_equal(p->n_inputs_known, 1);
+    assert_int_equal(p->n_buffers, 3);
+    assert_int_equal(peak(p), 3072);
+    assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total));
+    assert_int_equal(total, 40 + 3072);
+    done(&r);
+    /* An input y float[n] nothing reads: the plan is planned, the total is not known until n is bound. */
+    r = plan_inputs(inputs_model("float"), NULL, false);
+    p = r.p;
+    assert_false(p->deferred);
+    assert_int_equal(p->input_bytes, 1024);
+    assert_int_equal(p->n_inputs_known, 1);
+    assert_int_equal(p->n_inputs_unknown, 1);
+    assert_string_equal(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total), "some graph inputs have no known size");
+    assert_int_equal(total, 0);
+    done(&r);
+    r = plan_inputs(inputs_model("float"), "n=3", false);
+    p = r.p;
+    assert_int_equal(p->input_bytes, 1024 + 12);
+    assert_int_equal(p->n_inputs_known, 2);
+    assert_int_equal(p->n_inputs_unknown, 0);
+    assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total));
+    assert_int_equal(total, 40 + 1036 + 3072);
+    done(&r);
+    /* In the arena, y unbound defers the plan. */
+    r = plan_inputs(inputs_model("float"), NULL, true);
+    assert_true(r.p->deferred);
+    assert_string_equal(memplan_plan_total(r.p, MEMPLAN_STRATEGY_ARENA, &total), "the plan is deferred");
+    done(&r);
+    /* A string input has no static size: unknown, bound or not. */
+    r = plan_inputs(inputs_model("string"), "n=3", false);
+    assert_int_equal(r.p->n_inputs_unknown, 1);
+    assert_non_null(memplan_plan_total(r.p, MEMPLAN_STRATEGY_ARENA, &total));
+    done(&r);
+}
+
+/* A body's plan counts no inputs (they are its parent's buffers); its total is not the model's. */
+static void test_body_has_no_inputs(void **state) {
+    (void)state;
+    uint64_t total;
+    planned r = plan_with(if_model(true, 0), NULL, NULL, false);
+    const memplan_model_plan *p = r.p;
+    assert_int_equal(p->input_bytes, 64 + 1); /* x float[16], c bool */
+    assert_int_equal(p->n_inputs_known, 2);
+    assert_true(p->n_subgraphs > 0);
+    const memplan_model_plan *b = p->subgraphs[0].plan;
+    assert_int_equal(b->input_bytes, 0);
+    assert_int_equal(b->n_inputs_known, 0);
+    assert_int_equal(b->n_inputs_unknown, 0);
+    assert_string_equal(memplan_plan_total(b, MEMPLAN_STRATEGY_ARENA, &total),
+                        "a body's inputs are its parent's buffers");
+    done(&r);
+}
+
 /* ---- input values ------------------------------------------------------ */
 
 static void expect_value_error(const char *name, int64_t v, const char *message) {
@@ -539,6 +659,8 @@ int main(void) {
         cmocka_unit_test(test_scan_outputs),
         cmocka_unit_test(test_shadowing),
         cmocka_unit_test(test_constants_are_weights),
+        cmocka_unit_test(test_inputs_and_total),
+        cmocka_unit_test(test_body_has_no_inputs),
         cmocka_unit_test(test_value_errors),
         cmocka_unit_test(test_sweep),
     };

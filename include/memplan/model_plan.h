@@ -251,6 +251,14 @@ struct memplan_model_plan {
     size_t n_weights;         /* values counted in weight_bytes */
     size_t n_weights_unknown; /* folded values whose size is not known */
 
+    /* Graph inputs: the main graph's inputs that are not initializers (what a
+     * runtime is handed to run the model). Outside the arena unless
+     * options.include_inputs made them buffers; all zero in a body's plan
+     * (a body's inputs are its parent's buffers). */
+    uint64_t input_bytes;    /* the known sizes summed */
+    size_t n_inputs_known;   /* inputs counted in input_bytes */
+    size_t n_inputs_unknown; /* inputs without a known size (symbolic, unknown, no static size) */
+
     /* Placement (planned plans only). */
     memplan_slot_plan slots;                              /* best-fit slots (docs/semantics.md, "Slot plan") */
     const uint64_t *slot_offset;                          /* each slot's offset: aligned prefix sums of capacities */
@@ -297,6 +305,16 @@ typedef struct memplan_sweep_point {
 
 memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_options *o, const char *dim,
                                   const int64_t *values, size_t n, memplan_sweep_point *out, memplan_error *err);
+
+/* The memory a runtime needs to run the model under strategy s: the weights,
+ * the graph inputs outside the arena and the planned peak (weight_bytes +
+ * input_bytes unless options.include_inputs + figures[s].peak_bytes). NULL
+ * and *out set when it is known; otherwise *out = 0 and the reason (static
+ * text): the plan is deferred, a weight or a graph input has no known size,
+ * the sum is beyond 64 bits, or p is a body's plan. Values without a static
+ * size (memplan_model_plan.unplanned) are not in it, as they are not in the
+ * peak. */
+const char *memplan_plan_total(const memplan_model_plan *p, memplan_strategy s, uint64_t *out);
 
 /* "arena" / "slots". */
 const char *memplan_strategy_name(memplan_strategy s);

@@ -251,6 +251,20 @@ static void json_weights(mp_json *j, const memplan_model_plan *p) {
     mp_json_end(j);
 }
 
+/* The main graph's inputs (docs/semantics.md, "The figures of a planned plan"). */
+static void json_inputs(mp_json *j, const memplan_model_plan *p) {
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "bytes");
+    mp_json_uint(j, p->input_bytes);
+    MP_JSON_KEY(j, "count");
+    mp_json_uint(j, p->n_inputs_known);
+    MP_JSON_KEY(j, "unknown");
+    mp_json_uint(j, p->n_inputs_unknown);
+    MP_JSON_KEY(j, "in_arena");
+    mp_json_bool(j, p->options.include_inputs);
+    mp_json_end(j);
+}
+
 static void json_transients(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     mp_json_arr(j);
@@ -568,6 +582,15 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     }
     MP_JSON_KEY(j, "weights");
     json_weights(j, p);
+    if (!p->parent) { /* a body's inputs are its parent's buffers */
+        uint64_t total;
+        MP_JSON_KEY(j, "inputs");
+        json_inputs(j, p);
+        MP_JSON_KEY(j, "total_bytes");
+        if (memplan_plan_total(p, c->r->strategy, &total)) mp_json_null(j);
+        else
+            mp_json_uint(j, total);
+    }
     MP_JSON_KEY(j, "transients");
     json_transients(j, c);
     MP_JSON_KEY(j, "subgraphs");
@@ -734,6 +757,26 @@ static void text_order(mp_buf *b, const plan_ctx *c) {
                   (long long)((int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes));
 }
 
+/* The inputs and total lines of the main graph's plan. */
+static void text_total(mp_buf *b, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    bool in_arena = p->options.include_inputs;
+    mp_buf_puts(b, "inputs:            ");
+    human_bytes(b, p->input_bytes);
+    mp_text_printf(b, " in %zu value%s", p->n_inputs_known, p->n_inputs_known == 1 ? "" : "s");
+    if (p->n_inputs_unknown) mp_text_printf(b, ", and %zu of unknown size", p->n_inputs_unknown);
+    mp_buf_puts(b, in_arena ? " (in the arena: --include-inputs)\n" : " (outside the arena)\n");
+    uint64_t total;
+    const char *why = memplan_plan_total(p, c->r->strategy, &total);
+    mp_buf_puts(b, "total:             ");
+    if (why) {
+        mp_text_printf(b, "unknown (%s)\n", why);
+        return;
+    }
+    human_bytes(b, total);
+    mp_buf_puts(b, in_arena ? " = weights + peak (the inputs are in the arena)\n" : " = weights + inputs + peak\n");
+}
+
 static void plan_text(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
@@ -772,6 +815,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
                    p->options.constants_as_activations ? " (initializers)"
                                                        : " (initializers and constants folded at load)",
                    p->n_weights_unknown ? ", and some of unknown size" : "");
+    if (!p->parent) text_total(b, c);
     if (p->n_subgraphs) {
         mp_buf_puts(b, "subgraphs:         each body's arena and state, held at its node's position\n");
         text_subgraphs(b, p, 1);

@@ -309,6 +309,39 @@ static void count_weights(plan_impl *k) {
     }
 }
 
+/* The main graph's inputs that are not initializers, outside the arena or
+ * not (count_weights' counterpart; a sum beyond 64 bits counts as unknown). */
+static void count_inputs(plan_impl *k) {
+    memplan_model_plan *p = &k->pub;
+    const memplan_graph *g = p->graph;
+    for (int32_t i = 0; i < g->n_inputs; i++) {
+        int32_t v = g->inputs[i];
+        if (g->values[v].flags & MEMPLAN_VALUE_INITIALIZER) continue;
+        const memplan_size *s = &k->size[v];
+        if (s->kind == MEMPLAN_SIZE_KNOWN && s->bytes <= UINT64_MAX - p->input_bytes) {
+            p->input_bytes += s->bytes;
+            p->n_inputs_known++;
+        } else {
+            p->n_inputs_unknown++;
+        }
+    }
+}
+
+const char *memplan_plan_total(const memplan_model_plan *p, memplan_strategy s, uint64_t *out) {
+    *out = 0;
+    if (p->parent) return "a body's inputs are its parent's buffers";
+    if (p->deferred) return "the plan is deferred";
+    if (p->n_weights_unknown) return "some weights have no known size";
+    if (p->n_inputs_unknown) return "some graph inputs have no known size";
+    uint64_t inputs = p->options.include_inputs ? 0 : p->input_bytes;
+    uint64_t peak =
+        p->figures[s == MEMPLAN_STRATEGY_SLOTS ? MEMPLAN_STRATEGY_SLOTS : MEMPLAN_STRATEGY_ARENA].peak_bytes;
+    if (inputs > UINT64_MAX - p->weight_bytes || peak > UINT64_MAX - p->weight_bytes - inputs)
+        return "the sum is beyond 64 bits";
+    *out = p->weight_bytes + inputs + peak;
+    return NULL;
+}
+
 static uint64_t align_up(uint64_t n, uint64_t align) { return (n + align - 1) / align * align; }
 
 /* ---- control flow -------------------------------------------------------- */
@@ -750,6 +783,7 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
     free(external);
     if (!st) st = collect_buffers(k, err);
     if (!st) count_weights(k);
+    if (!st && !parent) count_inputs(k);
     if (!st) st = plan_control_flow(k, env, err);
     if (!st) {
         p->deferred = p->n_unknown > 0;

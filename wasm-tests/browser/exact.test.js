@@ -63,6 +63,11 @@ describe('64-bit byte counts stay exact', () => {
     expect(figs.naive, 'naive').toBe(exactB(cli.naive_bytes));
     expect(figs.peak, 'peak').toBe(exactB(cli.peak_bytes));
     expect(figs.bound, 'lower bound').toBe(exactB(cli.lower_bound_bytes));
+    // x (outside the arena) + the peak: three of them, beyond 2^53 too
+    expect(cli.total_bytes, 'total_bytes').toBe(cli.inputs.bytes + cli.peak_bytes);
+    expect(typeof cli.total_bytes, 'total is a BigInt').toBe('bigint');
+    expect(figs.weights, 'weights').toBe('0 B');
+    expect(figs.total, 'total to fit').toBe(exactB(cli.total_bytes));
     await revealRow(page, 'a');
     const cells = await page.evaluate(() => {
       const tr = [...document.querySelectorAll('.mpv-table tbody tr')].find((r) => r.dataset.name === 'a');

@@ -33,6 +33,33 @@ const body = (plan, node, attribute) => plan.subgraphs.find((e) => e.node === no
 /** The figures shown equal those of plan document `doc` (a body's plan has the same fields). */
 const figuresOf = (page) => shown(page).then((s) => s.figures);
 const exact = (v) => (v === null ? '' : `${v.toLocaleString('en-US')} B`);
+/** The Weights and Total-to-fit cards: [value, exact line, note, title] each. */
+const memoryCards = (page) =>
+  page.$$eval('.mpv-figure[data-figure="weights"], .mpv-figure[data-figure="total"]', (fs) =>
+    fs.map((f) => [
+      f.dataset.figure,
+      f.querySelector('.mpv-figure-value').textContent,
+      f.querySelector('.mpv-figure-exact').textContent,
+      f.querySelector('.mpv-figure-note')?.textContent ?? null,
+      f.title,
+    ]),
+  );
+const EXAMPLE_CARDS = [
+  [
+    'weights',
+    '8.15 MiB',
+    '8,541,056 B',
+    null,
+    'Initializers and constants folded at load, of the main graph and every body: 437 values of known size. Never in the arena (weights.bytes)',
+  ],
+  [
+    'total',
+    '8.16 MiB',
+    '8,551,624 B',
+    'incl. 3.01 KiB of inputs',
+    'What a runtime holds to run the model: weights 8,541,056 B + graph inputs 3,080 B (3 values, outside the arena) + planned peak 7,488 B = 8,551,624 B (total_bytes)',
+  ],
+];
 const crumbs = (page) => page.$$eval('.mpv-crumbs li', (lis) => lis.map((li) => li.textContent));
 
 describe('the example and input values', () => {
@@ -50,6 +77,10 @@ describe('the example and input values', () => {
       cards.filter((t) => t === '—'),
       'no dashes on the first screen',
     ).toEqual([]);
+    // Weights (both If branches': nothing in the main graph) and the total to fit:
+    // 8,541,056 + inputs 2,048 + 1,024 + 8 + peak 7,488 (memory-totals.test.js).
+    expect([PLAN.weights.bytes, PLAN.inputs.bytes, PLAN.total_bytes]).toEqual([8541056, 3080, 8551624]);
+    expect(await memoryCards(page)).toEqual(EXAMPLE_CARDS);
     expect(await page.inputValue('.mpv-value input[data-value="sr"]')).toBe('16000');
     for (const [d, v] of Object.entries(EXAMPLE.preset.dims))
       expect(await page.inputValue(`.mpv-dim input[data-dim="${d}"]`), d).toBe(String(v));
@@ -189,6 +220,23 @@ describe('memory inside control flow', () => {
       peak: exact(then.plan.peak_bytes),
       bound: exact(then.plan.lower_bound_bytes),
     });
+    // A body shown: the whole model's weights and total (a runtime loads every body's weights).
+    expect(await memoryCards(page), 'the whole model in a body').toEqual([
+      [
+        'weights',
+        '8.15 MiB',
+        '8,541,056 B',
+        null,
+        'Initializers and constants folded at load of the whole model (the main graph and every body), not only the body shown: 437 values of known size. Never in the arena (weights.bytes)',
+      ],
+      [
+        'total',
+        '8.16 MiB',
+        '8,551,624 B',
+        'incl. 3.01 KiB of inputs',
+        'What a runtime holds to run the model (the whole model, not only the body shown): weights 8,541,056 B + graph inputs 3,080 B (3 values, outside the arena) + planned peak 7,488 B = 8,551,624 B (total_bytes)',
+      ],
+    ]);
     expect(
       Number(await page.getAttribute('.mpv-table', 'data-rows')),
       "the body's values and its own bodies' memory",

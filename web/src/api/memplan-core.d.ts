@@ -240,7 +240,16 @@ export interface PlanDocument {
       shape: Shape;
     }[];
   } | null;
+  /** Initializers and values folded at load, of this graph and every body below it (never in the arena):
+   *  bytes of those of known size, count of them, unknown: how many have no known size. */
   weights: { bytes: number; count: number; unknown: number; folded: boolean };
+  /** The main graph's plan only (a body's inputs are its parent's buffers): its graph inputs that are not
+   *  initializers. bytes: the known sizes summed, count: how many of known size, unknown: how many without
+   *  one; in_arena: --include-inputs made them buffers (so they are in peak_bytes). */
+  inputs?: { bytes: number; count: number; unknown: number; in_arena: boolean };
+  /** The main graph's plan only: what a runtime holds, weights.bytes + inputs.bytes (unless in_arena) +
+   *  peak_bytes; null while deferred or when a weight or a graph input has no known size. */
+  total_bytes?: number | null;
   /** One buffer per control-flow node: its body's memory, live at the node's position. */
   transients: {
     node: string;

@@ -1,10 +1,12 @@
 // figures.js -- the plan's figures (naive total, planned peak, lower bound,
-// savings, in-place saves), the strategies line, and the deferred panel (the
-// values without a size, with the C library's reasons, and the unbound dims).
-// Every number is the plan JSON's. Redrawn when a plan is applied.
+// savings, in-place saves, then the weights and the total to fit: weights +
+// graph inputs outside the arena + planned peak), the strategies line, and the
+// deferred panel (the values without a size, with the C library's reasons, and
+// the unbound dims). Every number is the plan JSON's. Redrawn when a plan is
+// applied.
 import { el } from '../charts/base.js';
 import { formatBytes, formatInt, formatRatio } from '../data/format.js';
-import { planAt } from '../data/plan.js';
+import { modelMemory, planAt } from '../data/plan.js';
 import { isCount, toNumber } from '../data/exact.js';
 
 /**
@@ -25,6 +27,69 @@ export function savingsOf({ m, baseline, path }) {
 }
 
 const NAIVE_HINT = 'Every buffer allocated separately (naive_bytes)';
+const plural = (n, one, many = `${one}s`) => `${formatInt(n)} ${Number(n) === 1 ? one : many}`;
+
+/**
+ * The Weights and Total-to-fit cards' text, from the whole model's plan JSON
+ * `root` (a body shown still shows the whole model's: a runtime loads every
+ * body's weights and holds the main graph's arena, which holds the bodies').
+ * {weights: {value, exact, title}, total: {value, exact, note, title}}.
+ */
+export function memoryCards(root, { body = false } = {}) {
+  const mem = modelMemory(root);
+  const w = mem.weights,
+    inp = mem.inputs;
+  const whole = body
+    ? ' of the whole model (the main graph and every body), not only the body shown'
+    : ', of the main graph and every body';
+  const weights = !w
+    ? { value: '—', exact: '', title: 'This plan document gives no weights (weights.bytes)' }
+    : {
+        value: (w.unknown ? '≥ ' : '') + formatBytes(w.bytes),
+        exact: `${formatInt(w.bytes)} B` + (w.unknown ? ` + ${plural(w.unknown, 'value')} of unknown size` : ''),
+        title:
+          (w.folded
+            ? 'Initializers and constants folded at load'
+            : 'Initializers (constants are planned as activations)') +
+          `${whole}: ${plural(w.count, 'value')} of known size` +
+          (w.unknown ? `, ${formatInt(w.unknown)} more of unknown size (not counted)` : '') +
+          '. Never in the arena (weights.bytes)',
+      };
+  const peak = isCount(root?.peak_bytes) ? root.peak_bytes : null;
+  let total;
+  if (mem.total !== null && w && inp) {
+    const parts = [`weights ${formatInt(w.bytes)} B`];
+    if (!inp.inArena)
+      parts.push(`graph inputs ${formatInt(inp.bytes)} B (${plural(inp.count, 'value')}, outside the arena)`);
+    parts.push(`planned peak ${formatInt(peak)} B`);
+    total = {
+      value: formatBytes(mem.total),
+      exact: `${formatInt(mem.total)} B`,
+      note: inp.inArena ? 'inputs in the arena' : `incl. ${formatBytes(inp.bytes)} of inputs`,
+      title:
+        `What a runtime holds to run the model${body ? ' (the whole model, not only the body shown)' : ''}: ${parts.join(' + ')} = ${formatInt(mem.total)} B` +
+        (inp.inArena ? `; the graph inputs (${formatInt(inp.bytes)} B) are in the arena (include inputs)` : '') +
+        ' (total_bytes)',
+    };
+  } else {
+    const why = !mem.hasTotal
+      ? 'not in this plan document'
+      : root?.status !== 'planned'
+        ? 'the plan is deferred'
+        : w?.unknown
+          ? `${plural(w.unknown, 'weight')} of unknown size`
+          : inp?.unknown
+            ? `${plural(inp.unknown, 'input')} of unknown size`
+            : 'beyond 64 bits';
+    total = {
+      value: '—',
+      exact: why,
+      note: '',
+      title: `Weights + graph inputs outside the arena + planned peak (total_bytes): not known, ${why}`,
+    };
+  }
+  return { weights, total };
+}
 
 /** The figure cards and the strategies line, appended to `container`. */
 export function createFigures(container, ctl) {
@@ -54,7 +119,11 @@ export function createFigures(container, ctl) {
       'In-place saves',
       'Planned peak without in-place reuse minus with it (inplace.saved_bytes); turn in-place reuse on to see it',
     ),
+    weights: figure('weights', 'Weights', ''),
+    total: figure('total', 'Total to fit', ''),
   };
+  const totalNote = el('div', 'mpv-figure-note', '');
+  fig.total.card.append(totalNote);
   const strategiesLine = el('p', 'mpv-strategies muted');
   // What the whole model's plan assumed rather than knew (an If's branch, a trip count): beside the figures.
   const assumed = el('p', 'mpv-assumed');
@@ -95,6 +164,16 @@ export function createFigures(container, ctl) {
     const ip = m.raw?.inplace;
     set(fig.inplace, ip && ip.enabled && isCount(ip.saved_bytes) ? ip.saved_bytes : null, formatBytes);
     if (!(ip && ip.enabled)) fig.inplace.v.textContent = inplace ? '—' : 'off';
+    const cards = memoryCards(s.plan ?? m.raw, { body: (s.path?.length ?? 0) > 0 });
+    for (const [f, c] of [
+      [fig.weights, cards.weights],
+      [fig.total, cards.total],
+    ]) {
+      f.v.textContent = c.value;
+      f.exact.textContent = c.exact;
+      f.card.title = c.title;
+    }
+    totalNote.textContent = cards.total.note;
     const st = m.strategies;
     const counts = `${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`;
     strategiesLine.textContent = st

@@ -76,6 +76,44 @@ export function ownersByInterval(owner, start, end, span) {
   return sortByKey(sortByKey(all, end, span), start, span);
 }
 
+const countOrNull = (v) => (Number.isInteger(v) || typeof v === 'bigint' ? v : null);
+
+/**
+ * The memory beside the arena, as the plan JSON gives it (docs/semantics.md
+ * "The figures of a planned plan"): {weights: {bytes, count, unknown, folded}
+ * | null, inputs: {bytes, count, unknown, inArena} | null (the main graph's
+ * plan only: a body's inputs are its parent's buffers), total: total_bytes
+ * (weights + inputs outside the arena + peak) or null (deferred, a size
+ * unknown, or a plan document without it), hasTotal: the document has
+ * total_bytes}. Counts exact: a BigInt beyond 2^53.
+ */
+export function modelMemory(json) {
+  const w = json?.weights && typeof json.weights === 'object' ? json.weights : null;
+  const i = json?.inputs && typeof json.inputs === 'object' ? json.inputs : null;
+  return {
+    weights:
+      w && countOrNull(w.bytes) !== null
+        ? {
+            bytes: w.bytes,
+            count: countOrNull(w.count) ?? 0,
+            unknown: countOrNull(w.unknown) ?? 0,
+            folded: w.folded !== false,
+          }
+        : null,
+    inputs:
+      i && countOrNull(i.bytes) !== null
+        ? {
+            bytes: i.bytes,
+            count: countOrNull(i.count) ?? 0,
+            unknown: countOrNull(i.unknown) ?? 0,
+            inArena: i.in_arena === true,
+          }
+        : null,
+    total: countOrNull(json?.total_bytes),
+    hasTotal: json ? Object.hasOwn(json, 'total_bytes') : false,
+  };
+}
+
 /**
  * Normalize a plan document into columnar form.
  * @param {object} json the plan JSON
@@ -105,7 +143,8 @@ export function ownersByInterval(owner, start, end, span) {
  *   transients (the JSON's list), transient(i) (index i is a transient),
  *   exact: {naive, peak, lowerBound} and exactSize(i), exactOffset(i) (of an
  *   owner): the counts as the JSON gives them, a BigInt beyond 2^53 (the
- *   Numbers above are then the nearest double: for drawing, not for showing)
+ *   Numbers above are then the nearest double: for drawing, not for showing),
+ *   memory: modelMemory(json) (weights, graph inputs, total to fit; exact)
  * }
  */
 export function normalizePlan(json) {
@@ -207,6 +246,7 @@ export function normalizePlan(json) {
     lowerBound: num(json.lower_bound_bytes),
     savings: num(json.savings_ratio),
     exact: { naive: exact(json.naive_bytes), peak: exact(json.peak_bytes), lowerBound: exact(json.lower_bound_bytes) },
+    memory: modelMemory(json),
     exactSize: (i) => exact(values[i]?.size),
     exactOffset: (i) => exact(values[i]?.offset),
     strategies: json.strategies && typeof json.strategies === 'object' ? json.strategies : null,
