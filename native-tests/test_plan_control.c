@@ -501,6 +501,24 @@ static planned plan_inputs(mb_graph *g, const char *dim, bool include_inputs) {
     return r;
 }
 
+/* Five float[2^30, 2^30] weights (2^62 bytes each) sum past 2^64: the three
+ * that fit are counted, the rest are of unknown size, so the total is
+ * unknown rather than wrapped. */
+static void test_weights_beyond_64_bits(void **state) {
+    (void)state;
+    mb_graph *g = inputs_model(NULL);
+    const char *names[5] = {"h0", "h1", "h2", "h3", "h4"};
+    for (int i = 0; i < 5; i++) mb_initializer(g, names[i], F32, "1073741824,1073741824");
+    planned r = plan_inputs(g, NULL, false);
+    const memplan_model_plan *p = r.p;
+    uint64_t total;
+    assert_int_equal(p->n_weights, 2 + 3);
+    assert_int_equal(p->n_weights_unknown, 2);
+    assert_int_equal(p->weight_bytes, 40 + 3 * (UINT64_C(1) << 62));
+    assert_string_equal(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total), "some weights have no known size");
+    done(&r);
+}
+
 static void test_inputs_and_total(void **state) {
     (void)state;
     uint64_t total;
@@ -660,6 +678,7 @@ int main(void) {
         cmocka_unit_test(test_shadowing),
         cmocka_unit_test(test_constants_are_weights),
         cmocka_unit_test(test_inputs_and_total),
+        cmocka_unit_test(test_weights_beyond_64_bits),
         cmocka_unit_test(test_body_has_no_inputs),
         cmocka_unit_test(test_value_errors),
         cmocka_unit_test(test_sweep),

@@ -300,7 +300,8 @@ static void count_weights(plan_impl *k) {
     memplan_model_plan *p = &k->pub;
     for (int32_t v = 0; v < p->graph->n_values; v++) {
         if (!k->constant[v] || (p->graph->values[v].flags & MEMPLAN_VALUE_CAPTURE)) continue;
-        if (k->size[v].kind == MEMPLAN_SIZE_KNOWN) {
+        /* a sum beyond 64 bits counts the rest as unknown, as count_inputs does */
+        if (k->size[v].kind == MEMPLAN_SIZE_KNOWN && k->size[v].bytes <= UINT64_MAX - p->weight_bytes) {
             p->weight_bytes += k->size[v].bytes;
             p->n_weights++;
         } else {
@@ -408,8 +409,12 @@ static memplan_status add_body(plan_impl *k, const plan_env *env, int32_t pos, c
     sp->known = !child->pub.deferred && state_bytes(child, &p->graph->nodes[pos], p->options.align, &state);
     sp->state_bytes = state;
     if (sp->known) sp->transient_bytes = child->pub.arena.arena_bytes + state;
-    p->weight_bytes += child->pub.weight_bytes;
-    p->n_weights += child->pub.n_weights;
+    if (child->pub.weight_bytes <= UINT64_MAX - p->weight_bytes) {
+        p->weight_bytes += child->pub.weight_bytes;
+        p->n_weights += child->pub.n_weights;
+    } else { /* beyond 64 bits: the body's weights count as unknown */
+        p->n_weights_unknown += child->pub.n_weights;
+    }
     p->n_weights_unknown += child->pub.n_weights_unknown;
     return MEMPLAN_OK;
 }
