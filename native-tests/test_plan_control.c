@@ -25,7 +25,8 @@ typedef struct planned {
 } planned;
 
 /* Plan g (align 1, heuristics only) with dims "a=1,b=2" and values "c=1". */
-static planned plan_with(mb_graph *g, const char *dims, const char *values, bool constants_as_activations) {
+static planned plan_opts(mb_graph *g, const char *dims, const char *values, bool constants_as_activations,
+                         bool include_inputs) {
     size_t len;
     uint8_t *bytes = mb_pack(g, &len);
     planned r = {NULL, NULL};
@@ -63,8 +64,13 @@ static planned plan_with(mb_graph *g, const char *dims, const char *values, bool
     o.values = vals;
     o.n_values = nv;
     o.constants_as_activations = constants_as_activations;
+    o.include_inputs = include_inputs;
     if (memplan_plan_model(r.m, &o, &r.p, &err)) fail_msg("plan: %s", err.message);
     return r;
+}
+
+static planned plan_with(mb_graph *g, const char *dims, const char *values, bool constants_as_activations) {
+    return plan_opts(g, dims, values, constants_as_activations, false);
 }
 
 static planned plan(mb_graph *g) { return plan_with(g, NULL, NULL, false); }
@@ -479,26 +485,7 @@ static mb_graph *inputs_model(const char *extra) {
 }
 
 static planned plan_inputs(mb_graph *g, const char *dim, bool include_inputs) {
-    size_t len;
-    uint8_t *bytes = mb_pack(g, &len);
-    planned r = {NULL, NULL};
-    memplan_error err = {0};
-    if (memplan_model_load(bytes, len, NULL, &r.m, &err)) fail_msg("load: %s", err.message);
-    free(bytes);
-    memplan_binding b;
-    char name[32];
-    memplan_plan_options o;
-    memplan_plan_options_init(&o);
-    o.align = 1;
-    o.budget_ms = 0;
-    o.include_inputs = include_inputs;
-    if (dim) {
-        assert_true(memplan_binding_parse(dim, &b, name, sizeof name));
-        o.bindings = &b;
-        o.n_bindings = 1;
-    }
-    if (memplan_plan_model(r.m, &o, &r.p, &err)) fail_msg("plan: %s", err.message);
-    return r;
+    return plan_opts(g, dim, NULL, false, include_inputs);
 }
 
 /* Five float[2^30, 2^30] weights (2^62 bytes each) sum past 2^64: the three

@@ -238,30 +238,18 @@ static const char *branch_name(memplan_branch b) {
                                            : NULL;
 }
 
-static void json_weights(mp_json *j, const memplan_model_plan *p) {
+/* {bytes, count, unknown, <flag>}: the weights' and the graph inputs' tallies
+ * (docs/semantics.md, "The figures of a planned plan"). */
+static void json_tally(mp_json *j, uint64_t bytes, size_t count, size_t unknown, const char *flag, bool value) {
     mp_json_obj(j);
     MP_JSON_KEY(j, "bytes");
-    mp_json_uint(j, p->weight_bytes);
+    mp_json_uint(j, bytes);
     MP_JSON_KEY(j, "count");
-    mp_json_uint(j, p->n_weights);
+    mp_json_uint(j, count);
     MP_JSON_KEY(j, "unknown");
-    mp_json_uint(j, p->n_weights_unknown);
-    MP_JSON_KEY(j, "folded");
-    mp_json_bool(j, !p->options.constants_as_activations);
-    mp_json_end(j);
-}
-
-/* The main graph's inputs (docs/semantics.md, "The figures of a planned plan"). */
-static void json_inputs(mp_json *j, const memplan_model_plan *p) {
-    mp_json_obj(j);
-    MP_JSON_KEY(j, "bytes");
-    mp_json_uint(j, p->input_bytes);
-    MP_JSON_KEY(j, "count");
-    mp_json_uint(j, p->n_inputs_known);
-    MP_JSON_KEY(j, "unknown");
-    mp_json_uint(j, p->n_inputs_unknown);
-    MP_JSON_KEY(j, "in_arena");
-    mp_json_bool(j, p->options.include_inputs);
+    mp_json_uint(j, unknown);
+    mp_json_key(j, flag);
+    mp_json_bool(j, value);
     mp_json_end(j);
 }
 
@@ -581,11 +569,11 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         json_upper_bounds(j, p);
     }
     MP_JSON_KEY(j, "weights");
-    json_weights(j, p);
+    json_tally(j, p->weight_bytes, p->n_weights, p->n_weights_unknown, "folded", !p->options.constants_as_activations);
     if (!p->parent) { /* a body's inputs are its parent's buffers */
         uint64_t total;
         MP_JSON_KEY(j, "inputs");
-        json_inputs(j, p);
+        json_tally(j, p->input_bytes, p->n_inputs_known, p->n_inputs_unknown, "in_arena", p->options.include_inputs);
         MP_JSON_KEY(j, "total_bytes");
         if (memplan_plan_total(p, c->r->strategy, &total)) mp_json_null(j);
         else

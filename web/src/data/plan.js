@@ -88,27 +88,14 @@ const countOrNull = (v) => (Number.isInteger(v) || typeof v === 'bigint' ? v : n
  * total_bytes}. Counts exact: a BigInt beyond 2^53.
  */
 export function modelMemory(json) {
-  const w = json?.weights && typeof json.weights === 'object' ? json.weights : null;
-  const i = json?.inputs && typeof json.inputs === 'object' ? json.inputs : null;
+  // {bytes, count, unknown, ...flag(t)} of a weights or inputs tally t, or null.
+  const tally = (t, flag) =>
+    t && typeof t === 'object' && countOrNull(t.bytes) !== null
+      ? { bytes: t.bytes, count: countOrNull(t.count) ?? 0, unknown: countOrNull(t.unknown) ?? 0, ...flag(t) }
+      : null;
   return {
-    weights:
-      w && countOrNull(w.bytes) !== null
-        ? {
-            bytes: w.bytes,
-            count: countOrNull(w.count) ?? 0,
-            unknown: countOrNull(w.unknown) ?? 0,
-            folded: w.folded !== false,
-          }
-        : null,
-    inputs:
-      i && countOrNull(i.bytes) !== null
-        ? {
-            bytes: i.bytes,
-            count: countOrNull(i.count) ?? 0,
-            unknown: countOrNull(i.unknown) ?? 0,
-            inArena: i.in_arena === true,
-          }
-        : null,
+    weights: tally(json?.weights, (t) => ({ folded: t.folded !== false })),
+    inputs: tally(json?.inputs, (t) => ({ inArena: t.in_arena === true })),
     total: countOrNull(json?.total_bytes),
     hasTotal: json ? Object.hasOwn(json, 'total_bytes') : false,
   };
