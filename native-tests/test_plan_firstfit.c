@@ -212,13 +212,18 @@ static void test_hand_case(void **state) {
     assert_int_equal(h, 8);
 }
 
-/* Above 4,096 buffers greedy-size is this first fit in size order (size
- * descending, longer lifetime, earlier start, index): memplan_pack's offsets
- * equal the reference's, and the plan validates. */
+/* Above 4,096 buffers greedy-size is first fit on the pressure orders
+ * (pack.c): key = size x r^p, r = the highest load along the buffer's
+ * lifetime / the peak load, for p = 8 and 4, descending, ties by size
+ * descending, longer lifetime, earlier start, index; the lower of the two
+ * (p = 8 on a tie). The reference computes the loads by brute force over
+ * the integer times. */
 static const memplan_buffer *sort_ctx;
+static const double *sort_key;
 static int cmp_greedy_q(const void *pa, const void *pb) {
     const memplan_buffer *b = sort_ctx;
     size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
+    if (sort_key[x] != sort_key[y]) return sort_key[x] > sort_key[y] ? -1 : 1;
     if (b[x].size != b[y].size) return b[x].size > b[y].size ? -1 : 1;
     int64_t lx = b[x].end - b[x].start, ly = b[y].end - b[y].start;
     if (lx != ly) return lx > ly ? -1 : 1;
@@ -226,22 +231,53 @@ static int cmp_greedy_q(const void *pa, const void *pb) {
     return x < y ? -1 : (x > y);
 }
 
+/* r for every buffer, by brute force over times 0..horizon. */
+static void pressure_ratios(const memplan_buffer *b, size_t n, int64_t horizon, double *r) {
+    uint64_t *load = calloc((size_t)horizon, sizeof *load), peak = 0;
+    assert_non_null(load);
+    for (size_t i = 0; i < n; i++)
+        for (int64_t t = b[i].start; t < b[i].end; t++) load[t] += b[i].size;
+    for (int64_t t = 0; t < horizon; t++) peak = load[t] > peak ? load[t] : peak;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t m = 0;
+        for (int64_t t = b[i].start; t < b[i].end; t++) m = load[t] > m ? load[t] : m;
+        r[i] = (double)m / (double)peak;
+    }
+    free(load);
+}
+
 static void test_greedy_size_above_limit(void **state) {
     (void)state;
-    enum { N = 4200 };
+    enum { N = 4200, HORIZON = 2200 };
     memplan_buffer *b = malloc(N * sizeof *b);
-    uint64_t *size = malloc(N * sizeof *size), *want = malloc(N * sizeof *want);
+    uint64_t *size = malloc(N * sizeof *size), *want[2], want_h[2];
     size_t *order = malloc(N * sizeof *order);
-    assert_true(b && size && want && order);
+    double *r = malloc(N * sizeof *r), *key = malloc(N * sizeof *key);
+    assert_true(b && size && order && r && key);
     for (size_t i = 0; i < N; i++) {
         int64_t s = (int64_t)below(2100);
         b[i] = (memplan_buffer){64 * (1 + below(64)), s, s + 1 + (int64_t)below(60)};
         size[i] = b[i].size; /* multiples of 64: the default alignment keeps them */
-        order[i] = i;
     }
-    sort_ctx = b;
-    qsort(order, N, sizeof *order, cmp_greedy_q);
-    uint64_t want_h = plain_first_fit(b, size, N, order, want);
+    pressure_ratios(b, N, HORIZON, r);
+    for (int k = 0; k < 2; k++) { /* p = 8, then 4 */
+        for (size_t i = 0; i < N; i++) {
+            double q = r[i] * r[i];
+            q *= q;
+            if (k == 0) q *= q;
+            key[i] = (double)size[i] * q;
+            order[i] = i;
+        }
+        sort_ctx = b;
+        sort_key = key;
+        qsort(order, N, sizeof *order, cmp_greedy_q);
+        want[k] = malloc(N * sizeof *want[k]);
+        assert_non_null(want[k]);
+        want_h[k] = plain_first_fit(b, size, N, order, want[k]);
+    }
+    /* the two orders differ here, and so do their heights: the choice is tested */
+    assert_int_not_equal(want_h[0], want_h[1]);
+    int w = want_h[1] < want_h[0];
 
     memplan_pack_options o;
     memplan_pack_options_init(&o);
@@ -250,11 +286,11 @@ static void test_greedy_size_above_limit(void **state) {
     memplan_error err = {0};
     assert_int_equal(memplan_pack(b, N, &o, &p, &err), MEMPLAN_OK);
     assert_int_equal(p.heuristic, MEMPLAN_HEUR_GREEDY_SIZE);
-    assert_int_equal(p.arena_bytes, want_h);
-    for (size_t i = 0; i < N; i++) assert_int_equal(p.offset[i], want[i]);
+    assert_int_equal(p.arena_bytes, want_h[w]);
+    for (size_t i = 0; i < N; i++) assert_int_equal(p.offset[i], want[w][i]);
     assert_int_equal(memplan_validate_arena(b, N, p.offset, 64, p.arena_bytes, NULL, &err), MEMPLAN_OK);
     memplan_arena_plan_free(&p);
-    free(b), free(size), free(want), free(order);
+    free(b), free(size), free(want[0]), free(want[1]), free(order), free(r), free(key);
 }
 
 int main(void) {

@@ -165,3 +165,29 @@ size_t *mp_events_by_time(const memplan_buffer *bufs, size_t n) {
     }
     return order_by_keys(key, 2 * n);
 }
+
+bool mp_time_ranks(const memplan_buffer *bufs, size_t n, size_t *lo, size_t *hi, size_t *distinct) {
+    *distinct = 0;
+    if (n > SIZE_MAX / 2 / sizeof(uint64_t)) return false;
+    uint64_t *key = malloc((n ? 2 * n : 1) * sizeof *key);
+    size_t *ev = malloc((n ? 2 * n : 1) * sizeof *ev);
+    bool ok = key && ev;
+    for (size_t i = 0; ok && i < n; i++) { /* times are >= 0 */
+        key[2 * i] = (uint64_t)bufs[i].start;
+        key[2 * i + 1] = (uint64_t)bufs[i].end;
+        ev[2 * i] = 2 * i;
+        ev[2 * i + 1] = 2 * i + 1;
+    }
+    ok = ok && mp_radix_sort(key, ev, 2 * n);
+    size_t u = 0;
+    for (size_t k = 0; ok && k < 2 * n; k++) {
+        if (k > 0 && key[k] != key[k - 1]) u++;
+        if (ev[k] & 1) hi[ev[k] / 2] = u;
+        else
+            lo[ev[k] / 2] = u;
+    }
+    if (ok && n > 0) *distinct = u + 1;
+    free(key);
+    free(ev);
+    return ok;
+}

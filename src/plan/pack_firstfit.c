@@ -187,27 +187,12 @@ static void ff_free(ff *f) {
     free(f->sets), free(f->cursor), free(f->key), free(f->ord), free(f->scratch.r);
 }
 
-/* Elementary intervals of every buffer, from the distinct times. */
+/* Elementary intervals of every buffer: [lo, hi], from the distinct times. */
 static bool ff_times(ff *f) {
-    const mp_pack_input *in = f->in;
-    size_t n = in->n, nt = 0;
-    int64_t *t = malloc(2 * n * sizeof *t);
-    if (!t) return false;
-    for (size_t i = 0; i < n; i++) {
-        t[nt++] = in->bufs[i].start;
-        t[nt++] = in->bufs[i].end;
-    }
-    /* times are >= 0, so their uint64_t view (an allowed alias) sorts alike */
-    bool ok = mp_radix_sort((uint64_t *)t, NULL, nt);
-    size_t u = 0;
-    for (size_t k = 0; ok && k < nt; k++)
-        if (u == 0 || t[u - 1] != t[k]) t[u++] = t[k];
-    for (size_t i = 0; ok && i < n; i++) {
-        f->lo[i] = mp_first_at_least(t, u, in->bufs[i].start);
-        f->hi[i] = mp_first_at_least(t, u, in->bufs[i].end) - 1; /* end > start */
-    }
-    free(t);
-    return ok;
+    size_t u;
+    if (!mp_time_ranks(f->in->bufs, f->in->n, f->lo, f->hi, &u)) return false;
+    for (size_t i = 0; i < f->in->n; i++) f->hi[i]--; /* end > start: the last interval it covers */
+    return true;
 }
 
 /* Leaf blocks of buffer i: [*la, *lb], full ones [*fa, *fb). */

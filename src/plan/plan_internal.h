@@ -51,6 +51,12 @@ size_t *mp_order_by_start(const memplan_buffer *bufs, size_t n);
  * ends buffer e - n. NULL when memory runs out. */
 size_t *mp_events_by_time(const memplan_buffer *bufs, size_t n);
 
+/* Each buffer's start and end as ranks among the distinct times (the
+ * elementary interval r is [r-th time, (r+1)-th time)): lo[i] and hi[i]
+ * with hi[i] > lo[i], and *distinct. Radix sorted, no searches. false when
+ * memory runs out. */
+bool mp_time_ranks(const memplan_buffer *bufs, size_t n, size_t *lo, size_t *hi, size_t *distinct);
+
 /* splitmix64: a tiny, good, fully deterministic PRNG. */
 static inline uint64_t mp_rand_next(uint64_t *state) {
     uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
