@@ -140,6 +140,10 @@ def check_inputs_and_total(exe, d):
                 f"total:             {line}\n")
         check(r.returncode == 0 and r.stdout.endswith(want), f"plan {' '.join(extra)}: the weights, inputs and total "
               f"lines ({r.stdout[-300:]!r})")
+    # The Constant planned as an activation: one weight left, and the line says "value".
+    r = run(exe, ["plan", path, "--constants-as-activations"])
+    check(r.returncode == 0 and "\nweights:           8 B in 1 value (initializers)\n" in r.stdout,
+          f"plan --constants-as-activations: one weight, singular ({r.stdout[-300:]!r})")
     sym = os.path.join(d, "inputs_sym.onnx")
     make_inputs_model(sym, "symbolic")
     r = run(exe, ["plan", sym, "--json"])

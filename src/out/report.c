@@ -799,10 +799,10 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
     }
     mp_buf_puts(b, "weights:           ");
     human_bytes(b, p->weight_bytes);
-    mp_text_printf(b, " in %zu values%s%s\n", p->n_weights,
-                   p->options.constants_as_activations ? " (initializers)"
-                                                       : " (initializers and constants folded at load)",
-                   p->n_weights_unknown ? ", and some of unknown size" : "");
+    mp_text_printf(b, " in %zu value%s", p->n_weights, p->n_weights == 1 ? "" : "s");
+    if (p->n_weights_unknown) mp_text_printf(b, ", and %zu of unknown size", p->n_weights_unknown);
+    mp_buf_puts(b, p->options.constants_as_activations ? " (initializers)\n"
+                                                       : " (initializers and constants folded at load)\n");
     if (!p->parent) text_total(b, c);
     if (p->n_subgraphs) {
         mp_buf_puts(b, "subgraphs:         each body's arena and state, held at its node's position\n");
