@@ -318,11 +318,13 @@ static void test_diff_report(void **state) {
     size_t len;
     assert_int_equal(memplan_diff_report(a, "A.onnx", b, "B.onnx", &r, true, &out, &len, &err), MEMPLAN_OK);
     assert_string_equal(out, "{\"a\":{\"status\":\"planned\",\"positions\":2,\"buffers\":2,\"peak_bytes\":32,"
-                             "\"lower_bound_bytes\":32,\"naive_bytes\":32,\"slots_bytes\":32,\"weight_bytes\":0},"
+                             "\"lower_bound_bytes\":32,\"naive_bytes\":32,\"slots_bytes\":32,\"weight_bytes\":0,"
+                             "\"input_bytes\":16,\"total_bytes\":48},"
                              "\"b\":{\"status\":\"planned\",\"positions\":3,\"buffers\":3,\"peak_bytes\":16,"
-                             "\"lower_bound_bytes\":16,\"naive_bytes\":24,\"slots_bytes\":16,\"weight_bytes\":0},"
+                             "\"lower_bound_bytes\":16,\"naive_bytes\":24,\"slots_bytes\":16,\"weight_bytes\":0,"
+                             "\"input_bytes\":16,\"total_bytes\":32},"
                              "\"delta\":{\"peak_bytes\":-16,\"lower_bound_bytes\":-16,\"naive_bytes\":-8,"
-                             "\"slots_bytes\":-16,\"weight_bytes\":0},"
+                             "\"slots_bytes\":-16,\"weight_bytes\":0,\"input_bytes\":0,\"total_bytes\":-16},"
                              "\"values\":{\"in_both\":2,\"changed\":["
                              "{\"name\":\"a\",\"a\":{\"size\":16,\"start\":0,\"end\":1,\"offset\":0},"
                              "\"b\":{\"size\":8,\"start\":0,\"end\":1,\"offset\":0}},"
@@ -332,6 +334,8 @@ static void test_diff_report(void **state) {
     free(out);
     assert_int_equal(memplan_diff_report(a, "A.onnx", b, "B.onnx", &r, false, &out, &len, &err), MEMPLAN_OK);
     expect_contains(out, "peak                           32                 16                -16 (-50.0%)\n");
+    expect_contains(out, "inputs                         16                 16                 +0 (+0.0%)\n"
+                         "total to fit                   48                 32                -16 (-33.3%)\n");
     expect_contains(out, "values:        2 changed (size, interval or offset)\n  a: 16 -> 8 B (-8)\n"
                          "  y: 16 -> 8 B (-8) live [1, 1] -> [1, 2] offset 16 -> 8\n");
     free(out);
@@ -367,11 +371,13 @@ static void test_diff_requests(void **state) {
     size_t len;
     assert_int_equal(memplan_diff_requests(m, "A", &ra, m, "B", &rb, true, &out, &len, &err), MEMPLAN_OK);
     assert_string_equal(out, "{\"a\":{\"status\":\"planned\",\"positions\":2,\"buffers\":2,\"peak_bytes\":32,"
-                             "\"lower_bound_bytes\":32,\"naive_bytes\":32,\"slots_bytes\":32,\"weight_bytes\":0},"
+                             "\"lower_bound_bytes\":32,\"naive_bytes\":32,\"slots_bytes\":32,\"weight_bytes\":0,"
+                             "\"input_bytes\":16,\"total_bytes\":48},"
                              "\"b\":{\"status\":\"planned\",\"positions\":2,\"buffers\":2,\"peak_bytes\":64,"
-                             "\"lower_bound_bytes\":64,\"naive_bytes\":64,\"slots_bytes\":64,\"weight_bytes\":0},"
+                             "\"lower_bound_bytes\":64,\"naive_bytes\":64,\"slots_bytes\":64,\"weight_bytes\":0,"
+                             "\"input_bytes\":32,\"total_bytes\":96},"
                              "\"delta\":{\"peak_bytes\":32,\"lower_bound_bytes\":32,\"naive_bytes\":32,"
-                             "\"slots_bytes\":32,\"weight_bytes\":0},"
+                             "\"slots_bytes\":32,\"weight_bytes\":0,\"input_bytes\":16,\"total_bytes\":48},"
                              "\"values\":{\"in_both\":2,\"changed\":["
                              "{\"name\":\"a\",\"a\":{\"size\":16,\"start\":0,\"end\":1,\"offset\":0},"
                              "\"b\":{\"size\":32,\"start\":0,\"end\":1,\"offset\":0}},"
@@ -384,6 +390,21 @@ static void test_diff_requests(void **state) {
     expect_contains(out, "\"delta\":{\"peak_bytes\":0,");
     expect_contains(out, "\"in_both\":2,\"changed\":[]");
     free(out);
+    /* B with N unbound: deferred, so its total and the total's delta are not known */
+    memplan_request rn;
+    const char *const none[] = {"--align", "1"};
+    assert_int_equal(cli_request_parse(&rn, 2, none, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_diff_requests(m, "A", &ra, m, "B", &rn, true, &out, &len, &err), MEMPLAN_OK);
+    expect_contains(out, "\"b\":{\"status\":\"deferred\",\"positions\":2,\"buffers\":0,\"peak_bytes\":null,"
+                         "\"lower_bound_bytes\":null,\"naive_bytes\":null,\"slots_bytes\":null,\"weight_bytes\":0,"
+                         "\"input_bytes\":null,\"total_bytes\":null},");
+    expect_contains(out, "\"weight_bytes\":0,\"input_bytes\":null,\"total_bytes\":null},\"values\"");
+    free(out);
+    assert_int_equal(memplan_diff_requests(m, "A", &ra, m, "B", &rn, false, &out, &len, &err), MEMPLAN_OK);
+    expect_contains(out, "inputs                         16            unknown\n"
+                         "total to fit                   48            unknown\n");
+    free(out);
+    memplan_request_free(&rn);
     memplan_request_free(&ra);
     memplan_request_free(&rb);
     memplan_model_free(m);

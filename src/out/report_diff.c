@@ -4,11 +4,15 @@
  * export change).
  *
  * JSON: {a: FIG, b: FIG, delta: {peak_bytes, lower_bound_bytes, naive_bytes,
- * slots_bytes, weight_bytes} (null when either is deferred, weights always),
+ * slots_bytes, weight_bytes, input_bytes, total_bytes} (the first four null
+ * when either is deferred, the others when either side's is null),
  * values: {in_both, changed: [{name, a: VAL, b: VAL}], only_a: [names],
  * only_b: [names]}} where FIG = {status, positions, buffers, peak_bytes,
- * lower_bound_bytes, naive_bytes, slots_bytes, weight_bytes} (the figures of
- * the request's strategy, which is the arena for the CLI; null while deferred) and VAL = {size, start, end, offset}
+ * lower_bound_bytes, naive_bytes, slots_bytes, weight_bytes, input_bytes,
+ * total_bytes} (the figures of the request's strategy, which is the arena for
+ * the CLI; null while deferred; the weights, the graph inputs and the total
+ * to fit as the plan JSON's weights.bytes, inputs.bytes and total_bytes, each
+ * null when some part of it has no known size) and VAL = {size, start, end, offset}
  * (size and offset null when not known or not placed). A value of the main graph is "changed" when its size, live
  * interval or arena offset differs; changed values are listed by the size change, largest first, then by name.
  * memplan_diff_requests plans each side with its own request (the page's
@@ -45,6 +49,19 @@ static uint64_t fig(const side *s, int k) {
 static const char *const FIG_KEYS[] = {"peak_bytes", "lower_bound_bytes", "naive_bytes", "slots_bytes"};
 #define N_FIGS 4
 
+/* The memory beside the arena: 0 weights, 1 graph inputs, 2 the total to
+ * fit (memplan_plan_total); false when not known (some weight or input has
+ * no known size: a partial sum would read as the whole). */
+static bool beside(const side *s, int k, uint64_t *out) {
+    const memplan_model_plan *p = s->p;
+    if (k == 2) return memplan_plan_total(p, s->strategy, out) == NULL;
+    *out = k ? p->input_bytes : p->weight_bytes;
+    return (k ? p->n_inputs_unknown : p->n_weights_unknown) == 0;
+}
+
+static const char *const BESIDE_KEYS[] = {"weight_bytes", "input_bytes", "total_bytes"};
+static const char *const BESIDE_LABELS[] = {"weights", "inputs", "total to fit"};
+
 static void json_side(mp_json *j, const side *s) {
     const memplan_model_plan *p = s->p;
     mp_json_obj(j);
@@ -60,8 +77,13 @@ static void json_side(mp_json *j, const side *s) {
         else
             mp_json_uint(j, fig(s, k));
     }
-    MP_JSON_KEY(j, "weight_bytes");
-    mp_json_uint(j, p->weight_bytes);
+    for (int k = 0; k < 3; k++) {
+        uint64_t v;
+        mp_json_key(j, BESIDE_KEYS[k]);
+        if (beside(s, k, &v)) mp_json_uint(j, v);
+        else
+            mp_json_null(j);
+    }
     mp_json_end(j);
 }
 
@@ -136,8 +158,13 @@ static void json_diff(mp_json *j, const side *a, const side *b, const change *ch
         else
             mp_json_int(j, (int64_t)fig(b, k) - (int64_t)fig(a, k));
     }
-    MP_JSON_KEY(j, "weight_bytes");
-    mp_json_int(j, (int64_t)b->p->weight_bytes - (int64_t)a->p->weight_bytes);
+    for (int k = 0; k < 3; k++) {
+        uint64_t x, y;
+        mp_json_key(j, BESIDE_KEYS[k]);
+        if (beside(a, k, &x) && beside(b, k, &y)) mp_json_int(j, (int64_t)y - (int64_t)x);
+        else
+            mp_json_null(j);
+    }
     mp_json_end(j);
     MP_JSON_KEY(j, "values");
     mp_json_obj(j);
@@ -170,6 +197,23 @@ static void json_diff(mp_json *j, const side *a, const side *b, const change *ch
     mp_json_end(j);
 }
 
+/* One figure row: A, B, B - A and its share of A ("unknown" and no delta
+ * where a side's figure is not known). */
+static void text_row(mp_buf *t, const char *label, uint64_t x, bool kx, uint64_t y, bool ky) {
+    mp_text_printf(t, "%-14s", label);
+    if (kx) mp_text_printf(t, " %18llu", (unsigned long long)x);
+    else
+        mp_text_printf(t, " %18s", "unknown");
+    if (ky) mp_text_printf(t, " %18llu", (unsigned long long)y);
+    else
+        mp_text_printf(t, " %18s", "unknown");
+    if (kx && ky) {
+        mp_text_printf(t, " %+18lld", (long long)((int64_t)y - (int64_t)x));
+        if (x) mp_text_printf(t, " (%+.1f%%)", 100.0 * ((double)y - (double)x) / (double)x);
+    }
+    mp_buf_putc(t, '\n');
+}
+
 static void text_diff(mp_buf *t, const side *a, const side *b, const change *ch, size_t n) {
     static const char *const LABELS[] = {"peak", "lower bound", "naive", "slots"};
     mp_text_printf(t, "%-14s %18s %18s %18s\n", "", "A", "B", "B - A");
@@ -177,15 +221,13 @@ static void text_diff(mp_buf *t, const side *a, const side *b, const change *ch,
                    b->p->deferred ? "deferred" : "planned");
     for (int k = 0; k < N_FIGS; k++) {
         if (a->p->deferred || b->p->deferred) break;
-        uint64_t x = fig(a, k), y = fig(b, k);
-        mp_text_printf(t, "%-14s %18llu %18llu %+18lld", LABELS[k], (unsigned long long)x, (unsigned long long)y,
-                       (long long)((int64_t)y - (int64_t)x));
-        if (x) mp_text_printf(t, " (%+.1f%%)", 100.0 * ((double)y - (double)x) / (double)x);
-        mp_buf_putc(t, '\n');
+        text_row(t, LABELS[k], fig(a, k), true, fig(b, k), true);
     }
-    mp_text_printf(t, "%-14s %18llu %18llu %+18lld\n", "weights", (unsigned long long)a->p->weight_bytes,
-                   (unsigned long long)b->p->weight_bytes,
-                   (long long)((int64_t)b->p->weight_bytes - (int64_t)a->p->weight_bytes));
+    for (int k = 0; k < 3; k++) {
+        uint64_t x, y;
+        bool kx = beside(a, k, &x), ky = beside(b, k, &y);
+        text_row(t, BESIDE_LABELS[k], x, kx, y, ky);
+    }
     mp_text_printf(t, "values:        %zu changed (size, interval or offset)\n", n);
     for (size_t i = 0; i < n && i < 20; i++) {
         const memplan_value_plan *x = &a->p->values[ch[i].a], *y = &b->p->values[ch[i].b];

@@ -23,6 +23,9 @@ const figuresOf = (plan) => ({
   lower_bound_bytes: plan.lower_bound_bytes,
   naive_bytes: plan.naive_bytes,
   slots_bytes: plan.strategies?.slots ?? null,
+  weight_bytes: plan.weights.unknown ? null : plan.weights.bytes,
+  input_bytes: plan.inputs.unknown ? null : plan.inputs.bytes,
+  total_bytes: plan.total_bytes,
 });
 const pick = (side) => ({
   status: side.status,
@@ -31,6 +34,9 @@ const pick = (side) => ({
   lower_bound_bytes: side.lower_bound_bytes,
   naive_bytes: side.naive_bytes,
   slots_bytes: side.slots_bytes,
+  weight_bytes: side.weight_bytes,
+  input_bytes: side.input_bytes,
+  total_bytes: side.total_bytes,
 });
 
 /** Set B's controls, press Compare, wait for the result. */
@@ -76,12 +82,17 @@ describe('compare two plans', () => {
       pb = cliPlan(SYMBOLIC.file, last.argsB);
     expect(pick(last.diff.a), 'A').toEqual(figuresOf(pa));
     expect(pick(last.diff.b), 'B').toEqual(figuresOf(pb));
-    for (const k of ['peak_bytes', 'lower_bound_bytes', 'naive_bytes', 'slots_bytes'])
+    for (const k of ['peak_bytes', 'lower_bound_bytes', 'naive_bytes', 'slots_bytes', 'total_bytes'])
       expect(last.diff.delta[k], `delta ${k}`).toBe(figuresOf(pb)[k] - figuresOf(pa)[k]);
     expect(last.diff.b.peak_bytes, 'in-place reuse lowers this model’s peak').toBeLessThan(last.diff.a.peak_bytes);
     const shown = await shownFigures();
     expect(shown.peak_bytes.slice(0, 2)).toEqual([exact(pa.peak_bytes), exact(pb.peak_bytes)]);
     expect(shown.lower_bound_bytes.slice(0, 2)).toEqual([exact(pa.lower_bound_bytes), exact(pb.lower_bound_bytes)]);
+    expect(shown.total_bytes, 'the totals to fit and their delta').toEqual([
+      exact(pa.total_bytes),
+      exact(pb.total_bytes),
+      `${pb.total_bytes < pa.total_bytes ? '−' : '+'}${Math.abs(pb.total_bytes - pa.total_bytes).toLocaleString('en-US')} B (${pb.total_bytes < pa.total_bytes ? '−' : '+'}${Math.abs((100 * (pb.total_bytes - pa.total_bytes)) / pa.total_bytes).toFixed(1)}%)`,
+    ]);
     // The overlaid curves: one per side over its positions; the highest live bytes are its lower bound.
     const curves = await page.evaluate(() => window.memplanView.view.compare.overlay.sides);
     expect(curves.map((c) => [c.positions, c.max, c.peak])).toEqual([

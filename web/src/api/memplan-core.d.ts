@@ -382,7 +382,10 @@ export interface DiffSide {
   lower_bound_bytes: number | null;
   naive_bytes: number | null;
   slots_bytes: number | null;
-  weight_bytes: number;
+  /** The plan's weights.bytes, inputs.bytes and total_bytes; null when some part has no known size. */
+  weight_bytes: number | null;
+  input_bytes: number | null;
+  total_bytes: number | null;
 }
 export interface DiffValue {
   size: number | null;
@@ -399,7 +402,9 @@ export interface DiffResult {
     lower_bound_bytes: number | null;
     naive_bytes: number | null;
     slots_bytes: number | null;
-    weight_bytes: number;
+    weight_bytes: number | null;
+    input_bytes: number | null;
+    total_bytes: number | null;
   };
   values: {
     in_both: number;

@@ -16,13 +16,18 @@ import { inputField, selectField } from './fields.js';
 
 const ROWS_MAX = 200;
 
-/** The figures of a diff side, in the order shown: [key, label] (peak, bound and naive of the side's strategy). */
+/**
+ * The figures of a diff side, in the order shown: [key, label] (peak, bound and naive of the side's strategy;
+ * weights, graph inputs and the total to fit as the side's plan gives them, null when some part has no known size).
+ */
 export const DIFF_FIGURES = [
   ['peak_bytes', 'planned peak'],
   ['slots_bytes', 'slot plan'],
   ['lower_bound_bytes', 'lower bound'],
   ['naive_bytes', 'naive total'],
   ['weight_bytes', 'weights'],
+  ['input_bytes', 'graph inputs'],
+  ['total_bytes', 'total to fit'],
 ];
 
 /** A delta in bytes with its share of a: "+1,024 B (+12.5%)". */
