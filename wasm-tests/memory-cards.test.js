@@ -1,0 +1,106 @@
+// The memory beside the arena, as the page reads it from a plan document:
+// modelMemory (web/src/data/plan.js) and the Weights and Total-to-fit cards'
+// text (memoryCards, web/src/app/figures.js), on hand-made plan JSON with
+// exact expected values. The same figures from real models through WASM and
+// the CLI: memory-totals.test.js; the cards on the page: browser/nested.test.js.
+import { describe, expect, it } from 'vitest';
+import { modelMemory } from '../web/src/data/plan.js';
+import { memoryCards } from '../web/src/app/figures.js';
+
+/** A planned main-graph plan document with the given memory figures. */
+const planDoc = ({ weights, inputs, total, peak = 4096, status = 'planned' } = {}) => ({
+  status,
+  peak_bytes: status === 'planned' ? peak : null,
+  weights: { bytes: 1000, count: 3, unknown: 0, folded: true, ...weights },
+  inputs: { bytes: 2048, count: 1, unknown: 0, in_arena: false, ...inputs },
+  total_bytes: total === undefined ? 1000 + 2048 + peak : total,
+});
+
+describe('modelMemory', () => {
+  it('reads weights, inputs and the total as the JSON gives them', () => {
+    expect(modelMemory(planDoc())).toEqual({
+      weights: { bytes: 1000, count: 3, unknown: 0, folded: true },
+      inputs: { bytes: 2048, count: 1, unknown: 0, inArena: false },
+      total: 7144,
+      hasTotal: true,
+    });
+  });
+
+  it('keeps counts beyond 2^53 as BigInt, and flags', () => {
+    const big = 2n ** 56n + 3n;
+    const m = modelMemory(
+      planDoc({ weights: { bytes: big, folded: false }, inputs: { in_arena: true }, total: big + 4096n }),
+    );
+    expect(m.weights).toEqual({ bytes: big, count: 3, unknown: 0, folded: false });
+    expect(m.inputs.inArena).toBe(true);
+    expect(m.total).toBe(big + 4096n);
+  });
+
+  it('a body plan (no inputs, no total_bytes) and a missing document', () => {
+    const body = planDoc();
+    delete body.inputs;
+    delete body.total_bytes;
+    expect(modelMemory(body)).toEqual({
+      weights: { bytes: 1000, count: 3, unknown: 0, folded: true },
+      inputs: null,
+      total: null,
+      hasTotal: false,
+    });
+    expect(modelMemory(null)).toEqual({ weights: null, inputs: null, total: null, hasTotal: false });
+    expect(modelMemory({ weights: { bytes: 'x' } }).weights, 'a non-count is no tally').toBeNull();
+  });
+});
+
+describe('memoryCards', () => {
+  it('a known total: weights + inputs + peak, exact in the title', () => {
+    const { weights, total } = memoryCards(planDoc());
+    expect(weights.value).toBe('1,000 B');
+    expect(weights.exact).toBe('1,000 B');
+    expect(weights.title).toBe(
+      'Initializers and constants folded at load, of the main graph and every body: 3 values of known size. ' +
+        'Never in the arena (weights.bytes)',
+    );
+    expect(total).toEqual({
+      value: '6.98 KiB',
+      exact: '7,144 B',
+      note: 'incl. 2.00 KiB of inputs',
+      title:
+        'What a runtime holds to run the model: weights 1,000 B + graph inputs 2,048 B (1 value, outside the arena) + ' +
+        'planned peak 4,096 B = 7,144 B (total_bytes)',
+    });
+  });
+
+  it('inputs in the arena are not added again', () => {
+    const { total } = memoryCards(planDoc({ inputs: { in_arena: true }, total: 1000 + 4096 }));
+    expect(total.exact).toBe('5,096 B');
+    expect(total.note).toBe('inputs in the arena');
+    expect(total.title).toBe(
+      'What a runtime holds to run the model: weights 1,000 B + planned peak 4,096 B = 5,096 B; the graph inputs ' +
+        '(2,048 B) are in the arena (include inputs) (total_bytes)',
+    );
+  });
+
+  it('weights of unknown size: "≥" on the weights, the total not known and why', () => {
+    const { weights, total } = memoryCards(planDoc({ weights: { unknown: 2 }, total: null }));
+    expect(weights.value).toBe('≥ 1,000 B');
+    expect(weights.exact).toBe('1,000 B + 2 values of unknown size');
+    expect(total.value).toBe('—');
+    expect(total.exact).toBe('2 weights of unknown size');
+  });
+
+  it('each reason the total is not known', () => {
+    const why = (doc) => memoryCards(doc).total.exact;
+    expect(why(planDoc({ status: 'deferred', total: null }))).toBe('the plan is deferred');
+    expect(why(planDoc({ inputs: { unknown: 1 }, total: null }))).toBe('1 input of unknown size');
+    expect(why(planDoc({ total: null }))).toBe('beyond 64 bits');
+    const old = planDoc();
+    delete old.total_bytes;
+    expect(why(old)).toBe('not in this plan document');
+  });
+
+  it('a body shown: the whole model’s figures, said so', () => {
+    const { weights, total } = memoryCards(planDoc(), { body: true });
+    expect(weights.title).toContain('of the whole model (the main graph and every body), not only the body shown');
+    expect(total.title).toMatch(/^What a runtime holds to run the model \(the whole model, not only the body shown\)/);
+  });
+});
