@@ -97,7 +97,8 @@ def make_odd_dims_model(path):
 
 def make_inputs_model(path, extra=None):
     """x float[256] (a graph input, 1024 B), w float[2] (an input that is also an initializer: a
-    weight, 8 B), k = Constant int64[4] (a weight, 32 B), r = Relu(x), e = Concat(r, r) float[512];
+    weight kept, 8 B), k = Constant int64[4] (read by nothing: load-only, 32 B), r = Relu(x),
+    e = Concat(r, r) float[512];
     extra "symbolic": an input y float[n] that nothing reads."""
     import onnx
     from onnx import TensorProto, helper
@@ -120,29 +121,31 @@ def check_inputs_and_total(exe, d):
     make_inputs_model(path)
     # r [0,1] 1024 B + e [1,1] 2048 B; with --include-inputs x [0,0] takes e's place before it.
     for extra, in_arena, total, line in [
-            ([], False, 40 + 1024 + 3072, "4136 (4.04 KiB) = weights + inputs + peak"),
-            (["--include-inputs"], True, 40 + 3072, "3112 (3.04 KiB) = weights + peak (the inputs are in the arena)")]:
+            ([], False, 8 + 1024 + 3072, "4104 (4.01 KiB) = weights + inputs + peak"),
+            (["--include-inputs"], True, 8 + 3072, "3080 (3.01 KiB) = weights + peak (the inputs are in the arena)")]:
         r = run(exe, ["plan", path, *extra, "--json"])
         doc = json.loads(r.stdout) if r.returncode == 0 else {}
         keys = list(doc)
-        check(doc.get("peak_bytes") == 3072 and doc.get("weights") == {"bytes": 40, "count": 2, "unknown": 0,
-                                                                       "folded": True}
+        check(doc.get("peak_bytes") == 3072 and doc.get("weights") == {"bytes": 8, "count": 1, "unknown": 0,
+                                                                       "folded": True, "load_only_bytes": 32,
+                                                                       "load_only_count": 1}
               and doc.get("inputs") == {"bytes": 1024, "count": 1, "unknown": 0, "in_arena": in_arena}
               and doc.get("total_bytes") == total
               and keys[keys.index("weights"):keys.index("weights") + 4] == ["weights", "inputs", "total_bytes",
                                                                            "transients"],
-              f"plan {' '.join(extra)} --json: weights 40, inputs 1024 (in_arena {in_arena}), total {total} "
+              f"plan {' '.join(extra)} --json: weights 8 (k, read by nothing, load-only: 32), inputs 1024 (in_arena {in_arena}), total {total} "
               f"({ {k: doc.get(k) for k in ('peak_bytes', 'weights', 'inputs', 'total_bytes')} })")
         r = run(exe, ["plan", path, *extra])
         where = "(in the arena: --include-inputs)" if in_arena else "(outside the arena)"
-        want = ("weights:           40 B in 2 values (initializers and constants folded at load)\n"
+        want = ("weights:           8 B in 1 value kept once loaded (initializers and constants folded at load)\n"
+                "load-only:         32 B in 1 value read or computed at load, then dropped\n"
                 f"inputs:            1024 (1.00 KiB) in 1 value {where}\n"
                 f"total:             {line}\n")
         check(r.returncode == 0 and r.stdout.endswith(want), f"plan {' '.join(extra)}: the weights, inputs and total "
               f"lines ({r.stdout[-300:]!r})")
-    # The Constant planned as an activation: one weight left, and the line says "value".
+    # The Constant planned as an activation: no load-only value left, and the line says "value".
     r = run(exe, ["plan", path, "--constants-as-activations"])
-    check(r.returncode == 0 and "\nweights:           8 B in 1 value (initializers)\n" in r.stdout,
+    check(r.returncode == 0 and "\nweights:           8 B in 1 value kept once loaded (initializers)\ninputs:" in r.stdout,
           f"plan --constants-as-activations: one weight, singular ({r.stdout[-300:]!r})")
     sym = os.path.join(d, "inputs_sym.onnx")
     make_inputs_model(sym, "symbolic")
@@ -158,7 +161,7 @@ def check_inputs_and_total(exe, d):
     r = run(exe, ["plan", sym, "--dim", "n=3", "--json"])
     doc = json.loads(r.stdout)
     check(doc["inputs"] == {"bytes": 1036, "count": 2, "unknown": 0, "in_arena": False}
-          and doc["total_bytes"] == 40 + 1036 + 3072, f"--dim n=3: inputs 1036, total 4148 ({doc['total_bytes']})")
+          and doc["total_bytes"] == 8 + 1036 + 3072, f"--dim n=3: inputs 1036, total 4116 ({doc['total_bytes']})")
     r = run(exe, ["plan", sym, "--include-inputs"])
     check(r.stdout.endswith("inputs:            1024 (1.00 KiB) in 1 value, and 1 of unknown size "
                             "(in the arena: --include-inputs)\ntotal:             unknown (the plan is deferred)\n"),

@@ -149,9 +149,12 @@ static void test_if_known_condition(void **state) {
         /* y (64 B) and the transient meet at the If's position */
         assert_int_equal(peak(p), 64 + (c ? 128 : 256));
         assert_int_equal(p->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes, 64 + (c ? 128 : 256));
-        /* the Cast of an initializer is folded at load: a weight (8 + 1 bytes) */
-        assert_int_equal(p->n_weights, 2);
-        assert_int_equal(p->weight_bytes, 9);
+        /* the Cast of an initializer is folded at load: the If reads its output (1 byte), a weight
+         * kept; the initializer (8 bytes) only the fold reads: load-only */
+        assert_int_equal(p->n_weights, 1);
+        assert_int_equal(p->weight_bytes, 1);
+        assert_int_equal(p->n_load_only, 1);
+        assert_int_equal(p->load_only_bytes, 8);
         done(&r);
     }
 }
@@ -447,26 +450,72 @@ static void test_constants_are_weights(void **state) {
     (void)state;
     planned r = plan(constant_model());
     const memplan_model_plan *p = r.p;
-    /* shape (8 B), k (2048 B), kc (1024 B), w2 (4000 B) */
-    assert_int_equal(p->n_weights, 4);
-    assert_int_equal(p->weight_bytes, 8 + 2048 + 1024 + 4000);
+    /* kept: kc (1024 B, Add reads it), w2 (4000 B, an output); load-only: shape (8 B) and k
+     * (2048 B), which only the folded ConstantOfShape and Cast read */
+    assert_int_equal(p->n_weights, 2);
+    assert_int_equal(p->weight_bytes, 1024 + 4000);
+    assert_int_equal(p->n_load_only, 2);
+    assert_int_equal(p->load_only_bytes, 8 + 2048);
     assert_int_equal(p->n_buffers, 1); /* a */
     assert_int_equal(peak(p), 1024);
     done(&r);
     r = plan_with(constant_model(), NULL, NULL, true);
     p = r.p;
-    assert_int_equal(p->n_weights, 1);
+    assert_int_equal(p->n_weights, 1); /* shape: ConstantOfShape, an activation now, reads it */
     assert_int_equal(p->weight_bytes, 8);
+    assert_int_equal(p->n_load_only, 0);
     assert_int_equal(p->n_buffers, 4);
     /* k [0,1], kc [1,3], w2 [2,3] (an output), a [3,3]: 1024 + 4000 + 1024 at 3 */
     assert_int_equal(peak(p), 1024 + 4000 + 1024);
     done(&r);
 }
 
+/* Weights read through a body: main has W float[4] (16 B) and an If on the
+ * input c. The then branch folds nw = Neg(W) (nw is a weight of the body)
+ * and adds it to x; the else branch adds W itself, or (else_reads_w false)
+ * only negates x. nw is kept (an unfolded Add reads it); W is kept only when
+ * a body reads it unfolded, else it is load-only: only the fold reads it. */
+static mb_graph *capture_model(bool else_reads_w) {
+    mb_graph *g = mb_new_graph("main");
+    mb_input(g, "x", F32, "4");
+    mb_input(g, "c", BOOL, "");
+    mb_initializer(g, "W", F32, "4");
+    mb_graph *t = mb_new_graph("then");
+    mb_node(t, "Neg", "W", "nw");
+    mb_node(t, "Add", "x,nw", "yt");
+    mb_output(t, "yt", F32, "4");
+    mb_graph *e = mb_new_graph("else");
+    mb_node(e, else_reads_w ? "Add" : "Neg", else_reads_w ? "x,W" : "x", "ye");
+    mb_output(e, "ye", F32, "4");
+    Onnx__NodeProto *n = mb_node(g, "If", "c", "y");
+    mb_graph_attr(n, "then_branch", t);
+    mb_graph_attr(n, "else_branch", e);
+    mb_output(g, "y", F32, "4");
+    return g;
+}
+
+static void test_weights_kept_through_bodies(void **state) {
+    (void)state;
+    for (int reads = 0; reads < 2; reads++) {
+        planned r = plan(capture_model(reads));
+        const memplan_model_plan *p = r.p;
+        const memplan_model_plan *t = body(p, "then_branch")->plan;
+        assert_int_equal(t->n_weights, 1); /* nw */
+        assert_int_equal(t->weight_bytes, 16);
+        assert_int_equal(t->n_load_only, 0);
+        assert_int_equal(p->n_weights, reads ? 2 : 1);
+        assert_int_equal(p->weight_bytes, reads ? 32 : 16);
+        assert_int_equal(p->n_load_only, reads ? 0 : 1);
+        assert_int_equal(p->load_only_bytes, reads ? 0 : 16);
+        done(&r);
+    }
+}
+
 /* ---- graph inputs and the total ----------------------------------------- */
 
 /* x float[256] (an input, 1024 B), w float[2] (an input that is also an
- * initializer: a weight, 8 B), k = Constant(value_ints: 4 int64s, 32 B),
+ * initializer: a weight kept, 8 B), k = Constant(value_ints: 4 int64s, 32 B,
+ * read by nothing: load-only),
  * r = Relu(x) at 0, e = Concat(r, r) float[512] at 1 (an output); with
  * `extra` an input y (float[n], or a string tensor when extra is "string")
  * that nothing reads. */
@@ -488,41 +537,62 @@ static planned plan_inputs(mb_graph *g, const char *dim, bool include_inputs) {
     return plan_opts(g, dim, NULL, false, include_inputs);
 }
 
-/* Five float[2^30, 2^30] weights (2^62 bytes each) sum past 2^64: the three
- * that fit are counted, the rest are of unknown size, so the total is
- * unknown rather than wrapped. */
+/* Five float[2^30, 2^30] weights (2^62 bytes each, graph outputs: kept) sum
+ * past 2^64: the three that fit are counted, the rest are of unknown size,
+ * so the total is unknown rather than wrapped. Read by nothing instead, they
+ * are load-only: their sum stops below 2^64 and the total is known. */
 static void test_weights_beyond_64_bits(void **state) {
     (void)state;
-    mb_graph *g = inputs_model(NULL);
     const char *names[5] = {"h0", "h1", "h2", "h3", "h4"};
-    for (int i = 0; i < 5; i++) mb_initializer(g, names[i], F32, "1073741824,1073741824");
-    planned r = plan_inputs(g, NULL, false);
-    const memplan_model_plan *p = r.p;
-    uint64_t total;
-    assert_int_equal(p->n_weights, 2 + 3);
-    assert_int_equal(p->n_weights_unknown, 2);
-    assert_int_equal(p->weight_bytes, 40 + 3 * (UINT64_C(1) << 62));
-    assert_string_equal(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total), "some weights have no known size");
-    done(&r);
+    for (int kept = 1; kept >= 0; kept--) {
+        mb_graph *g = inputs_model(NULL);
+        for (int i = 0; i < 5; i++) {
+            mb_initializer(g, names[i], F32, "1073741824,1073741824");
+            if (kept) mb_output(g, names[i], F32, "1073741824,1073741824");
+        }
+        planned r = plan_inputs(g, NULL, false);
+        const memplan_model_plan *p = r.p;
+        uint64_t total;
+        if (kept) {
+            assert_int_equal(p->n_weights, 1 + 3);
+            assert_int_equal(p->n_weights_unknown, 2);
+            assert_int_equal(p->weight_bytes, 8 + 3 * (UINT64_C(1) << 62));
+            assert_int_equal(p->n_load_only, 1);
+            assert_int_equal(p->load_only_bytes, 32);
+            assert_string_equal(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total),
+                                "some weights have no known size");
+        } else {
+            assert_int_equal(p->n_weights, 1);
+            assert_int_equal(p->n_weights_unknown, 0);
+            assert_int_equal(p->weight_bytes, 8);
+            assert_int_equal(p->n_load_only, 6);
+            assert_int_equal(p->load_only_bytes, 32 + 3 * (UINT64_C(1) << 62));
+            assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total));
+            assert_int_equal(total, 8 + 1024 + 3072);
+        }
+        done(&r);
+    }
 }
 
 static void test_inputs_and_total(void **state) {
     (void)state;
     uint64_t total;
-    /* Outside the arena: r [0,1] + e [1,1] = 1024 + 2048; total 40 + 1024 + 3072. */
+    /* Outside the arena: r [0,1] + e [1,1] = 1024 + 2048; total 8 + 1024 + 3072 (k is load-only). */
     planned r = plan_inputs(inputs_model(NULL), NULL, false);
     const memplan_model_plan *p = r.p;
-    assert_int_equal(p->weight_bytes, 8 + 32);
-    assert_int_equal(p->n_weights, 2);
+    assert_int_equal(p->weight_bytes, 8);
+    assert_int_equal(p->n_weights, 1);
+    assert_int_equal(p->load_only_bytes, 32);
+    assert_int_equal(p->n_load_only, 1);
     assert_int_equal(p->input_bytes, 1024);
     assert_int_equal(p->n_inputs_known, 1);
     assert_int_equal(p->n_inputs_unknown, 0);
     assert_int_equal(peak(p), 3072);
     assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total));
-    assert_int_equal(total, 40 + 1024 + 3072);
+    assert_int_equal(total, 8 + 1024 + 3072);
     /* slots: r and e in two slots, 1024 + 2048 */
     assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_SLOTS, &total));
-    assert_int_equal(total, 40 + 1024 + 3072);
+    assert_int_equal(total, 8 + 1024 + 3072);
     done(&r);
     /* In the arena: x [0,0] beside r, e over x's place after it: the peak stays 3072. */
     r = plan_inputs(inputs_model(NULL), NULL, true);
@@ -532,7 +602,7 @@ static void test_inputs_and_total(void **state) {
     assert_int_equal(p->n_buffers, 3);
     assert_int_equal(peak(p), 3072);
     assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total));
-    assert_int_equal(total, 40 + 3072);
+    assert_int_equal(total, 8 + 3072);
     done(&r);
     /* An input y float[n] nothing reads: the plan is planned, the total is not known until n is bound. */
     r = plan_inputs(inputs_model("float"), NULL, false);
@@ -550,7 +620,7 @@ static void test_inputs_and_total(void **state) {
     assert_int_equal(p->n_inputs_known, 2);
     assert_int_equal(p->n_inputs_unknown, 0);
     assert_null(memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &total));
-    assert_int_equal(total, 40 + 1036 + 3072);
+    assert_int_equal(total, 8 + 1036 + 3072);
     done(&r);
     /* In the arena, y unbound defers the plan. */
     r = plan_inputs(inputs_model("float"), NULL, true);
@@ -664,6 +734,7 @@ int main(void) {
         cmocka_unit_test(test_scan_outputs),
         cmocka_unit_test(test_shadowing),
         cmocka_unit_test(test_constants_are_weights),
+        cmocka_unit_test(test_weights_kept_through_bodies),
         cmocka_unit_test(test_inputs_and_total),
         cmocka_unit_test(test_weights_beyond_64_bits),
         cmocka_unit_test(test_body_has_no_inputs),

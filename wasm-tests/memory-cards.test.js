@@ -19,7 +19,7 @@ const planDoc = ({ weights, inputs, total, peak = 4096, status = 'planned' } = {
 describe('modelMemory', () => {
   it('reads weights, inputs and the total as the JSON gives them', () => {
     expect(modelMemory(planDoc())).toEqual({
-      weights: { bytes: 1000, count: 3, unknown: 0, folded: true },
+      weights: { bytes: 1000, count: 3, unknown: 0, folded: true, loadOnly: { bytes: 0, count: 0 } },
       inputs: { bytes: 2048, count: 1, unknown: 0, inArena: false },
       total: 7144,
       hasTotal: true,
@@ -31,7 +31,7 @@ describe('modelMemory', () => {
     const m = modelMemory(
       planDoc({ weights: { bytes: big, folded: false }, inputs: { in_arena: true }, total: big + 4096n }),
     );
-    expect(m.weights).toEqual({ bytes: big, count: 3, unknown: 0, folded: false });
+    expect(m.weights).toEqual({ bytes: big, count: 3, unknown: 0, folded: false, loadOnly: { bytes: 0, count: 0 } });
     expect(m.inputs.inArena).toBe(true);
     expect(m.total).toBe(big + 4096n);
   });
@@ -41,7 +41,7 @@ describe('modelMemory', () => {
     delete body.inputs;
     delete body.total_bytes;
     expect(modelMemory(body)).toEqual({
-      weights: { bytes: 1000, count: 3, unknown: 0, folded: true },
+      weights: { bytes: 1000, count: 3, unknown: 0, folded: true, loadOnly: { bytes: 0, count: 0 } },
       inputs: null,
       total: null,
       hasTotal: false,
@@ -57,8 +57,8 @@ describe('memoryCards', () => {
     expect(weights.value).toBe('1,000 B');
     expect(weights.exact).toBe('1,000 B');
     expect(weights.title).toBe(
-      'Initializers and constants folded at load, of the main graph and every body: 3 values of known size. ' +
-        'Never in the arena (weights.bytes)',
+      'Initializers and constants folded at load, of the main graph and every body, kept once loaded: 3 values of ' +
+        'known size. Never in the arena (weights.bytes)',
     );
     expect(total).toEqual({
       value: '6.98 KiB',
@@ -68,6 +68,17 @@ describe('memoryCards', () => {
         'What a runtime holds to run the model: weights 1,000 B + graph inputs 2,048 B (1 value, outside the arena) + ' +
         'planned peak 4,096 B = 7,144 B (total_bytes)',
     });
+  });
+
+  it('load-only weights: read from the JSON, named in the title, not in the figure', () => {
+    const doc = planDoc({ weights: { load_only_bytes: 5302016, load_only_count: 264 } });
+    expect(modelMemory(doc).weights.loadOnly).toEqual({ bytes: 5302016, count: 264 });
+    const { weights, total } = memoryCards(doc);
+    expect(weights.value).toBe('1,000 B');
+    expect(weights.title).toMatch(
+      /\. Not counted: 264 values \(5,302,016 B\) read or computed at load and then dropped, such as a folded chain’s intermediates \(weights\.load_only_bytes\)$/,
+    );
+    expect(total.exact).toBe('7,144 B');
   });
 
   it('inputs in the arena are not added again', () => {

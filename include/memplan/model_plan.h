@@ -245,11 +245,19 @@ struct memplan_model_plan {
     const int32_t *value_inputs;        /* take one (integer/bool scalars and vectors of <= 64
                                            elements): a value may resolve what the dims cannot */
 
-    /* Weights: initializers and values folded at load, this graph and every
-     * body below it (never in the arena). */
+    /* Weights: the initializers and values folded at load that a runtime
+     * keeps once loaded (read by an unfolded node, a graph output or input,
+     * or kept by a body), this graph and every body below it (never in the
+     * arena). */
     uint64_t weight_bytes;
     size_t n_weights;         /* values counted in weight_bytes */
-    size_t n_weights_unknown; /* folded values whose size is not known */
+    size_t n_weights_unknown; /* kept weights whose size is not known */
+    /* Load-only: the other constant values, computed or read while loading
+     * and then dropped (a folded chain's intermediates, an initializer only
+     * folding reads, one nothing reads); not in weight_bytes nor the total.
+     * Known sizes summed (a sum past 2^64 - 1 stops there), all counted. */
+    uint64_t load_only_bytes;
+    size_t n_load_only;
 
     /* Graph inputs: the main graph's inputs that are not initializers (what a
      * runtime is handed to run the model). Outside the arena unless

@@ -240,7 +240,8 @@ static const char *branch_name(memplan_branch b) {
 
 /* {bytes, count, unknown, <flag>}: the weights' and the graph inputs' tallies
  * (docs/semantics.md, "The figures of a planned plan"). */
-static void json_tally(mp_json *j, uint64_t bytes, size_t count, size_t unknown, const char *flag, bool value) {
+static void json_tally(mp_json *j, uint64_t bytes, size_t count, size_t unknown, const char *flag, bool value,
+                       const memplan_model_plan *load_only) {
     mp_json_obj(j);
     MP_JSON_KEY(j, "bytes");
     mp_json_uint(j, bytes);
@@ -250,6 +251,12 @@ static void json_tally(mp_json *j, uint64_t bytes, size_t count, size_t unknown,
     mp_json_uint(j, unknown);
     mp_json_key(j, flag);
     mp_json_bool(j, value);
+    if (load_only) { /* the weights' tally: what loading reads or computes and drops */
+        MP_JSON_KEY(j, "load_only_bytes");
+        mp_json_uint(j, load_only->load_only_bytes);
+        MP_JSON_KEY(j, "load_only_count");
+        mp_json_uint(j, load_only->n_load_only);
+    }
     mp_json_end(j);
 }
 
@@ -569,11 +576,13 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         json_upper_bounds(j, p);
     }
     MP_JSON_KEY(j, "weights");
-    json_tally(j, p->weight_bytes, p->n_weights, p->n_weights_unknown, "folded", !p->options.constants_as_activations);
+    json_tally(j, p->weight_bytes, p->n_weights, p->n_weights_unknown, "folded", !p->options.constants_as_activations,
+               p);
     if (!p->parent) { /* a body's inputs are its parent's buffers */
         uint64_t total;
         MP_JSON_KEY(j, "inputs");
-        json_tally(j, p->input_bytes, p->n_inputs_known, p->n_inputs_unknown, "in_arena", p->options.include_inputs);
+        json_tally(j, p->input_bytes, p->n_inputs_known, p->n_inputs_unknown, "in_arena", p->options.include_inputs,
+                   NULL);
         MP_JSON_KEY(j, "total_bytes");
         if (memplan_plan_total(p, c->r->strategy, &total)) mp_json_null(j);
         else
@@ -801,8 +810,15 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
     human_bytes(b, p->weight_bytes);
     mp_text_printf(b, " in %zu value%s", p->n_weights, p->n_weights == 1 ? "" : "s");
     if (p->n_weights_unknown) mp_text_printf(b, ", and %zu of unknown size", p->n_weights_unknown);
-    mp_buf_puts(b, p->options.constants_as_activations ? " (initializers)\n"
-                                                       : " (initializers and constants folded at load)\n");
+    mp_buf_puts(b, p->options.constants_as_activations
+                       ? " kept once loaded (initializers)\n"
+                       : " kept once loaded (initializers and constants folded at load)\n");
+    if (p->n_load_only) {
+        mp_buf_puts(b, "load-only:         ");
+        human_bytes(b, p->load_only_bytes);
+        mp_text_printf(b, " in %zu value%s read or computed at load, then dropped\n", p->n_load_only,
+                       p->n_load_only == 1 ? "" : "s");
+    }
     if (!p->parent) text_total(b, c);
     if (p->n_subgraphs) {
         mp_buf_puts(b, "subgraphs:         each body's arena and state, held at its node's position\n");

@@ -47,6 +47,7 @@ typedef struct plan_impl {
     memplan_bounded_dim *bounded;
     memplan_size *size;
     uint8_t *constant;
+    uint8_t *held; /* per value: a weight a runtime keeps after load (mark_held) */
     memplan_buffer *buffers;
     int32_t *buffer_value;
     int32_t *buf_of; /* per value: buffer index or -1 */
@@ -100,6 +101,7 @@ static void plan_free(plan_impl *k, bool root) {
     free(k->bounded);
     free(k->size);
     free(k->constant);
+    free(k->held);
     free(k->buffers);
     free(k->buffer_value);
     free(k->buf_of);
@@ -295,13 +297,56 @@ static memplan_status collect_buffers(plan_impl *k, memplan_error *err) {
     return MEMPLAN_OK;
 }
 
-/* The weights of this graph (its bodies' are added as they are planned). */
+/* The weights a runtime keeps once the model is loaded: of the constant
+ * values (initializers and values folded at load), those an unfolded node
+ * reads, those that are graph outputs or graph inputs (an overridable
+ * initializer), and those a body below keeps (a captured value, as the
+ * body's own held[] says: an unfolded node there reads it, ...). The rest --
+ * a folded chain's intermediates, an initializer only folding reads, one
+ * nothing reads -- a runtime computes or reads while loading and drops
+ * (ONNX Runtime's constant folding, then its removal of unused
+ * initializers). A node is folded when its outputs are: folding is decided
+ * for all of a node's outputs at once (memplan/constants.h). Run after the
+ * bodies are planned: their held[] is read. */
+static memplan_status mark_held(plan_impl *k, memplan_error *err) {
+    const memplan_model_plan *p = &k->pub;
+    const memplan_graph *g = p->graph;
+    k->held = calloc((size_t)(g->n_values ? g->n_values : 1), 1);
+    if (!k->held) return oom(err);
+    for (int32_t v = 0; v < g->n_values; v++)
+        if (k->constant[v] && (g->values[v].flags & (MEMPLAN_VALUE_OUTPUT | MEMPLAN_VALUE_INPUT))) k->held[v] = 1;
+    for (int32_t pos = 0; pos < g->n_nodes; pos++) {
+        const memplan_node *n = &g->nodes[pos];
+        bool folded = n->n_outputs > 0;
+        for (int32_t o = 0; o < n->n_outputs; o++)
+            folded &= n->outputs[o] >= 0 && k->constant[n->outputs[o]] == MEMPLAN_CONST_FOLDED;
+        for (int32_t i = 0; !folded && i < n->n_inputs; i++)
+            if (n->inputs[i] >= 0 && k->constant[n->inputs[i]]) k->held[n->inputs[i]] = 1;
+    }
+    for (size_t b = 0; b < p->n_subgraphs; b++) {
+        const plan_impl *c = (const plan_impl *)p->subgraphs[b].plan;
+        const memplan_graph *cg = c->pub.graph;
+        for (int32_t w = 0; w < cg->n_values; w++)
+            if ((cg->values[w].flags & MEMPLAN_VALUE_CAPTURE) && cg->values[w].outer >= 0 && c->held[w])
+                k->held[cg->values[w].outer] = 1;
+    }
+    return MEMPLAN_OK;
+}
+
+/* The weights of this graph (its bodies' were added as they were planned):
+ * the held ones count; the others count as load-only. */
 static void count_weights(plan_impl *k) {
     memplan_model_plan *p = &k->pub;
     for (int32_t v = 0; v < p->graph->n_values; v++) {
         if (!k->constant[v] || (p->graph->values[v].flags & MEMPLAN_VALUE_CAPTURE)) continue;
+        bool known = k->size[v].kind == MEMPLAN_SIZE_KNOWN;
+        if (!k->held[v]) { /* dropped after load: its size, known or not, is not held */
+            p->n_load_only++;
+            if (known && k->size[v].bytes <= UINT64_MAX - p->load_only_bytes) p->load_only_bytes += k->size[v].bytes;
+            continue;
+        }
         /* a sum beyond 64 bits counts the rest as unknown, as count_inputs does */
-        if (k->size[v].kind == MEMPLAN_SIZE_KNOWN && k->size[v].bytes <= UINT64_MAX - p->weight_bytes) {
+        if (known && k->size[v].bytes <= UINT64_MAX - p->weight_bytes) {
             p->weight_bytes += k->size[v].bytes;
             p->n_weights++;
         } else {
@@ -416,6 +461,9 @@ static memplan_status add_body(plan_impl *k, const plan_env *env, int32_t pos, c
         p->n_weights_unknown += child->pub.n_weights;
     }
     p->n_weights_unknown += child->pub.n_weights_unknown;
+    p->n_load_only += child->pub.n_load_only;
+    uint64_t room = UINT64_MAX - p->load_only_bytes;
+    p->load_only_bytes += child->pub.load_only_bytes < room ? child->pub.load_only_bytes : room;
     return MEMPLAN_OK;
 }
 
@@ -787,9 +835,10 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
     memplan_viewmap_free(&vm);
     free(external);
     if (!st) st = collect_buffers(k, err);
-    if (!st) count_weights(k);
     if (!st && !parent) count_inputs(k);
     if (!st) st = plan_control_flow(k, env, err);
+    if (!st) st = mark_held(k, err);
+    if (!st) count_weights(k);
     if (!st) {
         p->deferred = p->n_unknown > 0;
         for (size_t i = 0; i < p->n_transients; i++) p->deferred |= !p->transients[i].known;

@@ -47,17 +47,17 @@ const memoryCards = (page) =>
 const EXAMPLE_CARDS = [
   [
     'weights',
-    '8.15 MiB',
-    '8,541,056 B',
+    '3.09 MiB',
+    '3,239,040 B',
     null,
-    'Initializers and constants folded at load, of the main graph and every body: 437 values of known size. Never in the arena (weights.bytes)',
+    'Initializers and constants folded at load, of the main graph and every body, kept once loaded: 173 values of known size. Never in the arena (weights.bytes). Not counted: 264 values (5,302,016 B) read or computed at load and then dropped, such as a folded chain’s intermediates (weights.load_only_bytes)',
   ],
   [
     'total',
-    '8.16 MiB',
-    '8,551,624 B',
+    '3.10 MiB',
+    '3,249,608 B',
     'incl. 3.01 KiB of inputs',
-    'What a runtime holds to run the model: weights 8,541,056 B + graph inputs 3,080 B (3 values, outside the arena) + planned peak 7,488 B = 8,551,624 B (total_bytes)',
+    'What a runtime holds to run the model: weights 3,239,040 B + graph inputs 3,080 B (3 values, outside the arena) + planned peak 7,488 B = 3,249,608 B (total_bytes)',
   ],
 ];
 const crumbs = (page) => page.$$eval('.mpv-crumbs li', (lis) => lis.map((li) => li.textContent));
@@ -77,9 +77,9 @@ describe('the example and input values', () => {
       cards.filter((t) => t === '—'),
       'no dashes on the first screen',
     ).toEqual([]);
-    // Weights (both If branches': nothing in the main graph) and the total to fit:
-    // 8,541,056 + inputs 2,048 + 1,024 + 8 + peak 7,488 (memory-totals.test.js).
-    expect([PLAN.weights.bytes, PLAN.inputs.bytes, PLAN.total_bytes]).toEqual([8541056, 3080, 8551624]);
+    // Weights kept once loaded (both If branches' and 8 B of the main graph's) and the total to fit:
+    // 3,239,040 + inputs 2,048 + 1,024 + 8 + peak 7,488 (memory-totals.test.js).
+    expect([PLAN.weights.bytes, PLAN.inputs.bytes, PLAN.total_bytes]).toEqual([3239040, 3080, 3249608]);
     expect(await memoryCards(page)).toEqual(EXAMPLE_CARDS);
     expect(await page.inputValue('.mpv-value input[data-value="sr"]')).toBe('16000');
     for (const [d, v] of Object.entries(EXAMPLE.preset.dims))
@@ -224,17 +224,17 @@ describe('memory inside control flow', () => {
     expect(await memoryCards(page), 'the whole model in a body').toEqual([
       [
         'weights',
-        '8.15 MiB',
-        '8,541,056 B',
+        '3.09 MiB',
+        '3,239,040 B',
         null,
-        'Initializers and constants folded at load of the whole model (the main graph and every body), not only the body shown: 437 values of known size. Never in the arena (weights.bytes)',
+        'Initializers and constants folded at load of the whole model (the main graph and every body), not only the body shown, kept once loaded: 173 values of known size. Never in the arena (weights.bytes). Not counted: 264 values (5,302,016 B) read or computed at load and then dropped, such as a folded chain’s intermediates (weights.load_only_bytes)',
       ],
       [
         'total',
-        '8.16 MiB',
-        '8,551,624 B',
+        '3.10 MiB',
+        '3,249,608 B',
         'incl. 3.01 KiB of inputs',
-        'What a runtime holds to run the model (the whole model, not only the body shown): weights 8,541,056 B + graph inputs 3,080 B (3 values, outside the arena) + planned peak 7,488 B = 8,551,624 B (total_bytes)',
+        'What a runtime holds to run the model (the whole model, not only the body shown): weights 3,239,040 B + graph inputs 3,080 B (3 values, outside the arena) + planned peak 7,488 B = 3,249,608 B (total_bytes)',
       ],
     ]);
     expect(

@@ -240,9 +240,18 @@ export interface PlanDocument {
       shape: Shape;
     }[];
   } | null;
-  /** Initializers and values folded at load, of this graph and every body below it (never in the arena):
-   *  bytes of those of known size, count of them, unknown: how many have no known size. */
-  weights: { bytes: number; count: number; unknown: number; folded: boolean };
+  /** Initializers and values folded at load that a runtime keeps once loaded, of this graph and every body
+   *  below it (never in the arena): bytes of those of known size, count of them, unknown: how many have no
+   *  known size; load_only_bytes / load_only_count: the other constant values (read or computed at load,
+   *  then dropped: a folded chain's intermediates, initializers only folding reads). */
+  weights: {
+    bytes: number;
+    count: number;
+    unknown: number;
+    folded: boolean;
+    load_only_bytes: number;
+    load_only_count: number;
+  };
   /** The main graph's plan only (a body's inputs are its parent's buffers): its graph inputs that are not
    *  initializers. bytes: the known sizes summed, count: how many of known size, unknown: how many without
    *  one; in_arena: --include-inputs made them buffers (so they are in peak_bytes). */

@@ -51,9 +51,12 @@ export function memoryCards(root, { body = false } = {}) {
           (w.folded
             ? 'Initializers and constants folded at load'
             : 'Initializers (constants are planned as activations)') +
-          `${whole}: ${plural(w.count, 'value')} of known size` +
+          `${whole}, kept once loaded: ${plural(w.count, 'value')} of known size` +
           (w.unknown ? `, ${formatInt(w.unknown)} more of unknown size (not counted)` : '') +
-          '. Never in the arena (weights.bytes)',
+          '. Never in the arena (weights.bytes)' +
+          (w.loadOnly.count
+            ? `. Not counted: ${plural(w.loadOnly.count, 'value')} (${formatInt(w.loadOnly.bytes)} B) read or computed at load and then dropped, such as a folded chain’s intermediates (weights.load_only_bytes)`
+            : ''),
       };
   const peak = isCount(root?.peak_bytes) ? root.peak_bytes : null;
   let total;

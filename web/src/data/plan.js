@@ -80,8 +80,9 @@ const countOrNull = (v) => (Number.isInteger(v) || typeof v === 'bigint' ? v : n
 
 /**
  * The memory beside the arena, as the plan JSON gives it (docs/semantics.md
- * "The figures of a planned plan"): {weights: {bytes, count, unknown, folded}
- * | null, inputs: {bytes, count, unknown, inArena} | null (the main graph's
+ * "The figures of a planned plan"): {weights: {bytes, count, unknown, folded,
+ * loadOnly: {bytes, count}} | null (the weights kept once loaded; loadOnly: those
+ * read or computed at load and dropped), inputs: {bytes, count, unknown, inArena} | null (the main graph's
  * plan only: a body's inputs are its parent's buffers), total: total_bytes
  * (weights + inputs outside the arena + peak) or null (deferred, a size
  * unknown, or a plan document without it), hasTotal: the document has
@@ -94,7 +95,10 @@ export function modelMemory(json) {
       ? { bytes: t.bytes, count: countOrNull(t.count) ?? 0, unknown: countOrNull(t.unknown) ?? 0, ...flag(t) }
       : null;
   return {
-    weights: tally(json?.weights, (t) => ({ folded: t.folded !== false })),
+    weights: tally(json?.weights, (t) => ({
+      folded: t.folded !== false,
+      loadOnly: { bytes: countOrNull(t.load_only_bytes) ?? 0, count: countOrNull(t.load_only_count) ?? 0 },
+    })),
     inputs: tally(json?.inputs, (t) => ({ inArena: t.in_arena === true })),
     total: countOrNull(json?.total_bytes),
     hasTotal: json ? Object.hasOwn(json, 'total_bytes') : false,
