@@ -159,6 +159,44 @@ static void test_if_known_condition(void **state) {
     }
 }
 
+/* The naive figure counts a body as a naive allocator runs it: each of its
+ * buffers apart. If(true) over x float[16]: the then branch is the chain
+ * Relu t1 -> Neg t2 -> Abs t3 -> Exp yt (yt is the If's output), 64 B each:
+ * its arena holds two at a time (128 B), its naive total is 192 B. Main: y
+ * (64 B) and the transient at the If. */
+static void test_naive_counts_bodies_naive(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("main");
+    mb_input(g, "x", F32, "16");
+    mb_initializer(g, "c", BOOL, "");
+    mb_graph *t = mb_new_graph("then");
+    mb_node(t, "Relu", "x", "t1");
+    mb_node(t, "Neg", "t1", "t2");
+    mb_node(t, "Abs", "t2", "t3");
+    mb_node(t, "Exp", "t3", "yt");
+    mb_output(t, "yt", F32, "16");
+    mb_graph *e = mb_new_graph("else");
+    mb_node(e, "Neg", "x", "ye");
+    mb_output(e, "ye", F32, "16");
+    Onnx__NodeProto *n = mb_node(g, "If", "c", "y");
+    mb_graph_attr(n, "then_branch", t);
+    mb_graph_attr(n, "else_branch", e);
+    mb_output(g, "y", F32, "16");
+    planned r = plan(g);
+    const memplan_model_plan *p = r.p;
+    const memplan_subgraph_plan *tb = body(p, "then_branch");
+    assert_true(tb->counted);
+    assert_int_equal(tb->plan->figures[MEMPLAN_STRATEGY_ARENA].naive_bytes, 3 * 64);
+    assert_int_equal(peak(tb->plan), 2 * 64);
+    assert_int_equal(p->transients[0].bytes, 2 * 64);
+    assert_int_equal(p->transients[0].naive_bytes[0], 3 * 64);
+    assert_int_equal(p->transients[0].naive_bytes[1], 3 * 64);
+    assert_int_equal(peak(p), 64 + 2 * 64);
+    assert_int_equal(p->figures[MEMPLAN_STRATEGY_ARENA].naive_bytes, 64 + 3 * 64);
+    assert_int_equal(p->figures[MEMPLAN_STRATEGY_SLOTS].naive_bytes, 64 + 3 * 64);
+    done(&r);
+}
+
 static void test_if_unknown_condition_plans_larger(void **state) {
     (void)state;
     planned r = plan(if_model(true, 0));
@@ -733,6 +771,7 @@ int main(void) {
         cmocka_unit_test(test_if_inside_loop),
         cmocka_unit_test(test_scan_outputs),
         cmocka_unit_test(test_shadowing),
+        cmocka_unit_test(test_naive_counts_bodies_naive),
         cmocka_unit_test(test_constants_are_weights),
         cmocka_unit_test(test_weights_kept_through_bodies),
         cmocka_unit_test(test_inputs_and_total),

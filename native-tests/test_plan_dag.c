@@ -206,7 +206,9 @@ static void check_plan(int iter, const memplan_model_plan *p, uint64_t align) {
         assert_int_equal(bufs[i].end, lv->end[v] + 1);
     }
     /* Transients: live at their node only; If: the larger branch (c is never
-     * known); Loop: the body's arena + its inputs (8 + 1 + the carried value). */
+     * known); Loop: the body's arena + its inputs (8 + 1 + the carried value).
+     * Their naive share: the counted body's own naive total + its state. */
+    uint64_t t_naive[2] = {0, 0};
     for (size_t t = 0; t < p->n_transients; t++) {
         const memplan_transient *tr = &p->transients[t];
         assert_true(tr->known && tr->placed);
@@ -214,7 +216,7 @@ static void check_plan(int iter, const memplan_model_plan *p, uint64_t align) {
         assert_int_equal(p->buffer_value[tr->buffer], -1);
         assert_int_equal(b->start, tr->node);
         assert_int_equal(b->end, tr->node + 1);
-        uint64_t want = 0;
+        uint64_t want = 0, t_naive_of[2] = {0, 0};
         for (size_t k = 0; k < p->n_subgraphs; k++) {
             const memplan_subgraph_plan *sp = &p->subgraphs[k];
             if (sp->node != tr->node) continue;
@@ -225,8 +227,15 @@ static void check_plan(int iter, const memplan_model_plan *p, uint64_t align) {
             assert_int_equal(sp->state_bytes, state);
             assert_int_equal(sp->transient_bytes, c->arena.arena_bytes + state);
             if (sp->transient_bytes > want) want = sp->transient_bytes;
+            if (sp->counted)
+                for (int s = 0; s < 2; s++) {
+                    uint64_t nv = c->figures[s ? MEMPLAN_STRATEGY_SLOTS : MEMPLAN_STRATEGY_ARENA].naive_bytes + state;
+                    if (nv > t_naive_of[s]) t_naive_of[s] = nv;
+                }
         }
         assert_int_equal(b->size, want);
+        t_naive[0] += t_naive_of[0];
+        t_naive[1] += t_naive_of[1];
     }
     /* Independent liveness checks: every use of a value lies in its root's interval. */
     int32_t last = g->n_nodes - 1;
@@ -261,13 +270,17 @@ static void check_plan(int iter, const memplan_model_plan *p, uint64_t align) {
     assert_int_equal(memplan_lower_bound(bufs, n, 1, &lb1, &err), MEMPLAN_OK);
     assert_true(ap->arena_bytes >= lb);
     assert_int_equal(ap->lower_bound_bytes, lb);
-    uint64_t naive = 0, naive_aligned = 0;
+    uint64_t naive = 0, naive_aligned = 0, naive_bufs = 0;
     for (size_t i = 0; i < n; i++) {
+        naive_bufs += bufs[i].size;
+        if (p->buffer_value[i] < 0) continue; /* a transient: its body's naive total below */
         naive += bufs[i].size;
         naive_aligned += up(bufs[i].size, align);
     }
-    assert_int_equal(sp->naive_bytes, naive);
-    assert_true(sp->peak_bytes <= naive);
+    naive += t_naive[1];
+    naive_aligned += t_naive[0];
+    assert_int_equal(sp->naive_bytes, naive_bufs); /* the slot plan's own figure: its buffers */
+    assert_true(sp->peak_bytes <= naive_bufs);
     /* The figures are the plans' own. */
     const memplan_plan_figures *fa = &p->figures[MEMPLAN_STRATEGY_ARENA], *fs = &p->figures[MEMPLAN_STRATEGY_SLOTS];
     assert_int_equal(fa->peak_bytes, ap->arena_bytes);

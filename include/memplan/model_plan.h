@@ -197,6 +197,11 @@ typedef struct memplan_transient {
     int32_t node; /* position */
     bool known;   /* every counted body is known */
     uint64_t bytes;
+    /* What the node's share of the naive figure is: the counted body's own
+     * naive total (every buffer of it allocated apart) + its state, the
+     * largest of the counted bodies; [0] the arena's (aligned sizes), [1] the
+     * slot plan's (raw). 0 when not known. */
+    uint64_t naive_bytes[2];
     const char *assumption; /* NULL, or why a branch was chosen without knowing (static text) */
     int64_t buffer;         /* index in buffers[], -1 when not known */
     bool placed;

@@ -277,6 +277,10 @@ static void json_transients(mp_json *j, const plan_ctx *c) {
         if (t->known) mp_json_uint(j, t->bytes);
         else
             mp_json_null(j);
+        MP_JSON_KEY(j, "naive_bytes"); /* its share of naive_bytes: the counted body's naive total + state */
+        if (t->known) mp_json_uint(j, t->naive_bytes[slots_strategy(c) ? 1 : 0]);
+        else
+            mp_json_null(j);
         MP_JSON_KEY(j, "slot");
         if (t->placed && slots_strategy(c)) mp_json_uint(j, t->slot);
         else

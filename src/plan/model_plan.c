@@ -388,6 +388,8 @@ const char *memplan_plan_total(const memplan_model_plan *p, memplan_strategy s, 
     return NULL;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b) { return a > b ? a : b; }
+
 static uint64_t align_up(uint64_t n, uint64_t align) { return (n + align - 1) / align * align; }
 
 /* ---- control flow -------------------------------------------------------- */
@@ -514,11 +516,19 @@ static void count_bodies(plan_impl *k, size_t first, size_t end, int32_t pos) {
         memplan_subgraph_plan *sp = &k->subgraphs[i];
         sp->counted = !is_if || i == pick;
         if (!sp->counted) continue;
-        if (!sp->known) t->known = false;
-        else if (sp->transient_bytes > t->bytes)
-            t->bytes = sp->transient_bytes;
+        if (!sp->known) {
+            t->known = false;
+            continue;
+        }
+        t->bytes = max_u64(t->bytes, sp->transient_bytes);
+        for (int s = 0; s < 2; s++) {
+            const memplan_plan_figures *f = &sp->plan->figures[s ? MEMPLAN_STRATEGY_SLOTS : MEMPLAN_STRATEGY_ARENA];
+            uint64_t naive =
+                f->naive_bytes > UINT64_MAX - sp->state_bytes ? UINT64_MAX : f->naive_bytes + sp->state_bytes;
+            t->naive_bytes[s] = max_u64(t->naive_bytes[s], naive);
+        }
     }
-    if (!t->known) t->bytes = 0;
+    if (!t->known) t->bytes = t->naive_bytes[0] = t->naive_bytes[1] = 0;
 }
 
 /* Plan every body and give each control-flow node its transient buffer. */
@@ -717,11 +727,20 @@ static memplan_status finish_figures(plan_impl *k, memplan_error *err) {
     uint64_t align = p->options.align;
     memplan_plan_figures *fa = &p->figures[MEMPLAN_STRATEGY_ARENA], *fs = &p->figures[MEMPLAN_STRATEGY_SLOTS];
     /* Naive: one buffer per owner. The arena strategy aligns each one, as a
-     * naive allocator would; the slot strategy counts raw sizes (docs/semantics.md, "Slot plan"). */
+     * naive allocator would; the slot strategy counts raw sizes (docs/semantics.md, "Slot plan").
+     * A control-flow node's transient counts as its body's naive total (+ state): a naive
+     * allocator reuses nothing inside the body either. */
     for (size_t b = 0; b < p->n_buffers; b++) {
-        fa->naive_bytes += align_up(p->buffers[b].size, align);
-        fs->naive_bytes += p->buffers[b].size;
+        if (k->buffer_value[b] >= 0) {
+            fa->naive_bytes += align_up(p->buffers[b].size, align);
+            fs->naive_bytes += p->buffers[b].size;
+        }
     }
+    for (size_t i = 0; i < p->n_transients; i++)
+        if (p->transients[i].known) {
+            fa->naive_bytes += p->transients[i].naive_bytes[0];
+            fs->naive_bytes += p->transients[i].naive_bytes[1];
+        }
     fa->peak_bytes = p->arena.arena_bytes;
     fa->lower_bound_bytes = p->arena.lower_bound_bytes;
     k->slot_offset = malloc((p->slots.slot_count ? p->slots.slot_count : 1) * sizeof *k->slot_offset);

@@ -265,6 +265,8 @@ export interface PlanDocument {
     op_type: string;
     position: number;
     bytes: number | null;
+    /** Its share of naive_bytes: the counted body's own naive total + its state (null when not known). */
+    naive_bytes: number | null;
     slot: number | null;
     offset: number | null;
     assumption: string | null;

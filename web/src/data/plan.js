@@ -132,6 +132,8 @@ export function modelMemory(json) {
  *   nValues (the plan's `values`; indices nValues..n-1 are its `transients`,
  *   each a buffer named after its control-flow node, [position, position]),
  *   transients (the JSON's list), transient(i) (index i is a transient),
+ *   transientNaive: Float64Array (per transient, its naive_bytes: the counted
+ *   body's naive total + state; NaN when not given),
  *   exact: {naive, peak, lowerBound} and exactSize(i), exactOffset(i) (of an
  *   owner): the counts as the JSON gives them, a BigInt beyond 2^53 (the
  *   Numbers above are then the nearest double: for drawing, not for showing),
@@ -164,6 +166,8 @@ export function normalizePlan(json) {
       );
   const nValues = values.length - transients.length;
   const n = values.length;
+  // A transient's share of the naive total: its counted body's own naive total + state (NaN: not given).
+  const transientNaive = Float64Array.from(transients, (t) => num(t.naive_bytes) ?? NaN);
   const align = int(json.align, 1);
   const valueNames = new Array(n);
   const index = new Map();
@@ -245,6 +249,7 @@ export function normalizePlan(json) {
     n,
     nValues,
     transients,
+    transientNaive,
     transient: (i) => i >= nValues,
     names: valueNames,
     index,

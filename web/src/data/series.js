@@ -18,7 +18,8 @@ import { formatShape } from './format.js';
  *                   the raw sum of slot capacities instead)
  *   naive[p]        a naive allocator that never frees: bytes allocated by p
  *                   (aligned sizes for the arena strategy, raw for slots, as
- *                   the CLI's naive_bytes)
+ *                   the CLI's naive_bytes; a control-flow node's body at its
+ *                   own naive total, the transient's naive_bytes)
  *   count[p]        buffers live at p
  *   unknown[p]      buffers live at p whose size is unknown (deferred plans)
  * Owners with an unknown size count in `count` and `unknown` only.
@@ -52,7 +53,9 @@ export function memorySeries(m) {
     dLive[e] -= sz;
     dAligned[s] += a;
     dAligned[e] -= a;
-    dNaive[s] += naiveAligned ? a : sz;
+    // a transient's naive share is its body's naive total (+ state), as the plan's naive_bytes counts it
+    const tn = i >= m.nValues && m.transientNaive ? m.transientNaive[i - m.nValues] : NaN;
+    dNaive[s] += !Number.isNaN(tn) ? tn : naiveAligned ? a : sz;
     if (!Number.isNaN(m.offset[i])) tops.push(i);
   }
   const live = new Float64Array(P),
