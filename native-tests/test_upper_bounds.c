@@ -72,6 +72,10 @@ static void test_data_dim_defers_and_is_internal(void **state) {
     char *json = report(m, 3, args);
     expect_contains(json, "\"dims\":[],\"internal_dims\":[{\"name\":\"unk__0\",\"reason\":\"data-dependent: NonZero "
                           "(node #1)\",\"data_dependent\":true,\"bind_instead\":[]}],\"value_inputs\":[]");
+    /* the values resting on it say why, not "unbound dims": there is nothing to bind */
+    expect_contains(json,
+                    "\"unknown\":{\"values\":[{\"name\":\"nz\",\"reason\":\"data-dependent: NonZero (node #1)\"},");
+    assert_null(strstr(json, "unbound dims"));
     assert_null(strstr(json, "\"upper_bounds\""));
     free(json);
     memplan_model_free(m);

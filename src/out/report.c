@@ -108,11 +108,6 @@ static void json_value(mp_json *j, const plan_ctx *c, const memplan_value_plan *
     mp_json_end(j);
 }
 
-/* The reason an unknown owner defers the plan. */
-static const char *unknown_reason(const memplan_size *s) {
-    return s->kind == MEMPLAN_SIZE_SYMBOLIC ? "unbound dims" : s->reason;
-}
-
 /* Why a counted body defers its node's transient. */
 static const char *subgraph_reason(const memplan_subgraph_plan *sp) {
     return sp->plan->deferred ? "the body's plan is deferred" : "the size of a loop-carried input is not known";
@@ -125,6 +120,37 @@ static char *dim_reason(const memplan_model_plan *p, const char *name) {
     char *buf = malloc(need);
     if (buf) memplan_shapes_dim_reason(p->shapes, name, buf, need);
     return buf;
+}
+
+/* The reason an unknown owner defers the plan: "unbound dims" when its
+ * symbolic size rests on a dim the user can bind; when it rests on made-up
+ * dims only (memplan/shapes.h: binding nothing resolves them), why the first
+ * of them exists ("size unknown after If (node 'If_0')"); the inference's
+ * reason for the others. malloc'ed; NULL when out of memory. */
+static char *copy_text(const char *t) {
+    char *c = malloc(strlen(t) + 1);
+    if (c) strcpy(c, t);
+    return c;
+}
+
+static char *unknown_reason(const memplan_model_plan *p, const memplan_size *s) {
+    if (s->kind != MEMPLAN_SIZE_SYMBOLIC) return copy_text(s->reason ? s->reason : "unknown");
+    memplan_expr_pool *pool = memplan_shapes_pool(p->shapes);
+    size_t n = memplan_expr_names(pool, s->expr, NULL, 0);
+    const char **names = malloc((n ? n : 1) * sizeof *names);
+    if (!names) return NULL;
+    memplan_expr_names(pool, s->expr, names, n);
+    const char *made_up = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!memplan_shapes_internal_dim(p->shapes, names[i], NULL)) {
+            made_up = NULL; /* a dim to bind: that is the reason */
+            break;
+        }
+        if (!made_up) made_up = names[i];
+    }
+    char *why = made_up ? dim_reason(p, made_up) : copy_text("unbound dims");
+    free(names);
+    return why;
 }
 
 /* The internal symbols a deferred plan rests on: each with why it exists
@@ -199,7 +225,10 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
         MP_JSON_KEY(j, "name");
         mp_json_str(j, p->graph->values[p->unknown[i]].name);
         MP_JSON_KEY(j, "reason");
-        mp_json_str(j, unknown_reason(&p->size[p->unknown[i]]));
+        char *why = unknown_reason(p, &p->size[p->unknown[i]]);
+        if (!why) j->out->failed = true; /* finish_buf reports it */
+        mp_json_str(j, why ? why : "");
+        free(why);
         mp_json_end(j);
     }
     mp_json_end(j);
@@ -663,8 +692,12 @@ static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
     }
     if (p->n_value_inputs) mp_buf_puts(b, "\n                   (a value may resolve more: --value NAME=V)\n");
     size_t shown = p->n_unknown < 10 ? p->n_unknown : 10;
-    for (size_t i = 0; i < shown; i++)
-        mp_text_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, unknown_reason(&p->size[p->unknown[i]]));
+    for (size_t i = 0; i < shown; i++) {
+        char *why = unknown_reason(p, &p->size[p->unknown[i]]);
+        if (!why) b->failed = true;
+        mp_text_printf(b, "  %s: %s\n", p->graph->values[p->unknown[i]].name, why ? why : "");
+        free(why);
+    }
     if (shown < p->n_unknown) mp_text_printf(b, "  ... and %zu more\n", p->n_unknown - shown);
     for (size_t i = 0; i < p->n_subgraphs; i++)
         if (p->subgraphs[i].counted && !p->subgraphs[i].known)
