@@ -327,6 +327,10 @@ def main():
     r = run(exe, ["shapes", odd, "--json"])
     check(r.returncode == 0 and '"shape":["_0x70326f2e44696d2e30","_0x736571206c656e",8]' in r.stdout,
           "shapes prints the dims escaped")
+    r = run(exe, ["shapes", odd])
+    check(r.returncode == 0 and r.stdout.startswith('x: float[p2o.Dim.0,"seq len",8]  32*p2o.Dim.0*"seq len" bytes, '
+                                                    'declared\n'),
+          f"shapes text: the names as the model gives them, quoted where they would not read ({r.stdout[:90]!r})")
     raw = run(exe, ["plan", odd, "--json", "--dim", "p2o.Dim.0=2", "--dim", "seq len=3"])
     esc = run(exe, ["plan", odd, "--json", "--dim", "_0x70326f2e44696d2e30=2", "--dim", "_0x736571206C656E=3"])
     check(raw.returncode == 0 and '"status":"planned"' in raw.stdout and '"peak_bytes":384' in raw.stdout

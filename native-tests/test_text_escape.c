@@ -110,11 +110,36 @@ static void test_text_printf(void **state) {
     mp_buf_free(&b);
 }
 
+/* Expressions for people: escaped names decoded, bare where they read,
+ * quoted where they would not; what is not a whole escaped token stays. */
+static void test_text_expr(void **state) {
+    (void)state;
+    static const char *const cases[][2] = {
+        {"12*_0x702e30+_0x736571206c656e", "12*p.0+\"seq len\""},
+        {"_0x4e2d31//2", "\"N-1\"//2"},                     /* an operator inside: quoted */
+        {"max(_0x6d6178,batch)", "max(max,batch)"},         /* a reserved word as a name reads in place */
+        {"_0x22615c", "\"\\\"a\\\\\""},                     /* a quote and a backslash in a name, inside quotes */
+        {"a_0x61+_0x6+_0x+_0xzz", "a_0x61+_0x6+_0x+_0xzz"}, /* no whole escape token: as is */
+        {"_0x0a", "\"\\x0a\""},                             /* a control character stays escaped */
+        {"", ""},
+    };
+    mp_buf b;
+    mp_buf_init(&b);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        b.len = 0;
+        mp_text_expr(&b, cases[i][0]);
+        mp_buf_putc(&b, 0);
+        assert_string_equal(b.data, cases[i][1]);
+    }
+    mp_buf_free(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plan_text),
         cmocka_unit_test(test_other_reports),
         cmocka_unit_test(test_text_printf),
+        cmocka_unit_test(test_text_expr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -966,7 +966,8 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
                 memplan_expr e = r->shapes.n_bindings
                                      ? memplan_expr_bind(p, vs->dims[i], r->shapes.bindings, r->shapes.n_bindings)
                                      : vs->dims[i];
-                mp_text_printf(b, "%s%s", i ? "," : "", memplan_expr_str(p, e));
+                if (i) mp_buf_putc(b, ',');
+                mp_text_expr(b, memplan_expr_str(p, e));
             }
             mp_buf_putc(b, ']');
         }
@@ -974,8 +975,11 @@ static void shapes_text(mp_buf *b, const memplan_graph *g, memplan_shapes *S, co
                                  ? vs->bytes
                                  : memplan_expr_bind(p, vs->bytes, r->shapes.bindings, r->shapes.n_bindings);
         if (bytes == MEMPLAN_EXPR_NONE) mp_text_printf(b, "  (%s)\n", vs->reason ? vs->reason : "unknown");
-        else
-            mp_text_printf(b, "  %s bytes, %s\n", memplan_expr_str(p, bytes), origin_name(vs->origin));
+        else {
+            mp_buf_puts(b, "  ");
+            mp_text_expr(b, memplan_expr_str(p, bytes));
+            mp_text_printf(b, " bytes, %s\n", origin_name(vs->origin));
+        }
     }
     for (size_t i = 0; i < memplan_shapes_note_count(S); i++)
         mp_text_printf(b, "note: %s\n", memplan_shapes_note(S, i));

@@ -462,7 +462,9 @@ static void inplace_text(mp_buf *b, const doc *d) {
 
 /* An amount already under the dims. */
 static void text_bound_amount(mp_buf *b, const doc *d, memplan_expr e) {
-    mp_text_put(b, e == MEMPLAN_EXPR_NONE ? "unknown" : memplan_expr_str(d->pool, e));
+    if (e == MEMPLAN_EXPR_NONE) mp_buf_puts(b, "unknown");
+    else
+        mp_text_expr(b, memplan_expr_str(d->pool, e));
 }
 
 static void text_amount(mp_buf *b, const doc *d, memplan_expr e) { text_bound_amount(b, d, bound(d, e)); }

@@ -36,6 +36,56 @@ void mp_text_put(mp_buf *b, const char *s) {
     if (s) put_escaped(b, s, strlen(s));
 }
 
+static bool ident_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+static int hex_digit(char c) {
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* A name read from an escaped token "_0x" + hex of t[0..n): as it is when it
+ * reads unambiguously inside an expression (letters, digits, '_', '.', ':'),
+ * else in double quotes (a '"' or '\' in it doubled as \" and \\). */
+static void put_name(mp_buf *b, const char *t, size_t n) {
+    mp_buf raw;
+    mp_buf_init(&raw);
+    for (size_t i = 0; i + 1 < n; i += 2) mp_buf_putc(&raw, (char)(hex_digit(t[i]) * 16 + hex_digit(t[i + 1])));
+    bool bare = raw.len > 0;
+    for (size_t i = 0; i < raw.len; i++) bare &= ident_char(raw.data[i]) || raw.data[i] == '.' || raw.data[i] == ':';
+    if (!bare) mp_buf_putc(b, '"');
+    for (size_t i = 0; !raw.failed && i < raw.len; i++) {
+        if (raw.data[i] == '"') mp_buf_putc(b, '\\');
+        put_escaped(b, &raw.data[i], 1);
+    }
+    if (!bare) mp_buf_putc(b, '"');
+    b->failed |= raw.failed;
+    mp_buf_free(&raw);
+}
+
+void mp_text_expr(mp_buf *b, const char *e) {
+    if (!e) return;
+    for (size_t i = 0; e[i];) {
+        size_t j = i;
+        while (ident_char(e[j])) j++;
+        if (j == i) { /* an operator, digit run's end, ... */
+            put_escaped(b, &e[i], 1);
+            i++;
+            continue;
+        }
+        size_t h = i + 3; /* an escaped name: "_0x" and an even run of hex digits, the whole token */
+        bool esc = j - i > 3 && (j - h) % 2 == 0 && strncmp(&e[i], "_0x", 3) == 0;
+        for (size_t k = h; esc && k < j; k++) esc = hex_digit(e[k]) >= 0;
+        if (esc && (i == 0 || !ident_char(e[i - 1]))) put_name(b, &e[h], j - h);
+        else
+            put_escaped(b, &e[i], j - i);
+        i = j;
+    }
+}
+
 /* A %s conversion: the argument escaped into its own buffer, then padded. */
 static void put_string(mp_buf *b, const char *s, int width, int precision, bool left) {
     if (!s) s = "(null)";

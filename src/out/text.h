@@ -23,6 +23,13 @@
 /* s, escaped (NULL writes nothing). */
 void mp_text_put(mp_buf *b, const char *s);
 
+/* An amount or dim expression as memplan_expr_str prints it (memplan/expr.h),
+ * with each escaped name ("_0x" + hex) written back as the name the model
+ * gives: as it is when it reads unambiguously there (letters, digits, '_',
+ * '.', ':': "12*p2o.Dim.0"), else in double quotes ("seq len"*8). For
+ * people: JSON keeps the escaped form, which parses back. */
+void mp_text_expr(mp_buf *b, const char *e);
+
 /* printf into b with every %s argument escaped (width, '-' and precision
  * apply to the escaped text; precision cuts the argument first). Other
  * conversions are printf's: d i u x X o c e f g E G p with hh h l ll z j t L,
