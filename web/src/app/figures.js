@@ -27,6 +27,26 @@ export function savingsOf({ m, baseline, path }) {
 }
 
 const NAIVE_HINT = 'Every buffer allocated separately (naive_bytes)';
+const SAVINGS_HINT = '1 - planned peak / naive total (savings_ratio)';
+
+/**
+ * The Savings card's exact line and title for savingsOf's `sv` of plan model
+ * `m`: the plan's savings_ratio, or when rebased (in-place reuse on) the
+ * ratio against the naive total without in-place reuse, said so, with the
+ * CLI's savings_ratio (against the --inplace plan's own naive total) beside it.
+ */
+export function savingsCard(sv, m) {
+  if (sv.savings === null || sv.savings === undefined) return { exact: '', title: SAVINGS_HINT };
+  if (!sv.rebased) return { exact: `ratio ${sv.savings}`, title: SAVINGS_HINT };
+  const cli = m.savings === null ? '—' : String(m.savings);
+  return {
+    exact: `ratio ${sv.savings} (rebased; CLI ${cli})`,
+    title:
+      `1 - planned peak / naive total without in-place reuse (${formatInt(sv.naiveExact)} B): rebased, so that turning ` +
+      `in-place reuse on never lowers the baseline. The CLI's savings_ratio with --inplace is ${cli}, against that ` +
+      `plan's own naive total (${formatInt(m.exact.naive)} B)`,
+  };
+}
 const plural = (n, one, many = `${one}s`) => `${formatInt(n)} ${Number(n) === 1 ? one : many}`;
 
 /**
@@ -113,7 +133,7 @@ export function createFigures(container, ctl) {
       'Lower bound',
       'Most bytes live at any one position: no plan can use less (lower_bound_bytes)',
     ),
-    savings: figure('savings', 'Savings', '1 - planned peak / naive total (savings_ratio)'),
+    savings: figure('savings', 'Savings', SAVINGS_HINT),
     inplace: figure(
       'inplace',
       'In-place saves',
@@ -158,6 +178,9 @@ export function createFigures(container, ctl) {
     set(fig.peak, m.exact.peak, formatBytes);
     set(fig.bound, m.exact.lowerBound, formatBytes);
     set(fig.savings, sv.savings, formatRatio);
+    const sc = savingsCard(sv, m);
+    fig.savings.exact.textContent = sc.exact;
+    fig.savings.card.title = sc.title;
     fig.naive.card.title = sv.rebased
       ? 'Every buffer allocated separately, without in-place reuse: the baseline whatever the options'
       : NAIVE_HINT;
