@@ -65,7 +65,18 @@ describe('dims and re-planning', () => {
     const s = await shown(page);
     // One baseline whatever the options: the naive total without in-place reuse, so a lower peak is a larger saving.
     const ratio = Number((1 - on.peak_bytes / off.naive_bytes).toPrecision(6));
-    expectPlanShown(s, { ...on, naive_bytes: off.naive_bytes, savings_ratio: ratio }, 'in-place: ');
+    // The Savings card says it is rebased and gives the CLI's savings_ratio (of the --inplace plan) beside it.
+    expect(s.figures.savings, 'savings exact line').toBe(`ratio ${ratio} (rebased; CLI ${on.savings_ratio})`);
+    expect(await page.getAttribute('.mpv-figure[data-figure="savings"]', 'title'), 'savings title').toBe(
+      `1 - planned peak / naive total without in-place reuse (${off.naive_bytes.toLocaleString('en-US')} B): rebased, ` +
+        `so that turning in-place reuse on never lowers the baseline. The CLI's savings_ratio with --inplace is ` +
+        `${on.savings_ratio}, against that plan's own naive total (${on.naive_bytes.toLocaleString('en-US')} B)`,
+    );
+    expectPlanShown(
+      { ...s, figures: { ...s.figures, savings: `ratio ${ratio}` } },
+      { ...on, naive_bytes: off.naive_bytes, savings_ratio: ratio },
+      'in-place: ',
+    );
     expect(ratio, 'savings grow as the peak drops').toBeGreaterThan(off.savings_ratio);
     const naiveEnd = await page.evaluate(() => {
       const ms = window.memplanView.view.charts.memory.series;

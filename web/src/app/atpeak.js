@@ -10,6 +10,7 @@ import { toNumber } from '../data/exact.js';
 import { formatBytes, formatInt, formatShape } from '../data/format.js';
 
 const ROWS_MAX = 200;
+export const SCROLL_NOTE = 'The table is wider than the view: scroll it sideways for the bytes and share →';
 
 export function createAtPeak(container, ctl) {
   const sec = el('details', 'mpv-atpeak');
@@ -28,9 +29,19 @@ export function createAtPeak(container, ctl) {
   const table = el('table', 'mpv-atpeak-table');
   const wrap = el('div', 'mpv-atpeak-wrap');
   wrap.append(table);
-  sec.append(summary, posLabel, head, wrap);
+  // Said when the table is wider than its box (a narrow view): it scrolls sideways to the bytes.
+  const scrollNote = el('p', 'mpv-scroll-note muted', SCROLL_NOTE);
+  scrollNote.hidden = true;
+  sec.append(summary, posLabel, head, scrollNote, wrap);
   container.append(sec);
   let position = null; // null: the plan's peak position
+  const syncScroll = () => {
+    scrollNote.hidden = !(sec.open && wrap.scrollWidth > wrap.clientWidth + 1);
+  };
+  const ro = typeof ResizeObserver === 'function' ? new ResizeObserver(syncScroll) : null;
+  ro?.observe(wrap);
+  ro?.observe(table);
+  sec.addEventListener('toggle', syncScroll);
 
   function rowsNow() {
     const { m } = ctl.state;
@@ -57,6 +68,7 @@ export function createAtPeak(container, ctl) {
         ? 'Nothing is live at any position.'
         : 'No peak yet: the plan is deferred. Pick a position to list the buffers whose size is known.';
       summary.textContent = 'At the peak';
+      syncScroll();
       return;
     }
     if (document.activeElement !== pick) pick.value = String(r.p);
@@ -95,6 +107,7 @@ export function createAtPeak(container, ctl) {
     }
     table.append(thead, tbody);
     if (r.buffers.length > ROWS_MAX) wrap.append(el('p', 'muted', `… ${formatInt(r.buffers.length - ROWS_MAX)} more`));
+    syncScroll();
   }
   pick.addEventListener('change', () => {
     const v = Number(pick.value);

@@ -65,6 +65,61 @@ export function argsFor(planArgs, { strategy, align, inplace, dims = {} }) {
   return [...head, ...out, ...extra];
 }
 
+/**
+ * Plan A's arguments made fit for a second model B, from B's `info --json`:
+ * the `--value` bindings of inputs B does not have, and the `--dim` bindings
+ * of dims none of B's inputs has, are left out (the CLI refuses a value for
+ * an input the model lacks: "the model has no graph input named 'sr'").
+ * {args, dropped: ['--value sr=16000', ...]}. Without `info` (B unknown)
+ * every `--value` is dropped and the dims are kept (a dim B lacks binds nothing).
+ */
+export function fitBindings(planArgs, info) {
+  const inputs = Array.isArray(info?.inputs) ? info.inputs : null;
+  const names = new Set(inputs?.map((v) => v?.name));
+  const dims = new Set(
+    (inputs ?? []).flatMap((v) => (Array.isArray(v?.shape) ? v.shape.filter((d) => typeof d === 'string') : [])),
+  );
+  const args = [],
+    dropped = [];
+  for (let k = 0; k < planArgs.length; k++) {
+    const a = planArgs[k];
+    if ((a === '--value' || a === '--dim') && k + 1 < planArgs.length) {
+      const name = bindingName(planArgs[k + 1]);
+      const keep = a === '--value' ? inputs !== null && names.has(name) : inputs === null || dims.has(name);
+      (keep ? args : dropped).push(...(keep ? [a, planArgs[k + 1]] : [`${a} ${planArgs[k + 1]}`]));
+      k++;
+      continue;
+    }
+    args.push(a);
+  }
+  return { args, dropped };
+}
+
+/**
+ * How B's controls differ from plan A's options, in words: "B differs from A
+ * in: in-place reuse on (A: off)." a = {strategy, align, inplace}; b the same
+ * plus dims (the text typed), model (B is another model) and dropped
+ * (fitBindings' list: A's bindings not sent to that model).
+ */
+export function differsText(a, b) {
+  const diffs = [];
+  if (b.strategy !== a.strategy) diffs.push(`strategy ${b.strategy} (A: ${a.strategy})`);
+  if (Number(b.align) !== Number(a.align)) diffs.push(`align ${b.align} (A: ${a.align})`);
+  if (!!b.inplace !== !!a.inplace)
+    diffs.push(`in-place reuse ${b.inplace ? 'on' : 'off'} (A: ${a.inplace ? 'on' : 'off'})`);
+  if (String(b.dims ?? '').trim()) diffs.push(`dims ${String(b.dims).trim()}`);
+  const text = b.model
+    ? diffs.length
+      ? `B is another model, and differs from A in: ${diffs.join(', ')}.`
+      : "B is another model, with A's options."
+    : diffs.length
+      ? `B differs from A in: ${diffs.join(', ')}.`
+      : "B has A's options: change one to compare.";
+  const drop =
+    b.model && b.dropped?.length ? ` Not sent to B (not among its inputs' names): ${b.dropped.join(', ')}.` : '';
+  return text + drop;
+}
+
 /** "seq=256, batch=2" as {seq: '256', batch: '2'}; a part without '=' is an error. */
 export function parseDims(text) {
   const out = {};
@@ -118,7 +173,9 @@ export function createCompare(container, ctl, client) {
   });
   const run = el('button', 'mpv-btn', 'Compare');
   run.type = 'submit';
-  form.append(what.wrap, fileWrap, strategy.wrap, align.wrap, inplaceWrap, dimsWrap, run);
+  // What B is against A, kept up to date: in-place reuse starts opposite to A's, said here.
+  const differs = el('p', 'mpv-compare-differs');
+  form.append(what.wrap, fileWrap, strategy.wrap, align.wrap, inplaceWrap, dimsWrap, run, differs);
   const status = el('p', 'mpv-compare-status muted');
   status.setAttribute('role', 'status');
   const figures = el('div', 'mpv-atpeak-wrap mpv-compare-figures');
@@ -138,17 +195,43 @@ export function createCompare(container, ctl, client) {
   let last = null; // {seq, diff, argsA, argsB, names, ms, nameA, nameB}
   let gen = 0;
 
+  /** B's options as the form has them. */
+  const formB = () => ({
+    model: what.sel.value === 'model',
+    strategy: strategy.sel.value,
+    align: Number(align.sel.value),
+    inplace: inplace.checked,
+    dims: dims.value,
+  });
+  function syncDiffers() {
+    const s = ctl.state;
+    const b = formB();
+    const dropped = b.model && other && ctl.model ? fitBindings(ctl.planRequest(), other.model.info).dropped : [];
+    differs.textContent = differsText(s, { ...b, dropped });
+  }
   const syncWhat = () => {
     fileWrap.hidden = what.sel.value !== 'model';
+    syncDiffers();
   };
   what.sel.addEventListener('change', syncWhat);
+  form.addEventListener('change', syncDiffers);
+  form.addEventListener('input', syncDiffers);
+  /** No comparison shown: its tables, curves and the chart's caption cleared. */
+  function clearShown() {
+    last = null;
+    figures.replaceChildren();
+    changes.replaceChildren();
+    overlay.setData([]);
+    overlay.setSummary('');
+  }
   /** B's controls start as A's options. */
   function resetB() {
     const s = ctl.state;
     strategy.sel.value = s.strategy;
     align.sel.value = String(s.align);
-    inplace.checked = !s.inplace; // the most asked-for comparison: in-place off against on
+    inplace.checked = !s.inplace; // the most asked-for comparison: in-place off against on (the note says so)
     dims.value = '';
+    syncDiffers();
   }
 
   async function openOther(f) {
@@ -162,6 +245,7 @@ export function createCompare(container, ctl, client) {
     other?.model.close().catch(() => {});
     other = { model: m, name: f.name };
     status.textContent = `B: ${f.name}, ${formatInt(m.info.nodes)} nodes`;
+    syncDiffers();
     return other;
   }
   file.addEventListener('change', () => {
@@ -268,7 +352,9 @@ export function createCompare(container, ctl, client) {
     if (!bModel) throw new Error('open model B first (the file input, or drop it here)');
     const my = ++gen;
     const argsA = ctl.planRequest();
-    const argsB = argsFor(argsA, b);
+    // A second model gets only the bindings whose names it has (its inputs and their dims).
+    const fit = b.model ? fitBindings(argsA, other.model.info) : { args: argsA, dropped: [] };
+    const argsB = argsFor(fit.args, b);
     const nameA = ctl.state.name,
       nameB = b.model ? other.name : ctl.state.name;
     const names = [`${nameA} (${describeArgs(argsA)})`, `${nameB} (${describeArgs(argsB)})`];
@@ -283,7 +369,7 @@ export function createCompare(container, ctl, client) {
       ]);
       if (my !== gen || a !== ctl.model) return null;
       const ms = performance.now() - t0;
-      last = { seq: my, diff, argsA, argsB, names, ms, nameA, nameB };
+      last = { seq: my, diff, argsA, argsB, names, ms, nameA, nameB, dropped: fit.dropped };
       figureTable(diff, names);
       valuesTable(diff);
       overlay.setData([curve(pa, names[0]), curve(pb, names[1])]);
@@ -291,17 +377,20 @@ export function createCompare(container, ctl, client) {
       overlay.setSummary(
         `Live bytes over time of A (${names[0]}) and B (${names[1]}); planned peak ${d === null ? 'not comparable (a plan is deferred)' : formatDelta(d, diff.a.peak_bytes)}.`,
       );
-      status.textContent = `compared in ${Math.round(ms)} ms: planned peak ${
-        d === null ? '—' : `${formatBytes(diff.a.peak_bytes)} → ${formatBytes(diff.b.peak_bytes)}`
-      }`;
+      status.textContent =
+        `compared in ${Math.round(ms)} ms: planned peak ${
+          d === null ? '—' : `${formatBytes(diff.a.peak_bytes)} → ${formatBytes(diff.b.peak_bytes)}`
+        }` + (fit.dropped.length ? `; not sent to B (not among its inputs' names): ${fit.dropped.join(', ')}` : '');
       return last;
     } catch (e) {
       if (e.name === 'AbortError' && b.model) other = null; // the worker restarted: model B is gone
-      if (my === gen)
+      if (my === gen) {
+        clearShown(); // the tables and curves (and the chart's caption) of an earlier comparison go
         status.textContent =
           e.name === 'AbortError'
             ? 'cancelled: the worker restarted (open model B again to compare with it)'
             : e.message;
+      }
       throw e;
     } finally {
       if (my === gen) run.disabled = false;
@@ -317,23 +406,25 @@ export function createCompare(container, ctl, client) {
       status.textContent = e.message;
       return;
     }
-    compare({
-      model: what.sel.value === 'model',
-      strategy: strategy.sel.value,
-      align: Number(align.sel.value),
-      inplace: inplace.checked,
-      dims: d,
-    }).catch(() => {});
+    compare({ ...formB(), dims: d }).catch(() => {});
   });
 
   ctl.on('load', () => {
     gen++;
-    last = null;
-    figures.replaceChildren();
-    changes.replaceChildren();
-    overlay.setData([]);
+    clearShown();
     status.textContent = '';
     resetB();
+  });
+  // A re-planned with other options, dims or values: the comparison shown is no longer of the plan shown.
+  ctl.on('applied', () => {
+    syncDiffers();
+    if (!last || !ctl.model) return;
+    const now = ctl.planRequest();
+    if (now.length === last.argsA.length && now.every((a, k) => a === last.argsA[k])) return;
+    gen++;
+    clearShown();
+    run.disabled = false;
+    status.textContent = 'A changed since the comparison: compare again';
   });
   syncWhat();
 
@@ -342,8 +433,9 @@ export function createCompare(container, ctl, client) {
     /** Open model B from a File (the file input does the same). */
     openOther,
     overlay,
-    /** The last comparison: {seq (counts up with each comparison started), diff (the worker's `diff`
-     *  JSON), argsA, argsB, names, ms, nameA, nameB}. */
+    /** The last comparison shown (null once cleared: A changed, or a comparison failed): {seq (counts up
+     *  with each comparison started), diff (the worker's `diff` JSON), argsA, argsB, names, ms, nameA,
+     *  nameB, dropped (A's bindings not sent to a second model B)}. */
     get last() {
       return last;
     },

@@ -27,6 +27,26 @@ export function savingsOf({ m, baseline, path }) {
 }
 
 const NAIVE_HINT = 'Every buffer allocated separately (naive_bytes)';
+const SAVINGS_HINT = '1 - planned peak / naive total (savings_ratio)';
+
+/**
+ * The Savings card's exact line and title for savingsOf's `sv` of plan model
+ * `m`: the plan's savings_ratio, or when rebased (in-place reuse on) the
+ * ratio against the naive total without in-place reuse, said so, with the
+ * CLI's savings_ratio (against the --inplace plan's own naive total) beside it.
+ */
+export function savingsCard(sv, m) {
+  if (sv.savings === null || sv.savings === undefined) return { exact: '', title: SAVINGS_HINT };
+  if (!sv.rebased) return { exact: `ratio ${sv.savings}`, title: SAVINGS_HINT };
+  const cli = m.savings === null ? '—' : String(m.savings);
+  return {
+    exact: `ratio ${sv.savings} (rebased; CLI ${cli})`,
+    title:
+      `1 - planned peak / naive total without in-place reuse (${formatInt(sv.naiveExact)} B): rebased, so that turning ` +
+      `in-place reuse on never lowers the baseline. The CLI's savings_ratio with --inplace is ${cli}, against that ` +
+      `plan's own naive total (${formatInt(m.exact.naive)} B)`,
+  };
+}
 const plural = (n, one, many = `${one}s`) => `${formatInt(n)} ${Number(n) === 1 ? one : many}`;
 
 /**
@@ -116,7 +136,7 @@ export function createFigures(container, ctl) {
       'Lower bound',
       'Most bytes live at any one position: no plan can use less (lower_bound_bytes)',
     ),
-    savings: figure('savings', 'Savings', '1 - planned peak / naive total (savings_ratio)'),
+    savings: figure('savings', 'Savings', SAVINGS_HINT),
     inplace: figure(
       'inplace',
       'In-place saves',
@@ -161,6 +181,9 @@ export function createFigures(container, ctl) {
     set(fig.peak, m.exact.peak, formatBytes);
     set(fig.bound, m.exact.lowerBound, formatBytes);
     set(fig.savings, sv.savings, formatRatio);
+    const sc = savingsCard(sv, m);
+    fig.savings.exact.textContent = sc.exact;
+    fig.savings.card.title = sc.title;
     fig.naive.card.title = sv.rebased
       ? 'Every buffer allocated separately, without in-place reuse: the baseline whatever the options'
       : NAIVE_HINT;
@@ -202,6 +225,61 @@ function reasonSummary(items) {
 }
 
 const LIST_MAX = 500;
+const REASONS_MAX = 8;
+const names = (a) => a.join(', ');
+
+/**
+ * The deferred panel's text, from the plan model `m` (normalizePlan) and the
+ * names of the inputs the page has a value field for (ctl.state.valueInputs):
+ * {head, internal}. head: what is deferred, the unbound dims, the input values
+ * to set (unknown.value_inputs) and where, the C library's reasons. internal:
+ * the dims made up inside the graph (unknown.internal_dims) grouped by their
+ * reason, with the dims to bind instead, without their unk__N names (they
+ * change from run to run), or '' when there are none. Text only.
+ */
+export function deferredText(m, fields = []) {
+  const n = m.unknownValues.length,
+    nd = m.unknownDims.length,
+    vi = m.valueInputs ?? [];
+  let values = '';
+  if (vi.length) {
+    const shown = new Set(fields);
+    const here = vi.filter((v) => shown.has(v)),
+      elsewhere = vi.filter((v) => !shown.has(v));
+    const one = vi.length === 1;
+    const parts = [];
+    if (here.length) parts.push(`${names(here)} in the "Input values" field${here.length === 1 ? '' : 's'} above`);
+    if (elsewhere.length)
+      parts.push(
+        `${names(elsewhere)} with --value NAME=V (the page has no field for ${elsewhere.length === 1 ? 'it' : 'them'})`,
+      );
+    values =
+      ` Set the value of the input${one ? '' : 's'} ${parts.join(', and ')}:` +
+      ` ${one ? 'its value' : 'their values'} may decide an If's branch, a trip count or a shape that no dim can.`;
+  }
+  const head =
+    `Deferred: ${formatInt(n)} value${n === 1 ? '' : 's'} have no known size yet` +
+    (nd ? `, and ${formatInt(nd)} symbolic dim${nd === 1 ? ' is' : 's are'} unbound (set them above).` : '.') +
+    values +
+    reasonSummary(m.unknownValues) +
+    ' The timeline shows every interval; offsets and totals wait for the sizes.';
+  const dims = m.internalDims ?? [];
+  if (!dims.length) return { head, internal: '' };
+  const groups = new Map();
+  for (const d of dims) {
+    const why =
+      d.reason +
+      (d.dataDependent ? ' (data-dependent)' : '') +
+      (d.bindInstead.length ? `: bind ${names(d.bindInstead)} instead` : '');
+    groups.set(why, (groups.get(why) ?? 0) + 1);
+  }
+  const listed = [...groups].slice(0, REASONS_MAX).map(([why, c]) => (c > 1 ? `${why} (${formatInt(c)} dims)` : why));
+  const internal =
+    `${plural(dims.length, 'dim')} made up inside the model (not bindable): ${listed.join('; ')}` +
+    (groups.size > REASONS_MAX ? `; … ${formatInt(groups.size - REASONS_MAX)} more reasons` : '') +
+    '.';
+  return { head, internal };
+}
 
 /** The deferred panel, appended to `container`: shown while a plan is deferred or has unplanned values. */
 export function createDeferred(container, ctl) {
@@ -227,25 +305,19 @@ export function createDeferred(container, ctl) {
     d.append(ul);
     box.append(d);
   };
-  function render({ m }) {
+  function render({ m, valueInputs }) {
     if (m.planned && !m.unplanned.length) {
       box.hidden = true;
       return;
     }
     box.replaceChildren();
     if (!m.planned) {
-      const n = m.unknownValues.length,
-        nd = m.unknownDims.length;
-      box.append(
-        el(
-          'p',
-          'mpv-deferred-head',
-          `Deferred: ${formatInt(n)} value${n === 1 ? '' : 's'} have no known size yet` +
-            (nd ? `, and ${formatInt(nd)} symbolic dim${nd === 1 ? ' is' : 's are'} unbound (set them above).` : '.') +
-            reasonSummary(m.unknownValues) +
-            ' The timeline shows every interval; offsets and totals wait for the sizes.',
-        ),
+      const t = deferredText(
+        m,
+        (valueInputs ?? []).map((v) => v.name),
       );
+      box.append(el('p', 'mpv-deferred-head', t.head));
+      if (t.internal) box.append(el('p', 'mpv-internal-dims muted', t.internal));
     }
     if (m.unknownDims.length) {
       const p = el('p', 'mpv-unbound');

@@ -18,7 +18,11 @@ function valuesTable(role, values) {
   const body = t.createTBody();
   for (const v of values.slice(0, IO_ROWS)) {
     const tr = body.insertRow();
-    tr.append(el('td', 'name', v.name), el('td', '', v.dtype ?? '—'), el('td', 'mono', formatShape(v.shape)));
+    tr.append(
+      el('td', 'name', v.name),
+      el('td', '', v.dtype ?? '—'),
+      el('td', 'mono', formatShape(v.shape, { raw: true })),
+    );
   }
   if (values.length > IO_ROWS) {
     const more = el('td', 'muted', `… and ${formatInt(values.length - IO_ROWS)} more (all are in the value table)`);

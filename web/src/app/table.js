@@ -38,6 +38,37 @@ const NAME_KEYS = new Set(['name', 'inputs', 'outputs', 'owner', 'reuses']);
 const columnWeight = (c) =>
   NAME_KEYS.has(c.key) ? 3 : c.mono || c.key === 'op' ? 2 : c.bytes ? 1.4 : c.num ? 1.1 : 1.2;
 const FILTER_PAUSE_MS = 120;
+/** The table's least width (rem; view.css .mpv-table min-width): the weights share it. */
+const TABLE_MIN_REM = 62;
+// A numeric cell's text in rem: .82rem digits (tabular, about .6em each, a comma less) with a margin, plus .5rem padding each side.
+const NUM_CHAR_REM = 0.53,
+  NUM_PAD_REM = 1.3;
+
+/**
+ * Column widths in rem for `cols` over `rows`: each column its weight's share
+ * of the table's least width, and a numeric column at least as wide as its
+ * longest number (formatInt of the largest magnitude, a minus sign if any is
+ * negative), so numbers are never cut (the table scrolls sideways instead).
+ */
+export function columnWidths(cols, rows) {
+  const weights = cols.reduce((a, c) => a + columnWeight(c), 0);
+  return cols.map((c) => {
+    const share = (TABLE_MIN_REM * columnWeight(c)) / weights;
+    if (!c.num) return share;
+    let max = 0,
+      neg = false;
+    for (const r of rows) {
+      const v = r[c.key];
+      if (v === null || v === undefined || v === '') continue;
+      const x = typeof v === 'bigint' ? v : Number(v);
+      if (x < 0) neg = true;
+      const a = x < 0 ? -x : x;
+      if (a > max) max = a;
+    }
+    const chars = formatInt(max).length + (neg ? 1 : 0);
+    return Math.max(share, chars * NUM_CHAR_REM + NUM_PAD_REM);
+  });
+}
 
 const BODY_HITS_MAX = 50;
 
@@ -83,6 +114,8 @@ export function createTable(container, ctl) {
   container.append(sec);
   let shown = []; // the rows shown (filtered, sorted)
   let shownHead = null; // the tab and sort the header was made for
+  let colgroup = null,
+    shownWidths = ''; // the column widths set
 
   function syncTabs() {
     for (const [k, b] of Object.entries(tabBtns)) b.classList.toggle('on', k === ctl.state.table.tab);
@@ -122,14 +155,18 @@ export function createTable(container, ctl) {
       shownHead = headKey;
       const thead = el('thead');
       thead.append(headerRow(cols));
-      const colgroup = el('colgroup');
-      const weights = cols.reduce((a, c) => a + columnWeight(c), 0);
-      for (const c of cols) {
-        const col = el('col');
-        col.style.width = `${((100 * columnWeight(c)) / weights).toFixed(2)}%`;
-        colgroup.append(col);
-      }
+      colgroup = el('colgroup');
+      for (let k = 0; k < cols.length; k++) colgroup.append(el('col'));
+      shownWidths = '';
       table.replaceChildren(colgroup, thead, vbody.body);
+    }
+    // Widths in rem (the table is at least their sum wide, wider ones share the rest): set again when they change.
+    const widths = columnWidths(cols, rows)
+      .map((w) => `${w.toFixed(2)}rem`)
+      .join(' ');
+    if (widths !== shownWidths) {
+      shownWidths = widths;
+      widths.split(' ').forEach((w, k) => (colgroup.children[k].style.width = w));
     }
     shown = rows;
     table.dataset.rows = String(rows.length);
@@ -164,7 +201,8 @@ export function createTable(container, ctl) {
       ul,
     );
   }
-  // One <tr>: cells as text; text a column cuts ends in an ellipsis, with the whole text in the cell's title.
+  // One <tr>: cells as text; text a column cuts ends in an ellipsis, with the whole text in the cell's title
+  // (numbers too: their columns fit them, view.css does not cut them, and the title holds them all the same).
   function tableRow(which, r, cols) {
     const tr = el('tr');
     if (which === 'values') {
@@ -181,7 +219,7 @@ export function createTable(container, ctl) {
       if (Array.isArray(v)) v = v.join(', ');
       const text = v === null || v === undefined || v === '' ? '—' : c.num ? formatInt(v) : String(v);
       const td = el('td', c.num ? 'num' : NAME_KEYS.has(c.key) ? 'name' : c.mono ? 'mono' : '', text);
-      if (!c.num && text.length > 4) td.title = text; // a narrow column (200% zoom) cuts even a shape such as [2, 1, 128]
+      if (c.num || text.length > 4) td.title = text; // a narrow column (200% zoom) cuts even a shape such as [2, 1, 128]
       tr.append(td);
     }
     return tr;

@@ -127,6 +127,10 @@ export function modelMemory(json) {
  *   colorKey: Int32Array (slot id in slot plans, else the owner's row),
  *   slots: [{id, capacity, offset}], unknownValues: [{name, reason}], unknownDims: string[],
  *   unknownReason: Map<name, reason>, unplanned: [{name, reason}],
+ *   valueInputs: string[] (unknown.value_inputs: graph inputs without a
+ *   --value whose value may decide sizes), internalDims: [{name, reason,
+ *   dataDependent, bindInstead: string[]}] (unknown.internal_dims: dims made
+ *   up inside the graph, named unk__N afresh on every run),
  *   nodes: [{index, name, op, domain, inputs: [names], outputs: [names]|null}] in
  *   position order ([] when the JSON has no `nodes`),
  *   nValues (the plan's `values`; indices nValues..n-1 are its `transients`,
@@ -226,6 +230,17 @@ export function normalizePlan(json) {
     : [];
   const unknownDims = Array.isArray(unknown.dims) ? unknown.dims.filter((d) => typeof d === 'string') : [];
   const unknownReason = new Map(unknownValues.map((u) => [u.name, String(u.reason ?? 'unknown')]));
+  const valueInputs = Array.isArray(unknown.value_inputs)
+    ? unknown.value_inputs.filter((d) => typeof d === 'string')
+    : [];
+  const internalDims = (Array.isArray(unknown.internal_dims) ? unknown.internal_dims : [])
+    .filter((d) => d && typeof d.name === 'string')
+    .map((d) => ({
+      name: d.name,
+      reason: typeof d.reason === 'string' ? d.reason : 'unknown',
+      dataDependent: d.data_dependent === true,
+      bindInstead: names(d.bind_instead),
+    }));
   const slots = (Array.isArray(json.slots) ? json.slots : [])
     .filter((s) => s && Number.isInteger(s.id))
     .map((s) => ({ id: s.id, capacity: num(s.capacity) ?? 0, offset: num(s.offset) }));
@@ -271,6 +286,8 @@ export function normalizePlan(json) {
     unknownValues,
     unknownDims,
     unknownReason,
+    valueInputs,
+    internalDims,
     unplanned: Array.isArray(json.unplanned) ? json.unplanned.filter((u) => u && typeof u.name === 'string') : [],
     nodes,
   };
