@@ -117,7 +117,8 @@ static void test_text_expr(void **state) {
     static const char *const cases[][2] = {
         {"12*_0x702e30+_0x736571206c656e", "12*p.0+\"seq len\""},
         {"_0x4e2d31//2", "\"N-1\"//2"},                     /* an operator inside: quoted */
-        {"max(_0x6d6178,batch)", "max(max,batch)"},         /* a reserved word as a name reads in place */
+        {"max(_0x6d6178,batch)", "max(\"max\",batch)"},     /* a word of the grammar as a name: quoted */
+        {"_0x3278*_0x5f30786162", "\"2x\"*\"_0xab\""},      /* a leading digit, an escape look-alike */
         {"_0x22615c", "\"\\\"a\\\\\""},                     /* a quote and a backslash in a name, inside quotes */
         {"a_0x61+_0x6+_0x+_0xzz", "a_0x61+_0x6+_0x+_0xzz"}, /* no whole escape token: as is */
         {"_0x0a", "\"\\x0a\""},                             /* a control character stays escaped */

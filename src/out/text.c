@@ -48,14 +48,18 @@ static int hex_digit(char c) {
 }
 
 /* A name read from an escaped token "_0x" + hex of t[0..n): as it is when it
- * reads unambiguously inside an expression (letters, digits, '_', '.', ':'),
- * else in double quotes (a '"' or '\' in it doubled as \" and \\). */
+ * reads unambiguously inside an expression (see below), else in double
+ * quotes (a '"' or '\' in it written \" and \\). */
 static void put_name(mp_buf *b, const char *t, size_t n) {
     mp_buf raw;
     mp_buf_init(&raw);
     for (size_t i = 0; i + 1 < n; i += 2) mp_buf_putc(&raw, (char)(hex_digit(t[i]) * 16 + hex_digit(t[i + 1])));
-    bool bare = raw.len > 0;
+    /* bare: starts like an identifier, then letters, digits, '_', '.', ':'; not a word of the
+     * grammar (max, min) nor an escape's look-alike (the page's displayName, web/src/data/format.js, agrees) */
+    bool bare = raw.len > 0 && !(raw.data[0] >= '0' && raw.data[0] <= '9');
     for (size_t i = 0; i < raw.len; i++) bare &= ident_char(raw.data[i]) || raw.data[i] == '.' || raw.data[i] == ':';
+    if (bare && raw.len == 3 && (memcmp(raw.data, "max", 3) == 0 || memcmp(raw.data, "min", 3) == 0)) bare = false;
+    if (bare && raw.len >= 3 && memcmp(raw.data, "_0x", 3) == 0) bare = false;
     if (!bare) mp_buf_putc(b, '"');
     for (size_t i = 0; !raw.failed && i < raw.len; i++) {
         if (raw.data[i] == '"') mp_buf_putc(b, '\\');

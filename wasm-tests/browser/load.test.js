@@ -179,8 +179,10 @@ describe('keyboard and names', () => {
       `The buffers live at each of ${plan.positions} positions stacked, oldest at the bottom, each as tall as its bytes; colours by op type (legend below the chart).`,
     );
     expect(a[0].title).toMatch(/^Memory over time/);
+    // naive 40,320 B: the If's body at its own naive total + state (39,168 B) and 1,152 B of the main graph's
+    expect(plan.naive_bytes).toBe(40320);
     expect(a[0].summary).toBe(
-      `Live bytes over ${plan.positions} positions: lower bound 7.31 KiB at position ${plan.at_peak.position}, planned peak 7.31 KiB, naive total 7.31 KiB.`,
+      `Live bytes over ${plan.positions} positions: lower bound 7.31 KiB at position ${plan.at_peak.position}, planned peak 7.31 KiB, naive total 39.4 KiB.`,
     );
   });
 
