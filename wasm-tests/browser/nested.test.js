@@ -77,6 +77,10 @@ describe('the example and input values', () => {
       cards.filter((t) => t === '—'),
       'no dashes on the first screen',
     ).toEqual([]);
+    // the slot sums read below the aligned arena and its bound: the line says why
+    expect(await page.textContent('.mpv-strategies')).toMatch(
+      /^Strategies — arena 7\.31 KiB · slots 7\.19 KiB · exact-size reuse 7\.19 KiB \(slot sums, raw sizes without alignment padding\) · /,
+    );
     // Weights kept once loaded (both If branches' and 8 B of the main graph's) and the total to fit:
     // 3,239,040 + inputs 2,048 + 1,024 + 8 + peak 7,488 (memory-totals.test.js).
     expect([PLAN.weights.bytes, PLAN.inputs.bytes, PLAN.total_bytes]).toEqual([3239040, 3080, 3249608]);

@@ -203,7 +203,8 @@ export function createFigures(container, ctl) {
     const st = m.strategies;
     const counts = `${formatInt(m.positions)} positions · ${formatInt(m.rowCount)} buffers · ${formatInt(m.n - m.rowCount)} views`;
     strategiesLine.textContent = st
-      ? `Strategies — arena ${formatBytes(st.arena)} · slots ${formatBytes(st.slots)} · exact-size reuse ${formatBytes(st.exact_reuse)}` +
+      ? // slots and exact-size reuse sum raw capacities (no padding): beside an aligned arena they can read lower
+        `Strategies — arena ${formatBytes(st.arena)} · slots ${formatBytes(st.slots)} · exact-size reuse ${formatBytes(st.exact_reuse)} (slot sums, raw sizes without alignment padding)` +
         (st.arena_heuristic ? ` · arena heuristic ${st.arena_heuristic}` : '') +
         ` · ${counts}`
       : counts;
