@@ -15,6 +15,24 @@ export const SWEEP_SERIES = [
   { key: 'naive_bytes', label: 'naive total', color: '#8a8f98', dash: '2 3' },
 ];
 
+/**
+ * The y scale's top over the planned points: the planned peak and the lower
+ * bound always; the naive total too unless it passes 3x them (as the memory
+ * chart does), then its line is left out and its legend item says how high
+ * it goes. {top, naiveTop, naiveShown}.
+ */
+export function sweepScale(points) {
+  let top = 1,
+    naiveTop = 0;
+  for (const p of points) {
+    if (p.status !== 'planned') continue;
+    top = Math.max(top, p.peak_bytes, p.lower_bound_bytes);
+    naiveTop = Math.max(naiveTop, p.naive_bytes);
+  }
+  const naiveShown = naiveTop <= top * 3;
+  return { top: naiveShown ? Math.max(top, naiveTop) : top, naiveTop, naiveShown };
+}
+
 export function createSweepChart(container, { height = 220, key = 'sweep' } = {}) {
   let doc = null; // the sweep JSON
   const x = scaleLinear();
@@ -42,11 +60,13 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
   readout.setAttribute('aria-live', 'polite');
   frame.head.insertBefore(readout, frame.tools);
   const legend = el('ul', 'mpv-legend');
+  const legendLabels = {};
   for (const s of SWEEP_SERIES) {
     const li = el('li', 'mpv-legend-item');
     const sw = el('span', 'mpv-swatch');
     sw.style.background = s.color;
-    li.append(sw, el('span', 'mpv-legend-label', s.label));
+    legendLabels[s.key] = el('span', 'mpv-legend-label', s.label);
+    li.append(sw, legendLabels[s.key]);
     legend.append(li);
   }
   frame.root.insertBefore(legend, frame.summaryEl);
@@ -62,9 +82,12 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
       MARGIN.left,
       w - MARGIN.right,
     ]);
-    let top = 1;
-    for (const p of ok) for (const s of SWEEP_SERIES) top = Math.max(top, p[s.key]);
-    y.domain([0, top * 1.05]).range([h - MARGIN.bottom, MARGIN.top]);
+    const scale = sweepScale(pts);
+    y.domain([0, scale.top * 1.05]).range([h - MARGIN.bottom, MARGIN.top]);
+    setText(
+      legendLabels.naive_bytes,
+      scale.naiveShown ? 'naive total' : `naive total (off the scale: up to ${formatBytes(scale.naiveTop)})`,
+    );
     gx.attr('transform', `translate(0,${h - MARGIN.bottom})`).call(
       axisBottom(x)
         .ticks(Math.max(2, w / 90))
@@ -82,6 +105,7 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
     );
     linesG.selectAll('*').remove();
     for (const s of SWEEP_SERIES) {
+      if (s.key === 'naive_bytes' && !scale.naiveShown) continue;
       // Gaps where a value is deferred or does not fit the model.
       const path = line()
         .defined(planned)
