@@ -206,6 +206,17 @@ describe('keyboard and names', () => {
       }));
       expect(n, 'number cells checked').toBeGreaterThan(10);
       expect(cut, `${w} px: numbers cut`).toEqual([]);
+      // The memory chart's "naive total ... (off the scale)" never lies over its legend.
+      const clash = await p2.evaluate(() => {
+        const chart = document.querySelector('[data-chart="memory"]');
+        const label = chart?.querySelector('text.ref-naive')?.getBoundingClientRect();
+        if (!label) return 'no naive label';
+        const meets = (a, b) => a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+        const items = [...chart.querySelectorAll('svg g.legend text')];
+        if (!items.length) return 'no legend';
+        return items.filter((t) => meets(t.getBoundingClientRect(), label)).map((t) => t.textContent);
+      });
+      expect(clash, `${w} px: the naive label over the legend`).toEqual([]);
     }
     await p2.close();
   });

@@ -293,15 +293,6 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
         .text(label);
       lastY = ty;
     }
-    if (m.naive !== null && m.naive > yMax) {
-      refG
-        .append('text')
-        .attr('class', 'ref-label ref-naive')
-        .attr('x', right - 4)
-        .attr('y', top - 8)
-        .attr('text-anchor', 'end')
-        .text(`naive total ${formatBytes(m.naive)} (off the scale)`);
-    }
     const items = stackOn()
       ? [
           ...ps.layers.map((l) => [`${l.bucket}${l.tag ? `:${l.tag}` : ''}`, layerColor(l, tagIndex(l)), 'area']),
@@ -326,6 +317,19 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
         .attr('stroke-dasharray', kind === 'dash' ? '4 3' : null);
       g.append('text').attr('x', 20).attr('y', 4).text(label);
       lx += (kind === 'area' ? 24 : 28) + textWidth(ctx, label);
+    }
+    if (m.naive !== null && m.naive > yMax) {
+      // Beside the legend when it fits there, else just under the plot's top edge
+      // (above the peak's label, which keeps 20 px below it): never over the legend.
+      const text = `naive total ${formatBytes(m.naive)} (off the scale)`;
+      const fits = right - 4 - textWidth(ctx, text) >= lx + 8;
+      refG
+        .append('text')
+        .attr('class', 'ref-label ref-naive')
+        .attr('x', right - 4)
+        .attr('y', fits ? top - 8 : top + 10)
+        .attr('text-anchor', 'end')
+        .text(text);
     }
     renderHover();
   }
