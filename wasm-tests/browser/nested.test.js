@@ -77,6 +77,10 @@ describe('the example and input values', () => {
       cards.filter((t) => t === '—'),
       'no dashes on the first screen',
     ).toEqual([]);
+    // the bodies, counted first, each with its memory, set apart from one another
+    expect(await page.textContent('.mpv-body-list')).toBe(
+      "Bodies here (2): If 'If_0' then_branch (branch taken) · 6.19 KiB; If 'If_0' else_branch (branch not taken) · not known",
+    );
     // the slot sums read below the aligned arena and its bound: the line says why
     expect(await page.textContent('.mpv-strategies')).toMatch(
       /^Strategies — arena 7\.31 KiB · slots 7\.19 KiB · exact-size reuse 7\.19 KiB \(slot sums, raw sizes without alignment padding\) · /,

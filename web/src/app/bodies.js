@@ -86,7 +86,8 @@ export function createBodyBar(container, ctl) {
       b.addEventListener('click', () =>
         ctl.openBody([...ctl.state.path, { index, node: e.node, attribute: e.attribute }]),
       );
-      p.append(b, document.createTextNode(' '));
+      if (p.childNodes.length > 1) p.append(document.createTextNode('; ')); // between the bodies (each says ' · bytes')
+      p.append(b);
     }
     if (subs.length > BODIES_MAX) p.append(el('span', 'muted', `… ${subs.length - BODIES_MAX} more`));
     return p;

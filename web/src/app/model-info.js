@@ -43,8 +43,9 @@ export function renderModelInfo(root, info) {
     ['nodes', 'Nodes (main graph)', formatInt(info.nodes)],
     ['nodes-total', 'Nodes (with subgraphs)', formatInt(info.nodes_total)],
     ['functions', 'Model-local functions', info.functions === undefined ? undefined : formatInt(info.functions)],
-    ['initializers', 'Initializers', formatInt(info.initializers)],
-    ['initializer-bytes', 'Initializer bytes', formatBytes(info.initializer_bytes, { compact: false })],
+    // The file's main-graph initializers only: bodies' initializers and Constant nodes are in the Weights card.
+    ['initializers', 'Initializers (main graph)', formatInt(info.initializers)],
+    ['initializer-bytes', 'Initializer bytes (main graph)', formatBytes(info.initializer_bytes, { compact: false })],
     ['ir-version', 'IR version', info.ir_version],
     ['opsets', 'Opsets', opsets || 'none'],
     ['producer', 'Producer', [info.producer, info.producer_version].filter(Boolean).join(' ') || '—'],
