@@ -549,6 +549,35 @@ static void test_weights_kept_through_bodies(void **state) {
     }
 }
 
+/* A QDQ weight: wq int8[1000] (1000 B), its scale float[] (4 B) and zero
+ * point int8[] (1 B), DequantizeLinear -> w float[1000], Add(x, w). ONNX
+ * Runtime keeps the DequantizeLinear (QDQ fusions), so the three
+ * initializers are the weights kept and w is an activation (4000 B, in the
+ * arena), not a 4000 B weight with the int8 one dropped. */
+static void test_dequantize_linear_is_not_folded(void **state) {
+    (void)state;
+    for (int ms = 0; ms < 2; ms++) { /* ai.onnx, then com.microsoft */
+        mb_graph *g = mb_new_graph("main");
+        mb_input(g, "x", F32, "1000");
+        mb_initializer(g, "wq", 3 /* INT8 */, "1000");
+        mb_initializer(g, "s", F32, "");
+        mb_initializer(g, "zp", 3, "");
+        Onnx__NodeProto *dq = mb_node(g, "DequantizeLinear", "wq,s,zp", "w");
+        if (ms) dq->domain = mb_strdup("com.microsoft");
+        mb_node(g, "Add", "x,w", "y");
+        mb_output(g, "y", F32, "1000");
+        planned r = plan(g);
+        const memplan_model_plan *p = r.p;
+        assert_false(p->deferred);
+        assert_int_equal(p->n_weights, 3);
+        assert_int_equal(p->weight_bytes, 1000 + 4 + 1);
+        assert_int_equal(p->n_load_only, 0);
+        assert_int_equal(p->n_buffers, 2); /* w and y */
+        assert_int_equal(peak(p), 4000 + 4000);
+        done(&r);
+    }
+}
+
 /* ---- graph inputs and the total ----------------------------------------- */
 
 /* x float[256] (an input, 1024 B), w float[2] (an input that is also an
@@ -773,6 +802,7 @@ int main(void) {
         cmocka_unit_test(test_shadowing),
         cmocka_unit_test(test_naive_counts_bodies_naive),
         cmocka_unit_test(test_constants_are_weights),
+        cmocka_unit_test(test_dequantize_linear_is_not_folded),
         cmocka_unit_test(test_weights_kept_through_bodies),
         cmocka_unit_test(test_inputs_and_total),
         cmocka_unit_test(test_weights_beyond_64_bits),

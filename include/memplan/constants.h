@@ -3,12 +3,14 @@
  *
  * Initializers are weights. So are the outputs of a Constant node and of any
  * node whose inputs are all weights (a constant-foldable subgraph:
- * ConstantOfShape of a constant shape, Cast/Reshape/Transpose/DequantizeLinear
- * of an initializer, ...): ONNX Runtime and the other runtimes fold them when
- * the model loads, so they are not activations. Not folded: nodes with
+ * ConstantOfShape of a constant shape, Cast/Reshape/Transpose of an
+ * initializer, ...): ONNX Runtime and the other runtimes fold them when the
+ * model loads, so they are not activations. Not folded: nodes with
  * subgraphs, nodes without inputs other than Constant (RandomNormal, ...),
- * and ops whose outputs differ run to run (the Random* family, Multinomial,
- * Bernoulli, Dropout). This is a policy handed to the planner, as the view map
+ * ops whose outputs differ run to run (the Random* family, Multinomial,
+ * Bernoulli, Dropout), and DequantizeLinear (ai.onnx or com.microsoft),
+ * which ONNX Runtime keeps for its QDQ fusions: the quantized initializer
+ * is the weight, the float values an activation. This is a policy handed to the planner, as the view map
  * is; the planner itself never names an op.
  */
 #ifndef MEMPLAN_CONSTANTS_H

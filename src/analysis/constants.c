@@ -16,6 +16,16 @@ static bool nondeterministic(const memplan_node *n) {
     return false;
 }
 
+/* DequantizeLinear of a weight is not folded: ONNX Runtime keeps it for its
+ * QDQ fusions (its ConstantFolding skips DequantizeLinear unless
+ * session.disable_quant_qdq is set), so the quantized initializer stays
+ * loaded and the float values are made while the model runs (or never, when
+ * a fusion reads the quantized ones directly). */
+static bool kept_for_qdq(const memplan_node *n) {
+    return (default_domain(n) || strcmp(n->domain, "com.microsoft") == 0) &&
+           strcmp(n->op_type, "DequantizeLinear") == 0;
+}
+
 /* A node folds when every input is a weight: at least one input, or the
  * node is a Constant. */
 static bool folds(const memplan_node *n, const uint8_t *is_const) {
@@ -26,7 +36,7 @@ static bool folds(const memplan_node *n, const uint8_t *is_const) {
         if (!is_const[n->inputs[k]]) return false; /* most nodes end here, before any string compare */
         any = true;
     }
-    if (nondeterministic(n)) return false;
+    if (nondeterministic(n) || kept_for_qdq(n)) return false;
     return any || (default_domain(n) && strcmp(n->op_type, "Constant") == 0);
 }
 
