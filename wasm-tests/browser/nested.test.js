@@ -35,15 +35,17 @@ const figuresOf = (page) => shown(page).then((s) => s.figures);
 const exact = (v) => (v === null ? '' : `${v.toLocaleString('en-US')} B`);
 /** The Weights and Total-to-fit cards: [value, exact line, note, title] each. */
 const memoryCards = (page) =>
-  page.$$eval('.mpv-figure[data-figure="weights"], .mpv-figure[data-figure="total"]', (fs) =>
-    fs.map((f) => [
-      f.dataset.figure,
-      f.querySelector('.mpv-figure-value').textContent,
-      f.querySelector('.mpv-figure-exact').textContent,
-      f.querySelector('.mpv-figure-note')?.textContent ?? null,
-      f.title,
-    ]),
-  );
+  page
+    .$$eval('.mpv-figure[data-figure="weights"], .mpv-figure[data-figure="total"]', (fs) =>
+      fs.map((f) => [
+        f.dataset.figure,
+        f.querySelector('.mpv-figure-value').textContent,
+        f.querySelector('.mpv-figure-exact').textContent,
+        f.querySelector('.mpv-figure-note')?.textContent ?? null,
+        f.title,
+      ]),
+    )
+    .then((cards) => cards.sort((a, b) => (a[0] === 'weights' ? -1 : 1) - (b[0] === 'weights' ? -1 : 1))); // weights, total (the cards' order is checked apart)
 const EXAMPLE_CARDS = [
   [
     'weights',
@@ -77,6 +79,16 @@ describe('the example and input values', () => {
       cards.filter((t) => t === '—'),
       'no dashes on the first screen',
     ).toEqual([]);
+    // the answer first, then how it is made up
+    expect(await page.$$eval('.mpv-figure', (fs) => fs.map((f) => f.dataset.figure))).toEqual([
+      'total',
+      'naive',
+      'peak',
+      'bound',
+      'savings',
+      'inplace',
+      'weights',
+    ]);
     // the bodies, counted first, each with its memory, set apart from one another
     expect(await page.textContent('.mpv-body-list')).toBe(
       "Bodies here (2): If 'If_0' then_branch (branch taken) · 6.19 KiB; If 'If_0' else_branch (branch not taken) · not known",

@@ -1,6 +1,6 @@
-// figures.js -- the plan's figures (naive total, planned peak, lower bound,
-// savings, in-place saves, then the weights and the total to fit: weights +
-// graph inputs outside the arena + planned peak), the strategies line, and the
+// figures.js -- the plan's figures (the total to fit first: weights + graph
+// inputs outside the arena + planned peak; then naive total, planned peak,
+// lower bound, savings, in-place saves and the weights), the strategies line, and the
 // deferred panel (the values without a size, with the C library's reasons, and
 // the unbound dims). Every number is the plan JSON's. Redrawn when a plan is
 // applied.
@@ -128,7 +128,10 @@ export function createFigures(container, ctl) {
     figures.append(f);
     return { v, exact, card: f };
   };
+  // The answer first (what a runtime needs: weights + graph inputs + planned peak), then how it is made up.
+  const total = figure('total', 'Total to fit', '');
   const fig = {
+    total,
     naive: figure('naive', 'Naive total', NAIVE_HINT),
     peak: figure('peak', 'Planned peak', 'Arena or slot memory of the chosen strategy (peak_bytes)'),
     bound: figure(
@@ -143,7 +146,6 @@ export function createFigures(container, ctl) {
       'Planned peak without in-place reuse minus with it (inplace.saved_bytes); turn in-place reuse on to see it',
     ),
     weights: figure('weights', 'Weights', ''),
-    total: figure('total', 'Total to fit', ''),
   };
   const totalNote = el('div', 'mpv-figure-note', '');
   fig.total.card.append(totalNote);
