@@ -780,12 +780,31 @@ static void test_sweep(void **state) {
         assert_int_equal(pts[i].lower_bound_bytes, 8 * (uint64_t)values[i]);
         assert_int_equal(pts[i].naive_bytes, 8 * (uint64_t)values[i]);
         assert_int_equal(pts[i].slots_bytes, 8 * (uint64_t)values[i]);
+        assert_true(pts[i].total_known); /* no weights, x outside the arena */
+        assert_int_equal(pts[i].total_bytes, 12 * (uint64_t)values[i]);
     }
     /* another dim: seq stays unbound, every point deferred */
     o.n_bindings = 0;
     assert_int_equal(memplan_plan_sweep(m, &o, "batch", values, 2, pts, &err), MEMPLAN_OK);
     assert_true(pts[0].deferred && pts[1].deferred);
     assert_int_equal(memplan_plan_sweep(m, &o, "", values, 2, pts, &err), MEMPLAN_EUSAGE);
+    memplan_model_free(m);
+
+    /* an input nothing reads, of unbound size: the arena is planned, the
+     * total to fit is not known */
+    g = mb_new_graph("main");
+    mb_input(g, "x", F32, "seq");
+    mb_input(g, "u", F32, "n");
+    mb_node(g, "Relu", "x", "y");
+    mb_output(g, "y", F32, "seq");
+    bytes = mb_pack(g, &len);
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    assert_int_equal(memplan_plan_sweep(m, &o, "seq", values + 2, 1, pts, &err), MEMPLAN_OK);
+    assert_true(pts[0].fits && !pts[0].deferred);
+    assert_int_equal(pts[0].peak_bytes, 40);
+    assert_false(pts[0].total_known);
+    assert_int_equal(pts[0].total_bytes, 0);
     memplan_model_free(m);
 }
 

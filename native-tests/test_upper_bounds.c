@@ -242,7 +242,8 @@ static char *sweep_report(const memplan_model *m, int argc, const char *const *a
  * arena's figures at each; with --upper-bounds the NonZero count at its
  * bound n = 8 * seq: r 32*seq bytes, nz and t int64[2,n] 128*seq each, c
  * and y float[n,2] 64*seq each; naive 416*seq, the peak nz + t 256*seq, the
- * slots {nz, y} {t, c} {r} 288*seq. */
+ * slots {nz, y} {t, c} {r} 288*seq; the total to fit x (32*seq, outside
+ * the arena) + the peak, 288*seq. */
 static void test_sweep_report(void **state) {
     (void)state;
     memplan_model *m = nonzero_model();
@@ -250,18 +251,18 @@ static void test_sweep_report(void **state) {
     char *json = sweep_report(m, 5, args, MEMPLAN_OK);
     assert_string_equal(json, "{\"dim\":\"seq\",\"lo\":1,\"hi\":4,\"points\":["
                               "{\"value\":1,\"status\":\"planned\",\"naive_bytes\":416,\"peak_bytes\":256,"
-                              "\"lower_bound_bytes\":256,\"slots_bytes\":288},"
+                              "\"lower_bound_bytes\":256,\"slots_bytes\":288,\"total_bytes\":288},"
                               "{\"value\":3,\"status\":\"planned\",\"naive_bytes\":1248,\"peak_bytes\":768,"
-                              "\"lower_bound_bytes\":768,\"slots_bytes\":864},"
+                              "\"lower_bound_bytes\":768,\"slots_bytes\":864,\"total_bytes\":864},"
                               "{\"value\":4,\"status\":\"planned\",\"naive_bytes\":1664,\"peak_bytes\":1024,"
-                              "\"lower_bound_bytes\":1024,\"slots_bytes\":1152}]}\n");
+                              "\"lower_bound_bytes\":1024,\"slots_bytes\":1152,\"total_bytes\":1152}]}\n");
     free(json);
     /* without --upper-bounds the count stays unknown: every point deferred */
     const char *const plain[] = {"--dim", "seq=2..3"};
     json = sweep_report(m, 2, plain, MEMPLAN_OK);
     expect_contains(json, "\"points\":[{\"value\":2,\"status\":\"deferred\",\"naive_bytes\":null,"
-                          "\"peak_bytes\":null,\"lower_bound_bytes\":null,\"slots_bytes\":null},"
-                          "{\"value\":3,\"status\":\"deferred\"");
+                          "\"peak_bytes\":null,\"lower_bound_bytes\":null,\"slots_bytes\":null,"
+                          "\"total_bytes\":null},{\"value\":3,\"status\":\"deferred\"");
     free(json);
     /* one range, no more and no fewer */
     const char *const none[] = {"--dim", "seq=2"};
@@ -270,7 +271,9 @@ static void test_sweep_report(void **state) {
     free(msg);
     memplan_model_free(m);
 
-    /* a value the model cannot hold does not stop the sweep: x[seq] reshaped to [8] */
+    /* a value the model cannot hold does not stop the sweep: x[seq] reshaped
+     * to [8]; at 8 the total to fit is the shape (8 bytes, kept: Reshape
+     * reads it), x (32) and the peak (32) */
     mb_graph *g = mb_new_graph("g");
     mb_input(g, "x", 1, "seq");
     mb_initializer_ints(g, "shape", "1", (const int64_t[]){8}, 1);
@@ -286,9 +289,9 @@ static void test_sweep_report(void **state) {
     json = sweep_report(m, 4, fit, MEMPLAN_OK);
     assert_string_equal(json, "{\"dim\":\"seq\",\"lo\":4,\"hi\":8,\"points\":["
                               "{\"value\":4,\"status\":\"does not fit\",\"naive_bytes\":null,\"peak_bytes\":null,"
-                              "\"lower_bound_bytes\":null,\"slots_bytes\":null},"
+                              "\"lower_bound_bytes\":null,\"slots_bytes\":null,\"total_bytes\":null},"
                               "{\"value\":8,\"status\":\"planned\",\"naive_bytes\":32,\"peak_bytes\":32,"
-                              "\"lower_bound_bytes\":32,\"slots_bytes\":32}]}\n");
+                              "\"lower_bound_bytes\":32,\"slots_bytes\":32,\"total_bytes\":72}]}\n");
     free(json);
     memplan_model_free(m);
 }

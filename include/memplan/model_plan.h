@@ -303,7 +303,7 @@ void memplan_model_plan_free(memplan_model_plan *p);
  * The figures of plans made with one dim bound to each of n values (the
  * options' other bindings kept; a binding of the same name in the options is
  * replaced). A value whose plan is deferred gets deferred = true and zero
- * figures; one the model cannot hold (too small for a window, a Reshape
+ * figures (total_known false); one the model cannot hold (too small for a window, a Reshape
  * that cannot hold) fits = false, and the sweep goes on. */
 #define MEMPLAN_SWEEP_MAX_POINTS 4096 /* values one `memplan sweep` plans */
 
@@ -314,6 +314,9 @@ typedef struct memplan_sweep_point {
     bool deferred;
     uint64_t naive_bytes, peak_bytes, lower_bound_bytes; /* the arena's */
     uint64_t slots_bytes;                                /* the slot plan's sum of capacities */
+    bool total_known;                                    /* memplan_plan_total of the arena knew the total */
+    uint64_t total_bytes;                                /* then the memory to run the model: weights,
+                                                            inputs outside the arena, the arena's peak */
 } memplan_sweep_point;
 
 memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_options *o, const char *dim,

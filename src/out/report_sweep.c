@@ -4,9 +4,12 @@
  * sequence length" (the page draws the same points).
  *
  * JSON: {dim, lo, hi, points: [{value, status: "planned"|"deferred"|
- * "does not fit", naive_bytes, peak_bytes, lower_bound_bytes, slots_bytes}]}
- * (figures of the arena plan, slots_bytes the slot plan's sum of capacities;
- * null unless planned). Text: one line per value.
+ * "does not fit", naive_bytes, peak_bytes, lower_bound_bytes, slots_bytes,
+ * total_bytes}]} (figures of the arena plan, slots_bytes the slot plan's sum
+ * of capacities, total_bytes the memory to run the model at that value:
+ * weights + inputs outside the arena + the arena's peak, as the plan's
+ * total_bytes; null unless planned, total_bytes also when some weight or
+ * input has no known size). Text: one line per value.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +68,10 @@ static void json_points(mp_json *j, const memplan_dim_range *d, const memplan_sw
             else
                 mp_json_null(j);
         }
+        MP_JSON_KEY(j, "total_bytes");
+        if (planned && p->total_known) mp_json_uint(j, p->total_bytes);
+        else
+            mp_json_null(j);
         mp_json_end(j);
     }
     mp_json_end(j);
@@ -74,16 +81,20 @@ static void json_points(mp_json *j, const memplan_dim_range *d, const memplan_sw
 static void text_points(mp_buf *b, const memplan_dim_range *d, const memplan_sweep_point *pts, size_t n) {
     mp_text_printf(b, "sweep of %s from %lld to %lld, %zu values (arena figures; slots = sum of slot capacities)\n",
                    d->name, (long long)d->lo, (long long)d->hi, n);
-    mp_text_printf(b, "%16s %18s %18s %18s %18s\n", "value", "peak", "lower bound", "naive", "slots");
+    mp_text_printf(b, "%16s %18s %18s %18s %18s %18s\n", "value", "peak", "lower bound", "naive", "slots",
+                   "total to fit");
     for (size_t i = 0; i < n; i++) {
         const memplan_sweep_point *p = &pts[i];
         if (!p->fits || p->deferred) {
             mp_text_printf(b, "%16lld %s\n", (long long)p->value, point_status(p));
             continue;
         }
-        mp_text_printf(b, "%16lld %18llu %18llu %18llu %18llu\n", (long long)p->value,
-                       (unsigned long long)p->peak_bytes, (unsigned long long)p->lower_bound_bytes,
-                       (unsigned long long)p->naive_bytes, (unsigned long long)p->slots_bytes);
+        mp_text_printf(b, "%16lld %18llu %18llu %18llu %18llu", (long long)p->value, (unsigned long long)p->peak_bytes,
+                       (unsigned long long)p->lower_bound_bytes, (unsigned long long)p->naive_bytes,
+                       (unsigned long long)p->slots_bytes);
+        if (p->total_known) mp_text_printf(b, " %18llu\n", (unsigned long long)p->total_bytes);
+        else
+            mp_text_printf(b, " %18s\n", "unknown");
     }
 }
 

@@ -36,6 +36,7 @@ memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_opt
             q->peak_bytes = f->peak_bytes;
             q->lower_bound_bytes = f->lower_bound_bytes;
             q->slots_bytes = p->figures[MEMPLAN_STRATEGY_SLOTS].peak_bytes;
+            q->total_known = memplan_plan_total(p, MEMPLAN_STRATEGY_ARENA, &q->total_bytes) == NULL;
         }
         memplan_model_plan_free(p);
     }

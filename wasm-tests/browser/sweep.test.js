@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { SYMBOLIC } from '../viz-fixtures.js';
 import { basename } from 'node:path';
+import { formatBytes } from '../../web/src/data/format.js';
 import { artifact, cliJson, grab, openPlanned, pngSize, TIMEOUT, useBrowser } from './harness.js';
 
 const env = useBrowser({ setup: (page, e) => openPlanned(page, e, SYMBOLIC) });
@@ -58,6 +59,7 @@ describe('memory against a dim', () => {
       cli.points.map((p) => [
         p.value.toLocaleString('en-US'),
         p.status,
+        p.status === 'planned' && p.total_bytes === null ? 'unknown' : n(p.total_bytes),
         n(p.peak_bytes),
         n(p.lower_bound_bytes),
         n(p.naive_bytes),
@@ -91,6 +93,15 @@ describe('memory against a dim', () => {
     const svg = (await grab(page, '[data-export="sweep-svg"]')).bytes.toString('utf8');
     for (const k of ['peak_bytes', 'lower_bound_bytes', 'naive_bytes'])
       expect(svg, `the ${k} line`).toContain(`class="sweep-line sweep-${k}"`);
+    // The weights (~1.09 MB of DFT bases) put the total to fit past 3x the
+    // peak: its line is left out, the legend gives its range.
+    const totals = last.doc.points.filter((p) => p.status === 'planned').map((p) => p.total_bytes);
+    const peak = Math.max(...last.doc.points.map((p) => p.peak_bytes ?? 0));
+    expect(Math.min(...totals), 'the weights dominate').toBeGreaterThan(3 * peak);
+    expect(svg).not.toContain('sweep-total_bytes');
+    expect(await page.locator('[data-chart="sweep"] .mpv-legend-label').first().textContent()).toBe(
+      `total to fit (off the scale: ${formatBytes(Math.min(...totals))} – ${formatBytes(Math.max(...totals))})`,
+    );
     const planned = last.doc.points.filter((p) => p.status === 'planned').length;
     expect(svg.match(/class="sweep-dot sweep-peak_bytes"/g)?.length, 'a dot per planned value').toBe(planned);
   });

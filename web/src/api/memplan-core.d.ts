@@ -298,6 +298,8 @@ export interface SweepDocument {
     peak_bytes: number | null;
     lower_bound_bytes: number | null;
     slots_bytes: number | null;
+    /** Weights + inputs outside the arena + the planned peak, as a plan's total_bytes; null also when some weight or input has no known size. */
+    total_bytes: number | null;
   }[];
 }
 

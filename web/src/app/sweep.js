@@ -1,6 +1,6 @@
 // sweep.js -- "Memory against a dim": for one of the model's input dims and
-// a range the user gives (1..4096 in 32 values), the planned peak, the lower
-// bound and the naive total at each value. The worker runs `sweep` on the
+// a range the user gives (1..4096 in 32 values), the total to fit, the
+// planned peak, the lower bound and the naive total at each value. The worker runs `sweep` on the
 // open model (the loaded graph is kept; each value is planned with the
 // other dims, values and options of the plan shown), so the points are the
 // CLI's `memplan sweep MODEL --dim seq=1..4096:32 --json`, byte for byte.
@@ -66,7 +66,7 @@ export function createSweep(container, ctl) {
     if (!doc) return;
     const table = el('table', 'mpv-atpeak-table mpv-sweep-table');
     const hr = el('tr');
-    for (const h of [doc.dim, 'status', 'planned peak', 'lower bound', 'naive total', 'slots'])
+    for (const h of [doc.dim, 'status', 'total to fit', 'planned peak', 'lower bound', 'naive total', 'slots'])
       hr.append(el('th', '', h));
     const thead = el('thead');
     thead.append(hr);
@@ -77,6 +77,7 @@ export function createSweep(container, ctl) {
       tr.append(
         el('td', 'num', formatInt(p.value)),
         el('td', '', p.status),
+        p.status === 'planned' && p.total_bytes === null ? el('td', 'num', 'unknown') : cell(p.total_bytes),
         cell(p.peak_bytes),
         cell(p.lower_bound_bytes),
         cell(p.naive_bytes),

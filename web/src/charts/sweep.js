@@ -1,5 +1,6 @@
-// sweep.js -- (f) memory against a dim: the planned peak, the lower bound and
-// the naive total (`memplan sweep --json` points) over the values of one dim.
+// sweep.js -- (f) memory against a dim: the total to fit, the planned peak,
+// the lower bound and the naive total (`memplan sweep --json` points) over
+// the values of one dim.
 // A few thousand points at most: lines and dots in SVG over the shared frame
 // (base.js); a value that is deferred or does not fit leaves a gap. The
 // pointer shows the nearest value's figures in the chart's head (as text).
@@ -10,6 +11,7 @@ import { formatBytes, formatInt } from '../data/format.js';
 const MARGIN = { top: 14, right: 26, bottom: 34, left: 64 };
 /** The series drawn: key in a point, label, colour, dash. */
 export const SWEEP_SERIES = [
+  { key: 'total_bytes', label: 'total to fit', color: '#3a5a8c', dash: '' },
   { key: 'peak_bytes', label: 'planned peak', color: '#e15759', dash: '' },
   { key: 'lower_bound_bytes', label: 'lower bound', color: '#2f9e44', dash: '5 3' },
   { key: 'naive_bytes', label: 'naive total', color: '#8a8f98', dash: '2 3' },
@@ -17,20 +19,46 @@ export const SWEEP_SERIES = [
 
 /**
  * The y scale's top over the planned points: the planned peak and the lower
- * bound always; the naive total too unless it passes 3x them (as the memory
- * chart does), then its line is left out and its legend item says how high
- * it goes. {top, naiveTop, naiveShown}.
+ * bound always; the naive total and the total to fit too unless they pass 3x
+ * them (as the memory chart does with the naive total: weights of 100 MB
+ * over a 5 MB arena would flatten the peak's line), then that line is left
+ * out and its legend item says how high it goes. A total to fit of null
+ * (some weight or input of unknown size) is not drawn.
+ * {top, naiveTop, naiveShown, totalLow, totalTop, totalShown} (totalLow: the
+ * lowest known total, 0 when none).
  */
 export function sweepScale(points) {
   let top = 1,
-    naiveTop = 0;
+    naiveTop = 0,
+    totalLow = Infinity,
+    totalTop = 0;
   for (const p of points) {
     if (p.status !== 'planned') continue;
     top = Math.max(top, p.peak_bytes, p.lower_bound_bytes);
     naiveTop = Math.max(naiveTop, p.naive_bytes);
+    if (p.total_bytes == null) continue;
+    totalLow = Math.min(totalLow, p.total_bytes);
+    totalTop = Math.max(totalTop, p.total_bytes);
   }
-  const naiveShown = naiveTop <= top * 3;
-  return { top: naiveShown ? Math.max(top, naiveTop) : top, naiveTop, naiveShown };
+  const naiveShown = naiveTop <= top * 3,
+    totalShown = totalTop <= top * 3;
+  return {
+    top: Math.max(top, naiveShown ? naiveTop : 0, totalShown ? totalTop : 0),
+    naiveTop,
+    naiveShown,
+    totalLow: totalTop ? totalLow : 0,
+    totalTop,
+    totalShown,
+  };
+}
+
+/** A series' label in the legend: with how high it goes when it is off the scale. */
+function legendLabel(s, scale) {
+  if (s.key === 'naive_bytes' && !scale.naiveShown)
+    return `${s.label} (off the scale: up to ${formatBytes(scale.naiveTop)})`;
+  if (s.key === 'total_bytes' && !scale.totalShown)
+    return `${s.label} (off the scale: ${formatBytes(scale.totalLow)} – ${formatBytes(scale.totalTop)})`;
+  return s.label;
 }
 
 export function createSweepChart(container, { height = 220, key = 'sweep' } = {}) {
@@ -84,10 +112,7 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
     ]);
     const scale = sweepScale(pts);
     y.domain([0, scale.top * 1.05]).range([h - MARGIN.bottom, MARGIN.top]);
-    setText(
-      legendLabels.naive_bytes,
-      scale.naiveShown ? 'naive total' : `naive total (off the scale: up to ${formatBytes(scale.naiveTop)})`,
-    );
+    for (const s of SWEEP_SERIES) setText(legendLabels[s.key], legendLabel(s, scale));
     gx.attr('transform', `translate(0,${h - MARGIN.bottom})`).call(
       axisBottom(x)
         .ticks(Math.max(2, w / 90))
@@ -106,9 +131,11 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
     linesG.selectAll('*').remove();
     for (const s of SWEEP_SERIES) {
       if (s.key === 'naive_bytes' && !scale.naiveShown) continue;
-      // Gaps where a value is deferred or does not fit the model.
+      if (s.key === 'total_bytes' && !scale.totalShown) continue;
+      // Gaps where a value is deferred or does not fit the model (or its total is unknown).
+      const has = (p) => planned(p) && p[s.key] != null;
       const path = line()
-        .defined(planned)
+        .defined(has)
         .x((p) => x(p.value))
         .y((p) => y(p[s.key]))(pts);
       if (path)
@@ -121,7 +148,7 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
           .attr('stroke-width', 1.5)
           .attr('stroke-dasharray', s.dash || null);
       if (ok.length <= 256)
-        for (const p of ok)
+        for (const p of ok.filter(has))
           linesG
             .append('circle')
             .attr('class', `sweep-dot sweep-${s.key}`)
@@ -170,8 +197,9 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
   return api;
 }
 
-/** One point in words: "seq = 128: planned peak 1.5 MiB · lower bound … · naive total …", or its status. */
+/** One point in words: "seq = 128: total to fit 9 MiB · planned peak 1.5 MiB · lower bound … · naive total …", or its status. */
 export function describePoint(dim, p) {
   if (p.status !== 'planned') return `${dim} = ${formatInt(p.value)}: ${p.status}`;
-  return `${dim} = ${formatInt(p.value)}: ${SWEEP_SERIES.map((s) => `${s.label} ${formatBytes(p[s.key])}`).join(' · ')}`;
+  const figure = (s) => `${s.label} ${p[s.key] == null ? 'unknown' : formatBytes(p[s.key])}`;
+  return `${dim} = ${formatInt(p.value)}: ${SWEEP_SERIES.map(figure).join(' · ')}`;
 }
