@@ -99,6 +99,13 @@ describe('memory against a dim', () => {
     const peak = Math.max(...last.doc.points.map((p) => p.peak_bytes ?? 0));
     expect(Math.min(...totals), 'the weights dominate').toBeGreaterThan(3 * peak);
     expect(svg).not.toContain('sweep-total_bytes');
+    const peaks = last.doc.points.filter((p) => p.status === 'planned').map((p) => p.peak_bytes);
+    expect(await page.textContent('.mpv-sweep-status')).toMatch(
+      new RegExp(
+        `^32 values in \\d+ ms; total to fit ${formatBytes(Math.min(...totals))} – ${formatBytes(Math.max(...totals))}; ` +
+          `planned peak ${formatBytes(Math.min(...peaks))} – ${formatBytes(Math.max(...peaks))}$`,
+      ),
+    );
     expect(await page.locator('[data-chart="sweep"] .mpv-legend-label').first().textContent()).toBe(
       `total to fit (off the scale: ${formatBytes(Math.min(...totals))} – ${formatBytes(Math.max(...totals))})`,
     );

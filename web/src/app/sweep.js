@@ -121,10 +121,19 @@ export function createSweep(container, ctl) {
       if (my !== gen || model !== ctl.model) return null;
       args = a;
       ms = performance.now() - t0;
-      const peaks = d.points.filter((p) => p.status === 'planned').map((p) => p.peak_bytes);
+      const ok = d.points.filter((p) => p.status === 'planned');
+      const range = (label, vs) =>
+        vs.length ? `; ${label} ${formatBytes(Math.min(...vs))} – ${formatBytes(Math.max(...vs))}` : '';
       status.textContent =
         `${formatInt(d.points.length)} values in ${Math.round(ms)} ms` +
-        (peaks.length ? `; planned peak ${formatBytes(Math.min(...peaks))} – ${formatBytes(Math.max(...peaks))}` : '');
+        range(
+          'total to fit',
+          ok.filter((p) => p.total_bytes !== null).map((p) => p.total_bytes),
+        ) +
+        range(
+          'planned peak',
+          ok.map((p) => p.peak_bytes),
+        );
       show(d);
       return d;
     } catch (e) {
