@@ -1,5 +1,5 @@
 # The commands of the README. The logic lives in scripts/.
-.PHONY: demo test check fuzz
+.PHONY: demo test check fuzz coverage
 demo:
 	bash scripts/demo.sh
 test:
@@ -8,3 +8,5 @@ check:
 	bash scripts/test.sh --check
 fuzz:
 	bash scripts/fuzz.sh
+coverage:
+	bash scripts/coverage.sh
