@@ -226,16 +226,21 @@ static void test_value_inputs(void **state) {
     memplan_model_free(m);
 }
 
-static char *sweep_report(const memplan_model *m, int argc, const char *const *argv, memplan_status want) {
+static char *sweep_report_as(const memplan_model *m, int argc, const char *const *argv, memplan_status want,
+                             bool text) {
     memplan_request r;
     memplan_error err = {0};
     assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
     char *json = NULL;
     size_t len;
-    memplan_status st = memplan_report_json(m, "sweep", &r, &json, &len, &err);
+    memplan_status st = (text ? memplan_report_text : memplan_report_json)(m, "sweep", &r, &json, &len, &err);
     memplan_request_free(&r);
     if (st != want) fail_msg("sweep: status %d (%s)", (int)st, err.message);
     return st ? mb_strdup(err.message) : json;
+}
+
+static char *sweep_report(const memplan_model *m, int argc, const char *const *argv, memplan_status want) {
+    return sweep_report_as(m, argc, argv, want, false);
 }
 
 /* memplan sweep: N values from LO to HI (both ends, rounded, each once), the
@@ -292,6 +297,40 @@ static void test_sweep_report(void **state) {
                               "\"lower_bound_bytes\":null,\"slots_bytes\":null,\"total_bytes\":null},"
                               "{\"value\":8,\"status\":\"planned\",\"naive_bytes\":32,\"peak_bytes\":32,"
                               "\"lower_bound_bytes\":32,\"slots_bytes\":32,\"total_bytes\":72}]}\n");
+    free(json);
+    /* the same as text: one line per value, the total to fit last */
+    json = sweep_report_as(m, 4, fit, MEMPLAN_OK, true);
+    assert_string_equal(json, "sweep of seq from 4 to 8, 2 values (arena figures; slots = sum of slot capacities)\n"
+                              "           value               peak        lower bound              naive"
+                              "              slots       total to fit\n"
+                              "               4 does not fit\n"
+                              "               8                 32                 32                 32"
+                              "                 32                 72\n");
+    free(json);
+    memplan_model_free(m);
+
+    /* an input nothing reads, of unbound size: planned, the total unknown */
+    g = mb_new_graph("g");
+    mb_input(g, "x", 1, "seq");
+    mb_input(g, "u", 1, "n");
+    mb_node(g, "Relu", "x", "y");
+    mb_output(g, "y", 1, "seq");
+    bytes = mb_pack(g, &len);
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    const char *const unknown[] = {"--dim", "seq=2..3", "--align", "1"};
+    json = sweep_report_as(m, 4, unknown, MEMPLAN_OK, true);
+    assert_string_equal(json, "sweep of seq from 2 to 3, 2 values (arena figures; slots = sum of slot capacities)\n"
+                              "           value               peak        lower bound              naive"
+                              "              slots       total to fit\n"
+                              "               2                  8                  8                  8"
+                              "                  8            unknown\n"
+                              "               3                 12                 12                 12"
+                              "                 12            unknown\n");
+    free(json);
+    json = sweep_report(m, 4, unknown, MEMPLAN_OK);
+    expect_contains(json, "{\"value\":2,\"status\":\"planned\",\"naive_bytes\":8,\"peak_bytes\":8,"
+                          "\"lower_bound_bytes\":8,\"slots_bytes\":8,\"total_bytes\":null}");
     free(json);
     memplan_model_free(m);
 }
