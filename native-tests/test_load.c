@@ -645,9 +645,93 @@ static void test_reader_errors(void **state) {
     assert_int_equal(memplan_model_load_reader(NULL, NULL, &m, &ea), MEMPLAN_EUSAGE);
 }
 
+/* An attribute without a type (IR version 1 files leave it out) takes the
+ * type of the field it fills; lists of tensors and of graphs load as such,
+ * and a tensor's typed fields (double_data, uint64_data) become
+ * little-endian bytes of its own element width. The attribute payloads
+ * point at static data: model_builder.h frees only names, ints and g. */
+static void test_attribute_forms(void **state) {
+    (void)state;
+    static float floats[] = {0.5f, 2.0f};
+    static double dbl[] = {1.5, -2.0};
+    static uint64_t u64[] = {7, UINT64_C(1) << 40};
+    static uint64_t u32[] = {5, 0xffffffffu};
+    static int64_t two = 2, one = 1;
+    static Onnx__TensorProto tens[3];
+    static Onnx__TensorProto *tens_list[3];
+    for (int k = 0; k < 3; k++) {
+        onnx__tensor_proto__init(&tens[k]);
+        tens_list[k] = &tens[k];
+        tens[k].has_data_type = 1;
+        tens[k].n_dims = 1;
+        tens[k].dims = k == 2 ? &one : &two;
+    }
+    tens[0].name = "d", tens[0].data_type = MEMPLAN_DTYPE_DOUBLE, tens[0].double_data = dbl, tens[0].n_double_data = 2;
+    tens[1].name = "u", tens[1].data_type = MEMPLAN_DTYPE_UINT64, tens[1].uint64_data = u64, tens[1].n_uint64_data = 2;
+    /* uint32 data lives in uint64_data; two values for one element: no data */
+    tens[2].name = "w", tens[2].data_type = MEMPLAN_DTYPE_UINT32, tens[2].uint64_data = u32, tens[2].n_uint64_data = 2;
+
+    mb_graph *body = mb_new_graph("b0");
+    mb_input(body, "bx", F32, "2");
+    mb_node(body, "Neg", "bx", "by");
+    mb_output(body, "by", F32, "2");
+    mb_graph *g = mb_new_graph("attrs");
+    mb_input(g, "x", F32, "2");
+    Onnx__NodeProto *nd = mb_node(g, "Relu", "x", "y");
+    Onnx__AttributeProto *a = mb_attr(nd, "i", 0);
+    a->has_type = 0, a->has_i = 1, a->i = 42;
+    a = mb_attr(nd, "f", 0);
+    a->has_type = 0, a->has_f = 1, a->f = 0.25f;
+    a = mb_attr(nd, "s", 0);
+    a->has_type = 0, a->has_s = 1, a->s.data = (uint8_t *)"abc", a->s.len = 3;
+    a = mb_attr(nd, "fl", 0);
+    a->has_type = 0, a->floats = floats, a->n_floats = 2;
+    a = mb_attr(nd, "ts", 0);
+    a->has_type = 0, a->tensors = tens_list, a->n_tensors = 3;
+    Onnx__GraphProto *bodies[1] = {body};
+    a = mb_attr(nd, "gs", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS);
+    a->graphs = bodies, a->n_graphs = 1;
+    mb_output(g, "y", F32, "2");
+    size_t len;
+    uint8_t *bytes = mb_pack(g, &len);
+    mb_free_graph(body); /* the builder does not own a graphs list */
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    const memplan_node *n = &m->graph->nodes[0];
+    assert_int_equal(n->n_attrs, 6);
+    const memplan_attr *at = n->attrs;
+    assert_int_equal(at[0].type, MEMPLAN_ATTR_INT);
+    assert_int_equal(at[0].i, 42);
+    assert_int_equal(at[1].type, MEMPLAN_ATTR_FLOAT);
+    assert_true(at[1].f == 0.25f);
+    assert_int_equal(at[2].type, MEMPLAN_ATTR_STRING);
+    assert_string_equal(at[2].s, "abc");
+    assert_int_equal(at[3].type, MEMPLAN_ATTR_FLOATS);
+    assert_int_equal(at[3].n, 2);
+    assert_true(at[3].floats[0] == 0.5f && at[3].floats[1] == 2.0f);
+    assert_int_equal(at[4].type, MEMPLAN_ATTR_TENSORS);
+    assert_int_equal(at[4].n, 3);
+    const memplan_tensor *t = at[4].tensors;
+    assert_string_equal(t[0].name, "d");
+    assert_int_equal(t[0].data_len, 16);
+    assert_memory_equal(t[0].data, dbl, 16);
+    assert_int_equal(t[1].data_len, 16);
+    assert_memory_equal(t[1].data, u64, 16);
+    assert_null(t[2].data); /* 2 values for 1 element */
+    assert_int_equal(at[5].type, MEMPLAN_ATTR_GRAPHS);
+    assert_int_equal(at[5].n, 1);
+    assert_string_equal(at[5].graphs[0]->name, "b0");
+    assert_int_equal(at[5].graphs[0]->n_nodes, 1);
+    assert_ptr_equal(at[5].graphs[0]->parent, m->graph);
+    memplan_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chain),
+        cmocka_unit_test(test_attribute_forms),
         cmocka_unit_test(test_unsorted_is_ordered_stably),
         cmocka_unit_test(test_cycle),
         cmocka_unit_test(test_dangling),
