@@ -721,14 +721,16 @@ static void test_body_has_no_inputs(void **state) {
 
 /* ---- input values ------------------------------------------------------ */
 
-static void expect_value_error(const char *name, int64_t v, const char *message) {
+/* Plan g (freed) with the value elems[0..n) given to input `name`: the
+ * plan must fail with EUSAGE and `message`. */
+static void expect_values_error(mb_graph *g, const char *name, int32_t n, const int64_t *elems, const char *message) {
     size_t len;
-    uint8_t *bytes = mb_pack(if_model(true, 0), &len);
+    uint8_t *bytes = mb_pack(g, &len);
     memplan_model *m = NULL;
     memplan_error err = {0};
     assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
     free(bytes);
-    memplan_input_value iv = {name, 1, &v};
+    memplan_input_value iv = {name, n, elems};
     memplan_plan_options o;
     memplan_plan_options_init(&o);
     o.values = &iv;
@@ -740,11 +742,54 @@ static void expect_value_error(const char *name, int64_t v, const char *message)
     memplan_model_free(m);
 }
 
+static void expect_value_error(const char *name, int64_t v, const char *message) {
+    expect_values_error(if_model(true, 0), name, 1, &v, message);
+}
+
+/* Inputs of every narrow integer type, each Relu'd to an output: a
+ * int8[1], b uint8[1], c int16[1], d uint16[1], e int32[2], f uint32[1],
+ * g int64[n]. */
+static mb_graph *narrow_inputs_model(void) {
+    static const struct {
+        const char *name, *dims;
+        int32_t type;
+    } in[] = {{"a", "1", 3}, {"b", "1", 2}, {"c", "1", 5}, {"d", "1", 4}, {"e", "2", 6}, {"f", "1", 12}, {"g", "n", 7}};
+    mb_graph *g = mb_new_graph("narrow");
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        char out[8];
+        snprintf(out, sizeof out, "%s_out", in[i].name);
+        mb_input(g, in[i].name, in[i].type, in[i].dims);
+        mb_node(g, "Identity", in[i].name, out);
+        mb_output(g, out, in[i].type, in[i].dims);
+    }
+    return g;
+}
+
 static void test_value_errors(void **state) {
     (void)state;
     expect_value_error("nope", 1, "the model has no graph input named 'nope'");
     expect_value_error("x", 1, "input 'x' is float: only integer and bool inputs take a value");
     expect_value_error("c", 2, "2 does not fit input 'c' (bool)");
+    /* each narrow type's range, at both ends */
+    const int64_t v128 = 128, vm129 = -129, v256 = 256, vm1 = -1, v32768 = 32768, v65536 = 65536,
+                  v2_32 = INT64_C(1) << 32, v2_31 = INT64_C(1) << 31, pair[2] = {1, 2}, three[3] = {1, 2, 3};
+    expect_values_error(narrow_inputs_model(), "a", 1, &v128, "128 does not fit input 'a' (int8)");
+    expect_values_error(narrow_inputs_model(), "a", 1, &vm129, "-129 does not fit input 'a' (int8)");
+    expect_values_error(narrow_inputs_model(), "b", 1, &v256, "256 does not fit input 'b' (uint8)");
+    expect_values_error(narrow_inputs_model(), "b", 1, &vm1, "-1 does not fit input 'b' (uint8)");
+    expect_values_error(narrow_inputs_model(), "c", 1, &v32768, "32768 does not fit input 'c' (int16)");
+    expect_values_error(narrow_inputs_model(), "d", 1, &v65536, "65536 does not fit input 'd' (uint16)");
+    expect_values_error(narrow_inputs_model(), "e", 2, (const int64_t[]){1, v2_31},
+                        "2147483648 does not fit input 'e' (int32)");
+    expect_values_error(narrow_inputs_model(), "f", 1, &v2_32, "4294967296 does not fit input 'f' (uint32)");
+    /* counts: none, too many, not the input's, and an input whose size is not bound yet */
+    expect_values_error(narrow_inputs_model(), "a", 0, pair, "a value for input 'a' has 0 elements (1 to 1024)");
+    static const int64_t zeros[MEMPLAN_MAX_TRACKED_ELEMS + 1];
+    expect_values_error(narrow_inputs_model(), "g", MEMPLAN_MAX_TRACKED_ELEMS + 1, zeros,
+                        "a value for input 'g' has 1025 elements (1 to 1024)");
+    expect_values_error(narrow_inputs_model(), "e", 3, three, "input 'e' holds 2 elements, the value gives 3");
+    expect_values_error(narrow_inputs_model(), "g", 2, pair,
+                        "input 'g' has symbolic dims: bind them (--dim) before its value");
 }
 
 /* ---- memory against a dim ---------------------------------------------- */

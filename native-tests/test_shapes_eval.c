@@ -294,6 +294,63 @@ static void test_cast(void **state) {
     done(&c);
 }
 
+/* An initializer of any element type from little-endian raw bytes (static:
+ * the builder does not free raw_data). */
+static void raw(mb_graph *g, const char *name, int32_t elem, const char *dims, const void *bytes, size_t len) {
+    mb_initializer(g, name, elem, dims);
+    Onnx__TensorProto *t = g->initializer[g->n_initializer - 1];
+    t->has_raw_data = 1;
+    t->raw_data.data = (uint8_t *)bytes;
+    t->raw_data.len = len;
+}
+
+/* Initializers of the narrow integer types keep their values, sign or not
+ * (ONNX's raw_data is little-endian; the values as Cast to int64 show them). */
+static void test_narrow_initializers(void **state) {
+    (void)state;
+    static const int8_t i8[] = {-1, 3};
+    static const uint8_t u8[] = {255, 0};
+    static const int16_t i16[] = {-300, 7};
+    static const uint16_t u16[] = {65535, 1};
+    static const int32_t i32[] = {-5, 6};
+    static const uint32_t u32[] = {4294967295u, 2};
+    static const struct {
+        const char *name;
+        int32_t type;
+        const void *data;
+        size_t len;
+        const char *want;
+    } cases[] = {{"i8", I8, i8, sizeof i8, "-1,3"},     {"u8", U8, u8, sizeof u8, "255,0"},
+                 {"i16", 5, i16, sizeof i16, "-300,7"}, {"u16", 4, u16, sizeof u16, "65535,1"},
+                 {"i32", I32, i32, sizeof i32, "-5,6"}, {"u32", 12, u32, sizeof u32, "4294967295,2"}};
+    mb_graph *g = mb_new_graph("g");
+    char out[16];
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        raw(g, cases[k].name, cases[k].type, "2", cases[k].data, cases[k].len);
+        snprintf(out, sizeof out, "%s_i64", cases[k].name);
+        mb_int_attr(mb_node(g, "Cast", cases[k].name, out), "to", I64);
+    }
+    mb_output(g, "u32_i64", I64, NULL);
+    ctx c;
+    infer(&c, g);
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        snprintf(out, sizeof out, "%s_i64", cases[k].name);
+        expect_vals(&c, out, cases[k].want);
+    }
+    /* int8 [-1, 3] as a Reshape's shape: the -1 is inferred */
+    g = mb_new_graph("g");
+    mb_input(g, "x", F32, "6");
+    raw(g, "s8", I8, "2", i8, sizeof i8);
+    mb_int_attr(mb_node(g, "Cast", "s8", "s"), "to", I64);
+    mb_node(g, "Reshape", "x,s", "y");
+    mb_output(g, "y", F32, NULL);
+    ctx c2;
+    infer(&c2, g);
+    expect(&c2, "y", "float[2,3] 24");
+    done(&c);
+    done(&c2);
+}
+
 /* Symbolic values where the op is exact on them, none where it is not. */
 static void test_symbolic_floats(void **state) {
     (void)state;
@@ -615,6 +672,7 @@ int main(void) {
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_logic_where_clip),
         cmocka_unit_test(test_cast),
+        cmocka_unit_test(test_narrow_initializers),
         cmocka_unit_test(test_symbolic_floats),
         cmocka_unit_test(test_transpose_concat_split_slice),
         cmocka_unit_test(test_gathers),
