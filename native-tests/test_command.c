@@ -128,6 +128,18 @@ static void test_bindings_grow_and_replace(void **state) {
     assert_int_equal(cli_request_parse(&r, 2, too_many, &err), MEMPLAN_EUSAGE);
     assert_string_equal(err.message, "--value v: more than 64 elements");
     assert_int_equal(r.shapes.n_values, 0);
+
+    /* no '=', no name, an element that is not an integer or true/false,
+     * an empty element, one beyond 64 bits */
+    static const char *const bad[] = {"sr", "=3", "sr=3,x", "sr=1,,2", "sr=99999999999999999999", "sr=True"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        const char *one[] = {"--value", bad[i]};
+        char want[128];
+        snprintf(want, sizeof want, "--value takes NAME=V or NAME=V,V,... (integers or true/false), got '%s'", bad[i]);
+        assert_int_equal(cli_request_parse(&r, 2, one, &err), MEMPLAN_EUSAGE);
+        assert_string_equal(err.message, want);
+        assert_int_equal(r.shapes.n_values, 0);
+    }
 }
 
 /* Each switch sets its field of the typed request, each valued option

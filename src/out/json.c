@@ -165,8 +165,3 @@ void mp_json_null(mp_json *j) {
     before_value(j);
     mp_buf_puts(j->out, "null");
 }
-
-void mp_json_raw(mp_json *j, const char *text) {
-    before_value(j);
-    mp_buf_puts(j->out, text);
-}

@@ -42,8 +42,6 @@ void mp_json_uint(mp_json *j, uint64_t v);
 void mp_json_double(mp_json *j, double v); /* %.6g; non-finite -> null */
 void mp_json_bool(mp_json *j, bool v);
 void mp_json_null(mp_json *j);
-/* Write pre-formatted JSON text as one value. */
-void mp_json_raw(mp_json *j, const char *text);
 
 /* Append s as a JSON string literal (with quotes) to b. */
 void mp_json_escape(mp_buf *b, const char *s, size_t n);
