@@ -59,17 +59,26 @@ static memplan_expr scalar_amount(mp_sctx *c, int32_t k) {
 /* Gelu, FastGelu, BiasGelu, QuickGelu, BiasAdd, RotaryEmbedding, ...: like input 0. */
 static void like_input0(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 0)); }
 
-/* BiasDropout / BitmaskBiasDropout: output like data, mask bool like data. */
+/* BiasDropout: output like data, mask bool like data. */
 static void bias_dropout(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0);
     mp_out_like(c, 0, x);
     if (x) out_like_typed(c, 1, MEMPLAN_DTYPE_BOOL, x);
 }
 
-/* BiasSplitGelu([B, HW, D], bias) -> [B, HW, D/2]. */
+/* BitmaskBiasDropout: output like data; the mask is bit-packed, "T3 :
+ * tensor(uint32)", and the schema infers no shape for it. */
+static void bitmask_bias_dropout(mp_sctx *c) {
+    mp_out_like(c, 0, mp_in(c, 0));
+    mp_out_unranked(c, 1, MEMPLAN_DTYPE_UINT32, "bit-packed mask: size not modelled");
+}
+
+/* BiasSplitGelu([B, HW, D], bias) -> [B, HW, D/2]; the schema requires rank 3
+ * ("input shall be 3 dimensions"). */
 static void bias_split_gelu(mp_sctx *c) {
     const memplan_vshape *x = ranked(c, 0);
-    out_last(c, 0, type_of(c, 0, 0), x, x && x->rank >= 1 ? div_c(c, x->dims[x->rank - 1], 2) : MEMPLAN_EXPR_NONE);
+    if (x && x->rank != 3) x = NULL;
+    out_last(c, 0, type_of(c, 0, 0), x, x ? div_c(c, x->dims[2], 2) : MEMPLAN_EXPR_NONE);
 }
 
 /* ---- layer norms -------------------------------------------------------- */
@@ -257,16 +266,19 @@ static void fused_matmul(mp_sctx *c) {
     matmul_out(c, 0, 1, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
 }
 
-/* FusedGemm(A, B, C): Gemm (transA/transB) with a fused activation. */
-static void fused_gemm(mp_sctx *c) {
-    int32_t et = type_of(c, 0, 0);
-    const memplan_vshape *a = ranked(c, 0), *b = ranked(c, 1);
+/* Gemm of inputs a_k and b_k (transA/transB) into output 0 of type et;
+ * unranked when either is ranked but not 2-D. */
+static void gemm_out(mp_sctx *c, int32_t a_k, int32_t b_k, int32_t et) {
+    const memplan_vshape *a = ranked(c, a_k), *b = ranked(c, b_k);
     if ((a && a->rank != 2) || (b && b->rank != 2)) {
         mp_out_unranked(c, 0, et, "inputs not 2-D");
         return;
     }
-    matmul_out(c, 0, 1, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
+    matmul_out(c, a_k, b_k, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
 }
+
+/* FusedGemm(A, B, C): Gemm (transA/transB) with a fused activation. */
+static void fused_gemm(mp_sctx *c) { gemm_out(c, 0, 1, type_of(c, 0, 0)); }
 
 /* DynamicQuantizeMatMul(A float, B, b_scale, ...) -> A's type. */
 static void dynamic_quantize_matmul(mp_sctx *c) {
@@ -283,11 +295,11 @@ static void matmul_nbits(mp_sctx *c) {
     out_last(c, 0, type_of(c, 0, MEMPLAN_DTYPE_FLOAT), ranked(c, 0), mp_const(c, mp_attr_int(c, "N", 0)));
 }
 
-/* QGemm(A, a_s, a_zp, B, b_s, b_zp, C, y_s?, y_zp?) -> [M, N]: quantized
- * (y_zp's type) when y_scale is given, else float. */
+/* QGemm(A, a_s, a_zp, B, b_s, b_zp, C, y_s?, y_zp?) -> [M, N]: y_zp's type
+ * when y_zp is given, else float (the schema: "The output is full
+ * precision(float32) if it is not provided"); A and B must be 2-D. */
 static void qgemm(mp_sctx *c) {
-    int32_t et = mp_in(c, 7) ? type_of(c, 8, MEMPLAN_DTYPE_UINT8) : MEMPLAN_DTYPE_FLOAT;
-    matmul_out(c, 0, 3, mp_attr_int(c, "transA", 0) != 0, mp_attr_int(c, "transB", 0) != 0, et);
+    gemm_out(c, 0, 3, mp_in(c, 8) ? type_of(c, 8, MEMPLAN_DTYPE_UINT8) : MEMPLAN_DTYPE_FLOAT);
 }
 
 /* ---- QLinear* ---------------------------------------------------------- */
@@ -390,7 +402,7 @@ const mp_rule mp_rules_contrib[] = {
     {MS, "BiasAdd", like_input0},
     {MS, "BiasSoftmax", like_input0},
     {MS, "BiasDropout", bias_dropout},
-    {MS, "BitmaskBiasDropout", bias_dropout},
+    {MS, "BitmaskBiasDropout", bitmask_bias_dropout},
     {MS, "BiasSplitGelu", bias_split_gelu},
     {MS, "RotaryEmbedding", like_input0},
     {MS, "Inverse", like_input0},
