@@ -280,8 +280,10 @@ static void test_ml_extract_and_transform(void **state) {
 
 /* BiasDropout: output like data, mask tensor(bool) of data's shape
  * (contrib_defs.cc: propagateShapeAndTypeFromFirstInput; mask BOOL with
- * input 0's shape). BitmaskBiasDropout: the mask is "T3 : tensor(uint32)"
- * with no shape inferred (bit-packed). BiasSplitGelu: X (N, S, D) -> Y
+ * input 0's shape). BitmaskBiasDropout: the mask is "T3 : tensor(uint32)",
+ * bit-packed, with no shape in the schema; ONNX Runtime's kernels and tests
+ * use ceil(N / 32) words for N elements (bitmask_dropout_grad_test.cc feeds
+ * the mask as {bitmask_element_count}). BiasSplitGelu: X (N, S, D) -> Y
  * (N, S, D/2), "input shall be 3 dimensions" (diffusion_defs.cc). */
 static void test_contrib_dropout_gelu(void **state) {
     (void)state;
@@ -292,6 +294,9 @@ static void test_contrib_dropout_gelu(void **state) {
     in_domain(mb_node(g, "BiasDropout", "x,bias", "drop,mask"), MS);
     in_domain(mb_node(g, "BiasDropout", "xu,bias", "drop_u,mask_u"), MS);
     in_domain(mb_node(g, "BitmaskBiasDropout", "x,bias", "bdrop,bmask"), MS);
+    mb_input(g, "x105", F32, "3,5,7");
+    in_domain(mb_node(g, "BitmaskBiasDropout", "x105", "bdrop105,bmask105"), MS);
+    in_domain(mb_node(g, "BitmaskBiasDropout", "xu,bias", "bdrop_u,bmask_u"), MS);
     mb_input(g, "h", F16, "B,HW,1280");
     mb_input(g, "hb", F16, "1280");
     mb_input(g, "h4", F16, "B,2,3,1280");
@@ -304,7 +309,9 @@ static void test_contrib_dropout_gelu(void **state) {
     expect(&c, "drop_u", "float[?] ?");
     expect_unknown(&c, "mask_u", "bool");
     expect(&c, "bdrop", "float[B,S,8] 32*B*S");
-    expect_unknown(&c, "bmask", "uint32");
+    expect(&c, "bmask", "uint32[(8*B*S+31)//32] 4*((8*B*S+31)//32)");
+    expect(&c, "bmask105", "uint32[4] 16"); /* 105 bits in 4 words */
+    expect_unknown(&c, "bmask_u", "uint32");
     expect(&c, "gelu", "float16[B,HW,640] 1280*B*HW");
     expect_unknown(&c, "gelu4", "float16");
     done(&c);

@@ -67,10 +67,19 @@ static void bias_dropout(mp_sctx *c) {
 }
 
 /* BitmaskBiasDropout: output like data; the mask is bit-packed, "T3 :
- * tensor(uint32)", and the schema infers no shape for it. */
+ * tensor(uint32)", one bit per element of data: the schema infers no shape
+ * for it, ONNX Runtime's kernels write ceil(N / 32) words for N elements
+ * (its tests feed BitmaskDropoutGrad a mask of {bitmask_element_count}). */
 static void bitmask_bias_dropout(mp_sctx *c) {
+    const memplan_vshape *x = ranked(c, 0);
     mp_out_like(c, 0, mp_in(c, 0));
-    mp_out_unranked(c, 1, MEMPLAN_DTYPE_UINT32, "bit-packed mask: size not modelled");
+    memplan_expr n = x ? mp_product(c, x->rank, x->dims) : MEMPLAN_EXPR_NONE;
+    if (n == MEMPLAN_EXPR_NONE) {
+        mp_out_unranked(c, 1, MEMPLAN_DTYPE_UINT32, "bit-packed mask of data of unknown size");
+        return;
+    }
+    memplan_expr words = memplan_expr_ceildiv(P(c), n, mp_const(c, 32));
+    mp_out(c, 1, MEMPLAN_DTYPE_UINT32, 1, &words);
 }
 
 /* BiasSplitGelu([B, HW, D], bias) -> [B, HW, D/2]; the schema requires rank 3
