@@ -49,6 +49,19 @@ static void expect_contains(const char *json, const char *fragment) {
     if (!strstr(json, fragment)) fail_msg("%s\n--- lacks ---\n%s", json, fragment);
 }
 
+/* The plan's text report. */
+static char *report_text(const memplan_model *m, int argc, const char *const *argv) {
+    memplan_request r;
+    memplan_error err = {0};
+    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
+    char *text = NULL;
+    size_t len;
+    memplan_status st = memplan_report_text(m, "plan", &r, &text, &len, &err);
+    memplan_request_free(&r);
+    if (st) fail_msg("%s", err.message);
+    return text;
+}
+
 /* Without --upper-bounds the NonZero count defers the plan; it is named as
  * an internal, data-dependent dim, not as a dim to bind. */
 static void test_data_dim_defers_and_is_internal(void **state) {
@@ -120,6 +133,37 @@ static void test_upper_bound_plan(void **state) {
     expect_contains(json, "\"upper_bounds\":{\"data_dims\":[{\"name\":\"unk__0\",\"bound\":32,"
                           "\"reason\":\"data-dependent: NonZero (node #1)\"}],\"ranges\":[]},\"weights\":");
     free(json);
+    memplan_model_free(m);
+}
+
+/* The text report says which dims the plan took at their bounds: the
+ * NonZero count at 32 (seq = 4: 4 x 8 elements) and a range at its hi; with
+ * the slots strategy the peak is the unaligned sum of the slots {nz, y}
+ * {t, c} {r}, 512 + 512 + 128 bytes, and the aligned layout is given apart
+ * when it differs: at --align 256 the 128-byte slot takes 256 (1280). */
+static void test_upper_bounds_text(void **state) {
+    (void)state;
+    memplan_model *m = nonzero_model();
+    const char *const args[] = {"--dim", "seq=4", "--upper-bounds", "--no-nodes"};
+    char *text = report_text(m, 4, args);
+    expect_contains(text, "upper bounds:      unk__0 = 32 (data-dependent, at its bound)\n"
+                          "                   (one arena valid for every size up to these)\n");
+    free(text);
+    const char *const range[] = {"--dim", "seq=1..4", "--upper-bounds", "--no-nodes"};
+    text = report_text(m, 4, range);
+    expect_contains(text, "upper bounds:      seq = 4 (range 1..4), unk__0 = 32 (data-dependent, at its bound)\n");
+    free(text);
+    const char *const slots[] = {"--dim", "seq=4", "--upper-bounds", "--no-nodes", "--strategy", "slots"};
+    text = report_text(m, 6, slots);
+    expect_contains(text, "peak:              1152 (1.12 KiB)\n");
+    assert_null(strstr(text, "slot layout:"));
+    free(text);
+    const char *const slots256[] = {"--dim",      "seq=4", "--upper-bounds", "--no-nodes",
+                                    "--strategy", "slots", "--align",        "256"};
+    text = report_text(m, 8, slots256);
+    expect_contains(text, "peak:              1152 (1.12 KiB)\n");
+    expect_contains(text, "slot layout:       1280 (1.25 KiB) (slots at offsets aligned to 256)\n");
+    free(text);
     memplan_model_free(m);
 }
 
@@ -464,6 +508,7 @@ int main(void) {
         cmocka_unit_test(test_range_errors),
         cmocka_unit_test(test_value_inputs),
         cmocka_unit_test(test_sweep_report),
+        cmocka_unit_test(test_upper_bounds_text),
         cmocka_unit_test(test_diff_report),
         cmocka_unit_test(test_diff_requests),
     };
