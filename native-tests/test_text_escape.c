@@ -107,6 +107,17 @@ static void test_text_printf(void **state) {
     mp_text_put(&b, "\x7f\xc2\x9f\xc2\xa0");
     mp_buf_putc(&b, 0);
     assert_string_equal(b.data, "\\x7f\\u009f\xc2\xa0"); /* U+00A0 is not a control */
+    /* every length modifier with a width (printf's path), '*' widths below 0
+     * left-justify, '*' precisions */
+    b.len = 0;
+    mp_text_printf(&b, "%3ld|%3zd|%3jd|%3td|%3hd|%3lu|%3zu|%3ju|%3tu|%3u|%3i", -1L, (ptrdiff_t)-2, (intmax_t)-3,
+                   (ptrdiff_t)-4, (short)-5, 6UL, (size_t)7, (uintmax_t)8, (ptrdiff_t)9, 10u, 11);
+    mp_buf_putc(&b, 0);
+    assert_string_equal(b.data, " -1| -2| -3| -4| -5|  6|  7|  8|  9| 10| 11");
+    b.len = 0;
+    mp_text_printf(&b, "[%*s|%.*s|%*d|%lu]", -4, "ab", 2, "wxyz", -3, 7, 12UL);
+    mp_buf_putc(&b, 0);
+    assert_string_equal(b.data, "[ab  |wx|7  |12]");
     mp_buf_free(&b);
 }
 

@@ -246,6 +246,7 @@ void mp_text_printf(mp_buf *b, const char *fmt, ...) {
             continue;
         }
         if (k == 1 && width < 0 && precision < 0 && put_integer(b, len, conv, &ap)) continue;
+        if (left && !memchr(spec, '-', k)) spec[k++] = '-'; /* a '*' width below 0 is the '-' flag (C11 7.21.6.1) */
         if (width >= 0) k += (size_t)snprintf(spec + k, sizeof spec - k, "%d", width);
         if (precision >= 0) k += (size_t)snprintf(spec + k, sizeof spec - k, ".%d", precision);
         snprintf(spec + k, sizeof spec - k, "%s%c", len, conv);
