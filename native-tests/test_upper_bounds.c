@@ -167,6 +167,51 @@ static void test_upper_bounds_text(void **state) {
     memplan_model_free(m);
 }
 
+/* An If whose then-branch holds a NonZero: the branch's own plan defers (its
+ * count is data-dependent) though the If's output, a Shape, has a size; the
+ * text report names the body among the unknowns and in the bodies list.
+ * With --upper-bounds the body plans at the count's bound. */
+static void test_deferred_body_text(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "4");
+    mb_input(g, "c", 9, "");
+    mb_graph *t = mb_new_graph("then");
+    mb_node(t, "NonZero", "x", "nz");
+    mb_node(t, "Shape", "nz", "st");
+    mb_output(t, "st", 7, "2");
+    mb_graph *e = mb_new_graph("else");
+    mb_node(e, "Shape", "x", "se0");
+    mb_int_attr(mb_node(e, "Concat", "se0,se0", "se"), "axis", 0);
+    mb_output(e, "se", 7, "2");
+    Onnx__NodeProto *n = mb_node(g, "If", "c", "y");
+    n->name = mb_strdup("the_if");
+    mb_graph_attr(n, "then_branch", t);
+    mb_graph_attr(n, "else_branch", e);
+    mb_output(g, "y", 7, "2");
+    memplan_error err = {0};
+    memplan_model *m = mb_load(g, &err);
+    if (!m) fail_msg("load: %s", err.message);
+    const char *const args[] = {"--no-nodes"};
+    char *text = report_text(m, 1, args);
+    expect_contains(text, "status:            deferred");
+    expect_contains(text, "  then_branch of 'the_if': the body's plan is deferred\n");
+    expect_contains(text, "  #0 If 'the_if' then_branch (branch unknown), 2 nodes: the body's plan is deferred");
+    expect_contains(text, "  unk__0: data-dependent: NonZero (node #0)\n"
+                          "                   (--upper-bounds plans data-dependent dims at their bounds)\n");
+    free(text);
+    const char *const ub[] = {"--no-nodes", "--upper-bounds"};
+    text = report_text(m, 2, ub);
+    /* NonZero of x[4] at its bound: nz int64[1,4] in the body, 64 B aligned,
+     * held beside the If's output y (16 B, aligned 64): 128 */
+    expect_contains(text, "upper bounds:      unk__0 = 4 (data-dependent, at its bound)\n");
+    expect_contains(text, "peak:              128 B\n");
+    assert_null(strstr(text, "status:"));
+    assert_null(strstr(text, "the body's plan is deferred"));
+    free(text);
+    memplan_model_free(m);
+}
+
 /* A range is planned at its hi with --upper-bounds (seq=16: numel 128), and
  * left unbound without it (the plan defers and names seq). */
 static void test_dim_range(void **state) {
@@ -509,6 +554,7 @@ int main(void) {
         cmocka_unit_test(test_value_inputs),
         cmocka_unit_test(test_sweep_report),
         cmocka_unit_test(test_upper_bounds_text),
+        cmocka_unit_test(test_deferred_body_text),
         cmocka_unit_test(test_diff_report),
         cmocka_unit_test(test_diff_requests),
     };
