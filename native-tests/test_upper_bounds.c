@@ -196,7 +196,8 @@ static void test_deferred_body_text(void **state) {
     char *text = report_text(m, 1, args);
     expect_contains(text, "status:            deferred");
     expect_contains(text, "  then_branch of 'the_if': the body's plan is deferred\n");
-    expect_contains(text, "  #0 If 'the_if' then_branch (branch unknown), 2 nodes: the body's plan is deferred");
+    expect_contains(text, "  #0 If 'the_if' then_branch (branch unknown), 2 nodes: the body's plan is deferred "
+                          "(the condition is not known: a branch of unknown size may be the larger)\n");
     expect_contains(text, "  unk__0: data-dependent: NonZero (node #0)\n"
                           "                   (--upper-bounds plans data-dependent dims at their bounds)\n");
     free(text);

@@ -509,7 +509,9 @@ static void count_bodies(plan_impl *k, size_t first, size_t end, int32_t pos) {
             /* the larger branch; one whose size is not known may be larger, so it is chosen */
             bool else_larger = !else_b->known || (then_b->known && else_b->transient_bytes > then_b->transient_bytes);
             pick = (size_t)((else_larger ? else_b : then_b) - k->subgraphs);
-            t->assumption = "the condition is not known: the larger branch is planned";
+            t->assumption = k->subgraphs[pick].known
+                                ? "the condition is not known: the larger branch is planned"
+                                : "the condition is not known: a branch of unknown size may be the larger";
         }
     }
     for (size_t i = first; i < end; i++) {
