@@ -396,6 +396,45 @@ static void test_analyses_take_values(void **state) {
     free(bytes);
 }
 
+/* memplan_session_plan: the one-shot plan's figures, the same plan object
+ * again for the same options (from the cache), another for other bindings. */
+static void test_session_plan(void **state) {
+    (void)state;
+    size_t len;
+    uint8_t *bytes = model_bytes(&len);
+    memplan_session *s = NULL;
+    memplan_model *m = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_session_open(bytes, len, &s, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    memplan_binding dims[2] = {{"batch", 2}, {"seq", 3}};
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.bindings = dims;
+    o.n_bindings = 2;
+    const memplan_model_plan *a = NULL, *again = NULL, *other = NULL;
+    assert_int_equal(memplan_session_plan(s, &o, &a, &err), MEMPLAN_OK);
+    memplan_model_plan *want = NULL;
+    assert_int_equal(memplan_plan_model(m, &o, &want, &err), MEMPLAN_OK);
+    assert_false(a->deferred);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(a->figures[k].peak_bytes, want->figures[k].peak_bytes);
+        assert_int_equal(a->figures[k].naive_bytes, want->figures[k].naive_bytes);
+        assert_int_equal(a->figures[k].lower_bound_bytes, want->figures[k].lower_bound_bytes);
+    }
+    assert_int_equal(a->weight_bytes, 32 + 16); /* w float[8], flat int64[2] (Reshape reads it) */
+    assert_int_equal(memplan_session_plan(s, &o, &again, &err), MEMPLAN_OK);
+    assert_ptr_equal(again, a);
+    dims[1].value = 30; /* ten times the sequence: ten times every activation */
+    assert_int_equal(memplan_session_plan(s, &o, &other, &err), MEMPLAN_OK);
+    assert_int_equal(other->figures[MEMPLAN_STRATEGY_ARENA].naive_bytes,
+                     10 * want->figures[MEMPLAN_STRATEGY_ARENA].naive_bytes);
+    memplan_model_plan_free(want);
+    memplan_model_free(m);
+    memplan_session_close(s);
+}
+
 static void test_session_errors(void **state) {
     (void)state;
     memplan_session *s = (memplan_session *)&s; /* must be reset to NULL */
@@ -414,6 +453,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_cache_reuse, fixture_setup, fixture_teardown),
         cmocka_unit_test_setup_teardown(test_cache_profile_dims, fixture_setup, fixture_teardown),
         cmocka_unit_test(test_analyses_take_values),
+        cmocka_unit_test(test_session_plan),
         cmocka_unit_test(test_session_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
