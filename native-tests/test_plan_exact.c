@@ -215,7 +215,7 @@ static void test_pack_optimal_flags(void **state) {
     assert_true(exact_won > 0);
 }
 
-enum { TIGHT_MAX = 64, TIGHT_SPAN = 64, TIGHT_UNITS = 64, KIB = 1024 };
+enum { TIGHT_MAX = 160, TIGHT_SPAN = 64, TIGHT_UNITS = 64, KIB = 1024 };
 
 /* A tight instance as bench/gen_dsa.py --kind tight makes them: the
  * TIGHT_UNITS KiB x TIGHT_SPAN rectangle cut into n pieces by guillotine
@@ -303,12 +303,47 @@ static void test_exact_tight(void **state) {
     }
 }
 
+/* Larger tight instances the exact mode does not decide quickly: under a
+ * quota that runs through many restarts (the six static orders, then the
+ * seeded perturbations), for two seeds, it never calls the bound infeasible
+ * (a packing at it exists by construction), and a packing it finds is
+ * valid and at the bound. */
+static void test_exact_restarts_stay_sound(void **state) {
+    (void)state;
+    rng_state = 23;
+    int found = 0, open = 0;
+    for (size_t n = 96; n <= TIGHT_MAX; n += 32) {
+        memplan_buffer b[TIGHT_MAX];
+        size_t m = tight_instance(b, n, 0);
+        uint64_t size[TIGHT_MAX], off[TIGHT_MAX];
+        for (size_t i = 0; i < m; i++) size[i] = b[i].size;
+        size_t *by_start = mp_order_by_start(b, m);
+        assert_non_null(by_start);
+        mp_pack_input in = {b, m, size, by_start, TIGHT_UNITS * KIB};
+        for (uint64_t seed = 1; seed <= 2; seed++) {
+            mp_exact *x = mp_exact_new(&in);
+            assert_non_null(x);
+            mp_exact_set_seed(x, seed);
+            uint64_t work = 0;
+            mp_exact_status st = mp_exact_decide(x, TIGHT_UNITS * KIB, 20000000u, &work, off);
+            assert_int_not_equal(st, MP_EXACT_INFEASIBLE);
+            if (st == MP_EXACT_FEASIBLE) {
+                assert_int_equal(memplan_validate_arena(b, m, off, 1, TIGHT_UNITS * KIB, NULL, NULL), MEMPLAN_OK);
+                found++;
+            } else
+                open++;
+            mp_exact_free(x);
+        }
+        free(by_start);
+    }
+    print_message("tight 96-%d: %d decided at the bound, %d open under the quota\n", TIGHT_MAX, found, open);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_vs_brute_force),
-        cmocka_unit_test(test_exact_quota),
-        cmocka_unit_test(test_pack_optimal_flags),
-        cmocka_unit_test(test_exact_tight),
+        cmocka_unit_test(test_exact_vs_brute_force),      cmocka_unit_test(test_exact_quota),
+        cmocka_unit_test(test_pack_optimal_flags),        cmocka_unit_test(test_exact_tight),
+        cmocka_unit_test(test_exact_restarts_stay_sound),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
