@@ -335,6 +335,41 @@ static void test_loop_known_trip_count(void **state) {
     done(&r);
 }
 
+/* A node with a GRAPHS attribute (a custom op's list of bodies): each entry
+ * is a body of its own, named "gs[0]", "gs[1]". gs[0]: t = Relu(x), 64 B;
+ * gs[1]: u = Neg(x), v = Abs(u), which meet: 128 B. */
+static void test_graphs_attribute_bodies(void **state) {
+    (void)state;
+    mb_graph *b0 = mb_new_graph("b0");
+    mb_node(b0, "Relu", "x", "t");
+    mb_output(b0, "t", F32, "16");
+    mb_graph *b1 = mb_new_graph("b1");
+    mb_node(b1, "Neg", "x", "u");
+    mb_node(b1, "Abs", "u", "v");
+    mb_output(b1, "v", F32, "16");
+    Onnx__GraphProto *list[2] = {b0, b1};
+    mb_graph *g = mb_new_graph("main");
+    mb_input(g, "x", F32, "16");
+    Onnx__NodeProto *n = mb_node(g, "Custom", "x", "y");
+    n->domain = mb_strdup("my.domain");
+    Onnx__AttributeProto *a = mb_attr(n, "gs", ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS);
+    a->graphs = list;
+    a->n_graphs = 2;
+    mb_output(g, "y", F32, "16");
+    planned r = plan(g); /* packs g; the list and its graphs stay ours */
+    mb_free_graph(b0);
+    mb_free_graph(b1);
+    const memplan_model_plan *p = r.p;
+    assert_false(p->deferred);
+    assert_int_equal(p->n_subgraphs, 2);
+    assert_string_equal(p->subgraphs[0].attribute, "gs[0]");
+    assert_string_equal(p->subgraphs[1].attribute, "gs[1]");
+    assert_true(p->subgraphs[0].known && p->subgraphs[1].known);
+    assert_int_equal(p->subgraphs[0].transient_bytes, 64);
+    assert_int_equal(p->subgraphs[1].transient_bytes, 128);
+    done(&r);
+}
+
 static void test_loop_unknown_trip_count(void **state) {
     (void)state;
     planned r = plan(loop_model("n"));
@@ -861,6 +896,7 @@ int main(void) {
         cmocka_unit_test(test_inplace_in_a_branch),
         cmocka_unit_test(test_loop_known_trip_count),
         cmocka_unit_test(test_loop_unknown_trip_count),
+        cmocka_unit_test(test_graphs_attribute_bodies),
         cmocka_unit_test(test_if_inside_loop),
         cmocka_unit_test(test_scan_outputs),
         cmocka_unit_test(test_shadowing),
