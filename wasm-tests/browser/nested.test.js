@@ -141,7 +141,10 @@ describe('the example and input values', () => {
       for (const e of plan.subgraphs) if (e.counted) walk(e.plan);
     };
     walk(unbound);
-    expect(want[0]).toBe("If 'If_0': the condition is not known: the larger branch is planned (else_branch)");
+    // the else branch's plan is deferred (its size is not known), so it may be the larger
+    expect(want[0]).toBe(
+      "If 'If_0': the condition is not known: a branch of unknown size may be the larger (else_branch)",
+    );
     expect(await page.textContent('.mpv-assumed')).toBe(`Assumed (${want.length}): ${want.join('; ')}.`);
     await page.fill('.mpv-value input[data-value="sr"]', '16000');
     await waitPlan(page, PLAN);
