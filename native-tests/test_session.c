@@ -74,15 +74,24 @@ static void check_step(memplan_session *s, const memplan_model *m, const uint8_t
     memplan_request_free(r);
 }
 
+/* The model's bytes (the caller frees them), opened as a session and loaded
+ * one-shot. */
+static uint8_t *open_both(size_t *len, memplan_session **s, memplan_model **m) {
+    uint8_t *bytes = model_bytes(len);
+    memplan_error err = {0};
+    *s = NULL;
+    *m = NULL;
+    assert_int_equal(memplan_session_open(bytes, *len, s, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_model_load(bytes, *len, NULL, m, &err), MEMPLAN_OK);
+    return bytes;
+}
+
 static void test_session_equals_one_shot(void **state) {
     (void)state;
     size_t len;
-    uint8_t *bytes = model_bytes(&len);
-    memplan_session *s = NULL;
-    memplan_model *m = NULL;
-    memplan_error err = {0};
-    assert_int_equal(memplan_session_open(bytes, len, &s, &err), MEMPLAN_OK);
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    memplan_session *s;
+    memplan_model *m;
+    uint8_t *bytes = open_both(&len, &s, &m);
     assert_int_equal(memplan_session_model(s)->graph->n_nodes, 7);
     /* Orders that hit and miss every cache entry: dims A, B, A again (by then
      * evicted), strategies, in-place with and without, options the cores key on. */
@@ -401,13 +410,10 @@ static void test_analyses_take_values(void **state) {
 static void test_session_plan(void **state) {
     (void)state;
     size_t len;
-    uint8_t *bytes = model_bytes(&len);
-    memplan_session *s = NULL;
-    memplan_model *m = NULL;
+    memplan_session *s;
+    memplan_model *m;
     memplan_error err = {0};
-    assert_int_equal(memplan_session_open(bytes, len, &s, &err), MEMPLAN_OK);
-    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
-    free(bytes);
+    free(open_both(&len, &s, &m));
     memplan_binding dims[2] = {{"batch", 2}, {"seq", 3}};
     memplan_plan_options o;
     memplan_plan_options_init(&o);

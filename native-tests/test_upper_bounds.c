@@ -33,16 +33,24 @@ static memplan_model *nonzero_model(void) {
     return m;
 }
 
-static char *report(const memplan_model *m, int argc, const char *const *argv) {
+/* `command` on m with the CLI arguments argv, as JSON or text: the report,
+ * or the error message when the status is `want`'s error (any other status
+ * fails the test). */
+static char *run_report(const memplan_model *m, const char *command, int argc, const char *const *argv,
+                        memplan_status want, bool text) {
     memplan_request r;
     memplan_error err = {0};
     assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
-    char *json = NULL;
+    char *out = NULL;
     size_t len;
-    memplan_status st = memplan_report_json(m, "plan", &r, &json, &len, &err);
+    memplan_status st = (text ? memplan_report_text : memplan_report_json)(m, command, &r, &out, &len, &err);
     memplan_request_free(&r);
-    if (st) fail_msg("%s", err.message);
-    return json;
+    if (st != want) fail_msg("%s: status %d (%s)", command, (int)st, err.message);
+    return st ? mb_strdup(err.message) : out;
+}
+
+static char *report(const memplan_model *m, int argc, const char *const *argv) {
+    return run_report(m, "plan", argc, argv, MEMPLAN_OK, false);
 }
 
 static void expect_contains(const char *json, const char *fragment) {
@@ -51,15 +59,7 @@ static void expect_contains(const char *json, const char *fragment) {
 
 /* The plan's text report. */
 static char *report_text(const memplan_model *m, int argc, const char *const *argv) {
-    memplan_request r;
-    memplan_error err = {0};
-    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
-    char *text = NULL;
-    size_t len;
-    memplan_status st = memplan_report_text(m, "plan", &r, &text, &len, &err);
-    memplan_request_free(&r);
-    if (st) fail_msg("%s", err.message);
-    return text;
+    return run_report(m, "plan", argc, argv, MEMPLAN_OK, true);
 }
 
 /* Without --upper-bounds the NonZero count defers the plan; it is named as
@@ -316,21 +316,8 @@ static void test_value_inputs(void **state) {
     memplan_model_free(m);
 }
 
-static char *sweep_report_as(const memplan_model *m, int argc, const char *const *argv, memplan_status want,
-                             bool text) {
-    memplan_request r;
-    memplan_error err = {0};
-    assert_int_equal(cli_request_parse(&r, argc, argv, &err), MEMPLAN_OK);
-    char *json = NULL;
-    size_t len;
-    memplan_status st = (text ? memplan_report_text : memplan_report_json)(m, "sweep", &r, &json, &len, &err);
-    memplan_request_free(&r);
-    if (st != want) fail_msg("sweep: status %d (%s)", (int)st, err.message);
-    return st ? mb_strdup(err.message) : json;
-}
-
 static char *sweep_report(const memplan_model *m, int argc, const char *const *argv, memplan_status want) {
-    return sweep_report_as(m, argc, argv, want, false);
+    return run_report(m, "sweep", argc, argv, want, false);
 }
 
 /* memplan sweep: N values from LO to HI (both ends, rounded, each once), the
@@ -389,7 +376,7 @@ static void test_sweep_report(void **state) {
                               "\"lower_bound_bytes\":32,\"slots_bytes\":32,\"total_bytes\":72}]}\n");
     free(json);
     /* the same as text: one line per value, the total to fit last */
-    json = sweep_report_as(m, 4, fit, MEMPLAN_OK, true);
+    json = run_report(m, "sweep", 4, fit, MEMPLAN_OK, true);
     assert_string_equal(json, "sweep of seq from 4 to 8, 2 values (arena figures; slots = sum of slot capacities)\n"
                               "           value               peak        lower bound              naive"
                               "              slots       total to fit\n"
@@ -409,7 +396,7 @@ static void test_sweep_report(void **state) {
     assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
     free(bytes);
     const char *const unknown[] = {"--dim", "seq=2..3", "--align", "1"};
-    json = sweep_report_as(m, 4, unknown, MEMPLAN_OK, true);
+    json = run_report(m, "sweep", 4, unknown, MEMPLAN_OK, true);
     assert_string_equal(json, "sweep of seq from 2 to 3, 2 values (arena figures; slots = sum of slot capacities)\n"
                               "           value               peak        lower bound              naive"
                               "              slots       total to fit\n"
