@@ -52,13 +52,18 @@ export function sweepScale(points) {
   };
 }
 
+/** Whether series s is left off the scale (sweepScale). */
+const offScale = (s, scale) =>
+  (s.key === 'naive_bytes' && !scale.naiveShown) || (s.key === 'total_bytes' && !scale.totalShown);
+
 /** A series' label in the legend: with how high it goes when it is off the scale. */
 function legendLabel(s, scale) {
-  if (s.key === 'naive_bytes' && !scale.naiveShown)
-    return `${s.label} (off the scale: up to ${formatBytes(scale.naiveTop)})`;
-  if (s.key === 'total_bytes' && !scale.totalShown)
-    return `${s.label} (off the scale: ${formatBytes(scale.totalLow)} – ${formatBytes(scale.totalTop)})`;
-  return s.label;
+  if (!offScale(s, scale)) return s.label;
+  const range =
+    s.key === 'naive_bytes'
+      ? `up to ${formatBytes(scale.naiveTop)}`
+      : `${formatBytes(scale.totalLow)} – ${formatBytes(scale.totalTop)}`;
+  return `${s.label} (off the scale: ${range})`;
 }
 
 export function createSweepChart(container, { height = 220, key = 'sweep' } = {}) {
@@ -130,8 +135,7 @@ export function createSweepChart(container, { height = 220, key = 'sweep' } = {}
     );
     linesG.selectAll('*').remove();
     for (const s of SWEEP_SERIES) {
-      if (s.key === 'naive_bytes' && !scale.naiveShown) continue;
-      if (s.key === 'total_bytes' && !scale.totalShown) continue;
+      if (offScale(s, scale)) continue;
       // Gaps where a value is deferred or does not fit the model (or its total is unknown).
       const has = (p) => planned(p) && p[s.key] != null;
       const path = line()
