@@ -131,6 +131,17 @@ static inline void mb_initializer(mb_graph *g, const char *name, int32_t elem, c
     MB_PUSH(g->initializer, g->n_initializer, t);
 }
 
+/* An initializer of any element type holding raw_data bytes[0..len), which
+ * stay the caller's (the builder does not free raw_data). */
+static inline void mb_initializer_raw(mb_graph *g, const char *name, int32_t elem, const char *dims, const void *bytes,
+                                      size_t len) {
+    mb_initializer(g, name, elem, dims);
+    Onnx__TensorProto *t = g->initializer[g->n_initializer - 1];
+    t->has_raw_data = 1;
+    t->raw_data.data = (uint8_t *)(uintptr_t)bytes;
+    t->raw_data.len = len;
+}
+
 /* An int64 initializer with values (dims "" = scalar). */
 static inline void mb_initializer_ints(mb_graph *g, const char *name, const char *dims, const int64_t *v, size_t n) {
     mb_initializer(g, name, 7, dims);

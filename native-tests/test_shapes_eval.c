@@ -294,16 +294,6 @@ static void test_cast(void **state) {
     done(&c);
 }
 
-/* An initializer of any element type from little-endian raw bytes (static:
- * the builder does not free raw_data). */
-static void raw(mb_graph *g, const char *name, int32_t elem, const char *dims, const void *bytes, size_t len) {
-    mb_initializer(g, name, elem, dims);
-    Onnx__TensorProto *t = g->initializer[g->n_initializer - 1];
-    t->has_raw_data = 1;
-    t->raw_data.data = (uint8_t *)bytes;
-    t->raw_data.len = len;
-}
-
 /* Initializers of the narrow integer types keep their values, sign or not
  * (ONNX's raw_data is little-endian; the values as Cast to int64 show them). */
 static void test_narrow_initializers(void **state) {
@@ -326,7 +316,7 @@ static void test_narrow_initializers(void **state) {
     mb_graph *g = mb_new_graph("g");
     char out[16];
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        raw(g, cases[k].name, cases[k].type, "2", cases[k].data, cases[k].len);
+        mb_initializer_raw(g, cases[k].name, cases[k].type, "2", cases[k].data, cases[k].len);
         snprintf(out, sizeof out, "%s_i64", cases[k].name);
         mb_int_attr(mb_node(g, "Cast", cases[k].name, out), "to", I64);
     }
@@ -340,7 +330,7 @@ static void test_narrow_initializers(void **state) {
     /* int8 [-1, 3] as a Reshape's shape: the -1 is inferred */
     g = mb_new_graph("g");
     mb_input(g, "x", F32, "6");
-    raw(g, "s8", I8, "2", i8, sizeof i8);
+    mb_initializer_raw(g, "s8", I8, "2", i8, sizeof i8);
     mb_int_attr(mb_node(g, "Cast", "s8", "s"), "to", I64);
     mb_node(g, "Reshape", "x,s", "y");
     mb_output(g, "y", F32, NULL);

@@ -36,13 +36,9 @@ static memplan_type_kind kind_of(ctx *c, const char *name) {
 
 /* An int64 initializer with data (dims "" for a scalar). */
 static void int64_init(mb_graph *g, const char *name, const char *dims, size_t n, const int64_t *v) {
-    mb_initializer(g, name, MEMPLAN_DTYPE_INT64, dims);
-    Onnx__TensorProto *t = g->initializer[g->n_initializer - 1];
     uint8_t *data = malloc(n ? n * 8 : 1);
     memcpy(data, v, n * 8);
-    t->has_raw_data = 1;
-    t->raw_data.data = data;
-    t->raw_data.len = n * 8;
+    mb_initializer_raw(g, name, MEMPLAN_DTYPE_INT64, dims, data, n * 8);
     owned[n_owned++] = data;
 }
 
