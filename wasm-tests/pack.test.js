@@ -83,16 +83,17 @@ describe('pack', () => {
     expect(one.heuristic).toBe('exact');
     expect(one.iterations).toBe(0);
     expect(mp.pack(csv, ['--align', '1', '--budget-ms', '250', ...CAP])).toEqual(one);
-    // dsa D misses the bound: the annealing ends above it at 250 ms; at 500 ms
-    // a second round and then the exact mode below its best go lower.
+    // dsa D misses the bound: at 250 ms the exact mode below the annealing's
+    // best ends 11.4% above it; at 500 ms a second round and then the exact
+    // mode go lower.
     const d = join(DSA, 'D.1048576.csv');
     if (!existsSync(d)) return;
     const first = run(d, '250'),
       rounds = run(d, '500');
-    expect(first.arena_bytes).toBe(1101824);
+    expect(first.arena_bytes).toBe(1098752);
     expect(first.optimal).toBe(false);
     expect(first.proven_lower_bound_bytes).toBe(986112);
-    expect(first.heuristic).toBe('search');
+    expect(first.heuristic).toBe('exact');
     expect(rounds.arena_bytes).toBe(1074176);
     expect(rounds.heuristic).toBe('exact');
     expect(rounds.iterations).toBeGreaterThan(first.iterations);

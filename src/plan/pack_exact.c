@@ -368,21 +368,32 @@ static void unplace(mp_exact *x, size_t b, size_t mark, uint64_t *work) {
     x->placed[b] = 0;
 }
 
+/* The lowest offset unplaced buffer u can still take, b having just gone
+ * at o with rank rb: its minimum offset, unless canonical order rules that
+ * out -- below o, or at o with a rank before rb. Then its minimum offset
+ * must rise first, to the top of a buffer placed later live with it (at o
+ * or above, a multiple of the unit high): o + unit at the lowest. */
+static uint64_t release(const mp_exact *x, size_t u, uint64_t o, size_t rb) {
+    uint64_t mo = x->minoff[u];
+    if (mo > o || (mo == o && x->rank[u] > rb)) return mo;
+    return o + x->unit;
+}
+
 /* The gap rule of section s. Its unplaced buffers are all live together
  * there, so they form one stack in [floor, h), each at or above its release
- * offset max(minimum offset, o) (offsets only rise, and later placements
- * come at o or above). A gap below a release offset that the buffers
+ * offset (see release: offsets only rise, and later placements come at o
+ * or above, at o only after rank rb). A gap below a release offset that the buffers
  * released lower cannot fill is lost; where the section has no slack (its
  * live area is h) any such gap proves the branch dead, and in general the
  * gaps must fit in the slack. Stacking by release offset (the earliest
  * first) leaves the least gap in total (a single machine's makespan with
  * release times), so that stack's top above h proves infeasibility. */
-static bool gaps_fit(mp_exact *x, size_t s, uint64_t o, uint64_t h, uint64_t *work) {
+static bool gaps_fit(mp_exact *x, size_t s, uint64_t o, size_t rb, uint64_t h, uint64_t *work) {
     size_t k = 0;
     for (size_t q = x->sec_at[s]; q < x->sec_at[s + 1]; q++) {
         size_t u = x->sec_buf[q];
         if (x->placed[u]) continue;
-        uint64_t e = MP_MAX(x->minoff[u], o), z = x->sz[u];
+        uint64_t e = release(x, u, o, rb), z = x->sz[u];
         size_t i = k++; /* insertion by release offset: a section holds few buffers */
         for (; i > 0 && x->gap_e[i - 1] > e; i--) x->gap_e[i] = x->gap_e[i - 1], x->gap_z[i] = x->gap_z[i - 1];
         x->gap_e[i] = e, x->gap_z[i] = z;
@@ -400,7 +411,7 @@ static bool gaps_fit(mp_exact *x, size_t s, uint64_t o, uint64_t h, uint64_t *wo
 /* Place b at its minimum offset and propagate; false when the result is
  * proven infeasible at height h (or memory ran out: x->oom). The caller
  * undoes the placement either way. */
-static bool place(mp_exact *x, size_t b, uint64_t h, uint64_t *work) {
+static bool place(mp_exact *x, size_t b, const cand *skip, size_t nskip, uint64_t h, uint64_t *work) {
     uint64_t o = x->minoff[b], top = o + x->sz[b];
     x->placed[b] = 1;
     x->off[b] = o;
@@ -424,6 +435,14 @@ static bool place(mp_exact *x, size_t b, uint64_t h, uint64_t *work) {
             if (x->stamp[s] != x->stamp_now) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
         *work += x->shi[u] - x->slo[u];
     }
+    /* The candidates passed over for b can no longer go at o (see release):
+     * their sections are checked too. */
+    for (size_t k = 0; k < nskip; k++) {
+        size_t u = x->order[skip[k].rank];
+        for (size_t s = x->slo[u]; s < x->shi[u]; s++)
+            if (x->stamp[s] != x->stamp_now) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
+        *work += x->shi[u] - x->slo[u];
+    }
     *work += x->ov_at[b + 1] - x->ov_at[b] + 2 * (x->shi[b] - x->slo[b]);
     if (!ok) return false;
     /* In each section this placement changed: section inference (a floor
@@ -440,8 +459,9 @@ static bool place(mp_exact *x, size_t b, uint64_t h, uint64_t *work) {
         for (size_t k = x->sec_at[s]; k < x->sec_at[s + 1]; k++) {
             size_t u = x->sec_buf[k];
             if (x->placed[u]) continue;
-            lo = MP_MIN(lo, x->minoff[u]);
-            hi = MP_MAX(hi, x->minoff[u]);
+            uint64_t e = release(x, u, o, x->rank[b]);
+            lo = MP_MIN(lo, e);
+            hi = MP_MAX(hi, e);
         }
         *work += x->sec_at[s + 1] - x->sec_at[s];
         if (lo == UINT64_MAX) continue; /* nothing left to place there */
@@ -450,7 +470,7 @@ static bool place(mp_exact *x, size_t b, uint64_t h, uint64_t *work) {
             x->floor[s] = lo;
         }
         if (MP_MAX(x->floor[s], o) + x->total[s] > h) return false;
-        if (MP_MAX(hi, o) + x->total[s] > h && !gaps_fit(x, s, o, h, work)) return false;
+        if (MP_MAX(hi, o) + x->total[s] > h && !gaps_fit(x, s, o, x->rank[b], h, work)) return false;
     }
     return true;
 }
@@ -525,7 +545,8 @@ static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, ui
             unplace(x, x->chosen[d], x->mark[d], work);
             continue;
         }
-        size_t c = x->order[x->cs[x->lv_pos[d]++].rank];
+        size_t first = d ? x->lv_end[d - 1] : 0, at = x->lv_pos[d]++;
+        size_t c = x->order[x->cs[at].rank];
         if (nodes-- == 0 || *work >= quota) return DFS_LIMIT;
         if (x->deadline > 0 && (nodes & 1023) == 0 && mp_now_ms() > x->deadline) {
             *work = quota; /* spent: the caller stops */
@@ -533,7 +554,7 @@ static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, ui
         }
         x->chosen[d] = c;
         x->mark[d] = x->log_len;
-        if (place(x, c, h, work)) {
+        if (place(x, c, x->cs + first, at - first, h, work)) {
             d++;
             fresh = true;
             continue;
