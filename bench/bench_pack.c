@@ -19,7 +19,7 @@
  *    (pack_exact.c, align 1) deciding the lower bound on a quota of STEPS,
  *    under seeds 1..SEEDS (default 1): per seed the answer and its steps,
  *    then the CPU time of all.
- * With --random N[,N...] [--model-like] [--fit first|best]: see
+ * With --random N[,N...] [--seed S] [--model-like] [--fit first|best]: see
  *    bench/README.md "At scale"; --fit times pack_firstfit.c's first or best
  *    fit alone on the greedy-size order.
  * 3. With --synthetic-csv OUTDIR: the 1k..1M sets written there as
@@ -346,6 +346,9 @@ static uint32_t random_budget = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
 static unsigned random_heur;
 static bool random_model_like; /* --model-like: synth()'s sets instead */
 
+/* --seed S: the random set's seed (default 1). */
+static uint64_t random_seed = 1;
+
 /* --fit first|best: the decoder alone instead of memplan_pack. */
 static const char *random_fit;
 
@@ -392,7 +395,7 @@ static void bench_random(char *sizes) {
             rng = 88172645463325252ull;
             synth(b, n);
         } else
-            random_lifetimes(b, n, 1);
+            random_lifetimes(b, n, random_seed);
         if (random_fit) {
             fit_row(b, n);
             free(b);
@@ -471,6 +474,8 @@ int main(int argc, char **argv) {
             random_sizes = argv[++i];
         else if (strcmp(argv[i], "--fit") == 0 && i + 1 < argc)
             random_fit = argv[++i];
+        else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
+            random_seed = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--model-like") == 0)
             random_model_like = true;
         else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)

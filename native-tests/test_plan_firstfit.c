@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "plan/pack_internal.h"
 
@@ -214,20 +215,29 @@ static void test_hand_case(void **state) {
 
 /* Above 4,096 buffers greedy-size is first fit on the pressure orders
  * (pack.c): key = size x r^p, r = the highest load along the buffer's
- * lifetime / the peak load, for p = 8 and 4, descending, ties by size
- * descending, longer lifetime, earlier start, index; the lower of the two
- * (p = 8 on a tie). The reference computes the loads by brute force over
- * the integer times. */
+ * lifetime / the peak load, for p = 8 and 4, in bands descending (a band:
+ * the key's binary exponent and its two leading mantissa bits, here from
+ * frexp: key = m 2^e, m in [0.5, 1), band (e, floor(8 m))), within a band
+ * the earlier start first, then size descending, longer lifetime, index;
+ * the lower of the two (p = 8 on a tie). The reference computes the loads
+ * by brute force over the integer times. */
 static const memplan_buffer *sort_ctx;
 static const double *sort_key;
 static int cmp_greedy_q(const void *pa, const void *pb) {
     const memplan_buffer *b = sort_ctx;
     size_t x = *(const size_t *)pa, y = *(const size_t *)pb;
-    if (sort_key[x] != sort_key[y]) return sort_key[x] > sort_key[y] ? -1 : 1;
+    int ex = 0, ey = 0;
+    double mx = frexp(sort_key[x], &ex), my = frexp(sort_key[y], &ey);
+    if (sort_key[x] == 0 || sort_key[y] == 0) { /* zero: the lowest band */
+        if ((sort_key[x] == 0) != (sort_key[y] == 0)) return sort_key[x] == 0 ? 1 : -1;
+    } else if (ex != ey)
+        return ex > ey ? -1 : 1;
+    else if ((int)(8 * mx) != (int)(8 * my))
+        return (int)(8 * mx) > (int)(8 * my) ? -1 : 1;
+    if (b[x].start != b[y].start) return b[x].start < b[y].start ? -1 : 1;
     if (b[x].size != b[y].size) return b[x].size > b[y].size ? -1 : 1;
     int64_t lx = b[x].end - b[x].start, ly = b[y].end - b[y].start;
     if (lx != ly) return lx > ly ? -1 : 1;
-    if (b[x].start != b[y].start) return b[x].start < b[y].start ? -1 : 1;
     return x < y ? -1 : (x > y);
 }
 

@@ -87,23 +87,46 @@ static int cmp_start_size(const void *ctx, size_t a, size_t b) {
  * buffer live there goes before a larger one that only crosses quieter
  * times, so the peak's buffers stack tightly and the others fill around
  * them. p = 8, and p = 4 too up to MP_PACK_HUGE buffers (the better of
- * the two is kept). Measured against plain size order (bench_pack --random,
- * bench/README.md "At scale"): random lifetimes at 100k, seeds 1-6, every
- * set lower, 1.041x -> 1.027x the bound (geomean; p = 4: 1.029x), 1M
- * 1.039x -> 1.019x; model-like sets 10k-100k 1.028-1.051x -> 1.026-1.045x
- * (the better of p = 4 and 8), 1M 1.0213x -> 1.0222x. Exponents 16 and up
- * lose on some seeds; the mean load along the lifetime instead of the
- * highest loses everywhere (1.06x at 100k). Multiplications only (no
- * libm): the same keys in WASM. */
+ * the two is kept). Exponents 16 and up lose on some seeds; the mean load
+ * along the lifetime instead of the highest loses everywhere. Multiplications
+ * only (no libm): the same keys in WASM.
+ *
+ * The keys are compared in bands, not exactly: a band is a key's exponent
+ * and its two leading mantissa bits (keys within ~19% of each other share
+ * one), and within a band the earlier start goes first. A band is then
+ * placed in one sweep along time: each buffer meets its neighbours of the
+ * same size class just placed beside it, so they stack on one another
+ * instead of leaving holes of a class's width between scattered ones, and
+ * the index's memory is walked in order (the lists and sets of
+ * neighbouring blocks stay in cache) instead of at random. Measured with
+ * bench_pack --random (bench/README.md "At scale"), arena / bound, exact
+ * keys -> bands: random lifetimes 100k, seeds 1-6, 1.0269 1.0232 1.0371
+ * 1.0383 1.0262 1.0080 -> 1.0152 1.0105 1.0257 1.0234 1.0130 1.0070; 1M
+ * 1.0192 -> 1.0110 with the whole pack 7.5 -> 4.5 s; model-like 10k / 30k
+ * / 100k / 1M 1.0438 / 1.0258 / 1.0447 / 1.0222 -> 1.0397 / 1.0200 /
+ * 1.0322 / 1.0081 (1M 3.0 -> 1.9 s). One mantissa bit or three, the
+ * exponent alone, or the later end first within a band: higher on most
+ * seeds. */
 typedef struct pressure {
     const mp_pack_input *in;
     double *key;  /* per buffer: size x r^p */
     double *peak; /* per buffer: r, its highest load / the peak load */
 } pressure;
 
+/* A key's band: its exponent and two leading mantissa bits. The keys are
+ * non-negative doubles, whose bit patterns order as they do. */
+_Static_assert(sizeof(double) == sizeof(uint64_t), "a key is 64 bits");
+static uint64_t pressure_band(double key) {
+    uint64_t bits;
+    memcpy(&bits, &key, sizeof bits);
+    return bits >> 50;
+}
+
 static int cmp_pressure(const void *ctx, size_t a, size_t b) {
     const pressure *pr = ctx;
-    if (pr->key[a] != pr->key[b]) return pr->key[a] > pr->key[b] ? -1 : 1;
+    uint64_t x = pressure_band(pr->key[a]), y = pressure_band(pr->key[b]);
+    if (x != y) return x > y ? -1 : 1;
+    if (pr->in->bufs[a].start != pr->in->bufs[b].start) return pr->in->bufs[a].start < pr->in->bufs[b].start ? -1 : 1;
     return cmp_size_desc(pr->in, a, b);
 }
 
