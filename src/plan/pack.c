@@ -111,10 +111,12 @@ typedef struct pressure {
     const mp_pack_input *in;
     double *key;  /* per buffer: size x r^p */
     double *peak; /* per buffer: r, its highest load / the peak load */
+    size_t *lo;   /* per buffer: its start's rank among the distinct times */
 } pressure;
 
 /* A key's band: its exponent and two leading mantissa bits. The keys are
- * non-negative doubles, whose bit patterns order as they do. */
+ * non-negative doubles, whose bit patterns order as they do: a band is
+ * below 2^13 (bits 50-62). */
 _Static_assert(sizeof(double) == sizeof(uint64_t), "a key is 64 bits");
 static uint64_t pressure_band(double key) {
     uint64_t bits;
@@ -122,12 +124,28 @@ static uint64_t pressure_band(double key) {
     return bits >> 50;
 }
 
-static int cmp_pressure(const void *ctx, size_t a, size_t b) {
-    const pressure *pr = ctx;
-    uint64_t x = pressure_band(pr->key[a]), y = pressure_band(pr->key[b]);
-    if (x != y) return x > y ? -1 : 1;
-    if (pr->in->bufs[a].start != pr->in->bufs[b].start) return pr->in->bufs[a].start < pr->in->bufs[b].start ? -1 : 1;
-    return cmp_size_desc(pr->in, a, b);
+/* The pressure order into order[]: by band descending, then start, by one
+ * radix sort of (band, start rank) packed in 64 bits (a rank is below
+ * 2 n < 2^50), then each run of equal pairs by cmp_size_desc (size
+ * descending, longer lifetime, then index: both sorts are stable). A
+ * comparison sort on the same order took ~7% of a 1M-buffer pack. */
+static bool pressure_order(const pressure *pr, size_t *order) {
+    size_t n = pr->in->n;
+    uint64_t *k = malloc((n ? n : 1) * sizeof *k);
+    size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    bool ok = k && tmp;
+    for (size_t i = 0; ok && i < n; i++) {
+        k[i] = (0x1fffu - pressure_band(pr->key[i])) << 50 | (uint64_t)pr->lo[i];
+        order[i] = i;
+    }
+    ok = ok && mp_radix_sort(k, order, n);
+    for (size_t a = 0, b; ok && a < n; a = b) {
+        for (b = a + 1; b < n && k[b] == k[a];) b++;
+        if (b - a > 1) mp_sort_idx_tmp(order + a, b - a, cmp_size_desc, pr->in, tmp);
+    }
+    free(k);
+    free(tmp);
+    return ok;
 }
 
 /* Highest of load[lo..hi) in the max tree t over `leaves` leaves. */
@@ -145,6 +163,7 @@ static bool pressure_peaks(pressure *pr) {
     const mp_pack_input *in = pr->in;
     size_t n = in->n, u = 0, leaves = 1;
     size_t *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
+    pr->lo = lo;
     pr->key = malloc(n * sizeof *pr->key);
     pr->peak = malloc(n * sizeof *pr->peak);
     bool ok = lo && hi && pr->key && pr->peak && mp_time_ranks(in->bufs, n, lo, hi, &u);
@@ -167,7 +186,6 @@ static bool pressure_peaks(pressure *pr) {
     for (size_t v = leaves - 1; ok && v >= 1; v--) tree[v] = MP_MAX(tree[2 * v], tree[2 * v + 1]);
     for (size_t i = 0; ok && i < n; i++)
         pr->peak[i] = peak ? (double)tree_max(tree, leaves, lo[i], hi[i]) / (double)peak : 0.0;
-    free(lo);
     free(hi);
     free(tree);
     return ok;
@@ -229,19 +247,18 @@ static void keep_if_better(packer *p, uint64_t height, memplan_heuristic h) {
 /* Greedy-size above MP_PACK_MANY buffers: first fit through the interval
  * index on the pressure orders, the better kept. */
 static bool run_first_fit(packer *p) {
-    pressure pr = {&p->in, NULL, NULL};
+    pressure pr = {&p->in, NULL, NULL, NULL};
     bool ok = pressure_peaks(&pr);
     for (int e = 8; ok && e >= 4; e -= 4) {
         if (e == 4 && p->in.n > MP_PACK_HUGE) break;
         pressure_keys(&pr, e);
-        for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
         uint64_t height = 0;
-        ok = mp_sort_idx(p->order, p->in.n, cmp_pressure, &pr) &&
-             mp_first_fit(&p->in, p->order, p->trial, &height, &p->work);
+        ok = pressure_order(&pr, p->order) && mp_first_fit(&p->in, p->order, p->trial, &height, &p->work);
         if (ok) keep_if_better(p, height, MEMPLAN_HEUR_GREEDY_SIZE);
     }
     free(pr.key);
     free(pr.peak);
+    free(pr.lo);
     return ok;
 }
 
