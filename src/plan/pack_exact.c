@@ -58,7 +58,10 @@
 #include "plan/pack_internal.h"
 
 #define NONE SIZE_MAX
-#define NORDERS 6
+#define NORDERS 6         /* the static orders, slots 0..5 */
+#define HINT_SLOT NORDERS /* the hint's order (mp_exact_set_hint) */
+#define PERTURB_SLOT (NORDERS + 1)
+#define NSLOTS (NORDERS + 2)
 
 /* Above this many section entries (sum over buffers of the sections each
  * spans) or overlap pairs the tables would be too large to be worth it
@@ -113,11 +116,23 @@ struct mp_exact {
     double deadline; /* wall-clock safety stop (mp_now_ms), 0: none */
     uint64_t unit;   /* gcd of the sizes: heights that matter are multiples */
     uint64_t seed;   /* of the restarts' perturbations */
+    uint64_t *hint;  /* per searched buffer: its offset in a known packing, or NULL */
 };
 
 void mp_exact_set_deadline(mp_exact *x, double deadline) { x->deadline = deadline; }
 
 void mp_exact_set_seed(mp_exact *x, uint64_t seed) { x->seed = seed; }
+
+bool mp_exact_set_hint(mp_exact *x, const uint64_t *off) {
+    if (!off) {
+        free(x->hint);
+        x->hint = NULL;
+        return true;
+    }
+    if (!x->hint && !(x->hint = malloc((x->m ? x->m : 1) * sizeof *x->hint))) return false;
+    for (size_t b = 0; b < x->m; b++) x->hint[b] = off[x->idx[b]];
+    return true;
+}
 
 void mp_exact_free(mp_exact *x) {
     if (!x) return;
@@ -147,6 +162,7 @@ void mp_exact_free(mp_exact *x) {
     free(x->cs);
     free(x->lv_end);
     free(x->lv_pos);
+    free(x->hint);
     free(x);
 }
 
@@ -260,8 +276,8 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->total = malloc(scap * sizeof *x->total);
     x->placed = malloc(cap);
     x->stamp = calloc(scap, sizeof *x->stamp);
-    x->ranks = malloc((NORDERS + 1) * cap * sizeof *x->ranks);
-    x->orders = malloc((NORDERS + 1) * cap * sizeof *x->orders);
+    x->ranks = malloc(NSLOTS * cap * sizeof *x->ranks);
+    x->orders = malloc(NSLOTS * cap * sizeof *x->orders);
     x->chosen = malloc((cap + 1) * sizeof *x->chosen);
     x->mark = malloc((cap + 1) * sizeof *x->mark);
     size_t most = 1; /* the most buffers live in one section */
@@ -305,6 +321,8 @@ static int cmp_key(uint64_t a, uint64_t b) { return a > b ? -1 : a < b; }
 static int cmp_order(const void *ctx, size_t a, size_t b) {
     const order_ctx *c = ctx;
     const mp_exact *x = c->x;
+    if (c->kind == HINT_SLOT) /* the known packing's canonical order: by offset, then start */
+        return x->hint[a] < x->hint[b] ? -1 : x->hint[a] > x->hint[b];
     const memplan_buffer *u = &c->bufs[x->idx[a]], *v = &c->bufs[x->idx[b]];
     uint64_t w[2] = {(uint64_t)(u->end - u->start), (uint64_t)(v->end - v->start)};
     if (c->kind >= 3) /* lengths in sections */
@@ -574,7 +592,7 @@ static void reset_part(mp_exact *x, const part *p, uint64_t *work) {
     *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + (x->sec_at[p->shi] - x->sec_at[p->slo]);
 }
 
-/* Use order `kind` (0..NORDERS; NORDERS: the perturbed copy) next. */
+/* Use the order in slot `kind` next (see NSLOTS). */
 static void use_order(mp_exact *x, int kind) {
     size_t cap = x->m ? x->m : 1;
     x->order = x->orders + (size_t)kind * cap;
@@ -600,7 +618,7 @@ static uint64_t luby(uint64_t i) {
 static void perturb_order(mp_exact *x, const part *p, int kind, uint64_t *rng, uint64_t *work) {
     size_t cap = x->m ? x->m : 1, k = p->hi - p->lo;
     const size_t *src = x->orders + (size_t)kind * cap;
-    use_order(x, NORDERS);
+    use_order(x, PERTURB_SLOT);
     memcpy(x->order + p->lo, src + p->lo, k * sizeof *x->order);
     for (size_t t = 0; k > 1 && t < PERTURB_SWAPS * (k / PERTURB_PER + 1); t++) {
         size_t i = p->lo + mp_rand_below(rng, k - 1);
@@ -627,14 +645,16 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
     *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++)
         if (x->total[s] > h) return MP_EXACT_INFEASIBLE;
-    for (int kind = 0; kind < NORDERS; kind++) {
+    int kinds = x->hint ? NORDERS + 1 : NORDERS;
+    for (int kind = 0; kind < kinds; kind++) {
         use_order(x, kind);
         if (!make_order(x, p, kind)) return MP_EXACT_NOMEM;
     }
     uint64_t base = LUBY_BASE * (uint64_t)(p->hi - p->lo);
     for (uint64_t r = 0; *work < quota; r++) {
-        int kind = (int)(r % NORDERS);
-        if (r < NORDERS) use_order(x, kind);
+        int kind = (int)(r % (uint64_t)kinds);
+        if (x->hint) kind = kind == 0 ? HINT_SLOT : kind - 1; /* the hint's order first */
+        if (r < (uint64_t)kinds) use_order(x, kind);
         else
             perturb_order(x, p, kind, rng, work);
         reset_part(x, p, work);

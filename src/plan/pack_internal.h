@@ -171,6 +171,11 @@ void mp_exact_set_deadline(mp_exact *x, double deadline);
  * depend only on input, height, quota and seed. */
 void mp_exact_set_seed(mp_exact *x, uint64_t seed);
 
+/* A known packing (offsets by input index, NULL: none) whose canonical
+ * order the restarts try first, then perturbed in turn with the static
+ * orders. false when memory runs out. */
+bool mp_exact_set_hint(mp_exact *x, const uint64_t *off);
+
 /* Is there a packing of height <= h? Spends at most about `quota` steps,
  * counted in *work; on FEASIBLE writes every buffer's offset to off[]. */
 mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work, uint64_t *off);
