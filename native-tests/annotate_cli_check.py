@@ -67,6 +67,16 @@ def temp_fd_target(pid, folder):
     return None
 
 
+def is_stopped(pid):
+    """Whether the process is in the stopped state (or gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("T", "t", "Z", "X")
+
+
 def interrupt(exe, model, out, sig, named):
     """Run annotate, stop it while OUT's bytes are written to the temporary
     file (unnamed: '#ino (deleted)'; named: OUT.tmp-XXXXXX, before the
@@ -87,6 +97,11 @@ def interrupt(exe, model, out, sig, named):
             seen = temp_fd_target(p.pid, folder)
             if seen and want in seen:
                 os.kill(p.pid, signal.SIGSTOP)
+                # kill() returns before the process has stopped: until it has, it may
+                # still rename OUT.tmp-XXXXXX into place (seen once under load)
+                stopped_by = time.time() + 10
+                while not is_stopped(p.pid) and time.time() < stopped_by:
+                    time.sleep(0.0002)
                 seen = temp_fd_target(p.pid, folder)  # still before the rename?
                 if seen and want in seen:
                     os.kill(p.pid, sig)

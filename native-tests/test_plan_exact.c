@@ -222,8 +222,9 @@ enum { TIGHT_MAX = 160, TIGHT_SPAN = 64, TIGHT_UNITS = 64, KIB = 1024 };
  * cuts (a piece chosen at random, cut across time or across addresses),
  * each piece a buffer, so every time is full: the lower bound is the
  * rectangle's height and a packing there exists. Then `drop` of the
- * buffers are removed. Returns the count. */
-static size_t tight_instance(memplan_buffer *b, size_t n, size_t drop) {
+ * buffers are removed. Returns the count; `at` (NULL: not wanted) gets
+ * each buffer's offset in that packing. */
+static size_t tight_instance(memplan_buffer *b, size_t n, size_t drop, uint64_t *at) {
     int64_t t0[TIGHT_MAX], t1[TIGHT_MAX], a0[TIGHT_MAX], a1[TIGHT_MAX];
     size_t k = 1;
     t0[0] = 0, t1[0] = TIGHT_SPAN, a0[0] = 0, a1[0] = TIGHT_UNITS;
@@ -248,8 +249,10 @@ static size_t tight_instance(memplan_buffer *b, size_t n, size_t drop) {
     }
     size_t m = 0;
     for (size_t i = 0; i < k; i++)
-        if (i % (n / (drop + 1) + 1) != 1 || i / (n / (drop + 1) + 1) >= drop)
+        if (i % (n / (drop + 1) + 1) != 1 || i / (n / (drop + 1) + 1) >= drop) {
+            if (at) at[m] = (uint64_t)a0[i] * KIB;
             b[m++] = (memplan_buffer){(uint64_t)(a1[i] - a0[i]) * KIB, t0[i], t1[i]};
+        }
     return m;
 }
 
@@ -266,7 +269,7 @@ static void test_exact_tight(void **state) {
     rng_state = 19;
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         memplan_buffer b[TIGHT_MAX];
-        size_t n = tight_instance(b, cases[c].n, cases[c].drop);
+        size_t n = tight_instance(b, cases[c].n, cases[c].drop, NULL);
         memplan_pack_options o;
         memplan_pack_options_init(&o);
         o.align = 1;
@@ -314,7 +317,7 @@ static void test_exact_tight_vs_brute_force(void **state) {
     rng_state = 77;
     for (int round = 0; round < 3000; round++) {
         memplan_buffer b[TIGHT_MAX];
-        size_t n = tight_instance(b, 3 + (size_t)below(MAXN - 2), (size_t)round % 2);
+        size_t n = tight_instance(b, 3 + (size_t)below(MAXN - 2), (size_t)round % 2, NULL);
         for (int grow = round % 3; grow > 0; grow--) /* a piece or two larger */
             b[below(n)].size += KIB * (1 + below(8));
         uint64_t off[TIGHT_MAX];
@@ -332,6 +335,74 @@ static void test_exact_tight_vs_brute_force(void **state) {
     }
 }
 
+/* A hint (mp_exact_set_hint: a known packing's order tried first) changes
+ * only the search's order, never an answer: on random and small tight
+ * instances, hinted with a stacked packing (every buffer above the last,
+ * far from any optimum) and then with the packing the mode found at the
+ * optimum, the optimum is feasible and one unit below infeasible, as brute
+ * force says. */
+static void test_exact_hint_sound(void **state) {
+    (void)state;
+    rng_state = 91;
+    for (int round = 0; round < 2000; round++) {
+        memplan_buffer b[TIGHT_MAX];
+        size_t n;
+        if (round % 2) n = tight_instance(b, 3 + (size_t)below(MAXN - 2), (size_t)round % 4 == 1, NULL);
+        else
+            random_instance(b, n = 1 + (size_t)below(MAXN));
+        uint64_t off[TIGHT_MAX], stack[TIGHT_MAX], top = 0;
+        prepared p;
+        prepare(&p, b, n, 1);
+        for (size_t i = 0; i < n; i++) stack[i] = top, top += p.size[i];
+        uint64_t opt = brute_optimum(b, p.size, n, p.in.lower_bound);
+        mp_exact *x = mp_exact_new(&p.in);
+        assert_non_null(x);
+        uint64_t work = 0;
+        for (int hint = 0; hint < 2; hint++) { /* the stack, then the packing found */
+            assert_true(mp_exact_set_hint(x, hint ? off : stack));
+            assert_int_equal(mp_exact_decide(x, opt, UINT64_MAX, &work, off), MP_EXACT_FEASIBLE);
+            assert_int_equal(memplan_validate_arena(b, n, off, 1, opt, NULL, NULL), MEMPLAN_OK);
+            if (opt > 0) assert_int_equal(mp_exact_decide(x, opt - 1, UINT64_MAX, &work, off), MP_EXACT_INFEASIBLE);
+            assert_int_equal(mp_exact_decide(x, opt, UINT64_MAX, &work, off), MP_EXACT_FEASIBLE);
+        }
+        assert_true(mp_exact_set_hint(x, NULL));
+        mp_exact_free(x);
+        free(p.by_start);
+    }
+}
+
+/* What the hint is for: tight instances of 96-160 buffers, hinted with
+ * the packing they were cut from, are decided at the bound within a quota
+ * that is a few dives (50 steps x buffers^2), with a valid packing; the same
+ * quota without the hint leaves some open. */
+static void test_exact_hint_leads(void **state) {
+    (void)state;
+    rng_state = 23;
+    int open_without = 0;
+    for (size_t n = 96; n <= TIGHT_MAX; n += 16) {
+        memplan_buffer b[TIGHT_MAX];
+        uint64_t at[TIGHT_MAX], size[TIGHT_MAX], off[TIGHT_MAX];
+        size_t m = tight_instance(b, n, 0, at);
+        for (size_t i = 0; i < m; i++) size[i] = b[i].size;
+        assert_int_equal(memplan_validate_arena(b, m, at, 1, TIGHT_UNITS * KIB, NULL, NULL), MEMPLAN_OK);
+        size_t *by_start = mp_order_by_start(b, m);
+        assert_non_null(by_start);
+        mp_pack_input in = {b, m, size, by_start, TIGHT_UNITS * KIB};
+        mp_exact *x = mp_exact_new(&in);
+        assert_non_null(x);
+        uint64_t quota = 50 * (uint64_t)m * m, work = 0;
+        open_without += mp_exact_decide(x, TIGHT_UNITS * KIB, quota, &work, off) == MP_EXACT_UNKNOWN;
+        assert_true(mp_exact_set_hint(x, at));
+        work = 0;
+        assert_int_equal(mp_exact_decide(x, TIGHT_UNITS * KIB, quota, &work, off), MP_EXACT_FEASIBLE);
+        assert_int_equal(memplan_validate_arena(b, m, off, 1, TIGHT_UNITS * KIB, NULL, NULL), MEMPLAN_OK);
+        mp_exact_free(x);
+        free(by_start);
+    }
+    print_message("tight 96-%d without the hint: %d of 5 open\n", TIGHT_MAX, open_without);
+    assert_true(open_without > 0);
+}
+
 /* Larger tight instances the exact mode does not decide quickly: under a
  * quota that runs through many restarts (the six static orders, then the
  * seeded perturbations), for two seeds, it never calls the bound infeasible
@@ -343,7 +414,7 @@ static void test_exact_restarts_stay_sound(void **state) {
     int found = 0, open = 0;
     for (size_t n = 96; n <= TIGHT_MAX; n += 32) {
         memplan_buffer b[TIGHT_MAX];
-        size_t m = tight_instance(b, n, 0);
+        size_t m = tight_instance(b, n, 0, NULL);
         uint64_t size[TIGHT_MAX], off[TIGHT_MAX];
         for (size_t i = 0; i < m; i++) size[i] = b[i].size;
         size_t *by_start = mp_order_by_start(b, m);
@@ -373,6 +444,7 @@ int main(void) {
         cmocka_unit_test(test_exact_vs_brute_force),       cmocka_unit_test(test_exact_quota),
         cmocka_unit_test(test_pack_optimal_flags),         cmocka_unit_test(test_exact_tight),
         cmocka_unit_test(test_exact_tight_vs_brute_force), cmocka_unit_test(test_exact_restarts_stay_sound),
+        cmocka_unit_test(test_exact_hint_sound),           cmocka_unit_test(test_exact_hint_leads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -45,7 +45,10 @@
  * then the same in turn, each with a seeded perturbation (swaps of near
  * neighbours), since one order often finds a packing another takes long to
  * reach and the search's time is heavy-tailed; an exhausted search under
- * any order proves infeasibility. The search is iterative (explicit level
+ * any order proves infeasibility. A hint (mp_exact_set_hint: a packing
+ * already known, in pack.c the best so far) adds its canonical order --
+ * by offset, then start -- tried first: below a packing's height the search
+ * then starts along it and tries its neighbours first. The search is iterative (explicit level
  * arrays and an undo log), so deep searches need no stack, and it counts
  * its work in elementary steps: the result depends only on input, quota
  * and seed.
