@@ -22,8 +22,17 @@
 
 #include "plan/pack_internal.h"
 
+/* A placed buffer in the time-ordered decoder's active list: its address
+ * range and end read in one stream, without a look-up per buffer. */
+typedef struct active {
+    uint64_t off, top;
+    int64_t end;
+    size_t id;
+} active;
+
 struct mp_greedy {
     const mp_pack_input *in;
+    active *act;    /* the active list of mp_greedy_decode_by_start */
     size_t leaves;  /* power of two >= n */
     int64_t *tree;  /* tree[1] is the root; leaf p at leaves + p */
     size_t *hits;   /* conflicts of the buffer being placed */
@@ -44,7 +53,8 @@ mp_greedy *mp_greedy_new(const mp_pack_input *in) {
     g->hits = malloc((in->n ? in->n : 1) * sizeof *g->hits);
     g->tmp = malloc((in->n ? in->n : 1) * sizeof *g->tmp);
     g->pos_of = malloc((in->n ? in->n : 1) * sizeof *g->pos_of);
-    if (!g->tree || !g->hits || !g->tmp || !g->pos_of) {
+    g->act = malloc((in->n ? in->n : 1) * sizeof *g->act);
+    if (!g->tree || !g->hits || !g->tmp || !g->pos_of || !g->act) {
         mp_greedy_free(g);
         return NULL;
     }
@@ -58,6 +68,7 @@ void mp_greedy_free(mp_greedy *g) {
     free(g->hits);
     free(g->tmp);
     free(g->pos_of);
+    free(g->act);
     free(g);
 }
 
@@ -138,12 +149,13 @@ uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off, uint
     return height;
 }
 
-/* Where i goes in the active list, sorted by (offset, index). */
-static size_t active_slot(const size_t *act, size_t n, const uint64_t *off, size_t i) {
+/* Where a buffer at offset o with index i goes in the active list, sorted
+ * by (offset, index). */
+static size_t active_slot(const active *act, size_t n, uint64_t o, size_t i) {
     size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (cmp_offset(off, act[mid], i) < 0) lo = mid + 1;
+        if (act[mid].off < o || (act[mid].off == o && act[mid].id < i)) lo = mid + 1;
         else
             hi = mid;
     }
@@ -157,26 +169,36 @@ static size_t active_slot(const size_t *act, size_t n, const uint64_t *off, size
  * dropping the ended ones and inserting each new buffer in place. No tree
  * walk and no sort: this is most of the time of a big time-ordered pack,
  * and far more in WebAssembly, where the tree walk's recursion is slow.
+ * One pass over the list both drops the ended buffers and finds the best
+ * gap (best_gap's rule over what stays), reading each entry's offset, top
+ * and end from the entry itself.
  */
 uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work) {
     const mp_pack_input *in = g->in;
-    size_t *act = g->hits, na = 0;
+    active *act = g->act;
+    size_t na = 0;
     uint64_t height = 0, steps = in->n;
-    g->off = off;
     for (size_t k = 0; k < in->n; k++) {
-        size_t i = order[k];
+        size_t i = order[k], kept = 0;
         int64_t s = in->bufs[i].start;
-        size_t kept = 0;
-        for (size_t a = 0; a < na; a++)
-            if (in->bufs[act[a]].end > s) act[kept++] = act[a];
+        uint64_t need = in->size[i], top = 0, best = UINT64_MAX, gap = UINT64_MAX;
+        for (size_t a = 0; a < na; a++) {
+            active r = act[a];
+            if (r.end <= s) continue; /* ended: dropped */
+            act[kept++] = r;
+            if (r.off >= top && r.off - top >= need && r.off - top < gap) {
+                gap = r.off - top;
+                best = top;
+            }
+            top = MP_MAX(top, r.top);
+        }
         na = kept;
         steps += na;
-        g->nhits = na;
-        off[i] = best_gap(g, in->size[i]);
-        height = MP_MAX(height, off[i] + in->size[i]);
-        size_t at = active_slot(act, na, off, i);
+        off[i] = best != UINT64_MAX ? best : top;
+        height = MP_MAX(height, off[i] + need);
+        size_t at = active_slot(act, na, off[i], i);
         memmove(&act[at + 1], &act[at], (na - at) * sizeof *act);
-        act[at] = i;
+        act[at] = (active){off[i], off[i] + need, in->bufs[i].end, i};
         na++;
     }
     *work += steps;
