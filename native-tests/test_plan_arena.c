@@ -229,29 +229,37 @@ static void test_validate_arena(void **state) {
     expect_arena_violation(c, 3, co, 1, 30, MEMPLAN_VIOLATION_ADDRESS_OVERLAP, 1, 2, "buffers 1 ");
 }
 
-/* Thousands of buffers all live at once: the decoders would be quadratic, so
- * the slot layout is used; with every buffer overlapping it is optimal. */
-static void test_heavy_overlap_uses_slot_layout(void **state) {
-    (void)state;
-    enum { N = 8000 }; /* 8000 * 8001 / 2 = 32M buffer-overlaps > MEMPLAN_PACK_OVERLAP_MAX */
-    memplan_buffer *b = calloc(N, sizeof *b);
+/* Thousands of buffers all live at once: the best-fit decoders would be
+ * quadratic, so only first fit runs, or, when many buffers share their
+ * times (first fit's per-block lists long), the slot layout first. Both
+ * sets below are all live together at their end, so the sum is optimal.
+ * Starts spread over 8,000 steps, one end: first fit (each buffer covers
+ * the last blocks whole, its lists stay short). All 8,000 on one interval:
+ * the slot layout, and first fit is skipped (at the bound). */
+static void pack_all_live(const memplan_buffer *b, size_t n, memplan_heuristic want) {
     uint64_t sum = 0;
-    for (size_t i = 0; i < N; i++) {
-        b[i].start = (int64_t)i;
-        b[i].end = 2 * N; /* all live at the end */
-        b[i].size = 1 + i % 7;
-        sum += (b[i].size + 63) / 64 * 64;
-    }
+    for (size_t i = 0; i < n; i++) sum += (b[i].size + 63) / 64 * 64;
     memplan_pack_options o;
     memplan_pack_options_init(&o);
     memplan_arena_plan p;
     memplan_error err = {0};
-    assert_int_equal(memplan_pack(b, N, &o, &p, &err), MEMPLAN_OK);
-    assert_int_equal(p.heuristic, MEMPLAN_HEUR_SLOT_LAYOUT);
-    assert_string_equal(memplan_heuristic_name(p.heuristic), "slot-layout");
+    assert_int_equal(memplan_pack(b, n, &o, &p, &err), MEMPLAN_OK);
+    assert_int_equal(p.heuristic, want);
     assert_int_equal(p.arena_bytes, sum);
     assert_int_equal(p.lower_bound_bytes, sum);
     memplan_arena_plan_free(&p);
+}
+
+static void test_heavy_overlap_uses_slot_layout(void **state) {
+    (void)state;
+    enum { N = 8000 }; /* 8000 * 8001 / 2 = 32M buffer-overlaps > MEMPLAN_PACK_OVERLAP_MAX */
+    memplan_buffer *b = calloc(N, sizeof *b);
+    assert_non_null(b);
+    for (size_t i = 0; i < N; i++) b[i] = (memplan_buffer){1 + i % 7, (int64_t)i, 2 * N};
+    pack_all_live(b, N, MEMPLAN_HEUR_GREEDY_SIZE);
+    for (size_t i = 0; i < N; i++) b[i] = (memplan_buffer){1 + i % 7, 0, 10};
+    pack_all_live(b, N, MEMPLAN_HEUR_SLOT_LAYOUT);
+    assert_string_equal(memplan_heuristic_name(MEMPLAN_HEUR_SLOT_LAYOUT), "slot-layout");
     free(b);
 }
 

@@ -97,12 +97,15 @@ typedef enum memplan_heuristic {
     MEMPLAN_HEUR_SKYLINE = 4,     /* bottom-up skyline decoder, by size desc */
     MEMPLAN_HEUR_SEARCH = 8,      /* annealing over the skyline priority order,
                                    * forward then on time-reversed buffers */
-    /* Not in MEMPLAN_HEUR_ALL: the fallback used alone when buffers overlap so
-     * much that the decoders would be quadratic (the sum over buffers of the
-     * buffers live at their start exceeds MEMPLAN_PACK_OVERLAP_MAX, or 8x
-     * that when the skyline does not run, as above 50,000 buffers): the
-     * best-fit slot plan laid out at aligned prefix sums, O(n log n); the
-     * indexed greedy-size still runs after it. */
+    /* Not in MEMPLAN_HEUR_ALL: the fallback when buffers overlap so much
+     * that the best-fit decoders would be quadratic (the sum over buffers of
+     * the buffers live at their start exceeds MEMPLAN_PACK_OVERLAP_MAX, or 8x
+     * that when the skyline does not run, as above 50,000 buffers) and so
+     * many share their times that the indexed first fit would be too (more
+     * than 4,096 with an end in one of its blocks): the best-fit slot plan
+     * laid out at aligned prefix sums, O(n log n); the indexed greedy-size
+     * still runs after it. Under heavy overlap without such ties only that
+     * first fit runs. */
     MEMPLAN_HEUR_SLOT_LAYOUT = 16,
     /* The exact mode: a complete search at a target height in the manner
      * of MiniMalloc, run with the search (it needs MEMPLAN_HEUR_SEARCH too)

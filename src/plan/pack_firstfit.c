@@ -269,6 +269,29 @@ static bool ff_partials(ff *f) {
     return f->scratch.r != NULL;
 }
 
+bool mp_first_fit_lists(const mp_pack_input *in, size_t *most) {
+    size_t n = in->n, cap = n ? n : 1;
+    ff f = {.in = in};
+    f.lo = malloc(cap * sizeof *f.lo);
+    f.hi = malloc(cap * sizeof *f.hi);
+    size_t *count = NULL;
+    bool ok = f.lo && f.hi && ff_times(&f);
+    size_t nb = ok && n ? f.hi[0] / FF_BLOCK + 1 : 1;
+    for (size_t i = 0; ok && i < n; i++) nb = MP_MAX(nb, f.hi[i] / FF_BLOCK + 1);
+    ok = ok && (count = calloc(nb, sizeof *count)) != NULL;
+    *most = 0;
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t la, lb, fa, fb;
+        ff_blocks(&f, i, &la, &lb, &fa, &fb);
+        if (la < fa || la >= fb) *most = MP_MAX(*most, ++count[la]);
+        if (lb != la && (lb < fa || lb >= fb)) *most = MP_MAX(*most, ++count[lb]);
+    }
+    free(count);
+    free(f.lo);
+    free(f.hi);
+    return ok;
+}
+
 /* Mark the nodes of buffer i's canonical decomposition (its full blocks):
  * D is read only there (case (a)), so only there is it kept. */
 static void ff_mark_canonical(ff *f, size_t i) {
