@@ -417,8 +417,8 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
  * orders alone (bench/README.md "Hinted exact mode"): on four generated
  * tight sets (24 instances, 10 optimal either way) 11 end lower, 1 higher
  * (+0.1%); dsa D +3.95% -> +2.80%, B found at the bound at 100 ms (+4.69%
- * before). Returns the
- * milliseconds of work spent; false in *ok when memory ran out. */
+ * before). Returns the milliseconds of work spent; false in *ok when
+ * memory ran out. */
 static uint64_t run_exact(packer *p, mp_exact *x, uint64_t ms, bool descend, bool *ok) {
     uint64_t quota = ms * EXACT_WORK_PER_MS, used = 0, unit = p->unit;
     while (!at_bound(p) && used < quota) {
