@@ -113,19 +113,33 @@ static int cmp_offset(const void *ctx, size_t a, size_t b) {
     return a < b ? -1 : (a > b);
 }
 
+/* The best-fit rule, fed the conflicts in address order: the smallest gap
+ * of `need` bytes or more between the running highest top and the next
+ * conflict's offset (the lowest of equal gaps), else the top of them all. */
+typedef struct gap_walk {
+    uint64_t need, top, best, gap;
+} gap_walk;
+
+static gap_walk gap_walk_start(uint64_t need) { return (gap_walk){need, 0, UINT64_MAX, UINT64_MAX}; }
+
+static void gap_walk_next(gap_walk *w, uint64_t off, uint64_t top) {
+    if (off >= w->top && off - w->top >= w->need && off - w->top < w->gap) {
+        w->gap = off - w->top;
+        w->best = w->top;
+    }
+    w->top = MP_MAX(w->top, top);
+}
+
+static uint64_t gap_walk_offset(const gap_walk *w) { return w->best != UINT64_MAX ? w->best : w->top; }
+
 /* Best-fit offset for `need` bytes among the conflicts, sorted by address. */
 static uint64_t best_gap(const mp_greedy *g, uint64_t need) {
-    const uint64_t *size = g->in->size;
-    uint64_t top = 0, best = UINT64_MAX, best_gap = UINT64_MAX;
+    gap_walk w = gap_walk_start(need);
     for (size_t k = 0; k < g->nhits; k++) {
         size_t j = g->hits[k];
-        if (g->off[j] >= top && g->off[j] - top >= need && g->off[j] - top < best_gap) {
-            best_gap = g->off[j] - top;
-            best = top;
-        }
-        top = MP_MAX(top, g->off[j] + size[j]);
+        gap_walk_next(&w, g->off[j], g->off[j] + g->in->size[j]);
     }
-    return best != UINT64_MAX ? best : top;
+    return gap_walk_offset(&w);
 }
 
 uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work) {
@@ -181,20 +195,17 @@ uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *
     for (size_t k = 0; k < in->n; k++) {
         size_t i = order[k], kept = 0;
         int64_t s = in->bufs[i].start;
-        uint64_t need = in->size[i], top = 0, best = UINT64_MAX, gap = UINT64_MAX;
+        uint64_t need = in->size[i];
+        gap_walk w = gap_walk_start(need);
         for (size_t a = 0; a < na; a++) {
             active r = act[a];
             if (r.end <= s) continue; /* ended: dropped */
             act[kept++] = r;
-            if (r.off >= top && r.off - top >= need && r.off - top < gap) {
-                gap = r.off - top;
-                best = top;
-            }
-            top = MP_MAX(top, r.top);
+            gap_walk_next(&w, r.off, r.top);
         }
         na = kept;
         steps += na;
-        off[i] = best != UINT64_MAX ? best : top;
+        off[i] = gap_walk_offset(&w);
         height = MP_MAX(height, off[i] + need);
         size_t at = active_slot(act, na, off[i], i);
         memmove(&act[at + 1], &act[at], (na - at) * sizeof *act);
