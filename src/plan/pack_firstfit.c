@@ -218,6 +218,15 @@ static void ff_blocks(const ff *f, size_t i, size_t *la, size_t *lb, size_t *fa,
     if (*fb < *fa) *fb = *fa; /* inside one block, touching neither edge */
 }
 
+/* Whether buffer i is partial in its first block (*pa) and, when that is
+ * another block, in its last (*pb): an entry in those blocks' lists. */
+static void ff_partial_ends(const ff *f, size_t i, size_t *la, size_t *lb, bool *pa, bool *pb) {
+    size_t fa, fb;
+    ff_blocks(f, i, la, lb, &fa, &fb);
+    *pa = *la < fa || *la >= fb;
+    *pb = *lb != *la && (*lb < fa || *lb >= fb);
+}
+
 /* Buffer i's mask in leaf block p (see ff_mask). */
 static ff_mask ff_block_mask(const ff *f, size_t i, size_t p) {
     size_t a = MP_MAX(f->lo[i], p * FF_BLOCK) - p * FF_BLOCK,
@@ -237,9 +246,9 @@ static bool ff_partials(ff *f) {
     if (!f->part_at || !f->placed || !f->pmask || !f->pspan || !f->pid || !f->part_pos) return false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
-            size_t la, lb, fa, fb;
-            ff_blocks(f, i, &la, &lb, &fa, &fb);
-            bool pa = la < fa || la >= fb, pb = lb != la && (lb < fa || lb >= fb);
+            size_t la, lb;
+            bool pa, pb;
+            ff_partial_ends(f, i, &la, &lb, &pa, &pb);
             if (pass == 0) {
                 f->part_at[la + 1] += pa;
                 f->part_at[lb + 1] += pb;
@@ -274,17 +283,17 @@ bool mp_first_fit_lists(const mp_pack_input *in, size_t *most) {
     ff f = {.in = in};
     f.lo = malloc(cap * sizeof *f.lo);
     f.hi = malloc(cap * sizeof *f.hi);
-    size_t *count = NULL;
+    size_t *count = NULL, nb = 1;
     bool ok = f.lo && f.hi && ff_times(&f);
-    size_t nb = ok && n ? f.hi[0] / FF_BLOCK + 1 : 1;
     for (size_t i = 0; ok && i < n; i++) nb = MP_MAX(nb, f.hi[i] / FF_BLOCK + 1);
     ok = ok && (count = calloc(nb, sizeof *count)) != NULL;
     *most = 0;
     for (size_t i = 0; ok && i < n; i++) {
-        size_t la, lb, fa, fb;
-        ff_blocks(&f, i, &la, &lb, &fa, &fb);
-        if (la < fa || la >= fb) *most = MP_MAX(*most, ++count[la]);
-        if (lb != la && (lb < fa || lb >= fb)) *most = MP_MAX(*most, ++count[lb]);
+        size_t la, lb;
+        bool pa, pb;
+        ff_partial_ends(&f, i, &la, &lb, &pa, &pb);
+        if (pa) *most = MP_MAX(*most, ++count[la]);
+        if (pb) *most = MP_MAX(*most, ++count[lb]);
     }
     free(count);
     free(f.lo);
