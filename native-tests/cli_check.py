@@ -143,6 +143,12 @@ def check_inputs_and_total(exe, d):
                 f"total:             {line}\n")
         check(r.returncode == 0 and r.stdout.endswith(want), f"plan {' '.join(extra)}: the weights, inputs and total "
               f"lines ({r.stdout[-300:]!r})")
+    # nodes[].folded: the Constant is folded at load, Relu and Concat run; planned as an
+    # activation, the Constant runs too.
+    for extra, want in [([], [True, False, False]), (["--constants-as-activations"], [False, False, False])]:
+        doc = json.loads(run(exe, ["plan", path, *extra, "--json"]).stdout)
+        got = [(n["op_type"], n["folded"]) for n in doc["nodes"]]
+        check(got == list(zip(["Constant", "Relu", "Concat"], want)), f"plan {' '.join(extra)} --json: nodes[].folded {got}")
     # The Constant planned as an activation: no load-only value left, and the line says "value".
     r = run(exe, ["plan", path, "--constants-as-activations"])
     check(r.returncode == 0 and "\nweights:           8 B in 1 value kept once loaded (initializers)\ninputs:" in r.stdout,

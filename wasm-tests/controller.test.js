@@ -14,7 +14,7 @@ import { checkValue, createController, valueInputs } from '../web/src/app/contro
 import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
 import { formatBytes } from '../web/src/data/format.js';
 import { loadMemplan, requireNativeCli } from './helpers.js';
-import { dimArgs, MEDIUM, requireVizFixtures, SMALL, SYMBOLIC } from './viz-fixtures.js';
+import { dimArgs, LARGEST, MEDIUM, requireVizFixtures, SMALL, SYMBOLIC } from './viz-fixtures.js';
 
 const cli = (cmd, file, args = []) =>
   JSON.parse(
@@ -546,6 +546,31 @@ describe('controller: plan documents, the table, the selection', () => {
     expect(s.slotsPlan).toBe(null); // an arena plan document has no slot plan with it
     await ctl.setDims({ x: 1 });
     expect(client.calls).toEqual([]);
+  });
+
+  it('opens on the positions a runtime runs when nodes folded at load come first; a re-plan keeps the zoom, another model resets it', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open(LARGEST.name, bytesOf(LARGEST), { dims: LARGEST.dims });
+    // PP-OCRv4 rec: 765 positions; 340 nodes folded at load (its 325 Constants and 15 folded
+    // shape computations), positions 0-233 all of them; the last node runs.
+    const doc = cli('plan', LARGEST.file, dimArgs(LARGEST.dims));
+    const folded = doc.nodes.flatMap((n, p) => (n.folded ? [p] : []));
+    expect([doc.positions, folded.length, doc.nodes.findIndex((n) => !n.folded)]).toEqual([765, 340, 234]);
+    expect(ctl.state.m.runSpan).toEqual({ start: 234, end: 765, before: 234, after: 0 });
+    expect(ctl.linked.domain()).toEqual([234, 765]);
+    expect(ctl.linked.fullDomain).toEqual([0, 765]);
+    // A re-plan (another width): the same model, the zoom the user chose stays.
+    ctl.linked.setXDomain([300, 400]);
+    const nodes = ctl.state.m.nodes;
+    await ctl.setDims({ ...LARGEST.dims, [Object.keys(LARGEST.dims)[1]]: 640 });
+    // The first plan's node list is used again.
+    expect(client.calls.filter((c) => c.startsWith('plan --strategy arena')).at(-1)).toMatch(/=640 --no-nodes$/);
+    expect(ctl.state.m.nodes).toBe(nodes);
+    expect(ctl.linked.domain()).toEqual([300, 400]);
+    // Another model: every position, none folded (the wake-word head).
+    await ctl.open(SMALL.name, bytesOf(SMALL));
+    expect([ctl.state.m.runSpan, ctl.linked.xDomain, ctl.linked.domain()]).toEqual([null, null, [0, 8]]);
   });
 
   it('the table view filters by regular expression and sorts; a bad pattern matches as text', async () => {

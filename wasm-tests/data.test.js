@@ -13,9 +13,11 @@ import {
   bodiesOf,
   bodyLabel,
   intervalRows,
+  normalizeNodes,
   normalizePlan,
   planAssumptions,
   planAt,
+  runSpan,
   searchBodies,
   stepOf,
 } from '../web/src/data/plan.js';
@@ -160,6 +162,28 @@ describe('normalizePlan', () => {
     ]);
     expect(m.nodes[4].outputs).toEqual(['d', '']);
     expect(intervalRows(m).value.length).toBe(5);
+    expect(m.runSpan).toBe(null); // no node folded at load
+  });
+  it('runSpan: the positions between the first and last node not folded at load', () => {
+    const nodes = (flags) => normalizeNodes(flags.map((f, p) => ({ index: p, op_type: 'X', folded: f })));
+    const F = true;
+    expect(runSpan(nodes([F, F, false, F, false, F]), 6)).toEqual({ start: 2, end: 5, before: 2, after: 1 });
+    expect(runSpan(nodes([false, F, false]), 3)).toBe(null); // folded only inside: every position
+    expect(runSpan(nodes([F, F]), 2)).toBe(null); // nothing runs
+    expect(runSpan(nodes([]), 0)).toBe(null);
+    // Positions past the node list (a document whose values outlive its nodes) are shown.
+    expect(runSpan(nodes([F, false, F]), 5)).toEqual({ start: 1, end: 5, before: 1, after: 0 });
+    // Only `true` folds: an older build's nodes have no flag.
+    expect(normalizeNodes([{ op_type: 'X', folded: 'yes' }, { op_type: 'Y' }]).map((n) => n.folded)).toEqual([
+      false,
+      false,
+    ]);
+    expect(normalizePlan({ ...PLAN, nodes: PLAN.nodes.map((n, p) => ({ ...n, folded: p === 0 })) }).runSpan).toEqual({
+      start: 1,
+      end: 6,
+      before: 1,
+      after: 0,
+    });
   });
   it('tolerates missing and null fields (deferred plans, older builds)', () => {
     const m = normalizePlan({
@@ -183,8 +207,8 @@ describe('normalizePlan', () => {
       nodes: [null, { name: 5, op_type: '<b>x</b>', inputs: 'a', outputs: [1, 'y'] }],
     });
     expect(odd.nodes).toEqual([
-      { index: 0, name: '', op: '', domain: '', inputs: [], outputs: null },
-      { index: 1, name: '', op: '<b>x</b>', domain: '', inputs: [], outputs: ['', 'y'] },
+      { index: 0, name: '', op: '', domain: '', inputs: [], outputs: null, folded: false },
+      { index: 1, name: '', op: '<b>x</b>', domain: '', inputs: [], outputs: ['', 'y'], folded: false },
     ]);
   });
   it('alignUp', () => {

@@ -299,6 +299,12 @@ memplan_status memplan_plan_model(const memplan_model *m, const memplan_plan_opt
 /* Free a plan from memplan_plan_model (NULL is fine). */
 void memplan_model_plan_free(memplan_model_plan *p);
 
+/* Whether the node at position pos (0 <= pos < p->positions) is folded at
+ * load: it has outputs and every one is a value folded at load
+ * (memplan/constants.h), so a runtime computes it while loading and never
+ * runs it. Such a node's position holds no activation of its own. */
+bool memplan_plan_node_folded(const memplan_model_plan *p, int32_t pos);
+
 /* ---- memory against a dim ------------------------------------------------
  * The figures of plans made with one dim bound to each of n values (the
  * options' other bindings kept; a binding of the same name in the options is

@@ -52,8 +52,10 @@ static void json_type_of(mp_json *j, const plan_ctx *c, int32_t v) {
     mp_json_end(j);
 }
 
-/* Nodes in position order, for tables and tooltips. */
-static void json_nodes(mp_json *j, const memplan_graph *g) {
+/* Nodes in position order, for tables and tooltips; `folded`: folded at
+ * load, never run (memplan_plan_node_folded). */
+static void json_nodes(mp_json *j, const memplan_model_plan *plan) {
+    const memplan_graph *g = plan->graph;
     mp_json_arr(j);
     for (int32_t p = 0; p < g->n_nodes; p++) {
         const memplan_node *n = &g->nodes[p];
@@ -74,6 +76,8 @@ static void json_nodes(mp_json *j, const memplan_graph *g) {
             for (int32_t k = 0; k < cnt; k++) mp_json_str(j, ids[k] >= 0 ? g->values[ids[k]].name : "");
             mp_json_end(j);
         }
+        MP_JSON_KEY(j, "folded");
+        mp_json_bool(j, memplan_plan_node_folded(plan, p));
         mp_json_end(j);
     }
     mp_json_end(j);
@@ -581,7 +585,7 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         mp_json_null(j);
     if (!c->r->no_nodes) {
         MP_JSON_KEY(j, "nodes");
-        json_nodes(j, p->graph);
+        json_nodes(j, p);
     }
     if (p->options.inplace && !p->parent) {
         MP_JSON_KEY(j, "inplace");

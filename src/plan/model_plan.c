@@ -297,6 +297,14 @@ static memplan_status collect_buffers(plan_impl *k, memplan_error *err) {
     return MEMPLAN_OK;
 }
 
+bool memplan_plan_node_folded(const memplan_model_plan *p, int32_t pos) {
+    const memplan_node *n = &p->graph->nodes[pos];
+    bool folded = n->n_outputs > 0;
+    for (int32_t o = 0; folded && o < n->n_outputs; o++)
+        folded = n->outputs[o] >= 0 && p->constant[n->outputs[o]] == MEMPLAN_CONST_FOLDED;
+    return folded;
+}
+
 /* The weights a runtime keeps once the model is loaded: of the constant
  * values (initializers and values folded at load), those an unfolded node
  * reads, those that are graph outputs or graph inputs (an overridable
@@ -317,9 +325,7 @@ static memplan_status mark_held(plan_impl *k, memplan_error *err) {
         if (k->constant[v] && (g->values[v].flags & (MEMPLAN_VALUE_OUTPUT | MEMPLAN_VALUE_INPUT))) k->held[v] = 1;
     for (int32_t pos = 0; pos < g->n_nodes; pos++) {
         const memplan_node *n = &g->nodes[pos];
-        bool folded = n->n_outputs > 0;
-        for (int32_t o = 0; o < n->n_outputs; o++)
-            folded &= n->outputs[o] >= 0 && k->constant[n->outputs[o]] == MEMPLAN_CONST_FOLDED;
+        bool folded = memplan_plan_node_folded(p, pos);
         for (int32_t i = 0; !folded && i < n->n_inputs; i++)
             if (n->inputs[i] >= 0 && k->constant[n->inputs[i]]) k->held[n->inputs[i]] = 1;
     }

@@ -284,6 +284,7 @@ export function createController(client, options = {}) {
   let profileCache = null; // {model, key, doc, note}
   let baselineCache = null; // {model, key, doc}: the plan without --inplace (its naive total)
   let reuseCache = { doc: undefined, map: null };
+  let shownNodes = null; // the nodes of the plan last shown: a new array is a new model or body
   // Per plan, made on first use: table rows, the producer of each value,
   // each value's producer and consumers, the view count per owner.
   let derived = {};
@@ -412,7 +413,15 @@ export function createController(client, options = {}) {
       series: memorySeries(m),
       dimNames: Object.freeze(dimNames),
     });
-    if (linked.fullDomain[1] !== Math.max(1, m.positions)) linked.setFullDomain([0, Math.max(1, m.positions)]);
+    // A new model or body (its nodes are another array: normalizeNodes keeps
+    // a re-plan's) shows every position, and first the ones a runtime runs:
+    // nodes folded at load at either end (an exporter's Constants, listed
+    // first) hold no activation and would leave part of every chart empty.
+    if (linked.fullDomain[1] !== Math.max(1, m.positions) || m.nodes !== shownNodes) {
+      shownNodes = m.nodes;
+      linked.setFullDomain([0, Math.max(1, m.positions)]);
+      if (m.runSpan) linked.setXDomain([m.runSpan.start, m.runSpan.end]);
+    }
     if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);
     patch({ ...profileState(profileDoc, profileNote), ...slotsState(null), links: linksOf(linked.selected, m) });
     emit('applied', state);

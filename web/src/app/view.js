@@ -74,8 +74,12 @@ function summarize(charts, { m, series }) {
   const b = (v) => (v === null ? 'not known' : formatBytes(v));
   const peakAt = series.peakPositions.length ? ` at position ${series.peakPositions[0]}` : '';
   const part = m.planned ? '' : ' The plan is deferred: buffers without a size are left out.';
+  const r = m.runSpan;
+  const folded = r
+    ? ` The view opens on positions ${r.start}–${r.end - 1}, the ones a runtime runs: the ${r.before + r.after} outside hold nodes folded at load.`
+    : '';
   charts.memory.setSummary(
-    `Live bytes over ${m.positions} positions: lower bound ${b(m.lowerBound)}${peakAt}, planned peak ${b(m.peak)}, naive total ${b(m.naive)}.${part}`,
+    `Live bytes over ${m.positions} positions: lower bound ${b(m.lowerBound)}${peakAt}, planned peak ${b(m.peak)}, naive total ${b(m.naive)}.${part}${folded}`,
   );
   charts.timeline.setSummary(`${m.rowCount} buffers over ${m.positions} positions, one row each, by first use.`);
   charts.arena.setSummary(`${m.rowCount} buffers by offset in an arena of ${b(m.peak)}.${part}`);

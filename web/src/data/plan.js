@@ -27,7 +27,7 @@ const checkShape = (a) => (a.every((d) => dim(d) === d) ? a : a.map(dim));
  *  checked: strings stay strings, missing lists are [] (outputs: null). An
  *  empty name in inputs/outputs is an omitted optional one, kept in place. */
 export function normalizeNodes(nodes) {
-  if (!Array.isArray(nodes)) return [];
+  if (!Array.isArray(nodes)) return NO_NODES;
   // A re-plan gives back the same `nodes` array (attachNodes: the list depends
   // on the model only): its checked form is made once and shared, frozen.
   let out = nodesSeen.get(nodes);
@@ -38,6 +38,7 @@ export function normalizeNodes(nodes) {
   return out;
 }
 const nodesSeen = new WeakMap();
+const NO_NODES = Object.freeze([]);
 function checkNodes(nodes) {
   return nodes.map((nd, p) => {
     const o = nd && typeof nd === 'object' ? nd : {};
@@ -48,6 +49,7 @@ function checkNodes(nodes) {
       domain: str(o.domain),
       inputs: names(o.inputs),
       outputs: Array.isArray(o.outputs) ? names(o.outputs) : null,
+      folded: o.folded === true,
     });
   });
 }
@@ -290,7 +292,27 @@ export function normalizePlan(json) {
     internalDims,
     unplanned: Array.isArray(json.unplanned) ? json.unplanned.filter((u) => u && typeof u.name === 'string') : [],
     nodes,
+    runSpan: runSpan(nodes, positions),
   };
+}
+
+/**
+ * The positions a runtime runs: [first, last + 1) over the nodes not folded
+ * at load (`nodes[].folded`, memplan_plan_node_folded; a position past the
+ * node list counts as run), with the count of folded ones outside it. null
+ * when that is every position (no node folded at either end) or when no
+ * node runs at all.
+ */
+export function runSpan(nodes, positions) {
+  let first = -1;
+  let last = -1;
+  for (let p = 0; p < positions; p++) {
+    if (nodes[p]?.folded) continue;
+    if (first < 0) first = p;
+    last = p;
+  }
+  if (first < 0 || (first === 0 && last + 1 >= positions)) return null;
+  return Object.freeze({ start: first, end: last + 1, before: first, after: positions - last - 1 });
 }
 
 /**
