@@ -17,6 +17,7 @@ import {
   normalizePlan,
   planAssumptions,
   planAt,
+  RUN_SPAN_MIN,
   runSpan,
   searchBodies,
   stepOf,
@@ -167,23 +168,29 @@ describe('normalizePlan', () => {
   it('runSpan: the positions between the first and last node not folded at load', () => {
     const nodes = (flags) => normalizeNodes(flags.map((f, p) => ({ index: p, op_type: 'X', folded: f })));
     const F = true;
-    expect(runSpan(nodes([F, F, false, F, false, F]), 6)).toEqual({ start: 2, end: 5, before: 2, after: 1 });
-    expect(runSpan(nodes([false, F, false]), 3)).toBe(null); // folded only inside: every position
-    expect(runSpan(nodes([F, F]), 2)).toBe(null); // nothing runs
+    const run = (a, k, b) => [...Array(a).fill(F), ...Array(k).fill(false), ...Array(b).fill(F)];
+    expect(RUN_SPAN_MIN).toBe(8);
+    // 5 + 3 folded outside, of 40 positions: at least 8 and a tenth.
+    expect(runSpan(nodes([...run(5, 16, 0), F, false, ...run(0, 14, 3)]), 40)).toEqual({
+      start: 5,
+      end: 37,
+      before: 5,
+      after: 3,
+    });
+    expect(runSpan(nodes(run(5, 33, 2)), 40)).toBe(null); // 7 outside: too few
+    expect(runSpan(nodes(run(8, 73, 0)), 81)).toBe(null); // 8 of 81: under a tenth
+    expect(runSpan(nodes(run(8, 72, 0)), 80)).toEqual({ start: 8, end: 80, before: 8, after: 0 });
+    expect(runSpan(nodes([false, ...Array(20).fill(F), false]), 22)).toBe(null); // folded only inside
+    expect(runSpan(nodes(Array(20).fill(F)), 20)).toBe(null); // nothing runs
     expect(runSpan(nodes([]), 0)).toBe(null);
     // Positions past the node list (a document whose values outlive its nodes) are shown.
-    expect(runSpan(nodes([F, false, F]), 5)).toEqual({ start: 1, end: 5, before: 1, after: 0 });
+    expect(runSpan(nodes([...Array(8).fill(F), false]), 12)).toEqual({ start: 8, end: 12, before: 8, after: 0 });
     // Only `true` folds: an older build's nodes have no flag.
     expect(normalizeNodes([{ op_type: 'X', folded: 'yes' }, { op_type: 'Y' }]).map((n) => n.folded)).toEqual([
       false,
       false,
     ]);
-    expect(normalizePlan({ ...PLAN, nodes: PLAN.nodes.map((n, p) => ({ ...n, folded: p === 0 })) }).runSpan).toEqual({
-      start: 1,
-      end: 6,
-      before: 1,
-      after: 0,
-    });
+    expect(normalizePlan({ ...PLAN, nodes: PLAN.nodes.map((n, p) => ({ ...n, folded: p === 0 })) }).runSpan).toBe(null);
   });
   it('tolerates missing and null fields (deferred plans, older builds)', () => {
     const m = normalizePlan({

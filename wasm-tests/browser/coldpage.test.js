@@ -56,6 +56,38 @@ describe('escaped dim names', () => {
   });
 });
 
+describe('nodes folded at load', () => {
+  it("PP-OCRv4 det: the charts open on positions 234-671, the memory chart's overview names the 234 folded nodes left of them", async () => {
+    const page = await env.newPage();
+    await openPage(page, env);
+    await openFile(page, DET);
+    const dims = { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 960, 'p2o.DynamicDimension.2': 960 };
+    const plan = cliPlan(DET, dimArgs(dims));
+    expect(plan.nodes.findIndex((n) => !n.folded)).toBe(234);
+    for (const [d, v] of Object.entries(dims)) await page.fill(`.mpv-dim input[data-dim="${d}"]`, String(v));
+    await waitPlan(page, plan);
+    // The axis ticks' lowest and highest labels (d3 keeps ticks in the DOM in the order they came).
+    const span = (sel) =>
+      page.$$eval(`${sel} .axis-x .tick text`, (ts) => {
+        const v = ts.map((t) => Number(t.textContent.replace(/[^0-9]/g, '')));
+        return [Math.min(...v), Math.max(...v)];
+      });
+    expect(await span('.mpv-timeline'), 'the timeline: from the first node that runs').toEqual([250, 650]);
+    expect(await span('.mpv-memory'), 'the overview: every position').toEqual([0, 650]);
+    expect(await page.$$eval('.mpv-memory text.folded-label', (ts) => ts.map((t) => t.textContent))).toEqual([
+      '234 nodes folded at load',
+    ]);
+    // Reset zoom: every position.
+    await page.click('text=Reset zoom');
+    await page.waitForFunction(
+      () => [...document.querySelectorAll('.mpv-timeline .axis-x .tick text')].some((t) => t.textContent === '0'),
+      null,
+      { timeout: TIMEOUT },
+    );
+    await page.close();
+  });
+});
+
 describe('the deferred panel', () => {
   it('every dim bound and sr empty: it says to set sr in the values field, and lists the made-up dims by reason without unk__N', async () => {
     const page = await env.newPage();

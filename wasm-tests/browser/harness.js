@@ -238,15 +238,17 @@ export async function revealRow(page, name) {
   }, name);
 }
 
-/** Page coordinates of the middle of value `name`'s bar in a chart ('timeline' | 'arena'). */
+/** Page coordinates of the middle of value `name`'s bar in a chart ('timeline' | 'arena'), in the
+ *  positions shown (the page may open on part of them: nodes folded at load). */
 export function barPoint(page, chart, name) {
   return page.evaluate(
     ([chart, name]) => {
       const { m, series: s } = window.memplanView.view.controller.state;
+      const [d0, d1] = window.memplanView.view.linked.domain();
       const i = m.index.get(name);
       document.querySelector(`[data-chart="${chart}"]`).scrollIntoView({ block: 'center' });
       const r = document.querySelector(`[data-chart="${chart}"] .zoom-surface`).getBoundingClientRect();
-      const x = r.left + ((m.start[i] + m.end[i] + 1) / 2 / m.positions) * r.width;
+      const x = r.left + (((m.start[i] + m.end[i] + 1) / 2 - d0) / (d1 - d0)) * r.width;
       if (chart === 'timeline') return { x, y: r.top + ((m.row[i] + 0.5) / m.rowCount) * r.height };
       const ymax = Math.max(s.maxExtent, m.peak ?? 0, m.lowerBound ?? 0) * 1.04;
       return { x, y: r.bottom - ((m.offset[i] + m.size[i] / 2) / ymax) * r.height };

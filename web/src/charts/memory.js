@@ -265,6 +265,26 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
         if (s.unknown[p] > 0) ctx.fillRect(x(p), bottom - 3, Math.max(x(p + 1) - x(p), 1), 3);
     }
     ctx.restore();
+    // The positions outside m.runSpan hold only nodes folded at load: said, not left blank.
+    const r = m.runSpan;
+    for (const [a, b, count] of r
+      ? [
+          [0, r.start, r.before],
+          [r.end, s.positions, r.after],
+        ]
+      : []) {
+      const xa = Math.max(left, x(a)),
+        xb = Math.min(right, x(b));
+      if (count === 0 || xb - xa < 110) continue;
+      refG
+        .append('text')
+        .attr('class', 'folded-label')
+        .attr('x', (xa + xb) / 2)
+        .attr('y', bottom - 8)
+        .attr('text-anchor', 'middle')
+        .attr('fill', '#6b7280')
+        .text(`${count} node${count === 1 ? '' : 's'} folded at load`);
+    }
     const refs = [];
     if (m.peak !== null && m.peak === m.lowerBound)
       refs.push(['peak', m.peak, `planned peak = lower bound = ${formatBytes(m.peak)}`]);

@@ -300,9 +300,11 @@ export function normalizePlan(json) {
  * The positions a runtime runs: [first, last + 1) over the nodes not folded
  * at load (`nodes[].folded`, memplan_plan_node_folded; a position past the
  * node list counts as run), with the count of folded ones outside it. null
- * when that is every position (no node folded at either end) or when no
- * node runs at all.
+ * when no node runs, or when the folded ones outside are too few to be worth
+ * a view of their own: under RUN_SPAN_MIN positions or a tenth of them (a
+ * small model's one Constant: the page opens on everything).
  */
+export const RUN_SPAN_MIN = 8;
 export function runSpan(nodes, positions) {
   let first = -1;
   let last = -1;
@@ -311,7 +313,8 @@ export function runSpan(nodes, positions) {
     if (first < 0) first = p;
     last = p;
   }
-  if (first < 0 || (first === 0 && last + 1 >= positions)) return null;
+  const outside = first + positions - last - 1;
+  if (first < 0 || outside < RUN_SPAN_MIN || outside * 10 < positions) return null;
   return Object.freeze({ start: first, end: last + 1, before: first, after: positions - last - 1 });
 }
 
