@@ -375,7 +375,7 @@ static void fit_row(const memplan_buffer *b, size_t n) {
                                                       memplan_lower_bound(b, n, 64, &lb, NULL) == MEMPLAN_OK;
     mp_pack_input in = {b, n, size, NULL, lb};
     clock_t c0 = clock();
-    ok = ok && (best ? mp_best_fit : mp_first_fit)(&in, order, off, &h, &work);
+    ok = ok && (best ? mp_best_fit(&in, order, off, &h, &work) : mp_first_fit(&in, NULL, order, off, &h, &work));
     double cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
     if (!ok || memplan_validate_arena(b, n, off, 64, h, NULL, NULL) != MEMPLAN_OK) printf("| %zu | error |\n", n);
     else

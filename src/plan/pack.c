@@ -109,9 +109,9 @@ static int cmp_start_size(const void *ctx, size_t a, size_t b) {
  * seeds. */
 typedef struct pressure {
     const mp_pack_input *in;
-    double *key;  /* per buffer: size x r^p */
-    double *peak; /* per buffer: r, its highest load / the peak load */
-    size_t *lo;   /* per buffer: its start's rank among the distinct times */
+    const mp_times *times; /* per buffer its start's and end's rank among the distinct times */
+    double *key;           /* per buffer: size x r^p */
+    double *peak;          /* per buffer: r, its highest load / the peak load */
 } pressure;
 
 /* A key's band: its exponent and two leading mantissa bits. The keys are
@@ -135,7 +135,7 @@ static bool pressure_order(const pressure *pr, size_t *order) {
     size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
     bool ok = k && tmp;
     for (size_t i = 0; ok && i < n; i++) {
-        k[i] = (0x1fffu - pressure_band(pr->key[i])) << 50 | (uint64_t)pr->lo[i];
+        k[i] = (0x1fffu - pressure_band(pr->key[i])) << 50 | (uint64_t)pr->times->lo[i];
         order[i] = i;
     }
     ok = ok && mp_radix_sort(k, order, n);
@@ -161,12 +161,11 @@ static uint64_t tree_max(const uint64_t *t, size_t leaves, size_t lo, size_t hi)
 /* pr->peak for every buffer; false when memory runs out. */
 static bool pressure_peaks(pressure *pr) {
     const mp_pack_input *in = pr->in;
-    size_t n = in->n, u = 0, leaves = 1;
-    size_t *lo = malloc(n * sizeof *lo), *hi = malloc(n * sizeof *hi);
-    pr->lo = lo;
+    size_t n = in->n, u = pr->times->distinct, leaves = 1;
+    const size_t *lo = pr->times->lo, *hi = pr->times->hi;
     pr->key = malloc(n * sizeof *pr->key);
     pr->peak = malloc(n * sizeof *pr->peak);
-    bool ok = lo && hi && pr->key && pr->peak && mp_time_ranks(in->bufs, n, lo, hi, &u);
+    bool ok = pr->key && pr->peak;
     while (leaves < u) leaves *= 2;
     uint64_t *tree = ok ? calloc(2 * leaves, sizeof *tree) : NULL;
     ok = ok && tree;
@@ -186,7 +185,6 @@ static bool pressure_peaks(pressure *pr) {
     for (size_t v = leaves - 1; ok && v >= 1; v--) tree[v] = MP_MAX(tree[2 * v], tree[2 * v + 1]);
     for (size_t i = 0; ok && i < n; i++)
         pr->peak[i] = peak ? (double)tree_max(tree, leaves, lo[i], hi[i]) / (double)peak : 0.0;
-    free(hi);
     free(tree);
     return ok;
 }
@@ -229,6 +227,7 @@ static void pressure_keys(pressure *pr, int p) {
 
 typedef struct packer {
     mp_pack_input in;
+    mp_times times; /* made once for first fit's users above MP_PACK_MANY (packer_times) */
     memplan_arena_plan *out;
     uint64_t *trial; /* offsets of the heuristic being tried */
     size_t *order;   /* scratch order */
@@ -254,21 +253,29 @@ static void keep_if_better(packer *p, uint64_t height, memplan_heuristic h) {
     p->out->heuristic = h;
 }
 
+/* The time ranks of p's buffers, made on first use: the slot-layout test,
+ * the pressure orders and each first fit read them (a radix sort of 2n
+ * times, ~60 ms at 1M buffers each time when each made its own). NULL:
+ * out of memory. */
+static const mp_times *packer_times(packer *p) {
+    if (!p->times.lo && !mp_times_init(&p->times, p->in.bufs, p->in.n)) return NULL;
+    return &p->times;
+}
+
 /* Greedy-size above MP_PACK_MANY buffers: first fit through the interval
  * index on the pressure orders, the better kept. */
 static bool run_first_fit(packer *p) {
-    pressure pr = {&p->in, NULL, NULL, NULL};
-    bool ok = pressure_peaks(&pr);
+    pressure pr = {&p->in, packer_times(p), NULL, NULL};
+    bool ok = pr.times && pressure_peaks(&pr);
     for (int e = 8; ok && e >= 4; e -= 4) {
         if (e == 4 && p->in.n > MP_PACK_HUGE) break;
         pressure_keys(&pr, e);
         uint64_t height = 0;
-        ok = pressure_order(&pr, p->order) && mp_first_fit(&p->in, p->order, p->trial, &height, &p->work);
+        ok = pressure_order(&pr, p->order) && mp_first_fit(&p->in, pr.times, p->order, p->trial, &height, &p->work);
         if (ok) keep_if_better(p, height, MEMPLAN_HEUR_GREEDY_SIZE);
     }
     free(pr.key);
     free(pr.peak);
-    free(pr.lo);
     return ok;
 }
 
@@ -617,7 +624,8 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
              * times): then the slot layout goes first, which meets the bound
              * on such sets and so skips it (see MP_FF_LISTS_MAX). */
             size_t most = 0;
-            bool ff_ok = (which & MEMPLAN_HEUR_GREEDY_SIZE) && mp_first_fit_lists(&p.in, &most);
+            const mp_times *t = which & MEMPLAN_HEUR_GREEDY_SIZE ? packer_times(&p) : NULL;
+            bool ff_ok = t && mp_first_fit_lists(&p.in, t, &most);
             if (!ff_ok || most > MP_FF_LISTS_MAX) st = slot_layout(&p, bufs, n, opt.align, err);
             which &= MEMPLAN_HEUR_GREEDY_SIZE;
         }
@@ -648,6 +656,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
     }
     free((void *)p.in.size);
     free((void *)p.in.by_start);
+    mp_times_free(&p.times);
     free(p.trial);
     free(p.order);
     free(p.rank);

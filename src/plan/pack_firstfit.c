@@ -201,11 +201,29 @@ static void ff_free(ff *f) {
     free(f->sets), free(f->cursor), free(f->key), free(f->ord), free(f->scratch.r);
 }
 
-/* Elementary intervals of every buffer: [lo, hi], from the distinct times. */
-static bool ff_times(ff *f) {
-    size_t u;
-    if (!mp_time_ranks(f->in->bufs, f->in->n, f->lo, f->hi, &u)) return false;
-    for (size_t i = 0; i < f->in->n; i++) f->hi[i]--; /* end > start: the last interval it covers */
+bool mp_times_init(mp_times *t, const memplan_buffer *bufs, size_t n) {
+    t->lo = malloc((n ? n : 1) * sizeof *t->lo);
+    t->hi = malloc((n ? n : 1) * sizeof *t->hi);
+    if (t->lo && t->hi && mp_time_ranks(bufs, n, t->lo, t->hi, &t->distinct)) return true;
+    mp_times_free(t);
+    return false;
+}
+
+void mp_times_free(mp_times *t) {
+    free(t->lo), free(t->hi);
+    t->lo = t->hi = NULL;
+}
+
+/* Elementary intervals of every buffer: [lo, hi], from the distinct times
+ * (`times`, or made here when NULL). */
+static bool ff_times(ff *f, const mp_times *times) {
+    size_t u, n = f->in->n;
+    if (times) {
+        memcpy(f->lo, times->lo, n * sizeof *f->lo);
+        memcpy(f->hi, times->hi, n * sizeof *f->hi);
+    } else if (!mp_time_ranks(f->in->bufs, n, f->lo, f->hi, &u))
+        return false;
+    for (size_t i = 0; i < n; i++) f->hi[i]--; /* end > start: the last interval it covers */
     return true;
 }
 
@@ -278,13 +296,13 @@ static bool ff_partials(ff *f) {
     return f->scratch.r != NULL;
 }
 
-bool mp_first_fit_lists(const mp_pack_input *in, size_t *most) {
+bool mp_first_fit_lists(const mp_pack_input *in, const mp_times *times, size_t *most) {
     size_t n = in->n, cap = n ? n : 1;
     ff f = {.in = in};
     f.lo = malloc(cap * sizeof *f.lo);
     f.hi = malloc(cap * sizeof *f.hi);
     size_t *count = NULL, nb = 1;
-    bool ok = f.lo && f.hi && ff_times(&f);
+    bool ok = f.lo && f.hi && ff_times(&f, times);
     for (size_t i = 0; ok && i < n; i++) nb = MP_MAX(nb, f.hi[i] / FF_BLOCK + 1);
     ok = ok && (count = calloc(nb, sizeof *count)) != NULL;
     *most = 0;
@@ -312,13 +330,13 @@ static void ff_mark_canonical(ff *f, size_t i) {
     }
 }
 
-static bool ff_init(ff *f, const mp_pack_input *in) {
+static bool ff_init(ff *f, const mp_pack_input *in, const mp_times *times) {
     size_t n = in->n;
     memset(f, 0, sizeof *f);
     f->in = in;
     f->lo = malloc(n * sizeof *f->lo);
     f->hi = malloc(n * sizeof *f->hi);
-    if (!f->lo || !f->hi || !ff_times(f)) return false;
+    if (!f->lo || !f->hi || !ff_times(f, times)) return false;
     size_t blocks = 1;
     for (size_t i = 0; i < n; i++) blocks = MP_MAX(blocks, f->hi[i] / FF_BLOCK + 1);
     f->leaves = 1;
@@ -554,12 +572,12 @@ static void ff_insert(ff *f, size_t i, uint64_t y, uint64_t h) {
 }
 
 /* Place the buffers in order, each at its first fit or its best fit. */
-static bool ff_place(const mp_pack_input *in, const size_t *order, bool best, uint64_t *off, uint64_t *height,
-                     uint64_t *work) {
+static bool ff_place(const mp_pack_input *in, const mp_times *times, const size_t *order, bool best, uint64_t *off,
+                     uint64_t *height, uint64_t *work) {
     *height = 0;
     if (in->n == 0) return true;
     ff f;
-    bool ok = ff_init(&f, in);
+    bool ok = ff_init(&f, in, times);
     for (size_t k = 0; ok && k < in->n; k++) {
         size_t i = order[k];
         uint64_t h = in->size[i];
@@ -577,10 +595,11 @@ static bool ff_place(const mp_pack_input *in, const size_t *order, bool best, ui
     return ok;
 }
 
-bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, uint64_t *height, uint64_t *work) {
-    return ff_place(in, order, false, off, height, work);
+bool mp_first_fit(const mp_pack_input *in, const mp_times *times, const size_t *order, uint64_t *off, uint64_t *height,
+                  uint64_t *work) {
+    return ff_place(in, times, order, false, off, height, work);
 }
 
 bool mp_best_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, uint64_t *height, uint64_t *work) {
-    return ff_place(in, order, true, off, height, work);
+    return ff_place(in, NULL, order, true, off, height, work);
 }

@@ -65,17 +65,28 @@ uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *
 
 /* ---- first fit through an interval index (pack_firstfit.c) */
 
+/* Each buffer's start and end as ranks among the distinct times
+ * (mp_time_ranks), made once for the several users of one pack. */
+typedef struct mp_times {
+    size_t *lo, *hi;
+    size_t distinct;
+} mp_times;
+bool mp_times_init(mp_times *t, const memplan_buffer *bufs, size_t n); /* false: ENOMEM, t freed */
+void mp_times_free(mp_times *t);
+
 /* Place buffers one by one in `order`, each at the lowest offset where it
  * meets no placed buffer live with it (TFLite Micro's greedy rule, fed with
  * size descending), in O(log n) set look-ups per buffer instead of a walk
  * of its conflicts. Writes off[] and *height. false: ENOMEM. */
-bool mp_first_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, uint64_t *height, uint64_t *work);
+/* times: in->bufs's (mp_times_init), or NULL to make them here. */
+bool mp_first_fit(const mp_pack_input *in, const mp_times *times, const size_t *order, uint64_t *off, uint64_t *height,
+                  uint64_t *work);
 
 /* The longest of the first fit's per-block lists (the buffers with an end
  * inside one leaf block), which each placement there scans: a few hundred
  * on random and model-like sets of any size, n when n buffers share their
  * times. false: ENOMEM. */
-bool mp_first_fit_lists(const mp_pack_input *in, size_t *most);
+bool mp_first_fit_lists(const mp_pack_input *in, const mp_times *times, size_t *most);
 /* The same index, each buffer at its best fit: the smallest gap that holds
  * it between the placed buffers live with it (the lowest of equal gaps),
  * else on top of them -- mp_greedy_decode's rule (TFLite GPU's greedy by
