@@ -129,7 +129,7 @@ static void check_instance(const memplan_buffer *b, size_t n) {
         assert_int_equal(memplan_validate_arena(b, n, got, 1, got_h, NULL, NULL), MEMPLAN_OK);
     }
     if (!zero) {
-        mp_greedy *g = mp_greedy_new(&in);
+        mp_greedy *g = mp_greedy_new(&in, true);
         uint64_t work = 0;
         assert_non_null(g);
         assert_int_equal(mp_greedy_decode(g, order, want, &work), got_h);

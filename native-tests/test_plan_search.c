@@ -148,7 +148,7 @@ static void test_greedy_by_start_equals_tree(void **state) {
         size_t *by_start = mp_order_by_start(b, n);
         assert_non_null(by_start);
         mp_pack_input in = {b, n, size, by_start, 0};
-        mp_greedy *g = mp_greedy_new(&in);
+        mp_greedy *g = mp_greedy_new(&in, true);
         assert_non_null(g);
         uint64_t work = 0;
         uint64_t h1 = mp_greedy_decode(g, by_start, tree_off, &work);

@@ -286,7 +286,7 @@ static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
     if (cmp != cmp_start_size && p->in.n > MP_PACK_MANY) return run_first_fit(p);
     for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
     if (!mp_sort_idx(p->order, p->in.n, cmp, &p->in)) return false;
-    mp_greedy *g = mp_greedy_new(&p->in);
+    mp_greedy *g = mp_greedy_new(&p->in, cmp != cmp_start_size);
     if (!g) return false;
     uint64_t height = cmp == cmp_start_size ? mp_greedy_decode_by_start(g, p->order, p->trial, &p->work)
                                             : mp_greedy_decode(g, p->order, p->trial, &p->work);

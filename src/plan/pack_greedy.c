@@ -43,18 +43,20 @@ struct mp_greedy {
     uint64_t work;
 };
 
-mp_greedy *mp_greedy_new(const mp_pack_input *in) {
+mp_greedy *mp_greedy_new(const mp_pack_input *in, bool tree) {
     mp_greedy *g = calloc(1, sizeof *g);
     if (!g) return NULL;
     g->in = in;
     g->leaves = 1;
     while (g->leaves < in->n) g->leaves *= 2;
-    g->tree = malloc(2 * g->leaves * sizeof *g->tree);
-    g->hits = malloc((in->n ? in->n : 1) * sizeof *g->hits);
-    g->tmp = malloc((in->n ? in->n : 1) * sizeof *g->tmp);
+    if (tree) {
+        g->tree = malloc(2 * g->leaves * sizeof *g->tree);
+        g->hits = malloc((in->n ? in->n : 1) * sizeof *g->hits);
+        g->tmp = malloc((in->n ? in->n : 1) * sizeof *g->tmp);
+    }
     g->pos_of = malloc((in->n ? in->n : 1) * sizeof *g->pos_of);
     g->act = malloc((in->n ? in->n : 1) * sizeof *g->act);
-    if (!g->tree || !g->hits || !g->tmp || !g->pos_of || !g->act) {
+    if ((tree && (!g->tree || !g->hits || !g->tmp)) || !g->pos_of || !g->act) {
         mp_greedy_free(g);
         return NULL;
     }

@@ -50,13 +50,15 @@ static inline uint64_t mp_size_gcd(const uint64_t *size, size_t n, uint64_t none
 
 typedef struct mp_greedy mp_greedy;
 
-mp_greedy *mp_greedy_new(const mp_pack_input *in);
+/* tree: also the arrays of mp_greedy_decode (a segment tree, ~32 B a
+ * buffer), which mp_greedy_decode_by_start does without. NULL: ENOMEM. */
+mp_greedy *mp_greedy_new(const mp_pack_input *in, bool tree);
 void mp_greedy_free(mp_greedy *g);
 
 /* Place buffers one by one in `order`: each goes to the lowest-waste gap
  * (smallest gap that fits, lowest address on ties) between the already
  * placed buffers that are live with it, else on top of them. Writes off[]
- * and returns the arena height. */
+ * and returns the arena height. g made with tree. */
 uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work);
 /* The same placement for an order sorted by start (the time-ordered best
  * fit), without the segment tree: the same offsets, in O(k) per buffer for
