@@ -267,12 +267,13 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     ctx.restore();
     // The positions outside m.runSpan hold only nodes folded at load: said, not left blank.
     const r = m.runSpan;
-    for (const [a, b, count] of r
+    const outside = r
       ? [
           [0, r.start, r.before],
           [r.end, s.positions, r.after],
         ]
-      : []) {
+      : [];
+    for (const [a, b, count] of outside) {
       const xa = Math.max(left, x(a)),
         xb = Math.min(right, x(b));
       if (count === 0 || xb - xa < 110) continue;
