@@ -15,10 +15,10 @@
  *    gap to the bound, "optimal" when proven or the proven lower bound when
  *    the exact mode raised it, and the time. For bench/gen_dsa.py's
  *    instances: `bench_pack /tmp/gen --table 1000,30000`.
- * With --exact STEPS[,SEEDS]: one row per .csv in DIR: the exact mode alone
- *    (pack_exact.c, align 1) deciding the lower bound on a quota of STEPS,
- *    under seeds 1..SEEDS (default 1): per seed the answer and its steps,
- *    then the CPU time of all.
+ * With --exact STEPS[,SEEDS] [--height H]: one row per .csv in DIR: the exact
+ *    mode alone (pack_exact.c, align 1) deciding the lower bound (or H) on a
+ *    quota of STEPS, under seeds 1..SEEDS (default 1): per seed the answer
+ *    and its steps, then the CPU time of all.
  * With --random N[,N...] [--seed S] [--model-like] [--fit first|best]: see
  *    bench/README.md "At scale"; --fit times pack_firstfit.c's first or best
  *    fit alone on the greedy-size order.
@@ -170,8 +170,10 @@ static void table_file(const char *dir, const char *name) {
     memplan_buffer_list_free(&l);
 }
 
-/* --exact STEPS[,SEEDS]: the exact mode alone at the lower bound. */
-static uint64_t exact_steps;
+/* --exact STEPS[,SEEDS]: the exact mode alone at the lower bound, or at
+ * --height H when given (e.g. the capacity 1048576 that MiniMalloc's
+ * tables decide). */
+static uint64_t exact_steps, exact_height;
 static unsigned exact_seeds = 1;
 
 static void exact_file(const char *dir, const char *name) {
@@ -189,14 +191,15 @@ static void exact_file(const char *dir, const char *name) {
     if (!x) printf(" error: no tables |");
     else {
         printf(" %llu |", (unsigned long long)lb);
+        uint64_t h = exact_height ? exact_height : lb;
         clock_t c0 = clock();
         for (unsigned seed = 1; seed <= exact_seeds; seed++) {
             mp_exact_set_seed(x, seed);
             uint64_t work = 0;
-            mp_exact_status st = mp_exact_decide(x, lb, exact_steps, &work, off);
+            mp_exact_status st = mp_exact_decide(x, h, exact_steps, &work, off);
             static const char *names[] = {"feasible", "infeasible", "unknown", "out of memory"};
             printf(" %s %.1f M |", names[st], (double)work / 1e6);
-            if (st == MP_EXACT_FEASIBLE && memplan_validate_arena(l.buffers, n, off, 1, lb, NULL, NULL) != MEMPLAN_OK)
+            if (st == MP_EXACT_FEASIBLE && memplan_validate_arena(l.buffers, n, off, 1, h, NULL, NULL) != MEMPLAN_OK)
                 printf(" INVALID |");
             fflush(stdout);
         }
@@ -490,7 +493,9 @@ int main(int argc, char **argv) {
             exact_steps = strtoull(argv[++i], &end, 10);
             if (*end == ',') exact_seeds = (unsigned)strtoul(end + 1, NULL, 10);
             if (exact_seeds < 1) exact_seeds = 1;
-        } else
+        } else if (strcmp(argv[i], "--height") == 0 && i + 1 < argc)
+            exact_height = strtoull(argv[++i], NULL, 10);
+        else
             dir = argv[i];
     }
     if (random_sizes) {

@@ -410,37 +410,52 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
  * its search costs too much to get anywhere. */
 #define EXACT_WORK_PER_MS 1100000u
 
-/* Decide heights with the exact mode on `ms` milliseconds of work: first
- * the proven bound (a packing there is optimal; a proof of infeasibility
- * raises the bound by one unit, the gcd of the sizes, since the lowest
- * height is a multiple of it), then -- when `descend` -- the highest
- * multiple of the unit below the best arena, again while each one
- * succeeds. A packing found is kept at its own height (its highest top),
- * which may lie below the height asked. Each decision is hinted with the
- * best packing so far (mp_exact_set_hint): its canonical order is the
- * first the restarts try, so the search starts next to it -- below the
- * best, a descent that follows the packing down to where it fails and
- * then tries its neighbours first. Measured at 1000 ms against the static
- * orders alone (bench/README.md "Hinted exact mode"): on four generated
- * tight sets (24 instances, 10 optimal either way) 11 end lower, 1 higher
- * (+0.1%); dsa D +3.95% -> +2.80%, B found at the bound at 100 ms (+4.69%
- * before). Returns the milliseconds of work spent; false in *ok when
+/* Decide heights with the exact mode on `ms` milliseconds of work. At the
+ * proven bound (`descend` false): one decision, on the static orders alone
+ * (a packing there is optimal; a proof of infeasibility raises the bound by
+ * one unit, the gcd of the sizes, since the lowest height is a multiple of
+ * it). Hinting it with the heuristics' packing cost more than it gained:
+ * at 1000 ms dsa I (374 buffers) stayed at +1.37% hinted and is met at the
+ * bound unhinted, and two generated instances more meet it (B is met
+ * either way). Below the best arena (`descend`): decisions hinted with the
+ * best packing so far (mp_exact_set_hint: its canonical order is the first
+ * the restarts try, a descent that follows the packing down to where it
+ * fails and tries its neighbours first), each aimed a quarter of the way
+ * from the best down to the proven bound: a decision costs about one dive
+ * of the search whatever the step (dsa J, 409 buffers: 8-20 M steps from
+ * +7.8% to +6%), so one unit at a time spent the quarter budget 17 units
+ * above the capacity MiniMalloc decides (1048576); one that fails to
+ * decide (on at most a quarter of the work left) halves the fraction, down
+ * to one unit, which may use all that is left. Measured at 1000 ms on dsa
+ * A-K and eight generated sets: J 1052672 -> 1044480, D the same, no
+ * instance higher (bench/README.md "Decomposition"). A packing found is
+ * kept at its own height (its highest top), which may lie below the
+ * height asked. Returns the milliseconds of work spent; false in *ok when
  * memory ran out. */
 static uint64_t run_exact(packer *p, mp_exact *x, uint64_t ms, bool descend, bool *ok) {
-    uint64_t quota = ms * EXACT_WORK_PER_MS, used = 0, unit = p->unit;
+    uint64_t quota = ms * EXACT_WORK_PER_MS, used = 0, unit = p->unit, frac = 4;
+    if (!descend) {
+        mp_exact_status st = mp_exact_decide(x, p->proven, quota, &used, p->trial);
+        if (st == MP_EXACT_NOMEM) *ok = false;
+        if (st == MP_EXACT_FEASIBLE) keep_if_better(p, trial_height(p), MEMPLAN_HEUR_EXACT);
+        if (st == MP_EXACT_INFEASIBLE) p->proven += unit;
+        return (used + EXACT_WORK_PER_MS - 1) / EXACT_WORK_PER_MS;
+    }
     while (!at_bound(p) && used < quota) {
-        uint64_t h = descend ? (p->out->arena_bytes - 1) / unit * unit : p->proven;
-        if (p->out->heuristic != 0 && !mp_exact_set_hint(x, p->out->offset)) {
+        uint64_t top = (p->out->arena_bytes - 1) / unit * unit; /* the highest height below the best */
+        if (top < p->proven) break; /* cannot happen: the arena is above the proven bound */
+        uint64_t step = MP_MAX(1, (top - p->proven) / unit / frac), h = top - (step - 1) * unit;
+        uint64_t cap = step > 1 ? (quota - used) / 4 : quota - used;
+        if (!mp_exact_set_hint(x, p->out->offset)) {
             *ok = false;
             break;
         }
-        if (h < p->proven) break; /* cannot happen: the arena is above the proven bound */
-        mp_exact_status st = mp_exact_decide(x, h, quota - used, &used, p->trial);
+        mp_exact_status st = mp_exact_decide(x, h, cap, &used, p->trial);
         if (st == MP_EXACT_NOMEM) *ok = false;
         if (st == MP_EXACT_FEASIBLE) keep_if_better(p, trial_height(p), MEMPLAN_HEUR_EXACT);
         if (st == MP_EXACT_INFEASIBLE) p->proven = h + unit;
-        if (st != MP_EXACT_FEASIBLE) break;
-        descend = true;
+        if (st == MP_EXACT_NOMEM || (st == MP_EXACT_UNKNOWN && step == 1)) break;
+        if (st == MP_EXACT_UNKNOWN) frac *= 2;
     }
     return (used + EXACT_WORK_PER_MS - 1) / EXACT_WORK_PER_MS;
 }

@@ -39,7 +39,14 @@
  *   Heights. A canonical packing's offsets are sums of sizes, so its height
  *   is a multiple of the gcd of the sizes: H is rounded down to one.
  *
- * Independent time ranges (no buffer crosses the cut) are decided apart.
+ * Independent time ranges (no buffer crosses the cut) are decided apart,
+ * and so are those the search itself separates (dynamic decomposition, as
+ * MiniMalloc's): once no unplaced buffer lives across a section boundary,
+ * each side is searched on its own from scratch, its buffers ranked anew
+ * by the order's keys over the unplaced totals, and the placement stands
+ * only if every side has a packing. Without it the search thrashes between
+ * regions that no longer interact (dsa K, 454 buffers: undecided after
+ * 30 G steps, decided in 7.5 M with it; I in 79 M).
  * Each range is searched by restarts under node limits 4 x its buffers x
  * the Luby sequence (1 1 2 1 1 2 4 ...): first the six static rank orders,
  * then the same in turn, each with a seeded perturbation (swaps of near
@@ -49,9 +56,9 @@
  * already known, in pack.c the best so far) adds its canonical order --
  * by offset, then start -- tried first: below a packing's height the search
  * then starts along it and tries its neighbours first. The search is iterative (explicit level
- * arrays and an undo log), so deep searches need no stack, and it counts
- * its work in elementary steps: the result depends only on input, quota
- * and seed.
+ * arrays and an undo log), so deep searches need no stack -- only a split
+ * recurses, at most MAX_SPLITS deep -- and it counts its work in
+ * elementary steps: the result depends only on input, quota and seed.
  *
  * Zero-size buffers occupy no address: they are left out and put at 0.
  */
@@ -61,6 +68,9 @@
 #include "plan/pack_internal.h"
 
 #define NONE SIZE_MAX
+/* Splits nested deeper are not made (the search goes on as one): two C
+ * frames of ~100 bytes each per level. */
+#define MAX_SPLITS 256
 #define NORDERS 6         /* the static orders, slots 0..5 */
 #define HINT_SLOT NORDERS /* the hint's order (mp_exact_set_hint) */
 #define PERTURB_SLOT (NORDERS + 1)
@@ -75,11 +85,19 @@
  * order[rank]); lists are sorted by (offset, rank). */
 typedef struct cand {
     uint64_t off;
-    size_t rank;
+    size_t rank, b;
 } cand;
 
+/* What one depth-first search works on: buffers in rank order (rank[b] is
+ * b's index in list) whose lifetimes lie in sections [slo, shi). A part is
+ * the first; a split (see split) makes smaller ones. */
+typedef struct frame {
+    const size_t *list;
+    size_t len, slo, shi;
+} frame;
+
 typedef struct undo_entry {
-    size_t what; /* buffer index, or m + section index for a floor */
+    size_t what; /* buffer index, m + section index for a floor, m + nsec + section for a ceiling */
     uint64_t old;
 } undo_entry;
 
@@ -102,6 +120,7 @@ struct mp_exact {
     size_t nparts;
     /* search state */
     uint64_t *minoff, *off, *floor, *total;
+    uint64_t *ceil; /* per section: at least the highest minimum offset of its unplaced buffers */
     unsigned char *placed;
     size_t *stamp, stamp_now;  /* sections touched by the current placement */
     size_t *rank;              /* rank of each buffer in the current order */
@@ -120,6 +139,11 @@ struct mp_exact {
     uint64_t unit;   /* gcd of the sizes: heights that matter are multiples */
     uint64_t seed;   /* of the restarts' perturbations */
     uint64_t *hint;  /* per searched buffer: its offset in a known packing, or NULL */
+    size_t *cuts;    /* per section boundary s|s+1: unplaced buffers live across it */
+    uint64_t *sol;   /* the offsets of a packing found, per searched buffer */
+    uint64_t nodes;  /* placements the current restart may still try */
+    int kind;        /* the current order's slot */
+    size_t splits;   /* splits in progress (nested) */
 };
 
 void mp_exact_set_deadline(mp_exact *x, double deadline) { x->deadline = deadline; }
@@ -151,6 +175,7 @@ void mp_exact_free(mp_exact *x) {
     free(x->minoff);
     free(x->off);
     free(x->floor);
+    free(x->ceil);
     free(x->total);
     free(x->placed);
     free(x->stamp);
@@ -166,6 +191,8 @@ void mp_exact_free(mp_exact *x) {
     free(x->lv_end);
     free(x->lv_pos);
     free(x->hint);
+    free(x->cuts);
+    free(x->sol);
     free(x);
 }
 
@@ -276,6 +303,7 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->minoff = malloc(cap * sizeof *x->minoff);
     x->off = malloc(cap * sizeof *x->off);
     x->floor = malloc(scap * sizeof *x->floor);
+    x->ceil = malloc(scap * sizeof *x->ceil);
     x->total = malloc(scap * sizeof *x->total);
     x->placed = malloc(cap);
     x->stamp = calloc(scap, sizeof *x->stamp);
@@ -294,9 +322,11 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->cs = malloc(x->cs_cap * sizeof *x->cs);
     x->log_cap = 4 * cap;
     x->log = malloc(x->log_cap * sizeof *x->log);
-    if (!x->minoff || !x->off || !x->floor || !x->total || !x->placed || !x->stamp || !x->ranks || !x->orders ||
+    x->cuts = malloc(scap * sizeof *x->cuts);
+    x->sol = malloc(cap * sizeof *x->sol);
+    if (!x->minoff || !x->off || !x->floor || !x->ceil || !x->total || !x->placed || !x->stamp || !x->ranks || !x->orders ||
         !x->chosen || !x->mark || !x->log || !x->gap_e || !x->gap_z || !x->touched || !x->lv_end || !x->lv_pos ||
-        !x->cs)
+        !x->cs || !x->cuts || !x->sol)
         goto fail;
     return x;
 fail:
@@ -353,7 +383,7 @@ static bool make_order(mp_exact *x, const part *p, int kind) {
     }
     order_ctx c = {x, x->bufs, tmax, kind};
     bool ok = mp_sort_idx(x->order + p->lo, k, cmp_order, &c);
-    for (size_t r = p->lo; ok && r < p->hi; r++) x->rank[x->order[r]] = r;
+    for (size_t r = p->lo; ok && r < p->hi; r++) x->rank[x->order[r]] = r - p->lo;
     free(tmax);
     return ok;
 }
@@ -382,8 +412,10 @@ static void unplace(mp_exact *x, size_t b, size_t mark, uint64_t *work) {
     while (x->log_len > mark) {
         undo_entry *e = &x->log[--x->log_len];
         if (e->what < x->m) x->minoff[e->what] = e->old;
-        else
+        else if (e->what < x->m + x->nsec)
             x->floor[e->what - x->m] = e->old;
+        else
+            x->ceil[e->what - x->m - x->nsec] = e->old;
     }
     for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->total[s] += x->sz[b];
     x->placed[b] = 0;
@@ -409,20 +441,25 @@ static uint64_t release(const mp_exact *x, size_t u, uint64_t o, size_t rb) {
  * gaps must fit in the slack. Stacking by release offset (the earliest
  * first) leaves the least gap in total (a single machine's makespan with
  * release times), so that stack's top above h proves infeasibility. */
-static bool gaps_fit(mp_exact *x, size_t s, uint64_t o, size_t rb, uint64_t h, uint64_t *work) {
-    size_t k = 0;
-    for (size_t q = x->sec_at[s]; q < x->sec_at[s + 1]; q++) {
-        size_t u = x->sec_buf[q];
-        if (x->placed[u]) continue;
-        uint64_t e = release(x, u, o, rb), z = x->sz[u];
-        size_t i = k++; /* insertion by release offset: a section holds few buffers */
+static bool gaps_fit(mp_exact *x, size_t k, uint64_t base, uint64_t h, uint64_t *work) {
+    /* Buffers released at or below the stack's base go on it in any order;
+     * only those released above it need sorting, usually few. */
+    uint64_t top = base;
+    size_t j = 0;
+    for (size_t q = 0; q < k; q++) {
+        uint64_t e = x->gap_e[q], z = x->gap_z[q];
+        if (e <= base) {
+            top += z;
+            continue;
+        }
+        size_t i = j++; /* insertion by release offset */
         for (; i > 0 && x->gap_e[i - 1] > e; i--) x->gap_e[i] = x->gap_e[i - 1], x->gap_z[i] = x->gap_z[i - 1];
         x->gap_e[i] = e, x->gap_z[i] = z;
-        *work += k - i;
+        *work += j - i;
     }
-    *work += x->sec_at[s + 1] - x->sec_at[s] + k;
-    uint64_t top = MP_MAX(x->floor[s], o);
-    for (size_t i = 0; i < k; i++) {
+    *work += k + j;
+    if (top > h) return false;
+    for (size_t i = 0; i < j; i++) {
         top = MP_MAX(top, x->gap_e[i]) + x->gap_z[i];
         if (top > h) return false;
     }
@@ -452,14 +489,19 @@ static bool place(mp_exact *x, size_t b, const cand *skip, size_t nskip, uint64_
         if (!log_push(x, u, x->minoff[u])) return false;
         x->minoff[u] = top;
         if (top + x->sz[u] > h) ok = false;
-        for (size_t s = x->slo[u]; s < x->shi[u]; s++)
+        for (size_t s = x->slo[u]; s < x->shi[u]; s++) {
             if (x->stamp[s] != x->stamp_now) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
+            if (x->ceil[s] < top) {
+                if (!log_push(x, x->m + x->nsec + s, x->ceil[s])) return false;
+                x->ceil[s] = top;
+            }
+        }
         *work += x->shi[u] - x->slo[u];
     }
     /* The candidates passed over for b can no longer go at o (see release):
      * their sections are checked too. */
     for (size_t k = 0; k < nskip; k++) {
-        size_t u = x->order[skip[k].rank];
+        size_t u = skip[k].b;
         for (size_t s = x->slo[u]; s < x->shi[u]; s++)
             if (x->stamp[s] != x->stamp_now) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
         *work += x->shi[u] - x->slo[u];
@@ -476,22 +518,30 @@ static bool place(mp_exact *x, size_t b, const cand *skip, size_t nskip, uint64_
     *work += x->ntouched;
     for (size_t t = 0; t < x->ntouched; t++) {
         size_t s = x->touched[t];
+        if (x->total[s] == 0) continue; /* nothing left to place there */
+        if (MP_MAX(x->floor[s], o) + x->total[s] > h) return false;
+        /* Every release offset there is at most ceil or o + unit: when even
+         * a stack from the highest fits, nothing below can fail (the floor
+         * is then left unraised, a weaker but valid bound). */
+        if (MP_MAX(MP_MAX(x->floor[s], o + x->unit), x->ceil[s]) + x->total[s] <= h) continue;
         uint64_t lo = UINT64_MAX, hi = 0;
-        for (size_t k = x->sec_at[s]; k < x->sec_at[s + 1]; k++) {
-            size_t u = x->sec_buf[k];
+        size_t k = 0;
+        for (size_t q = x->sec_at[s]; q < x->sec_at[s + 1]; q++) {
+            size_t u = x->sec_buf[q];
             if (x->placed[u]) continue;
             uint64_t e = release(x, u, o, x->rank[b]);
             lo = MP_MIN(lo, e);
             hi = MP_MAX(hi, e);
+            x->gap_e[k] = e, x->gap_z[k++] = x->sz[u];
         }
         *work += x->sec_at[s + 1] - x->sec_at[s];
-        if (lo == UINT64_MAX) continue; /* nothing left to place there */
         if (x->floor[s] < lo) {
             if (!log_push(x, x->m + s, x->floor[s])) return false;
             x->floor[s] = lo;
         }
-        if (MP_MAX(x->floor[s], o) + x->total[s] > h) return false;
-        if (MP_MAX(hi, o) + x->total[s] > h && !gaps_fit(x, s, o, x->rank[b], h, work)) return false;
+        uint64_t base = MP_MAX(x->floor[s], o);
+        if (base + x->total[s] > h) return false;
+        if (MP_MAX(hi, o) + x->total[s] > h && !gaps_fit(x, k, base, h, work)) return false;
     }
     return true;
 }
@@ -502,25 +552,26 @@ static int cmp_cand(const void *a, const void *b) {
     return (u->rank > v->rank) - (u->rank < v->rank);
 }
 
-/* The candidates of level d, after the parent's key (ko, kr) (any when kr is
- * NONE), listed in cs[start, lv_end[d]) by (minimum offset, rank): the
- * unplaced buffers of the part that pass dominance (their minimum offset
- * below the lowest top an unplaced buffer can reach), fit under h, and sit
- * no higher than h less any section's unplaced total (every later buffer
- * goes at the offset or above, so such a placement would fail the area
- * check of place()). The state is the same for every sibling of a level,
- * so the list is made once. false: out of memory. */
-static bool level_candidates(mp_exact *x, const part *p, size_t d, uint64_t ko, size_t kr, uint64_t h, uint64_t *work) {
+/* The candidates of level d of frame f, after the parent's key (ko, kr)
+ * (any when kr is NONE), listed in cs[start, lv_end[d]) by (minimum offset,
+ * rank): the unplaced buffers of the frame that pass dominance (their
+ * minimum offset below the lowest top an unplaced buffer can reach), fit
+ * under h, and sit no higher than h less any section's unplaced total
+ * (every later buffer goes at the offset or above, so such a placement
+ * would fail the area check of place()). The state is the same for every
+ * sibling of a level, so the list is made once. false: out of memory. */
+static bool level_candidates(mp_exact *x, const frame *f, size_t d, uint64_t ko, size_t kr, uint64_t h,
+                             uint64_t *work) {
     size_t start = d ? x->lv_end[d - 1] : 0, k = start;
     uint64_t min_height = UINT64_MAX, cap = h;
-    for (size_t r = p->lo; r < p->hi; r++) {
-        size_t b = x->order[r];
+    for (size_t r = 0; r < f->len; r++) {
+        size_t b = f->list[r];
         if (!x->placed[b]) min_height = MP_MIN(min_height, x->minoff[b] + x->sz[b]);
     }
-    for (size_t s = p->slo; s < p->shi; s++)
+    for (size_t s = f->slo; s < f->shi; s++)
         if (x->total[s] > 0) cap = MP_MIN(cap, h - x->total[s]);
-    for (size_t r = p->lo; r < p->hi; r++) {
-        size_t b = x->order[r];
+    for (size_t r = 0; r < f->len; r++) {
+        size_t b = f->list[r];
         uint64_t o = x->minoff[b];
         if (x->placed[b] || o >= min_height || o > cap || o + x->sz[b] > h) continue;
         if (kr != NONE && !(o > ko || (o == ko && r > kr))) continue;
@@ -534,65 +585,174 @@ static bool level_candidates(mp_exact *x, const part *p, size_t d, uint64_t ko, 
             x->cs = n;
             x->cs_cap = c2;
         }
-        x->cs[k++] = (cand){o, r};
+        x->cs[k++] = (cand){o, r, b};
     }
     qsort(x->cs + start, k - start, sizeof *x->cs, cmp_cand);
     x->lv_end[d] = k;
     x->lv_pos[d] = start;
-    *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + 2 * (k - start);
+    *work += 2 * f->len + (f->shi - f->slo) + 2 * (k - start);
     return true;
 }
 
 typedef enum { DFS_FOUND, DFS_NONE, DFS_LIMIT } dfs_result;
 
-/* Depth-first search of one part under the current order, from a state
- * with nothing of the part placed. Stops after `nodes` placements or when
- * *work reaches quota (DFS_LIMIT). On DFS_FOUND x->off holds the offsets
- * and the state is left as found (the caller resets it). */
-static dfs_result dfs(mp_exact *x, const part *p, uint64_t h, uint64_t nodes, uint64_t quota, uint64_t *work) {
-    size_t need = p->hi - p->lo, d = 0;
+/* The boundaries after sections slo..shi-2 of buffer b: count b in or out. */
+static void cut_add(mp_exact *x, size_t b, int by) {
+    for (size_t s = x->slo[b]; s + 1 < x->shi[b]; s++) x->cuts[s] += (size_t)by;
+}
+
+static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, uint64_t quota, uint64_t *work);
+
+/* Dynamic decomposition (as MiniMalloc's): once no unplaced buffer of
+ * frame f lives across a section boundary, the buffers on either side no
+ * longer meet, so each side is searched on its own, and the placement
+ * that made the cut stands only if every side has a packing. A side is
+ * searched from scratch: canonical order begins again there, so its
+ * floors are made again without what the frame's order implied (the top
+ * of the buffers placed there, raised to the lowest minimum offset of the
+ * unplaced ones), and its buffers are ranked anew. The floors it changes
+ * are logged at the level of the placement, whose undo restores them. */
+static dfs_result split(mp_exact *x, const frame *f, size_t base, uint64_t h, uint64_t quota, uint64_t *work) {
+    size_t *list = malloc((f->len ? f->len : 1) * sizeof *list);
+    size_t *old = malloc((f->len ? f->len : 1) * sizeof *old);
+    if (!list || !old) {
+        free(list);
+        free(old);
+        x->oom = true;
+        return DFS_LIMIT;
+    }
+    dfs_result res = DFS_FOUND;
+    size_t lo = f->slo;
+    for (size_t cut = f->slo; res == DFS_FOUND && cut < f->shi; cut++) {
+        if (cut + 1 < f->shi && x->cuts[cut] != 0) continue;
+        frame g = {list, 0, lo, cut + 1};
+        lo = cut + 1;
+        for (size_t r = 0; r < f->len; r++) {
+            size_t b = f->list[r];
+            if (!x->placed[b] && x->slo[b] >= g.slo && x->slo[b] < g.shi) list[g.len++] = b;
+        }
+        *work += f->len;
+        if (g.len == 0) continue;
+        for (size_t s = g.slo; s < g.shi; s++) {
+            uint64_t top = 0, mo = UINT64_MAX;
+            for (size_t q = x->sec_at[s]; q < x->sec_at[s + 1]; q++) {
+                size_t u = x->sec_buf[q];
+                if (x->placed[u]) top = MP_MAX(top, x->off[u] + x->sz[u]);
+                else
+                    mo = MP_MIN(mo, x->minoff[u]);
+            }
+            *work += x->sec_at[s + 1] - x->sec_at[s];
+            uint64_t fl = mo == UINT64_MAX ? top : MP_MAX(top, mo);
+            if (fl != x->floor[s]) {
+                if (!log_push(x, x->m + s, x->floor[s])) {
+                    res = DFS_LIMIT;
+                    break;
+                }
+                x->floor[s] = fl;
+            }
+        }
+        if (res != DFS_FOUND) break;
+        if (x->kind < NORDERS) {
+            uint64_t *tmax = malloc((x->m ? x->m : 1) * sizeof *tmax);
+            for (size_t r = 0; r < g.len; r++) {
+                size_t b = list[r];
+                tmax[b] = 0;
+                for (size_t s = x->slo[b]; s < x->shi[b]; s++) tmax[b] = MP_MAX(tmax[b], x->total[s]);
+            }
+            order_ctx c = {x, x->bufs, tmax, x->kind};
+            mp_sort_idx(list, g.len, cmp_order, &c);
+            free(tmax);
+        }
+        for (size_t r = 0; r < g.len; r++) old[r] = x->rank[list[r]], x->rank[list[r]] = r;
+        x->splits++;
+        res = solve(x, &g, base, h, quota, work);
+        x->splits--;
+        for (size_t r = 0; r < g.len; r++) x->rank[list[r]] = old[r];
+    }
+    free(list);
+    free(old);
+    return res;
+}
+
+/* Depth-first search of frame f under the current order, from a state with
+ * nothing of the frame placed, its levels from `base` on. Stops when the
+ * restart's placements (x->nodes) or *work reach their limits (DFS_LIMIT:
+ * the state is left as it is, the caller resets it). DFS_FOUND: x->sol
+ * holds the frame's offsets; DFS_FOUND and DFS_NONE leave the state as
+ * they found it. */
+static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, uint64_t quota, uint64_t *work) {
+    size_t d = 0;
     bool fresh = true; /* level d's list is still to make */
     for (;;) {
-        if (d == need) return DFS_FOUND;
+        size_t D = base + d;
+        if (d == f->len) goto found;
         if (fresh) {
             /* After the parent's key: canonical order. */
-            size_t pb = d ? x->chosen[d - 1] : 0;
-            if (!level_candidates(x, p, d, d ? x->off[pb] : 0, d ? x->rank[pb] : NONE, h, work)) return DFS_LIMIT;
+            size_t pb = d ? x->chosen[D - 1] : 0;
+            if (!level_candidates(x, f, D, d ? x->off[pb] : 0, d ? x->rank[pb] : NONE, h, work)) return DFS_LIMIT;
             fresh = false;
         }
-        if (x->lv_pos[d] == x->lv_end[d]) {
+        if (x->lv_pos[D] == x->lv_end[D]) {
             if (d == 0) return DFS_NONE;
             d--;
-            unplace(x, x->chosen[d], x->mark[d], work);
+            cut_add(x, x->chosen[D - 1], 1);
+            unplace(x, x->chosen[D - 1], x->mark[D - 1], work);
             continue;
         }
-        size_t first = d ? x->lv_end[d - 1] : 0, at = x->lv_pos[d]++;
-        size_t c = x->order[x->cs[at].rank];
-        if (nodes-- == 0 || *work >= quota) return DFS_LIMIT;
-        if (x->deadline > 0 && (nodes & 1023) == 0 && mp_now_ms() > x->deadline) {
+        size_t first = D ? x->lv_end[D - 1] : 0, at = x->lv_pos[D]++;
+        size_t c = x->cs[at].b;
+        if (x->nodes == 0 || *work >= quota) return DFS_LIMIT;
+        x->nodes--;
+        if (x->deadline > 0 && (x->nodes & 1023) == 0 && mp_now_ms() > x->deadline) {
             *work = quota; /* spent: the caller stops */
             return DFS_LIMIT;
         }
-        x->chosen[d] = c;
-        x->mark[d] = x->log_len;
+        x->chosen[D] = c;
+        x->mark[D] = x->log_len;
         if (place(x, c, x->cs + first, at - first, h, work)) {
-            d++;
-            fresh = true;
-            continue;
+            bool cut = false;
+            for (size_t s = x->slo[c]; s + 1 < x->shi[c]; s++)
+                if (--x->cuts[s] == 0 && s >= f->slo && s + 1 < f->shi && x->splits < MAX_SPLITS) cut = true;
+            *work += x->shi[c] - x->slo[c];
+            if (!cut) {
+                d++;
+                fresh = true;
+                continue;
+            }
+            dfs_result r = split(x, f, D + 1, h, quota, work);
+            if (r == DFS_LIMIT) return DFS_LIMIT;
+            if (r == DFS_FOUND) {
+                d++; /* the rest of the frame is placed by the split */
+                goto found;
+            }
+            cut_add(x, c, 1);
         }
         if (x->oom) return DFS_LIMIT;
-        unplace(x, c, x->mark[d], work);
+        unplace(x, c, x->mark[D], work);
     }
+found:
+    /* Record the frame's levels and undo them. */
+    while (d > 0) {
+        d--;
+        size_t b = x->chosen[base + d];
+        x->sol[b] = x->off[b];
+        cut_add(x, b, 1);
+        unplace(x, b, x->mark[base + d], work);
+    }
+    return DFS_FOUND;
 }
 
-/* Nothing of part p placed: minimum offsets and floors 0, totals full. */
+/* Nothing of part p placed: minimum offsets and floors 0, totals full, the
+ * boundaries' counts. */
 static void reset_part(mp_exact *x, const part *p, uint64_t *work) {
     for (size_t b = p->lo; b < p->hi; b++) x->minoff[b] = 0, x->placed[b] = 0;
-    for (size_t s = p->slo; s < p->shi; s++) x->floor[s] = 0, x->total[s] = 0;
-    for (size_t b = p->lo; b < p->hi; b++)
+    for (size_t s = p->slo; s < p->shi; s++) x->floor[s] = 0, x->ceil[s] = 0, x->total[s] = 0, x->cuts[s] = 0;
+    for (size_t b = p->lo; b < p->hi; b++) {
         for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->total[s] += x->sz[b];
+        cut_add(x, b, 1);
+    }
     x->log_len = 0;
-    *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + (x->sec_at[p->shi] - x->sec_at[p->slo]);
+    *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + 2 * (x->sec_at[p->shi] - x->sec_at[p->slo]);
 }
 
 /* Use the order in slot `kind` next (see NSLOTS). */
@@ -600,6 +760,7 @@ static void use_order(mp_exact *x, int kind) {
     size_t cap = x->m ? x->m : 1;
     x->order = x->orders + (size_t)kind * cap;
     x->rank = x->ranks + (size_t)kind * cap;
+    x->kind = kind;
 }
 
 /* The Luby sequence, i >= 1: 1 1 2 1 1 2 4 1 1 2 1 1 2 4 8 ... */
@@ -631,7 +792,7 @@ static void perturb_order(mp_exact *x, const part *p, int kind, uint64_t *rng, u
         x->order[i] = x->order[j];
         x->order[j] = tmp;
     }
-    for (size_t r = p->lo; r < p->hi; r++) x->rank[x->order[r]] = r;
+    for (size_t r = p->lo; r < p->hi; r++) x->rank[x->order[r]] = r - p->lo;
     *work += 2 * k;
 }
 
@@ -662,8 +823,9 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
             perturb_order(x, p, kind, rng, work);
         reset_part(x, p, work);
         uint64_t l = luby(r + 1);
-        uint64_t limit = l > UINT64_MAX / base ? UINT64_MAX : base * l;
-        dfs_result res = dfs(x, p, h, limit, quota, work);
+        x->nodes = l > UINT64_MAX / base ? UINT64_MAX : base * l;
+        frame f = {x->order + p->lo, p->hi - p->lo, p->slo, p->shi};
+        dfs_result res = solve(x, &f, 0, h, quota, work);
         if (x->oom) return MP_EXACT_NOMEM;
         if (res == DFS_FOUND) return MP_EXACT_FEASIBLE;
         if (res == DFS_NONE) return MP_EXACT_INFEASIBLE;
@@ -688,6 +850,6 @@ mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_
         if (st != MP_EXACT_FEASIBLE) return st;
     }
     for (size_t k = 0; k < x->n; k++) off[k] = 0;
-    for (size_t b = 0; b < x->m; b++) off[x->idx[b]] = x->off[b];
+    for (size_t b = 0; b < x->m; b++) off[x->idx[b]] = x->sol[b];
     return MP_EXACT_FEASIBLE;
 }
