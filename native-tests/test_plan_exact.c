@@ -503,10 +503,14 @@ static void test_exact_above_bound_vs_brute_force(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_vs_brute_force),       cmocka_unit_test(test_exact_quota),
-        cmocka_unit_test(test_pack_optimal_flags),         cmocka_unit_test(test_exact_tight),
-        cmocka_unit_test(test_exact_tight_vs_brute_force), cmocka_unit_test(test_exact_restarts_stay_sound),
-        cmocka_unit_test(test_exact_hint_sound),           cmocka_unit_test(test_exact_hint_leads),
+        cmocka_unit_test(test_exact_vs_brute_force),
+        cmocka_unit_test(test_exact_quota),
+        cmocka_unit_test(test_pack_optimal_flags),
+        cmocka_unit_test(test_exact_tight),
+        cmocka_unit_test(test_exact_tight_vs_brute_force),
+        cmocka_unit_test(test_exact_restarts_stay_sound),
+        cmocka_unit_test(test_exact_hint_sound),
+        cmocka_unit_test(test_exact_hint_leads),
         cmocka_unit_test(test_exact_above_bound_vs_brute_force),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

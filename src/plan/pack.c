@@ -443,7 +443,7 @@ static uint64_t run_exact(packer *p, mp_exact *x, uint64_t ms, bool descend, boo
     }
     while (!at_bound(p) && used < quota) {
         uint64_t top = (p->out->arena_bytes - 1) / unit * unit; /* the highest height below the best */
-        if (top < p->proven) break; /* cannot happen: the arena is above the proven bound */
+        if (top < p->proven) break;                             /* cannot happen: the arena is above the proven bound */
         uint64_t step = MP_MAX(1, (top - p->proven) / unit / frac), h = top - (step - 1) * unit;
         uint64_t cap = step > 1 ? (quota - used) / 4 : quota - used;
         if (!mp_exact_set_hint(x, p->out->offset)) {

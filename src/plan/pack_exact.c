@@ -324,9 +324,9 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->log = malloc(x->log_cap * sizeof *x->log);
     x->cuts = malloc(scap * sizeof *x->cuts);
     x->sol = malloc(cap * sizeof *x->sol);
-    if (!x->minoff || !x->off || !x->floor || !x->ceil || !x->total || !x->placed || !x->stamp || !x->ranks || !x->orders ||
-        !x->chosen || !x->mark || !x->log || !x->gap_e || !x->gap_z || !x->touched || !x->lv_end || !x->lv_pos ||
-        !x->cs || !x->cuts || !x->sol)
+    if (!x->minoff || !x->off || !x->floor || !x->ceil || !x->total || !x->placed || !x->stamp || !x->ranks ||
+        !x->orders || !x->chosen || !x->mark || !x->log || !x->gap_e || !x->gap_z || !x->touched || !x->lv_end ||
+        !x->lv_pos || !x->cs || !x->cuts || !x->sol)
         goto fail;
     return x;
 fail:
