@@ -15,6 +15,8 @@
  *    gap to the bound, "optimal" when proven or the proven lower bound when
  *    the exact mode raised it, and the time. For bench/gen_dsa.py's
  *    instances: `bench_pack /tmp/gen --table 1000,30000`.
+ * With --table MS[,MS...] --reach H: per .csv the first budget of the list
+ *    whose arena is at most H (0: the lower bound) and that run's wall time.
  * With --exact STEPS[,SEEDS] [--height H]: one row per .csv in DIR: the exact
  *    mode alone (pack_exact.c, align 1) deciding the lower bound (or H) on a
  *    quota of STEPS, under seeds 1..SEEDS (default 1): per seed the answer
@@ -170,6 +172,45 @@ static void table_file(const char *dir, const char *name) {
     memplan_buffer_list_free(&l);
 }
 
+/* --reach H with --table MS,...: per file, the first budget of the list
+ * whose arena is at most H (0: the lower bound), and that run's wall time:
+ * the time to a target height, e.g. an exact solver's (MiniMalloc decides
+ * capacity 1048576). */
+static uint64_t reach_height;
+static bool reach_set;
+
+static void reach_file(const char *dir, const char *name) {
+    memplan_buffer_list l;
+    memplan_error err = {0};
+    if (!open_row(dir, name, &l)) return;
+    bool met = false;
+    for (size_t k = 0; k < table_count && !met; k++) {
+        memplan_pack_options o;
+        memplan_pack_options_init(&o);
+        o.align = 1;
+        o.budget_ms = table_budgets[k];
+        memplan_arena_plan p;
+        double t0 = now_ms();
+        if (memplan_pack(l.buffers, l.count, &o, &p, &err) != MEMPLAN_OK) {
+            printf(" error: %s |", err.message);
+            break;
+        }
+        double t = now_ms() - t0;
+        uint64_t target = reach_height ? reach_height : p.lower_bound_bytes;
+        if (k == 0) printf(" %llu | %llu |", (unsigned long long)p.lower_bound_bytes, (unsigned long long)target);
+        if (p.arena_bytes <= target) {
+            printf(" %u ms | %llu (%s) | %.1f ms |", table_budgets[k], (unsigned long long)p.arena_bytes,
+                   memplan_heuristic_name(p.heuristic), t);
+            met = true;
+        }
+        memplan_arena_plan_free(&p);
+    }
+    if (!met) printf(" not within %u ms | | |", table_count ? table_budgets[table_count - 1] : 0);
+    printf("\n");
+    fflush(stdout);
+    memplan_buffer_list_free(&l);
+}
+
 /* --exact STEPS[,SEEDS]: the exact mode alone at the lower bound, or at
  * --height H when given (e.g. the capacity 1048576 that MiniMalloc's
  * tables decide). */
@@ -234,6 +275,9 @@ static void bench_dir(const char *dir) {
         printf(" time |\n|---|---|---|");
         for (unsigned k = 0; k <= exact_seeds; k++) printf("---|");
         printf("\n");
+    } else if (reach_set && table_count) {
+        printf("| instance | buffers | lower bound | target | first budget | arena | wall "
+               "|\n|---|---|---|---|---|---|---|\n");
     } else if (table_count) {
         printf("| instance | buffers | lower bound |");
         for (size_t k = 0; k < table_count; k++) printf(" arena @%u ms |", (unsigned)table_budgets[k]);
@@ -246,6 +290,8 @@ static void bench_dir(const char *dir) {
     }
     for (size_t i = 0; i < n; i++) {
         if (exact_steps) exact_file(dir, names[i]);
+        else if (reach_set && table_count)
+            reach_file(dir, names[i]);
         else if (table_count)
             table_file(dir, names[i]);
         else
@@ -493,6 +539,9 @@ int main(int argc, char **argv) {
             exact_steps = strtoull(argv[++i], &end, 10);
             if (*end == ',') exact_seeds = (unsigned)strtoul(end + 1, NULL, 10);
             if (exact_seeds < 1) exact_seeds = 1;
+        } else if (strcmp(argv[i], "--reach") == 0 && i + 1 < argc) {
+            reach_height = strtoull(argv[++i], NULL, 10);
+            reach_set = true;
         } else if (strcmp(argv[i], "--height") == 0 && i + 1 < argc)
             exact_height = strtoull(argv[++i], NULL, 10);
         else
