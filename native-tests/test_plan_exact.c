@@ -501,6 +501,48 @@ static void test_exact_above_bound_vs_brute_force(void **state) {
     }
 }
 
+/* A chain of 2,000 buffers, each live with its two neighbours only, sizes
+ * falling along it: every placement leaves a boundary that nothing unplaced
+ * crosses, and every side's first buffer (the largest: the area orders
+ * rank it first) is its leftmost, so each split nests inside the last
+ * (capped at MAX_SPLITS deep; below that the search goes on as one). The
+ * decision at the greedy packing's height is feasible and valid, and the
+ * deep recursion holds (this runs under ASan too). */
+static void test_exact_nested_splits(void **state) {
+    (void)state;
+    enum { N = 2000 };
+    memplan_buffer *b = malloc(N * sizeof *b);
+    uint64_t *size = malloc(N * sizeof *size), *off = malloc(N * sizeof *off);
+    assert_non_null(b);
+    assert_non_null(size);
+    assert_non_null(off);
+    rng_state = 5150;
+    for (size_t i = 0; i < N; i++) {
+        b[i] = (memplan_buffer){4 * N - i - below(2), (int64_t)i, (int64_t)i + 2};
+        size[i] = b[i].size;
+    }
+    memplan_pack_options o;
+    memplan_pack_options_init(&o);
+    o.align = 1;
+    o.budget_ms = 0;
+    memplan_arena_plan plan;
+    assert_int_equal(memplan_pack(b, N, &o, &plan, NULL), MEMPLAN_OK);
+    size_t *by_start = mp_order_by_start(b, N);
+    assert_non_null(by_start);
+    mp_pack_input in = {b, N, size, by_start, plan.lower_bound_bytes};
+    mp_exact *x = mp_exact_new(&in);
+    assert_non_null(x);
+    uint64_t work = 0;
+    assert_int_equal(mp_exact_decide(x, plan.arena_bytes, 2000000000u, &work, off), MP_EXACT_FEASIBLE);
+    assert_int_equal(memplan_validate_arena(b, N, off, 1, plan.arena_bytes, NULL, NULL), MEMPLAN_OK);
+    mp_exact_free(x);
+    free(by_start);
+    memplan_arena_plan_free(&plan);
+    free(b);
+    free(size);
+    free(off);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_vs_brute_force),
@@ -512,6 +554,7 @@ int main(void) {
         cmocka_unit_test(test_exact_hint_sound),
         cmocka_unit_test(test_exact_hint_leads),
         cmocka_unit_test(test_exact_above_bound_vs_brute_force),
+        cmocka_unit_test(test_exact_nested_splits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
