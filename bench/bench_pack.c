@@ -141,23 +141,31 @@ static void bench_file(const char *dir, const char *name) {
 static uint32_t table_budgets[8];
 static size_t table_count;
 
+/* memplan_pack at align 1 and `budget` ms, its wall time in *t; on an
+ * error the message is printed as a cell and false returned. */
+static bool pack_timed(const memplan_buffer_list *l, uint32_t budget, memplan_arena_plan *p, double *t) {
+    memplan_pack_options o;
+    memplan_pack_options_init(&o);
+    o.align = 1;
+    o.budget_ms = budget;
+    memplan_error err = {0};
+    double t0 = now_ms();
+    if (memplan_pack(l->buffers, l->count, &o, p, &err) != MEMPLAN_OK) {
+        printf(" error: %s |", err.message);
+        return false;
+    }
+    *t = now_ms() - t0;
+    return true;
+}
+
 /* One --table row: bound, then per budget arena (+gap, proof, time). */
 static void table_file(const char *dir, const char *name) {
     memplan_buffer_list l;
-    memplan_error err = {0};
     if (!open_row(dir, name, &l)) return;
     for (size_t k = 0; k < table_count; k++) {
-        memplan_pack_options o;
-        memplan_pack_options_init(&o);
-        o.align = 1;
-        o.budget_ms = table_budgets[k];
         memplan_arena_plan p;
-        double t0 = now_ms();
-        if (memplan_pack(l.buffers, l.count, &o, &p, &err) != MEMPLAN_OK) {
-            printf(" error: %s |", err.message);
-            continue;
-        }
-        double t = now_ms() - t0;
+        double t;
+        if (!pack_timed(&l, table_budgets[k], &p, &t)) continue;
         if (k == 0) printf(" %llu |", (unsigned long long)p.lower_bound_bytes);
         char proof[64] = "";
         if (p.optimal) snprintf(proof, sizeof proof, ", optimal");
@@ -181,21 +189,12 @@ static bool reach_set;
 
 static void reach_file(const char *dir, const char *name) {
     memplan_buffer_list l;
-    memplan_error err = {0};
     if (!open_row(dir, name, &l)) return;
     bool met = false;
     for (size_t k = 0; k < table_count && !met; k++) {
-        memplan_pack_options o;
-        memplan_pack_options_init(&o);
-        o.align = 1;
-        o.budget_ms = table_budgets[k];
         memplan_arena_plan p;
-        double t0 = now_ms();
-        if (memplan_pack(l.buffers, l.count, &o, &p, &err) != MEMPLAN_OK) {
-            printf(" error: %s |", err.message);
-            break;
-        }
-        double t = now_ms() - t0;
+        double t;
+        if (!pack_timed(&l, table_budgets[k], &p, &t)) break;
         uint64_t target = reach_height ? reach_height : p.lower_bound_bytes;
         if (k == 0) printf(" %llu | %llu |", (unsigned long long)p.lower_bound_bytes, (unsigned long long)target);
         if (p.arena_bytes <= target) {

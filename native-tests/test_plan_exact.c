@@ -106,6 +106,18 @@ static void prepare(prepared *p, const memplan_buffer *b, size_t n, uint64_t ali
     p->in = (mp_pack_input){b, n, p->size, p->by_start, lb};
 }
 
+/* The exact mode over buffers b (align 1): size[] filled from them, the
+ * start order in *by_start (the caller frees it after the mode). */
+static mp_exact *new_exact(const memplan_buffer *b, size_t n, uint64_t *size, uint64_t lower_bound, size_t **by_start) {
+    for (size_t i = 0; i < n; i++) size[i] = b[i].size;
+    *by_start = mp_order_by_start(b, n);
+    assert_non_null(*by_start);
+    mp_pack_input in = {b, n, size, *by_start, lower_bound};
+    mp_exact *x = mp_exact_new(&in);
+    assert_non_null(x);
+    return x;
+}
+
 /* The exact mode decides the optimum feasible (with a valid packing), one
  * unit below infeasible, and one above feasible, on 4,000 instances of 1 to
  * 10 buffers, at align 1 and 2. */
@@ -289,12 +301,8 @@ static void test_exact_tight(void **state) {
         assert_true(plan.optimal);
         if (cases[c].drop == 0) { /* the exact mode alone */
             uint64_t size[TIGHT_MAX], off[TIGHT_MAX];
-            for (size_t i = 0; i < n; i++) size[i] = b[i].size;
-            size_t *by_start = mp_order_by_start(b, n);
-            assert_non_null(by_start);
-            mp_pack_input in = {b, n, size, by_start, plan.lower_bound_bytes};
-            mp_exact *x = mp_exact_new(&in);
-            assert_non_null(x);
+            size_t *by_start;
+            mp_exact *x = new_exact(b, n, size, plan.lower_bound_bytes, &by_start);
             uint64_t work = 0;
             assert_int_equal(mp_exact_decide(x, TIGHT_UNITS * KIB, 2000000000u, &work, off), MP_EXACT_FEASIBLE);
             assert_int_equal(memplan_validate_arena(b, n, off, 1, TIGHT_UNITS * KIB, NULL, NULL), MEMPLAN_OK);
@@ -383,13 +391,9 @@ static void test_exact_hint_leads(void **state) {
         memplan_buffer b[TIGHT_MAX];
         uint64_t at[TIGHT_MAX], size[TIGHT_MAX], off[TIGHT_MAX];
         size_t m = tight_instance(b, n, 0, at);
-        for (size_t i = 0; i < m; i++) size[i] = b[i].size;
         assert_int_equal(memplan_validate_arena(b, m, at, 1, TIGHT_UNITS * KIB, NULL, NULL), MEMPLAN_OK);
-        size_t *by_start = mp_order_by_start(b, m);
-        assert_non_null(by_start);
-        mp_pack_input in = {b, m, size, by_start, TIGHT_UNITS * KIB};
-        mp_exact *x = mp_exact_new(&in);
-        assert_non_null(x);
+        size_t *by_start;
+        mp_exact *x = new_exact(b, m, size, TIGHT_UNITS * KIB, &by_start);
         uint64_t quota = 50 * (uint64_t)m * m, work = 0;
         open_without += mp_exact_decide(x, TIGHT_UNITS * KIB, quota, &work, off) == MP_EXACT_UNKNOWN;
         assert_true(mp_exact_set_hint(x, at));
@@ -517,21 +521,15 @@ static void test_exact_nested_splits(void **state) {
     assert_non_null(size);
     assert_non_null(off);
     rng_state = 5150;
-    for (size_t i = 0; i < N; i++) {
-        b[i] = (memplan_buffer){4 * N - i - below(2), (int64_t)i, (int64_t)i + 2};
-        size[i] = b[i].size;
-    }
+    for (size_t i = 0; i < N; i++) b[i] = (memplan_buffer){4 * N - i - below(2), (int64_t)i, (int64_t)i + 2};
     memplan_pack_options o;
     memplan_pack_options_init(&o);
     o.align = 1;
     o.budget_ms = 0;
     memplan_arena_plan plan;
     assert_int_equal(memplan_pack(b, N, &o, &plan, NULL), MEMPLAN_OK);
-    size_t *by_start = mp_order_by_start(b, N);
-    assert_non_null(by_start);
-    mp_pack_input in = {b, N, size, by_start, plan.lower_bound_bytes};
-    mp_exact *x = mp_exact_new(&in);
-    assert_non_null(x);
+    size_t *by_start;
+    mp_exact *x = new_exact(b, N, size, plan.lower_bound_bytes, &by_start);
     uint64_t work = 0;
     assert_int_equal(mp_exact_decide(x, plan.arena_bytes, 2000000000u, &work, off), MP_EXACT_FEASIBLE);
     assert_int_equal(memplan_validate_arena(b, N, off, 1, plan.arena_bytes, NULL, NULL), MEMPLAN_OK);

@@ -410,6 +410,16 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
  * its search costs too much to get anywhere. */
 #define EXACT_WORK_PER_MS 1100000u
 
+/* One decision at h on `quota` steps: a packing found is kept if it is
+ * better, a proof of infeasibility raises the proven bound past h. */
+static mp_exact_status decide_at(packer *p, mp_exact *x, uint64_t h, uint64_t quota, uint64_t *used, bool *ok) {
+    mp_exact_status st = mp_exact_decide(x, h, quota, used, p->trial);
+    if (st == MP_EXACT_NOMEM) *ok = false;
+    if (st == MP_EXACT_FEASIBLE) keep_if_better(p, trial_height(p), MEMPLAN_HEUR_EXACT);
+    if (st == MP_EXACT_INFEASIBLE) p->proven = h + p->unit;
+    return st;
+}
+
 /* Decide heights with the exact mode on `ms` milliseconds of work. At the
  * proven bound (`descend` false): one decision, on the static orders alone
  * (a packing there is optimal; a proof of infeasibility raises the bound by
@@ -427,21 +437,16 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
  * above the capacity MiniMalloc decides (1048576); one that fails to
  * decide (on at most a quarter of the work left) halves the fraction, down
  * to one unit, which may use all that is left. Measured at 1000 ms on dsa
- * A-K and eight generated sets: J 1052672 -> 1044480, D the same, no
- * instance higher (bench/README.md "Decomposition"). A packing found is
+ * A-K and eight generated sets: J 1052672 -> 1044480, D the same, four
+ * instances 0.1-0.2% higher, the rest the same or lower (bench/README.md
+ * "Decomposition"). A packing found is
  * kept at its own height (its highest top), which may lie below the
  * height asked. Returns the milliseconds of work spent; false in *ok when
  * memory ran out. */
 static uint64_t run_exact(packer *p, mp_exact *x, uint64_t ms, bool descend, bool *ok) {
     uint64_t quota = ms * EXACT_WORK_PER_MS, used = 0, unit = p->unit, frac = 4;
-    if (!descend) {
-        mp_exact_status st = mp_exact_decide(x, p->proven, quota, &used, p->trial);
-        if (st == MP_EXACT_NOMEM) *ok = false;
-        if (st == MP_EXACT_FEASIBLE) keep_if_better(p, trial_height(p), MEMPLAN_HEUR_EXACT);
-        if (st == MP_EXACT_INFEASIBLE) p->proven += unit;
-        return (used + EXACT_WORK_PER_MS - 1) / EXACT_WORK_PER_MS;
-    }
-    while (!at_bound(p) && used < quota) {
+    if (!descend) decide_at(p, x, p->proven, quota, &used, ok);
+    while (descend && !at_bound(p) && used < quota) {
         uint64_t top = (p->out->arena_bytes - 1) / unit * unit; /* the highest height below the best */
         if (top < p->proven) break;                             /* cannot happen: the arena is above the proven bound */
         uint64_t step = MP_MAX(1, (top - p->proven) / unit / frac), h = top - (step - 1) * unit;
@@ -450,10 +455,7 @@ static uint64_t run_exact(packer *p, mp_exact *x, uint64_t ms, bool descend, boo
             *ok = false;
             break;
         }
-        mp_exact_status st = mp_exact_decide(x, h, cap, &used, p->trial);
-        if (st == MP_EXACT_NOMEM) *ok = false;
-        if (st == MP_EXACT_FEASIBLE) keep_if_better(p, trial_height(p), MEMPLAN_HEUR_EXACT);
-        if (st == MP_EXACT_INFEASIBLE) p->proven = h + unit;
+        mp_exact_status st = decide_at(p, x, h, cap, &used, ok);
         if (st == MP_EXACT_NOMEM || (st == MP_EXACT_UNKNOWN && step == 1)) break;
         if (st == MP_EXACT_UNKNOWN) frac *= 2;
     }

@@ -46,7 +46,7 @@
  * by the order's keys over the unplaced totals, and the placement stands
  * only if every side has a packing. Without it the search thrashes between
  * regions that no longer interact (dsa K, 454 buffers: undecided after
- * 30 G steps, decided in 7.5 M with it; I in 79 M).
+ * 30 G steps, decided in 6.8 M with it; I in 76 M).
  * Each range is searched by restarts under node limits 4 x its buffers x
  * the Luby sequence (1 1 2 1 1 2 4 ...): first the six static rank orders,
  * then the same in turn, each with a seeded perturbation (swaps of near
@@ -141,7 +141,7 @@ struct mp_exact {
     uint64_t *hint;  /* per searched buffer: its offset in a known packing, or NULL */
     size_t *cuts;    /* per section boundary s|s+1: unplaced buffers live across it */
     uint64_t *sol;   /* the offsets of a packing found, per searched buffer */
-    uint64_t *tkey;  /* scratch of rerank: per buffer, its largest section total */
+    uint64_t *tkey;  /* scratch of sort_static: per buffer, its largest section total */
     uint64_t nodes;  /* placements the current restart may still try */
     int kind;        /* the current order's slot */
     size_t splits;   /* splits in progress (nested) */
@@ -373,21 +373,29 @@ static int cmp_order(const void *ctx, size_t a, size_t b) {
     return 0;
 }
 
+/* Sort list[0, len) by static order `kind`, the "T" key being each
+ * buffer's largest section total now (in x->tkey). Its steps go to *work
+ * unless work is NULL (the orders made once per decision are not counted).
+ * false: out of memory. */
+static bool sort_static(mp_exact *x, size_t *list, size_t len, int kind, uint64_t *work) {
+    uint64_t steps = 4 * len;
+    for (size_t r = 0; r < len; r++) {
+        size_t b = list[r];
+        x->tkey[b] = 0;
+        for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->tkey[b] = MP_MAX(x->tkey[b], x->total[s]);
+        steps += 1 + x->shi[b] - x->slo[b];
+    }
+    if (work) *work += steps;
+    order_ctx c = {x, x->bufs, x->tkey, kind};
+    return mp_sort_idx(list, len, cmp_order, &c);
+}
+
 /* Fill x->order[p->lo, p->hi) with the part's buffers in order `kind` and
  * x->rank with their positions. Uses total[] as the initial totals. */
 static bool make_order(mp_exact *x, const part *p, int kind) {
-    size_t k = p->hi - p->lo;
-    uint64_t *tmax = malloc((x->m ? x->m : 1) * sizeof *tmax);
-    if (!tmax) return false;
-    for (size_t b = p->lo; b < p->hi; b++) {
-        tmax[b] = 0;
-        for (size_t s = x->slo[b]; s < x->shi[b]; s++) tmax[b] = MP_MAX(tmax[b], x->total[s]);
-        x->order[b] = b;
-    }
-    order_ctx c = {x, x->bufs, tmax, kind};
-    bool ok = mp_sort_idx(x->order + p->lo, k, cmp_order, &c);
+    for (size_t b = p->lo; b < p->hi; b++) x->order[b] = b;
+    bool ok = sort_static(x, x->order + p->lo, p->hi - p->lo, kind, NULL);
     for (size_t r = p->lo; ok && r < p->hi; r++) x->rank[x->order[r]] = r - p->lo;
-    free(tmax);
     return ok;
 }
 
@@ -599,28 +607,23 @@ static bool level_candidates(mp_exact *x, const frame *f, size_t d, uint64_t ko,
 
 typedef enum { DFS_FOUND, DFS_NONE, DFS_LIMIT } dfs_result;
 
-/* The boundaries after sections slo..shi-2 of buffer b: count b in or out. */
-static void cut_add(mp_exact *x, size_t b, int by) {
-    for (size_t s = x->slo[b]; s + 1 < x->shi[b]; s++) x->cuts[s] += (size_t)by;
+/* The boundaries after sections slo..shi-2 of buffer b: count b in again
+ * (b unplaced). */
+static void cut_add(mp_exact *x, size_t b) {
+    for (size_t s = x->slo[b]; s + 1 < x->shi[b]; s++) x->cuts[s]++;
+}
+
+/* Count b out of them (b placed); true when one inside frame f is left
+ * with no unplaced buffer across it, and a split may still nest. */
+static bool cut_remove(mp_exact *x, size_t b, const frame *f, uint64_t *work) {
+    bool cut = false;
+    for (size_t s = x->slo[b]; s + 1 < x->shi[b]; s++)
+        if (--x->cuts[s] == 0 && s >= f->slo && s + 1 < f->shi) cut = true;
+    *work += x->shi[b] - x->slo[b];
+    return cut && x->splits < MAX_SPLITS;
 }
 
 static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, uint64_t quota, uint64_t *work);
-
-/* Sort a side's buffers by the current static order again, its section
- * totals now the unplaced ones (MiniMalloc's SubSolve does the same): on
- * dsa I, keeping the outer ranks left the bound undecided at 2 G steps,
- * re-ranked it is found in 79 M. false: out of memory. */
-static bool rerank(mp_exact *x, size_t *list, size_t len, uint64_t *work) {
-    for (size_t r = 0; r < len; r++) {
-        size_t b = list[r];
-        x->tkey[b] = 0;
-        for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->tkey[b] = MP_MAX(x->tkey[b], x->total[s]);
-        *work += 1 + x->shi[b] - x->slo[b];
-    }
-    order_ctx c = {x, x->bufs, x->tkey, x->kind};
-    *work += 4 * len;
-    return mp_sort_idx(list, len, cmp_order, &c);
-}
 
 /* Dynamic decomposition (as MiniMalloc's): once no unplaced buffer of
  * frame f lives across a section boundary, the buffers on either side no
@@ -671,7 +674,10 @@ static dfs_result split(mp_exact *x, const frame *f, size_t base, uint64_t h, ui
             }
         }
         if (res != DFS_FOUND) break;
-        if (x->kind < NORDERS && !rerank(x, list, g.len, work)) {
+        /* Re-ranked on the unplaced totals, as MiniMalloc's SubSolve: on
+         * dsa I, keeping the outer ranks left the bound undecided at 2 G
+         * steps, re-ranked it is found in 76 M. */
+        if (x->kind < NORDERS && !sort_static(x, list, g.len, x->kind, work)) {
             x->oom = true;
             res = DFS_LIMIT;
             break;
@@ -708,7 +714,7 @@ static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, ui
         if (x->lv_pos[D] == x->lv_end[D]) {
             if (d == 0) return DFS_NONE;
             d--;
-            cut_add(x, x->chosen[D - 1], 1);
+            cut_add(x, x->chosen[D - 1]);
             unplace(x, x->chosen[D - 1], x->mark[D - 1], work);
             continue;
         }
@@ -723,11 +729,7 @@ static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, ui
         x->chosen[D] = c;
         x->mark[D] = x->log_len;
         if (place(x, c, x->cs + first, at - first, h, work)) {
-            bool cut = false;
-            for (size_t s = x->slo[c]; s + 1 < x->shi[c]; s++)
-                if (--x->cuts[s] == 0 && s >= f->slo && s + 1 < f->shi && x->splits < MAX_SPLITS) cut = true;
-            *work += x->shi[c] - x->slo[c];
-            if (!cut) {
+            if (!cut_remove(x, c, f, work)) {
                 d++;
                 fresh = true;
                 continue;
@@ -738,7 +740,7 @@ static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, ui
                 d++; /* the rest of the frame is placed by the split */
                 goto found;
             }
-            cut_add(x, c, 1);
+            cut_add(x, c);
         }
         if (x->oom) return DFS_LIMIT;
         unplace(x, c, x->mark[D], work);
@@ -749,7 +751,7 @@ found:
         d--;
         size_t b = x->chosen[base + d];
         x->sol[b] = x->off[b];
-        cut_add(x, b, 1);
+        cut_add(x, b);
         unplace(x, b, x->mark[base + d], work);
     }
     return DFS_FOUND;
@@ -762,7 +764,7 @@ static void reset_part(mp_exact *x, const part *p, uint64_t *work) {
     for (size_t s = p->slo; s < p->shi; s++) x->floor[s] = 0, x->ceil[s] = 0, x->total[s] = 0, x->cuts[s] = 0;
     for (size_t b = p->lo; b < p->hi; b++) {
         for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->total[s] += x->sz[b];
-        cut_add(x, b, 1);
+        cut_add(x, b);
     }
     x->log_len = 0;
     *work += 2 * (p->hi - p->lo) + (p->shi - p->slo) + 2 * (x->sec_at[p->shi] - x->sec_at[p->slo]);
