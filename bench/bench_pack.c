@@ -399,6 +399,7 @@ static uint64_t random_seed = 1;
 
 /* --fit first|best: the decoder alone instead of memplan_pack. */
 static const char *random_fit;
+static const char *random_dump; /* --dump FILE: the last set and its offsets as CSV */
 
 /* Size descending, longer lifetime, earlier start (then index): the
  * greedy-size order of pack.c. */
@@ -433,6 +434,20 @@ static void fit_row(const memplan_buffer *b, size_t n) {
 }
 
 /* --random N[,N...]: one row per size, one seeded set each. */
+/* --dump: the set and the plan's offsets, one buffer a line. */
+static void dump_plan(const char *path, const memplan_buffer *b, size_t n, const memplan_arena_plan *p) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        printf("cannot write %s\n", path);
+        return;
+    }
+    fputs("id,lower,upper,size,offset\n", f);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%zu,%lld,%lld,%llu,%llu\n", i, (long long)b[i].start, (long long)b[i].end,
+                (unsigned long long)b[i].size, (unsigned long long)p->offset[i]);
+    fclose(f);
+}
+
 static void bench_random(char *sizes) {
     printf("| buffers | lower bound | arena | arena / bound | winner | time |\n|---|---|---|---|---|---|\n");
     for (char *t = strtok(sizes, ","); t; t = strtok(NULL, ",")) {
@@ -462,6 +477,7 @@ static void bench_random(char *sizes) {
         else {
             printf("| %zu | %llu | %llu | %.4f | %s | %.0f ms |\n", n, (unsigned long long)p.lower_bound_bytes,
                    (unsigned long long)p.arena_bytes, p.gap_ratio, memplan_heuristic_name(p.heuristic), ms);
+            if (random_dump) dump_plan(random_dump, b, n, &p);
             memplan_arena_plan_free(&p);
         }
         fflush(stdout);
@@ -522,6 +538,8 @@ int main(int argc, char **argv) {
             random_sizes = argv[++i];
         else if (strcmp(argv[i], "--fit") == 0 && i + 1 < argc)
             random_fit = argv[++i];
+        else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
+            random_dump = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             random_seed = strtoull(argv[++i], NULL, 10);
         else if (strcmp(argv[i], "--model-like") == 0)

@@ -130,9 +130,42 @@ static void test_try_limit_exact(void **state) {
     }
 }
 
+/* mp_greedy_by_start_until in three legs (to half the height, to one below
+ * it, to it) places what one run does: each stopped leg ends at the first
+ * buffer whose top passes its limit, with every top before it within the
+ * limit, and the work of the legs adds up to one run's. */
+static void check_by_start_legs(const mp_pack_input *in, const size_t *order, const uint64_t *want, uint64_t height) {
+    static uint64_t off[2000];
+    assert_true(in->n <= 2000);
+    mp_greedy *g = mp_greedy_new(in, false);
+    assert_non_null(g);
+    uint64_t work = 0, h = 0, one = 0, top = 0;
+    uint64_t limits[] = {height / 2, height - 1, height};
+    size_t k = 0;
+    for (int leg = 0; leg < 3; leg++) {
+        bool done = mp_greedy_by_start_until(g, order, off, limits[leg], &h, &work);
+        assert_int_equal(done, leg == 2);
+        for (; k < in->n && top <= limits[leg]; k++) { /* the prefix this leg placed */
+            size_t i = order[k];
+            assert_int_equal(off[i], want[i]);
+            top = MP_MAX(top, want[i] + in->size[i]);
+        }
+        assert_int_equal(h, top);
+        assert_true(done ? h <= limits[leg] : h > limits[leg]);
+    }
+    assert_int_equal(k, in->n);
+    assert_int_equal(h, height);
+    mp_greedy_free(g);
+    g = mp_greedy_new(in, false);
+    assert_non_null(g);
+    assert_int_equal(mp_greedy_decode_by_start(g, order, off, &one), height);
+    assert_int_equal(work, one);
+    mp_greedy_free(g);
+}
+
 /* The time-ordered best fit: the active-list sweep places every buffer where
  * the segment-tree decoder does (same offsets, same height), with ties in
- * start, equal sizes and long-lived buffers. */
+ * start, equal sizes and long-lived buffers; also in legs. */
 static void test_greedy_by_start_equals_tree(void **state) {
     (void)state;
     enum { n = 2000 };
@@ -156,6 +189,7 @@ static void test_greedy_by_start_equals_tree(void **state) {
         assert_int_equal(h1, h2);
         assert_memory_equal(tree_off, sweep_off, sizeof tree_off);
         mp_greedy_free(g);
+        check_by_start_legs(&in, by_start, sweep_off, h2);
         free(by_start);
     }
 }

@@ -279,20 +279,79 @@ static bool run_first_fit(packer *p) {
     return ok;
 }
 
-/* One greedy decoder on the order `cmp` gives: best fit (the sweep for a
- * start order), or above MP_PACK_MANY buffers first fit through the
- * interval index on the pressure orders instead of the size order. */
-static bool run_greedy(packer *p, mp_idx_cmp cmp, memplan_heuristic h) {
-    if (cmp != cmp_start_size && p->in.n > MP_PACK_MANY) return run_first_fit(p);
+/* Greedy-size: best fit over a conflict walk on the size order, or above
+ * MP_PACK_MANY buffers first fit through the interval index on the
+ * pressure orders instead. */
+static bool run_greedy_size(packer *p) {
+    if (p->in.n > MP_PACK_MANY) return run_first_fit(p);
     for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
-    if (!mp_sort_idx(p->order, p->in.n, cmp, &p->in)) return false;
-    mp_greedy *g = mp_greedy_new(&p->in, cmp != cmp_start_size);
+    if (!mp_sort_idx(p->order, p->in.n, cmp_size_desc, &p->in)) return false;
+    mp_greedy *g = mp_greedy_new(&p->in, true);
     if (!g) return false;
-    uint64_t height = cmp == cmp_start_size ? mp_greedy_decode_by_start(g, p->order, p->trial, &p->work)
-                                            : mp_greedy_decode(g, p->order, p->trial, &p->work);
+    uint64_t height = mp_greedy_decode(g, p->order, p->trial, &p->work);
     mp_greedy_free(g);
-    keep_if_better(p, height, h);
+    keep_if_better(p, height, MEMPLAN_HEUR_GREEDY_SIZE);
     return true;
+}
+
+/* A plan at the proven bound is optimal: nothing after it can do better. */
+static bool at_bound(const packer *p) { return p->out->heuristic != 0 && p->out->arena_bytes <= p->proven; }
+
+/* Time-fit, the time-ordered best fit (mp_greedy_decode_by_start), run in
+ * legs: each goes on only while its height stays at or below a limit, and
+ * a plan is kept only when the run finishes there. Above MP_PACK_MANY
+ * buffers it runs first up to the proven bound (most models end there:
+ * optimal, nothing else runs); once it passes the bound greedy-size's
+ * first fit runs, and time-fit then goes on only while it stays below
+ * greedy-size's height, where it can still win. On random lifetimes it
+ * passes both early: 100k buffers, the whole pack ~500 -> ~430 ms, the
+ * same arenas (bench/README.md "At scale"); a run that finishes costs what
+ * one run cost. Own order and offsets: first fit uses p->order and
+ * p->trial between the legs. */
+typedef struct time_fit {
+    mp_greedy *g;
+    size_t *order;
+    uint64_t *off;
+} time_fit;
+
+static void time_fit_free(time_fit *t) {
+    mp_greedy_free(t->g);
+    free(t->order);
+    free(t->off);
+    memset(t, 0, sizeof *t);
+}
+
+static bool time_fit_init(time_fit *t, packer *p) {
+    size_t n = p->in.n ? p->in.n : 1;
+    t->g = mp_greedy_new(&p->in, false);
+    t->order = malloc(n * sizeof *t->order);
+    t->off = malloc(n * sizeof *t->off);
+    if (!t->g || !t->order || !t->off) return false;
+    for (size_t k = 0; k < p->in.n; k++) t->order[k] = k;
+    return mp_sort_idx(t->order, p->in.n, cmp_start_size, &p->in);
+}
+
+/* One leg up to `limit` (UINT64_MAX: to the end); the plan kept if it
+ * finished and is better. */
+static void time_fit_run(packer *p, time_fit *t, uint64_t limit) {
+    uint64_t height;
+    if (!mp_greedy_by_start_until(t->g, t->order, t->off, limit, &height, &p->work)) return;
+    memcpy(p->trial, t->off, p->in.n * sizeof *t->off);
+    keep_if_better(p, height, MEMPLAN_HEUR_TIME_FIT);
+}
+
+/* Greedy-size and time-fit as above: time-fit first above MP_PACK_MANY
+ * buffers, after greedy-size (and only while below its height) up to it.
+ * Either runs alone when it is the only one asked for. */
+static bool run_greedy(packer *p, unsigned which) {
+    bool tf = which & MEMPLAN_HEUR_TIME_FIT, gs = which & MEMPLAN_HEUR_GREEDY_SIZE;
+    time_fit t = {0};
+    bool ok = !tf || time_fit_init(&t, p);
+    if (ok && tf && p->in.n > MP_PACK_MANY) time_fit_run(p, &t, gs ? p->proven : UINT64_MAX);
+    if (ok && gs && !at_bound(p)) ok = run_greedy_size(p);
+    if (ok && tf && !at_bound(p)) time_fit_run(p, &t, p->out->heuristic ? p->out->arena_bytes - 1 : UINT64_MAX);
+    time_fit_free(&t);
+    return ok;
 }
 
 /* The search budget: each millisecond buys WORK_PER_MS decoder steps (see
@@ -343,8 +402,6 @@ static void mirror_free(mirror *m) {
     free(m->bufs);
     free((void *)m->in.by_start);
 }
-
-static bool at_bound(const packer *p) { return p->out->heuristic != 0 && p->out->arena_bytes <= p->proven; }
 
 /* One annealing run from `order` on `quota` steps: half the work forward in
  * time, then (unless the lower bound was met) the rest on the time-reversed
@@ -650,14 +707,9 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
          * replaces a strictly lower one: once there, the rest cannot change
          * the result, so they are skipped (most real models end here). Above
          * MP_PACK_MANY time-fit goes first: it meets the bound on most
-         * models, and first fit costs more there. */
-        bool big = n > MP_PACK_MANY;
-        if (st == MEMPLAN_OK && n > 0 && big && (which & MEMPLAN_HEUR_TIME_FIT))
-            ok = run_greedy(&p, cmp_start_size, MEMPLAN_HEUR_TIME_FIT);
-        if (ok && st == MEMPLAN_OK && n > 0 && (which & MEMPLAN_HEUR_GREEDY_SIZE) && !at_bound(&p))
-            ok = run_greedy(&p, cmp_size_desc, MEMPLAN_HEUR_GREEDY_SIZE);
-        if (ok && n > 0 && !big && (which & MEMPLAN_HEUR_TIME_FIT) && !at_bound(&p))
-            ok = run_greedy(&p, cmp_start_size, MEMPLAN_HEUR_TIME_FIT);
+         * models, and first fit costs more there (run_greedy). */
+        if (st == MEMPLAN_OK && n > 0 && !at_bound(&p))
+            ok = run_greedy(&p, which & (MEMPLAN_HEUR_TIME_FIT | MEMPLAN_HEUR_GREEDY_SIZE));
         if (ok && n > 0 && (which & (MEMPLAN_HEUR_SKYLINE | MEMPLAN_HEUR_SEARCH)) && !at_bound(&p))
             ok = run_skyline(&p, which, &opt);
         if (!ok) st = memplan_error_set(err, MEMPLAN_ENOMEM, "pack: out of memory for %zu buffers", n);

@@ -32,12 +32,15 @@ typedef struct active {
 
 struct mp_greedy {
     const mp_pack_input *in;
-    active *act;    /* the active list of mp_greedy_decode_by_start */
-    size_t leaves;  /* power of two >= n */
-    int64_t *tree;  /* tree[1] is the root; leaf p at leaves + p */
-    size_t *hits;   /* conflicts of the buffer being placed */
-    size_t *tmp;    /* sort scratch */
-    size_t *pos_of; /* position of each buffer in start order */
+    active *act;     /* the active list of mp_greedy_decode_by_start */
+    size_t na;       /* its length */
+    size_t next;     /* mp_greedy_by_start_until: the next position in the order */
+    uint64_t height; /* and the highest top so far */
+    size_t leaves;   /* power of two >= n */
+    int64_t *tree;   /* tree[1] is the root; leaf p at leaves + p */
+    size_t *hits;    /* conflicts of the buffer being placed */
+    size_t *tmp;     /* sort scratch */
+    size_t *pos_of;  /* position of each buffer in start order */
     size_t nhits;
     const uint64_t *off;
     uint64_t work;
@@ -189,13 +192,14 @@ static size_t active_slot(const active *act, size_t n, uint64_t o, size_t i) {
  * gap (best_gap's rule over what stays), reading each entry's offset, top
  * and end from the entry itself.
  */
-uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work) {
+bool mp_greedy_by_start_until(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t limit, uint64_t *height,
+                              uint64_t *work) {
     const mp_pack_input *in = g->in;
     active *act = g->act;
-    size_t na = 0;
-    uint64_t height = 0, steps = in->n;
-    for (size_t k = 0; k < in->n; k++) {
-        size_t i = order[k], kept = 0;
+    size_t na = g->na, k = g->next;
+    uint64_t top = g->height, steps = 0;
+    while (k < in->n && top <= limit) {
+        size_t i = order[k++], kept = 0;
         int64_t s = in->bufs[i].start;
         uint64_t need = in->size[i];
         gap_walk w = gap_walk_start(need);
@@ -206,14 +210,26 @@ uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *
             gap_walk_next(&w, r.off, r.top);
         }
         na = kept;
-        steps += na;
+        steps += na + 1;
         off[i] = gap_walk_offset(&w);
-        height = MP_MAX(height, off[i] + need);
+        top = MP_MAX(top, off[i] + need);
         size_t at = active_slot(act, na, off[i], i);
         memmove(&act[at + 1], &act[at], (na - at) * sizeof *act);
         act[at] = (active){off[i], off[i] + need, in->bufs[i].end, i};
         na++;
     }
+    g->na = na;
+    g->next = k;
+    g->height = top;
+    *height = top;
     *work += steps;
+    return k == in->n && top <= limit;
+}
+
+uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work) {
+    uint64_t height;
+    g->na = g->next = 0;
+    g->height = 0;
+    mp_greedy_by_start_until(g, order, off, UINT64_MAX, &height, work);
     return height;
 }

@@ -64,6 +64,15 @@ uint64_t mp_greedy_decode(mp_greedy *g, const size_t *order, uint64_t *off, uint
  * fit), without the segment tree: the same offsets, in O(k) per buffer for
  * k buffers live at its start. */
 uint64_t mp_greedy_decode_by_start(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t *work);
+/* The same placement in legs: places the buffers of `order` from where the
+ * last call on g stopped (the first, on a fresh g: from the start) until
+ * every one is placed or the height passes `limit` (the buffer that passed
+ * it is placed). true: all placed at a height <= limit; *height the highest
+ * top so far either way. A later call with a higher limit goes on where
+ * this one stopped, so a run that no longer needs finishing costs only
+ * the part done. */
+bool mp_greedy_by_start_until(mp_greedy *g, const size_t *order, uint64_t *off, uint64_t limit, uint64_t *height,
+                              uint64_t *work);
 
 /* ---- first fit through an interval index (pack_firstfit.c) */
 
