@@ -24,6 +24,11 @@
  * With --random N[,N...] [--seed S] [--model-like] [--fit first|best]: see
  *    bench/README.md "At scale"; --fit times pack_firstfit.c's first or best
  *    fit alone on the greedy-size order.
+ * --dump FILE (with --random): the last set and its offsets as CSV
+ *    (id,lower,upper,size,offset).
+ * The process heap is set up as the memplan command's (util/heap.h: fewer
+ * page faults on large sets); --plain-heap keeps malloc's defaults, as a
+ * host application that calls memplan_pack may have them.
  * 3. With --synthetic-csv OUTDIR: the 1k..1M sets written there as
  *    synthetic-N.csv, and CSV parse + pack (default options, what `memplan
  *    pack` and mp_pack_csv do) timed on that text; `node bench/wasm_bench.mjs
@@ -40,6 +45,7 @@
 
 #include "memplan/plan.h"
 #include "plan/pack_internal.h"
+#include "util/heap.h"
 
 static double now_ms(void) {
     struct timespec ts;
@@ -532,12 +538,17 @@ static void bench_synthetic_csv(const char *outdir) {
 int main(int argc, char **argv) {
     const char *dir = "/work/shared/dsa-bench", *csv_out = NULL;
     char *random_sizes = NULL;
+    bool plain_heap = false;
+    for (int i = 1; i < argc; i++) plain_heap |= strcmp(argv[i], "--plain-heap") == 0;
+    if (!plain_heap) mp_heap_setup(); /* the heap the memplan command runs on */
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--synthetic-csv") == 0 && i + 1 < argc) csv_out = argv[++i];
         else if (strcmp(argv[i], "--random") == 0 && i + 1 < argc)
             random_sizes = argv[++i];
         else if (strcmp(argv[i], "--fit") == 0 && i + 1 < argc)
             random_fit = argv[++i];
+        else if (strcmp(argv[i], "--plain-heap") == 0)
+            continue;
         else if (strcmp(argv[i], "--dump") == 0 && i + 1 < argc)
             random_dump = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
