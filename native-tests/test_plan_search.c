@@ -264,7 +264,7 @@ static void test_search_exact(void **state) {
                   memplan_heuristic_name(p1.heuristic), (unsigned long long)p1.iterations);
     assert_int_equal(p1.arena_bytes, 1307);
     assert_int_equal(p1.heuristic, MEMPLAN_HEUR_SEARCH);
-    assert_int_equal(p1.iterations, 282);
+    assert_int_equal(p1.iterations, 426);
     assert_int_equal(memplan_validate_arena(b, n, p1.offset, 1, p1.arena_bytes, NULL, NULL), MEMPLAN_OK);
     assert_false(p1.optimal);
     assert_int_equal(p1.proven_lower_bound_bytes, 1302);
@@ -301,12 +301,14 @@ static uint64_t pack_height(const memplan_buffer *b, size_t n, uint32_t budget_m
     return h;
 }
 
-/* A budget over a quarter second runs rounds of a quarter second's work
- * under seeds seed, seed + 2, ... from the same start order and keeps the
- * best; a last partial round under a quarter round is not started. So 1000
- * ms is the best of four 250 ms runs (seeds 1, 3, 5, 7), 300 ms is the 250 ms
- * run, and more budget is never worse. Dense long-lived buffers, so one run
- * misses the bound and the seeds differ. */
+/* A budget whose work passes one round (18.75 M steps: 167 ms at 112,500
+ * steps per ms) runs rounds of that work under seeds seed, seed + 2, ...
+ * from the same start order and keeps the best; a last partial round under
+ * a quarter round is not started. So 167 ms is one round, 200 ms the same
+ * run (its 3.75 M steps left are under a quarter round), 334 ms the best of
+ * two (seeds 1, 3), 668 ms the best of four (seeds 1, 3, 5, 7): more budget
+ * is never worse. Dense long-lived buffers, so one run misses the bound and
+ * the seeds differ. */
 static void test_search_rounds(void **state) {
     (void)state;
     enum { n = 200 };
@@ -314,24 +316,24 @@ static void test_search_rounds(void **state) {
     rng_state = 3;
     random_buffers_len(b, n, 100, 60);
     uint64_t lb, r[4];
-    for (int k = 0; k < 4; k++) r[k] = pack_height(b, n, 250, 1 + 2 * (uint64_t)k, &lb);
-    uint64_t h300 = pack_height(b, n, 300, 1, &lb);
-    uint64_t h500 = pack_height(b, n, 500, 1, &lb);
-    uint64_t h1000 = pack_height(b, n, 1000, 1, &lb);
-    print_message("bound %llu: 250 ms seeds 1/3/5/7 %llu %llu %llu %llu; seed 1 at 300 ms %llu, "
-                  "500 ms %llu, 1000 ms %llu\n",
+    for (int k = 0; k < 4; k++) r[k] = pack_height(b, n, 167, 1 + 2 * (uint64_t)k, &lb);
+    uint64_t h200 = pack_height(b, n, 200, 1, &lb);
+    uint64_t h334 = pack_height(b, n, 334, 1, &lb);
+    uint64_t h668 = pack_height(b, n, 668, 1, &lb);
+    print_message("bound %llu: one round (167 ms), seeds 1/3/5/7 %llu %llu %llu %llu; seed 1 at 200 ms %llu, "
+                  "334 ms %llu, 668 ms %llu\n",
                   (unsigned long long)lb, (unsigned long long)r[0], (unsigned long long)r[1], (unsigned long long)r[2],
-                  (unsigned long long)r[3], (unsigned long long)h300, (unsigned long long)h500,
-                  (unsigned long long)h1000);
+                  (unsigned long long)r[3], (unsigned long long)h200, (unsigned long long)h334,
+                  (unsigned long long)h668);
     assert_int_equal(lb, 3354);
     assert_int_equal(r[0], 3449);
     assert_int_equal(r[1], 3417);
     assert_int_equal(r[2], 3449);
     assert_int_equal(r[3], 3426);
-    assert_int_equal(h300, r[0]);
-    assert_int_equal(h500, MP_MIN(r[0], r[1]));
-    assert_int_equal(h1000, MP_MIN(MP_MIN(r[0], r[1]), MP_MIN(r[2], r[3])));
-    assert_int_equal(h1000, 3417);
+    assert_int_equal(h200, r[0]);
+    assert_int_equal(h334, MP_MIN(r[0], r[1]));
+    assert_int_equal(h668, MP_MIN(MP_MIN(r[0], r[1]), MP_MIN(r[2], r[3])));
+    assert_int_equal(h668, 3417);
 }
 
 /* A quota smaller than the first full decode: the forward half spends it

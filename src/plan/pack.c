@@ -356,9 +356,13 @@ static bool run_greedy(packer *p, unsigned which) {
 
 /* The search budget: each millisecond buys WORK_PER_MS decoder steps (see
  * pack_search.c), calibrated so that a 2020s x86 core spends about 80% of
- * the budget (dsa D, 1000 ms: 0.79 s wall on the 2-core CI machine); the
- * wall clock is only a safety cap at SAFETY_FACTOR x budget + 100 ms. */
-#define WORK_PER_MS 75000u
+ * the search's share of the budget; the wall clock is only a safety cap at
+ * SAFETY_FACTOR x budget + 100 ms. 75,000 when set (dsa D, 1000 ms: 0.79 s
+ * wall on the 2-core CI machine); the decoder has since become faster, and
+ * on 2026-12-06 that bought 55-60% of the share in wall time (`pack` at
+ * 1000 ms returned in 0.6-0.75 s on the tight generated sets): 112,500
+ * since, 0.8-0.93 s (bench/README.md "The search's calibration"). */
+#define WORK_PER_MS 112500u
 #define SAFETY_FACTOR 8.0
 
 /* Decoder steps for a budget. Above MP_PACK_SLOW buffers a millisecond buys
@@ -368,13 +372,14 @@ static bool run_greedy(packer *p, unsigned which) {
  * division), but the division stays: it keeps the default 20 ms budget
  * from starting a search on 10,000 buffers (30 ms instead of 80 ms for the
  * re-plan; the search there gains 1.107x -> 1.091x). A quota that cannot
- * pay for a few full decodes (~32 steps per buffer) is not worth starting:
- * 0 (a full decode may still cost more; see search_round). */
+ * pay for a few full decodes (48 steps per buffer: 32 at 75,000 steps per
+ * ms, the same budgets start a search) is not worth starting: 0 (a full
+ * decode may still cost more; see search_round). */
 #define MP_PACK_SLOW 2048u
 static uint64_t search_quota(uint32_t budget_ms, size_t n) {
     uint64_t q = (uint64_t)budget_ms * WORK_PER_MS;
     if (n > MP_PACK_SLOW) q = q / ((uint64_t)n / MP_PACK_SLOW + 1);
-    return q < 32 * (uint64_t)n ? 0 : q;
+    return q < 48 * (uint64_t)n ? 0 : q;
 }
 
 /* The buffers with time reversed ([s, e) -> [T - e, T - s)): the same
@@ -427,26 +432,29 @@ static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadli
     return ok;
 }
 
-/* The search, in rounds of at most ROUND_MS worth of work. One annealing
+/* The search, in rounds of at most ROUND_STEPS of work. One annealing
  * run is basin-limited: it soon stops improving (on dsa D, seed 1 at 10 s
  * ended worse than at 1 s), while independent runs under other seeds land
  * in other basins. So a larger budget buys more rounds, each from the same
  * start order under the next seeds, and the best plan is kept: round 0 is
- * exactly the run of a budget of ROUND_MS, so more budget never gives a
+ * exactly the run of a budget of one round, so more budget never gives a
  * worse plan. A last partial round shorter than a quarter round is not
- * started. 250 ms: on dsa B-E at 1000 ms (16 seeds each), four rounds of
- * 250 ms keep B, C and E where one run gets them (means within 1 KiB) and
- * lower D's mean from 1032 to 1025 KiB (1021 over 48 seeds); rounds of
- * 125 ms lose on B (see bench/README.md). Above MP_PACK_SLOW buffers
+ * started. 18.75 M steps, what 250 ms bought at the first calibration (75,000
+ * steps per ms): on dsa B-E at 1000 ms (16 seeds each), four rounds of that
+ * keep B, C and E where one run gets them (means within 1 KiB) and lower
+ * D's mean from 1032 to 1025 KiB (1021 over 48 seeds); rounds of half that
+ * lose on B (see bench/README.md). When the calibration rose to 112,500 the
+ * round kept its work, so a budget buys more rounds: at 1000 ms on dsa A-K
+ * and 36 generated tight instances 6 lower, 2 higher; rounds of 250 ms at
+ * the new rate (28 M steps) 8 lower, 8 higher. Above MP_PACK_SLOW buffers
  * one run is still improving after a round's work (10,000 model-like
  * buffers at 4 s: 1.068x the bound in one run, 1.070x in rounds of 1 s), so
  * it gets the whole budget. */
-#define ROUND_MS 250u
+#define ROUND_STEPS 18750000u
 static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s) {
     uint64_t quota = search_quota(opt->budget_ms, p->in.n);
     if (quota == 0) return true;
-    bool rounds = opt->budget_ms > ROUND_MS && p->in.n <= MP_PACK_SLOW;
-    uint64_t round = rounds ? search_quota(ROUND_MS, p->in.n) : quota;
+    uint64_t round = quota > ROUND_STEPS && p->in.n <= MP_PACK_SLOW ? ROUND_STEPS : quota;
     double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
     double deadline = mp_now_ms() + cap;
     p->out->iterations = 0;
