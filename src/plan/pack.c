@@ -304,9 +304,9 @@ static bool at_bound(const packer *p) { return p->out->heuristic != 0 && p->out-
  * optimal, nothing else runs); once it passes the bound greedy-size's
  * first fit runs, and time-fit then goes on only while it stays below
  * greedy-size's height, where it can still win. On random lifetimes it
- * passes both early: 100k buffers, the whole pack ~500 -> ~430 ms, the
- * same arenas (bench/README.md "At scale"); a run that finishes costs what
- * one run cost. Own order and offsets: first fit uses p->order and
+ * passes both early (100k buffers: it stopped at 6k-44k of them; the whole
+ * pack 470-545 -> 460-490 ms, the same arenas; bench/README.md "Time-fit in
+ * legs"); a run that finishes costs what one run cost. Own order and offsets: first fit uses p->order and
  * p->trial between the legs. */
 typedef struct time_fit {
     mp_greedy *g;
@@ -445,8 +445,9 @@ static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadli
  * D's mean from 1032 to 1025 KiB (1021 over 48 seeds); rounds of half that
  * lose on B (see bench/README.md). When the calibration rose to 112,500 the
  * round kept its work, so a budget buys more rounds: at 1000 ms on dsa A-K
- * and 36 generated tight instances 6 lower, 2 higher; rounds of 250 ms at
- * the new rate (28 M steps) 8 lower, 8 higher. Above MP_PACK_SLOW buffers
+ * and 36 generated tight instances 3 lower, 2 higher, the rest the same;
+ * rounds of 250 ms at the new rate (28 M steps) 8 lower, 8 higher. Above
+ * MP_PACK_SLOW buffers
  * one run is still improving after a round's work (10,000 model-like
  * buffers at 4 s: 1.068x the bound in one run, 1.070x in rounds of 1 s), so
  * it gets the whole budget. */
