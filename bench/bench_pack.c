@@ -439,7 +439,6 @@ static void fit_row(const memplan_buffer *b, size_t n) {
     free(size), free(off), free(order);
 }
 
-/* --random N[,N...]: one row per size, one seeded set each. */
 /* --dump: the set and the plan's offsets, one buffer a line. */
 static void dump_plan(const char *path, const memplan_buffer *b, size_t n, const memplan_arena_plan *p) {
     FILE *f = fopen(path, "w");
@@ -454,6 +453,7 @@ static void dump_plan(const char *path, const memplan_buffer *b, size_t n, const
     fclose(f);
 }
 
+/* --random N[,N...]: one row per size, one seeded set each. */
 static void bench_random(char *sizes) {
     printf("| buffers | lower bound | arena | arena / bound | winner | time |\n|---|---|---|---|---|---|\n");
     for (char *t = strtok(sizes, ","); t; t = strtok(NULL, ",")) {
