@@ -306,8 +306,9 @@ static bool at_bound(const packer *p) { return p->out->heuristic != 0 && p->out-
  * greedy-size's height, where it can still win. On random lifetimes it
  * passes both early (100k buffers: it stopped at 6k-44k of them; the whole
  * pack 470-545 -> 460-490 ms, the same arenas; bench/README.md "Time-fit in
- * legs"); a run that finishes costs what one run cost. Own order and offsets: first fit uses p->order and
- * p->trial between the legs. */
+ * legs"); a run that finishes costs what one run cost. It has its own order
+ * and offsets (first fit uses p->order and p->trial between the legs),
+ * made on its first leg. */
 typedef struct time_fit {
     mp_greedy *g;
     size_t *order;
@@ -318,7 +319,6 @@ static void time_fit_free(time_fit *t) {
     mp_greedy_free(t->g);
     free(t->order);
     free(t->off);
-    memset(t, 0, sizeof *t);
 }
 
 static bool time_fit_init(time_fit *t, packer *p) {
@@ -332,24 +332,25 @@ static bool time_fit_init(time_fit *t, packer *p) {
 }
 
 /* One leg up to `limit` (UINT64_MAX: to the end); the plan kept if it
- * finished and is better. */
-static void time_fit_run(packer *p, time_fit *t, uint64_t limit) {
+ * finished and is better. false: out of memory. */
+static bool time_fit_run(packer *p, time_fit *t, uint64_t limit) {
     uint64_t height;
-    if (!mp_greedy_by_start_until(t->g, t->order, t->off, limit, &height, &p->work)) return;
+    if (!t->g && !time_fit_init(t, p)) return false;
+    if (!mp_greedy_by_start_until(t->g, t->order, t->off, limit, &height, &p->work)) return true;
     memcpy(p->trial, t->off, p->in.n * sizeof *t->off);
     keep_if_better(p, height, MEMPLAN_HEUR_TIME_FIT);
+    return true;
 }
 
 /* Greedy-size and time-fit as above: time-fit first above MP_PACK_MANY
  * buffers, after greedy-size (and only while below its height) up to it.
  * Either runs alone when it is the only one asked for. */
 static bool run_greedy(packer *p, unsigned which) {
-    bool tf = which & MEMPLAN_HEUR_TIME_FIT, gs = which & MEMPLAN_HEUR_GREEDY_SIZE;
+    bool tf = which & MEMPLAN_HEUR_TIME_FIT, gs = which & MEMPLAN_HEUR_GREEDY_SIZE, ok = true;
     time_fit t = {0};
-    bool ok = !tf || time_fit_init(&t, p);
-    if (ok && tf && p->in.n > MP_PACK_MANY) time_fit_run(p, &t, gs ? p->proven : UINT64_MAX);
+    if (tf && p->in.n > MP_PACK_MANY) ok = time_fit_run(p, &t, gs ? p->proven : UINT64_MAX);
     if (ok && gs && !at_bound(p)) ok = run_greedy_size(p);
-    if (ok && tf && !at_bound(p)) time_fit_run(p, &t, p->out->heuristic ? p->out->arena_bytes - 1 : UINT64_MAX);
+    if (ok && tf && !at_bound(p)) ok = time_fit_run(p, &t, p->out->heuristic ? p->out->arena_bytes - 1 : UINT64_MAX);
     time_fit_free(&t);
     return ok;
 }
@@ -447,10 +448,9 @@ static bool search_round(packer *p, mp_skyline *s, uint64_t quota, double deadli
  * round kept its work, so a budget buys more rounds: at 1000 ms on dsa A-K
  * and 36 generated tight instances 3 lower, 2 higher, the rest the same;
  * rounds of 250 ms at the new rate (28 M steps) 8 lower, 8 higher. Above
- * MP_PACK_SLOW buffers
- * one run is still improving after a round's work (10,000 model-like
- * buffers at 4 s: 1.068x the bound in one run, 1.070x in rounds of 1 s), so
- * it gets the whole budget. */
+ * MP_PACK_SLOW buffers one run is still improving after a round's work
+ * (10,000 model-like buffers at 4 s: 1.068x the bound in one run, 1.070x in
+ * rounds of 1 s), so it gets the whole budget. */
 #define ROUND_STEPS 18750000u
 static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s) {
     uint64_t quota = search_quota(opt->budget_ms, p->in.n);
