@@ -120,7 +120,9 @@ static mp_exact *new_exact(const memplan_buffer *b, size_t n, uint64_t *size, ui
 
 /* The exact mode decides the optimum feasible (with a valid packing), one
  * unit below infeasible, and one above feasible, on 4,000 instances of 1 to
- * 10 buffers, at align 1 and 2. */
+ * 10 buffers, at align 1 and 2; every other instance with turns of one
+ * step per buffer, so that each search is stopped and taken up again after
+ * about every placement (decide_part's streams). */
 static void test_exact_vs_brute_force(void **state) {
     (void)state;
     memplan_buffer b[MAXN];
@@ -137,6 +139,7 @@ static void test_exact_vs_brute_force(void **state) {
         above_bound += opt > p.in.lower_bound;
         mp_exact *x = mp_exact_new(&p.in);
         assert_non_null(x);
+        mp_exact_set_turn(x, (uint64_t)(round % 2));
         uint64_t work = 0;
         assert_int_equal(mp_exact_decide(x, opt, UINT64_MAX, &work, off), MP_EXACT_FEASIBLE);
         assert_int_equal(memplan_validate_arena(b, n, off, align, opt, NULL, NULL), MEMPLAN_OK);
@@ -334,6 +337,7 @@ static void test_exact_tight_vs_brute_force(void **state) {
         uint64_t opt = brute_optimum(b, p.size, n, p.in.lower_bound);
         mp_exact *x = mp_exact_new(&p.in);
         assert_non_null(x);
+        mp_exact_set_turn(x, (uint64_t)(round % 2)); /* as test_exact_vs_brute_force */
         uint64_t work = 0;
         assert_int_equal(mp_exact_decide(x, opt, UINT64_MAX, &work, off), MP_EXACT_FEASIBLE);
         assert_int_equal(memplan_validate_arena(b, n, off, 1, opt, NULL, NULL), MEMPLAN_OK);
@@ -478,29 +482,40 @@ static size_t filled_instance(memplan_buffer *b) {
 
 /* The first 150 such instances from the seed: the exact mode decides the
  * optimum feasible with a valid packing and every height from the lower
- * bound to one below the optimum infeasible. */
+ * bound to one below the optimum infeasible, with the default turns and
+ * with turns of one step per buffer (searches stopped inside the splits'
+ * sides and taken up again). */
+/* The next instance from filled_instance whose optimum (in *opt) lies
+ * above its lower bound, prepared in *p (the caller frees p->by_start). */
+static size_t next_above_bound(memplan_buffer *b, prepared *p, uint64_t *opt) {
+    for (;;) {
+        size_t n = filled_instance(b);
+        prepare(p, b, n, 1);
+        *opt = brute_optimum(b, p->size, n, p->in.lower_bound);
+        if (*opt > p->in.lower_bound) return n;
+        free(p->by_start);
+    }
+}
+
 static void test_exact_above_bound_vs_brute_force(void **state) {
     (void)state;
     rng_state = 8080;
     memplan_buffer b[MAXN];
-    uint64_t off[MAXN];
-    int kept = 0;
-    while (kept < 150) {
-        size_t n = filled_instance(b);
+    uint64_t off[MAXN], opt;
+    for (int kept = 0; kept < 150; kept++) {
         prepared p;
-        prepare(&p, b, n, 1);
-        uint64_t opt = brute_optimum(b, p.size, n, p.in.lower_bound);
-        if (opt > p.in.lower_bound) {
-            kept++;
-            mp_exact *x = mp_exact_new(&p.in);
-            assert_non_null(x);
+        size_t n = next_above_bound(b, &p, &opt);
+        mp_exact *x = mp_exact_new(&p.in);
+        assert_non_null(x);
+        for (uint64_t turn = 0; turn <= 1; turn++) {
+            mp_exact_set_turn(x, turn);
             uint64_t work = 0;
             assert_int_equal(mp_exact_decide(x, opt, UINT64_MAX, &work, off), MP_EXACT_FEASIBLE);
             assert_int_equal(memplan_validate_arena(b, n, off, 1, opt, NULL, NULL), MEMPLAN_OK);
             for (uint64_t h = p.in.lower_bound; h < opt; h++)
                 assert_int_equal(mp_exact_decide(x, h, UINT64_MAX, &work, off), MP_EXACT_INFEASIBLE);
-            mp_exact_free(x);
         }
+        mp_exact_free(x);
         free(p.by_start);
     }
 }
@@ -511,7 +526,8 @@ static void test_exact_above_bound_vs_brute_force(void **state) {
  * rank it first) is its leftmost, so each split nests inside the last
  * (capped at MAX_SPLITS deep; below that the search goes on as one). The
  * decision at the greedy packing's height is feasible and valid, and the
- * deep recursion holds (this runs under ASan too). */
+ * deep stack of sides holds, also stopped and taken up again at every
+ * turn (this runs under ASan too). */
 static void test_exact_nested_splits(void **state) {
     (void)state;
     enum { N = 2000 };
@@ -530,15 +546,79 @@ static void test_exact_nested_splits(void **state) {
     assert_int_equal(memplan_pack(b, N, &o, &plan, NULL), MEMPLAN_OK);
     size_t *by_start;
     mp_exact *x = new_exact(b, N, size, plan.lower_bound_bytes, &by_start);
-    uint64_t work = 0;
-    assert_int_equal(mp_exact_decide(x, plan.arena_bytes, 2000000000u, &work, off), MP_EXACT_FEASIBLE);
-    assert_int_equal(memplan_validate_arena(b, N, off, 1, plan.arena_bytes, NULL, NULL), MEMPLAN_OK);
+    for (uint64_t turn = 0; turn <= 1; turn++) { /* turn 1: stopped and taken up again deep in the splits */
+        mp_exact_set_turn(x, turn);
+        uint64_t work = 0;
+        assert_int_equal(mp_exact_decide(x, plan.arena_bytes, 2000000000u, &work, off), MP_EXACT_FEASIBLE);
+        assert_int_equal(memplan_validate_arena(b, N, off, 1, plan.arena_bytes, NULL, NULL), MEMPLAN_OK);
+    }
     mp_exact_free(x);
     free(by_start);
     memplan_arena_plan_free(&plan);
     free(b);
     free(size);
     free(off);
+}
+
+/* A stream stopped at every turn and taken up again searches exactly what
+ * it searches uninterrupted: each static order alone, and the restarts
+ * alone, with turns of one step per buffer (stopped after about every
+ * placement, inside splits' sides too) and with a turn longer than the
+ * decision give the same answer, the same offsets and the same steps.
+ * Tight instances of 40-160 buffers at the bound (some decided, some
+ * left open by the quota) and the instances above their bound. */
+static void same_alone(const memplan_buffer *b, size_t n, mp_exact *x, uint64_t h, uint64_t quota, int *decided) {
+    uint64_t off[2][TIGHT_MAX];
+    for (unsigned k = 0; k < 8; k++) {
+        if (k == 6) continue; /* the hint's slot: no stream of its own */
+        mp_exact_set_streams(x, 1u << k);
+        uint64_t work[2] = {0, 0};
+        mp_exact_status st[2];
+        for (int t = 0; t < 2; t++) {
+            mp_exact_set_turn(x, t ? 1 : UINT64_MAX / 4 / n);
+            st[t] = mp_exact_decide(x, h, quota, &work[t], off[t]);
+        }
+        assert_int_equal(st[0], st[1]);
+        assert_int_equal(work[0], work[1]);
+        if (st[0] == MP_EXACT_FEASIBLE) {
+            assert_memory_equal(off[0], off[1], n * sizeof off[0][0]);
+            assert_int_equal(memplan_validate_arena(b, n, off[0], 1, h, NULL, NULL), MEMPLAN_OK);
+            (*decided)++;
+        }
+    }
+    mp_exact_set_streams(x, 0);
+    mp_exact_set_turn(x, 0);
+}
+
+static void test_exact_turns_resume(void **state) {
+    (void)state;
+    rng_state = 4711;
+    int decided = 0;
+    for (size_t n = 40; n <= TIGHT_MAX; n += 8) {
+        memplan_buffer b[TIGHT_MAX];
+        size_t m = tight_instance(b, n, 0, NULL);
+        uint64_t size[TIGHT_MAX];
+        size_t *by_start;
+        mp_exact *x = new_exact(b, m, size, TIGHT_UNITS * KIB, &by_start);
+        same_alone(b, m, x, TIGHT_UNITS * KIB, 3000000u, &decided);
+        mp_exact_free(x);
+        free(by_start);
+    }
+    rng_state = 8080;
+    for (int kept = 0; kept < 40; kept++) {
+        memplan_buffer b[MAXN];
+        prepared p;
+        uint64_t opt;
+        size_t n = next_above_bound(b, &p, &opt);
+        mp_exact *x = mp_exact_new(&p.in);
+        assert_non_null(x);
+        same_alone(b, n, x, opt, UINT64_MAX, &decided);
+        same_alone(b, n, x, opt - 1, UINT64_MAX, &decided);
+        mp_exact_free(x);
+        free(p.by_start);
+    }
+    print_message("decided by one stream: %d\n", decided);
+    assert_true(decided >= 100);
 }
 
 int main(void) {
@@ -553,6 +633,7 @@ int main(void) {
         cmocka_unit_test(test_exact_hint_leads),
         cmocka_unit_test(test_exact_above_bound_vs_brute_force),
         cmocka_unit_test(test_exact_nested_splits),
+        cmocka_unit_test(test_exact_turns_resume),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -528,18 +528,25 @@ static uint64_t run_exact(packer *p, mp_exact *x, uint64_t ms, bool descend, boo
     return (used + EXACT_WORK_PER_MS - 1) / EXACT_WORK_PER_MS;
 }
 
-/* Improve the heuristics' best: an eighth of the budget to the exact mode
+/* Improve the heuristics' best: a quarter of the budget to the exact mode
  * at the lower bound (it either finds a packing there, or proves a
  * stronger bound, or gives up), the rest less a quarter to the annealing
  * search, then a quarter to the exact mode below the best arena found.
  * Each part spends counted work, so the split is deterministic; what the
- * first part leaves goes to the search. An eighth at the bound rather than
- * a quarter: on dsa A-E at 100 ms, A and E end at the bound and +2.54%
- * instead of +0.68% and +8.01% (measured before the hint). The final part
- * a quarter rather than an eighth since it is hinted (run_exact): at 1000
- * ms on the four tight sets 7 of 24 lower, 1 higher (tight-0430-1 +14.94%
- * -> +16.31%), dsa D +2.80% -> +2.70%; half the budget there: 4 of 12
- * higher on the first two sets, D +7.58%. */
+ * first part leaves goes to the search. A quarter at the bound since its
+ * static orders go on from turn to turn (pack_exact.c, decide_part): half
+ * of the decision's work is the restarts that had an eighth before, the
+ * other half the six orders' searches, which decide what restarts from
+ * scratch seldom do (tight-0430-3 at 1000 ms: +10.74% -> the bound; dsa
+ * A-K and 120 generated instances: 1 more at the bound, geomean 1.0421 ->
+ * 1.0400 on the tuned set, 1.0385 -> 1.0386 on the held-out one;
+ * bench/README.md "Static orders that go on"). At smaller budgets it
+ * costs a little: at 100 ms on dsa A-K and 24 tight instances the same 15
+ * at the bound, geomean 1.0666 -> 1.0693 (B +2.44% -> +4.10%); at 250 ms
+ * even (1.0585 -> 1.0581). The final part a quarter rather than an eighth since it is hinted
+ * (run_exact): at 1000 ms on the four tight sets 7 of 24 lower, 1 higher
+ * (tight-0430-1 +14.94% -> +16.31%), dsa D +2.80% -> +2.70%; half the
+ * budget there: 4 of 12 higher on the first two sets, D +7.58%. */
 static bool run_improve(packer *p, unsigned which, const memplan_pack_options *opt, mp_skyline *s) {
     mp_exact *x = NULL;
     size_t m = 0;
@@ -552,7 +559,7 @@ static bool run_improve(packer *p, unsigned which, const memplan_pack_options *o
     bool ok = true;
     uint64_t budget = opt->budget_ms;
     uint64_t eighth = x ? budget / 8 : 0;
-    uint64_t spent = x ? run_exact(p, x, eighth, false, &ok) : 0;
+    uint64_t spent = x ? run_exact(p, x, 2 * eighth, false, &ok) : 0;
     memplan_pack_options sopt = *opt;
     sopt.budget_ms = (uint32_t)(budget - MP_MIN(budget, spent + 2 * eighth));
     if (ok && !at_bound(p)) ok = run_search(p, &sopt, s);

@@ -47,18 +47,22 @@
  * only if every side has a packing. Without it the search thrashes between
  * regions that no longer interact (dsa K, 454 buffers: undecided after
  * 30 G steps, decided in 6.8 M with it; I in 76 M).
- * Each range is searched by restarts under node limits 4 x its buffers x
- * the Luby sequence (1 1 2 1 1 2 4 ...): first the six static rank orders,
- * then the same in turn, each with a seeded perturbation (swaps of near
- * neighbours), since one order often finds a packing another takes long to
- * reach and the search's time is heavy-tailed; an exhausted search under
+ * Each range is searched by streams that take turns (decide_part): one
+ * depth-first search per static rank order, each going on where its last
+ * turn stopped, and restarts under node limits 4 x its buffers x the Luby
+ * sequence (1 1 2 1 1 2 4 ...) -- the six static orders, then the same in
+ * turn each with a seeded perturbation (swaps of near neighbours) -- with
+ * half the work. One order often finds a packing another takes long to
+ * reach, and the search's time is heavy-tailed; an exhausted search under
  * any order proves infeasibility. A hint (mp_exact_set_hint: a packing
- * already known, in pack.c the best so far) adds its canonical order --
- * by offset, then start -- tried first: below a packing's height the search
- * then starts along it and tries its neighbours first. The search is iterative (explicit level
- * arrays and an undo log), so deep searches need no stack -- only a split
- * recurses, at most MAX_SPLITS deep -- and it counts its work in
- * elementary steps: the result depends only on input, quota and seed.
+ * already known, in pack.c the best so far) adds its canonical order -- by
+ * offset, then start -- tried first by the restarts, which then run alone:
+ * below a packing's height the search starts along it and tries its
+ * neighbours first. The search is iterative (explicit level arrays, an
+ * undo log and a stack of frames for the splits' sides), so deep searches
+ * need no C stack and a search can stop after any placement and go on
+ * later; it counts its work in elementary steps: the result depends only
+ * on input, quota and seed.
  *
  * Zero-size buffers occupy no address: they are left out and put at 0.
  */
@@ -68,8 +72,8 @@
 #include "plan/pack_internal.h"
 
 #define NONE SIZE_MAX
-/* Splits nested deeper are not made (the search goes on as one): two C
- * frames of ~100 bytes each per level. */
+/* Splits nested deeper are not made (the search goes on as one): a stream
+ * keeps MAX_SPLITS + 1 frames. */
 #define MAX_SPLITS 256
 #define NORDERS 6         /* the static orders, slots 0..5 */
 #define HINT_SLOT NORDERS /* the hint's order (mp_exact_set_hint) */
@@ -81,6 +85,12 @@
  * (4 M entries: 32 MB of a 64-bit index, what a browser tab can spare). */
 #define EXACT_TABLE_MAX 4000000u
 
+/* Steps per buffer of a stream's turn (see decide_part): some hundreds of
+ * placements (one costs 1,000-2,000 steps on the dsa instances), so a
+ * switch costs nothing beside a turn, and a turn is short beside a hard
+ * decision's hundreds of millions of steps. */
+#define TURN_STEPS 8192
+
 /* A candidate of a level: its minimum offset and rank (the buffer is
  * order[rank]); lists are sorted by (offset, rank). */
 typedef struct cand {
@@ -89,11 +99,16 @@ typedef struct cand {
 } cand;
 
 /* What one depth-first search works on: buffers in rank order (rank[b] is
- * b's index in list) whose lifetimes lie in sections [slo, shi). A part is
- * the first; a split (see split) makes smaller ones. */
+ * b's index in list) whose lifetimes lie in sections [slo, shi), its levels
+ * from `base` on, `d` of them placed. A part is the first frame of the
+ * stack; a split (see open_side) pushes smaller ones, its sides, one at a
+ * time: a side owns its list and the ranks its buffers had (`old`), and
+ * keeps where its split's next side starts (`next`). */
 typedef struct frame {
-    const size_t *list;
-    size_t len, slo, shi;
+    size_t *list, *old;
+    size_t len, slo, shi, base, d, next;
+    bool fresh; /* level d's candidate list is still to make */
+    bool done;  /* the rest placed by a split's sides */
 } frame;
 
 typedef struct undo_entry {
@@ -105,6 +120,33 @@ typedef struct undo_entry {
 typedef struct part {
     size_t lo, hi, slo, shi;
 } part;
+
+/* One search's state, a stream of decide_part's schedule. The fields of
+ * mp_exact of the same names are those of the stream being run (load and
+ * store move them), so the search reads them directly. */
+/* clang-format off */
+#define SEARCH_FIELDS(X)                                                  \
+    X(minoff) X(off) X(floor) X(ceil) X(total) X(sol) X(placed) X(rank)   \
+    X(order) X(chosen) X(mark) X(lv_end) X(lv_pos) X(cuts) X(cs) X(cs_cap) \
+    X(log) X(log_len) X(log_cap) X(nodes) X(kind) X(splits) X(fr) X(nfr)
+/* clang-format on */
+typedef struct search {
+    uint64_t *minoff, *off, *floor, *ceil, *total, *sol;
+    unsigned char *placed;
+    size_t *rank, *order, *chosen, *mark, *lv_end, *lv_pos, *cuts;
+    cand *cs;
+    size_t cs_cap;
+    undo_entry *log;
+    size_t log_len, log_cap;
+    uint64_t nodes;
+    int kind;
+    size_t splits;
+    frame *fr;
+    size_t nfr;
+    bool ready;        /* its arrays allocated */
+    uint64_t left;     /* the restart stream: placements its restart may still try */
+    uint64_t restarts; /* the restart stream: restarts begun in this part */
+} search;
 
 struct mp_exact {
     size_t n, m;          /* buffers in, non-zero buffers searched */
@@ -118,38 +160,52 @@ struct mp_exact {
     size_t *ov_at, *ov_buf;   /* CSR: buffers live with each buffer */
     part *parts;
     size_t nparts;
-    /* search state */
+    /* the state of the stream being run (see search) */
     uint64_t *minoff, *off, *floor, *total;
     uint64_t *ceil; /* per section: at least the highest minimum offset of its unplaced buffers */
     unsigned char *placed;
-    size_t *stamp, stamp_now;  /* sections touched by the current placement */
-    size_t *rank;              /* rank of each buffer in the current order */
-    size_t *order;             /* the current order of a part's buffers */
-    size_t *ranks, *orders;    /* the NORDERS orders' (rank, order) side by side */
-    size_t *chosen, *mark;     /* per level: buffer placed, undo log length */
-    uint64_t *gap_e, *gap_z;   /* scratch of the gap rule: release offsets, sizes */
-    size_t *touched, ntouched; /* the sections stamped, listed */
-    struct cand *cs;           /* the levels' candidate lists, one stack */
+    size_t *rank;          /* rank of each buffer in the current order */
+    size_t *order;         /* the current order of a part's buffers */
+    size_t *chosen, *mark; /* per level: buffer placed, undo log length */
+    struct cand *cs;       /* the levels' candidate lists, one stack */
     size_t cs_cap;
     size_t *lv_end, *lv_pos; /* per level: end of its list in cs, next to try */
     undo_entry *log;
     size_t log_len, log_cap;
+    size_t *cuts;   /* per section boundary s|s+1: unplaced buffers live across it */
+    uint64_t *sol;  /* the offsets of a packing found, per searched buffer */
+    uint64_t nodes; /* placements the search may still try */
+    int kind;       /* the current order's slot */
+    size_t splits;  /* splits in progress (nested) */
+    frame *fr;      /* the search's frame stack: the part, then open sides */
+    size_t nfr;
+    /* shared by the streams */
+    search st[NSLOTS];         /* the streams, by the slot of their order */
+    int cur;                   /* the stream loaded, -1: none */
+    size_t *stamp, stamp_now;  /* sections touched by the current placement */
+    size_t *ranks, *orders;    /* the NSLOTS orders' (rank, order) side by side */
+    uint64_t *gap_e, *gap_z;   /* scratch of the gap rule: release offsets, sizes */
+    size_t *touched, ntouched; /* the sections stamped, listed */
     bool oom;
     double deadline; /* wall-clock safety stop (mp_now_ms), 0: none */
     uint64_t unit;   /* gcd of the sizes: heights that matter are multiples */
     uint64_t seed;   /* of the restarts' perturbations */
     uint64_t *hint;  /* per searched buffer: its offset in a known packing, or NULL */
-    size_t *cuts;    /* per section boundary s|s+1: unplaced buffers live across it */
-    uint64_t *sol;   /* the offsets of a packing found, per searched buffer */
+    uint64_t *found; /* the packing found, per searched buffer */
     uint64_t *tkey;  /* scratch of sort_static: per buffer, its largest section total */
-    uint64_t nodes;  /* placements the current restart may still try */
-    int kind;        /* the current order's slot */
-    size_t splits;   /* splits in progress (nested) */
+    uint64_t turn;   /* steps per buffer of a stream's turn (decide_part) */
+    unsigned mask;   /* the streams run, by slot bit; 0: all */
 };
 
 void mp_exact_set_deadline(mp_exact *x, double deadline) { x->deadline = deadline; }
 
 void mp_exact_set_seed(mp_exact *x, uint64_t seed) { x->seed = seed; }
+
+void mp_exact_set_turn(mp_exact *x, uint64_t steps_per_buffer) {
+    x->turn = steps_per_buffer ? steps_per_buffer : TURN_STEPS;
+}
+
+void mp_exact_set_streams(mp_exact *x, unsigned mask) { x->mask = mask; }
 
 bool mp_exact_set_hint(mp_exact *x, const uint64_t *off) {
     if (!off) {
@@ -162,8 +218,73 @@ bool mp_exact_set_hint(mp_exact *x, const uint64_t *off) {
     return true;
 }
 
+static void load(mp_exact *x, int i) {
+#define LOAD(f) x->f = x->st[i].f;
+    SEARCH_FIELDS(LOAD)
+#undef LOAD
+    x->cur = i;
+}
+
+static void store(mp_exact *x) {
+#define STORE(f) x->st[x->cur].f = x->f;
+    SEARCH_FIELDS(STORE)
+#undef STORE
+}
+
+/* Allocate stream i's arrays; false: out of memory (what was allocated is
+ * freed with the stream). */
+static bool search_alloc(mp_exact *x, int i) {
+    search *t = &x->st[i];
+    size_t cap = x->m ? x->m : 1, scap = x->nsec ? x->nsec : 1;
+    t->ready = true;
+    t->minoff = malloc(cap * sizeof *t->minoff);
+    t->off = malloc(cap * sizeof *t->off);
+    t->sol = malloc(cap * sizeof *t->sol);
+    t->floor = malloc(scap * sizeof *t->floor);
+    t->ceil = malloc(scap * sizeof *t->ceil);
+    t->total = malloc(scap * sizeof *t->total);
+    t->cuts = malloc(scap * sizeof *t->cuts);
+    t->placed = malloc(cap);
+    t->chosen = malloc((cap + 1) * sizeof *t->chosen);
+    t->mark = malloc((cap + 1) * sizeof *t->mark);
+    t->lv_end = malloc((cap + 1) * sizeof *t->lv_end);
+    t->lv_pos = malloc((cap + 1) * sizeof *t->lv_pos);
+    t->cs_cap = 4 * cap;
+    t->cs = malloc(t->cs_cap * sizeof *t->cs);
+    t->log_cap = 4 * cap;
+    t->log = malloc(t->log_cap * sizeof *t->log);
+    t->fr = malloc((MAX_SPLITS + 1) * sizeof *t->fr);
+    t->nfr = 0;
+    return t->minoff && t->off && t->sol && t->floor && t->ceil && t->total && t->cuts && t->placed && t->chosen &&
+           t->mark && t->lv_end && t->lv_pos && t->cs && t->log && t->fr;
+}
+
+static void search_free(search *t) {
+    for (size_t k = 1; k < t->nfr; k++) {
+        free(t->fr[k].list);
+        free(t->fr[k].old);
+    }
+    free(t->minoff);
+    free(t->off);
+    free(t->sol);
+    free(t->floor);
+    free(t->ceil);
+    free(t->total);
+    free(t->cuts);
+    free(t->placed);
+    free(t->chosen);
+    free(t->mark);
+    free(t->lv_end);
+    free(t->lv_pos);
+    free(t->cs);
+    free(t->log);
+    free(t->fr);
+}
+
 void mp_exact_free(mp_exact *x) {
     if (!x) return;
+    if (x->cur >= 0) store(x);
+    for (int i = 0; i < NSLOTS; i++) search_free(&x->st[i]);
     free(x->idx);
     free(x->sz);
     free(x->slo);
@@ -173,27 +294,14 @@ void mp_exact_free(mp_exact *x) {
     free(x->ov_at);
     free(x->ov_buf);
     free(x->parts);
-    free(x->minoff);
-    free(x->off);
-    free(x->floor);
-    free(x->ceil);
-    free(x->total);
-    free(x->placed);
     free(x->stamp);
     free(x->ranks);
     free(x->orders);
-    free(x->chosen);
-    free(x->mark);
-    free(x->log);
     free(x->gap_e);
     free(x->gap_z);
     free(x->touched);
-    free(x->cs);
-    free(x->lv_end);
-    free(x->lv_pos);
     free(x->hint);
-    free(x->cuts);
-    free(x->sol);
+    free(x->found);
     free(x->tkey);
     free(x);
 }
@@ -285,6 +393,7 @@ static bool build_overlaps(mp_exact *x, const memplan_buffer *bufs) {
 mp_exact *mp_exact_new(const mp_pack_input *in) {
     mp_exact *x = calloc(1, sizeof *x);
     if (!x) return NULL;
+    x->cur = -1;
     x->n = in->n;
     x->size = in->size;
     x->bufs = in->bufs;
@@ -300,37 +409,23 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     for (size_t b = 0; b < x->m; b++) x->sz[b] = in->size[x->idx[b]];
     x->unit = mp_size_gcd(x->sz, x->m, 1);
     x->seed = 1;
+    x->turn = TURN_STEPS;
     if (x->m > 0 && (!build_sections(x, in->bufs) || !build_overlaps(x, in->bufs))) goto fail;
     size_t scap = x->nsec ? x->nsec : 1;
-    x->minoff = malloc(cap * sizeof *x->minoff);
-    x->off = malloc(cap * sizeof *x->off);
-    x->floor = malloc(scap * sizeof *x->floor);
-    x->ceil = malloc(scap * sizeof *x->ceil);
-    x->total = malloc(scap * sizeof *x->total);
-    x->placed = malloc(cap);
     x->stamp = calloc(scap, sizeof *x->stamp);
     x->ranks = malloc(NSLOTS * cap * sizeof *x->ranks);
     x->orders = malloc(NSLOTS * cap * sizeof *x->orders);
-    x->chosen = malloc((cap + 1) * sizeof *x->chosen);
-    x->mark = malloc((cap + 1) * sizeof *x->mark);
     size_t most = 1; /* the most buffers live in one section */
     for (size_t sct = 0; sct < x->nsec; sct++) most = MP_MAX(most, x->sec_at[sct + 1] - x->sec_at[sct]);
     x->gap_e = malloc(most * sizeof *x->gap_e);
     x->gap_z = malloc(most * sizeof *x->gap_z);
     x->touched = malloc(scap * sizeof *x->touched);
-    x->lv_end = malloc((cap + 1) * sizeof *x->lv_end);
-    x->lv_pos = malloc((cap + 1) * sizeof *x->lv_pos);
-    x->cs_cap = 4 * cap;
-    x->cs = malloc(x->cs_cap * sizeof *x->cs);
-    x->log_cap = 4 * cap;
-    x->log = malloc(x->log_cap * sizeof *x->log);
-    x->cuts = malloc(scap * sizeof *x->cuts);
-    x->sol = malloc(cap * sizeof *x->sol);
+    x->found = malloc(cap * sizeof *x->found);
     x->tkey = malloc(cap * sizeof *x->tkey);
-    if (!x->minoff || !x->off || !x->floor || !x->ceil || !x->total || !x->placed || !x->stamp || !x->ranks ||
-        !x->orders || !x->chosen || !x->mark || !x->log || !x->gap_e || !x->gap_z || !x->touched || !x->lv_end ||
-        !x->lv_pos || !x->cs || !x->cuts || !x->sol || !x->tkey)
+    if (!x->stamp || !x->ranks || !x->orders || !x->gap_e || !x->gap_z || !x->touched || !x->found || !x->tkey ||
+        !search_alloc(x, 0))
         goto fail;
+    load(x, 0);
     return x;
 fail:
     mp_exact_free(x);
@@ -623,39 +718,66 @@ static bool cut_remove(mp_exact *x, size_t b, const frame *f, uint64_t *work) {
     return cut && x->splits < MAX_SPLITS;
 }
 
-static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, uint64_t quota, uint64_t *work);
+/* Pop the top frame, a side: its buffers get their ranks back. */
+static void close_side(mp_exact *x) {
+    frame *g = &x->fr[--x->nfr];
+    for (size_t r = 0; r < g->len; r++) x->rank[g->list[r]] = g->old[r];
+    free(g->list);
+    free(g->old);
+    x->splits--;
+}
+
+/* Pop every frame but the part's. */
+static void drop_frames(mp_exact *x) {
+    while (x->nfr > 1) close_side(x);
+    x->nfr = 0;
+}
+
+typedef enum { SIDE_OPEN, SIDE_NONE, SIDE_NOMEM } side_result;
 
 /* Dynamic decomposition (as MiniMalloc's): once no unplaced buffer of
- * frame f lives across a section boundary, the buffers on either side no
- * longer meet, so each side is searched on its own, and the placement
- * that made the cut stands only if every side has a packing. A side is
- * searched from scratch: canonical order begins again there, so its
- * floors are made again without what the frame's order implied (the top
- * of the buffers placed there, raised to the lowest minimum offset of the
- * unplaced ones), and its buffers are ranked anew. The floors it changes
- * are logged at the level of the placement, whose undo restores them. */
-static dfs_result split(mp_exact *x, const frame *f, size_t base, uint64_t h, uint64_t quota, uint64_t *work) {
-    size_t *list = malloc((f->len ? f->len : 1) * sizeof *list);
-    size_t *old = malloc((f->len ? f->len : 1) * sizeof *old);
-    if (!list || !old) {
-        free(list);
-        free(old);
-        x->oom = true;
-        return DFS_LIMIT;
-    }
-    dfs_result res = DFS_FOUND;
-    size_t lo = f->slo;
-    for (size_t cut = f->slo; res == DFS_FOUND && cut < f->shi; cut++) {
+ * frame f (the top) lives across a section boundary, the buffers on either
+ * side no longer meet, so each side is searched on its own, and the
+ * placement that made the cut stands only if every side has a packing.
+ * Push the next side of f's split with buffers, starting at section
+ * `from`; SIDE_NONE when none is left. A side is searched from scratch:
+ * canonical order begins again there, so its floors are made again without
+ * what the frame's order implied (the top of the buffers placed there,
+ * raised to the lowest minimum offset of the unplaced ones), and its
+ * buffers are ranked anew. The floors it changes are logged at the level
+ * of the placement, whose undo restores them. */
+static side_result open_side(mp_exact *x, size_t from, uint64_t *work) {
+    const frame *f = &x->fr[x->nfr - 1];
+    for (size_t cut = from, lo = from; cut < f->shi; cut++) {
         if (cut + 1 < f->shi && x->cuts[cut] != 0) continue;
-        frame g = {list, 0, lo, cut + 1};
+        size_t slo = lo, shi = cut + 1, len = 0;
         lo = cut + 1;
         for (size_t r = 0; r < f->len; r++) {
             size_t b = f->list[r];
-            if (!x->placed[b] && x->slo[b] >= g.slo && x->slo[b] < g.shi) list[g.len++] = b;
+            len += !x->placed[b] && x->slo[b] >= slo && x->slo[b] < shi;
         }
         *work += f->len;
-        if (g.len == 0) continue;
-        for (size_t s = g.slo; s < g.shi; s++) {
+        if (len == 0) continue;
+        frame g = {malloc(len * sizeof *g.list),
+                   malloc(len * sizeof *g.old),
+                   0,
+                   slo,
+                   shi,
+                   f->base + f->d + 1,
+                   0,
+                   shi,
+                   true,
+                   false};
+        if (!g.list || !g.old) {
+            free(g.list);
+            free(g.old);
+            return SIDE_NOMEM;
+        }
+        for (size_t r = 0; r < f->len; r++) {
+            size_t b = f->list[r];
+            if (!x->placed[b] && x->slo[b] >= slo && x->slo[b] < shi) g.list[g.len++] = b;
+        }
+        for (size_t s = slo; s < shi; s++) {
             uint64_t top = 0, mo = UINT64_MAX;
             for (size_t q = x->sec_at[s]; q < x->sec_at[s + 1]; q++) {
                 size_t u = x->sec_buf[q];
@@ -665,62 +787,90 @@ static dfs_result split(mp_exact *x, const frame *f, size_t base, uint64_t h, ui
             }
             *work += x->sec_at[s + 1] - x->sec_at[s];
             uint64_t fl = mo == UINT64_MAX ? top : MP_MAX(top, mo);
-            if (fl != x->floor[s]) {
-                if (!log_push(x, x->m + s, x->floor[s])) {
-                    res = DFS_LIMIT;
-                    break;
-                }
-                x->floor[s] = fl;
+            if (fl != x->floor[s] && !log_push(x, x->m + s, x->floor[s])) {
+                free(g.list);
+                free(g.old);
+                return SIDE_NOMEM;
             }
+            x->floor[s] = fl;
         }
-        if (res != DFS_FOUND) break;
         /* Re-ranked on the unplaced totals, as MiniMalloc's SubSolve: on
          * dsa I, keeping the outer ranks left the bound undecided at 2 G
          * steps, re-ranked it is found in 76 M. */
-        if (x->kind < NORDERS && !sort_static(x, list, g.len, x->kind, work)) {
-            x->oom = true;
-            res = DFS_LIMIT;
-            break;
+        if (x->kind < NORDERS && !sort_static(x, g.list, g.len, x->kind, work)) {
+            free(g.list);
+            free(g.old);
+            return SIDE_NOMEM;
         }
-        for (size_t r = 0; r < g.len; r++) old[r] = x->rank[list[r]], x->rank[list[r]] = r;
+        for (size_t r = 0; r < g.len; r++) g.old[r] = x->rank[g.list[r]], x->rank[g.list[r]] = r;
         x->splits++;
-        res = solve(x, &g, base, h, quota, work);
-        x->splits--;
-        for (size_t r = 0; r < g.len; r++) x->rank[list[r]] = old[r];
+        x->fr[x->nfr++] = g;
+        return SIDE_OPEN;
     }
-    free(list);
-    free(old);
-    return res;
+    return SIDE_NONE;
 }
 
-/* Depth-first search of frame f under the current order, from a state with
- * nothing of the frame placed, its levels from `base` on. Stops when the
- * restart's placements (x->nodes) or *work reach their limits (DFS_LIMIT:
- * the state is left as it is, the caller resets it). DFS_FOUND: x->sol
- * holds the frame's offsets; DFS_FOUND and DFS_NONE leave the state as
- * they found it. */
-static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, uint64_t quota, uint64_t *work) {
-    size_t d = 0;
-    bool fresh = true; /* level d's list is still to make */
+/* Depth-first search on the frame stack under the current order (the
+ * part's frame pushed with nothing placed, or a search stopped earlier).
+ * Stops when the placements allowed (x->nodes) or *work reach their
+ * limits: DFS_LIMIT leaves the state as it is, and a later call goes on
+ * from there (or the caller resets it). DFS_FOUND: x->sol holds the part's
+ * offsets; DFS_FOUND and DFS_NONE leave the state with nothing placed.
+ * The stack is explicit, so a search stopped inside nested splits can go
+ * on. */
+static dfs_result solve(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work) {
     for (;;) {
-        size_t D = base + d;
-        if (d == f->len) goto found;
-        if (fresh) {
-            /* After the parent's key: canonical order. */
-            size_t pb = d ? x->chosen[D - 1] : 0;
-            if (!level_candidates(x, f, D, d ? x->off[pb] : 0, d ? x->rank[pb] : NONE, h, work)) return DFS_LIMIT;
-            fresh = false;
-        }
-        if (x->lv_pos[D] == x->lv_end[D]) {
-            if (d == 0) return DFS_NONE;
-            d--;
-            cut_add(x, x->chosen[D - 1]);
-            unplace(x, x->chosen[D - 1], x->mark[D - 1], work);
+        frame *f = &x->fr[x->nfr - 1];
+        size_t D = f->base + f->d;
+        if (f->d == f->len || f->done) {
+            /* The frame is placed: record its levels and undo them. */
+            f->done = false;
+            while (f->d > 0) {
+                f->d--;
+                size_t b = x->chosen[f->base + f->d];
+                x->sol[b] = x->off[b];
+                cut_add(x, b);
+                unplace(x, b, x->mark[f->base + f->d], work);
+            }
+            if (x->nfr == 1) return DFS_FOUND;
+            size_t next = f->next;
+            close_side(x);
+            side_result r = open_side(x, next, work);
+            if (r == SIDE_NOMEM) {
+                x->oom = true;
+                return DFS_LIMIT;
+            }
+            if (r == SIDE_NONE) { /* every side placed: the split's placement stands */
+                x->fr[x->nfr - 1].d++;
+                x->fr[x->nfr - 1].done = true;
+            }
             continue;
         }
+        if (f->fresh) {
+            /* After the parent's key: canonical order. */
+            size_t pb = f->d ? x->chosen[D - 1] : 0;
+            if (!level_candidates(x, f, D, f->d ? x->off[pb] : 0, f->d ? x->rank[pb] : NONE, h, work)) return DFS_LIMIT;
+            f->fresh = false;
+        }
+        if (x->lv_pos[D] == x->lv_end[D]) {
+            if (f->d == 0) {
+                if (x->nfr == 1) return DFS_NONE;
+                /* A side has no packing: nor has the split's placement. */
+                close_side(x);
+                f = &x->fr[x->nfr - 1];
+                D = f->base + f->d;
+                cut_add(x, x->chosen[D]);
+            } else {
+                f->d--;
+                D--;
+                cut_add(x, x->chosen[D]);
+            }
+            unplace(x, x->chosen[D], x->mark[D], work);
+            continue;
+        }
+        if (x->nodes == 0 || *work >= quota) return DFS_LIMIT;
         size_t first = D ? x->lv_end[D - 1] : 0, at = x->lv_pos[D]++;
         size_t c = x->cs[at].b;
-        if (x->nodes == 0 || *work >= quota) return DFS_LIMIT;
         x->nodes--;
         if (x->deadline > 0 && (x->nodes & 1023) == 0 && mp_now_ms() > x->deadline) {
             *work = quota; /* spent: the caller stops */
@@ -730,31 +880,22 @@ static dfs_result solve(mp_exact *x, const frame *f, size_t base, uint64_t h, ui
         x->mark[D] = x->log_len;
         if (place(x, c, x->cs + first, at - first, h, work)) {
             if (!cut_remove(x, c, f, work)) {
-                d++;
-                fresh = true;
+                f->d++;
+                f->fresh = true;
                 continue;
             }
-            dfs_result r = split(x, f, D + 1, h, quota, work);
-            if (r == DFS_LIMIT) return DFS_LIMIT;
-            if (r == DFS_FOUND) {
-                d++; /* the rest of the frame is placed by the split */
-                goto found;
+            side_result r = open_side(x, f->slo, work);
+            if (r == SIDE_NOMEM) x->oom = true;
+            if (r == SIDE_OPEN) continue;
+            if (r == SIDE_NONE) {
+                f->d++; /* nothing left on either side */
+                f->done = true;
+                continue;
             }
-            cut_add(x, c);
         }
         if (x->oom) return DFS_LIMIT;
         unplace(x, c, x->mark[D], work);
     }
-found:
-    /* Record the frame's levels and undo them. */
-    while (d > 0) {
-        d--;
-        size_t b = x->chosen[base + d];
-        x->sol[b] = x->off[b];
-        cut_add(x, b);
-        unplace(x, b, x->mark[base + d], work);
-    }
-    return DFS_FOUND;
 }
 
 /* Nothing of part p placed: minimum offsets and floors 0, totals full, the
@@ -794,12 +935,13 @@ static uint64_t luby(uint64_t i) {
 #define PERTURB_SWAPS 1
 #define PERTURB_PER 4
 #define PERTURB_REACH 2
-static void perturb_order(mp_exact *x, const part *p, int kind, uint64_t *rng, uint64_t *work) {
+static void perturb_order(mp_exact *x, const part *p, int kind, bool shuffle, uint64_t *rng, uint64_t *work) {
     size_t cap = x->m ? x->m : 1, k = p->hi - p->lo;
     const size_t *src = x->orders + (size_t)kind * cap;
     use_order(x, PERTURB_SLOT);
     memcpy(x->order + p->lo, src + p->lo, k * sizeof *x->order);
-    for (size_t t = 0; k > 1 && t < PERTURB_SWAPS * (k / PERTURB_PER + 1); t++) {
+    if (!shuffle) x->kind = kind; /* a split's sides re-ranked by it, as under the static order */
+    for (size_t t = 0; shuffle && k > 1 && t < PERTURB_SWAPS * (k / PERTURB_PER + 1); t++) {
         size_t i = p->lo + mp_rand_below(rng, k - 1);
         size_t j = i + 1 + mp_rand_below(rng, PERTURB_REACH); /* not inside MP_MIN: evaluated twice */
         if (j > p->hi - 1) j = p->hi - 1;
@@ -811,12 +953,36 @@ static void perturb_order(mp_exact *x, const part *p, int kind, uint64_t *rng, u
     *work += 2 * k;
 }
 
-/* Decide one part: restarts under node limits LUBY_BASE x buffers x Luby(r):
- * the static orders in turn, then the same again each perturbed by the
- * seeded rng (one order often finds a packing another takes long to reach,
- * and the search's time is heavy-tailed). An exhausted search under any
- * order proves infeasibility; the limits grow without bound, so given the
- * work every decision ends. */
+/* The frame stack of every stream emptied (the side lists freed, the
+ * ranks given back), the stream loaded stored. */
+static void end_part(mp_exact *x) {
+    store(x);
+    for (int i = 0; i < NSLOTS; i++)
+        if (x->st[i].ready) {
+            load(x, i);
+            drop_frames(x);
+            store(x);
+        }
+}
+
+/* Decide one part by streams that take turns: one depth-first search per
+ * static order, each going on from where its last turn stopped, and one of
+ * restarts under node limits LUBY_BASE x buffers x the Luby sequence (1 1
+ * 2 1 1 2 4 ...): the static orders in turn, then the same again each
+ * perturbed by the seeded rng. A turn is TURN_STEPS steps per buffer; the
+ * restarts take as many turns as the static orders together, so half the
+ * work. One order often finds a packing another takes long to reach, and
+ * restarts from scratch seldom give the order that would find it a long
+ * enough run (dsa A: 24 M steps under one order alone, undecided after 1.5
+ * G under three others, 1.4 G by restarts alone); restarts catch the heavy
+ * tail that no static order reaches soon (tight-0290-1: 45 M by restarts,
+ * 210 M under the best static order). So a decision costs at most about
+ * twice what either half alone would (bench/README.md "Static orders
+ * that go on"). A hinted decision (a descent below a known packing) runs
+ * the restarts alone, the hint's order first: they follow the packing
+ * down and try its neighbours. An exhausted search under any order proves
+ * infeasibility; every stream goes on without bound, so given the work
+ * each decision ends. */
 #define LUBY_BASE 4
 static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint64_t quota, uint64_t *work,
                                    uint64_t *rng) {
@@ -824,28 +990,75 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
     *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++)
         if (x->total[s] > h) return MP_EXACT_INFEASIBLE;
-    int kinds = x->hint ? NORDERS + 1 : NORDERS;
-    for (int kind = 0; kind < kinds; kind++) {
-        use_order(x, kind);
-        if (!make_order(x, p, kind)) return MP_EXACT_NOMEM;
+    int kinds = x->hint ? NORDERS + 1 : NORDERS, streams[NSLOTS], ns = 0;
+    int slots[NSLOTS], nslots = 0, was = x->cur;
+    for (int k = 0; k < NORDERS; k++) slots[nslots++] = k;
+    if (x->hint) slots[nslots++] = HINT_SLOT;
+    slots[nslots++] = PERTURB_SLOT;
+    store(x);
+    for (int j = 0; j < nslots; j++) {
+        int i = slots[j];
+        if (!x->st[i].ready && !search_alloc(x, i)) {
+            load(x, was);
+            return MP_EXACT_NOMEM;
+        }
+        load(x, i);
+        drop_frames(x);
+        x->st[i].left = 0, x->st[i].restarts = 0;
+        if (i != PERTURB_SLOT) {
+            use_order(x, i);
+            reset_part(x, p, work); /* make_order reads the totals */
+            if (!make_order(x, p, i)) {
+                store(x);
+                return MP_EXACT_NOMEM;
+            }
+            x->fr[x->nfr++] = (frame){x->order + p->lo, NULL, p->hi - p->lo, p->slo, p->shi, 0, 0, 0, true, false};
+        }
+        store(x);
+        if ((!x->hint || i == PERTURB_SLOT) && (!x->mask || (x->mask >> i & 1))) streams[ns++] = i;
     }
-    uint64_t base = LUBY_BASE * (uint64_t)(p->hi - p->lo);
-    for (uint64_t r = 0; *work < quota; r++) {
-        int kind = (int)(r % (uint64_t)kinds);
-        if (x->hint) kind = kind == 0 ? HINT_SLOT : kind - 1; /* the hint's order first */
-        if (r < (uint64_t)kinds) use_order(x, kind);
-        else
-            perturb_order(x, p, kind, rng, work);
-        reset_part(x, p, work);
-        uint64_t l = luby(r + 1);
-        x->nodes = l > UINT64_MAX / base ? UINT64_MAX : base * l;
-        frame f = {x->order + p->lo, p->hi - p->lo, p->slo, p->shi};
-        dfs_result res = solve(x, &f, 0, h, quota, work);
-        if (x->oom) return MP_EXACT_NOMEM;
-        if (res == DFS_FOUND) return MP_EXACT_FEASIBLE;
-        if (res == DFS_NONE) return MP_EXACT_INFEASIBLE;
+    if (ns == 0) streams[ns++] = PERTURB_SLOT; /* a mask that leaves none */
+    uint64_t base = LUBY_BASE * (uint64_t)(p->hi - p->lo), turn = x->turn * (uint64_t)(p->hi - p->lo);
+    mp_exact_status st = MP_EXACT_UNKNOWN;
+    for (int j = 0; st == MP_EXACT_UNKNOWN && *work < quota; j = (j + 1) % ns) {
+        int i = streams[j];
+        store(x);
+        load(x, i);
+        search *t = &x->st[i];
+        uint64_t turns = i == PERTURB_SLOT && ns > 1 ? (uint64_t)(ns - 1) : 1;
+        uint64_t end = MP_MIN(quota, *work + turns * turn);
+        dfs_result res;
+        do {
+            x->nodes = UINT64_MAX;
+            if (i == PERTURB_SLOT) {
+                if (t->left == 0) {
+                    /* The next restart: the static orders (the hint's
+                     * first), then the same perturbed. */
+                    int kind = (int)(t->restarts % (uint64_t)kinds);
+                    if (x->hint) kind = kind == 0 ? HINT_SLOT : kind - 1;
+                    drop_frames(x);
+                    perturb_order(x, p, kind, t->restarts >= (uint64_t)kinds, rng, work);
+                    reset_part(x, p, work);
+                    x->fr[x->nfr++] =
+                        (frame){x->order + p->lo, NULL, p->hi - p->lo, p->slo, p->shi, 0, 0, 0, true, false};
+                    uint64_t l = luby(++t->restarts);
+                    t->left = l > UINT64_MAX / base ? UINT64_MAX : base * l;
+                }
+                x->nodes = t->left;
+            }
+            uint64_t before = x->nodes;
+            res = solve(x, h, end, work);
+            if (i == PERTURB_SLOT) t->left -= before - x->nodes;
+        } while (res == DFS_LIMIT && i == PERTURB_SLOT && t->left == 0 && *work < end && !x->oom);
+        if (x->oom) st = MP_EXACT_NOMEM;
+        else if (res == DFS_FOUND) {
+            memcpy(x->found + p->lo, x->sol + p->lo, (p->hi - p->lo) * sizeof *x->found);
+            st = MP_EXACT_FEASIBLE;
+        } else if (res == DFS_NONE)
+            st = MP_EXACT_INFEASIBLE;
     }
-    return MP_EXACT_UNKNOWN;
+    end_part(x);
+    return st;
 }
 
 mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work, uint64_t *off) {
@@ -865,6 +1078,6 @@ mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_
         if (st != MP_EXACT_FEASIBLE) return st;
     }
     for (size_t k = 0; k < x->n; k++) off[k] = 0;
-    for (size_t b = 0; b < x->m; b++) off[x->idx[b]] = x->sol[b];
+    for (size_t b = 0; b < x->m; b++) off[x->idx[b]] = x->found[b];
     return MP_EXACT_FEASIBLE;
 }

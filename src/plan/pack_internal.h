@@ -199,9 +199,19 @@ void mp_exact_set_deadline(mp_exact *x, double deadline);
  * depend only on input, height, quota and seed. */
 void mp_exact_set_seed(mp_exact *x, uint64_t seed);
 
+/* The steps per buffer of a stream's turn in a decision (0: the default,
+ * TURN_STEPS). Tests make it tiny, so that every search is stopped and
+ * taken up again after about each placement. */
+void mp_exact_set_turn(mp_exact *x, uint64_t steps_per_buffer);
+
+/* The streams a decision runs (tests): bit k for static order k (0-5),
+ * bit 7 for the restarts; 0, the default: all. */
+void mp_exact_set_streams(mp_exact *x, unsigned mask);
+
 /* A known packing (offsets by input index, NULL: none) whose canonical
  * order the restarts try first, then perturbed in turn with the static
- * orders. false when memory runs out. */
+ * orders; a hinted decision runs the restarts alone. false when memory
+ * runs out. */
 bool mp_exact_set_hint(mp_exact *x, const uint64_t *off);
 
 /* Is there a packing of height <= h? Spends at most about `quota` steps,
