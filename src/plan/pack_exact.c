@@ -231,34 +231,6 @@ static void store(mp_exact *x) {
 #undef STORE
 }
 
-/* Allocate stream i's arrays; false: out of memory (what was allocated is
- * freed with the stream). */
-static bool search_alloc(mp_exact *x, int i) {
-    search *t = &x->st[i];
-    size_t cap = x->m ? x->m : 1, scap = x->nsec ? x->nsec : 1;
-    t->ready = true;
-    t->minoff = malloc(cap * sizeof *t->minoff);
-    t->off = malloc(cap * sizeof *t->off);
-    t->sol = malloc(cap * sizeof *t->sol);
-    t->floor = malloc(scap * sizeof *t->floor);
-    t->ceil = malloc(scap * sizeof *t->ceil);
-    t->total = malloc(scap * sizeof *t->total);
-    t->cuts = malloc(scap * sizeof *t->cuts);
-    t->placed = malloc(cap);
-    t->chosen = malloc((cap + 1) * sizeof *t->chosen);
-    t->mark = malloc((cap + 1) * sizeof *t->mark);
-    t->lv_end = malloc((cap + 1) * sizeof *t->lv_end);
-    t->lv_pos = malloc((cap + 1) * sizeof *t->lv_pos);
-    t->cs_cap = 4 * cap;
-    t->cs = malloc(t->cs_cap * sizeof *t->cs);
-    t->log_cap = 4 * cap;
-    t->log = malloc(t->log_cap * sizeof *t->log);
-    t->fr = malloc((MAX_SPLITS + 1) * sizeof *t->fr);
-    t->nfr = 0;
-    return t->minoff && t->off && t->sol && t->floor && t->ceil && t->total && t->cuts && t->placed && t->chosen &&
-           t->mark && t->lv_end && t->lv_pos && t->cs && t->log && t->fr;
-}
-
 static void search_free(search *t) {
     for (size_t k = 1; k < t->nfr; k++) {
         free(t->fr[k].list);
@@ -279,6 +251,38 @@ static void search_free(search *t) {
     free(t->cs);
     free(t->log);
     free(t->fr);
+}
+
+/* Allocate stream i's arrays; false: out of memory (the stream is left
+ * empty, not ready). */
+static bool search_alloc(mp_exact *x, int i) {
+    search *t = &x->st[i];
+    size_t cap = x->m ? x->m : 1, scap = x->nsec ? x->nsec : 1;
+    t->ready = true; /* reset below when an array is missing */
+    t->minoff = malloc(cap * sizeof *t->minoff);
+    t->off = malloc(cap * sizeof *t->off);
+    t->sol = malloc(cap * sizeof *t->sol);
+    t->floor = malloc(scap * sizeof *t->floor);
+    t->ceil = malloc(scap * sizeof *t->ceil);
+    t->total = malloc(scap * sizeof *t->total);
+    t->cuts = malloc(scap * sizeof *t->cuts);
+    t->placed = malloc(cap);
+    t->chosen = malloc((cap + 1) * sizeof *t->chosen);
+    t->mark = malloc((cap + 1) * sizeof *t->mark);
+    t->lv_end = malloc((cap + 1) * sizeof *t->lv_end);
+    t->lv_pos = malloc((cap + 1) * sizeof *t->lv_pos);
+    t->cs_cap = 4 * cap;
+    t->cs = malloc(t->cs_cap * sizeof *t->cs);
+    t->log_cap = 4 * cap;
+    t->log = malloc(t->log_cap * sizeof *t->log);
+    t->fr = malloc((MAX_SPLITS + 1) * sizeof *t->fr);
+    t->nfr = 0;
+    if (t->minoff && t->off && t->sol && t->floor && t->ceil && t->total && t->cuts && t->placed && t->chosen &&
+        t->mark && t->lv_end && t->lv_pos && t->cs && t->log && t->fr)
+        return true;
+    search_free(t);
+    *t = (search){0};
+    return false;
 }
 
 void mp_exact_free(mp_exact *x) {
@@ -1018,7 +1022,8 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
         if ((!x->hint || i == PERTURB_SLOT) && (!x->mask || (x->mask >> i & 1))) streams[ns++] = i;
     }
     if (ns == 0) streams[ns++] = PERTURB_SLOT; /* a mask that leaves none */
-    uint64_t base = LUBY_BASE * (uint64_t)(p->hi - p->lo), turn = x->turn * (uint64_t)(p->hi - p->lo);
+    uint64_t len = p->hi - p->lo, base = LUBY_BASE * len;
+    uint64_t turn = x->turn > UINT64_MAX / NSLOTS / len ? UINT64_MAX / NSLOTS : x->turn * len;
     mp_exact_status st = MP_EXACT_UNKNOWN;
     for (int j = 0; st == MP_EXACT_UNKNOWN && *work < quota; j = (j + 1) % ns) {
         int i = streams[j];
@@ -1026,7 +1031,7 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
         load(x, i);
         search *t = &x->st[i];
         uint64_t turns = i == PERTURB_SLOT && ns > 1 ? (uint64_t)(ns - 1) : 1;
-        uint64_t end = MP_MIN(quota, *work + turns * turn);
+        uint64_t end = turns * turn > quota - MP_MIN(quota, *work) ? quota : *work + turns * turn;
         dfs_result res;
         do {
             x->nodes = UINT64_MAX;
