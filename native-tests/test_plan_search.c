@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "plan/pack_internal.h"
+#include "util/heap.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -398,6 +399,33 @@ static void test_radix_sort(void **state) {
     free(ev);
 }
 
+/* The large-array allocators (util/heap.c) behave as malloc and calloc,
+ * advised or not: zeroed, writable, sized; NULL on an overflowing size. */
+static void test_big_arrays(void **state) {
+    (void)state;
+    for (size_t count = 1; count <= ((size_t)1 << 20); count *= 16) { /* 8 B to 8 MiB, across 4 MiB */
+        uint64_t *a = mp_calloc_big(count, sizeof *a);
+        assert_non_null(a);
+        uint64_t sum = 0;
+        for (size_t i = 0; i < count; i++) sum += a[i];
+        assert_int_equal(sum, 0);
+        a[count - 1] = 7;
+        free(a);
+        unsigned char *b = mp_malloc_big(count * 8);
+        assert_non_null(b);
+        memset(b, 1, count * 8);
+        assert_int_equal(b[count * 8 - 1], 1);
+        free(b);
+    }
+    void *z = mp_malloc_big(0);
+    assert_non_null(z);
+    free(z);
+    z = mp_calloc_big(0, 8);
+    assert_non_null(z);
+    free(z);
+    assert_null(mp_calloc_big(SIZE_MAX / 4, 8));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_incremental_equals_full),
@@ -409,6 +437,7 @@ int main(void) {
         cmocka_unit_test(test_search_rounds),
         cmocka_unit_test(test_search_quota_overrun),
         cmocka_unit_test(test_radix_sort),
+        cmocka_unit_test(test_big_arrays),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "plan/plan_internal.h"
+#include "util/heap.h"
 
 memplan_status mp_plan_check_buffers(const memplan_buffer *bufs, size_t n, memplan_error *err) {
     if (n > 0 && !bufs) return memplan_error_set(err, MEMPLAN_EUSAGE, "buffers: NULL array of %zu", n);
@@ -31,7 +32,7 @@ bool mp_align_up(uint64_t size, uint64_t align, uint64_t *out) {
 
 memplan_status mp_aligned_sizes(const memplan_buffer *bufs, size_t n, uint64_t align, uint64_t **sizes, uint64_t *total,
                                 memplan_error *err) {
-    uint64_t *s = malloc((n ? n : 1) * sizeof *s);
+    uint64_t *s = mp_malloc_big((n ? n : 1) * sizeof *s);
     uint64_t sum = 0;
     *sizes = NULL;
     if (!s) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory for %zu sizes", n);
@@ -59,7 +60,7 @@ static void merge_runs(size_t *idx, size_t *tmp, size_t lo, size_t mid, size_t h
 
 bool mp_sort_idx(size_t *idx, size_t n, mp_idx_cmp cmp, const void *ctx) {
     if (n < 2) return true;
-    size_t *tmp = malloc(n * sizeof *tmp);
+    size_t *tmp = mp_malloc_big(n * sizeof *tmp);
     if (!tmp) return false;
     mp_sort_idx_tmp(idx, n, cmp, ctx, tmp);
     free(tmp);
@@ -91,7 +92,7 @@ void mp_sort_idx_tmp(size_t *idx, size_t n, mp_idx_cmp cmp, const void *ctx, siz
 }
 
 size_t *mp_iota(size_t n) {
-    size_t *idx = malloc((n ? n : 1) * sizeof *idx);
+    size_t *idx = mp_malloc_big((n ? n : 1) * sizeof *idx);
     if (idx)
         for (size_t i = 0; i < n; i++) idx[i] = i;
     return idx;
@@ -104,8 +105,8 @@ size_t *mp_iota(size_t n) {
  * faster than a merge sort on times, in WebAssembly too. */
 bool mp_radix_sort(uint64_t *key, size_t *val, size_t n) {
     if (n < 2) return true;
-    uint64_t *k2 = malloc(n * sizeof *k2);
-    size_t *v2 = val ? malloc(n * sizeof *v2) : NULL;
+    uint64_t *k2 = mp_malloc_big(n * sizeof *k2);
+    size_t *v2 = val ? mp_malloc_big(n * sizeof *v2) : NULL;
     size_t(*count)[256] = calloc(8, sizeof *count);
     if (!k2 || (val && !v2) || !count) {
         free(k2);
@@ -151,14 +152,14 @@ static size_t *order_by_keys(uint64_t *key, size_t m) {
 }
 
 size_t *mp_order_by_start(const memplan_buffer *bufs, size_t n) {
-    uint64_t *key = malloc((n ? n : 1) * sizeof *key);
+    uint64_t *key = mp_malloc_big((n ? n : 1) * sizeof *key);
     for (size_t i = 0; key && i < n; i++) key[i] = (uint64_t)bufs[i].start; /* start >= 0 */
     return order_by_keys(key, n);
 }
 
 size_t *mp_events_by_time(const memplan_buffer *bufs, size_t n) {
     if (n > SIZE_MAX / 2 / sizeof(uint64_t)) return NULL;
-    uint64_t *key = malloc((n ? 2 * n : 1) * sizeof *key);
+    uint64_t *key = mp_malloc_big((n ? 2 * n : 1) * sizeof *key);
     for (size_t i = 0; key && i < n; i++) { /* 2 * time fits: times are < 2^63 */
         key[i] = 2 * (uint64_t)bufs[i].start + 1;
         key[n + i] = 2 * (uint64_t)bufs[i].end;
@@ -169,8 +170,8 @@ size_t *mp_events_by_time(const memplan_buffer *bufs, size_t n) {
 bool mp_time_ranks(const memplan_buffer *bufs, size_t n, size_t *lo, size_t *hi, size_t *distinct) {
     *distinct = 0;
     if (n > SIZE_MAX / 2 / sizeof(uint64_t)) return false;
-    uint64_t *key = malloc((n ? 2 * n : 1) * sizeof *key);
-    size_t *ev = malloc((n ? 2 * n : 1) * sizeof *ev);
+    uint64_t *key = mp_malloc_big((n ? 2 * n : 1) * sizeof *key);
+    size_t *ev = mp_malloc_big((n ? 2 * n : 1) * sizeof *ev);
     bool ok = key && ev;
     for (size_t i = 0; ok && i < n; i++) { /* times are >= 0 */
         key[2 * i] = (uint64_t)bufs[i].start;

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "plan/pack_internal.h"
+#include "util/heap.h"
 
 void memplan_pack_options_init(memplan_pack_options *opt) {
     opt->align = MEMPLAN_PACK_DEFAULT_ALIGN;
@@ -131,8 +132,8 @@ static uint64_t pressure_band(double key) {
  * comparison sort on the same order took ~7% of a 1M-buffer pack. */
 static bool pressure_order(const pressure *pr, size_t *order) {
     size_t n = pr->in->n;
-    uint64_t *k = malloc((n ? n : 1) * sizeof *k);
-    size_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    uint64_t *k = mp_malloc_big((n ? n : 1) * sizeof *k);
+    size_t *tmp = mp_malloc_big((n ? n : 1) * sizeof *tmp);
     bool ok = k && tmp;
     for (size_t i = 0; ok && i < n; i++) {
         k[i] = (0x1fffu - pressure_band(pr->key[i])) << 50 | (uint64_t)pr->times->lo[i];
@@ -163,11 +164,11 @@ static bool pressure_peaks(pressure *pr) {
     const mp_pack_input *in = pr->in;
     size_t n = in->n, u = pr->times->distinct, leaves = 1;
     const size_t *lo = pr->times->lo, *hi = pr->times->hi;
-    pr->key = malloc(n * sizeof *pr->key);
-    pr->peak = malloc(n * sizeof *pr->peak);
+    pr->key = mp_malloc_big(n * sizeof *pr->key);
+    pr->peak = mp_malloc_big(n * sizeof *pr->peak);
     bool ok = pr->key && pr->peak;
     while (leaves < u) leaves *= 2;
-    uint64_t *tree = ok ? calloc(2 * leaves, sizeof *tree) : NULL;
+    uint64_t *tree = ok ? mp_calloc_big(2 * leaves, sizeof *tree) : NULL;
     ok = ok && tree;
     /* load of elementary interval e: the sum of the sizes live there, from
      * differences at the leaves (the total fits in 64 bits, mp_aligned_sizes
@@ -324,8 +325,8 @@ static void time_fit_free(time_fit *t) {
 static bool time_fit_init(time_fit *t, packer *p) {
     size_t n = p->in.n ? p->in.n : 1;
     t->g = mp_greedy_new(&p->in, false);
-    t->order = malloc(n * sizeof *t->order);
-    t->off = malloc(n * sizeof *t->off);
+    t->order = mp_malloc_big(n * sizeof *t->order);
+    t->off = mp_malloc_big(n * sizeof *t->off);
     if (!t->g || !t->order || !t->off) return false;
     for (size_t k = 0; k < p->in.n; k++) t->order[k] = k;
     return mp_sort_idx(t->order, p->in.n, cmp_start_size, &p->in);
@@ -394,7 +395,7 @@ typedef struct mirror {
 static bool mirror_init(mirror *m, const mp_pack_input *in) {
     int64_t t = 0;
     for (size_t i = 0; i < in->n; i++) t = MP_MAX(t, in->bufs[i].end);
-    m->bufs = malloc(in->n * sizeof *m->bufs);
+    m->bufs = mp_malloc_big(in->n * sizeof *m->bufs);
     if (!m->bufs) return false;
     for (size_t i = 0; i < in->n; i++)
         m->bufs[i] = (memplan_buffer){in->bufs[i].size, t - in->bufs[i].end, t - in->bufs[i].start};
@@ -578,7 +579,7 @@ static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *o
     size_t norders = p->in.n > MP_PACK_MANY ? 1 : sizeof orders / sizeof orders[0];
     bool ok = true;
     uint64_t best = UINT64_MAX;
-    size_t *best_order = malloc((p->in.n ? p->in.n : 1) * sizeof *best_order);
+    size_t *best_order = mp_malloc_big((p->in.n ? p->in.n : 1) * sizeof *best_order);
     if (!best_order) ok = false;
     for (size_t o = 0; ok && o < norders; o++) {
         for (size_t k = 0; k < p->in.n; k++) p->order[k] = k;
@@ -618,10 +619,10 @@ static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n, c
     if (st != MEMPLAN_OK) return st;
     size_t cap = n ? n : 1;
     p->in.by_start = mp_order_by_start(bufs, n);
-    p->trial = malloc(cap * sizeof *p->trial);
-    p->order = malloc(cap * sizeof *p->order);
-    p->rank = malloc(cap * sizeof *p->rank);
-    p->out->offset = calloc(cap, sizeof *p->out->offset);
+    p->trial = mp_malloc_big(cap * sizeof *p->trial);
+    p->order = mp_malloc_big(cap * sizeof *p->order);
+    p->rank = mp_malloc_big(cap * sizeof *p->rank);
+    p->out->offset = mp_calloc_big(cap, sizeof *p->out->offset);
     if (!p->in.by_start || !p->trial || !p->order || !p->rank || !p->out->offset)
         return memplan_error_set(err, MEMPLAN_ENOMEM, "pack: out of memory for %zu buffers", n);
     return MEMPLAN_OK;
@@ -631,7 +632,7 @@ static memplan_status prepare(packer *p, const memplan_buffer *bufs, size_t n, c
  * the best-fit decoders. At most n * n (no overflow below 2^32 buffers); 0
  * when memory runs out. */
 static uint64_t overlap_mass(const memplan_buffer *bufs, size_t n) {
-    uint64_t *starts = malloc((n ? n : 1) * sizeof *starts), *ends = malloc((n ? n : 1) * sizeof *ends);
+    uint64_t *starts = mp_malloc_big((n ? n : 1) * sizeof *starts), *ends = mp_malloc_big((n ? n : 1) * sizeof *ends);
     uint64_t mass = 0;
     for (size_t i = 0; starts && ends && i < n; i++) { /* times are >= 0 */
         starts[i] = (uint64_t)bufs[i].start;

@@ -72,6 +72,7 @@
 #include <string.h>
 
 #include "plan/pack_internal.h"
+#include "util/heap.h"
 
 /* Elementary intervals per leaf block: the per-block lists scanned in (c)
  * hold about 2B buffers, the tree has 2n/B leaves. 64: since the scan reads
@@ -202,8 +203,8 @@ static void ff_free(ff *f) {
 }
 
 bool mp_times_init(mp_times *t, const memplan_buffer *bufs, size_t n) {
-    t->lo = malloc((n ? n : 1) * sizeof *t->lo);
-    t->hi = malloc((n ? n : 1) * sizeof *t->hi);
+    t->lo = mp_malloc_big((n ? n : 1) * sizeof *t->lo);
+    t->hi = mp_malloc_big((n ? n : 1) * sizeof *t->hi);
     if (t->lo && t->hi && mp_time_ranks(bufs, n, t->lo, t->hi, &t->distinct)) return true;
     mp_times_free(t);
     return false;
@@ -257,10 +258,10 @@ static bool ff_partials(ff *f) {
     size_t n = f->in->n, nb = f->leaves;
     f->part_at = calloc(nb + 1, sizeof *f->part_at);
     f->placed = calloc(nb, sizeof *f->placed);
-    f->pmask = malloc(2 * n * sizeof *f->pmask);
-    f->pspan = malloc(2 * n * sizeof *f->pspan);
-    f->pid = malloc(2 * n * sizeof *f->pid);
-    f->part_pos = malloc(2 * n * sizeof *f->part_pos);
+    f->pmask = mp_malloc_big(2 * n * sizeof *f->pmask);
+    f->pspan = mp_malloc_big(2 * n * sizeof *f->pspan);
+    f->pid = mp_malloc_big(2 * n * sizeof *f->pid);
+    f->part_pos = mp_malloc_big(2 * n * sizeof *f->part_pos);
     if (!f->part_at || !f->placed || !f->pmask || !f->pspan || !f->pid || !f->part_pos) return false;
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < n; i++) {
@@ -299,8 +300,8 @@ static bool ff_partials(ff *f) {
 bool mp_first_fit_lists(const mp_pack_input *in, const mp_times *times, size_t *most) {
     size_t n = in->n, cap = n ? n : 1;
     ff f = {.in = in};
-    f.lo = malloc(cap * sizeof *f.lo);
-    f.hi = malloc(cap * sizeof *f.hi);
+    f.lo = mp_malloc_big(cap * sizeof *f.lo);
+    f.hi = mp_malloc_big(cap * sizeof *f.hi);
     size_t *count = NULL, nb = 1;
     bool ok = f.lo && f.hi && ff_times(&f, times);
     for (size_t i = 0; ok && i < n; i++) nb = MP_MAX(nb, f.hi[i] / FF_BLOCK + 1);
@@ -334,17 +335,17 @@ static bool ff_init(ff *f, const mp_pack_input *in, const mp_times *times) {
     size_t n = in->n;
     memset(f, 0, sizeof *f);
     f->in = in;
-    f->lo = malloc(n * sizeof *f->lo);
-    f->hi = malloc(n * sizeof *f->hi);
+    f->lo = mp_malloc_big(n * sizeof *f->lo);
+    f->hi = mp_malloc_big(n * sizeof *f->hi);
     if (!f->lo || !f->hi || !ff_times(f, times)) return false;
     size_t blocks = 1;
     for (size_t i = 0; i < n; i++) blocks = MP_MAX(blocks, f->hi[i] / FF_BLOCK + 1);
     f->leaves = 1;
     while (f->leaves < blocks) f->leaves *= 2;
-    f->c = calloc(2 * f->leaves, sizeof *f->c);
-    f->d = calloc(2 * f->leaves, sizeof *f->d);
-    f->stamp = calloc(2 * f->leaves, sizeof *f->stamp);
-    f->need_d = calloc(2 * f->leaves, sizeof *f->need_d);
+    f->c = mp_calloc_big(2 * f->leaves, sizeof *f->c);
+    f->d = mp_calloc_big(2 * f->leaves, sizeof *f->d);
+    f->stamp = mp_calloc_big(2 * f->leaves, sizeof *f->stamp);
+    f->need_d = mp_calloc_big(2 * f->leaves, sizeof *f->need_d);
     if (!f->need_d) return false;
     for (size_t i = 0; i < n; i++) ff_mark_canonical(f, i);
     f->sets_cap = 8;

@@ -4,7 +4,9 @@
 #endif
 #include "util/heap.h"
 
+#include <stdint.h>
 #include <stdlib.h> /* before the test: defines __GLIBC__ */
+#include <string.h>
 
 #if defined(__linux__) && defined(__GLIBC__)
 #include <limits.h>
@@ -39,6 +41,34 @@ void mp_heap_setup(void) {
     if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
     free(first);
 }
+
+/* The 2 MiB-aligned interior of [p, p + bytes), advised. */
+static void advise_huge(void *p, size_t bytes) {
+    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + bytes) & ~(HUGE_PAGE - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+}
+#define BIG_ARRAY ((size_t)4 << 20)
 #else
 void mp_heap_setup(void) {}
+static void advise_huge(void *p, size_t bytes) {
+    (void)p;
+    (void)bytes;
+}
+#define BIG_ARRAY SIZE_MAX
 #endif
+
+void *mp_malloc_big(size_t bytes) {
+    void *p = malloc(bytes ? bytes : 1);
+    if (p && bytes >= BIG_ARRAY) advise_huge(p, bytes);
+    return p;
+}
+
+void *mp_calloc_big(size_t count, size_t size) {
+    if (size && count > SIZE_MAX / size) return NULL;
+    size_t bytes = count * size;
+    if (bytes < BIG_ARRAY) return calloc(count ? count : 1, size ? size : 1);
+    void *p = mp_malloc_big(bytes); /* advised before the zeroing touches it */
+    if (p) memset(p, 0, bytes);
+    return p;
+}
