@@ -762,16 +762,13 @@ static side_result open_side(mp_exact *x, size_t from, uint64_t *work) {
         }
         *work += f->len;
         if (len == 0) continue;
-        frame g = {malloc(len * sizeof *g.list),
-                   malloc(len * sizeof *g.old),
-                   0,
-                   slo,
-                   shi,
-                   f->base + f->d + 1,
-                   0,
-                   shi,
-                   true,
-                   false};
+        frame g = {.list = malloc(len * sizeof *g.list),
+                   .old = malloc(len * sizeof *g.old),
+                   .slo = slo,
+                   .shi = shi,
+                   .base = f->base + f->d + 1,
+                   .next = shi,
+                   .fresh = true};
         if (!g.list || !g.old) {
             free(g.list);
             free(g.old);
@@ -969,6 +966,12 @@ static void end_part(mp_exact *x) {
         }
 }
 
+/* Push part p's frame, nothing placed, on the loaded stream's stack. */
+static void push_part(mp_exact *x, const part *p) {
+    x->fr[x->nfr++] =
+        (frame){.list = x->order + p->lo, .len = p->hi - p->lo, .slo = p->slo, .shi = p->shi, .fresh = true};
+}
+
 /* Decide one part by streams that take turns: one depth-first search per
  * static order, each going on from where its last turn stopped, and one of
  * restarts under node limits LUBY_BASE x buffers x the Luby sequence (1 1
@@ -1016,7 +1019,7 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
                 store(x);
                 return MP_EXACT_NOMEM;
             }
-            x->fr[x->nfr++] = (frame){x->order + p->lo, NULL, p->hi - p->lo, p->slo, p->shi, 0, 0, 0, true, false};
+            push_part(x, p);
         }
         store(x);
         if ((!x->hint || i == PERTURB_SLOT) && (!x->mask || (x->mask >> i & 1))) streams[ns++] = i;
@@ -1044,8 +1047,7 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
                     drop_frames(x);
                     perturb_order(x, p, kind, t->restarts >= (uint64_t)kinds, rng, work);
                     reset_part(x, p, work);
-                    x->fr[x->nfr++] =
-                        (frame){x->order + p->lo, NULL, p->hi - p->lo, p->slo, p->shi, 0, 0, 0, true, false};
+                    push_part(x, p);
                     uint64_t l = luby(++t->restarts);
                     t->left = l > UINT64_MAX / base ? UINT64_MAX : base * l;
                 }
