@@ -997,34 +997,31 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
     *work += p->shi - p->slo;
     for (size_t s = p->slo; s < p->shi; s++)
         if (x->total[s] > h) return MP_EXACT_INFEASIBLE;
+    /* The orders (the hint's in slot NORDERS), on the stream loaded: its
+     * totals are full, as make_order needs. */
     int kinds = x->hint ? NORDERS + 1 : NORDERS, streams[NSLOTS], ns = 0;
-    int slots[NSLOTS], nslots = 0, was = x->cur;
-    for (int k = 0; k < NORDERS; k++) slots[nslots++] = k;
-    if (x->hint) slots[nslots++] = HINT_SLOT;
-    slots[nslots++] = PERTURB_SLOT;
-    store(x);
-    for (int j = 0; j < nslots; j++) {
-        int i = slots[j];
-        if (!x->st[i].ready && !search_alloc(x, i)) {
-            load(x, was);
-            return MP_EXACT_NOMEM;
-        }
+    for (int kind = 0; kind < kinds; kind++) {
+        use_order(x, kind);
+        if (!make_order(x, p, kind)) return MP_EXACT_NOMEM;
+    }
+    /* The streams that run: the static orders unless hinted, the restarts
+     * (also when a test's mask leaves none). */
+    for (int i = 0; i < NSLOTS; i++) {
+        bool restarts = i == PERTURB_SLOT;
+        if (!restarts && (i >= NORDERS || x->hint)) continue;
+        if (x->mask && !(x->mask >> i & 1) && !(restarts && ns == 0)) continue;
+        store(x);
+        if (!x->st[i].ready && !search_alloc(x, i)) return MP_EXACT_NOMEM;
         load(x, i);
         drop_frames(x);
         x->st[i].left = 0, x->st[i].restarts = 0;
-        if (i != PERTURB_SLOT) {
+        if (i < NORDERS) {
             use_order(x, i);
-            reset_part(x, p, work); /* make_order reads the totals */
-            if (!make_order(x, p, i)) {
-                store(x);
-                return MP_EXACT_NOMEM;
-            }
+            reset_part(x, p, work);
             push_part(x, p);
         }
-        store(x);
-        if ((!x->hint || i == PERTURB_SLOT) && (!x->mask || (x->mask >> i & 1))) streams[ns++] = i;
+        streams[ns++] = i;
     }
-    if (ns == 0) streams[ns++] = PERTURB_SLOT; /* a mask that leaves none */
     uint64_t len = p->hi - p->lo, base = LUBY_BASE * len;
     uint64_t turn = x->turn > UINT64_MAX / NSLOTS / len ? UINT64_MAX / NSLOTS : x->turn * len;
     mp_exact_status st = MP_EXACT_UNKNOWN;
