@@ -24,6 +24,7 @@ import io
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -125,12 +126,19 @@ def pack_both(exe, path, args):
 
 
 def main():
+    tmp = tempfile.mkdtemp(prefix="pack-check-")
+    try:
+        return check(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def check(tmp):
     ap = argparse.ArgumentParser()
     ap.add_argument("exe")
     ap.add_argument("--dsa", default=None)
     a = ap.parse_args()
     rng = random.Random(20261130)
-    tmp = tempfile.mkdtemp(prefix="pack-check-")
     cases = [("empty", []), ("one", [("only", 3, 4, 100)]), ("zero-size", [("z", 0, 2, 0), ("y", 0, 2, 8)])]
     for n, horizon, size in [(50, 20, 1000), (400, 200, 1 << 16), (1500, 3000, 1 << 20)]:
         cases.append((f"random{n}", instance(rng, n, horizon, size)))

@@ -2,10 +2,10 @@
 // the same offsets for the same options and seed (the search stops on a work
 // count, not the clock), and the C messages for bad input.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { NATIVE_CLI, ROOT, loadMemplan, requireNativeCli } from './helpers.js';
 
 function instance(n, seed) {
@@ -46,6 +46,7 @@ const OPTIONS = [
 
 describe('pack', () => {
   const dir = mkdtempSync(join(tmpdir(), 'memplan-pack-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   it.each(CASES)(
     'equals the native CLI: %s',
     async (name, csv) => {

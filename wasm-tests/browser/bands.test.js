@@ -2,7 +2,7 @@
 // bytes, stacked oldest first; colours by op type or module with a legend;
 // a click on a band selects the buffer everywhere. Every expectation is
 // computed here from the CLI's plan JSON, not from the page's code.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -181,8 +181,13 @@ describe('active memory', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mp-bands-'));
     const file = join(dir, 'modules.onnx');
     writeFileSync(file, Buffer.from(encodeModel(spec)));
-    await openFile(page, file);
-    const plan = cliPlan(file, []);
+    let plan;
+    try {
+      await openFile(page, file);
+      plan = cliPlan(file, []);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     expect(plan.status).toBe('planned');
     const nodeOf = new Map(plan.nodes.flatMap((nd) => nd.outputs.map((o) => [o, nd])));
     const expectFor = (keyOf) => {
