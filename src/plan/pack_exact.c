@@ -930,21 +930,34 @@ static uint64_t luby(uint64_t i) {
     }
 }
 
-/* The perturbed order (slot NORDERS): static order `kind` with PERTURB_SWAPS
- * per PERTURB_PER buffers of swaps of neighbours at most PERTURB_REACH
- * positions apart, drawn from *rng. */
-#define PERTURB_SWAPS 1
-#define PERTURB_PER 4
-#define PERTURB_REACH 2
+/* The perturbed order (slot PERTURB_SLOT): static order `kind` with swaps
+ * of near neighbours drawn from *rng. Unhinted (a decision at the bound)
+ * the restarts shake the order hard: PERTURB_SWAPS swaps per buffer, each
+ * of two buffers at most PERTURB_REACH positions apart. Restarts decide such
+ * instances with a heavy tail (b4d05-1 tight-0430-1: 2 of 16 seeds within
+ * 600 M steps under the light shake below), and the hard shake thins it:
+ * the decision at 300 M steps, seeds 1-4, on 119 instances looked at and
+ * 120 fresh ones, decides 379 -> 432 runs (fresh: 148 -> 176); one swap
+ * per buffer gave 416-426, four 427 (bench/README.md "Restarts that shake
+ * harder"). Hinted (the descent below a packing found) the restarts stay
+ * near the hint's order: one swap per PERTURB_PER_HINTED buffers, at most
+ * PERTURB_REACH_HINTED apart (the hard shake there lost as much as it
+ * won). */
+#define PERTURB_SWAPS 2
+#define PERTURB_REACH 4
+#define PERTURB_PER_HINTED 4
+#define PERTURB_REACH_HINTED 2
 static void perturb_order(mp_exact *x, const part *p, int kind, bool shuffle, uint64_t *rng, uint64_t *work) {
     size_t cap = x->m ? x->m : 1, k = p->hi - p->lo;
+    size_t swaps = x->hint ? k / PERTURB_PER_HINTED + 1 : PERTURB_SWAPS * (k + 1);
+    size_t reach = x->hint ? PERTURB_REACH_HINTED : PERTURB_REACH;
     const size_t *src = x->orders + (size_t)kind * cap;
     use_order(x, PERTURB_SLOT);
     memcpy(x->order + p->lo, src + p->lo, k * sizeof *x->order);
     if (!shuffle) x->kind = kind; /* a split's sides re-ranked by it, as under the static order */
-    for (size_t t = 0; shuffle && k > 1 && t < PERTURB_SWAPS * (k / PERTURB_PER + 1); t++) {
+    for (size_t t = 0; shuffle && k > 1 && t < swaps; t++) {
         size_t i = p->lo + mp_rand_below(rng, k - 1);
-        size_t j = i + 1 + mp_rand_below(rng, PERTURB_REACH); /* not inside MP_MIN: evaluated twice */
+        size_t j = i + 1 + mp_rand_below(rng, reach); /* not inside MP_MIN: evaluated twice */
         if (j > p->hi - 1) j = p->hi - 1;
         size_t tmp = x->order[i];
         x->order[i] = x->order[j];
