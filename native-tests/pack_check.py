@@ -24,7 +24,6 @@ import io
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -126,11 +125,8 @@ def pack_both(exe, path, args):
 
 
 def main():
-    tmp = tempfile.mkdtemp(prefix="pack-check-")
-    try:
+    with tempfile.TemporaryDirectory(prefix="pack-check-") as tmp:
         return check(tmp)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def check(tmp):
