@@ -411,7 +411,7 @@ mp_exact *mp_exact_new(const mp_pack_input *in) {
     x->shi = malloc(cap * sizeof *x->shi);
     if (!x->sz || !x->slo || !x->shi) goto fail;
     for (size_t b = 0; b < x->m; b++) x->sz[b] = in->size[x->idx[b]];
-    x->unit = mp_size_gcd(x->sz, x->m, 1);
+    x->unit = mp_size_gcd(in->size, in->n, 1); /* zero sizes add nothing: the searched ones' gcd */
     x->seed = 1;
     x->turn = TURN_STEPS;
     if (x->m > 0 && (!build_sections(x, in->bufs) || !build_overlaps(x, in->bufs))) goto fail;

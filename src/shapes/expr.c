@@ -689,7 +689,7 @@ static memplan_expr divmod_const(memplan_expr_pool *p, memplan_expr a, int64_t c
     if (!valid(p, a)) return MEMPLAN_EXPR_NONE;
     const term *t = p->polys[a].t;
     int32_t n = p->polys[a].n, nq = 0, nr = 0;
-    term q[MAX_TERMS], r[MAX_TERMS];
+    term q[MAX_TERMS] = {{0}}, r[MAX_TERMS]; /* q zeroed: -fno-inline builds warn when nq is 0 */
     int64_t g = c;
     for (int32_t i = 0; i < n; i++) {
         int64_t fq = 0, fr = 0;
