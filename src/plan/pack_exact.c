@@ -1019,7 +1019,6 @@ static mp_exact_status decide_part(mp_exact *x, const part *p, uint64_t h, uint6
 
 mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_t *work, uint64_t *off) {
     h = h / x->unit * x->unit; /* the same decision: the lowest packing's height is a multiple */
-    uint64_t rng = x->seed ^ h;
     /* The cheap proof first: a part whose live total exceeds h anywhere. */
     for (size_t i = 0; i < x->nparts; i++) {
         const part *p = &x->parts[i];
@@ -1029,7 +1028,11 @@ mp_exact_status mp_exact_decide(mp_exact *x, uint64_t h, uint64_t quota, uint64_
     }
     uint64_t end = *work + MP_MIN(quota, UINT64_MAX - *work);
     for (size_t i = 0; i < x->nparts; i++) {
-        /* Each part may spend what the earlier ones left. */
+        /* Each part may spend what the earlier ones left. Its restarts'
+         * rng starts from the seed, the height and the part alone, so its
+         * luck does not hang on how many restarts the earlier parts took. */
+        uint64_t rng = x->seed ^ h, salt = i;
+        if (i > 0) rng ^= mp_rand_next(&salt);
         mp_exact_status st = decide_part(x, &x->parts[i], h, end, work, &rng);
         if (st != MP_EXACT_FEASIBLE) return st;
     }
