@@ -131,8 +131,9 @@ def check_inputs_and_total(exe, d):
                                                                        "load_only_count": 1}
               and doc.get("inputs") == {"bytes": 1024, "count": 1, "unknown": 0, "in_arena": in_arena}
               and doc.get("total_bytes") == total
-              and keys[keys.index("weights"):keys.index("weights") + 4] == ["weights", "inputs", "total_bytes",
-                                                                           "transients"],
+              and doc.get("total_unknown_reason", "absent") is None
+              and keys[keys.index("weights"):keys.index("weights") + 5] == ["weights", "inputs", "total_bytes",
+                                                                           "total_unknown_reason", "transients"],
               f"plan {' '.join(extra)} --json: weights 8 (k, read by nothing, load-only: 32), inputs 1024 (in_arena {in_arena}), total {total} "
               f"({ {k: doc.get(k) for k in ('peak_bytes', 'weights', 'inputs', 'total_bytes')} })")
         r = run(exe, ["plan", path, *extra])
@@ -158,8 +159,9 @@ def check_inputs_and_total(exe, d):
     r = run(exe, ["plan", sym, "--json"])
     doc = json.loads(r.stdout)
     check(doc["status"] == "planned" and doc["inputs"] == {"bytes": 1024, "count": 1, "unknown": 1, "in_arena": False}
-          and doc["total_bytes"] is None, f"an input of unknown size: planned, total null ({doc['inputs']}, "
-          f"{doc['total_bytes']})")
+          and doc["total_bytes"] is None and doc["total_unknown_reason"] == "some graph inputs have no known size",
+          f"an input of unknown size: planned, total null and why ({doc['inputs']}, {doc['total_bytes']}, "
+          f"{doc.get('total_unknown_reason')!r})")
     r = run(exe, ["plan", sym])
     check(r.stdout.endswith("inputs:            1024 (1.00 KiB) in 1 value, and 1 of unknown size (outside the arena)\n"
                             "total:             unknown (some graph inputs have no known size)\n"),
@@ -173,8 +175,9 @@ def check_inputs_and_total(exe, d):
                             "(in the arena: --include-inputs)\ntotal:             unknown (the plan is deferred)\n"),
           f"--include-inputs, n unbound: deferred, the total unknown ({r.stdout[-200:]!r})")
     doc = json.loads(run(exe, ["plan", sym, "--include-inputs", "--json"]).stdout)
-    check(doc["status"] == "deferred" and doc["peak_bytes"] is None and doc["total_bytes"] is None,
-          "--include-inputs --json, n unbound: deferred, total_bytes null")
+    check(doc["status"] == "deferred" and doc["peak_bytes"] is None and doc["total_bytes"] is None
+          and doc["total_unknown_reason"] == "the plan is deferred",
+          "--include-inputs --json, n unbound: deferred, total_bytes null, total_unknown_reason says so")
 
 
 def main():

@@ -8,12 +8,13 @@ import { modelMemory } from '../web/src/data/plan.js';
 import { memoryCards } from '../web/src/app/figures.js';
 
 /** A planned main-graph plan document with the given memory figures. */
-const planDoc = ({ weights, inputs, total, peak = 4096, status = 'planned' } = {}) => ({
+const planDoc = ({ weights, inputs, total, why = null, peak = 4096, status = 'planned' } = {}) => ({
   status,
   peak_bytes: status === 'planned' ? peak : null,
   weights: { bytes: 1000, count: 3, unknown: 0, folded: true, ...weights },
   inputs: { bytes: 2048, count: 1, unknown: 0, in_arena: false, ...inputs },
   total_bytes: total === undefined ? 1000 + 2048 + peak : total,
+  total_unknown_reason: why,
 });
 
 describe('modelMemory', () => {
@@ -23,6 +24,7 @@ describe('modelMemory', () => {
       inputs: { bytes: 2048, count: 1, unknown: 0, inArena: false },
       total: 7144,
       hasTotal: true,
+      totalWhy: null,
     });
   });
 
@@ -40,13 +42,15 @@ describe('modelMemory', () => {
     const body = planDoc();
     delete body.inputs;
     delete body.total_bytes;
+    delete body.total_unknown_reason;
     expect(modelMemory(body)).toEqual({
       weights: { bytes: 1000, count: 3, unknown: 0, folded: true, loadOnly: { bytes: 0, count: 0 } },
       inputs: null,
       total: null,
       hasTotal: false,
+      totalWhy: null,
     });
-    expect(modelMemory(null)).toEqual({ weights: null, inputs: null, total: null, hasTotal: false });
+    expect(modelMemory(null)).toEqual({ weights: null, inputs: null, total: null, hasTotal: false, totalWhy: null });
     expect(modelMemory({ weights: { bytes: 'x' } }).weights, 'a non-count is no tally').toBeNull();
   });
 });
@@ -92,20 +96,28 @@ describe('memoryCards', () => {
   });
 
   it('weights of unknown size: "≥" on the weights, the total not known and why', () => {
-    const { weights, total } = memoryCards(planDoc({ weights: { unknown: 2 }, total: null }));
+    const doc = planDoc({ weights: { unknown: 2 }, total: null, why: 'some weights have no known size' });
+    const { weights, total } = memoryCards(doc);
     expect(weights.value).toBe('≥ 1,000 B');
     expect(weights.exact).toBe('1,000 B + 2 values of unknown size');
     expect(total.value).toBe('—');
-    expect(total.exact).toBe('2 weights of unknown size');
+    expect(total.exact).toBe('some weights have no known size');
+    expect(total.title).toBe(
+      'Weights + graph inputs outside the arena + planned peak (total_bytes): not known, some weights have no known size',
+    );
   });
 
-  it('each reason the total is not known', () => {
+  it('the reason the total is not known is the document’s (total_unknown_reason), not worked out again', () => {
     const why = (doc) => memoryCards(doc).total.exact;
-    expect(why(planDoc({ status: 'deferred', total: null }))).toBe('the plan is deferred');
-    expect(why(planDoc({ inputs: { unknown: 1 }, total: null }))).toBe('1 input of unknown size');
-    expect(why(planDoc({ total: null }))).toBe('beyond 64 bits');
+    // a reason that none of the document's other figures would give: read, not derived
+    expect(why(planDoc({ total: null, why: 'the sum is beyond 64 bits' }))).toBe('the sum is beyond 64 bits');
+    expect(why(planDoc({ status: 'deferred', total: null, why: 'the plan is deferred' }))).toBe('the plan is deferred');
+    const older = planDoc({ total: null });
+    delete older.total_unknown_reason;
+    expect(why(older), 'null with no reason given').toBe('not given');
     const old = planDoc();
     delete old.total_bytes;
+    delete old.total_unknown_reason;
     expect(why(old)).toBe('not in this plan document');
   });
 

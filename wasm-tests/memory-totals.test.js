@@ -27,7 +27,7 @@ const model = (file) => {
 };
 const keysAfterWeights = (doc) => {
   const k = Object.keys(doc);
-  return k.slice(k.indexOf('weights'), k.indexOf('weights') + 4);
+  return k.slice(k.indexOf('weights'), k.indexOf('weights') + 5);
 };
 
 describe('weights, inputs and total_bytes', () => {
@@ -41,7 +41,8 @@ describe('weights, inputs and total_bytes', () => {
     expect(doc.weights).toEqual(W);
     expect(doc.inputs).toEqual({ bytes: 4915200, count: 1, unknown: 0, in_arena: false });
     expect(doc.total_bytes).toBe(48924164);
-    expect(keysAfterWeights(doc)).toEqual(['weights', 'inputs', 'total_bytes', 'transients']);
+    expect(keysAfterWeights(doc)).toEqual(['weights', 'inputs', 'total_bytes', 'total_unknown_reason', 'transients']);
+    expect(doc.total_unknown_reason).toBe(null);
   });
 
   it('with --include-inputs the input is in the arena (the peak unchanged) and the total leaves it out', () => {
@@ -51,7 +52,7 @@ describe('weights, inputs and total_bytes', () => {
     expect(doc.total_bytes).toBe(4687364 + 39321600);
   });
 
-  it('deferred (no dims): the input of unknown size is counted as such, total_bytes null', () => {
+  it('deferred (no dims): the input of unknown size is counted as such, total_bytes null and why', () => {
     const doc = model(OCR_DET).call('plan', ['--no-nodes']);
     expect(doc.status).toBe('deferred');
     expect(doc.weights).toEqual({
@@ -64,6 +65,7 @@ describe('weights, inputs and total_bytes', () => {
     });
     expect(doc.inputs).toEqual({ bytes: 0, count: 0, unknown: 1, in_arena: false });
     expect(doc.total_bytes).toBe(null);
+    expect(doc.total_unknown_reason).toBe('the plan is deferred');
   });
 
   it("Silero VAD v5 (the page's example): the whole model's weights and three inputs; the bodies have neither", () => {

@@ -620,10 +620,13 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         MP_JSON_KEY(j, "inputs");
         json_tally(j, p->input_bytes, p->n_inputs_known, p->n_inputs_unknown, "in_arena", p->options.include_inputs,
                    NULL);
+        const char *why = memplan_plan_total(p, c->r->strategy, &total);
         MP_JSON_KEY(j, "total_bytes");
-        if (memplan_plan_total(p, c->r->strategy, &total)) mp_json_null(j);
+        if (why) mp_json_null(j);
         else
             mp_json_uint(j, total);
+        MP_JSON_KEY(j, "total_unknown_reason"); /* why total_bytes is null, as the text's "total: unknown (...)" */
+        mp_json_str(j, why);
     }
     MP_JSON_KEY(j, "transients");
     json_transients(j, c);

@@ -259,6 +259,9 @@ export interface PlanDocument {
   /** The main graph's plan only: what a runtime holds, weights.bytes + inputs.bytes (unless in_arena) +
    *  peak_bytes; null while deferred or when a weight or a graph input has no known size. */
   total_bytes?: number | null;
+  /** The main graph's plan only: why total_bytes is null (the text's "total: unknown (...)"), e.g. "the plan is
+   *  deferred", "some weights have no known size"; null when total_bytes is known. */
+  total_unknown_reason?: string | null;
   /** One buffer per control-flow node: its body's memory, live at the node's position. */
   transients: {
     node: string;

@@ -95,15 +95,8 @@ export function memoryCards(root, { body = false } = {}) {
         ' (total_bytes)',
     };
   } else {
-    const why = !mem.hasTotal
-      ? 'not in this plan document'
-      : root?.status !== 'planned'
-        ? 'the plan is deferred'
-        : w?.unknown
-          ? `${plural(w.unknown, 'weight')} of unknown size`
-          : inp?.unknown
-            ? `${plural(inp.unknown, 'input')} of unknown size`
-            : 'beyond 64 bits';
+    // the core's reason (memplan_plan_total); a document from before it gave one says only that it is null
+    const why = !mem.hasTotal ? 'not in this plan document' : (mem.totalWhy ?? 'not given');
     total = {
       value: '—',
       exact: why,

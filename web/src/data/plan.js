@@ -88,7 +88,9 @@ const countOrNull = (v) => (Number.isInteger(v) || typeof v === 'bigint' ? v : n
  * plan only: a body's inputs are its parent's buffers), total: total_bytes
  * (weights + inputs outside the arena + peak) or null (deferred, a size
  * unknown, or a plan document without it), hasTotal: the document has
- * total_bytes}. Counts exact: a BigInt beyond 2^53.
+ * total_bytes, totalWhy: why it is null, as the core says it
+ * (total_unknown_reason; null when known or not given)}. Counts exact: a
+ * BigInt beyond 2^53.
  */
 export function modelMemory(json) {
   // {bytes, count, unknown, ...flag(t)} of a weights or inputs tally t, or null.
@@ -104,6 +106,7 @@ export function modelMemory(json) {
     inputs: tally(json?.inputs, (t) => ({ inArena: t.in_arena === true })),
     total: countOrNull(json?.total_bytes),
     hasTotal: json ? Object.hasOwn(json, 'total_bytes') : false,
+    totalWhy: typeof json?.total_unknown_reason === 'string' ? json.total_unknown_reason : null,
   };
 }
 
