@@ -3,8 +3,9 @@
 
 Plans each model with `memplan plan --json` (its own shape inference), binding
 every dim name the plan reports as unbound to a value (default 64; names
-containing "seq"/"len"/"time" get 512, "batch" gets 1), and prints the arena
-against the lower bound. With --onnx-infer the model first gets the value_info
+containing "seq"/"len"/"time" get 512, "batch" gets 1) and every input whose
+value it asks for (`unknown.value_inputs`: a sample rate "sr" gets 16000, others
+1), and prints the arena against the lower bound. With --onnx-infer the model first gets the value_info
 of Debian's onnx.shape_inference.infer_shapes (the old way, for comparison).
 Usage: arena_vs_bound.py MEMPLAN_EXE [--budget-ms N] [--onnx-infer] MODEL...
 """
@@ -20,13 +21,20 @@ import onnx
 from onnx import shape_inference
 
 
-def bind_value(name):
+def bind_value(name, scale=1):
     low = name.lower()
     if "batch" in low:
         return 1
     if any(k in low for k in ("seq", "len", "time", "sample")):
-        return 512
-    return 64
+        return 512 * scale
+    return 64 * scale
+
+
+def input_value(name):
+    low = name.lower()
+    if low == "sr" or "rate" in low:
+        return 16000
+    return 1
 
 
 def plan(exe, path, extra):
@@ -64,10 +72,28 @@ def main():
             f.write(model.SerializeToString())
             tmp = f.name
         try:
-            binds = []
-            doc = plan(exe, tmp, ["--budget-ms", budget])
-            if doc["status"] == "deferred" and doc["unknown"]["dims"]:
-                binds = [a for d in doc["unknown"]["dims"][:256] for a in ("--dim", f"{d}={bind_value(d)}")]
+            first = plan(exe, tmp, ["--budget-ms", budget])
+            # Dims first, then the input values a bound dim may reveal (an If on
+            # the sample rate), until the plan asks for nothing new; when it is
+            # still deferred (a size negative: the dims too small for the
+            # model, as 64 samples for Silero VAD's 256-wide STFT), again
+            # with the dims 8 and 64 times larger.
+            for scale in (1, 8, 64):
+                doc, binds, bound = first, [], set()
+                for _ in range(4):
+                    if doc["status"] != "deferred":
+                        break
+                    asked = [("--dim", d, bind_value(d, scale)) for d in doc["unknown"]["dims"][:256]]
+                    asked += [("--value", v, input_value(v)) for v in doc["unknown"].get("value_inputs", [])]
+                    new = [a for a in asked if a[1] not in bound]
+                    if not new:
+                        break
+                    for flag, name, value in new:
+                        bound.add(name)
+                        binds += [flag, f"{name}={value}"]
+                    doc = plan(exe, tmp, ["--budget-ms", budget, *binds])
+                if doc["status"] != "deferred" or not binds:
+                    break
             t0 = time.perf_counter()
             doc = plan(exe, tmp, ["--budget-ms", budget, *binds])
             ms = (time.perf_counter() - t0) * 1000
