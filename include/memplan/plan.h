@@ -109,10 +109,10 @@ typedef enum memplan_heuristic {
     MEMPLAN_HEUR_SLOT_LAYOUT = 16,
     /* The exact mode: a complete search at a target height in the manner
      * of MiniMalloc, run with the search (it needs MEMPLAN_HEUR_SEARCH too)
-     * on up to 2,048 non-zero buffers. It shares the budget: an eighth at
-     * the lower bound first, then the annealing, then a quarter below the
-     * best arena found (each decision tried first along the best packing
-     * so far); it proves plans optimal or bounds stronger. */
+     * on up to 2,048 non-zero buffers. It shares the budget: a quarter at
+     * the lower bound first, then half to the annealing, then a quarter
+     * below the best arena found (each decision tried first along the best
+     * packing so far); it proves plans optimal or bounds stronger. */
     MEMPLAN_HEUR_EXACT = 32
 } memplan_heuristic;
 
