@@ -1,7 +1,9 @@
 /* test_plan_firstfit.c -- first fit and best fit through the interval index
  * (pack_firstfit.c) against plain quadratic versions of the same rules,
  * offset for offset, on thousands of random instances (best fit also
- * against pack_greedy.c's decoder), and greedy-size above 4,096 buffers. */
+ * against pack_greedy.c's decoder; first fit also around pinned buffers),
+ * greedy-size above 4,096 buffers, and the squeaky-wheel rounds that are
+ * the search there (pack_squeaky.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,6 +98,27 @@ static uint64_t plain_first_fit(const memplan_buffer *b, const uint64_t *size, s
     return plain_fit(b, size, n, order, false, off);
 }
 
+/* First fit around obstacles: order[0..pinned) stay at off[], the rest each
+ * at its plain first fit. O(n^2) per buffer. */
+static uint64_t plain_first_fit_around(const memplan_buffer *b, const uint64_t *size, size_t n, const size_t *order,
+                                       size_t pinned, uint64_t *off) {
+    bool *placed = calloc(n, sizeof *placed);
+    size_t *live = malloc(n * sizeof *live);
+    assert_true(placed && live);
+    uint64_t height = 0;
+    for (size_t k = 0; k < n; k++) {
+        size_t i = order[k];
+        if (size[i] == 0) off[i] = 0;
+        else if (k >= pinned)
+            off[i] = first_fit_offset(size, off, live, placed_live(b, size, n, placed, i, live), i);
+        placed[i] = true;
+        height = MP_MAX(height, off[i] + size[i]);
+    }
+    free(placed);
+    free(live);
+    return height;
+}
+
 /* Check mp_first_fit and mp_best_fit against the references on b[0..n) in
  * a random order; best fit, when no size is 0, against mp_greedy_decode
  * too (which places zero sizes in a gap of its own). Every plan validates. */
@@ -135,6 +158,32 @@ static void check_instance(const memplan_buffer *b, size_t n) {
         assert_int_equal(mp_greedy_decode(g, order, want, &work), got_h);
         for (size_t i = 0; i < n; i++) assert_int_equal(got[i], want[i]);
         mp_greedy_free(g);
+    }
+    /* Around obstacles: a random third of the first fit's plan kept where
+     * it is, the rest placed again in a new order around it. */
+    {
+        uint64_t *plan = malloc(n * sizeof *plan), h = 0, want_h, work = 0;
+        assert_non_null(plan);
+        mp_times t;
+        assert_true(mp_times_init(&t, b, n));
+        assert_true(mp_first_fit(&in, &t, order, plan, &h, &work));
+        size_t pinned = n / 3;
+        for (size_t i = n; i > pinned + 1; i--) { /* shuffle the rest */
+            size_t j = pinned + (size_t)below(i - pinned), x = order[i - 1];
+            order[i - 1] = order[j];
+            order[j] = x;
+        }
+        memcpy(want, plan, n * sizeof *want);
+        memcpy(got, plan, n * sizeof *got);
+        want_h = plain_first_fit_around(b, size, n, order, pinned, want);
+        assert_true(mp_first_fit_around(&in, &t, order, pinned, got, &h, &work));
+        mp_times_free(&t);
+        assert_int_equal(h, want_h);
+        for (size_t i = 0; i < n; i++) assert_int_equal(got[i], want[i]);
+        for (size_t k = 0; k < pinned; k++)
+            if (size[order[k]]) assert_int_equal(got[order[k]], plan[order[k]]);
+        assert_int_equal(memplan_validate_arena(b, n, got, 1, h, NULL, NULL), MEMPLAN_OK);
+        free(plan);
     }
     free((void *)in.by_start);
     free(size), free(want), free(got), free(order);
@@ -307,6 +356,98 @@ static void test_greedy_size_above_limit(void **state) {
     free(b), free(size), free(want[0]), free(want[1]), free(order), free(r), free(key);
 }
 
+/* Random lifetimes as bench_pack --random makes them: n buffers starting
+ * over n/2 steps, living 1-1000 steps (log-uniform), 64 B - 1 MiB. */
+static memplan_buffer *random_lifetimes(size_t n, uint64_t **size) {
+    memplan_buffer *b = malloc(n * sizeof *b);
+    *size = malloc(n * sizeof **size);
+    assert_true(b && *size);
+    for (size_t i = 0; i < n; i++) {
+        int64_t s = (int64_t)below(n / 2), len = (int64_t)exp((double)below(1000000) / 1e6 * log(1000.0));
+        b[i] = (memplan_buffer){64 * (1 + below(16384)), s, s + (len < 1 ? 1 : len)};
+        (*size)[i] = b[i].size;
+    }
+    return b;
+}
+
+/* mp_squeaky from the first fit on the pressure order (p = 8): never
+ * higher, lower here, a valid plan, the same plan every time for the same
+ * quota, and nothing moved on a quota of 0. */
+static void test_squeaky_rounds(void **state) {
+    (void)state;
+    enum { N = 6000 };
+    uint64_t *size, lb = 0, work = 0, h0 = 0;
+    rng_state = 4242;
+    memplan_buffer *b = random_lifetimes(N, &size);
+    int64_t horizon = 0;
+    for (size_t i = 0; i < N; i++) horizon = MP_MAX(horizon, b[i].end);
+    size_t *order = malloc(N * sizeof *order);
+    double *r = malloc(N * sizeof *r), *key = malloc(N * sizeof *key);
+    uint64_t *first = malloc(N * sizeof *first), *a = malloc(N * sizeof *a), *c = malloc(N * sizeof *c);
+    assert_true(order && r && key && first && a && c);
+    assert_int_equal(memplan_lower_bound(b, N, 1, &lb, NULL), MEMPLAN_OK);
+    pressure_ratios(b, N, horizon + 1, r);
+    for (size_t i = 0; i < N; i++) {
+        double q = r[i] * r[i];
+        q *= q;
+        key[i] = (double)size[i] * q * q;
+        order[i] = i;
+    }
+    sort_ctx = b;
+    sort_key = key;
+    qsort(order, N, sizeof *order, cmp_greedy_q);
+    mp_pack_input in = {b, N, size, NULL, lb};
+    mp_times t;
+    assert_true(mp_times_init(&t, b, N));
+    assert_true(mp_first_fit(&in, &t, order, first, &h0, &work));
+    uint64_t ha = h0, hc = h0;
+    memcpy(a, first, N * sizeof *a);
+    assert_true(mp_squeaky(&in, &t, key, a, &ha, 0, 0, &work)); /* no work: nothing moves */
+    assert_int_equal(ha, h0);
+    assert_memory_equal(a, first, N * sizeof *a);
+    assert_true(mp_squeaky(&in, &t, key, a, &ha, 20000000, 0, &work));
+    memcpy(c, first, N * sizeof *c);
+    assert_true(mp_squeaky(&in, &t, key, c, &hc, 20000000, 0, &work));
+    assert_int_equal(ha, hc);
+    assert_memory_equal(a, c, N * sizeof *a);
+    assert_int_equal(h0, 171986944);
+    assert_int_equal(ha, 170722496); /* the rounds lower this one, 1.0204x -> 1.0129x the bound */
+    assert_int_equal(lb, 168555008);
+    assert_int_equal(memplan_validate_arena(b, N, a, 1, ha, NULL, NULL), MEMPLAN_OK);
+    mp_times_free(&t);
+    free(b), free(size), free(order), free(r), free(key), free(first), free(a), free(c);
+}
+
+/* memplan_pack above 4,096 buffers: the budget buys squeaky rounds (the
+ * winner "search"), lower than greedy-size and time-fit alone, valid, the
+ * same for the same options; budget 0 runs none. */
+static void test_pack_search_above_limit(void **state) {
+    (void)state;
+    enum { N = 6000 };
+    uint64_t *size;
+    rng_state = 99;
+    memplan_buffer *b = random_lifetimes(N, &size);
+    memplan_pack_options o;
+    memplan_pack_options_init(&o);
+    memplan_arena_plan p0, p1, p2;
+    memplan_error err = {0};
+    o.budget_ms = 0;
+    assert_int_equal(memplan_pack(b, N, &o, &p0, &err), MEMPLAN_OK);
+    assert_int_not_equal(p0.heuristic, MEMPLAN_HEUR_SEARCH);
+    o.budget_ms = 100;
+    o.wall_cap_ms = 600000; /* the work count ends it */
+    assert_int_equal(memplan_pack(b, N, &o, &p1, &err), MEMPLAN_OK);
+    assert_int_equal(memplan_pack(b, N, &o, &p2, &err), MEMPLAN_OK);
+    assert_int_equal(p1.heuristic, MEMPLAN_HEUR_SEARCH);
+    assert_int_equal(p0.arena_bytes, 172277504);
+    assert_int_equal(p1.arena_bytes, 171660352);
+    assert_int_equal(p1.arena_bytes, p2.arena_bytes);
+    assert_memory_equal(p1.offset, p2.offset, N * sizeof *p1.offset);
+    assert_int_equal(memplan_validate_arena(b, N, p1.offset, 64, p1.arena_bytes, NULL, &err), MEMPLAN_OK);
+    memplan_arena_plan_free(&p0), memplan_arena_plan_free(&p1), memplan_arena_plan_free(&p2);
+    free(b), free(size);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hand_case),
@@ -314,6 +455,8 @@ int main(void) {
         cmocka_unit_test(test_matches_plain_fits),
         cmocka_unit_test(test_best_fit_larger),
         cmocka_unit_test(test_greedy_size_above_limit),
+        cmocka_unit_test(test_squeaky_rounds),
+        cmocka_unit_test(test_pack_search_above_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,7 +96,9 @@ typedef enum memplan_heuristic {
     MEMPLAN_HEUR_TIME_FIT = 2,    /* by start (then size desc), best-fit gap */
     MEMPLAN_HEUR_SKYLINE = 4,     /* bottom-up skyline decoder, by size desc */
     MEMPLAN_HEUR_SEARCH = 8,      /* annealing over the skyline priority order,
-                                   * forward then on time-reversed buffers */
+                                   * forward then on time-reversed buffers;
+                                   * above 4,096 buffers squeaky-wheel rounds
+                                   * of the first fit near the arena's top */
     /* Not in MEMPLAN_HEUR_ALL: the fallback when buffers overlap so much
      * that the best-fit decoders would be quadratic (the sum over buffers of
      * the buffers live at their start exceeds MEMPLAN_PACK_OVERLAP_MAX, or 8x

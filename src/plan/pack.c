@@ -204,11 +204,11 @@ static void pressure_keys(pressure *pr, int p) {
 
 /* Size limits that keep large plans fast (measured on model-like and
  * random-lifetime sets, see bench/): above MP_PACK_MANY buffers the skyline
- * tries one order only, time-fit runs first and greedy-size places by
- * first fit through an interval index (pack_firstfit.c) instead of best
- * fit over a conflict walk; above MP_PACK_HUGE only time-fit and that first
- * fit run (the O(n log n + n k) and the indexed one; the skyline and the
- * search cost several times more there). Best fit through the same index
+ * tries one order only, time-fit runs first, greedy-size places by first
+ * fit through an interval index (pack_firstfit.c) instead of best fit over
+ * a conflict walk, and the search is squeaky-wheel rounds of that first
+ * fit (run_squeaky) instead of the annealing; above MP_PACK_HUGE the
+ * skyline does not run either (it costs several times more there). Best fit through the same index
  * (mp_best_fit, the rule of the smaller sets) loses to that first fit on
  * every large set measured (random lifetimes 1.10-1.14x the bound against
  * 1.04x, model-like 1.08-1.16x against 1.02-1.05x, at 10k-1M) and costs
@@ -470,6 +470,31 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
     return ok;
 }
 
+/* The improvement search above MP_PACK_MANY buffers: squeaky-wheel rounds
+ * of the first fit near the arena's top (pack_squeaky.c), from the best
+ * plan so far, on SQUEAKY_WORK_PER_MS steps per budget millisecond (a
+ * round at 100k random buffers: ~3 M steps, ~17 ms). The annealing over the
+ * skyline's order, which it replaced there, never beat greedy-size's first
+ * fit on the random or model-like sets of 10k and 30k buffers at 20 or 300
+ * ms; these rounds lower both (bench/README.md "Squeaky-wheel rounds"). */
+#define SQUEAKY_WORK_PER_MS 150000u
+static bool run_squeaky(packer *p, const memplan_pack_options *opt) {
+    pressure pr = {&p->in, packer_times(p), NULL, NULL};
+    bool ok = pr.times && pressure_peaks(&pr);
+    if (ok) {
+        pressure_keys(&pr, 8);
+        double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+        uint64_t height = p->out->arena_bytes, before = height;
+        memcpy(p->trial, p->out->offset, p->in.n * sizeof *p->trial);
+        ok = mp_squeaky(&p->in, pr.times, pr.key, p->trial, &height, (uint64_t)opt->budget_ms * SQUEAKY_WORK_PER_MS,
+                        mp_now_ms() + cap, &p->work);
+        if (height < before) keep_if_better(p, height, MEMPLAN_HEUR_SEARCH);
+    }
+    free(pr.key);
+    free(pr.peak);
+    return ok;
+}
+
 /* The exact mode's steps per budget millisecond (pack_exact.c counts a
  * step per buffer scanned, overlap followed or section checked): about
  * 80% of the time, as WORK_PER_MS, at 0.5-1.1 M steps per ms measured on
@@ -595,7 +620,8 @@ static bool run_skyline(packer *p, unsigned which, const memplan_pack_options *o
     }
     if (ok) memcpy(p->order, best_order, p->in.n * sizeof *best_order);
     free(best_order);
-    if (ok && (which & MEMPLAN_HEUR_SEARCH) && opt->budget_ms > 0 && p->out->arena_bytes > p->in.lower_bound)
+    if (ok && (which & MEMPLAN_HEUR_SEARCH) && opt->budget_ms > 0 && p->out->arena_bytes > p->in.lower_bound &&
+        p->in.n <= MP_PACK_MANY) /* above, run_squeaky */
         ok = run_improve(p, which, opt, s);
     mp_skyline_free(s);
     return ok;
@@ -688,6 +714,8 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
     else
         memplan_pack_options_init(&opt);
     unsigned which = opt.heuristics ? opt.heuristics : MEMPLAN_HEUR_ALL;
+    /* Above MP_PACK_MANY buffers the search is run_squeaky's. */
+    bool squeak = n > MP_PACK_MANY && (which & MEMPLAN_HEUR_SEARCH);
     if (which == MEMPLAN_HEUR_ALL && n > MP_PACK_HUGE) which = MEMPLAN_HEUR_TIME_FIT | MEMPLAN_HEUR_GREEDY_SIZE;
     if (which & ~MEMPLAN_HEUR_ALL)
         return memplan_error_set(err, MEMPLAN_EUSAGE, "pack: unknown heuristic bits 0x%x", which);
@@ -718,6 +746,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
             const mp_times *t = which & MEMPLAN_HEUR_GREEDY_SIZE ? packer_times(&p) : NULL;
             bool ff_ok = t && mp_first_fit_lists(&p.in, t, &most);
             if (!ff_ok || most > MP_FF_LISTS_MAX) st = slot_layout(&p, bufs, n, opt.align, err);
+            if (!ff_ok || most > MP_FF_LISTS_MAX) squeak = false; /* first fit would be quadratic there */
             which &= MEMPLAN_HEUR_GREEDY_SIZE;
         }
         /* A plan at the lower bound is optimal, and a later heuristic only
@@ -729,6 +758,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
             ok = run_greedy(&p, which & (MEMPLAN_HEUR_TIME_FIT | MEMPLAN_HEUR_GREEDY_SIZE));
         if (ok && n > 0 && (which & (MEMPLAN_HEUR_SKYLINE | MEMPLAN_HEUR_SEARCH)) && !at_bound(&p))
             ok = run_skyline(&p, which, &opt);
+        if (ok && squeak && opt.budget_ms > 0 && !at_bound(&p)) ok = run_squeaky(&p, &opt);
         if (!ok) st = memplan_error_set(err, MEMPLAN_ENOMEM, "pack: out of memory for %zu buffers", n);
     }
     if (st == MEMPLAN_OK) {

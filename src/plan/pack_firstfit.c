@@ -572,9 +572,11 @@ static void ff_insert(ff *f, size_t i, uint64_t y, uint64_t h) {
     f->work += f->nsets + 1;
 }
 
-/* Place the buffers in order, each at its first fit or its best fit. */
-static bool ff_place(const mp_pack_input *in, const mp_times *times, const size_t *order, bool best, uint64_t *off,
-                     uint64_t *height, uint64_t *work) {
+/* Place the buffers in order, each at its first fit or its best fit; the
+ * first `pinned` of the order stay at their offsets in off[] (they must not
+ * overlap one another). */
+static bool ff_place(const mp_pack_input *in, const mp_times *times, const size_t *order, size_t pinned, bool best,
+                     uint64_t *off, uint64_t *height, uint64_t *work) {
     *height = 0;
     if (in->n == 0) return true;
     ff f;
@@ -582,11 +584,15 @@ static bool ff_place(const mp_pack_input *in, const mp_times *times, const size_
     for (size_t k = 0; ok && k < in->n; k++) {
         size_t i = order[k];
         uint64_t h = in->size[i];
-        off[i] = 0;
-        if (h == 0) continue; /* conflicts with nothing */
-        ff_queue(&f, i);
-        ff_queue_partials(&f, i);
-        off[i] = best ? ff_best(&f, h) : ff_settle(&f, 0, h);
+        if (h == 0) { /* conflicts with nothing */
+            off[i] = 0;
+            continue;
+        }
+        if (k >= pinned) {
+            ff_queue(&f, i);
+            ff_queue_partials(&f, i);
+            off[i] = best ? ff_best(&f, h) : ff_settle(&f, 0, h);
+        }
         if (!f.oom) ff_insert(&f, i, off[i], h);
         ok = !f.oom;
         *height = MP_MAX(*height, off[i] + h);
@@ -598,9 +604,14 @@ static bool ff_place(const mp_pack_input *in, const mp_times *times, const size_
 
 bool mp_first_fit(const mp_pack_input *in, const mp_times *times, const size_t *order, uint64_t *off, uint64_t *height,
                   uint64_t *work) {
-    return ff_place(in, times, order, false, off, height, work);
+    return ff_place(in, times, order, 0, false, off, height, work);
+}
+
+bool mp_first_fit_around(const mp_pack_input *in, const mp_times *times, const size_t *order, size_t pinned,
+                         uint64_t *off, uint64_t *height, uint64_t *work) {
+    return ff_place(in, times, order, pinned, false, off, height, work);
 }
 
 bool mp_best_fit(const mp_pack_input *in, const size_t *order, uint64_t *off, uint64_t *height, uint64_t *work) {
-    return ff_place(in, NULL, order, true, off, height, work);
+    return ff_place(in, NULL, order, 0, true, off, height, work);
 }

@@ -93,6 +93,21 @@ void mp_times_free(mp_times *t);
 bool mp_first_fit(const mp_pack_input *in, const mp_times *times, const size_t *order, uint64_t *off, uint64_t *height,
                   uint64_t *work);
 
+/* The same, the first `pinned` buffers of the order kept at their offsets
+ * in off[] (obstacles, which must not overlap one another) and the rest
+ * placed around them. */
+bool mp_first_fit_around(const mp_pack_input *in, const mp_times *times, const size_t *order, size_t pinned,
+                         uint64_t *off, uint64_t *height, uint64_t *work);
+
+/* Squeaky-wheel rounds of the first fit near the arena's top
+ * (pack_squeaky.c), from the plan off[] of height *height: key holds the
+ * buffers' pressure keys. The lowest plan found goes to off[] and *height.
+ * Stops after `quota` steps (counted into *work) or at the mp_now_ms()
+ * deadline (0: none). false: out of memory (off[] is then still a valid
+ * plan of height *height). */
+bool mp_squeaky(const mp_pack_input *in, const mp_times *times, const double *key, uint64_t *off, uint64_t *height,
+                uint64_t quota, double deadline, uint64_t *work);
+
 /* The longest of the first fit's per-block lists (the buffers with an end
  * inside one leaf block), which each placement there scans: a few hundred
  * on random and model-like sets of any size, n when n buffers share their
