@@ -236,6 +236,7 @@ typedef struct packer {
     uint64_t work;
     uint64_t proven; /* no arena lower than this exists */
     uint64_t unit;   /* gcd of the aligned sizes: the lowest height is a multiple */
+    double *key8;    /* the p = 8 pressure keys, kept by run_first_fit for run_squeaky */
 } packer;
 
 /* The height of the trial offsets: the highest top. */
@@ -274,6 +275,12 @@ static bool run_first_fit(packer *p) {
         uint64_t height = 0;
         ok = pressure_order(&pr, p->order) && mp_first_fit(&p->in, pr.times, p->order, p->trial, &height, &p->work);
         if (ok) keep_if_better(p, height, MEMPLAN_HEUR_GREEDY_SIZE);
+        if (ok && e == 8 && !p->key8) { /* for run_squeaky: the keys themselves above MP_PACK_HUGE, else a copy */
+            p->key8 = p->in.n > MP_PACK_HUGE ? pr.key : mp_malloc_big(p->in.n * sizeof *p->key8);
+            if (p->key8 == pr.key) pr.key = NULL;
+            else if (p->key8)
+                memcpy(p->key8, pr.key, p->in.n * sizeof *p->key8);
+        }
     }
     free(pr.key);
     free(pr.peak);
@@ -480,14 +487,14 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
 #define SQUEAKY_WORK_PER_MS 150000u
 static bool run_squeaky(packer *p, const memplan_pack_options *opt) {
     pressure pr = {&p->in, packer_times(p), NULL, NULL};
-    bool ok = pr.times && pressure_peaks(&pr);
+    bool ok = pr.times && (p->key8 || pressure_peaks(&pr)); /* greedy-size's keys, or made here */
     if (ok) {
-        pressure_keys(&pr, 8);
+        if (!p->key8) pressure_keys(&pr, 8);
         double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
         uint64_t height = p->out->arena_bytes, before = height;
         memcpy(p->trial, p->out->offset, p->in.n * sizeof *p->trial);
-        ok = mp_squeaky(&p->in, pr.times, pr.key, p->trial, &height, (uint64_t)opt->budget_ms * SQUEAKY_WORK_PER_MS,
-                        mp_now_ms() + cap, &p->work);
+        ok = mp_squeaky(&p->in, pr.times, p->key8 ? p->key8 : pr.key, p->trial, &height,
+                        (uint64_t)opt->budget_ms * SQUEAKY_WORK_PER_MS, mp_now_ms() + cap, &p->work);
         if (height < before) keep_if_better(p, height, MEMPLAN_HEUR_SEARCH);
     }
     free(pr.key);
@@ -776,6 +783,7 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
     free(p.trial);
     free(p.order);
     free(p.rank);
+    free(p.key8);
     if (st != MEMPLAN_OK) memplan_arena_plan_free(out);
     return st;
 }

@@ -18,7 +18,10 @@
  * are placed again, in the boosted order, around every other buffer live
  * with them, kept where it is (mp_first_fit_around on that sub-problem);
  * the rest of the arena does not move. So a round costs a few thousand
- * placements at 100k buffers, not 100k. Each round goes on from the
+ * placements at 100k buffers, not 100k. Where those would cost more than
+ * the work left (long-lived squeaky buffers: a margin of a million-buffer
+ * model-like set's mean lifetime held half of it), the margin is halved
+ * until they fit, and the rounds end when even none does. Each round goes on from the
  * previous one's plan (a worse round is not undone: the boosts need the
  * packing they were earned in), and the lowest plan seen is kept.
  *
@@ -42,12 +45,12 @@
 typedef struct squeaky {
     const mp_pack_input *in;
     const mp_times *times;
-    const double *key; /* pressure keys, boosted by doubling */
-    double *boost;     /* per buffer: key x boost orders the rounds */
-    uint64_t *cur;     /* the plan the rounds go on from */
-    int32_t *mark;     /* per time rank: a difference array, then coverage */
-    size_t *pre;       /* prefix counts of covered ranks */
-    unsigned char *sel; /* per buffer: 1 free, 2 kept around them, 0 neither */
+    const double *key;  /* pressure keys, boosted by doubling */
+    double *boost;      /* per buffer: key x boost orders the rounds */
+    uint64_t *cur;      /* the plan the rounds go on from */
+    int32_t *mark;      /* per time rank: a difference array, then coverage */
+    size_t *pre;        /* prefix counts of covered ranks */
+    unsigned char *sel; /* per buffer: 4 squeaky; then 1 free, 2 kept around them, 0 neither */
     /* the sub-problem of one round */
     memplan_buffer *sb;
     uint64_t *ssize, *soff;
@@ -98,8 +101,7 @@ static bool squeaky_init(squeaky *q, const mp_pack_input *in, const mp_times *t,
 }
 
 /* Mark the time ranks covered by [lo - m, hi + m) of each buffer with
- * sel[i] == want (m = 0 or the margin), then pre[] counts the covered ranks
- * before each rank. */
+ * sel[i] == want, then pre[] counts the covered ranks before each rank. */
 static void cover(squeaky *q, unsigned char want, size_t m, uint64_t *work) {
     size_t n = q->in->n, u = q->times->distinct;
     memset(q->mark, 0, (u + 1) * sizeof *q->mark);
@@ -144,23 +146,46 @@ static int cmp_boosted(const void *ctx, size_t a, size_t b) {
     return (i > j) - (i < j);
 }
 
-/* One round from q->cur at height h; its new height in *h. false: out of
- * memory (q->cur then unchanged). */
-static bool round_once(squeaky *q, uint64_t *h, uint64_t *work) {
+/* Steps a round is expected to cost per buffer it places again (about 400
+ * at 100k random buffers, the pinned ones' insertions included): a round
+ * that would take more than the work left is made smaller, then not run. */
+#define SQUEAK_STEPS_PER_FREE 300
+
+typedef enum { ROUND_DONE, ROUND_TOO_BIG, ROUND_NOMEM } round_result;
+
+/* Choose the buffers to place again: those live within a margin of a
+ * squeaky one (sel 4), the margin halved down to 0 until they are few
+ * enough for `left` steps; then sel 1 for them, 0 for the rest. false:
+ * too many even without a margin. */
+static bool choose_free(squeaky *q, uint64_t left, uint64_t *work) {
+    size_t n = q->in->n, m = q->margin, free_n;
+    for (;;) {
+        cover(q, 4, m, work);
+        free_n = 0;
+        for (size_t i = 0; i < n; i++) free_n += covered(q, i);
+        *work += n;
+        if ((uint64_t)free_n * SQUEAK_STEPS_PER_FREE <= left) break;
+        if (m == 0) return false;
+        m /= 2;
+    }
+    for (size_t i = 0; i < n; i++) q->sel[i] = covered(q, i) ? 1 : 0;
+    *work += n;
+    return true;
+}
+
+/* One round from q->cur at height h, on at most about `left` steps; its
+ * new height in *h. On ROUND_NOMEM q->cur is unchanged. */
+static round_result round_once(squeaky *q, uint64_t *h, uint64_t left, uint64_t *work) {
     const mp_pack_input *in = q->in;
     size_t n = in->n;
     uint64_t lim = (uint64_t)(SQUEAK_TOP * (double)*h);
     if (lim < in->lower_bound) lim = in->lower_bound;
-    /* The squeaky ones: boosted, and the free set is what lives near them. */
-    size_t loud = 0;
-    for (size_t i = 0; i < n; i++) {
-        q->sel[i] = in->size[i] > 0 && q->cur[i] + in->size[i] > lim;
-        if (q->sel[i]) q->boost[i] *= 2.0, loud++;
-    }
+    /* The squeaky ones (sel 4), and the buffers to place again near them. */
+    for (size_t i = 0; i < n; i++) q->sel[i] = in->size[i] > 0 && q->cur[i] + in->size[i] > lim ? 4 : 0;
     *work += n;
-    if (loud == 0) return true;
-    cover(q, 1, q->margin, work);
-    for (size_t i = 0; i < n; i++) q->sel[i] = covered(q, i) ? 1 : 0;
+    for (size_t i = 0; i < n; i++)
+        if (q->sel[i] == 4) q->boost[i] *= 2.0;
+    if (!choose_free(q, left, work)) return ROUND_TOO_BIG;
     /* Kept around them: every other buffer live with a free one. */
     cover(q, 1, 0, work);
     for (size_t i = 0; i < n; i++)
@@ -179,20 +204,20 @@ static bool round_once(squeaky *q, uint64_t *h, uint64_t *work) {
                 pinned += pass == 2;
             }
     *work += 2 * n + sn;
-    if (!mp_sort_idx(q->sorder + pinned, sn - pinned, cmp_boosted, q)) return false;
+    if (!mp_sort_idx(q->sorder + pinned, sn - pinned, cmp_boosted, q)) return ROUND_NOMEM;
     mp_times st;
-    if (!mp_times_init(&st, q->sb, sn)) return false;
+    if (!mp_times_init(&st, q->sb, sn)) return ROUND_NOMEM;
     mp_pack_input sub = {q->sb, sn, q->ssize, NULL, 0};
     uint64_t sh;
     bool ok = mp_first_fit_around(&sub, &st, q->sorder, pinned, q->soff, &sh, work);
     mp_times_free(&st);
-    if (!ok) return false;
+    if (!ok) return ROUND_NOMEM;
     *h = 0;
     for (size_t k = pinned; k < sn; k++) q->cur[q->sidx[k]] = q->soff[k];
     for (size_t i = 0; i < n; i++)
         if (in->size[i] > 0) *h = MP_MAX(*h, q->cur[i] + in->size[i]);
     *work += n + 4 * sn;
-    return true;
+    return ROUND_DONE;
 }
 
 bool mp_squeaky(const mp_pack_input *in, const mp_times *times, const double *key, uint64_t *off, uint64_t *height,
@@ -202,7 +227,9 @@ bool mp_squeaky(const mp_pack_input *in, const mp_times *times, const double *ke
     bool ok = squeaky_init(&q, in, times, key, off);
     uint64_t h = *height, spent = 0;
     while (ok && spent < quota && h > in->lower_bound && (deadline <= 0 || mp_now_ms() < deadline)) {
-        ok = round_once(&q, &h, &spent);
+        round_result r = round_once(&q, &h, quota - spent, &spent);
+        ok = r != ROUND_NOMEM;
+        if (r == ROUND_TOO_BIG) break;
         if (ok && h < *height) {
             *height = h;
             memcpy(off, q.cur, in->n * sizeof *off);
