@@ -376,7 +376,7 @@ static memplan_buffer *random_lifetimes(size_t n, uint64_t **size) {
 static void test_squeaky_rounds(void **state) {
     (void)state;
     enum { N = 6000 };
-    uint64_t *size, lb = 0, work = 0, h0 = 0;
+    uint64_t *size, lb = 0, work = 0, h0 = 0, rounds = 0, rounds2 = 0;
     rng_state = 4242;
     memplan_buffer *b = random_lifetimes(N, &size);
     int64_t horizon = 0;
@@ -402,13 +402,16 @@ static void test_squeaky_rounds(void **state) {
     assert_true(mp_first_fit(&in, &t, order, first, &h0, &work));
     uint64_t ha = h0, hc = h0;
     memcpy(a, first, N * sizeof *a);
-    assert_true(mp_squeaky(&in, &t, key, a, &ha, 0, 0, &work)); /* no work: nothing moves */
+    assert_true(mp_squeaky(&in, &t, key, a, &ha, 0, 0, &rounds, &work)); /* no work: nothing moves */
+    assert_int_equal(rounds, 0);
     assert_int_equal(ha, h0);
     assert_memory_equal(a, first, N * sizeof *a);
-    assert_true(mp_squeaky(&in, &t, key, a, &ha, 20000000, 0, &work));
+    assert_true(mp_squeaky(&in, &t, key, a, &ha, 20000000, 0, &rounds, &work));
     memcpy(c, first, N * sizeof *c);
-    assert_true(mp_squeaky(&in, &t, key, c, &hc, 20000000, 0, &work));
+    assert_true(mp_squeaky(&in, &t, key, c, &hc, 20000000, 0, &rounds2, &work));
     assert_int_equal(ha, hc);
+    assert_int_equal(rounds, 10); /* 20 M steps: ten rounds of ~2 M */
+    assert_int_equal(rounds2, 10);
     assert_memory_equal(a, c, N * sizeof *a);
     assert_int_equal(h0, 171986944);
     assert_int_equal(ha, 170722496); /* the rounds lower this one, 1.0204x -> 1.0129x the bound */
@@ -416,6 +419,45 @@ static void test_squeaky_rounds(void **state) {
     assert_int_equal(memplan_validate_arena(b, N, a, 1, ha, NULL, NULL), MEMPLAN_OK);
     mp_times_free(&t);
     free(b), free(size), free(order), free(r), free(key), free(first), free(a), free(c);
+}
+
+/* A squeaky buffer live all the time makes every buffer one to place
+ * again, whatever the margin: on less work than that costs no round runs
+ * (the plan stays as it was, valid); on enough, rounds run and keep a plan
+ * no higher. */
+static void test_squeaky_round_too_big(void **state) {
+    (void)state;
+    enum { N = 5000 };
+    uint64_t *size, lb = 0, work = 0, h0 = 0, rounds = 0;
+    rng_state = 7;
+    memplan_buffer *b = random_lifetimes(N, &size);
+    int64_t horizon = 0;
+    for (size_t i = 0; i < N; i++) horizon = MP_MAX(horizon, b[i].end);
+    b[0] = (memplan_buffer){1 << 20, 0, horizon}; /* live all the time */
+    size[0] = b[0].size;
+    size_t *order = malloc(N * sizeof *order);
+    double *key = malloc(N * sizeof *key);
+    uint64_t *plan = malloc(N * sizeof *plan), *off = malloc(N * sizeof *off);
+    assert_true(order && key && plan && off);
+    for (size_t i = 0; i < N; i++) order[i] = (i + 1) % N, key[i] = (double)size[i]; /* buffer 0 last: on top */
+    assert_int_equal(memplan_lower_bound(b, N, 1, &lb, NULL), MEMPLAN_OK);
+    mp_pack_input in = {b, N, size, NULL, lb};
+    mp_times t;
+    assert_true(mp_times_init(&t, b, N));
+    assert_true(mp_first_fit(&in, &t, order, plan, &h0, &work));
+    assert_int_equal(plan[0] + size[0], h0); /* the squeaky one */
+    uint64_t h = h0;
+    memcpy(off, plan, N * sizeof *off);
+    assert_true(mp_squeaky(&in, &t, key, off, &h, 300 * (uint64_t)N - 1, 0, &rounds, &work));
+    assert_int_equal(rounds, 0);
+    assert_int_equal(h, h0);
+    assert_memory_equal(off, plan, N * sizeof *off);
+    assert_true(mp_squeaky(&in, &t, key, off, &h, 100 * 300 * (uint64_t)N, 0, &rounds, &work));
+    assert_true(rounds > 0);
+    assert_true(h <= h0);
+    assert_int_equal(memplan_validate_arena(b, N, off, 1, h, NULL, NULL), MEMPLAN_OK);
+    mp_times_free(&t);
+    free(b), free(size), free(order), free(key), free(plan), free(off);
 }
 
 /* memplan_pack above 4,096 buffers: the budget buys squeaky rounds (the
@@ -439,6 +481,7 @@ static void test_pack_search_above_limit(void **state) {
     assert_int_equal(memplan_pack(b, N, &o, &p1, &err), MEMPLAN_OK);
     assert_int_equal(memplan_pack(b, N, &o, &p2, &err), MEMPLAN_OK);
     assert_int_equal(p1.heuristic, MEMPLAN_HEUR_SEARCH);
+    assert_int_equal(p1.iterations, 8); /* the rounds run */
     assert_int_equal(p0.arena_bytes, 172277504);
     assert_int_equal(p1.arena_bytes, 171660352);
     assert_int_equal(p1.arena_bytes, p2.arena_bytes);
@@ -456,6 +499,7 @@ int main(void) {
         cmocka_unit_test(test_best_fit_larger),
         cmocka_unit_test(test_greedy_size_above_limit),
         cmocka_unit_test(test_squeaky_rounds),
+        cmocka_unit_test(test_squeaky_round_too_big),
         cmocka_unit_test(test_pack_search_above_limit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

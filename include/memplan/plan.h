@@ -152,7 +152,8 @@ typedef struct memplan_arena_plan {
     uint64_t lower_bound_bytes;  /* memplan_lower_bound() */
     double gap_ratio;            /* arena / lower bound; 1 when both are 0 */
     memplan_heuristic heuristic; /* which one produced the kept offsets */
-    uint64_t iterations;         /* candidate orders the search evaluated */
+    uint64_t iterations;         /* candidate orders the search evaluated (above 4,096
+                                  * buffers: its squeaky-wheel rounds) */
     /* No arena is lower than this: the lower bound, or more when the exact
      * mode proved a height below it infeasible; arena_bytes when optimal. */
     uint64_t proven_lower_bound_bytes;

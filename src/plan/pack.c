@@ -494,7 +494,8 @@ static bool run_squeaky(packer *p, const memplan_pack_options *opt) {
         uint64_t height = p->out->arena_bytes, before = height;
         memcpy(p->trial, p->out->offset, p->in.n * sizeof *p->trial);
         ok = mp_squeaky(&p->in, pr.times, p->key8 ? p->key8 : pr.key, p->trial, &height,
-                        (uint64_t)opt->budget_ms * SQUEAKY_WORK_PER_MS, mp_now_ms() + cap, &p->work);
+                        (uint64_t)opt->budget_ms * SQUEAKY_WORK_PER_MS, mp_now_ms() + cap, &p->out->iterations,
+                        &p->work);
         if (height < before) keep_if_better(p, height, MEMPLAN_HEUR_SEARCH);
     }
     free(pr.key);

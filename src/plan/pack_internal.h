@@ -103,10 +103,10 @@ bool mp_first_fit_around(const mp_pack_input *in, const mp_times *times, const s
  * (pack_squeaky.c), from the plan off[] of height *height: key holds the
  * buffers' pressure keys. The lowest plan found goes to off[] and *height.
  * Stops after `quota` steps (counted into *work) or at the mp_now_ms()
- * deadline (0: none). false: out of memory (off[] is then still a valid
- * plan of height *height). */
+ * deadline (0: none); the rounds run are added to *rounds. false: out of
+ * memory (off[] is then still a valid plan of height *height). */
 bool mp_squeaky(const mp_pack_input *in, const mp_times *times, const double *key, uint64_t *off, uint64_t *height,
-                uint64_t quota, double deadline, uint64_t *work);
+                uint64_t quota, double deadline, uint64_t *rounds, uint64_t *work);
 
 /* The longest of the first fit's per-block lists (the buffers with an end
  * inside one leaf block), which each placement there scans: a few hundred

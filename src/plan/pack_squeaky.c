@@ -221,7 +221,7 @@ static round_result round_once(squeaky *q, uint64_t *h, uint64_t left, uint64_t 
 }
 
 bool mp_squeaky(const mp_pack_input *in, const mp_times *times, const double *key, uint64_t *off, uint64_t *height,
-                uint64_t quota, double deadline, uint64_t *work) {
+                uint64_t quota, double deadline, uint64_t *rounds, uint64_t *work) {
     if (in->n == 0 || *height <= in->lower_bound) return true;
     squeaky q;
     bool ok = squeaky_init(&q, in, times, key, off);
@@ -230,6 +230,7 @@ bool mp_squeaky(const mp_pack_input *in, const mp_times *times, const double *ke
         round_result r = round_once(&q, &h, quota - spent, &spent);
         ok = r != ROUND_NOMEM;
         if (r == ROUND_TOO_BIG) break;
+        *rounds += ok;
         if (ok && h < *height) {
             *height = h;
             memcpy(off, q.cur, in->n * sizeof *off);
