@@ -21,15 +21,16 @@
  * placements at 100k buffers, not 100k. Where those would cost more than
  * the work left (long-lived squeaky buffers: a margin of a million-buffer
  * model-like set's mean lifetime held half of it), the margin is halved
- * until they fit, and the rounds end when even none does. Each round goes on from the
- * previous one's plan (a worse round is not undone: the boosts need the
- * packing they were earned in), and the lowest plan seen is kept.
+ * until they fit, and the rounds end when even none does. Each round goes
+ * on from the previous one's plan (a worse round is not undone: the boosts
+ * need the packing they were earned in), and the lowest plan seen is kept.
  *
  * Measured on the random-lifetime sets of bench_pack --random 100000,
- * seeds 1-12 (bench/README.md "Squeaky-wheel rounds at scale"): the first
- * fit's 1.0070-1.0295 x the bound, four seeds above 1.02x, became
- * 1.0052-1.0259 after 30 rounds, one above. Deterministic: no randomness,
- * the rounds stop on counted work (first-fit steps and the scans here).
+ * seeds 1-24 (bench/README.md "Squeaky-wheel rounds at scale"): the first
+ * fit's 1.0070-1.0436 x the bound, 15 seeds within 1.02x, became
+ * 1.0003-1.0259 at 1000 ms (~50 rounds), 19 within. Deterministic: no
+ * randomness, the rounds stop on counted work (first-fit steps and the
+ * scans here).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -55,7 +56,6 @@ typedef struct squeaky {
     memplan_buffer *sb;
     uint64_t *ssize, *soff;
     size_t *sidx, *sorder;
-    size_t sn;
     size_t margin;
 } squeaky;
 
