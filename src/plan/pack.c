@@ -115,16 +115,6 @@ typedef struct pressure {
     double *peak;          /* per buffer: r, its highest load / the peak load */
 } pressure;
 
-/* A key's band: its exponent and two leading mantissa bits. The keys are
- * non-negative doubles, whose bit patterns order as they do: a band is
- * below 2^13 (bits 50-62). */
-_Static_assert(sizeof(double) == sizeof(uint64_t), "a key is 64 bits");
-static uint64_t pressure_band(double key) {
-    uint64_t bits;
-    memcpy(&bits, &key, sizeof bits);
-    return bits >> 50;
-}
-
 /* The pressure order into order[]: by band descending, then start, by one
  * radix sort of (band, start rank) packed in 64 bits (a rank is below
  * 2 n < 2^50), then each run of equal pairs by cmp_size_desc (size
@@ -136,7 +126,7 @@ static bool pressure_order(const pressure *pr, size_t *order) {
     size_t *tmp = mp_malloc_big((n ? n : 1) * sizeof *tmp);
     bool ok = k && tmp;
     for (size_t i = 0; ok && i < n; i++) {
-        k[i] = (0x1fffu - pressure_band(pr->key[i])) << 50 | (uint64_t)pr->times->lo[i];
+        k[i] = (0x1fffu - mp_pressure_band(pr->key[i])) << 50 | (uint64_t)pr->times->lo[i];
         order[i] = i;
     }
     ok = ok && mp_radix_sort(k, order, n);
@@ -374,6 +364,11 @@ static bool run_greedy(packer *p, unsigned which) {
 #define WORK_PER_MS 112500u
 #define SAFETY_FACTOR 8.0
 
+/* The wall-clock safety cap of the search's parts, in ms from their start. */
+static double wall_cap_ms(const memplan_pack_options *opt) {
+    return opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+}
+
 /* Decoder steps for a budget. Above MP_PACK_SLOW buffers a millisecond buys
  * proportionally fewer: a step cost ~5x more at 10,000 buffers when this was
  * set; since the fourth session's decoder changes it costs ~1.3x (10,000
@@ -464,7 +459,7 @@ static bool run_search(packer *p, const memplan_pack_options *opt, mp_skyline *s
     uint64_t quota = search_quota(opt->budget_ms, p->in.n);
     if (quota == 0) return true;
     uint64_t round = quota > ROUND_STEPS && p->in.n <= MP_PACK_SLOW ? ROUND_STEPS : quota;
-    double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+    double cap = wall_cap_ms(opt);
     double deadline = mp_now_ms() + cap;
     p->out->iterations = 0;
     bool ok = true;
@@ -490,7 +485,7 @@ static bool run_squeaky(packer *p, const memplan_pack_options *opt) {
     bool ok = pr.times && (p->key8 || pressure_peaks(&pr)); /* greedy-size's keys, or made here */
     if (ok) {
         if (!p->key8) pressure_keys(&pr, 8);
-        double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+        double cap = wall_cap_ms(opt);
         uint64_t height = p->out->arena_bytes, before = height;
         memcpy(p->trial, p->out->offset, p->in.n * sizeof *p->trial);
         ok = mp_squeaky(&p->in, pr.times, p->key8 ? p->key8 : pr.key, p->trial, &height,
@@ -587,7 +582,7 @@ static bool run_improve(packer *p, unsigned which, const memplan_pack_options *o
     for (size_t i = 0; i < p->in.n; i++) m += p->in.size[i] > 0;
     if ((which & MEMPLAN_HEUR_EXACT) && m <= MP_PACK_SLOW)
         x = mp_exact_new(&p->in); /* NULL: too large, or out of memory */
-    double cap = opt->wall_cap_ms ? (double)opt->wall_cap_ms : SAFETY_FACTOR * (double)opt->budget_ms + 100.0;
+    double cap = wall_cap_ms(opt);
     if (x) mp_exact_set_deadline(x, mp_now_ms() + cap);
     if (x) mp_exact_set_seed(x, opt->seed);
     bool ok = true;
@@ -753,8 +748,10 @@ memplan_status memplan_pack(const memplan_buffer *bufs, size_t n, const memplan_
             size_t most = 0;
             const mp_times *t = which & MEMPLAN_HEUR_GREEDY_SIZE ? packer_times(&p) : NULL;
             bool ff_ok = t && mp_first_fit_lists(&p.in, t, &most);
-            if (!ff_ok || most > MP_FF_LISTS_MAX) st = slot_layout(&p, bufs, n, opt.align, err);
-            if (!ff_ok || most > MP_FF_LISTS_MAX) squeak = false; /* first fit would be quadratic there */
+            if (!ff_ok || most > MP_FF_LISTS_MAX) {
+                st = slot_layout(&p, bufs, n, opt.align, err);
+                squeak = false; /* first fit would be quadratic there */
+            }
             which &= MEMPLAN_HEUR_GREEDY_SIZE;
         }
         /* A plan at the lower bound is optimal, and a later heuristic only

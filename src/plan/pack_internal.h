@@ -10,6 +10,8 @@
 #ifndef MEMPLAN_PLAN_PACK_INTERNAL_H
 #define MEMPLAN_PLAN_PACK_INTERNAL_H
 
+#include <string.h>
+
 #include "plan/plan_internal.h"
 
 typedef struct mp_pack_input {
@@ -92,6 +94,17 @@ void mp_times_free(mp_times *t);
 /* times: in->bufs's (mp_times_init), or NULL to make them here. */
 bool mp_first_fit(const mp_pack_input *in, const mp_times *times, const size_t *order, uint64_t *off, uint64_t *height,
                   uint64_t *work);
+
+/* A pressure key's band (pack.c's pressure orders, pack_squeaky.c's
+ * boosted ones): its exponent and two leading mantissa bits. The keys are
+ * non-negative doubles, whose bit patterns order as they do: a band is
+ * below 2^13 (bits 50-62). */
+_Static_assert(sizeof(double) == sizeof(uint64_t), "a key is 64 bits");
+static inline uint64_t mp_pressure_band(double key) {
+    uint64_t bits;
+    memcpy(&bits, &key, sizeof bits);
+    return bits >> 50;
+}
 
 /* The same, the first `pinned` buffers of the order kept at their offsets
  * in off[] (obstacles, which must not overlap one another) and the rest

@@ -124,18 +124,12 @@ static void cover(squeaky *q, unsigned char want, size_t m, uint64_t *work) {
 static bool covered(const squeaky *q, size_t i) { return q->pre[q->times->hi[i]] > q->pre[q->times->lo[i]]; }
 
 /* The boosted pressure order of the free buffers: band of key x boost
- * descending (as pack.c's pressure_band: exponent and two mantissa bits),
- * then the earlier start, the larger size, the longer lifetime, index. */
-static uint64_t band_of(double k) {
-    uint64_t bits;
-    memcpy(&bits, &k, sizeof bits);
-    return bits >> 50;
-}
-
+ * descending (mp_pressure_band), then the earlier start, the larger size,
+ * the longer lifetime, index. */
 static int cmp_boosted(const void *ctx, size_t a, size_t b) {
     const squeaky *q = ctx;
     size_t i = q->sidx[a], j = q->sidx[b];
-    uint64_t ba = band_of(q->key[i] * q->boost[i]), bb = band_of(q->key[j] * q->boost[j]);
+    uint64_t ba = mp_pressure_band(q->key[i] * q->boost[i]), bb = mp_pressure_band(q->key[j] * q->boost[j]);
     if (ba != bb) return ba > bb ? -1 : 1;
     size_t la = q->times->lo[i], lb = q->times->lo[j];
     if (la != lb) return la < lb ? -1 : 1;
@@ -181,10 +175,11 @@ static round_result round_once(squeaky *q, uint64_t *h, uint64_t left, uint64_t 
     uint64_t lim = (uint64_t)(SQUEAK_TOP * (double)*h);
     if (lim < in->lower_bound) lim = in->lower_bound;
     /* The squeaky ones (sel 4), and the buffers to place again near them. */
-    for (size_t i = 0; i < n; i++) q->sel[i] = in->size[i] > 0 && q->cur[i] + in->size[i] > lim ? 4 : 0;
+    for (size_t i = 0; i < n; i++) {
+        q->sel[i] = in->size[i] > 0 && q->cur[i] + in->size[i] > lim ? 4 : 0;
+        if (q->sel[i]) q->boost[i] *= 2.0;
+    }
     *work += n;
-    for (size_t i = 0; i < n; i++)
-        if (q->sel[i] == 4) q->boost[i] *= 2.0;
     if (!choose_free(q, left, work)) return ROUND_TOO_BIG;
     /* Kept around them: every other buffer live with a free one. */
     cover(q, 1, 0, work);
