@@ -27,9 +27,10 @@ MODE=test
 if [ "${1:-}" = --check ]; then MODE=check; fi
 # The Vitest files `make check` leaves out: sweeps over every libonnx-testdata
 # model, every damaged copy of the malformed suite's models, and every npm and
-# generated model under ten option sets, and a 2 GiB annotate on a fresh module.
+# generated model under ten option sets, a 2 GiB annotate on a fresh module, and
+# the npm models run by ONNX Runtime (~40 s).
 VITEST_SLOW=(wasm-tests/annotate-large.test.js wasm-tests/equality-testdata-0.test.js wasm-tests/equality-testdata-1.test.js
-             wasm-tests/malformed.test.js wasm-tests/report-equality.test.js)
+             wasm-tests/malformed.test.js wasm-tests/report-equality.test.js wasm-tests/ort-shapes.test.js)
 
 declare -a SUMMARY=()
 declare -A STATUS=()

