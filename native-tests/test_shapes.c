@@ -191,6 +191,50 @@ static void test_slice_extreme_steps(void **state) {
     done(&c);
 }
 
+/* Constant slice bounds on a symbolic dim N are clamped exactly: a finite
+ * end is min(N, e) (tf2onnx's "to the end" 2^31 - 1 included: taken as a
+ * size of its own it planned x[0:2147483647] of N x 4 floats as 32 GiB
+ * with N unbound), [-k:] is min(N, k), a start from -1 backwards with an
+ * end past the front reverses the whole dim. */
+static void test_slice_symbolic_ends(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 1, "N,4");
+    const int64_t zero = 0, two = 2, ten = 10, i32 = INT32_MAX, i64 = INT64_MAX, m3 = -3, m1 = -1, m2 = -2,
+                  front = -INT64_MAX;
+    mb_initializer_ints(g, "zero", "1", &zero, 1);
+    mb_initializer_ints(g, "two", "1", &two, 1);
+    mb_initializer_ints(g, "ten", "1", &ten, 1);
+    mb_initializer_ints(g, "i32", "1", &i32, 1);
+    mb_initializer_ints(g, "i64", "1", &i64, 1);
+    mb_initializer_ints(g, "m3", "1", &m3, 1);
+    mb_initializer_ints(g, "m1", "1", &m1, 1);
+    mb_initializer_ints(g, "m2", "1", &m2, 1);
+    mb_initializer_ints(g, "front", "1", &front, 1);
+    mb_node(g, "Slice", "x,zero,i32,zero", "open32");  /* x[0:2^31-1] */
+    mb_node(g, "Slice", "x,zero,i64,zero", "open64");  /* x[0:INT64_MAX]: the end */
+    mb_node(g, "Slice", "x,two,ten,zero", "mid");      /* x[2:10] */
+    mb_node(g, "Slice", "x,ten,two,zero", "empty");    /* x[10:2] */
+    mb_node(g, "Slice", "x,m3,i64,zero", "tail");      /* x[-3:] */
+    mb_node(g, "Slice", "x,m1,front,zero,m1", "rev");  /* x[-1::-1] */
+    mb_node(g, "Slice", "x,m1,front,zero,m2", "rev2"); /* x[-1::-2] */
+    mb_node(g, "Slice", "x,zero,two,zero", "x4");      /* x[0:2] of [N, 4] */
+    mb_node(g, "Slice", "x4,zero,i32,zero", "known");  /* min(min(N,2), 2^31-1) is min(N,2) */
+    const char *outs[] = {"open32", "open64", "mid", "empty", "tail", "rev", "rev2", "known"};
+    for (size_t i = 0; i < sizeof outs / sizeof *outs; i++) mb_output(g, outs[i], 1, NULL);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "open32", "float[min(N,2147483647),4] 16*min(N,2147483647)");
+    expect(&c, "open64", "float[N,4] 16*N");
+    expect(&c, "mid", "float[min(N,10)-2,4] 16*min(N,10)-32");
+    expect(&c, "empty", "float[0,4] 0");
+    expect(&c, "tail", "float[min(N,3),4] 16*min(N,3)");
+    expect(&c, "rev", "float[N,4] 16*N");
+    expect(&c, "rev2", "float[(N+1)//2,4] 16*((N+1)//2)");
+    expect(&c, "known", "float[min(N,2),4] 16*min(N,2)");
+    done(&c);
+}
+
 /* With dims bound from the start, an If on a size comparison picks its branch. */
 static void test_bound_inference_resolves_if(void **state) {
     (void)state;
@@ -421,6 +465,7 @@ int main(void) {
         cmocka_unit_test(test_control_flow),
         cmocka_unit_test(test_partial_evaluation),
         cmocka_unit_test(test_slice_extreme_steps),
+        cmocka_unit_test(test_slice_symbolic_ends),
         cmocka_unit_test(test_bound_inference_resolves_if),
         cmocka_unit_test(test_expr_nonneg),
         cmocka_unit_test(test_torch_position_ids),

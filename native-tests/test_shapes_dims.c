@@ -214,6 +214,61 @@ static void test_reshape_does_not_fit(void **state) {
     memplan_model_free(m);
 }
 
+/* The same through a Slice to tf2onnx's "to the end" (2^31 - 1): taken as
+ * a size of its own, the slice made the Reshape a conflict of the model's
+ * (a note, exit 0) rather than of the bindings. */
+static void test_reshape_after_open_slice(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "N,4");
+    const int64_t zero = 0, open = INT32_MAX, four = 4;
+    mb_initializer_ints(g, "zero", "1", &zero, 1);
+    mb_initializer_ints(g, "open", "1", &open, 1);
+    mb_initializer_ints(g, "four", "1", &four, 1);
+    mb_node(g, "Slice", "x,zero,open,zero", "rows");
+    Onnx__NodeProto *r = mb_node(g, "Reshape", "rows,four", "flat");
+    r->name = mb_strdup("to4");
+    mb_output(g, "flat", F32, NULL);
+    memplan_model *m = load(g);
+    ctx c;
+    memplan_error err = {0};
+    assert_int_equal(bound(&c, m, NULL, 0, &err), MEMPLAN_OK);
+    expect(&c, "rows", "float[min(N,2147483647),4] 16*min(N,2147483647)");
+    memplan_shapes_free(c.s);
+    memplan_binding one[1] = {{"N", 1}};
+    assert_int_equal(bound(&c, m, one, 1, &err), MEMPLAN_OK);
+    expect(&c, "flat", "float[4] 16");
+    memplan_shapes_free(c.s);
+    memplan_binding three[1] = {{"N", 3}};
+    assert_int_equal(bound(&c, m, three, 1, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message,
+                        "the dims bound do not fit the model: node 'to4' (Reshape): cannot reshape 12 elements into 4");
+    memplan_model_free(m);
+}
+
+/* A binding no dim of the model takes (a misspelt --dim) is said in a note:
+ * it changes nothing, and a sweep over it would print equal rows. */
+static void test_binding_of_no_dim(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "batch,4");
+    mb_node(g, "Relu", "x", "y");
+    mb_output(g, "y", F32, NULL);
+    memplan_model *m = load(g);
+    ctx c;
+    memplan_error err = {0};
+    memplan_binding b[5] = {{"batch", 2}, {"btach", 3}, {"seq", 1}, {"batch", 5}, {"seq", 2}};
+    assert_int_equal(bound(&c, m, b, 5, &err), MEMPLAN_OK);
+    expect(&c, "y", "float[5,4] 80"); /* the last binding of a name wins; the first is not said unused */
+    assert_int_equal(memplan_shapes_note_count(c.s), 2); /* seq bound twice: said once */
+    assert_string_equal(memplan_shapes_note(c.s, 0),
+                        "no dim of the model is named 'btach': that binding changes nothing");
+    assert_string_equal(memplan_shapes_note(c.s, 1),
+                        "no dim of the model is named 'seq': that binding changes nothing");
+    memplan_shapes_free(c.s);
+    memplan_model_free(m);
+}
+
 /* Data-dependent dims and their upper bounds. */
 static void expect_bound(ctx *c, const char *dim, const char *want) {
     memplan_expr b;
@@ -340,6 +395,8 @@ int main(void) {
         cmocka_unit_test(test_declared_name_refines),
         cmocka_unit_test(test_binding_that_does_not_fit),
         cmocka_unit_test(test_reshape_does_not_fit),
+        cmocka_unit_test(test_reshape_after_open_slice),
+        cmocka_unit_test(test_binding_of_no_dim),
         cmocka_unit_test(test_data_dependent_bounds),
         cmocka_unit_test(test_root_causes),
         cmocka_unit_test(test_function_call),

@@ -41,6 +41,7 @@ struct memplan_shapes {
     const char *duplicate;           /* an op registered twice */
     const memplan_binding *bindings; /* dim names bound from the start */
     size_t n_bindings;
+    bool *binding_used;                /* per binding: some dim of the model took its value */
     const memplan_input_value *values; /* main-graph input values given by the user */
     size_t n_values;
     bool oom;
@@ -189,8 +190,20 @@ static memplan_expr fresh_dim(memplan_shapes *S) {
  * print it), or the name itself. */
 static memplan_expr param_dim(memplan_shapes *S, const char *name) {
     for (size_t i = S->n_bindings; i-- > 0;) /* the last binding of a name wins */
-        if (memplan_expr_name_is(name, S->bindings[i].name)) return memplan_expr_const(S->pool, S->bindings[i].value);
+        if (memplan_expr_name_is(name, S->bindings[i].name)) {
+            S->binding_used[i] = true;
+            return memplan_expr_const(S->pool, S->bindings[i].value);
+        }
     return memplan_expr_sym(S->pool, name);
+}
+
+/* Whether binding i binds nothing: no dim of the model took the value of
+ * any binding of its name. Only the first binding of a name is asked for
+ * (a name bound twice is said once). */
+static bool binding_unused(const memplan_shapes *S, size_t i) {
+    for (size_t j = 0; j < S->n_bindings; j++)
+        if (strcmp(S->bindings[j].name, S->bindings[i].name) == 0 && (S->binding_used[j] || j < i)) return false;
+    return true;
 }
 
 /* bytes = ceil(elems * bits / 8), or NONE */
@@ -802,7 +815,9 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
     S->pool = memplan_expr_pool_new();
     S->n_graphs = m->n_graphs;
     S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
-    if (!S->pool || !S->per_graph || !mp_dims_init(&S->dims, &S->arena, S->pool, m) || !build_registry(S)) {
+    S->binding_used = calloc(S->n_bindings ? S->n_bindings : 1, sizeof *S->binding_used);
+    if (!S->pool || !S->per_graph || !S->binding_used || !mp_dims_init(&S->dims, &S->arena, S->pool, m) ||
+        !build_registry(S)) {
         memplan_status st =
             S->duplicate ? memplan_error_set(err, MEMPLAN_EINTERNAL,
                                              "shape rule or evaluation for '%s' registered twice (or without a rule)",
@@ -823,6 +838,13 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
         memplan_shapes_free(S);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
     }
+    for (size_t i = 0; i < S->n_bindings; i++) /* a misspelt --dim binds nothing (a name bound twice: once) */
+        if (binding_unused(S, i)) {
+            char line[300];
+            snprintf(line, sizeof line, "no dim of the model is named '%.200s': that binding changes nothing",
+                     S->bindings[i].name);
+            add_note(S, line);
+        }
     for (size_t i = 0; i < S->n_no_rule; i++) { /* each op without a rule, once */
         char line[300];
         snprintf(line, sizeof line, "no rule for %.200s (%lld node%s)", S->no_rule_ops[i].op,
@@ -852,6 +874,7 @@ void memplan_shapes_free(memplan_shapes *S) {
     memplan_expr_pool_free(S->pool);
     mp_strmap_free(&S->rules);
     free(S->per_graph);
+    free(S->binding_used);
     free(S->notes);
     free(S->conflicts);
     free(S->no_rule_ops);

@@ -358,6 +358,12 @@ static void split(mp_sctx *c) {
     }
 }
 
+/* min(dim, k) for an amount k >= 0, without the min where either side is
+ * known to be the lower. */
+static memplan_expr clamp_to(mp_sctx *c, memplan_expr dim, memplan_expr k) {
+    return mp_le(c, k, dim) ? k : mp_le(c, dim, k) ? dim : memplan_expr_min(P(c), k, dim);
+}
+
 /* Clamp a slice bound like numpy/ONNX do, for a step sign. */
 static memplan_expr slice_len(mp_sctx *c, memplan_expr dim, int64_t start, int64_t end, int64_t step) {
     int64_t d;
@@ -379,23 +385,34 @@ static memplan_expr slice_len(mp_sctx *c, memplan_expr dim, int64_t start, int64
         end = end < -1 ? -1 : end > d - 1 ? d - 1 : end;
         return mp_const(c, start > end ? (start - end - 1) / down + 1 : 0);
     }
-    /* symbolic dim: common patterns */
+    /* Symbolic dim: common patterns. A bound at or past 2^53 is the end (a
+     * dim is bound to at most 2^53). A start past a small dim, or a
+     * negative end reaching before it, gives a negative length: the dims
+     * bound do not fit the model, and that is reported. A finite end is
+     * clamped exactly, min(dim, e), unless dim >= e is known: an exporter's
+     * "to the end" below 2^53 (tf2onnx writes 2^31 - 1) must not become a
+     * size of its own while the dim is unbound (an x[0:2147483647] of
+     * N x 4 floats planned as 32 GiB), nor a slice past a small dim's end
+     * a size larger than the dim. */
     const int64_t BIG = INT64_C(1) << 53;
     if (step == 1 && start >= 0 && end >= BIG) return memplan_expr_sub(P(c), dim, mp_const(c, start)); /* [s:] */
     if (step == 1 && start >= 0 && start < BIG && end < 0 && end > -BIG)                               /* [s:-k] */
         return memplan_expr_sub(P(c), dim, mp_const(c, start - end));
-    if (step == 1 && start < 0 && start > -BIG && end >= BIG) return mp_const(c, -start);  /* [-k:] (dim >= k) */
-    if (step == 1 && start >= 0 && end >= 0 && end < BIG) return mp_const(c, end - start); /* [s:e] assuming dim >= e */
-    if (step == -1 && start >= BIG - 1 && end <= -BIG) return dim;                         /* [::-1] */
+    if (step == 1 && start < 0 && start > -BIG && end >= BIG) return clamp_to(c, dim, mp_const(c, -start)); /* [-k:] */
+    if (step == 1 && start >= 0 && end >= 0 && end < BIG)                                                   /* [s:e] */
+        return end <= start ? mp_const(c, 0)
+                            : memplan_expr_sub(P(c), clamp_to(c, dim, mp_const(c, end)), mp_const(c, start));
+    if (step < 0 && step > -BIG && (start == -1 || start >= BIG - 1) && end <= -BIG) /* [::-k], [-1::-k] */
+        return step == -1 ? dim : memplan_expr_ceildiv(P(c), dim, mp_const(c, -step));
     if (step > 1 && start == 0 && end >= BIG) return memplan_expr_ceildiv(P(c), dim, mp_const(c, step));
     return MEMPLAN_EXPR_NONE;
 }
 
 /* A slice bound that is a computed amount (torch's x[k - q:k] with k, q
- * sizes), clamped to [0, dim] for a positive step. A constant follows slice_len's
- * assumptions: k >= 2^53 is the end, -k counts from the end (dim >= k), a
- * small k >= 0 lies within the dim. A symbolic bound must be known to be
- * >= 0; NONE otherwise. */
+ * sizes), clamped to [0, dim] for a positive step. A constant follows
+ * slice_len's rules: k >= 2^53 is the end, -k counts from the end (dim >= k,
+ * else the length comes out negative), a small k >= 0 is min(dim, k). A
+ * symbolic bound must be known to be >= 0; NONE otherwise. */
 static memplan_expr slice_bound(mp_sctx *c, memplan_expr dim, memplan_expr b) {
     const int64_t BIG = INT64_C(1) << 53;
     int64_t k, d;
@@ -406,10 +423,10 @@ static memplan_expr slice_bound(mp_sctx *c, memplan_expr dim, memplan_expr b) {
         }
         if (k >= BIG) return dim;
         if (k < 0 && k > -BIG) return memplan_expr_add(P(c), dim, b);
-        return k >= 0 ? b : MEMPLAN_EXPR_NONE;
+        return k >= 0 ? clamp_to(c, dim, b) : MEMPLAN_EXPR_NONE;
     }
     if (!mp_le(c, mp_const(c, 0), b)) return MEMPLAN_EXPR_NONE;
-    return mp_le(c, b, dim) ? b : mp_le(c, dim, b) ? dim : memplan_expr_min(P(c), b, dim);
+    return clamp_to(c, dim, b);
 }
 
 /* Length of dim[start:end:step] (step > 0) with bounds that are amounts:
