@@ -863,11 +863,24 @@ static void test_sweep(void **state) {
         assert_true(pts[i].total_known); /* no weights, x outside the arena */
         assert_int_equal(pts[i].total_bytes, 12 * (uint64_t)values[i]);
     }
-    /* another dim: seq stays unbound, every point deferred */
+    /* a dim the model does not have: every row would be the same (before,
+     * every point came out deferred, seq unbound) */
     o.n_bindings = 0;
-    assert_int_equal(memplan_plan_sweep(m, &o, "batch", values, 2, pts, &err), MEMPLAN_OK);
-    assert_true(pts[0].deferred && pts[1].deferred);
+    assert_int_equal(memplan_plan_sweep(m, &o, "batch", values, 2, pts, &err), MEMPLAN_EUSAGE);
+    assert_string_equal(err.message, "no dim of the model is named 'batch'");
     assert_int_equal(memplan_plan_sweep(m, &o, "", values, 2, pts, &err), MEMPLAN_EUSAGE);
+    memplan_model_free(m);
+
+    /* the swept dim is one of two: the other unbound, every point deferred */
+    g = mb_new_graph("main");
+    mb_input(g, "x", F32, "batch,seq");
+    mb_node(g, "Relu", "x", "y");
+    mb_output(g, "y", F32, "batch,seq");
+    bytes = mb_pack(g, &len);
+    assert_int_equal(memplan_model_load(bytes, len, NULL, &m, &err), MEMPLAN_OK);
+    free(bytes);
+    assert_int_equal(memplan_plan_sweep(m, &o, "batch", values + 1, 2, pts, &err), MEMPLAN_OK); /* 1, 10 */
+    assert_true(pts[0].fits && pts[0].deferred && pts[1].fits && pts[1].deferred);
     memplan_model_free(m);
 
     /* an input nothing reads, of unbound size: the arena is planned, the

@@ -310,7 +310,9 @@ bool memplan_plan_node_folded(const memplan_model_plan *p, int32_t pos);
  * options' other bindings kept; a binding of the same name in the options is
  * replaced). A value whose plan is deferred gets deferred = true and zero
  * figures (total_known false); one the model cannot hold (too small for a window, a Reshape
- * that cannot hold) fits = false, and the sweep goes on. */
+ * that cannot hold) fits = false, and the sweep goes on. A dim no dim of the
+ * model is named is EUSAGE ("no dim of the model is named 'N'"), found at the
+ * first value that fits. */
 #define MEMPLAN_SWEEP_MAX_POINTS 4096 /* values one `memplan sweep` plans */
 
 typedef struct memplan_sweep_point {

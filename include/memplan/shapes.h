@@ -104,6 +104,11 @@ memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *s);
 /* Shape of value `value` of graph g (main graph, a subgraph or a function body). */
 const memplan_vshape *memplan_shapes_value(const memplan_shapes *s, const memplan_graph *g, int32_t value);
 
+/* Whether some dim of the model took the value of a binding named name
+ * (compared as given) in this inference: false for a name no dim of the
+ * model has (a note says so), and for a name that was not bound. */
+bool memplan_shapes_binding_taken(const memplan_shapes *s, const char *name);
+
 /* Notes: hint conflicts and rule failures, "node 'n' (Op): message". */
 size_t memplan_shapes_note_count(const memplan_shapes *s);
 const char *memplan_shapes_note(const memplan_shapes *s, size_t i);

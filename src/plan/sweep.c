@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "memplan/model_plan.h"
+#include "memplan/shapes.h"
 
 memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_options *o, const char *dim,
                                   const int64_t *values, size_t n, memplan_sweep_point *out, memplan_error *err) {
@@ -16,6 +17,7 @@ memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_opt
     po.bindings = b;
     po.n_bindings = nb + 1;
     memplan_status st = MEMPLAN_OK;
+    bool taken = false; /* the dim is one of the model's: asked of the first plan made */
     for (size_t i = 0; i < n && !st; i++) {
         b[nb] = (memplan_binding){dim, values[i]};
         memplan_model_plan *p = NULL;
@@ -28,6 +30,11 @@ memplan_status memplan_plan_sweep(const memplan_model *m, const memplan_plan_opt
             continue;
         }
         if (st) break;
+        if (!taken && !(taken = memplan_shapes_binding_taken(p->shapes, dim))) {
+            memplan_model_plan_free(p);
+            st = memplan_error_set(err, MEMPLAN_EUSAGE, "no dim of the model is named '%.200s'", dim);
+            break;
+        }
         q->fits = true;
         q->deferred = p->deferred;
         if (!p->deferred) {

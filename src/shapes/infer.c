@@ -41,7 +41,9 @@ struct memplan_shapes {
     const char *duplicate;           /* an op registered twice */
     const memplan_binding *bindings; /* dim names bound from the start */
     size_t n_bindings;
-    bool *binding_used;                /* per binding: some dim of the model took its value */
+    bool *binding_used; /* per binding: some dim of the model took its value */
+    const char **taken; /* the names of those bindings, copied (the caller owns them) */
+    size_t n_taken;
     const memplan_input_value *values; /* main-graph input values given by the user */
     size_t n_values;
     bool oom;
@@ -201,8 +203,11 @@ static memplan_expr param_dim(memplan_shapes *S, const char *name) {
  * any binding of its name. Only the first binding of a name is asked for
  * (a name bound twice is said once). */
 static bool binding_unused(const memplan_shapes *S, size_t i) {
-    for (size_t j = 0; j < S->n_bindings; j++)
-        if (strcmp(S->bindings[j].name, S->bindings[i].name) == 0 && (S->binding_used[j] || j < i)) return false;
+    if (!S->bindings[i].name) return false; /* ignored, as memplan_expr_bind does */
+    for (size_t j = 0; j < S->n_bindings; j++) {
+        const char *nj = S->bindings[j].name;
+        if (nj && strcmp(nj, S->bindings[i].name) == 0 && (S->binding_used[j] || j < i)) return false;
+    }
     return true;
 }
 
@@ -838,6 +843,11 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
         memplan_shapes_free(S);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
     }
+    S->taken = mp_arena_array(&S->arena, S->n_bindings ? S->n_bindings : 1, sizeof *S->taken);
+    if (!S->taken) S->oom = true;
+    for (size_t i = 0; S->taken && i < S->n_bindings; i++)
+        if (S->binding_used[i] && !(S->taken[S->n_taken++] = mp_arena_strdup(&S->arena, S->bindings[i].name)))
+            S->oom = true;
     for (size_t i = 0; i < S->n_bindings; i++) /* a misspelt --dim binds nothing (a name bound twice: once) */
         if (binding_unused(S, i)) {
             char line[300];
@@ -886,6 +896,12 @@ void memplan_shapes_free(memplan_shapes *S) {
 }
 
 memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *S) { return S->pool; }
+
+bool memplan_shapes_binding_taken(const memplan_shapes *S, const char *name) {
+    for (size_t i = 0; name && i < S->n_taken; i++)
+        if (strcmp(S->taken[i], name) == 0) return true;
+    return false;
+}
 
 const memplan_vshape *memplan_shapes_value(const memplan_shapes *S, const memplan_graph *g, int32_t value) {
     if (!g || g->id < 0 || g->id >= S->n_graphs || !S->per_graph[g->id] || value < 0 || value >= g->n_values)
