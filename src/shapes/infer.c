@@ -37,13 +37,11 @@ struct memplan_shapes {
     mp_strmap rules;             /* "domain\x1Fop" -> index into ops */
     struct op_entry *ops;        /* the op's rule and evaluation, either may be NULL */
     size_t n_ops;
-    int depth;                       /* subgraph recursion */
-    const char *duplicate;           /* an op registered twice */
-    const memplan_binding *bindings; /* dim names bound from the start */
+    int depth;                 /* subgraph recursion */
+    const char *duplicate;     /* an op registered twice */
+    memplan_binding *bindings; /* dim names bound from the start: a copy, names in the arena */
     size_t n_bindings;
-    bool *binding_used; /* per binding: some dim of the model took its value */
-    const char **taken; /* the names of those bindings, copied (the caller owns them) */
-    size_t n_taken;
+    bool *binding_used;                /* per binding: some dim of the model took its value */
     const memplan_input_value *values; /* main-graph input values given by the user */
     size_t n_values;
     bool oom;
@@ -203,11 +201,24 @@ static memplan_expr param_dim(memplan_shapes *S, const char *name) {
  * any binding of its name. Only the first binding of a name is asked for
  * (a name bound twice is said once). */
 static bool binding_unused(const memplan_shapes *S, size_t i) {
-    if (!S->bindings[i].name) return false; /* ignored, as memplan_expr_bind does */
-    for (size_t j = 0; j < S->n_bindings; j++) {
-        const char *nj = S->bindings[j].name;
-        if (nj && strcmp(nj, S->bindings[i].name) == 0 && (S->binding_used[j] || j < i)) return false;
+    for (size_t j = 0; j < S->n_bindings; j++)
+        if (strcmp(S->bindings[j].name, S->bindings[i].name) == 0 && (S->binding_used[j] || j < i)) return false;
+    return true;
+}
+
+/* The caller's bindings, copied into S's arena: memplan_shapes_binding_taken
+ * reads them after inference, when the caller's array may be gone (a plan
+ * with --upper-bounds replaces it). false when memory runs out. */
+static bool own_bindings(memplan_shapes *S, const memplan_binding *b, size_t n) {
+    S->bindings = mp_arena_array(&S->arena, n ? n : 1, sizeof *S->bindings);
+    S->binding_used = mp_arena_array(&S->arena, n ? n : 1, sizeof *S->binding_used);
+    if (!S->bindings || !S->binding_used) return false;
+    for (size_t i = 0; i < n; i++) {
+        S->bindings[i] = (memplan_binding){mp_arena_strdup(&S->arena, b[i].name), b[i].value};
+        S->binding_used[i] = false;
+        if (!S->bindings[i].name) return false;
     }
+    S->n_bindings = n;
     return true;
 }
 
@@ -808,8 +819,6 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
     *out = NULL;
     memplan_shapes *S = calloc(1, sizeof *S);
     if (!S) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
-    S->bindings = o->bindings;
-    S->n_bindings = o->n_bindings;
     S->values = o->values;
     S->n_values = o->n_values;
     mp_arena_init(&S->arena);
@@ -820,9 +829,8 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
     S->pool = memplan_expr_pool_new();
     S->n_graphs = m->n_graphs;
     S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
-    S->binding_used = calloc(S->n_bindings ? S->n_bindings : 1, sizeof *S->binding_used);
-    if (!S->pool || !S->per_graph || !S->binding_used || !mp_dims_init(&S->dims, &S->arena, S->pool, m) ||
-        !build_registry(S)) {
+    if (!S->pool || !S->per_graph || !own_bindings(S, o->bindings, o->n_bindings) ||
+        !mp_dims_init(&S->dims, &S->arena, S->pool, m) || !build_registry(S)) {
         memplan_status st =
             S->duplicate ? memplan_error_set(err, MEMPLAN_EINTERNAL,
                                              "shape rule or evaluation for '%s' registered twice (or without a rule)",
@@ -843,11 +851,6 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
         memplan_shapes_free(S);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory during shape inference");
     }
-    S->taken = mp_arena_array(&S->arena, S->n_bindings ? S->n_bindings : 1, sizeof *S->taken);
-    if (!S->taken) S->oom = true;
-    for (size_t i = 0; S->taken && i < S->n_bindings; i++)
-        if (S->binding_used[i] && !(S->taken[S->n_taken++] = mp_arena_strdup(&S->arena, S->bindings[i].name)))
-            S->oom = true;
     for (size_t i = 0; i < S->n_bindings; i++) /* a misspelt --dim binds nothing (a name bound twice: once) */
         if (binding_unused(S, i)) {
             char line[300];
@@ -884,7 +887,6 @@ void memplan_shapes_free(memplan_shapes *S) {
     memplan_expr_pool_free(S->pool);
     mp_strmap_free(&S->rules);
     free(S->per_graph);
-    free(S->binding_used);
     free(S->notes);
     free(S->conflicts);
     free(S->no_rule_ops);
@@ -898,8 +900,8 @@ void memplan_shapes_free(memplan_shapes *S) {
 memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *S) { return S->pool; }
 
 bool memplan_shapes_binding_taken(const memplan_shapes *S, const char *name) {
-    for (size_t i = 0; name && i < S->n_taken; i++)
-        if (strcmp(S->taken[i], name) == 0) return true;
+    for (size_t i = 0; name && i < S->n_bindings; i++)
+        if (S->binding_used[i] && strcmp(S->bindings[i].name, name) == 0) return true;
     return false;
 }
 
