@@ -1,5 +1,5 @@
 // The shapes memplan infers against the shapes ONNX Runtime computes when it
-// runs the model: every npm fixture model (17 distinct files), under two sets of
+// runs the model (scripts/ort_compare.mjs): every npm fixture model (17 distinct files), under two sets of
 // bindings each where it has free dims. scripts/expose_values.py writes a copy
 // of the model whose every main-graph value is a graph output, ONNX Runtime
 // (onnxruntime-node) runs it on inputs of the bound shapes, and the WASM
@@ -8,12 +8,11 @@
 // is replaced by the branch the bound input value selects, so the branch's own
 // values are checked too. The counts are pinned: a case that compared fewer
 // values than before fails.
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ort from 'onnxruntime-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareValues, exposeValues, ourValues, runExposed } from '../scripts/ort_compare.mjs';
 import { ROOT, loadMemplan } from './helpers.js';
 
 const NM = join(ROOT, 'node_modules');
@@ -101,17 +100,6 @@ const CASES = [
   ...Object.entries(WAKE_WORDS).map(([m, n]) => [`openWakeWord ${m}`, OWW(`${m}.onnx`), {}, {}, [], n, n]),
 ];
 
-const ORT_TYPE = {
-  float32: 'float',
-  float16: 'float16',
-  int64: 'int64',
-  int32: 'int32',
-  bool: 'bool',
-  int8: 'int8',
-  uint8: 'uint8',
-};
-const TYPED = { float: Float32Array, int64: BigInt64Array, int32: Int32Array };
-
 let mp, dir;
 beforeAll(async () => {
   mp = await loadMemplan();
@@ -119,45 +107,10 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Our values by name: the main graph's from `shapes`, then (with a taken
- * branch) the values of the bodies the plan counts. */
-function ourValues(model, args, deep) {
-  const byName = new Map(model.call('shapes', args).values.map((v) => [v.name, v]));
-  if (!deep) return byName;
-  const walk = (plan) => {
-    for (const v of plan.values) if (!byName.has(v.name)) byName.set(v.name, v);
-    for (const s of plan.subgraphs ?? []) if (s.counted) walk(s.plan);
-  };
-  walk(model.call('plan', [...args, '--no-nodes']));
-  return byName;
-}
-
-/** Inputs of the bound shapes: a float pattern, integer inputs set to their bound value. */
-function feeds(inputs, ours, values) {
-  const out = {};
-  for (const { name, dtype } of inputs) {
-    const dims = ours.get(name).shape;
-    const n = dims.reduce((a, b) => a * b, 1);
-    const T = TYPED[dtype];
-    if (!T) throw new Error(`no feed for ${name}: ${dtype}`);
-    const data =
-      T === BigInt64Array
-        ? BigInt64Array.from({ length: n }, () => BigInt(values[name] ?? 1))
-        : T.from({ length: n }, (_, i) => (T === Int32Array ? (values[name] ?? 1) : Math.sin(i * 0.37) / 2));
-    out[name] = new ort.Tensor(dtype === 'float' ? 'float32' : dtype, data, dims);
-  }
-  return out;
-}
-
 describe('inferred shapes equal ONNX Runtime', () => {
   it.each(CASES)('%s', async (label, file, dims, values, take, returned, compared) => {
     const exposed = join(dir, `${CASES.findIndex((c) => c[0] === label)}.onnx`);
-    execFileSync('/usr/bin/python3', [
-      join(ROOT, 'scripts/expose_values.py'),
-      file,
-      exposed,
-      ...take.flatMap((t) => ['--take', t]),
-    ]);
+    exposeValues(file, exposed, take);
     const model = mp.open(readFileSync(file));
     try {
       const inputs = model.call('info').inputs;
@@ -167,23 +120,10 @@ describe('inferred shapes equal ONNX Runtime', () => {
           .filter(([k]) => inputs.some((i) => i.name === k))
           .flatMap(([k, v]) => ['--value', `${k}=${v}`]),
       ];
-      const ours = ourValues(model, args, take.length > 0);
-      const session = await ort.InferenceSession.create(exposed, { logSeverityLevel: 3 });
-      const got = await session.run(feeds(inputs, ours, values));
-      await session.release();
-      const mismatched = [];
-      let n = 0;
-      for (const [name, t] of Object.entries(got)) {
-        const v = ours.get(name);
-        if (!v) continue; // a body's constant or shape value: the plan lists activations only
-        n++;
-        if (v.dtype !== ORT_TYPE[t.type] || JSON.stringify(v.shape) !== JSON.stringify(t.dims))
-          mismatched.push(
-            `${name}: ours ${v.dtype}${JSON.stringify(v.shape)}, ONNX Runtime ${t.type}${JSON.stringify(t.dims)}`,
-          );
-      }
-      expect(mismatched).toEqual([]);
-      expect([Object.keys(got).length, n]).toEqual([returned, compared]);
+      const ours = ourValues((command, a) => model.call(command, a), args, take.length > 0);
+      const r = compareValues(await runExposed(exposed, ours, values), ours);
+      expect([...r.unknown, ...r.differ]).toEqual([]);
+      expect([r.returned, r.compared]).toEqual([returned, compared]);
     } finally {
       model.close();
     }
