@@ -170,6 +170,17 @@ def check_inputs_and_total(exe, d):
     doc = json.loads(r.stdout)
     check(doc["inputs"] == {"bytes": 1036, "count": 2, "unknown": 0, "in_arena": False}
           and doc["total_bytes"] == 8 + 1036 + 3072, f"--dim n=3: inputs 1036, total 4116 ({doc['total_bytes']})")
+    check(doc["notes"] == [], f"--dim n=3: no shape notes ({doc['notes']})")
+    # A --dim no dim of the model takes: the shape inference's note, in plan's text and JSON too.
+    doc = json.loads(run(exe, ["plan", sym, "--dim", "nn=3", "--dim", "n=3", "--json"]).stdout)
+    check(doc["status"] == "planned" and doc["total_bytes"] == 8 + 1036 + 3072
+          and doc["notes"] == ["no dim of the model is named 'nn': that binding changes nothing"]
+          and list(doc)[-1] == "notes", f"--dim nn=3: planned, one note, the document's last key ({doc['notes']})")
+    r = run(exe, ["plan", sym, "--dim", "nn=3"])
+    check(r.returncode == 0 and r.stdout.endswith(
+        "total:             unknown (some graph inputs have no known size)\n"
+        "notes:             no dim of the model is named 'nn': that binding changes nothing\n"),
+          f"plan --dim nn=3: the note after the total ({r.stdout[-250:]!r})")
     r = run(exe, ["plan", sym, "--include-inputs"])
     check(r.stdout.endswith("inputs:            1024 (1.00 KiB) in 1 value, and 1 of unknown size "
                             "(in the arena: --include-inputs)\ntotal:             unknown (the plan is deferred)\n"),

@@ -333,6 +333,12 @@ static void json_transients(mp_json *j, const plan_ctx *c) {
 
 static void plan_json(mp_json *j, const plan_ctx *c);
 
+static void json_notes(mp_json *j, const memplan_shapes *S) {
+    mp_json_arr(j);
+    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_json_str(j, memplan_shapes_note(S, i));
+    mp_json_end(j);
+}
+
 /* One live buffer for the at-peak order: larger first, ties by placement
  * order (the index), which makes qsort's order the stable one. */
 typedef struct {
@@ -632,6 +638,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     json_transients(j, c);
     MP_JSON_KEY(j, "subgraphs");
     json_subgraphs(j, c);
+    if (!p->parent) { /* the shape inference's, as in the shapes document */
+        MP_JSON_KEY(j, "notes");
+        json_notes(j, p->shapes);
+    }
     mp_json_end(j);
 }
 
@@ -818,6 +828,16 @@ static void text_total(mp_buf *b, const plan_ctx *c) {
     mp_buf_puts(b, in_arena ? " = weights + peak (the inputs are in the arena)\n" : " = weights + inputs + peak\n");
 }
 
+/* What the shape inference noted (a --dim no dim takes, an op without a
+ * rule, a declared shape the inference contradicts), one per line. */
+static void text_notes(mp_buf *b, const memplan_model_plan *p) {
+    for (size_t i = 0; i < memplan_shapes_note_count(p->shapes); i++) {
+        mp_buf_puts(b, i ? "                   " : "notes:             ");
+        mp_text_put(b, memplan_shapes_note(p->shapes, i));
+        mp_buf_putc(b, '\n');
+    }
+}
+
 static void plan_text(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     const memplan_plan_figures *f = c->f;
@@ -863,7 +883,10 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
         mp_text_printf(b, " in %zu value%s read or computed at load, then dropped\n", p->n_load_only,
                        p->n_load_only == 1 ? "" : "s");
     }
-    if (!p->parent) text_total(b, c);
+    if (!p->parent) {
+        text_total(b, c);
+        text_notes(b, p);
+    }
     if (p->n_subgraphs) {
         mp_buf_puts(b, "subgraphs:         each body's arena and state, held at its node's position\n");
         text_subgraphs(b, p, 1);
@@ -955,9 +978,7 @@ static void shapes_json(mp_json *j, const memplan_graph *g, memplan_shapes *S, c
     mp_json_int(j, n_unknown);
     mp_json_end(j);
     MP_JSON_KEY(j, "notes");
-    mp_json_arr(j);
-    for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_json_str(j, memplan_shapes_note(S, i));
-    mp_json_end(j);
+    json_notes(j, S);
     mp_json_end(j);
 }
 

@@ -262,6 +262,9 @@ export interface PlanDocument {
   /** The main graph's plan only: why total_bytes is null (the text's "total: unknown (...)"), e.g. "the plan is
    *  deferred", "some weights have no known size"; null when total_bytes is known. */
   total_unknown_reason?: string | null;
+  /** The main graph's plan only: the shape inference's notes (as the shapes document's), e.g. "no dim of
+   *  the model is named 'btach': that binding changes nothing", "no rule for MyOp (2 nodes)". */
+  notes?: string[];
   /** One buffer per control-flow node: its body's memory, live at the node's position. */
   transients: {
     node: string;
