@@ -3,20 +3,21 @@
 // line across, with the positions where the arena reaches it shaded; the
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
-import { axisLeft, scaleLinear, select } from 'd3';
+import { axisLeft, scaleLinear } from 'd3';
 import {
   PALETTE,
   PALETTE_PIXELS,
   RasterMarks,
-  attachXZoom,
+  chartLayers,
   outlineX,
   chartPNG,
   chartSVG,
   colorOf,
-  createFrame,
+  fitPlot,
   frameApi,
   cursorMarks,
   keyed,
+  layoutFrame,
   markedValues,
   positionAxis,
   setMarks,
@@ -42,42 +43,30 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
   const y = scaleLinear();
   const raster = new RasterMarks();
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, {
+  const frame = layoutFrame(container, {
     key,
     className: 'mpv-arena',
     title: 'Arena map — x = position, y = byte offset, one rectangle per buffer',
     height,
     margin: MARGIN,
-    onResize: () => {
-      layout();
-      draw();
-    },
+    layout,
+    draw,
   });
-  const svg = select(frame.svg);
-  const gx = svg.append('g').attr('class', 'axis axis-x');
-  const gy = svg.append('g').attr('class', 'axis axis-y');
-  const refG = svg.append('g').attr('class', 'refs');
-  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
-  const zoomRect = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
-  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
-  const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
+  const layers = chartLayers(frame, { linked, getBaseX: () => baseX, extra: ['refs'] });
+  const { gx, gy, hoverG, surface: zoomRect, message, xz } = layers;
+  const [refG] = layers.groups;
 
   function layout() {
     picker.leave();
-    const w = frame.width,
-      h = frame.height;
-    baseX.range([MARGIN.left, w - MARGIN.right]);
-    y.domain([0, yMax]).range([h - MARGIN.bottom, MARGIN.top]);
-    zoomRect
-      .attr('x', MARGIN.left)
-      .attr('y', MARGIN.top)
-      .attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
-      .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
-    message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
+    baseX.range([MARGIN.left, frame.width - MARGIN.right]);
+    y.domain([0, yMax]).range([frame.height - MARGIN.bottom, MARGIN.top]);
+    fitPlot(frame, layers);
     xz.sync();
   }
   const currentX = () => baseX.copy().domain(linked.domain());
-  const draw = () => frame.schedule(render);
+  function draw() {
+    frame.schedule(render);
+  }
   const placed = (i) => m.owner[i] === i && !Number.isNaN(m.offset[i]) && !Number.isNaN(m.size[i]);
 
   function render() {

@@ -699,33 +699,61 @@ export const plotCursorMarks = (frame, x, pos) =>
   );
 
 /**
+ * createFrame(container, opts) for a chart whose scales follow its size:
+ * every resize calls layout() and then draw(). Neither runs before the
+ * chart has built its layers, but both must be defined by this call.
+ */
+export function layoutFrame(container, { layout, draw, ...opts }) {
+  return createFrame(container, {
+    ...opts,
+    onResize: () => {
+      layout();
+      draw();
+    },
+  });
+}
+
+/**
  * The SVG layers of a chart, in drawing order: x and y axes, one <g> per class
  * in `extra`, the hover layer, the pointer surface over the plot and the
  * message text; with `linked`, the shared x zoom on the surface (attachXZoom,
- * getBaseX the full-domain scale). {svg, gx, gy, groups, hoverG, surface,
- * message, xz}; fitPlot(frame, layers) sizes the surface and the message.
+ * getBaseX the full-domain scale). With `brush` (a d3 brush) the surface is
+ * the brush's <g> instead of a rect. {svg, gx, gy, groups, hoverG, surface,
+ * message, xz, brush}; fitPlot(frame, layers) sizes the surface and the
+ * message.
  */
-export function chartLayers(frame, { linked = null, getBaseX = null, extra = [] } = {}) {
+export function chartLayers(frame, { linked = null, getBaseX = null, extra = [], brush = null } = {}) {
   const svg = select(frame.svg);
   const gx = svg.append('g').attr('class', 'axis axis-x');
   const gy = svg.append('g').attr('class', 'axis axis-y');
   const groups = extra.map((c) => svg.append('g').attr('class', c));
   const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
-  const surface = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
+  const surface = brush
+    ? svg.append('g').attr('class', 'mpv-interactive brush')
+    : svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
   const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
   const xz = linked ? attachXZoom(surface.node(), linked, getBaseX) : null;
-  return { svg, gx, gy, groups, hoverG, surface, message, xz };
+  return { svg, gx, gy, groups, hoverG, surface, message, xz, brush };
 }
 
-/** The pointer surface over the frame's plot and the message in its middle (after a resize). */
-export function fitPlot(frame, { surface, message }) {
+/** The pointer surface over the frame's plot (a brush: its extent) and the
+ *  message in its middle (after a resize). */
+export function fitPlot(frame, { surface, message, brush }) {
   const m = frame.margin,
     w = frame.width,
     h = frame.height;
-  surface
-    .attr('x', m.left)
-    .attr('y', m.top)
-    .attr('width', Math.max(0, w - m.left - m.right))
-    .attr('height', Math.max(0, h - m.top - m.bottom));
+  if (brush)
+    surface.call(
+      brush.extent([
+        [m.left, m.top],
+        [w - m.right, h - m.bottom],
+      ]),
+    );
+  else
+    surface
+      .attr('x', m.left)
+      .attr('y', m.top)
+      .attr('width', Math.max(0, w - m.left - m.right))
+      .attr('height', Math.max(0, h - m.top - m.bottom));
   message.attr('x', (m.left + w - m.right) / 2).attr('y', (m.top + h - m.bottom) / 2);
 }

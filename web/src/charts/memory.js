@@ -4,8 +4,18 @@
 // use (a step line), what a naive allocator that never frees has taken (a
 // dashed line), and the planned peak and lower bound across. A brush picks
 // the positions the other charts show.
-import { axisLeft, brushX, scaleLinear, select } from 'd3';
-import { chartPNG, chartSVG, createFrame, frameApi, positionAxis, setMarks, svgEl } from './base.js';
+import { axisLeft, brushX, scaleLinear } from 'd3';
+import {
+  chartLayers,
+  chartPNG,
+  chartSVG,
+  fitPlot,
+  frameApi,
+  layoutFrame,
+  positionAxis,
+  setMarks,
+  svgEl,
+} from './base.js';
 import { byteTicks, formatBytes } from '../data/format.js';
 
 const LEGEND_FONT = '11px system-ui, sans-serif'; // as the SVG's text style (base.js)
@@ -47,25 +57,6 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
   modeBtn.addEventListener('click', () => api.setStacked(!stacked));
   const x = scaleLinear();
   const y = scaleLinear();
-  const frame = createFrame(container, {
-    key,
-    className: 'mpv-memory',
-    title: 'Memory over time',
-    height,
-    margin: MARGIN,
-    onResize: () => {
-      layout();
-      draw();
-    },
-  });
-  const svg = select(frame.svg);
-  const gx = svg.append('g').attr('class', 'axis axis-x');
-  const gy = svg.append('g').attr('class', 'axis axis-y');
-  const refG = svg.append('g').attr('class', 'refs');
-  const legend = svg.append('g').attr('class', 'legend');
-  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
-  const brushG = svg.append('g').attr('class', 'mpv-interactive brush');
-  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
   let moving = false;
   const brush = brushX().on('brush end', (ev) => {
     if (moving || !ev.sourceEvent || !m) return;
@@ -77,18 +68,24 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     if (b - a < 0.5) return;
     linked.setXDomain([a, b], api);
   });
+  const frame = layoutFrame(container, {
+    key,
+    className: 'mpv-memory',
+    title: 'Memory over time',
+    height,
+    margin: MARGIN,
+    layout,
+    draw,
+  });
+  // The brush is the pointer surface: the positions the other charts show.
+  const layers = chartLayers(frame, { extra: ['refs', 'legend'], brush });
+  const { svg, gx, gy, hoverG, surface: brushG, message } = layers;
+  const [refG, legend] = layers.groups;
 
   function layout() {
-    const w = frame.width,
-      h = frame.height;
-    x.range([MARGIN.left, w - MARGIN.right]);
-    y.domain([0, yMax]).range([h - MARGIN.bottom, MARGIN.top]);
-    brush.extent([
-      [MARGIN.left, MARGIN.top],
-      [w - MARGIN.right, h - MARGIN.bottom],
-    ]);
-    brushG.call(brush);
-    message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
+    x.range([MARGIN.left, frame.width - MARGIN.right]);
+    y.domain([0, yMax]).range([frame.height - MARGIN.bottom, MARGIN.top]);
+    fitPlot(frame, layers);
     syncBrush();
   }
   function syncBrush() {
@@ -97,7 +94,9 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     brushG.call(brush.move, linked.xDomain ? linked.xDomain.map((v) => x(v)) : null);
     moving = false;
   }
-  const draw = () => frame.schedule(render);
+  function draw() {
+    frame.schedule(render);
+  }
   frame.tools.prepend(modeBtn);
   const noteEl = document.createElement('span');
   noteEl.className = 'mpv-chart-note muted';

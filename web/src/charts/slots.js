@@ -2,18 +2,19 @@
 // buffer placed in the slot is a bar over its positions whose height is its
 // size as a fraction of the slot's capacity. The right edge labels
 // capacity and utilisation when the bands are tall enough.
-import { axisLeft, scaleLinear, select } from 'd3';
+import { axisLeft, scaleLinear } from 'd3';
 import {
   PALETTE,
   PALETTE_PIXELS,
   RasterMarks,
-  attachXZoom,
+  chartLayers,
   outlineX,
   chartApi,
   colorOf,
-  createFrame,
   cursorMarks,
+  fitPlot,
   keyed,
+  layoutFrame,
   markedValues,
   positionAxis,
   setMarks,
@@ -73,44 +74,38 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
   const yAxisOnce = keyed(),
     labelsOnce = keyed(); // the slot axis and labels do not move with x
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, {
+  const frame = layoutFrame(container, {
     key,
     className: 'mpv-slots',
     title: 'Slot occupancy',
     height,
     margin: MARGIN,
-    onResize: () => {
-      layout();
-      draw();
-    },
+    layout,
+    draw,
   });
-  const svg = select(frame.svg);
-  const gx = svg.append('g').attr('class', 'axis axis-x');
-  const gy = svg.append('g').attr('class', 'axis axis-y');
-  const ylabel = svg.append('text').attr('class', 'axis-label').attr('text-anchor', 'middle').text('slot');
-  const labels = svg.append('g').attr('class', 'slot-labels');
-  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
-  const zoomRect = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
-  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
-  const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
+  const layers = chartLayers(frame, { linked, getBaseX: () => baseX, extra: ['slot-labels'] });
+  const { svg, gx, gy, hoverG, surface: zoomRect, message, xz } = layers;
+  const [labels] = layers.groups;
+  // The axis label under the slot labels.
+  const ylabel = svg
+    .insert('text', '.slot-labels')
+    .attr('class', 'axis-label')
+    .attr('text-anchor', 'middle')
+    .text('slot');
 
   function layout() {
     picker.leave();
-    const w = frame.width,
-      h = frame.height;
-    baseX.range([MARGIN.left, w - MARGIN.right]);
+    const h = frame.height;
+    baseX.range([MARGIN.left, frame.width - MARGIN.right]);
     y.count(occ ? occ.rows.length : 0).range([MARGIN.top, h - MARGIN.bottom]);
-    zoomRect
-      .attr('x', MARGIN.left)
-      .attr('y', MARGIN.top)
-      .attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
-      .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
+    fitPlot(frame, layers);
     ylabel.attr('transform', `translate(12,${(MARGIN.top + h - MARGIN.bottom) / 2}) rotate(-90)`);
-    message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
     xz.sync();
   }
   const currentX = () => baseX.copy().domain(linked.domain());
-  const draw = () => frame.schedule(render);
+  function draw() {
+    frame.schedule(render);
+  }
 
   function render() {
     frame.begin();

@@ -3,7 +3,7 @@
 // topological order); a value's bar spans [start, end+1). Views are drawn on
 // their root's row as a darker inner band. Colour: the slot in slot plans,
 // else the buffer. A narrow strip on the right brushes the visible rows.
-import { axisLeft, brushY, format, scaleLinear, select } from 'd3';
+import { axisLeft, brushY, format, scaleLinear } from 'd3';
 
 const compact = format('~s');
 import {
@@ -12,15 +12,16 @@ import {
   RasterMarks,
   UNKNOWN_COLOR,
   pixelOf,
-  attachXZoom,
+  chartLayers,
   outlineX,
   chartPNG,
   chartSVG,
   colorOf,
-  createFrame,
+  fitPlot,
   frameApi,
   cursorMarks,
   keyed,
+  layoutFrame,
   markedValues,
   positionAxis,
   setMarks,
@@ -48,25 +49,20 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
   const yAxisOnce = keyed(); // the y axis does not move with x
 
   const picker = stickyPick(pick); // forgets the last hover when the geometry changes
-  const frame = createFrame(container, {
+  const frame = layoutFrame(container, {
     key,
     className: 'mpv-timeline',
     title: 'Live intervals — one row per buffer, x = position (node in topological order)',
     height,
     margin: MARGIN,
-    onResize: () => {
-      layout();
-      draw();
-    },
+    layout,
+    draw,
   });
-  const svg = select(frame.svg);
-  const gx = svg.append('g').attr('class', 'axis axis-x');
-  const gy = svg.append('g').attr('class', 'axis axis-y');
-  const ylabel = svg.append('text').attr('class', 'axis-label').attr('text-anchor', 'middle');
-  const hoverG = svg.append('g').attr('class', 'mpv-interactive hover-layer');
-  const zoomRect = svg.append('rect').attr('class', 'mpv-interactive zoom-surface');
-  const stripG = svg.append('g').attr('class', 'mpv-interactive row-strip');
-  const message = svg.append('text').attr('class', 'chart-message').attr('text-anchor', 'middle');
+  const layers = chartLayers(frame, { linked, getBaseX: () => baseX });
+  const { svg, gx, gy, hoverG, surface: zoomRect, message, xz } = layers;
+  // The row label under the hover layer, the row brush over the zoom surface.
+  const ylabel = svg.insert('text', '.hover-layer').attr('class', 'axis-label').attr('text-anchor', 'middle');
+  const stripG = svg.insert('g', '.chart-message').attr('class', 'mpv-interactive row-strip');
   const brush = brushY().on('brush end', (ev) => {
     if (!ev.sourceEvent || !m) return;
     if (!ev.selection) rowRange = null;
@@ -82,8 +78,6 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     draw();
   });
 
-  const xz = attachXZoom(zoomRect.node(), linked, () => baseX);
-
   function layout() {
     picker.leave();
     const w = frame.width,
@@ -91,11 +85,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     baseX.range([MARGIN.left, w - MARGIN.right]);
     const [r0, r1] = rowRange ?? [0, Math.max(1, m?.rowCount ?? 1)];
     y.domain([r0, r1]).range([MARGIN.top, h - MARGIN.bottom]);
-    zoomRect
-      .attr('x', MARGIN.left)
-      .attr('y', MARGIN.top)
-      .attr('width', Math.max(0, w - MARGIN.left - MARGIN.right))
-      .attr('height', Math.max(0, h - MARGIN.top - MARGIN.bottom));
+    fitPlot(frame, layers);
     ylabel
       .attr('transform', `translate(12,${(MARGIN.top + h - MARGIN.bottom) / 2}) rotate(-90)`)
       .text(rowRange ? `buffers ${r0}–${r1 - 1}` : 'buffers (by first use)');
@@ -106,7 +96,6 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     ]);
     stripG.call(brush);
     if (!rowRange) stripG.call(brush.move, null);
-    message.attr('x', (MARGIN.left + w - MARGIN.right) / 2).attr('y', (MARGIN.top + h - MARGIN.bottom) / 2);
     xz.sync();
   }
 
