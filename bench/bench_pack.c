@@ -21,7 +21,7 @@
  *    mode alone (pack_exact.c, align 1) deciding the lower bound (or H) on a
  *    quota of STEPS, under seeds 1..SEEDS (default 1): per seed the answer
  *    and its steps, then the CPU time of all.
- * With --random N[,N...] [--seed S] [--model-like] [--fit first|best]: see
+ * With --random N[,N...] [--seed S] [--max-life L] [--model-like] [--fit first|best]: see
  *    bench/README.md "At scale"; --fit times pack_firstfit.c's first or best
  *    fit alone on the greedy-size order.
  * --dump FILE (with --random): the last set and its offsets as CSV
@@ -383,13 +383,13 @@ static void bench_synthetic(void) {
  * (about 290 live at a time at any n, as in a long program whose lifetimes
  * do not grow with its length), sized uniformly 64 B .. 1 MiB in 64 B
  * units. Seeded: the same set every run. */
-static void random_lifetimes(memplan_buffer *b, size_t n, uint64_t seed) {
+static void random_lifetimes(memplan_buffer *b, size_t n, uint64_t seed, double max_life) {
     rng = seed * 0x9E3779B97F4A7C15ull + 1;
     uint64_t steps = n / 2 + 1;
     for (size_t i = 0; i < n; i++) {
         int64_t s = (int64_t)(rnd() % steps);
         double u = (double)(rnd() >> 11) * 0x1.0p-53;
-        int64_t len = (int64_t)pow(1000.0, u); /* 1 .. 1000 */
+        int64_t len = (int64_t)pow(max_life, u); /* 1 .. max_life */
         if (len < 1) len = 1;
         b[i] = (memplan_buffer){64 * (1 + rnd() % 16384), s, s + len};
     }
@@ -400,6 +400,8 @@ static uint32_t random_budget = MEMPLAN_PACK_DEFAULT_BUDGET_MS;
 static unsigned random_heur;
 static bool random_model_like; /* --model-like: synth()'s sets instead */
 
+/* --max-life L: lifetimes log-uniform 1 .. L steps (default 1000). */
+static double random_max_life = 1000.0;
 /* --seed S: the random set's seed (default 1). */
 static uint64_t random_seed = 1;
 
@@ -464,7 +466,7 @@ static void bench_random(char *sizes) {
             rng = 88172645463325252ull;
             synth(b, n);
         } else
-            random_lifetimes(b, n, random_seed);
+            random_lifetimes(b, n, random_seed, random_max_life);
         if (random_fit) {
             fit_row(b, n);
             free(b);
@@ -553,6 +555,8 @@ int main(int argc, char **argv) {
             random_dump = argv[++i];
         else if (strcmp(argv[i], "--seed") == 0 && i + 1 < argc)
             random_seed = strtoull(argv[++i], NULL, 10);
+        else if (strcmp(argv[i], "--max-life") == 0 && i + 1 < argc)
+            random_max_life = strtod(argv[++i], NULL);
         else if (strcmp(argv[i], "--model-like") == 0)
             random_model_like = true;
         else if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
