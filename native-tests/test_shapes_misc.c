@@ -339,6 +339,43 @@ static void test_contrib_conv_matmul(void **state) {
     done(&c);
 }
 
+/* ORT GenAI's int4 embedding tables and mixtures of experts. */
+static void test_contrib_gather_block_quantized(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "packed", 2, "32000,1536"); /* uint8, two 4-bit values a byte */
+    mb_input(g, "q4", 22, "32000,3072");    /* int4: one value an element */
+    mb_input(g, "ids", 7, "B,S");
+    mb_input(g, "sc", 10, "32000,96");
+    mb_input(g, "zp", 2, "32000,48");
+    mb_input(g, "cube", 2, "4,10,16");
+    mb_input(g, "pick", 7, "3");
+    mb_input(g, "h", 1, "T,512");
+    mb_input(g, "img", 10, "N,H,W,320");
+    in_domain(mb_node(g, "GatherBlockQuantized", "packed,ids,sc,zp", "emb"), MS);
+    in_domain(mb_node(g, "GatherBlockQuantized", "q4,ids,sc", "emb4"), MS);
+    mb_int_attr(in_domain(mb_node(g, "GatherBlockQuantized", "packed,ids,sc", "emb8"), MS), "bits", 8);
+    Onnx__NodeProto *ax = in_domain(mb_node(g, "GatherBlockQuantized", "cube,pick,h", "mid"), MS);
+    mb_int_attr(ax, "gather_axis", -2);
+    mb_int_attr(ax, "quantize_axis", 2);
+    mb_int_attr(in_domain(mb_node(g, "GatherBlockQuantized", "cube,pick,h", "bad"), MS), "bits", 3);
+    in_domain(mb_node(g, "MoE", "h,h,h", "moe"), MS);
+    in_domain(mb_node(g, "QMoE", "h,h,h", "qmoe"), MS);
+    in_domain(mb_node(g, "SkipGroupNorm", "img,h,h,img", "sgn,sum"), MS);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "emb", "float16[B,S,3072] 6144*B*S");
+    expect(&c, "emb4", "float16[B,S,3072] 6144*B*S");
+    expect(&c, "emb8", "float16[B,S,1536] 3072*B*S");
+    expect(&c, "mid", "float[4,3,32] 1536");
+    expect(&c, "bad", "?[?] ?"); /* and a note: bits 3 is invalid */
+    expect(&c, "moe", "float[T,512] 2048*T");
+    expect(&c, "qmoe", "float[T,512] 2048*T");
+    expect(&c, "sgn", "float16[N,H,W,320] 640*H*N*W");
+    expect(&c, "sum", "float16[N,H,W,320] 640*H*N*W");
+    done(&c);
+}
+
 static void test_contrib_qlinear(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -413,6 +450,7 @@ int main(void) {
         cmocka_unit_test(test_contrib_activations_and_norms),
         cmocka_unit_test(test_contrib_attention),
         cmocka_unit_test(test_contrib_conv_matmul),
+        cmocka_unit_test(test_contrib_gather_block_quantized),
         cmocka_unit_test(test_contrib_qlinear),
         cmocka_unit_test(test_pool_twins_agree),
     };

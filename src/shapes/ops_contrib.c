@@ -304,6 +304,39 @@ static void matmul_nbits(mp_sctx *c) {
     out_last(c, 0, type_of(c, 0, MEMPLAN_DTYPE_FLOAT), ranked(c, 0), mp_const(c, mp_attr_int(c, "N", 0)));
 }
 
+/* GatherBlockQuantized(data, indices, scales, zero_points?) -> Gather's
+ * dims (data's before gather_axis, the indices', data's after), in the
+ * scales' type; uint8 data packs 8 / bits values a byte along its last
+ * dim, which the output unpacks (ORT GenAI's int4 embedding tables:
+ * [vocab, hidden / 2] uint8 gathers to [batch, seq, hidden]). */
+static void gather_block_quantized(mp_sctx *c) {
+    const memplan_vshape *x = ranked(c, 0), *idx = ranked(c, 1);
+    int32_t et = type_of(c, 2, MEMPLAN_DTYPE_FLOAT);
+    int32_t axis = x ? mp_axis(mp_attr_int(c, "gather_axis", 0), x->rank) : -1;
+    int64_t bits = mp_attr_int(c, "bits", 4);
+    if (!x || !idx || axis < 0) {
+        mp_out_unranked(c, 0, et, "input rank or gather_axis unknown");
+        return;
+    }
+    if (bits < 1 || bits > 8 || 8 % bits) {
+        mp_note(c, "bits %lld is invalid", (long long)bits);
+        return;
+    }
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    int32_t r = dims ? mp_gather_dims(x, axis, idx, dims) : -1;
+    if (r < 1) return; /* too many dims, or a scalar: no last dim to unpack */
+    if (x->elem_type == MEMPLAN_DTYPE_UINT8 && bits < 8)
+        dims[r - 1] = memplan_expr_mul(P(c), dims[r - 1], mp_const(c, 8 / bits));
+    mp_out(c, 0, et, r, dims);
+}
+
+/* SkipGroupNorm(X, gamma, beta, skip, bias?) -> Y and the optional sum S,
+ * both like X. */
+static void skip_group_norm(mp_sctx *c) {
+    mp_out_like(c, 0, mp_in(c, 0));
+    mp_out_like(c, 1, mp_in(c, 0));
+}
+
 /* QGemm(A, a_s, a_zp, B, b_s, b_zp, C, y_s?, y_zp?) -> [M, N]: y_zp's type
  * when y_zp is given, else float (the schema: "The output is full
  * precision(float32) if it is not provided"); A and B must be 2-D. */
@@ -417,6 +450,9 @@ const mp_rule mp_rules_contrib[] = {
     {MS, "Inverse", like_input0},
     {MS, "Trilu", like_input0},
     {MS, "GroupNorm", like_input0},
+    {MS, "SkipGroupNorm", skip_group_norm},
+    {MS, "MoE", like_input0}, /* mixtures of experts: [tokens, hidden] or [batch, seq, hidden] in and out */
+    {MS, "QMoE", like_input0},
     {MS, "QLinearSigmoid", like_input0},
     {MS, "QLinearLeakyRelu", like_input0},
     {MS, "QLinearSoftmax", like_input0},
@@ -439,6 +475,7 @@ const mp_rule mp_rules_contrib[] = {
     {MS, "DynamicQuantizeMatMul", dynamic_quantize_matmul},
     {MS, "MatMulIntegerToFloat", matmul_integer_to_float},
     {MS, "MatMulNBits", matmul_nbits},
+    {MS, "GatherBlockQuantized", gather_block_quantized},
     {MS, "QGemm", qgemm},
     /* QLinear */
     {MS, "QLinearAdd", qlinear_binary},

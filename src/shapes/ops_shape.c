@@ -535,6 +535,15 @@ static void slice(mp_sctx *c) {
     mp_out(c, 0, x->elem_type, x->rank, dims);
 }
 
+int32_t mp_gather_dims(const memplan_vshape *x, int32_t axis, const memplan_vshape *idx, memplan_expr *dims) {
+    if (x->rank - 1 + idx->rank > R) return -1;
+    int32_t r = 0;
+    for (int32_t i = 0; i < axis; i++) dims[r++] = x->dims[i];
+    for (int32_t i = 0; i < idx->rank; i++) dims[r++] = idx->dims[i];
+    for (int32_t i = axis + 1; i < x->rank; i++) dims[r++] = x->dims[i];
+    return r;
+}
+
 static void gather(mp_sctx *c) {
     const memplan_vshape *x = mp_in(c, 0), *idx = mp_in(c, 1);
     if (!x || !idx) return;
@@ -543,14 +552,9 @@ static void gather(mp_sctx *c) {
         return;
     }
     int32_t axis = mp_axis(mp_attr_int(c, "axis", 0), x->rank);
-    if (axis < 0 || x->rank - 1 + idx->rank > R) return;
-    memplan_expr *dims = mp_tmp_exprs(c, R);
-    if (!dims) return;
-    int32_t r = 0;
-    for (int32_t i = 0; i < axis; i++) dims[r++] = x->dims[i];
-    for (int32_t i = 0; i < idx->rank; i++) dims[r++] = idx->dims[i];
-    for (int32_t i = axis + 1; i < x->rank; i++) dims[r++] = x->dims[i];
-    mp_out(c, 0, x->elem_type, r, dims);
+    memplan_expr *dims = axis < 0 ? NULL : mp_tmp_exprs(c, R);
+    int32_t r = dims ? mp_gather_dims(x, axis, idx, dims) : -1;
+    if (r >= 0) mp_out(c, 0, x->elem_type, r, dims);
 }
 
 static void gather_elements(mp_sctx *c) {

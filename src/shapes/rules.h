@@ -165,6 +165,11 @@ int32_t mp_static_count(mp_sctx *c, int32_t rank, const memplan_expr *dims);
 /* Product of dims (NONE on overflow). */
 memplan_expr mp_product(mp_sctx *c, int32_t rank, const memplan_expr *dims);
 
+/* Gather's dims (ops_shape.c; also GatherBlockQuantized's): x's before
+ * axis (in [0, rank)), all of idx's, x's after it, into dims (at most
+ * MEMPLAN_MAX_RANK); returns the rank, or -1 when it would be larger. */
+int32_t mp_gather_dims(const memplan_vshape *x, int32_t axis, const memplan_vshape *idx, memplan_expr *dims);
+
 /* ---- shared by the nn family (ops_nn.c) with quant/contrib ------------- */
 /* The one window rule of every Conv- and pool-like op (Conv, ConvInteger,
  * the pools, QLinearConv, QLinearAveragePool, FusedConv, NhwcConv, ...):
