@@ -3,31 +3,31 @@
 // line across, with the positions where the arena reaches it shaded; the
 // lower bound is a dashed line. Slot plans show their slots' prefix-sum
 // offsets the same way.
-import { axisLeft, scaleLinear } from 'd3';
+import { scaleLinear } from 'd3';
 import {
   PALETTE,
   PALETTE_PIXELS,
   RasterMarks,
+  byteAxisLeft,
+  chartApi,
   chartLayers,
   outlineX,
-  chartPNG,
-  chartSVG,
   colorOf,
   fitPlot,
-  frameApi,
-  cursorMarks,
   keyed,
   layoutFrame,
   markedValues,
+  plotCursorMarks,
   positionAxis,
+  refLine,
   setMarks,
   setText,
-  svgEl,
+  appendTitled,
   stickyPick,
   linkPointer,
 } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
-import { byteTicks, formatBytes } from '../data/format.js';
+import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
 
@@ -74,14 +74,7 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     const ctx = frame.ctx;
     const x = currentX();
     positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
-    yAxisOnce(`${y.domain()} ${y.range()}`, () =>
-      gy.attr('transform', `translate(${MARGIN.left},0)`).call(
-        axisLeft(y)
-          .tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40))))
-          .tickFormat((d) => formatBytes(d, { trim: true }))
-          .tickSizeOuter(0),
-      ),
-    );
+    yAxisOnce(`${y.domain()} ${y.range()}`, () => byteAxisLeft(gy, y, MARGIN.left, frame.height));
     if (!m || !s) {
       refsOnce('', () => refG.selectAll('*').remove());
       return;
@@ -173,21 +166,8 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     let lastY = -Infinity;
     for (const [cls, v, label] of refs) {
       const yy = y(v);
-      refG
-        .append('line')
-        .attr('class', `ref ref-${cls}`)
-        .attr('x1', left)
-        .attr('x2', right)
-        .attr('y1', yy)
-        .attr('y2', yy);
       const ty = Math.max(yy - 3, lastY + 12, top + 8);
-      refG
-        .append('text')
-        .attr('class', `ref-label ref-${cls}`)
-        .attr('x', right - 4)
-        .attr('y', ty)
-        .attr('text-anchor', 'end')
-        .text(label);
+      refLine(refG, cls, label, yy, ty, left, right);
       lastY = ty;
     }
   }
@@ -205,16 +185,7 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
         const ox = outlineX(x0, x1, MARGIN.left, frame.width - MARGIN.right);
         if (ox) items.push({ tag: 'rect', attrs: { class: cls, ...ox, y: ya - 1, height: Math.max(yb - ya, 1) + 2 } });
       }
-      items.push(
-        ...cursorMarks(
-          x,
-          linked.hoverPos,
-          MARGIN.left,
-          frame.width - MARGIN.right,
-          MARGIN.top,
-          frame.height - MARGIN.bottom,
-        ),
-      );
+      items.push(...plotCursorMarks(frame, x, linked.hoverPos));
     }
     setMarks(hoverG, items);
   }
@@ -244,10 +215,31 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     return { name: best >= 0 ? m.names[best] : null, pos };
   }
 
+  /** The buffers in view, as SVG rects with their value's name (the SVG export). */
+  function marksSVG(g) {
+    if (!m) return;
+    const x = currentX();
+    const [d0, d1] = x.domain();
+    let count = 0;
+    for (let i = 0; i < m.n && count < 20000; i++) {
+      if (!placed(i) || m.end[i] + 1 < d0 || m.start[i] > d1) continue;
+      const xa = Math.max(x(m.start[i]), MARGIN.left),
+        xb = Math.min(x(m.end[i] + 1), frame.width - MARGIN.right);
+      appendTitled(g, 'rect', m.names[i], {
+        x: xa.toFixed(2),
+        y: y(m.offset[i] + m.size[i]).toFixed(2),
+        width: Math.max(xb - xa, 0.75).toFixed(2),
+        height: Math.max(y(m.offset[i]) - y(m.offset[i] + m.size[i]), 0.75).toFixed(2),
+        fill: colorOf(m.colorKey[i]),
+      });
+      count++;
+    }
+  }
+
   const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
-    ...frameApi(frame),
+    ...chartApi(frame, { marks: marksSVG, offs }),
     setData(model, series) {
       m = model;
       s = series;
@@ -259,35 +251,6 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
       draw();
     },
     renderNow: render,
-    toSVG: () =>
-      chartSVG(frame, (g) => {
-        if (!m) return;
-        const x = currentX();
-        const [d0, d1] = x.domain();
-        let count = 0;
-        for (let i = 0; i < m.n && count < 20000; i++) {
-          if (!placed(i) || m.end[i] + 1 < d0 || m.start[i] > d1) continue;
-          const xa = Math.max(x(m.start[i]), MARGIN.left),
-            xb = Math.min(x(m.end[i] + 1), frame.width - MARGIN.right);
-          const r = svgEl('rect', {
-            x: xa.toFixed(2),
-            y: y(m.offset[i] + m.size[i]).toFixed(2),
-            width: Math.max(xb - xa, 0.75).toFixed(2),
-            height: Math.max(y(m.offset[i]) - y(m.offset[i] + m.size[i]), 0.75).toFixed(2),
-            fill: colorOf(m.colorKey[i]),
-          });
-          const t = svgEl('title');
-          t.textContent = m.names[i];
-          r.append(t);
-          g.append(r);
-          count++;
-        }
-      }),
-    toPNG: (opts) => chartPNG(frame, opts),
-    destroy() {
-      offs.forEach((f) => f());
-      frame.destroy();
-    },
   };
   return api;
 }

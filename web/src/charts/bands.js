@@ -18,13 +18,14 @@ import {
   PALETTE,
   RasterMarks,
   UNKNOWN_COLOR,
+  appendTitled,
   byteAxisLeft,
   chartApi,
   chartLayers,
-  createFrame,
   el,
   fitPlot,
   keyed,
+  layoutFrame,
   linkPointer,
   markedValues,
   pixelOf,
@@ -33,7 +34,6 @@ import {
   setMarks,
   setText,
   stickyPick,
-  svgEl,
 } from './base.js';
 import { BAND_MODES, bandGroups, columnBands, liveCount, liveTotals, stackBands } from '../data/bands.js';
 
@@ -73,16 +73,14 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
   const y = scaleLinear();
   const raster = new RasterMarks();
   const picker = stickyPick(pick);
-  const frame = createFrame(container, {
+  const frame = layoutFrame(container, {
     key,
     className: 'mpv-bands',
     title: 'Active memory — each live buffer a band as tall as its bytes, oldest at the bottom',
     height,
     margin: MARGIN,
-    onResize: () => {
-      layout();
-      draw();
-    },
+    layout,
+    draw,
   });
   const layers = chartLayers(frame, { linked, getBaseX: () => baseX });
   const { gx, gy, hoverG, surface: zoomRect, message, xz } = layers;
@@ -113,7 +111,9 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     xz.sync();
   }
   const currentX = () => baseX.copy().domain(linked.domain());
-  const draw = () => frame.schedule(render);
+  function draw() {
+    frame.schedule(render);
+  }
 
   /** The columns shown: [x0, x1, position] per column, for the x domain. */
   function columnsOf(x) {
@@ -359,7 +359,7 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
     if (!m || !grouping) return;
     for (let c = 0; c < cols.n && cols.start[c] < 50000; c++)
       for (let b = cols.start[c]; b < cols.start[c + 1]; b++) {
-        const r = svgEl('rect', {
+        appendTitled(g, 'rect', m.names[bands.owner[b]], {
           x: cols.x0[c].toFixed(2),
           y: bands.y1[b].toFixed(2),
           width: Math.max(cols.x1[c] - cols.x0[c], 0.75).toFixed(2),
@@ -369,10 +369,6 @@ export function createBands(container, linked, { height = 240, hooks = {}, key, 
               ? groupColor(grouping.groups, grouping.group[bands.owner[b]])
               : UNKNOWN_COLOR,
         });
-        const t = svgEl('title');
-        t.textContent = m.names[bands.owner[b]];
-        r.append(t);
-        g.append(r);
       }
   }
 

@@ -159,6 +159,14 @@ export function svgEl(tag, attrs = {}) {
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
   return e;
 }
+/** An SVG export's mark: svgEl(tag, attrs) with a <title> (what it is: a value's name), appended to g. */
+export function appendTitled(g, tag, title, attrs) {
+  const e = svgEl(tag, attrs);
+  const t = svgEl('title');
+  t.textContent = title;
+  e.append(t);
+  g.append(e);
+}
 
 /**
  * A chart frame inside `container`: {root, plot, canvas, ctx, svg, width,
@@ -299,28 +307,8 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
     const chart = target.closest?.('.mpv-chart');
     return ev.ctrlKey || ev.metaKey || (!!chart && chart.contains(document.activeElement));
   };
-  const z = d3zoom()
-    .scaleExtent([1, 1e6])
-    .filter((ev) => (filter ? filter(ev) : true) && (ev.type === 'wheel' ? wheelZooms(ev) : !ev.button))
-    .on('zoom', (ev) => {
-      if (syncing || !ev.sourceEvent) return;
-      const base = getBaseX();
-      const [r0, r1] = base.range();
-      z.translateExtent([
-        [r0, -Infinity],
-        [r1, Infinity],
-      ]).extent([
-        [r0, 0],
-        [r1, 1],
-      ]);
-      const x = ev.transform.rescaleX(base);
-      linked.setXDomain(x.domain(), target);
-    });
-  sel.call(z).on('dblclick.zoom', null);
-  const sync = () => {
-    const base = getBaseX();
-    const [b0, b1] = base.domain();
-    const [d0, d1] = linked.xDomain ?? [b0, b1];
+  // The zoom's extents: the x range of the chart's scale, any y.
+  const fitExtent = (base) => {
     const [r0, r1] = base.range();
     z.translateExtent([
       [r0, -Infinity],
@@ -329,6 +317,24 @@ export function attachXZoom(target, linked, getBaseX, { filter } = {}) {
       [r0, 0],
       [r1, 1],
     ]);
+  };
+  const z = d3zoom()
+    .scaleExtent([1, 1e6])
+    .filter((ev) => (filter ? filter(ev) : true) && (ev.type === 'wheel' ? wheelZooms(ev) : !ev.button))
+    .on('zoom', (ev) => {
+      if (syncing || !ev.sourceEvent) return;
+      const base = getBaseX();
+      fitExtent(base);
+      const x = ev.transform.rescaleX(base);
+      linked.setXDomain(x.domain(), target);
+    });
+  sel.call(z).on('dblclick.zoom', null);
+  const sync = () => {
+    const base = getBaseX();
+    const [b0, b1] = base.domain();
+    const [d0, d1] = linked.xDomain ?? [b0, b1];
+    const [r0] = base.range();
+    fitExtent(base);
     const k = (b1 - b0) / Math.max(1e-9, d1 - d0);
     const t = zoomIdentity.translate(r0 - k * base(d0), 0).scale(k);
     syncing = true;
@@ -675,7 +681,7 @@ export function linkPointer(target, picker, linked, hooks, getApi, { xz, draw, r
   ];
 }
 
-// ---- shared by the active-memory, sweep and compare charts (issue 17) ----
+// ---- shared by several charts (since issue 17: the byte axis, reference lines, cursor) ----
 
 /** The y axis of bytes at x = left: byte ticks (one per 40 px of `height`) labelled 1.5 KiB, 2 MiB. */
 export function byteAxisLeft(g, y, left, height) {
@@ -685,6 +691,18 @@ export function byteAxisLeft(g, y, left, height) {
       .tickFormat((d) => formatBytes(d, { trim: true }))
       .tickSizeOuter(0),
   );
+}
+
+/** A reference line across the plot at y = yy (a byte value: the planned peak,
+ *  the lower bound) and its label ending at the right edge, baseline ty. */
+export function refLine(g, cls, label, yy, ty, left, right) {
+  g.append('line').attr('class', `ref ref-${cls}`).attr('x1', left).attr('x2', right).attr('y1', yy).attr('y2', yy);
+  g.append('text')
+    .attr('class', `ref-label ref-${cls}`)
+    .attr('x', right - 4)
+    .attr('y', ty)
+    .attr('text-anchor', 'end')
+    .text(label);
 }
 
 /** cursorMarks(x, pos, ...) within the frame's plot (its margins). */

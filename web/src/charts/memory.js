@@ -4,19 +4,19 @@
 // use (a step line), what a naive allocator that never frees has taken (a
 // dashed line), and the planned peak and lower bound across. A brush picks
 // the positions the other charts show.
-import { axisLeft, brushX, scaleLinear } from 'd3';
+import { brushX, scaleLinear } from 'd3';
 import {
+  byteAxisLeft,
+  chartApi,
   chartLayers,
-  chartPNG,
-  chartSVG,
   fitPlot,
-  frameApi,
   layoutFrame,
   positionAxis,
+  refLine,
   setMarks,
   svgEl,
 } from './base.js';
-import { byteTicks, formatBytes } from '../data/format.js';
+import { formatBytes } from '../data/format.js';
 
 const LEGEND_FONT = '11px system-ui, sans-serif'; // as the SVG's text style (base.js)
 const MARGIN = { top: 22, right: 26, bottom: 22, left: 64 };
@@ -195,12 +195,7 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     frame.begin();
     const ctx = frame.ctx;
     positionAxis(gx, x, frame.width, frame.height - MARGIN.bottom);
-    gy.attr('transform', `translate(${MARGIN.left},0)`).call(
-      axisLeft(y)
-        .tickValues(byteTicks(y.domain()[1], Math.max(2, Math.floor(frame.height / 40))))
-        .tickFormat((d) => formatBytes(d, { trim: true }))
-        .tickSizeOuter(0),
-    );
+    byteAxisLeft(gy, y, MARGIN.left, frame.height);
     refG.selectAll('*').remove();
     legend.selectAll('*').remove();
     if (!m || !s || s.positions === 0) {
@@ -296,21 +291,8 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     for (const [cls, v, label] of refs.sort((a, b) => a[1] - b[1])) {
       if (v > yMax) continue;
       const yy = y(v);
-      refG
-        .append('line')
-        .attr('class', `ref ref-${cls}`)
-        .attr('x1', left)
-        .attr('x2', right)
-        .attr('y1', yy)
-        .attr('y2', yy);
       const ty = cls === 'peak' ? Math.max(yy - 3, top + 20) : Math.min(yy + 12, lastY - 12);
-      refG
-        .append('text')
-        .attr('class', `ref-label ref-${cls}`)
-        .attr('x', right - 4)
-        .attr('y', ty)
-        .attr('text-anchor', 'end')
-        .text(label);
+      refLine(refG, cls, label, yy, ty, left, right);
       lastY = ty;
     }
     const items = stackOn()
@@ -403,8 +385,43 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
     linked.on('hover', () => renderHover()),
   ];
 
+  /** The lines and areas drawn, as SVG paths (the SVG export). */
+  function marksSVG(g) {
+    if (!m || !s) return;
+    const pathOf = (series) => {
+      const parts = [];
+      const col = columns(series);
+      if (col)
+        col.forEach((v, c) =>
+          parts.push(`${c ? 'L' : 'M'}${MARGIN.left + c},${y(Math.max(0, v)).toFixed(1)}H${MARGIN.left + c + 1}`),
+        );
+      else
+        for (let p = 0; p < s.positions; p++)
+          parts.push(`${p ? 'L' : 'M'}${x(p).toFixed(1)},${y(series[p]).toFixed(1)}H${x(p + 1).toFixed(1)}`);
+      return parts.join('');
+    };
+    const bottom = frame.height - MARGIN.bottom;
+    if (stackOn()) {
+      ps.layers.forEach((l, k) =>
+        g.append(
+          svgEl('path', {
+            d: `${layerPoints(k)
+              .map(([px, v], j) => `${j ? 'L' : 'M'}${px.toFixed(1)},${y(v).toFixed(1)}`)
+              .join('')}Z`,
+            fill: layerColor(l, tagIndex(l)),
+          }),
+        ),
+      );
+    } else
+      g.append(
+        svgEl('path', { d: `${pathOf(s.liveBound)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }),
+      );
+    if (s.maxExtent > 0) g.append(svgEl('path', { d: pathOf(s.extent), fill: 'none', stroke: C.extent }));
+    g.append(svgEl('path', { d: pathOf(s.naive), fill: 'none', stroke: C.naive, 'stroke-dasharray': '4 3' }));
+  }
+
   const api = {
-    ...frameApi(frame),
+    ...chartApi(frame, { marks: marksSVG, offs }),
     /** The profile's stacked series (profileSeries) or null, and the note shown when it is not usable. */
     setProfile(series, note = '') {
       ps = series;
@@ -449,45 +466,6 @@ export function createMemory(container, linked, { height = 220, hooks = {}, key 
       draw();
     },
     renderNow: render,
-    toSVG: () =>
-      chartSVG(frame, (g) => {
-        if (!m || !s) return;
-        const pathOf = (series) => {
-          const parts = [];
-          const col = columns(series);
-          if (col)
-            col.forEach((v, c) =>
-              parts.push(`${c ? 'L' : 'M'}${MARGIN.left + c},${y(Math.max(0, v)).toFixed(1)}H${MARGIN.left + c + 1}`),
-            );
-          else
-            for (let p = 0; p < s.positions; p++)
-              parts.push(`${p ? 'L' : 'M'}${x(p).toFixed(1)},${y(series[p]).toFixed(1)}H${x(p + 1).toFixed(1)}`);
-          return parts.join('');
-        };
-        const bottom = frame.height - MARGIN.bottom;
-        if (stackOn()) {
-          ps.layers.forEach((l, k) =>
-            g.append(
-              svgEl('path', {
-                d: `${layerPoints(k)
-                  .map(([px, v], j) => `${j ? 'L' : 'M'}${px.toFixed(1)},${y(v).toFixed(1)}`)
-                  .join('')}Z`,
-                fill: layerColor(l, tagIndex(l)),
-              }),
-            ),
-          );
-        } else
-          g.append(
-            svgEl('path', { d: `${pathOf(s.liveBound)}V${bottom}H${MARGIN.left}Z`, fill: C.liveFill, stroke: C.live }),
-          );
-        if (s.maxExtent > 0) g.append(svgEl('path', { d: pathOf(s.extent), fill: 'none', stroke: C.extent }));
-        g.append(svgEl('path', { d: pathOf(s.naive), fill: 'none', stroke: C.naive, 'stroke-dasharray': '4 3' }));
-      }),
-    toPNG: (opts) => chartPNG(frame, opts),
-    destroy() {
-      offs.forEach((f) => f());
-      frame.destroy();
-    },
   };
   return api;
 }

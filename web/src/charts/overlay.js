@@ -5,7 +5,7 @@
 // per pixel at most: the highest value of the positions it covers), SVG for
 // the axes, over the shared frame (base.js).
 import { scaleLinear, select } from 'd3';
-import { byteAxisLeft, chartApi, createFrame, el, positionAxis, setText, svgEl } from './base.js';
+import { appendTitled, byteAxisLeft, chartApi, createFrame, el, positionAxis, setText, svgEl } from './base.js';
 import { formatBytes } from '../data/format.js';
 
 const MARGIN = { top: 14, right: 26, bottom: 22, left: 64 };
@@ -109,11 +109,11 @@ export function createOverlay(container, { height = 200, key = 'overlay' } = {})
         .map(([px, py], j) => `${j ? 'L' : 'M'}${px.toFixed(2)},${py.toFixed(2)}`)
         .join('');
       const line = { fill: 'none', stroke: SIDE_COLORS[k], 'stroke-width': 1.5 };
-      const path = svgEl('path', { class: `overlay-line overlay-${k ? 'b' : 'a'}`, d, ...line });
-      const t = svgEl('title');
-      t.textContent = `${k ? 'B' : 'A'}: ${s.label}`;
-      path.append(t);
-      g.append(path);
+      appendTitled(g, 'path', `${k ? 'B' : 'A'}: ${s.label}`, {
+        class: `overlay-line overlay-${k ? 'b' : 'a'}`,
+        d,
+        ...line,
+      });
       if (s.peak !== null) {
         const py = y(s.peak).toFixed(2);
         g.append(

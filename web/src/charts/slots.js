@@ -11,15 +11,15 @@ import {
   outlineX,
   chartApi,
   colorOf,
-  cursorMarks,
   fitPlot,
   keyed,
   layoutFrame,
   markedValues,
+  plotCursorMarks,
   positionAxis,
   setMarks,
   setText,
-  svgEl,
+  appendTitled,
   stickyPick,
   linkPointer,
 } from './base.js';
@@ -231,16 +231,7 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
             attrs: { class: cls, ...ox, y: y(seg.row[k]) - 1, height: Math.max(band, 2) + 2 },
           });
       }
-      items.push(
-        ...cursorMarks(
-          x,
-          linked.hoverPos,
-          MARGIN.left,
-          frame.width - MARGIN.right,
-          MARGIN.top,
-          frame.height - MARGIN.bottom,
-        ),
-      );
+      items.push(...plotCursorMarks(frame, x, linked.hoverPos));
     }
     setMarks(hoverG, items);
   }
@@ -279,17 +270,13 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
       const xa = Math.max(x(seg.start[k]), MARGIN.left),
         xb = Math.min(x(seg.end[k] + 1), frame.width - MARGIN.right);
       const hh = Math.max(band * seg.fill[k], 0.75);
-      const r = svgEl('rect', {
+      appendTitled(g, 'rect', m.names[seg.value[k]], {
         x: xa.toFixed(2),
         y: (y(seg.row[k]) + band - hh).toFixed(2),
         width: Math.max(xb - xa, 0.75).toFixed(2),
         height: hh.toFixed(2),
         fill: colorOf(occ.rows[seg.row[k]].id),
       });
-      const t = svgEl('title');
-      t.textContent = m.names[seg.value[k]];
-      r.append(t);
-      g.append(r);
     }
   }
 

@@ -12,21 +12,19 @@ import {
   RasterMarks,
   UNKNOWN_COLOR,
   pixelOf,
+  chartApi,
   chartLayers,
   outlineX,
-  chartPNG,
-  chartSVG,
   colorOf,
   fitPlot,
-  frameApi,
-  cursorMarks,
   keyed,
   layoutFrame,
   markedValues,
+  plotCursorMarks,
   positionAxis,
   setMarks,
   setText,
-  svgEl,
+  appendTitled,
   stickyPick,
   linkPointer,
 } from './base.js';
@@ -230,16 +228,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
           });
         }
       }
-      items.push(
-        ...cursorMarks(
-          x,
-          linked.hoverPos,
-          MARGIN.left,
-          frame.width - MARGIN.right,
-          MARGIN.top,
-          frame.height - MARGIN.bottom,
-        ),
-      );
+      items.push(...plotCursorMarks(frame, x, linked.hoverPos));
     }
     setMarks(hoverG, items);
   }
@@ -262,7 +251,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
   const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
 
   const api = {
-    ...frameApi(frame),
+    ...chartApi(frame, { marks: marksSVG, offs }),
     /** Mark node positions for the selected value: {producer: p|null, consumers: [p]} or null. */
     setLinks(l) {
       links = l;
@@ -303,12 +292,6 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
       draw();
     },
     renderNow: render,
-    toSVG: () => chartSVG(frame, (g) => marksSVG(g)),
-    toPNG: (opts) => chartPNG(frame, opts),
-    destroy() {
-      offs.forEach((f) => f());
-      frame.destroy();
-    },
   };
 
   function marksSVG(g) {
@@ -323,17 +306,13 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
       const view = m.owner[i] !== i;
       const xa = Math.max(x(m.start[i]), MARGIN.left),
         xb = Math.min(x(m.end[i] + 1), frame.width - MARGIN.right);
-      const r = svgEl('rect', {
+      appendTitled(g, 'rect', m.names[i], {
         x: xa.toFixed(2),
         y: (y(m.row[i]) + (view ? barH * 0.3 : 0)).toFixed(2),
         width: Math.max(xb - xa, 0.75).toFixed(2),
         height: (view ? barH * 0.4 : barH).toFixed(2),
         fill: view ? 'rgba(20,30,50,0.45)' : Number.isNaN(m.size[i]) ? UNKNOWN_COLOR : colorOf(m.colorKey[i]),
       });
-      const t = svgEl('title');
-      t.textContent = m.names[i];
-      r.append(t);
-      g.append(r);
       count++;
     }
   }
