@@ -1,5 +1,6 @@
 // The shapes memplan infers against the shapes ONNX Runtime computes when it
-// runs the model (scripts/ort_compare.mjs): every npm fixture model (17 distinct files), under two sets of
+// runs the model (scripts/ort_compare.mjs): every npm fixture model (17 distinct files) and three
+// generated ones on ONNX Runtime's contrib ops, under two sets of
 // bindings each where it has free dims. scripts/expose_values.py writes a copy
 // of the model whose every main-graph value is a graph output, ONNX Runtime
 // (onnxruntime-node) runs it on inputs of the bound shapes, and the WASM
@@ -8,6 +9,7 @@
 // is replaced by the branch the bound input value selects, so the branch's own
 // values are checked too. The counts are pinned: a case that compared fewer
 // values than before fails.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,6 +35,26 @@ const WAKE_WORDS = {
   'timer_v0.1': 8,
   'weather_v0.1': 7,
 };
+
+// Models in the forms ONNX Runtime's tools write, on its contrib ops, written
+// at test time by scripts/gen_contrib_models.py: a decoder of ONNX Runtime
+// GenAI's model builder (int4 embedding and projections, GroupQueryAttention
+// with rotary and a KV cache, RMS norms), a BERT layer as the transformer
+// optimizer fuses it, and the quantized and fused conv ops.
+const GEN = mkdtempSync(join(tmpdir(), 'memplan-ort-gen-'));
+const CONTRIB = (f) => join(GEN, f);
+const LLM = (batch, seq, past) => ({
+  batch,
+  sequence_length: seq,
+  past_sequence_length: past,
+  total_sequence_length: past + seq,
+});
+const ONES = (n) => Array(n).fill(1);
+const BERT = (batch, seq, past) => ({
+  segment_ids: Array(batch * seq).fill(0),
+  attention_mask: ONES(batch * seq),
+  position_ids: Array.from({ length: batch * seq }, (_, i) => past + (i % seq)),
+});
 
 // [label, file, dims, input values, --take specs, values returned, values compared]
 const CASES = [
@@ -98,14 +120,82 @@ const CASES = [
   ['openWakeWord melspectrogram 1x1280', OWW('melspectrogram.onnx'), { batch_size: 1, samples: 1280 }, {}, [], 29, 29],
   ['openWakeWord melspectrogram 2x4000', OWW('melspectrogram.onnx'), { batch_size: 2, samples: 4000 }, {}, [], 29, 29],
   ...Object.entries(WAKE_WORDS).map(([m, n]) => [`openWakeWord ${m}`, OWW(`${m}.onnx`), {}, {}, [], n, n]),
+  // ONNX Runtime's GroupQueryAttention takes a prompt after a past only at batch 1
+  [
+    'GenAI decoder, prompt of 5 after 3, batch 1',
+    CONTRIB('genai_decoder.onnx'),
+    LLM(1, 5, 3),
+    { attention_mask: ONES(8) },
+    [],
+    44,
+    44,
+  ],
+  [
+    'GenAI decoder, first prompt of 5, batch 2',
+    CONTRIB('genai_decoder.onnx'),
+    LLM(2, 5, 0),
+    { attention_mask: ONES(10) },
+    [],
+    44,
+    44,
+  ],
+  [
+    'GenAI decoder, one token after 4, batch 2',
+    CONTRIB('genai_decoder.onnx'),
+    LLM(2, 1, 4),
+    { attention_mask: ONES(10) },
+    [],
+    44,
+    44,
+  ],
+  [
+    'BERT layer (fused), 2x5 after 3',
+    CONTRIB('bert_encoder.onnx'),
+    { batch: 2, seq: 5, past: 3 },
+    BERT(2, 5, 3),
+    [],
+    23,
+    23,
+  ],
+  [
+    'BERT layer (fused), 1x7, no past',
+    CONTRIB('bert_encoder.onnx'),
+    { batch: 1, seq: 7, past: 0 },
+    BERT(1, 7, 0),
+    [],
+    23,
+    23,
+  ],
+  [
+    'quantized and fused conv ops, 2x3x17x23',
+    CONTRIB('quant_conv.onnx'),
+    { N: 2, H: 17, W: 23, Ho: 6, Wo: 7 },
+    {},
+    [],
+    20,
+    20,
+  ],
+  [
+    'quantized and fused conv ops, 1x3x32x32',
+    CONTRIB('quant_conv.onnx'),
+    { N: 1, H: 32, W: 32, Ho: 3, Wo: 9 },
+    {},
+    [],
+    20,
+    20,
+  ],
 ];
 
 let mp, dir;
 beforeAll(async () => {
   mp = await loadMemplan();
   dir = mkdtempSync(join(tmpdir(), 'memplan-ort-'));
+  execFileSync('/usr/bin/python3', [join(ROOT, 'scripts/gen_contrib_models.py'), GEN]);
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(GEN, { recursive: true, force: true });
+});
 
 describe('inferred shapes equal ONNX Runtime', () => {
   it.each(CASES)('%s', async (label, file, dims, values, take, returned, compared) => {

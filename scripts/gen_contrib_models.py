@@ -1,0 +1,202 @@
+#!/usr/bin/env python3
+"""gen_contrib_models.py OUTDIR -- three small models (random weights) in the
+forms ONNX Runtime's own tools write, built on its contrib ops (com.microsoft):
+
+  genai_decoder.onnx  the model builder of ONNX Runtime GenAI (how int4 LLMs
+      such as its Phi, Llama and Qwen exports ship): an int4 embedding table
+      (GatherBlockQuantized), RMS norms (SimplifiedLayerNormalization,
+      SkipSimplifiedLayerNormalization), 4-bit projections (MatMulNBits),
+      GroupQueryAttention with rotary embedding and a KV cache, a SiLU-gated
+      MLP. Inputs input_ids [batch, sequence_length], attention_mask
+      [batch, total_sequence_length], past_key_values.N.key/value
+      [batch, 2, past_sequence_length, 16]; outputs logits, present.N.*.
+  bert_encoder.onnx   the transformer optimizer's fusions of a BERT layer
+      (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu,
+      FastGelu, QuickGelu, FusedMatMul), then a cached MultiHeadAttention with
+      RotaryEmbedding. Inputs input_ids, segment_ids, attention_mask,
+      position_ids [batch, seq], past_key/value [batch, 4, past, 8].
+  quant_conv.onnx     FusedConv, GridSample, the QLinear ops, the contrib
+      Quantize/DequantizeLinear, DynamicQuantizeMatMul, MatMulIntegerToFloat
+      and QGemm. Inputs image [N, 3, H, W], grid [N, Ho, Wo, 2].
+
+wasm-tests/ort-shapes.test.js writes them at test time and has ONNX Runtime
+run them: every value's shape must be ours. No npm package ships such models,
+and the shapes of models that use these ops rest on our reading of the op
+schemas alone otherwise."""
+import os
+import sys
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+MS = "com.microsoft"
+
+
+class Builder:
+    """Nodes and initializers of one graph, named after their outputs."""
+
+    def __init__(self, seed):
+        self.rng = np.random.default_rng(seed)
+        self.nodes, self.inits = [], []
+
+    def init(self, name, arr):
+        self.inits.append(numpy_helper.from_array(arr, name))
+        return name
+
+    def weight(self, name, *shape):
+        return self.init(name, (self.rng.standard_normal(shape) * 0.05).astype(np.float32))
+
+    def bytes(self, name, *shape):
+        return self.init(name, self.rng.integers(0, 255, shape, dtype=np.uint8))
+
+    def node(self, op, ins, outs, domain="", **attrs):
+        self.nodes.append(helper.make_node(op, ins, outs, name=outs[0] + "_node", domain=domain, **attrs))
+        return outs[0]
+
+    def save(self, path, name, inputs, outputs, opset):
+        graph = helper.make_graph(self.nodes, name, inputs, outputs, self.inits)
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset), helper.make_opsetid(MS, 1)])
+        model.ir_version = 7
+        onnx.save(model, path)
+
+
+def tensor(name, elem, dims):
+    return helper.make_tensor_value_info(name, elem, dims)
+
+
+def rotary_caches(b, head, max_pos):
+    ang = np.outer(np.arange(max_pos), 1.0 / 10000 ** (np.arange(0, head, 2) / head))
+    return b.init("cos_cache", np.cos(ang).astype(np.float32)), b.init("sin_cache", np.sin(ang).astype(np.float32))
+
+
+def genai_decoder(path):
+    vocab, hidden, heads, kv_heads, inter, layers, block = 256, 64, 4, 2, 128, 2, 32
+    head = hidden // heads
+    b = Builder(7)
+
+    def nbits(x, name, k, n):
+        w = b.bytes(name + ".qweight", n, k // block, block // 2)
+        s = b.init(name + ".scales", (b.rng.random(n * (k // block)) * 0.01).astype(np.float32))
+        return b.node("MatMulNBits", [x, w, s], [name + ".out"], MS, K=k, N=n, bits=4, block_size=block)
+
+    def skip_rms(x, skip, name):
+        w = b.init(name + ".weight", np.ones(hidden, np.float32))
+        return b.node("SkipSimplifiedLayerNormalization", [x, skip, w], [name + ".out", "", "", name + ".sum"], MS,
+                      epsilon=1e-5), name + ".sum"
+
+    table = b.bytes("embed.qweight", vocab, hidden // 2)
+    scales = b.init("embed.scales", (b.rng.random((vocab, hidden // block)) * 0.01).astype(np.float32))
+    h = b.node("GatherBlockQuantized", [table, "input_ids", scales], ["embed.out"], MS, bits=4, block_size=block,
+               gather_axis=0, quantize_axis=1)
+    # seqlens_k = sum(mask) - 1 and total_sequence_length = the mask's width, as int32
+    s = b.node("ReduceSum", ["attention_mask", b.init("axes1", np.array([1], np.int64))], ["mask.sum"], keepdims=0)
+    s = b.node("Sub", [s, b.init("one", np.array(1, np.int64))], ["mask.sub"])
+    seqlens = b.node("Cast", [s], ["seqlens_k"], to=TensorProto.INT32)
+    width = b.node("Gather", [b.node("Shape", ["attention_mask"], ["mask.shape"]), b.init("idx1", np.array(1))],
+                   ["mask.width"], axis=0)
+    total = b.node("Cast", [width], ["total_seq_len"], to=TensorProto.INT32)
+    cos, sin = rotary_caches(b, head, 64)
+    inputs = [tensor("input_ids", TensorProto.INT64, ["batch", "sequence_length"]),
+              tensor("attention_mask", TensorProto.INT64, ["batch", "total_sequence_length"])]
+    outputs = [tensor("logits", TensorProto.FLOAT, ["batch", "sequence_length", vocab])]
+    norm = b.init("layers.0.input_layernorm.weight", np.ones(hidden, np.float32))
+    x = b.node("SimplifiedLayerNormalization", [h, norm], ["layers.0.input_layernorm.out"], axis=-1, epsilon=1e-5,
+               stash_type=1)
+    residual = h
+    for i in range(layers):
+        pre, past = f"layers.{i}", f"past_key_values.{i}"
+        for kv in ("key", "value"):
+            inputs.append(tensor(f"{past}.{kv}", TensorProto.FLOAT, ["batch", kv_heads, "past_sequence_length", head]))
+            outputs.append(tensor(f"present.{i}.{kv}", TensorProto.FLOAT,
+                                  ["batch", kv_heads, "total_sequence_length", head]))
+        q = nbits(x, pre + ".attn.q_proj", hidden, hidden)
+        k = nbits(x, pre + ".attn.k_proj", hidden, kv_heads * head)
+        v = nbits(x, pre + ".attn.v_proj", hidden, kv_heads * head)
+        att = b.node("GroupQueryAttention", [q, k, v, past + ".key", past + ".value", seqlens, total, cos, sin],
+                     [pre + ".attn.out", f"present.{i}.key", f"present.{i}.value"], MS, num_heads=heads,
+                     kv_num_heads=kv_heads, do_rotary=1, rotary_interleaved=0)
+        x, residual = skip_rms(nbits(att, pre + ".attn.o_proj", hidden, hidden), residual,
+                               pre + ".post_attention_layernorm")
+        gate = nbits(x, pre + ".mlp.gate_proj", hidden, inter)
+        act = b.node("Mul", [gate, b.node("Sigmoid", [gate], [pre + ".mlp.sig"])], [pre + ".mlp.act"])
+        prod = b.node("Mul", [act, nbits(x, pre + ".mlp.up_proj", hidden, inter)], [pre + ".mlp.prod"])
+        nxt = f"layers.{i + 1}.input_layernorm" if i + 1 < layers else "norm"
+        x, residual = skip_rms(nbits(prod, pre + ".mlp.down_proj", inter, hidden), residual, nxt)
+    b.node("Identity", [nbits(x, "lm_head", hidden, vocab)], ["logits"])
+    b.save(path, "genai_decoder", inputs, outputs, 14)
+
+
+def bert_encoder(path):
+    vocab, hidden, heads, inter, max_pos = 128, 32, 4, 64, 64
+    b = Builder(11)
+    w = b.weight
+    emb = b.node("EmbedLayerNormalization",
+                 ["input_ids", "segment_ids", w("word", vocab, hidden), w("pos", max_pos, hidden), w("seg", 2, hidden),
+                  w("gamma0", hidden), w("beta0", hidden), "attention_mask"], ["emb.out", "mask_index", "emb.sum"], MS,
+                 epsilon=1e-12)
+    att = b.node("Attention", [emb, w("qkv", hidden, 3 * hidden), w("qkv_b", 3 * hidden), "mask_index"], ["att.out"],
+                 MS, num_heads=heads)
+    ln1 = b.node("SkipLayerNormalization", [att, emb, w("g1", hidden), w("b1", hidden), w("bias1", hidden)],
+                 ["ln1.out", "ln1.mean", "ln1.inv", "ln1.sum"], MS, epsilon=1e-12)
+    up = b.node("MatMul", [ln1, w("up", hidden, inter)], ["up.out"])
+    gelu = b.node("BiasGelu", [up, w("up_b", inter)], ["gelu.out"], MS)
+    quick = b.node("QuickGelu", [b.node("FastGelu", [up, w("up_b2", inter)], ["fastgelu.out"], MS)],
+                   ["quickgelu.out"], MS, alpha=1.702)
+    mix = b.node("Add", [gelu, quick], ["mix.out"])
+    down = b.node("FusedMatMul", [mix, w("downT", hidden, inter)], ["down.out"], MS, transB=1)
+    ln2 = b.node("SkipLayerNormalization", [down, ln1, w("g2", hidden), w("b2", hidden)], ["ln2.out"], MS,
+                 epsilon=1e-12)
+    cos, sin = rotary_caches(b, hidden // heads, max_pos)
+    q = b.node("RotaryEmbedding", [b.node("MatMul", [ln2, w("wq", hidden, hidden)], ["q.out"]), "position_ids", cos,
+                                   sin], ["rot.out"], MS, num_heads=heads)
+    k = b.node("MatMul", [ln2, w("wk", hidden, hidden)], ["k.out"])
+    v = b.node("MatMul", [ln2, w("wv", hidden, hidden)], ["v.out"])
+    mha = b.node("MultiHeadAttention", [q, k, v, "", "", "", "past_key", "past_value"],
+                 ["mha.out", "present_key", "present_value"], MS, num_heads=heads)
+    b.node("Add", [mha, ln2], ["last_hidden_state"])
+    ids = ["batch", "seq"]
+    inputs = [tensor("input_ids", TensorProto.INT32, ids), tensor("segment_ids", TensorProto.INT32, ids),
+              tensor("attention_mask", TensorProto.INT32, ids), tensor("position_ids", TensorProto.INT64, ids)]
+    inputs += [tensor(n, TensorProto.FLOAT, ["batch", heads, "past", hidden // heads]) for n in ("past_key", "past_value")]
+    outputs = [tensor(n, TensorProto.FLOAT, None) for n in ("last_hidden_state", "present_key", "present_value")]
+    b.save(path, "bert_encoder", inputs, outputs, 14)
+
+
+def quant_conv(path):
+    b = Builder(5)
+    f, u8, node = b.weight, b.bytes, b.node
+
+    def sz(name):  # a scale and a zero point
+        return [b.init(name + "_s", np.array(0.05, np.float32)), b.init(name + "_z", np.array(128, np.uint8))]
+
+    conv = node("FusedConv", ["image", f("cw", 8, 3, 3, 3), f("cb", 8)], ["fconv"], MS, activation="Relu",
+                pads=[1, 1, 1, 1])
+    conv = node("Conv", [conv, f("cw2", 4, 8, 3, 3)], ["conv2"], strides=[2, 2])
+    grid = node("GridSample", [conv, "grid"], ["gsample"], MS)
+    q = node("QuantizeLinear", [grid, *sz("in")], ["q_in"], MS)
+    qa = node("QLinearAdd", [q, *sz("a"), q, *sz("b"), *sz("c")], ["qadd"], MS)
+    qm = node("QLinearMul", [qa, *sz("d"), u8("qk", 1, 4, 1, 1), *sz("e"), *sz("f")], ["qmul"], MS)
+    qp = node("QLinearAveragePool", [qm, *sz("g"), *sz("h")], ["qpool"], MS, kernel_shape=[2, 2], strides=[1, 1])
+    qgap = node("QLinearGlobalAveragePool", [qm, *sz("i"), *sz("j")], ["qgap"], MS)
+    qsig = node("QLinearSigmoid", [qp, *sz("k"), *sz("l")], ["qsig"], MS)
+    qcat = node("QLinearConcat", [*sz("m"), qsig, *sz("n"), qsig, *sz("o")], ["qcat"], MS, axis=1)
+    node("Flatten", [node("DequantizeLinear", [qcat, *sz("p")], ["deq"], MS)], ["flat"], axis=1)
+    feat = node("DequantizeLinear", [node("Flatten", [qgap], ["feat_q"], axis=1), *sz("q")], ["feat"], MS)
+    node("DynamicQuantizeMatMul", [feat, u8("bq", 4, 6), *sz("r")], ["dqmm"], MS)
+    node("DynamicQuantizeLinear", [feat], ["dql", "dql_s", "dql_z"])
+    node("MatMulIntegerToFloat", ["dql", u8("bq2", 4, 5), "dql_s", *sz("t")[:1], "dql_z", *sz("u")[1:]], ["mitf"], MS)
+    node("QGemm", ["dql", "dql_s", "dql_z", u8("bq3", 6, 4), *sz("v"), "", *sz("y")], ["qgemm"], MS, transB=1)
+    inputs = [tensor("image", TensorProto.FLOAT, ["N", 3, "H", "W"]),
+              tensor("grid", TensorProto.FLOAT, ["N", "Ho", "Wo", 2])]
+    outputs = [tensor(n, TensorProto.FLOAT, None) for n in ("flat", "dqmm", "mitf")]
+    outputs.append(tensor("qgemm", TensorProto.UINT8, None))
+    b.save(path, "quant_conv", inputs, outputs, 13)
+
+
+if __name__ == "__main__":
+    out = sys.argv[1]
+    os.makedirs(out, exist_ok=True)
+    genai_decoder(os.path.join(out, "genai_decoder.onnx"))
+    bert_encoder(os.path.join(out, "bert_encoder.onnx"))
+    quant_conv(os.path.join(out, "quant_conv.onnx"))
