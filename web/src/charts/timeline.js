@@ -133,9 +133,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     ctx.beginPath();
     ctx.rect(left, MARGIN.top, right - left, frame.height - MARGIN.top - MARGIN.bottom);
     ctx.clip();
-    const rowH = Math.abs(y(r0 + 1) - y(r0));
-    const gap = rowH > 4 ? 1 : 0;
-    const barH = Math.max(rowH - gap, 0.75);
+    const { rowH, barH, trim } = barShape(x);
     const kx = x(1) - x(0),
       ox = x(0);
     const sel = linked.selected !== null ? m.index.get(linked.selected) : undefined;
@@ -143,8 +141,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     const { start, end, row, size, colorKey } = m;
     const nVis = queryIntervals(ixOwners, start, end, d0, d1, vis);
     const ky = y(1) - y(0),
-      oy = y(0),
-      trim = kx > 6 ? 1 : 0;
+      oy = y(0);
     raster.begin(frame, left, MARGIN.top, right, frame.height - MARGIN.bottom);
     for (let j = 0; j < nVis; j++) {
       const i = vis[j];
@@ -233,19 +230,47 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
     setMarks(hoverG, items);
   }
 
+  // A bar's height and the gaps between bars: the rows' pitch less a
+  // pixel where rows are tall, at least 0.75 px; bars wider than 6 px end a
+  // pixel early, so neighbours stay apart.
+  function barShape(x) {
+    const rowH = Math.abs(y(1) - y(0));
+    return { rowH, barH: Math.max(rowH - (rowH > 4 ? 1 : 0), 0.75), trim: x(1) - x(0) > 6 ? 1 : 0 };
+  }
+
+  // The value whose bar is drawn under the pointer. render() fills device
+  // pixels by rounding (RasterMarks.rect), and so does this test: where rows
+  // or positions are thinner than a pixel (a model's rows in a few hundred
+  // pixels), several bars share one, and the rows drawn into the pointer's
+  // pixel are tried nearest it first.
   function pick(ev) {
     if (!m) return { name: null, pos: null };
     const [mx, my] = [ev.offsetX, ev.offsetY];
     const x = currentX();
     const pos = Math.floor(x.invert(mx));
-    const r = Math.floor(y.invert(my));
     if (pos < 0 || pos >= m.positions) return { name: null, pos: null };
-    if (r < 0 || r >= m.rowCount) return { name: null, pos };
-    const o = m.rowValue[r];
-    if (pos < m.start[o] || pos > m.end[o]) return { name: null, pos };
-    // A view under the pointer wins over its root.
-    for (const v of views.get(o) ?? []) if (pos >= m.start[v] && pos <= m.end[v]) return { name: m.names[v], pos };
-    return { name: m.names[o], pos };
+    const k = frame.dpr,
+      px = Math.floor(mx * k),
+      py = Math.floor(my * k);
+    const { rowH, barH, trim } = barShape(x);
+    const within = (p, a, b) => {
+      const p0 = Math.round(a * k);
+      return p >= p0 && p < Math.max(Math.round(b * k), p0 + 1);
+    };
+    const under = (i) => within(px, x(m.start[i]), x(m.end[i] + 1) - trim);
+    const r = Math.floor(y.invert(my));
+    const span = Math.ceil(1 / Math.min(rowH, 1));
+    const [lo, hi] = y.domain(); // the rows drawn: all, or the strip's brush
+    for (let d = 0; d <= span; d++)
+      for (const q of d ? [r - d, r + d] : [r]) {
+        if (q < Math.max(0, lo) || q >= Math.min(m.rowCount, hi)) continue;
+        const o = m.rowValue[q];
+        if (!within(py, y(q), y(q) + barH) || !under(o)) continue;
+        // A view under the pointer wins over its root.
+        for (const v of views.get(o) ?? []) if (under(v)) return { name: m.names[v], pos };
+        return { name: m.names[o], pos };
+      }
+    return { name: null, pos };
   }
 
   const offs = linkPointer(zoomRect, picker, linked, hooks, () => api, { xz, draw, renderHover });
