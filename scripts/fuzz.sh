@@ -9,7 +9,8 @@
 # Seeds are assembled at run time into build/fuzz/seeds/<target> (never
 # committed): build/fixtures (+ bad/), every 25th libonnx-testdata model and
 # the npm fixture models (scripts/list_fixtures.mjs) with tensor data stripped
-# (scripts/fuzz_seeds.py), the regression inputs (native-tests/regressions),
+# (scripts/fuzz_seeds.py), the models of scripts/gen_contrib_models.py (ONNX
+# Runtime's contrib ops), the regression inputs (native-tests/regressions),
 # and for csv ../shared/dsa-bench/*.csv. The growing corpus lives in
 # build/fuzz/corpus/<target>. A crash, sanitizer report, leak, timeout (10 s
 # per input) or out-of-memory (2 GB) leaves build/fuzz/crashes/<target>-* and
@@ -36,9 +37,10 @@ cmake --build "$OUT" -j"$(nproc)" --target "${targets[@]}" >"$OUT/build.log" 2>&
 if [ ! -f build/fixtures/chain.onnx ]; then
   mkdir -p build/fixtures && /usr/bin/python3 scripts/gen_fixtures.py build/fixtures >/dev/null || exit 1
 fi
-rm -rf "$OUT/seeds" && mkdir -p "$OUT/seeds/model" "$OUT/seeds/csv" "$OUT/crashes"
+rm -rf "$OUT/seeds" "$OUT/contrib" && mkdir -p "$OUT/seeds/model" "$OUT/seeds/csv" "$OUT/crashes"
+/usr/bin/python3 scripts/gen_contrib_models.py "$OUT/contrib" || exit 1
 {
-  ls build/fixtures/*.onnx build/fixtures/bad/*
+  ls build/fixtures/*.onnx build/fixtures/bad/* "$OUT"/contrib/*.onnx
   [ -d "$TESTDATA" ] && find "$TESTDATA" -name '*.onnx' | sort | awk 'NR % 25 == 1'
   node scripts/list_fixtures.mjs --unique 2>/dev/null
 } | xargs /usr/bin/python3 scripts/fuzz_seeds.py "$OUT/seeds/model" --max-len 262144 || exit 1
