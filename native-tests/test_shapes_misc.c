@@ -376,6 +376,51 @@ static void test_contrib_gather_block_quantized(void **state) {
     done(&c);
 }
 
+/* ONNX Runtime's generation loops (their lengths input values) and the
+ * attention of Phi-3-small's sparse layers. */
+static void test_contrib_generation(void **state) {
+    (void)state;
+    static const int32_t max_len = 20, min_len = 1, beams = 4, ret = 2;
+    static const float penalty = 1.0f;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "ids", 6, "B,S");
+    mb_input(g, "features", 1, "B,80,3000");
+    mb_input(g, "limit", 6, "1");
+    mb_initializer_raw(g, "max_length", 6, "", &max_len, sizeof max_len);
+    mb_initializer_raw(g, "min_length", 6, "", &min_len, sizeof min_len);
+    mb_initializer_raw(g, "num_beams", 6, "", &beams, sizeof beams);
+    mb_initializer_raw(g, "num_return", 6, "", &ret, sizeof ret);
+    mb_initializer_raw(g, "length_penalty", 1, "", &penalty, sizeof penalty);
+    mb_input(g, "q", 10, "B,S,64");
+    mb_input(g, "k", 10, "B,S,32");
+    mb_input(g, "past", 10, "B,2,128,16");
+    mb_int_attr(in_domain(mb_node(g, "BeamSearch", "ids,max_length,min_length,num_beams,num_return,length_penalty",
+                                  "seq,seq_scores,scores"),
+                          MS),
+                "vocab_size", 100);
+    in_domain(mb_node(g, "WhisperBeamSearch", "features,max_length,min_length,num_beams,num_return,length_penalty",
+                      "wseq,wscores"),
+              MS);
+    in_domain(mb_node(g, "GreedySearch", "ids,max_length", "greedy"), MS);
+    in_domain(mb_node(g, "Sampling", "ids,limit", "sampled"), MS);
+    Onnx__NodeProto *sa = in_domain(mb_node(g, "SparseAttention", "q,k,k,past,past", "sparse,pkey,pvalue"), MS);
+    mb_int_attr(sa, "num_heads", 4);
+    mb_int_attr(sa, "kv_num_heads", 2);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "seq", "int32[B,2,20] 160*B");
+    expect(&c, "seq_scores", "float[B,2] 8*B");
+    expect(&c, "scores", "float[-S+20,B,4,100] -1600*B*S+32000*B");
+    expect(&c, "wseq", "int32[B,2,20] 160*B");
+    expect(&c, "wscores", "float[B,2] 8*B");
+    expect(&c, "greedy", "int32[B,20] 80*B");
+    expect(&c, "sampled", "int32[B,unk__0] 4*B*unk__0"); /* max_length an input: --value gives it */
+    expect(&c, "sparse", "float16[B,S,64] 128*B*S");
+    expect(&c, "pkey", "float16[B,2,128,16] 8192*B");
+    expect(&c, "pvalue", "float16[B,2,128,16] 8192*B");
+    done(&c);
+}
+
 static void test_contrib_qlinear(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -451,6 +496,7 @@ int main(void) {
         cmocka_unit_test(test_contrib_attention),
         cmocka_unit_test(test_contrib_conv_matmul),
         cmocka_unit_test(test_contrib_gather_block_quantized),
+        cmocka_unit_test(test_contrib_generation),
         cmocka_unit_test(test_contrib_qlinear),
         cmocka_unit_test(test_pool_twins_agree),
     };

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""gen_contrib_models.py OUTDIR -- three small models (random weights) in the
+"""gen_contrib_models.py OUTDIR -- four small models (random weights) in the
 forms ONNX Runtime's own tools write, built on its contrib ops (com.microsoft):
 
   genai_decoder.onnx  the model builder of ONNX Runtime GenAI (how int4 LLMs
@@ -18,6 +18,14 @@ forms ONNX Runtime's own tools write, built on its contrib ops (com.microsoft):
   quant_conv.onnx     FusedConv, GridSample, the QLinear ops, the contrib
       Quantize/DequantizeLinear, DynamicQuantizeMatMul, MatMulIntegerToFloat
       and QGemm. Inputs image [N, 3, H, W], grid [N, Ho, Wo, 2].
+  misc_ops.onnx       the rest ONNX Runtime runs on a CPU: TransposeMatMul, CDist,
+      MatMulInteger16, MatMulBnb4, ExpandDims, MurmurHash3, NGramRepeatBlock,
+      CropAndResize, MaxpoolWithMask, a beam search decoder's step
+      (DecoderMaskedMultiHeadAttention, its cache one buffer of max_len),
+      QLinearWhere, NhwcMaxPool, QEmbedLayerNormalization. Inputs a [M, 5],
+      ids/ids32/mask32 [batch, len], scores [batch, 50], image [N, 3, H, W],
+      rois [R, 4], roi_batch [R], pool_mask [1, 3, H, W], step [B, 1, 16],
+      cache_k/v [B, 2, max_len, 8], cache_len (scalar).
 
 wasm-tests/ort-shapes.test.js writes them at test time and has ONNX Runtime
 run them: every value's shape must be ours. No npm package ships such models,
@@ -194,9 +202,63 @@ def quant_conv(path):
     b.save(path, "quant_conv", inputs, outputs, 13)
 
 
+def misc_ops(path):
+    b = Builder(3)
+    f, node = b.weight, b.node
+    i64 = lambda name, v: b.init(name, np.array(v, np.int64))
+    node("TransposeMatMul", ["a", f("bt", 6, 5)], ["tmm"], MS, transB=1)
+    node("CDist", ["a", f("pts", 7, 5)], ["dist"], MS, metric="euclidean")
+    a16 = node("Cast", ["a"], ["a16"], to=TensorProto.INT16)
+    node("MatMulInteger16", [a16, b.init("b16", np.ones((5, 3), np.int16))], ["mm16"], MS)
+    node("ExpandDims", ["a", b.init("ax", np.array(-1, np.int32))], ["expanded"], MS)
+    node("MurmurHash3", ["ids"], ["hashes"], MS, positive=1)
+    node("NGramRepeatBlock", ["ids", "scores"], ["blocked"], MS, ngram_size=2)
+    node("CropAndResize", ["image", "rois", "roi_batch", b.init("crop", np.array([5, 4], np.int32))], ["crops"], MS)
+    node("MaxpoolWithMask", ["image", "pool_mask"], ["masked_pool"], MS, kernel_shape=[2, 2], strides=[2, 2])
+    # one decoding step of a beam search decoder: its cache in one buffer of the longest length
+    hidden, heads = 16, 2
+    q = node("MatMul", ["step", f("wq", hidden, hidden)], ["dq"])
+    k = node("MatMul", ["step", f("wk", hidden, hidden)], ["dk"])
+    v = node("MatMul", ["step", f("wv", hidden, hidden)], ["dv"])
+    node("DecoderMaskedMultiHeadAttention", [q, k, v, "", "", "cache_k", "cache_v", "cache_len"],
+         ["dmmha", "dmmha_key", "dmmha_value"], MS, num_heads=heads, past_present_share_buffer=1)
+    node("MatMulBnb4", ["a", b.bytes("bnb", 12 * 5 // 2), b.init("absmax", np.ones(1, np.float32))], ["bnb4"], MS,
+         K=5, N=12, block_size=64, quant_type=1)
+    # quantized: where, an NHWC max pool, a quantized BERT embedding
+    sz = lambda n: [b.init(n + "_s", np.array(0.05, np.float32)), b.init(n + "_z", np.array(128, np.uint8))]
+    qa = node("QuantizeLinear", ["a", *sz("qa")], ["qa"])
+    cond = node("Greater", ["a", b.init("zero", np.array(0, np.float32))], ["cond"])
+    node("QLinearWhere", [cond, qa, *sz("x"), b.bytes("qy", 1, 5), *sz("y"), *sz("z")], ["qwhere"], MS)
+    nhwc = node("Transpose", [node("QuantizeLinear", ["image", *sz("qi")], ["qimage"])], ["qnhwc"], perm=[0, 2, 3, 1])
+    node("NhwcMaxPool", [nhwc], ["nhwc_pool"], MS, kernel_shape=[3, 3], strides=[1, 2], pads=[1, 1, 1, 1])
+    i32 = lambda name, v: b.init(name, np.array(v, np.int32))
+    node("QEmbedLayerNormalization",
+         ["ids32", "", b.bytes("qword", 64, 8), b.bytes("qpos", 16, 8), "", b.bytes("qgamma", 8), b.bytes("qbeta", 8),
+          "mask32", *[b.init(n, np.array(0.02, np.float32)) for n in ("ws", "ps")], "",
+          *[b.init(n, np.array(0.02, np.float32)) for n in ("gs", "bs")],
+          *[b.init(n, np.array(128, np.uint8)) for n in ("wz", "pz")], "",
+          *[b.init(n, np.array(128, np.uint8)) for n in ("gz", "bz")]], ["qemb", "qemb_mask"], MS)
+    inputs = [tensor("a", TensorProto.FLOAT, ["M", 5]),
+              tensor("ids", TensorProto.INT64, ["batch", "len"]), tensor("scores", TensorProto.FLOAT, ["batch", 50]),
+              tensor("image", TensorProto.FLOAT, ["N", 3, "H", "W"]), tensor("rois", TensorProto.FLOAT, ["R", 4]),
+              tensor("roi_batch", TensorProto.INT32, ["R"]), tensor("pool_mask", TensorProto.INT32, [1, 3, "H", "W"]),
+              tensor("step", TensorProto.FLOAT, ["B", 1, hidden]),
+              tensor("cache_k", TensorProto.FLOAT, ["B", heads, "max_len", hidden // heads]),
+              tensor("cache_v", TensorProto.FLOAT, ["B", heads, "max_len", hidden // heads]),
+              tensor("cache_len", TensorProto.INT32, []), tensor("ids32", TensorProto.INT32, ["batch", "len"]),
+              tensor("mask32", TensorProto.INT32, ["batch", "len"])]
+    outputs = [tensor(n, TensorProto.FLOAT, None) for n in ("tmm", "dist", "expanded", "blocked", "crops",
+                                                            "masked_pool", "dmmha", "bnb4")]
+    outputs += [tensor("mm16", TensorProto.INT32, None), tensor("hashes", TensorProto.UINT32, None),
+                tensor("qwhere", TensorProto.UINT8, None), tensor("nhwc_pool", TensorProto.UINT8, None),
+                tensor("qemb", TensorProto.FLOAT, None)]
+    b.save(path, "misc_ops", inputs, outputs, 13)
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     genai_decoder(os.path.join(out, "genai_decoder.onnx"))
     bert_encoder(os.path.join(out, "bert_encoder.onnx"))
     quant_conv(os.path.join(out, "quant_conv.onnx"))
+    misc_ops(os.path.join(out, "misc_ops.onnx"))

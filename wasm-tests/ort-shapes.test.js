@@ -1,5 +1,5 @@
 // The shapes memplan infers against the shapes ONNX Runtime computes when it
-// runs the model (scripts/ort_compare.mjs): every npm fixture model (17 distinct files) and three
+// runs the model (scripts/ort_compare.mjs): every npm fixture model (17 distinct files) and four
 // generated ones on ONNX Runtime's contrib ops, under two sets of
 // bindings each where it has free dims. scripts/expose_values.py writes a copy
 // of the model whose every main-graph value is a graph output, ONNX Runtime
@@ -54,6 +54,16 @@ const BERT = (batch, seq, past) => ({
   segment_ids: Array(batch * seq).fill(0),
   attention_mask: ONES(batch * seq),
   position_ids: Array.from({ length: batch * seq }, (_, i) => past + (i % seq)),
+});
+
+// misc_ops.onnx: a decoding step at cache_len of max_len, crops of 3 boxes
+const MISC = (batch, len, H, W, maxLen) => ({ M: 4, batch, len, N: 2, H, W, R: 3, B: batch, max_len: maxLen });
+const MISC_VALUES = (batch, len, cacheLen) => ({
+  roi_batch: [0, 1, 0],
+  cache_len: cacheLen,
+  ids: Array.from({ length: batch * len }, (_, i) => i % 40), // tokens of the 50-word scores
+  ids32: Array.from({ length: batch * len }, (_, i) => 1 + (i % 60)),
+  mask32: ONES(batch * len),
 });
 
 // [label, file, dims, input values, --take specs, values returned, values compared]
@@ -183,6 +193,24 @@ const CASES = [
     [],
     20,
     20,
+  ],
+  [
+    'ops of a beam search decoder and others, small',
+    CONTRIB('misc_ops.onnx'),
+    MISC(2, 6, 8, 10, 12),
+    MISC_VALUES(2, 6, 5),
+    [],
+    24,
+    24,
+  ],
+  [
+    'ops of a beam search decoder and others, larger',
+    CONTRIB('misc_ops.onnx'),
+    MISC(3, 9, 17, 13, 40),
+    MISC_VALUES(3, 9, 39),
+    [],
+    24,
+    24,
   ],
 ];
 

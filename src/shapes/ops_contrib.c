@@ -127,9 +127,8 @@ static void skip_layer_norm(mp_sctx *c) {
 
 /* EmbedLayerNormalization(input_ids [B,S], segment_ids, word_emb [V,H], ...)
  * -> output [B,S,H], mask_index int32 [B], embedding_sum [B,S,H]. */
-static void embed_layer_norm(mp_sctx *c) {
+static void embed_layer_norm_out(mp_sctx *c, int32_t et) {
     const memplan_vshape *ids = ranked(c, 0), *we = ranked(c, 2);
-    int32_t et = type_of(c, 2, MEMPLAN_DTYPE_FLOAT);
     if (!ids || ids->rank != 2 || !we || we->rank != 2) {
         mp_out_unranked(c, 0, et, "input_ids or word_embedding rank unknown");
         return;
@@ -139,6 +138,11 @@ static void embed_layer_norm(mp_sctx *c) {
     mp_out(c, 1, MEMPLAN_DTYPE_INT32, 1, dims);
     mp_out(c, 2, et, 3, dims);
 }
+
+static void embed_layer_norm(mp_sctx *c) { embed_layer_norm_out(c, type_of(c, 2, MEMPLAN_DTYPE_FLOAT)); }
+
+/* QEmbedLayerNormalization: the same, its tables quantized, in float. */
+static void qembed_layer_norm(mp_sctx *c) { embed_layer_norm_out(c, type_of(c, 8, MEMPLAN_DTYPE_FLOAT)); }
 
 /* ---- attention --------------------------------------------------------- */
 
@@ -240,6 +244,75 @@ static void group_query_attention(mp_sctx *c) {
         if (mp_has_out(c, o)) mp_out(c, o, et, 4, pd);
 }
 
+/* The cache of an attention whose past and present share one buffer of
+ * the longest length (past_present_share_buffer): present like past. */
+static void present_like_past(mp_sctx *c, const memplan_vshape *pk, const memplan_vshape *pv) {
+    if (mp_has_out(c, 1)) mp_out_like(c, 1, pk);
+    if (mp_has_out(c, 2)) mp_out_like(c, 2, pv);
+}
+
+/* DecoderMaskedMultiHeadAttention(query [B,1,D] or packed QKV, key, value,
+ * mask, bias, past_key [B,N,P,H], past_value, past_sequence_length, ...):
+ * one decoding step of beam search decoders. output [B,1,Dv]; present
+ * like past when past_present_share_buffer (P is the longest length), else
+ * [B,N,P+1,H]; qk [B,N,1,total]. Key and value are [B,1,D] (self) or the
+ * cached [B,N,L,H] (cross); without them query packs Q, K and V. */
+static void decoder_masked_mha(mp_sctx *c) {
+    const memplan_vshape *q = ranked(c, 0), *k = ranked(c, 1), *v = ranked(c, 2), *pk = ranked(c, 5),
+                         *pv = ranked(c, 6);
+    int64_t n = mp_attr_int(c, "num_heads", 0);
+    int32_t et = type_of(c, 0, MEMPLAN_DTYPE_FLOAT);
+    if (!q || q->rank != 3 || n <= 0) {
+        mp_out_unranked(c, 0, et, "query rank or num_heads unknown");
+        return;
+    }
+    memplan_expr nc = mp_const(c, n), head = pk && pk->rank == 4 ? pk->dims[3] : MEMPLAN_EXPR_NONE, dv, kv_len;
+    if (v) {
+        dv = v->rank == 3   ? v->dims[2]
+             : v->rank == 4 ? memplan_expr_mul(P(c), v->dims[1], v->dims[3])
+                            : MEMPLAN_EXPR_NONE;
+        kv_len = k && k->rank == 4 ? k->dims[2] : mp_const(c, 1);
+    } else { /* packed: 2 N H + Dv */
+        memplan_expr qk =
+            head == MEMPLAN_EXPR_NONE ? MEMPLAN_EXPR_NONE : memplan_expr_mul(P(c), mp_const(c, 2 * n), head);
+        dv = qk == MEMPLAN_EXPR_NONE ? MEMPLAN_EXPR_NONE : memplan_expr_sub(P(c), q->dims[2], qk);
+        kv_len = mp_const(c, 1);
+    }
+    memplan_expr dims[4] = {q->dims[0], q->dims[1], dv, MEMPLAN_EXPR_NONE};
+    mp_out(c, 0, et, 3, dims);
+    bool cross = k && k->rank == 4;
+    memplan_expr total = cross ? kv_len : MEMPLAN_EXPR_NONE;
+    if (!cross && mp_attr_int(c, "past_present_share_buffer", 0)) {
+        present_like_past(c, pk, pv);
+        memplan_expr past = scalar_amount(c, 7);
+        if (past != MEMPLAN_EXPR_NONE) total = memplan_expr_add(P(c), past, kv_len);
+    } else if (!cross && pk && pk->rank == 4) {
+        total = memplan_expr_add(P(c), pk->dims[2], kv_len);
+        memplan_expr pd[4] = {pk->dims[0], pk->dims[1], total, pk->dims[3]};
+        for (int32_t o = 1; o <= 2; o++)
+            if (mp_has_out(c, o)) mp_out(c, o, et, 4, pd);
+    }
+    memplan_expr qd[4] = {q->dims[0], nc, mp_const(c, 1), total};
+    if (mp_has_out(c, 3)) mp_out(c, 3, et, 4, qd);
+}
+
+/* SparseAttention(query [B,S,D] or packed, key, value, past_key, past_value
+ * [B, kvN, max_cache, H], block masks, total_sequence_length, ...): output
+ * [B,S,N*H]; present shares past's buffer, so is like it. */
+static void sparse_attention(mp_sctx *c) {
+    const memplan_vshape *q = ranked(c, 0), *k = ranked(c, 1), *pk = ranked(c, 3), *pv = ranked(c, 4);
+    int64_t n = mp_attr_int(c, "num_heads", 0), kvn = mp_attr_int(c, "kv_num_heads", 0);
+    int32_t et = type_of(c, 0, MEMPLAN_DTYPE_FLOAT);
+    if (!q || q->rank != 3 || n <= 0 || kvn <= 0) {
+        mp_out_unranked(c, 0, et, "query rank or head counts unknown");
+        return;
+    }
+    memplan_expr head = pk && pk->rank == 4 ? pk->dims[3] : k ? div_c(c, q->dims[2], n) : MEMPLAN_EXPR_NONE;
+    memplan_expr dims[3] = {q->dims[0], q->dims[1], memplan_expr_mul(P(c), mp_const(c, n), head)};
+    mp_out(c, 0, et, 3, dims);
+    present_like_past(c, pk, pv);
+}
+
 /* ---- conv, matmul ------------------------------------------------------ */
 
 /* Conv output from input x_k and weight w_k; type of input type_k. */
@@ -304,6 +377,15 @@ static void matmul_nbits(mp_sctx *c) {
     out_last(c, 0, type_of(c, 0, MEMPLAN_DTYPE_FLOAT), ranked(c, 0), mp_const(c, mp_attr_int(c, "N", 0)));
 }
 
+/* MatMulBnb4(A [..., K], packed B, absmax; K, N attrs) -> [..., N], A's type. */
+static void matmul_bnb4(mp_sctx *c) { matmul_nbits(c); }
+
+/* MatMulInteger16(A, B) -> int32 A @ B. */
+static void matmul_integer16(mp_sctx *c) { matmul_out(c, 0, 1, false, false, MEMPLAN_DTYPE_INT32); }
+
+/* CDist(A [N, K], B [M, K]) -> [N, M] distances, A's type. */
+static void cdist(mp_sctx *c) { matmul_out(c, 0, 1, false, true, type_of(c, 0, MEMPLAN_DTYPE_FLOAT)); }
+
 /* GatherBlockQuantized(data, indices, scales, zero_points?) -> Gather's
  * dims (data's before gather_axis, the indices', data's after), in the
  * scales' type; uint8 data packs 8 / bits values a byte along its last
@@ -328,6 +410,107 @@ static void gather_block_quantized(mp_sctx *c) {
     if (x->elem_type == MEMPLAN_DTYPE_UINT8 && bits < 8)
         dims[r - 1] = memplan_expr_mul(P(c), dims[r - 1], mp_const(c, 8 / bits));
     mp_out(c, 0, et, r, dims);
+}
+
+/* NGramRepeatBlock(input_ids, scores) -> scores with repeats masked. */
+static void ngram_repeat_block(mp_sctx *c) { mp_out_like(c, 0, mp_in(c, 1)); }
+
+/* MurmurHash3(X) -> hashes like X: uint32, or int32 when positive = 0. */
+static void murmur_hash3(mp_sctx *c) {
+    int32_t et = mp_attr_int(c, "positive", 1) ? MEMPLAN_DTYPE_UINT32 : MEMPLAN_DTYPE_INT32;
+    out_like_typed(c, 0, et, ranked(c, 0));
+}
+
+/* ExpandDims(X, axis scalar) -> X with a dim of 1 inserted at axis. */
+static void expand_dims(mp_sctx *c) {
+    const memplan_vshape *x = ranked(c, 0);
+    int64_t axis;
+    int32_t na;
+    int32_t et = type_of(c, 0, 0);
+    if (!x || x->rank >= R || !mp_in_ints(c, 1, &axis, 1, &na) || na != 1 || mp_axis(axis, x->rank + 1) < 0) {
+        mp_out_unranked(c, 0, et, "input rank or axis unknown");
+        return;
+    }
+    int32_t a = mp_axis(axis, x->rank + 1), r = 0;
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    for (int32_t i = 0; i <= x->rank; i++) dims[r++] = i == a ? mp_const(c, 1) : x->dims[i - (i > a)];
+    mp_out(c, 0, et, r, dims);
+}
+
+/* CropAndResize(X [N,C,H,W], rois [R,4], batch_indices [R], crop_size [2]) -> [R,C,h,w]. */
+static void crop_and_resize(mp_sctx *c) {
+    const memplan_vshape *x = ranked(c, 0), *rois = ranked(c, 1);
+    int32_t et = type_of(c, 0, MEMPLAN_DTYPE_FLOAT), n;
+    const memplan_expr *crop = mp_in_elems(c, 3, &n);
+    if (!x || x->rank != 4 || !rois || rois->rank != 2) {
+        mp_out_unranked(c, 0, et, "input or rois rank unknown");
+        return;
+    }
+    memplan_expr dims[4] = {rois->dims[0], x->dims[1], crop && n == 2 ? crop[0] : MEMPLAN_EXPR_NONE,
+                            crop && n == 2 ? crop[1] : MEMPLAN_EXPR_NONE};
+    mp_out(c, 0, et, 4, dims);
+}
+
+/* MaxpoolWithMask(X, M) -> MaxPool's dims. NhwcMaxPool(X [N,H,W,C]): channels last. */
+static void pool_out(mp_sctx *c, bool channels_last) {
+    int32_t et = type_of(c, 0, 0);
+    memplan_expr *dims = mp_tmp_exprs(c, R);
+    if (!dims) return;
+    int32_t r = mp_conv_out_dims(c, ranked(c, 0), NULL, channels_last, dims);
+    if (r < 0) mp_out_unranked(c, 0, et, "input rank or kernel_shape unknown");
+    else
+        mp_out(c, 0, et, r, dims);
+}
+static void maxpool_with_mask(mp_sctx *c) { pool_out(c, false); }
+static void nhwc_max_pool(mp_sctx *c) { pool_out(c, true); }
+
+/* QLinearWhere(cond, X, x_s, x_zp, Y, y_s, y_zp, z_s, z_zp) -> broadcast of
+ * the three, z_zp's type. */
+static void qlinear_where(mp_sctx *c) {
+    int32_t et = type_of(c, 8, type_of(c, 1, MEMPLAN_DTYPE_UINT8));
+    memplan_expr *dims = mp_tmp_exprs(c, R), *two = mp_tmp_exprs(c, R);
+    if (!dims || !two) return;
+    int32_t r = mp_broadcast(c, mp_in(c, 1), mp_in(c, 4), two);
+    memplan_vshape xy = {.kind = MEMPLAN_TYPE_TENSOR, .elem_type = et, .rank = r, .dims = two};
+    r = r < 0 ? -1 : mp_broadcast(c, mp_in(c, 0), &xy, dims);
+    if (r < 0) mp_out_unranked(c, 0, et, "input rank unknown or shapes do not broadcast");
+    else
+        mp_out(c, 0, et, r, dims);
+}
+
+/* ---- generation loops (BeamSearch and kin) ----------------------------- */
+
+/* BeamSearch / WhisperBeamSearch (input_ids [B,S] or features [B,F,T],
+ * max_length, min_length, num_beams, num_return_sequences, length_penalty,
+ * ...) -> sequences int32 [B, R, max_length], sequences_scores [B, R],
+ * scores [max_length - S, B, num_beams, vocab_size]; the lengths are input
+ * values (initializers, or --value). Their decoder and encoder bodies are
+ * graph attributes, planned as bodies. */
+static void beam_search(mp_sctx *c) {
+    const memplan_vshape *ids = ranked(c, 0);
+    memplan_expr max_len = scalar_amount(c, 1), beams = scalar_amount(c, 3), ret = scalar_amount(c, 4);
+    int32_t st = type_of(c, 5, MEMPLAN_DTYPE_FLOAT);
+    memplan_expr b = ids && ids->rank >= 2 ? ids->dims[0] : MEMPLAN_EXPR_NONE;
+    memplan_expr seq[3] = {b, ret, max_len};
+    mp_out(c, 0, MEMPLAN_DTYPE_INT32, 3, seq);
+    if (mp_has_out(c, 1)) mp_out(c, 1, st, 2, seq);
+    if (!mp_has_out(c, 2)) return;
+    int64_t vocab = mp_attr_int(c, "vocab_size", -1);
+    bool whisper = ids && ids->rank == 3;
+    memplan_expr steps = max_len == MEMPLAN_EXPR_NONE || !ids || whisper
+                             ? MEMPLAN_EXPR_NONE
+                             : memplan_expr_sub(P(c), max_len, ids->dims[1]);
+    memplan_expr sc[4] = {steps, b, beams, vocab > 0 ? mp_const(c, vocab) : MEMPLAN_EXPR_NONE};
+    mp_out(c, 2, st, 4, sc);
+}
+
+/* GreedySearch / Sampling(input_ids [B,S], max_length, ...) -> sequences
+ * int32 [B, max_length]. */
+static void greedy_search(mp_sctx *c) {
+    const memplan_vshape *ids = ranked(c, 0);
+    memplan_expr seq[2] = {ids && ids->rank == 2 ? ids->dims[0] : MEMPLAN_EXPR_NONE, scalar_amount(c, 1)};
+    mp_out(c, 0, MEMPLAN_DTYPE_INT32, 2, seq);
 }
 
 /* SkipGroupNorm(X, gamma, beta, skip, bias?) -> Y and the optional sum S,
@@ -462,15 +645,23 @@ const mp_rule mp_rules_contrib[] = {
     {MS, "SkipLayerNormalization", skip_layer_norm},
     {MS, "SkipSimplifiedLayerNormalization", skip_layer_norm},
     {MS, "EmbedLayerNormalization", embed_layer_norm},
+    {MS, "QEmbedLayerNormalization", qembed_layer_norm},
     /* attention */
     {MS, "Attention", attention},
     {MS, "QAttention", qattention},
     {MS, "MultiHeadAttention", multi_head_attention},
     {MS, "GroupQueryAttention", group_query_attention},
+    {MS, "DecoderMaskedMultiHeadAttention", decoder_masked_mha},
+    {MS, "SparseAttention", sparse_attention},
     /* conv and matmul */
     {MS, "FusedConv", fused_conv},
     {MS, "NhwcConv", nhwc_conv},
     {MS, "FusedMatMul", fused_matmul},
+    {MS, "TransposeMatMul", fused_matmul}, /* FusedMatMul's first name */
+    {MS, "MatMulBnb4", matmul_bnb4},
+    {MS, "MatMulInteger16", matmul_integer16},
+    {MS, "CDist", cdist},
+    {MS, "NhwcFusedConv", nhwc_conv},
     {MS, "FusedGemm", fused_gemm},
     {MS, "DynamicQuantizeMatMul", dynamic_quantize_matmul},
     {MS, "MatMulIntegerToFloat", matmul_integer_to_float},
@@ -483,10 +674,22 @@ const mp_rule mp_rules_contrib[] = {
     {MS, "QLinearConcat", qlinear_concat},
     {MS, "QLinearGlobalAveragePool", qlinear_global_avg_pool},
     {MS, "QLinearAveragePool", qlinear_avg_pool},
+    {MS, "QLinearWhere", qlinear_where},
+    {MS, "NhwcMaxPool", nhwc_max_pool},
     {MS, "QuantizeLinear", quantize_linear},
     {MS, "DequantizeLinear", dequantize_linear},
     /* others */
     {MS, "GridSample", grid_sample},
     {MS, "Range", range},
+    {MS, "CropAndResize", crop_and_resize},
+    {MS, "MaxpoolWithMask", maxpool_with_mask},
+    {MS, "ExpandDims", expand_dims},
+    {MS, "NGramRepeatBlock", ngram_repeat_block},
+    {MS, "MurmurHash3", murmur_hash3},
+    /* generation loops */
+    {MS, "BeamSearch", beam_search},
+    {MS, "WhisperBeamSearch", beam_search},
+    {MS, "GreedySearch", greedy_search},
+    {MS, "Sampling", greedy_search},
     {NULL, NULL, NULL},
 };
