@@ -13,8 +13,9 @@ forms ONNX Runtime's own tools write, built on its contrib ops (com.microsoft):
   bert_encoder.onnx   the transformer optimizer's fusions of a BERT layer
       (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu,
       FastGelu, QuickGelu, FusedMatMul), then a cached MultiHeadAttention with
-      RotaryEmbedding. Inputs input_ids, segment_ids, attention_mask,
-      position_ids [batch, seq], past_key/value [batch, 4, past, 8].
+      RotaryEmbedding and GPT-2's causal Attention with its 5-D cache. Inputs
+      input_ids, segment_ids, attention_mask, position_ids [batch, seq],
+      past_key/value [batch, 4, past, 8], past_kv [2, batch, 4, past, 8].
   quant_conv.onnx     FusedConv, GridSample, the QLinear ops, the contrib
       Quantize/DequantizeLinear, DynamicQuantizeMatMul, MatMulIntegerToFloat
       and QGemm. Inputs image [N, 3, H, W], grid [N, Ho, Wo, 2].
@@ -162,12 +163,17 @@ def bert_encoder(path):
     v = b.node("MatMul", [ln2, w("wv", hidden, hidden)], ["v.out"])
     mha = b.node("MultiHeadAttention", [q, k, v, "", "", "", "past_key", "past_value"],
                  ["mha.out", "present_key", "present_value"], MS, num_heads=heads)
-    b.node("Add", [mha, ln2], ["last_hidden_state"])
+    h = b.node("Add", [mha, ln2], ["mha_res"])
+    # GPT-2's fused attention: causal, its cache one 5-D tensor [2, batch, heads, past, head]
+    b.node("Attention", [h, w("qkv2", hidden, 3 * hidden), w("qkv2_b", 3 * hidden), "", "past_kv"],
+           ["last_hidden_state", "present_kv"], MS, num_heads=heads, unidirectional=1)
     ids = ["batch", "seq"]
     inputs = [tensor("input_ids", TensorProto.INT32, ids), tensor("segment_ids", TensorProto.INT32, ids),
               tensor("attention_mask", TensorProto.INT32, ids), tensor("position_ids", TensorProto.INT64, ids)]
     inputs += [tensor(n, TensorProto.FLOAT, ["batch", heads, "past", hidden // heads]) for n in ("past_key", "past_value")]
-    outputs = [tensor(n, TensorProto.FLOAT, None) for n in ("last_hidden_state", "present_key", "present_value")]
+    inputs.append(tensor("past_kv", TensorProto.FLOAT, [2, "batch", heads, "past", hidden // heads]))
+    outputs = [tensor(n, TensorProto.FLOAT, None)
+               for n in ("last_hidden_state", "present_key", "present_value", "present_kv")]
     b.save(path, "bert_encoder", inputs, outputs, 14)
 
 

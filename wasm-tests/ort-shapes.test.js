@@ -164,8 +164,8 @@ const CASES = [
     { batch: 2, seq: 5, past: 3 },
     BERT(2, 5, 3),
     [],
-    23,
-    23,
+    25,
+    25,
   ],
   [
     'BERT layer (fused), 1x7, no past',
@@ -173,8 +173,8 @@ const CASES = [
     { batch: 1, seq: 7, past: 0 },
     BERT(1, 7, 0),
     [],
-    23,
-    23,
+    25,
+    25,
   ],
   [
     'quantized and fused conv ops, 2x3x17x23',
