@@ -173,6 +173,10 @@ static void test_ml(void **state) {
     mb_int_attr(in_domain(mb_node(g, "TreeEnsembleRegressor", "x", "ter"), "ai.onnx.ml"), "n_targets", 2);
     in_domain(mb_node(g, "SVMRegressor", "x", "svr"), "ai.onnx.ml");
     INTS(in_domain(mb_node(g, "TreeEnsembleClassifier", "x", "lab,prob"), "ai.onnx.ml"), "classlabels_int64s", 0, 1, 2);
+    /* the linear and SVM classifiers name their integer labels classlabels_ints */
+    INTS(in_domain(mb_node(g, "LinearClassifier", "x", "lin_lab,lin_prob"), "ai.onnx.ml"), "classlabels_ints", 0, 1, 2,
+         3);
+    INTS(in_domain(mb_node(g, "SVMClassifier", "x", "svm_lab,svm_score"), "ai.onnx.ml"), "classlabels_ints", 3, 7);
     INTS(in_domain(mb_node(g, "OneHotEncoder", "x", "ohe"), "ai.onnx.ml"), "cats_int64s", 1, 2, 3, 4);
     INTS(in_domain(mb_node(g, "FeatureVectorizer", "x,x", "fv"), "ai.onnx.ml"), "inputdimensions", 2, 2);
     mb_output(g, "te", F32, NULL);
@@ -183,6 +187,10 @@ static void test_ml(void **state) {
     expect(&c, "svr", "float[N,1] 4*N");
     expect(&c, "lab", "int64[N] 8*N");
     expect(&c, "prob", "float[N,3] 12*N");
+    expect(&c, "lin_lab", "int64[N] 8*N");
+    expect(&c, "lin_prob", "float[N,4] 16*N");
+    expect(&c, "svm_lab", "int64[N] 8*N");
+    expect(&c, "svm_score", "float[N,2] 8*N");
     expect(&c, "ohe", "float[N,2,4] 32*N");
     expect(&c, "fv", "float[N,4] 16*N");
     done(&c);

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""gen_contrib_models.py OUTDIR -- four small models (random weights) in the
-forms ONNX Runtime's own tools write, built on its contrib ops (com.microsoft):
+"""gen_contrib_models.py OUTDIR -- five small models (random weights) in the
+forms ONNX Runtime's own tools write, built on its contrib ops (com.microsoft),
+and one of ai.onnx.ml:
 
   genai_decoder.onnx  the model builder of ONNX Runtime GenAI (how int4 LLMs
       such as its Phi, Llama and Qwen exports ship): an int4 embedding table
@@ -27,6 +28,11 @@ forms ONNX Runtime's own tools write, built on its contrib ops (com.microsoft):
       ids/ids32/mask32 [batch, len], scores [batch, 50], image [N, 3, H, W],
       rois [R, 4], roi_batch [R], pool_mask [1, 3, H, W], step [B, 1, 16],
       cache_k/v [B, 2, max_len, 8], cache_len (scalar).
+  ml_pipeline.onnx    a scikit-learn pipeline as skl2onnx writes one (ai.onnx.ml:
+      Imputer, Scaler, Normalizer, the linear, SVM and tree classifiers and
+      regressors with integer and string labels, Binarizer, OneHotEncoder,
+      LabelEncoder, ArrayFeatureExtractor, FeatureVectorizer). Inputs X [N, 4],
+      category [N, C].
 
 wasm-tests/ort-shapes.test.js writes them at test time and has ONNX Runtime
 run them: every value's shape must be ours. No npm package ships such models,
@@ -261,6 +267,62 @@ def misc_ops(path):
     b.save(path, "misc_ops", inputs, outputs, 13)
 
 
+def ml_pipeline(path):
+    """A scikit-learn pipeline as skl2onnx writes it (ai.onnx.ml)."""
+    ml = "ai.onnx.ml"
+    b = Builder(9)
+    node = b.node
+    x = node("Imputer", ["X"], ["imputed"], ml, imputed_value_floats=[0.0], replaced_value_float=float("nan"))
+    x = node("Scaler", [x], ["scaled"], ml, offset=[0.1, 0.2, 0.3, 0.4], scale=[1.0, 2.0, 0.5, 1.5])
+    node("Normalizer", [x], ["normalized"], ml, norm="L2")
+    node("LinearClassifier", [x], ["lin_label", "lin_prob"], ml, classlabels_ints=[0, 1, 2],
+         coefficients=list(b.rng.standard_normal(12)), intercepts=[0.1, 0.2, 0.3], post_transform="SOFTMAX")
+    node("LinearRegressor", [x], ["lin_reg"], ml, coefficients=list(b.rng.standard_normal(8)), intercepts=[0.0, 1.0],
+         targets=2)
+    node("SVMClassifier", [x], ["svm_label", "svm_score"], ml, classlabels_ints=[3, 7], kernel_type="LINEAR",
+         coefficients=[1.0, -1.0], vectors_per_class=[1, 1], support_vectors=list(b.rng.standard_normal(8)), rho=[0.0],
+         kernel_params=[0.1, 0.0, 3.0])
+    tree = dict(nodes_treeids=[0, 0, 0], nodes_nodeids=[0, 1, 2], nodes_featureids=[0, 0, 0],
+                nodes_values=[0.5, 0.0, 0.0], nodes_modes=["BRANCH_LEQ", "LEAF", "LEAF"], nodes_truenodeids=[1, 0, 0],
+                nodes_falsenodeids=[2, 0, 0])
+    node("TreeEnsembleClassifier", [x], ["tree_label", "tree_prob"], ml, classlabels_int64s=[0, 1],
+         class_treeids=[0, 0], class_nodeids=[1, 2], class_ids=[0, 1], class_weights=[1.0, 1.0], **tree)
+    node("TreeEnsembleRegressor", [x], ["tree_reg"], ml, n_targets=1, target_treeids=[0, 0], target_nodeids=[1, 2],
+         target_ids=[0, 0], target_weights=[1.5, -0.5], **tree)
+    node("Binarizer", [x], ["binary"], ml, threshold=0.5)
+    node("ArrayFeatureExtractor", [x, b.init("cols", np.array([0, 2], np.int64))], ["picked"], ml)
+    node("OneHotEncoder", ["category"], ["onehot"], ml, cats_int64s=[1, 2, 3, 5], zeros=1)
+    node("LabelEncoder", ["category"], ["relabelled"], ml, keys_int64s=[1, 2, 3], values_int64s=[10, 20, 30],
+         default_int64=-1)
+    node("FeatureVectorizer", [x, "picked"], ["features"], ml, inputdimensions=[4, 2])
+    # binary and string-labelled classifiers, an RBF SVM with and without probabilities
+    node("LinearClassifier", ["X"], ["bin_label", "bin_prob"], ml, classlabels_ints=[0, 1],
+         coefficients=list(b.rng.standard_normal(4)), intercepts=[0.1], post_transform="LOGISTIC")
+    node("LinearClassifier", ["X"], ["str_label", "str_prob"], ml, classlabels_strings=["a", "b"],
+         coefficients=list(b.rng.standard_normal(4)), intercepts=[0.1])
+    rbf = dict(classlabels_ints=[0, 1, 2], kernel_type="RBF", kernel_params=[0.1, 0.0, 3.0],
+               coefficients=list(b.rng.standard_normal(6)), vectors_per_class=[1, 1, 1],
+               support_vectors=list(b.rng.standard_normal(12)), rho=[0.0, 0.1, 0.2])
+    node("SVMClassifier", ["X"], ["rbf_label", "rbf_score"], ml, **rbf)
+    node("SVMClassifier", ["X"], ["rbfp_label", "rbfp_prob"], ml, prob_a=[1.0] * 3, prob_b=[0.0] * 3, **rbf)
+    node("TreeEnsembleClassifier", [x], ["tstr_label", "tstr_prob"], ml, classlabels_strings=["x", "y", "z"],
+         class_treeids=[0, 0], class_nodeids=[1, 2], class_ids=[0, 2], class_weights=[0.3, 0.7], **tree)
+    inputs = [tensor("X", TensorProto.FLOAT, ["N", 4]), tensor("category", TensorProto.INT64, ["N", "C"])]
+    outputs = [tensor(n, TensorProto.FLOAT, None)
+               for n in ("normalized", "lin_prob", "lin_reg", "svm_score", "tree_prob", "tree_reg", "binary",
+                         "onehot", "features")]
+    outputs += [tensor(n, TensorProto.FLOAT, None) for n in ("bin_prob", "str_prob", "rbf_score", "rbfp_prob",
+                                                            "tstr_prob")]
+    outputs += [tensor(n, TensorProto.INT64, None)
+                for n in ("lin_label", "svm_label", "tree_label", "relabelled", "bin_label", "rbf_label",
+                          "rbfp_label")]
+    outputs += [tensor(n, TensorProto.STRING, None) for n in ("str_label", "tstr_label")]
+    graph = helper.make_graph(b.nodes, "ml_pipeline", inputs, outputs, b.inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13), helper.make_opsetid(ml, 2)])
+    model.ir_version = 7
+    onnx.save(model, path)
+
+
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
@@ -268,3 +330,4 @@ if __name__ == "__main__":
     bert_encoder(os.path.join(out, "bert_encoder.onnx"))
     quant_conv(os.path.join(out, "quant_conv.onnx"))
     misc_ops(os.path.join(out, "misc_ops.onnx"))
+    ml_pipeline(os.path.join(out, "ml_pipeline.onnx"))

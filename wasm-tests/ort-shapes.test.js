@@ -1,6 +1,6 @@
 // The shapes memplan infers against the shapes ONNX Runtime computes when it
-// runs the model (scripts/ort_compare.mjs): every npm fixture model (17 distinct files) and four
-// generated ones on ONNX Runtime's contrib ops, under two sets of
+// runs the model (scripts/ort_compare.mjs): every npm fixture model (17 distinct files) and five
+// generated ones (ONNX Runtime's contrib ops, a scikit-learn pipeline), under two sets of
 // bindings each where it has free dims. scripts/expose_values.py writes a copy
 // of the model whose every main-graph value is a graph output, ONNX Runtime
 // (onnxruntime-node) runs it on inputs of the bound shapes, and the WASM
@@ -212,6 +212,8 @@ const CASES = [
     24,
     24,
   ],
+  ['scikit-learn pipeline (ai.onnx.ml), 5 rows', CONTRIB('ml_pipeline.onnx'), { N: 5, C: 3 }, {}, [], 26, 26],
+  ['scikit-learn pipeline (ai.onnx.ml), 1 row', CONTRIB('ml_pipeline.onnx'), { N: 1, C: 7 }, {}, [], 26, 26],
 ];
 
 let mp, dir;

@@ -829,10 +829,12 @@ static void array_feature_extractor(mp_sctx *c) {
     mp_out(c, 0, x->elem_type, r, dims);
 }
 
-/* Class labels of a classifier: int64 or string, how many (-1 when neither
- * attribute is given). */
+/* Class labels of a classifier: int64 or string, how many (-1 when no
+ * attribute is given). The tree ensemble names its integer labels
+ * classlabels_int64s, the linear and SVM classifiers classlabels_ints. */
 static int64_t class_labels(mp_sctx *c, int32_t *et) {
     const memplan_attr *s = mp_attr(c, "classlabels_strings"), *i = mp_attr(c, "classlabels_int64s");
+    if (!i) i = mp_attr(c, "classlabels_ints");
     *et = s ? MEMPLAN_DTYPE_STRING : MEMPLAN_DTYPE_INT64;
     return s ? (int64_t)s->n : i ? (int64_t)i->n : -1;
 }
