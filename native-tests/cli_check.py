@@ -99,7 +99,8 @@ def make_inputs_model(path, extra=None):
     """x float[256] (a graph input, 1024 B), w float[2] (an input that is also an initializer: a
     weight kept, 8 B), k = Constant int64[4] (read by nothing: load-only, 32 B), r = Relu(x),
     e = Concat(r, r) float[512];
-    extra "symbolic": an input y float[n] that nothing reads."""
+    extra "symbolic": an input y float[n] that nothing reads; "sequence": s = SequenceConstruct(r),
+    a second output (no static size: unplanned)."""
     import onnx
     from onnx import TensorProto, helper
     w = helper.make_tensor("w", TensorProto.FLOAT, [2], [1.0, 2.0])
@@ -110,8 +111,12 @@ def make_inputs_model(path, extra=None):
               helper.make_tensor_value_info("w", TensorProto.FLOAT, [2])]
     if extra == "symbolic":
         inputs.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, ["n"]))
-    g = helper.make_graph(nodes, "inputs", inputs, [helper.make_tensor_value_info("e", TensorProto.FLOAT, [512])],
-                          [w])
+    outputs = [helper.make_tensor_value_info("e", TensorProto.FLOAT, [512])]
+    if extra == "sequence":
+        nodes.append(helper.make_node("SequenceConstruct", ["r"], ["s"]))
+        outputs.append(helper.make_value_info("s", helper.make_sequence_type_proto(
+            helper.make_tensor_type_proto(TensorProto.FLOAT, [256]))))
+    g = helper.make_graph(nodes, "inputs", inputs, outputs, [w])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
@@ -154,6 +159,14 @@ def check_inputs_and_total(exe, d):
     r = run(exe, ["plan", path, "--constants-as-activations"])
     check(r.returncode == 0 and "\nweights:           8 B in 1 value kept once loaded (initializers)\ninputs:" in r.stdout,
           f"plan --constants-as-activations: one weight, singular ({r.stdout[-300:]!r})")
+    # A sequence: in no figure, named under the total.
+    seq = os.path.join(d, "inputs_seq.onnx")
+    make_inputs_model(seq, "sequence")
+    r = run(exe, ["plan", seq])
+    check(r.returncode == 0 and r.stdout.endswith(
+        "total:             4104 (4.01 KiB) = weights + inputs + peak\n"
+        "not counted:       1 value of no static size\n"
+        "  s: sequence\n"), f"plan: a sequence output is named as not counted ({r.stdout[-250:]!r})")
     sym = os.path.join(d, "inputs_sym.onnx")
     make_inputs_model(sym, "symbolic")
     r = run(exe, ["plan", sym, "--json"])

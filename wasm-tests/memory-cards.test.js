@@ -85,6 +85,27 @@ describe('memoryCards', () => {
     expect(total.exact).toBe('7,144 B');
   });
 
+  it('values of no static size (unplanned) are said not to be counted, in the note and the title', () => {
+    const doc = {
+      ...planDoc(),
+      unplanned: [
+        { name: 'output_probability', reason: 'sequence' },
+        { name: 'names', reason: 'string tensor' },
+      ],
+    };
+    const { total } = memoryCards(doc);
+    expect(total.exact).toBe('7,144 B');
+    expect(total.note).toBe('incl. 2.00 KiB of inputs · 2 values of no static size not counted');
+    expect(total.title).toBe(
+      'What a runtime holds to run the model: weights 1,000 B + graph inputs 2,048 B (1 value, outside the arena) + ' +
+        'planned peak 4,096 B = 7,144 B (total_bytes). Not counted: 2 values of no static size ' +
+        '(output_probability: sequence; names: string tensor)',
+    );
+    expect(memoryCards({ ...planDoc(), unplanned: [] }).total.note, 'none: the note as before').toBe(
+      'incl. 2.00 KiB of inputs',
+    );
+  });
+
   it('inputs in the arena are not added again', () => {
     const { total } = memoryCards(planDoc({ inputs: { in_arena: true }, total: 1000 + 4096 }));
     expect(total.exact).toBe('5,096 B');

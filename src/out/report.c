@@ -808,6 +808,20 @@ static void text_order(mp_buf *b, const plan_ctx *c) {
                   (long long)((int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes));
 }
 
+/* Strings, sequences, maps: no static size, so in no figure; the first
+ * three by name and why. */
+static void text_unplanned(mp_buf *b, const memplan_model_plan *p) {
+    if (!p->n_unplanned) return;
+    mp_text_printf(b, "not counted:       %zu value%s of no static size\n", p->n_unplanned,
+                   p->n_unplanned == 1 ? "" : "s");
+    for (size_t i = 0; i < p->n_unplanned && i < 3; i++) {
+        mp_buf_puts(b, "  ");
+        mp_text_put(b, p->graph->values[p->unplanned[i]].name);
+        mp_text_printf(b, ": %s\n", p->size[p->unplanned[i]].reason);
+    }
+    if (p->n_unplanned > 3) mp_text_printf(b, "  ... and %zu more\n", p->n_unplanned - 3);
+}
+
 /* The inputs and total lines of the main graph's plan. */
 static void text_total(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
@@ -885,6 +899,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
     }
     if (!p->parent) {
         text_total(b, c);
+        text_unplanned(b, p);
         text_notes(b, p);
     }
     if (p->n_subgraphs) {

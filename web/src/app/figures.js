@@ -79,6 +79,14 @@ export function memoryCards(root, { body = false } = {}) {
             : ''),
       };
   const peak = isCount(root?.peak_bytes) ? root.peak_bytes : null;
+  // strings, sequences, maps: no static size, so in no figure (unplanned)
+  const unplanned = Array.isArray(root?.unplanned) ? root.unplanned : [];
+  const uncounted = unplanned.length
+    ? `. Not counted: ${plural(unplanned.length, 'value')} of no static size (${unplanned
+        .slice(0, 3)
+        .map((u) => `${u.name}: ${u.reason}`)
+        .join('; ')}${unplanned.length > 3 ? '; …' : ''})`
+    : '';
   let total;
   if (mem.total !== null && w && inp) {
     const parts = [`weights ${formatInt(w.bytes)} B`];
@@ -88,11 +96,14 @@ export function memoryCards(root, { body = false } = {}) {
     total = {
       value: formatBytes(mem.total),
       exact: `${formatInt(mem.total)} B`,
-      note: inp.inArena ? 'inputs in the arena' : `incl. ${formatBytes(inp.bytes)} of inputs`,
+      note:
+        (inp.inArena ? 'inputs in the arena' : `incl. ${formatBytes(inp.bytes)} of inputs`) +
+        (unplanned.length ? ` · ${plural(unplanned.length, 'value')} of no static size not counted` : ''),
       title:
         `What a runtime holds to run the model${body ? ' (the whole model, not only the body shown)' : ''}: ${parts.join(' + ')} = ${formatInt(mem.total)} B` +
         (inp.inArena ? `; the graph inputs (${formatInt(inp.bytes)} B) are in the arena (include inputs)` : '') +
-        ' (total_bytes)',
+        ' (total_bytes)' +
+        uncounted,
     };
   } else {
     // the core's reason (memplan_plan_total); a document from before it gave one says only that it is null
