@@ -120,6 +120,60 @@ def make_inputs_model(path, extra=None):
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
 
 
+def check_function_calls(exe, d):
+    """13. Calls of model-local functions: each call's body planned as a body of the node, with
+    that call's shapes (F(x) = Neg(Mul(Exp(x), x)) holds Exp's and Mul's outputs: 2 x 64 B on
+    float[2,8], 2 x 256 B on float[4,16]; G(x) = F(Relu(x)) nests a call), and calls that nest
+    without end or expand past the limit are errors."""
+    import onnx
+    from onnx import TensorProto as T, helper
+    local = [helper.make_opsetid("", 17), helper.make_opsetid("local", 1)]
+    f = helper.make_function("local", "F", ["x"], ["y"], [helper.make_node("Exp", ["x"], ["e"]),
+                             helper.make_node("Mul", ["e", "x"], ["m"]), helper.make_node("Neg", ["m"], ["y"])],
+                             local[:1])
+    g = helper.make_function("local", "G", ["x"], ["y"], [helper.make_node("Relu", ["x"], ["r"]),
+                             helper.make_node("F", ["r"], ["y"], domain="local")], local)
+    vi = helper.make_tensor_value_info
+    graph = helper.make_graph([helper.make_node("Relu", ["X"], ["a"], name="relu"),
+                               helper.make_node("F", ["a"], ["b"], name="call_small", domain="local"),
+                               helper.make_node("F", ["Z"], ["c"], name="call_large", domain="local"),
+                               helper.make_node("G", ["X"], ["g"], name="call_nested", domain="local")],
+                              "calls", [vi("X", T.FLOAT, [2, 8]), vi("Z", T.FLOAT, [4, 16])],
+                              [vi("b", T.FLOAT, None), vi("c", T.FLOAT, None), vi("g", T.FLOAT, None)])
+    path = os.path.join(d, "calls.onnx")
+    onnx.save(helper.make_model(graph, functions=[f, g], opset_imports=local), path)
+    doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
+    bodies = [(s["node"], s["attribute"], s["transient_bytes"], s["counted"]) for s in doc["subgraphs"]]
+    check(bodies == [("call_small", "function", 128, True), ("call_large", "function", 512, True),
+                     ("call_nested", "function", 192, True)], f"function calls: a body each, sized by its call ({bodies})")
+    nested = doc["subgraphs"][2]["plan"]["subgraphs"]
+    check([(s["attribute"], s["transient_bytes"]) for s in nested] == [("function", 128)],
+          f"a call inside a function body has its own body ({[(s['attribute'], s['transient_bytes']) for s in nested]})")
+    # at call_large: b 64 + c 256 + its body 512 (before: 384, the bodies left out)
+    check(doc["peak_bytes"] == 832 and doc["lower_bound_bytes"] == 832, f"function calls: peak 832 ({doc['peak_bytes']})")
+    r = run(exe, ["shapes", path, "--json"])
+    shapes = {v["name"]: (v["shape"], v["bytes"]) for v in json.loads(r.stdout)["values"]}
+    check(shapes["c"] == ([4, 16], 256) and shapes["g"] == ([2, 8], 64), f"calls' outputs by their own inputs ({shapes})")
+    rec = helper.make_function("local", "R", ["x"], ["y"], [helper.make_node("R", ["x"], ["y"], domain="local")], local)
+    graph = helper.make_graph([helper.make_node("R", ["X"], ["Y"], domain="local")], "rec", [vi("X", T.FLOAT, [2])],
+                              [vi("Y", T.FLOAT, None)])
+    onnx.save(helper.make_model(graph, functions=[rec], opset_imports=local), path)
+    r = run(exe, ["plan", path])
+    check(r.returncode == 2 and "model-local functions call each other deeper than 32 levels ('R' calls 'R')" in r.stderr,
+          f"a function calling itself: exit 2 and why ({r.returncode}, {r.stderr.strip()!r})")
+    # f0 calls f1 twice, f1 calls f2 twice, ...: 2^22 copies of Relu
+    fs = [helper.make_function("local", f"f{i}", ["x"], ["y"],
+                               [helper.make_node(f"f{i + 1}", ["x"], ["t"], domain="local"),
+                                helper.make_node(f"f{i + 1}", ["t"], ["y"], domain="local")], local) for i in range(22)]
+    fs.append(helper.make_function("local", "f22", ["x"], ["y"], [helper.make_node("Relu", ["x"], ["y"])], local))
+    graph = helper.make_graph([helper.make_node("f0", ["X"], ["Y"], domain="local")], "fan", [vi("X", T.FLOAT, [2])],
+                              [vi("Y", T.FLOAT, None)])
+    onnx.save(helper.make_model(graph, functions=fs, opset_imports=local), path)
+    r = run(exe, ["info", path])
+    check(r.returncode == 2 and "the calls of model-local functions expand to more than 250000 nodes" in r.stderr,
+          f"calls fanned out past the limit: exit 2 and why ({r.returncode}, {r.stderr.strip()!r})")
+
+
 def check_inputs_and_total(exe, d):
     """12. weights, inputs and total: text lines and JSON, with and without --include-inputs."""
     path = os.path.join(d, "inputs.onnx")
@@ -495,6 +549,7 @@ def main():
     check(r.returncode == 1 and "--columns" in r.stderr, f"tags takes no --columns ({r.stderr!r})")
 
     check_inputs_and_total(exe, d)
+    check_function_calls(exe, d)
 
     print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0

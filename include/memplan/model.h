@@ -40,6 +40,7 @@ extern "C" {
 #define MEMPLAN_MAX_GRAPH_DEPTH 32               /* nested subgraph levels */
 #define MEMPLAN_MAX_WIRE_DEPTH 200               /* nested protobuf messages */
 #define MEMPLAN_MAX_NODES 10000000               /* nodes in one model, all graphs */
+#define MEMPLAN_MAX_CALL_NODES 250000            /* nodes of the copies of called functions */
 #define MEMPLAN_MAX_VALUES 20000000              /* values in one model, all graphs */
 #define MEMPLAN_MAX_RANK 1024                    /* dims of one tensor */
 #define MEMPLAN_MAX_DIM_VALUE (INT64_C(1) << 53) /* largest accepted dim_value */
@@ -218,6 +219,11 @@ typedef struct memplan_node {
     const int32_t *captures; /* deduplicated, in first-read order */
     int32_t n_metadata;      /* NodeProto.metadata_props */
     const memplan_kv *metadata;
+    /* The body of the model-local function the node calls (matched by
+     * name, domain and overload), this call's own copy: shapes inferred
+     * with this call's inputs, planned as a body of the node. NULL when the
+     * node calls none. */
+    const struct memplan_graph *call;
 } memplan_node;
 
 typedef struct memplan_graph {

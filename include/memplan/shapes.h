@@ -108,6 +108,9 @@ const memplan_vshape *memplan_shapes_value(const memplan_shapes *s, const mempla
  * (compared as given) in this inference: false for a name no dim of the
  * model has (a note says so), and for a name that was not bound. */
 bool memplan_shapes_binding_taken(const memplan_shapes *s, const char *name);
+/* Did inference reach graph g? A body is inferred when its node is (a
+ * function call's copy only when no rule of the op came first). */
+bool memplan_shapes_graph_inferred(const memplan_shapes *s, const memplan_graph *g);
 
 /* Notes: hint conflicts and rule failures, "node 'n' (Op): message". */
 size_t memplan_shapes_note_count(const memplan_shapes *s);

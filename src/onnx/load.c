@@ -442,6 +442,10 @@ static memplan_status convert_graph(loader *L, const Onnx__GraphProto *gp, mp_pg
     return st;
 }
 
+/* The body of FunctionProto fp as a graph of its own (named after it). */
+static memplan_status function_body(loader *L, mp_ir_ctx *ctx, const Onnx__FunctionProto *fp, const char *name,
+                                    mp_pgraph **out);
+
 static memplan_status convert_function(loader *L, mp_ir_ctx *ctx, const Onnx__FunctionProto *fp, memplan_function *f) {
     memplan_status st;
     f->name = str(L, fp->name);
@@ -457,8 +461,21 @@ static memplan_status convert_function(loader *L, mp_ir_ctx *ctx, const Onnx__Fu
         if (!(attrs[fp->n_attribute + i] = str(L, fp->attribute_proto[i]->name))) return oom(L);
     f->attributes = attrs;
     f->n_attributes = (int32_t)na;
+    /* Functions are counted apart from the main graph's nodes (each call's
+     * copy, link_calls, counts). */
+    int64_t before = ctx->nodes_total;
+    mp_pgraph *pg;
+    st = function_body(L, ctx, fp, f->name, &pg);
+    ctx->nodes_total = before;
+    if (st) return st; /* resolve names the function already ("function 'f': ...") */
+    f->body = pg->g;
+    return MEMPLAN_OK;
+}
 
-    mp_pgraph *pg = mp_pgraph_new(L->arena, f->name);
+static memplan_status function_body(loader *L, mp_ir_ctx *ctx, const Onnx__FunctionProto *fp, const char *name,
+                                    mp_pgraph **out) {
+    memplan_status st;
+    mp_pgraph *pg = mp_pgraph_new(L->arena, name);
     if (!pg) return oom(L);
     pg->what = "function";
     const char **in, **outn;
@@ -484,13 +501,54 @@ static memplan_status convert_function(loader *L, mp_ir_ctx *ctx, const Onnx__Fu
     for (size_t i = 0; i < fp->n_node; i++)
         if ((st = convert_node(L, fp->node[i], &pg->nodes[i]))) return st;
     pg->n_nodes = (int32_t)fp->n_node;
-    /* Functions are counted apart from the main graph's nodes. */
-    int64_t before = ctx->nodes_total;
-    st = mp_ir_resolve(ctx, pg);
-    ctx->nodes_total = before;
-    if (st) return st; /* resolve names the function already ("function 'f': ...") */
-    f->body = pg->g;
-    return MEMPLAN_OK;
+    *out = pg;
+    return mp_ir_resolve(ctx, pg);
+}
+
+/* The model-local function node n calls, or NULL: same name, domain ("" and
+ * "ai.onnx" alike) and overload. */
+static const Onnx__FunctionProto *called(const Onnx__ModelProto *mp, const memplan_node *n) {
+    const char *nd = strcmp(n->domain, "ai.onnx") == 0 ? "" : n->domain;
+    for (size_t i = 0; i < mp->n_functions; i++) {
+        const Onnx__FunctionProto *fp = mp->functions[i];
+        const char *fd = !fp->domain || strcmp(fp->domain, "ai.onnx") == 0 ? "" : fp->domain;
+        if (fp->name && strcmp(fp->name, n->op_type) == 0 && strcmp(fd, nd) == 0 &&
+            strcmp(fp->overload ? fp->overload : "", n->overload) == 0)
+            return fp;
+    }
+    return NULL;
+}
+
+/* Give every node of g (and of its bodies) that calls a model-local
+ * function a copy of the function's body of its own (memplan_node.call),
+ * and so on inside the copies: `depth` calls deep. A function calling
+ * itself, or calls nested or fanned out past the limits (each call a copy:
+ * a function calling the next twice, 20 deep, is a million copies), is an
+ * error rather than a plan that leaves their memory out. */
+static memplan_status link_calls(loader *L, mp_ir_ctx *ctx, const Onnx__ModelProto *mp, const memplan_graph *g,
+                                 int32_t depth, int64_t first_node) {
+    memplan_status st = MEMPLAN_OK;
+    for (int32_t i = 0; i < g->n_nodes && !st; i++) {
+        memplan_node *n = (memplan_node *)&g->nodes[i]; /* the loader's own arena */
+        for (int32_t k = 0; k < n->n_subgraphs && !st; k++)
+            st = link_calls(L, ctx, mp, n->subgraphs[k], depth, first_node);
+        const Onnx__FunctionProto *fp = st ? NULL : called(mp, n);
+        if (!fp) continue;
+        if (depth >= MEMPLAN_MAX_GRAPH_DEPTH)
+            return memplan_error_set(L->err, MEMPLAN_ELIMIT,
+                                     "model-local functions call each other deeper than %d levels ('%s' calls '%s')",
+                                     MEMPLAN_MAX_GRAPH_DEPTH, g->name, n->op_type);
+        if (ctx->nodes_total - first_node + (int64_t)fp->n_node > MEMPLAN_MAX_CALL_NODES)
+            return memplan_error_set(
+                L->err, MEMPLAN_ELIMIT,
+                "the calls of model-local functions expand to more than %d nodes (at a call of '%s')",
+                MEMPLAN_MAX_CALL_NODES, n->op_type);
+        mp_pgraph *pg;
+        if ((st = function_body(L, ctx, fp, n->op_type, &pg))) return st;
+        n->call = pg->g;
+        st = link_calls(L, ctx, mp, n->call, depth + 1, first_node);
+    }
+    return st;
 }
 
 static memplan_status convert_model(loader *L, model_internal *mi, const Onnx__ModelProto *mp) {
@@ -526,6 +584,7 @@ static memplan_status convert_model(loader *L, model_internal *mi, const Onnx__M
         if ((st = convert_function(L, &mi->ctx, mp->functions[i], &fs[i]))) return st;
     m->functions = fs;
     m->n_functions = (int32_t)mp->n_functions;
+    if (mp->n_functions && (st = link_calls(L, &mi->ctx, mp, m->graph, 0, mi->ctx.nodes_total))) return st;
     m->n_graphs = mi->ctx.n_graphs;
     return MEMPLAN_OK;
 }

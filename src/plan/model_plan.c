@@ -414,7 +414,7 @@ static memplan_status plan_body(const plan_env *env, const memplan_graph *g, con
  * parent's inputs and cost nothing. */
 static bool state_bytes(const plan_impl *child, const memplan_node *n, uint64_t align, uint64_t *out) {
     const memplan_model_plan *c = &child->pub;
-    int32_t n_state = c->graph->n_inputs;
+    int32_t n_state = c->graph == n->call ? 0 : c->graph->n_inputs; /* a function's inputs are the node's */
     if (is_op(n, "Scan")) {
         int64_t scans = 0;
         for (int32_t a = 0; a < n->n_attrs; a++)
@@ -475,11 +475,20 @@ static memplan_status add_body(plan_impl *k, const plan_env *env, int32_t pos, c
     return MEMPLAN_OK;
 }
 
-/* Every graph attribute of the node at pos; GRAPHS entries are "name[i]". */
+/* The copy of a model-local function's body the node at n calls, when its
+ * shapes were inferred (an op with a rule is not called), else NULL. */
+static const memplan_graph *called_body(const plan_impl *k, const memplan_node *n) {
+    return n->call && memplan_shapes_graph_inferred(k->pub.shapes, n->call) ? n->call : NULL;
+}
+
+/* Every graph attribute of the node at pos; GRAPHS entries are "name[i]".
+ * A call of a model-local function: its body, as an If branch (it writes
+ * the node's outputs), attribute "function". */
 static memplan_status plan_bodies(plan_impl *k, const plan_env *env, int32_t pos, memplan_error *err) {
     const memplan_node *n = &k->pub.graph->nodes[pos];
     bool is_if = is_op(n, "If");
-    memplan_status st = MEMPLAN_OK;
+    const memplan_graph *fn = called_body(k, n);
+    memplan_status st = fn ? add_body(k, env, pos, "function", false, fn, true, err) : MEMPLAN_OK;
     for (int32_t a = 0; a < n->n_attrs && !st; a++) {
         const memplan_attr *at = &n->attrs[a];
         if (at->type == MEMPLAN_ATTR_GRAPH && at->g) st = add_body(k, env, pos, at->name, false, at->g, is_if, err);
@@ -547,6 +556,7 @@ static memplan_status plan_control_flow(plan_impl *k, const plan_env *env, mempl
     for (int32_t pos = 0; pos < g->n_nodes; pos++) {
         const memplan_node *n = &g->nodes[pos];
         size_t before = bodies;
+        bodies += called_body(k, n) != NULL;
         for (int32_t a = 0; a < n->n_attrs; a++)
             bodies += n->attrs[a].type == MEMPLAN_ATTR_GRAPH    ? 1
                       : n->attrs[a].type == MEMPLAN_ATTR_GRAPHS ? n->attrs[a].n

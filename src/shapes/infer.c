@@ -633,17 +633,19 @@ static const memplan_function *find_function(const memplan_shapes *S, const memp
     return NULL;
 }
 
-/* A call of a model-local function: its body inferred with the node's
- * inputs, its outputs the node's. (Attributes the body refers to are not
- * substituted: rules reading them see none.) */
+/* A call of a model-local function: its body (the call's own copy,
+ * memplan_node.call) inferred with the node's inputs, its outputs the
+ * node's. (Attributes the body refers to are not substituted: rules
+ * reading them see none.) */
 static void call_function(mp_sctx *c, const memplan_function *fn) {
     const memplan_node *n = c->node;
+    const memplan_graph *body = n->call ? n->call : fn->body;
     const memplan_vshape **given = mp_tmp(c, (size_t)n->n_inputs, sizeof *given);
     if (!given) return;
     for (int32_t k = 0; k < n->n_inputs; k++) given[k] = mp_in(c, k);
-    mp_infer_sub(c, fn->body, n->n_inputs, given);
-    for (int32_t k = 0; k < n->n_outputs && k < fn->body->n_outputs; k++) {
-        const memplan_vshape *o = mp_sub_out(c, fn->body, k);
+    mp_infer_sub(c, body, n->n_inputs, given);
+    for (int32_t k = 0; k < n->n_outputs && k < body->n_outputs; k++) {
+        const memplan_vshape *o = mp_sub_out(c, body, k);
         mp_out_like(c, k, o);
         if (o && o->kind == MEMPLAN_TYPE_TENSOR && o->n_elems >= 0)
             mp_out_vals(c, k, o->n_elems, o->elems, o->elem_shift);
@@ -898,6 +900,10 @@ void memplan_shapes_free(memplan_shapes *S) {
 }
 
 memplan_expr_pool *memplan_shapes_pool(const memplan_shapes *S) { return S->pool; }
+
+bool memplan_shapes_graph_inferred(const memplan_shapes *S, const memplan_graph *g) {
+    return g && g->id >= 0 && g->id < S->n_graphs && S->per_graph[g->id];
+}
 
 bool memplan_shapes_binding_taken(const memplan_shapes *S, const char *name) {
     for (size_t i = 0; name && i < S->n_bindings; i++)
