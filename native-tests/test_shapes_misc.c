@@ -421,6 +421,87 @@ static void test_contrib_generation(void **state) {
     done(&c);
 }
 
+/* The rest of the contrib ops ONNX Runtime runs on a CPU (the same ops and
+ * dims as gen_contrib_models.py's misc_ops.onnx, whose every value
+ * ort-shapes.test.js compares with ONNX Runtime's). */
+static void test_contrib_misc(void **state) {
+    (void)state;
+    static const int32_t crop[2] = {5, 4}, axis = -1;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "a", 1, "M,5");
+    mb_input(g, "bt", 1, "6,5");
+    mb_input(g, "pts", 1, "7,5");
+    mb_input(g, "a16", 5, "M,5");
+    mb_input(g, "b16", 5, "5,3");
+    mb_input(g, "ids", 7, "B,L");
+    mb_input(g, "scores", 1, "B,50");
+    mb_input(g, "image", 1, "N,3,H,W");
+    mb_input(g, "rois", 1, "R,4");
+    mb_input(g, "roi_batch", 6, "R");
+    mb_initializer_raw(g, "crop", 6, "2", crop, sizeof crop);
+    mb_initializer_raw(g, "axis", 6, "", &axis, sizeof axis);
+    mb_input(g, "step", 1, "B,1,16");
+    mb_input(g, "cache", 1, "B,2,T,8");
+    mb_input(g, "cache_len", 6, "");
+    mb_input(g, "qa", 2, "M,5");
+    mb_input(g, "cond", 9, "M,5");
+    mb_input(g, "qy", 2, "1,5");
+    mb_input(g, "s", 1, "");
+    mb_input(g, "z", 2, "");
+    mb_input(g, "qnhwc", 2, "N,H,W,3");
+    mb_input(g, "w", 1, "4,3,3,3");
+    mb_input(g, "bnb", 2, "30");
+    mb_int_attr(in_domain(mb_node(g, "TransposeMatMul", "a,bt", "tmm"), MS), "transB", 1);
+    in_domain(mb_node(g, "CDist", "a,pts", "dist"), MS);
+    in_domain(mb_node(g, "MatMulInteger16", "a16,b16", "mm16"), MS);
+    Onnx__NodeProto *bnb = in_domain(mb_node(g, "MatMulBnb4", "a,bnb,s", "bnb4"), MS);
+    mb_int_attr(bnb, "K", 5);
+    mb_int_attr(bnb, "N", 12);
+    in_domain(mb_node(g, "ExpandDims", "a,axis", "expanded"), MS);
+    in_domain(mb_node(g, "MurmurHash3", "ids", "hashes"), MS);
+    mb_int_attr(in_domain(mb_node(g, "MurmurHash3", "ids", "signed_hashes"), MS), "positive", 0);
+    in_domain(mb_node(g, "NGramRepeatBlock", "ids,scores", "blocked"), MS);
+    in_domain(mb_node(g, "CropAndResize", "image,rois,roi_batch,crop", "crops"), MS);
+    Onnx__NodeProto *mp = in_domain(mb_node(g, "MaxpoolWithMask", "image,image", "masked_pool"), MS);
+    mb_ints_attr(mp, "kernel_shape", I64(2, 2));
+    mb_ints_attr(mp, "strides", I64(2, 2));
+    Onnx__NodeProto *dm = in_domain(
+        mb_node(g, "DecoderMaskedMultiHeadAttention", "step,step,step,,,cache,cache,cache_len", "dmmha,dk,dv,qk"), MS);
+    mb_int_attr(dm, "num_heads", 2);
+    mb_int_attr(dm, "past_present_share_buffer", 1);
+    Onnx__NodeProto *dm2 =
+        in_domain(mb_node(g, "DecoderMaskedMultiHeadAttention", "step,step,step,,,cache,cache", "dmmha2,dk2"), MS);
+    mb_int_attr(dm2, "num_heads", 2);
+    in_domain(mb_node(g, "QLinearWhere", "cond,qa,s,z,qy,s,z,s,z", "qwhere"), MS);
+    Onnx__NodeProto *np = in_domain(mb_node(g, "NhwcMaxPool", "qnhwc", "nhwc_pool"), MS);
+    mb_ints_attr(np, "kernel_shape", I64(3, 3));
+    mb_ints_attr(np, "strides", I64(1, 2));
+    mb_ints_attr(np, "pads", I64(1, 1, 1, 1));
+    in_domain(mb_node(g, "NhwcFusedConv", "qnhwc,w", "nhwc_conv"), MS);
+    ctx c;
+    infer(&c, g);
+    expect(&c, "tmm", "float[M,6] 24*M");
+    expect(&c, "dist", "float[M,7] 28*M");
+    expect(&c, "mm16", "int32[M,3] 12*M");
+    expect(&c, "bnb4", "float[M,12] 48*M");
+    expect(&c, "expanded", "float[M,5,1] 20*M");
+    expect(&c, "hashes", "uint32[B,L] 4*B*L");
+    expect(&c, "signed_hashes", "int32[B,L] 4*B*L");
+    expect(&c, "blocked", "float[B,50] 200*B");
+    expect(&c, "crops", "float[R,3,5,4] 240*R");
+    expect(&c, "masked_pool", "float[N,3,H//2,W//2] 12*(H//2)*N*(W//2)");
+    expect(&c, "dmmha", "float[B,1,16] 64*B");
+    expect(&c, "dk", "float[B,2,T,8] 64*B*T");
+    expect(&c, "dv", "float[B,2,T,8] 64*B*T");
+    expect(&c, "qk", "float[B,2,1,unk__0] 8*B*unk__0");
+    expect(&c, "dmmha2", "float[B,1,16] 64*B");
+    expect(&c, "dk2", "float[B,2,T+1,8] 64*B*T+64*B");
+    expect(&c, "qwhere", "uint8[M,5] 5*M");
+    expect(&c, "nhwc_pool", "uint8[N,H,(W+1)//2,3] 3*((W+1)//2)*H*N");
+    expect(&c, "nhwc_conv", "uint8[N,H-2,W-2,4] 4*H*N*W-8*H*N-8*N*W+16*N");
+    done(&c);
+}
+
 static void test_contrib_qlinear(void **state) {
     (void)state;
     mb_graph *g = mb_new_graph("g");
@@ -497,6 +578,7 @@ int main(void) {
         cmocka_unit_test(test_contrib_conv_matmul),
         cmocka_unit_test(test_contrib_gather_block_quantized),
         cmocka_unit_test(test_contrib_generation),
+        cmocka_unit_test(test_contrib_misc),
         cmocka_unit_test(test_contrib_qlinear),
         cmocka_unit_test(test_pool_twins_agree),
     };
