@@ -7,7 +7,7 @@ more than n log n, measured in instructions, never in seconds.
 For each family of hostile input (issue 21: in-place arity, a repeated input,
 repeated singular message fields, fan-in, fan-out, the outputs of one node,
 buffers of distinct sizes live at the peak, ties in the packer, random lifetimes in the packer, long names, dims per value, chain depth, subgraph count,
-annotate) a model (or a CSV) is built here in Python at size n and at 8n, and
+calls of model-local functions, annotate) a model (or a CSV) is built here in Python at size n and at 8n, and
 the CLI command the family stresses runs on both under
 `valgrind --tool=cachegrind --cache-sim=no`. Its instruction count (`I refs`)
 does not depend on the machine's load, so a busy CI host cannot fool it, nor
@@ -224,6 +224,18 @@ def subgraph_count(n):
     return model_bytes(nodes, [tinfo("x", [4]), cond], [tinfo(prev, [4])])
 
 
+def function_calls(n):
+    """n model-local functions f_i(x) = Relu(x), called once each in a chain: each call is linked to
+    its function and planned as a body (a look-up per call, not a search of the n functions)."""
+    fs = [helper.make_function("custom", f"f{i}", ["x"], ["y"], [helper.make_node("Relu", ["x"], ["y"])],
+                               [helper.make_opsetid("", 18)]) for i in range(n)]
+    nodes = [helper.make_node(f"f{i}", [f"v{i}"], [f"v{i + 1}"], name=f"call{i}", domain="custom") for i in range(n)]
+    g = helper.make_graph(nodes, "g", [tinfo("v0", [4])], [tinfo(f"v{n}", [4])])
+    m = helper.make_model(g, functions=fs, opset_imports=opset(), producer_name="complexity_check")
+    m.ir_version = 8
+    return m.SerializeToString()
+
+
 def no_file(n):
     return None
 
@@ -254,6 +266,7 @@ FAMILIES = [
     ("chain_depth", chain_depth, ["profile", "{in}"], 1000, 0, "nlogn"),
     ("chain_depth", chain_depth, ["plan", "{in}", "--inplace", "--budget-ms", "0"], 2000, 0, "nlogn"),
     ("subgraph_count", subgraph_count, ["plan", "{in}", "--budget-ms", "0"], 200, 0, "nlogn"),
+    ("function_calls", function_calls, ["plan", "{in}", "--budget-ms", "0"], 200, 0, "nlogn"),
     ("annotate", chain_depth, ["annotate", "{in}", "-o", "{out}"], 1000, 0, "nlogn"),
 ]
 

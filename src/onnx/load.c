@@ -12,6 +12,7 @@
 #include "memplan/model.h"
 #include "onnx.pb-c.h"
 #include "onnx/prune.h"
+#include "util/strmap.h"
 
 typedef struct model_internal {
     memplan_model model;
@@ -505,18 +506,59 @@ static memplan_status function_body(loader *L, mp_ir_ctx *ctx, const Onnx__Funct
     return mp_ir_resolve(ctx, pg);
 }
 
-/* The model-local function node n calls, or NULL: same name, domain ("" and
- * "ai.onnx" alike) and overload. */
-static const Onnx__FunctionProto *called(const Onnx__ModelProto *mp, const memplan_node *n) {
-    const char *nd = strcmp(n->domain, "ai.onnx") == 0 ? "" : n->domain;
-    for (size_t i = 0; i < mp->n_functions; i++) {
-        const Onnx__FunctionProto *fp = mp->functions[i];
-        const char *fd = !fp->domain || strcmp(fp->domain, "ai.onnx") == 0 ? "" : fp->domain;
-        if (fp->name && strcmp(fp->name, n->op_type) == 0 && strcmp(fd, nd) == 0 &&
-            strcmp(fp->overload ? fp->overload : "", n->overload) == 0)
-            return fp;
+/* The functions by "domain\x1Fname\x1Foverload" ("" and "ai.onnx" alike),
+ * so a model of many calls and functions links in linear time. */
+typedef struct calls {
+    const Onnx__ModelProto *mp;
+    mp_strmap by_key;   /* -> index into mp->functions, the first of a key */
+    int64_t first_node; /* ctx->nodes_total before the copies */
+    char *buf;          /* a node's key while it is looked up */
+    size_t cap;
+} calls;
+
+/* The key of (domain, name, overload): in the arena when stored (C NULL),
+ * else in C->buf; NULL when out of memory. */
+static char *call_key(loader *L, calls *C, const char *domain, const char *name, const char *overload) {
+    domain = !domain || strcmp(domain, "ai.onnx") == 0 ? "" : domain;
+    name = name ? name : "";
+    overload = overload ? overload : "";
+    size_t a = strlen(domain), b = strlen(name), c = strlen(overload), len = a + b + c + 3;
+    char *k;
+    if (!C) k = mp_arena_alloc(L->arena, len);
+    else if (len <= C->cap)
+        k = C->buf;
+    else if ((k = realloc(C->buf, len))) {
+        C->buf = k;
+        C->cap = len;
     }
-    return NULL;
+    if (!k) return NULL;
+    memcpy(k, domain, a);
+    k[a] = '\x1f';
+    memcpy(k + a + 1, name, b);
+    k[a + 1 + b] = '\x1f';
+    memcpy(k + a + b + 2, overload, c + 1);
+    return k;
+}
+
+static memplan_status index_calls(loader *L, calls *C) {
+    for (size_t i = 0; i < C->mp->n_functions; i++) {
+        const Onnx__FunctionProto *fp = C->mp->functions[i];
+        char *k = call_key(L, NULL, fp->domain, fp->name, fp->overload);
+        if (!k) return oom(L);
+        if (mp_strmap_get(&C->by_key, k) < 0 && !mp_strmap_put(&C->by_key, k, (int32_t)i)) return oom(L);
+    }
+    return MEMPLAN_OK;
+}
+
+/* The model-local function node n calls, or NULL (*st set when out of memory). */
+static const Onnx__FunctionProto *called(loader *L, calls *C, const memplan_node *n, memplan_status *st) {
+    char *k = call_key(L, C, n->domain, n->op_type, n->overload);
+    if (!k) {
+        *st = oom(L);
+        return NULL;
+    }
+    int32_t i = mp_strmap_get(&C->by_key, k);
+    return i >= 0 ? C->mp->functions[i] : NULL;
 }
 
 /* Give every node of g (and of its bodies) that calls a model-local
@@ -525,20 +567,18 @@ static const Onnx__FunctionProto *called(const Onnx__ModelProto *mp, const mempl
  * itself, or calls nested or fanned out past the limits (each call a copy:
  * a function calling the next twice, 20 deep, is a million copies), is an
  * error rather than a plan that leaves their memory out. */
-static memplan_status link_calls(loader *L, mp_ir_ctx *ctx, const Onnx__ModelProto *mp, const memplan_graph *g,
-                                 int32_t depth, int64_t first_node) {
+static memplan_status link_calls(loader *L, mp_ir_ctx *ctx, calls *C, const memplan_graph *g, int32_t depth) {
     memplan_status st = MEMPLAN_OK;
     for (int32_t i = 0; i < g->n_nodes && !st; i++) {
         memplan_node *n = (memplan_node *)&g->nodes[i]; /* the loader's own arena */
-        for (int32_t k = 0; k < n->n_subgraphs && !st; k++)
-            st = link_calls(L, ctx, mp, n->subgraphs[k], depth, first_node);
-        const Onnx__FunctionProto *fp = st ? NULL : called(mp, n);
+        for (int32_t k = 0; k < n->n_subgraphs && !st; k++) st = link_calls(L, ctx, C, n->subgraphs[k], depth);
+        const Onnx__FunctionProto *fp = st ? NULL : called(L, C, n, &st);
         if (!fp) continue;
         if (depth >= MEMPLAN_MAX_GRAPH_DEPTH)
             return memplan_error_set(L->err, MEMPLAN_ELIMIT,
                                      "model-local functions call each other deeper than %d levels ('%s' calls '%s')",
                                      MEMPLAN_MAX_GRAPH_DEPTH, g->name, n->op_type);
-        if (ctx->nodes_total - first_node + (int64_t)fp->n_node > MEMPLAN_MAX_CALL_NODES)
+        if (ctx->nodes_total - C->first_node + (int64_t)fp->n_node > MEMPLAN_MAX_CALL_NODES)
             return memplan_error_set(
                 L->err, MEMPLAN_ELIMIT,
                 "the calls of model-local functions expand to more than %d nodes (at a call of '%s')",
@@ -546,7 +586,7 @@ static memplan_status link_calls(loader *L, mp_ir_ctx *ctx, const Onnx__ModelPro
         mp_pgraph *pg;
         if ((st = function_body(L, ctx, fp, n->op_type, &pg))) return st;
         n->call = pg->g;
-        st = link_calls(L, ctx, mp, n->call, depth + 1, first_node);
+        st = link_calls(L, ctx, C, n->call, depth + 1);
     }
     return st;
 }
@@ -584,7 +624,15 @@ static memplan_status convert_model(loader *L, model_internal *mi, const Onnx__M
         if ((st = convert_function(L, &mi->ctx, mp->functions[i], &fs[i]))) return st;
     m->functions = fs;
     m->n_functions = (int32_t)mp->n_functions;
-    if (mp->n_functions && (st = link_calls(L, &mi->ctx, mp, m->graph, 0, mi->ctx.nodes_total))) return st;
+    if (mp->n_functions) {
+        calls C = {mp, {0}, mi->ctx.nodes_total, NULL, 0};
+        mp_strmap_init(&C.by_key);
+        st = index_calls(L, &C);
+        if (!st) st = link_calls(L, &mi->ctx, &C, m->graph, 0);
+        mp_strmap_free(&C.by_key);
+        free(C.buf);
+        if (st) return st;
+    }
     m->n_graphs = mi->ctx.n_graphs;
     return MEMPLAN_OK;
 }

@@ -35,6 +35,7 @@ struct memplan_shapes {
     size_t n_no_rule, cap_no_rule;
     int32_t cur_graph, cur_node; /* where a fresh dim is born now */
     mp_strmap rules;             /* "domain\x1Fop" -> index into ops */
+    mp_strmap functions;         /* "domain\x1Fname" -> index into model->functions (the first) */
     struct op_entry *ops;        /* the op's rule and evaluation, either may be NULL */
     size_t n_ops;
     int depth;                 /* subgraph recursion */
@@ -134,13 +135,11 @@ static bool build_registry(memplan_shapes *S) {
     return true;
 }
 
-/* The key is built in scratch memory, not on the stack: run_node recurses
- * once per subgraph level. */
-static const op_entry *find_op(memplan_shapes *S, const memplan_node *n) {
-    const char *d = canonical_domain(n->domain);
-    size_t dl = strlen(d), ol = strlen(n->op_type);
-    if (dl + ol + 2 > 512) return NULL; /* longer than any registered op */
-    mp_scratch_mark mark = mp_scratch_top(&S->scratch);
+/* "domain\x1Fop" in scratch memory (not on the stack: run_node recurses
+ * once per subgraph level); NULL when out of memory. */
+static char *op_key(memplan_shapes *S, const char *domain, const char *op) {
+    const char *d = canonical_domain(domain);
+    size_t dl = strlen(d), ol = strlen(op);
     char *key = mp_scratch_alloc(&S->scratch, dl + ol + 2, 1);
     if (!key) {
         S->oom = true;
@@ -148,10 +147,29 @@ static const op_entry *find_op(memplan_shapes *S, const memplan_node *n) {
     }
     memcpy(key, d, dl);
     key[dl] = '\x1f';
-    memcpy(key + dl + 1, n->op_type, ol + 1);
-    int32_t i = mp_strmap_get(&S->rules, key);
+    memcpy(key + dl + 1, op, ol + 1);
+    return key;
+}
+
+static const op_entry *find_op(memplan_shapes *S, const memplan_node *n) {
+    if (strlen(n->domain) + strlen(n->op_type) + 2 > 512) return NULL; /* longer than any registered op */
+    mp_scratch_mark mark = mp_scratch_top(&S->scratch);
+    char *key = op_key(S, n->domain, n->op_type);
+    int32_t i = key ? mp_strmap_get(&S->rules, key) : -1;
     mp_scratch_release(&S->scratch, mark);
     return i >= 0 ? &S->ops[i] : NULL;
+}
+
+/* S->functions: each model-local function by domain and name (the first
+ * of a name wins, as the linear search it replaces found it). */
+static bool index_functions(memplan_shapes *S) {
+    for (int32_t f = 0; f < S->model->n_functions; f++) {
+        const memplan_function *fn = &S->model->functions[f];
+        char *key = rule_key(S, fn->domain, fn->name); /* arena: the map keeps it */
+        if (!key) return false;
+        if (mp_strmap_get(&S->functions, key) < 0 && !mp_strmap_put(&S->functions, key, f)) return false;
+    }
+    return true;
 }
 
 /* ---- notes ------------------------------------------------------------- */
@@ -623,14 +641,15 @@ static const char *root_reason(memplan_shapes *S, const memplan_graph *g, const 
     return at_node(S, "the rule could not tell the size of", n);
 }
 
-/* The model-local function a node calls, or NULL. */
-static const memplan_function *find_function(const memplan_shapes *S, const memplan_node *n) {
-    for (int32_t f = 0; f < S->model->n_functions; f++) {
-        const memplan_function *fn = &S->model->functions[f];
-        if (strcmp(fn->name, n->op_type) == 0 && strcmp(canonical_domain(fn->domain), canonical_domain(n->domain)) == 0)
-            return fn;
-    }
-    return NULL;
+/* The model-local function a node calls, or NULL: a look-up in
+ * S->functions (a model of many functions and calls stays linear). */
+static const memplan_function *find_function(memplan_shapes *S, const memplan_node *n) {
+    if (!S->model->n_functions) return NULL;
+    mp_scratch_mark mark = mp_scratch_top(&S->scratch);
+    char *key = op_key(S, n->domain, n->op_type);
+    int32_t i = key ? mp_strmap_get(&S->functions, key) : -1;
+    mp_scratch_release(&S->scratch, mark);
+    return i >= 0 ? &S->model->functions[i] : NULL;
 }
 
 /* A call of a model-local function: its body (the call's own copy,
@@ -827,12 +846,13 @@ memplan_status memplan_shapes_infer_opts(const memplan_model *m, const memplan_s
     mp_scratch_init(&S->scratch);
     mp_strmap_init(&S->rules);
     mp_strmap_init(&S->no_rule);
+    mp_strmap_init(&S->functions);
     S->model = m;
     S->pool = memplan_expr_pool_new();
     S->n_graphs = m->n_graphs;
     S->per_graph = calloc((size_t)(m->n_graphs ? m->n_graphs : 1), sizeof *S->per_graph);
     if (!S->pool || !S->per_graph || !own_bindings(S, o->bindings, o->n_bindings) ||
-        !mp_dims_init(&S->dims, &S->arena, S->pool, m) || !build_registry(S)) {
+        !mp_dims_init(&S->dims, &S->arena, S->pool, m) || !build_registry(S) || !index_functions(S)) {
         memplan_status st =
             S->duplicate ? memplan_error_set(err, MEMPLAN_EINTERNAL,
                                              "shape rule or evaluation for '%s' registered twice (or without a rule)",
@@ -888,6 +908,7 @@ void memplan_shapes_free(memplan_shapes *S) {
     if (!S) return;
     memplan_expr_pool_free(S->pool);
     mp_strmap_free(&S->rules);
+    mp_strmap_free(&S->functions);
     free(S->per_graph);
     free(S->notes);
     free(S->conflicts);
