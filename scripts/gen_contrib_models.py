@@ -62,6 +62,10 @@ class Builder:
     def weight(self, name, *shape):
         return self.init(name, (self.rng.standard_normal(shape) * 0.05).astype(np.float32))
 
+    def scale_zero(self, name):
+        """A scalar scale (0.05) and uint8 zero point (128): the names name_s, name_z."""
+        return [self.init(name + "_s", np.array(0.05, np.float32)), self.init(name + "_z", np.array(128, np.uint8))]
+
     def bytes(self, name, *shape):
         return self.init(name, self.rng.integers(0, 255, shape, dtype=np.uint8))
 
@@ -185,10 +189,7 @@ def bert_encoder(path):
 
 def quant_conv(path):
     b = Builder(5)
-    f, u8, node = b.weight, b.bytes, b.node
-
-    def sz(name):  # a scale and a zero point
-        return [b.init(name + "_s", np.array(0.05, np.float32)), b.init(name + "_z", np.array(128, np.uint8))]
+    f, u8, node, sz = b.weight, b.bytes, b.node, b.scale_zero
 
     conv = node("FusedConv", ["image", f("cw", 8, 3, 3, 3), f("cb", 8)], ["fconv"], MS, activation="Relu",
                 pads=[1, 1, 1, 1])
@@ -217,7 +218,6 @@ def quant_conv(path):
 def misc_ops(path):
     b = Builder(3)
     f, node = b.weight, b.node
-    i64 = lambda name, v: b.init(name, np.array(v, np.int64))
     node("TransposeMatMul", ["a", f("bt", 6, 5)], ["tmm"], MS, transB=1)
     node("CDist", ["a", f("pts", 7, 5)], ["dist"], MS, metric="euclidean")
     a16 = node("Cast", ["a"], ["a16"], to=TensorProto.INT16)
@@ -237,13 +237,12 @@ def misc_ops(path):
     node("MatMulBnb4", ["a", b.bytes("bnb", 12 * 5 // 2), b.init("absmax", np.ones(1, np.float32))], ["bnb4"], MS,
          K=5, N=12, block_size=64, quant_type=1)
     # quantized: where, an NHWC max pool, a quantized BERT embedding
-    sz = lambda n: [b.init(n + "_s", np.array(0.05, np.float32)), b.init(n + "_z", np.array(128, np.uint8))]
+    sz = b.scale_zero
     qa = node("QuantizeLinear", ["a", *sz("qa")], ["qa"])
     cond = node("Greater", ["a", b.init("zero", np.array(0, np.float32))], ["cond"])
     node("QLinearWhere", [cond, qa, *sz("x"), b.bytes("qy", 1, 5), *sz("y"), *sz("z")], ["qwhere"], MS)
     nhwc = node("Transpose", [node("QuantizeLinear", ["image", *sz("qi")], ["qimage"])], ["qnhwc"], perm=[0, 2, 3, 1])
     node("NhwcMaxPool", [nhwc], ["nhwc_pool"], MS, kernel_shape=[3, 3], strides=[1, 2], pads=[1, 1, 1, 1])
-    i32 = lambda name, v: b.init(name, np.array(v, np.int32))
     node("QEmbedLayerNormalization",
          ["ids32", "", b.bytes("qword", 64, 8), b.bytes("qpos", 16, 8), "", b.bytes("qgamma", 8), b.bytes("qbeta", 8),
           "mask32", *[b.init(n, np.array(0.02, np.float32)) for n in ("ws", "ps")], "",

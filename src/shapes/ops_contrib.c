@@ -372,13 +372,10 @@ static void matmul_integer_to_float(mp_sctx *c) {
     matmul_out(c, 0, 1, false, false, type_of(c, 2, MEMPLAN_DTYPE_FLOAT));
 }
 
-/* MatMulNBits(A [..., K], packed B; N attr) -> [..., N], A's type. */
+/* MatMulNBits, MatMulBnb4 (A [..., K], packed B; N attr) -> [..., N], A's type. */
 static void matmul_nbits(mp_sctx *c) {
     out_last(c, 0, type_of(c, 0, MEMPLAN_DTYPE_FLOAT), ranked(c, 0), mp_const(c, mp_attr_int(c, "N", 0)));
 }
-
-/* MatMulBnb4(A [..., K], packed B, absmax; K, N attrs) -> [..., N], A's type. */
-static void matmul_bnb4(mp_sctx *c) { matmul_nbits(c); }
 
 /* MatMulInteger16(A, B) -> int32 A @ B. */
 static void matmul_integer16(mp_sctx *c) { matmul_out(c, 0, 1, false, false, MEMPLAN_DTYPE_INT32); }
@@ -427,11 +424,12 @@ static void expand_dims(mp_sctx *c) {
     int64_t axis;
     int32_t na;
     int32_t et = type_of(c, 0, 0);
-    if (!x || x->rank >= R || !mp_in_ints(c, 1, &axis, 1, &na) || na != 1 || mp_axis(axis, x->rank + 1) < 0) {
+    int32_t a = x && x->rank < R && mp_in_ints(c, 1, &axis, 1, &na) && na == 1 ? mp_axis(axis, x->rank + 1) : -1;
+    if (a < 0) {
         mp_out_unranked(c, 0, et, "input rank or axis unknown");
         return;
     }
-    int32_t a = mp_axis(axis, x->rank + 1), r = 0;
+    int32_t r = 0;
     memplan_expr *dims = mp_tmp_exprs(c, R);
     if (!dims) return;
     for (int32_t i = 0; i <= x->rank; i++) dims[r++] = i == a ? mp_const(c, 1) : x->dims[i - (i > a)];
@@ -452,7 +450,9 @@ static void crop_and_resize(mp_sctx *c) {
     mp_out(c, 0, et, 4, dims);
 }
 
-/* MaxpoolWithMask(X, M) -> MaxPool's dims. NhwcMaxPool(X [N,H,W,C]): channels last. */
+/* A pool's output (X's type, the window attributes; mp_conv_out_dims):
+ * MaxpoolWithMask(X, M), NhwcMaxPool(X [N,H,W,C]) channels last,
+ * QLinearAveragePool below. */
 static void pool_out(mp_sctx *c, bool channels_last) {
     int32_t et = type_of(c, 0, 0);
     memplan_expr *dims = mp_tmp_exprs(c, R);
@@ -578,15 +578,7 @@ static void qlinear_global_avg_pool(mp_sctx *c) {
 }
 
 /* QLinearAveragePool(X, x_s, x_zp, y_s, y_zp): AveragePool's dims. */
-static void qlinear_avg_pool(mp_sctx *c) {
-    int32_t et = type_of(c, 0, 0);
-    memplan_expr *dims = mp_tmp_exprs(c, R);
-    if (!dims) return;
-    int32_t r = mp_conv_out_dims(c, ranked(c, 0), NULL, mp_attr_int(c, "channels_last", 0) != 0, dims);
-    if (r < 0) mp_out_unranked(c, 0, et, "input rank or kernel_shape unknown");
-    else
-        mp_out(c, 0, et, r, dims);
-}
+static void qlinear_avg_pool(mp_sctx *c) { pool_out(c, mp_attr_int(c, "channels_last", 0) != 0); }
 
 /* ---- quantization (contrib versions) ----------------------------------- */
 
@@ -658,7 +650,7 @@ const mp_rule mp_rules_contrib[] = {
     {MS, "NhwcConv", nhwc_conv},
     {MS, "FusedMatMul", fused_matmul},
     {MS, "TransposeMatMul", fused_matmul}, /* FusedMatMul's first name */
-    {MS, "MatMulBnb4", matmul_bnb4},
+    {MS, "MatMulBnb4", matmul_nbits},
     {MS, "MatMulInteger16", matmul_integer16},
     {MS, "CDist", cdist},
     {MS, "NhwcFusedConv", nhwc_conv},
