@@ -190,22 +190,43 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
     setMarks(hoverG, items);
   }
 
+  // The buffer whose rectangle is drawn under the pointer, rounded to device
+  // pixels as render() draws it (RasterMarks.rect), so a painted pixel names
+  // a buffer and a blank one none. Where several are drawn into the pixel
+  // (thinner than a pixel, or positions narrower than one), the smallest.
   function pick(ev) {
     if (!m) return { name: null, pos: null };
+    const [mx, my] = [ev.offsetX, ev.offsetY];
     const x = currentX();
-    const pos = Math.floor(x.invert(ev.offsetX));
+    const pos = Math.floor(x.invert(mx));
     if (pos < 0 || pos >= m.positions) return { name: null, pos: null };
-    const b = y.invert(ev.offsetY);
-    const tol = Math.abs(y.invert(0) - y.invert(2)); // 2 px, for thin buffers
+    const k = frame.dpr,
+      px = Math.floor(mx * k),
+      py = Math.floor(my * k);
+    const kx = x(1) - x(0),
+      trim = kx > 6 ? 1 : 0;
+    const within = (p, a, b) => {
+      const p0 = Math.round(a * k);
+      return p >= p0 && p < Math.max(Math.round(b * k), p0 + 1);
+    };
     let best = -1,
       bestH = Infinity;
-    const cnt = queryIntervals(ix, m.start, m.end, pos, pos, vis); // placed buffers live over pos (and pos - 1)
+    // the positions drawn into the pointer's pixel column
+    const cnt = queryIntervals(
+      ix,
+      m.start,
+      m.end,
+      Math.floor(x.invert(px / k)),
+      Math.floor(x.invert((px + 1) / k)),
+      vis,
+    );
     for (let j = 0; j < cnt; j++) {
       const i = vis[j];
-      if (pos < m.start[i] || pos > m.end[i]) continue;
+      const top = y(m.offset[i] + m.size[i]),
+        hh = y(m.offset[i]) - top;
       if (
-        b >= m.offset[i] - tol &&
-        b <= m.offset[i] + m.size[i] + tol &&
+        within(px, x(m.start[i]), x(m.end[i] + 1) - trim) &&
+        within(py, top, top + (hh > 4 ? hh - 1 : hh)) &&
         (m.size[i] < bestH || (m.size[i] === bestH && i < best))
       ) {
         best = i;

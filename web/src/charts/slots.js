@@ -236,25 +236,48 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
     setMarks(hoverG, items);
   }
 
+  // The buffer whose slot is drawn under the pointer: its capacity band
+  // (ctx.fillRect, blended into the pixels it part-covers) or its bar
+  // (RasterMarks, rounded to device pixels), not the padding between bands.
+  // Where rows or positions are thinner than a pixel, the rows drawn into
+  // the pointer's pixel are tried nearest it first, and the segments drawn
+  // into its pixel column.
   function pick(ev) {
     if (!m || !occ || !occ.rows.length) return { name: null, pos: null };
+    const [mx, my] = [ev.offsetX, ev.offsetY];
     const x = currentX();
-    const pos = Math.floor(x.invert(ev.offsetX));
+    const pos = Math.floor(x.invert(mx));
     if (pos < 0 || pos >= m.positions) return { name: null, pos: null };
-    const step = y.step();
-    const k = Math.floor((ev.offsetY - y.range()[0] - step * y.paddingOuter()) / step);
-    if (k < 0 || k >= occ.rows.length) return { name: null, pos };
-    // A slot holds one buffer at a time: the last segment of row k starting at or before pos.
+    const k = frame.dpr,
+      px = Math.floor(mx * k),
+      py = Math.floor(my * k);
+    const step = y.step(),
+      band = Math.max(y.bandwidth(), 0.5),
+      trim = x(1) - x(0) > 6 ? 1 : 0;
     const seg = occ.segments;
-    let lo = rowOff[k],
-      hi = rowOff[k + 1];
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (seg.start[mid] <= pos) lo = mid + 1;
-      else hi = mid;
-    }
-    const j = lo - 1;
-    if (j >= rowOff[k] && pos <= seg.end[j]) return { name: m.names[seg.value[j]], pos };
+    const inBand = (q) => py >= Math.floor(y(q) * k) && py < Math.ceil((y(q) + band) * k);
+    const under = (j) => {
+      const p0 = Math.round(x(seg.start[j]) * k);
+      return px >= p0 && px < Math.max(Math.round((x(seg.end[j] + 1) - trim) * k), p0 + 1);
+    };
+    const last = Math.floor(x.invert((px + 1) / k)); // the last position drawn into the pointer's pixel column
+    const r = Math.floor((my - y.range()[0]) / step);
+    const span = Math.ceil(1 / Math.min(step, 1));
+    for (let d = 0; d <= span; d++)
+      for (const q of d ? [r - d, r + d] : [r]) {
+        if (q < 0 || q >= occ.rows.length || !inBand(q)) continue;
+        // A slot holds one buffer at a time: the segments of row q starting
+        // at or before `last`, latest first, while they may reach the pixel.
+        let lo = rowOff[q],
+          hi = rowOff[q + 1];
+        while (lo < hi) {
+          const mid = (lo + hi) >>> 1;
+          if (seg.start[mid] <= last) lo = mid + 1;
+          else hi = mid;
+        }
+        for (let j = lo - 1; j >= rowOff[q] && x(seg.end[j] + 1) * k >= px - 1; j--)
+          if (under(j)) return { name: m.names[seg.value[j]], pos };
+      }
     return { name: null, pos };
   }
 
