@@ -149,6 +149,16 @@ def check_function_calls(exe, d):
     nested = doc["subgraphs"][2]["plan"]["subgraphs"]
     check([(s["attribute"], s["transient_bytes"]) for s in nested] == [("function", 128)],
           f"a call inside a function body has its own body ({[(s['attribute'], s['transient_bytes']) for s in nested]})")
+    # each call's transient says that it is an upper bound (inlined, F's input could go after Mul)
+    why = ("a model-local function, planned as a body of its call: its inputs and outputs count for the whole call, "
+           "an upper bound where a runtime inlines it")
+    check([(t["node"], t["assumption"]) for t in doc["transients"]] == [("call_small", why), ("call_large", why),
+                                                                        ("call_nested", why)]
+          and [t["assumption"] for t in doc["subgraphs"][2]["plan"]["transients"]] == [why],
+          f"function calls: each transient says it is an upper bound ({doc['transients']})")
+    text = run(exe, ["plan", path]).stdout
+    check(f"  #2 F 'call_large' function, 3 nodes: 512 B ({why})\n" in text,
+          f"function calls: the text's body line says it is an upper bound ({text})")
     # at call_large: b 64 + c 256 + its body 512 (before: 384, the bodies left out)
     check(doc["peak_bytes"] == 832 and doc["lower_bound_bytes"] == 832, f"function calls: peak 832 ({doc['peak_bytes']})")
     r = run(exe, ["shapes", path, "--json"])

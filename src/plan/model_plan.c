@@ -529,6 +529,13 @@ static void count_bodies(plan_impl *k, size_t first, size_t end, int32_t pos) {
                                 : "the condition is not known: a branch of unknown size may be the larger";
         }
     }
+    /* A call's body is planned like an If branch, inside the node's time:
+     * the call's inputs and outputs count from its start to its end, where
+     * a runtime that inlines the function (ONNX Runtime does) may free an
+     * input after its last read inside and make an output at its writer. */
+    if (called_body(k, n))
+        t->assumption = "a model-local function, planned as a body of its call: its inputs and outputs count "
+                        "for the whole call, an upper bound where a runtime inlines it";
     for (size_t i = first; i < end; i++) {
         memplan_subgraph_plan *sp = &k->subgraphs[i];
         sp->counted = !is_if || i == pick;
