@@ -184,6 +184,45 @@ def check_function_calls(exe, d):
           f"calls fanned out past the limit: exit 2 and why ({r.returncode}, {r.stderr.strip()!r})")
 
 
+def check_share_kv(exe, d):
+    """14. --share-kv: present* outputs written into the past* inputs' buffers (ONNX Runtime
+    GenAI's shared KV cache), so they leave the arena; no pair, or a present larger than its
+    past, is a usage error."""
+    import onnx
+    from onnx import TensorProto as T, helper
+    vi = helper.make_tensor_value_info
+    cache = [1, 2, 8, 4]  # 256 B of float
+    path = os.path.join(d, "kv.onnx")
+
+    def save(present_node, present_shape):
+        g = helper.make_graph([helper.make_node("Relu", ["x"], ["y"]), present_node], "kv",
+                              [vi("x", T.FLOAT, [1, 4]), vi("past_key_values.0.key", T.FLOAT, cache)],
+                              [vi("y", T.FLOAT, [1, 4]), vi("present.0.key", T.FLOAT, present_shape)])
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+
+    save(helper.make_node("Neg", ["past_key_values.0.key"], ["present.0.key"]), cache)
+    plain = json.loads(run(exe, ["plan", path, "--json"]).stdout)
+    r = run(exe, ["plan", path, "--json", "--share-kv"])
+    shared = json.loads(r.stdout) if r.returncode == 0 else {}
+    # y 16 B -> 64 aligned, present 256 B: both live to the end; shared, present is past's buffer
+    check(plain["peak_bytes"] == 320 and "share_kv" not in plain and shared.get("peak_bytes") == 64
+          and shared.get("share_kv") == [{"output": "present.0.key", "input": "past_key_values.0.key"}]
+          and shared.get("inputs", {}).get("bytes") == 272 and shared.get("total_bytes") == 272 + 64,
+          f"plan --share-kv: present.0.key leaves the arena (peak 320 -> 64, total 336) "
+          f"({ {k: shared.get(k) for k in ('peak_bytes', 'share_kv', 'inputs', 'total_bytes')} })")
+    text = run(exe, ["plan", path, "--share-kv"]).stdout
+    check("shared:            1 output written into inputs' buffers (--share-kv): present.0.key -> "
+          "past_key_values.0.key\n" in text, f"plan --share-kv: the shared line ({text!r})")
+    save(helper.make_node("Concat", ["past_key_values.0.key", "past_key_values.0.key"], ["present.0.key"], axis=2),
+         [1, 2, 16, 4])
+    r = run(exe, ["plan", path, "--share-kv"])
+    check(r.returncode == 1 and "--share-kv: 'present.0.key' (512 B) does not fit in the buffer of "
+          "'past_key_values.0.key' (256 B)" in r.stderr, f"--share-kv, present larger than past: why ({r.stderr!r})")
+    r = run(exe, ["plan", os.path.join(d, "inputs.onnx"), "--share-kv"])
+    check(r.returncode == 1 and "--share-kv: no graph output named present..." in r.stderr,
+          f"--share-kv without a pair: why ({r.stderr!r})")
+
+
 def check_inputs_and_total(exe, d):
     """12. weights, inputs and total: text lines and JSON, with and without --include-inputs."""
     path = os.path.join(d, "inputs.onnx")
@@ -560,6 +599,7 @@ def main():
 
     check_inputs_and_total(exe, d)
     check_function_calls(exe, d)
+    check_share_kv(exe, d)
 
     print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0

@@ -94,6 +94,13 @@ typedef struct memplan_plan_options {
                                         every size in range (see bounded[] in the plan) */
     const memplan_dim_range *ranges; /* read during the call; a name also in bindings is an error */
     size_t n_ranges;
+    bool share_kv; /* each main-graph output named present* is written into the
+                      buffer of the graph input named past_key_values* or past*
+                      with the same rest of its name (a runtime that binds a KV
+                      cache's past and present to one buffer, as ONNX Runtime
+                      GenAI does with past_present_share_buffer): the output is
+                      a view of the input. No such pair, or an output larger
+                      than its input, is an error (EUSAGE). */
 } memplan_plan_options;
 
 /* The defaults above, no bindings. */
@@ -281,6 +288,8 @@ struct memplan_model_plan {
 
     size_t n_links; /* options.inplace: the reuse pairs applied */
     const memplan_plan_link *links;
+    size_t n_shares; /* options.share_kv (main graph): each present* output (value) and the past* input (source) */
+    const memplan_plan_link *shares;
 
     size_t n_transients; /* one per node with a body, by position */
     const memplan_transient *transients;

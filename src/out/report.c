@@ -604,6 +604,19 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
             mp_json_null(j);
         mp_json_end(j);
     }
+    if (p->options.share_kv && !p->parent) {
+        MP_JSON_KEY(j, "share_kv");
+        mp_json_arr(j);
+        for (size_t i = 0; i < p->n_shares; i++) {
+            mp_json_obj(j);
+            MP_JSON_KEY(j, "output");
+            mp_json_str(j, p->graph->values[p->shares[i].value].name);
+            MP_JSON_KEY(j, "input");
+            mp_json_str(j, p->graph->values[p->shares[i].source].name);
+            mp_json_end(j);
+        }
+        mp_json_end(j);
+    }
     if (p->order.asked != MEMPLAN_ORDER_FILE) { /* every body has its own order */
         MP_JSON_KEY(j, "order");
         json_order(j, c);
@@ -831,6 +844,17 @@ static void text_total(mp_buf *b, const plan_ctx *c) {
     mp_text_printf(b, " in %zu value%s", p->n_inputs_known, p->n_inputs_known == 1 ? "" : "s");
     if (p->n_inputs_unknown) mp_text_printf(b, ", and %zu of unknown size", p->n_inputs_unknown);
     mp_buf_puts(b, in_arena ? " (in the arena: --include-inputs)\n" : " (outside the arena)\n");
+    if (p->n_shares) {
+        mp_text_printf(b, "shared:            %zu output%s written into inputs' buffers (--share-kv)", p->n_shares,
+                       p->n_shares == 1 ? "" : "s");
+        for (size_t i = 0; i < p->n_shares && i < 3; i++) {
+            mp_buf_puts(b, i ? ", " : ": ");
+            mp_text_put(b, p->graph->values[p->shares[i].value].name);
+            mp_buf_puts(b, " -> ");
+            mp_text_put(b, p->graph->values[p->shares[i].source].name);
+        }
+        mp_buf_puts(b, p->n_shares > 3 ? ", ...\n" : "\n");
+    }
     uint64_t total;
     const char *why = memplan_plan_total(p, c->r->strategy, &total);
     mp_buf_puts(b, "total:             ");

@@ -58,6 +58,7 @@ typedef struct plan_impl {
     int32_t *value_inputs;
     uint64_t *slot_offset;
     memplan_plan_link *links;
+    memplan_plan_link *shares;
     memplan_transient *transients;
     memplan_subgraph_plan *subgraphs;
     char **attr_names;         /* owned "name[i]" for GRAPHS attributes, else NULL */
@@ -113,6 +114,7 @@ static void plan_free(plan_impl *k, bool root) {
     free(k->value_inputs);
     free(k->slot_offset);
     free(k->links);
+    free(k->shares);
     free(k->transients);
     free(k->subgraphs);
     free(k->attr_names);
@@ -233,6 +235,62 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
     k->pub.links = k->links;
     free(before);
     return st;
+}
+
+/* The graph input that graph output `out` shares its buffer with under
+ * options.share_kv: "present" + rest -> "past_key_values" + rest, else
+ * "past" + rest (ONNX Runtime GenAI and Optimum name their caches
+ * past_key_values.N.key / present.N.key, older GPT-2 exports past_N /
+ * present_N); -1 when there is none. */
+static int32_t kv_past_of(const memplan_graph *g, int32_t out) {
+    static const char *const PAST[] = {"past_key_values", "past"};
+    const char *name = g->values[out].name, *rest = name + strlen("present");
+    if (strncmp(name, "present", strlen("present")) != 0) return -1;
+    for (size_t k = 0; k < sizeof PAST / sizeof PAST[0]; k++)
+        for (int32_t i = 0; i < g->n_inputs; i++) {
+            const memplan_value *v = &g->values[g->inputs[i]];
+            size_t len = strlen(PAST[k]);
+            if (!(v->flags & MEMPLAN_VALUE_INITIALIZER) && strncmp(v->name, PAST[k], len) == 0 &&
+                strcmp(v->name + len, rest) == 0)
+                return g->inputs[i];
+        }
+    return -1;
+}
+
+/* options.share_kv: each present* output a view of its past* input. */
+static memplan_status share_kv(plan_impl *k, memplan_viewmap *vm, memplan_error *err) {
+    const memplan_graph *g = k->pub.graph;
+    if (!(k->shares = malloc((size_t)(g->n_outputs ? g->n_outputs : 1) * sizeof *k->shares))) return oom(err);
+    k->pub.shares = k->shares;
+    for (int32_t i = 0; i < g->n_outputs; i++) {
+        int32_t out = g->outputs[i], past = kv_past_of(g, out);
+        bool seen = false; /* an output listed twice is shared once */
+        for (size_t j = 0; j < k->pub.n_shares; j++) seen |= k->shares[j].value == out;
+        if (past < 0 || seen) continue;
+        memplan_status st = memplan_viewmap_add(vm, out, past, err);
+        if (st) return st;
+        k->shares[k->pub.n_shares++] = (memplan_plan_link){out, past};
+    }
+    if (!k->pub.n_shares)
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "--share-kv: no graph output named present... has a graph input named "
+                                 "past_key_values... or past... with the same rest of its name");
+    return MEMPLAN_OK;
+}
+
+/* A shared output larger than its input's buffer cannot be written there. */
+static memplan_status check_shares(const plan_impl *k, memplan_error *err) {
+    const memplan_graph *g = k->pub.graph;
+    for (size_t j = 0; j < k->pub.n_shares; j++) {
+        const memplan_size *o = &k->size[k->shares[j].value], *i = &k->size[k->shares[j].source];
+        if (o->kind == MEMPLAN_SIZE_KNOWN && i->kind == MEMPLAN_SIZE_KNOWN && o->bytes > i->bytes)
+            return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                     "--share-kv: '%s' (%llu B) does not fit in the buffer of '%s' (%llu B): a shared "
+                                     "buffer holds the whole cache, so bind the past length to its full length",
+                                     g->values[k->shares[j].value].name, (unsigned long long)o->bytes,
+                                     g->values[k->shares[j].source].name, (unsigned long long)i->bytes);
+    }
+    return MEMPLAN_OK;
 }
 
 /* Weights (memplan/constants.h) and, for liveness, the values whose buffer
@@ -874,11 +932,13 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
     uint8_t *external = NULL;
     if (!st) st = mark_external(k, parent ? parent->constant : NULL, if_branch, &external, err);
     if (!st) st = build_views(k, env->m, external, &vm, err);
+    if (!st && !parent && p->options.share_kv) st = share_kv(k, &vm, err);
     memplan_liveness_options lo = {p->options.include_inputs, &vm, external};
     if (!st) st = memplan_liveness_compute(g, &lo, &p->liveness, err);
     memplan_viewmap_free(&vm);
     free(external);
     if (!st) st = collect_buffers(k, err);
+    if (!st) st = check_shares(k, err);
     if (!st && !parent) count_inputs(k);
     if (!st) st = plan_control_flow(k, env, err);
     if (!st) st = mark_held(k, err);
