@@ -74,16 +74,20 @@ static void check_step(memplan_session *s, const memplan_model *m, const uint8_t
     memplan_request_free(r);
 }
 
-/* The model's bytes (the caller frees them), opened as a session and loaded
- * one-shot. */
-static uint8_t *open_both(size_t *len, memplan_session **s, memplan_model **m) {
-    uint8_t *bytes = model_bytes(len);
+/* Model bytes from `make` (model_bytes unless given; the caller frees them),
+ * opened as a session and loaded one-shot. */
+static uint8_t *open_made(uint8_t *(*make)(size_t *), size_t *len, memplan_session **s, memplan_model **m) {
+    uint8_t *bytes = make(len);
     memplan_error err = {0};
     *s = NULL;
     *m = NULL;
     assert_int_equal(memplan_session_open(bytes, *len, s, &err), MEMPLAN_OK);
     assert_int_equal(memplan_model_load(bytes, *len, NULL, m, &err), MEMPLAN_OK);
     return bytes;
+}
+
+static uint8_t *open_both(size_t *len, memplan_session **s, memplan_model **m) {
+    return open_made(model_bytes, len, s, m);
 }
 
 static void test_session_equals_one_shot(void **state) {
@@ -441,6 +445,40 @@ static void test_session_plan(void **state) {
     memplan_session_close(s);
 }
 
+/* A decoder's KV cache (past_key_values.0.key in, present.0.key out): the
+ * session's plans with and without --share-kv, in turn, equal the one-shot
+ * ones (the plan cache keys on the option: before, the second step was the
+ * first's cached plan). */
+static uint8_t *kv_model_bytes(size_t *len) {
+    mb_graph *g = mb_new_graph("kv");
+    mb_input(g, "x", 1, "1,4");
+    mb_input(g, "past_key_values.0.key", 1, "1,2,len,4");
+    mb_node(g, "Relu", "x", "y");
+    mb_node(g, "Neg", "past_key_values.0.key", "present.0.key");
+    mb_output(g, "y", 1, "1,4");
+    mb_output(g, "present.0.key", 1, "1,2,len,4");
+    return mb_pack(g, len);
+}
+
+static void test_session_share_kv(void **state) {
+    (void)state;
+    size_t len;
+    memplan_session *s;
+    memplan_model *m;
+    uint8_t *bytes = open_made(kv_model_bytes, &len, &s, &m);
+    static const step steps[] = {
+        {"plan", true, {"--dim", "len=8"}},
+        {"plan", true, {"--dim", "len=8", "--share-kv"}},
+        {"plan", true, {"--dim", "len=8"}},
+        {"plan", false, {"--dim", "len=8", "--share-kv"}},
+        {"sweep", true, {"--dim", "len=1..8:3", "--share-kv"}},
+    };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) check_step(s, m, bytes, len, &steps[i]);
+    memplan_session_close(s);
+    memplan_model_free(m);
+    free(bytes);
+}
+
 static void test_session_errors(void **state) {
     (void)state;
     memplan_session *s = (memplan_session *)&s; /* must be reset to NULL */
@@ -461,6 +499,7 @@ int main(void) {
         cmocka_unit_test(test_analyses_take_values),
         cmocka_unit_test(test_session_plan),
         cmocka_unit_test(test_session_errors),
+        cmocka_unit_test(test_session_share_kv),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,8 @@ export interface ViewOptions {
   strategy?: 'arena' | 'slots';
   align?: number;
   inplace?: boolean;
+  /** A KV cache's present outputs written into the past inputs' buffers (plan --share-kv), when the model has such pairs. */
+  shareKv?: boolean;
   /** The execution order planned: the model's, or the lowest peak the schedulers find (plan --order best). */
   order?: 'file' | 'best';
   /** A client to share (connectMemplan()); by default the view starts its own worker. */
@@ -69,6 +71,7 @@ export interface ViewController {
     strategy?: 'arena' | 'slots';
     align?: number;
     inplace?: boolean;
+    shareKv?: boolean;
     order?: 'file' | 'best';
   }): Promise<unknown>;
   select(name: string | null): void;

@@ -47,6 +47,8 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {'arena'|'slots'} strategy
  * @property {number} align         one of ALIGNS
  * @property {boolean} inplace      plan with --inplace
+ * @property {boolean} shareKv      plan with --share-kv when the model has kvPairs
+ * @property {ReadonlyArray<object>} kvPairs  the KV-cache pairs --share-kv shares (kvPairs(info))
  * @property {'file'|'best'} order  the execution order planned (`--order`; ORDERS)
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
@@ -98,6 +100,8 @@ function initialState(options) {
     strategy: options.strategy === 'slots' ? 'slots' : 'arena',
     align: ALIGNS.includes(options.align) ? options.align : 64,
     inplace: options.inplace === true,
+    shareKv: options.shareKv === true,
+    kvPairs: Object.freeze([]),
     order: ORDERS.includes(options.order) ? options.order : 'file',
     dims: dimsOf({}),
     dimNames: Object.freeze([]),
@@ -216,6 +220,23 @@ const INT_TYPES = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16',
  * static shape of at most MAX_VALUE_ELEMS elements. From `info --json`:
  * [{name, dtype, shape, count}] in the inputs' order (count 1 for a scalar).
  */
+/**
+ * The KV-cache pairs `plan --share-kv` shares, as model_plan.c finds them:
+ * each graph output named present+REST with a graph input named
+ * past_key_values+REST, else past+REST. From `info --json`: [{output, input}].
+ */
+export function kvPairs(info) {
+  const inputs = new Set((info?.inputs ?? []).map((v) => v.name));
+  const out = [];
+  for (const o of info?.outputs ?? []) {
+    if (typeof o.name !== 'string' || !o.name.startsWith('present')) continue;
+    const rest = o.name.slice('present'.length);
+    const input = ['past_key_values', 'past'].map((p) => p + rest).find((n) => inputs.has(n));
+    if (input) out.push(Object.freeze({ output: o.name, input }));
+  }
+  return Object.freeze(out);
+}
+
 export function valueInputs(info) {
   const out = [];
   for (const v of info?.inputs ?? []) {
@@ -339,6 +360,7 @@ export function createController(client, options = {}) {
   function planArgs(strategy, dims, inplace = state.inplace) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
     if (inplace) args.push('--inplace');
+    if (state.shareKv && state.kvPairs.length) args.push('--share-kv');
     return [...args, ...orderArgs(), ...dims];
   }
   // Under an order other than the file's, the positions (and so the node
@@ -636,6 +658,7 @@ export function createController(client, options = {}) {
         values: dimsOf({}, presetValues),
         valueInputs: valueInputs(info),
         inputDims: inputDims(info),
+        kvPairs: kvPairs(info),
         path: Object.freeze([]),
         table: Object.freeze({ ...state.table, sortKey: null }),
       });
@@ -870,10 +893,11 @@ export function createController(client, options = {}) {
     },
     /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS), in-place reuse or the
      *  execution order (one of ORDERS); re-plans. */
-    setOptions({ strategy, align, inplace, order } = {}) {
+    setOptions({ strategy, align, inplace, order, shareKv } = {}) {
       const p = {};
       if (strategy === 'arena' || strategy === 'slots') p.strategy = strategy;
       if (typeof inplace === 'boolean') p.inplace = inplace;
+      if (typeof shareKv === 'boolean') p.shareKv = shareKv;
       if (ORDERS.includes(order)) p.order = order;
       if (ALIGNS.includes(Number(align))) p.align = Number(align);
       patch(p);

@@ -44,14 +44,32 @@ export function createControls(container, ctl) {
     alignSel.append(o);
   }
   alignSel.addEventListener('change', () => ctl.setOptions({ align: Number(alignSel.value) }));
-  const inplace = el('input');
-  inplace.type = 'checkbox';
-  inplace.className = 'mpv-inplace';
-  inplace.addEventListener('change', () => ctl.setOptions({ inplace: inplace.checked }));
-  const inplaceLabel = el('label', 'mpv-check');
-  inplaceLabel.title =
-    'In-place reuse: an output may take the buffer of an input read for the last time (plan --inplace)';
-  inplaceLabel.append(inplace, document.createTextNode(' in-place reuse'));
+  // A checkbox label for a boolean plan option (`key` of setOptions).
+  const checkOption = (className, text, key, title) => {
+    const input = el('input');
+    input.type = 'checkbox';
+    input.className = className;
+    input.addEventListener('change', () => ctl.setOptions({ [key]: input.checked }));
+    const label = el('label', 'mpv-check');
+    label.title = title;
+    label.append(input, document.createTextNode(` ${text}`));
+    return [input, label];
+  };
+  const [inplace, inplaceLabel] = checkOption(
+    'mpv-inplace',
+    'in-place reuse',
+    'inplace',
+    'In-place reuse: an output may take the buffer of an input read for the last time (plan --inplace)',
+  );
+  // A KV cache's present outputs written into the past inputs' buffers (plan
+  // --share-kv): offered only when the model has such pairs.
+  const [shareKv, shareKvLabel] = checkOption(
+    'mpv-share-kv',
+    'KV cache in place',
+    'shareKv',
+    "KV cache in one buffer: each present output is written into its past input's buffer, as ONNX Runtime GenAI does with past_present_share_buffer (plan --share-kv). Bind the past length to the cache's full length.",
+  );
+  shareKvLabel.hidden = true;
   const resetZoom = el('button', 'mpv-btn', 'Reset zoom');
   resetZoom.type = 'button';
   resetZoom.addEventListener('click', () => ctl.linked.setXDomain(null));
@@ -70,7 +88,7 @@ export function createControls(container, ctl) {
   );
   fixedNote.hidden = true;
   const orderCtl = createOrderControl(ctl);
-  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, orderCtl.el, resetZoom, fixedNote);
+  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, shareKvLabel, orderCtl.el, resetZoom, fixedNote);
 
   const dimsBox = el('fieldset', 'mpv-dims');
   const dimsLegend = el('legend', '', 'Symbolic dims');
@@ -111,9 +129,12 @@ export function createControls(container, ctl) {
     }
     alignSel.value = String(s.align);
     inplace.checked = s.inplace;
+    shareKv.checked = s.shareKv;
+    shareKvLabel.hidden = !s.kvPairs.length;
     // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
     const fixed = !s.hasModel;
     inplace.disabled = fixed;
+    shareKv.disabled = fixed;
     alignSel.disabled = fixed;
     for (const b of Object.values(stratBtns)) b.disabled = fixed;
     dimsAll.disabled = fixed;
@@ -127,6 +148,8 @@ export function createControls(container, ctl) {
         b.setAttribute('aria-checked', String(k === s.plan.strategy));
       }
       inplace.checked = !!s.plan.inplace?.enabled;
+      shareKv.checked = !!s.plan.share_kv;
+      shareKvLabel.hidden = !s.plan.share_kv;
     }
   }
 

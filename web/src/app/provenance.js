@@ -35,6 +35,7 @@ export function provenanceOf(state, { args, dims, values, size, sha256, version 
       strategy: state.strategy,
       align: state.align,
       inplace: state.inplace,
+      ...(state.shareKv && state.kvPairs?.length ? { share_kv: true } : {}),
       ...(state.order && state.order !== 'file' ? { order: state.order } : {}),
     },
     dims,
