@@ -241,11 +241,12 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
  * options.share_kv: "present" + rest -> "past_key_values" + rest, else
  * "past" + rest (ONNX Runtime GenAI and Optimum name their caches
  * past_key_values.N.key / present.N.key, older GPT-2 exports past_N /
- * present_N); -1 when there is none. */
+ * present_N); -1 when there is none, or when no node writes `out` (a graph
+ * input or a weight passed through). */
 static int32_t kv_past_of(const memplan_graph *g, int32_t out) {
     static const char *const PAST[] = {"past_key_values", "past"};
     const char *name = g->values[out].name, *rest = name + strlen("present");
-    if (strncmp(name, "present", strlen("present")) != 0) return -1;
+    if (strncmp(name, "present", strlen("present")) != 0 || g->values[out].producer < 0) return -1; /* not written */
     for (size_t k = 0; k < sizeof PAST / sizeof PAST[0]; k++)
         for (int32_t i = 0; i < g->n_inputs; i++) {
             const memplan_value *v = &g->values[g->inputs[i]];
@@ -272,9 +273,10 @@ static memplan_status share_kv(plan_impl *k, memplan_viewmap *vm, memplan_error 
         k->shares[k->pub.n_shares++] = (memplan_plan_link){out, past};
     }
     if (!k->pub.n_shares)
-        return memplan_error_set(err, MEMPLAN_EUSAGE,
-                                 "--share-kv: no graph output named present... has a graph input named "
-                                 "past_key_values... or past... with the same rest of its name");
+        return memplan_error_set(
+            err, MEMPLAN_EUSAGE,
+            "--share-kv: no graph output named present... written by a node has a graph input named "
+            "past_key_values... or past... with the same rest of its name");
     return MEMPLAN_OK;
 }
 
