@@ -106,6 +106,19 @@ describe('memoryCards', () => {
     );
   });
 
+  it('a KV cache in place (--share-kv): said in the note, the pairs in the title', () => {
+    const pairs = ['0.key', '0.value', '1.key'].map((k) => ({ output: `present.${k}`, input: `past_key_values.${k}` }));
+    const { total } = memoryCards({ ...planDoc(), share_kv: pairs });
+    expect(total.exact).toBe('7,144 B');
+    expect(total.note).toBe('incl. 2.00 KiB of inputs · KV cache in place');
+    expect(total.title).toBe(
+      'What a runtime holds to run the model: weights 1,000 B + graph inputs 2,048 B (1 value, outside the arena) + ' +
+        'planned peak 4,096 B = 7,144 B (total_bytes). 3 present outputs written into their past input’s buffer ' +
+        '(KV cache in place: present.0.key → past_key_values.0.key, present.0.value → past_key_values.0.value, …)',
+    );
+    expect(memoryCards(planDoc()).total.note, 'without: the note as before').toBe('incl. 2.00 KiB of inputs');
+  });
+
   it('inputs in the arena are not added again', () => {
     const { total } = memoryCards(planDoc({ inputs: { in_arena: true }, total: 1000 + 4096 }));
     expect(total.exact).toBe('5,096 B');

@@ -40,6 +40,7 @@ describe('KV cache in place', () => {
       shared.share_kv.map((p) => `${p.output}>${p.input}`),
     );
     expect(await totalCard(page)).toContain(bytes(shared.total_bytes));
+    expect(await totalCard(page), 'the note says so').toContain('KV cache in place');
     // a past shorter than its present cannot hold it: the error, then a plan again
     await page.fill('.mpv-dim input[data-dim="past_sequence_length"]', '127');
     await page.waitForFunction(

@@ -87,6 +87,14 @@ export function memoryCards(root, { body = false } = {}) {
         .map((u) => `${u.name}: ${u.reason}`)
         .join('; ')}${unplanned.length > 3 ? '; …' : ''})`
     : '';
+  // plan --share-kv: the present outputs are in the past inputs' buffers
+  const shared = Array.isArray(root?.share_kv) ? root.share_kv : [];
+  const sharedNote = shared.length
+    ? `. ${plural(shared.length, 'present output')} written into ${shared.length === 1 ? 'its' : 'their'} past input’s buffer (KV cache in place: ${shared
+        .slice(0, 2)
+        .map((p) => `${p.output} → ${p.input}`)
+        .join(', ')}${shared.length > 2 ? ', …' : ''})`
+    : '';
   let total;
   if (mem.total !== null && w && inp) {
     const parts = [`weights ${formatInt(w.bytes)} B`];
@@ -98,11 +106,13 @@ export function memoryCards(root, { body = false } = {}) {
       exact: `${formatInt(mem.total)} B`,
       note:
         (inp.inArena ? 'inputs in the arena' : `incl. ${formatBytes(inp.bytes)} of inputs`) +
+        (shared.length ? ' · KV cache in place' : '') +
         (unplanned.length ? ` · ${plural(unplanned.length, 'value')} of no static size not counted` : ''),
       title:
         `What a runtime holds to run the model${body ? ' (the whole model, not only the body shown)' : ''}: ${parts.join(' + ')} = ${formatInt(mem.total)} B` +
         (inp.inArena ? `; the graph inputs (${formatInt(inp.bytes)} B) are in the arena (include inputs)` : '') +
         ' (total_bytes)' +
+        sharedNote +
         uncounted,
     };
   } else {
