@@ -662,6 +662,7 @@ describe('controller: the state is frozen', () => {
       'strategy',
       'align',
       'inplace',
+      'shareKv',
       'order',
       'dims',
       'dimNames',

@@ -122,6 +122,17 @@ describe('link state', () => {
     expect(readHash('#strategy=arena').order).toBeUndefined();
   });
 
+  it('KV cache in place is in the link only when on', () => {
+    const kv = writeHash({ ...state, shareKv: true });
+    expect(kv).toBe(
+      'strategy=slots&align=32&inplace=1&kv=1&dim.batch=4&dim.a%26b%3Dc=2&value.sr=16000&value.__proto__=1%2C2&select=conv+%231%2Fout',
+    );
+    expect(readHash(`#${kv}`).shareKv).toBe(true);
+    expect(readHash('#kv=0').shareKv).toBe(false);
+    expect(readHash('#strategy=arena').shareKv, 'not asked: undefined').toBeUndefined();
+    expect(writeHash({ ...state, shareKv: false })).toBe(writeHash(state));
+  });
+
   it('readHash ignores what it cannot use', () => {
     const r = readHash('#strategy=best&align=3&inplace=yes&dim.=1&select=&other=1');
     expect(r.strategy).toBeUndefined();

@@ -210,6 +210,7 @@ describe('embedding', () => {
       'strategy',
       'align',
       'inplace',
+      'shareKv',
       'order',
       'dims',
       'dimNames',

@@ -33,6 +33,8 @@ export interface ViewState {
   strategy: 'arena' | 'slots';
   align: number;
   inplace: boolean;
+  /** Plan with --share-kv (offered when the model has present/past pairs). */
+  shareKv: boolean;
   order: 'file' | 'best';
   /** Dim values as typed ('' = unbound). */
   dims: Readonly<Record<string, string>>;

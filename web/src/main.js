@@ -17,6 +17,7 @@ const view = mount($('#app'), {
   strategy: linked.strategy,
   align: linked.align,
   inplace: linked.inplace,
+  shareKv: linked.shareKv,
   order: linked.order,
 });
 view.on('state', (s) => {

@@ -968,6 +968,7 @@ export function createController(client, options = {}) {
         strategy: s.strategy,
         align: s.align,
         inplace: s.inplace,
+        shareKv: s.shareKv,
         order: s.order,
         dims: s.dims,
         dimNames: s.dimNames,
