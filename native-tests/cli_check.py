@@ -210,6 +210,10 @@ def check_share_kv(exe, d):
           and shared.get("inputs", {}).get("bytes") == 272 and shared.get("total_bytes") == 272 + 64,
           f"plan --share-kv: present.0.key leaves the arena (peak 320 -> 64, total 336) "
           f"({ {k: shared.get(k) for k in ('peak_bytes', 'share_kv', 'inputs', 'total_bytes')} })")
+    info = json.loads(run(exe, ["info", path, "--json"]).stdout)
+    check(info["kv_cache"] == [{"output": "present.0.key", "input": "past_key_values.0.key"}]
+          and "kv cache:          1 present output with a past input (plan --share-kv shares them)\n"
+          in run(exe, ["info", path]).stdout, f"info: the pair --share-kv shares ({info['kv_cache']})")
     text = run(exe, ["plan", path, "--share-kv"]).stdout
     check("shared:            1 output written into inputs' buffers (--share-kv): present.0.key -> "
           "past_key_values.0.key\n" in text, f"plan --share-kv: the shared line ({text!r})")
@@ -224,6 +228,8 @@ def check_share_kv(exe, d):
                            vi("present.0.key", T.FLOAT, cache)],
                           [vi("y", T.FLOAT, [1, 4]), vi("present.0.key", T.FLOAT, cache)])
     onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), path)
+    check(json.loads(run(exe, ["info", path, "--json"]).stdout)["kv_cache"] == [],
+          "info: a present passed through is no pair")
     for model in (os.path.join(d, "inputs.onnx"), path):
         r = run(exe, ["plan", model, "--share-kv"])
         check(r.returncode == 1 and "--share-kv: no graph output named present... written by a node has a graph "

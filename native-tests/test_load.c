@@ -325,7 +325,7 @@ static void test_info_json(void **state) {
                         "\"initializers\":1,\"initializer_bytes\":12,"
                         "\"inputs\":[{\"name\":\"x\",\"dtype\":\"float\",\"shape\":[\"batch\",3]}],"
                         "\"outputs\":[{\"name\":\"z\",\"dtype\":\"float\",\"shape\":[\"batch\",null]}],"
-                        "\"op_types\":{\"Add\":1,\"Relu\":2}}\n");
+                        "\"op_types\":{\"Add\":1,\"Relu\":2},\"kv_cache\":[]}\n");
     assert_int_equal(len, strlen(json));
     free(json);
     memplan_model_free(m);

@@ -299,6 +299,12 @@ struct memplan_model_plan {
     memplan_plan_order order; /* this graph's; asked == kind == FILE by default */
 };
 
+/* The graph input whose buffer graph output `output` of g is written into
+ * under options.share_kv: for an output named "present" + REST that a node
+ * writes, the input (not an initializer) named "past_key_values" + REST, else
+ * "past" + REST; -1 when there is none. */
+int32_t memplan_share_kv_input(const memplan_graph *g, int32_t output);
+
 /* Plan the model's main graph. Errors: EINPUT for a model the pipeline
  * cannot plan (a cycle of views...), ENOMEM; EINTERNAL if a plan fails its
  * validators (a bug). *out is NULL on failure. */

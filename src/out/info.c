@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "memplan/info.h"
+#include "memplan/model_plan.h"
 #include "out/json.h"
 #include "out/text.h"
 #include "util/strmap.h"
@@ -234,6 +235,19 @@ memplan_status memplan_info_json(const memplan_model *m, char **json, size_t *le
         mp_json_int(&j, h.items[i].count);
     }
     mp_json_end(&j);
+    MP_JSON_KEY(&j, "kv_cache"); /* what plan --share-kv would share */
+    mp_json_arr(&j);
+    for (int32_t i = 0; i < g->n_outputs; i++) {
+        int32_t in = memplan_share_kv_input(g, g->outputs[i]);
+        if (in < 0) continue;
+        mp_json_obj(&j);
+        MP_JSON_KEY(&j, "output");
+        mp_json_str(&j, g->values[g->outputs[i]].name);
+        MP_JSON_KEY(&j, "input");
+        mp_json_str(&j, g->values[in].name);
+        mp_json_end(&j);
+    }
+    mp_json_end(&j);
     mp_json_end(&j);
     mp_buf_putc(&b, '\n');
     hist_free(&h);
@@ -295,6 +309,11 @@ memplan_status memplan_info_text(const memplan_model *m, char **text, size_t *le
         text_type(&b, &v->type);
         mp_buf_putc(&b, '\n');
     }
+    int32_t kv = 0;
+    for (int32_t i = 0; i < g->n_outputs; i++) kv += memplan_share_kv_input(g, g->outputs[i]) >= 0;
+    if (kv)
+        mp_text_printf(&b, "kv cache:          %d present output%s with a past input (plan --share-kv shares them)\n",
+                       (int)kv, kv == 1 ? "" : "s");
     mp_buf_puts(&b, "op_types:\n");
     for (size_t i = 0; i < h.n; i++) mp_text_printf(&b, "  %-24s %lld\n", h.items[i].op, (long long)h.items[i].count);
     hist_free(&h);

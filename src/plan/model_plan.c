@@ -237,13 +237,12 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
     return st;
 }
 
-/* The graph input that graph output `out` shares its buffer with under
- * options.share_kv: "present" + rest -> "past_key_values" + rest, else
- * "past" + rest (ONNX Runtime GenAI and Optimum name their caches
- * past_key_values.N.key / present.N.key, older GPT-2 exports past_N /
- * present_N); -1 when there is none, or when no node writes `out` (a graph
- * input or a weight passed through). */
-static int32_t kv_past_of(const memplan_graph *g, int32_t out) {
+/* Graph output `out`'s KV-cache input (memplan_share_kv_input): ONNX
+ * Runtime GenAI and Optimum name their caches past_key_values.N.key /
+ * present.N.key, older GPT-2 exports past_N / present_N. A graph input or a
+ * weight passed through to an output named present has no buffer of its own
+ * to share. */
+int32_t memplan_share_kv_input(const memplan_graph *g, int32_t out) {
     static const char *const PAST[] = {"past_key_values", "past"};
     const char *name = g->values[out].name, *rest = name + strlen("present");
     if (strncmp(name, "present", strlen("present")) != 0 || g->values[out].producer < 0) return -1; /* not written */
@@ -264,7 +263,7 @@ static memplan_status share_kv(plan_impl *k, memplan_viewmap *vm, memplan_error 
     if (!(k->shares = malloc((size_t)(g->n_outputs ? g->n_outputs : 1) * sizeof *k->shares))) return oom(err);
     k->pub.shares = k->shares;
     for (int32_t i = 0; i < g->n_outputs; i++) {
-        int32_t out = g->outputs[i], past = kv_past_of(g, out);
+        int32_t out = g->outputs[i], past = memplan_share_kv_input(g, out);
         bool seen = false; /* an output listed twice is shared once */
         for (size_t j = 0; j < k->pub.n_shares; j++) seen |= k->shares[j].value == out;
         if (past < 0 || seen) continue;

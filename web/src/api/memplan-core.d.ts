@@ -121,6 +121,8 @@ export interface ModelInfo {
   outputs: ValueInfo[];
   /** Op histogram over all graphs. */
   op_types: Record<string, number>;
+  /** The KV-cache pairs `plan --share-kv` shares: each output named present... a node writes, with its past... input. */
+  kv_cache: { output: string; input: string }[];
 }
 
 /** A byte amount: an integer, or an expression over dim names while one is unbound ("8*N+4"). */

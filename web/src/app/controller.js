@@ -221,20 +221,16 @@ const INT_TYPES = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16',
  * [{name, dtype, shape, count}] in the inputs' order (count 1 for a scalar).
  */
 /**
- * The KV-cache pairs `plan --share-kv` shares, as model_plan.c finds them:
- * each graph output named present+REST with a graph input named
- * past_key_values+REST, else past+REST. From `info --json`: [{output, input}].
+ * The KV-cache pairs `plan --share-kv` shares, as `info --json` lists them
+ * (`kv_cache`, memplan_share_kv_input): [{output, input}].
  */
 export function kvPairs(info) {
-  const inputs = new Set((info?.inputs ?? []).map((v) => v.name));
-  const out = [];
-  for (const o of info?.outputs ?? []) {
-    if (typeof o.name !== 'string' || !o.name.startsWith('present')) continue;
-    const rest = o.name.slice('present'.length);
-    const input = ['past_key_values', 'past'].map((p) => p + rest).find((n) => inputs.has(n));
-    if (input) out.push(Object.freeze({ output: o.name, input }));
-  }
-  return Object.freeze(out);
+  const pairs = Array.isArray(info?.kv_cache) ? info.kv_cache : [];
+  return Object.freeze(
+    pairs
+      .filter((p) => typeof p?.output === 'string' && typeof p?.input === 'string')
+      .map((p) => Object.freeze({ output: p.output, input: p.input })),
+  );
 }
 
 export function valueInputs(info) {
