@@ -8,7 +8,8 @@
  *      inputs included, and with the slots strategy: each gives a document
  *      or an error with a message;
  *   2. the typed plan API (memplan_plan_model) with every dim bound, with and
- *      without graph inputs and in-place reuse: when every size is known, the
+ *      without graph inputs and in-place reuse (and, where the model has a
+ *      KV-cache pair, with --share-kv): when every size is known, the
  *      slot plans (best fit and exact reuse) and the arena plan are each
  *      re-checked by their validator and against the plan's figures and value
  *      records; the lower bound never exceeds the arena or a slot plan;
@@ -165,7 +166,7 @@ static memplan_model_plan *plan_checked(const memplan_model *m, const memplan_pl
 }
 
 static void run_validated(const memplan_model *m, const memplan_binding *binds, size_t n_binds, bool include_inputs,
-                          uint32_t budget_ms, bool inplace) {
+                          uint32_t budget_ms, bool inplace, bool share_kv) {
     memplan_plan_options o;
     memplan_plan_options_init(&o);
     o.bindings = binds;
@@ -174,6 +175,7 @@ static void run_validated(const memplan_model *m, const memplan_binding *binds, 
     o.budget_ms = budget_ms;
     o.inplace = inplace;
     o.allow_input_overwrite = inplace;
+    o.share_kv = share_kv;
     memplan_model_plan_free(plan_checked(m, &o));
 }
 
@@ -309,8 +311,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_command(m, "tags", NONE, 0, NULL, 0);
     run_annotate(data, size, m);
 
-    run_validated(m, binds, n_binds, false, 0, false);
-    run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0);
+    run_validated(m, binds, n_binds, false, 0, false, false);
+    run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0, false);
+    /* --share-kv where the model has a KV-cache pair (elsewhere it is a usage error) */
+    bool kv = false;
+    for (int32_t i = 0; i < m->graph->n_outputs && !kv; i++)
+        kv = memplan_share_kv_input(m->graph, m->graph->outputs[i]) >= 0;
+    if (kv) {
+        static const char *const SHARE_KV[] = {"--budget-ms", "0", "--share-kv"};
+        run_report(m, SHARE_KV, 3, binds, n_binds);
+        run_validated(m, binds, n_binds, (seed & 4) != 0, 0, (seed & 8) != 0, true);
+    }
     run_ordered(data, size, m, binds, n_binds);
     memplan_model_free(m);
     return 0;
