@@ -60,6 +60,17 @@ describe('fitBindings', () => {
     });
   });
 
+  it('KV cache in place goes to a B with KV-cache pairs only', () => {
+    const kv = [...A_ARGS.slice(0, 4), '--share-kv'];
+    const pairs = { inputs: [], kv_cache: [{ output: 'present.0.key', input: 'past_key_values.0.key' }] };
+    expect(fitBindings(kv, pairs)).toEqual({ args: kv, dropped: [] });
+    expect(fitBindings(kv, { inputs: [], kv_cache: [] })).toEqual({
+      args: A_ARGS.slice(0, 4),
+      dropped: ['--share-kv'],
+    });
+    expect(fitBindings(kv, null), "B's info unknown").toEqual({ args: A_ARGS.slice(0, 4), dropped: ['--share-kv'] });
+  });
+
   it("without B's info: every value is dropped, the dims kept", () => {
     expect(fitBindings(A_ARGS, null)).toEqual({
       args: A_ARGS.slice(0, -2),

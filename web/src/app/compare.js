@@ -72,6 +72,8 @@ export function argsFor(planArgs, { strategy, align, inplace, dims = {} }) {
  * an input the model lacks: "the model has no graph input named 'sr'").
  * {args, dropped: ['--value sr=16000', ...]}. Without `info` (B unknown)
  * every `--value` is dropped and the dims are kept (a dim B lacks binds nothing).
+ * `--share-kv` goes only to a B whose info lists KV-cache pairs (`kv_cache`):
+ * the CLI refuses it for a model without one.
  */
 export function fitBindings(planArgs, info) {
   const inputs = Array.isArray(info?.inputs) ? info.inputs : null;
@@ -83,6 +85,10 @@ export function fitBindings(planArgs, info) {
     dropped = [];
   for (let k = 0; k < planArgs.length; k++) {
     const a = planArgs[k];
+    if (a === '--share-kv' && !(Array.isArray(info?.kv_cache) && info.kv_cache.length)) {
+      dropped.push(a);
+      continue;
+    }
     if ((a === '--value' || a === '--dim') && k + 1 < planArgs.length) {
       const name = bindingName(planArgs[k + 1]);
       const keep = a === '--value' ? inputs !== null && names.has(name) : inputs === null || dims.has(name);
@@ -140,6 +146,7 @@ function describeArgs(args) {
     if (args[k] === '--strategy') parts.push(args[++k]);
     else if (args[k] === '--align') parts.push(`align ${args[++k]}`);
     else if (args[k] === '--inplace') parts.push('in-place');
+    else if (args[k] === '--share-kv') parts.push('KV cache in place');
     else if (args[k] === '--dim' || args[k] === '--value') parts.push(args[++k]);
   }
   return parts.join(', ');
