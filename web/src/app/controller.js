@@ -215,12 +215,6 @@ export const MAX_VALUE_ELEMS = 64;
 const INT_TYPES = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'bool']);
 
 /**
- * The graph inputs the page offers a value control for (`--value` binds
- * integers and bools only): integer or bool inputs that are scalars or have a
- * static shape of at most MAX_VALUE_ELEMS elements. From `info --json`:
- * [{name, dtype, shape, count}] in the inputs' order (count 1 for a scalar).
- */
-/**
  * The KV-cache pairs `plan --share-kv` shares, as `info --json` lists them
  * (`kv_cache`, memplan_share_kv_input): [{output, input}].
  */
@@ -233,6 +227,12 @@ export function kvPairs(info) {
   );
 }
 
+/**
+ * The graph inputs the page offers a value control for (`--value` binds
+ * integers and bools only): integer or bool inputs that are scalars or have a
+ * static shape of at most MAX_VALUE_ELEMS elements. From `info --json`:
+ * [{name, dtype, shape, count}] in the inputs' order (count 1 for a scalar).
+ */
 export function valueInputs(info) {
   const out = [];
   for (const v of info?.inputs ?? []) {

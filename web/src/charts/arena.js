@@ -25,6 +25,7 @@ import {
   appendTitled,
   stickyPick,
   linkPointer,
+  rasterCovers,
 } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
@@ -205,10 +206,7 @@ export function createArena(container, linked, { height = 280, hooks = {}, key }
       py = Math.floor(my * k);
     const kx = x(1) - x(0),
       trim = kx > 6 ? 1 : 0;
-    const within = (p, a, b) => {
-      const p0 = Math.round(a * k);
-      return p >= p0 && p < Math.max(Math.round(b * k), p0 + 1);
-    };
+    const within = (p, a, b) => rasterCovers(p, a, b, k);
     let best = -1,
       bestH = Infinity;
     // the positions drawn into the pointer's pixel column

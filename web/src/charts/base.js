@@ -484,6 +484,17 @@ export function pixelOf(hex) {
 export const PALETTE_PIXELS = Uint32Array.from(PALETTE, pixelOf);
 
 /**
+ * Whether device pixel p (at k device pixels a CSS px) lies in the span
+ * [a, b) of CSS px as RasterMarks.rect fills it: from round(a k) to
+ * round(b k), at least one pixel. The charts' picks test the pointer with it,
+ * so a painted pixel names its mark and a blank one none.
+ */
+export const rasterCovers = (p, a, b, k) => {
+  const p0 = Math.round(a * k);
+  return p >= p0 && p < Math.max(Math.round(b * k), p0 + 1);
+};
+
+/**
  * Bars rasterized in JS: each mark is a rectangle snapped to whole device
  * pixels (at least one pixel each way) and filled into a pixel buffer, which
  * is drawn onto the chart's canvas once per frame. No path of 100k rects to

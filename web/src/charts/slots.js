@@ -22,6 +22,7 @@ import {
   appendTitled,
   stickyPick,
   linkPointer,
+  rasterCovers,
 } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 import { formatBytes } from '../data/format.js';
@@ -256,10 +257,7 @@ export function createSlots(container, linked, { height = 220, hooks = {}, key }
       trim = x(1) - x(0) > 6 ? 1 : 0;
     const seg = occ.segments;
     const inBand = (q) => py >= Math.floor(y(q) * k) && py < Math.ceil((y(q) + band) * k);
-    const under = (j) => {
-      const p0 = Math.round(x(seg.start[j]) * k);
-      return px >= p0 && px < Math.max(Math.round((x(seg.end[j] + 1) - trim) * k), p0 + 1);
-    };
+    const under = (j) => rasterCovers(px, x(seg.start[j]), x(seg.end[j] + 1) - trim, k);
     const last = Math.floor(x.invert((px + 1) / k)); // the last position drawn into the pointer's pixel column
     const r = Math.floor((my - y.range()[0]) / step);
     const span = Math.ceil(1 / Math.min(step, 1));

@@ -27,6 +27,7 @@ import {
   appendTitled,
   stickyPick,
   linkPointer,
+  rasterCovers,
 } from './base.js';
 import { intervalIndex, queryIntervals } from '../data/series.js';
 
@@ -253,10 +254,7 @@ export function createTimeline(container, linked, { height = 300, hooks = {}, ke
       px = Math.floor(mx * k),
       py = Math.floor(my * k);
     const { rowH, barH, trim } = barShape(x);
-    const within = (p, a, b) => {
-      const p0 = Math.round(a * k);
-      return p >= p0 && p < Math.max(Math.round(b * k), p0 + 1);
-    };
+    const within = (p, a, b) => rasterCovers(p, a, b, k);
     const under = (i) => within(px, x(m.start[i]), x(m.end[i] + 1) - trim);
     const r = Math.floor(y.invert(my));
     const span = Math.ceil(1 / Math.min(rowH, 1));
