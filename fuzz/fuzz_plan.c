@@ -314,9 +314,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_validated(m, binds, n_binds, false, 0, false, false);
     run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0, false);
     /* --share-kv where the model has a KV-cache pair (elsewhere it is a usage error) */
-    bool kv = false;
-    for (int32_t i = 0; i < m->graph->n_outputs && !kv; i++)
-        kv = memplan_share_kv_input(m->graph, m->graph->outputs[i]) >= 0;
+    memplan_plan_link *pairs = malloc((size_t)(m->graph->n_outputs ? m->graph->n_outputs : 1) * sizeof *pairs);
+    FUZZ_CHECK(pairs != NULL, "out of memory");
+    size_t kv = memplan_share_kv_pairs(m->graph, pairs);
+    free(pairs);
     if (kv) {
         static const char *const SHARE_KV[] = {"--budget-ms", "0", "--share-kv"};
         run_report(m, SHARE_KV, 3, binds, n_binds);

@@ -299,11 +299,12 @@ struct memplan_model_plan {
     memplan_plan_order order; /* this graph's; asked == kind == FILE by default */
 };
 
-/* The graph input whose buffer graph output `output` of g is written into
- * under options.share_kv: for an output named "present" + REST that a node
- * writes, the input (not an initializer) named "past_key_values" + REST, else
- * "past" + REST; -1 when there is none. */
-int32_t memplan_share_kv_input(const memplan_graph *g, int32_t output);
+/* The KV-cache pairs of g that options.share_kv shares: each graph output
+ * named "present" + REST that a node writes (value) with the graph input,
+ * not an initializer, named "past_key_values" + REST, else "past" + REST
+ * (source); in output order, an output listed twice once. `out` has room
+ * for g->n_outputs; returns how many. */
+size_t memplan_share_kv_pairs(const memplan_graph *g, memplan_plan_link *out);
 
 /* Plan the model's main graph. Errors: EINPUT for a model the pipeline
  * cannot plan (a cycle of views...), ENOMEM; EINTERNAL if a plan fails its

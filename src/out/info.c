@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "memplan/info.h"
-#include "memplan/model_plan.h"
 #include "out/json.h"
+#include "out/reports.h"
 #include "out/text.h"
 #include "util/strmap.h"
 
@@ -236,18 +236,10 @@ memplan_status memplan_info_json(const memplan_model *m, char **json, size_t *le
     }
     mp_json_end(&j);
     MP_JSON_KEY(&j, "kv_cache"); /* what plan --share-kv would share */
-    mp_json_arr(&j);
-    for (int32_t i = 0; i < g->n_outputs; i++) {
-        int32_t in = memplan_share_kv_input(g, g->outputs[i]);
-        if (in < 0) continue;
-        mp_json_obj(&j);
-        MP_JSON_KEY(&j, "output");
-        mp_json_str(&j, g->values[g->outputs[i]].name);
-        MP_JSON_KEY(&j, "input");
-        mp_json_str(&j, g->values[in].name);
-        mp_json_end(&j);
-    }
-    mp_json_end(&j);
+    memplan_plan_link *kv = malloc((size_t)(g->n_outputs ? g->n_outputs : 1) * sizeof *kv);
+    if (!kv) ok = false;
+    mp_json_kv_pairs(&j, g, kv, kv ? memplan_share_kv_pairs(g, kv) : 0);
+    free(kv);
     mp_json_end(&j);
     mp_buf_putc(&b, '\n');
     hist_free(&h);
@@ -309,11 +301,13 @@ memplan_status memplan_info_text(const memplan_model *m, char **text, size_t *le
         text_type(&b, &v->type);
         mp_buf_putc(&b, '\n');
     }
-    int32_t kv = 0;
-    for (int32_t i = 0; i < g->n_outputs; i++) kv += memplan_share_kv_input(g, g->outputs[i]) >= 0;
+    memplan_plan_link *pairs = malloc((size_t)(g->n_outputs ? g->n_outputs : 1) * sizeof *pairs);
+    size_t kv = pairs ? memplan_share_kv_pairs(g, pairs) : 0;
+    free(pairs);
+    if (!pairs) ok = false;
     if (kv)
-        mp_text_printf(&b, "kv cache:          %d present output%s with a past input (plan --share-kv shares them)\n",
-                       (int)kv, kv == 1 ? "" : "s");
+        mp_text_printf(&b, "kv cache:          %zu present output%s with a past input (plan --share-kv shares them)\n",
+                       kv, kv == 1 ? "" : "s");
     mp_buf_puts(&b, "op_types:\n");
     for (size_t i = 0; i < h.n; i++) mp_text_printf(&b, "  %-24s %lld\n", h.items[i].op, (long long)h.items[i].count);
     hist_free(&h);

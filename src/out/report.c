@@ -333,6 +333,19 @@ static void json_transients(mp_json *j, const plan_ctx *c) {
 
 static void plan_json(mp_json *j, const plan_ctx *c);
 
+void mp_json_kv_pairs(mp_json *j, const memplan_graph *g, const memplan_plan_link *pairs, size_t n) {
+    mp_json_arr(j);
+    for (size_t i = 0; i < n; i++) {
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "output");
+        mp_json_str(j, g->values[pairs[i].value].name);
+        MP_JSON_KEY(j, "input");
+        mp_json_str(j, g->values[pairs[i].source].name);
+        mp_json_end(j);
+    }
+    mp_json_end(j);
+}
+
 static void json_notes(mp_json *j, const memplan_shapes *S) {
     mp_json_arr(j);
     for (size_t i = 0; i < memplan_shapes_note_count(S); i++) mp_json_str(j, memplan_shapes_note(S, i));
@@ -606,16 +619,7 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     }
     if (p->options.share_kv && !p->parent) {
         MP_JSON_KEY(j, "share_kv");
-        mp_json_arr(j);
-        for (size_t i = 0; i < p->n_shares; i++) {
-            mp_json_obj(j);
-            MP_JSON_KEY(j, "output");
-            mp_json_str(j, p->graph->values[p->shares[i].value].name);
-            MP_JSON_KEY(j, "input");
-            mp_json_str(j, p->graph->values[p->shares[i].source].name);
-            mp_json_end(j);
-        }
-        mp_json_end(j);
+        mp_json_kv_pairs(j, p->graph, p->shares, p->n_shares);
     }
     if (p->order.asked != MEMPLAN_ORDER_FILE) { /* every body has its own order */
         MP_JSON_KEY(j, "order");

@@ -15,7 +15,9 @@
 #include <stddef.h>
 
 #include "memplan/command.h"
+#include "memplan/model_plan.h"
 #include "memplan/report.h"
+#include "out/json.h"
 
 #define MP_REPORT_ARGS                                                                                                 \
     struct mp_cache *cache, const memplan_model *m, const memplan_request *r, bool json, char **out, size_t *len,      \
@@ -30,5 +32,9 @@ memplan_status mp_run_tags(MP_REPORT_ARGS);
 memplan_status mp_run_annotate(MP_REPORT_ARGS);
 memplan_status mp_run_sweep(MP_REPORT_ARGS);
 memplan_status mp_run_reorder(MP_REPORT_ARGS);
+
+/* [{output, input}] of KV-cache pairs (memplan_share_kv_pairs) of graph g:
+ * plan's share_kv and info's kv_cache. */
+void mp_json_kv_pairs(mp_json *j, const memplan_graph *g, const memplan_plan_link *pairs, size_t n);
 
 #endif

@@ -237,24 +237,40 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
     return st;
 }
 
-/* Graph output `out`'s KV-cache input (memplan_share_kv_input): ONNX
+/* Graph output `out`'s KV-cache input, or -1 (memplan_share_kv_pairs): ONNX
  * Runtime GenAI and Optimum name their caches past_key_values.N.key /
  * present.N.key, older GPT-2 exports past_N / present_N. A graph input or a
  * weight passed through to an output named present has no buffer of its own
- * to share. */
-int32_t memplan_share_kv_input(const memplan_graph *g, int32_t out) {
+ * to share. A look-up by name, so a model of many outputs and inputs costs
+ * its outputs. */
+static int32_t kv_input(const memplan_graph *g, int32_t out) {
     static const char *const PAST[] = {"past_key_values", "past"};
     const char *name = g->values[out].name, *rest = name + strlen("present");
     if (strncmp(name, "present", strlen("present")) != 0 || g->values[out].producer < 0) return -1; /* not written */
-    for (size_t k = 0; k < sizeof PAST / sizeof PAST[0]; k++)
-        for (int32_t i = 0; i < g->n_inputs; i++) {
-            const memplan_value *v = &g->values[g->inputs[i]];
-            size_t len = strlen(PAST[k]);
-            if (!(v->flags & MEMPLAN_VALUE_INITIALIZER) && strncmp(v->name, PAST[k], len) == 0 &&
-                strcmp(v->name + len, rest) == 0)
-                return g->inputs[i];
-        }
-    return -1;
+    char small[256], *key = small;
+    size_t need = strlen(PAST[0]) + strlen(rest) + 1;
+    if (need > sizeof small && !(key = malloc(need))) return -1;
+    int32_t v = -1;
+    for (size_t k = 0; k < sizeof PAST / sizeof PAST[0] && v < 0; k++) {
+        strcpy(key, PAST[k]);
+        strcat(key, rest);
+        v = memplan_graph_find(g, key);
+        if (v >= 0 && (!(g->values[v].flags & MEMPLAN_VALUE_INPUT) || (g->values[v].flags & MEMPLAN_VALUE_INITIALIZER)))
+            v = -1;
+    }
+    if (key != small) free(key);
+    return v;
+}
+
+size_t memplan_share_kv_pairs(const memplan_graph *g, memplan_plan_link *out) {
+    size_t n = 0;
+    for (int32_t i = 0; i < g->n_outputs; i++) {
+        int32_t o = g->outputs[i], past = kv_input(g, o);
+        bool seen = false; /* an output listed twice is shared once */
+        for (size_t j = 0; j < n && past >= 0; j++) seen |= out[j].value == o;
+        if (past >= 0 && !seen) out[n++] = (memplan_plan_link){o, past};
+    }
+    return n;
 }
 
 /* options.share_kv: each present* output a view of its past* input. */
@@ -262,14 +278,10 @@ static memplan_status share_kv(plan_impl *k, memplan_viewmap *vm, memplan_error 
     const memplan_graph *g = k->pub.graph;
     if (!(k->shares = malloc((size_t)(g->n_outputs ? g->n_outputs : 1) * sizeof *k->shares))) return oom(err);
     k->pub.shares = k->shares;
-    for (int32_t i = 0; i < g->n_outputs; i++) {
-        int32_t out = g->outputs[i], past = memplan_share_kv_input(g, out);
-        bool seen = false; /* an output listed twice is shared once */
-        for (size_t j = 0; j < k->pub.n_shares; j++) seen |= k->shares[j].value == out;
-        if (past < 0 || seen) continue;
-        memplan_status st = memplan_viewmap_add(vm, out, past, err);
+    k->pub.n_shares = memplan_share_kv_pairs(g, k->shares);
+    for (size_t j = 0; j < k->pub.n_shares; j++) {
+        memplan_status st = memplan_viewmap_add(vm, k->shares[j].value, k->shares[j].source, err);
         if (st) return st;
-        k->shares[k->pub.n_shares++] = (memplan_plan_link){out, past};
     }
     if (!k->pub.n_shares)
         return memplan_error_set(

@@ -216,7 +216,7 @@ const INT_TYPES = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16',
 
 /**
  * The KV-cache pairs `plan --share-kv` shares, as `info --json` lists them
- * (`kv_cache`, memplan_share_kv_input): [{output, input}].
+ * (`kv_cache`, memplan_share_kv_pairs): [{output, input}].
  */
 export function kvPairs(info) {
   const pairs = Array.isArray(info?.kv_cache) ? info.kv_cache : [];
