@@ -108,7 +108,7 @@ typedef struct frame {
 } frame;
 
 typedef struct undo_entry {
-    size_t what; /* buffer index, m + section index for a floor, m + nsec + section for a ceiling */
+    uint64_t *at; /* a minimum offset, floor or ceiling of the stream's arrays */
     uint64_t old;
 } undo_entry;
 
@@ -157,7 +157,8 @@ struct mp_exact {
     part *parts;
     size_t nparts;
     /* the state of the stream being run (see search) */
-    uint64_t *minoff, *off, *floor, *total;
+    uint64_t *minoff; /* per buffer, the lowest offset it can take; UINT64_MAX once placed */
+    uint64_t *off, *floor, *total;
     uint64_t *ceil; /* per section: at least the highest minimum offset of its unplaced buffers */
     unsigned char *placed;
     size_t *rank;          /* rank of each buffer in the current order */
@@ -487,18 +488,24 @@ static bool make_order(mp_exact *x, const part *p, int kind) {
 
 /* ------------------------------------------------------------ search */
 
-static bool log_push(mp_exact *x, size_t what, uint64_t old) {
-    if (x->log_len == x->log_cap) {
-        size_t cap = 2 * x->log_cap;
-        undo_entry *l = realloc(x->log, cap * sizeof *l);
-        if (!l) {
-            x->oom = true;
-            return false;
-        }
-        x->log = l;
-        x->log_cap = cap;
+/* Room in the undo log for n more entries; false (x->oom) when memory ran
+ * out. */
+static bool log_reserve(mp_exact *x, size_t n) {
+    if (x->log_cap - x->log_len >= n) return true;
+    size_t cap = MP_MAX(2 * x->log_cap, x->log_len + n);
+    undo_entry *l = realloc(x->log, cap * sizeof *l);
+    if (!l) {
+        x->oom = true;
+        return false;
     }
-    x->log[x->log_len++] = (undo_entry){what, old};
+    x->log = l;
+    x->log_cap = cap;
+    return true;
+}
+
+static bool log_push(mp_exact *x, uint64_t *at, uint64_t old) {
+    if (!log_reserve(x, 1)) return false;
+    x->log[x->log_len++] = (undo_entry){at, old};
     return true;
 }
 
@@ -507,98 +514,157 @@ static bool log_push(mp_exact *x, size_t what, uint64_t old) {
 static void unplace(mp_exact *x, size_t b, size_t mark, uint64_t *work) {
     *work += x->log_len - mark + (x->shi[b] - x->slo[b]);
     while (x->log_len > mark) {
-        undo_entry *e = &x->log[--x->log_len];
-        if (e->what < x->m) x->minoff[e->what] = e->old;
-        else if (e->what < x->m + x->nsec)
-            x->floor[e->what - x->m] = e->old;
-        else
-            x->ceil[e->what - x->m - x->nsec] = e->old;
+        const undo_entry *e = &x->log[--x->log_len];
+        *e->at = e->old;
     }
     for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->total[s] += x->sz[b];
     x->placed[b] = 0;
+    x->minoff[b] = x->off[b];
 }
 
-/* The lowest offset unplaced buffer u can still take, b having just gone
- * at o with rank rb: its minimum offset, unless canonical order rules that
- * out -- below o, or at o with a rank before rb. Then its minimum offset
- * must rise first, to the top of a buffer placed later live with it (at o
- * or above, a multiple of the unit high): o + unit at the lowest. */
-static uint64_t release(const mp_exact *x, size_t u, uint64_t o, size_t rb) {
-    uint64_t mo = x->minoff[u];
-    if (mo > o || (mo == o && x->rank[u] > rb)) return mo;
-    return o + x->unit;
+/* The first of section entries [q, end) whose buffer is unplaced and can
+ * still go at `room` or lower; end if none. The lowest offset unplaced
+ * buffer u can still take, b having just gone at o (at most room) with
+ * rank rb, is its minimum offset, unless canonical order rules that out --
+ * below o, or at o with a rank before rb. Then its minimum offset must rise
+ * first, to the top of a buffer placed later live with it (at o or above,
+ * a multiple of the unit high): o + unit at the lowest. So when o + unit
+ * fits under room, u can go low enough just when its minimum offset is at
+ * most room (one at or below o rises to o + unit at the most). The hottest
+ * loop of a decision, so the arrays are read through locals; a placed
+ * buffer's minimum offset is UINT64_MAX, above any room. `minoff` is
+ * x->minoff, passed as place() reads it (a restrict pointer there). */
+static size_t room_scan(const mp_exact *x, const uint64_t *minoff, size_t q, size_t end, uint64_t o, size_t rb,
+                        uint64_t room) {
+    const size_t *restrict sec_buf = x->sec_buf, *restrict rank = x->rank;
+    if (o + x->unit <= room) {
+        while (q < end && minoff[sec_buf[q]] > room) q++;
+        return q;
+    }
+    for (; q < end; q++) {
+        size_t u = sec_buf[q];
+        uint64_t mo = minoff[u];
+        if ((mo > o && mo <= room) || (mo == o && rank[u] > rb)) break;
+    }
+    return q;
 }
 
 /* Place b at its minimum offset and propagate; false when the result is
  * proven infeasible at height h (or memory ran out: x->oom). The caller
  * undoes the placement either way. */
 static bool place(mp_exact *x, size_t b, const cand *skip, size_t nskip, uint64_t h, uint64_t *work) {
-    uint64_t o = x->minoff[b], top = o + x->sz[b];
+    /* The log takes at most b's floors, one minimum offset per buffer live
+     * with it and one ceiling per section: reserved at once, the loops
+     * below (the search's hottest with room_scan) read the arrays through
+     * locals. */
+    if (!log_reserve(x, (x->shi[b] - x->slo[b]) + (x->ov_at[b + 1] - x->ov_at[b]) + x->nsec)) return false;
+    uint64_t *restrict minoff = x->minoff, *restrict floor = x->floor, *restrict ceil = x->ceil;
+    uint64_t *restrict total = x->total;
+    const uint64_t *restrict sz = x->sz;
+    const size_t *restrict slo = x->slo, *restrict shi = x->shi, *restrict ov_buf = x->ov_buf;
+    size_t *restrict stamp = x->stamp, *restrict touched = x->touched;
+    undo_entry *restrict log = x->log;
+    size_t nlog = x->log_len, nt = 0, now = ++x->stamp_now;
+    uint64_t o = minoff[b], top = o + sz[b], steps = 0;
     x->placed[b] = 1;
     x->off[b] = o;
-    for (size_t s = x->slo[b]; s < x->shi[b]; s++) {
-        if (!log_push(x, x->m + s, x->floor[s])) return false;
-        x->floor[s] = top;
-        x->total[s] -= x->sz[b];
+    minoff[b] = UINT64_MAX; /* placed: no longer raised, nor found by room_scan */
+    for (size_t s = slo[b]; s < shi[b]; s++) {
+        log[nlog++] = (undo_entry){&floor[s], floor[s]};
+        floor[s] = top;
+        total[s] -= sz[b];
+        stamp[s] = now, touched[nt++] = s;
     }
     /* Buffers live with b now start at its top at the lowest. */
-    x->stamp_now++;
-    x->ntouched = 0;
-    for (size_t s = x->slo[b]; s < x->shi[b]; s++) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
     bool ok = true;
     for (size_t k = x->ov_at[b]; k < x->ov_at[b + 1]; k++) {
-        size_t u = x->ov_buf[k];
-        if (x->placed[u] || x->minoff[u] >= top) continue;
-        if (!log_push(x, u, x->minoff[u])) return false;
-        x->minoff[u] = top;
-        if (top + x->sz[u] > h) ok = false;
-        for (size_t s = x->slo[u]; s < x->shi[u]; s++) {
-            if (x->stamp[s] != x->stamp_now) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
-            if (x->ceil[s] < top) {
-                if (!log_push(x, x->m + x->nsec + s, x->ceil[s])) return false;
-                x->ceil[s] = top;
+        size_t u = ov_buf[k];
+        if (minoff[u] >= top) continue; /* placed, or already as high */
+        log[nlog++] = (undo_entry){&minoff[u], minoff[u]};
+        minoff[u] = top;
+        if (top + sz[u] > h) ok = false;
+        for (size_t s = slo[u]; s < shi[u]; s++) {
+            if (stamp[s] != now) stamp[s] = now, touched[nt++] = s;
+            if (ceil[s] < top) {
+                log[nlog++] = (undo_entry){&ceil[s], ceil[s]};
+                ceil[s] = top;
             }
         }
-        *work += x->shi[u] - x->slo[u];
+        steps += shi[u] - slo[u];
     }
-    /* The candidates passed over for b can no longer go at o (see release):
+    /* The candidates passed over for b can no longer go at o (see room_scan):
      * their sections are checked too. */
     for (size_t k = 0; k < nskip; k++) {
         size_t u = skip[k].b;
-        for (size_t s = x->slo[u]; s < x->shi[u]; s++)
-            if (x->stamp[s] != x->stamp_now) x->stamp[s] = x->stamp_now, x->touched[x->ntouched++] = s;
-        *work += x->shi[u] - x->slo[u];
+        for (size_t s = slo[u]; s < shi[u]; s++)
+            if (stamp[s] != now) stamp[s] = now, touched[nt++] = s;
+        steps += shi[u] - slo[u];
     }
-    *work += x->ov_at[b + 1] - x->ov_at[b] + 2 * (x->shi[b] - x->slo[b]);
+    x->log_len = nlog;
+    x->ntouched = nt;
+    steps += x->ov_at[b + 1] - x->ov_at[b] + 2 * (shi[b] - slo[b]);
+    *work += steps;
     if (!ok) return false;
     /* In each section this placement changed: the remaining area (every
      * later buffer goes at o or above), and room for it above the lowest
-     * offset an unplaced buffer there can still take (see release). The
+     * offset an unplaced buffer there can still take (see room_scan). The
      * sections left alone pass the area check: o is at most h less their
      * unplaced total (candidates are capped so, see level_candidates); the
      * room there is checked when a placement touches them. */
-    *work += x->ntouched;
-    for (size_t t = 0; t < x->ntouched; t++) {
-        size_t s = x->touched[t];
-        if (x->total[s] == 0) continue; /* nothing left to place there */
-        if (MP_MAX(x->floor[s], o) + x->total[s] > h) return false;
+    steps = nt;
+    bool fits = true;
+    for (size_t t = 0; t < nt && fits; t++) {
+        size_t s = touched[t];
+        if (total[s] == 0) continue; /* nothing left to place there */
+        if (MP_MAX(floor[s], o) + total[s] > h) {
+            fits = false;
+            break;
+        }
         /* Every release offset there is at most ceil or o + unit: when even
          * the highest leaves room, there is no need to look. */
-        uint64_t room = h - x->total[s];
-        if (MP_MAX(o + x->unit, x->ceil[s]) <= room) continue;
-        size_t q = x->sec_at[s];
-        while (q < x->sec_at[s + 1] && (x->placed[x->sec_buf[q]] || release(x, x->sec_buf[q], o, x->rank[b]) > room))
-            q++;
-        *work += q - x->sec_at[s] + 1;
-        if (q == x->sec_at[s + 1]) return false; /* none can go low enough */
+        uint64_t room = h - total[s];
+        if (MP_MAX(o + x->unit, ceil[s]) <= room) continue;
+        size_t q0 = x->sec_at[s], q = room_scan(x, minoff, q0, x->sec_at[s + 1], o, x->rank[b], room);
+        steps += q - q0 + 1;
+        fits = q < x->sec_at[s + 1]; /* else none can go low enough */
     }
-    return true;
+    *work += steps;
+    return fits;
 }
 
 static int cmp_cand(const void *a, const void *b) {
     const cand *u = a, *v = b;
     if (u->off != v->off) return u->off < v->off ? -1 : 1;
     return (u->rank > v->rank) - (u->rank < v->rank);
+}
+
+/* Sort a level's candidates by (offset, rank). They come in rank order and
+ * most often few, with few offsets: insertion sort (a stable sort by
+ * offset), qsort above a few dozen. */
+static void sort_cands(cand *c, size_t n) {
+    if (n > 32) {
+        qsort(c, n, sizeof *c, cmp_cand);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        cand v = c[i];
+        size_t j = i;
+        for (; j > 0 && c[j - 1].off > v.off; j--) c[j] = c[j - 1];
+        c[j] = v;
+    }
+}
+
+/* Double the candidates' stack; false (x->oom) when memory ran out. */
+static bool grow_cands(mp_exact *x) {
+    size_t c2 = 2 * x->cs_cap;
+    cand *n = realloc(x->cs, c2 * sizeof *n);
+    if (!n) {
+        x->oom = true;
+        return false;
+    }
+    x->cs = n;
+    x->cs_cap = c2;
+    return true;
 }
 
 /* The candidates of level d of frame f, after the parent's key (ko, kr)
@@ -612,31 +678,30 @@ static int cmp_cand(const void *a, const void *b) {
 static bool level_candidates(mp_exact *x, const frame *f, size_t d, uint64_t ko, size_t kr, uint64_t h,
                              uint64_t *work) {
     size_t start = d ? x->lv_end[d - 1] : 0, k = start;
-    uint64_t min_height = UINT64_MAX, cap = h;
+    uint64_t min_height = UINT64_MAX, most = 0; /* the largest unplaced total */
+    for (size_t s = f->slo; s < f->shi; s++) most = MP_MAX(most, x->total[s]);
+    uint64_t cap = h - MP_MIN(most, h); /* a part whose total passes h is infeasible from the start */
+    /* One pass: min_height, and the buffers that pass every test but
+     * dominance (min_height is known only at the end), filtered after.
+     * The buffers above cap (placed ones among them: UINT64_MAX) are left
+     * out of min_height too: each one's top is above cap, so above every
+     * candidate's offset, and would filter none. */
+    const size_t *restrict list = f->list;
+    const uint64_t *restrict minoff = x->minoff, *restrict sz = x->sz;
     for (size_t r = 0; r < f->len; r++) {
-        size_t b = f->list[r];
-        if (!x->placed[b]) min_height = MP_MIN(min_height, x->minoff[b] + x->sz[b]);
-    }
-    for (size_t s = f->slo; s < f->shi; s++)
-        if (x->total[s] > 0) cap = MP_MIN(cap, h - x->total[s]);
-    for (size_t r = 0; r < f->len; r++) {
-        size_t b = f->list[r];
-        uint64_t o = x->minoff[b];
-        if (x->placed[b] || o >= min_height || o > cap || o + x->sz[b] > h) continue;
-        if (kr != NONE && !(o > ko || (o == ko && r > kr))) continue;
-        if (k == x->cs_cap) {
-            size_t c2 = 2 * x->cs_cap;
-            cand *n = realloc(x->cs, c2 * sizeof *n);
-            if (!n) {
-                x->oom = true;
-                return false;
-            }
-            x->cs = n;
-            x->cs_cap = c2;
-        }
+        size_t b = list[r];
+        uint64_t o = minoff[b]; /* UINT64_MAX when placed: above cap */
+        if (o > cap) continue;
+        min_height = MP_MIN(min_height, o + sz[b]);
+        if (o + sz[b] > h || (kr != NONE && !(o > ko || (o == ko && r > kr)))) continue;
+        if (k == x->cs_cap && !grow_cands(x)) return false;
         x->cs[k++] = (cand){o, r, b};
     }
-    qsort(x->cs + start, k - start, sizeof *x->cs, cmp_cand);
+    size_t kept = start;
+    for (size_t q = start; q < k; q++)
+        if (x->cs[q].off < min_height) x->cs[kept++] = x->cs[q];
+    k = kept;
+    sort_cands(x->cs + start, k - start);
     x->lv_end[d] = k;
     x->lv_pos[d] = start;
     *work += 2 * f->len + (f->shi - f->slo) + 2 * (k - start);
@@ -727,7 +792,7 @@ static side_result open_side(mp_exact *x, size_t from, uint64_t *work) {
             }
             *work += x->sec_at[s + 1] - x->sec_at[s];
             uint64_t fl = mo == UINT64_MAX ? top : MP_MAX(top, mo);
-            if (fl != x->floor[s] && !log_push(x, x->m + s, x->floor[s])) {
+            if (fl != x->floor[s] && !log_push(x, &x->floor[s], x->floor[s])) {
                 free(g.list);
                 free(g.old);
                 return SIDE_NOMEM;
