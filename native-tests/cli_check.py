@@ -164,6 +164,26 @@ def check_function_calls(exe, d):
     r = run(exe, ["shapes", path, "--json"])
     shapes = {v["name"]: (v["shape"], v["bytes"]) for v in json.loads(r.stdout)["values"]}
     check(shapes["c"] == ([4, 16], 256) and shapes["g"] == ([2, 8], 64), f"calls' outputs by their own inputs ({shapes})")
+    # two overloads of F (IR 10; onnx 1.12 has no field for it: appended as field 13 of the function, 8 of
+    # the node): a call of overload "wide" is linked to, and inferred with, that body (Concat on axis 0:
+    # float[2,8] -> [4,8]); a call of an overload no function has is no call: not planned as one, nor
+    # inferred with the first F of its name (v was [2, 8] by F's Exp-Mul-Neg body before)
+    def overload(msg, field, value):
+        raw = value.encode()
+        msg.MergeFromString(bytes([field << 3 | 2, len(raw)]) + raw)
+        return msg
+    wide = overload(helper.make_function("local", "F", ["x"], ["y"],
+                                         [helper.make_node("Concat", ["x", "x"], ["y"], axis=0)], local[:1]), 13, "wide")
+    graph = helper.make_graph([overload(helper.make_node("F", ["X"], ["w"], name="call_wide", domain="local"), 8, "wide"),
+                               overload(helper.make_node("F", ["X"], ["v"], name="call_none", domain="local"), 8, "none")],
+                              "overloads", [vi("X", T.FLOAT, [2, 8])], [vi("w", T.FLOAT, None), vi("v", T.FLOAT, None)])
+    onnx.save(helper.make_model(graph, functions=[f, wide], opset_imports=local), path)
+    doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
+    shapes = {v["name"]: v["shape"] for v in json.loads(run(exe, ["shapes", path, "--json"]).stdout)["values"]}
+    body = doc["subgraphs"][0]["plan"]
+    check(shapes["w"] == [4, 8] and [s["node"] for s in doc["subgraphs"]] == ["call_wide"]
+          and [nd["op_type"] for nd in body["nodes"]] == ["Concat"] and shapes["v"] is None,
+          f"calls by overload: 'wide' has that body's shapes, 'none' is no call ({shapes}, {doc['subgraphs']})")
     rec = helper.make_function("local", "R", ["x"], ["y"], [helper.make_node("R", ["x"], ["y"], domain="local")], local)
     graph = helper.make_graph([helper.make_node("R", ["X"], ["Y"], domain="local")], "rec", [vi("X", T.FLOAT, [2])],
                               [vi("Y", T.FLOAT, None)])

@@ -520,9 +520,7 @@ typedef struct calls {
  * else in C->buf; NULL when out of memory. */
 static char *call_key(loader *L, calls *C, const char *domain, const char *name, const char *overload) {
     domain = !domain || strcmp(domain, "ai.onnx") == 0 ? "" : domain;
-    name = name ? name : "";
-    overload = overload ? overload : "";
-    size_t a = strlen(domain), b = strlen(name), c = strlen(overload), len = a + b + c + 3;
+    size_t len = mp_strmap_key3(NULL, domain, name, overload);
     char *k;
     if (!C) k = mp_arena_alloc(L->arena, len);
     else if (len <= C->cap)
@@ -531,12 +529,7 @@ static char *call_key(loader *L, calls *C, const char *domain, const char *name,
         C->buf = k;
         C->cap = len;
     }
-    if (!k) return NULL;
-    memcpy(k, domain, a);
-    k[a] = '\x1f';
-    memcpy(k + a + 1, name, b);
-    k[a + 1 + b] = '\x1f';
-    memcpy(k + a + b + 2, overload, c + 1);
+    if (k) mp_strmap_key3(k, domain, name, overload);
     return k;
 }
 

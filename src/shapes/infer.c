@@ -35,7 +35,7 @@ struct memplan_shapes {
     size_t n_no_rule, cap_no_rule;
     int32_t cur_graph, cur_node; /* where a fresh dim is born now */
     mp_strmap rules;             /* "domain\x1Fop" -> index into ops */
-    mp_strmap functions;         /* "domain\x1Fname" -> index into model->functions (the first) */
+    mp_strmap functions;         /* "domain\x1Fname\x1Foverload" -> index into model->functions (the first) */
     struct op_entry *ops;        /* the op's rule and evaluation, either may be NULL */
     size_t n_ops;
     int depth;                 /* subgraph recursion */
@@ -160,12 +160,28 @@ static const op_entry *find_op(memplan_shapes *S, const memplan_node *n) {
     return i >= 0 ? &S->ops[i] : NULL;
 }
 
-/* S->functions: each model-local function by domain and name (the first
- * of a name wins, as the linear search it replaces found it). */
+/* The key of a model-local function, "domain\x1Fname\x1Foverload" (the
+ * loader's: a call is linked to the function of its domain, name and
+ * overload), in the arena to keep (`keep`) or in scratch to look up; NULL
+ * when memory ran out. */
+static char *function_key(memplan_shapes *S, const char *domain, const char *name, const char *overload, bool keep) {
+    domain = canonical_domain(domain);
+    size_t len = mp_strmap_key3(NULL, domain, name, overload);
+    char *k = keep ? mp_arena_alloc(&S->arena, len) : mp_scratch_alloc(&S->scratch, len, 1);
+    if (!k) {
+        S->oom = true;
+        return NULL;
+    }
+    mp_strmap_key3(k, domain, name, overload);
+    return k;
+}
+
+/* S->functions: each model-local function by its key (the first of a key
+ * wins, as the loader's link). */
 static bool index_functions(memplan_shapes *S) {
     for (int32_t f = 0; f < S->model->n_functions; f++) {
         const memplan_function *fn = &S->model->functions[f];
-        char *key = rule_key(S, fn->domain, fn->name); /* arena: the map keeps it */
+        char *key = function_key(S, fn->domain, fn->name, fn->overload, true); /* the map keeps it */
         if (!key) return false;
         if (mp_strmap_get(&S->functions, key) < 0 && !mp_strmap_put(&S->functions, key, f)) return false;
     }
@@ -646,7 +662,7 @@ static const char *root_reason(memplan_shapes *S, const memplan_graph *g, const 
 static const memplan_function *find_function(memplan_shapes *S, const memplan_node *n) {
     if (!S->model->n_functions) return NULL;
     mp_scratch_mark mark = mp_scratch_top(&S->scratch);
-    char *key = op_key(S, n->domain, n->op_type);
+    char *key = function_key(S, n->domain, n->op_type, n->overload, false);
     int32_t i = key ? mp_strmap_get(&S->functions, key) : -1;
     mp_scratch_release(&S->scratch, mark);
     return i >= 0 ? &S->model->functions[i] : NULL;

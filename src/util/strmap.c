@@ -71,3 +71,15 @@ bool mp_strmap_put(mp_strmap *m, const char *key, int32_t val) {
     sl->val = val;
     return true;
 }
+
+size_t mp_strmap_key3(char *out, const char *a, const char *b, const char *c) {
+    const char *part[3] = {a ? a : "", b ? b : "", c ? c : ""};
+    size_t len[3], total = 0;
+    for (int i = 0; i < 3; i++) total += (len[i] = strlen(part[i])) + 1;
+    for (int i = 0; out && i < 3; i++) {
+        memcpy(out, part[i], len[i]);
+        out += len[i];
+        *out++ = i < 2 ? '\x1f' : '\0';
+    }
+    return total;
+}

@@ -32,5 +32,8 @@ bool mp_strmap_put(mp_strmap *m, const char *key, int32_t val);
 /* Room for n keys in all without growing (a hint: false only when memory
  * runs out). */
 bool mp_strmap_reserve(mp_strmap *m, size_t n);
+/* A key of three parts, "a\x1Fb\x1Fc" (NULL parts read as ""), written to
+ * out unless NULL; returns its size with the NUL. */
+size_t mp_strmap_key3(char *out, const char *a, const char *b, const char *c);
 
 #endif
