@@ -206,8 +206,12 @@ export function tableRows(page) {
           });
       }
       if (wrap.scrollTop + wrap.clientHeight >= wrap.scrollHeight - 1) break;
+      const before = wrap.scrollTop;
       wrap.scrollTop += Math.max(40, wrap.clientHeight / 2);
       await frame();
+      // A scroll that did not move (the bottom by rounding, or a table re-made under it) ends
+      // the walk: the rows collected so far are compared, instead of a page that never returns.
+      if (wrap.scrollTop <= before) break;
     }
     wrap.scrollTop = 0;
     await frame();
@@ -230,8 +234,10 @@ export async function revealRow(page, name) {
     wrap.scrollTop = 0;
     await frame();
     while (!find() && wrap.scrollTop + wrap.clientHeight < wrap.scrollHeight - 1) {
+      const before = wrap.scrollTop;
       wrap.scrollTop += Math.max(40, wrap.clientHeight / 2);
       await frame();
+      if (wrap.scrollTop <= before) break; /* as in tableRows */
     }
     find()?.scrollIntoView({ block: 'center' });
     await frame();
