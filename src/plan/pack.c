@@ -499,10 +499,16 @@ static bool run_squeaky(packer *p, const memplan_pack_options *opt) {
 }
 
 /* The exact mode's steps per budget millisecond (pack_exact.c counts a
- * step per buffer scanned, overlap followed or section checked): about
- * 80% of the time, as WORK_PER_MS, at 0.5-1.1 M steps per ms measured on
- * dsa A-E. It runs up to MP_PACK_SLOW non-zero buffers; above, a node of
- * its search costs too much to get anywhere. */
+ * step per buffer scanned, overlap followed or section checked). Set at
+ * 0.5-1.1 M steps per ms measured on dsa A-E; by 2026-12-07 a step had
+ * slowed to 0.7-0.95 M per ms (`pack` at 1000 ms ran up to 1.3-1.7 s on
+ * generated instances), then became 1.25-1.4 M per ms (A, D, E) when the
+ * search's loops were made lean: at 1000 ms the slowest of 240 generated
+ * instances returns in 0.99 s natively and 1.05 s in WebAssembly. 1.4 M
+ * would buy 17 of them 0.03-2% lower arenas (none newly at the bound) at
+ * up to 1.19 s (bench/README.md "Lean exact steps"). It runs up to
+ * MP_PACK_SLOW non-zero buffers; above, a node of its search costs too
+ * much to get anywhere. */
 #define EXACT_WORK_PER_MS 1100000u
 
 /* One decision at h on `quota` steps: a packing found is kept if it is
