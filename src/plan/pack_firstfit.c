@@ -122,7 +122,8 @@ typedef struct ff {
     uint64_t *key;    /*   and that run's start (see ff_settle) */
     uint32_t *ord;    /* the queued sets in the order ff_settle asks them */
     size_t nsets, sets_cap;
-    iset scratch; /* the partial buffers of the query's end blocks */
+    iset scratch;     /* the partial buffers of the query's end blocks */
+    ff_span *live[2]; /* scratch of ff_queue_partials: each end block's live spans */
     uint64_t work;
     bool oom;
 } ff;
@@ -200,6 +201,7 @@ static void ff_free(ff *f) {
     free(f->c), free(f->d), free(f->stamp), free(f->lo), free(f->hi);
     free(f->part_at), free(f->pmask), free(f->pspan), free(f->pid), free(f->placed), free(f->part_pos), free(f->need_d);
     free(f->sets), free(f->cursor), free(f->key), free(f->ord), free(f->scratch.r);
+    free(f->live[0]), free(f->live[1]);
 }
 
 bool mp_times_init(mp_times *t, const memplan_buffer *bufs, size_t n) {
@@ -294,7 +296,9 @@ static bool ff_partials(ff *f) {
     if (most > UINT32_MAX / 2) return false; /* as iset_add's cap: beyond any real arena */
     f->scratch.cap = (uint32_t)(2 * most);
     f->scratch.r = malloc((size_t)f->scratch.cap * 2 * sizeof *f->scratch.r);
-    return f->scratch.r != NULL;
+    f->live[0] = malloc((most + 1) * sizeof *f->live[0]); /* and a sentinel */
+    f->live[1] = malloc((most + 1) * sizeof *f->live[1]);
+    return f->scratch.r && f->live[0] && f->live[1];
 }
 
 bool mp_first_fit_lists(const mp_pack_input *in, const mp_times *times, size_t *most) {
@@ -395,26 +399,20 @@ static void ff_queue(ff *f, size_t i) {
         }
 }
 
-/* Append [a, b) to a set built bottom up (a >= every start so far),
- * merging it into the last run when they meet. The cap is the most runs
- * the set is built from (ff_partials). */
-static void iset_append(iset *s, uint64_t a, uint64_t b) {
-    if (s->len && a <= s->r[2 * s->len - 1]) s->r[2 * s->len - 1] = MP_MAX(s->r[2 * s->len - 1], b);
-    else {
-        s->r[2 * s->len] = a;
-        s->r[2 * s->len + 1] = b;
-        s->len++;
+/* The address ranges of the placed entries of block p's list whose masks
+ * meet m, in offset order, to out; returns how many. The scan reads every
+ * placed entry (its work: one a entry, and one more), without a branch on
+ * the masks. */
+static size_t ff_live_spans(ff *f, size_t p, ff_mask m, ff_span *restrict out) {
+    const ff_mask *restrict pm = f->pmask;
+    const ff_span *restrict sp = f->pspan;
+    size_t first = f->part_at[p], end = first + f->placed[p], n = 0;
+    for (size_t e = first; e < end; e++) {
+        out[n] = sp[e];
+        n += (pm[e] & m) != 0;
     }
-}
-
-/* The first placed entry of a block's list from e up to end whose mask
- * meets m (end when none). */
-static size_t ff_next_live(ff *f, size_t e, size_t end, ff_mask m) {
-    const ff_mask *pm = f->pmask;
-    size_t from = e;
-    while (e < end && !(pm[e] & m)) e++;
-    f->work += e - from + 1;
-    return e;
+    f->work += end - first + 1;
+    return n;
 }
 
 /* Case (c): the placed buffers partial in buffer i's (one or two) partial
@@ -422,22 +420,29 @@ static size_t ff_next_live(ff *f, size_t e, size_t end, ff_mask m) {
  * block lists its placed buffers by offset (ff_insert), so the two lists
  * merge in one pass. */
 static void ff_queue_partials(ff *f, size_t i) {
-    size_t la, lb, fa, fb, e[2] = {0, 0}, end[2] = {0, 0};
-    ff_mask m[2] = {0, 0};
+    size_t la, lb, fa, fb, n[2] = {0, 0};
     ff_blocks(f, i, &la, &lb, &fa, &fb);
     for (size_t p = la, q = 0; p <= lb; p += lb > la ? lb - la : 1, q++) /* la, then lb if other */
-        if (p < fa || p >= fb) {
-            m[q] = ff_block_mask(f, i, p);
-            end[q] = f->part_at[p] + f->placed[p];
-            e[q] = ff_next_live(f, f->part_at[p], end[q], m[q]);
-        }
-    f->scratch.len = 0;
-    const ff_span *sp = f->pspan;
-    while (e[0] < end[0] || e[1] < end[1]) {
-        int q = e[0] >= end[0] || (e[1] < end[1] && sp[e[1]].off < sp[e[0]].off);
-        iset_append(&f->scratch, sp[e[q]].off, sp[e[q]].top);
-        e[q] = ff_next_live(f, e[q] + 1, end[q], m[q]);
+        if (p < fa || p >= fb) n[q] = ff_live_spans(f, p, ff_block_mask(f, i, p), f->live[q]);
+    /* Merged by offset into runs, without a branch on the data: each list
+     * ends in a sentinel above every offset, and a span either starts a
+     * new run or extends the last one (both written the same way). */
+    const ff_span *a = f->live[0], *b = f->live[1];
+    f->live[0][n[0]] = f->live[1][n[1]] = (ff_span){UINT64_MAX, UINT64_MAX};
+    uint64_t *r = f->scratch.r, start = 0, top = 0;
+    size_t len = 0;
+    for (size_t k = 0; k < n[0] + n[1]; k++) {
+        bool take_b = b->off < a->off;
+        const ff_span *next = take_b ? b : a;
+        b += take_b, a += !take_b;
+        bool fresh = len == 0 || next->off > top;
+        start = fresh ? next->off : start;
+        top = fresh ? next->top : MP_MAX(top, next->top);
+        len += fresh;
+        r[2 * len - 2] = start;
+        r[2 * len - 1] = top;
     }
+    f->scratch.len = (uint32_t)len;
     ff_push(f, &f->scratch);
     for (size_t k = 0; k < f->nsets; k++) {
         f->cursor[k] = 0;
