@@ -401,7 +401,7 @@ static void ff_queue(ff *f, size_t i) {
 
 /* The address ranges of the placed entries of block p's list whose masks
  * meet m, in offset order, to out; returns how many. The scan reads every
- * placed entry (its work: one a entry, and one more), without a branch on
+ * placed entry (one step of work an entry, and one more), without a branch on
  * the masks. */
 static size_t ff_live_spans(ff *f, size_t p, ff_mask m, ff_span *restrict out) {
     const ff_mask *restrict pm = f->pmask;
