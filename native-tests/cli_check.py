@@ -204,6 +204,56 @@ def check_function_calls(exe, d):
           f"calls fanned out past the limit: exit 2 and why ({r.returncode}, {r.stderr.strip()!r})")
 
 
+def check_qdq_units(exe, d):
+    """15. QDQ node units (memplan/qdq.h): three QDQ convs (DequantizeLinear on the input and the
+    weight, QuantizeLinear on the output) are three units, planned as written and said so in the
+    JSON (`qdq_units`) and the text; a unit whose output is also a graph output, or whose op is not
+    one ONNX Runtime fuses (Relu), is none."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto as T, helper, numpy_helper as nh
+
+    def model(path, relu_at=-1, output_at=-1):
+        inits = [nh.from_array(np.array(0.05, dtype=np.float32), "s"), nh.from_array(np.array(0, dtype=np.uint8), "z"),
+                 nh.from_array(np.array(0, dtype=np.int8), "zw")]
+        nodes, prev, outs = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"])], "xq", []
+        for i in range(3):
+            inits.append(nh.from_array(np.ones((16, 16 if i else 3, 3, 3), dtype=np.int8), f"w{i}"))
+            op = helper.make_node("Relu", [f"x{i}"], [f"c{i}"]) if i == relu_at else \
+                helper.make_node("Conv", [f"x{i}", f"wf{i}"], [f"c{i}"], pads=[1, 1, 1, 1])
+            nodes += [helper.make_node("DequantizeLinear", [prev, "s", "z"], [f"x{i}"]),
+                      helper.make_node("DequantizeLinear", [f"w{i}", "s", "zw"], [f"wf{i}"]), op,
+                      helper.make_node("QuantizeLinear", [f"c{i}", "s", "z"], [f"cq{i}"])]
+            if i == output_at:
+                outs.append(helper.make_tensor_value_info(f"c{i}", T.FLOAT, None))
+            prev = f"cq{i}"
+        nodes.append(helper.make_node("DequantizeLinear", [prev, "s", "z"], ["Y"]))
+        g = helper.make_graph(nodes, "qdq", [helper.make_tensor_value_info("X", T.FLOAT, [1, 3, 64, 64])],
+                              outs + [helper.make_tensor_value_info("Y", T.FLOAT, None)], inits)
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+    path = os.path.join(d, "qdq.onnx")
+    why = ("DequantizeLinear -> op -> QuantizeLinear units planned as written (float values between them); "
+           "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less")
+    for kw, units in (({}, 3), ({"output_at": 1}, 2), ({"relu_at": 0}, 2)):
+        model(path, **kw)
+        doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
+        text = run(exe, ["plan", path]).stdout
+        check(doc["qdq_units"] == units and f"qdq:               {units} {why}\n" in text,
+              f"QDQ units {kw}: {units} in the JSON and the text ({doc['qdq_units']}, {text!r})")
+    model(path)
+    doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
+    # as written: at conv1 its float input x1 and output c1 (256 KiB each) and wf1 (9 KiB)
+    check(doc["peak_bytes"] == 533504, f"QDQ model planned as written: peak 533504 ({doc['peak_bytes']})")
+    vi = helper.make_tensor_value_info
+    onnx.save(helper.make_model(helper.make_graph([helper.make_node("Relu", ["X"], ["Y"])], "plain",
+                                                  [vi("X", T.FLOAT, [4])], [vi("Y", T.FLOAT, [4])]),
+                                opset_imports=[helper.make_opsetid("", 13)]), path)
+    doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
+    check(doc["qdq_units"] == 0 and "qdq:" not in run(exe, ["plan", path]).stdout,
+          f"a model without QDQ: 0 units, no line ({doc['qdq_units']})")
+
+
 def check_share_kv(exe, d):
     """14. --share-kv: present* outputs written into the past* inputs' buffers (ONNX Runtime
     GenAI's shared KV cache), so they leave the arena; no pair, or a present larger than its
@@ -634,6 +684,7 @@ def main():
     check_inputs_and_total(exe, d)
     check_function_calls(exe, d)
     check_share_kv(exe, d)
+    check_qdq_units(exe, d)
 
     print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0

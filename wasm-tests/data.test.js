@@ -944,12 +944,13 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     expect(bodyLabel(plan.subgraphs[thenIdx])).toBe("If 'If_0' then_branch (branch taken)");
   });
 
-  it('planAssumptions: an If planned with its larger branch, and a trip-count dim left unbound (once)', () => {
+  it('planAssumptions: an If planned with its larger branch, a trip-count dim left unbound (once), a body with QDQ units', () => {
     const doc = {
       transients: [
         { node: 'c', op_type: 'If', assumption: 'the condition is not known: the larger branch is planned' },
       ],
       unknown: { dims: ['n', 'trips_loop'] },
+      qdq_units: 0,
       subgraphs: [
         {
           node: 'c',
@@ -961,13 +962,19 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
           node: 'c',
           attribute: 'else_branch',
           counted: true,
-          plan: { transients: [], unknown: { dims: ['trips_loop'] }, subgraphs: [] },
+          plan: { transients: [], unknown: { dims: ['trips_loop'] }, qdq_units: 2, subgraphs: [] },
         },
       ],
     };
     expect(planAssumptions(doc).map((a) => [a.kind, a.text, a.path.length])).toEqual([
       ['branch', "If 'c': the condition is not known: the larger branch is planned (else_branch)", 0],
       ['trips', 'the trip count trips_loop is not bound (set it with the dims)', 0],
+      [
+        'qdq',
+        '2 DequantizeLinear → op → QuantizeLinear units planned as written (float values between them); ' +
+          "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less",
+        1,
+      ],
     ]);
     expect(planAssumptions(silero(preset))).toEqual([]);
   });

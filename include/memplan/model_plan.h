@@ -290,6 +290,7 @@ struct memplan_model_plan {
     const memplan_plan_link *links;
     size_t n_shares; /* options.share_kv (main graph): each present* output (value) and the past* input (source) */
     const memplan_plan_link *shares;
+    size_t n_qdq_units; /* this graph's QDQ node units (memplan/qdq.h): planned as written, which ONNX Runtime fuses */
 
     size_t n_transients; /* one per node with a body, by position */
     const memplan_transient *transients;

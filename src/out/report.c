@@ -621,6 +621,8 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         MP_JSON_KEY(j, "share_kv");
         mp_json_kv_pairs(j, p->graph, p->shares, p->n_shares);
     }
+    MP_JSON_KEY(j, "qdq_units");
+    mp_json_int(j, p->n_qdq_units);
     if (p->order.asked != MEMPLAN_ORDER_FILE) { /* every body has its own order */
         MP_JSON_KEY(j, "order");
         json_order(j, c);
@@ -848,6 +850,12 @@ static void text_total(mp_buf *b, const plan_ctx *c) {
     mp_text_printf(b, " in %zu value%s", p->n_inputs_known, p->n_inputs_known == 1 ? "" : "s");
     if (p->n_inputs_unknown) mp_text_printf(b, ", and %zu of unknown size", p->n_inputs_unknown);
     mp_buf_puts(b, in_arena ? " (in the arena: --include-inputs)\n" : " (outside the arena)\n");
+    if (p->n_qdq_units)
+        mp_text_printf(b,
+                       "qdq:               %zu DequantizeLinear -> op -> QuantizeLinear unit%s planned as written "
+                       "(float values between them); ONNX Runtime's CPU execution provider fuses such units into "
+                       "int8 ops, so it needs less\n",
+                       p->n_qdq_units, p->n_qdq_units == 1 ? "" : "s");
     if (p->n_shares) {
         mp_text_printf(b, "shared:            %zu output%s written into inputs' buffers (--share-kv)", p->n_shares,
                        p->n_shares == 1 ? "" : "s");

@@ -24,6 +24,7 @@
 
 #include "memplan/inplace.h"
 #include "memplan/model_plan.h"
+#include "memplan/qdq.h"
 #include "memplan/validate.h"
 #include "plan/model_order.h"
 #include "plan/model_plan_internal.h"
@@ -956,6 +957,7 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
     if (!st) st = plan_control_flow(k, env, err);
     if (!st) st = mark_held(k, err);
     if (!st) count_weights(k);
+    if (!st) st = memplan_qdq_units(g, &p->n_qdq_units, err);
     if (!st) {
         p->deferred = p->n_unknown > 0;
         for (size_t i = 0; i < p->n_transients; i++) p->deferred |= !p->transients[i].known;

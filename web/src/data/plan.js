@@ -446,10 +446,11 @@ export function bodyLabel(e) {
 
 /**
  * What a plan tree assumed rather than knew, for the note beside the headline
- * figures: [{kind: 'branch'|'trips', text, path}]. 'branch': an If whose
+ * figures: [{kind: 'branch'|'trips'|'qdq', text, path}]. 'branch': an If whose
  * condition is not known, planned with its larger branch (the C library's
- * `assumption`); 'trips': a trip-count dim (`trips_…`) left unbound.
- * Walks every counted body, main graph first.
+ * `assumption`); 'trips': a trip-count dim (`trips_…`) left unbound; 'qdq': a
+ * graph's QDQ node units (`qdq_units`), planned as written where ONNX Runtime
+ * fuses them (memplan/qdq.h). Walks every counted body, main graph first.
  */
 export function planAssumptions(json) {
   const out = [];
@@ -464,6 +465,17 @@ export function planAssumptions(json) {
         path,
         node: t.node,
         text: `${t.op_type ?? 'If'} '${t.node}': ${t.assumption}${taken ? ` (${taken.attribute})` : ''}`,
+      });
+    }
+    if (Number.isInteger(plan.qdq_units) && plan.qdq_units > 0) {
+      const n = plan.qdq_units;
+      out.push({
+        kind: 'qdq',
+        path,
+        node: '',
+        text:
+          `${n} DequantizeLinear → op → QuantizeLinear unit${n === 1 ? '' : 's'} planned as written (float values ` +
+          "between them); ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less",
       });
     }
     for (const d of Array.isArray(plan.unknown?.dims) ? plan.unknown.dims : []) {
