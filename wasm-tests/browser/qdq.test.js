@@ -1,0 +1,78 @@
+// QDQ node units (include/memplan/qdq.h): a QDQ model is planned as written,
+// its float values between DequantizeLinear and QuantizeLinear counted as
+// activations, and the "Assumed" note beside the figures says that ONNX
+// Runtime's CPU execution provider fuses such units and needs less. A model
+// without them has no such note.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { encodeModel } from '../onnx-encode.js';
+import { cliPlan, openFile, openPage, TIMEOUT, useBrowser } from './harness.js';
+
+const env = useBrowser({ setup: openPage });
+const DIR = mkdtempSync(join(tmpdir(), 'memplan-qdq-'));
+afterAll(() => rmSync(DIR, { recursive: true, force: true }));
+
+const FLOAT = 1,
+  UINT8 = 2,
+  INT8 = 3;
+
+// xq (uint8) -> DequantizeLinear -> Conv (weight: wq (int8) -> DequantizeLinear) -> QuantizeLinear -> cq
+function qdqConv(file, relu) {
+  const op = relu
+    ? { opType: 'Relu', name: 'relu', inputs: ['x'], outputs: ['c'] }
+    : { opType: 'Conv', name: 'conv', inputs: ['x', 'w'], outputs: ['c'] };
+  writeFileSync(
+    file,
+    encodeModel({
+      opset: 13,
+      nodes: [
+        { opType: 'DequantizeLinear', name: 'dq_x', inputs: ['xq', 's', 'z'], outputs: ['x'] },
+        { opType: 'DequantizeLinear', name: 'dq_w', inputs: ['wq', 's', 'zw'], outputs: ['w'] },
+        op,
+        { opType: 'QuantizeLinear', name: 'q', inputs: ['c', 's', 'z'], outputs: ['cq'] },
+      ],
+      inputs: [
+        { name: 'xq', elemType: UINT8, shape: [1, 3, 8, 8] },
+        { name: 's', elemType: FLOAT, shape: [] },
+        { name: 'z', elemType: UINT8, shape: [] },
+        { name: 'wq', elemType: INT8, shape: [4, 3, 3, 3] },
+        { name: 'zw', elemType: INT8, shape: [] },
+      ],
+      outputs: [{ name: 'cq', elemType: UINT8, shape: relu ? [1, 3, 8, 8] : [1, 4, 6, 6] }],
+    }),
+  );
+}
+
+const assumed = (page) => page.evaluate(() => document.querySelector('.mpv-assumed')?.textContent ?? null);
+
+describe('QDQ units', () => {
+  it('a QDQ conv: planned as written, and the note says ONNX Runtime fuses it', async () => {
+    const page = env.page;
+    const file = join(DIR, 'qdq_conv.onnx');
+    qdqConv(file, false);
+    expect(cliPlan(file, []).qdq_units, 'the CLI counts one unit').toBe(1);
+    await openFile(page, file);
+    await page.waitForFunction(() => document.querySelector('.mpv-assumed')?.hidden === false, null, {
+      timeout: TIMEOUT,
+    });
+    expect(await assumed(page)).toBe(
+      'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned as written (float values between them); ' +
+        "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less.",
+    );
+  });
+
+  it('a Relu between them is no unit: no note', async () => {
+    const page = env.page;
+    const file = join(DIR, 'qdq_relu.onnx');
+    qdqConv(file, true);
+    expect(cliPlan(file, []).qdq_units).toBe(0);
+    await openFile(page, file);
+    // the last model's note goes with its plan
+    await page.waitForFunction(() => document.querySelector('.mpv-assumed')?.hidden === true, null, {
+      timeout: TIMEOUT,
+    });
+    expect(await assumed(page)).toBe('');
+  });
+});
