@@ -15,11 +15,12 @@ static const struct {
     const char *op;
     int dq_inputs;
 } UNIT_OPS[] = {
-    {"Conv", 2},          {"MatMul", 2},     {"Add", 2},           {"Mul", 2},       {"Concat", 0},
-    {"AveragePool", 1},   {"LeakyRelu", 1},  {"GlobalAveragePool", 1}, {"Sigmoid", 1}, {"Softmax", 1},
-    {"Expand", 1},        {"Flatten", 1},    {"Gather", 1},        {"GatherElements", 1}, {"Reshape", 1},
-    {"Slice", 1},         {"Squeeze", 1},    {"Tile", 1},          {"Transpose", 1}, {"Unsqueeze", 1},
-    {"MaxPool", 1},       {"ReduceMax", 1},  {"ReduceMin", 1},     {"Resize", 1},
+    {"Conv", 2},    {"MatMul", 2},         {"Add", 2},       {"Mul", 2},
+    {"Concat", 0},  {"AveragePool", 1},    {"LeakyRelu", 1}, {"GlobalAveragePool", 1},
+    {"Sigmoid", 1}, {"Softmax", 1},        {"Expand", 1},    {"Flatten", 1},
+    {"Gather", 1},  {"GatherElements", 1}, {"Reshape", 1},   {"Slice", 1},
+    {"Squeeze", 1}, {"Tile", 1},           {"Transpose", 1}, {"Unsqueeze", 1},
+    {"MaxPool", 1}, {"ReduceMax", 1},      {"ReduceMin", 1}, {"Resize", 1},
 };
 
 static int dq_inputs_of(const memplan_node *n) {
@@ -66,7 +67,8 @@ memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_
         unit = unit && out >= 0 && readers[out] == 1 && !(g->values[out].flags & MEMPLAN_VALUE_OUTPUT);
         if (unit) {
             const memplan_node *q = &g->nodes[reader[out]];
-            unit = strcmp(q->op_type, "QuantizeLinear") == 0 && default_domain(q) && q->n_inputs > 0 && q->inputs[0] == out;
+            unit = strcmp(q->op_type, "QuantizeLinear") == 0 && default_domain(q) && q->n_inputs > 0 &&
+                   q->inputs[0] == out;
         }
         *count += unit;
     }
