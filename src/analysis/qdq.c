@@ -55,20 +55,18 @@ memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_
     }
     for (int32_t p = 0; p < g->n_nodes; p++) {
         const memplan_node *n = &g->nodes[p];
+        /* The output first: most nodes are no unit, and this test is cheaper than the op table's. */
+        int32_t out = n->n_outputs > 0 ? n->outputs[0] : -1;
+        if (out < 0 || readers[out] != 1 || (g->values[out].flags & MEMPLAN_VALUE_OUTPUT)) continue;
+        const memplan_node *q = &g->nodes[reader[out]];
+        if (strcmp(q->op_type, "QuantizeLinear") != 0 || !default_domain(q) || q->n_inputs < 1 || q->inputs[0] != out)
+            continue;
         int want = dq_inputs_of(n);
-        if (want < 0 || n->n_outputs < 1) continue;
         int32_t data = want ? want : n->n_inputs;
-        bool unit = n->n_inputs >= data && data > 0;
+        bool unit = want >= 0 && n->n_inputs >= data && data > 0;
         for (int32_t k = 0; unit && k < data; k++) {
             int32_t v = n->inputs[k];
             unit = made_by(g, v, "DequantizeLinear") && readers[v] == 1 && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
-        }
-        int32_t out = n->outputs[0];
-        unit = unit && out >= 0 && readers[out] == 1 && !(g->values[out].flags & MEMPLAN_VALUE_OUTPUT);
-        if (unit) {
-            const memplan_node *q = &g->nodes[reader[out]];
-            unit = strcmp(q->op_type, "QuantizeLinear") == 0 && default_domain(q) && q->n_inputs > 0 &&
-                   q->inputs[0] == out;
         }
         *count += unit;
     }
