@@ -234,7 +234,8 @@ def check_qdq_units(exe, d):
 
     path = os.path.join(d, "qdq.onnx")
     why = ("DequantizeLinear -> op -> QuantizeLinear units planned as written (float values between them); "
-           "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less")
+           "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less "
+           "(--fuse-qdq plans them so)")
     for kw, units in (({}, 3), ({"output_at": 1}, 2), ({"relu_at": 0}, 2)):
         model(path, **kw)
         doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
@@ -244,7 +245,9 @@ def check_qdq_units(exe, d):
     model(path)
     doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
     # as written: at conv1 its float input x1 and output c1 (256 KiB each) and wf1 (9 KiB)
-    check(doc["peak_bytes"] == 533504, f"QDQ model planned as written: peak 533504 ({doc['peak_bytes']})")
+    check(doc["peak_bytes"] == 533504 and doc["qdq_fused"] == 0,
+          f"QDQ model planned as written: peak 533504 ({doc['peak_bytes']}, {doc['qdq_fused']} fused)")
+    check_qdq_fused(exe, d, path)
     vi = helper.make_tensor_value_info
     onnx.save(helper.make_model(helper.make_graph([helper.make_node("Relu", ["X"], ["Y"])], "plain",
                                                   [vi("X", T.FLOAT, [4])], [vi("Y", T.FLOAT, [4])]),
@@ -252,6 +255,86 @@ def check_qdq_units(exe, d):
     doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
     check(doc["qdq_units"] == 0 and "qdq:" not in run(exe, ["plan", path]).stdout,
           f"a model without QDQ: 0 units, no line ({doc['qdq_units']})")
+
+
+def check_qdq_fused(exe, d, path):
+    """15b. --fuse-qdq plans the units of `path` (check_qdq_units' three convs) as ONNX Runtime runs
+    them: each DequantizeLinear output a view of its quantized input, the conv's output written
+    quantized (uint8, 64 KiB instead of 256) with the QuantizeLinear's output a view of it. In an
+    If's branches too, but not a unit whose QuantizeLinear output is the branch's output (that
+    buffer is the If's)."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto as T, helper, numpy_helper as nh
+
+    doc = json.loads(run(exe, ["plan", path, "--json", "--fuse-qdq"]).stdout)
+    vals = {v["name"]: v for v in doc["values"]}
+    # xq 12 KiB, c0-c2 64 KiB each, Y 256 KiB (graph output); at the last DequantizeLinear: c2 + Y
+    check((doc["qdq_units"], doc["qdq_fused"], doc["peak_bytes"], doc["lower_bound_bytes"], doc["naive_bytes"])
+          == (3, 3, 327680, 327680, 471040),
+          f"--fuse-qdq: 3 units fused, peak 327680 of naive 471040 "
+          f"({doc['qdq_fused']}, {doc['peak_bytes']}, {doc['naive_bytes']})")
+    check(sorted(vals) == ["Y", "c0", "c1", "c2", "cq0", "cq1", "cq2", "x0", "x1", "x2", "xq"]
+          and [vals[v]["owner"] for v in ("x0", "x1", "cq1")] == ["xq", "c0", "c1"]
+          and (vals["c1"]["size"], vals["c1"]["dtype"], vals["c1"]["view"]) == (65536, "uint8", False),
+          f"--fuse-qdq: the float values are views of the quantized ones, a conv writes 64 KiB ({vals})")
+    text = run(exe, ["plan", path, "--fuse-qdq"]).stdout
+    check("qdq:               3 DequantizeLinear -> op -> QuantizeLinear units planned fused (--fuse-qdq), as "
+          "ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors\n" in text
+          and "peak:              327680 (320.00 KiB)\n" in text, f"--fuse-qdq: the text says so ({text!r})")
+    both = json.loads(run(exe, ["plan", path, "--json", "--fuse-qdq", "--inplace"]).stdout)
+    check(both["peak_bytes"] == 327680, f"--fuse-qdq --inplace: the same peak ({both['peak_bytes']})")
+
+    # a Reshape unit: its output stays a view (of the DequantizeLinear's output, now of xq), so the
+    # unit takes no buffer at all; as written xq, x, rq (256 B each in uint8) and Y are buffers
+    vi = helper.make_tensor_value_info
+    nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+             helper.make_node("Reshape", ["x", "shape"], ["r"]),
+             helper.make_node("QuantizeLinear", ["r", "s", "z"], ["rq"]),
+             helper.make_node("DequantizeLinear", ["rq", "s", "z"], ["Y"])]
+    g = helper.make_graph(nodes, "qdq_reshape", [vi("X", T.FLOAT, [1, 16, 16])], [vi("Y", T.FLOAT, None)],
+                          [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
+                           nh.from_array(np.array(0, dtype=np.uint8), "z"),
+                           nh.from_array(np.array([16, 16], dtype=np.int64), "shape")])
+    rpath = os.path.join(d, "qdq_reshape.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), rpath)
+    for args, naive, owner in (([], 2560, "rq"), (["--fuse-qdq"], 1280, "xq")):
+        doc = json.loads(run(exe, ["plan", rpath, "--json"] + args).stdout)
+        got = (doc["qdq_units"], doc["qdq_fused"], doc["naive_bytes"], {v["name"]: v["owner"] for v in doc["values"]}["rq"])
+        check(got == (1, len(args), naive, owner), f"a QDQ Reshape {args}: (units, fused, naive, rq's owner) {got}")
+
+    def branch(name, out_is_q):
+        """xq -> DQ -> Conv(w) -> Q -> [DQ ->] the branch's output"""
+        nodes = [helper.make_node("DequantizeLinear", ["xq", "s", "z"], [f"{name}_x"]),
+                 helper.make_node("DequantizeLinear", ["w", "s", "zw"], [f"{name}_wf"]),
+                 helper.make_node("Conv", [f"{name}_x", f"{name}_wf"], [f"{name}_c"], pads=[1, 1, 1, 1]),
+                 helper.make_node("QuantizeLinear", [f"{name}_c", "s", "z"], [f"{name}_cq"])]
+        if not out_is_q:
+            nodes.append(helper.make_node("DequantizeLinear", [f"{name}_cq", "s", "z"], [f"{name}_y"]))
+        out = f"{name}_cq" if out_is_q else f"{name}_y"
+        return helper.make_graph(nodes, name, [], [helper.make_tensor_value_info(out, T.UINT8 if out_is_q else T.FLOAT,
+                                                                                 [1, 16, 32, 32])])
+
+    inits = [nh.from_array(np.array(0.05, dtype=np.float32), "s"), nh.from_array(np.array(0, dtype=np.uint8), "z"),
+             nh.from_array(np.array(0, dtype=np.int8), "zw"), nh.from_array(np.ones((16, 3, 3, 3), dtype=np.int8), "w")]
+    nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+             helper.make_node("If", ["cond"], ["Y"], then_branch=branch("then", False), else_branch=branch("else", True))]
+    g = helper.make_graph(nodes, "qdq_if", [helper.make_tensor_value_info("X", T.FLOAT, [1, 3, 32, 32]),
+                                             helper.make_tensor_value_info("cond", T.BOOL, [])],
+                          [helper.make_tensor_value_info("Y", T.FLOAT, None)], inits)
+    ifpath = os.path.join(d, "qdq_if.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), ifpath)
+    # (units, fused, peak). As written: x (12 KiB float) + wf (1.7 KiB) + c (64 KiB float) at the
+    # conv, c + cq (16 KiB) at the then branch's QuantizeLinear (the else branch's cq is the If's
+    # output, not its buffer). Fused: the then branch's conv writes 16 KiB (its y is the If's
+    # output); the else branch's unit is not fused, as its QuantizeLinear output is the If's: as
+    # written
+    for args, then_, else_ in (([], (1, 0, 81920), (1, 0, 79552)), (["--fuse-qdq"], (1, 1, 16384), (1, 0, 79552))):
+        doc = json.loads(run(exe, ["plan", ifpath, "--json"] + args).stdout)
+        got = {s["attribute"]: (s["plan"]["qdq_units"], s["plan"]["qdq_fused"], s["plan"]["peak_bytes"])
+               for s in doc["subgraphs"]}
+        check(got == {"then_branch": then_, "else_branch": else_}, f"If branches {args}: {got}")
 
 
 def check_share_kv(exe, d):

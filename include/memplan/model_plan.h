@@ -101,6 +101,12 @@ typedef struct memplan_plan_options {
                       GenAI does with past_present_share_buffer): the output is
                       a view of the input. No such pair, or an output larger
                       than its input, is an error (EUSAGE). */
+    bool fuse_qdq; /* plan each QDQ node unit (memplan/qdq.h) fused, as ONNX
+                      Runtime's CPU execution provider runs it: the op reads
+                      the quantized inputs and writes the quantized output, so
+                      the float values between DequantizeLinear and
+                      QuantizeLinear take no memory (in every graph). Default:
+                      the graph as written. */
 } memplan_plan_options;
 
 /* The defaults above, no bindings. */
@@ -290,7 +296,12 @@ struct memplan_model_plan {
     const memplan_plan_link *links;
     size_t n_shares; /* options.share_kv (main graph): each present* output (value) and the past* input (source) */
     const memplan_plan_link *shares;
-    size_t n_qdq_units; /* this graph's QDQ node units (memplan/qdq.h): planned as written, which ONNX Runtime fuses */
+    size_t n_qdq_units;          /* this graph's QDQ node units (memplan/qdq.h), which ONNX Runtime fuses */
+    size_t n_qdq_fused;          /* options.fuse_qdq: of those, the units planned fused (the others, and
+                                    every unit without the option, are planned as written) */
+    const int32_t *quantized_as; /* per value when n_qdq_fused > 0 (else NULL): a fused unit's op
+                                    output is written in its QuantizeLinear output's element type,
+                                    that value here; -1 for every other value */
 
     size_t n_transients; /* one per node with a body, by position */
     const memplan_transient *transients;

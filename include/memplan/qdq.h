@@ -11,7 +11,10 @@
  * ..., or the op itself on int8 where the QDQ pair only marks it: Reshape,
  * Transpose, MaxPool, ...), so those float values never exist there and it
  * needs less than the plan says. These units are counted so the plan can
- * say so; they are not planned fused.
+ * say so, and planned fused when asked (memplan_plan_options.fuse_qdq,
+ * `plan --fuse-qdq`): memplan_qdq_fuse_views() gives a unit's values the
+ * buffers ONNX Runtime gives them, and the plan sizes the op's output as the
+ * quantized one.
  */
 #ifndef MEMPLAN_QDQ_H
 #define MEMPLAN_QDQ_H
@@ -19,6 +22,7 @@
 #include <stddef.h>
 
 #include "memplan/error.h"
+#include "memplan/liveness.h"
 #include "memplan/model.h"
 
 #ifdef __cplusplus
@@ -37,6 +41,29 @@ extern "C" {
  * parameters, the platform's int8 support) are not checked: a count of
  * what ONNX Runtime may fuse. */
 memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_error *err);
+
+/* One QDQ node unit. */
+typedef struct memplan_qdq_unit {
+    int32_t node;      /* the op's position in the graph */
+    int32_t output;    /* its output 0: float as written, read by the QuantizeLinear alone */
+    int32_t quantized; /* that QuantizeLinear's output 0 */
+} memplan_qdq_unit;
+
+/* The same units, in node order: a malloc'ed array in *units (NULL when
+ * there is none; the caller frees it) and its length in *count. */
+memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **units, size_t *count,
+                                     memplan_error *err);
+
+/* The units fused, in view terms, as ONNX Runtime's CPU execution provider
+ * runs them: each DequantizeLinear output the op alone reads (its data
+ * inputs, and a Conv's bias) becomes a view of that DequantizeLinear's input
+ * -- the fused op reads the quantized tensor -- and the QuantizeLinear's
+ * output a view of the op's output, which the op writes quantized. The op's
+ * output keeps its own link (a Reshape's output stays a view of its input);
+ * the caller sizes it as the quantized output (its element count, in the
+ * quantized element type). */
+memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_unit *units, size_t count,
+                                      memplan_viewmap *vm, memplan_error *err);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /*
  * qdq.c -- QDQ node units (memplan/qdq.h): one pass to count each value's
- * readers, one over the nodes.
+ * readers, one over the nodes; and the units' views when they are planned
+ * fused.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -36,41 +37,115 @@ static bool made_by(const memplan_graph *g, int32_t v, const char *op) {
     return p >= 0 && strcmp(g->nodes[p].op_type, op) == 0 && default_domain(&g->nodes[p]);
 }
 
-memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_error *err) {
-    *count = 0;
-    /* readers[v]: how many node inputs and captures read v; reader[v]: the last of them */
-    int32_t *readers = calloc((size_t)(g->n_values ? g->n_values : 1), sizeof *readers);
-    int32_t *reader = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *reader);
-    if (!readers || !reader) {
-        free(readers);
-        free(reader);
+/* How many node inputs and captures read each value, and the last node that does. */
+typedef struct readers {
+    int32_t *count, *last;
+} readers;
+
+static void readers_free(readers *r) {
+    free(r->count);
+    free(r->last);
+}
+
+static memplan_status readers_init(readers *r, const memplan_graph *g, memplan_error *err) {
+    size_t n = (size_t)(g->n_values ? g->n_values : 1);
+    r->count = calloc(n, sizeof *r->count);
+    r->last = malloc(n * sizeof *r->last);
+    if (!r->count || !r->last) {
+        readers_free(r);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     }
     for (int32_t p = 0; p < g->n_nodes; p++) {
-        const memplan_node *n = &g->nodes[p];
-        for (int32_t k = 0; k < n->n_inputs + n->n_captures; k++) {
-            int32_t v = k < n->n_inputs ? n->inputs[k] : n->captures[k - n->n_inputs];
-            if (v >= 0) readers[v]++, reader[v] = p;
+        const memplan_node *node = &g->nodes[p];
+        for (int32_t k = 0; k < node->n_inputs + node->n_captures; k++) {
+            int32_t v = k < node->n_inputs ? node->inputs[k] : node->captures[k - node->n_inputs];
+            if (v >= 0) r->count[v]++, r->last[v] = p;
         }
     }
-    for (int32_t p = 0; p < g->n_nodes; p++) {
-        const memplan_node *n = &g->nodes[p];
-        /* The output first: most nodes are no unit, and this test is cheaper than the op table's. */
-        int32_t out = n->n_outputs > 0 ? n->outputs[0] : -1;
-        if (out < 0 || readers[out] != 1 || (g->values[out].flags & MEMPLAN_VALUE_OUTPUT)) continue;
-        const memplan_node *q = &g->nodes[reader[out]];
-        if (strcmp(q->op_type, "QuantizeLinear") != 0 || !default_domain(q) || q->n_inputs < 1 || q->inputs[0] != out)
-            continue;
-        int want = dq_inputs_of(n);
-        int32_t data = want ? want : n->n_inputs;
-        bool unit = want >= 0 && n->n_inputs >= data && data > 0;
-        for (int32_t k = 0; unit && k < data; k++) {
-            int32_t v = n->inputs[k];
-            unit = made_by(g, v, "DequantizeLinear") && readers[v] == 1 && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
-        }
-        *count += unit;
-    }
-    free(readers);
-    free(reader);
     return MEMPLAN_OK;
+}
+
+/* Whether v is a DequantizeLinear's output that one node input alone reads
+ * (and no graph output): a value a fused unit reads quantized. */
+static bool private_dq(const memplan_graph *g, const readers *r, int32_t v) {
+    return made_by(g, v, "DequantizeLinear") && r->count[v] == 1 && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
+}
+
+/* Whether node p is the op of a unit; its QuantizeLinear's output in *quantized. */
+static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t *quantized) {
+    const memplan_node *n = &g->nodes[p];
+    /* The output first: most nodes are no unit, and this test is cheaper than the op table's. */
+    int32_t out = n->n_outputs > 0 ? n->outputs[0] : -1;
+    if (out < 0 || r->count[out] != 1 || (g->values[out].flags & MEMPLAN_VALUE_OUTPUT)) return false;
+    const memplan_node *q = &g->nodes[r->last[out]];
+    if (strcmp(q->op_type, "QuantizeLinear") != 0 || !default_domain(q) || q->n_inputs < 1 || q->inputs[0] != out ||
+        q->n_outputs < 1 || q->outputs[0] < 0)
+        return false;
+    int want = dq_inputs_of(n);
+    int32_t data = want ? want : n->n_inputs;
+    if (want < 0 || n->n_inputs < data || data <= 0) return false;
+    for (int32_t k = 0; k < data; k++)
+        if (!private_dq(g, r, n->inputs[k])) return false;
+    *quantized = q->outputs[0];
+    return true;
+}
+
+memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **units, size_t *count,
+                                     memplan_error *err) {
+    *units = NULL;
+    *count = 0;
+    readers r;
+    memplan_status st = readers_init(&r, g, err);
+    if (st) return st;
+    size_t n = 0, cap = 0;
+    memplan_qdq_unit *list = NULL;
+    for (int32_t p = 0; p < g->n_nodes; p++) {
+        int32_t quantized;
+        if (!unit_at(g, &r, p, &quantized)) continue;
+        if (n == cap) {
+            memplan_qdq_unit *grown = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof *list);
+            if (!grown) {
+                st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+                break;
+            }
+            list = grown;
+        }
+        list[n++] = (memplan_qdq_unit){p, g->nodes[p].outputs[0], quantized};
+    }
+    readers_free(&r);
+    if (st) {
+        free(list);
+        return st;
+    }
+    *units = list;
+    *count = n;
+    return MEMPLAN_OK;
+}
+
+memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_error *err) {
+    memplan_qdq_unit *units;
+    memplan_status st = memplan_qdq_unit_list(g, &units, count, err);
+    free(units);
+    return st;
+}
+
+memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_unit *units, size_t count,
+                                      memplan_viewmap *vm, memplan_error *err) {
+    if (!count) return MEMPLAN_OK;
+    readers r;
+    memplan_status st = readers_init(&r, g, err);
+    if (st) return st;
+    for (size_t i = 0; !st && i < count; i++) {
+        const memplan_node *n = &g->nodes[units[i].node];
+        for (int32_t k = 0; !st && k < n->n_inputs; k++) {
+            int32_t v = n->inputs[k];
+            if (v < 0 || !private_dq(g, &r, v)) continue;
+            const memplan_node *dq = &g->nodes[g->values[v].producer];
+            int32_t quantized = dq->n_inputs > 0 ? dq->inputs[0] : -1;
+            if (quantized >= 0 && quantized != v) st = memplan_viewmap_add(vm, v, quantized, err);
+        }
+        if (!st) st = memplan_viewmap_add(vm, units[i].quantized, units[i].output, err);
+    }
+    readers_free(&r);
+    return st;
 }

@@ -32,12 +32,14 @@ static void json_size(mp_json *j, const memplan_size *s) {
         mp_json_null(j);
 }
 
-/* "dtype" and "shape" (dims bound by the request) of a value. */
+/* "dtype" and "shape" (dims bound by the request) of a value; a fused QDQ
+ * unit's output has its QuantizeLinear output's dtype (--fuse-qdq). */
 static void json_type_of(mp_json *j, const plan_ctx *c, int32_t v) {
     const memplan_vshape *vs = memplan_shapes_value(c->p->shapes, c->p->graph, v);
     memplan_expr_pool *p = memplan_shapes_pool(c->p->shapes);
+    int32_t as = c->p->quantized_as ? c->p->quantized_as[v] : -1;
     MP_JSON_KEY(j, "dtype");
-    mp_json_str(j, kind_label(vs));
+    mp_json_str(j, kind_label(as >= 0 ? memplan_shapes_value(c->p->shapes, c->p->graph, as) : vs));
     MP_JSON_KEY(j, "shape");
     if (vs->rank < 0) {
         mp_json_null(j);
@@ -623,6 +625,8 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     }
     MP_JSON_KEY(j, "qdq_units");
     mp_json_int(j, p->n_qdq_units);
+    MP_JSON_KEY(j, "qdq_fused");
+    mp_json_int(j, p->n_qdq_fused);
     if (p->order.asked != MEMPLAN_ORDER_FILE) { /* every body has its own order */
         MP_JSON_KEY(j, "order");
         json_order(j, c);
@@ -841,6 +845,19 @@ static void text_unplanned(mp_buf *b, const memplan_model_plan *p) {
     if (p->n_unplanned > 3) mp_text_printf(b, "  ... and %zu more\n", p->n_unplanned - 3);
 }
 
+/* The qdq line: the main graph's QDQ units, as written or fused (--fuse-qdq:
+ * every unit of a main graph fuses, as none of its values is outside the plan). */
+static void text_qdq(mp_buf *b, const memplan_model_plan *p) {
+    size_t n = p->n_qdq_units;
+    if (!n) return;
+    mp_text_printf(b, "qdq:               %zu DequantizeLinear -> op -> QuantizeLinear unit%s ", n, n == 1 ? "" : "s");
+    mp_buf_puts(b, p->n_qdq_fused ? "planned fused (--fuse-qdq), as ONNX Runtime's CPU execution provider runs them: "
+                                    "the op reads and writes the quantized tensors\n"
+                                  : "planned as written (float values between them); ONNX Runtime's CPU execution "
+                                    "provider fuses such units into int8 ops, so it needs less (--fuse-qdq plans them "
+                                    "so)\n");
+}
+
 /* The inputs and total lines of the main graph's plan. */
 static void text_total(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
@@ -850,12 +867,7 @@ static void text_total(mp_buf *b, const plan_ctx *c) {
     mp_text_printf(b, " in %zu value%s", p->n_inputs_known, p->n_inputs_known == 1 ? "" : "s");
     if (p->n_inputs_unknown) mp_text_printf(b, ", and %zu of unknown size", p->n_inputs_unknown);
     mp_buf_puts(b, in_arena ? " (in the arena: --include-inputs)\n" : " (outside the arena)\n");
-    if (p->n_qdq_units)
-        mp_text_printf(b,
-                       "qdq:               %zu DequantizeLinear -> op -> QuantizeLinear unit%s planned as written "
-                       "(float values between them); ONNX Runtime's CPU execution provider fuses such units into "
-                       "int8 ops, so it needs less\n",
-                       p->n_qdq_units, p->n_qdq_units == 1 ? "" : "s");
+    text_qdq(b, p);
     if (p->n_shares) {
         mp_text_printf(b, "shared:            %zu output%s written into inputs' buffers (--share-kv)", p->n_shares,
                        p->n_shares == 1 ? "" : "s");

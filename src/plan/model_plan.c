@@ -65,6 +65,8 @@ typedef struct plan_impl {
     char **attr_names;         /* owned "name[i]" for GRAPHS attributes, else NULL */
     mp_graph_copy *graph_copy; /* a graph under an order: the graph planned */
     int32_t *order_node;       /* its order (order.node) */
+    memplan_qdq_unit *qdq;     /* the QDQ units; the first n_qdq_fused are planned fused */
+    int32_t *quantized_as;     /* pub.quantized_as */
 } plan_impl;
 
 /* What every graph of one plan shares. */
@@ -119,6 +121,8 @@ static void plan_free(plan_impl *k, bool root) {
     free(k->transients);
     free(k->subgraphs);
     free(k->attr_names);
+    free(k->qdq);
+    free(k->quantized_as);
     free(k);
 }
 
@@ -209,12 +213,46 @@ static memplan_status bind_data_bounds(plan_impl *k, memplan_error *err) {
     return MEMPLAN_OK;
 }
 
-/* The view map: the default policy, then (options.inplace) the in-place
- * reuse pairs the analysis allows in this graph, recorded as its links. */
+/* options.fuse_qdq: the QDQ units' views (memplan_qdq_fuse_views), for
+ * the units whose op and QuantizeLinear outputs are buffers of this plan (an
+ * If branch's output is the If's: that unit stays as written), and no view
+ * for a value whose buffer is outside it. The units fused are moved to the
+ * front of k->qdq; collect_buffers sizes their op's output as the quantized
+ * one. */
+static memplan_status fuse_qdq(plan_impl *k, const uint8_t *external, memplan_viewmap *vm, memplan_error *err) {
+    const memplan_graph *g = k->pub.graph;
+    size_t n = 0;
+    for (size_t i = 0; i < k->pub.n_qdq_units; i++) {
+        memplan_qdq_unit u = k->qdq[i];
+        if (external[u.output] || external[u.quantized]) continue;
+        k->qdq[i] = k->qdq[n];
+        k->qdq[n++] = u;
+    }
+    int32_t *before = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *before);
+    if (!before) return oom(err);
+    memcpy(before, vm->source, (size_t)g->n_values * sizeof *before);
+    memplan_status st = memplan_qdq_fuse_views(g, k->qdq, n, vm, err);
+    for (int32_t v = 0; !st && v < g->n_values; v++)
+        if (external[v]) vm->source[v] = before[v];
+    free(before);
+    k->pub.n_qdq_fused = n;
+    if (st || !n) return st;
+    if (!(k->quantized_as = malloc((size_t)g->n_values * sizeof *k->quantized_as))) return oom(err);
+    for (int32_t v = 0; v < g->n_values; v++) k->quantized_as[v] = -1;
+    for (size_t i = 0; i < n; i++) k->quantized_as[k->qdq[i].output] = k->qdq[i].quantized;
+    k->pub.quantized_as = k->quantized_as;
+    return MEMPLAN_OK;
+}
+
+/* The view map: the default policy, the QDQ units fused (options.fuse_qdq),
+ * then (options.inplace) the in-place reuse pairs the analysis allows in this
+ * graph, recorded as its links. */
 static memplan_status build_views(plan_impl *k, const memplan_model *m, const uint8_t *external, memplan_viewmap *vm,
                                   memplan_error *err) {
     const memplan_graph *g = k->pub.graph;
     memplan_status st = memplan_viewmap_default(vm, g, err);
+    if (!st) st = memplan_qdq_unit_list(g, &k->qdq, &k->pub.n_qdq_units, err);
+    if (!st && k->pub.options.fuse_qdq) st = fuse_qdq(k, external, vm, err);
     if (st || !k->pub.options.inplace) return st;
     int32_t *before = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *before);
     if (!before) return oom(err);
@@ -347,6 +385,8 @@ static memplan_status collect_buffers(plan_impl *k, memplan_error *err) {
         k->size[v] = memplan_shapes_size(p->shapes, memplan_shapes_value(p->shapes, g, v), p->options.bindings,
                                          p->options.n_bindings);
     }
+    /* A fused unit's op writes its output quantized: the QuantizeLinear's output, a view of it. */
+    for (size_t i = 0; i < p->n_qdq_fused; i++) k->size[k->qdq[i].output] = k->size[k->qdq[i].quantized];
     for (int32_t i = 0; i < lv->n_owners; i++) {
         int32_t v = lv->owners[i];
         const memplan_size *s = &k->size[v];
@@ -957,7 +997,6 @@ static memplan_status plan_graph(const plan_env *env, const memplan_graph *g, co
     if (!st) st = plan_control_flow(k, env, err);
     if (!st) st = mark_held(k, err);
     if (!st) count_weights(k);
-    if (!st) st = memplan_qdq_units(g, &p->n_qdq_units, err);
     if (!st) {
         p->deferred = p->n_unknown > 0;
         for (size_t i = 0; i < p->n_transients; i++) p->deferred |= !p->transients[i].known;
