@@ -972,11 +972,41 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
       [
         'qdq',
         '2 DequantizeLinear → op → QuantizeLinear units planned as written (float values between them); ' +
-          "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less",
+          "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less (“QDQ fused” plans them so)",
         1,
       ],
     ]);
     expect(planAssumptions(silero(preset))).toEqual([]);
+  });
+
+  it('planAssumptions: QDQ units planned fused (plan --fuse-qdq), all or some of them', () => {
+    const qdq = (units, fused) => planAssumptions({ qdq_units: units, qdq_fused: fused, subgraphs: [] });
+    const runs = "as ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors";
+    expect(qdq(3, 3)).toEqual([
+      {
+        kind: 'qdq',
+        path: [],
+        node: '',
+        fused: 3,
+        text:
+          `3 DequantizeLinear → op → QuantizeLinear units planned fused, ${runs} ` +
+          '(what it fuses depends on the platform and the quantization parameters)',
+      },
+    ]);
+    expect(qdq(1, 1)[0].text).toBe(
+      `1 DequantizeLinear → op → QuantizeLinear unit planned fused, ${runs} ` +
+        '(what it fuses depends on the platform and the quantization parameters)',
+    );
+    expect(qdq(3, 2)[0].text).toBe(
+      `3 DequantizeLinear → op → QuantizeLinear units: 2 planned fused, ${runs}; 1 as written ` +
+        "(its QuantizeLinear output is an If branch's output)",
+    );
+    expect(qdq(3, 1)[0].text.endsWith("2 as written (their QuantizeLinear output is an If branch's output)")).toBe(
+      true,
+    );
+    expect(qdq(2, 0)[0].fused, 'as written').toBe(0);
+    expect(qdq(2, undefined)[0].fused, 'a plan from before qdq_fused').toBe(0);
+    expect(qdq(2, 7)[0].fused, 'never more than the units').toBe(2);
   });
 
   it('searchBodies counts the matching values and transients of each body, with the path to it', () => {

@@ -122,15 +122,20 @@ describe('link state', () => {
     expect(readHash('#strategy=arena').order).toBeUndefined();
   });
 
-  it('KV cache in place is in the link only when on', () => {
-    const kv = writeHash({ ...state, shareKv: true });
-    expect(kv).toBe(
-      'strategy=slots&align=32&inplace=1&kv=1&dim.batch=4&dim.a%26b%3Dc=2&value.sr=16000&value.__proto__=1%2C2&select=conv+%231%2Fout',
+  // Off unless asked: a model without a KV cache, or without QDQ units, never shows the box.
+  it.each([
+    ['KV cache in place', 'shareKv', 'kv'],
+    ['QDQ fused', 'fuseQdq', 'qdq'],
+  ])('%s is in the link only when on', (_, key, param) => {
+    const on = writeHash({ ...state, [key]: true });
+    expect(on).toBe(
+      `strategy=slots&align=32&inplace=1&${param}=1&dim.batch=4&dim.a%26b%3Dc=2&value.sr=16000&value.__proto__=1%2C2&select=conv+%231%2Fout`,
     );
-    expect(readHash(`#${kv}`).shareKv).toBe(true);
-    expect(readHash('#kv=0').shareKv).toBe(false);
-    expect(readHash('#strategy=arena').shareKv, 'not asked: undefined').toBeUndefined();
-    expect(writeHash({ ...state, shareKv: false })).toBe(writeHash(state));
+    expect(readHash(`#${on}`)[key]).toBe(true);
+    expect(readHash(`#${param}=0`)[key]).toBe(false);
+    expect(readHash(`#${param}=yes`)[key], 'not a value it takes').toBeUndefined();
+    expect(readHash('#strategy=arena')[key], 'not asked: undefined').toBeUndefined();
+    expect(writeHash({ ...state, [key]: false })).toBe(writeHash(state));
   });
 
   it('readHash ignores what it cannot use', () => {

@@ -1,14 +1,16 @@
 // QDQ node units (include/memplan/qdq.h): a QDQ model is planned as written,
 // its float values between DequantizeLinear and QuantizeLinear counted as
 // activations, and the "Assumed" note beside the figures says that ONNX
-// Runtime's CPU execution provider fuses such units and needs less. A model
-// without them has no such note.
+// Runtime's CPU execution provider fuses such units and needs less. The "QDQ
+// fused" box plans them fused (plan --fuse-qdq): the figures are the CLI's,
+// the note and the view's state say so. A model without units has no note and
+// no box.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { encodeModel } from '../onnx-encode.js';
-import { cliPlan, openFile, openPage, TIMEOUT, useBrowser } from './harness.js';
+import { cliPlan, expectPlanShown, openFile, openPage, shown, TIMEOUT, useBrowser, waitPlan } from './harness.js';
 
 const env = useBrowser({ setup: openPage });
 const DIR = mkdtempSync(join(tmpdir(), 'memplan-qdq-'));
@@ -59,8 +61,31 @@ describe('QDQ units', () => {
     });
     expect(await assumed(page)).toBe(
       'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned as written (float values between them); ' +
-        "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less.",
+        "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less (“QDQ fused” plans them so).",
     );
+    expect(await page.isVisible('.mpv-fuse-qdq'), 'the box is offered').toBe(true);
+    expect(await page.isChecked('.mpv-fuse-qdq')).toBe(false);
+  });
+
+  it('QDQ fused: the plan of plan --fuse-qdq, said in the note', async () => {
+    const page = env.page;
+    const file = join(DIR, 'qdq_conv.onnx');
+    const written = cliPlan(file, []);
+    const fused = cliPlan(file, ['--fuse-qdq']);
+    // as written x, w and c (float: 768, 432 and 576 B) at the conv; fused the conv writes 144 B of uint8
+    expect([written.peak_bytes, fused.peak_bytes, fused.qdq_fused]).toEqual([1792, 192, 1]);
+    await page.check('.mpv-fuse-qdq');
+    await waitPlan(page, fused);
+    expectPlanShown(await shown(page), fused, 'fused: ');
+    expect(await assumed(page)).toBe(
+      'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned fused, ' +
+        "as ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors " +
+        '(what it fuses depends on the platform and the quantization parameters).',
+    );
+    expect(await page.evaluate(() => window.memplanView.state.fuseQdq), 'the view state says so').toBe(true);
+    await page.uncheck('.mpv-fuse-qdq');
+    await waitPlan(page, written);
+    expectPlanShown(await shown(page), written, 'as written again: ');
   });
 
   it('a Relu between them is no unit: no note', async () => {
@@ -74,5 +99,6 @@ describe('QDQ units', () => {
       timeout: TIMEOUT,
     });
     expect(await assumed(page)).toBe('');
+    expect(await page.isVisible('.mpv-fuse-qdq'), 'no units: no box').toBe(false);
   });
 });

@@ -13,6 +13,8 @@ export interface ViewOptions {
   inplace?: boolean;
   /** A KV cache's present outputs written into the past inputs' buffers (plan --share-kv), when the model has such pairs. */
   shareKv?: boolean;
+  /** QDQ node units planned fused, as ONNX Runtime's CPU execution provider runs them (plan --fuse-qdq). */
+  fuseQdq?: boolean;
   /** The execution order planned: the model's, or the lowest peak the schedulers find (plan --order best). */
   order?: 'file' | 'best';
   /** A client to share (connectMemplan()); by default the view starts its own worker. */
@@ -35,6 +37,8 @@ export interface ViewState {
   inplace: boolean;
   /** Plan with --share-kv (offered when the model has present/past pairs). */
   shareKv: boolean;
+  /** Plan with --fuse-qdq (offered when the model has QDQ node units). */
+  fuseQdq: boolean;
   order: 'file' | 'best';
   /** Dim values as typed ('' = unbound). */
   dims: Readonly<Record<string, string>>;
@@ -74,6 +78,7 @@ export interface ViewController {
     align?: number;
     inplace?: boolean;
     shareKv?: boolean;
+    fuseQdq?: boolean;
     order?: 'file' | 'best';
   }): Promise<unknown>;
   select(name: string | null): void;

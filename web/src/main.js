@@ -18,6 +18,7 @@ const view = mount($('#app'), {
   align: linked.align,
   inplace: linked.inplace,
   shareKv: linked.shareKv,
+  fuseQdq: linked.fuseQdq,
   order: linked.order,
 });
 view.on('state', (s) => {

@@ -49,6 +49,7 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {boolean} inplace      plan with --inplace
  * @property {boolean} shareKv      plan with --share-kv when the model has kvPairs
  * @property {ReadonlyArray<object>} kvPairs  the KV-cache pairs --share-kv shares (kvPairs(info))
+ * @property {boolean} fuseQdq      plan with --fuse-qdq (QDQ node units fused)
  * @property {'file'|'best'} order  the execution order planned (`--order`; ORDERS)
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
@@ -102,6 +103,7 @@ function initialState(options) {
     inplace: options.inplace === true,
     shareKv: options.shareKv === true,
     kvPairs: Object.freeze([]),
+    fuseQdq: options.fuseQdq === true,
     order: ORDERS.includes(options.order) ? options.order : 'file',
     dims: dimsOf({}),
     dimNames: Object.freeze([]),
@@ -357,6 +359,7 @@ export function createController(client, options = {}) {
     const args = ['--strategy', strategy, '--align', String(state.align)];
     if (inplace) args.push('--inplace');
     if (state.shareKv && state.kvPairs.length) args.push('--share-kv');
+    if (state.fuseQdq) args.push('--fuse-qdq'); // changes nothing in a model without QDQ units
     return [...args, ...orderArgs(), ...dims];
   }
   // Under an order other than the file's, the positions (and so the node
@@ -889,11 +892,12 @@ export function createController(client, options = {}) {
     },
     /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS), in-place reuse or the
      *  execution order (one of ORDERS); re-plans. */
-    setOptions({ strategy, align, inplace, order, shareKv } = {}) {
+    setOptions({ strategy, align, inplace, order, shareKv, fuseQdq } = {}) {
       const p = {};
       if (strategy === 'arena' || strategy === 'slots') p.strategy = strategy;
       if (typeof inplace === 'boolean') p.inplace = inplace;
       if (typeof shareKv === 'boolean') p.shareKv = shareKv;
+      if (typeof fuseQdq === 'boolean') p.fuseQdq = fuseQdq;
       if (ORDERS.includes(order)) p.order = order;
       if (ALIGNS.includes(Number(align))) p.align = Number(align);
       patch(p);
@@ -965,6 +969,7 @@ export function createController(client, options = {}) {
         align: s.align,
         inplace: s.inplace,
         shareKv: s.shareKv,
+        fuseQdq: s.fuseQdq,
         order: s.order,
         dims: s.dims,
         dimNames: s.dimNames,

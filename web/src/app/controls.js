@@ -70,6 +70,14 @@ export function createControls(container, ctl) {
     "KV cache in one buffer: each present output is written into its past input's buffer, as ONNX Runtime GenAI does with past_present_share_buffer (plan --share-kv). Bind the past length to the cache's full length.",
   );
   shareKvLabel.hidden = true;
+  // QDQ node units planned fused (plan --fuse-qdq): offered when the plan has such units.
+  const [fuseQdq, fuseQdqLabel] = checkOption(
+    'mpv-fuse-qdq',
+    'QDQ fused',
+    'fuseQdq',
+    "QDQ units fused, as ONNX Runtime's CPU execution provider runs them: each DequantizeLinear → op → QuantizeLinear unit reads and writes the quantized tensors, so the float values between them take no memory (plan --fuse-qdq). What ONNX Runtime fuses depends on the platform and the quantization parameters: unticked, the graph as written.",
+  );
+  fuseQdqLabel.hidden = true;
   const resetZoom = el('button', 'mpv-btn', 'Reset zoom');
   resetZoom.type = 'button';
   resetZoom.addEventListener('click', () => ctl.linked.setXDomain(null));
@@ -88,7 +96,16 @@ export function createControls(container, ctl) {
   );
   fixedNote.hidden = true;
   const orderCtl = createOrderControl(ctl);
-  ctlRow.append(stratWrap, lab('alignment', alignSel), inplaceLabel, shareKvLabel, orderCtl.el, resetZoom, fixedNote);
+  ctlRow.append(
+    stratWrap,
+    lab('alignment', alignSel),
+    inplaceLabel,
+    shareKvLabel,
+    fuseQdqLabel,
+    orderCtl.el,
+    resetZoom,
+    fixedNote,
+  );
 
   const dimsBox = el('fieldset', 'mpv-dims');
   const dimsLegend = el('legend', '', 'Symbolic dims');
@@ -131,10 +148,13 @@ export function createControls(container, ctl) {
     inplace.checked = s.inplace;
     shareKv.checked = s.shareKv;
     shareKvLabel.hidden = !s.kvPairs.length;
+    fuseQdq.checked = s.fuseQdq;
+    fuseQdqLabel.hidden = !s.fuseQdq && !s.assumptions.some((a) => a.kind === 'qdq');
     // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
     const fixed = !s.hasModel;
     inplace.disabled = fixed;
     shareKv.disabled = fixed;
+    fuseQdq.disabled = fixed;
     alignSel.disabled = fixed;
     for (const b of Object.values(stratBtns)) b.disabled = fixed;
     dimsAll.disabled = fixed;
@@ -150,6 +170,7 @@ export function createControls(container, ctl) {
       inplace.checked = !!s.plan.inplace?.enabled;
       shareKv.checked = !!s.plan.share_kv;
       shareKvLabel.hidden = !s.plan.share_kv;
+      fuseQdq.checked = s.assumptions.some((a) => a.kind === 'qdq' && a.fused > 0);
     }
   }
 

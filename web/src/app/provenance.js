@@ -36,6 +36,7 @@ export function provenanceOf(state, { args, dims, values, size, sha256, version 
       align: state.align,
       inplace: state.inplace,
       ...(state.shareKv && state.kvPairs?.length ? { share_kv: true } : {}),
+      ...(state.fuseQdq ? { fuse_qdq: true } : {}),
       ...(state.order && state.order !== 'file' ? { order: state.order } : {}),
     },
     dims,

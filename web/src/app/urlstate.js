@@ -18,7 +18,7 @@ const DIM = 'dim.';
 const VALUE = 'value.';
 
 /**
- * The state a hash asks for: {strategy, align, inplace, shareKv (kv), order (each undefined when
+ * The state a hash asks for: {strategy, align, inplace, shareKv (kv), fuseQdq (qdq), order (each undefined when
  * not given or not valid), dims: {name: text}, values: {name: text}, select
  * (a value name or null), body: [{node, attribute}] (the body shown, outermost
  * step first; [] the main graph)}. Unknown keys are ignored.
@@ -31,6 +31,7 @@ export function readHash(hash) {
     align: undefined,
     inplace: undefined,
     shareKv: undefined,
+    fuseQdq: undefined,
     order: undefined,
     dims: Object.create(null),
     values: Object.create(null),
@@ -42,6 +43,7 @@ export function readHash(hash) {
     else if (k === 'align' && ALIGNS.includes(Number(v))) out.align = Number(v);
     else if (k === 'inplace' && (v === '1' || v === '0')) out.inplace = v === '1';
     else if (k === 'kv' && (v === '1' || v === '0')) out.shareKv = v === '1';
+    else if (k === 'qdq' && (v === '1' || v === '0')) out.fuseQdq = v === '1';
     else if (k === 'order' && ORDERS.includes(v)) out.order = v;
     else if (k === 'select' && v !== '') out.select = v;
     else if (k === 'body' && v.lastIndexOf(':') > 0) {
@@ -65,6 +67,7 @@ export function writeHash(s) {
   q.set('align', String(s.align));
   q.set('inplace', s.inplace ? '1' : '0');
   if (s.shareKv) q.set('kv', '1'); // off unless asked: a model without a KV cache never shows it
+  if (s.fuseQdq) q.set('qdq', '1'); // the same: as written unless asked
   if (s.order && s.order !== 'file') q.set('order', s.order); // the file order is the page's only default left out
   for (const [k, v] of Object.entries(s.dims ?? {})) if (v !== '' && v !== undefined) q.append(DIM + k, v);
   for (const [k, v] of Object.entries(s.values ?? {})) if (v !== '' && v !== undefined) q.append(VALUE + k, v);

@@ -449,9 +449,25 @@ export function bodyLabel(e) {
  * figures: [{kind: 'branch'|'trips'|'qdq', text, path}]. 'branch': an If whose
  * condition is not known, planned with its larger branch (the C library's
  * `assumption`); 'trips': a trip-count dim (`trips_…`) left unbound; 'qdq': a
- * graph's QDQ node units (`qdq_units`), planned as written where ONNX Runtime
- * fuses them (memplan/qdq.h). Walks every counted body, main graph first.
+ * graph's QDQ node units (`qdq_units`, memplan/qdq.h), planned as written where
+ * ONNX Runtime fuses them, or fused as it may (`qdq_fused` of them, `plan
+ * --fuse-qdq`; `fused` in the entry). Walks every counted body, main graph first.
  */
+function qdqText(n, fused) {
+  const units = `${n} DequantizeLinear → op → QuantizeLinear unit${n === 1 ? '' : 's'}`;
+  const runs = "as ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors";
+  if (!fused)
+    return (
+      `${units} planned as written (float values between them); ONNX Runtime's CPU execution provider fuses ` +
+      'such units into int8 ops, so it needs less (“QDQ fused” plans them so)'
+    );
+  const rest = n - fused;
+  return fused === n
+    ? `${units} planned fused, ${runs} (what it fuses depends on the platform and the quantization parameters)`
+    : `${units}: ${fused} planned fused, ${runs}; ${rest} as written (${rest === 1 ? 'its' : 'their'} ` +
+        "QuantizeLinear output is an If branch's output)";
+}
+
 export function planAssumptions(json) {
   const out = [];
   const seenTrips = new Set();
@@ -469,14 +485,8 @@ export function planAssumptions(json) {
     }
     if (Number.isInteger(plan.qdq_units) && plan.qdq_units > 0) {
       const n = plan.qdq_units;
-      out.push({
-        kind: 'qdq',
-        path,
-        node: '',
-        text:
-          `${n} DequantizeLinear → op → QuantizeLinear unit${n === 1 ? '' : 's'} planned as written (float values ` +
-          "between them); ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less",
-      });
+      const fused = Number.isInteger(plan.qdq_fused) ? Math.min(Math.max(plan.qdq_fused, 0), n) : 0;
+      out.push({ kind: 'qdq', path, node: '', fused, text: qdqText(n, fused) });
     }
     for (const d of Array.isArray(plan.unknown?.dims) ? plan.unknown.dims : []) {
       if (typeof d === 'string' && d.startsWith('trips_') && !seenTrips.has(d)) {
