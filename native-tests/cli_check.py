@@ -304,6 +304,37 @@ def check_qdq_fused(exe, d, path):
         got = (doc["qdq_units"], doc["qdq_fused"], doc["naive_bytes"], {v["name"]: v["owner"] for v in doc["values"]}["rq"])
         check(got == (1, len(args), naive, owner), f"a QDQ Reshape {args}: (units, fused, naive, rq's owner) {got}")
 
+    # one DequantizeLinear read by two convs (ONNX Runtime gives each unit its own): both are units,
+    # and fused x is a view of xq; a Relu reading it too needs it made, in float
+    def shared(path, relu):
+        nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+                 helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"])]
+        for c in "ab":
+            nodes += [helper.make_node("DequantizeLinear", ["w", "s", "zw"], [f"w{c}"]),
+                      helper.make_node("Conv", ["x", f"w{c}"], [f"c{c}"], pads=[1, 1, 1, 1]),
+                      helper.make_node("QuantizeLinear", [f"c{c}", "s", "z"], [f"q{c}"]),
+                      helper.make_node("DequantizeLinear", [f"q{c}", "s", "z"], [f"d{c}"])]
+        nodes += [helper.make_node("Add", ["da", "db"], ["sum"]),
+                  helper.make_node("QuantizeLinear", ["sum", "s", "z"], ["sq"]),
+                  helper.make_node("DequantizeLinear", ["sq", "s", "z"], ["Y"])]
+        outs = [vi("Y", T.FLOAT, None)]
+        if relu:
+            nodes.append(helper.make_node("Relu", ["x"], ["R"]))
+            outs.append(vi("R", T.FLOAT, None))
+        g = helper.make_graph(nodes, "qdq_shared", [vi("X", T.FLOAT, [1, 16, 16, 16])], outs,
+                              [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
+                               nh.from_array(np.array(0, dtype=np.uint8), "z"),
+                               nh.from_array(np.array(0, dtype=np.int8), "zw"),
+                               nh.from_array(np.ones((16, 16, 3, 3), dtype=np.int8), "w")])
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+    spath = os.path.join(d, "qdq_shared.onnx")
+    for relu, x_owner in ((False, "xq"), (True, "x")):
+        shared(spath, relu)
+        doc = json.loads(run(exe, ["plan", spath, "--json", "--fuse-qdq"]).stdout)
+        got = (doc["qdq_units"], doc["qdq_fused"], {v["name"]: v["owner"] for v in doc["values"]}["x"])
+        check(got == (3, 3, x_owner), f"a DequantizeLinear two convs read, relu={relu}: (units, fused, x's owner) {got}")
+
     def branch(name, out_is_q):
         """xq -> DQ -> Conv(w) -> Q -> [DQ ->] the branch's output"""
         nodes = [helper.make_node("DequantizeLinear", ["xq", "s", "z"], [f"{name}_x"]),

@@ -35,8 +35,10 @@ extern "C" {
  * GlobalAveragePool, LeakyRelu, Sigmoid, Softmax, and the data-movement ops
  * Expand, Flatten, Gather, GatherElements, Reshape, Slice, Squeeze, Tile,
  * Transpose, Unsqueeze, MaxPool, ReduceMax, ReduceMin, Resize) whose data
- * inputs are each a DequantizeLinear's output read by it alone, and whose
- * output is read by one QuantizeLinear alone and is no graph output. The
+ * inputs are each a DequantizeLinear's output (no graph output; other nodes
+ * may read it too, as ONNX Runtime first gives each unit a DequantizeLinear
+ * of its own), and whose output is read by one QuantizeLinear alone and is
+ * no graph output. The
  * selectors' finer conditions (element types, equal quantization
  * parameters, the platform's int8 support) are not checked: a count of
  * what ONNX Runtime may fuse. */
@@ -55,10 +57,12 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **
                                      memplan_error *err);
 
 /* The units fused, in view terms, as ONNX Runtime's CPU execution provider
- * runs them: each DequantizeLinear output the op alone reads (its data
- * inputs, and a Conv's bias) becomes a view of that DequantizeLinear's input
- * -- the fused op reads the quantized tensor -- and the QuantizeLinear's
- * output a view of the op's output, which the op writes quantized. The op's
+ * runs them: each DequantizeLinear output that only the units' ops read (their
+ * data inputs, and a Conv's bias) becomes a view of that DequantizeLinear's
+ * input -- a fused op reads the quantized tensor -- and each QuantizeLinear's
+ * output a view of its op's output, which the op writes quantized. A
+ * DequantizeLinear output another node reads too stays a buffer (ONNX
+ * Runtime makes it, in float, for that node). The op's
  * output keeps its own link (a Reshape's output stays a view of its input);
  * the caller sizes it as the quantized output (its element count, in the
  * quantized element type). */

@@ -65,10 +65,11 @@ static memplan_status readers_init(readers *r, const memplan_graph *g, memplan_e
     return MEMPLAN_OK;
 }
 
-/* Whether v is a DequantizeLinear's output that one node input alone reads
- * (and no graph output): a value a fused unit reads quantized. */
-static bool private_dq(const memplan_graph *g, const readers *r, int32_t v) {
-    return made_by(g, v, "DequantizeLinear") && r->count[v] == 1 && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
+/* Whether v is a DequantizeLinear's output and no graph output: a unit's
+ * data input. Other nodes may read it too: ONNX Runtime gives each unit a
+ * DequantizeLinear of its own first (EnsureUniqueDQForNodeUnit). */
+static bool dq_output(const memplan_graph *g, int32_t v) {
+    return made_by(g, v, "DequantizeLinear") && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
 }
 
 /* Whether node p is the op of a unit; its QuantizeLinear's output in *quantized. */
@@ -85,7 +86,7 @@ static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t
     int32_t data = want ? want : n->n_inputs;
     if (want < 0 || n->n_inputs < data || data <= 0) return false;
     for (int32_t k = 0; k < data; k++)
-        if (!private_dq(g, r, n->inputs[k])) return false;
+        if (!dq_output(g, n->inputs[k])) return false;
     *quantized = q->outputs[0];
     return true;
 }
@@ -135,17 +136,24 @@ memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_
     readers r;
     memplan_status st = readers_init(&r, g, err);
     if (st) return st;
+    /* fused[v]: how many of v's reads are by the units' ops */
+    int32_t *fused = calloc((size_t)(g->n_values ? g->n_values : 1), sizeof *fused);
+    if (!fused) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     for (size_t i = 0; !st && i < count; i++) {
         const memplan_node *n = &g->nodes[units[i].node];
-        for (int32_t k = 0; !st && k < n->n_inputs; k++) {
-            int32_t v = n->inputs[k];
-            if (v < 0 || !private_dq(g, &r, v)) continue;
-            const memplan_node *dq = &g->nodes[g->values[v].producer];
-            int32_t quantized = dq->n_inputs > 0 ? dq->inputs[0] : -1;
-            if (quantized >= 0 && quantized != v) st = memplan_viewmap_add(vm, v, quantized, err);
-        }
-        if (!st) st = memplan_viewmap_add(vm, units[i].quantized, units[i].output, err);
+        for (int32_t k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0) fused[n->inputs[k]]++;
+        st = memplan_viewmap_add(vm, units[i].quantized, units[i].output, err);
     }
+    /* A DequantizeLinear output only fused ops read is never made; one another
+     * node reads too is made for it (ONNX Runtime's copy), as written. */
+    for (int32_t v = 0; !st && v < g->n_values; v++) {
+        if (!fused[v] || fused[v] != r.count[v] || !dq_output(g, v)) continue;
+        const memplan_node *dq = &g->nodes[g->values[v].producer];
+        int32_t quantized = dq->n_inputs > 0 ? dq->inputs[0] : -1;
+        if (quantized >= 0 && quantized != v) st = memplan_viewmap_add(vm, v, quantized, err);
+    }
+    free(fused);
     readers_free(&r);
     return st;
 }
