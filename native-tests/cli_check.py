@@ -335,6 +335,29 @@ def check_qdq_fused(exe, d, path):
         got = (doc["qdq_units"], doc["qdq_fused"], {v["name"]: v["owner"] for v in doc["values"]}["x"])
         check(got == (3, 3, x_owner), f"a DequantizeLinear two convs read, relu={relu}: (units, fused, x's owner) {got}")
 
+    # --inplace: a fused op reads and writes quantized tensors, so its output never takes an
+    # input's buffer (here x, float and made for the Relu, whose last reader is the Add)
+    nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+             helper.make_node("Relu", ["x"], ["R"]),
+             helper.make_node("DequantizeLinear", ["b", "s", "z"], ["bd"]),
+             helper.make_node("Add", ["x", "bd"], ["a"]),
+             helper.make_node("QuantizeLinear", ["a", "s", "z"], ["aq"]),
+             helper.make_node("DequantizeLinear", ["aq", "s", "z"], ["Y"])]
+    g = helper.make_graph(nodes, "qdq_inplace", [vi("X", T.FLOAT, [1, 16, 16, 16])],
+                          [vi("R", T.FLOAT, None), vi("Y", T.FLOAT, None)],
+                          [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
+                           nh.from_array(np.array(0, dtype=np.uint8), "z"),
+                           nh.from_array(np.ones((1, 16, 16, 16), dtype=np.uint8), "b")])
+    ipath = os.path.join(d, "qdq_inplace.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), ipath)
+    doc = json.loads(run(exe, ["plan", ipath, "--json", "--fuse-qdq", "--inplace"]).stdout)
+    owners = {v["name"]: v["owner"] for v in doc["values"]}
+    # R and Y (16 KiB float each) with a (4 KiB uint8) at the last DequantizeLinear
+    check((doc["qdq_fused"], owners["a"], owners["aq"], doc["peak_bytes"]) == (1, "a", "a", 36864),
+          f"--fuse-qdq --inplace: the fused Add keeps its own 4 KiB buffer "
+          f"({doc['qdq_fused']}, {owners['a']}, {owners['aq']}, {doc['peak_bytes']})")
+
     def branch(name, out_is_q):
         """xq -> DQ -> Conv(w) -> Q -> [DQ ->] the branch's output"""
         nodes = [helper.make_node("DequantizeLinear", ["xq", "s", "z"], [f"{name}_x"]),

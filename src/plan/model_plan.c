@@ -266,6 +266,10 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
      * If's; a folded constant) keeps it: no link. */
     for (int32_t v = 0; !st && v < g->n_values; v++)
         if (external[v]) vm->source[v] = before[v];
+    /* A fused unit's op reads and writes quantized tensors: the analysis, which
+     * sees the float ones, cannot pair it (its uint8 output would keep a float
+     * input's buffer). Dropping a link only frees the others' constraints. */
+    for (size_t i = 0; !st && i < k->pub.n_qdq_fused; i++) vm->source[k->qdq[i].output] = before[k->qdq[i].output];
     size_t n = 0;
     for (int32_t v = 0; !st && v < g->n_values; v++) n += vm->source[v] != before[v];
     if (!st && !(k->links = malloc((n ? n : 1) * sizeof *k->links))) st = oom(err);

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""qdq_model.py -- a float ONNX model in QDQ form, as ONNX Runtime's static
+quantization writes it by default (quantize_static, QuantFormat.QDQ).
+
+    /usr/bin/python3 bench/qdq_model.py IN.onnx OUT.onnx
+
+For `memplan plan OUT.onnx` against `memplan plan OUT.onnx --fuse-qdq` (README,
+"QDQ models"): the graph as written against the units fused as ONNX Runtime's
+CPU execution provider runs them. What it writes, as the quantizer does with
+its defaults (activations uint8, weights int8, per tensor):
+  - each float activation an op of QUANTIZED reads or writes (a graph input
+    too, not a graph output) gets one QuantizeLinear -> DequantizeLinear pair
+    after its producer, and every reader reads the DequantizeLinear's output
+    (one DequantizeLinear per tensor, shared by its readers: the quantizer's
+    default, DedicatedQDQPair off);
+  - each float initializer such an op reads becomes an int8 initializer (a
+    Conv's bias int32) and a DequantizeLinear;
+  - Constant nodes holding a tensor become initializers first (ONNX Runtime
+    folds them at load; paddle2onnx writes its weights so);
+  - a model below opset 11 is converted to 11 first (onnx.version_converter),
+    as the quantizer does.
+The values are placeholders (scale 1/64, zero point 0 or 128, weights
+rounded): the model's memory, not its accuracy, is what it is for. Needs the
+onnx and numpy modules (Debian: python3-onnx, python3-numpy).
+"""
+import argparse
+
+import numpy as np
+import onnx
+import onnx.version_converter
+from onnx import TensorProto as T, helper, numpy_helper as nh
+
+# The ops the quantizer's QDQ registry quantizes (and ONNX Runtime's CPU
+# execution provider fuses, memplan/qdq.h); their other inputs are left.
+QUANTIZED = {
+    "Conv": 3, "MatMul": 2, "Add": 2, "Mul": 2, "Concat": None, "AveragePool": 1,
+    "GlobalAveragePool": 1, "MaxPool": 1, "Sigmoid": 1, "LeakyRelu": 1, "Softmax": 1,
+    "Resize": 1, "Reshape": 1, "Transpose": 1, "Squeeze": 1, "Unsqueeze": 1, "Flatten": 1,
+}
+SCALE = np.float32(1 / 64)
+
+
+def float_tensors(model):
+    """Names of the float tensors, by onnx's shape inference."""
+    inferred = onnx.shape_inference.infer_shapes(model)
+    g = inferred.graph
+    out = set()
+    for vi in list(g.value_info) + list(g.input) + list(g.output):
+        if vi.type.tensor_type.elem_type == T.FLOAT:
+            out.add(vi.name)
+    for init in g.initializer:
+        if init.data_type == T.FLOAT:
+            out.add(init.name)
+    return out
+
+
+def constants_to_initializers(g):
+    """Constant nodes holding a tensor become initializers (ONNX Runtime folds them at load), so
+    the weights exporters write as Constants (paddle2onnx) are quantized as initializers are."""
+    keep = []
+    for n in g.node:
+        value = [a for a in n.attribute if a.name == "value"] if n.op_type == "Constant" else []
+        if value and n.domain in ("", "ai.onnx"):
+            t = onnx.TensorProto()
+            t.CopyFrom(value[0].t)
+            t.name = n.output[0]
+            g.initializer.append(t)
+        else:
+            keep.append(n)
+    del g.node[:]
+    g.node.extend(keep)
+
+
+def convert(model):
+    opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0)
+    if opset < 11:  # QuantizeLinear is opset 10; the quantizer first converts a model to 11, as here
+        model = onnx.version_converter.convert_version(model, 11)
+    g = model.graph
+    constants_to_initializers(g)
+    floats = float_tensors(model)
+    inits = {i.name: i for i in g.initializer}
+    outputs = {o.name for o in g.output}
+    consts = {o for n in g.node if n.op_type == "Constant" for o in n.output}
+    new_inits = [nh.from_array(np.array(SCALE), "qdq_scale"),
+                 nh.from_array(np.array(128, dtype=np.uint8), "qdq_zero_u8"),
+                 nh.from_array(np.array(0, dtype=np.int8), "qdq_zero_i8"),
+                 nh.from_array(np.array(0, dtype=np.int32), "qdq_zero_i32")]
+    weights = {}  # float initializer name -> its DequantizeLinear's output
+
+    def weight(name, op, k):
+        key = (name, op == "Conv" and k == 2)
+        if key not in weights:
+            a = nh.to_array(inits[name])
+            if key[1]:  # a Conv's bias: int32
+                q, zero = np.round(a / SCALE).astype(np.int32), "qdq_zero_i32"
+            elif op in ("Conv", "MatMul"):
+                q, zero = np.clip(np.round(a / SCALE), -127, 127).astype(np.int8), "qdq_zero_i8"
+            else:
+                q, zero = np.clip(np.round(a / SCALE) + 128, 0, 255).astype(np.uint8), "qdq_zero_u8"
+            qname = f"{name}_quantized{'_bias' if key[1] else ''}"
+            new_inits.append(nh.from_array(q, qname))
+            weights[key] = (qname, zero, f"{qname}_dq")
+        return weights[key]
+
+    # the activations to quantize: float, not weights, not Constant outputs, not graph outputs
+    acts = []
+    for n in g.node:
+        if n.op_type not in QUANTIZED or n.domain not in ("", "ai.onnx"):
+            continue
+        data = QUANTIZED[n.op_type]
+        ins = list(n.input if data is None else n.input[:data])
+        for t in ins + list(n.output[:1]):
+            if t and t in floats and t not in inits and t not in consts and t not in outputs and t not in acts:
+                acts.append(t)
+    acts_set = set(acts)
+    dq_of = {t: f"{t}_dq" for t in acts}
+    nodes = []
+    pre = {}  # tensor -> the pair to add after its producer (or at the start: a graph input)
+    for t in acts:
+        pre[t] = [helper.make_node("QuantizeLinear", [t, "qdq_scale", "qdq_zero_u8"], [f"{t}_q"], name=f"{t}_Q"),
+                  helper.make_node("DequantizeLinear", [f"{t}_q", "qdq_scale", "qdq_zero_u8"], [dq_of[t]],
+                                   name=f"{t}_DQ")]
+    for i in g.input:
+        nodes += pre.get(i.name, [])
+    for n in g.node:
+        data = QUANTIZED.get(n.op_type, 0) if n.domain in ("", "ai.onnx") else 0
+        ins = []
+        for k, t in enumerate(n.input):
+            if t in acts_set:
+                ins.append(dq_of[t])
+            elif n.op_type in QUANTIZED and (data is None or k < data) and t in inits and t in floats:
+                qname, zero, dq = weight(t, n.op_type, k)
+                if not any(x.output[0] == dq for x in nodes):
+                    nodes.append(helper.make_node("DequantizeLinear", [qname, "qdq_scale", zero], [dq],
+                                                  name=f"{qname}_DQ"))
+                ins.append(dq)
+            else:
+                ins.append(t)
+        del n.input[:]
+        n.input.extend(ins)
+        nodes.append(n)
+        for o in n.output:
+            nodes += pre.get(o, [])
+    used = {t for n in nodes for t in n.input} | outputs
+    keep = [i for i in g.initializer if i.name in used]
+    del g.node[:]
+    g.node.extend(nodes)
+    del g.initializer[:]
+    g.initializer.extend(keep + [i for i in new_inits if i.name in used])
+    return model
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("src")
+    ap.add_argument("dst")
+    args = ap.parse_args()
+    model = convert(onnx.load(args.src))
+    onnx.checker.check_model(model)
+    onnx.save(model, args.dst)
+
+
+if __name__ == "__main__":
+    main()
