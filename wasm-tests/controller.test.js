@@ -6,7 +6,7 @@
 // plan or model never lands), cancel, a failed open, plan documents, and the
 // frozen state embedders see.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -14,6 +14,7 @@ import { checkValue, createController, valueInputs } from '../web/src/app/contro
 import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
 import { formatBytes } from '../web/src/data/format.js';
 import { loadMemplan, requireNativeCli } from './helpers.js';
+import { qdqConvModel } from './onnx-encode.js';
 import { dimArgs, LARGEST, MEDIUM, requireVizFixtures, SMALL, SYMBOLIC } from './viz-fixtures.js';
 
 const cli = (cmd, file, args = []) =>
@@ -298,6 +299,30 @@ describe('controller: opening a model', () => {
     expect(ctl.snapshot().order).toBe('best');
     await ctl.setOptions({ order: 'beam' }); // not offered: unchanged
     expect(ctl.state.order).toBe('best');
+  });
+
+  it("QDQ fused: plans with --fuse-qdq, the CLI's plan, and the chart leaves the as-written profile", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memplan-qdq-'));
+    const file = join(dir, 'qdq_conv.onnx');
+    writeFileSync(file, qdqConvModel());
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open('qdq_conv.onnx', readFileSync(file));
+    expect(ctl.state.profile, 'as written: the per-node profile').not.toBe(null);
+    expect(ctl.state.assumptions.map((a) => [a.kind, a.fused])).toEqual([['qdq', 0]]);
+    client.calls.length = 0;
+    await ctl.setOptions({ fuseQdq: true });
+    expect(client.calls[0]).toBe('plan --strategy arena --align 64 --fuse-qdq --no-nodes'); // the node lists kept
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', file, ['--fuse-qdq'])));
+    expect([ctl.state.plan.peak_bytes, ctl.state.assumptions[0].fused, ctl.snapshot().fuseQdq]).toEqual([192, 1, true]);
+    expect([ctl.state.profile, ctl.state.profileNote]).toEqual([
+      null,
+      "the per-node profile is of the graph as written; with QDQ units fused the chart shows the plan's live bytes",
+    ]);
+    await ctl.setOptions({ fuseQdq: false });
+    expect([ctl.state.plan.peak_bytes, ctl.state.profileNote]).toEqual([1792, '']);
+    expect(ctl.state.profile).not.toBe(null);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('a profile that fails is a note under the memory chart, not an error', async () => {
@@ -663,6 +688,7 @@ describe('controller: the state is frozen', () => {
       'align',
       'inplace',
       'shareKv',
+      'fuseQdq',
       'order',
       'dims',
       'dimNames',

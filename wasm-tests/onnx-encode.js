@@ -88,3 +88,35 @@ export function hostileModel() {
   });
 }
 export const HOSTILE_INPUT = '<img src=x onerror="window.__pwned=1">';
+
+/**
+ * A QDQ conv, as ONNX Runtime's quantizer writes it: xq (uint8) -> DequantizeLinear -> Conv
+ * (weight wq (int8) -> DequantizeLinear) -> QuantizeLinear -> cq; one QDQ unit (memplan/qdq.h).
+ * With `relu` a Relu takes the Conv's place: no unit. The quantized tensors, scale and zero
+ * points are graph inputs (no initializer data).
+ */
+export function qdqConvModel(relu = false) {
+  const FLOAT = 1,
+    UINT8 = 2,
+    INT8 = 3;
+  const op = relu
+    ? { opType: 'Relu', name: 'relu', inputs: ['x'], outputs: ['c'] }
+    : { opType: 'Conv', name: 'conv', inputs: ['x', 'w'], outputs: ['c'] };
+  return encodeModel({
+    opset: 13,
+    nodes: [
+      { opType: 'DequantizeLinear', name: 'dq_x', inputs: ['xq', 's', 'z'], outputs: ['x'] },
+      { opType: 'DequantizeLinear', name: 'dq_w', inputs: ['wq', 's', 'zw'], outputs: ['w'] },
+      op,
+      { opType: 'QuantizeLinear', name: 'q', inputs: ['c', 's', 'z'], outputs: ['cq'] },
+    ],
+    inputs: [
+      { name: 'xq', elemType: UINT8, shape: [1, 3, 8, 8] },
+      { name: 's', elemType: FLOAT, shape: [] },
+      { name: 'z', elemType: UINT8, shape: [] },
+      { name: 'wq', elemType: INT8, shape: [4, 3, 3, 3] },
+      { name: 'zw', elemType: INT8, shape: [] },
+    ],
+    outputs: [{ name: 'cq', elemType: UINT8, shape: relu ? [1, 3, 8, 8] : [1, 4, 6, 6] }],
+  });
+}

@@ -211,6 +211,7 @@ describe('embedding', () => {
       'align',
       'inplace',
       'shareKv',
+      'fuseQdq',
       'order',
       'dims',
       'dimNames',

@@ -9,43 +9,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeModel } from '../onnx-encode.js';
+import { qdqConvModel } from '../onnx-encode.js';
 import { cliPlan, expectPlanShown, openFile, openPage, shown, TIMEOUT, useBrowser, waitPlan } from './harness.js';
 
 const env = useBrowser({ setup: openPage });
 const DIR = mkdtempSync(join(tmpdir(), 'memplan-qdq-'));
 afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
-const FLOAT = 1,
-  UINT8 = 2,
-  INT8 = 3;
-
-// xq (uint8) -> DequantizeLinear -> Conv (weight: wq (int8) -> DequantizeLinear) -> QuantizeLinear -> cq
-function qdqConv(file, relu) {
-  const op = relu
-    ? { opType: 'Relu', name: 'relu', inputs: ['x'], outputs: ['c'] }
-    : { opType: 'Conv', name: 'conv', inputs: ['x', 'w'], outputs: ['c'] };
-  writeFileSync(
-    file,
-    encodeModel({
-      opset: 13,
-      nodes: [
-        { opType: 'DequantizeLinear', name: 'dq_x', inputs: ['xq', 's', 'z'], outputs: ['x'] },
-        { opType: 'DequantizeLinear', name: 'dq_w', inputs: ['wq', 's', 'zw'], outputs: ['w'] },
-        op,
-        { opType: 'QuantizeLinear', name: 'q', inputs: ['c', 's', 'z'], outputs: ['cq'] },
-      ],
-      inputs: [
-        { name: 'xq', elemType: UINT8, shape: [1, 3, 8, 8] },
-        { name: 's', elemType: FLOAT, shape: [] },
-        { name: 'z', elemType: UINT8, shape: [] },
-        { name: 'wq', elemType: INT8, shape: [4, 3, 3, 3] },
-        { name: 'zw', elemType: INT8, shape: [] },
-      ],
-      outputs: [{ name: 'cq', elemType: UINT8, shape: relu ? [1, 3, 8, 8] : [1, 4, 6, 6] }],
-    }),
-  );
-}
+const qdqConv = (file, relu) => writeFileSync(file, qdqConvModel(relu));
 
 const assumed = (page) => page.evaluate(() => document.querySelector('.mpv-assumed')?.textContent ?? null);
 

@@ -394,6 +394,14 @@ export function createController(client, options = {}) {
         profileNote:
           "the per-node profile is in the file order; under another order the chart shows the plan's live bytes",
       };
+    // The profile is of the graph as written: with QDQ units fused, the plan's live bytes.
+    if (state.fuseQdq && state.assumptions.some((a) => a.kind === 'qdq' && a.fused > 0))
+      return {
+        profileDoc: doc,
+        profile: null,
+        profileNote:
+          "the per-node profile is of the graph as written; with QDQ units fused the chart shows the plan's live bytes",
+      };
     // A body's own per-node profile is the profile document's entry at the same path.
     const shown = state.path.length ? profileAt(doc, state.path) : doc;
     if (doc && !shown)
