@@ -335,6 +335,31 @@ def check_qdq_fused(exe, d, path):
         got = (doc["qdq_units"], doc["qdq_fused"], {v["name"]: v["owner"] for v in doc["values"]}["x"])
         check(got == (3, 3, x_owner), f"a DequantizeLinear two convs read, relu={relu}: (units, fused, x's owner) {got}")
 
+    # around a Reshape ONNX Runtime only drops the pair: the QuantizeLinear's scale must be the
+    # DequantizeLinear's (the same value, or equal bytes, an initializer's or a Constant's)
+    def reshape_q_scale(path, how):
+        inits = [nh.from_array(np.array(0.05, dtype=np.float32), "s"), nh.from_array(np.array(0, dtype=np.uint8), "z"),
+                 nh.from_array(np.array([16, 16], dtype=np.int64), "shape")]
+        nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+                 helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+                 helper.make_node("Reshape", ["x", "shape"], ["r"])]
+        if how == "constant":
+            nodes.append(helper.make_node("Constant", [], ["s2"],
+                                          value=nh.from_array(np.array(0.05, dtype=np.float32))))
+        elif how != "same":
+            inits.append(nh.from_array(np.array(0.05 if how == "equal" else 0.1, dtype=np.float32), "s2"))
+        nodes += [helper.make_node("QuantizeLinear", ["r", "s" if how == "same" else "s2", "z"], ["rq"]),
+                  helper.make_node("DequantizeLinear", ["rq", "s", "z"], ["Y"])]
+        g = helper.make_graph(nodes, "qdq_reshape_scale", [vi("X", T.FLOAT, [1, 16, 16])], [vi("Y", T.FLOAT, None)],
+                              inits)
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+    for how, units in (("same", 1), ("equal", 1), ("constant", 1), ("other", 0)):
+        reshape_q_scale(rpath, how)
+        doc = json.loads(run(exe, ["plan", rpath, "--json", "--fuse-qdq"]).stdout)
+        check((doc["qdq_units"], doc["qdq_fused"]) == (units, units),
+              f"a QDQ Reshape, the QuantizeLinear's scale {how}: {units} unit ({doc['qdq_units']}, {doc['qdq_fused']})")
+
     # --inplace: a fused op reads and writes quantized tensors, so its output never takes an
     # input's buffer (here x, float and made for the Relu, whose last reader is the Add)
     nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),

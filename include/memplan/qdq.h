@@ -38,10 +38,12 @@ extern "C" {
  * inputs are each a DequantizeLinear's output (no graph output; other nodes
  * may read it too, as ONNX Runtime first gives each unit a DequantizeLinear
  * of its own), and whose output is read by one QuantizeLinear alone and is
- * no graph output. The
- * selectors' finer conditions (element types, equal quantization
- * parameters, the platform's int8 support) are not checked: a count of
- * what ONNX Runtime may fuse. */
+ * no graph output. Around the data-movement ops Expand ... Unsqueeze, ONNX
+ * Runtime only drops the pair: their DequantizeLinear and QuantizeLinear must
+ * have the same scale and zero point (one value, both absent, or constants --
+ * initializers or Constant nodes -- of equal type, shape and bytes). The
+ * selectors' finer conditions (element types, the platform's int8 support)
+ * are not checked: a count of what ONNX Runtime may fuse. */
 memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_error *err);
 
 /* One QDQ node unit. */

@@ -11,24 +11,62 @@
 static bool default_domain(const memplan_node *n) { return !n->domain[0] || strcmp(n->domain, "ai.onnx") == 0; }
 
 /* The ops fused, by how many leading inputs are data from a
- * DequantizeLinear (0: all of them). */
+ * DequantizeLinear (0: all of them), and whether ONNX Runtime only drops the
+ * pair around them (DropQDQNodesRules: the op moves quantized values as they
+ * are, so the DequantizeLinear and the QuantizeLinear must quantize alike). */
 static const struct {
     const char *op;
     int dq_inputs;
+    bool same_params;
 } UNIT_OPS[] = {
-    {"Conv", 2},    {"MatMul", 2},         {"Add", 2},       {"Mul", 2},
-    {"Concat", 0},  {"AveragePool", 1},    {"LeakyRelu", 1}, {"GlobalAveragePool", 1},
-    {"Sigmoid", 1}, {"Softmax", 1},        {"Expand", 1},    {"Flatten", 1},
-    {"Gather", 1},  {"GatherElements", 1}, {"Reshape", 1},   {"Slice", 1},
-    {"Squeeze", 1}, {"Tile", 1},           {"Transpose", 1}, {"Unsqueeze", 1},
-    {"MaxPool", 1}, {"ReduceMax", 1},      {"ReduceMin", 1}, {"Resize", 1},
+    {"Conv", 2, false},    {"MatMul", 2, false},        {"Add", 2, false},       {"Mul", 2, false},
+    {"Concat", 0, false},  {"AveragePool", 1, false},   {"LeakyRelu", 1, false}, {"GlobalAveragePool", 1, false},
+    {"Sigmoid", 1, false}, {"Softmax", 1, false},       {"Expand", 1, true},     {"Flatten", 1, true},
+    {"Gather", 1, true},   {"GatherElements", 1, true}, {"Reshape", 1, true},    {"Slice", 1, true},
+    {"Squeeze", 1, true},  {"Tile", 1, true},           {"Transpose", 1, true},  {"Unsqueeze", 1, true},
+    {"MaxPool", 1, false}, {"ReduceMax", 1, false},     {"ReduceMin", 1, false}, {"Resize", 1, false},
 };
 
-static int dq_inputs_of(const memplan_node *n) {
+/* n's row of UNIT_OPS, or -1. */
+static int unit_op(const memplan_node *n) {
     if (!default_domain(n)) return -1;
     for (size_t i = 0; i < sizeof UNIT_OPS / sizeof UNIT_OPS[0]; i++)
-        if (strcmp(n->op_type, UNIT_OPS[i].op) == 0) return UNIT_OPS[i].dq_inputs;
+        if (strcmp(n->op_type, UNIT_OPS[i].op) == 0) return (int)i;
     return -1;
+}
+
+/* The bytes of a constant v: an initializer's, or a Constant node's `value`
+ * (what ONNX Runtime folds into an initializer); NULL when not known here. */
+static const memplan_tensor *constant_tensor(const memplan_graph *g, int32_t v) {
+    if (v < 0) return NULL;
+    if (g->values[v].initializer) return g->values[v].initializer;
+    int32_t p = g->values[v].producer;
+    if (p < 0 || strcmp(g->nodes[p].op_type, "Constant") != 0 || !default_domain(&g->nodes[p])) return NULL;
+    for (int32_t a = 0; a < g->nodes[p].n_attrs; a++)
+        if (g->nodes[p].attrs[a].type == MEMPLAN_ATTR_TENSOR && strcmp(g->nodes[p].attrs[a].name, "value") == 0)
+            return g->nodes[p].attrs[a].t;
+    return NULL;
+}
+
+/* Whether inputs a and b are the same quantization parameter: one value, both
+ * absent, or constants of equal type, shape and bytes. */
+static bool same_param(const memplan_graph *g, int32_t a, int32_t b) {
+    if (a == b) return true;
+    const memplan_tensor *x = constant_tensor(g, a), *y = constant_tensor(g, b);
+    if (!x || !y || !x->data || !y->data || x->elem_type != y->elem_type || x->rank != y->rank ||
+        x->data_len != y->data_len)
+        return false;
+    for (int32_t d = 0; d < x->rank; d++)
+        if (x->dims[d] != y->dims[d]) return false;
+    return memcmp(x->data, y->data, x->data_len) == 0;
+}
+
+/* Input k of n, or -1 when absent. */
+static int32_t input_at(const memplan_node *n, int32_t k) { return k < n->n_inputs ? n->inputs[k] : -1; }
+
+/* Whether DequantizeLinear dq and QuantizeLinear q have the same scale and zero point. */
+static bool same_params(const memplan_graph *g, const memplan_node *dq, const memplan_node *q) {
+    return same_param(g, input_at(dq, 1), input_at(q, 1)) && same_param(g, input_at(dq, 2), input_at(q, 2));
 }
 
 /* Whether value v is the output of a node of op `op` (default domain). */
@@ -82,11 +120,14 @@ static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t
     if (strcmp(q->op_type, "QuantizeLinear") != 0 || !default_domain(q) || q->n_inputs < 1 || q->inputs[0] != out ||
         q->n_outputs < 1 || q->outputs[0] < 0)
         return false;
-    int want = dq_inputs_of(n);
-    int32_t data = want ? want : n->n_inputs;
-    if (want < 0 || n->n_inputs < data || data <= 0) return false;
-    for (int32_t k = 0; k < data; k++)
+    int row = unit_op(n);
+    if (row < 0) return false;
+    int32_t data = UNIT_OPS[row].dq_inputs ? UNIT_OPS[row].dq_inputs : n->n_inputs;
+    if (n->n_inputs < data || data <= 0) return false;
+    for (int32_t k = 0; k < data; k++) {
         if (!dq_output(g, n->inputs[k])) return false;
+        if (UNIT_OPS[row].same_params && !same_params(g, &g->nodes[g->values[n->inputs[k]].producer], q)) return false;
+    }
     *quantized = q->outputs[0];
     return true;
 }
