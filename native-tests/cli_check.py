@@ -360,6 +360,34 @@ def check_qdq_fused(exe, d, path):
         check((doc["qdq_units"], doc["qdq_fused"]) == (units, units),
               f"a QDQ Reshape, the QuantizeLinear's scale {how}: {units} unit ({doc['qdq_units']}, {doc['qdq_fused']})")
 
+    # Conv -> Relu -> QuantizeLinear (PyTorch's export): with the zero point at uint8's least (0),
+    # ONNX Runtime removes the Relu (ReluQuantFusion) and fuses the conv; zero point 5: no unit
+    def conv_relu(path, zp):
+        nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+                 helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+                 helper.make_node("DequantizeLinear", ["w", "s", "zw"], ["wf"]),
+                 helper.make_node("Conv", ["x", "wf"], ["c"], pads=[1, 1, 1, 1]),
+                 helper.make_node("Relu", ["c"], ["r"]),
+                 helper.make_node("QuantizeLinear", ["r", "s", "zr"], ["rq"]),
+                 helper.make_node("DequantizeLinear", ["rq", "s", "zr"], ["Y"])]
+        g = helper.make_graph(nodes, "qdq_conv_relu", [vi("X", T.FLOAT, [1, 16, 16, 16])], [vi("Y", T.FLOAT, None)],
+                              [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
+                               nh.from_array(np.array(0, dtype=np.uint8), "z"),
+                               nh.from_array(np.array(zp, dtype=np.uint8), "zr"),
+                               nh.from_array(np.array(0, dtype=np.int8), "zw"),
+                               nh.from_array(np.ones((16, 16, 3, 3), dtype=np.int8), "w")])
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+    cpath = os.path.join(d, "qdq_conv_relu.onnx")
+    # fused: c (4 KiB uint8) and Y (16 KiB float) at the end; as written x, wf and c at the conv
+    for zp, units, peak in ((0, 1, 20480), (5, 0, 41984)):
+        conv_relu(cpath, zp)
+        doc = json.loads(run(exe, ["plan", cpath, "--json", "--fuse-qdq"]).stdout)
+        owners = {v["name"]: v["owner"] for v in doc["values"]}
+        got = (doc["qdq_units"], doc["qdq_fused"], owners.get("r"), owners.get("rq"), doc["peak_bytes"])
+        want = (units, units, "c" if units else "r", "c" if units else "rq", peak)
+        check(got == want, f"Conv -> Relu -> QuantizeLinear, zero point {zp}: {got}, expected {want}")
+
     # --inplace: a fused op reads and writes quantized tensors, so its output never takes an
     # input's buffer (here x, float and made for the Relu, whose last reader is the Add)
     nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),

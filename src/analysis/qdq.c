@@ -110,16 +110,47 @@ static bool dq_output(const memplan_graph *g, int32_t v) {
     return made_by(g, v, "DequantizeLinear") && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
 }
 
-/* Whether node p is the op of a unit; its QuantizeLinear's output in *quantized. */
-static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t *quantized) {
+/* The node that alone reads v, once, as its input 0, when it is an `op`
+ * (default domain) with an output 0 and v is no graph output; else NULL. */
+static const memplan_node *sole_reader(const memplan_graph *g, const readers *r, int32_t v, const char *op) {
+    if (v < 0 || r->count[v] != 1 || (g->values[v].flags & MEMPLAN_VALUE_OUTPUT)) return NULL;
+    const memplan_node *n = &g->nodes[r->last[v]];
+    if (strcmp(n->op_type, op) != 0 || !default_domain(n) || n->n_inputs < 1 || n->inputs[0] != v || n->n_outputs < 1 ||
+        n->outputs[0] < 0)
+        return NULL;
+    return n;
+}
+
+/* Whether QuantizeLinear q's zero point is its type's least value (absent:
+ * uint8 0), so that a Relu before it changes nothing: ONNX Runtime removes
+ * such a Relu (ReluQuantFusion) before it fuses the unit. */
+static bool zero_point_at_min(const memplan_graph *g, const memplan_node *q) {
+    int32_t zp = input_at(q, 2);
+    if (zp < 0) return true;
+    const memplan_tensor *t = constant_tensor(g, zp);
+    if (!t || !t->data || !t->data_len) return false;
+    unsigned char least;
+    if (t->elem_type == MEMPLAN_DTYPE_UINT8) least = 0;
+    else if (t->elem_type == MEMPLAN_DTYPE_INT8)
+        least = 0x80; /* -128 */
+    else
+        return false;
+    for (size_t i = 0; i < t->data_len; i++)
+        if (((const unsigned char *)t->data)[i] != least) return false;
+    return true;
+}
+
+/* Whether node p is the op of a unit: *quantized its QuantizeLinear's output,
+ * *between a Relu's output between them (or -1). */
+static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t *quantized, int32_t *between) {
     const memplan_node *n = &g->nodes[p];
     /* The output first: most nodes are no unit, and this test is cheaper than the op table's. */
     int32_t out = n->n_outputs > 0 ? n->outputs[0] : -1;
-    if (out < 0 || r->count[out] != 1 || (g->values[out].flags & MEMPLAN_VALUE_OUTPUT)) return false;
-    const memplan_node *q = &g->nodes[r->last[out]];
-    if (strcmp(q->op_type, "QuantizeLinear") != 0 || !default_domain(q) || q->n_inputs < 1 || q->inputs[0] != out ||
-        q->n_outputs < 1 || q->outputs[0] < 0)
+    const memplan_node *q = sole_reader(g, r, out, "QuantizeLinear"), *relu = NULL;
+    if (!q && (relu = sole_reader(g, r, out, "Relu")) &&
+        (!(q = sole_reader(g, r, relu->outputs[0], "QuantizeLinear")) || !zero_point_at_min(g, q)))
         return false;
+    if (!q) return false;
     int row = unit_op(n);
     if (row < 0) return false;
     int32_t data = UNIT_OPS[row].dq_inputs ? UNIT_OPS[row].dq_inputs : n->n_inputs;
@@ -129,6 +160,7 @@ static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t
         if (UNIT_OPS[row].same_params && !same_params(g, &g->nodes[g->values[n->inputs[k]].producer], q)) return false;
     }
     *quantized = q->outputs[0];
+    *between = relu ? relu->outputs[0] : -1;
     return true;
 }
 
@@ -142,8 +174,8 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **
     size_t n = 0, cap = 0;
     memplan_qdq_unit *list = NULL;
     for (int32_t p = 0; p < g->n_nodes; p++) {
-        int32_t quantized;
-        if (!unit_at(g, &r, p, &quantized)) continue;
+        int32_t quantized, between;
+        if (!unit_at(g, &r, p, &quantized, &between)) continue;
         if (n == cap) {
             memplan_qdq_unit *grown = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof *list);
             if (!grown) {
@@ -152,7 +184,7 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **
             }
             list = grown;
         }
-        list[n++] = (memplan_qdq_unit){p, g->nodes[p].outputs[0], quantized};
+        list[n++] = (memplan_qdq_unit){p, g->nodes[p].outputs[0], quantized, between};
     }
     readers_free(&r);
     if (st) {
@@ -184,7 +216,9 @@ memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_
         const memplan_node *n = &g->nodes[units[i].node];
         for (int32_t k = 0; k < n->n_inputs; k++)
             if (n->inputs[k] >= 0) fused[n->inputs[k]]++;
-        st = memplan_viewmap_add(vm, units[i].quantized, units[i].output, err);
+        const memplan_qdq_unit *u = &units[i];
+        if (u->between >= 0) st = memplan_viewmap_add(vm, u->between, u->output, err);
+        if (!st) st = memplan_viewmap_add(vm, u->quantized, u->between >= 0 ? u->between : u->output, err);
     }
     /* A DequantizeLinear output only fused ops read is never made; one another
      * node reads too is made for it (ONNX Runtime's copy), as written. */

@@ -224,7 +224,7 @@ static memplan_status fuse_qdq(plan_impl *k, const uint8_t *external, memplan_vi
     size_t n = 0;
     for (size_t i = 0; i < k->pub.n_qdq_units; i++) {
         memplan_qdq_unit u = k->qdq[i];
-        if (external[u.output] || external[u.quantized]) continue;
+        if (external[u.output] || external[u.quantized] || (u.between >= 0 && external[u.between])) continue;
         k->qdq[i] = k->qdq[n];
         k->qdq[n++] = u;
     }
@@ -239,7 +239,10 @@ static memplan_status fuse_qdq(plan_impl *k, const uint8_t *external, memplan_vi
     if (st || !n) return st;
     if (!(k->quantized_as = malloc((size_t)g->n_values * sizeof *k->quantized_as))) return oom(err);
     for (int32_t v = 0; v < g->n_values; v++) k->quantized_as[v] = -1;
-    for (size_t i = 0; i < n; i++) k->quantized_as[k->qdq[i].output] = k->qdq[i].quantized;
+    for (size_t i = 0; i < n; i++) {
+        k->quantized_as[k->qdq[i].output] = k->qdq[i].quantized;
+        if (k->qdq[i].between >= 0) k->quantized_as[k->qdq[i].between] = k->qdq[i].quantized;
+    }
     k->pub.quantized_as = k->quantized_as;
     return MEMPLAN_OK;
 }
