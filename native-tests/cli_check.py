@@ -348,13 +348,18 @@ def check_qdq_fused(exe, d, path):
                                           value=nh.from_array(np.array(0.05, dtype=np.float32))))
         elif how != "same":
             inits.append(nh.from_array(np.array(0.05 if how == "equal" else 0.1, dtype=np.float32), "s2"))
-        nodes += [helper.make_node("QuantizeLinear", ["r", "s" if how == "same" else "s2", "z"], ["rq"]),
+        nodes += [helper.make_node("QuantizeLinear", ["r", "s" if how in ("same", "contrib") else "s2", "z"], ["rq"]),
                   helper.make_node("DequantizeLinear", ["rq", "s", "z"], ["Y"])]
+        if how == "contrib":  # ONNX Runtime's own QuantizeLinear and DequantizeLinear
+            for n in nodes:
+                if n.op_type.endswith("QuantizeLinear"):
+                    n.domain = "com.microsoft"
         g = helper.make_graph(nodes, "qdq_reshape_scale", [vi("X", T.FLOAT, [1, 16, 16])], [vi("Y", T.FLOAT, None)],
                               inits)
-        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
+                                                      helper.make_opsetid("com.microsoft", 1)]), path)
 
-    for how, units in (("same", 1), ("equal", 1), ("constant", 1), ("other", 0)):
+    for how, units in (("same", 1), ("equal", 1), ("constant", 1), ("other", 0), ("contrib", 1)):
         reshape_q_scale(rpath, how)
         doc = json.loads(run(exe, ["plan", rpath, "--json", "--fuse-qdq"]).stdout)
         check((doc["qdq_units"], doc["qdq_fused"]) == (units, units),

@@ -46,7 +46,8 @@ extern "C" {
  * have the same scale and zero point (one value, both absent, or constants --
  * initializers or Constant nodes -- of equal type, shape and bytes). The
  * selectors' finer conditions (element types, the platform's int8 support)
- * are not checked: a count of what ONNX Runtime may fuse. */
+ * are not checked: a count of what ONNX Runtime may fuse. QuantizeLinear and
+ * DequantizeLinear are ONNX's or ONNX Runtime's (com.microsoft). */
 memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_error *err);
 
 /* One QDQ node unit. */

@@ -10,6 +10,13 @@
 
 static bool default_domain(const memplan_node *n) { return !n->domain[0] || strcmp(n->domain, "ai.onnx") == 0; }
 
+/* QuantizeLinear and DequantizeLinear: ONNX's, or ONNX Runtime's contrib ones
+ * (com.microsoft: 16-bit and 4-bit types before ONNX had them), which its
+ * QDQ selectors take alike. An op of another domain is never one of them. */
+static bool qdq_node(const memplan_node *n, const char *op) {
+    return strcmp(n->op_type, op) == 0 && (default_domain(n) || strcmp(n->domain, "com.microsoft") == 0);
+}
+
 /* The ops fused, by how many leading inputs are data from a
  * DequantizeLinear (0: all of them), and whether ONNX Runtime only drops the
  * pair around them (DropQDQNodesRules: the op moves quantized values as they
@@ -69,10 +76,10 @@ static bool same_params(const memplan_graph *g, const memplan_node *dq, const me
     return same_param(g, input_at(dq, 1), input_at(q, 1)) && same_param(g, input_at(dq, 2), input_at(q, 2));
 }
 
-/* Whether value v is the output of a node of op `op` (default domain). */
-static bool made_by(const memplan_graph *g, int32_t v, const char *op) {
+/* Whether value v is the output of a DequantizeLinear. */
+static bool made_by_dq(const memplan_graph *g, int32_t v) {
     int32_t p = v >= 0 ? g->values[v].producer : -1;
-    return p >= 0 && strcmp(g->nodes[p].op_type, op) == 0 && default_domain(&g->nodes[p]);
+    return p >= 0 && qdq_node(&g->nodes[p], "DequantizeLinear");
 }
 
 /* How many node inputs and captures read each value, and the last node that does. */
@@ -107,16 +114,17 @@ static memplan_status readers_init(readers *r, const memplan_graph *g, memplan_e
  * data input. Other nodes may read it too: ONNX Runtime gives each unit a
  * DequantizeLinear of its own first (EnsureUniqueDQForNodeUnit). */
 static bool dq_output(const memplan_graph *g, int32_t v) {
-    return made_by(g, v, "DequantizeLinear") && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
+    return made_by_dq(g, v) && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
 }
 
-/* The node that alone reads v, once, as its input 0, when it is an `op`
- * (default domain) with an output 0 and v is no graph output; else NULL. */
-static const memplan_node *sole_reader(const memplan_graph *g, const readers *r, int32_t v, const char *op) {
+/* The node that alone reads v, once, as its input 0, when it is a Relu
+ * (relu) or a QuantizeLinear with an output 0 and v is no graph output; else
+ * NULL. */
+static const memplan_node *sole_reader(const memplan_graph *g, const readers *r, int32_t v, bool relu) {
     if (v < 0 || r->count[v] != 1 || (g->values[v].flags & MEMPLAN_VALUE_OUTPUT)) return NULL;
     const memplan_node *n = &g->nodes[r->last[v]];
-    if (strcmp(n->op_type, op) != 0 || !default_domain(n) || n->n_inputs < 1 || n->inputs[0] != v || n->n_outputs < 1 ||
-        n->outputs[0] < 0)
+    if (!(relu ? strcmp(n->op_type, "Relu") == 0 && default_domain(n) : qdq_node(n, "QuantizeLinear")) ||
+        n->n_inputs < 1 || n->inputs[0] != v || n->n_outputs < 1 || n->outputs[0] < 0)
         return NULL;
     return n;
 }
@@ -146,9 +154,9 @@ static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t
     const memplan_node *n = &g->nodes[p];
     /* The output first: most nodes are no unit, and this test is cheaper than the op table's. */
     int32_t out = n->n_outputs > 0 ? n->outputs[0] : -1;
-    const memplan_node *q = sole_reader(g, r, out, "QuantizeLinear"), *relu = NULL;
-    if (!q && (relu = sole_reader(g, r, out, "Relu")) &&
-        (!(q = sole_reader(g, r, relu->outputs[0], "QuantizeLinear")) || !zero_point_at_min(g, q)))
+    const memplan_node *q = sole_reader(g, r, out, false), *relu = NULL;
+    if (!q && (relu = sole_reader(g, r, out, true)) &&
+        (!(q = sole_reader(g, r, relu->outputs[0], false)) || !zero_point_at_min(g, q)))
         return false;
     if (!q) return false;
     int row = unit_op(n);
