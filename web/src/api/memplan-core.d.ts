@@ -212,6 +212,12 @@ export interface PlanDocument {
   nodes?: { index: number; name: string; op_type: string; domain: string; inputs: string[]; outputs: string[] }[];
   /** With --inplace (main graph): the peak saved; saved_bytes null while deferred. */
   inplace?: { enabled: true; saved_bytes: number | null };
+  /** With --share-kv (main graph): each present output planned in its past input's buffer. */
+  share_kv?: { output: string; input: string }[];
+  /** This graph's QDQ node units (include/memplan/qdq.h), which ONNX Runtime fuses. */
+  qdq_units: number;
+  /** Of those, the units planned fused (--fuse-qdq; 0 without it). */
+  qdq_fused: number;
   /** With --order other than file, in every graph's plan (each body has its own): the scheduler
    *  whose order won, positions[i] = the file-order index of the node run at position i, the
    *  strategy's figures in the file order (everything below in the file order too) and in this
