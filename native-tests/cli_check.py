@@ -365,33 +365,42 @@ def check_qdq_fused(exe, d, path):
         check((doc["qdq_units"], doc["qdq_fused"]) == (units, units),
               f"a QDQ Reshape, the QuantizeLinear's scale {how}: {units} unit ({doc['qdq_units']}, {doc['qdq_fused']})")
 
-    # Conv -> Relu -> QuantizeLinear (PyTorch's export): with the zero point at uint8's least (0),
-    # ONNX Runtime removes the Relu (ReluQuantFusion) and fuses the conv; zero point 5: no unit
-    def conv_relu(path, zp):
+    # Conv -> Relu or Clip -> QuantizeLinear (PyTorch's export; ONNX Runtime's quantizer leaves
+    # Conv -> Clip for Relu6): ONNX Runtime removes a Relu when the zero point is its type's least
+    # value (ReluQuantFusion), a Clip when its bounds hold the range the QuantizeLinear represents
+    # (ClipQuantFusion), and then fuses the conv
+    def conv_act(path, act, zp, bounds=None, attrs=False):
         nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
                  helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
                  helper.make_node("DequantizeLinear", ["w", "s", "zw"], ["wf"]),
                  helper.make_node("Conv", ["x", "wf"], ["c"], pads=[1, 1, 1, 1]),
-                 helper.make_node("Relu", ["c"], ["r"]),
-                 helper.make_node("QuantizeLinear", ["r", "s", "zr"], ["rq"]),
-                 helper.make_node("DequantizeLinear", ["rq", "s", "zr"], ["Y"])]
-        g = helper.make_graph(nodes, "qdq_conv_relu", [vi("X", T.FLOAT, [1, 16, 16, 16])], [vi("Y", T.FLOAT, None)],
-                              [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
-                               nh.from_array(np.array(0, dtype=np.uint8), "z"),
-                               nh.from_array(np.array(zp, dtype=np.uint8), "zr"),
-                               nh.from_array(np.array(0, dtype=np.int8), "zw"),
-                               nh.from_array(np.ones((16, 16, 3, 3), dtype=np.int8), "w")])
-        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+                 helper.make_node(act, ["c"] + (["lo", "hi"] if bounds and not attrs else []), ["r"],
+                                  **({"min": bounds[0], "max": bounds[1]} if attrs else {})),
+                 helper.make_node("QuantizeLinear", ["r", "sr", "zr"] if zp is not None else ["r", "sr"], ["rq"]),
+                 helper.make_node("DequantizeLinear", ["rq", "sr"] + (["zr"] if zp is not None else []), ["Y"])]
+        inits = [nh.from_array(np.array(0.05, dtype=np.float32), "s"), nh.from_array(np.array(0, dtype=np.uint8), "z"),
+                 nh.from_array(np.array(6 / 255, dtype=np.float32), "sr"),
+                 nh.from_array(np.array(0, dtype=np.int8), "zw"), nh.from_array(np.ones((16, 16, 3, 3), dtype=np.int8), "w")]
+        if zp is not None:
+            inits.append(nh.from_array(np.array(zp, dtype=np.uint8), "zr"))
+        if bounds and not attrs:
+            inits += [nh.from_array(np.array(bounds[0], dtype=np.float32), "lo"),
+                      nh.from_array(np.array(bounds[1], dtype=np.float32), "hi")]
+        g = helper.make_graph(nodes, "qdq_conv_act", [vi("X", T.FLOAT, [1, 16, 16, 16])], [vi("Y", T.FLOAT, None)], inits)
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 10 if attrs else 13)]), path)
 
-    cpath = os.path.join(d, "qdq_conv_relu.onnx")
+    cpath = os.path.join(d, "qdq_conv_act.onnx")
     # fused: c (4 KiB uint8) and Y (16 KiB float) at the end; as written x, wf and c at the conv
-    for zp, units, peak in ((0, 1, 20480), (5, 0, 41984)):
-        conv_relu(cpath, zp)
+    for act, zp, bounds, units in (("Relu", 0, None, 1), ("Relu", 5, None, 0), ("Relu", None, None, 0),
+                                   ("Clip", 0, (0.0, 6.0), 1), ("Clip", 0, (-1.0, 7.0), 1),
+                                   ("Clip", 0, (0.0, 5.0), 0), ("Clip", 0, (0.5, 6.0), 0),
+                                   ("Clip-6", 0, (0.0, 6.0), 1), ("Clip-6", 0, (0.0, 5.0), 0)):
+        conv_act(cpath, act.split("-")[0], zp, bounds, attrs=act == "Clip-6")
         doc = json.loads(run(exe, ["plan", cpath, "--json", "--fuse-qdq"]).stdout)
         owners = {v["name"]: v["owner"] for v in doc["values"]}
         got = (doc["qdq_units"], doc["qdq_fused"], owners.get("r"), owners.get("rq"), doc["peak_bytes"])
-        want = (units, units, "c" if units else "r", "c" if units else "rq", peak)
-        check(got == want, f"Conv -> Relu -> QuantizeLinear, zero point {zp}: {got}, expected {want}")
+        want = (units, units, "c" if units else "r", "c" if units else "rq", 20480 if units else 41984)
+        check(got == want, f"Conv -> {act} {bounds or ''} -> QuantizeLinear, zero point {zp}: {got}, expected {want}")
 
     # --inplace: a fused op reads and writes quantized tensors, so its output never takes an
     # input's buffer (here x, float and made for the Relu, whose last reader is the Add)

@@ -38,10 +38,11 @@ extern "C" {
  * inputs are each a DequantizeLinear's output (no graph output; other nodes
  * may read it too, as ONNX Runtime first gives each unit a DequantizeLinear
  * of its own), and whose output is read by one QuantizeLinear alone and is
- * no graph output -- or read by one Relu alone whose output is so read,
- * when the QuantizeLinear's zero point is its type's least value (absent,
- * uint8 0 or int8 -128): ONNX Runtime then removes the Relu
- * (ReluQuantFusion). Around the data-movement ops Expand ... Unsqueeze, ONNX
+ * no graph output -- or read by one Relu or Clip alone whose output is so
+ * read, where ONNX Runtime removes that Relu or Clip first (the
+ * QuantizeLinear's zero point one uint8 or int8 constant; a Relu when it is
+ * the type's least value, ReluQuantFusion; a Clip whose constant bounds hold
+ * the range the QuantizeLinear represents, ClipQuantFusion). Around the data-movement ops Expand ... Unsqueeze, ONNX
  * Runtime only drops the pair: their DequantizeLinear and QuantizeLinear must
  * have the same scale and zero point (one value, both absent, or constants --
  * initializers or Constant nodes -- of equal type, shape and bytes). The
@@ -55,7 +56,7 @@ typedef struct memplan_qdq_unit {
     int32_t node;      /* the op's position in the graph */
     int32_t output;    /* its output 0: float as written, read by the QuantizeLinear alone */
     int32_t quantized; /* that QuantizeLinear's output 0 */
-    int32_t between;   /* a Relu's output between the op and the QuantizeLinear, or -1 */
+    int32_t between;   /* the output of a Relu or Clip between the op and the QuantizeLinear, or -1 */
 } memplan_qdq_unit;
 
 /* The same units, in node order: a malloc'ed array in *units (NULL when
@@ -67,8 +68,8 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **
  * runs them: each DequantizeLinear output that only the units' ops read (their
  * data inputs, and a Conv's bias) becomes a view of that DequantizeLinear's
  * input -- a fused op reads the quantized tensor -- and each QuantizeLinear's
- * output a view of its op's output (through the Relu's output, a view of the
- * op's too, when there is one), which the op writes quantized. A
+ * output a view of its op's output (through the Relu's or Clip's output, a
+ * view of the op's too, when there is one), which the op writes quantized. A
  * DequantizeLinear output another node reads too stays a buffer (ONNX
  * Runtime makes it, in float, for that node). The op's
  * output keeps its own link (a Reshape's output stays a view of its input);

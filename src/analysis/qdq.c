@@ -3,6 +3,8 @@
  * readers, one over the nodes; and the units' views when they are planned
  * fused.
  */
+#include <float.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -117,46 +119,67 @@ static bool dq_output(const memplan_graph *g, int32_t v) {
     return made_by_dq(g, v) && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
 }
 
-/* The node that alone reads v, once, as its input 0, when it is a Relu
- * (relu) or a QuantizeLinear with an output 0 and v is no graph output; else
- * NULL. */
-static const memplan_node *sole_reader(const memplan_graph *g, const readers *r, int32_t v, bool relu) {
+/* The node that alone reads v, once, as its input 0, when it is a
+ * QuantizeLinear (or, with `activation`, a Relu or a Clip) with an output 0
+ * and v is no graph output; else NULL. */
+static const memplan_node *sole_reader(const memplan_graph *g, const readers *r, int32_t v, bool activation) {
     if (v < 0 || r->count[v] != 1 || (g->values[v].flags & MEMPLAN_VALUE_OUTPUT)) return NULL;
     const memplan_node *n = &g->nodes[r->last[v]];
-    if (!(relu ? strcmp(n->op_type, "Relu") == 0 && default_domain(n) : qdq_node(n, "QuantizeLinear")) ||
-        n->n_inputs < 1 || n->inputs[0] != v || n->n_outputs < 1 || n->outputs[0] < 0)
-        return NULL;
+    bool kind = activation ? (strcmp(n->op_type, "Relu") == 0 || strcmp(n->op_type, "Clip") == 0) && default_domain(n)
+                           : qdq_node(n, "QuantizeLinear");
+    if (!kind || n->n_inputs < 1 || n->inputs[0] != v || n->n_outputs < 1 || n->outputs[0] < 0) return NULL;
     return n;
 }
 
-/* Whether QuantizeLinear q's zero point is its type's least value (absent:
- * uint8 0), so that a Relu before it changes nothing: ONNX Runtime removes
- * such a Relu (ReluQuantFusion) before it fuses the unit. */
-static bool zero_point_at_min(const memplan_graph *g, const memplan_node *q) {
-    int32_t zp = input_at(q, 2);
-    if (zp < 0) return true;
-    const memplan_tensor *t = constant_tensor(g, zp);
-    if (!t || !t->data || !t->data_len) return false;
-    unsigned char least;
-    if (t->elem_type == MEMPLAN_DTYPE_UINT8) least = 0;
-    else if (t->elem_type == MEMPLAN_DTYPE_INT8)
-        least = 0x80; /* -128 */
-    else
-        return false;
-    for (size_t i = 0; i < t->data_len; i++)
-        if (((const unsigned char *)t->data)[i] != least) return false;
+/* A constant holding one float (a scale, a Clip's bound) in *out. */
+static bool const_float(const memplan_graph *g, int32_t v, float *out) {
+    const memplan_tensor *t = constant_tensor(g, v);
+    if (!t || !t->data || t->elem_type != MEMPLAN_DTYPE_FLOAT || t->data_len != sizeof *out) return false;
+    memcpy(out, t->data, sizeof *out);
     return true;
 }
 
+/* Whether ONNX Runtime removes activation a (a Relu or a Clip) before
+ * QuantizeLinear q, whose zero point must be one uint8 or int8 constant: a
+ * Relu when that zero point is the type's least value (ReluQuantFusion); a
+ * Clip whose bounds (attributes before opset 11, then inputs; absent: the
+ * float range) are constants holding the range q represents, scale x (least
+ * - zero point) .. scale x (greatest - zero point), to within FLT_EPSILON
+ * (ClipQuantFusion). Computed in float, as it is there. */
+static bool removed_before(const memplan_graph *g, const memplan_node *a, const memplan_node *q) {
+    const memplan_tensor *z = constant_tensor(g, input_at(q, 2));
+    if (!z || !z->data || z->data_len != 1) return false;
+    int zp, least, greatest;
+    if (z->elem_type == MEMPLAN_DTYPE_UINT8) zp = *(const uint8_t *)z->data, least = 0, greatest = 255;
+    else if (z->elem_type == MEMPLAN_DTYPE_INT8)
+        zp = *(const int8_t *)z->data, least = -128, greatest = 127;
+    else
+        return false;
+    if (strcmp(a->op_type, "Relu") == 0) return zp == least;
+    float scale, lo = -FLT_MAX, hi = FLT_MAX;
+    if (!const_float(g, input_at(q, 1), &scale)) return false;
+    for (int32_t k = 0; k < a->n_attrs; k++) {
+        const memplan_attr *at = &a->attrs[k];
+        if (at->type == MEMPLAN_ATTR_FLOAT && strcmp(at->name, "min") == 0) lo = at->f;
+        if (at->type == MEMPLAN_ATTR_FLOAT && strcmp(at->name, "max") == 0) hi = at->f;
+    }
+    if ((input_at(a, 1) >= 0 && !const_float(g, input_at(a, 1), &lo)) ||
+        (input_at(a, 2) >= 0 && !const_float(g, input_at(a, 2), &hi)))
+        return false;
+    float lower = scale * (float)(least - zp), upper = scale * (float)(greatest - zp);
+    return !(FLT_EPSILON < lo - lower || FLT_EPSILON < upper - hi);
+}
+
 /* Whether node p is the op of a unit: *quantized its QuantizeLinear's output,
- * *between a Relu's output between them (or -1). */
+ * *between the output of a Relu or Clip between them that ONNX Runtime
+ * removes (or -1). */
 static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t *quantized, int32_t *between) {
     const memplan_node *n = &g->nodes[p];
     /* The output first: most nodes are no unit, and this test is cheaper than the op table's. */
     int32_t out = n->n_outputs > 0 ? n->outputs[0] : -1;
-    const memplan_node *q = sole_reader(g, r, out, false), *relu = NULL;
-    if (!q && (relu = sole_reader(g, r, out, true)) &&
-        (!(q = sole_reader(g, r, relu->outputs[0], false)) || !zero_point_at_min(g, q)))
+    const memplan_node *q = sole_reader(g, r, out, false), *act = NULL;
+    if (!q && (act = sole_reader(g, r, out, true)) &&
+        (!(q = sole_reader(g, r, act->outputs[0], false)) || !removed_before(g, act, q)))
         return false;
     if (!q) return false;
     int row = unit_op(n);
@@ -168,7 +191,7 @@ static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t
         if (UNIT_OPS[row].same_params && !same_params(g, &g->nodes[g->values[n->inputs[k]].producer], q)) return false;
     }
     *quantized = q->outputs[0];
-    *between = relu ? relu->outputs[0] : -1;
+    *between = act ? act->outputs[0] : -1;
     return true;
 }
 
