@@ -13,6 +13,9 @@ its defaults (activations uint8, weights int8, per tensor):
     after its producer, and every reader reads the DequantizeLinear's output
     (one DequantizeLinear per tensor, shared by its readers: the quantizer's
     default, DedicatedQDQPair off);
+  - a Relu or Clip alone after such an op is left between it and the pair,
+    which quantizes the activation's output over its range (Relu: from 0, a
+    Clip: its bounds), as the quantizer does; ONNX Runtime then removes it;
   - each float initializer such an op reads becomes an int8 initializer (a
     Conv's bias int32) and a DequantizeLinear;
   - Constant nodes holding a tensor become initializers first (ONNX Runtime
@@ -103,23 +106,45 @@ def convert(model):
         return weights[key]
 
     # the activations to quantize: float, not weights, not Constant outputs, not graph outputs
-    acts = []
+    readers = {}
+    for n in g.node:
+        for t in n.input:
+            readers.setdefault(t, []).append(n)
+    def bound(clip, k):  # a Clip's constant bound (input k), else None
+        name = clip.input[k] if len(clip.input) > k else ""
+        return float(nh.to_array(inits[name])) if name in inits else None
+
+    usable = lambda t: t and t in floats and t not in inits and t not in consts and t not in outputs
+    acts, params = [], {}  # params: tensor -> (scale, zero point) other than the default
     for n in g.node:
         if n.op_type not in QUANTIZED or n.domain not in ("", "ai.onnx"):
             continue
         data = QUANTIZED[n.op_type]
-        ins = list(n.input if data is None else n.input[:data])
-        for t in ins + list(n.output[:1]):
-            if t and t in floats and t not in inits and t not in consts and t not in outputs and t not in acts:
+        outs = list(n.output[:1])
+        # a Relu or Clip alone after the op: the quantizer quantizes its output instead, with its
+        # range (Relu: from 0; Clip: its bounds), and ONNX Runtime removes it before fusing
+        after = readers.get(outs[0], []) if outs else []
+        if len(after) == 1 and after[0].op_type in ("Relu", "Clip") and outs[0] not in outputs:
+            act = after[0]
+            lo, hi = (0.0, None) if act.op_type == "Relu" else (bound(act, 1), bound(act, 2))
+            if lo is not None and (hi is not None or act.op_type == "Relu"):
+                scale = np.float32(SCALE if hi is None else (hi - lo) / 255)
+                params[act.output[0]] = (scale, np.uint8(min(255, max(0, round(-lo / float(scale))))))
+                outs = [act.output[0]]
+        for t in list(n.input if data is None else n.input[:data]) + outs:
+            if usable(t) and t not in acts:
                 acts.append(t)
     acts_set = set(acts)
     dq_of = {t: f"{t}_dq" for t in acts}
     nodes = []
     pre = {}  # tensor -> the pair to add after its producer (or at the start: a graph input)
     for t in acts:
-        pre[t] = [helper.make_node("QuantizeLinear", [t, "qdq_scale", "qdq_zero_u8"], [f"{t}_q"], name=f"{t}_Q"),
-                  helper.make_node("DequantizeLinear", [f"{t}_q", "qdq_scale", "qdq_zero_u8"], [dq_of[t]],
-                                   name=f"{t}_DQ")]
+        scale, zero = "qdq_scale", "qdq_zero_u8"
+        if t in params:
+            scale, zero = f"{t}_scale", f"{t}_zero"
+            new_inits += [nh.from_array(np.array(params[t][0]), scale), nh.from_array(np.array(params[t][1]), zero)]
+        pre[t] = [helper.make_node("QuantizeLinear", [t, scale, zero], [f"{t}_q"], name=f"{t}_Q"),
+                  helper.make_node("DequantizeLinear", [f"{t}_q", scale, zero], [dq_of[t]], name=f"{t}_DQ")]
     for i in g.input:
         nodes += pre.get(i.name, [])
     for n in g.node:
