@@ -166,7 +166,7 @@ static memplan_model_plan *plan_checked(const memplan_model *m, const memplan_pl
 }
 
 static void run_validated(const memplan_model *m, const memplan_binding *binds, size_t n_binds, bool include_inputs,
-                          uint32_t budget_ms, bool inplace, bool share_kv) {
+                          uint32_t budget_ms, bool inplace, bool share_kv, bool fuse_qdq) {
     memplan_plan_options o;
     memplan_plan_options_init(&o);
     o.bindings = binds;
@@ -176,6 +176,7 @@ static void run_validated(const memplan_model *m, const memplan_binding *binds, 
     o.inplace = inplace;
     o.allow_input_overwrite = inplace;
     o.share_kv = share_kv;
+    o.fuse_qdq = fuse_qdq;
     memplan_model_plan_free(plan_checked(m, &o));
 }
 
@@ -311,8 +312,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_command(m, "tags", NONE, 0, NULL, 0);
     run_annotate(data, size, m);
 
-    run_validated(m, binds, n_binds, false, 0, false, false);
-    run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0, false);
+    run_validated(m, binds, n_binds, false, 0, false, false, false);
+    run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0, false, (seed & 16) != 0);
+    static const char *const FUSE_QDQ[] = {"--budget-ms", "0", "--fuse-qdq", "--inplace"};
+    run_report(m, FUSE_QDQ, 4, binds, n_binds);
     /* --share-kv where the model has a KV-cache pair (elsewhere it is a usage error) */
     memplan_plan_link *pairs = malloc((size_t)(m->graph->n_outputs ? m->graph->n_outputs : 1) * sizeof *pairs);
     FUZZ_CHECK(pairs != NULL, "out of memory");
@@ -321,7 +324,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (kv) {
         static const char *const SHARE_KV[] = {"--budget-ms", "0", "--share-kv"};
         run_report(m, SHARE_KV, 3, binds, n_binds);
-        run_validated(m, binds, n_binds, (seed & 4) != 0, 0, (seed & 8) != 0, true);
+        run_validated(m, binds, n_binds, (seed & 4) != 0, 0, (seed & 8) != 0, true, false);
     }
     run_ordered(data, size, m, binds, n_binds);
     memplan_model_free(m);

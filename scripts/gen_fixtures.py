@@ -46,6 +46,13 @@ checker itself cannot judge them (noted):
   unsorted.onnx      diamond.onnx's graph with its nodes stored in the order
                      [Add, Neg, Relu, Abs] (valid but not topologically sorted;
                      the checker runs on the sorted copy).
+  qdq.onnx           a QDQ model as ONNX Runtime's quantizer writes one: xq =
+                     Q(X float[1,8,16,16]); x = DQ(xq); c = Conv(x, DQ(w int8),
+                     DQ(b int32)); rq = Q(Relu(c)) (zero point 0: ONNX Runtime
+                     removes the Relu); rd = DQ(rq), read by an Add (with x, so
+                     x has two readers) and a Reshape; Y = DQ(Q(Add)), T =
+                     DQ(Q(Reshape)) with the Reshape's scale. Three QDQ units
+                     (memplan/qdq.h).
   external_data.onnx Y = MatMul(X[1,8], W[8,8]) where W is an initializer with
                      data_location=EXTERNAL, external_data location=
                      "missing_weights.bin" offset 0 length 256, and no data: the
@@ -253,6 +260,26 @@ def function():
         "function", [vi("X", T.FLOAT, [2, 8])], [vi("Y", T.FLOAT, [2, 8])],
         value_info=[vi("b", T.FLOAT, [2, 8])])
     return model(g, functions=[f], extra_opsets=[helper.make_opsetid("local", 1)])
+
+
+def qdq():
+    rng = random.Random(17)
+    inits = [helper.make_tensor("s", T.FLOAT, [], [0.05]), helper.make_tensor("z", T.UINT8, [], [0]),
+             helper.make_tensor("sw", T.FLOAT, [], [0.01]), helper.make_tensor("zw", T.INT8, [], [0]),
+             helper.make_tensor("sb", T.FLOAT, [], [0.0005]), helper.make_tensor("zb", T.INT32, [], [0]),
+             helper.make_tensor("wq", T.INT8, [8, 8, 3, 3], [rng.randint(-127, 127) for _ in range(8 * 8 * 9)]),
+             helper.make_tensor("bq", T.INT32, [8], [rng.randint(-1000, 1000) for _ in range(8)]),
+             helper.make_tensor("shape", T.INT64, [3], [1, 8, 256])]
+    nodes = [node("QuantizeLinear", ["X", "s", "z"], ["xq"]), node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+             node("DequantizeLinear", ["wq", "sw", "zw"], ["w"]), node("DequantizeLinear", ["bq", "sb", "zb"], ["b"]),
+             node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]), node("Relu", ["c"], ["r"]),
+             node("QuantizeLinear", ["r", "s", "z"], ["rq"]), node("DequantizeLinear", ["rq", "s", "z"], ["rd"]),
+             node("Add", ["rd", "x"], ["a"]), node("QuantizeLinear", ["a", "s", "z"], ["aq"]),
+             node("DequantizeLinear", ["aq", "s", "z"], ["Y"]), node("Reshape", ["rd", "shape"], ["t"]),
+             node("QuantizeLinear", ["t", "s", "z"], ["tq"]), node("DequantizeLinear", ["tq", "s", "z"], ["T"])]
+    g = helper.make_graph(nodes, "qdq", [vi("X", T.FLOAT, [1, 8, 16, 16])],
+                          [vi("Y", T.FLOAT, [1, 8, 16, 16]), vi("T", T.FLOAT, [1, 8, 256])], inits)
+    return model(g, opset=13)
 
 
 def unsorted():
@@ -483,6 +510,9 @@ def main():
     m = function()
     check(m)
     write(outdir, "function.onnx", m, "model-local FunctionProto local.AbsNeg used by a node")
+    m = qdq()
+    check(m)
+    write(outdir, "qdq.onnx", m, "QDQ Conv(+bias)+Relu, Add and Reshape units; a DequantizeLinear read twice")
     m = unsorted()
     check(topo_sorted(m))
     write(outdir, "unsorted.onnx", m, "diamond with nodes stored as Add, Neg, Relu, Abs")
