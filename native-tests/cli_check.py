@@ -346,6 +346,8 @@ def check_qdq_fused(exe, d, path):
         if how == "constant":
             nodes.append(helper.make_node("Constant", [], ["s2"],
                                           value=nh.from_array(np.array(0.05, dtype=np.float32))))
+        elif how == "shape":  # the same bytes as a [1] tensor: not the same parameter
+            inits.append(nh.from_array(np.array([0.05], dtype=np.float32), "s2"))
         elif how != "same":
             inits.append(nh.from_array(np.array(0.05 if how == "equal" else 0.1, dtype=np.float32), "s2"))
         nodes += [helper.make_node("QuantizeLinear", ["r", "s" if how in ("same", "contrib") else "s2", "z"], ["rq"]),
@@ -359,7 +361,7 @@ def check_qdq_fused(exe, d, path):
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
                                                       helper.make_opsetid("com.microsoft", 1)]), path)
 
-    for how, units in (("same", 1), ("equal", 1), ("constant", 1), ("other", 0), ("contrib", 1)):
+    for how, units in (("same", 1), ("equal", 1), ("constant", 1), ("other", 0), ("shape", 0), ("contrib", 1)):
         reshape_q_scale(rpath, how)
         doc = json.loads(run(exe, ["plan", rpath, "--json", "--fuse-qdq"]).stdout)
         check((doc["qdq_units"], doc["qdq_fused"]) == (units, units),
@@ -374,15 +376,15 @@ def check_qdq_fused(exe, d, path):
                  helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
                  helper.make_node("DequantizeLinear", ["w", "s", "zw"], ["wf"]),
                  helper.make_node("Conv", ["x", "wf"], ["c"], pads=[1, 1, 1, 1]),
-                 helper.make_node(act, ["c"] + (["lo", "hi"] if bounds and not attrs else []), ["r"],
+                 helper.make_node(act.split("-")[0], ["c"] + (["lo", "hi"] if bounds and not attrs else []), ["r"],
                                   **({"min": bounds[0], "max": bounds[1]} if attrs else {})),
                  helper.make_node("QuantizeLinear", ["r", "sr", "zr"] if zp is not None else ["r", "sr"], ["rq"]),
                  helper.make_node("DequantizeLinear", ["rq", "sr"] + (["zr"] if zp is not None else []), ["Y"])]
         inits = [nh.from_array(np.array(0.05, dtype=np.float32), "s"), nh.from_array(np.array(0, dtype=np.uint8), "z"),
                  nh.from_array(np.array(6 / 255, dtype=np.float32), "sr"),
                  nh.from_array(np.array(0, dtype=np.int8), "zw"), nh.from_array(np.ones((16, 16, 3, 3), dtype=np.int8), "w")]
-        if zp is not None:
-            inits.append(nh.from_array(np.array(zp, dtype=np.uint8), "zr"))
+        if zp is not None:  # a negative zero point is int8's
+            inits.append(nh.from_array(np.array(zp, dtype=np.int8 if zp < 0 or act == "Relu-i8" else np.uint8), "zr"))
         if bounds and not attrs:
             inits += [nh.from_array(np.array(bounds[0], dtype=np.float32), "lo"),
                       nh.from_array(np.array(bounds[1], dtype=np.float32), "hi")]
@@ -392,10 +394,11 @@ def check_qdq_fused(exe, d, path):
     cpath = os.path.join(d, "qdq_conv_act.onnx")
     # fused: c (4 KiB uint8) and Y (16 KiB float) at the end; as written x, wf and c at the conv
     for act, zp, bounds, units in (("Relu", 0, None, 1), ("Relu", 5, None, 0), ("Relu", None, None, 0),
+                                   ("Relu", -128, None, 1), ("Relu-i8", 0, None, 0),
                                    ("Clip", 0, (0.0, 6.0), 1), ("Clip", 0, (-1.0, 7.0), 1),
                                    ("Clip", 0, (0.0, 5.0), 0), ("Clip", 0, (0.5, 6.0), 0),
                                    ("Clip-6", 0, (0.0, 6.0), 1), ("Clip-6", 0, (0.0, 5.0), 0)):
-        conv_act(cpath, act.split("-")[0], zp, bounds, attrs=act == "Clip-6")
+        conv_act(cpath, act, zp, bounds, attrs=act == "Clip-6")
         doc = json.loads(run(exe, ["plan", cpath, "--json", "--fuse-qdq"]).stdout)
         owners = {v["name"]: v["owner"] for v in doc["values"]}
         got = (doc["qdq_units"], doc["qdq_fused"], owners.get("r"), owners.get("rq"), doc["peak_bytes"])

@@ -29,28 +29,6 @@
 extern "C" {
 #endif
 
-/* The QDQ node units of g (not of its bodies), in *count: a node whose op
- * ONNX Runtime's CPU execution provider fuses (its qdq_selector_action
- * transformer: Conv, MatMul, Add, Mul, Concat, AveragePool,
- * GlobalAveragePool, LeakyRelu, Sigmoid, Softmax, and the data-movement ops
- * Expand, Flatten, Gather, GatherElements, Reshape, Slice, Squeeze, Tile,
- * Transpose, Unsqueeze, MaxPool, ReduceMax, ReduceMin, Resize) whose data
- * inputs are each a DequantizeLinear's output (no graph output; other nodes
- * may read it too, as ONNX Runtime first gives each unit a DequantizeLinear
- * of its own), and whose output is read by one QuantizeLinear alone and is
- * no graph output -- or read by one Relu or Clip alone whose output is so
- * read, where ONNX Runtime removes that Relu or Clip first (the
- * QuantizeLinear's zero point one uint8 or int8 constant; a Relu when it is
- * the type's least value, ReluQuantFusion; a Clip whose constant bounds hold
- * the range the QuantizeLinear represents, ClipQuantFusion). Around the data-movement ops Expand ... Unsqueeze, ONNX
- * Runtime only drops the pair: their DequantizeLinear and QuantizeLinear must
- * have the same scale and zero point (one value, both absent, or constants --
- * initializers or Constant nodes -- of equal type, shape and bytes). The
- * selectors' finer conditions (element types, the platform's int8 support)
- * are not checked: a count of what ONNX Runtime may fuse. QuantizeLinear and
- * DequantizeLinear are ONNX's or ONNX Runtime's (com.microsoft). */
-memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_error *err);
-
 /* One QDQ node unit. */
 typedef struct memplan_qdq_unit {
     int32_t node;      /* the op's position in the graph */
@@ -59,21 +37,42 @@ typedef struct memplan_qdq_unit {
     int32_t between;   /* the output of a Relu or Clip between the op and the QuantizeLinear, or -1 */
 } memplan_qdq_unit;
 
-/* The same units, in node order: a malloc'ed array in *units (NULL when
- * there is none; the caller frees it) and its length in *count. */
+/* The QDQ node units of g (not of its bodies), in node order: a malloc'ed
+ * array in *units (NULL when there is none; the caller frees it), its length
+ * in *count. A unit is a node whose op ONNX Runtime's CPU execution provider
+ * fuses (its qdq_selector_action transformer: Conv, MatMul, Add, Mul,
+ * Concat, AveragePool, GlobalAveragePool, LeakyRelu, Sigmoid, Softmax, and
+ * the data-movement ops Expand, Flatten, Gather, GatherElements, Reshape,
+ * Slice, Squeeze, Tile, Transpose, Unsqueeze, MaxPool, ReduceMax, ReduceMin,
+ * Resize) whose data inputs are each a DequantizeLinear's output (no graph
+ * output; other nodes may read it too, as ONNX Runtime first gives each unit
+ * a DequantizeLinear of its own), and whose output is read by one
+ * QuantizeLinear alone and is no graph output -- or read by one Relu or Clip
+ * alone whose output is so read, where ONNX Runtime removes that Relu or
+ * Clip first (the QuantizeLinear's zero point one uint8 or int8 constant; a
+ * Relu when it is the type's least value, ReluQuantFusion; a Clip whose
+ * constant bounds hold the range the QuantizeLinear represents,
+ * ClipQuantFusion). Around the data-movement ops Expand ... Unsqueeze, ONNX
+ * Runtime only drops the pair: their DequantizeLinear and QuantizeLinear
+ * must have the same scale and zero point (one value, both absent, or
+ * constants -- initializers or Constant nodes -- of equal type, shape and
+ * bytes). The selectors' finer conditions (element types, the platform's
+ * int8 support) are not checked: a count of what ONNX Runtime may fuse.
+ * QuantizeLinear and DequantizeLinear are ONNX's or ONNX Runtime's
+ * (com.microsoft). */
 memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **units, size_t *count,
                                      memplan_error *err);
 
 /* The units fused, in view terms, as ONNX Runtime's CPU execution provider
- * runs them: each DequantizeLinear output that only the units' ops read (their
- * data inputs, and a Conv's bias) becomes a view of that DequantizeLinear's
- * input -- a fused op reads the quantized tensor -- and each QuantizeLinear's
- * output a view of its op's output (through the Relu's or Clip's output, a
- * view of the op's too, when there is one), which the op writes quantized. A
- * DequantizeLinear output another node reads too stays a buffer (ONNX
- * Runtime makes it, in float, for that node). The op's
- * output keeps its own link (a Reshape's output stays a view of its input);
- * the caller sizes it as the quantized output (its element count, in the
+ * runs them: each DequantizeLinear output that only the units' ops read
+ * (their data inputs, and a Conv's bias) becomes a view of that
+ * DequantizeLinear's input -- a fused op reads the quantized tensor -- and
+ * each QuantizeLinear's output a view of its op's output (through the Relu's
+ * or Clip's output, a view of the op's too, when there is one), which the op
+ * writes quantized. A DequantizeLinear output another node reads too stays a
+ * buffer (ONNX Runtime makes it, in float, for that node). The op's output
+ * keeps its own link (a Reshape's output stays a view of its input); the
+ * caller sizes it as the quantized output (its element count, in the
  * quantized element type). */
 memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_unit *units, size_t count,
                                       memplan_viewmap *vm, memplan_error *err);

@@ -227,13 +227,6 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **
     return MEMPLAN_OK;
 }
 
-memplan_status memplan_qdq_units(const memplan_graph *g, size_t *count, memplan_error *err) {
-    memplan_qdq_unit *units;
-    memplan_status st = memplan_qdq_unit_list(g, &units, count, err);
-    free(units);
-    return st;
-}
-
 memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_unit *units, size_t count,
                                       memplan_viewmap *vm, memplan_error *err) {
     if (!count) return MEMPLAN_OK;
