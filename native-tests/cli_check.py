@@ -276,7 +276,8 @@ def check_qdq_fused(exe, d, path):
           f"({doc['qdq_fused']}, {doc['peak_bytes']}, {doc['naive_bytes']})")
     check(sorted(vals) == ["Y", "c0", "c1", "c2", "cq0", "cq1", "cq2", "x0", "x1", "x2", "xq"]
           and [vals[v]["owner"] for v in ("x0", "x1", "cq1")] == ["xq", "c0", "c1"]
-          and (vals["c1"]["size"], vals["c1"]["dtype"], vals["c1"]["view"]) == (65536, "uint8", False),
+          and (vals["c1"]["size"], vals["c1"]["dtype"], vals["c1"]["view"]) == (65536, "uint8", False)
+          and (vals["x1"]["size"], vals["x1"]["dtype"]) == (65536, "uint8"),
           f"--fuse-qdq: the float values are views of the quantized ones, a conv writes 64 KiB ({vals})")
     text = run(exe, ["plan", path, "--fuse-qdq"]).stdout
     check("qdq:               3 DequantizeLinear -> op -> QuantizeLinear units planned fused (--fuse-qdq), as "

@@ -299,9 +299,11 @@ struct memplan_model_plan {
     size_t n_qdq_units;          /* this graph's QDQ node units (memplan/qdq.h), which ONNX Runtime fuses */
     size_t n_qdq_fused;          /* options.fuse_qdq: of those, the units planned fused (the others, and
                                     every unit without the option, are planned as written) */
-    const int32_t *quantized_as; /* per value when n_qdq_fused > 0 (else NULL): a fused unit's op
-                                    output is written in its QuantizeLinear output's element type,
-                                    that value here; -1 for every other value */
+    const int32_t *quantized_as; /* per value when n_qdq_fused > 0 (else NULL): what a fused unit
+                                    holds quantized -- its op's output (and a Relu's or Clip's
+                                    after it) as its QuantizeLinear's output, a DequantizeLinear
+                                    output as that DequantizeLinear's input -- has that value's
+                                    element type and size; -1 for every other value */
 
     size_t n_transients; /* one per node with a body, by position */
     const memplan_transient *transients;

@@ -234,15 +234,22 @@ static memplan_status fuse_qdq(plan_impl *k, const uint8_t *external, memplan_vi
     memplan_status st = memplan_qdq_fuse_views(g, k->qdq, n, vm, err);
     for (int32_t v = 0; !st && v < g->n_values; v++)
         if (external[v]) vm->source[v] = before[v];
-    free(before);
     k->pub.n_qdq_fused = n;
-    if (st || !n) return st;
-    if (!(k->quantized_as = malloc((size_t)g->n_values * sizeof *k->quantized_as))) return oom(err);
-    for (int32_t v = 0; v < g->n_values; v++) k->quantized_as[v] = -1;
+    if (!st && n && !(k->quantized_as = malloc((size_t)g->n_values * sizeof *k->quantized_as))) st = oom(err);
+    if (st || !n) {
+        free(before);
+        return st;
+    }
+    /* Each value a fused unit holds quantized: a DequantizeLinear output made a
+     * view (of its input), the op's output and the Relu's or Clip's (of the
+     * QuantizeLinear's output). */
+    for (int32_t v = 0; v < g->n_values; v++) k->quantized_as[v] = vm->source[v] != before[v] ? vm->source[v] : -1;
     for (size_t i = 0; i < n; i++) {
+        k->quantized_as[k->qdq[i].quantized] = -1;
         k->quantized_as[k->qdq[i].output] = k->qdq[i].quantized;
         if (k->qdq[i].between >= 0) k->quantized_as[k->qdq[i].between] = k->qdq[i].quantized;
     }
+    free(before);
     k->pub.quantized_as = k->quantized_as;
     return MEMPLAN_OK;
 }
@@ -392,8 +399,10 @@ static memplan_status collect_buffers(plan_impl *k, memplan_error *err) {
         k->size[v] = memplan_shapes_size(p->shapes, memplan_shapes_value(p->shapes, g, v), p->options.bindings,
                                          p->options.n_bindings);
     }
-    /* A fused unit's op writes its output quantized: the QuantizeLinear's output, a view of it. */
-    for (size_t i = 0; i < p->n_qdq_fused; i++) k->size[k->qdq[i].output] = k->size[k->qdq[i].quantized];
+    /* What a fused unit holds quantized has the quantized value's size: the
+     * op's output (the QuantizeLinear's output a view of it), and its views. */
+    for (int32_t v = 0; p->quantized_as && v < g->n_values; v++)
+        if (p->quantized_as[v] >= 0) k->size[v] = k->size[p->quantized_as[v]];
     for (int32_t i = 0; i < lv->n_owners; i++) {
         int32_t v = lv->owners[i];
         const memplan_size *s = &k->size[v];
