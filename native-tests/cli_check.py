@@ -368,6 +368,27 @@ def check_qdq_fused(exe, d, path):
         check((doc["qdq_units"], doc["qdq_fused"]) == (units, units),
               f"a QDQ Reshape, the QuantizeLinear's scale {how}: {units} unit ({doc['qdq_units']}, {doc['qdq_fused']})")
 
+    # Gemm (ONNX Runtime's QGemm), its bias a DequantizeLinear of int32: fused, g (uint8 [64,64],
+    # 4 KiB) and Y (float, 16 KiB) at the end; as written x, wf (8 KiB each), bf and g (16 KiB) at the Gemm
+    nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+             helper.make_node("DequantizeLinear", ["w", "s", "zw"], ["wf"]),
+             helper.make_node("DequantizeLinear", ["b", "s", "zb"], ["bf"]),
+             helper.make_node("Gemm", ["x", "wf", "bf"], ["g"]),
+             helper.make_node("QuantizeLinear", ["g", "s", "z"], ["gq"]),
+             helper.make_node("DequantizeLinear", ["gq", "s", "z"], ["Y"])]
+    g = helper.make_graph(nodes, "qdq_gemm", [vi("X", T.FLOAT, [64, 32])], [vi("Y", T.FLOAT, None)],
+                          [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
+                           nh.from_array(np.array(0, dtype=np.uint8), "z"), nh.from_array(np.array(0, dtype=np.int8), "zw"),
+                           nh.from_array(np.array(0, dtype=np.int32), "zb"),
+                           nh.from_array(np.ones((32, 64), dtype=np.int8), "w"), nh.from_array(np.ones(64, dtype=np.int32), "b")])
+    gpath = os.path.join(d, "qdq_gemm.onnx")
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), gpath)
+    for args, want in (([], (1, 0, 33024)), (["--fuse-qdq"], (1, 1, 20480))):
+        doc = json.loads(run(exe, ["plan", gpath, "--json"] + args).stdout)
+        got = (doc["qdq_units"], doc["qdq_fused"], doc["peak_bytes"])
+        check(got == want, f"a QDQ Gemm {args}: (units, fused, peak) {got}, expected {want}")
+
     # Conv -> Relu or Clip -> QuantizeLinear (PyTorch's export; ONNX Runtime's quantizer leaves
     # Conv -> Clip for Relu6): ONNX Runtime removes a Relu when the zero point is its type's least
     # value (ReluQuantFusion), a Clip when its bounds hold the range the QuantizeLinear represents

@@ -40,7 +40,7 @@ typedef struct memplan_qdq_unit {
 /* The QDQ node units of g (not of its bodies), in node order: a malloc'ed
  * array in *units (NULL when there is none; the caller frees it), its length
  * in *count. A unit is a node whose op ONNX Runtime's CPU execution provider
- * fuses (its qdq_selector_action transformer: Conv, MatMul, Add, Mul,
+ * fuses (its qdq_selector_action transformer: Conv, MatMul, Gemm, Add, Mul,
  * Concat, AveragePool, GlobalAveragePool, LeakyRelu, Sigmoid, Softmax, and
  * the data-movement ops Expand, Flatten, Gather, GatherElements, Reshape,
  * Slice, Squeeze, Tile, Transpose, Unsqueeze, MaxPool, ReduceMax, ReduceMin,

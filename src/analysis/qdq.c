@@ -34,6 +34,7 @@ static const struct {
     {"Gather", 1, true},   {"GatherElements", 1, true}, {"Reshape", 1, true},    {"Slice", 1, true},
     {"Squeeze", 1, true},  {"Tile", 1, true},           {"Transpose", 1, true},  {"Unsqueeze", 1, true},
     {"MaxPool", 1, false}, {"ReduceMax", 1, false},     {"ReduceMin", 1, false}, {"Resize", 1, false},
+    {"Gemm", 2, false},
 };
 
 /* n's row of UNIT_OPS, or -1. */
