@@ -389,6 +389,24 @@ def check_qdq_fused(exe, d, path):
         got = (doc["qdq_units"], doc["qdq_fused"], doc["peak_bytes"])
         check(got == want, f"a QDQ Gemm {args}: (units, fused, peak) {got}, expected {want}")
 
+    # a MatMul without a QuantizeLinear after it (ONNX Runtime's MatMulIntegerToFloat): a unit, its
+    # float output stays; fused its inputs are views of the quantized ones, and then the weight
+    # is never made in float: as written x (8 KiB), wf (8 KiB) and Y (16 KiB float)
+    # at the MatMul; fused xq and Y
+    nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+             helper.make_node("DequantizeLinear", ["w", "s", "zw"], ["wf"]),
+             helper.make_node("MatMul", ["x", "wf"], ["Y"])]
+    g = helper.make_graph(nodes, "qdq_matmul_float", [vi("X", T.FLOAT, [64, 32])], [vi("Y", T.FLOAT, None)],
+                          [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
+                           nh.from_array(np.array(0, dtype=np.uint8), "z"), nh.from_array(np.array(0, dtype=np.int8), "zw"),
+                           nh.from_array(np.ones((32, 64), dtype=np.int8), "w")])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), gpath)
+    for args, want in (([], (1, 0, 32768, "float")), (["--fuse-qdq"], (1, 1, 18432, "float"))):
+        doc = json.loads(run(exe, ["plan", gpath, "--json"] + args).stdout)
+        got = (doc["qdq_units"], doc["qdq_fused"], doc["peak_bytes"], {v["name"]: v["dtype"] for v in doc["values"]}["Y"])
+        check(got == want, f"a QDQ MatMul with a float output {args}: (units, fused, peak, Y's dtype) {got}, expected {want}")
+
     # Conv -> Relu or Clip -> QuantizeLinear (PyTorch's export; ONNX Runtime's quantizer leaves
     # Conv -> Clip for Relu6): ONNX Runtime removes a Relu when the zero point is its type's least
     # value (ReluQuantFusion), a Clip when its bounds hold the range the QuantizeLinear represents

@@ -33,7 +33,8 @@ extern "C" {
 typedef struct memplan_qdq_unit {
     int32_t node;      /* the op's position in the graph */
     int32_t output;    /* its output 0: float as written, read by the QuantizeLinear alone */
-    int32_t quantized; /* that QuantizeLinear's output 0 */
+    int32_t quantized; /* that QuantizeLinear's output 0; -1 for a MatMul or Gemm without one,
+                          whose output stays float (MatMulIntegerToFloat, QGemm) */
     int32_t between;   /* the output of a Relu or Clip between the op and the QuantizeLinear, or -1 */
 } memplan_qdq_unit;
 
@@ -52,14 +53,15 @@ typedef struct memplan_qdq_unit {
  * Clip first (the QuantizeLinear's zero point one uint8 or int8 constant; a
  * Relu when it is the type's least value, ReluQuantFusion; a Clip whose
  * constant bounds hold the range the QuantizeLinear represents,
- * ClipQuantFusion). Around the data-movement ops Expand ... Unsqueeze, ONNX
- * Runtime only drops the pair: their DequantizeLinear and QuantizeLinear
- * must have the same scale and zero point (one value, both absent, or
- * constants -- initializers or Constant nodes -- of equal type, shape and
- * bytes). The selectors' finer conditions (element types, the platform's
- * int8 support) are not checked: a count of what ONNX Runtime may fuse.
- * QuantizeLinear and DequantizeLinear are ONNX's or ONNX Runtime's
- * (com.microsoft). */
+ * ClipQuantFusion); a MatMul's or Gemm's output may also be read by anything
+ * (MatMulIntegerToFloat, QGemm with a float output: quantized = -1). Around
+ * the data-movement ops Expand ... Unsqueeze, ONNX Runtime only drops the
+ * pair: their DequantizeLinear and QuantizeLinear must have the same scale
+ * and zero point (one value, both absent, or constants -- initializers or
+ * Constant nodes -- of equal type, shape and bytes). The selectors' finer
+ * conditions (element types, the platform's int8 support) are not checked: a
+ * count of what ONNX Runtime may fuse. QuantizeLinear and DequantizeLinear
+ * are ONNX's or ONNX Runtime's (com.microsoft). */
 memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **units, size_t *count,
                                      memplan_error *err);
 

@@ -181,17 +181,21 @@ static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t
     const memplan_node *q = sole_reader(g, r, out, false), *act = NULL;
     if (!q && (act = sole_reader(g, r, out, true)) &&
         (!(q = sole_reader(g, r, act->outputs[0], false)) || !removed_before(g, act, q)))
+        q = NULL, act = NULL;
+    /* Without a QuantizeLinear after it, a MatMul or Gemm still reads its
+     * inputs quantized (MatMulIntegerToFloat, QGemm); its output stays float. */
+    if (!q && (out < 0 || !default_domain(n) || (strcmp(n->op_type, "MatMul") != 0 && strcmp(n->op_type, "Gemm") != 0)))
         return false;
-    if (!q) return false;
     int row = unit_op(n);
     if (row < 0) return false;
     int32_t data = UNIT_OPS[row].dq_inputs ? UNIT_OPS[row].dq_inputs : n->n_inputs;
     if (n->n_inputs < data || data <= 0) return false;
     for (int32_t k = 0; k < data; k++) {
         if (!dq_output(g, n->inputs[k])) return false;
-        if (UNIT_OPS[row].same_params && !same_params(g, &g->nodes[g->values[n->inputs[k]].producer], q)) return false;
+        if (q && UNIT_OPS[row].same_params && !same_params(g, &g->nodes[g->values[n->inputs[k]].producer], q))
+            return false;
     }
-    *quantized = q->outputs[0];
+    *quantized = q ? q->outputs[0] : -1;
     *between = act ? act->outputs[0] : -1;
     return true;
 }
@@ -243,7 +247,8 @@ memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_
             if (n->inputs[k] >= 0) fused[n->inputs[k]]++;
         const memplan_qdq_unit *u = &units[i];
         if (u->between >= 0) st = memplan_viewmap_add(vm, u->between, u->output, err);
-        if (!st) st = memplan_viewmap_add(vm, u->quantized, u->between >= 0 ? u->between : u->output, err);
+        if (!st && u->quantized >= 0)
+            st = memplan_viewmap_add(vm, u->quantized, u->between >= 0 ? u->between : u->output, err);
     }
     /* A DequantizeLinear output only fused ops read is never made; one another
      * node reads too is made for it (ONNX Runtime's copy), as written. */

@@ -224,7 +224,9 @@ static memplan_status fuse_qdq(plan_impl *k, const uint8_t *external, memplan_vi
     size_t n = 0;
     for (size_t i = 0; i < k->pub.n_qdq_units; i++) {
         memplan_qdq_unit u = k->qdq[i];
-        if (external[u.output] || external[u.quantized] || (u.between >= 0 && external[u.between])) continue;
+        if (external[u.output] || (u.quantized >= 0 && external[u.quantized]) ||
+            (u.between >= 0 && external[u.between]))
+            continue;
         k->qdq[i] = k->qdq[n];
         k->qdq[n++] = u;
     }
@@ -245,9 +247,11 @@ static memplan_status fuse_qdq(plan_impl *k, const uint8_t *external, memplan_vi
      * QuantizeLinear's output). */
     for (int32_t v = 0; v < g->n_values; v++) k->quantized_as[v] = vm->source[v] != before[v] ? vm->source[v] : -1;
     for (size_t i = 0; i < n; i++) {
-        k->quantized_as[k->qdq[i].quantized] = -1;
-        k->quantized_as[k->qdq[i].output] = k->qdq[i].quantized;
-        if (k->qdq[i].between >= 0) k->quantized_as[k->qdq[i].between] = k->qdq[i].quantized;
+        const memplan_qdq_unit *u = &k->qdq[i];
+        if (u->quantized < 0) continue; /* a float output stays float */
+        k->quantized_as[u->quantized] = -1;
+        k->quantized_as[u->output] = u->quantized;
+        if (u->between >= 0) k->quantized_as[u->between] = u->quantized;
     }
     free(before);
     k->pub.quantized_as = k->quantized_as;
