@@ -310,6 +310,12 @@ describe('controller: opening a model', () => {
     await ctl.open('qdq_conv.onnx', readFileSync(file));
     expect(ctl.state.profile, 'as written: the per-node profile').not.toBe(null);
     expect(ctl.state.assumptions.map((a) => [a.kind, a.fused])).toEqual([['qdq', 0]]);
+    const fusedCli = cli('plan', file, ['--fuse-qdq']);
+    expect(ctl.state.qdqOther, 'the fused reading, planned after').toEqual({
+      fused: true,
+      peak: fusedCli.peak_bytes,
+      total: fusedCli.total_bytes,
+    });
     client.calls.length = 0;
     await ctl.setOptions({ fuseQdq: true });
     expect(client.calls[0]).toBe('plan --strategy arena --align 64 --fuse-qdq --no-nodes'); // the node lists kept
@@ -319,6 +325,10 @@ describe('controller: opening a model', () => {
       null,
       "the per-node profile is of the graph as written; with QDQ units fused the chart shows the plan's live bytes",
     ]);
+    expect(client.calls.at(-1), 'the as-written reading, planned after').toBe(
+      'plan --strategy arena --align 64 --no-nodes --no-at-peak',
+    );
+    expect([ctl.state.qdqOther.fused, ctl.state.qdqOther.peak]).toEqual([false, 1792]);
     await ctl.setOptions({ fuseQdq: false });
     expect([ctl.state.plan.peak_bytes, ctl.state.profileNote]).toEqual([1792, '']);
     expect(ctl.state.profile).not.toBe(null);

@@ -27,12 +27,14 @@ describe('QDQ units', () => {
     qdqConv(file, false);
     expect(cliPlan(file, []).qdq_units, 'the CLI counts one unit').toBe(1);
     await openFile(page, file);
-    await page.waitForFunction(() => document.querySelector('.mpv-assumed')?.hidden === false, null, {
+    // the fused reading comes after the plan shown
+    await page.waitForFunction(() => /Fused,/.test(document.querySelector('.mpv-assumed')?.textContent), null, {
       timeout: TIMEOUT,
     });
     expect(await assumed(page)).toBe(
       'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned as written (float values between them); ' +
-        "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less (“QDQ fused” plans them so).",
+        "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less (“QDQ fused” plans them so). " +
+        'Fused, the planned peak is 192 B.',
     );
     expect(await page.isVisible('.mpv-fuse-qdq'), 'the box is offered').toBe(true);
     expect(await page.isChecked('.mpv-fuse-qdq')).toBe(false);
@@ -48,10 +50,14 @@ describe('QDQ units', () => {
     await page.check('.mpv-fuse-qdq');
     await waitPlan(page, fused);
     expectPlanShown(await shown(page), fused, 'fused: ');
+    await page.waitForFunction(() => /As written,/.test(document.querySelector('.mpv-assumed')?.textContent), null, {
+      timeout: TIMEOUT,
+    });
     expect(await assumed(page)).toBe(
       'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned fused, ' +
         "as ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors " +
-        '(what it fuses depends on the platform and the quantization parameters).',
+        '(what it fuses depends on the platform and the quantization parameters). ' +
+        'As written, the planned peak is 1.75 KiB (1,792 B).',
     );
     expect(await page.evaluate(() => window.memplanView.state.fuseQdq), 'the view state says so').toBe(true);
     await page.uncheck('.mpv-fuse-qdq');

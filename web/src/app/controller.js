@@ -50,6 +50,9 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {boolean} shareKv      plan with --share-kv when the model has kvPairs
  * @property {ReadonlyArray<object>} kvPairs  the KV-cache pairs --share-kv shares (kvPairs(info))
  * @property {boolean} fuseQdq      plan with --fuse-qdq (QDQ node units fused)
+ * @property {{fused: boolean, peak: number|null, total: number|null}|null} qdqOther  a QDQ model's
+ *                                  other reading, planned after the plan shown: fused when it is
+ *                                  as written, as written when fused (null: none, or not yet)
  * @property {'file'|'best'} order  the execution order planned (`--order`; ORDERS)
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
@@ -85,7 +88,7 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * For the DOM modules (detail: the state):
  *   'status' (name, busy, progress, error), 'info', 'options', 'dims' (re-render
  *   the dim inputs), 'applied' (a new plan: everything derived from it), 'slots',
- *   'profile', 'selection' (links of the new selection; detail: its source),
+ *   'profile', 'qdq' (qdqOther came), 'selection' (links of the new selection; detail: its source),
  *   'table' (tab, sort, filter), 'shown' (state.shown changed: the figures and charts are shown, or
  *   hidden while another model loads and after a cancel), 'body' (the body shown
  *   changed; 'applied' follows).
@@ -104,6 +107,7 @@ function initialState(options) {
     shareKv: options.shareKv === true,
     kvPairs: Object.freeze([]),
     fuseQdq: options.fuseQdq === true,
+    qdqOther: null,
     order: ORDERS.includes(options.order) ? options.order : 'file',
     dims: dimsOf({}),
     dimNames: Object.freeze([]),
@@ -452,7 +456,12 @@ export function createController(client, options = {}) {
       if (m.runSpan) linked.setXDomain([m.runSpan.start, m.runSpan.end]);
     }
     if (linked.selected !== null && !m.index.has(linked.selected)) linked.select(null);
-    patch({ ...profileState(profileDoc, profileNote), ...slotsState(null), links: linksOf(linked.selected, m) });
+    patch({
+      ...profileState(profileDoc, profileNote),
+      ...slotsState(null),
+      links: linksOf(linked.selected, m),
+      qdqOther: null,
+    });
     emit('applied', state);
   }
   function applySlots(slotsPlan) {
@@ -586,6 +595,19 @@ export function createController(client, options = {}) {
         if (gen !== planGen) return;
         if (sp instanceof Error) throw sp;
         applySlots(attachNodeTree(sp, plan));
+      }
+      // A QDQ model: the other reading's figures (fused when the plan shown is
+      // as written, and the other way), for the note beside the figures.
+      if (plan.status === 'planned' && state.assumptions.some((a) => a.kind === 'qdq')) {
+        const args = [...planArgs(state.strategy, planDims), '--no-nodes', '--no-at-peak'];
+        const other = await soft(
+          mdl.call('plan', state.fuseQdq ? args.filter((a) => a !== '--fuse-qdq') : [...args, '--fuse-qdq']),
+        );
+        if (gen !== planGen) return;
+        if (!(other instanceof Error)) {
+          patch({ qdqOther: { fused: !state.fuseQdq, peak: other.peak_bytes, total: other.total_bytes ?? null } });
+          emit('qdq', state);
+        }
       }
       if (!cached) {
         let doc = null,

@@ -169,7 +169,7 @@ export function createFigures(container, ctl) {
   assumed.hidden = true;
   container.append(figures, assumed, strategiesLine);
 
-  function renderAssumptions({ assumptions }) {
+  function renderAssumptions({ assumptions, qdqOther }) {
     assumed.hidden = assumptions.length === 0;
     if (!assumptions.length) {
       assumed.replaceChildren();
@@ -179,9 +179,18 @@ export function createFigures(container, ctl) {
       .slice(0, 3)
       .map((a) => a.text)
       .join('; ');
+    // A QDQ model's other reading, planned after the plan shown (controller's qdqOther).
+    let other = '';
+    if (qdqOther && qdqOther.peak !== null) {
+      const short = formatBytes(qdqOther.peak),
+        exact = `${formatInt(qdqOther.peak)} B`;
+      other = ` ${qdqOther.fused ? 'Fused' : 'As written'}, the planned peak is ${short === exact ? short : `${short} (${exact})`}.`;
+    }
     assumed.replaceChildren(
       el('strong', '', assumptions.length === 1 ? 'Assumed: ' : `Assumed (${assumptions.length}): `),
-      document.createTextNode(shown + (assumptions.length > 3 ? `; … ${assumptions.length - 3} more` : '') + '.'),
+      document.createTextNode(
+        shown + (assumptions.length > 3 ? `; … ${assumptions.length - 3} more` : '') + '.' + other,
+      ),
     );
   }
 
@@ -227,6 +236,7 @@ export function createFigures(container, ctl) {
   }
   ctl.on('applied', render);
   ctl.on('applied', renderAssumptions);
+  ctl.on('qdq', renderAssumptions);
 }
 
 // " Reasons: a (3); b (1)." -- the C library's reasons, most frequent first.
