@@ -146,6 +146,21 @@ static memplan_status check_no_nul(walker *w, const ProtobufCMessageDescriptor *
     return MEMPLAN_OK;
 }
 
+/* A packed repeated varint field of n > 0 bytes at `body` must end where a
+ * varint ends: protobuf-c counts its elements by the bytes below 0x80, and
+ * one holding none has no array, which it then indexes (NULL + 0: UB, found
+ * by fuzz_plan on a mutated int32_data). Malformed either way: an error. */
+static memplan_status check_packed_end(walker *w, const ProtobufCMessageDescriptor *desc,
+                                       const ProtobufCFieldDescriptor *fd, uint64_t start, uint64_t body, uint64_t n) {
+    if (keep_run(w, body + n - 1, 1)) return io_error(w);
+    const uint8_t *q = mp_wire_at(&w->src, body + n - 1, 1);
+    if (!q) return io_error(w);
+    if (!(*q & 0x80)) return MEMPLAN_OK;
+    char what[200];
+    snprintf(what, sizeof what, "field %s.%s: its packed varints end inside a varint", desc->name, fd->name);
+    return wire_error(w, start, what);
+}
+
 /* A varint field at *p: false with the error set when it is not one. */
 static bool varint_or_error(walker *w, uint64_t *p, uint64_t end, uint64_t *v, uint64_t start, const char *what,
                             memplan_status *st) {
@@ -264,6 +279,9 @@ static memplan_status walk(walker *w, const ProtobufCMessageDescriptor *desc, ui
             if (v > end - p) return wire_error(w, start, "length runs past the end of the data");
             uint64_t body = p;
             p += v;
+            if (v > 0 && fd && fd->label == PROTOBUF_C_LABEL_REPEATED && expected_wire_type(fd) == WT_VARINT &&
+                (st = check_packed_end(w, desc, fd, start, body, v)) != MEMPLAN_OK)
+                return st;
             if (fd && fd->type == PROTOBUF_C_TYPE_MESSAGE && fd->label != PROTOBUF_C_LABEL_REPEATED) {
                 size_t k = (size_t)(fd - desc->fields);
                 if (k < sizeof repeats / sizeof repeats[0] && ++repeats[k] > MAX_SINGULAR_REPEATS) {
