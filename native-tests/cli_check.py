@@ -338,20 +338,23 @@ def check_qdq_fused(exe, d, path):
 
     # around a Reshape ONNX Runtime only drops the pair: the QuantizeLinear's scale must be the
     # DequantizeLinear's (the same value, or equal bytes, an initializer's or a Constant's)
-    def reshape_q_scale(path, how):
+    def reshape_q_scale(path, how, op="Reshape"):
         inits = [nh.from_array(np.array(0.05, dtype=np.float32), "s"), nh.from_array(np.array(0, dtype=np.uint8), "z"),
                  nh.from_array(np.array([16, 16], dtype=np.int64), "shape")]
+        zp = [] if how == "no zero point" else ["z"]
         nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
-                 helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
-                 helper.make_node("Reshape", ["x", "shape"], ["r"])]
+                 helper.make_node("DequantizeLinear", ["xq", "s"] + zp, ["x"]),
+                 helper.make_node("Reshape", ["x", "shape"], ["r"]) if op == "Reshape" else
+                 helper.make_node("MaxPool", ["x"], ["r"], kernel_shape=[2])]
         if how == "constant":
             nodes.append(helper.make_node("Constant", [], ["s2"],
                                           value=nh.from_array(np.array(0.05, dtype=np.float32))))
-        elif how == "shape":  # the same bytes as a [1] tensor: not the same parameter
-            inits.append(nh.from_array(np.array([0.05], dtype=np.float32), "s2"))
-        elif how != "same":
+        elif how == "shape":  # the same bytes as a [2] tensor's first: not the same parameter
+            inits.append(nh.from_array(np.array([0.05, 0.05], dtype=np.float32), "s2"))
+        elif how in ("equal", "other"):
             inits.append(nh.from_array(np.array(0.05 if how == "equal" else 0.1, dtype=np.float32), "s2"))
-        nodes += [helper.make_node("QuantizeLinear", ["r", "s" if how in ("same", "contrib") else "s2", "z"], ["rq"]),
+        same = how in ("same", "contrib", "no zero point")
+        nodes += [helper.make_node("QuantizeLinear", ["r", "s" if same else "s2"] + zp, ["rq"]),
                   helper.make_node("DequantizeLinear", ["rq", "s", "z"], ["Y"])]
         if how == "contrib":  # ONNX Runtime's own QuantizeLinear and DequantizeLinear
             for n in nodes:
@@ -362,28 +365,36 @@ def check_qdq_fused(exe, d, path):
         onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13),
                                                       helper.make_opsetid("com.microsoft", 1)]), path)
 
-    for how, units in (("same", 1), ("equal", 1), ("constant", 1), ("other", 0), ("shape", 0), ("contrib", 1)):
-        reshape_q_scale(rpath, how)
-        doc = json.loads(run(exe, ["plan", rpath, "--json", "--fuse-qdq"]).stdout)
-        check((doc["qdq_units"], doc["qdq_fused"]) == (units, units),
-              f"a QDQ Reshape, the QuantizeLinear's scale {how}: {units} unit ({doc['qdq_units']}, {doc['qdq_fused']})")
+    # ONNX Runtime drops the pair only with scalar constant scales and zero points, equal on both sides
+    for how, units in (("same", 1), ("equal", 1), ("constant", 1), ("other", 0), ("shape", 0), ("contrib", 1),
+                       ("no zero point", 0)):
+        for op in ("Reshape", "MaxPool"):
+            reshape_q_scale(rpath, how, op)
+            doc = json.loads(run(exe, ["plan", rpath, "--json", "--fuse-qdq"]).stdout)
+            check((doc["qdq_units"], doc["qdq_fused"]) == (units, units),
+                  f"a QDQ {op}, the QuantizeLinear's scale {how}: {units} unit ({doc['qdq_units']}, {doc['qdq_fused']})")
+
+    # Gemm and MatMul on X float[64,32] quantized (xq -> x) and an int8 weight w[32,64] (-> wf):
+    # `tail` is the nodes after those, `extra` more initializers, `outs` the graph outputs
+    def matmul_model(path, tail, extra=(), outs=("Y",)):
+        nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
+                 helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+                 helper.make_node("DequantizeLinear", ["w", "s", "zw"], ["wf"])] + tail
+        inits = [nh.from_array(np.array(0.05, dtype=np.float32), "s"), nh.from_array(np.array(0, dtype=np.uint8), "z"),
+                 nh.from_array(np.array(0, dtype=np.int8), "zw"), nh.from_array(np.ones((32, 64), dtype=np.int8), "w")]
+        g = helper.make_graph(nodes, "qdq_matmul", [vi("X", T.FLOAT, [64, 32])], [vi(o, T.FLOAT, None) for o in outs],
+                              inits + list(extra))
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+
+    def gemm_tail(bias):
+        return [helper.make_node("Gemm", ["x", "wf", bias], ["g"]), helper.make_node("QuantizeLinear", ["g", "s", "z"], ["gq"]),
+                helper.make_node("DequantizeLinear", ["gq", "s", "z"], ["Y"])]
 
     # Gemm (ONNX Runtime's QGemm), its bias a DequantizeLinear of int32: fused, g (uint8 [64,64],
     # 4 KiB) and Y (float, 16 KiB) at the end; as written x, wf (8 KiB each), bf and g (16 KiB) at the Gemm
-    nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
-             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
-             helper.make_node("DequantizeLinear", ["w", "s", "zw"], ["wf"]),
-             helper.make_node("DequantizeLinear", ["b", "s", "zb"], ["bf"]),
-             helper.make_node("Gemm", ["x", "wf", "bf"], ["g"]),
-             helper.make_node("QuantizeLinear", ["g", "s", "z"], ["gq"]),
-             helper.make_node("DequantizeLinear", ["gq", "s", "z"], ["Y"])]
-    g = helper.make_graph(nodes, "qdq_gemm", [vi("X", T.FLOAT, [64, 32])], [vi("Y", T.FLOAT, None)],
-                          [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
-                           nh.from_array(np.array(0, dtype=np.uint8), "z"), nh.from_array(np.array(0, dtype=np.int8), "zw"),
-                           nh.from_array(np.array(0, dtype=np.int32), "zb"),
-                           nh.from_array(np.ones((32, 64), dtype=np.int8), "w"), nh.from_array(np.ones(64, dtype=np.int32), "b")])
     gpath = os.path.join(d, "qdq_gemm.onnx")
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), gpath)
+    matmul_model(gpath, [helper.make_node("DequantizeLinear", ["b", "s", "zb"], ["bf"])] + gemm_tail("bf"),
+                 [nh.from_array(np.array(0, dtype=np.int32), "zb"), nh.from_array(np.ones(64, dtype=np.int32), "b")])
     for args, want in (([], (1, 0, 33024)), (["--fuse-qdq"], (1, 1, 20480))):
         doc = json.loads(run(exe, ["plan", gpath, "--json"] + args).stdout)
         got = (doc["qdq_units"], doc["qdq_fused"], doc["peak_bytes"])
@@ -393,19 +404,20 @@ def check_qdq_fused(exe, d, path):
     # float output stays; fused its inputs are views of the quantized ones, and then the weight
     # is never made in float: as written x (8 KiB), wf (8 KiB) and Y (16 KiB float)
     # at the MatMul; fused xq and Y
-    nodes = [helper.make_node("QuantizeLinear", ["X", "s", "z"], ["xq"]),
-             helper.make_node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
-             helper.make_node("DequantizeLinear", ["w", "s", "zw"], ["wf"]),
-             helper.make_node("MatMul", ["x", "wf"], ["Y"])]
-    g = helper.make_graph(nodes, "qdq_matmul_float", [vi("X", T.FLOAT, [64, 32])], [vi("Y", T.FLOAT, None)],
-                          [nh.from_array(np.array(0.05, dtype=np.float32), "s"),
-                           nh.from_array(np.array(0, dtype=np.uint8), "z"), nh.from_array(np.array(0, dtype=np.int8), "zw"),
-                           nh.from_array(np.ones((32, 64), dtype=np.int8), "w")])
-    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), gpath)
+    matmul_model(gpath, [helper.make_node("MatMul", ["x", "wf"], ["Y"])])
     for args, want in (([], (1, 0, 32768, "float")), (["--fuse-qdq"], (1, 1, 18432, "float"))):
         doc = json.loads(run(exe, ["plan", gpath, "--json"] + args).stdout)
         got = (doc["qdq_units"], doc["qdq_fused"], doc["peak_bytes"], {v["name"]: v["dtype"] for v in doc["values"]}["Y"])
         check(got == want, f"a QDQ MatMul with a float output {args}: (units, fused, peak, Y's dtype) {got}, expected {want}")
+
+    # not units: a Gemm whose bias is a float initializer (every input given must be a
+    # DequantizeLinear's); a MatMul with no QuantizeLinear whose output a Relu alone reads
+    matmul_model(gpath, gemm_tail("bfloat") + [helper.make_node("MatMul", ["x", "wf"], ["m"]),
+                                               helper.make_node("Relu", ["m"], ["R"])],
+                 [nh.from_array(np.ones(64, dtype=np.float32), "bfloat")], ("Y", "R"))
+    doc = json.loads(run(exe, ["plan", gpath, "--json", "--fuse-qdq"]).stdout)
+    check((doc["qdq_units"], doc["qdq_fused"]) == (0, 0),
+          f"a Gemm with a float bias, a MatMul before a Relu: no unit ({doc['qdq_units']}, {doc['qdq_fused']})")
 
     # Conv -> Relu or Clip -> QuantizeLinear (PyTorch's export; ONNX Runtime's quantizer leaves
     # Conv -> Clip for Relu6): ONNX Runtime removes a Relu when the zero point is its type's least

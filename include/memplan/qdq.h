@@ -40,28 +40,31 @@ typedef struct memplan_qdq_unit {
 
 /* The QDQ node units of g (not of its bodies), in node order: a malloc'ed
  * array in *units (NULL when there is none; the caller frees it), its length
- * in *count. A unit is a node whose op ONNX Runtime's CPU execution provider
- * fuses (its qdq_selector_action transformer: Conv, MatMul, Gemm, Add, Mul,
- * Concat, AveragePool, GlobalAveragePool, LeakyRelu, Sigmoid, Softmax, and
- * the data-movement ops Expand, Flatten, Gather, GatherElements, Reshape,
- * Slice, Squeeze, Tile, Transpose, Unsqueeze, MaxPool, ReduceMax, ReduceMin,
- * Resize) whose data inputs are each a DequantizeLinear's output (no graph
- * output; other nodes may read it too, as ONNX Runtime first gives each unit
- * a DequantizeLinear of its own), and whose output is read by one
+ * in *count. A unit is a node of one output whose op ONNX Runtime's CPU
+ * execution provider fuses (its qdq_selector_action transformer: Conv,
+ * MatMul, Gemm, Add, Mul, Concat, AveragePool, GlobalAveragePool, LeakyRelu,
+ * Sigmoid, Softmax, and the ops whose QDQ pair it only drops, Expand,
+ * Flatten, Gather, GatherElements, Reshape, Slice, Squeeze, Tile, Transpose,
+ * Unsqueeze, MaxPool, ReduceMax, ReduceMin, Resize) whose data inputs are
+ * each a DequantizeLinear's output (every input given of Conv, MatMul, Gemm,
+ * Add, Mul and Concat, a bias too; the first of the others; no graph output;
+ * other nodes may read it too, as ONNX Runtime first gives each unit a
+ * DequantizeLinear of its own), and whose output is read by one
  * QuantizeLinear alone and is no graph output -- or read by one Relu or Clip
  * alone whose output is so read, where ONNX Runtime removes that Relu or
  * Clip first (the QuantizeLinear's zero point one uint8 or int8 constant; a
  * Relu when it is the type's least value, ReluQuantFusion; a Clip whose
  * constant bounds hold the range the QuantizeLinear represents,
- * ClipQuantFusion); a MatMul's or Gemm's output may also be read by anything
+ * ClipQuantFusion; a Relu or Clip it keeps keeps the op unfused). A MatMul's
+ * or Gemm's output may also be read by anything but such a Relu or Clip
  * (MatMulIntegerToFloat, QGemm with a float output: quantized = -1). Around
- * the data-movement ops Expand ... Unsqueeze, ONNX Runtime only drops the
- * pair: their DequantizeLinear and QuantizeLinear must have the same scale
- * and zero point (one value, both absent, or constants -- initializers or
- * Constant nodes -- of equal type, shape and bytes). The selectors' finer
- * conditions (element types, the platform's int8 support) are not checked: a
- * count of what ONNX Runtime may fuse. QuantizeLinear and DequantizeLinear
- * are ONNX's or ONNX Runtime's (com.microsoft). */
+ * the ops whose pair ONNX Runtime only drops, their DequantizeLinear and
+ * QuantizeLinear must have the same scale and zero point: both given,
+ * constants (initializers or Constant nodes) of one element, of equal type,
+ * shape and bytes. The selectors' finer conditions (element types, the
+ * platform's int8 support, MaxPool's opset) are not checked: a count of what
+ * ONNX Runtime may fuse. QuantizeLinear and DequantizeLinear are ONNX's or
+ * ONNX Runtime's (com.microsoft). */
 memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **units, size_t *count,
                                      memplan_error *err);
 

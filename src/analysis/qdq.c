@@ -19,22 +19,26 @@ static bool qdq_node(const memplan_node *n, const char *op) {
     return strcmp(n->op_type, op) == 0 && (default_domain(n) || strcmp(n->domain, "com.microsoft") == 0);
 }
 
-/* The ops fused, by how many leading inputs are data from a
- * DequantizeLinear (0: all of them), and whether ONNX Runtime only drops the
- * pair around them (DropQDQNodesRules: the op moves quantized values as they
- * are, so the DequantizeLinear and the QuantizeLinear must quantize alike). */
+/* The ops fused, by which inputs must be DequantizeLinear outputs (0: every
+ * input present, a Conv's or Gemm's bias too, as ONNX Runtime's selectors
+ * count them; 1: the first, the others being shapes, indices or scales), and
+ * whether ONNX Runtime only drops the pair around them (its drop rules: the
+ * op moves or picks quantized values as they are, so the DequantizeLinear and
+ * the QuantizeLinear must quantize alike). */
 static const struct {
     const char *op;
     int dq_inputs;
     bool same_params;
 } UNIT_OPS[] = {
-    {"Conv", 2, false},    {"MatMul", 2, false},        {"Add", 2, false},       {"Mul", 2, false},
-    {"Concat", 0, false},  {"AveragePool", 1, false},   {"LeakyRelu", 1, false}, {"GlobalAveragePool", 1, false},
-    {"Sigmoid", 1, false}, {"Softmax", 1, false},       {"Expand", 1, true},     {"Flatten", 1, true},
-    {"Gather", 1, true},   {"GatherElements", 1, true}, {"Reshape", 1, true},    {"Slice", 1, true},
-    {"Squeeze", 1, true},  {"Tile", 1, true},           {"Transpose", 1, true},  {"Unsqueeze", 1, true},
-    {"MaxPool", 1, false}, {"ReduceMax", 1, false},     {"ReduceMin", 1, false}, {"Resize", 1, false},
-    {"Gemm", 2, false},
+    {"Conv", 0, false},        {"MatMul", 0, false},    {"Gemm", 0, false},
+    {"Add", 0, false},         {"Mul", 0, false},       {"Concat", 0, false},
+    {"AveragePool", 1, false}, {"LeakyRelu", 1, false}, {"GlobalAveragePool", 1, false},
+    {"Sigmoid", 1, false},     {"Softmax", 1, false},   {"Expand", 1, true},
+    {"Flatten", 1, true},      {"Gather", 1, true},     {"GatherElements", 1, true},
+    {"Reshape", 1, true},      {"Slice", 1, true},      {"Squeeze", 1, true},
+    {"Tile", 1, true},         {"Transpose", 1, true},  {"Unsqueeze", 1, true},
+    {"MaxPool", 1, true},      {"ReduceMax", 1, true},  {"ReduceMin", 1, true},
+    {"Resize", 1, true},
 };
 
 /* n's row of UNIT_OPS, or -1. */
@@ -58,17 +62,24 @@ static const memplan_tensor *constant_tensor(const memplan_graph *g, int32_t v) 
     return NULL;
 }
 
-/* Whether inputs a and b are the same quantization parameter: one value, both
- * absent, or constants of equal type, shape and bytes. */
+/* Whether t holds one element (a scalar, or a tensor of shape [1]). */
+static bool one_element(const memplan_tensor *t) {
+    for (int32_t d = 0; d < t->rank; d++)
+        if (t->dims[d] != 1) return false;
+    return true;
+}
+
+/* Whether inputs a and b are the same quantization parameter, as ONNX
+ * Runtime's drop rules ask (IsQDQPairSupported): both given, constants of one
+ * element, of equal type, shape and bytes (one value is equal to itself). */
 static bool same_param(const memplan_graph *g, int32_t a, int32_t b) {
-    if (a == b) return true;
     const memplan_tensor *x = constant_tensor(g, a), *y = constant_tensor(g, b);
-    if (!x || !y || !x->data || !y->data || x->elem_type != y->elem_type || x->rank != y->rank ||
+    if (!x || !y || !x->data || !y->data || !one_element(x) || x->elem_type != y->elem_type || x->rank != y->rank ||
         x->data_len != y->data_len)
         return false;
     for (int32_t d = 0; d < x->rank; d++)
         if (x->dims[d] != y->dims[d]) return false;
-    return memcmp(x->data, y->data, x->data_len) == 0;
+    return a == b || memcmp(x->data, y->data, x->data_len) == 0;
 }
 
 /* Input k of n, or -1 when absent. */
@@ -179,22 +190,27 @@ static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t
     /* The output first: most nodes are no unit, and this test is cheaper than the op table's. */
     int32_t out = n->n_outputs > 0 ? n->outputs[0] : -1;
     const memplan_node *q = sole_reader(g, r, out, false), *act = NULL;
+    /* A Relu or Clip alone after it that ONNX Runtime does not remove keeps
+     * the op unfused (its selectors take no activation there). */
     if (!q && (act = sole_reader(g, r, out, true)) &&
         (!(q = sole_reader(g, r, act->outputs[0], false)) || !removed_before(g, act, q)))
-        q = NULL, act = NULL;
+        return false;
     /* Without a QuantizeLinear after it, a MatMul or Gemm still reads its
      * inputs quantized (MatMulIntegerToFloat, QGemm); its output stays float. */
     if (!q && (out < 0 || !default_domain(n) || (strcmp(n->op_type, "MatMul") != 0 && strcmp(n->op_type, "Gemm") != 0)))
         return false;
     int row = unit_op(n);
-    if (row < 0) return false;
-    int32_t data = UNIT_OPS[row].dq_inputs ? UNIT_OPS[row].dq_inputs : n->n_inputs;
-    if (n->n_inputs < data || data <= 0) return false;
+    if (row < 0 || (n->n_outputs > 1 && n->outputs[1] >= 0)) return false; /* one output: a MaxPool without Indices */
+    int32_t data = UNIT_OPS[row].dq_inputs ? UNIT_OPS[row].dq_inputs : n->n_inputs, given = 0;
+    if (n->n_inputs < data) return false;
     for (int32_t k = 0; k < data; k++) {
+        if (n->inputs[k] < 0 && UNIT_OPS[row].dq_inputs == 0) continue; /* an optional input not given */
         if (!dq_output(g, n->inputs[k])) return false;
         if (q && UNIT_OPS[row].same_params && !same_params(g, &g->nodes[g->values[n->inputs[k]].producer], q))
             return false;
+        given++;
     }
+    if (!given) return false;
     *quantized = q ? q->outputs[0] : -1;
     *between = act ? act->outputs[0] : -1;
     return true;
