@@ -920,8 +920,9 @@ export function createController(client, options = {}) {
       emit('dims', state);
       return replan();
     },
-    /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS), in-place reuse or the
-     *  execution order (one of ORDERS); re-plans. */
+    /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS), in-place reuse, the KV
+     *  cache in place (shareKv), QDQ units fused (fuseQdq) or the execution order (one of ORDERS);
+     *  re-plans. */
     setOptions({ strategy, align, inplace, order, shareKv, fuseQdq } = {}) {
       const p = {};
       if (strategy === 'arena' || strategy === 'slots') p.strategy = strategy;
