@@ -282,7 +282,10 @@ def check_qdq_fused(exe, d, path):
     text = run(exe, ["plan", path, "--fuse-qdq"]).stdout
     check("qdq:               3 DequantizeLinear -> op -> QuantizeLinear units planned fused (--fuse-qdq), as "
           "ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors\n" in text
-          and "peak:              327680 (320.00 KiB)\n" in text, f"--fuse-qdq: the text says so ({text!r})")
+          and "peak:              327680 (320.00 KiB)\n" in text and "  as written:      peak 533504 (521.00 KiB)\n" in text,
+          f"--fuse-qdq: the text says so, and gives the peak as written ({text!r})")
+    text = run(exe, ["plan", path]).stdout
+    check("  fused:           peak 327680 (320.00 KiB)\n" in text, f"as written, the text gives the fused peak ({text!r})")
     both = json.loads(run(exe, ["plan", path, "--json", "--fuse-qdq", "--inplace"]).stdout)
     check(both["peak_bytes"] == 327680, f"--fuse-qdq --inplace: the same peak ({both['peak_bytes']})")
 

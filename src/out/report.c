@@ -19,6 +19,8 @@ typedef struct plan_ctx {
     const memplan_model_plan *p;
     const memplan_request *r;
     const memplan_plan_figures *f; /* p->figures[strategy] */
+    bool other_known;              /* text of a QDQ model: the other reading's peak (fused, or as written) */
+    uint64_t other_peak;
 } plan_ctx;
 
 static bool deferred(const plan_ctx *c) { return c->p->deferred; }
@@ -473,7 +475,7 @@ static void json_subgraphs(mp_json *j, const plan_ctx *c) {
         else
             mp_json_null(j);
         MP_JSON_KEY(j, "plan");
-        plan_ctx cc = {sp->plan, c->r, &sp->plan->figures[c->r->strategy]};
+        plan_ctx cc = {sp->plan, c->r, &sp->plan->figures[c->r->strategy], false, 0};
         plan_json(j, &cc);
         mp_json_end(j);
     }
@@ -847,7 +849,8 @@ static void text_unplanned(mp_buf *b, const memplan_model_plan *p) {
 
 /* The qdq line: the main graph's QDQ units, as written or fused (--fuse-qdq:
  * every unit of a main graph fuses, as none of its values is outside the plan). */
-static void text_qdq(mp_buf *b, const memplan_model_plan *p) {
+static void text_qdq(mp_buf *b, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
     size_t n = p->n_qdq_units;
     if (!n) return;
     mp_text_printf(b, "qdq:               %zu DequantizeLinear -> op -> QuantizeLinear unit%s ", n, n == 1 ? "" : "s");
@@ -856,6 +859,10 @@ static void text_qdq(mp_buf *b, const memplan_model_plan *p) {
                                   : "planned as written (float values between them); ONNX Runtime's CPU execution "
                                     "provider fuses such units into int8 ops, so it needs less (--fuse-qdq plans them "
                                     "so)\n");
+    if (!c->other_known) return;
+    mp_buf_puts(b, p->n_qdq_fused ? "  as written:      peak " : "  fused:           peak ");
+    human_bytes(b, c->other_peak);
+    mp_buf_putc(b, '\n');
 }
 
 /* The inputs and total lines of the main graph's plan. */
@@ -867,7 +874,7 @@ static void text_total(mp_buf *b, const plan_ctx *c) {
     mp_text_printf(b, " in %zu value%s", p->n_inputs_known, p->n_inputs_known == 1 ? "" : "s");
     if (p->n_inputs_unknown) mp_text_printf(b, ", and %zu of unknown size", p->n_inputs_unknown);
     mp_buf_puts(b, in_arena ? " (in the arena: --include-inputs)\n" : " (outside the arena)\n");
-    text_qdq(b, p);
+    text_qdq(b, c);
     if (p->n_shares) {
         mp_text_printf(b, "shared:            %zu output%s written into inputs' buffers (--share-kv)", p->n_shares,
                        p->n_shares == 1 ? "" : "s");
@@ -1100,9 +1107,21 @@ memplan_status mp_run_shapes(MP_REPORT_ARGS) {
 memplan_status mp_run_plan(MP_REPORT_ARGS) {
     memplan_plan_options o;
     memplan_request_plan_options(r, &o);
-    plan_ctx c = {NULL, r, NULL};
+    plan_ctx c = {NULL, r, NULL, false, 0};
     memplan_status st = mp_cache_plan(cache, m, &o, &c.p, err);
     if (st) return st;
+    /* The text of a QDQ model gives the other reading's peak too (the page's
+     * note does): planned through the cache, then this plan fetched again, as
+     * a cached plan is valid only until the next call. */
+    if (!json && c.p->n_qdq_units && !c.p->deferred) {
+        memplan_plan_options other = o;
+        other.fuse_qdq = !o.fuse_qdq;
+        const memplan_model_plan *q = NULL;
+        if ((st = mp_cache_plan(cache, m, &other, &q, err))) return st;
+        c.other_known = !q->deferred;
+        c.other_peak = q->figures[r->strategy].peak_bytes;
+        if ((st = mp_cache_plan(cache, m, &o, &c.p, err))) return st;
+    }
     c.f = &c.p->figures[r->strategy];
     mp_buf b;
     mp_buf_init(&b);
