@@ -90,12 +90,6 @@ static bool same_params(const memplan_graph *g, const memplan_node *dq, const me
     return same_param(g, input_at(dq, 1), input_at(q, 1)) && same_param(g, input_at(dq, 2), input_at(q, 2));
 }
 
-/* Whether value v is the output of a DequantizeLinear. */
-static bool made_by_dq(const memplan_graph *g, int32_t v) {
-    int32_t p = v >= 0 ? g->values[v].producer : -1;
-    return p >= 0 && qdq_node(&g->nodes[p], "DequantizeLinear");
-}
-
 /* How many node inputs and captures read each value, and the last node that does. */
 typedef struct readers {
     int32_t *count, *last;
@@ -128,7 +122,8 @@ static memplan_status readers_init(readers *r, const memplan_graph *g, memplan_e
  * data input. Other nodes may read it too: ONNX Runtime gives each unit a
  * DequantizeLinear of its own first (EnsureUniqueDQForNodeUnit). */
 static bool dq_output(const memplan_graph *g, int32_t v) {
-    return made_by_dq(g, v) && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
+    int32_t p = v >= 0 ? g->values[v].producer : -1;
+    return p >= 0 && qdq_node(&g->nodes[p], "DequantizeLinear") && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
 }
 
 /* The node that alone reads v, once, as its input 0, when it is a
