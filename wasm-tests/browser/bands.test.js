@@ -157,6 +157,12 @@ describe('active memory', () => {
         timeout: 5000,
       },
     );
+    // the chart draws its marks in the next animation frame, after the table row
+    await page
+      .waitForFunction(() => document.querySelectorAll('[data-chart="bands"] .mark-selected').length === 1, null, {
+        timeout: 5000,
+      })
+      .catch(() => {}); // the count below says what is drawn
     expect(await page.locator('[data-chart="bands"] .mark-selected').count()).toBe(1);
     await page.keyboard.press('Escape');
     await page.waitForFunction(() => window.memplanView.state.selected === null, null, { timeout: 5000 });
