@@ -2,12 +2,13 @@
 """qdq_model.py -- a float ONNX model in QDQ form, as ONNX Runtime's static
 quantization writes it by default (quantize_static, QuantFormat.QDQ).
 
-    /usr/bin/python3 bench/qdq_model.py IN.onnx OUT.onnx
+    /usr/bin/python3 bench/qdq_model.py IN.onnx OUT.onnx [--activations int8|uint8]
 
 For `memplan plan OUT.onnx` against `memplan plan OUT.onnx --fuse-qdq` (README,
 "QDQ models"): the graph as written against the units fused as ONNX Runtime's
 CPU execution provider runs them. What it writes, as the quantizer does with
-its defaults (activations uint8, weights int8, per tensor):
+its defaults (activations int8, or uint8 with --activations uint8; weights
+int8, per tensor):
   - each float activation an op of QUANTIZED reads or writes (a graph input
     too, not a graph output) gets one QuantizeLinear -> DequantizeLinear pair
     after its producer, and every reader reads the DequantizeLinear's output
@@ -17,12 +18,13 @@ its defaults (activations uint8, weights int8, per tensor):
     which quantizes the activation's output over its range (Relu: from 0, a
     Clip: its bounds), as the quantizer does; ONNX Runtime then removes it;
   - each float initializer such an op reads becomes an int8 initializer (a
-    Conv's bias int32) and a DequantizeLinear;
+    Conv's bias int32, its scale the input's times the weight's; another op's
+    than Conv's and MatMul's of the activations' type) and a DequantizeLinear;
   - Constant nodes holding a tensor become initializers first (ONNX Runtime
     folds them at load; paddle2onnx writes its weights so);
   - a model below opset 11 is converted to 11 first (onnx.version_converter),
     as the quantizer does.
-The values are placeholders (scale 1/64, zero point 0 or 128, weights
+The values are placeholders (scale 1/64, zero point 0, or 128 for uint8, weights
 rounded): the model's memory, not its accuracy, is what it is for. Needs the
 onnx and numpy modules (Debian: python3-onnx, python3-numpy).
 """
@@ -74,7 +76,7 @@ def constants_to_initializers(g):
     g.node.extend(keep)
 
 
-def convert(model):
+def convert(model, uint8=False):
     opset = max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=0)
     if opset < 11:  # QuantizeLinear is opset 10; the quantizer first converts a model to 11, as here
         model = onnx.version_converter.convert_version(model, 11)
@@ -86,23 +88,30 @@ def convert(model):
     consts = {o for n in g.node if n.op_type == "Constant" for o in n.output}
     new_inits = [nh.from_array(np.array(SCALE), "qdq_scale"),
                  nh.from_array(np.array(128, dtype=np.uint8), "qdq_zero_u8"),
+                 nh.from_array(np.array(0, dtype=np.int8), "qdq_zero_act_i8"),
                  nh.from_array(np.array(0, dtype=np.int8), "qdq_zero_i8"),
                  nh.from_array(np.array(0, dtype=np.int32), "qdq_zero_i32")]
     weights = {}  # float initializer name -> its DequantizeLinear's output
 
-    def weight(name, op, k):
-        key = (name, op == "Conv" and k == 2)
+    def weight(name, op, k, x_scale):
+        key = (name, op == "Conv" and k == 2, float(x_scale) if op == "Conv" and k == 2 else None)
         if key not in weights:
             a = nh.to_array(inits[name])
-            if key[1]:  # a Conv's bias: int32
-                q, zero = np.round(a / SCALE).astype(np.int32), "qdq_zero_i32"
+            if key[1]:  # a Conv's bias: int32, at the input's scale times the weight's
+                q, zero = np.round(a / (x_scale * SCALE)).astype(np.int32), "qdq_zero_i32"
             elif op in ("Conv", "MatMul"):
                 q, zero = np.clip(np.round(a / SCALE), -127, 127).astype(np.int8), "qdq_zero_i8"
-            else:
+            elif uint8:  # another op's constant input: the activations' type, as the quantizer does
                 q, zero = np.clip(np.round(a / SCALE) + 128, 0, 255).astype(np.uint8), "qdq_zero_u8"
-            qname = f"{name}_quantized{'_bias' if key[1] else ''}"
+            else:
+                q, zero = np.clip(np.round(a / SCALE), -128, 127).astype(np.int8), "qdq_zero_act_i8"
+            qname = f"{name}_quantized{'_bias' if key[1] else ''}{len(weights) if key[1] else ''}"
             new_inits.append(nh.from_array(q, qname))
-            weights[key] = (qname, zero, f"{qname}_dq")
+            scale = "qdq_scale"
+            if key[1]:
+                scale = f"{qname}_scale"
+                new_inits.append(nh.from_array(np.array(np.float32(x_scale * SCALE)), scale))
+            weights[key] = (qname, zero, f"{qname}_dq", scale)
         return weights[key]
 
     # the activations to quantize: float, not weights, not Constant outputs, not graph outputs
@@ -129,7 +138,9 @@ def convert(model):
             lo, hi = (0.0, None) if act.op_type == "Relu" else (bound(act, 1), bound(act, 2))
             if lo is not None and (hi is not None or act.op_type == "Relu"):
                 scale = np.float32(SCALE if hi is None else (hi - lo) / 255)
-                params[act.output[0]] = (scale, np.uint8(min(255, max(0, round(-lo / float(scale))))))
+                zero = round(-lo / float(scale))
+                params[act.output[0]] = (scale, np.uint8(min(255, max(0, zero))) if uint8 else
+                                         np.int8(min(127, max(-128, zero - 128))))
                 outs = [act.output[0]]
         for t in list(n.input if data is None else n.input[:data]) + outs:
             if usable(t) and t not in acts:
@@ -139,7 +150,7 @@ def convert(model):
     nodes = []
     pre = {}  # tensor -> the pair to add after its producer (or at the start: a graph input)
     for t in acts:
-        scale, zero = "qdq_scale", "qdq_zero_u8"
+        scale, zero = "qdq_scale", "qdq_zero_u8" if uint8 else "qdq_zero_act_i8"
         if t in params:
             scale, zero = f"{t}_scale", f"{t}_zero"
             new_inits += [nh.from_array(np.array(params[t][0]), scale), nh.from_array(np.array(params[t][1]), zero)]
@@ -154,10 +165,10 @@ def convert(model):
             if t in acts_set:
                 ins.append(dq_of[t])
             elif n.op_type in QUANTIZED and (data is None or k < data) and t in inits and t in floats:
-                qname, zero, dq = weight(t, n.op_type, k)
+                src = n.input[0]
+                qname, zero, dq, scale = weight(t, n.op_type, k, params[src][0] if src in params else SCALE)
                 if not any(x.output[0] == dq for x in nodes):
-                    nodes.append(helper.make_node("DequantizeLinear", [qname, "qdq_scale", zero], [dq],
-                                                  name=f"{qname}_DQ"))
+                    nodes.append(helper.make_node("DequantizeLinear", [qname, scale, zero], [dq], name=f"{qname}_DQ"))
                 ins.append(dq)
             else:
                 ins.append(t)
@@ -179,8 +190,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("src")
     ap.add_argument("dst")
+    ap.add_argument("--activations", choices=["int8", "uint8"], default="int8",
+                    help="the activations' type (the quantizer's activation_type; default int8, its default)")
     args = ap.parse_args()
-    model = convert(onnx.load(args.src))
+    model = convert(onnx.load(args.src), args.activations == "uint8")
     onnx.checker.check_model(model)
     onnx.save(model, args.dst)
 

@@ -316,6 +316,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0, false, (seed & 16) != 0);
     static const char *const FUSE_QDQ[] = {"--budget-ms", "0", "--fuse-qdq", "--inplace"};
     run_report(m, FUSE_QDQ, 4, binds, n_binds);
+    static const char *const QDQ_INT8[] = {"--budget-ms", "0", "--fuse-qdq", "--qdq-int8"};
+    run_report(m, QDQ_INT8, 4, binds, n_binds);
     /* --share-kv where the model has a KV-cache pair (elsewhere it is a usage error) */
     memplan_plan_link *pairs = malloc((size_t)(m->graph->n_outputs ? m->graph->n_outputs : 1) * sizeof *pairs);
     FUZZ_CHECK(pairs != NULL, "out of memory");

@@ -59,7 +59,7 @@ def synopsis(readme):
     block = text.split("\n## CLI\n", 1)[1].split("\nExit codes", 1)[0]
     lines = [ln.strip() for ln in block.splitlines() if ln.startswith("    ")]
     cmds = {m.group(1) for ln in lines for m in [re.match(r"memplan (\w+) ", ln)] if m}
-    flags = set(re.findall(r"(?<![\w-])(--?[a-z][a-z-]*)", " ".join(lines)))
+    flags = set(re.findall(r"(?<![\w-])(--?[a-z][a-z0-9-]*)", " ".join(lines)))
     return cmds, flags
 
 
@@ -234,7 +234,7 @@ def check_qdq_units(exe, d):
 
     path = os.path.join(d, "qdq.onnx")
     why = ("DequantizeLinear -> op -> QuantizeLinear units planned as written (float values between them); "
-           "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less "
+           "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it needs less "
            "(--fuse-qdq plans them so)")
     for kw, units in (({}, 3), ({"output_at": 1}, 2), ({"relu_at": 0}, 2)):
         model(path, **kw)
@@ -255,6 +255,158 @@ def check_qdq_units(exe, d):
     doc = json.loads(run(exe, ["plan", path, "--json"]).stdout)
     check(doc["qdq_units"] == 0 and "qdq:" not in run(exe, ["plan", path]).stdout,
           f"a model without QDQ: 0 units, no line ({doc['qdq_units']})")
+
+
+def check_qdq_types(exe, d):
+    """15c. The element types of a unit pass ONNX Runtime's selector (memplan/qdq.h). By default as
+    on x86-64: an int8 QuantizeLinear -> DequantizeLinear pair is made uint8 when the
+    QuantizeLinear's output has that one reader (each further reader of the DequantizeLinear's
+    output would get a copy of it), and an int8 Conv or MatMul input is not fused; with
+    --qdq-int8 (ARM64) no pair is converted and int8 units fuse."""
+    import numpy as np
+    import onnx
+    from onnx import TensorProto as T, helper, numpy_helper as nh
+
+    vi, node = helper.make_tensor_value_info, helper.make_node
+    path = os.path.join(d, "qdq_types.onnx")
+
+    def save(nodes, inits, outs, inputs=None, opset=13):
+        g = helper.make_graph(nodes, "qdq_types", inputs or [vi("X", T.FLOAT, [1, 16, 32, 32])],
+                              [vi(o, T.FLOAT, None) for o in outs], inits)
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)]), path)
+
+    def units(*args):
+        doc = json.loads(run(exe, ["plan", path, "--json", "--fuse-qdq", *args]).stdout)
+        return doc["qdq_units"], doc["qdq_fused"], doc["peak_bytes"]
+
+    def const(name, value, dtype):
+        return nh.from_array(np.array(value, dtype=dtype), name)
+
+    # two int8 convs, quantize_static's defaults: int8 activations and weights, int32 bias
+    def convs(fanout):
+        nodes = [node("QuantizeLinear", ["X", "s", "z"], ["xq"]), node("DequantizeLinear", ["xq", "s", "z"], ["x"])]
+        prev = "x"
+        for i in range(2):
+            nodes += [node("DequantizeLinear", [f"w{i}", "s", "zw"], [f"wf{i}"]),
+                      node("DequantizeLinear", [f"b{i}", "sb"], [f"bf{i}"]),
+                      node("Conv", [prev, f"wf{i}", f"bf{i}"], [f"c{i}"], pads=[1, 1, 1, 1]),
+                      node("QuantizeLinear", [f"c{i}", "s", "z"], [f"q{i}"]),
+                      node("DequantizeLinear", [f"q{i}", "s", "z"], [f"d{i}"])]
+            if fanout and i == 0:  # d0 read by a Relu and conv 1: its QuantizeLinear ends up with two readers
+                nodes.append(node("Relu", ["d0"], ["R"]))
+            prev = f"d{i}"
+        outs = ["d1"] + (["R"] if fanout else [])
+        inits = [const("s", 0.05, np.float32), const("sb", 0.0025, np.float32), const("z", 0, np.int8),
+                 const("zw", 0, np.int8)]
+        for i in range(2):
+            inits += [nh.from_array(np.ones((16, 16, 3, 3), dtype=np.int8), f"w{i}"),
+                      nh.from_array(np.zeros(16, dtype=np.int32), f"b{i}")]
+        save(nodes, inits, outs)
+
+    # x (64 KiB float, 16 KiB int8) ; without fan-out both fuse: q0 made in c0 (16 KiB), then c1
+    # (16 KiB) and d1 (64 KiB): peak 81920
+    convs(False)
+    got = (units(), units("--qdq-int8"))
+    check(got == ((2, 2, 81920), (2, 2, 81920)),
+          f"int8 convs, one reader per pair: fused on x86-64 (pairs made uint8) and with --qdq-int8 ({got})")
+    # with fan-out, x86-64: q0's pair stays int8, so conv 0 writes int8 after reading uint8 and
+    # conv 1 reads int8: neither fuses; at conv 1 d0, R and c1 (64 KiB float each), wf1 (9 KiB)
+    # and bf1 (64 B) are live. With --qdq-int8 c1 is 16 KiB of int8 (d0 stays float: R reads it)
+    convs(True)
+    got = (units(), units("--qdq-int8"))
+    check(got == ((0, 0, 205888), (2, 2, 147456)),
+          f"int8 convs, a pair with two readers: none fused on x86-64, both with --qdq-int8 ({got})")
+    docs = [json.loads(run(exe, ["plan", path, "--json", *a]).stdout) for a in ([], ["--qdq-int8"])]
+    got = [(doc["qdq_int8"], doc["qdq_units"], doc["qdq_units_other"]) for doc in docs]
+    check(got == [(False, 0, 2), (True, 2, 0)], f"the JSON gives the platform and the other one's units ({got})")
+    texts = [run(exe, ["plan", path, *a]).stdout for a in ([], ["--qdq-int8"])]
+    check("qdq:               no DequantizeLinear -> op -> QuantizeLinear unit ONNX Runtime fuses on x86-64; 2 where "
+          "int8 QDQ is allowed (--qdq-int8, as on ARM64)\n" in texts[0]
+          and "qdq:               2 DequantizeLinear -> op -> QuantizeLinear units planned as written (float values "
+          "between them); ONNX Runtime's CPU execution provider fuses such units where int8 QDQ is allowed "
+          "(--qdq-int8, as on ARM64) into int8 ops, so it needs less (--fuse-qdq plans them so)\n  fused:           "
+          "peak 147456 (144.00 KiB)\n  on x86-64:        0 units\n" in texts[1],
+          f"the text says where the units fuse, and how many on the other platform ({texts})")
+
+    # Add of a uint8 and an int8 tensor: its selector wants one type
+    def add(tb):
+        nodes = [node("QuantizeLinear", ["X", "s", "z"], ["xq"]), node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+                 node("DequantizeLinear", ["b", "s", "zb"], ["bf"]), node("Add", ["x", "bf"], ["a"]),
+                 node("QuantizeLinear", ["a", "s", "z"], ["aq"]), node("DequantizeLinear", ["aq", "s", "z"], ["Y"])]
+        save(nodes, [const("s", 0.05, np.float32), const("z", 0, np.uint8), const("zb", 0, tb),
+                     nh.from_array(np.ones((1, 16, 32, 32), dtype=tb), "b")], ["Y"])
+
+    add(np.uint8)
+    got = units()
+    add(np.int8)
+    got = (got, units())
+    check(got[0][:2] == (1, 1) and got[1][:2] == (0, 0), f"Add: uint8 + uint8 fused, uint8 + int8 not ({got})")
+
+    # a pair around one op (q, its type t): 16-bit types fuse around Reshape, not Conv
+    def one(op, t, scale=0.05, bias=None, opset=None, sb=0.0025, xzero=True, **attrs):
+        zero, w = const("z", 0, t), nh.from_array(np.ones((16, 16, 1, 1), dtype=np.int8), "w")
+        ins = {"Conv": ["x", "wf"] + (["bf"] if bias is not None else []), "Reshape": ["x", "shape"],
+               "MaxPool": ["x"], "Gemm": ["x", "wf"] + (["bf"] if bias is not None else [])}[op]
+        z = ["z"] if xzero else []
+        nodes = [node("QuantizeLinear", ["X", "s"] + z, ["xq"]), node("DequantizeLinear", ["xq", "s"] + z, ["x"]),
+                 node("DequantizeLinear", ["w", "s", "zw"], ["wf"]), node("DequantizeLinear", ["b", "sb"], ["bf"]),
+                 node(op, ins, ["o"], **attrs), node("QuantizeLinear", ["o", "s", "z"], ["oq"]),
+                 node("DequantizeLinear", ["oq", "s", "z"], ["Y"])]
+        inits = [const("s", scale, np.float32), zero, const("zw", 0, np.int8), const("sb", sb, np.float32), w,
+                 nh.from_array(np.zeros(16, dtype=bias or np.int32), "b"), const("shape", [1, 16, 1024], np.int64)]
+        shape = [1, 16] if op == "Gemm" else [1, 16, 32, 32]
+        if op == "Gemm":
+            inits[4] = nh.from_array(np.ones((16, 16), dtype=np.int8), "w")
+        save(nodes, inits, ["Y"], [vi("X", T.FLOAT, shape)], opset=opset or (21 if t in (np.uint16, np.int16) else 13))
+        return units()[:2]
+
+    cases = [(("Reshape", np.uint16), (1, 1)), (("Conv", np.uint16), (0, 0)), (("Conv", np.uint8), (1, 1)),
+             (("Conv", np.uint8, 0.05, np.int32), (1, 1)), (("Conv", np.uint8, 0.05, np.int8), (0, 0)),
+             (("MaxPool", np.uint8, 0.05), (1, 1)), (("MaxPool", np.uint8, -0.05), (0, 0))]
+    for args, want in cases:
+        kw = {"kernel_shape": [2, 2]} if args[0] == "MaxPool" else {}
+        got = one(*args, **kw)
+        what = ", ".join([np.dtype(args[1]).name] + [f"scale {x}" if isinstance(x, float) else f"{np.dtype(x).name} bias"
+                                                   for x in args[2:]])
+        check(got == want, f"one {args[0]} unit, {what}: {got}, expected {want}")
+    for beta, want in ((1.0, (1, 1)), (0.5, (0, 0))):
+        got = one("Gemm", np.uint8, 0.05, np.int32, beta=beta)
+        check(got == want, f"Gemm with an int32 bias, beta {beta}: {got}, expected {want}")
+    # measured against ONNX Runtime 1.30 (wasm-tests/ort-qdq.test.js): MaxPool fuses from opset 12 on,
+    # a Conv's bias scale must be the input's times the weight's (0.0025) within 1e-6 + 1%, QGemm
+    # needs A's zero point (a Gemm takes any bias scale)
+    for what, kw, want in (("MaxPool, opset 11", {"op": "MaxPool", "opset": 11, "kernel_shape": [2, 2]}, (0, 0)),
+                           ("MaxPool, opset 12", {"op": "MaxPool", "opset": 12, "kernel_shape": [2, 2]}, (1, 1)),
+                           ("Conv, bias scale 0.5% off", {"op": "Conv", "bias": np.int32, "sb": 0.0025125}, (1, 1)),
+                           ("Conv, bias scale 2% off", {"op": "Conv", "bias": np.int32, "sb": 0.00255}, (0, 0)),
+                           ("Gemm, bias scale 20% off", {"op": "Gemm", "bias": np.int32, "sb": 0.003}, (1, 1)),
+                           ("Gemm, no zero point for A", {"op": "Gemm", "bias": np.int32, "xzero": False}, (0, 0)),
+                           ("Conv, no zero point for X", {"op": "Conv", "bias": np.int32, "xzero": False}, (1, 1))):
+        op = kw.pop("op")
+        got = one(op, np.uint8, **kw)
+        check(got == want, f"{what}: {got}, expected {want}")
+
+    # a DequantizeLinear output that is also a graph output: the conv gets a DequantizeLinear of its
+    # own (EnsureUniqueDQForNodeUnit) and fuses; the output stays a float buffer (64 KiB)
+    nodes = [node("QuantizeLinear", ["X", "s", "z"], ["xq"]), node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+             node("DequantizeLinear", ["w", "s", "zw"], ["wf"]), node("Conv", ["x", "wf"], ["c"]),
+             node("QuantizeLinear", ["c", "s", "z"], ["cq"]), node("DequantizeLinear", ["cq", "s", "z"], ["Y"])]
+    save(nodes, [const("s", 0.05, np.float32), const("z", 0, np.uint8), const("zw", 0, np.int8),
+                 nh.from_array(np.ones((16, 16, 1, 1), dtype=np.int8), "w")], ["x", "Y"])
+    doc = json.loads(run(exe, ["plan", path, "--json", "--fuse-qdq"]).stdout)
+    x = next(v for v in doc["values"] if v["name"] == "x")
+    got = (doc["qdq_units"], doc["qdq_fused"], x["size"], x["dtype"], x["view"])
+    check(got == (1, 1, 65536, "float", False),
+          f"a DequantizeLinear output that is a graph output: the conv fuses, the output stays float ({got})")
+
+    # MatMul of an int8 graph input (no pair to convert) and int8 weights, float output
+    # (MatMulIntegerToFloat): not on x86-64, fused with --qdq-int8
+    nodes = [node("DequantizeLinear", ["A", "s", "z"], ["a"]), node("DequantizeLinear", ["w", "s", "z"], ["wf"]),
+             node("MatMul", ["a", "wf"], ["Y"])]
+    save(nodes, [const("s", 0.05, np.float32), const("z", 0, np.int8),
+                 nh.from_array(np.ones((64, 64), dtype=np.int8), "w")], ["Y"], [vi("A", T.INT8, [64, 64])])
+    got = (units()[:2], units("--qdq-int8")[:2])
+    check(got == ((0, 0), (1, 1)), f"int8 MatMul without a QuantizeLinear: x86-64 {got[0]}, --qdq-int8 {got[1]}")
 
 
 def check_qdq_fused(exe, d, path):
@@ -281,7 +433,7 @@ def check_qdq_fused(exe, d, path):
           f"--fuse-qdq: the float values are views of the quantized ones, a conv writes 64 KiB ({vals})")
     text = run(exe, ["plan", path, "--fuse-qdq"]).stdout
     check("qdq:               3 DequantizeLinear -> op -> QuantizeLinear units planned fused (--fuse-qdq), as "
-          "ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors\n" in text
+          "ONNX Runtime's CPU execution provider runs them on x86-64: the op reads and writes the quantized tensors\n" in text
           and "peak:              327680 (320.00 KiB)\n" in text and "  as written:      peak 533504 (521.00 KiB)\n" in text,
           f"--fuse-qdq: the text says so, and gives the peak as written ({text!r})")
     text = run(exe, ["plan", path]).stdout
@@ -947,6 +1099,7 @@ def main():
     check_function_calls(exe, d)
     check_share_kv(exe, d)
     check_qdq_units(exe, d)
+    check_qdq_types(exe, d)
 
     print(f"cli_check: {len(FAILS)} failed")
     return 1 if FAILS else 0

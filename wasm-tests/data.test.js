@@ -972,7 +972,8 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
       [
         'qdq',
         '2 DequantizeLinear → op → QuantizeLinear units planned as written (float values between them); ' +
-          "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less (“QDQ fused” plans them so)",
+          "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it needs less " +
+          '(“QDQ fused” plans them so)',
         1,
       ],
     ]);
@@ -980,23 +981,23 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
   });
 
   it('planAssumptions: QDQ units planned fused (plan --fuse-qdq), all or some of them', () => {
-    const qdq = (units, fused) => planAssumptions({ qdq_units: units, qdq_fused: fused, subgraphs: [] });
-    const runs = "as ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors";
+    const qdq = (units, fused, other = units, int8 = false) =>
+      planAssumptions({ qdq_units: units, qdq_fused: fused, qdq_units_other: other, qdq_int8: int8, subgraphs: [] });
+    const runs =
+      "as ONNX Runtime's CPU execution provider runs them on x86-64: the op reads and writes the quantized tensors";
     expect(qdq(3, 3)).toEqual([
       {
         kind: 'qdq',
         path: [],
         node: '',
+        units: 3,
         fused: 3,
-        text:
-          `3 DequantizeLinear → op → QuantizeLinear units planned fused, ${runs} ` +
-          '(what it fuses depends on the platform and the quantization parameters)',
+        other: 3,
+        int8: false,
+        text: `3 DequantizeLinear → op → QuantizeLinear units planned fused, ${runs}`,
       },
     ]);
-    expect(qdq(1, 1)[0].text).toBe(
-      `1 DequantizeLinear → op → QuantizeLinear unit planned fused, ${runs} ` +
-        '(what it fuses depends on the platform and the quantization parameters)',
-    );
+    expect(qdq(1, 1)[0].text).toBe(`1 DequantizeLinear → op → QuantizeLinear unit planned fused, ${runs}`);
     expect(qdq(3, 2)[0].text).toBe(
       `3 DequantizeLinear → op → QuantizeLinear units: 2 planned fused, ${runs}; 1 as written ` +
         "(its QuantizeLinear output is an If branch's output)",
@@ -1007,6 +1008,32 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     expect(qdq(2, 0)[0].fused, 'as written').toBe(0);
     expect(qdq(2, undefined)[0].fused, 'a plan from before qdq_fused').toBe(0);
     expect(qdq(2, 7)[0].fused, 'never more than the units').toBe(2);
+    expect(planAssumptions({ qdq_units: 2, qdq_fused: 0, subgraphs: [] })[0].other, 'a plan from before').toBe(2);
+    // the other platform's units, when they differ; an entry when only it has units
+    expect(qdq(2, 2, 5)[0].text).toBe(
+      `2 DequantizeLinear → op → QuantizeLinear units planned fused, ${runs}; ` +
+        'where int8 QDQ is allowed (as on ARM64), 5 units',
+    );
+    expect(qdq(4, 0, 1, true)[0].text).toBe(
+      '4 DequantizeLinear → op → QuantizeLinear units planned as written (float values between them); ' +
+        "ONNX Runtime's CPU execution provider fuses such units where int8 QDQ is allowed (as on ARM64) into int8 ops, " +
+        'so it needs less (“QDQ fused” plans them so); on x86-64, 1 unit',
+    );
+    expect(qdq(0, 0, 3)).toEqual([
+      {
+        kind: 'qdq',
+        path: [],
+        node: '',
+        units: 0,
+        fused: 0,
+        other: 3,
+        int8: false,
+        text:
+          'no DequantizeLinear → op → QuantizeLinear unit that ONNX Runtime fuses on x86-64; ' +
+          '3 DequantizeLinear → op → QuantizeLinear units where int8 QDQ is allowed (as on ARM64)',
+      },
+    ]);
+    expect(qdq(0, 0, 0)).toEqual([]);
   });
 
   it('searchBodies counts the matching values and transients of each body, with the path to it', () => {

@@ -107,6 +107,11 @@ typedef struct memplan_plan_options {
                       the float values between DequantizeLinear and
                       QuantizeLinear take no memory (in every graph). Default:
                       the graph as written. */
+    bool qdq_int8; /* the QDQ units (memplan_qdq_unit_list) as ONNX Runtime
+                      finds them where int8 QDQ is allowed (ARM64, or the
+                      session option session.qdqisint8allowed): int8 Conv and
+                      MatMul units fuse. Default: as on x86-64, where they do
+                      not, and int8 pairs made uint8 first fuse. */
 } memplan_plan_options;
 
 /* The defaults above, no bindings. */
@@ -297,6 +302,7 @@ struct memplan_model_plan {
     size_t n_shares; /* options.share_kv (main graph): each present* output (value) and the past* input (source) */
     const memplan_plan_link *shares;
     size_t n_qdq_units;          /* this graph's QDQ node units (memplan/qdq.h), which ONNX Runtime fuses */
+    size_t n_qdq_units_other;    /* the units under the other options.qdq_int8 (x86-64 or int8 allowed) */
     size_t n_qdq_fused;          /* options.fuse_qdq: of those, the units planned fused (the others, and
                                     every unit without the option, are planned as written) */
     const int32_t *quantized_as; /* per value when n_qdq_fused > 0 (else NULL): what a fused unit

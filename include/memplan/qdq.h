@@ -24,6 +24,7 @@
 #include "memplan/error.h"
 #include "memplan/liveness.h"
 #include "memplan/model.h"
+#include "memplan/shapes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,9 +48,9 @@ typedef struct memplan_qdq_unit {
  * Flatten, Gather, GatherElements, Reshape, Slice, Squeeze, Tile, Transpose,
  * Unsqueeze, MaxPool, ReduceMax, ReduceMin, Resize) whose data inputs are
  * each a DequantizeLinear's output (every input given of Conv, MatMul, Gemm,
- * Add, Mul and Concat, a bias too; the first of the others; no graph output;
- * other nodes may read it too, as ONNX Runtime first gives each unit a
- * DequantizeLinear of its own), and whose output is read by one
+ * Add, Mul and Concat, a bias too; the first of the others; other nodes may
+ * read it too, and it may be a graph output, as ONNX Runtime first gives each
+ * unit a DequantizeLinear of its own), and whose output is read by one
  * QuantizeLinear alone and is no graph output -- or read by one Relu or Clip
  * alone whose output is so read, where ONNX Runtime removes that Relu or
  * Clip first (the QuantizeLinear's zero point one uint8 or int8 constant; a
@@ -61,12 +62,36 @@ typedef struct memplan_qdq_unit {
  * the ops whose pair ONNX Runtime only drops, their DequantizeLinear and
  * QuantizeLinear must have the same scale and zero point: both given,
  * constants (initializers or Constant nodes) of one element, of equal type,
- * shape and bytes. The selectors' finer conditions (element types, the
- * platform's int8 support, MaxPool's opset) are not checked: a count of what
- * ONNX Runtime may fuse. QuantizeLinear and DequantizeLinear are ONNX's or
- * ONNX Runtime's (com.microsoft). */
-memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **units, size_t *count,
-                                     memplan_error *err);
+ * shape and bytes.
+ *
+ * The element types pass the op's selector: the quantized input and output
+ * of one type (and both inputs of Add and Mul, every input of Concat), no
+ * 16-bit type but where the pair is only dropped (not around Resize, MaxPool,
+ * ReduceMax, ReduceMin), no 4-bit type but around MaxPool, ReduceMax and
+ * ReduceMin (whose scale must be positive), an int32 bias (a Gemm's with
+ * beta 1), an int8 weight under an int8 input; types are s's where it knows
+ * them (s may be NULL), else the file's, and a type known nowhere fails.
+ * o->int8_allowed (o may be NULL: x86-64, opset not known): as ONNX Runtime
+ * where int8 QDQ is allowed (ARM64, or the
+ * session option session.qdqisint8allowed): int8 Conv and MatMul inputs are
+ * fused. Otherwise as on x86-64: they are not, and ONNX Runtime first makes
+ * an int8 QuantizeLinear -> DequantizeLinear pair uint8 when the
+ * QuantizeLinear's output has that one reader once each reader of the
+ * DequantizeLinear's output has a copy of its own (QDQS8ToU8Transformer, both
+ * zero points one equal int8 constant): a unit between pairs made uint8 is
+ * fused, one whose pairs are not all alike is not. MaxPool is a unit from
+ * opset 12 on (o->opset). Also as measured against ONNX Runtime 1.30: a
+ * Conv's bias scale is the input's times the weight's (within 1e-6 + 1%), a
+ * Gemm's DequantizeLinears of A and B give their zero points.
+ * QuantizeLinear and DequantizeLinear are ONNX's or ONNX Runtime's
+ * (com.microsoft). */
+typedef struct memplan_qdq_options {
+    bool int8_allowed; /* as where ONNX Runtime allows int8 QDQ (ARM64); else as on x86-64 */
+    int64_t opset;     /* the graph's default-domain opset (MaxPool fuses from 12 on), -1 not known */
+} memplan_qdq_options;
+
+memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shapes *s, const memplan_qdq_options *o,
+                                     memplan_qdq_unit **units, size_t *count, memplan_error *err);
 
 /* The units fused, in view terms, as ONNX Runtime's CPU execution provider
  * runs them: each DequantizeLinear output that only the units' ops read
@@ -74,8 +99,9 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **
  * DequantizeLinear's input -- a fused op reads the quantized tensor -- and
  * each QuantizeLinear's output a view of its op's output (through the Relu's
  * or Clip's output, a view of the op's too, when there is one), which the op
- * writes quantized. A DequantizeLinear output another node reads too stays a
- * buffer (ONNX Runtime makes it, in float, for that node). The op's output
+ * writes quantized. A DequantizeLinear output another node reads too, or
+ * that is a graph output, stays a buffer (ONNX Runtime makes it, in float,
+ * for that node or the output). The op's output
  * keeps its own link (a Reshape's output stays a view of its input); the
  * caller sizes it as the quantized output (its element count, in the
  * quantized element type). */

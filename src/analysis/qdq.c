@@ -4,6 +4,7 @@
  * fused.
  */
 #include <float.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,26 +20,37 @@ static bool qdq_node(const memplan_node *n, const char *op) {
     return strcmp(n->op_type, op) == 0 && (default_domain(n) || strcmp(n->domain, "com.microsoft") == 0);
 }
 
-/* The ops fused, by which inputs must be DequantizeLinear outputs (0: every
- * input present, a Conv's or Gemm's bias too, as ONNX Runtime's selectors
- * count them; 1: the first, the others being shapes, indices or scales), and
- * whether ONNX Runtime only drops the pair around them (its drop rules: the
- * op moves or picks quantized values as they are, so the DequantizeLinear and
- * the QuantizeLinear must quantize alike). */
+/* How ONNX Runtime's selector for an op (qdq_selectors.cc) checks its unit.
+ * Up to K_VARIADIC every input given must be a DequantizeLinear output (a
+ * Conv's or Gemm's bias too); from K_UNARY on only the first (the others are
+ * shapes, indices or scales). From K_DROP on ONNX Runtime only drops the pair
+ * around the op, which moves or picks quantized values as they are, so the
+ * DequantizeLinear and the QuantizeLinear must quantize alike. */
+typedef enum unit_kind {
+    K_CONV,     /* QLinearConv */
+    K_MATMUL,   /* QLinearMatMul, or MatMulIntegerToFloat without a QuantizeLinear */
+    K_GEMM,     /* QGemm */
+    K_BINARY,   /* QLinearAdd, QLinearMul */
+    K_VARIADIC, /* QLinearConcat */
+    K_UNARY,    /* QLinearAveragePool, QLinearSigmoid, ... */
+    K_DROP,     /* the pair dropped; 16-bit types too */
+    K_RESIZE,   /* the pair dropped; no 16-bit types */
+    K_ORDER,    /* the pair dropped where a positive scale keeps the order: 4-bit types too */
+} unit_kind;
+
 static const struct {
     const char *op;
-    int dq_inputs;
-    bool same_params;
+    unit_kind kind;
 } UNIT_OPS[] = {
-    {"Conv", 0, false},        {"MatMul", 0, false},    {"Gemm", 0, false},
-    {"Add", 0, false},         {"Mul", 0, false},       {"Concat", 0, false},
-    {"AveragePool", 1, false}, {"LeakyRelu", 1, false}, {"GlobalAveragePool", 1, false},
-    {"Sigmoid", 1, false},     {"Softmax", 1, false},   {"Expand", 1, true},
-    {"Flatten", 1, true},      {"Gather", 1, true},     {"GatherElements", 1, true},
-    {"Reshape", 1, true},      {"Slice", 1, true},      {"Squeeze", 1, true},
-    {"Tile", 1, true},         {"Transpose", 1, true},  {"Unsqueeze", 1, true},
-    {"MaxPool", 1, true},      {"ReduceMax", 1, true},  {"ReduceMin", 1, true},
-    {"Resize", 1, true},
+    {"Conv", K_CONV},         {"MatMul", K_MATMUL},   {"Gemm", K_GEMM},
+    {"Add", K_BINARY},        {"Mul", K_BINARY},      {"Concat", K_VARIADIC},
+    {"AveragePool", K_UNARY}, {"LeakyRelu", K_UNARY}, {"GlobalAveragePool", K_UNARY},
+    {"Sigmoid", K_UNARY},     {"Softmax", K_UNARY},   {"Expand", K_DROP},
+    {"Flatten", K_DROP},      {"Gather", K_DROP},     {"GatherElements", K_DROP},
+    {"Reshape", K_DROP},      {"Slice", K_DROP},      {"Squeeze", K_DROP},
+    {"Tile", K_DROP},         {"Transpose", K_DROP},  {"Unsqueeze", K_DROP},
+    {"MaxPool", K_ORDER},     {"ReduceMax", K_ORDER}, {"ReduceMin", K_ORDER},
+    {"Resize", K_RESIZE},
 };
 
 /* n's row of UNIT_OPS, or -1. */
@@ -85,26 +97,24 @@ static bool same_param(const memplan_graph *g, int32_t a, int32_t b) {
 /* Input k of n, or -1 when absent. */
 static int32_t input_at(const memplan_node *n, int32_t k) { return k < n->n_inputs ? n->inputs[k] : -1; }
 
-/* Whether DequantizeLinear dq and QuantizeLinear q have the same scale and zero point. */
-static bool same_params(const memplan_graph *g, const memplan_node *dq, const memplan_node *q) {
-    return same_param(g, input_at(dq, 1), input_at(q, 1)) && same_param(g, input_at(dq, 2), input_at(q, 2));
-}
-
-/* How many node inputs and captures read each value, and the last node that does. */
+/* How many node inputs and captures read each value (captures: how many of
+ * those are a body's), and the last node that does. */
 typedef struct readers {
-    int32_t *count, *last;
+    int32_t *count, *captures, *last;
 } readers;
 
 static void readers_free(readers *r) {
     free(r->count);
+    free(r->captures);
     free(r->last);
 }
 
 static memplan_status readers_init(readers *r, const memplan_graph *g, memplan_error *err) {
     size_t n = (size_t)(g->n_values ? g->n_values : 1);
     r->count = calloc(n, sizeof *r->count);
+    r->captures = calloc(n, sizeof *r->captures);
     r->last = malloc(n * sizeof *r->last);
-    if (!r->count || !r->last) {
+    if (!r->count || !r->captures || !r->last) {
         readers_free(r);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     }
@@ -112,18 +122,20 @@ static memplan_status readers_init(readers *r, const memplan_graph *g, memplan_e
         const memplan_node *node = &g->nodes[p];
         for (int32_t k = 0; k < node->n_inputs + node->n_captures; k++) {
             int32_t v = k < node->n_inputs ? node->inputs[k] : node->captures[k - node->n_inputs];
-            if (v >= 0) r->count[v]++, r->last[v] = p;
+            if (v < 0) continue;
+            r->count[v]++, r->last[v] = p;
+            if (k >= node->n_inputs) r->captures[v]++;
         }
     }
     return MEMPLAN_OK;
 }
 
-/* Whether v is a DequantizeLinear's output and no graph output: a unit's
- * data input. Other nodes may read it too: ONNX Runtime gives each unit a
- * DequantizeLinear of its own first (EnsureUniqueDQForNodeUnit). */
+/* Whether v is a DequantizeLinear's output: a unit's data input. Other nodes
+ * may read it too, and it may be a graph output: ONNX Runtime gives each
+ * unit a DequantizeLinear of its own first (EnsureUniqueDQForNodeUnit). */
 static bool dq_output(const memplan_graph *g, int32_t v) {
     int32_t p = v >= 0 ? g->values[v].producer : -1;
-    return p >= 0 && qdq_node(&g->nodes[p], "DequantizeLinear") && !(g->values[v].flags & MEMPLAN_VALUE_OUTPUT);
+    return p >= 0 && qdq_node(&g->nodes[p], "DequantizeLinear");
 }
 
 /* The node that alone reads v, once, as its input 0, when it is a
@@ -177,18 +189,194 @@ static bool removed_before(const memplan_graph *g, const memplan_node *a, const 
     return !(FLT_EPSILON < lo - lower || FLT_EPSILON < upper - hi);
 }
 
+/* What the units of one graph are found with. */
+typedef struct qctx {
+    const memplan_graph *g;
+    const memplan_shapes *s; /* the element types inferred, or NULL */
+    readers r;
+    unsigned char *to_u8; /* x86-64: the QuantizeLinear outputs made uint8, else NULL */
+} qctx;
+
+/* The element type of v, 0 when not known: uint8 for an int8 pair ONNX
+ * Runtime makes uint8, else as inferred, else as the file gives it. */
+static int32_t elem_of(const qctx *c, int32_t v) {
+    if (c->to_u8 && c->to_u8[v]) return MEMPLAN_DTYPE_UINT8;
+    const memplan_vshape *vs = c->s ? memplan_shapes_value(c->s, c->g, v) : NULL;
+    if (vs && vs->elem_type) return vs->elem_type;
+    const memplan_value *val = &c->g->values[v];
+    return val->initializer ? val->initializer->elem_type : val->type.elem_type;
+}
+
+/* The quantized type a unit reads at input k of n: the element type of its
+ * DequantizeLinear's input (0 when not known). */
+static int32_t read_type(const qctx *c, const memplan_node *n, int32_t k) {
+    int32_t v = input_at(n, k), p = v >= 0 ? c->g->values[v].producer : -1;
+    int32_t x = p >= 0 ? input_at(&c->g->nodes[p], 0) : -1;
+    return x >= 0 ? elem_of(c, x) : 0;
+}
+
+/* The copies of DequantizeLinear output w that EnsureUniqueDQForNodeUnit
+ * makes so that each node input reading w has one of its own: one per such
+ * input but the first, or every one when w is also a graph output or a
+ * body reads it (those keep the original). */
+static int32_t dq_copies(const qctx *c, int32_t w) {
+    int32_t all = c->r.count[w], inputs = all - c->r.captures[w];
+    bool output = c->g->values[w].flags & MEMPLAN_VALUE_OUTPUT;
+    if (all == 0 || (all == 1 && !output)) return 0;
+    return !c->r.captures[w] && !output && inputs > 0 ? inputs - 1 : inputs;
+}
+
+/* The byte of a one-element int8 constant v in *out. */
+static bool const_int8(const memplan_graph *g, int32_t v, int8_t *out) {
+    const memplan_tensor *t = constant_tensor(g, v);
+    if (!t || !t->data || t->elem_type != MEMPLAN_DTYPE_INT8 || t->data_len != 1) return false;
+    memcpy(out, t->data, 1);
+    return true;
+}
+
+/* Whether ONNX Runtime on x86-64 makes QuantizeLinear q and the
+ * DequantizeLinear after it uint8 (QDQS8ToU8Transformer, which runs where
+ * int8 QDQ is not allowed, before the units are fused): q's output is read by
+ * that DequantizeLinear alone, even after EnsureUniqueDQForNodeUnit (which
+ * gives every further reader of the DequantizeLinear's output a copy reading
+ * q's output too), and both zero points are given, one int8 constant each,
+ * equal. A pair left int8 next to one made uint8 no longer has its unit's
+ * types alike, so that unit is not fused. */
+static bool pair_to_u8(const qctx *c, const memplan_node *q) {
+    const memplan_graph *g = c->g;
+    int32_t v = q->n_outputs > 0 ? q->outputs[0] : -1;
+    if (v < 0 || c->r.count[v] != 1 || c->r.captures[v] || (g->values[v].flags & MEMPLAN_VALUE_OUTPUT)) return false;
+    const memplan_node *dq = &g->nodes[c->r.last[v]];
+    int8_t a, b;
+    if (!qdq_node(dq, "DequantizeLinear") || input_at(dq, 0) != v || dq->n_outputs < 1 ||
+        (dq->outputs[0] >= 0 && dq_copies(c, dq->outputs[0])))
+        return false;
+    return const_int8(g, input_at(q, 2), &a) && const_int8(g, input_at(dq, 2), &b) && a == b;
+}
+
+/* Zero point zp (one 8-bit constant) as ONNX Runtime has it, in *type and
+ * *value: an int8 one of a pair it made uint8 (made_u8) is the value + 128,
+ * uint8. */
+static bool zero_point(const memplan_graph *g, int32_t zp, bool made_u8, int32_t *type, int *value) {
+    const memplan_tensor *t = constant_tensor(g, zp);
+    if (!t || !t->data || t->data_len != 1 || !one_element(t)) return false;
+    if (t->elem_type == MEMPLAN_DTYPE_INT8) {
+        int8_t v;
+        memcpy(&v, t->data, 1);
+        *type = made_u8 ? MEMPLAN_DTYPE_UINT8 : MEMPLAN_DTYPE_INT8;
+        *value = made_u8 ? v + 128 : v;
+        return true;
+    }
+    *type = t->elem_type, *value = *(const uint8_t *)t->data;
+    return t->elem_type == MEMPLAN_DTYPE_UINT8 && !made_u8;
+}
+
+/* Whether DequantizeLinear dq and QuantizeLinear q have the same scale and
+ * zero point, a zero point as ONNX Runtime has it once it made int8 pairs
+ * uint8 (a pair made uint8 next to one that was uint8 may quantize alike). */
+static bool same_params(const qctx *c, const memplan_node *dq, const memplan_node *q) {
+    const memplan_graph *g = c->g;
+    if (!same_param(g, input_at(dq, 1), input_at(q, 1))) return false;
+    bool a = c->to_u8 && input_at(dq, 0) >= 0 && c->to_u8[input_at(dq, 0)], b = c->to_u8 && c->to_u8[q->outputs[0]];
+    if (a == b) return same_param(g, input_at(dq, 2), input_at(q, 2));
+    int32_t ta, tb;
+    int za, zb;
+    return zero_point(g, input_at(dq, 2), a, &ta, &za) && zero_point(g, input_at(q, 2), b, &tb, &zb) && ta == tb &&
+           za == zb;
+}
+
+static bool bits16(int32_t t) { return t == MEMPLAN_DTYPE_INT16 || t == MEMPLAN_DTYPE_UINT16; }
+static bool bits4(int32_t t) { return t == MEMPLAN_DTYPE_INT4 || t == MEMPLAN_DTYPE_UINT4; }
+
+/* Element i of float constant v (of n elements, n > i; one element is
+ * every element's), in *out. */
+static bool float_at(const memplan_graph *g, int32_t v, size_t i, size_t *n, float *out) {
+    const memplan_tensor *t = constant_tensor(g, v);
+    if (!t || !t->data || t->elem_type != MEMPLAN_DTYPE_FLOAT || !t->data_len || t->data_len % sizeof *out)
+        return false;
+    *n = t->data_len / sizeof *out;
+    memcpy(out, t->data + (*n == 1 ? 0 : i) * sizeof *out, sizeof *out);
+    return true;
+}
+
+/* Whether bias scale b is the input scale x times the weight scale w, as
+ * ONNX Runtime wants to fold a Conv's int32 bias into QLinearConv (a Gemm's
+ * QGemm takes any): each
+ * element (per channel, w and b may have one per output channel) within
+ * 1e-6 + 1% of the product. Measured against ONNX Runtime 1.30 (CPU, x86-64):
+ * 1.3% over fused, 1.6% over not, at 2e-4; 1% over fused, 1.4% not, at
+ * 0.05. */
+static bool bias_scale_fits(const memplan_graph *g, int32_t x, int32_t w, int32_t b) {
+    size_t nx, nw = 1, nb = 1;
+    float sx, sw, sb;
+    if (!float_at(g, x, 0, &nx, &sx) || nx != 1 || !float_at(g, w, 0, &nw, &sw) || !float_at(g, b, 0, &nb, &sb) ||
+        (nw != 1 && nb != 1 && nw != nb))
+        return false;
+    for (size_t i = 0; i < (nw > nb ? nw : nb); i++) {
+        if (!float_at(g, w, i, &nw, &sw) || !float_at(g, b, i, &nb, &sb)) return false;
+        double p = (double)sx * sw;
+        if (!(fabs(sb - p) <= 1e-6 + 0.01 * fabs(p))) return false;
+    }
+    return true;
+}
+
+/* Whether Gemm n's beta is 1 (its default). */
+static bool beta_one(const memplan_node *n) {
+    for (int32_t k = 0; k < n->n_attrs; k++)
+        if (n->attrs[k].type == MEMPLAN_ATTR_FLOAT && strcmp(n->attrs[k].name, "beta") == 0)
+            return n->attrs[k].f == 1.0f;
+    return true;
+}
+
+/* Whether the element types of the unit of op n (of `kind`; QuantizeLinear q,
+ * or NULL) pass its selector in ONNX Runtime (qdq_selectors.cc, with the
+ * options its CPU execution provider registers them with): the quantized
+ * input and output alike (a DequantizeLinear output read as int8, say, and a
+ * QuantizeLinear writing uint8 leave the op float); no 16-bit types but
+ * where the pair is only dropped, no 4-bit ones but around MaxPool and
+ * ReduceMax/Min; an int8 Conv or MatMul input only where int8 QDQ is allowed
+ * (ARM64), and with an int8 weight (a Gemm's too); a bias int32 (a Gemm's
+ * with beta 1); a positive scale around MaxPool and ReduceMax/Min. A type
+ * not known fails. */
+static bool types_pass(const qctx *c, const memplan_node *n, unit_kind kind, const memplan_node *q, bool int8_allowed) {
+    int32_t x = read_type(c, n, 0), y = q ? elem_of(c, q->outputs[0]) : x;
+    if (!x || x != y || (bits16(x) && kind != K_DROP) || (bits4(x) && kind != K_ORDER)) return false;
+    if (kind <= K_GEMM) {
+        int32_t w = read_type(c, n, 1);
+        if (!w || bits16(w) || bits4(w)) return false;
+        if (x == MEMPLAN_DTYPE_INT8 && (w != x || (kind != K_GEMM && !int8_allowed))) return false;
+        const memplan_node *dq[3] = {NULL, NULL, NULL};
+        for (int32_t k = 0; k < 3 && input_at(n, k) >= 0; k++)
+            dq[k] = &c->g->nodes[c->g->values[n->inputs[k]].producer];
+        /* QGemm takes the zero points of A and B in place: without them ONNX
+         * Runtime 1.30 leaves the Gemm (measured; QLinearConv and the
+         * MatMuls take their absence). */
+        if (kind == K_GEMM && (input_at(dq[0], 2) < 0 || input_at(dq[1], 2) < 0)) return false;
+        if (kind == K_MATMUL || !dq[2]) return true;
+        return read_type(c, n, 2) == MEMPLAN_DTYPE_INT32 &&
+               (kind == K_GEMM ? beta_one(n)
+                               : bias_scale_fits(c->g, input_at(dq[0], 1), input_at(dq[1], 1), input_at(dq[2], 1)));
+    }
+    if (kind == K_BINARY || kind == K_VARIADIC)
+        for (int32_t k = 1; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0 && read_type(c, n, k) != x) return false;
+    float scale;
+    return kind != K_ORDER || (const_float(c->g, input_at(q, 1), &scale) && scale > 0);
+}
+
 /* Whether node p is the op of a unit: *quantized its QuantizeLinear's output,
  * *between the output of a Relu or Clip between them that ONNX Runtime
  * removes (or -1). */
-static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t *quantized, int32_t *between) {
+static bool unit_at(const qctx *c, int32_t p, const memplan_qdq_options *o, int32_t *quantized, int32_t *between) {
+    const memplan_graph *g = c->g;
     const memplan_node *n = &g->nodes[p];
     /* The output first: most nodes are no unit, and this test is cheaper than the op table's. */
     int32_t out = n->n_outputs > 0 ? n->outputs[0] : -1;
-    const memplan_node *q = sole_reader(g, r, out, false), *act = NULL;
+    const memplan_node *q = sole_reader(g, &c->r, out, false), *act = NULL;
     /* A Relu or Clip alone after it that ONNX Runtime does not remove keeps
      * the op unfused (its selectors take no activation there). */
-    if (!q && (act = sole_reader(g, r, out, true)) &&
-        (!(q = sole_reader(g, r, act->outputs[0], false)) || !removed_before(g, act, q)))
+    if (!q && (act = sole_reader(g, &c->r, out, true)) &&
+        (!(q = sole_reader(g, &c->r, act->outputs[0], false)) || !removed_before(g, act, q)))
         return false;
     /* Without a QuantizeLinear after it, a MatMul or Gemm still reads its
      * inputs quantized (MatMulIntegerToFloat, QGemm); its output stays float. */
@@ -196,33 +384,41 @@ static bool unit_at(const memplan_graph *g, const readers *r, int32_t p, int32_t
         return false;
     int row = unit_op(n);
     if (row < 0 || (n->n_outputs > 1 && n->outputs[1] >= 0)) return false; /* one output: a MaxPool without Indices */
-    int32_t data = UNIT_OPS[row].dq_inputs ? UNIT_OPS[row].dq_inputs : n->n_inputs, given = 0;
-    if (n->n_inputs < data) return false;
+    if (strcmp(n->op_type, "MaxPool") == 0 && o->opset < 12) return false; /* ONNX Runtime fuses MaxPool-12 on */
+    unit_kind kind = UNIT_OPS[row].kind;
+    int32_t data = kind < K_UNARY ? n->n_inputs : 1;
+    if (n->n_inputs < data || input_at(n, 0) < 0) return false;
     for (int32_t k = 0; k < data; k++) {
-        if (n->inputs[k] < 0 && UNIT_OPS[row].dq_inputs == 0) continue; /* an optional input not given */
+        if (n->inputs[k] < 0) continue; /* an optional input not given (input 0 is) */
         if (!dq_output(g, n->inputs[k])) return false;
-        if (q && UNIT_OPS[row].same_params && !same_params(g, &g->nodes[g->values[n->inputs[k]].producer], q))
-            return false;
-        given++;
+        if (q && kind >= K_DROP && !same_params(c, &g->nodes[g->values[n->inputs[k]].producer], q)) return false;
     }
-    if (!given) return false;
+    if (!types_pass(c, n, kind, q, o->int8_allowed)) return false;
     *quantized = q ? q->outputs[0] : -1;
     *between = act ? act->outputs[0] : -1;
     return true;
 }
 
-memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **units, size_t *count,
-                                     memplan_error *err) {
+memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shapes *s, const memplan_qdq_options *o,
+                                     memplan_qdq_unit **units, size_t *count, memplan_error *err) {
     *units = NULL;
     *count = 0;
-    readers r;
-    memplan_status st = readers_init(&r, g, err);
+    static const memplan_qdq_options none = {false, -1};
+    if (!o) o = &none;
+    bool int8_allowed = o->int8_allowed;
+    qctx c = {g, s, {NULL, NULL, NULL}, NULL};
+    memplan_status st = readers_init(&c.r, g, err);
     if (st) return st;
+    if (!int8_allowed && !(c.to_u8 = calloc((size_t)(g->n_values ? g->n_values : 1), 1)))
+        st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    for (int32_t p = 0; !st && c.to_u8 && p < g->n_nodes; p++)
+        if (qdq_node(&g->nodes[p], "QuantizeLinear") && pair_to_u8(&c, &g->nodes[p]))
+            c.to_u8[g->nodes[p].outputs[0]] = 1;
     size_t n = 0, cap = 0;
     memplan_qdq_unit *list = NULL;
-    for (int32_t p = 0; p < g->n_nodes; p++) {
+    for (int32_t p = 0; !st && p < g->n_nodes; p++) {
         int32_t quantized, between;
-        if (!unit_at(g, &r, p, &quantized, &between)) continue;
+        if (!unit_at(&c, p, o, &quantized, &between)) continue;
         if (n == cap) {
             memplan_qdq_unit *grown = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof *list);
             if (!grown) {
@@ -233,7 +429,8 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, memplan_qdq_unit **
         }
         list[n++] = (memplan_qdq_unit){p, g->nodes[p].outputs[0], quantized, between};
     }
-    readers_free(&r);
+    free(c.to_u8);
+    readers_free(&c.r);
     if (st) {
         free(list);
         return st;
@@ -264,7 +461,8 @@ memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_
     /* A DequantizeLinear output only fused ops read is never made; one another
      * node reads too is made for it (ONNX Runtime's copy), as written. */
     for (int32_t v = 0; !st && v < g->n_values; v++) {
-        if (!fused[v] || fused[v] != r.count[v] || !dq_output(g, v)) continue;
+        if (!fused[v] || fused[v] != r.count[v] || !dq_output(g, v) || (g->values[v].flags & MEMPLAN_VALUE_OUTPUT))
+            continue;
         const memplan_node *dq = &g->nodes[g->values[v].producer];
         int32_t quantized = dq->n_inputs > 0 ? dq->inputs[0] : -1;
         if (quantized >= 0 && quantized != v) st = memplan_viewmap_add(vm, v, quantized, err);

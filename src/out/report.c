@@ -629,6 +629,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     mp_json_int(j, p->n_qdq_units);
     MP_JSON_KEY(j, "qdq_fused");
     mp_json_int(j, p->n_qdq_fused);
+    MP_JSON_KEY(j, "qdq_int8");
+    mp_json_bool(j, p->options.qdq_int8);
+    MP_JSON_KEY(j, "qdq_units_other");
+    mp_json_int(j, p->n_qdq_units_other);
     if (p->order.asked != MEMPLAN_ORDER_FILE) { /* every body has its own order */
         MP_JSON_KEY(j, "order");
         json_order(j, c);
@@ -848,21 +852,45 @@ static void text_unplanned(mp_buf *b, const memplan_model_plan *p) {
 }
 
 /* The qdq line: the main graph's QDQ units, as written or fused (--fuse-qdq:
- * every unit of a main graph fuses, as none of its values is outside the plan). */
+ * every unit of a main graph fuses, as none of its values is outside the
+ * plan), on x86-64 or where int8 QDQ is allowed (--qdq-int8); then the other
+ * reading's peak, and the units of the other platform when they differ. */
 static void text_qdq(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
-    size_t n = p->n_qdq_units;
-    if (!n) return;
+    size_t n = p->n_qdq_units, other = p->n_qdq_units_other;
+    bool int8 = p->options.qdq_int8;
+    const char *where = int8 ? "where int8 QDQ is allowed (--qdq-int8, as on ARM64)" : "on x86-64";
+    if (!n) {
+        if (other)
+            mp_text_printf(b,
+                           "qdq:               no DequantizeLinear -> op -> QuantizeLinear unit ONNX Runtime fuses %s; "
+                           "%zu %s\n",
+                           where, other,
+                           int8 ? "on x86-64 (without --qdq-int8)"
+                                : "where int8 QDQ is allowed (--qdq-int8, as on ARM64)");
+        return;
+    }
     mp_text_printf(b, "qdq:               %zu DequantizeLinear -> op -> QuantizeLinear unit%s ", n, n == 1 ? "" : "s");
-    mp_buf_puts(b, p->n_qdq_fused ? "planned fused (--fuse-qdq), as ONNX Runtime's CPU execution provider runs them: "
-                                    "the op reads and writes the quantized tensors\n"
-                                  : "planned as written (float values between them); ONNX Runtime's CPU execution "
-                                    "provider fuses such units into int8 ops, so it needs less (--fuse-qdq plans them "
-                                    "so)\n");
-    if (!c->other_known) return;
-    mp_buf_puts(b, p->n_qdq_fused ? "  as written:      peak " : "  fused:           peak ");
-    human_bytes(b, c->other_peak);
-    mp_buf_putc(b, '\n');
+    if (p->n_qdq_fused)
+        mp_text_printf(
+            b,
+            "planned fused (--fuse-qdq), as ONNX Runtime's CPU execution provider runs them %s: the op reads "
+            "and writes the quantized tensors\n",
+            where);
+    else
+        mp_text_printf(
+            b,
+            "planned as written (float values between them); ONNX Runtime's CPU execution provider fuses such "
+            "units %s into int8 ops, so it needs less (--fuse-qdq plans them so)\n",
+            where);
+    if (c->other_known) {
+        mp_buf_puts(b, p->n_qdq_fused ? "  as written:      peak " : "  fused:           peak ");
+        human_bytes(b, c->other_peak);
+        mp_buf_putc(b, '\n');
+    }
+    if (other != n)
+        mp_text_printf(b, "  %s %zu unit%s\n", int8 ? "on x86-64:       " : "with --qdq-int8: ", other,
+                       other == 1 ? "" : "s");
 }
 
 /* The inputs and total lines of the main graph's plan. */

@@ -322,6 +322,7 @@ static const memplan_option OPTIONS[MEMPLAN_OPT_COUNT] = {
     [MEMPLAN_OPT_ORDER_BUDGET_MS] = VALUED("--order-budget-ms", "N", false, set_order_budget),
     [MEMPLAN_OPT_SHARE_KV] = SWITCH("--share-kv", plan.share_kv),
     [MEMPLAN_OPT_FUSE_QDQ] = SWITCH("--fuse-qdq", plan.fuse_qdq),
+    [MEMPLAN_OPT_QDQ_INT8] = SWITCH("--qdq-int8", plan.qdq_int8),
 };
 
 const memplan_option *memplan_option_get(memplan_option_id id) {

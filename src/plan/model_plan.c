@@ -265,7 +265,12 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
                                   memplan_error *err) {
     const memplan_graph *g = k->pub.graph;
     memplan_status st = memplan_viewmap_default(vm, g, err);
-    if (!st) st = memplan_qdq_unit_list(g, &k->qdq, &k->pub.n_qdq_units, err);
+    memplan_qdq_options qo = {k->pub.options.qdq_int8, memplan_model_opset(m, "")}, qother = qo;
+    qother.int8_allowed = !qo.int8_allowed;
+    memplan_qdq_unit *other = NULL;
+    if (!st) st = memplan_qdq_unit_list(g, k->pub.shapes, &qo, &k->qdq, &k->pub.n_qdq_units, err);
+    if (!st) st = memplan_qdq_unit_list(g, k->pub.shapes, &qother, &other, &k->pub.n_qdq_units_other, err);
+    free(other);
     if (!st && k->pub.options.fuse_qdq) st = fuse_qdq(k, external, vm, err);
     if (st || !k->pub.options.inplace) return st;
     int32_t *before = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *before);

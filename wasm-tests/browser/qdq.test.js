@@ -33,7 +33,8 @@ describe('QDQ units', () => {
     });
     expect(await assumed(page)).toBe(
       'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned as written (float values between them); ' +
-        "ONNX Runtime's CPU execution provider fuses such units into int8 ops, so it needs less (“QDQ fused” plans them so). " +
+        "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it needs less " +
+        '(“QDQ fused” plans them so). ' +
         'Fused, the planned peak is 192 B.',
     );
     expect(await page.isVisible('.mpv-fuse-qdq'), 'the box is offered').toBe(true);
@@ -55,8 +56,7 @@ describe('QDQ units', () => {
     });
     expect(await assumed(page)).toBe(
       'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned fused, ' +
-        "as ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors " +
-        '(what it fuses depends on the platform and the quantization parameters). ' +
+        "as ONNX Runtime's CPU execution provider runs them on x86-64: the op reads and writes the quantized tensors. " +
         'As written, the planned peak is 1.75 KiB (1,792 B).',
     );
     expect(await page.evaluate(() => window.memplanView.state.fuseQdq), 'the view state says so').toBe(true);

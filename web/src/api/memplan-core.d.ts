@@ -214,10 +214,15 @@ export interface PlanDocument {
   inplace?: { enabled: true; saved_bytes: number | null };
   /** With --share-kv (main graph): each present output planned in its past input's buffer. */
   share_kv?: { output: string; input: string }[];
-  /** This graph's QDQ node units (include/memplan/qdq.h), which ONNX Runtime fuses. */
+  /** This graph's QDQ node units (include/memplan/qdq.h), which ONNX Runtime fuses: on x86-64, or
+   *  where int8 QDQ is allowed (qdq_int8). */
   qdq_units: number;
   /** Of those, the units planned fused (--fuse-qdq; 0 without it). */
   qdq_fused: number;
+  /** --qdq-int8: the units are those ONNX Runtime fuses where int8 QDQ is allowed (ARM64); else x86-64's. */
+  qdq_int8: boolean;
+  /** The units of the other platform (x86-64 under --qdq-int8, else where int8 QDQ is allowed). */
+  qdq_units_other: number;
   /** With --order other than file, in every graph's plan (each body has its own): the scheduler
    *  whose order won, positions[i] = the file-order index of the node run at position i, the
    *  strategy's figures in the file order (everything below in the file order too) and in this

@@ -598,7 +598,7 @@ export function createController(client, options = {}) {
       }
       // A QDQ model: the other reading's figures (fused when the plan shown is
       // as written, and the other way), for the note beside the figures.
-      if (plan.status === 'planned' && state.assumptions.some((a) => a.kind === 'qdq')) {
+      if (plan.status === 'planned' && state.assumptions.some((a) => a.kind === 'qdq' && a.units > 0)) {
         const args = [...planArgs(state.strategy, planDims), '--no-nodes', '--no-at-peak'];
         const other = await soft(
           mdl.call('plan', state.fuseQdq ? args.filter((a) => a !== '--fuse-qdq') : [...args, '--fuse-qdq']),

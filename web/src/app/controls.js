@@ -149,7 +149,7 @@ export function createControls(container, ctl) {
     shareKv.checked = s.shareKv;
     shareKvLabel.hidden = !s.kvPairs.length;
     fuseQdq.checked = s.fuseQdq;
-    fuseQdqLabel.hidden = !s.fuseQdq && !s.assumptions.some((a) => a.kind === 'qdq');
+    fuseQdqLabel.hidden = !s.fuseQdq && !s.assumptions.some((a) => a.kind === 'qdq' && a.units > 0);
     // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
     const fixed = !s.hasModel;
     inplace.disabled = fixed;

@@ -449,23 +449,31 @@ export function bodyLabel(e) {
  * figures: [{kind: 'branch'|'trips'|'qdq', text, path}]. 'branch': an If whose
  * condition is not known, planned with its larger branch (the C library's
  * `assumption`); 'trips': a trip-count dim (`trips_…`) left unbound; 'qdq': a
- * graph's QDQ node units (`qdq_units`, memplan/qdq.h), planned as written where
- * ONNX Runtime fuses them, or fused as it may (`qdq_fused` of them, `plan
- * --fuse-qdq`; `fused` in the entry). Walks every counted body, main graph first.
+ * graph's QDQ node units (`qdq_units`, memplan/qdq.h: `units` in the entry),
+ * planned as written where ONNX Runtime fuses them, or fused as it does
+ * (`qdq_fused` of them, `plan --fuse-qdq`; `fused`), on x86-64 or where int8
+ * QDQ is allowed (`qdq_int8`, `plan --qdq-int8`; `int8`), and the units of the
+ * other platform (`qdq_units_other`; `other`): an entry also when only the
+ * other platform has units. Walks every counted body, main graph first.
  */
-function qdqText(n, fused) {
-  const units = `${n} DequantizeLinear → op → QuantizeLinear unit${n === 1 ? '' : 's'}`;
-  const runs = "as ONNX Runtime's CPU execution provider runs them: the op reads and writes the quantized tensors";
+function qdqText(n, fused, other, int8) {
+  const where = int8 ? 'where int8 QDQ is allowed (as on ARM64)' : 'on x86-64';
+  const elsewhere = int8 ? 'on x86-64' : 'where int8 QDQ is allowed (as on ARM64)';
+  const unitsOf = (k) => `${k} DequantizeLinear → op → QuantizeLinear unit${k === 1 ? '' : 's'}`;
+  if (!n)
+    return `no DequantizeLinear → op → QuantizeLinear unit that ONNX Runtime fuses ${where}; ${unitsOf(other)} ${elsewhere}`;
+  const tail = other !== n ? `; ${elsewhere}, ${other} unit${other === 1 ? '' : 's'}` : '';
+  const runs = `as ONNX Runtime's CPU execution provider runs them ${where}: the op reads and writes the quantized tensors`;
   if (!fused)
     return (
-      `${units} planned as written (float values between them); ONNX Runtime's CPU execution provider fuses ` +
-      'such units into int8 ops, so it needs less (“QDQ fused” plans them so)'
+      `${unitsOf(n)} planned as written (float values between them); ONNX Runtime's CPU execution provider fuses ` +
+      `such units ${where} into int8 ops, so it needs less (“QDQ fused” plans them so)${tail}`
     );
   const rest = n - fused;
   return fused === n
-    ? `${units} planned fused, ${runs} (what it fuses depends on the platform and the quantization parameters)`
-    : `${units}: ${fused} planned fused, ${runs}; ${rest} as written (${rest === 1 ? 'its' : 'their'} ` +
-        "QuantizeLinear output is an If branch's output)";
+    ? `${unitsOf(n)} planned fused, ${runs}${tail}`
+    : `${unitsOf(n)}: ${fused} planned fused, ${runs}; ${rest} as written (${rest === 1 ? 'its' : 'their'} ` +
+        `QuantizeLinear output is an If branch's output)${tail}`;
 }
 
 export function planAssumptions(json) {
@@ -483,10 +491,12 @@ export function planAssumptions(json) {
         text: `${t.op_type ?? 'If'} '${t.node}': ${t.assumption}${taken ? ` (${taken.attribute})` : ''}`,
       });
     }
-    if (Number.isInteger(plan.qdq_units) && plan.qdq_units > 0) {
-      const n = plan.qdq_units;
+    const n = Number.isInteger(plan.qdq_units) && plan.qdq_units > 0 ? plan.qdq_units : 0;
+    const other = Number.isInteger(plan.qdq_units_other) && plan.qdq_units_other >= 0 ? plan.qdq_units_other : n;
+    if (n || other) {
       const fused = Number.isInteger(plan.qdq_fused) ? Math.min(Math.max(plan.qdq_fused, 0), n) : 0;
-      out.push({ kind: 'qdq', path, node: '', fused, text: qdqText(n, fused) });
+      const int8 = plan.qdq_int8 === true;
+      out.push({ kind: 'qdq', path, node: '', units: n, fused, other, int8, text: qdqText(n, fused, other, int8) });
     }
     for (const d of Array.isArray(plan.unknown?.dims) ? plan.unknown.dims : []) {
       if (typeof d === 'string' && d.startsWith('trips_') && !seenTrips.has(d)) {
