@@ -399,6 +399,55 @@ def check_qdq_types(exe, d):
     check(got == (1, 1, 65536, "float", False),
           f"a DequantizeLinear output that is a graph output: the conv fuses, the output stays float ({got})")
 
+    # weight-only quantized MatMuls (a float A, B a DequantizeLinear of a constant weight [64, 32]):
+    # ONNX Runtime 1.30 runs them as MatMulNBits, so the float weight (8 KiB) is never made; as
+    # written it is, beside the output Y [4, 32] (512 B)
+    def weight_only(form, op="MatMul", two=None, q_after=False, **attrs):
+        K, N = 64, 32
+        inits, nodes = [], []
+        for i in range(2 if two is not None else 1):
+            if form == "int4":
+                w = onnx.TensorProto()
+                w.name, w.data_type = f"w{i}", 22  # INT4, packed two a byte
+                w.dims.extend([K, N])
+                w.raw_data = bytes(K * N // 2)
+                inits += [w, nh.from_array(np.full((K // attrs["block_size"], N), 0.01, np.float32), f"s{i}")]
+                ins = [f"w{i}", f"s{i}"]
+            else:
+                scale = np.array(0.01 * (1 + (i if two == "different" else 0)), np.float32)
+                if form == "tensor1":
+                    scale = scale.reshape(1)
+                inits += [nh.from_array(np.ones((K, N), np.int8), f"w{i}"), nh.from_array(scale, f"s{i}"),
+                          nh.from_array(np.zeros(scale.shape, np.int8), f"z{i}")]
+                ins = [f"w{i}", f"s{i}", f"z{i}"]
+            nodes.append(node("DequantizeLinear", ins, [f"wf{i}"],
+                              **({k: attrs[k] for k in ("axis", "block_size")} if form == "int4" else {})))
+            gemm = {k: v for k, v in attrs.items() if k in ("alpha", "transA", "transB")}
+            nodes.append(node(op, ["A", f"wf{i}"], [f"y{i}"], **gemm))
+            if q_after:
+                nodes += [node("QuantizeLinear", [f"y{i}", f"s{i}"], [f"q{i}"]),
+                          node("DequantizeLinear", [f"q{i}", f"s{i}"], [f"Y{i}"])]
+            else:
+                nodes.append(node("Identity", [f"y{i}"], [f"Y{i}"]))
+        outs = [f"Y{i}" for i in range(2 if two is not None else 1)]
+        save(nodes, inits, outs, [vi("A", T.FLOAT, [4, K])], opset=21 if form == "int4" else 13)
+        doc = json.loads(run(exe, ["plan", path, "--json", "--fuse-qdq"]).stdout)
+        return doc["qdq_units"], doc["peak_bytes"]
+
+    for what, args, kw, want in (
+            ("int4, blocks of 32", ("int4",), {"axis": 0, "block_size": 32}, (1, 512)),
+            ("int4, blocks of 8 (under 16)", ("int4",), {"axis": 0, "block_size": 8}, (0, 8704)),
+            ("int4, blocks along axis 1", ("int4",), {"axis": 1, "block_size": 32}, (0, 8704)),
+            ("int8 per tensor", ("tensor",), {}, (1, 512)),
+            ("int8, a scale of shape [1]", ("tensor1",), {}, (0, 8704)),
+            ("int8 per tensor, two MatMuls of equal scales (shared first)", ("tensor",), {"two": "equal"}, (0, 9216)),
+            ("int8 per tensor, two MatMuls of other scales", ("tensor",), {"two": "different"}, (2, 1024)),
+            ("a QuantizeLinear after it", ("tensor",), {"q_after": True}, (0, 8704)),
+            ("Gemm", ("tensor", "Gemm"), {}, (1, 512)),
+            ("Gemm with alpha 0.5", ("tensor", "Gemm"), {"alpha": 0.5}, (0, 8704))):
+        got = weight_only(*args, **kw)
+        check(got == want, f"weight-only {what}: {got}, expected {want}")
+
     # MatMul of an int8 graph input (no pair to convert) and int8 weights, float output
     # (MatMulIntegerToFloat): not on x86-64, fused with --qdq-int8
     nodes = [node("DequantizeLinear", ["A", "s", "z"], ["a"]), node("DequantizeLinear", ["w", "s", "z"], ["wf"]),

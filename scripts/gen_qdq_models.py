@@ -11,7 +11,9 @@ read back through a DequantizeLinear (one shared by the readers, or one per
 reader), uint8 or int8 activations (16-bit ones in some models, at opset
 21), int8 weights, int32 biases, Relu or Clip before a QuantizeLinear (some
 removable), pairs that keep or change the scale around the ops whose pair
-ONNX Runtime only drops, MatMuls without a QuantizeLinear, and quantized or
+ONNX Runtime only drops, MatMuls without a QuantizeLinear, weight-only
+quantized MatMuls (a float input times a DequantizeLinear of an int8, uint8 or
+int4 weight, per tensor, per column or blockwise), Gemm heads, and quantized or
 float values that are graph outputs. wasm-tests/ort-qdq.test.js plans each
 with memplan and has ONNX Runtime optimize it (its optimizedModelFilePath):
 the units memplan counts must be the units ONNX Runtime fused.
@@ -32,7 +34,7 @@ from onnx import TensorProto as T, helper, numpy_helper as nh
 
 FUSED_OPS = {"QLinearConv", "QLinearMatMul", "MatMulIntegerToFloat", "QGemm", "QLinearAdd", "QLinearMul",
              "QLinearConcat", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearLeakyRelu",
-             "QLinearSigmoid", "QLinearSoftmax"}
+             "QLinearSigmoid", "QLinearSoftmax", "MatMulNBits"}
 DROP_OPS = {"Reshape", "Transpose", "MaxPool", "Resize", "Squeeze", "Unsqueeze", "Flatten", "Slice", "Gather",
             "GatherElements", "Tile", "Expand", "ReduceMax", "ReduceMin"}
 NP = {T.UINT8: np.uint8, T.INT8: np.int8, T.UINT16: np.uint16, T.INT16: np.int16}
@@ -109,6 +111,48 @@ class Model:
         self.wscale[x] = s
         return x
 
+    def weight_only(self, q):
+        """A float MatMul of a float value (a Sigmoid of q's) by a weight-only quantized weight
+        [w, w] (ONNX Runtime's MatMulNBits where the format fits): int8 per tensor (scale a
+        scalar, or [1], which does not fit), uint8 per column, int4 blockwise along axis 0
+        (opset 21; block 16, or 8, which does not fit); then, quantized after: a float
+        Sigmoid, or a Relu (which, before a QuantizeLinear that does not make it redundant, keeps
+        the MatMul unfused), or the QuantizeLinear right after (the QDQ selectors', not fused)."""
+        r = self.rng
+        c, h, w = q[4]
+        x = self.name("f")
+        self.nodes.append(helper.make_node("Sigmoid", [self.read(q)], [x]))
+        forms = ["tensor", "tensor1", "column"] + (["block16", "block8"] if self.opset >= 21 and w % 16 == 0 else [])
+        form = r.choice(forms)
+        if form.startswith("block"):
+            block = int(form[5:])
+            wt = onnx.TensorProto()
+            wt.name, wt.data_type = self.name("w"), 22  # INT4 (onnx 1.16+ names it)
+            wt.dims.extend([w, w])
+            wt.raw_data = bytes((w * w + 1) // 2)
+            self.inits.append(wt)
+            scale = self.init(np.full(((w + block - 1) // block, w), 0.01, dtype=np.float32), "sw")
+            ins, attrs = [wt.name, scale], {"axis": 0, "block_size": block}
+        elif form == "column":
+            ins = [self.init(np.ones((w, w), dtype=np.uint8), "w"), self.init(np.full(w, 0.01, dtype=np.float32), "sw"),
+                   self.init(np.zeros(w, dtype=np.uint8), "zw")]
+            attrs = {"axis": 1}
+        else:
+            scale = np.array(0.01, dtype=np.float32) if form == "tensor" else np.full(1, 0.01, dtype=np.float32)
+            ins = [self.init(np.ones((w, w), dtype=np.int8), "w"), self.init(scale, "sw"),
+                   self.init(np.zeros(scale.shape, dtype=np.int8), "zw")]
+            attrs = {}
+        wf, y = self.name("wf"), self.name("y")
+        self.nodes.append(helper.make_node("DequantizeLinear", ins, [wf], **attrs))
+        self.nodes.append(helper.make_node("MatMul", [x, wf], [y]))
+        u, params = r.random(), None
+        if u < 0.8:  # a float op after it; a Relu then a QuantizeLinear that keeps it keeps the MatMul too
+            f = self.name("f")
+            self.nodes.append(helper.make_node("Sigmoid" if u < 0.6 else "Relu", [y], [f]))
+            y = f
+            params = self.params(self.act_type, True)
+        self.quantize(y, (c, h, w), self.act_type, params)
+
     def bias(self, n, q, weight):
         """An int32 bias (int8 now and then) read with quantized tensor q and `weight`: its scale
         the input's times the weight's (per channel too), as quantizers write it, or now and then
@@ -144,7 +188,10 @@ class Model:
         shape = q[4]
         c, h, w = shape
         op = r.choice(["Conv", "Conv", "Conv", "MatMul", "Add", "Mul", "Concat", "AveragePool", "GlobalAveragePool",
-                       "LeakyRelu", "Sigmoid", "Softmax", "Reshape", "MaxPool", "Resize"])
+                       "LeakyRelu", "Sigmoid", "Softmax", "Reshape", "MaxPool", "Resize", "WeightOnly"])
+        if op == "WeightOnly":
+            self.weight_only(q)
+            return
         attrs = {}
         if op == "Conv":
             ins = [self.read(q), self.weight((8, c, 3, 3), r.random() < 0.3)]
@@ -177,8 +224,8 @@ class Model:
         y = self.name("y")
         self.nodes.append(helper.make_node(op, ins, [y], **attrs))
         if op == "MatMul" and r.random() < 0.25:  # MatMulIntegerToFloat: a float output a float op reads
-            f = self.name("f")
-            self.nodes.append(helper.make_node("Relu", [y], [f]))
+            f = self.name("f")  # (a Relu before a QuantizeLinear that keeps it keeps the MatMul float)
+            self.nodes.append(helper.make_node(r.choice(["Relu", "Sigmoid"]), [y], [f]))
             self.quantize(f, shape, t, self.params(t, True))
             return
         if op == "Reshape":  # back to [1, c, h, w] through a second pair
@@ -217,7 +264,7 @@ def make(rng, path):
     act = rng.choice([T.UINT8, T.INT8, T.INT8])
     if rng.random() < 0.1:
         act = rng.choice([T.UINT16, T.INT16])
-    m = Model(rng, act, 21 if act in (T.UINT16, T.INT16) else 13)
+    m = Model(rng, act, 21 if act in (T.UINT16, T.INT16) or rng.random() < 0.3 else 13)
     m.quantize("X", (8, 8, 8), act)
     for _ in range(rng.randint(2, 7)):
         m.step()
@@ -235,7 +282,7 @@ def make(rng, path):
     g = helper.make_graph(m.nodes, "qdq", [helper.make_tensor_value_info("X", T.FLOAT, [1, 8, 8, 8])],
                           m.outputs, m.inits)
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", m.opset)])
-    model.ir_version = 8
+    model.ir_version = 10 if m.opset >= 21 else 8
     onnx.save(model, path)
 
 

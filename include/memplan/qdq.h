@@ -58,7 +58,17 @@ typedef struct memplan_qdq_unit {
  * constant bounds hold the range the QuantizeLinear represents,
  * ClipQuantFusion; a Relu or Clip it keeps keeps the op unfused). A MatMul's
  * or Gemm's output may also be read by anything but such a Relu or Clip
- * (MatMulIntegerToFloat, QGemm with a float output: quantized = -1). Around
+ * (MatMulIntegerToFloat, QGemm with a float output: quantized = -1). A
+ * weight-only quantized MatMul is a unit too (quantized = -1; ONNX Runtime
+ * runs it as MatMulNBits, DQMatMulToMatMulNBits): a float A that no
+ * DequantizeLinear makes, B a DequantizeLinear output only it reads, of a
+ * constant 2-, 4- or 8-bit weight [K, N] with a float or float16 scale,
+ * blockwise along axis 0 (block_size a power of 2 from 16; scale and zero
+ * point [ceil(K / block), N]), per tensor (a scalar scale and zero point) or
+ * per column (axis 1; [N]); no QuantizeLinear reading its output; a scale no
+ * other node reads, nor an equal one ONNX Runtime would share with it (a
+ * float, float16, double, int32 or int64 constant of at most 8 elements); a
+ * Gemm's with alpha 1, neither input transposed and no bias. Around
  * the ops whose pair ONNX Runtime only drops, their DequantizeLinear and
  * QuantizeLinear must have the same scale and zero point: both given,
  * constants (initializers or Constant nodes) of one element, of equal type,

@@ -98,14 +98,16 @@ static bool same_param(const memplan_graph *g, int32_t a, int32_t b) {
 static int32_t input_at(const memplan_node *n, int32_t k) { return k < n->n_inputs ? n->inputs[k] : -1; }
 
 /* How many node inputs and captures read each value (captures: how many of
- * those are a body's), and the last node that does. */
+ * those are a body's; quantize: a QuantizeLinear's), and the last node that
+ * does. */
 typedef struct readers {
-    int32_t *count, *captures, *last;
+    int32_t *count, *captures, *quantize, *last;
 } readers;
 
 static void readers_free(readers *r) {
     free(r->count);
     free(r->captures);
+    free(r->quantize);
     free(r->last);
 }
 
@@ -113,8 +115,9 @@ static memplan_status readers_init(readers *r, const memplan_graph *g, memplan_e
     size_t n = (size_t)(g->n_values ? g->n_values : 1);
     r->count = calloc(n, sizeof *r->count);
     r->captures = calloc(n, sizeof *r->captures);
+    r->quantize = calloc(n, sizeof *r->quantize);
     r->last = malloc(n * sizeof *r->last);
-    if (!r->count || !r->captures || !r->last) {
+    if (!r->count || !r->captures || !r->quantize || !r->last) {
         readers_free(r);
         return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     }
@@ -125,6 +128,8 @@ static memplan_status readers_init(readers *r, const memplan_graph *g, memplan_e
             if (v < 0) continue;
             r->count[v]++, r->last[v] = p;
             if (k >= node->n_inputs) r->captures[v]++;
+            else if (qdq_node(node, "QuantizeLinear"))
+                r->quantize[v]++;
         }
     }
     return MEMPLAN_OK;
@@ -194,7 +199,8 @@ typedef struct qctx {
     const memplan_graph *g;
     const memplan_shapes *s; /* the element types inferred, or NULL */
     readers r;
-    unsigned char *to_u8; /* x86-64: the QuantizeLinear outputs made uint8, else NULL */
+    unsigned char *to_u8;   /* x86-64: the QuantizeLinear outputs made uint8, else NULL */
+    int32_t *readers_alike; /* count_alike */
 } qctx;
 
 /* The element type of v, 0 when not known: uint8 for an int8 pair ONNX
@@ -364,6 +370,129 @@ static bool types_pass(const qctx *c, const memplan_node *n, unit_kind kind, con
     return kind != K_ORDER || (const_float(c->g, input_at(q, 1), &scale) && scale > 0);
 }
 
+/* Integer attribute `name` of n, or def when absent. */
+static int64_t int_attr(const memplan_node *n, const char *name, int64_t def) {
+    for (int32_t k = 0; k < n->n_attrs; k++)
+        if (n->attrs[k].type == MEMPLAN_ATTR_INT && strcmp(n->attrs[k].name, name) == 0) return n->attrs[k].i;
+    return def;
+}
+
+/* Whether float attribute `name` of n is absent or equal to v. */
+static bool float_attr_is(const memplan_node *n, const char *name, float v) {
+    for (int32_t k = 0; k < n->n_attrs; k++)
+        if (n->attrs[k].type == MEMPLAN_ATTR_FLOAT && strcmp(n->attrs[k].name, name) == 0) return n->attrs[k].f == v;
+    return true;
+}
+
+/* Whether constant t has `rank` dims equal to d[0..rank). */
+static bool dims_are(const memplan_tensor *t, int32_t rank, int64_t d0, int64_t d1) {
+    return t->rank == rank && (rank < 1 || t->dims[0] == d0) && (rank < 2 || t->dims[1] == d1);
+}
+
+/* Whether DequantizeLinear dq, of a MatMul's B, is one ONNX Runtime turns
+ * with the MatMul into MatMulNBits (DQMatMulToMatMulNBits: a weight-only
+ * quantized MatMul): weight, scale and zero point constants; a 2-, 4- or
+ * 8-bit weight [K, N], a float or float16 scale; blockwise along axis 0
+ * (block_size a power of 2 from 16, scale and zero point [ceil(K / block),
+ * N]), per tensor (a scalar scale and zero point) or per column (axis 1,
+ * scale and zero point [N]). */
+static bool nbits_weight(const memplan_graph *g, const memplan_node *dq) {
+    const memplan_tensor *w = constant_tensor(g, input_at(dq, 0)), *s = constant_tensor(g, input_at(dq, 1));
+    const memplan_tensor *z = input_at(dq, 2) >= 0 ? constant_tensor(g, input_at(dq, 2)) : NULL;
+    int32_t t = w ? w->elem_type : 0;
+    if (!w || !s || (input_at(dq, 2) >= 0 && !z) || w->rank != 2 ||
+        (s->elem_type != MEMPLAN_DTYPE_FLOAT && s->elem_type != MEMPLAN_DTYPE_FLOAT16) ||
+        !(bits4(t) || t == MEMPLAN_DTYPE_INT8 || t == MEMPLAN_DTYPE_UINT8 || t == MEMPLAN_DTYPE_INT2 ||
+          t == MEMPLAN_DTYPE_UINT2))
+        return false;
+    int64_t k = w->dims[0], n = w->dims[1], block = int_attr(dq, "block_size", 0);
+    if (block > 0) {
+        if (int_attr(dq, "axis", -1) != 0 || block < 16 || (block & (block - 1)) || k < 0) return false;
+        int64_t rows = k / block + (k % block != 0);
+        return dims_are(s, 2, rows, n) && (!z || dims_are(z, 2, rows, n));
+    }
+    if (s->rank == 0) return !z || z->rank == 0;
+    return dims_are(s, 1, n, 0) && int_attr(dq, "axis", 1) == 1 && (!z || dims_are(z, 1, n, 0));
+}
+
+/* Whether ONNX Runtime's ConstantSharing would merge constant t with equal
+ * ones: a float, float16, double, int32 or int64 constant of at most 8
+ * elements whose bytes are known. */
+static bool shareable(const memplan_tensor *t) {
+    int64_t n = 1;
+    for (int32_t d = 0; d < t->rank; d++) n = t->dims[d] >= 0 && t->dims[d] <= 8 ? n * t->dims[d] : 9;
+    return n >= 1 && n <= 8 && t->data &&
+           (t->elem_type == MEMPLAN_DTYPE_FLOAT || t->elem_type == MEMPLAN_DTYPE_FLOAT16 ||
+            t->elem_type == MEMPLAN_DTYPE_DOUBLE || t->elem_type == MEMPLAN_DTYPE_INT32 ||
+            t->elem_type == MEMPLAN_DTYPE_INT64);
+}
+
+/* A constant value and its tensor, sorted by content (element type, shape,
+ * bytes) to find equal ones. */
+typedef struct constant_ref {
+    const memplan_tensor *t;
+    int32_t v;
+} constant_ref;
+
+static int by_content(const void *pa, const void *pb) {
+    const memplan_tensor *a = ((const constant_ref *)pa)->t, *b = ((const constant_ref *)pb)->t;
+    if (a->elem_type != b->elem_type) return a->elem_type < b->elem_type ? -1 : 1;
+    if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+    for (int32_t d = 0; d < a->rank; d++)
+        if (a->dims[d] != b->dims[d]) return a->dims[d] < b->dims[d] ? -1 : 1;
+    if (a->data_len != b->data_len) return a->data_len < b->data_len ? -1 : 1;
+    return memcmp(a->data, b->data, a->data_len);
+}
+
+/* c->readers_alike[v]: for a shareable constant v, how many node inputs read
+ * it or a constant equal to it (ONNX Runtime shares them into one); else
+ * r.count[v]. */
+static memplan_status count_alike(qctx *c, memplan_error *err) {
+    const memplan_graph *g = c->g;
+    size_t n = (size_t)(g->n_values ? g->n_values : 1), k = 0;
+    constant_ref *list = malloc(n * sizeof *list);
+    c->readers_alike = malloc(n * sizeof *c->readers_alike);
+    if (!list || !c->readers_alike) {
+        free(list);
+        return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    }
+    for (int32_t v = 0; v < g->n_values; v++) {
+        c->readers_alike[v] = c->r.count[v];
+        const memplan_tensor *t = c->r.count[v] ? constant_tensor(g, v) : NULL;
+        if (t && shareable(t)) list[k++] = (constant_ref){t, v};
+    }
+    qsort(list, k, sizeof *list, by_content);
+    for (size_t i = 0, j; i < k; i = j) {
+        int32_t total = 0;
+        for (j = i; j < k && by_content(&list[i], &list[j]) == 0; j++) total += c->r.count[list[j].v];
+        for (size_t m = i; m < j; m++) c->readers_alike[list[m].v] = total;
+    }
+    free(list);
+    return MEMPLAN_OK;
+}
+
+/* Whether MatMul or Gemm n is a weight-only quantized one ONNX Runtime runs
+ * as MatMulNBits: its B a DequantizeLinear output only it reads, of a weight
+ * nbits_weight takes; its A no DequantizeLinear output; no QuantizeLinear
+ * reading its output; a Gemm with alpha 1, neither input transposed, and no
+ * bias (ONNX Runtime keeps a bias's DequantizeLinear: not modelled). */
+static bool weight_only(const qctx *c, const memplan_node *n, unit_kind kind) {
+    const memplan_graph *g = c->g;
+    int32_t a = input_at(n, 0), b = input_at(n, 1), out = n->outputs[0];
+    if (a < 0 || b < 0 || dq_output(g, a) || !dq_output(g, b) || c->r.count[b] != 1 ||
+        (g->values[b].flags & MEMPLAN_VALUE_OUTPUT))
+        return false;
+    if (kind == K_GEMM && (input_at(n, 2) >= 0 || !float_attr_is(n, "alpha", 1.0f) || int_attr(n, "transA", 0) ||
+                           int_attr(n, "transB", 0)))
+        return false;
+    /* a QuantizeLinear reading its output makes it the QDQ selectors'; a
+     * scale another node reads (or an equal one, which ONNX Runtime shares
+     * with it first) leaves the MatMul unfused (measured, 1.30) */
+    const memplan_node *dq = &g->nodes[g->values[b].producer];
+    int32_t scale = input_at(dq, 1);
+    return !c->r.quantize[out] && scale >= 0 && c->readers_alike[scale] == 1 && nbits_weight(g, dq);
+}
+
 /* Whether node p is the op of a unit: *quantized its QuantizeLinear's output,
  * *between the output of a Relu or Clip between them that ONNX Runtime
  * removes (or -1). */
@@ -386,6 +515,10 @@ static bool unit_at(const qctx *c, int32_t p, const memplan_qdq_options *o, int3
     if (row < 0 || (n->n_outputs > 1 && n->outputs[1] >= 0)) return false; /* one output: a MaxPool without Indices */
     if (strcmp(n->op_type, "MaxPool") == 0 && o->opset < 12) return false; /* ONNX Runtime fuses MaxPool-12 on */
     unit_kind kind = UNIT_OPS[row].kind;
+    if (!q && (kind == K_MATMUL || kind == K_GEMM) && input_at(n, 0) >= 0 && !dq_output(g, input_at(n, 0))) {
+        *quantized = *between = -1;
+        return weight_only(c, n, kind);
+    }
     int32_t data = kind < K_UNARY ? n->n_inputs : 1;
     if (n->n_inputs < data || input_at(n, 0) < 0) return false;
     for (int32_t k = 0; k < data; k++) {
@@ -406,11 +539,12 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shape
     static const memplan_qdq_options none = {false, -1};
     if (!o) o = &none;
     bool int8_allowed = o->int8_allowed;
-    qctx c = {g, s, {NULL, NULL, NULL}, NULL};
+    qctx c = {g, s, {NULL, NULL, NULL, NULL}, NULL, NULL};
     memplan_status st = readers_init(&c.r, g, err);
     if (st) return st;
     if (!int8_allowed && !(c.to_u8 = calloc((size_t)(g->n_values ? g->n_values : 1), 1)))
         st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    if (!st) st = count_alike(&c, err);
     for (int32_t p = 0; !st && c.to_u8 && p < g->n_nodes; p++)
         if (qdq_node(&g->nodes[p], "QuantizeLinear") && pair_to_u8(&c, &g->nodes[p]))
             c.to_u8[g->nodes[p].outputs[0]] = 1;
@@ -430,6 +564,7 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shape
         list[n++] = (memplan_qdq_unit){p, g->nodes[p].outputs[0], quantized, between};
     }
     free(c.to_u8);
+    free(c.readers_alike);
     readers_free(&c.r);
     if (st) {
         free(list);
