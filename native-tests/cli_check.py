@@ -448,6 +448,30 @@ def check_qdq_types(exe, d):
         got = weight_only(*args, **kw)
         check(got == want, f"weight-only {what}: {got}, expected {want}")
 
+    # ArgMax over a DequantizeLinear output (ONNX Runtime drops the DequantizeLinear: ArgMax reads
+    # uint8), and Where between two (QLinearWhere); a DequantizeLinear without its zero point
+    # keeps the ArgMax float
+    def pick(op, zero=True):
+        z = ["z"] if zero else []
+        nodes = [node("QuantizeLinear", ["X", "s"] + z, ["xq"]), node("DequantizeLinear", ["xq", "s"] + z, ["x"])]
+        if op == "ArgMax":
+            nodes.append(node("ArgMax", ["x"], ["I"], axis=1))
+            outs = [vi("I", T.INT64, None)]
+        else:
+            nodes += [node("Greater", ["X", "X"], ["c"]), node("Where", ["c", "x", "x"], ["w"]),
+                      node("QuantizeLinear", ["w", "s", "z"], ["wq"]), node("DequantizeLinear", ["wq", "s", "z"], ["Y"])]
+            outs = [vi("Y", T.FLOAT, None)]
+        g = helper.make_graph(nodes, "pick", [vi("X", T.FLOAT, [1, 16, 32, 32])], outs,
+                              [const("s", 0.05, np.float32), const("z", 0, np.uint8)])
+        onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)]), path)
+        return units()
+    # ArgMax fused: xq (16 KiB) and I (8 KiB of int64); as written xq and x (64 KiB float) at the
+    # DequantizeLinear. Where fused: at the last DequantizeLinear w (16 KiB uint8) and Y (64 KiB)
+    for what, args, want in (("ArgMax", ("ArgMax",), (1, 1, 24576)), ("ArgMax, no zero point", ("ArgMax", False), (0, 0, 81920)),
+                             ("Where", ("Where",), (1, 1, 81920))):
+        got = pick(*args)
+        check(got == want, f"{what} over DequantizeLinear outputs: {got}, expected {want}")
+
     # MatMul of an int8 graph input (no pair to convert) and int8 weights, float output
     # (MatMulIntegerToFloat): not on x86-64, fused with --qdq-int8
     nodes = [node("DequantizeLinear", ["A", "s", "z"], ["a"]), node("DequantizeLinear", ["w", "s", "z"], ["wf"]),

@@ -34,7 +34,8 @@ from onnx import TensorProto as T, helper, numpy_helper as nh
 
 FUSED_OPS = {"QLinearConv", "QLinearMatMul", "MatMulIntegerToFloat", "QGemm", "QLinearAdd", "QLinearMul",
              "QLinearConcat", "QLinearAveragePool", "QLinearGlobalAveragePool", "QLinearLeakyRelu",
-             "QLinearSigmoid", "QLinearSoftmax", "MatMulNBits"}
+             "QLinearSigmoid", "QLinearSoftmax", "MatMulNBits", "QLinearWhere"}
+DROP_DQ_OPS = {"ArgMax"}  # only its DequantizeLinear dropped: it reads the quantized tensor, writes int64
 DROP_OPS = {"Reshape", "Transpose", "MaxPool", "Resize", "Squeeze", "Unsqueeze", "Flatten", "Slice", "Gather",
             "GatherElements", "Tile", "Expand", "ReduceMax", "ReduceMin"}
 NP = {T.UINT8: np.uint8, T.INT8: np.int8, T.UINT16: np.uint16, T.INT16: np.int16}
@@ -188,7 +189,7 @@ class Model:
         shape = q[4]
         c, h, w = shape
         op = r.choice(["Conv", "Conv", "Conv", "MatMul", "Add", "Mul", "Concat", "AveragePool", "GlobalAveragePool",
-                       "LeakyRelu", "Sigmoid", "Softmax", "Reshape", "MaxPool", "Resize", "WeightOnly"])
+                       "LeakyRelu", "Sigmoid", "Softmax", "Reshape", "MaxPool", "Resize", "WeightOnly", "Where"])
         if op == "WeightOnly":
             self.weight_only(q)
             return
@@ -200,6 +201,11 @@ class Model:
             attrs, shape = {"pads": [1, 1, 1, 1]}, (8, h, w)
         elif op == "MatMul":
             ins = [self.read(q), self.weight((w, w))]
+        elif op == "Where":  # QLinearWhere: a float comparison picks from two quantized values
+            other = r.choice([p for p in self.q if p[4] == shape])
+            cond = self.name("c")
+            self.nodes.append(helper.make_node("Greater", [self.read(q), self.read(other)], [cond]))
+            ins = [cond, self.read(q), self.read(other)]
         elif op in ("Add", "Mul"):
             other = r.choice([p for p in self.q if p[4] == shape])  # q itself, maybe: one value read twice
             ins = [self.read(q), self.read(other)]
@@ -272,6 +278,9 @@ def make(rng, path):
         m.head()
     last = m.q[-1]
     m.outputs.append(helper.make_tensor_value_info(m.read(last), T.FLOAT, None))
+    if rng.random() < 0.3:  # an ArgMax over it: ONNX Runtime drops its DequantizeLinear
+        m.nodes.append(helper.make_node("ArgMax", [m.read(last)], ["argmax"], axis=1))
+        m.outputs.append(helper.make_tensor_value_info("argmax", T.INT64, None))
     for q in m.q[1:-1]:  # some values leave the graph: quantized, or through a DequantizeLinear
         u = rng.random()
         if u < 0.08:
@@ -303,7 +312,8 @@ def fused(optimized):
                     (n.op_type in DROP_OPS and n.input and n.input[0] in quantized)):
                 quantized.add(n.output[0])
                 changed = True
-    return sum(1 for n in g.node if n.op_type in FUSED_OPS or (n.op_type in DROP_OPS and n.input[0] in quantized))
+    return sum(1 for n in g.node if n.op_type in FUSED_OPS or
+               (n.op_type in DROP_OPS | DROP_DQ_OPS and n.input[0] in quantized))
 
 
 def main():

@@ -44,11 +44,12 @@ typedef struct memplan_qdq_unit {
  * in *count. A unit is a node of one output whose op ONNX Runtime's CPU
  * execution provider fuses (its qdq_selector_action transformer: Conv,
  * MatMul, Gemm, Add, Mul, Concat, AveragePool, GlobalAveragePool, LeakyRelu,
- * Sigmoid, Softmax, and the ops whose QDQ pair it only drops, Expand,
+ * Sigmoid, Softmax, Where, and the ops whose QDQ pair it only drops, Expand,
  * Flatten, Gather, GatherElements, Reshape, Slice, Squeeze, Tile, Transpose,
  * Unsqueeze, MaxPool, ReduceMax, ReduceMin, Resize) whose data inputs are
  * each a DequantizeLinear's output (every input given of Conv, MatMul, Gemm,
- * Add, Mul and Concat, a bias too; the first of the others; other nodes may
+ * Add, Mul and Concat, a bias too; Where's inputs 1 and 2; the first of the
+ * others; other nodes may
  * read it too, and it may be a graph output, as ONNX Runtime first gives each
  * unit a DequantizeLinear of its own), and whose output is read by one
  * QuantizeLinear alone and is no graph output -- or read by one Relu or Clip
@@ -68,7 +69,10 @@ typedef struct memplan_qdq_unit {
  * per column (axis 1; [N]); no QuantizeLinear reading its output; a scale no
  * other node reads, nor an equal one ONNX Runtime would share with it (a
  * float, float16, double, int32 or int64 constant of at most 8 elements); a
- * Gemm's with alpha 1, neither input transposed and no bias. Around
+ * Gemm's with alpha 1, neither input transposed and no bias. An ArgMax
+ * reading a DequantizeLinear output is one (quantized = -1; ONNX Runtime
+ * drops the DequantizeLinear, DropDQ): its zero point given, scale and zero
+ * point constants of one element, no 16- or 4-bit type. Around
  * the ops whose pair ONNX Runtime only drops, their DequantizeLinear and
  * QuantizeLinear must have the same scale and zero point: both given,
  * constants (initializers or Constant nodes) of one element, of equal type,

@@ -23,9 +23,10 @@ static bool qdq_node(const memplan_node *n, const char *op) {
 /* How ONNX Runtime's selector for an op (qdq_selectors.cc) checks its unit.
  * Up to K_VARIADIC every input given must be a DequantizeLinear output (a
  * Conv's or Gemm's bias too); from K_UNARY on only the first (the others are
- * shapes, indices or scales). From K_DROP on ONNX Runtime only drops the pair
- * around the op, which moves or picks quantized values as they are, so the
- * DequantizeLinear and the QuantizeLinear must quantize alike. */
+ * shapes, indices or scales), but Where's two values (inputs 1 and 2). Around
+ * K_DROP, K_RESIZE and K_ORDER ONNX Runtime only drops the pair, as the op
+ * moves or picks quantized values as they are, so the DequantizeLinear and
+ * the QuantizeLinear must quantize alike. */
 typedef enum unit_kind {
     K_CONV,     /* QLinearConv */
     K_MATMUL,   /* QLinearMatMul, or MatMulIntegerToFloat without a QuantizeLinear */
@@ -36,7 +37,11 @@ typedef enum unit_kind {
     K_DROP,     /* the pair dropped; 16-bit types too */
     K_RESIZE,   /* the pair dropped; no 16-bit types */
     K_ORDER,    /* the pair dropped where a positive scale keeps the order: 4-bit types too */
+    K_WHERE,    /* QLinearWhere: inputs 1 and 2 */
+    K_ARGMAX,   /* the DequantizeLinear dropped (no QuantizeLinear: the output is int64) */
 } unit_kind;
+
+static bool drops_pair(unit_kind k) { return k == K_DROP || k == K_RESIZE || k == K_ORDER; }
 
 static const struct {
     const char *op;
@@ -50,7 +55,7 @@ static const struct {
     {"Reshape", K_DROP},      {"Slice", K_DROP},      {"Squeeze", K_DROP},
     {"Tile", K_DROP},         {"Transpose", K_DROP},  {"Unsqueeze", K_DROP},
     {"MaxPool", K_ORDER},     {"ReduceMax", K_ORDER}, {"ReduceMin", K_ORDER},
-    {"Resize", K_RESIZE},
+    {"Resize", K_RESIZE},     {"Where", K_WHERE},     {"ArgMax", K_ARGMAX},
 };
 
 /* n's row of UNIT_OPS, or -1. */
@@ -345,7 +350,7 @@ static bool beta_one(const memplan_node *n) {
  * with beta 1); a positive scale around MaxPool and ReduceMax/Min. A type
  * not known fails. */
 static bool types_pass(const qctx *c, const memplan_node *n, unit_kind kind, const memplan_node *q, bool int8_allowed) {
-    int32_t x = read_type(c, n, 0), y = q ? elem_of(c, q->outputs[0]) : x;
+    int32_t x = read_type(c, n, kind == K_WHERE), y = q ? elem_of(c, q->outputs[0]) : x;
     if (!x || x != y || (bits16(x) && kind != K_DROP) || (bits4(x) && kind != K_ORDER)) return false;
     if (kind <= K_GEMM) {
         int32_t w = read_type(c, n, 1);
@@ -363,9 +368,14 @@ static bool types_pass(const qctx *c, const memplan_node *n, unit_kind kind, con
                (kind == K_GEMM ? beta_one(n)
                                : bias_scale_fits(c->g, input_at(dq[0], 1), input_at(dq[1], 1), input_at(dq[2], 1)));
     }
-    if (kind == K_BINARY || kind == K_VARIADIC)
-        for (int32_t k = 1; k < n->n_inputs; k++)
+    if (kind == K_BINARY || kind == K_VARIADIC || kind == K_WHERE)
+        for (int32_t k = 1 + (kind == K_WHERE); k < n->n_inputs; k++)
             if (n->inputs[k] >= 0 && read_type(c, n, k) != x) return false;
+    if (kind == K_ARGMAX) { /* IsDQSupported: a zero point given, scale and zero point constants of one element */
+        const memplan_node *dq = &c->g->nodes[c->g->values[n->inputs[0]].producer];
+        const memplan_tensor *sc = constant_tensor(c->g, input_at(dq, 1)), *zp = constant_tensor(c->g, input_at(dq, 2));
+        return sc && zp && one_element(sc) && one_element(zp);
+    }
     float scale;
     return kind != K_ORDER || (const_float(c->g, input_at(q, 1), &scale) && scale > 0);
 }
@@ -509,7 +519,9 @@ static bool unit_at(const qctx *c, int32_t p, const memplan_qdq_options *o, int3
         return false;
     /* Without a QuantizeLinear after it, a MatMul or Gemm still reads its
      * inputs quantized (MatMulIntegerToFloat, QGemm); its output stays float. */
-    if (!q && (out < 0 || !default_domain(n) || (strcmp(n->op_type, "MatMul") != 0 && strcmp(n->op_type, "Gemm") != 0)))
+    if (!q &&
+        (out < 0 || !default_domain(n) ||
+         (strcmp(n->op_type, "MatMul") != 0 && strcmp(n->op_type, "Gemm") != 0 && strcmp(n->op_type, "ArgMax") != 0)))
         return false;
     int row = unit_op(n);
     if (row < 0 || (n->n_outputs > 1 && n->outputs[1] >= 0)) return false; /* one output: a MaxPool without Indices */
@@ -519,12 +531,12 @@ static bool unit_at(const qctx *c, int32_t p, const memplan_qdq_options *o, int3
         *quantized = *between = -1;
         return weight_only(c, n, kind);
     }
-    int32_t data = kind < K_UNARY ? n->n_inputs : 1;
-    if (n->n_inputs < data || input_at(n, 0) < 0) return false;
-    for (int32_t k = 0; k < data; k++) {
-        if (n->inputs[k] < 0) continue; /* an optional input not given (input 0 is) */
+    int32_t first = kind == K_WHERE, data = kind < K_UNARY ? n->n_inputs : kind == K_WHERE ? 3 : 1;
+    if (n->n_inputs < data || input_at(n, first) < 0 || (kind == K_ARGMAX && q)) return false;
+    for (int32_t k = first; k < data; k++) {
+        if (n->inputs[k] < 0) continue; /* an optional input not given (the first is) */
         if (!dq_output(g, n->inputs[k])) return false;
-        if (q && kind >= K_DROP && !same_params(c, &g->nodes[g->values[n->inputs[k]].producer], q)) return false;
+        if (q && drops_pair(kind) && !same_params(c, &g->nodes[g->values[n->inputs[k]].producer], q)) return false;
     }
     if (!types_pass(c, n, kind, q, o->int8_allowed)) return false;
     *quantized = q ? q->outputs[0] : -1;
