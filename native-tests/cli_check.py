@@ -472,6 +472,24 @@ def check_qdq_types(exe, d):
         got = pick(*args)
         check(got == want, f"{what} over DequantizeLinear outputs: {got}, expected {want}")
 
+    # Split: ONNX Runtime drops the pairs around it, so its outputs are written quantized (8 KiB
+    # each instead of 32); one output another node reads too keeps it float
+    def split(extra=False):
+        nodes = [node("QuantizeLinear", ["X", "s", "z"], ["xq"]), node("DequantizeLinear", ["xq", "s", "z"], ["x"]),
+                 node("Split", ["x", "sp"], ["a", "b"], axis=1)]
+        nodes += [n for o in "ab" for n in (node("QuantizeLinear", [o, "s", "z"], [o + "q"]),
+                                            node("DequantizeLinear", [o + "q", "s", "z"], [o.upper()]))]
+        outs = ["A", "B"] + (["R"] if extra else [])
+        if extra:
+            nodes.append(node("Relu", ["a"], ["R"]))
+        save(nodes, [const("s", 0.05, np.float32), const("z", 0, np.uint8), const("sp", [8, 8], np.int64)], outs)
+        doc = json.loads(run(exe, ["plan", path, "--json", "--fuse-qdq"]).stdout)
+        vals = {v["name"]: v for v in doc["values"]}
+        return doc["qdq_units"], doc["qdq_fused"], vals["a"]["size"], vals["a"]["dtype"], vals["bq"]["owner"]
+    got = (split(), split(True))
+    check(got == ((1, 1, 8192, "uint8", "b"), (0, 0, 32768, "float", "bq")),
+          f"Split: one unit, its outputs quantized; not with another reader ({got})")
+
     # MatMul of an int8 graph input (no pair to convert) and int8 weights, float output
     # (MatMulIntegerToFloat): not on x86-64, fused with --qdq-int8
     nodes = [node("DequantizeLinear", ["A", "s", "z"], ["a"]), node("DequantizeLinear", ["w", "s", "z"], ["wf"]),

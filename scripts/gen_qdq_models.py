@@ -13,8 +13,8 @@ reader), uint8 or int8 activations (16-bit ones in some models, at opset
 removable), pairs that keep or change the scale around the ops whose pair
 ONNX Runtime only drops, MatMuls without a QuantizeLinear, weight-only
 quantized MatMuls (a float input times a DequantizeLinear of an int8, uint8 or
-int4 weight, per tensor, per column or blockwise), Gemm heads, and quantized or
-float values that are graph outputs. wasm-tests/ort-qdq.test.js plans each
+int4 weight, per tensor, per column or blockwise), Where, Split, ArgMax, Gemm
+heads, and quantized or float values that are graph outputs. wasm-tests/ort-qdq.test.js plans each
 with memplan and has ONNX Runtime optimize it (its optimizedModelFilePath):
 the units memplan counts must be the units ONNX Runtime fused.
 
@@ -37,7 +37,7 @@ FUSED_OPS = {"QLinearConv", "QLinearMatMul", "MatMulIntegerToFloat", "QGemm", "Q
              "QLinearSigmoid", "QLinearSoftmax", "MatMulNBits", "QLinearWhere"}
 DROP_DQ_OPS = {"ArgMax"}  # only its DequantizeLinear dropped: it reads the quantized tensor, writes int64
 DROP_OPS = {"Reshape", "Transpose", "MaxPool", "Resize", "Squeeze", "Unsqueeze", "Flatten", "Slice", "Gather",
-            "GatherElements", "Tile", "Expand", "ReduceMax", "ReduceMin"}
+            "GatherElements", "Tile", "Expand", "ReduceMax", "ReduceMin", "Split"}
 NP = {T.UINT8: np.uint8, T.INT8: np.int8, T.UINT16: np.uint16, T.INT16: np.int16}
 LEAST = {T.UINT8: 0, T.INT8: -128, T.UINT16: 0, T.INT16: -32768}
 GREATEST = {T.UINT8: 255, T.INT8: 127, T.UINT16: 65535, T.INT16: 32767}
@@ -189,7 +189,17 @@ class Model:
         shape = q[4]
         c, h, w = shape
         op = r.choice(["Conv", "Conv", "Conv", "MatMul", "Add", "Mul", "Concat", "AveragePool", "GlobalAveragePool",
-                       "LeakyRelu", "Sigmoid", "Softmax", "Reshape", "MaxPool", "Resize", "WeightOnly", "Where"])
+                       "LeakyRelu", "Sigmoid", "Softmax", "Reshape", "MaxPool", "Resize", "WeightOnly", "Where",
+                       "Split"])
+        if op == "Split" and c % 2 == 0:  # two halves along the channels, each quantized
+            outs = [self.name("y"), self.name("y")]
+            split = [self.init(np.array([c // 2, c // 2], dtype=np.int64), "split")] if self.opset >= 13 else []
+            self.nodes.append(helper.make_node("Split", [self.read(q)] + split, outs, axis=1,
+                                               **({} if self.opset >= 13 else {"split": [c // 2, c // 2]})))
+            for y in outs:  # the input's parameters (ONNX Runtime drops the pairs), or now and then others
+                t, params = (q[1], (q[2], q[3])) if r.random() < 0.85 else (self.pick_type(), None)
+                self.quantize(y, (c // 2, h, w), t, params)
+            return
         if op == "WeightOnly":
             self.weight_only(q)
             return
@@ -310,7 +320,7 @@ def fused(optimized):
             if n.output and n.output[0] not in quantized and (
                     (n.op_type in made and not (n.op_type == "QGemm" and len(n.input) < 8)) or
                     (n.op_type in DROP_OPS and n.input and n.input[0] in quantized)):
-                quantized.add(n.output[0])
+                quantized.update(n.output)  # a Split's every output
                 changed = True
     return sum(1 for n in g.node if n.op_type in FUSED_OPS or
                (n.op_type in DROP_OPS | DROP_DQ_OPS and n.input[0] in quantized))

@@ -41,7 +41,7 @@ typedef struct memplan_qdq_unit {
 
 /* The QDQ node units of g (not of its bodies), in node order: a malloc'ed
  * array in *units (NULL when there is none; the caller frees it), its length
- * in *count. A unit is a node of one output whose op ONNX Runtime's CPU
+ * in *count (memplan_qdq_unit_nodes: the nodes). A unit is a node of one output whose op ONNX Runtime's CPU
  * execution provider fuses (its qdq_selector_action transformer: Conv,
  * MatMul, Gemm, Add, Mul, Concat, AveragePool, GlobalAveragePool, LeakyRelu,
  * Sigmoid, Softmax, Where, and the ops whose QDQ pair it only drops, Expand,
@@ -72,7 +72,11 @@ typedef struct memplan_qdq_unit {
  * Gemm's with alpha 1, neither input transposed and no bias. An ArgMax
  * reading a DequantizeLinear output is one (quantized = -1; ONNX Runtime
  * drops the DequantizeLinear, DropDQ): its zero point given, scale and zero
- * point constants of one element, no 16- or 4-bit type. Around
+ * point constants of one element, no 16- or 4-bit type. A Split is one entry
+ * per output (SplitQDQRules: the pair dropped around it): its input 0 a
+ * DequantizeLinear output, each output read by one QuantizeLinear alone, no
+ * graph output, of the DequantizeLinear's scale, zero point and type (no
+ * 4-bit type); entries of one node are adjacent. Around
  * the ops whose pair ONNX Runtime only drops, their DequantizeLinear and
  * QuantizeLinear must have the same scale and zero point: both given,
  * constants (initializers or Constant nodes) of one element, of equal type,
@@ -106,6 +110,10 @@ typedef struct memplan_qdq_options {
 
 memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shapes *s, const memplan_qdq_options *o,
                                      memplan_qdq_unit **units, size_t *count, memplan_error *err);
+
+/* How many nodes the units are: a Split unit has one entry per output (the
+ * entries of one node adjacent, as memplan_qdq_unit_list gives them). */
+size_t memplan_qdq_unit_nodes(const memplan_qdq_unit *units, size_t count);
 
 /* The units fused, in view terms, as ONNX Runtime's CPU execution provider
  * runs them: each DequantizeLinear output that only the units' ops read

@@ -544,6 +544,24 @@ static bool unit_at(const qctx *c, int32_t p, const memplan_qdq_options *o, int3
     return true;
 }
 
+/* Whether Split node n is a unit, one entry per output (ONNX Runtime's
+ * SplitQDQRules: it drops the pair around it): its input 0 a DequantizeLinear
+ * output, each output read by one QuantizeLinear alone (no graph output) of
+ * the DequantizeLinear's scale, zero point and type; no 4-bit type. */
+static bool split_unit(const qctx *c, const memplan_node *n) {
+    const memplan_graph *g = c->g;
+    int32_t x = input_at(n, 0);
+    if (!default_domain(n) || strcmp(n->op_type, "Split") != 0 || !dq_output(g, x) || n->n_outputs < 1) return false;
+    int32_t t = read_type(c, n, 0);
+    if (!t || bits4(t)) return false;
+    const memplan_node *dq = &g->nodes[g->values[x].producer];
+    for (int32_t k = 0; k < n->n_outputs; k++) {
+        const memplan_node *q = sole_reader(g, &c->r, n->outputs[k], false);
+        if (!q || elem_of(c, q->outputs[0]) != t || !same_params(c, dq, q)) return false;
+    }
+    return true;
+}
+
 memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shapes *s, const memplan_qdq_options *o,
                                      memplan_qdq_unit **units, size_t *count, memplan_error *err) {
     *units = NULL;
@@ -563,17 +581,25 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shape
     size_t n = 0, cap = 0;
     memplan_qdq_unit *list = NULL;
     for (int32_t p = 0; !st && p < g->n_nodes; p++) {
-        int32_t quantized, between;
-        if (!unit_at(&c, p, o, &quantized, &between)) continue;
-        if (n == cap) {
-            memplan_qdq_unit *grown = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof *list);
-            if (!grown) {
-                st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
-                break;
+        const memplan_node *node = &g->nodes[p];
+        int32_t quantized = -1, between = -1, outputs = 1;
+        bool split = split_unit(&c, node);
+        if (split) outputs = node->n_outputs;
+        else if (!unit_at(&c, p, o, &quantized, &between))
+            continue;
+        for (int32_t k = 0; !st && k < outputs; k++) {
+            if (n == cap) {
+                memplan_qdq_unit *grown = realloc(list, (cap = cap ? 2 * cap : 16) * sizeof *list);
+                if (!grown) {
+                    st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+                    break;
+                }
+                list = grown;
             }
-            list = grown;
+            list[n++] = split ? (memplan_qdq_unit){p, node->outputs[k],
+                                                   sole_reader(g, &c.r, node->outputs[k], false)->outputs[0], -1}
+                              : (memplan_qdq_unit){p, node->outputs[0], quantized, between};
         }
-        list[n++] = (memplan_qdq_unit){p, g->nodes[p].outputs[0], quantized, between};
     }
     free(c.to_u8);
     free(c.readers_alike);
@@ -587,18 +613,25 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shape
     return MEMPLAN_OK;
 }
 
+size_t memplan_qdq_unit_nodes(const memplan_qdq_unit *units, size_t count) {
+    size_t n = 0;
+    for (size_t i = 0; i < count; i++) n += i == 0 || units[i - 1].node != units[i].node;
+    return n;
+}
+
 memplan_status memplan_qdq_fuse_views(const memplan_graph *g, const memplan_qdq_unit *units, size_t count,
                                       memplan_viewmap *vm, memplan_error *err) {
     if (!count) return MEMPLAN_OK;
     readers r;
     memplan_status st = readers_init(&r, g, err);
     if (st) return st;
-    /* fused[v]: how many of v's reads are by the units' ops */
+    /* fused[v]: how many of v's reads are by the units' ops (a node's once:
+     * a Split has an entry per output, adjacent) */
     int32_t *fused = calloc((size_t)(g->n_values ? g->n_values : 1), sizeof *fused);
     if (!fused) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     for (size_t i = 0; !st && i < count; i++) {
         const memplan_node *n = &g->nodes[units[i].node];
-        for (int32_t k = 0; k < n->n_inputs; k++)
+        for (int32_t k = 0; k < n->n_inputs && (i == 0 || units[i - 1].node != units[i].node); k++)
             if (n->inputs[k] >= 0) fused[n->inputs[k]]++;
         const memplan_qdq_unit *u = &units[i];
         if (u->between >= 0) st = memplan_viewmap_add(vm, u->between, u->output, err);

@@ -65,8 +65,10 @@ typedef struct plan_impl {
     char **attr_names;         /* owned "name[i]" for GRAPHS attributes, else NULL */
     mp_graph_copy *graph_copy; /* a graph under an order: the graph planned */
     int32_t *order_node;       /* its order (order.node) */
-    memplan_qdq_unit *qdq;     /* the QDQ units; the first n_qdq_fused are planned fused */
-    int32_t *quantized_as;     /* pub.quantized_as */
+    memplan_qdq_unit *qdq;     /* the QDQ units' entries (a Split's one per output); the first
+                                  n_qdq_fused are planned fused */
+    size_t n_qdq, n_qdq_fused;
+    int32_t *quantized_as; /* pub.quantized_as */
 } plan_impl;
 
 /* What every graph of one plan shares. */
@@ -221,22 +223,34 @@ static memplan_status bind_data_bounds(plan_impl *k, memplan_error *err) {
  * one. */
 static memplan_status fuse_qdq(plan_impl *k, const uint8_t *external, memplan_viewmap *vm, memplan_error *err) {
     const memplan_graph *g = k->pub.graph;
-    size_t n = 0;
-    for (size_t i = 0; i < k->pub.n_qdq_units; i++) {
-        memplan_qdq_unit u = k->qdq[i];
-        if (external[u.output] || (u.quantized >= 0 && external[u.quantized]) ||
-            (u.between >= 0 && external[u.between]))
-            continue;
-        k->qdq[i] = k->qdq[n];
-        k->qdq[n++] = u;
-    }
+    size_t n = 0, all = k->n_qdq;
+    memplan_qdq_unit *sorted = malloc((all ? all : 1) * sizeof *sorted);
+    if (!sorted) return oom(err);
+    /* fused first, in order (a node's entries stay adjacent): a node with any
+     * value outside the plan is not */
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0, j; i < all; i = j) {
+            bool out = false;
+            for (j = i; j < all && k->qdq[j].node == k->qdq[i].node; j++) {
+                memplan_qdq_unit u = k->qdq[j];
+                out |= external[u.output] || (u.quantized >= 0 && external[u.quantized]) ||
+                       (u.between >= 0 && external[u.between]);
+            }
+            if (out == (pass == 1))
+                for (size_t m = i; m < j; m++) sorted[n++] = k->qdq[m];
+            if (pass == 0 && j == all) k->n_qdq_fused = n;
+        }
+    if (!all) k->n_qdq_fused = 0;
+    if (all) memcpy(k->qdq, sorted, all * sizeof *sorted);
+    free(sorted);
+    n = k->n_qdq_fused;
     int32_t *before = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *before);
     if (!before) return oom(err);
     memcpy(before, vm->source, (size_t)g->n_values * sizeof *before);
     memplan_status st = memplan_qdq_fuse_views(g, k->qdq, n, vm, err);
     for (int32_t v = 0; !st && v < g->n_values; v++)
         if (external[v]) vm->source[v] = before[v];
-    k->pub.n_qdq_fused = n;
+    k->pub.n_qdq_fused = memplan_qdq_unit_nodes(k->qdq, n);
     if (!st && n && !(k->quantized_as = malloc((size_t)g->n_values * sizeof *k->quantized_as))) st = oom(err);
     if (st || !n) {
         free(before);
@@ -268,8 +282,11 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
     memplan_qdq_options qo = {k->pub.options.qdq_int8, memplan_model_opset(m, "")}, qother = qo;
     qother.int8_allowed = !qo.int8_allowed;
     memplan_qdq_unit *other = NULL;
-    if (!st) st = memplan_qdq_unit_list(g, k->pub.shapes, &qo, &k->qdq, &k->pub.n_qdq_units, err);
-    if (!st) st = memplan_qdq_unit_list(g, k->pub.shapes, &qother, &other, &k->pub.n_qdq_units_other, err);
+    size_t n_other = 0;
+    if (!st) st = memplan_qdq_unit_list(g, k->pub.shapes, &qo, &k->qdq, &k->n_qdq, err);
+    if (!st) st = memplan_qdq_unit_list(g, k->pub.shapes, &qother, &other, &n_other, err);
+    k->pub.n_qdq_units = memplan_qdq_unit_nodes(k->qdq, k->n_qdq);
+    k->pub.n_qdq_units_other = memplan_qdq_unit_nodes(other, n_other);
     free(other);
     if (!st && k->pub.options.fuse_qdq) st = fuse_qdq(k, external, vm, err);
     if (st || !k->pub.options.inplace) return st;
@@ -288,7 +305,7 @@ static memplan_status build_views(plan_impl *k, const memplan_model *m, const ui
     /* A fused unit's op reads and writes quantized tensors: the analysis, which
      * sees the float ones, cannot pair it (its uint8 output would keep a float
      * input's buffer). Dropping a link only frees the others' constraints. */
-    for (size_t i = 0; !st && i < k->pub.n_qdq_fused; i++) vm->source[k->qdq[i].output] = before[k->qdq[i].output];
+    for (size_t i = 0; !st && i < k->n_qdq_fused; i++) vm->source[k->qdq[i].output] = before[k->qdq[i].output];
     size_t n = 0;
     for (int32_t v = 0; !st && v < g->n_values; v++) n += vm->source[v] != before[v];
     if (!st && !(k->links = malloc((n ? n : 1) * sizeof *k->links))) st = oom(err);
