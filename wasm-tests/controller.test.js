@@ -315,6 +315,7 @@ describe('controller: opening a model', () => {
       fused: true,
       peak: fusedCli.peak_bytes,
       total: fusedCli.total_bytes,
+      int8Peak: null, // uint8: the same units where int8 QDQ is allowed
     });
     client.calls.length = 0;
     await ctl.setOptions({ fuseQdq: true });
@@ -332,6 +333,22 @@ describe('controller: opening a model', () => {
     await ctl.setOptions({ fuseQdq: false });
     expect([ctl.state.plan.peak_bytes, ctl.state.profileNote]).toEqual([1792, '']);
     expect(ctl.state.profile).not.toBe(null);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('QDQ on int8: no unit fuses on x86-64, the peak where int8 QDQ is allowed comes in the note', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memplan-qdq8-'));
+    const file = join(dir, 'qdq_conv8.onnx');
+    writeFileSync(file, qdqConvModel(false, true));
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open('qdq_conv8.onnx', readFileSync(file));
+    expect(ctl.state.assumptions.map((a) => [a.kind, a.units, a.other, a.fused])).toEqual([['qdq', 0, 1, 0]]);
+    const arm = cli('plan', file, ['--fuse-qdq', '--qdq-int8']);
+    expect(arm.qdq_units).toBe(1);
+    expect(client.calls.at(-1)).toBe('plan --strategy arena --align 64 --no-nodes --no-at-peak --fuse-qdq --qdq-int8');
+    expect(ctl.state.qdqOther).toEqual({ fused: true, peak: null, total: null, int8Peak: arm.peak_bytes });
+    expect([ctl.state.plan.peak_bytes, arm.peak_bytes]).toEqual([1792, 192]);
     rmSync(dir, { recursive: true, force: true });
   });
 

@@ -95,7 +95,7 @@ export const HOSTILE_INPUT = '<img src=x onerror="window.__pwned=1">';
  * With `relu` a Relu takes the Conv's place: no unit. The quantized tensors, scale and zero
  * points are graph inputs (no initializer data).
  */
-export function qdqConvModel(relu = false) {
+export function qdqConvModel(relu = false, int8 = false) {
   const FLOAT = 1,
     UINT8 = 2,
     INT8 = 3;
@@ -111,12 +111,12 @@ export function qdqConvModel(relu = false) {
       { opType: 'QuantizeLinear', name: 'q', inputs: ['c', 's', 'z'], outputs: ['cq'] },
     ],
     inputs: [
-      { name: 'xq', elemType: UINT8, shape: [1, 3, 8, 8] },
+      { name: 'xq', elemType: int8 ? INT8 : UINT8, shape: [1, 3, 8, 8] },
       { name: 's', elemType: FLOAT, shape: [] },
-      { name: 'z', elemType: UINT8, shape: [] },
+      { name: 'z', elemType: int8 ? INT8 : UINT8, shape: [] },
       { name: 'wq', elemType: INT8, shape: [4, 3, 3, 3] },
       { name: 'zw', elemType: INT8, shape: [] },
     ],
-    outputs: [{ name: 'cq', elemType: UINT8, shape: relu ? [1, 3, 8, 8] : [1, 4, 6, 6] }],
+    outputs: [{ name: 'cq', elemType: int8 ? INT8 : UINT8, shape: relu ? [1, 3, 8, 8] : [1, 4, 6, 6] }],
   });
 }

@@ -3,8 +3,9 @@
 // activations, and the "Assumed" note beside the figures says that ONNX
 // Runtime's CPU execution provider fuses such units and needs less. The "QDQ
 // fused" box plans them fused (plan --fuse-qdq): the figures are the CLI's,
-// the note and the view's state say so. A model without units has no note and
-// no box.
+// the note and the view's state say so. An int8 model whose units fuse only
+// where int8 QDQ is allowed gets that peak in its note. A model without units
+// has no note and no box.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +64,24 @@ describe('QDQ units', () => {
     await page.uncheck('.mpv-fuse-qdq');
     await waitPlan(page, written);
     expectPlanShown(await shown(page), written, 'as written again: ');
+  });
+
+  it('an int8 QDQ conv: no unit fuses on x86-64; the note gives the peak where int8 QDQ is allowed', async () => {
+    const page = env.page;
+    const file = join(DIR, 'qdq_conv8.onnx');
+    writeFileSync(file, qdqConvModel(false, true));
+    const [written, arm] = [cliPlan(file, []), cliPlan(file, ['--fuse-qdq', '--qdq-int8'])];
+    expect([written.qdq_units, written.qdq_units_other, written.peak_bytes, arm.peak_bytes]).toEqual([0, 1, 1792, 192]);
+    await openFile(page, file);
+    await page.waitForFunction(() => /ARM64\), it is/.test(document.querySelector('.mpv-assumed')?.textContent), null, {
+      timeout: TIMEOUT,
+    });
+    expect(await assumed(page)).toBe(
+      'Assumed: no DequantizeLinear → op → QuantizeLinear unit that ONNX Runtime fuses on x86-64; ' +
+        '1 DequantizeLinear → op → QuantizeLinear unit where int8 QDQ is allowed (as on ARM64). ' +
+        'Fused where int8 QDQ is allowed (as on ARM64), it is 192 B.',
+    );
+    expect(await page.isVisible('.mpv-fuse-qdq'), 'nothing to fuse here: no box').toBe(false);
   });
 
   it('a Relu between them is no unit: no note', async () => {

@@ -50,9 +50,11 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {boolean} shareKv      plan with --share-kv when the model has kvPairs
  * @property {ReadonlyArray<object>} kvPairs  the KV-cache pairs --share-kv shares (kvPairs(info))
  * @property {boolean} fuseQdq      plan with --fuse-qdq (QDQ node units fused)
- * @property {{fused: boolean, peak: number|null, total: number|null}|null} qdqOther  a QDQ model's
+ * @property {{fused: boolean, peak: number|null, total: number|null, int8Peak: number|null}|null} qdqOther  a QDQ model's
  *                                  other reading, planned after the plan shown: fused when it is
- *                                  as written, as written when fused (null: none, or not yet)
+ *                                  as written, as written when fused (peak null when no unit fuses
+ *                                  on x86-64); int8Peak: fused where int8 QDQ is allowed (ARM64),
+ *                                  when that fuses other units, else null (null: none, or not yet)
  * @property {'file'|'best'} order  the execution order planned (`--order`; ORDERS)
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
@@ -597,15 +599,32 @@ export function createController(client, options = {}) {
         applySlots(attachNodeTree(sp, plan));
       }
       // A QDQ model: the other reading's figures (fused when the plan shown is
-      // as written, and the other way), for the note beside the figures.
-      if (plan.status === 'planned' && state.assumptions.some((a) => a.kind === 'qdq' && a.units > 0)) {
-        const args = [...planArgs(state.strategy, planDims), '--no-nodes', '--no-at-peak'];
-        const other = await soft(
-          mdl.call('plan', state.fuseQdq ? args.filter((a) => a !== '--fuse-qdq') : [...args, '--fuse-qdq']),
+      // as written, and the other way), and where ONNX Runtime would fuse other
+      // units with int8 QDQ allowed (ARM64), that fused peak too, for the note
+      // beside the figures.
+      const qdq = state.assumptions.filter((a) => a.kind === 'qdq');
+      if (plan.status === 'planned' && qdq.length) {
+        const base = [...planArgs(state.strategy, planDims), '--no-nodes', '--no-at-peak'].filter(
+          (a) => a !== '--fuse-qdq',
         );
+        const other = qdq.some((a) => a.units > 0)
+          ? await soft(mdl.call('plan', state.fuseQdq ? base : [...base, '--fuse-qdq']))
+          : null;
         if (gen !== planGen) return;
-        if (!(other instanceof Error)) {
-          patch({ qdqOther: { fused: !state.fuseQdq, peak: other.peak_bytes, total: other.total_bytes ?? null } });
+        const int8 = qdq.some((a) => a.other !== a.units)
+          ? await soft(mdl.call('plan', [...base, '--fuse-qdq', '--qdq-int8']))
+          : null;
+        if (gen !== planGen) return;
+        const ok = (d) => d && !(d instanceof Error);
+        if (ok(other) || ok(int8)) {
+          patch({
+            qdqOther: {
+              fused: !state.fuseQdq,
+              peak: ok(other) ? other.peak_bytes : null,
+              total: ok(other) ? (other.total_bytes ?? null) : null,
+              int8Peak: ok(int8) ? int8.peak_bytes : null,
+            },
+          });
           emit('qdq', state);
         }
       }

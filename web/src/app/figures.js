@@ -179,13 +179,19 @@ export function createFigures(container, ctl) {
       .slice(0, 3)
       .map((a) => a.text)
       .join('; ');
-    // A QDQ model's other reading, planned after the plan shown (controller's qdqOther).
+    // A QDQ model's other reading, planned after the plan shown, and the
+    // peak fused where int8 QDQ is allowed when that fuses other units
+    // (controller's qdqOther).
+    const bytes = (b) => {
+      const short = formatBytes(b),
+        exact = `${formatInt(b)} B`;
+      return short === exact ? short : `${short} (${exact})`;
+    };
     let other = '';
-    if (qdqOther && qdqOther.peak !== null) {
-      const short = formatBytes(qdqOther.peak),
-        exact = `${formatInt(qdqOther.peak)} B`;
-      other = ` ${qdqOther.fused ? 'Fused' : 'As written'}, the planned peak is ${short === exact ? short : `${short} (${exact})`}.`;
-    }
+    if (qdqOther && qdqOther.peak !== null && qdqOther.peak !== undefined)
+      other = ` ${qdqOther.fused ? 'Fused' : 'As written'}, the planned peak is ${bytes(qdqOther.peak)}.`;
+    if (qdqOther && qdqOther.int8Peak !== null && qdqOther.int8Peak !== undefined)
+      other += ` Fused where int8 QDQ is allowed (as on ARM64), it is ${bytes(qdqOther.int8Peak)}.`;
     assumed.replaceChildren(
       el('strong', '', assumptions.length === 1 ? 'Assumed: ' : `Assumed (${assumptions.length}): `),
       document.createTextNode(
