@@ -234,7 +234,7 @@ def check_qdq_units(exe, d):
 
     path = os.path.join(d, "qdq.onnx")
     why = ("DequantizeLinear -> op -> QuantizeLinear units planned as written (float values between them); "
-           "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it needs less "
+           "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it may need less "
            "(--fuse-qdq plans them so)")
     for kw, units in (({}, 3), ({"output_at": 1}, 2), ({"relu_at": 0}, 2)):
         model(path, **kw)
@@ -324,8 +324,8 @@ def check_qdq_types(exe, d):
           "int8 QDQ is allowed (--qdq-int8, as on ARM64)\n" in texts[0]
           and "qdq:               2 DequantizeLinear -> op -> QuantizeLinear units planned as written (float values "
           "between them); ONNX Runtime's CPU execution provider fuses such units where int8 QDQ is allowed "
-          "(--qdq-int8, as on ARM64) into int8 ops, so it needs less (--fuse-qdq plans them so)\n  fused:           "
-          "peak 147456 (144.00 KiB)\n  on x86-64:        0 units\n" in texts[1],
+          "(--qdq-int8, as on ARM64) into int8 ops, so it may need less (--fuse-qdq plans them so)\n  fused:           "
+          "peak 147456 (144.00 KiB)\n  on x86-64:       0 units\n" in texts[1],
           f"the text says where the units fuse, and how many on the other platform ({texts})")
 
     # Add of a uint8 and an int8 tensor: its selector wants one type

@@ -972,7 +972,7 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
       [
         'qdq',
         '2 DequantizeLinear → op → QuantizeLinear units planned as written (float values between them); ' +
-          "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it needs less " +
+          "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it may need less " +
           '(“QDQ fused” plans them so)',
         1,
       ],
@@ -1017,7 +1017,7 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     expect(qdq(4, 0, 1, true)[0].text).toBe(
       '4 DequantizeLinear → op → QuantizeLinear units planned as written (float values between them); ' +
         "ONNX Runtime's CPU execution provider fuses such units where int8 QDQ is allowed (as on ARM64) into int8 ops, " +
-        'so it needs less (“QDQ fused” plans them so); on x86-64, 1 unit',
+        'so it may need less (“QDQ fused” plans them so); on x86-64, 1 unit',
     );
     expect(qdq(0, 0, 3)).toEqual([
       {

@@ -881,7 +881,7 @@ static void text_qdq(mp_buf *b, const plan_ctx *c) {
         mp_text_printf(
             b,
             "planned as written (float values between them); ONNX Runtime's CPU execution provider fuses such "
-            "units %s into int8 ops, so it needs less (--fuse-qdq plans them so)\n",
+            "units %s into int8 ops, so it may need less (--fuse-qdq plans them so)\n",
             where);
     if (c->other_known) {
         mp_buf_puts(b, p->n_qdq_fused ? "  as written:      peak " : "  fused:           peak ");
@@ -889,7 +889,7 @@ static void text_qdq(mp_buf *b, const plan_ctx *c) {
         mp_buf_putc(b, '\n');
     }
     if (other != n)
-        mp_text_printf(b, "  %s %zu unit%s\n", int8 ? "on x86-64:       " : "with --qdq-int8: ", other,
+        mp_text_printf(b, "  %s%zu unit%s\n", int8 ? "on x86-64:       " : "with --qdq-int8: ", other,
                        other == 1 ? "" : "s");
 }
 

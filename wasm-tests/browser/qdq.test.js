@@ -34,7 +34,7 @@ describe('QDQ units', () => {
     });
     expect(await assumed(page)).toBe(
       'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned as written (float values between them); ' +
-        "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it needs less " +
+        "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it may need less " +
         '(“QDQ fused” plans them so). ' +
         'Fused, the planned peak is 192 B.',
     );

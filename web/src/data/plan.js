@@ -467,7 +467,7 @@ function qdqText(n, fused, other, int8) {
   if (!fused)
     return (
       `${unitsOf(n)} planned as written (float values between them); ONNX Runtime's CPU execution provider fuses ` +
-      `such units ${where} into int8 ops, so it needs less (“QDQ fused” plans them so)${tail}`
+      `such units ${where} into int8 ops, so it may need less (“QDQ fused” plans them so)${tail}`
     );
   const rest = n - fused;
   return fused === n
