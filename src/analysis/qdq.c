@@ -306,7 +306,7 @@ static bool float_at(const memplan_graph *g, int32_t v, size_t i, size_t *n, flo
     if (!t || !t->data || t->elem_type != MEMPLAN_DTYPE_FLOAT || !t->data_len || t->data_len % sizeof *out)
         return false;
     *n = t->data_len / sizeof *out;
-    memcpy(out, t->data + (*n == 1 ? 0 : i) * sizeof *out, sizeof *out);
+    memcpy(out, (const unsigned char *)t->data + (*n == 1 ? 0 : i) * sizeof *out, sizeof *out);
     return true;
 }
 
@@ -394,7 +394,7 @@ static bool float_attr_is(const memplan_node *n, const char *name, float v) {
     return true;
 }
 
-/* Whether constant t has `rank` dims equal to d[0..rank). */
+/* Whether constant t has rank `rank` (at most 2) and dims d0 (and d1). */
 static bool dims_are(const memplan_tensor *t, int32_t rank, int64_t d0, int64_t d1) {
     return t->rank == rank && (rank < 1 || t->dims[0] == d0) && (rank < 2 || t->dims[1] == d1);
 }
@@ -430,7 +430,7 @@ static bool nbits_weight(const memplan_graph *g, const memplan_node *dq) {
  * elements whose bytes are known. */
 static bool shareable(const memplan_tensor *t) {
     int64_t n = 1;
-    for (int32_t d = 0; d < t->rank; d++) n = t->dims[d] >= 0 && t->dims[d] <= 8 ? n * t->dims[d] : 9;
+    for (int32_t d = 0; d < t->rank; d++) n = n <= 8 && t->dims[d] >= 0 && t->dims[d] <= 8 ? n * t->dims[d] : 9;
     return n >= 1 && n <= 8 && t->data &&
            (t->elem_type == MEMPLAN_DTYPE_FLOAT || t->elem_type == MEMPLAN_DTYPE_FLOAT16 ||
             t->elem_type == MEMPLAN_DTYPE_DOUBLE || t->elem_type == MEMPLAN_DTYPE_INT32 ||
