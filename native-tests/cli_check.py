@@ -460,6 +460,20 @@ def check_qdq_types(exe, d):
     check(got == ((1, 1, 81920), (0, 0, 81920)),
           f"a Reshape between an int8 pair made uint8 and a uint8 pair: fused on x86-64 only ({got})")
 
+    # a weight-only MatMul of a rank-2 A read by an Add alone: ONNX Runtime makes them a Gemm first
+    # (MatMulAddFusion), which takes MatMulNBits only with a bias [N]; with A of rank 3 it does not
+    def matmul_add(c_shape, a_shape=(4, 64)):
+        nodes = [node("DequantizeLinear", ["w", "s", "z"], ["wf"]), node("MatMul", ["A", "wf"], ["y"]),
+                 node("Add", ["y", "C"], ["Y"])]
+        save(nodes, [nh.from_array(np.ones((64, 32), np.int8), "w"), const("s", 0.01, np.float32),
+                     const("z", 0, np.int8), nh.from_array(np.zeros(c_shape, np.float32), "C")], ["Y"],
+             [vi("A", T.FLOAT, list(a_shape))])
+        return units()[:2]
+    for what, args, want in (("bias [32]", ((32,),), (1, 1)), ("[1, 32]", ((1, 32),), (0, 0)),
+                             ("[4, 32]", ((4, 32),), (0, 0)), ("[4, 32], A of rank 3", ((1, 4, 32), (1, 4, 64)), (1, 1))):
+        got = matmul_add(*args)
+        check(got == want, f"weight-only MatMul + Add of {what}: {got}, expected {want}")
+
     # ArgMax over a DequantizeLinear output (ONNX Runtime drops the DequantizeLinear: ArgMax reads
     # uint8), and Where between two (QLinearWhere); a DequantizeLinear without its zero point
     # keeps the ArgMax float

@@ -69,7 +69,9 @@ typedef struct memplan_qdq_unit {
  * per column (axis 1; [N]); no QuantizeLinear reading its output; a scale no
  * other node reads, nor an equal one ONNX Runtime would share with it (a
  * float, float16, double, int32 or int64 constant of at most 8 elements); a
- * Gemm's with alpha 1, neither input transposed and no bias. An ArgMax
+ * Gemm's with alpha 1, neither input transposed and no bias; a MatMul of an
+ * A of rank 2 whose output one Add alone reads only when that Add's other
+ * input is [N] (ONNX Runtime first makes the two a Gemm, MatMulAddFusion). An ArgMax
  * reading a DequantizeLinear output is one (quantized = -1; ONNX Runtime
  * drops the DequantizeLinear, DropDQ): its zero point given, scale and zero
  * point constants of one element, no 16- or 4-bit type. A Split is one entry

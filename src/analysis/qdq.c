@@ -481,6 +481,35 @@ static memplan_status count_alike(qctx *c, memplan_error *err) {
     return MEMPLAN_OK;
 }
 
+/* v's rank (-1 when not known), and its first dim in *d0 when it is a known
+ * constant (else -1). */
+static int32_t rank_of(const qctx *c, int32_t v, int64_t *d0) {
+    *d0 = -1;
+    const memplan_vshape *vs = c->s ? memplan_shapes_value(c->s, c->g, v) : NULL;
+    if (!vs || vs->rank < 0) return -1;
+    int64_t k;
+    if (vs->rank > 0 && memplan_expr_is_const(memplan_shapes_pool(c->s), vs->dims[0], &k)) *d0 = k;
+    return vs->rank;
+}
+
+/* Whether ONNX Runtime keeps weight-only MatMul n float because it first
+ * turns it and the Add alone reading its output into a Gemm (MatMulAddFusion,
+ * where A has rank 2), which it then fuses only with a bias [N]: the Add's
+ * other input of rank 2 (or 1 but not [N]) or of a shape not known.
+ * Measured, 1.30: [N] fuses, [1, N] and [M, N] do not, A of rank 3 does. */
+static bool kept_by_gemm(const qctx *c, const memplan_node *n, int64_t cols) {
+    const memplan_graph *g = c->g;
+    int32_t out = n->outputs[0];
+    int64_t d0;
+    if (rank_of(c, input_at(n, 0), &d0) != 2 || c->r.count[out] != 1 || (g->values[out].flags & MEMPLAN_VALUE_OUTPUT))
+        return false;
+    const memplan_node *add = &g->nodes[c->r.last[out]];
+    if (!default_domain(add) || strcmp(add->op_type, "Add") != 0 || add->n_inputs != 2) return false;
+    int32_t other = add->inputs[0] == out ? add->inputs[1] : add->inputs[0];
+    int32_t rank = other >= 0 ? rank_of(c, other, &d0) : -1;
+    return rank < 0 || rank == 2 || (rank == 1 && d0 != cols);
+}
+
 /* Whether MatMul or Gemm n is a weight-only quantized one ONNX Runtime runs
  * as MatMulNBits: its B a DequantizeLinear output only it reads, of a weight
  * nbits_weight takes; its A no DequantizeLinear output; no QuantizeLinear
@@ -500,7 +529,9 @@ static bool weight_only(const qctx *c, const memplan_node *n, unit_kind kind) {
      * with it first) leaves the MatMul unfused (measured, 1.30) */
     const memplan_node *dq = &g->nodes[g->values[b].producer];
     int32_t scale = input_at(dq, 1);
-    return !c->r.quantize[out] && scale >= 0 && c->readers_alike[scale] == 1 && nbits_weight(g, dq);
+    if (c->r.quantize[out] || scale < 0 || c->readers_alike[scale] != 1 || !nbits_weight(g, dq)) return false;
+    const memplan_tensor *w = constant_tensor(g, input_at(dq, 0));
+    return kind != K_MATMUL || !kept_by_gemm(c, n, w->dims[1]);
 }
 
 /* Whether node p is the op of a unit: *quantized its QuantizeLinear's output,
