@@ -160,12 +160,21 @@ static const memplan_node *sole_reader(const memplan_graph *g, const readers *r,
     return n;
 }
 
+/* Element i of float constant v (of n elements, n > i; one element is
+ * every element's), in *out. */
+static bool float_at(const memplan_graph *g, int32_t v, size_t i, size_t *n, float *out) {
+    const memplan_tensor *t = constant_tensor(g, v);
+    if (!t || !t->data || t->elem_type != MEMPLAN_DTYPE_FLOAT || !t->data_len || t->data_len % sizeof *out)
+        return false;
+    *n = t->data_len / sizeof *out;
+    memcpy(out, (const unsigned char *)t->data + (*n == 1 ? 0 : i) * sizeof *out, sizeof *out);
+    return true;
+}
+
 /* A constant holding one float (a scale, a Clip's bound) in *out. */
 static bool const_float(const memplan_graph *g, int32_t v, float *out) {
-    const memplan_tensor *t = constant_tensor(g, v);
-    if (!t || !t->data || t->elem_type != MEMPLAN_DTYPE_FLOAT || t->data_len != sizeof *out) return false;
-    memcpy(out, t->data, sizeof *out);
-    return true;
+    size_t n;
+    return float_at(g, v, 0, &n, out) && n == 1;
 }
 
 /* Whether ONNX Runtime removes activation a (a Relu or a Clip) before
@@ -237,34 +246,6 @@ static int32_t dq_copies(const qctx *c, int32_t w) {
     return !c->r.captures[w] && !output && inputs > 0 ? inputs - 1 : inputs;
 }
 
-/* The byte of a one-element int8 constant v in *out. */
-static bool const_int8(const memplan_graph *g, int32_t v, int8_t *out) {
-    const memplan_tensor *t = constant_tensor(g, v);
-    if (!t || !t->data || t->elem_type != MEMPLAN_DTYPE_INT8 || t->data_len != 1) return false;
-    memcpy(out, t->data, 1);
-    return true;
-}
-
-/* Whether ONNX Runtime on x86-64 makes QuantizeLinear q and the
- * DequantizeLinear after it uint8 (QDQS8ToU8Transformer, which runs where
- * int8 QDQ is not allowed, before the units are fused): q's output is read by
- * that DequantizeLinear alone, even after EnsureUniqueDQForNodeUnit (which
- * gives every further reader of the DequantizeLinear's output a copy reading
- * q's output too), and both zero points are given, one int8 constant each,
- * equal. A pair left int8 next to one made uint8 no longer has its unit's
- * types alike, so that unit is not fused. */
-static bool pair_to_u8(const qctx *c, const memplan_node *q) {
-    const memplan_graph *g = c->g;
-    int32_t v = q->n_outputs > 0 ? q->outputs[0] : -1;
-    if (v < 0 || c->r.count[v] != 1 || c->r.captures[v] || (g->values[v].flags & MEMPLAN_VALUE_OUTPUT)) return false;
-    const memplan_node *dq = &g->nodes[c->r.last[v]];
-    int8_t a, b;
-    if (!qdq_node(dq, "DequantizeLinear") || input_at(dq, 0) != v || dq->n_outputs < 1 ||
-        (dq->outputs[0] >= 0 && dq_copies(c, dq->outputs[0])))
-        return false;
-    return const_int8(g, input_at(q, 2), &a) && const_int8(g, input_at(dq, 2), &b) && a == b;
-}
-
 /* Zero point zp (one 8-bit constant) as ONNX Runtime has it, in *type and
  * *value: an int8 one of a pair it made uint8 (made_u8) is the value + 128,
  * uint8. */
@@ -280,6 +261,28 @@ static bool zero_point(const memplan_graph *g, int32_t zp, bool made_u8, int32_t
     }
     *type = t->elem_type, *value = *(const uint8_t *)t->data;
     return t->elem_type == MEMPLAN_DTYPE_UINT8 && !made_u8;
+}
+
+/* Whether ONNX Runtime on x86-64 makes QuantizeLinear q and the
+ * DequantizeLinear after it uint8 (QDQS8ToU8Transformer, which runs where
+ * int8 QDQ is not allowed, before the units are fused): q's output is read by
+ * that DequantizeLinear alone, even after EnsureUniqueDQForNodeUnit (which
+ * gives every further reader of the DequantizeLinear's output a copy reading
+ * q's output too), and both zero points are given, one int8 constant each,
+ * equal. A pair left int8 next to one made uint8 no longer has its unit's
+ * types alike, so that unit is not fused. */
+static bool pair_to_u8(const qctx *c, const memplan_node *q) {
+    const memplan_graph *g = c->g;
+    int32_t v = q->n_outputs > 0 ? q->outputs[0] : -1;
+    if (v < 0 || c->r.count[v] != 1 || c->r.captures[v] || (g->values[v].flags & MEMPLAN_VALUE_OUTPUT)) return false;
+    const memplan_node *dq = &g->nodes[c->r.last[v]];
+    int32_t ta, tb;
+    int a, b;
+    if (!qdq_node(dq, "DequantizeLinear") || input_at(dq, 0) != v || dq->n_outputs < 1 ||
+        (dq->outputs[0] >= 0 && dq_copies(c, dq->outputs[0])))
+        return false;
+    return zero_point(g, input_at(q, 2), false, &ta, &a) && zero_point(g, input_at(dq, 2), false, &tb, &b) &&
+           ta == MEMPLAN_DTYPE_INT8 && tb == MEMPLAN_DTYPE_INT8 && a == b;
 }
 
 /* Whether DequantizeLinear dq and QuantizeLinear q have the same scale and
@@ -298,17 +301,6 @@ static bool same_params(const qctx *c, const memplan_node *dq, const memplan_nod
 
 static bool bits16(int32_t t) { return t == MEMPLAN_DTYPE_INT16 || t == MEMPLAN_DTYPE_UINT16; }
 static bool bits4(int32_t t) { return t == MEMPLAN_DTYPE_INT4 || t == MEMPLAN_DTYPE_UINT4; }
-
-/* Element i of float constant v (of n elements, n > i; one element is
- * every element's), in *out. */
-static bool float_at(const memplan_graph *g, int32_t v, size_t i, size_t *n, float *out) {
-    const memplan_tensor *t = constant_tensor(g, v);
-    if (!t || !t->data || t->elem_type != MEMPLAN_DTYPE_FLOAT || !t->data_len || t->data_len % sizeof *out)
-        return false;
-    *n = t->data_len / sizeof *out;
-    memcpy(out, (const unsigned char *)t->data + (*n == 1 ? 0 : i) * sizeof *out, sizeof *out);
-    return true;
-}
 
 /* Whether bias scale b is the input scale x times the weight scale w, as
  * ONNX Runtime wants to fold a Conv's int32 bias into QLinearConv (a Gemm's
@@ -331,11 +323,10 @@ static bool bias_scale_fits(const memplan_graph *g, int32_t x, int32_t w, int32_
     return true;
 }
 
-/* Whether Gemm n's beta is 1 (its default). */
-static bool beta_one(const memplan_node *n) {
+/* Whether float attribute `name` of n is absent or equal to v. */
+static bool float_attr_is(const memplan_node *n, const char *name, float v) {
     for (int32_t k = 0; k < n->n_attrs; k++)
-        if (n->attrs[k].type == MEMPLAN_ATTR_FLOAT && strcmp(n->attrs[k].name, "beta") == 0)
-            return n->attrs[k].f == 1.0f;
+        if (n->attrs[k].type == MEMPLAN_ATTR_FLOAT && strcmp(n->attrs[k].name, name) == 0) return n->attrs[k].f == v;
     return true;
 }
 
@@ -365,7 +356,7 @@ static bool types_pass(const qctx *c, const memplan_node *n, unit_kind kind, con
         if (kind == K_GEMM && (input_at(dq[0], 2) < 0 || input_at(dq[1], 2) < 0)) return false;
         if (kind == K_MATMUL || !dq[2]) return true;
         return read_type(c, n, 2) == MEMPLAN_DTYPE_INT32 &&
-               (kind == K_GEMM ? beta_one(n)
+               (kind == K_GEMM ? float_attr_is(n, "beta", 1.0f)
                                : bias_scale_fits(c->g, input_at(dq[0], 1), input_at(dq[1], 1), input_at(dq[2], 1)));
     }
     if (kind == K_BINARY || kind == K_VARIADIC || kind == K_WHERE)
@@ -385,13 +376,6 @@ static int64_t int_attr(const memplan_node *n, const char *name, int64_t def) {
     for (int32_t k = 0; k < n->n_attrs; k++)
         if (n->attrs[k].type == MEMPLAN_ATTR_INT && strcmp(n->attrs[k].name, name) == 0) return n->attrs[k].i;
     return def;
-}
-
-/* Whether float attribute `name` of n is absent or equal to v. */
-static bool float_attr_is(const memplan_node *n, const char *name, float v) {
-    for (int32_t k = 0; k < n->n_attrs; k++)
-        if (n->attrs[k].type == MEMPLAN_ATTR_FLOAT && strcmp(n->attrs[k].name, name) == 0) return n->attrs[k].f == v;
-    return true;
 }
 
 /* Whether constant t has rank `rank` (at most 2) and dims d0 (and d1). */
@@ -599,11 +583,14 @@ memplan_status memplan_qdq_unit_list(const memplan_graph *g, const memplan_shape
     *count = 0;
     static const memplan_qdq_options none = {false, -1};
     if (!o) o = &none;
-    bool int8_allowed = o->int8_allowed;
+    /* Every unit reads a DequantizeLinear output: most graphs have none. */
+    int32_t dq = 0;
+    while (dq < g->n_nodes && !qdq_node(&g->nodes[dq], "DequantizeLinear")) dq++;
+    if (dq == g->n_nodes) return MEMPLAN_OK;
     qctx c = {g, s, {NULL, NULL, NULL, NULL}, NULL, NULL};
     memplan_status st = readers_init(&c.r, g, err);
     if (st) return st;
-    if (!int8_allowed && !(c.to_u8 = calloc((size_t)(g->n_values ? g->n_values : 1), 1)))
+    if (!o->int8_allowed && !(c.to_u8 = calloc((size_t)(g->n_values ? g->n_values : 1), 1)))
         st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
     if (!st) st = count_alike(&c, err);
     for (int32_t p = 0; !st && c.to_u8 && p < g->n_nodes; p++)

@@ -859,15 +859,13 @@ static void text_qdq(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     size_t n = p->n_qdq_units, other = p->n_qdq_units_other;
     bool int8 = p->options.qdq_int8;
-    const char *where = int8 ? "where int8 QDQ is allowed (--qdq-int8, as on ARM64)" : "on x86-64";
+    const char *arm = "where int8 QDQ is allowed (--qdq-int8, as on ARM64)", *where = int8 ? arm : "on x86-64";
     if (!n) {
         if (other)
             mp_text_printf(b,
                            "qdq:               no DequantizeLinear -> op -> QuantizeLinear unit ONNX Runtime fuses %s; "
                            "%zu %s\n",
-                           where, other,
-                           int8 ? "on x86-64 (without --qdq-int8)"
-                                : "where int8 QDQ is allowed (--qdq-int8, as on ARM64)");
+                           where, other, int8 ? "on x86-64 (without --qdq-int8)" : arm);
         return;
     }
     mp_text_printf(b, "qdq:               %zu DequantizeLinear -> op -> QuantizeLinear unit%s ", n, n == 1 ? "" : "s");

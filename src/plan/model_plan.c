@@ -221,27 +221,34 @@ static memplan_status bind_data_bounds(plan_impl *k, memplan_error *err) {
  * for a value whose buffer is outside it. The units fused are moved to the
  * front of k->qdq; collect_buffers sizes their op's output as the quantized
  * one. */
+/* Whether the entries of the unit at k->qdq[i] (its node's, up to *end) hold
+ * a value outside the plan. */
+static bool unit_outside(const plan_impl *k, const uint8_t *external, size_t i, size_t *end) {
+    bool out = false;
+    size_t j = i;
+    for (; j < k->n_qdq && k->qdq[j].node == k->qdq[i].node; j++) {
+        const memplan_qdq_unit *u = &k->qdq[j];
+        out |= external[u->output] || (u->quantized >= 0 && external[u->quantized]) ||
+               (u->between >= 0 && external[u->between]);
+    }
+    *end = j;
+    return out;
+}
+
 static memplan_status fuse_qdq(plan_impl *k, const uint8_t *external, memplan_viewmap *vm, memplan_error *err) {
     const memplan_graph *g = k->pub.graph;
-    size_t n = 0, all = k->n_qdq;
-    memplan_qdq_unit *sorted = malloc((all ? all : 1) * sizeof *sorted);
+    size_t n = 0;
+    memplan_qdq_unit *sorted = malloc((k->n_qdq ? k->n_qdq : 1) * sizeof *sorted);
     if (!sorted) return oom(err);
-    /* fused first, in order (a node's entries stay adjacent): a node with any
-     * value outside the plan is not */
-    for (int pass = 0; pass < 2; pass++)
-        for (size_t i = 0, j; i < all; i = j) {
-            bool out = false;
-            for (j = i; j < all && k->qdq[j].node == k->qdq[i].node; j++) {
-                memplan_qdq_unit u = k->qdq[j];
-                out |= external[u.output] || (u.quantized >= 0 && external[u.quantized]) ||
-                       (u.between >= 0 && external[u.between]);
-            }
-            if (out == (pass == 1))
+    /* The units fused first, in order (a node's entries stay adjacent), then
+     * those with a value outside the plan. */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) k->n_qdq_fused = n;
+        for (size_t i = 0, j; i < k->n_qdq; i = j)
+            if (unit_outside(k, external, i, &j) == pass)
                 for (size_t m = i; m < j; m++) sorted[n++] = k->qdq[m];
-            if (pass == 0 && j == all) k->n_qdq_fused = n;
-        }
-    if (!all) k->n_qdq_fused = 0;
-    if (all) memcpy(k->qdq, sorted, all * sizeof *sorted);
+    }
+    if (n) memcpy(k->qdq, sorted, n * sizeof *sorted);
     free(sorted);
     n = k->n_qdq_fused;
     int32_t *before = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *before);

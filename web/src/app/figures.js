@@ -188,9 +188,9 @@ export function createFigures(container, ctl) {
       return short === exact ? short : `${short} (${exact})`;
     };
     let other = '';
-    if (qdqOther && qdqOther.peak !== null && qdqOther.peak !== undefined)
+    if (Number.isFinite(qdqOther?.peak))
       other = ` ${qdqOther.fused ? 'Fused' : 'As written'}, the planned peak is ${bytes(qdqOther.peak)}.`;
-    if (qdqOther && qdqOther.int8Peak !== null && qdqOther.int8Peak !== undefined)
+    if (Number.isFinite(qdqOther?.int8Peak))
       other += ` Fused where int8 QDQ is allowed (as on ARM64), it is ${bytes(qdqOther.int8Peak)}.`;
     assumed.replaceChildren(
       el('strong', '', assumptions.length === 1 ? 'Assumed: ' : `Assumed (${assumptions.length}): `),
