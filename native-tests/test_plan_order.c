@@ -181,7 +181,8 @@ static void test_json(void **state) {
     memplan_error err = {0};
     const char *bad[] = {"--order", "fastest"};
     assert_int_equal(cli_request_parse(&r, 2, bad, &err), MEMPLAN_EUSAGE);
-    assert_string_equal(err.message, "--order takes best, file, greedy, dfs, postorder, forward, beam or exact");
+    assert_string_equal(err.message,
+                        "--order takes best, file, greedy, dfs, postorder, forward, onnxruntime, beam or exact");
     memplan_request_free(&r);
     cli_args a;
     cli_args_init(&a);

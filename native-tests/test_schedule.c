@@ -282,6 +282,41 @@ static void test_branches(void **state) {
     memplan_schedule_free(&b);
 }
 
+/* ONNX Runtime's order, worked by hand: a (0) and b (1) start; c (2) reads a,
+ * d (3) reads b and c, and the sinks e (4) reads a, g (5) reads d, h (6) reads
+ * c. The last sink, h, is expanded first (c, then a); then g (d, whose
+ * unvisited predecessor is b); e last. Post-order from the first sink with
+ * inputs in order (postorder) gives 0 4 1 2 3 5 6 instead. */
+static void test_onnxruntime_order(void **state) {
+    (void)state;
+    static prob q;
+    memset(&q, 0, sizeof q);
+    q.n = 7;
+    int32_t ps[] = {0, 0, 0, 1, 3, 4, 5, 6}, pr[] = {0, 1, 2, 0, 3, 2};
+    memcpy(q.pred_start, ps, sizeof ps);
+    memcpy(q.pred, pr, sizeof pr);
+    q.nb = 7;
+    uint64_t by[] = {1, 2, 4, 8, 16, 32, 64};
+    int32_t df[] = {0, 1, 2, 3, 4, 5, 6}, us[] = {0, 2, 3, 5, 6, 6, 6, 6}, u[] = {2, 4, 3, 3, 6, 5};
+    memcpy(q.bytes, by, sizeof by);
+    memcpy(q.def, df, sizeof df);
+    memcpy(q.use_start, us, sizeof us);
+    memcpy(q.use, u, sizeof u);
+    q.to_end[4] = q.to_end[5] = q.to_end[6] = 1;
+    memplan_schedule o, po;
+    check_kind(&q, MEMPLAN_ORDER_ONNXRUNTIME, 10, &o);
+    check_kind(&q, MEMPLAN_ORDER_POSTORDER, 10, &po);
+    int32_t want[] = {0, 2, 6, 1, 3, 5, 4}, want_po[] = {0, 4, 1, 2, 3, 5, 6};
+    assert_memory_equal(o.order, want, sizeof want);
+    assert_memory_equal(po.order, want_po, sizeof want_po);
+    assert_int_equal(o.kind, MEMPLAN_ORDER_ONNXRUNTIME);
+    assert_string_equal(memplan_order_name(o.kind), "onnxruntime");
+    /* at e, last: a (read by e), h, g and e, which live to the end: 1 + 64 + 32 + 16 */
+    assert_true(o.peak == 113);
+    memplan_schedule_free(&o);
+    memplan_schedule_free(&po);
+}
+
 static void test_bad_problems(void **state) {
     (void)state;
     static prob q;
@@ -322,6 +357,7 @@ static void test_bad_problems(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_branches),
+        cmocka_unit_test(test_onnxruntime_order),
         cmocka_unit_test(test_bad_problems),
         cmocka_unit_test(test_random_dags),
     };

@@ -22,7 +22,9 @@
  *
  * Every scheduler returns a topological order. `best` runs them all and
  * keeps the lowest (the first of file, greedy, dfs, postorder, forward,
- * beam, exact on a tie), so it is never worse than the file order. The beam
+ * onnxruntime, beam, exact on a tie), so it is never worse than the file
+ * order. onnxruntime is the order ONNX Runtime runs the nodes in (when the
+ * steps are numbered as its nodes are: in the file's order). The beam
  * search and the exact search spend a budget counted in work, not time, so
  * the result depends only on the problem and the budget.
  */
@@ -60,16 +62,18 @@ typedef struct memplan_sched_problem {
 
 /* The schedulers. */
 typedef enum memplan_order_kind {
-    MEMPLAN_ORDER_FILE = 0,  /* steps by number */
-    MEMPLAN_ORDER_GREEDY,    /* list scheduling: the ready step freeing the most bytes net of those it allocates */
-    MEMPLAN_ORDER_DFS,       /* depth-first from the sinks, the heaviest input cone first (XLA's DFS) */
-    MEMPLAN_ORDER_POSTORDER, /* depth-first from the sinks, inputs in their listed order */
-    MEMPLAN_ORDER_FORWARD,   /* depth-first forward: a step just made ready runs next */
-    MEMPLAN_ORDER_BEAM,      /* beam search over ready sets */
-    MEMPLAN_ORDER_EXACT,     /* dynamic program over downsets, per segment between cut steps */
-    MEMPLAN_ORDER_BEST       /* all of the above; the lowest kept */
+    MEMPLAN_ORDER_FILE = 0,    /* steps by number */
+    MEMPLAN_ORDER_GREEDY,      /* list scheduling: the ready step freeing the most bytes net of those it allocates */
+    MEMPLAN_ORDER_DFS,         /* depth-first from the sinks, the heaviest input cone first (XLA's DFS) */
+    MEMPLAN_ORDER_POSTORDER,   /* depth-first from the sinks, inputs in their listed order */
+    MEMPLAN_ORDER_FORWARD,     /* depth-first forward: a step just made ready runs next */
+    MEMPLAN_ORDER_ONNXRUNTIME, /* ONNX Runtime's default order: depth-first from the sinks, the last sink and
+                                  the highest-numbered predecessor first */
+    MEMPLAN_ORDER_BEAM,        /* beam search over ready sets */
+    MEMPLAN_ORDER_EXACT,       /* dynamic program over downsets, per segment between cut steps */
+    MEMPLAN_ORDER_BEST         /* all of the above; the lowest kept */
 } memplan_order_kind;
-#define MEMPLAN_ORDER_COUNT 8
+#define MEMPLAN_ORDER_COUNT 9
 
 /* The default budget of the beam and exact searches. */
 #define MEMPLAN_ORDER_DEFAULT_BUDGET_MS 20
@@ -97,7 +101,7 @@ memplan_status memplan_schedule_peak(const memplan_sched_problem *p, const int32
 
 void memplan_schedule_free(memplan_schedule *s);
 
-/* "file", "greedy", "dfs", "postorder", "forward", "beam", "exact", "best". */
+/* "file", "greedy", "dfs", "postorder", "forward", "onnxruntime", "beam", "exact", "best". */
 const char *memplan_order_name(memplan_order_kind k);
 /* The kind named; false for another name. */
 bool memplan_order_parse(const char *name, memplan_order_kind *k);

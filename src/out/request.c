@@ -195,8 +195,9 @@ static memplan_status set_order_budget(memplan_request *r, const char *v, mempla
 
 static memplan_status set_order(memplan_request *r, const char *v, memplan_error *err) {
     if (!v || !memplan_order_parse(v, &r->plan.order))
-        return memplan_error_set(err, MEMPLAN_EUSAGE,
-                                 "--order takes best, file, greedy, dfs, postorder, forward, beam or exact");
+        return memplan_error_set(
+            err, MEMPLAN_EUSAGE,
+            "--order takes best, file, greedy, dfs, postorder, forward, onnxruntime, beam or exact");
     r->order_given = true;
     return MEMPLAN_OK;
 }

@@ -60,6 +60,7 @@ void mp_sim_start(const mp_sched *s, mp_sim *m);
 memplan_status mp_sched_greedy(const mp_sched *s, int32_t *order, memplan_error *err);
 memplan_status mp_sched_dfs(const mp_sched *s, bool heavy_first, int32_t *order, memplan_error *err);
 memplan_status mp_sched_forward(const mp_sched *s, int32_t *order, memplan_error *err);
+memplan_status mp_sched_onnxruntime(const mp_sched *s, int32_t *order, memplan_error *err);
 
 /* Beam search (beam.c) under *work units; *ran false when the width would
  * be below 2 (order untouched). */

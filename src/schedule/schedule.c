@@ -2,7 +2,7 @@
  * schedule.c -- memplan_schedule_run: compile the problem, run the
  * scheduler asked for (or all of them for best) and measure each order.
  *
- * best: the five heuristics, then the beam search on 2/5 of the work, then
+ * best: the six heuristics, then the beam search on 2/5 of the work, then
  * the exact search on the rest with every order so far as its candidates.
  * The lowest peak wins; on a tie the earlier in that list, so an order that
  * does not lower the peak never replaces the file's.
@@ -12,8 +12,8 @@
 
 #include "schedule/sched_internal.h"
 
-static const char *const NAMES[MEMPLAN_ORDER_COUNT] = {"file",    "greedy", "dfs",   "postorder",
-                                                       "forward", "beam",   "exact", "best"};
+static const char *const NAMES[MEMPLAN_ORDER_COUNT] = {"file",        "greedy", "dfs",   "postorder", "forward",
+                                                       "onnxruntime", "beam",   "exact", "best"};
 
 const char *memplan_order_name(memplan_order_kind k) {
     return (unsigned)k < MEMPLAN_ORDER_COUNT ? NAMES[k] : "unknown";
@@ -40,6 +40,7 @@ static memplan_status heuristic(const mp_sched *s, memplan_order_kind k, int32_t
     case MEMPLAN_ORDER_DFS: return mp_sched_dfs(s, true, order, err);
     case MEMPLAN_ORDER_POSTORDER: return mp_sched_dfs(s, false, order, err);
     case MEMPLAN_ORDER_FORWARD: return mp_sched_forward(s, order, err);
+    case MEMPLAN_ORDER_ONNXRUNTIME: return mp_sched_onnxruntime(s, order, err);
     default:
         for (int32_t i = 0; i < s->n; i++) order[i] = i;
         return MEMPLAN_OK;

@@ -28,6 +28,7 @@ const MODEL = join(DIR, 'branchy.onnx');
 execFileSync('/usr/bin/python3', [join(dirname(fileURLToPath(import.meta.url)), 'order_fixture.py'), MODEL]);
 const FILE_PLAN = cliPlan(MODEL);
 const BEST_PLAN = cliPlan(MODEL, ['--order', 'best']);
+const ORT_PLAN = cliPlan(MODEL, ['--order', 'onnxruntime']);
 afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 
 const env = useBrowser({
@@ -106,6 +107,29 @@ describe('the order control', () => {
     expectOrderShown(await orderLine(page), then.plan, 'then-branch');
     await page.screenshot({ path: artifact('browser-order-best.png'), fullPage: true });
     await page.evaluate(() => window.memplanView.view.controller.openBody([]));
+  });
+
+  it("ONNX Runtime's: the order it runs the nodes in, planned as `plan --order onnxruntime`", async () => {
+    const page = env.page;
+    // Depth-first from the last output: here it runs one branch to its end before the other, as best does.
+    expect(ORT_PLAN.order.positions).toEqual([5, 1, 3, 0, 2, 4, 6]);
+    expect([ORT_PLAN.order.file_peak_bytes, ORT_PLAN.peak_bytes, ORT_PLAN.order.saving_bytes]).toEqual([
+      2624, 1408, 1216,
+    ]);
+    await page.selectOption('.mpv-order', 'onnxruntime');
+    await waitPlan(page, ORT_PLAN);
+    expectPlanShown(await shown(page), ORT_PLAN, 'onnxruntime: ');
+    const line = await orderLine(page);
+    expectOrderShown(line, ORT_PLAN, 'main graph');
+    expect(line.text).toContain("Order: ONNX Runtime's, 5 positions moved.");
+    const got = await page.evaluate(() => ({
+      order: window.memplanView.state.order,
+      nodes: window.memplanView.plan.nodes.map((n) => n.name),
+    }));
+    expect(got.order).toBe('onnxruntime');
+    expect(got.nodes, "nodes in ONNX Runtime's order").toEqual(ORT_PLAN.nodes.map((n) => n.name));
+    await page.selectOption('.mpv-order', 'best'); // as the next test expects it
+    await waitPlan(page, BEST_PLAN);
   });
 
   it("Reordered .onnx equals `memplan reorder`'s bytes", async () => {

@@ -29,7 +29,7 @@ import { provenanceOf, sha256Hex } from './provenance.js';
 
 export const ALIGNS = [1, 8, 16, 32, 64, 128, 256, 4096];
 /** The execution orders the page offers (`plan --order`): the model's, or the lowest the schedulers find. */
-export const ORDERS = ['file', 'best'];
+export const ORDERS = ['file', 'onnxruntime', 'best'];
 /** The events embedders may listen to (the others are the DOM modules'). */
 export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progress', 'state', 'error']);
 
@@ -55,7 +55,7 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  *                                  as written, as written when fused (peak null when no unit fuses
  *                                  on x86-64); int8Peak: fused where int8 QDQ is allowed (ARM64),
  *                                  when that fuses other units, else null (null: none, or not yet)
- * @property {'file'|'best'} order  the execution order planned (`--order`; ORDERS)
+ * @property {'file'|'onnxruntime'|'best'} order  the execution order planned (`--order`; ORDERS)
  * @property {Readonly<Record<string,string>>} dims   dim values as typed ('' = unbound), in the order set
  * @property {ReadonlyArray<string>} dimNames        every symbolic dim seen since the model was opened
  * @property {Readonly<Record<string,string>>} values  graph input values as typed ('' = unbound), `--value NAME=V[,V...]`

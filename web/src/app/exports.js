@@ -187,7 +187,7 @@ export function createExports(container, ctl, charts, titles = {}) {
     reorderedBtn.title = !hasModel
       ? 'Needs the model itself: open the .onnx file'
       : order === 'file'
-        ? 'Choose the order "best" to write the model with its nodes in that order'
+        ? 'Choose another order than "file" to write the model with its nodes in that order'
         : "The model with its nodes, and its bodies' nodes, in the order shown (memplan reorder)";
   };
   ctl.on('info', syncAnnotate);
