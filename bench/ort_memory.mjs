@@ -258,7 +258,7 @@ function memplanFigures(a, optimized) {
     peak: plan.peak_bytes,
     ort_order_peak: inOrt.peak_bytes,
     lower_bound: plan.lower_bound_bytes,
-    exact_reuse: plan.strategies.exact_reuse,
+    exact_reuse: plan.strategies?.exact_reuse ?? null, // null: deferred (an op memplan cannot size)
     inputs: plan.inputs.bytes,
     weights: plan.weights.bytes,
     unknown: (plan.unknown ?? []).length,
@@ -311,7 +311,7 @@ async function main() {
       })),
     };
     if (a.json) return console.log(JSON.stringify(report));
-    const f = (b) => (b / MiB).toFixed(1);
+    const f = (b) => (typeof b === 'number' ? (b / MiB).toFixed(1) : '—');
     console.log(
       `${a.model} (level ${a.level}${
         Object.keys(a.dims).length
@@ -327,7 +327,7 @@ async function main() {
     );
     for (const r of rows)
       console.log(
-        `  ORT ${r.config.padEnd(8)} ${r.runs.map((x, i) => `run ${i + 1}: ${f(x.peak)} MiB (${(x.peak / mp.ort_order_peak).toFixed(2)}x)`).join(', ')}; outputs ${f(r.runs[0].out_bytes)} MiB`,
+        `  ORT ${r.config.padEnd(8)} ${r.runs.map((x, i) => `run ${i + 1}: ${f(x.peak)} MiB (${mp.ort_order_peak ? (x.peak / mp.ort_order_peak).toFixed(2) + 'x' : '—'})`).join(', ')}; outputs ${f(r.runs[0].out_bytes)} MiB`,
       );
     const plain = rows.find((r) => r.nodes);
     if (plain) {
