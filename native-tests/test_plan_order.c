@@ -193,6 +193,43 @@ static void test_json(void **state) {
     memplan_model_free(m);
 }
 
+/* Beside a plan in the file order, ONNX Runtime's order of the main graph
+ * (BigB SmallB BigA SmallA Add: depth-first from Add, its later input's
+ * branch first): 4 positions move, and at SmallA b2, a1 and a2 are live,
+ * 64 + 448 + 64 = 576 against the file order's 960. Not known with in-place
+ * reuse, under another order, or with a body (test_control_flow's model). */
+static void test_ort_order_beside_file(void **state) {
+    (void)state;
+    memplan_model *m = load(branches());
+    memplan_model_plan *f = plan_with(m, MEMPLAN_ORDER_FILE, false);
+    memplan_model_plan *o = plan_with(m, MEMPLAN_ORDER_ONNXRUNTIME, false);
+    assert_true(f->ort_order.known);
+    assert_int_equal(f->ort_order.moved, 4);
+    assert_true(f->ort_order.lower_bound == 576);
+    assert_true(o->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes == 576);
+    const int32_t want[] = {1, 3, 0, 2, 4};
+    assert_memory_equal(o->order.node, want, sizeof want);
+    assert_false(o->ort_order.known);
+    memplan_model_plan_free(o);
+    memplan_model_plan_free(f);
+    memplan_model_plan *ip = plan_with(m, MEMPLAN_ORDER_FILE, true);
+    assert_false(ip->ort_order.known);
+    memplan_model_plan_free(ip);
+    const char *file[] = {"--no-nodes"};
+    char *j = report(m, file, 1, true);
+    expect_contains(j, "\"onnxruntime_order\":{\"moved\":4,\"lower_bound_bytes\":576}");
+    free(j);
+    char *t = report(m, file, 1, false);
+    expect_contains(t, "onnxruntime:       runs the nodes in another order (--order onnxruntime: 4 of 5 positions "
+                       "move); lower bound there 576 B, 40.0% below the file order's\n");
+    free(t);
+    const char *best[] = {"--order", "best", "--no-nodes"};
+    j = report(m, best, 3, true);
+    expect_contains(j, "\"onnxruntime_order\":null");
+    free(j);
+    memplan_model_free(m);
+}
+
 /* An If beside the branches: its transient (the larger branch's arena) is
  * live at its position only, and the order moves it as one step. */
 static void test_control_flow(void **state) {
@@ -214,6 +251,7 @@ static void test_control_flow(void **state) {
     mb_output(g, "y", 1, "1");
     memplan_model *m = load(g);
     memplan_model_plan *f = plan_with(m, MEMPLAN_ORDER_FILE, false);
+    assert_false(f->ort_order.known); /* ONNX Runtime orders the body too: --order onnxruntime says */
     expect_problem_matches(f);
     memplan_model_plan *b = plan_with(m, MEMPLAN_ORDER_BEST, false);
     expect_problem_matches(b);
@@ -316,8 +354,10 @@ static void test_inplace(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_branches_best), cmocka_unit_test(test_chain_keeps_file), cmocka_unit_test(test_json),
-        cmocka_unit_test(test_control_flow),  cmocka_unit_test(test_body_ordered),     cmocka_unit_test(test_inplace),
+        cmocka_unit_test(test_branches_best), cmocka_unit_test(test_chain_keeps_file),
+        cmocka_unit_test(test_json),          cmocka_unit_test(test_ort_order_beside_file),
+        cmocka_unit_test(test_control_flow),  cmocka_unit_test(test_body_ordered),
+        cmocka_unit_test(test_inplace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

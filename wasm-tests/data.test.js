@@ -980,6 +980,33 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     expect(planAssumptions(silero(preset))).toEqual([]);
   });
 
+  it("planAssumptions: the file's order where ONNX Runtime runs another with another lower bound (onnxruntime_order)", () => {
+    const doc = (o, extra = {}) => ({
+      positions: 672,
+      lower_bound_bytes: 39321600,
+      strategy: 'arena',
+      onnxruntime_order: o,
+      subgraphs: [],
+      ...extra,
+    });
+    expect(planAssumptions(doc({ moved: 669, lower_bound_bytes: 46694400 }))).toEqual([
+      {
+        kind: 'order',
+        path: [],
+        node: '',
+        text:
+          "the file's node order; ONNX Runtime runs them in another (669 of 672 positions move), where the lower " +
+          "bound is 44.5 MiB (46,694,400 B), 18.8% above this plan's (the order “ONNX Runtime's” plans it)",
+      },
+    ]);
+    expect(planAssumptions(doc({ moved: 3, lower_bound_bytes: 39000000 }))[0].text).toContain('0.8% below');
+    // the same order, the same bound, not known, or a slot plan (a raw lower bound): no note
+    expect(planAssumptions(doc({ moved: 0, lower_bound_bytes: 39321600 }))).toEqual([]);
+    expect(planAssumptions(doc({ moved: 12, lower_bound_bytes: 39321600 }))).toEqual([]);
+    expect(planAssumptions(doc(null))).toEqual([]);
+    expect(planAssumptions(doc({ moved: 12, lower_bound_bytes: 1 }, { strategy: 'slots' }))).toEqual([]);
+  });
+
   it('planAssumptions: QDQ units planned fused (plan --fuse-qdq), all or some of them', () => {
     const qdq = (units, fused, other = units, int8 = false) =>
       planAssumptions({ qdq_units: units, qdq_fused: fused, qdq_units_other: other, qdq_int8: int8, subgraphs: [] });

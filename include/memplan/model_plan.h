@@ -317,6 +317,22 @@ struct memplan_model_plan {
     const memplan_subgraph_plan *subgraphs;
 
     memplan_plan_order order; /* this graph's; asked == kind == FILE by default */
+
+    /* The main graph's nodes in the order ONNX Runtime runs them (its default
+     * order, MEMPLAN_ORDER_ONNXRUNTIME), beside a plan in the file order:
+     * known only for the main graph planned in the file order, not deferred,
+     * without in-place reuse (whose pairs hold for the file order) and
+     * without control-flow bodies (ONNX Runtime orders them too: plan under
+     * MEMPLAN_ORDER_ONNXRUNTIME for that). moved:
+     * how many positions hold another node there (0: ONNX Runtime runs the
+     * file's order); lower_bound: the most bytes (aligned) live at one
+     * position under it, bodies' transients included, to set beside
+     * figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes. */
+    struct {
+        bool known;
+        int32_t moved;
+        uint64_t lower_bound;
+    } ort_order;
 };
 
 /* The KV-cache pairs of g that options.share_kv shares: each graph output

@@ -637,6 +637,19 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         MP_JSON_KEY(j, "order");
         json_order(j, c);
     }
+    if (!p->parent) { /* the main graph: ONNX Runtime's order beside the file's */
+        MP_JSON_KEY(j, "onnxruntime_order");
+        if (p->ort_order.known) {
+            mp_json_obj(j);
+            MP_JSON_KEY(j, "moved");
+            mp_json_int(j, p->ort_order.moved);
+            MP_JSON_KEY(j, "lower_bound_bytes");
+            mp_json_uint(j, p->ort_order.lower_bound);
+            mp_json_end(j);
+        } else {
+            mp_json_null(j);
+        }
+    }
     if (!c->r->no_at_peak) {
         MP_JSON_KEY(j, "at_peak");
         if (def) mp_json_null(j);
@@ -892,6 +905,24 @@ static void text_qdq(mp_buf *b, const plan_ctx *c) {
 }
 
 /* The inputs and total lines of the main graph's plan. */
+/* The onnxruntime line: when ONNX Runtime runs the main graph's nodes in
+ * another order than the file's, how many positions move and its lower
+ * bound beside the arena's in the file order. */
+static void text_ort_order(mp_buf *b, const memplan_model_plan *p) {
+    if (!p->ort_order.known || !p->ort_order.moved) return;
+    uint64_t here = p->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes, there = p->ort_order.lower_bound;
+    mp_text_printf(b,
+                   "onnxruntime:       runs the nodes in another order (--order onnxruntime: %d of %d positions "
+                   "move); lower bound there ",
+                   (int)p->ort_order.moved, (int)p->positions);
+    human_bytes(b, there);
+    if (there == here) mp_buf_puts(b, ", the same\n");
+    else
+        mp_text_printf(b, ", %.1f%% %s the file order's\n",
+                       100.0 * (double)(there > here ? there - here : here - there) / (double)here,
+                       there > here ? "above" : "below");
+}
+
 static void text_total(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     bool in_arena = p->options.include_inputs;
@@ -963,6 +994,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
         if (f->inplace_saved_known)
             mp_text_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
         if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
+        text_ort_order(b, p);
         if (!c->r->no_at_peak) text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");

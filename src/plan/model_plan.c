@@ -1229,6 +1229,30 @@ static memplan_status plan_body(const plan_env *env, const memplan_graph *g, con
     return MEMPLAN_OK;
 }
 
+/* p->ort_order for a main graph planned in the file order, without bodies:
+ * ONNX Runtime's order of its nodes, how many positions it moves and its
+ * lower bound (one depth-first pass and one measure: linear in the nodes and
+ * reads). */
+static memplan_status ort_order_figures(memplan_model_plan *p, memplan_error *err) {
+    /* ONNX Runtime orders each body too, which changes its node's transient:
+     * that is plan --order onnxruntime's to say, not this one pass's */
+    if (p->deferred || p->positions < 2 || p->n_subgraphs) return MEMPLAN_OK;
+    mp_order_problem q;
+    memplan_schedule s = {0};
+    memplan_status st = mp_order_problem_build(p, &q, err);
+    if (st) return st;
+    st = memplan_schedule_run(&q.p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &s, err);
+    mp_order_problem_free(&q);
+    if (st) return st;
+    int32_t moved = 0;
+    for (int32_t i = 0; i < s.n_steps; i++) moved += s.order[i] != i;
+    p->ort_order.known = true;
+    p->ort_order.moved = moved;
+    p->ort_order.lower_bound = s.peak;
+    memplan_schedule_free(&s);
+    return MEMPLAN_OK;
+}
+
 memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
                                    memplan_error *err) {
     memplan_plan_options fo = *o;
@@ -1243,6 +1267,7 @@ memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_op
         st = plan_under_order(&env, m->graph, NULL, false, &k, &all_file, err);
     } else {
         st = plan_graph(&env, m->graph, NULL, false, &k, err);
+        if (!st && !o->inplace) st = ort_order_figures(&k->pub, err);
     }
     mp_order_memo_free(&memo);
     *out = k ? &k->pub : NULL;

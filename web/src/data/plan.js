@@ -3,6 +3,7 @@
 // no DOM, no globals. Reads defensively: fields may be missing (older or newer
 // builds), sizes/offsets/slots are null in deferred plans, and unknown extra
 // fields are ignored (kept in `raw`).
+import { formatBytes, formatInt } from './format.js';
 
 /** Round n up to a multiple of align (align <= 1: n). */
 export function alignUp(n, align) {
@@ -446,7 +447,9 @@ export function bodyLabel(e) {
 
 /**
  * What a plan tree assumed rather than knew, for the note beside the headline
- * figures: [{kind: 'branch'|'trips'|'qdq', text, path}]. 'branch': an If whose
+ * figures: [{kind: 'order'|'branch'|'trips'|'qdq', text, path}]. 'order': the
+ * main graph planned in the file order where ONNX Runtime runs its nodes in
+ * another with another lower bound (`onnxruntime_order`). 'branch': an If whose
  * condition is not known, planned with its larger branch (the C library's
  * `assumption`); 'trips': a trip-count dim (`trips_…`) left unbound; 'qdq': a
  * graph's QDQ node units (`qdq_units`, memplan/qdq.h: `units` in the entry),
@@ -476,8 +479,34 @@ function qdqText(n, fused, other, int8) {
         `QuantizeLinear output is an If branch's output)${tail}`;
 }
 
+/** The note on ONNX Runtime's order beside a plan in the file order (the
+ *  main graph's `onnxruntime_order`: positions moved and the lower bound
+ *  there), or null when it runs the file's order, the bound is the same, or
+ *  the plan is not an arena plan (whose lower bound it compares with). */
+function ortOrderText(json) {
+  const o = json.onnxruntime_order;
+  const here = json.lower_bound_bytes;
+  if (!o || !Number.isInteger(o.moved) || o.moved <= 0 || !Number.isFinite(o.lower_bound_bytes)) return null;
+  if ((json.strategy ?? 'arena') !== 'arena' || !Number.isFinite(here) || here <= 0 || o.lower_bound_bytes === here)
+    return null;
+  const there = o.lower_bound_bytes;
+  const pct = ((Math.abs(there - here) / here) * 100).toFixed(1);
+  const b = (v) => {
+    const short = formatBytes(v),
+      exact = `${formatInt(v)} B`;
+    return short === exact ? short : `${short} (${exact})`;
+  };
+  return (
+    `the file's node order; ONNX Runtime runs them in another (${formatInt(o.moved)} of ` +
+    `${formatInt(json.positions)} positions move), where the lower bound is ${b(there)}, ${pct}% ` +
+    `${there > here ? 'above' : 'below'} this plan's (the order “ONNX Runtime's” plans it)`
+  );
+}
+
 export function planAssumptions(json) {
   const out = [];
+  const ort = json && typeof json === 'object' ? ortOrderText(json) : null;
+  if (ort) out.push({ kind: 'order', path: [], node: '', text: ort });
   const seenTrips = new Set();
   const walk = (plan, path) => {
     if (!plan || typeof plan !== 'object') return;
