@@ -7,7 +7,10 @@
 // without a state of their own, and random graphs made here (branches, dead
 // ends, graph outputs read inside the graph, an If whose branches read outer
 // values), so that the order of sinks, of inputs and of nodes reached twice
-// is checked, not only chains.
+// is checked, not only chains. Files written for ONNX Runtime (`reorder
+// --order onnxruntime`: the nodes renumbered so that its order has a lower
+// peak) are run too: ONNX Runtime must run them in the order memplan gives
+// them, with the lower bounds pinned before and after.
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -183,9 +186,36 @@ describe('--order onnxruntime is the order ONNX Runtime runs the nodes in', () =
     expect(ours.length).toBe(count);
   });
 
+  it('PP-OCRv4 det written for ONNX Runtime (reorder --order onnxruntime): it runs the new file in the order memplan says, at the lower bound it says', async () => {
+    const file = OCR('ch_PP-OCRv4_det_infer.onnx');
+    const dims = P2O(1, 640, 640);
+    const args = Object.entries(dims).flatMap(([k, v]) => ['--dim', `${k}=${v}`]);
+    const model = mp.open(readFileSync(file));
+    let bytes, before;
+    try {
+      before = model.call('plan', args).onnxruntime_order.lower_bound_bytes;
+      bytes = model.callBytes('reorder', ['--order', 'onnxruntime', ...args]);
+    } finally {
+      model.close();
+    }
+    const out = join(dir, 'det-for-ort.onnx');
+    writeFileSync(out, bytes);
+    await expectSameOrder(out, P2O(1, 64, 64));
+    const again = mp.open(bytes);
+    try {
+      const after = again.call('plan', args).onnxruntime_order.lower_bound_bytes;
+      // 44.53 MiB in ONNX Runtime's order as shipped, 37.50 MiB (the file order's figure) as written for it
+      expect([before, after]).toEqual([46694400, 39321600]);
+    } finally {
+      again.close();
+    }
+  });
+
   it('random graphs, with and without an If reading outer values', async () => {
     let differ = 0,
-      nodes = 0;
+      nodes = 0,
+      bound = 0,
+      boundWritten = 0;
     for (let seed = 1; seed <= 40; seed++) {
       const file = join(dir, `random-${seed}.onnx`);
       writeFileSync(file, randomGraph(seed, 12 + (seed % 5) * 6, seed % 2 === 0));
@@ -193,13 +223,33 @@ describe('--order onnxruntime is the order ONNX Runtime runs the nodes in', () =
       nodes += ours.length;
       const bytes = readFileSync(file);
       const model = mp.open(bytes);
+      let written, own;
       try {
-        differ += model.call('plan', ['--order', 'onnxruntime']).order.positions.some((p, i) => p !== i);
+        const inOrt = model.call('plan', ['--order', 'onnxruntime']);
+        differ += inOrt.order.positions.some((p, i) => p !== i);
+        own = inOrt.lower_bound_bytes;
+        bound += own;
+        written = model.callBytes('reorder', ['--order', 'onnxruntime']);
       } finally {
         model.close();
+      }
+      // written for ONNX Runtime: it runs that file in the order memplan gives it, never above the first
+      const out = join(dir, `random-${seed}-for-ort.onnx`);
+      writeFileSync(out, written);
+      await expectSameOrder(out, {});
+      const again = mp.open(written);
+      try {
+        const b = again.call('plan', ['--order', 'onnxruntime']).lower_bound_bytes;
+        expect(b, `seed ${seed}`).toBeLessThanOrEqual(own);
+        boundWritten += b;
+      } finally {
+        again.close();
       }
     }
     // most of these graphs run in another order than the file's: the test sees the rule, not file order
     expect([nodes, differ]).toEqual([960, 40]);
+    expect([bound, boundWritten], "ONNX Runtime's lower bounds, summed: as made, as written for it").toEqual([
+      28864, 26880,
+    ]);
   });
 });

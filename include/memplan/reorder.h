@@ -19,7 +19,10 @@
  * sorted: then the output is the input). The whole input is checked as
  * loading checks it; a plan for another graph (node count, op types) is an
  * MEMPLAN_EINPUT error, a body's plan MEMPLAN_EUSAGE. (A deferred plan is in
- * the file order: memplan reorder asks for the dims instead.)
+ * the file order: memplan reorder asks for the dims instead.) ONNX Runtime
+ * runs a file in its own order, not the file's: memplan reorder --order
+ * onnxruntime writes, with memplan_reorder_main, the node order under which
+ * that order needs least (memplan_plan_onnxruntime_file_order).
  */
 #ifndef MEMPLAN_REORDER_H
 #define MEMPLAN_REORDER_H
@@ -36,6 +39,15 @@ extern "C" {
 
 memplan_status memplan_reorder(const void *bytes, size_t len, const memplan_model_plan *p, unsigned char **out,
                                size_t *out_len, memplan_error *err);
+
+/* The same with the main graph's nodes written in main_order (file indices,
+ * each node once; the output is loaded again, so an order that is not
+ * topological is an EINPUT error), its bodies in their plans' orders:
+ * memplan_plan_onnxruntime_file_order's order, say. From the bytes, or
+ * through reader when it is not NULL. */
+memplan_status memplan_reorder_main(const void *bytes, size_t len, const memplan_reader *reader,
+                                    const memplan_model_plan *p, const int32_t *main_order, unsigned char **out,
+                                    size_t *out_len, memplan_error *err);
 
 /* The same through a reader, a window at a time: memory is the output plus O(graph). */
 memplan_status memplan_reorder_reader(const memplan_reader *reader, const memplan_model_plan *p, unsigned char **out,

@@ -101,6 +101,20 @@ memplan_status memplan_schedule_peak(const memplan_sched_problem *p, const int32
 
 void memplan_schedule_free(memplan_schedule *s);
 
+/* A numbering of p's steps -- an order to write the nodes in -- under which
+ * ONNX Runtime runs them (its order, MEMPLAN_ORDER_ONNXRUNTIME's rule with the
+ * new positions as its node indices) with the lowest lower bound found among:
+ * the steps' own numbering; Kahn's algorithm taking first, of the ready steps,
+ * the one the greedy, dfs, postorder or forward order runs last (ONNX Runtime
+ * expands a step's highest-numbered predecessor first, so it then tends to
+ * run them as that order does); and Kahn's taking the highest-numbered first.
+ * Never above the steps' own numbering (the first candidate; a later one
+ * replaces it only when lower). *numbering: n_steps entries, malloc'ed (the
+ * caller frees it), the step at each new position; *out: the order ONNX
+ * Runtime then runs and its lower bound (kind MEMPLAN_ORDER_ONNXRUNTIME). */
+memplan_status memplan_schedule_onnxruntime_numbering(const memplan_sched_problem *p, int32_t **numbering,
+                                                      memplan_schedule *out, memplan_error *err);
+
 /* "file", "greedy", "dfs", "postorder", "forward", "onnxruntime", "beam", "exact", "best". */
 const char *memplan_order_name(memplan_order_kind k);
 /* The kind named; false for another name. */

@@ -41,7 +41,9 @@ static const memplan_command COMMANDS[] = {
      MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_tags},
     {"annotate", "MODEL", "write the results into the model's metadata_props", OPT(VALUE) | OPT(ALLOW_INPUT_OVERWRITE),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_BYTES, true, mp_run_annotate},
-    {"reorder", "MODEL", "write the model with its nodes in the order --order finds (default best)",
+    {"reorder", "MODEL",
+     "write the model with its nodes in the order --order finds (default best; onnxruntime: the file ONNX Runtime runs "
+     "with the lowest peak found)",
      OPT(ORDER) | OPT(ORDER_BUDGET_MS) | OPT(ALIGN) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) |
          OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(UPPER_BOUNDS),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_BYTES, true, mp_run_reorder},

@@ -65,7 +65,7 @@ static memplan_status edits_build(const memplan_model_plan *p, graph_edits *t, m
 }
 
 static memplan_status run(const void *bytes, size_t len, const memplan_reader *reader, const memplan_model_plan *p,
-                          unsigned char **out, size_t *out_len, memplan_error *err) {
+                          const int32_t *main_order, unsigned char **out, size_t *out_len, memplan_error *err) {
     if (!out || !out_len || !p || (!reader && !bytes && len))
         return memplan_error_set(err, MEMPLAN_EUSAGE, "reorder: missing argument");
     *out = NULL;
@@ -73,6 +73,19 @@ static memplan_status run(const void *bytes, size_t len, const memplan_reader *r
     if (p->parent) return memplan_error_set(err, MEMPLAN_EUSAGE, "reorder: the plan is a body's, not the model's");
     graph_edits t = {0};
     memplan_status st = edits_build(p, &t, err);
+    if (!st && main_order) { /* each node once (the output is loaded again, which checks the order is topological) */
+        unsigned char *seen = calloc((size_t)p->graph->n_nodes + 1, 1);
+        if (!seen) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+        for (int32_t i = 0; i < p->graph->n_nodes && !st; i++) {
+            int32_t f = main_order[i];
+            if (f < 0 || f >= p->graph->n_nodes || seen[f])
+                st = memplan_error_set(err, MEMPLAN_EUSAGE, "reorder: node order entry %d is not a node or repeats one",
+                                       (int)i);
+            else
+                seen[f] = 1, t.order[i] = f;
+        }
+        free(seen);
+    }
     if (!st)
         st = reader ? mp_splice_reader(reader, MP_PRUNE_WINDOW, &t.e, out, out_len, err)
                     : mp_splice(bytes, len, &t.e, out, out_len, err);
@@ -82,11 +95,19 @@ static memplan_status run(const void *bytes, size_t len, const memplan_reader *r
 
 memplan_status memplan_reorder(const void *bytes, size_t len, const memplan_model_plan *p, unsigned char **out,
                                size_t *out_len, memplan_error *err) {
-    return run(bytes, len, NULL, p, out, out_len, err);
+    return run(bytes, len, NULL, p, NULL, out, out_len, err);
+}
+
+memplan_status memplan_reorder_main(const void *bytes, size_t len, const memplan_reader *reader,
+                                    const memplan_model_plan *p, const int32_t *main_order, unsigned char **out,
+                                    size_t *out_len, memplan_error *err) {
+    if (!main_order || (reader && !reader->read))
+        return memplan_error_set(err, MEMPLAN_EUSAGE, "reorder: missing argument");
+    return run(reader ? NULL : bytes, reader ? 0 : len, reader, p, main_order, out, out_len, err);
 }
 
 memplan_status memplan_reorder_reader(const memplan_reader *reader, const memplan_model_plan *p, unsigned char **out,
                                       size_t *out_len, memplan_error *err) {
     if (!reader || !reader->read) return memplan_error_set(err, MEMPLAN_EUSAGE, "reorder: missing argument");
-    return run(NULL, 0, reader, p, out, out_len, err);
+    return run(NULL, 0, reader, p, NULL, out, out_len, err);
 }

@@ -1203,6 +1203,11 @@ memplan_status mp_run_reorder(MP_REPORT_ARGS) {
     memplan_plan_options o;
     memplan_request_plan_options(r, &o);
     if (!r->order_given) o.order = MEMPLAN_ORDER_BEST;
+    /* --order onnxruntime: the file ONNX Runtime runs with the lowest peak
+     * found (it runs its own order, which depends on the node indices), from
+     * the plan in the file order */
+    bool for_ort = o.order == MEMPLAN_ORDER_ONNXRUNTIME;
+    if (for_ort) o.order = MEMPLAN_ORDER_FILE;
     const memplan_model_plan *p = NULL;
     memplan_status st = mp_cache_plan(cache, m, &o, &p, err);
     if (st) return st;
@@ -1212,8 +1217,16 @@ memplan_status mp_run_reorder(MP_REPORT_ARGS) {
             p->n_unbound_dims ? ": bind " : "", p->n_unbound_dims ? p->unbound_dims[0] : "",
             p->n_unbound_dims ? (p->n_unbound_dims > 1 ? " and the other dims with --dim" : " with --dim") : "");
     unsigned char *bytes = NULL;
-    st = r->model_reader ? memplan_reorder_reader(r->model_reader, p, &bytes, len, err)
-                         : memplan_reorder(r->model_bytes, r->model_len, p, &bytes, len, err);
+    if (for_ort) {
+        int32_t *order = NULL;
+        uint64_t bound, was;
+        st = memplan_plan_onnxruntime_file_order(p, &order, &bound, &was, err);
+        if (!st) st = memplan_reorder_main(r->model_bytes, r->model_len, r->model_reader, p, order, &bytes, len, err);
+        free(order);
+    } else {
+        st = r->model_reader ? memplan_reorder_reader(r->model_reader, p, &bytes, len, err)
+                             : memplan_reorder(r->model_bytes, r->model_len, p, &bytes, len, err);
+    }
     *out = (char *)bytes;
     return st;
 }

@@ -1253,6 +1253,33 @@ static memplan_status ort_order_figures(memplan_model_plan *p, memplan_error *er
     return MEMPLAN_OK;
 }
 
+memplan_status memplan_plan_onnxruntime_file_order(const memplan_model_plan *p, int32_t **file_order, uint64_t *bound,
+                                                   uint64_t *was, memplan_error *err) {
+    *file_order = NULL;
+    if (p->parent || p->deferred || p->order.node)
+        return memplan_error_set(err, MEMPLAN_EUSAGE,
+                                 "onnxruntime file order: needs the main graph's plan in the file order, not deferred");
+    mp_order_problem q;
+    memplan_schedule s = {0}, own = {0};
+    int32_t *num = NULL;
+    memplan_status st = mp_order_problem_build(p, &q, err);
+    if (st) return st;
+    st = memplan_schedule_onnxruntime_numbering(&q.p, &num, &s, err);
+    if (!st) st = memplan_schedule_run(&q.p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &own, err);
+    mp_order_problem_free(&q);
+    if (!st) {
+        for (int32_t i = 0; i < p->positions; i++) num[i] = p->graph->nodes[num[i]].file_index;
+        *file_order = num;
+        *bound = s.peak;
+        *was = own.peak;
+        num = NULL;
+    }
+    free(num);
+    memplan_schedule_free(&s);
+    memplan_schedule_free(&own);
+    return st;
+}
+
 memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
                                    memplan_error *err) {
     memplan_plan_options fo = *o;

@@ -203,41 +203,131 @@ memplan_status mp_sched_forward(const mp_sched *s, int32_t *order, memplan_error
 
 /* ---- ONNX Runtime's order --------------------------------------------------
  * The order ONNX Runtime runs a graph's nodes in by default (its GraphViewer:
- * Graph::ReverseDFSFrom the leaves, NodeCompare by node index), with the
- * steps' numbers as its node indices. One stack of entries (step, leave):
- * first every sink, in step order, so the last sink is expanded first; a step
- * popped unvisited is marked, pushed again to be left, and its unvisited
- * predecessors pushed in ascending order (the highest is expanded first); a
- * step is placed when it is left. A step pushed twice is expanded where it is
- * popped first. Checked against ONNX Runtime 1.30's execution order
- * (wasm-tests/ort-order.test.js). */
-memplan_status mp_sched_onnxruntime(const mp_sched *s, int32_t *order, memplan_error *err) {
+ * Graph::ReverseDFSFrom the leaves, NodeCompare by node index), rank[v] being
+ * step v's node index (NULL: the step numbers, the file's positions). One
+ * stack of entries (step, leave): first every sink by rank, so the sink of
+ * the highest rank is expanded first; a step popped unvisited is marked,
+ * pushed again to be left, and its unvisited predecessors pushed by
+ * ascending rank (the highest is expanded first); a step is placed when it
+ * is left. A step pushed twice is expanded where it is popped first. Checked
+ * against ONNX Runtime 1.30's execution order (wasm-tests/ort-order.test.js). */
+static memplan_status ort_dfs(const mp_sched *s, const int32_t *rank, int32_t *order, memplan_error *err) {
     int32_t n = s->n;
+    size_t e = (size_t)s->pred_start[n];
     /* each step is pushed at most once per predecessor list it is in, once as
      * a sink and once to be left */
-    size_t cap = 2 * (size_t)n + (size_t)s->pred_start[n] + 1;
-    int32_t *stk = malloc(cap * sizeof *stk);
+    int32_t *stk = malloc((2 * (size_t)n + e + 1) * sizeof *stk);
     uint8_t *seen = calloc((size_t)n + 1, 1);
-    if (!stk || !seen) {
-        free(stk), free(seen);
+    int32_t *by_rank = rank ? malloc(((size_t)n + 1) * sizeof *by_rank) : NULL;
+    int32_t *pl = rank ? malloc((e + 1) * sizeof *pl) : NULL,
+            *fill = rank ? malloc(((size_t)n + 1) * sizeof *fill) : NULL;
+    if (!stk || !seen || (rank && (!by_rank || !pl || !fill))) {
+        free(stk), free(seen), free(by_rank), free(pl), free(fill);
         return oom(err);
+    }
+    const int32_t *preds = s->pred;
+    if (rank) { /* the predecessor lists by ascending rank: steps in rank order, each appended to its successors' */
+        for (int32_t v = 0; v < n; v++) by_rank[rank[v]] = v, fill[v] = s->pred_start[v];
+        for (int32_t r = 0; r < n; r++) {
+            int32_t u = by_rank[r];
+            for (int32_t i = s->succ_start[u]; i < s->succ_start[u + 1]; i++) pl[fill[s->succ[i]]++] = u;
+        }
+        preds = pl;
     }
     size_t sp = 0;
     int32_t k = 0;
-    for (int32_t v = 0; v < n; v++)
+    for (int32_t r = 0; r < n; r++) {
+        int32_t v = rank ? by_rank[r] : r;
         if (s->succ_start[v + 1] == s->succ_start[v]) stk[sp++] = v; /* a sink */
+    }
     while (sp) {
-        int32_t e = stk[--sp];
-        if (e < 0) { /* leave */
-            order[k++] = -e - 1;
+        int32_t x = stk[--sp];
+        if (x < 0) { /* leave */
+            order[k++] = -x - 1;
             continue;
         }
-        if (seen[e]) continue;
-        seen[e] = 1;
-        stk[sp++] = -e - 1;
-        for (int32_t i = s->pred_start[e]; i < s->pred_start[e + 1]; i++)
-            if (!seen[s->pred[i]]) stk[sp++] = s->pred[i];
+        if (seen[x]) continue;
+        seen[x] = 1;
+        stk[sp++] = -x - 1;
+        for (int32_t i = s->pred_start[x]; i < s->pred_start[x + 1]; i++)
+            if (!seen[preds[i]]) stk[sp++] = preds[i];
     }
-    free(stk), free(seen);
+    free(stk), free(seen), free(by_rank), free(pl), free(fill);
     return MEMPLAN_OK;
+}
+
+memplan_status mp_sched_onnxruntime(const mp_sched *s, int32_t *order, memplan_error *err) {
+    return ort_dfs(s, NULL, order, err);
+}
+
+/* A topological numbering by Kahn's algorithm: of the ready steps, the one
+ * another order runs last first (key[v] = its position there, taken in
+ * descending order). ONNX Runtime expands the
+ * highest-numbered of a step's predecessors first, so under this numbering it
+ * tends to expand them as that order runs them. numbering[i]: the step at
+ * position i. */
+static memplan_status kahn_by_last(const mp_sched *s, const int32_t *pos, int32_t *numbering, memplan_error *err) {
+    int32_t n = s->n;
+    int32_t *indeg = malloc(((size_t)n + 1) * sizeof *indeg);
+    hent *h = malloc(((size_t)n + 1) * sizeof *h);
+    if (!indeg || !h) {
+        free(indeg), free(h);
+        return oom(err);
+    }
+    size_t hn = 0;
+    for (int32_t v = 0; v < n; v++)
+        if (!(indeg[v] = s->pred_start[v + 1] - s->pred_start[v])) heap_push(h, &hn, (hent){pos[v], v});
+    int32_t k = 0;
+    while (hn) {
+        int32_t v = heap_pop(h, &hn).step;
+        numbering[k++] = v;
+        for (int32_t i = s->succ_start[v]; i < s->succ_start[v + 1]; i++)
+            if (--indeg[s->succ[i]] == 0) heap_push(h, &hn, (hent){pos[s->succ[i]], s->succ[i]});
+    }
+    free(indeg), free(h);
+    return MEMPLAN_OK;
+}
+
+memplan_status mp_sched_onnxruntime_numbering(const mp_sched *s, int32_t *numbering, int32_t *order, uint64_t *peak,
+                                              memplan_error *err) {
+    int32_t n = s->n;
+    size_t nn = (size_t)n + 1;
+    int32_t *cand = malloc(nn * sizeof *cand), *run = malloc(nn * sizeof *run), *rank = malloc(nn * sizeof *rank);
+    int32_t *other = malloc(nn * sizeof *other), *pos = malloc(nn * sizeof *pos);
+    uint64_t *delta = malloc(2 * nn * sizeof *delta);
+    memplan_status st = cand && run && rank && other && pos && delta ? MEMPLAN_OK : oom(err);
+    /* the candidates: the steps' own numbering, then one numbering after each
+     * of these orders (and the steps' numbering backwards) */
+    static const int SOURCES[] = {
+        -1, MEMPLAN_ORDER_GREEDY, MEMPLAN_ORDER_DFS, MEMPLAN_ORDER_POSTORDER, MEMPLAN_ORDER_FORWARD, -2};
+    bool have = false;
+    for (size_t c = 0; !st && c < sizeof SOURCES / sizeof SOURCES[0]; c++) {
+        if (SOURCES[c] == -1) {
+            for (int32_t i = 0; i < n; i++) cand[i] = i;
+        } else {
+            if (SOURCES[c] == -2)
+                for (int32_t i = 0; i < n; i++) other[i] = i;
+            else if (SOURCES[c] == MEMPLAN_ORDER_GREEDY)
+                st = mp_sched_greedy(s, other, err);
+            else if (SOURCES[c] == MEMPLAN_ORDER_FORWARD)
+                st = mp_sched_forward(s, other, err);
+            else
+                st = mp_sched_dfs(s, SOURCES[c] == MEMPLAN_ORDER_DFS, other, err);
+            /* the heap pops the largest key first: the step that order runs last */
+            for (int32_t i = 0; !st && i < n; i++) pos[other[i]] = i;
+            if (!st) st = kahn_by_last(s, pos, cand, err);
+        }
+        for (int32_t i = 0; !st && i < n; i++) rank[cand[i]] = i;
+        if (!st) st = ort_dfs(s, rank, run, err);
+        if (st) break;
+        uint64_t pk = mp_sched_eval(s, run, pos, delta);
+        if (!have || pk < *peak) {
+            have = true;
+            *peak = pk;
+            memcpy(numbering, cand, (size_t)n * sizeof *numbering);
+            memcpy(order, run, (size_t)n * sizeof *order);
+        }
+    }
+    free(cand), free(run), free(rank), free(other), free(pos), free(delta);
+    return st;
 }

@@ -61,6 +61,11 @@ memplan_status mp_sched_greedy(const mp_sched *s, int32_t *order, memplan_error 
 memplan_status mp_sched_dfs(const mp_sched *s, bool heavy_first, int32_t *order, memplan_error *err);
 memplan_status mp_sched_forward(const mp_sched *s, int32_t *order, memplan_error *err);
 memplan_status mp_sched_onnxruntime(const mp_sched *s, int32_t *order, memplan_error *err);
+/* A numbering of the steps (a topological order) under which ONNX Runtime's
+ * order has the lowest lower bound of the candidates tried, the order it
+ * gives and that bound (memplan_schedule_onnxruntime_numbering). */
+memplan_status mp_sched_onnxruntime_numbering(const mp_sched *s, int32_t *numbering, int32_t *order, uint64_t *peak,
+                                              memplan_error *err);
 
 /* Beam search (beam.c) under *work units; *ran false when the width would
  * be below 2 (order untouched). */

@@ -141,6 +141,28 @@ memplan_status memplan_schedule_run(const memplan_sched_problem *p, memplan_orde
     return MEMPLAN_OK;
 }
 
+memplan_status memplan_schedule_onnxruntime_numbering(const memplan_sched_problem *p, int32_t **numbering,
+                                                      memplan_schedule *out, memplan_error *err) {
+    memset(out, 0, sizeof *out);
+    *numbering = NULL;
+    mp_sched s;
+    memplan_status st = mp_sched_compile(p, &s, err);
+    if (st) return st;
+    size_t nn = (size_t)s.n + 1;
+    int32_t *num = malloc(nn * sizeof *num), *order = malloc(nn * sizeof *order);
+    uint64_t peak = 0;
+    st = num && order ? mp_sched_onnxruntime_numbering(&s, num, order, &peak, err)
+                      : memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    mp_sched_free(&s);
+    if (st) {
+        free(num), free(order);
+        return st;
+    }
+    *numbering = num;
+    *out = (memplan_schedule){MEMPLAN_ORDER_ONNXRUNTIME, p->n_steps, order, peak, false};
+    return MEMPLAN_OK;
+}
+
 memplan_status memplan_schedule_peak(const memplan_sched_problem *p, const int32_t *order, uint64_t *peak,
                                      memplan_error *err) {
     mp_sched s;

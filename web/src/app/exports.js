@@ -188,8 +188,10 @@ export function createExports(container, ctl, charts, titles = {}) {
       ? 'Needs the model itself: open the .onnx file'
       : order === 'file'
         ? 'Choose another order than "file" to write the model with its nodes in that order'
-        : "The model with its nodes, and its bodies' nodes, in the order shown (memplan reorder), for a runtime that " +
-          "runs the file's order: ONNX Runtime runs its own (the order “ONNX Runtime's”), so plan the new file in that order first";
+        : order === 'onnxruntime'
+          ? 'The model with its nodes written so that ONNX Runtime, which runs its own order, runs them with the lowest peak found (memplan reorder --order onnxruntime)'
+          : "The model with its nodes, and its bodies' nodes, in the order shown (memplan reorder), for a runtime that " +
+            "runs the file's order: ONNX Runtime runs its own (the order “ONNX Runtime's”), so plan the new file in that order first";
   };
   ctl.on('info', syncAnnotate);
   ctl.on('status', syncAnnotate);
