@@ -261,11 +261,10 @@ memplan_status mp_sched_onnxruntime(const mp_sched *s, int32_t *order, memplan_e
 }
 
 /* A topological numbering by Kahn's algorithm: of the ready steps, the one
- * another order runs last first (key[v] = its position there, taken in
- * descending order). ONNX Runtime expands the
- * highest-numbered of a step's predecessors first, so under this numbering it
- * tends to expand them as that order runs them. numbering[i]: the step at
- * position i. */
+ * another order runs last comes first (pos[v]: v's position there; the
+ * largest is popped first). ONNX Runtime expands the highest-numbered of a
+ * step's predecessors first, so under this numbering it tends to expand them
+ * as that order runs them. numbering[i]: the step at position i. */
 static memplan_status kahn_by_last(const mp_sched *s, const int32_t *pos, int32_t *numbering, memplan_error *err) {
     int32_t n = s->n;
     int32_t *indeg = malloc(((size_t)n + 1) * sizeof *indeg);
@@ -296,8 +295,8 @@ memplan_status mp_sched_onnxruntime_numbering(const mp_sched *s, int32_t *number
     int32_t *other = malloc(nn * sizeof *other), *pos = malloc(nn * sizeof *pos);
     uint64_t *delta = malloc(2 * nn * sizeof *delta);
     memplan_status st = cand && run && rank && other && pos && delta ? MEMPLAN_OK : oom(err);
-    /* the candidates: the steps' own numbering, then one numbering after each
-     * of these orders (and the steps' numbering backwards) */
+    /* the candidates: -1 the steps' own numbering; then Kahn's after each of
+     * these orders; -2 Kahn's taking the highest-numbered ready step first */
     static const int SOURCES[] = {
         -1, MEMPLAN_ORDER_GREEDY, MEMPLAN_ORDER_DFS, MEMPLAN_ORDER_POSTORDER, MEMPLAN_ORDER_FORWARD, -2};
     bool have = false;
