@@ -210,6 +210,13 @@ static void test_ort_order_beside_file(void **state) {
     const int32_t want[] = {1, 3, 0, 2, 4};
     assert_memory_equal(o->order.node, want, sizeof want);
     assert_false(o->ort_order.known);
+    /* the file written for ONNX Runtime: each node once; either branch first needs 576 */
+    assert_non_null(o->ort_order.written);
+    assert_null(f->ort_order.written);
+    int seen = 0;
+    for (int32_t i = 0; i < 5; i++) seen |= 1 << o->ort_order.written[i];
+    assert_int_equal(seen, 31);
+    assert_true(o->ort_order.written_lower_bound == 576);
     memplan_model_plan_free(o);
     memplan_model_plan_free(f);
     memplan_model_plan *ip = plan_with(m, MEMPLAN_ORDER_FILE, true);
@@ -226,7 +233,16 @@ static void test_ort_order_beside_file(void **state) {
     const char *best[] = {"--order", "best", "--no-nodes"};
     j = report(m, best, 3, true);
     expect_contains(j, "\"onnxruntime_order\":null");
+    assert_null(strstr(j, "written_lower_bound_bytes"));
     free(j);
+    const char *ort[] = {"--order", "onnxruntime", "--no-nodes"};
+    j = report(m, ort, 3, true);
+    expect_contains(j, "\"saving_bytes\":384,\"written_lower_bound_bytes\":576}");
+    free(j);
+    t = report(m, ort, 2, false);
+    expect_contains(t, "  written for it:  lower bound 576 B in ONNX Runtime's order of the file reorder --order "
+                       "onnxruntime writes\n");
+    free(t);
     memplan_model_free(m);
 }
 

@@ -28,8 +28,32 @@ describe('orderFigures', () => {
       peak: 1408,
       lowerBound: 1408,
       saving: 1216,
+      written: null,
       savingRatio: 0.4634,
     });
+  });
+  it("ONNX Runtime's order: a negative saving, and the lower bound of the file written for it", () => {
+    const f = orderFigures({
+      order: {
+        asked: 'onnxruntime',
+        name: 'onnxruntime',
+        exact: false,
+        positions: [1, 0, 2],
+        file_lower_bound_bytes: 39321600,
+        file_peak_bytes: 39321600,
+        lower_bound_bytes: 46694400,
+        peak_bytes: 46694400,
+        saving_bytes: -7372800,
+        written_lower_bound_bytes: 39321600,
+      },
+    });
+    expect([f.name, f.moved, f.saving, f.savingRatio, f.written]).toEqual([
+      'onnxruntime',
+      2,
+      -7372800,
+      -0.1875,
+      39321600,
+    ]);
   });
   it('null without an order; null figures while deferred; a zero peak saves 0', () => {
     expect(orderFigures({ status: 'planned' })).toBe(null);

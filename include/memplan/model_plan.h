@@ -332,6 +332,15 @@ struct memplan_model_plan {
         bool known;
         int32_t moved;
         uint64_t lower_bound;
+        /* Under MEMPLAN_ORDER_ONNXRUNTIME, the main graph's plan, not
+         * deferred: the file to write for ONNX Runtime (memplan reorder
+         * --order onnxruntime), from the graph with its main nodes in the
+         * file order and its bodies in ONNX Runtime's: written[i], the file
+         * index of the node to write at position i (plan-owned; NULL
+         * otherwise), and ONNX Runtime's lower bound for that file
+         * (memplan_plan_onnxruntime_file_order; never above this plan's). */
+        const int32_t *written;
+        uint64_t written_lower_bound;
     } ort_order;
 };
 

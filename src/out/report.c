@@ -566,6 +566,10 @@ static void json_order(mp_json *j, const plan_ctx *c) {
     if (def) mp_json_null(j);
     else
         mp_json_int(j, (int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes);
+    if (p->ort_order.written) { /* onnxruntime, the main graph: the file written for it */
+        MP_JSON_KEY(j, "written_lower_bound_bytes");
+        mp_json_uint(j, p->ort_order.written_lower_bound);
+    }
     mp_json_end(j);
 }
 
@@ -848,6 +852,11 @@ static void text_order(mp_buf *b, const plan_ctx *c) {
     human_bytes(b, file->lower_bound_bytes);
     mp_buf_printf(b, "\n  saving:          %lld bytes of peak\n",
                   (long long)((int64_t)file->peak_bytes - (int64_t)c->f->peak_bytes));
+    if (c->p->ort_order.written) {
+        mp_buf_puts(b, "  written for it:  lower bound ");
+        human_bytes(b, c->p->ort_order.written_lower_bound);
+        mp_buf_puts(b, " in ONNX Runtime's order of the file reorder --order onnxruntime writes\n");
+    }
 }
 
 /* Strings, sequences, maps: no static size, so in no figure; the first
@@ -1204,29 +1213,34 @@ memplan_status mp_run_reorder(MP_REPORT_ARGS) {
     memplan_request_plan_options(r, &o);
     if (!r->order_given) o.order = MEMPLAN_ORDER_BEST;
     /* --order onnxruntime: the file ONNX Runtime runs with the lowest peak
-     * found (it runs its own order, which depends on the node indices), from
-     * the plan in the file order */
-    bool for_ort = o.order == MEMPLAN_ORDER_ONNXRUNTIME;
-    if (for_ort) o.order = MEMPLAN_ORDER_FILE;
+     * found (it runs its own order, which depends on the node indices): the
+     * main graph's nodes as that plan's ort_order.written says (copied: a
+     * cached plan lasts until the next call), the bodies as they are (the
+     * plan in the file order writes them so) */
+    int32_t *written = NULL;
+    memplan_status st = MEMPLAN_OK;
+    if (o.order == MEMPLAN_ORDER_ONNXRUNTIME) {
+        const memplan_model_plan *q = NULL;
+        st = mp_cache_plan(cache, m, &o, &q, err);
+        size_t n = !st && q->ort_order.written ? (size_t)q->positions : 0;
+        if (n && !(written = malloc(n * sizeof *written))) st = memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+        if (written) memcpy(written, q->ort_order.written, n * sizeof *written);
+        o.order = MEMPLAN_ORDER_FILE;
+    }
     const memplan_model_plan *p = NULL;
-    memplan_status st = mp_cache_plan(cache, m, &o, &p, err);
-    if (st) return st;
-    if (p->deferred)
-        return memplan_error_set(
+    if (!st) st = mp_cache_plan(cache, m, &o, &p, err);
+    if (!st && p->deferred)
+        st = memplan_error_set(
             err, MEMPLAN_EINPUT, "some sizes are not known, so no order can be chosen%s%s%s",
             p->n_unbound_dims ? ": bind " : "", p->n_unbound_dims ? p->unbound_dims[0] : "",
             p->n_unbound_dims ? (p->n_unbound_dims > 1 ? " and the other dims with --dim" : " with --dim") : "");
     unsigned char *bytes = NULL;
-    if (for_ort) {
-        int32_t *order = NULL;
-        uint64_t bound, was;
-        st = memplan_plan_onnxruntime_file_order(p, &order, &bound, &was, err);
-        if (!st) st = memplan_reorder_main(r->model_bytes, r->model_len, r->model_reader, p, order, &bytes, len, err);
-        free(order);
-    } else {
+    if (!st && written)
+        st = memplan_reorder_main(r->model_bytes, r->model_len, r->model_reader, p, written, &bytes, len, err);
+    else if (!st)
         st = r->model_reader ? memplan_reorder_reader(r->model_reader, p, &bytes, len, err)
                              : memplan_reorder(r->model_bytes, r->model_len, p, &bytes, len, err);
-    }
+    free(written);
     *out = (char *)bytes;
     return st;
 }

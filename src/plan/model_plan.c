@@ -65,6 +65,7 @@ typedef struct plan_impl {
     char **attr_names;         /* owned "name[i]" for GRAPHS attributes, else NULL */
     mp_graph_copy *graph_copy; /* a graph under an order: the graph planned */
     int32_t *order_node;       /* its order (order.node) */
+    int32_t *ort_written;      /* pub.ort_order.written */
     memplan_qdq_unit *qdq;     /* the QDQ units' entries (a Split's one per output); the first
                                   n_qdq_fused are planned fused */
     size_t n_qdq, n_qdq_fused;
@@ -98,6 +99,7 @@ static void plan_free(plan_impl *k, bool root) {
     if (k->graph_copy) mp_graph_copy_free(k->graph_copy);
     free(k->graph_copy);
     free(k->order_node);
+    free(k->ort_written);
     memplan_liveness_free(&p->liveness);
     memplan_slot_plan_free(&p->slots);
     memplan_slot_plan_free(&p->exact);
@@ -1149,6 +1151,8 @@ static memplan_status plan_under_order(const plan_env *env, const memplan_graph 
     plan_impl *f = NULL, *b = NULL, *c = NULL;
     memplan_schedule s = {0};
     bool root = !parent;
+    int32_t *written = NULL; /* the main graph under onnxruntime: the file to write for it */
+    uint64_t written_bound = 0, unused;
     *out = NULL;
     memplan_status st = plan_graph(env->file, g, parent, if_branch, &f, err);
     if (st) return st;
@@ -1165,11 +1169,15 @@ static memplan_status plan_under_order(const plan_env *env, const memplan_graph 
             st = memplan_schedule_run(&q.p, asked, order_budget(env, g, !root), &s, err);
             mp_order_problem_free(&q);
         }
-        if (!st && is_identity(s.order, s.n_steps)) {
+        if (!st && root && asked == MEMPLAN_ORDER_ONNXRUNTIME)
+            st = memplan_plan_onnxruntime_file_order(&b->pub, &written, &written_bound, &unused, err);
+        if (st) {
+            free(s.order);
+        } else if (is_identity(s.order, s.n_steps)) {
             c = b;
             if (asked == MEMPLAN_ORDER_BEST) s.kind = MEMPLAN_ORDER_FILE;
             free(s.order);
-        } else if (!st) {
+        } else {
             st = plan_in_order(env, g, parent, if_branch, s.order, &c, err);
         }
         s.order = NULL;
@@ -1180,6 +1188,7 @@ static memplan_status plan_under_order(const plan_env *env, const memplan_graph 
     }
     if (b && b != f && b != c) plan_free(b, root);
     if (st) {
+        free(written);
         plan_free(f, root);
         return st;
     }
@@ -1192,6 +1201,9 @@ static memplan_status plan_under_order(const plan_env *env, const memplan_graph 
         mark_asked(f, asked);
         *out = f;
     }
+    (*out)->ort_written = written;
+    (*out)->pub.ort_order.written = written;
+    (*out)->pub.ort_order.written_lower_bound = written_bound;
     return MEMPLAN_OK;
 }
 

@@ -171,6 +171,8 @@ describe("ONNX Runtime's order beside the file's", () => {
     expect(await page.isHidden('.mpv-assumed'), 'no note in that order').toBe(true);
     const line = await orderLine(page);
     expect(line.text).toContain('more than the file order by 7.03 MiB (7,372,800 B) (18.8%)');
+    expect(inOrt.order.written_lower_bound_bytes, 'the file written for ONNX Runtime').toBe(39321600);
+    expect(line.text).toContain('written for ONNX Runtime (Reordered .onnx): lower bound 37.5 MiB (39,321,600 B)');
     await page.screenshot({ path: artifact('browser-order-onnxruntime.png'), fullPage: true });
   });
 });

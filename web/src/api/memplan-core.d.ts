@@ -242,6 +242,9 @@ export interface PlanDocument {
     lower_bound_bytes: number | null;
     peak_bytes: number | null;
     saving_bytes: number | null;
+    /** Under --order onnxruntime, the main graph only: ONNX Runtime's lower bound for the file `reorder --order
+     *  onnxruntime` writes (its nodes numbered so that its order needs least). */
+    written_lower_bound_bytes?: number;
   };
   /** What is live at the peak, each buffer's share of the lower bound; null while deferred. */
   at_peak: {

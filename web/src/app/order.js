@@ -70,6 +70,9 @@ export function createOrderFigures(container, ctl) {
       figure('peak', bytes(f.peak)),
       t(more ? ' · more than the file order by ' : ' · saving '),
       figure('saving', f.saving === null ? '—' : `${bytes(Math.abs(f.saving))}${pct}`),
+      ...(f.written === null
+        ? []
+        : [t(' · written for ONNX Runtime (Reordered .onnx): lower bound '), figure('written', bytes(f.written))]),
     );
   });
 }

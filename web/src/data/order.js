@@ -5,8 +5,10 @@
 
 /** The file order's peak and lower bound, the chosen order's, the saving
  *  (bytes, and as a share of the file order's peak, 0 when it is 0), the
- *  scheduler's name and whether no order can do better; null when the plan
- *  was made in the file order (no `order`). Figures are null while deferred. */
+ *  scheduler's name and whether no order can do better, and under ONNX
+ *  Runtime's order (the main graph) `written`: its lower bound for the file
+ *  "Reordered .onnx" writes for it (else null); null when the plan was made
+ *  in the file order (no `order`). Figures are null while deferred. */
 export function orderFigures(doc) {
   const o = doc?.order;
   if (!o || typeof o !== 'object') return null;
@@ -23,6 +25,8 @@ export function orderFigures(doc) {
     peak: n(o.peak_bytes),
     lowerBound: n(o.lower_bound_bytes),
     saving,
+    // under ONNX Runtime's order, the main graph: ONNX Runtime's lower bound for the file written for it
+    written: n(o.written_lower_bound_bytes),
     savingRatio: filePeak && saving !== null ? Number((saving / filePeak).toPrecision(4)) : saving === null ? null : 0,
   };
 }
