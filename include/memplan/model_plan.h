@@ -291,9 +291,9 @@ struct memplan_model_plan {
     size_t n_inputs_unknown; /* inputs without a known size (symbolic, unknown, no static size) */
 
     /* Placement (planned plans only). */
-    memplan_slot_plan slots;                              /* best-fit slots (docs/semantics.md, "Slot plan") */
-    const uint64_t *slot_offset;                          /* each slot's offset: aligned prefix sums of capacities */
-    memplan_slot_plan exact;                              /* exact-size reuse only, as ONNX Runtime's allocator does */
+    memplan_slot_plan slots;     /* best-fit slots (docs/semantics.md, "Slot plan") */
+    const uint64_t *slot_offset; /* each slot's offset: aligned prefix sums of capacities */
+    memplan_slot_plan exact; /* exact-size reuse only (the pairing ONNX Runtime's allocator makes; not its footprint) */
     memplan_arena_plan arena;                             /* byte offsets in one aligned arena */
     memplan_plan_figures figures[MEMPLAN_STRATEGY_COUNT]; /* [MEMPLAN_STRATEGY_ARENA], [..._SLOTS] */
 

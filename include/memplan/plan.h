@@ -50,7 +50,9 @@ typedef enum memplan_slot_strategy {
      * else a new slot of exactly the buffer's size. docs/semantics.md, "Slot plan". */
     MEMPLAN_SLOT_BEST_FIT = 0,
     /* A retired slot is reused only by a buffer of exactly its capacity
-     * (ties: lowest slot id), as ONNX Runtime's allocation planner does. */
+     * (ties: lowest slot id), the pairing ONNX Runtime's allocation planner
+     * makes (by shape and element size there); it frees a slot after its last
+     * buffer, so it holds less than the sum of capacities. */
     MEMPLAN_SLOT_EXACT = 1
 } memplan_slot_strategy;
 
