@@ -189,7 +189,7 @@ async function child(a) {
       globalThis.gc?.();
       await new Promise((r) => setTimeout(r, 5));
     }
-    runs.push({ t0, t1, outBytes, after: rss() - base });
+    runs.push({ t0, t1, outBytes });
   }
   session.endProfiling();
   const samples = await sampler.stop();
@@ -215,10 +215,8 @@ async function child(a) {
   runs.forEach((run, i) => {
     result.runs.push({
       peak: peakIn(run.t0, run.t0 + runEvents[i].dur / 1000),
-      with_copies: peakIn(run.t0, run.t1),
       out_bytes: run.outBytes,
       ms: run.t1 - run.t0,
-      after: run.after,
     });
   });
   if (a.nodes) {

@@ -338,7 +338,7 @@ struct memplan_model_plan {
          * file order and its bodies in ONNX Runtime's: written[i], the file
          * index of the node to write at position i (plan-owned; NULL
          * otherwise), and ONNX Runtime's lower bound for that file
-         * (memplan_plan_onnxruntime_file_order; never above this plan's). */
+         * (memplan_schedule_onnxruntime_numbering; never above this plan's). */
         const int32_t *written;
         uint64_t written_lower_bound;
     } ort_order;
@@ -356,19 +356,6 @@ size_t memplan_share_kv_pairs(const memplan_graph *g, memplan_plan_link *out);
  * validators (a bug). *out is NULL on failure. */
 memplan_status memplan_plan_model(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
                                   memplan_error *err);
-
-/* For writing the model so that ONNX Runtime runs it with a lower peak
- * (memplan reorder --order onnxruntime): a main graph's plan in the file
- * order, not deferred, gives the order to write its nodes in, *file_order
- * (positions entries, malloc'ed, the caller frees it: the file index of the
- * node at each new position, a topological order), under which ONNX
- * Runtime's own order (MEMPLAN_ORDER_ONNXRUNTIME, taking the new positions as
- * its node indices) has the lowest lower bound found, in *bound; *was: its
- * lower bound in the file as it is (memplan_schedule_onnxruntime_numbering:
- * never above it). Bodies are not renumbered. EUSAGE for a body's plan, one
- * under another order or a deferred one. */
-memplan_status memplan_plan_onnxruntime_file_order(const memplan_model_plan *p, int32_t **file_order, uint64_t *bound,
-                                                   uint64_t *was, memplan_error *err);
 
 /* Free a plan from memplan_plan_model (NULL is fine). */
 void memplan_model_plan_free(memplan_model_plan *p);

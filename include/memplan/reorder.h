@@ -22,7 +22,8 @@
  * the file order: memplan reorder asks for the dims instead.) ONNX Runtime
  * runs a file in its own order, not the file's: memplan reorder --order
  * onnxruntime writes, with memplan_reorder_main, the node order under which
- * that order needs least (memplan_plan_onnxruntime_file_order).
+ * that order needs least (the plan's ort_order.written under
+ * MEMPLAN_ORDER_ONNXRUNTIME).
  */
 #ifndef MEMPLAN_REORDER_H
 #define MEMPLAN_REORDER_H
@@ -43,7 +44,7 @@ memplan_status memplan_reorder(const void *bytes, size_t len, const memplan_mode
 /* The same with the main graph's nodes written in main_order (file indices,
  * each node once; the output is loaded again, so an order that is not
  * topological is an EINPUT error), its bodies in their plans' orders:
- * memplan_plan_onnxruntime_file_order's order, say. From the bytes, or
+ * a plan's ort_order.written, say. From the bytes, or
  * through reader when it is not NULL. */
 memplan_status memplan_reorder_main(const void *bytes, size_t len, const memplan_reader *reader,
                                     const memplan_model_plan *p, const int32_t *main_order, unsigned char **out,

@@ -913,7 +913,6 @@ static void text_qdq(mp_buf *b, const plan_ctx *c) {
                        other == 1 ? "" : "s");
 }
 
-/* The inputs and total lines of the main graph's plan. */
 /* The onnxruntime line: when ONNX Runtime runs the main graph's nodes in
  * another order than the file's, how many positions move and its lower
  * bound beside the arena's in the file order. */
@@ -932,6 +931,7 @@ static void text_ort_order(mp_buf *b, const memplan_model_plan *p) {
                        there > here ? "above" : "below");
 }
 
+/* The inputs and total lines of the main graph's plan. */
 static void text_total(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     bool in_arena = p->options.include_inputs;

@@ -1139,6 +1139,21 @@ static bool worse_than_file(const plan_impl *c, const plan_impl *f, bool body) {
     return body ? cf->peak_bytes > ff->peak_bytes : cf->lower_bound_bytes > ff->lower_bound_bytes;
 }
 
+/* The file to write for ONNX Runtime, from problem q of plan b (the main
+ * graph in the file order): the numbering under which its order needs least
+ * (memplan_schedule_onnxruntime_numbering) as the file index of the node to
+ * write at each position, in *written, and that bound. */
+static memplan_status ort_written(const memplan_model_plan *b, const mp_order_problem *q, int32_t **written,
+                                  uint64_t *bound, memplan_error *err) {
+    memplan_schedule s = {0};
+    memplan_status st = memplan_schedule_onnxruntime_numbering(&q->p, written, &s, err);
+    if (st) return st;
+    for (int32_t i = 0; i < b->positions; i++) (*written)[i] = b->graph->nodes[(*written)[i]].file_index;
+    *bound = s.peak;
+    memplan_schedule_free(&s);
+    return MEMPLAN_OK;
+}
+
 /* g under the asked order (docs/semantics.md, "Execution order"), in up to
  * three plans: F, g and everything below it in the file order (the baseline,
  * order.file); B, g's nodes in the file order and its bodies in the orders
@@ -1152,7 +1167,7 @@ static memplan_status plan_under_order(const plan_env *env, const memplan_graph 
     memplan_schedule s = {0};
     bool root = !parent;
     int32_t *written = NULL; /* the main graph under onnxruntime: the file to write for it */
-    uint64_t written_bound = 0, unused;
+    uint64_t written_bound = 0;
     *out = NULL;
     memplan_status st = plan_graph(env->file, g, parent, if_branch, &f, err);
     if (st) return st;
@@ -1167,10 +1182,10 @@ static memplan_status plan_under_order(const plan_env *env, const memplan_graph 
         mp_order_problem q;
         if (!(st = mp_order_problem_build(&b->pub, &q, err))) {
             st = memplan_schedule_run(&q.p, asked, order_budget(env, g, !root), &s, err);
+            if (!st && root && asked == MEMPLAN_ORDER_ONNXRUNTIME)
+                st = ort_written(&b->pub, &q, &written, &written_bound, err);
             mp_order_problem_free(&q);
         }
-        if (!st && root && asked == MEMPLAN_ORDER_ONNXRUNTIME)
-            st = memplan_plan_onnxruntime_file_order(&b->pub, &written, &written_bound, &unused, err);
         if (st) {
             free(s.order);
         } else if (is_identity(s.order, s.n_steps)) {
@@ -1263,33 +1278,6 @@ static memplan_status ort_order_figures(memplan_model_plan *p, memplan_error *er
     p->ort_order.lower_bound = s.peak;
     memplan_schedule_free(&s);
     return MEMPLAN_OK;
-}
-
-memplan_status memplan_plan_onnxruntime_file_order(const memplan_model_plan *p, int32_t **file_order, uint64_t *bound,
-                                                   uint64_t *was, memplan_error *err) {
-    *file_order = NULL;
-    if (p->parent || p->deferred || p->order.node)
-        return memplan_error_set(err, MEMPLAN_EUSAGE,
-                                 "onnxruntime file order: needs the main graph's plan in the file order, not deferred");
-    mp_order_problem q;
-    memplan_schedule s = {0}, own = {0};
-    int32_t *num = NULL;
-    memplan_status st = mp_order_problem_build(p, &q, err);
-    if (st) return st;
-    st = memplan_schedule_onnxruntime_numbering(&q.p, &num, &s, err);
-    if (!st) st = memplan_schedule_run(&q.p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &own, err);
-    mp_order_problem_free(&q);
-    if (!st) {
-        for (int32_t i = 0; i < p->positions; i++) num[i] = p->graph->nodes[num[i]].file_index;
-        *file_order = num;
-        *bound = s.peak;
-        *was = own.peak;
-        num = NULL;
-    }
-    free(num);
-    memplan_schedule_free(&s);
-    memplan_schedule_free(&own);
-    return st;
 }
 
 memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,

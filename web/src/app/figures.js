@@ -5,7 +5,7 @@
 // the unbound dims). Every number is the plan JSON's. Redrawn when a plan is
 // applied.
 import { el } from '../charts/base.js';
-import { formatBytes, formatInt, formatRatio } from '../data/format.js';
+import { formatBytes, formatBytesExact, formatInt, formatRatio } from '../data/format.js';
 import { modelMemory, planAt } from '../data/plan.js';
 import { isCount, toNumber } from '../data/exact.js';
 
@@ -182,11 +182,7 @@ export function createFigures(container, ctl) {
     // A QDQ model's other reading, planned after the plan shown, and the
     // peak fused where int8 QDQ is allowed when that fuses other units
     // (controller's qdqOther).
-    const bytes = (b) => {
-      const short = formatBytes(b),
-        exact = `${formatInt(b)} B`;
-      return short === exact ? short : `${short} (${exact})`;
-    };
+    const bytes = formatBytesExact;
     let other = '';
     if (Number.isFinite(qdqOther?.peak))
       other = ` ${qdqOther.fused ? 'Fused' : 'As written'}, the planned peak is ${bytes(qdqOther.peak)}.`;

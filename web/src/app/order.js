@@ -55,7 +55,7 @@ export function createOrderFigures(container, ctl) {
       return;
     }
     line.dataset.order = f.name;
-    const name = LABELS[f.name] && f.name !== 'file' && f.name !== 'best' ? LABELS[f.name] : f.name;
+    const name = f.name === 'onnxruntime' ? LABELS.onnxruntime : f.name;
     const how = f.moved
       ? `${name}${f.exact ? ', proven lowest' : ''}, ${formatInt(f.moved)} positions moved`
       : `the file's${f.exact ? ', proven lowest' : ''}`;

@@ -27,6 +27,14 @@ export function formatBytes(n, { compact = true, trim = false } = {}) {
 /** An integer with thousands separators; a BigInt (exact.js) is written exactly. */
 export const formatInt = (n) => (n === null || n === undefined || Number.isNaN(n) ? '—' : nf.format(n));
 
+/** Bytes as formatBytes gives them and, when that rounds, the exact count:
+ *  "44.5 MiB (46,694,400 B)"; "512 B" alone. */
+export function formatBytesExact(n) {
+  const short = formatBytes(n),
+    exact = `${formatInt(n)} B`;
+  return short === exact ? short : `${short} (${exact})`;
+}
+
 export function formatRatio(r) {
   if (r === null || r === undefined || Number.isNaN(r)) return '—';
   return `${(r * 100).toFixed(1)}%`;

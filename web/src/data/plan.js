@@ -3,7 +3,7 @@
 // no DOM, no globals. Reads defensively: fields may be missing (older or newer
 // builds), sizes/offsets/slots are null in deferred plans, and unknown extra
 // fields are ignored (kept in `raw`).
-import { formatBytes, formatInt } from './format.js';
+import { formatBytesExact, formatInt } from './format.js';
 
 /** Round n up to a multiple of align (align <= 1: n). */
 export function alignUp(n, align) {
@@ -491,11 +491,7 @@ function ortOrderText(json) {
     return null;
   const there = o.lower_bound_bytes;
   const pct = ((Math.abs(there - here) / here) * 100).toFixed(1);
-  const b = (v) => {
-    const short = formatBytes(v),
-      exact = `${formatInt(v)} B`;
-    return short === exact ? short : `${short} (${exact})`;
-  };
+  const b = formatBytesExact;
   return (
     `the file's node order; ONNX Runtime runs them in another (${formatInt(o.moved)} of ` +
     `${formatInt(json.positions)} positions move), where the lower bound is ${b(there)}, ${pct}% ` +
