@@ -19,12 +19,13 @@
 //            the first run);
 //   arena    the CPU arena (BFC), no memory pattern;
 //   default  both, as a session has them unless told otherwise.
-// A worker thread samples the process's resident set (/proc/self/status,
-// VmRSS) every 0.5 ms while ONNX Runtime runs; the figure is the highest
-// sample of a run minus the resident set before the first run. glibc is told
-// to map every block of 64 KiB or more on its own (MALLOC_MMAP_THRESHOLD_), so
-// a freed tensor leaves the resident set at once; outputs of earlier runs are
-// dropped and collected (--expose-gc) before the next. What the figure holds
+// A worker thread (bench/rss_sampler.mjs) samples the process's resident set
+// (/proc/self/status, VmRSS) every 0.5 ms while ONNX Runtime runs; the figure
+// is the highest sample of a run minus the resident set before the first
+// run. glibc is told to map every block of 64 KiB or more on its own
+// (MALLOC_MMAP_THRESHOLD_), so a freed tensor leaves the resident set at
+// once; outputs of earlier runs are dropped and collected (--expose-gc)
+// before the next. What the figure holds
 // beside the activations: kernel workspace (an im2col buffer, say), the
 // outputs' copies into JavaScript at the end of a run, and with the arena
 // what it keeps from earlier runs.
@@ -37,15 +38,24 @@
 // This is a measurement, not a test: it depends on the machine, the
 // allocator and ONNX Runtime's version. bench/README.md ("What ONNX Runtime
 // allocates") has the figures and what they mean.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { join, resolve } from 'node:path';
+import {
+  DEFAULT_MEMPLAN,
+  MiB,
+  kernelEvents,
+  makeFeeds,
+  memplanJson,
+  openProfile,
+  readStatus,
+  runChild,
+  runOnce,
+  samplesIn,
+  settle,
+  startSampler,
+} from './rss_sampler.mjs';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const MiB = 1024 * 1024;
 const CONFIGS = {
   plain: { enableCpuMemArena: false, enableMemPattern: false },
   pattern: { enableCpuMemArena: false, enableMemPattern: true },
@@ -55,7 +65,7 @@ const CONFIGS = {
 
 function parseArgs(argv) {
   const a = { model: null, dims: {}, level: 'basic', configs: Object.keys(CONFIGS), runs: 2, nodes: 0, json: false };
-  a.memplan = join(ROOT, 'build/native/memplan');
+  a.memplan = DEFAULT_MEMPLAN;
   for (let i = 0; i < argv.length; i++) {
     const k = argv[i];
     const next = () => {
@@ -82,77 +92,6 @@ function parseArgs(argv) {
   return a;
 }
 
-const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))[1]) * 1024;
-
-// Random inputs of the model's declared types and shapes, symbolic dims bound
-// by --dim (an unbound one is an error: the plan would not be comparable).
-function makeFeeds(ort, session, dims) {
-  const feeds = {};
-  const types = {
-    float32: Float32Array,
-    float16: Uint16Array,
-    float64: Float64Array,
-    int8: Int8Array,
-    uint8: Uint8Array,
-    int16: Int16Array,
-    uint16: Uint16Array,
-    int32: Int32Array,
-    uint32: Uint32Array,
-    int64: BigInt64Array,
-    uint64: BigUint64Array,
-    bool: Uint8Array,
-  };
-  for (const m of session.inputMetadata) {
-    const shape = m.shape.map((d) => {
-      if (typeof d === 'number' && d >= 0) return d;
-      if (!(d in dims)) throw new Error(`input ${m.name}: bind dim ${d} with --dim ${d}=N`);
-      return dims[d];
-    });
-    const T = types[m.type];
-    if (!T) throw new Error(`input ${m.name}: type ${m.type} not handled`);
-    const data = new T(shape.reduce((x, y) => x * y, 1));
-    if (T === Float32Array || T === Float64Array) for (let i = 0; i < data.length; i++) data[i] = Math.random();
-    feeds[m.name] = new ort.Tensor(m.type, data, shape);
-  }
-  return feeds;
-}
-
-// The sampler: a worker that reads VmRSS until told to stop, stamping each
-// sample with the time origin shared by all threads.
-function startSampler() {
-  const flag = new Int32Array(new SharedArrayBuffer(4));
-  const worker = new Worker(
-    `const { workerData, parentPort } = require('node:worker_threads');
-     const { readFileSync } = require('node:fs');
-     const { performance } = require('node:perf_hooks');
-     const flag = workerData.flag, out = [];
-     Atomics.store(flag, 0, 1);
-     while (Atomics.load(flag, 0) === 1) {
-       const m = /VmRSS:\\s+(\\d+)/.exec(readFileSync('/proc/self/status', 'utf8'));
-       out.push(performance.timeOrigin + performance.now(), Number(m[1]) * 1024);
-       Atomics.wait(flag, 0, 1, 0.5);
-     }
-     parentPort.postMessage(out);`,
-    { eval: true, workerData: { flag } },
-  );
-  const ready = (async () => {
-    while (Atomics.load(flag, 0) !== 1) await new Promise((r) => setTimeout(r, 2));
-  })();
-  const stop = () =>
-    new Promise((r) => {
-      worker.once('message', (flat) => {
-        const s = [];
-        for (let i = 0; i < flat.length; i += 2) s.push([flat[i], flat[i + 1]]);
-        r(s);
-      });
-      Atomics.store(flag, 0, 2);
-      Atomics.notify(flag, 0);
-    }).finally(() => worker.terminate());
-  return { ready, stop };
-}
-
-const now = () => performance.timeOrigin + performance.now();
-
 // One config in this process: returns per-run peaks and, with --nodes, the
 // profile's node windows of the first run.
 async function child(a) {
@@ -160,7 +99,7 @@ async function child(a) {
   const cfg = CONFIGS[a.child];
   // The profile gives each run's execution (model_run), so the peak leaves out
   // the outputs' copies into JavaScript after it, and the nodes' windows.
-  const profDir = mkdtempSync(join(tmpdir(), 'ort-memory-'));
+  const profile = openProfile('ort-memory-');
   const session = await ort.InferenceSession.create(a.model, {
     graphOptimizationLevel: a.level,
     executionMode: 'sequential',
@@ -168,49 +107,26 @@ async function child(a) {
     interOpNumThreads: 1,
     logSeverityLevel: 3,
     ...cfg,
-    enableProfiling: true,
-    profileFilePrefix: join(profDir, 'p'),
+    ...profile.options,
   });
-  const feeds = makeFeeds(ort, session, a.dims);
+  const feeds = makeFeeds(ort, session, { dims: a.dims });
   const sampler = startSampler();
   await sampler.ready;
   globalThis.gc?.();
-  const base = rss();
+  const base = readStatus().rss;
   const runs = [];
   for (let r = 0; r < a.runs; r++) {
-    const t0 = now();
-    let out = await session.run(feeds);
-    const t1 = now();
-    let outBytes = 0;
-    for (const t of Object.values(out)) outBytes += t.data.byteLength;
-    for (const t of Object.values(out)) t.dispose?.();
-    out = null;
-    for (let k = 0; k < 3; k++) {
-      globalThis.gc?.();
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    runs.push({ t0, t1, outBytes });
+    const run = await runOnce(session, feeds);
+    await settle();
+    runs.push(run);
   }
   session.endProfiling();
   const samples = await sampler.stop();
-  const file = readdirSync(profDir).find((f) => f.endsWith('.json'));
-  const prof = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
-  rmSync(profDir, { recursive: true, force: true });
-  const runEvents = prof.filter((e) => e.name === 'model_run');
-  if (runEvents.length !== runs.length) throw new Error(`profile has ${runEvents.length} runs, not ${runs.length}`);
-  const ts = samples.map(([t]) => t);
-  const lo = (x) => {
-    let l = 0,
-      h = ts.length;
-    while (l < h) {
-      const m = (l + h) >> 1;
-      if (ts[m] < x) l = m + 1;
-      else h = m;
-    }
-    return l;
-  };
-  const peakIn = (from, to) =>
-    Math.max(0, ...samples.slice(Math.max(0, lo(from) - 1), lo(to) + 1).map(([, v]) => v - base));
+  const { events: prof, runEvents } = profile.read(runs.length);
+  profile.remove();
+  // The highest resident set above base from one sample before the window to
+  // one after it.
+  const peakIn = (from, to) => Math.max(0, ...samplesIn(samples, from, to, 1).map(([, rss]) => rss - base));
   const result = { config: a.child, base, runs: [] };
   runs.forEach((run, i) => {
     result.runs.push({
@@ -221,16 +137,14 @@ async function child(a) {
   });
   if (a.nodes) {
     const r0 = runEvents[0];
-    result.nodes = prof
-      .filter((e) => e.cat === 'Node' && e.name.endsWith('_kernel_time') && e.ts >= r0.ts && e.ts <= r0.ts + r0.dur)
-      .map((e) => {
-        const start = runs[0].t0 + (e.ts - r0.ts) / 1000;
-        return {
-          name: e.name.slice(0, -'_kernel_time'.length),
-          op: e.args.op_name,
-          max: peakIn(start, start + e.dur / 1000),
-        };
-      });
+    result.nodes = kernelEvents(prof, r0).map((e) => {
+      const start = runs[0].t0 + (e.ts - r0.ts) / 1000;
+      return {
+        name: e.name.slice(0, -'_kernel_time'.length),
+        op: e.args.op_name,
+        max: peakIn(start, start + e.dur / 1000),
+      };
+    });
   }
   process.stdout.write(JSON.stringify(result));
 }
@@ -240,10 +154,8 @@ async function child(a) {
 function memplanFigures(a, optimized) {
   const args = ['plan', optimized, '--json'];
   for (const [k, v] of Object.entries(a.dims)) args.push('--dim', `${k}=${v}`);
-  const plan = JSON.parse(execFileSync(a.memplan, args, { maxBuffer: 1 << 30 }).toString());
-  const inOrt = JSON.parse(
-    execFileSync(a.memplan, [...args, '--order', 'onnxruntime', '--no-nodes'], { maxBuffer: 1 << 30 }).toString(),
-  );
+  const plan = memplanJson(a.memplan, args);
+  const inOrt = memplanJson(a.memplan, [...args, '--order', 'onnxruntime', '--no-nodes']);
   const live = new Float64Array(plan.positions + 1);
   for (const v of plan.values)
     if (!v.view && v.size != null && v.start != null)
@@ -280,13 +192,10 @@ async function main() {
     const mp = memplanFigures(a, optimized);
     const rows = [];
     for (const c of a.configs) {
-      const argv = [process.argv[1], a.model, '--child', c, '--level', a.level, '--runs', String(a.runs)];
+      const argv = [a.model, '--child', c, '--level', a.level, '--runs', String(a.runs)];
       for (const [k, v] of Object.entries(a.dims)) argv.push('--dim', `${k}=${v}`);
       if (a.nodes && c === 'plain') argv.push('--nodes', String(a.nodes));
-      const r = spawnSync(process.execPath, ['--expose-gc', ...argv], {
-        env: { ...process.env, MALLOC_MMAP_THRESHOLD_: '65536' },
-        maxBuffer: 1 << 28,
-      });
+      const r = runChild(process.argv[1], argv);
       if (r.status !== 0) throw new Error(`${c}: ${r.stderr.toString().trim()}`);
       rows.push(JSON.parse(r.stdout.toString()));
     }

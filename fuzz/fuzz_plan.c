@@ -144,6 +144,13 @@ static void check_plan(const memplan_model_plan *p) {
                                  p->buffers[t->buffer].size == t->bytes && p->buffer_value[t->buffer] == -1),
                    "transient of node %d: buffer %lld", (int)t->node, (long long)t->buffer);
     }
+    if (p->workspace.known) { /* the bound with the kernels' workspace: the plan's own when it holds it */
+        uint64_t lb = p->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes;
+        FUZZ_CHECK(p->workspace.included ? p->workspace.lower_bound == lb : p->workspace.lower_bound >= lb,
+                   "workspace lower bound %llu against %llu", (unsigned long long)p->workspace.lower_bound,
+                   (unsigned long long)lb);
+        FUZZ_CHECK((p->workspace.largest_node != NULL) == (p->workspace.nodes > 0), "largest workspace node");
+    }
     for (size_t i = 0; i < p->n_subgraphs; i++) {
         FUZZ_CHECK(p->subgraphs[i].plan->parent == p, "body %zu: parent", i);
         check_plan(p->subgraphs[i].plan);
@@ -166,7 +173,7 @@ static memplan_model_plan *plan_checked(const memplan_model *m, const memplan_pl
 }
 
 static void run_validated(const memplan_model *m, const memplan_binding *binds, size_t n_binds, bool include_inputs,
-                          uint32_t budget_ms, bool inplace, bool share_kv, bool fuse_qdq) {
+                          uint32_t budget_ms, bool inplace, bool share_kv, bool fuse_qdq, bool workspace) {
     memplan_plan_options o;
     memplan_plan_options_init(&o);
     o.bindings = binds;
@@ -177,6 +184,7 @@ static void run_validated(const memplan_model *m, const memplan_binding *binds, 
     o.allow_input_overwrite = inplace;
     o.share_kv = share_kv;
     o.fuse_qdq = fuse_qdq;
+    o.kernel_workspace = workspace;
     memplan_model_plan_free(plan_checked(m, &o));
 }
 
@@ -312,8 +320,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run_command(m, "tags", NONE, 0, NULL, 0);
     run_annotate(data, size, m);
 
-    run_validated(m, binds, n_binds, false, 0, false, false, false);
-    run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0, false, (seed & 16) != 0);
+    run_validated(m, binds, n_binds, false, 0, false, false, false, false);
+    run_validated(m, binds, n_binds, true, (seed & 1) ? 1 : 0, (seed & 2) != 0, false, (seed & 16) != 0,
+                  (seed & 32) != 0);
     static const char *const FUSE_QDQ[] = {"--budget-ms", "0", "--fuse-qdq", "--inplace"};
     run_report(m, FUSE_QDQ, 4, binds, n_binds);
     static const char *const QDQ_INT8[] = {"--budget-ms", "0", "--fuse-qdq", "--qdq-int8"};
@@ -326,7 +335,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (kv) {
         static const char *const SHARE_KV[] = {"--budget-ms", "0", "--share-kv"};
         run_report(m, SHARE_KV, 3, binds, n_binds);
-        run_validated(m, binds, n_binds, (seed & 4) != 0, 0, (seed & 8) != 0, true, false);
+        run_validated(m, binds, n_binds, (seed & 4) != 0, 0, (seed & 8) != 0, true, false, (seed & 64) != 0);
     }
     run_ordered(data, size, m, binds, n_binds);
     memplan_model_free(m);

@@ -14,7 +14,7 @@ import { checkValue, createController, valueInputs } from '../web/src/app/contro
 import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
 import { formatBytes } from '../web/src/data/format.js';
 import { loadMemplan, requireNativeCli } from './helpers.js';
-import { qdqConvModel } from './onnx-encode.js';
+import { convModel, qdqConvModel } from './onnx-encode.js';
 import { dimArgs, LARGEST, MEDIUM, requireVizFixtures, SMALL, SYMBOLIC } from './viz-fixtures.js';
 
 const cli = (cmd, file, args = []) =>
@@ -309,7 +309,8 @@ describe('controller: opening a model', () => {
     const ctl = createController(client);
     await ctl.open('qdq_conv.onnx', readFileSync(file));
     expect(ctl.state.profile, 'as written: the per-node profile').not.toBe(null);
-    expect(ctl.state.assumptions.map((a) => [a.kind, a.fused])).toEqual([['qdq', 0]]);
+    const qdqOf = (s) => s.assumptions.filter((a) => a.kind === 'qdq'); // the Conv's kernel workspace is noted too
+    expect(qdqOf(ctl.state).map((a) => [a.kind, a.fused])).toEqual([['qdq', 0]]);
     const fusedCli = cli('plan', file, ['--fuse-qdq']);
     expect(ctl.state.qdqOther, 'the fused reading, planned after').toEqual({
       fused: true,
@@ -321,7 +322,7 @@ describe('controller: opening a model', () => {
     await ctl.setOptions({ fuseQdq: true });
     expect(client.calls[0]).toBe('plan --strategy arena --align 64 --fuse-qdq --no-nodes'); // the node lists kept
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', file, ['--fuse-qdq'])));
-    expect([ctl.state.plan.peak_bytes, ctl.state.assumptions[0].fused, ctl.snapshot().fuseQdq]).toEqual([192, 1, true]);
+    expect([ctl.state.plan.peak_bytes, qdqOf(ctl.state)[0].fused, ctl.snapshot().fuseQdq]).toEqual([192, 1, true]);
     expect([ctl.state.profile, ctl.state.profileNote]).toEqual([
       null,
       "the per-node profile is of the graph as written; with QDQ units fused the chart shows the plan's live bytes",
@@ -343,12 +344,54 @@ describe('controller: opening a model', () => {
     const client = fakeClient(mp);
     const ctl = createController(client);
     await ctl.open('qdq_conv8.onnx', readFileSync(file));
-    expect(ctl.state.assumptions.map((a) => [a.kind, a.units, a.other, a.fused])).toEqual([['qdq', 0, 1, 0]]);
+    expect(
+      ctl.state.assumptions.filter((a) => a.kind === 'qdq').map((a) => [a.kind, a.units, a.other, a.fused]),
+    ).toEqual([['qdq', 0, 1, 0]]);
     const arm = cli('plan', file, ['--fuse-qdq', '--qdq-int8']);
     expect(arm.qdq_units).toBe(1);
     expect(client.calls.at(-1)).toBe('plan --strategy arena --align 64 --no-nodes --no-at-peak --fuse-qdq --qdq-int8');
     expect(ctl.state.qdqOther).toEqual({ fused: true, peak: null, total: null, int8Peak: arm.peak_bytes });
     expect([ctl.state.plan.peak_bytes, arm.peak_bytes]).toEqual([1792, 192]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("kernel workspace: plans with --workspace, the CLI's plan, and the chart leaves the tensors' profile", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memplan-ws-'));
+    const file = join(dir, 'conv.onnx');
+    writeFileSync(file, convModel());
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open('conv.onnx', readFileSync(file));
+    expect(ctl.state.profile, 'tensors only: the per-node profile').not.toBe(null);
+    expect(ctl.state.assumptions.map((a) => [a.kind, a.included, a.nodes])).toEqual([['workspace', false, 1]]);
+    expect([ctl.state.workspace, ctl.state.plan.kernel_workspace.lower_bound_bytes]).toEqual([false, 71808]);
+    client.calls.length = 0;
+    await ctl.setOptions({ workspace: true });
+    expect(client.calls[0]).toBe('plan --strategy arena --align 64 --workspace --no-nodes'); // the node lists kept
+    expect(client.calls).toContain('plan --strategy slots --align 64 --workspace --no-nodes --no-at-peak');
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', file, ['--workspace'])));
+    expect([ctl.state.plan.peak_bytes, ctl.state.plan.kernel_workspace.included, ctl.snapshot().workspace]).toEqual([
+      71808,
+      true,
+      true,
+    ]);
+    expect(ctl.state.assumptions.map((a) => [a.kind, a.included])).toEqual([['workspace', true]]);
+    expect([ctl.state.profile, ctl.state.profileNote]).toEqual([
+      null,
+      "the per-node profile counts tensors; with kernel workspace the chart shows the plan's live bytes",
+    ]);
+    expect(ctl.planRequest(), 'what a sweep or a compare asks for').toEqual([
+      '--strategy',
+      'arena',
+      '--align',
+      '64',
+      '--workspace',
+    ]);
+    await ctl.setOptions({ workspace: false });
+    expect([ctl.state.plan.peak_bytes, ctl.state.profileNote, ctl.snapshot().workspace]).toEqual([12544, '', false]);
+    expect(ctl.state.profile).not.toBe(null);
+    await ctl.setOptions({ workspace: 'yes' }); // not a boolean: unchanged
+    expect(ctl.state.workspace).toBe(false);
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -716,6 +759,7 @@ describe('controller: the state is frozen', () => {
       'inplace',
       'shareKv',
       'fuseQdq',
+      'workspace',
       'order',
       'dims',
       'dimNames',

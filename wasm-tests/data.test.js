@@ -4,7 +4,9 @@
 // strategy's basis, naive = last naive point, arena peak = max extent), the
 // node table against the JSON's `nodes`, and the WASM plan against the CLI's.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it, beforeAll } from 'vitest';
 import {
   alignUp,
@@ -36,6 +38,8 @@ import { csvField, netronAttachment, toCSV } from '../web/src/data/export.js';
 import { syntheticPlan } from '../web/src/data/synthetic.js';
 import { BUCKETS, profileAt, profileSeries, reuseByOutput, reuseText, valueLinks } from '../web/src/data/profile.js';
 import { byteTicks, formatBytes, formatShape } from '../web/src/data/format.js';
+import { bandGroups } from '../web/src/data/bands.js';
+import { convModel } from './onnx-encode.js';
 import { body, loadMemplan, requireNativeCli } from './helpers.js';
 import { dimArgs, requireVizFixtures, SYMBOLIC, TOO_SMALL_DIMS, VIZ_FIXTURES } from './viz-fixtures.js';
 
@@ -907,26 +911,32 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     expect(valueRows(m)[i]).toMatchObject({ name: 'If_0', shape: '', size: 6336, status: 'body memory (If)' });
   });
 
-  it("liveAt at the peak position lists what the plan JSON's at_peak lists, in its order (main graph and every planned body)", () => {
-    const plan = silero(preset);
+  it("liveAt at the peak position lists what the plan JSON's at_peak lists, in its order (main graph and every planned body; with --workspace too)", () => {
+    let workspaces = 0;
     const check = (doc) => {
       const m = normalizePlan(doc);
       const made = new Map(m.nodes.flatMap((nd) => (nd.outputs ?? []).map((o) => [o, nd])));
       expect(liveAt(m, doc.at_peak.position, (n) => made.get(n) ?? null)).toEqual(doc.at_peak.buffers);
+      workspaces += doc.at_peak.buffers.filter((b) => b.workspace).length;
     };
-    check(plan);
-    let bodies = 0;
-    const walk = (doc) => {
-      for (const e of doc.subgraphs) {
-        if (e.plan.status === 'planned' && e.plan.at_peak.position >= 0) {
-          check(e.plan);
-          bodies++;
+    for (const args of [preset, [...preset, '--workspace']]) {
+      const plan = silero(args);
+      check(plan);
+      let bodies = 0;
+      const walk = (doc) => {
+        for (const e of doc.subgraphs) {
+          if (e.plan.status === 'planned' && e.plan.at_peak.position >= 0) {
+            check(e.plan);
+            bodies++;
+          }
+          walk(e.plan);
         }
-        walk(e.plan);
-      }
-    };
-    walk(plan);
-    expect(bodies).toBeGreaterThan(3);
+      };
+      walk(plan);
+      expect(bodies).toBeGreaterThan(3);
+      if (args === preset) expect(workspaces, 'tensors only: no workspace').toBe(0);
+    }
+    expect(workspaces, "with --workspace some body's peak holds a kernel's workspace").toBeGreaterThan(0);
   });
 
   it('planAt, stepOf and bodiesOf walk the tree; a stale index is found again by node and attribute', () => {
@@ -977,7 +987,22 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
         1,
       ],
     ]);
-    expect(planAssumptions(silero(preset))).toEqual([]);
+    // The example assumes no branch and no trip count; what it leaves out is the workspace of the
+    // kernels in its bodies (its LSTM's gates, its Convs' im2col), which raises its lower bound.
+    expect(planAssumptions(silero(preset))).toEqual([
+      {
+        kind: 'workspace',
+        path: [],
+        node: '',
+        included: false,
+        nodes: 6,
+        text:
+          "kernels take no scratch memory; ONNX Runtime's CPU kernels take some at 6 nodes, the largest 6.50 KiB " +
+          "(6,660 B) at 'If_0_then_branch__Inline_0__/decoder/rnn/LSTM' (LSTM: the gates of every step (float)), " +
+          "where the lower bound is 12.3 KiB (12,608 B), 68.4% above this plan's (“Kernel workspace” plans it)",
+      },
+    ]);
+    expect(planAssumptions(silero([...preset, '--workspace'])).map((a) => a.kind)).toEqual(['workspace']);
   });
 
   it("planAssumptions: the file's order where ONNX Runtime runs another with another lower bound (onnxruntime_order)", () => {
@@ -1061,6 +1086,157 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
       },
     ]);
     expect(qdq(0, 0, 0)).toEqual([]);
+  });
+
+  it("planAssumptions: the kernels' scratch memory (kernel_workspace) left out where it raises the lower bound, or planned (plan --workspace)", () => {
+    // U2-Net (imgly, quantized) as the CLI plans it without --workspace
+    const ws = {
+      runtime: 'onnxruntime-cpu',
+      included: false,
+      nodes: 119,
+      unknown: 0,
+      largest_bytes: 301989888,
+      largest_node: '/stage1d/rebnconvin/conv_s1/Conv_quant',
+      largest_op_type: 'ConvInteger',
+      largest_what: 'the im2col of its input (uint8)',
+      lower_bound_bytes: 451674240,
+    };
+    const doc = (w, extra = {}) => ({
+      status: 'planned',
+      strategy: 'arena',
+      lower_bound_bytes: 317456448,
+      kernel_workspace: w,
+      transients: [],
+      subgraphs: [],
+      ...extra,
+    });
+    const largest =
+      "the largest 288 MiB (301,989,888 B) at '/stage1d/rebnconvin/conv_s1/Conv_quant' " +
+      '(ConvInteger: the im2col of its input (uint8))';
+    expect(planAssumptions(doc(ws))).toEqual([
+      {
+        kind: 'workspace',
+        path: [],
+        node: '',
+        included: false,
+        nodes: 119,
+        text:
+          "kernels take no scratch memory; ONNX Runtime's CPU kernels take some at 119 nodes, " +
+          `${largest}, where the lower bound is 431 MiB (451,674,240 B), 42.3% above this plan's ` +
+          '(“Kernel workspace” plans it)',
+      },
+    ]);
+    // planned with --workspace: the plan's lower bound is the workspace's
+    const planned = { ...ws, included: true, lower_bound_bytes: 451674240 };
+    expect(planAssumptions(doc(planned, { lower_bound_bytes: 451674240 }))).toEqual([
+      {
+        kind: 'workspace',
+        path: [],
+        node: '',
+        included: true,
+        nodes: 119,
+        text: `the scratch memory ONNX Runtime's CPU kernels take (one intra-op thread), planned at 119 nodes: ${largest}`,
+      },
+    ]);
+    const one = { ...ws, nodes: 1, largest_bytes: 65536, largest_node: 'conv', largest_op_type: 'Conv' };
+    expect(planAssumptions(doc({ ...one, largest_what: "one thread's segment of the im2col (float)" }))[0].text).toBe(
+      "kernels take no scratch memory; ONNX Runtime's CPU kernels take some at 1 node, the largest 64.0 KiB " +
+        "(65,536 B) at 'conv' (Conv: one thread's segment of the im2col (float)), where the lower bound is " +
+        "431 MiB (451,674,240 B), 42.3% above this plan's (“Kernel workspace” plans it)",
+    );
+    // the same bound (the workspace fits beside the tensors), no node with one, deferred (null),
+    // a slot plan (a raw lower bound), a plan from before kernel_workspace: no note
+    expect(planAssumptions(doc({ ...ws, lower_bound_bytes: 317456448 }))).toEqual([]);
+    expect(planAssumptions(doc({ ...ws, nodes: 0, largest_bytes: 0, largest_node: null }))).toEqual([]);
+    expect(planAssumptions(doc(null))).toEqual([]);
+    expect(planAssumptions(doc(ws, { strategy: 'slots' }))).toEqual([]);
+    expect(planAssumptions(doc(undefined))).toEqual([]);
+    // a workspace's transient (kind 'workspace') is no assumed branch, in the main graph or a body
+    const wsT = (node) => ({
+      node,
+      op_type: 'LSTM',
+      kind: 'workspace',
+      position: 1,
+      bytes: 4096,
+      assumption: 'not a branch',
+      what: 'the gate buffers',
+    });
+    const tree = doc(planned, {
+      lower_bound_bytes: 451674240,
+      transients: [wsT('lstm')],
+      subgraphs: [
+        {
+          node: 'loop',
+          attribute: 'body',
+          counted: true,
+          plan: { transients: [wsT('inner')], subgraphs: [] },
+        },
+      ],
+    });
+    expect(planAssumptions(tree).map((a) => a.kind)).toEqual(['workspace']);
+  });
+
+  it("a kernel's workspace (plan --workspace) is a buffer at its node: the table's status, at_peak, the bands' group", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memplan-ws-'));
+    const file = join(dir, 'conv.onnx');
+    writeFileSync(file, convModel());
+    const plan = (args) =>
+      JSON.parse(execFileSync(requireNativeCli(), ['plan', file, '--json', ...args], { encoding: 'utf8' }));
+    const [tensors, ws] = [plan([]), plan(['--workspace'])];
+    rmSync(dir, { recursive: true, force: true });
+    const what = "one thread's segment of the im2col (float)";
+    expect(tensors.kernel_workspace).toEqual({
+      runtime: 'onnxruntime-cpu',
+      included: false,
+      nodes: 1,
+      unknown: 0,
+      largest_bytes: 65536,
+      largest_node: 'conv',
+      largest_op_type: 'Conv',
+      largest_what: what,
+      lower_bound_bytes: 71808,
+    });
+    // c and y (6,272 B each) without; the Conv's 64 KiB beside c with it
+    expect([tensors.lower_bound_bytes, ws.lower_bound_bytes, ws.kernel_workspace.lower_bound_bytes]).toEqual([
+      12544, 71808, 71808,
+    ]);
+    expect(planAssumptions(tensors).map((a) => a.text)).toEqual([
+      "kernels take no scratch memory; ONNX Runtime's CPU kernels take some at 1 node, the largest 64.0 KiB " +
+        `(65,536 B) at 'conv' (Conv: ${what}), where the lower bound is 70.1 KiB (71,808 B), 472.4% above ` +
+        "this plan's (“Kernel workspace” plans it)",
+    ]);
+    expect(planAssumptions(ws).map((a) => a.text)).toEqual([
+      "the scratch memory ONNX Runtime's CPU kernels take (one intra-op thread), planned at 1 node: the largest " +
+        `64.0 KiB (65,536 B) at 'conv' (Conv: ${what})`,
+    ]);
+    const m = normalizePlan(ws);
+    const i = m.index.get('conv');
+    expect([i, m.nValues, m.transient(i), m.workspace(i), m.workspace(0), m.start[i], m.end[i], m.size[i]]).toEqual([
+      ws.values.length,
+      ws.values.length,
+      true,
+      true,
+      false,
+      0,
+      0,
+      65536,
+    ]);
+    expect(valueRows(m)[i]).toMatchObject({
+      name: 'conv',
+      shape: '',
+      size: 65536,
+      status: `workspace (Conv: ${what})`,
+    });
+    const made = new Map(m.nodes.flatMap((nd) => (nd.outputs ?? []).map((o) => [o, nd])));
+    const producer = (n) => made.get(n) ?? null;
+    expect(liveAt(m, ws.at_peak.position, producer)).toEqual(ws.at_peak.buffers);
+    expect(ws.at_peak.buffers[0]).toMatchObject({ name: 'conv', transient: true, workspace: true, bytes: 65536 });
+    expect(memorySeries(m).maxLiveBound, 'the lower bound counts it').toBe(ws.lower_bound_bytes);
+    const groups = (mode) => {
+      const g = bandGroups(m, producer, mode);
+      return g.groups[g.group[i]].label;
+    };
+    expect([groups('op'), groups('module1')]).toEqual(['(kernel workspace)', '(top level)']);
   });
 
   it('searchBodies counts the matching values and transients of each body, with the path to it', () => {

@@ -120,3 +120,24 @@ export function qdqConvModel(relu = false, int8 = false) {
     outputs: [{ name: 'cq', elemType: int8 ? INT8 : UINT8, shape: relu ? [1, 3, 8, 8] : [1, 4, 6, 6] }],
   });
 }
+
+/**
+ * A float Conv and a Relu: x [1, 3, 16, 16] (float) -> Conv (weight w [8, 3, 3, 3], a graph input:
+ * no initializer data) -> c [1, 8, 14, 14] -> Relu -> y. ONNX Runtime's CPU Conv takes a working
+ * buffer (its im2col) while it runs: the node's kernel workspace (plan --workspace).
+ */
+export function convModel() {
+  const FLOAT = 1;
+  return encodeModel({
+    opset: 13,
+    nodes: [
+      { opType: 'Conv', name: 'conv', inputs: ['x', 'w'], outputs: ['c'] },
+      { opType: 'Relu', name: 'relu', inputs: ['c'], outputs: ['y'] },
+    ],
+    inputs: [
+      { name: 'x', elemType: FLOAT, shape: [1, 3, 16, 16] },
+      { name: 'w', elemType: FLOAT, shape: [8, 3, 3, 3] },
+    ],
+    outputs: [{ name: 'y', elemType: FLOAT, shape: [1, 8, 14, 14] }],
+  });
+}

@@ -11,6 +11,7 @@ import { bindingName, bindingsOf, pngTitle } from '../web/src/app/exports.js';
 import { argsFor } from '../web/src/app/compare.js';
 import { sweepArgs } from '../web/src/app/sweep.js';
 import { openMessage, planMessage } from '../web/src/app/controller.js';
+import { provenanceOf } from '../web/src/app/provenance.js';
 
 // 2^56 + 2^30 + 4: no double holds it (the nearest is ...760).
 const BIG = 72057595111669764n;
@@ -122,10 +123,11 @@ describe('link state', () => {
     expect(readHash('#strategy=arena').order).toBeUndefined();
   });
 
-  // Off unless asked: a model without a KV cache, or without QDQ units, never shows the box.
+  // Off unless asked: a model without a KV cache, without QDQ units or whose kernels take no scratch memory never shows the box.
   it.each([
     ['KV cache in place', 'shareKv', 'kv'],
     ['QDQ fused', 'fuseQdq', 'qdq'],
+    ['Kernel workspace', 'workspace', 'ws'],
   ])('%s is in the link only when on', (_, key, param) => {
     const on = writeHash({ ...state, [key]: true });
     expect(on).toBe(
@@ -136,6 +138,19 @@ describe('link state', () => {
     expect(readHash(`#${param}=yes`)[key], 'not a value it takes').toBeUndefined();
     expect(readHash('#strategy=arena')[key], 'not asked: undefined').toBeUndefined();
     expect(writeHash({ ...state, [key]: false })).toBe(writeHash(state));
+  });
+
+  it('the options on together keep their order in the link', () => {
+    expect(writeHash({ ...state, shareKv: true, fuseQdq: true, workspace: true, order: 'best' })).toBe(
+      'strategy=slots&align=32&inplace=1&kv=1&qdq=1&ws=1&order=best&dim.batch=4&dim.a%26b%3Dc=2&value.sr=16000&value.__proto__=1%2C2&select=conv+%231%2Fout',
+    );
+  });
+
+  it("the exported plan's provenance records the kernel workspace only when it is planned", () => {
+    const base = { shownName: 'm.onnx', strategy: 'arena', align: 64, inplace: false, order: 'file' };
+    const of = (s) => provenanceOf(s, { args: [], dims: {}, values: {}, size: 1, sha256: null, version: '0' }).options;
+    expect(of({ ...base, workspace: true })).toEqual({ strategy: 'arena', align: 64, inplace: false, workspace: true });
+    expect(of({ ...base, workspace: false })).toEqual({ strategy: 'arena', align: 64, inplace: false });
   });
 
   it('readHash ignores what it cannot use', () => {

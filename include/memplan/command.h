@@ -51,6 +51,7 @@ typedef enum memplan_option_id {
     MEMPLAN_OPT_SHARE_KV,
     MEMPLAN_OPT_FUSE_QDQ,
     MEMPLAN_OPT_QDQ_INT8,
+    MEMPLAN_OPT_WORKSPACE,
     MEMPLAN_OPT_COUNT
 } memplan_option_id;
 

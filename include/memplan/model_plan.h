@@ -94,24 +94,30 @@ typedef struct memplan_plan_options {
                                         every size in range (see bounded[] in the plan) */
     const memplan_dim_range *ranges; /* read during the call; a name also in bindings is an error */
     size_t n_ranges;
-    bool share_kv; /* each main-graph output named present* is written into the
-                      buffer of the graph input named past_key_values* or past*
-                      with the same rest of its name (a runtime that binds a KV
-                      cache's past and present to one buffer, as ONNX Runtime
-                      GenAI does with past_present_share_buffer): the output is
-                      a view of the input. No such pair, or an output larger
-                      than its input, is an error (EUSAGE). */
-    bool fuse_qdq; /* plan each QDQ node unit (memplan/qdq.h) fused, as ONNX
-                      Runtime's CPU execution provider runs it: the op reads
-                      the quantized inputs and writes the quantized output, so
-                      the float values between DequantizeLinear and
-                      QuantizeLinear take no memory (in every graph). Default:
-                      the graph as written. */
-    bool qdq_int8; /* the QDQ units (memplan_qdq_unit_list) as ONNX Runtime
-                      finds them where int8 QDQ is allowed (ARM64, or the
-                      session option session.qdqisint8allowed): int8 Conv and
-                      MatMul units fuse. Default: as on x86-64, where they do
-                      not, and int8 pairs made uint8 first fuse. */
+    bool share_kv;         /* each main-graph output named present* is written into the
+                              buffer of the graph input named past_key_values* or past*
+                              with the same rest of its name (a runtime that binds a KV
+                              cache's past and present to one buffer, as ONNX Runtime
+                              GenAI does with past_present_share_buffer): the output is
+                              a view of the input. No such pair, or an output larger
+                              than its input, is an error (EUSAGE). */
+    bool fuse_qdq;         /* plan each QDQ node unit (memplan/qdq.h) fused, as ONNX
+                              Runtime's CPU execution provider runs it: the op reads
+                              the quantized inputs and writes the quantized output, so
+                              the float values between DequantizeLinear and
+                              QuantizeLinear take no memory (in every graph). Default:
+                              the graph as written. */
+    bool qdq_int8;         /* the QDQ units (memplan_qdq_unit_list) as ONNX Runtime
+                              finds them where int8 QDQ is allowed (ARM64, or the
+                              session option session.qdqisint8allowed): int8 Conv and
+                              MatMul units fuse. Default: as on x86-64, where they do
+                              not, and int8 pairs made uint8 first fuse. */
+    bool kernel_workspace; /* each node's kernel workspace as ONNX Runtime's CPU
+                              kernels allocate it (memplan/workspace.h) is a
+                              buffer live at the node's position (in every
+                              graph): the figures include it. Default: the
+                              plan holds tensors only, and says what the
+                              kernels would add (memplan_model_plan.workspace). */
 } memplan_plan_options;
 
 /* The defaults above, no bindings. */
@@ -207,13 +213,20 @@ typedef struct memplan_subgraph_plan {
     const memplan_model_plan *plan;
 } memplan_subgraph_plan;
 
-/* The memory a control-flow node needs while it runs: one buffer of the
- * parent, live at the node's position only. If: the branch the condition
- * selects, or the larger when it is not known. Loop, Scan and the rest: the
- * largest body's arena plus its state, reused by every iteration. */
+/* The memory a node needs while it runs beside its tensors: one buffer of
+ * the parent, live at the node's position only.
+ *
+ * A control-flow node's bodies: If, the branch the condition selects, or
+ * the larger when it is not known; Loop, Scan and the rest, the largest
+ * body's arena plus its state, reused by every iteration.
+ *
+ * With options.kernel_workspace, another node's kernel workspace
+ * (workspace = true; memplan/workspace.h): `assumption` says what the
+ * kernel allocates, and the naive figures count it once. */
 typedef struct memplan_transient {
-    int32_t node; /* position */
-    bool known;   /* every counted body is known */
+    int32_t node;   /* position */
+    bool workspace; /* a kernel's workspace, not a body's memory */
+    bool known;     /* every counted body is known (a workspace: its size is) */
     uint64_t bytes;
     /* What the node's share of the naive figure is: the counted body's own
      * naive total (every buffer of it allocated apart) + its state, the
@@ -311,12 +324,31 @@ struct memplan_model_plan {
                                     output as that DequantizeLinear's input -- has that value's
                                     element type and size; -1 for every other value */
 
-    size_t n_transients; /* one per node with a body, by position */
+    size_t n_transients; /* one per node with a body or a workspace, by position */
     const memplan_transient *transients;
     size_t n_subgraphs; /* one per body, by node position then attribute */
     const memplan_subgraph_plan *subgraphs;
 
     memplan_plan_order order; /* this graph's; asked == kind == FILE by default */
+
+    /* Kernel workspace (memplan/workspace.h) of the main graph's nodes and
+     * of every counted body's, known for the main graph's plan when it is
+     * not deferred. With options.kernel_workspace (included) each is a
+     * transient buffer, in the figures; without, what the plan leaves out:
+     * lower_bound is then the arena's lower bound of the same plan with
+     * them (figures[ARENA].lower_bound_bytes when included), to set beside
+     * this one's. nodes: how many have one; unknown: how many could not be
+     * sized (a shape not known). */
+    struct {
+        bool known;
+        bool included;
+        size_t nodes, unknown;
+        const memplan_node *largest_node; /* the largest's node (of the main graph or a body), NULL when
+                                             nodes == 0; plan-owned */
+        uint64_t largest_bytes;
+        const char *what; /* the largest's kernel: what it allocates (static text) */
+        uint64_t lower_bound;
+    } workspace;
 
     /* The main graph's nodes in the order ONNX Runtime runs them (its default
      * order, MEMPLAN_ORDER_ONNXRUNTIME), beside a plan in the file order:

@@ -68,8 +68,8 @@ static char *plan_key(const memplan_plan_options *o) {
                   (unsigned long long)o->align, (unsigned long)o->budget_ms, (int)o->order,
                   (unsigned long)o->order_budget_ms);
     put_bindings(&b, o->bindings, o->n_bindings);
-    mp_buf_printf(&b, " upper=%d sharekv=%d fuseqdq=%d qdqint8=%d ranges=", o->upper_bounds, o->share_kv, o->fuse_qdq,
-                  o->qdq_int8);
+    mp_buf_printf(&b, " upper=%d sharekv=%d fuseqdq=%d qdqint8=%d workspace=%d ranges=", o->upper_bounds, o->share_kv,
+                  o->fuse_qdq, o->qdq_int8, o->kernel_workspace);
     for (size_t i = 0; i < o->n_ranges; i++)
         mp_buf_printf(&b, "%zu:%s=%lld..%lld;", strlen(o->ranges[i].name), o->ranges[i].name,
                       (long long)o->ranges[i].lo, (long long)o->ranges[i].hi);

@@ -19,15 +19,17 @@ static const memplan_command COMMANDS[] = {
      OPT(STRATEGY) | OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) |
          OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES) | OPT(NO_AT_PEAK) |
          OPT(UPPER_BOUNDS) | OPT(TRACE) | OPT(ORDER) | OPT(ORDER_BUDGET_MS) | OPT(SHARE_KV) | OPT(FUSE_QDQ) |
-         OPT(QDQ_INT8),
+         OPT(QDQ_INT8) | OPT(WORKSPACE),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_plan},
     {"sweep", "MODEL", "peak, lower bound and naive as one dim goes LO..HI in N values (--dim NAME=LO..HI:N)",
      OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
-         OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(UPPER_BOUNDS) | OPT(SHARE_KV) | OPT(FUSE_QDQ) | OPT(QDQ_INT8),
+         OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(UPPER_BOUNDS) | OPT(SHARE_KV) | OPT(FUSE_QDQ) | OPT(QDQ_INT8) |
+         OPT(WORKSPACE),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_sweep},
     {"diff", "A.onnx B.onnx", "two models planned with the same options: figures, deltas, values that changed",
      OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
-         OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(UPPER_BOUNDS) | OPT(SHARE_KV) | OPT(FUSE_QDQ) | OPT(QDQ_INT8),
+         OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(UPPER_BOUNDS) | OPT(SHARE_KV) | OPT(FUSE_QDQ) | OPT(QDQ_INT8) |
+         OPT(WORKSPACE),
      MEMPLAN_INPUT_TWO_MODELS, MEMPLAN_OUTPUT_DOCUMENT, false, NULL},
     {"pack", "FILE.csv [--align N] [--budget-ms N] [--seed N] [--wall-cap-ms N]",
      "pack buffers 'id,lower,upper,size' into one arena", 0, MEMPLAN_INPUT_CSV, MEMPLAN_OUTPUT_DOCUMENT, false, NULL},

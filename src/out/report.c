@@ -297,6 +297,36 @@ static void json_tally(mp_json *j, uint64_t bytes, size_t count, size_t unknown,
     mp_json_end(j);
 }
 
+/* The main graph's kernel workspace (memplan_model_plan.workspace): in the
+ * plan with --workspace, else what it would add; null while deferred. */
+static void json_workspace(mp_json *j, const memplan_model_plan *p) {
+    if (!p->workspace.known) {
+        mp_json_null(j);
+        return;
+    }
+    const memplan_node *n = p->workspace.largest_node;
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "runtime");
+    mp_json_str(j, "onnxruntime-cpu");
+    MP_JSON_KEY(j, "included");
+    mp_json_bool(j, p->workspace.included);
+    MP_JSON_KEY(j, "nodes");
+    mp_json_uint(j, p->workspace.nodes);
+    MP_JSON_KEY(j, "unknown");
+    mp_json_uint(j, p->workspace.unknown);
+    MP_JSON_KEY(j, "largest_bytes");
+    mp_json_uint(j, p->workspace.largest_bytes);
+    MP_JSON_KEY(j, "largest_node"); /* null when no node takes any */
+    mp_json_str(j, n ? n->name : NULL);
+    MP_JSON_KEY(j, "largest_op_type");
+    mp_json_str(j, n ? n->op_type : NULL);
+    MP_JSON_KEY(j, "largest_what");
+    mp_json_str(j, n ? p->workspace.what : NULL);
+    MP_JSON_KEY(j, "lower_bound_bytes"); /* the arena's lower bound with every node's workspace at its position */
+    mp_json_uint(j, p->workspace.lower_bound);
+    mp_json_end(j);
+}
+
 static void json_transients(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     mp_json_arr(j);
@@ -308,6 +338,8 @@ static void json_transients(mp_json *j, const plan_ctx *c) {
         mp_json_str(j, n->name);
         MP_JSON_KEY(j, "op_type");
         mp_json_str(j, n->op_type);
+        MP_JSON_KEY(j, "kind"); /* a body's memory, or a kernel's workspace (--workspace) */
+        mp_json_str(j, t->workspace ? "workspace" : "body");
         MP_JSON_KEY(j, "position");
         mp_json_int(j, t->node);
         MP_JSON_KEY(j, "bytes");
@@ -326,10 +358,10 @@ static void json_transients(mp_json *j, const plan_ctx *c) {
         if (t->placed) mp_json_uint(j, slots_strategy(c) ? t->slot_offset : t->arena_offset);
         else
             mp_json_null(j);
-        MP_JSON_KEY(j, "assumption");
-        if (t->assumption) mp_json_str(j, t->assumption);
-        else
-            mp_json_null(j);
+        MP_JSON_KEY(j, "assumption"); /* a body's: why a branch was chosen without knowing */
+        mp_json_str(j, t->workspace ? NULL : t->assumption);
+        MP_JSON_KEY(j, "what"); /* a workspace's: what the kernel allocates */
+        mp_json_str(j, t->workspace ? t->assumption : NULL);
         mp_json_end(j);
     }
     mp_json_end(j);
@@ -417,6 +449,8 @@ static void json_at_peak(mp_json *j, const plan_ctx *c) {
         mp_json_str(j, v >= 0 ? g->values[v].name : node >= 0 ? g->nodes[node].name : "");
         MP_JSON_KEY(j, "transient");
         mp_json_bool(j, v < 0);
+        MP_JSON_KEY(j, "workspace"); /* a kernel's workspace (--workspace), not a body's memory */
+        mp_json_bool(j, t && t->workspace);
         MP_JSON_KEY(j, "bytes");
         mp_json_uint(j, b->size);
         MP_JSON_KEY(j, "share");
@@ -654,6 +688,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
             mp_json_null(j);
         }
     }
+    if (!p->parent) {
+        MP_JSON_KEY(j, "kernel_workspace");
+        json_workspace(j, p);
+    }
     if (!c->r->no_at_peak) {
         MP_JSON_KEY(j, "at_peak");
         if (def) mp_json_null(j);
@@ -824,9 +862,13 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
         int32_t v = p->buffer_value[idx[i]];
         const char *what = v >= 0 ? "graph input" : "transient";
         int32_t node = -1;
+        bool workspace = false;
         if (v >= 0) node = p->graph->values[v].producer;
         for (size_t k = 0; v < 0 && k < p->n_transients; k++)
-            if (p->transients[k].buffer == (int64_t)idx[i]) node = p->transients[k].node;
+            if (p->transients[k].buffer == (int64_t)idx[i]) {
+                node = p->transients[k].node;
+                workspace = p->transients[k].workspace;
+            }
         if (node >= 0) what = p->graph->nodes[node].op_type;
         mp_buf_puts(b, "  ");
         human_bytes(b, p->buffers[idx[i]].size);
@@ -834,7 +876,9 @@ static void text_at_peak(mp_buf *b, const plan_ctx *c) {
                        v >= 0      ? p->graph->values[v].name
                        : node >= 0 ? p->graph->nodes[node].name
                                    : "",
-                       v >= 0 ? "" : " (its body's memory)");
+                       v >= 0      ? ""
+                       : workspace ? " (its kernel's workspace)"
+                                   : " (its body's memory)");
     }
     free(idx);
 }
@@ -931,6 +975,31 @@ static void text_ort_order(mp_buf *b, const memplan_model_plan *p) {
                        there > here ? "above" : "below");
 }
 
+/* The workspace line: the kernel workspace ONNX Runtime's CPU kernels
+ * take, in the plan (--workspace) or beside it. */
+static void text_workspace(mp_buf *b, const memplan_model_plan *p) {
+    if (!p->workspace.known || (!p->workspace.nodes && !p->workspace.unknown)) return;
+    mp_buf_puts(b, p->workspace.included ? "workspace:         in the plan (--workspace): "
+                                         : "workspace:         not in the plan (--workspace adds it): ");
+    mp_buf_puts(b, "ONNX Runtime's CPU kernels take scratch memory at ");
+    if (p->workspace.nodes) {
+        const memplan_node *n = p->workspace.largest_node;
+        mp_text_printf(b, "%zu node%s, the largest ", p->workspace.nodes, p->workspace.nodes == 1 ? "" : "s");
+        human_bytes(b, p->workspace.largest_bytes);
+        mp_buf_puts(b, " at '");
+        mp_text_put(b, n->name);
+        mp_text_printf(b, "' (%s: %s)", n->op_type, p->workspace.what);
+    }
+    if (p->workspace.unknown)
+        mp_text_printf(b, "%s%zu node%s of unknown size", p->workspace.nodes ? ", and " : "", p->workspace.unknown,
+                       p->workspace.unknown == 1 ? "" : "s");
+    if (!p->workspace.included) {
+        mp_buf_puts(b, "; lower bound with it ");
+        human_bytes(b, p->workspace.lower_bound);
+    }
+    mp_buf_putc(b, '\n');
+}
+
 /* The inputs and total lines of the main graph's plan. */
 static void text_total(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
@@ -1004,6 +1073,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
             mp_text_printf(b, "in-place reuse:    saves %lld bytes\n", (long long)f->inplace_saved_bytes);
         if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
         text_ort_order(b, p);
+        text_workspace(b, p);
         if (!c->r->no_at_peak) text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");

@@ -26,6 +26,7 @@
 #include "memplan/model_plan.h"
 #include "memplan/qdq.h"
 #include "memplan/validate.h"
+#include "memplan/workspace.h"
 #include "plan/model_order.h"
 #include "plan/model_plan_internal.h"
 #include "util/strmap.h"
@@ -69,7 +70,9 @@ typedef struct plan_impl {
     memplan_qdq_unit *qdq;     /* the QDQ units' entries (a Split's one per output); the first
                                   n_qdq_fused are planned fused */
     size_t n_qdq, n_qdq_fused;
-    int32_t *quantized_as; /* pub.quantized_as */
+    int32_t *quantized_as;            /* pub.quantized_as */
+    struct plan_impl *with_workspace; /* the main plan made with options.kernel_workspace, for
+                                         pub.workspace when the graph has bodies; else NULL */
 } plan_impl;
 
 /* What every graph of one plan shares. */
@@ -93,6 +96,7 @@ static uint64_t count_nodes(const memplan_graph *g) {
 
 static void plan_free(plan_impl *k, bool root) {
     memplan_model_plan *p = &k->pub;
+    if (k->with_workspace) plan_free(k->with_workspace, true);
     for (size_t i = 0; i < p->n_subgraphs; i++) plan_free((plan_impl *)k->subgraphs[i].plan, false);
     for (size_t i = 0; k->attr_names && i < p->n_subgraphs; i++) free(k->attr_names[i]);
     if (root) memplan_shapes_free(p->shapes);
@@ -718,7 +722,37 @@ static void count_bodies(plan_impl *k, size_t first, size_t end, int32_t pos) {
     if (!t->known) t->bytes = t->naive_bytes[0] = t->naive_bytes[1] = 0;
 }
 
-/* Plan every body and give each control-flow node its transient buffer. */
+/* The workspace ONNX Runtime's CPU kernel takes to run the node at pos
+ * (memplan/workspace.h). A node folded at load never runs, and a fused QDQ
+ * unit's op runs as another kernel (QLinearConv...): neither has one here. */
+static memplan_workspace_status node_workspace(const plan_impl *k, const plan_env *env, int32_t pos,
+                                               memplan_workspace *w) {
+    const memplan_model_plan *p = &k->pub;
+    *w = (memplan_workspace){0, NULL};
+    if (memplan_plan_node_folded(p, pos)) return MEMPLAN_WORKSPACE_NONE;
+    for (size_t i = 0; i < k->n_qdq_fused; i++)
+        if (k->qdq[i].node == pos) return MEMPLAN_WORKSPACE_NONE;
+    return memplan_workspace_onnxruntime(p->shapes, p->graph, pos, memplan_model_opset(env->m, ""), p->options.bindings,
+                                         p->options.n_bindings, w);
+}
+
+/* options.kernel_workspace: the node's workspace, when it has one, as its transient. */
+static void add_workspace(plan_impl *k, const plan_env *env, int32_t pos) {
+    memplan_model_plan *p = &k->pub;
+    memplan_workspace w;
+    memplan_workspace_status ws = node_workspace(k, env, pos, &w);
+    if (ws == MEMPLAN_WORKSPACE_NONE) return;
+    memplan_transient *t = &k->transients[p->n_transients++];
+    *t = (memplan_transient){.node = pos, .workspace = true, .buffer = -1, .assumption = w.what};
+    t->known = ws == MEMPLAN_WORKSPACE_KNOWN;
+    if (!t->known) return;
+    t->bytes = w.bytes;
+    t->naive_bytes[0] = align_up(w.bytes, p->options.align);
+    t->naive_bytes[1] = w.bytes;
+}
+
+/* Plan every body and give each control-flow node its transient buffer;
+ * with options.kernel_workspace, every other node its workspace. */
 static memplan_status plan_control_flow(plan_impl *k, const plan_env *env, memplan_error *err) {
     memplan_model_plan *p = &k->pub;
     const memplan_graph *g = p->graph;
@@ -733,9 +767,11 @@ static memplan_status plan_control_flow(plan_impl *k, const plan_env *env, mempl
                                                                 : 0;
         nodes += bodies > before;
     }
-    if (!bodies) return MEMPLAN_OK;
-    k->subgraphs = calloc(bodies, sizeof *k->subgraphs);
-    k->attr_names = calloc(bodies, sizeof *k->attr_names);
+    bool workspace = p->options.kernel_workspace;
+    if (workspace) nodes = (size_t)g->n_nodes;
+    if (!nodes) return MEMPLAN_OK;
+    k->subgraphs = calloc(bodies ? bodies : 1, sizeof *k->subgraphs);
+    k->attr_names = calloc(bodies ? bodies : 1, sizeof *k->attr_names);
     k->transients = calloc(nodes, sizeof *k->transients);
     if (!k->subgraphs || !k->attr_names || !k->transients) return oom(err);
     p->subgraphs = k->subgraphs;
@@ -745,6 +781,8 @@ static memplan_status plan_control_flow(plan_impl *k, const plan_env *env, mempl
         memplan_status st = plan_bodies(k, env, pos, err);
         if (st) return st;
         if (p->n_subgraphs > first) count_bodies(k, first, p->n_subgraphs, pos);
+        else if (workspace)
+            add_workspace(k, env, pos);
     }
     /* Known transients become buffers, after the owners (a transient starts
      * with the node's outputs and is placed after them). */
@@ -878,33 +916,37 @@ static memplan_status check_slots(const plan_impl *k, memplan_error *err) {
 
 static double savings(uint64_t naive, uint64_t peak) { return naive ? 1.0 - (double)peak / (double)naive : 0.0; }
 
+/* The bytes live at each position, sizes rounded up to align (the lower
+ * bound's basis): a malloc'ed array of p->positions + 1 entries, or NULL. */
+static uint64_t *live_bytes(const memplan_model_plan *p, uint64_t align) {
+    size_t n = (size_t)p->positions + 1;
+    uint64_t *live = calloc(n, sizeof *live), *gone = calloc(n + 1, sizeof *gone);
+    if (!live || !gone) {
+        free(live);
+        free(gone);
+        return NULL;
+    }
+    for (size_t b = 0; b < p->n_buffers; b++) { /* intervals lie in [0, positions] */
+        uint64_t sz = align_up(p->buffers[b].size, align);
+        live[p->buffers[b].start] += sz;
+        gone[p->buffers[b].end] += sz;
+    }
+    uint64_t sum = 0;
+    for (size_t t = 0; t < n; t++) live[t] = sum = sum + live[t] - gone[t];
+    free(gone);
+    return live;
+}
+
 /* The first position where the most bytes are live, sizes rounded up to
  * align (the lower bound's basis); -1 when there are no buffers. */
 static memplan_status peak_position(const memplan_model_plan *p, uint64_t align, int32_t *out, memplan_error *err) {
     *out = -1;
     if (!p->n_buffers) return MEMPLAN_OK;
-    size_t n = (size_t)p->positions + 1;
-    uint64_t *delta = calloc(n + 1, sizeof *delta), *gone = calloc(n + 1, sizeof *gone);
-    if (!delta || !gone) {
-        free(delta);
-        free(gone);
-        return oom(err);
-    }
-    for (size_t b = 0; b < p->n_buffers; b++) { /* intervals lie in [0, positions] */
-        uint64_t sz = align_up(p->buffers[b].size, align);
-        delta[p->buffers[b].start] += sz;
-        gone[p->buffers[b].end] += sz;
-    }
-    uint64_t live = 0, best = 0;
-    for (size_t t = 0; t < n; t++) {
-        live = live + delta[t] - gone[t];
-        if (live > best || *out < 0) {
-            best = live;
-            *out = (int32_t)t;
-        }
-    }
-    free(delta);
-    free(gone);
+    uint64_t *live = live_bytes(p, align);
+    if (!live) return oom(err);
+    for (int32_t t = 0; t <= p->positions; t++)
+        if (*out < 0 || live[t] > live[*out]) *out = t;
+    free(live);
     return MEMPLAN_OK;
 }
 
@@ -1280,8 +1322,70 @@ static memplan_status ort_order_figures(memplan_model_plan *p, memplan_error *er
     return MEMPLAN_OK;
 }
 
-memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
-                                   memplan_error *err) {
+/* Count one workspace in p->workspace (the largest kept). */
+static void count_workspace(memplan_model_plan *p, const memplan_node *n, uint64_t bytes, const char *what) {
+    p->workspace.nodes++;
+    if (bytes <= p->workspace.largest_bytes) return;
+    p->workspace.largest_bytes = bytes;
+    p->workspace.largest_node = n;
+    p->workspace.what = what;
+}
+
+/* The workspace transients of plan w and of its counted bodies, into p. */
+static void count_transients(memplan_model_plan *p, const memplan_model_plan *w) {
+    for (size_t i = 0; i < w->n_transients; i++) {
+        const memplan_transient *t = &w->transients[i];
+        if (t->workspace && t->known) count_workspace(p, &w->graph->nodes[t->node], t->bytes, t->assumption);
+        p->workspace.unknown += t->workspace && !t->known;
+    }
+    for (size_t i = 0; i < w->n_subgraphs; i++)
+        if (w->subgraphs[i].counted) count_transients(p, w->subgraphs[i].plan);
+}
+
+static memplan_status build_plan(const memplan_model *m, const memplan_plan_options *o, plan_impl **out,
+                                 memplan_error *err);
+
+/* p->workspace for the main graph's plan, not deferred. With
+ * options.kernel_workspace, from its transients. Without, for a graph
+ * without bodies, each node's workspace added to the bytes live at its
+ * position (one pass); with bodies, whose arenas the workspace changes, from
+ * the same plan made with the option (kept: its nodes are named). */
+static memplan_status workspace_figures(plan_impl *k, const plan_env *env, memplan_error *err) {
+    memplan_model_plan *p = &k->pub;
+    if (p->deferred) return MEMPLAN_OK;
+    memplan_status st = MEMPLAN_OK;
+    p->workspace.included = p->options.kernel_workspace;
+    p->workspace.lower_bound = p->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes;
+    if (p->workspace.included) {
+        count_transients(p, p);
+    } else if (p->n_subgraphs) {
+        memplan_plan_options wo = *env->o;
+        wo.kernel_workspace = true;
+        if ((st = build_plan(env->m, &wo, &k->with_workspace, err))) return st;
+        const memplan_model_plan *w = &k->with_workspace->pub;
+        if (w->deferred) return MEMPLAN_OK; /* a workspace of unknown size: not known */
+        count_transients(p, w);
+        p->workspace.lower_bound = w->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes;
+    } else {
+        uint64_t align = p->options.align, *live = live_bytes(p, align);
+        if (!live) return oom(err);
+        for (int32_t pos = 0; pos < p->positions; pos++) {
+            memplan_workspace w;
+            memplan_workspace_status ws = node_workspace(k, env, pos, &w);
+            p->workspace.unknown += ws == MEMPLAN_WORKSPACE_UNKNOWN;
+            if (ws != MEMPLAN_WORKSPACE_KNOWN) continue;
+            count_workspace(p, &p->graph->nodes[pos], w.bytes, w.what);
+            uint64_t with = live[pos] + align_up(w.bytes, align);
+            if (with > p->workspace.lower_bound) p->workspace.lower_bound = with;
+        }
+        free(live);
+    }
+    p->workspace.known = true;
+    return st;
+}
+
+static memplan_status build_plan(const memplan_model *m, const memplan_plan_options *o, plan_impl **out,
+                                 memplan_error *err) {
     memplan_plan_options fo = *o;
     fo.order = MEMPLAN_ORDER_FILE;
     mp_order_memo memo = {NULL, 0, 0};
@@ -1296,7 +1400,16 @@ memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_op
         st = plan_graph(&env, m->graph, NULL, false, &k, err);
         if (!st && !o->inplace) st = ort_order_figures(&k->pub, err);
     }
+    if (!st) st = workspace_figures(k, &env, err);
     mp_order_memo_free(&memo);
+    *out = k;
+    return st;
+}
+
+memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
+                                   memplan_error *err) {
+    plan_impl *k = NULL;
+    memplan_status st = build_plan(m, o, &k, err);
     *out = k ? &k->pub : NULL;
     return st;
 }

@@ -212,6 +212,7 @@ describe('embedding', () => {
       'inplace',
       'shareKv',
       'fuseQdq',
+      'workspace',
       'order',
       'dims',
       'dimNames',

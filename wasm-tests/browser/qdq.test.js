@@ -5,7 +5,8 @@
 // fused" box plans them fused (plan --fuse-qdq): the figures are the CLI's,
 // the note and the view's state say so. An int8 model whose units fuse only
 // where int8 QDQ is allowed gets that peak in its note. A model without units
-// has no note and no box.
+// has no note and no box. As written, the float Conv's kernel workspace (its
+// im2col, workspace.test.js) is noted first.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,11 @@ afterAll(() => rmSync(DIR, { recursive: true, force: true }));
 const qdqConv = (file, relu) => writeFileSync(file, qdqConvModel(relu));
 
 const assumed = (page) => page.evaluate(() => document.querySelector('.mpv-assumed')?.textContent ?? null);
+// The float Conv of the graph as written takes a 64 KiB im2col beside 1,792 B of tensors.
+const WORKSPACE =
+  "kernels take no scratch memory; ONNX Runtime's CPU kernels take some at 1 node, the largest 64.0 KiB " +
+  "(65,536 B) at 'conv' (Conv: one thread's segment of the im2col (float)), where the lower bound is " +
+  "65.8 KiB (67,328 B), 3657.1% above this plan's (“Kernel workspace” plans it)";
 
 describe('QDQ units', () => {
   it('a QDQ conv: planned as written, and the note says ONNX Runtime fuses it', async () => {
@@ -33,7 +39,8 @@ describe('QDQ units', () => {
       timeout: TIMEOUT,
     });
     expect(await assumed(page)).toBe(
-      'Assumed: 1 DequantizeLinear → op → QuantizeLinear unit planned as written (float values between them); ' +
+      `Assumed (2): ${WORKSPACE}; ` +
+        '1 DequantizeLinear → op → QuantizeLinear unit planned as written (float values between them); ' +
         "ONNX Runtime's CPU execution provider fuses such units on x86-64 into int8 ops, so it may need less " +
         '(“QDQ fused” plans them so). ' +
         'Fused, the planned peak is 192 B.',
@@ -77,7 +84,8 @@ describe('QDQ units', () => {
       timeout: TIMEOUT,
     });
     expect(await assumed(page)).toBe(
-      'Assumed: no DequantizeLinear → op → QuantizeLinear unit that ONNX Runtime fuses on x86-64; ' +
+      `Assumed (2): ${WORKSPACE}; ` +
+        'no DequantizeLinear → op → QuantizeLinear unit that ONNX Runtime fuses on x86-64; ' +
         '1 DequantizeLinear → op → QuantizeLinear unit where int8 QDQ is allowed (as on ARM64). ' +
         'Fused where int8 QDQ is allowed (as on ARM64), it is 192 B.',
     );

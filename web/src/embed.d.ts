@@ -15,6 +15,8 @@ export interface ViewOptions {
   shareKv?: boolean;
   /** QDQ node units planned fused, as ONNX Runtime's CPU execution provider runs them (plan --fuse-qdq). */
   fuseQdq?: boolean;
+  /** Each node's kernel workspace, as ONNX Runtime's CPU kernels allocate it, planned as a buffer at the node's position (plan --workspace). */
+  workspace?: boolean;
   /** The execution order planned: the model's, or the lowest peak the schedulers find (plan --order best). */
   order?: 'file' | 'best';
   /** A client to share (connectMemplan()); by default the view starts its own worker. */
@@ -39,6 +41,8 @@ export interface ViewState {
   shareKv: boolean;
   /** Plan with --fuse-qdq (offered when the model has QDQ node units). */
   fuseQdq: boolean;
+  /** Plan with --workspace (offered when some node's kernel takes scratch memory). */
+  workspace: boolean;
   order: 'file' | 'best';
   /** Dim values as typed ('' = unbound). */
   dims: Readonly<Record<string, string>>;
@@ -79,6 +83,7 @@ export interface ViewController {
     inplace?: boolean;
     shareKv?: boolean;
     fuseQdq?: boolean;
+    workspace?: boolean;
     order?: 'file' | 'best';
   }): Promise<unknown>;
   select(name: string | null): void;

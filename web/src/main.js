@@ -19,6 +19,7 @@ const view = mount($('#app'), {
   inplace: linked.inplace,
   shareKv: linked.shareKv,
   fuseQdq: linked.fuseQdq,
+  workspace: linked.workspace,
   order: linked.order,
 });
 view.on('state', (s) => {

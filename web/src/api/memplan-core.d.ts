@@ -228,6 +228,22 @@ export interface PlanDocument {
    *  lower bound (aligned) under that order; null under another order, while deferred, with
    *  --inplace or when the graph has control-flow bodies (ONNX Runtime orders them too). */
   onnxruntime_order?: { moved: number; lower_bound_bytes: number } | null;
+  /** The main graph's plan only: the nodes whose kernels take scratch memory as ONNX Runtime's CPU kernels
+   *  allocate it (ConvInteger's im2col, a float Conv's MLAS working buffer, LSTM/GRU/RNN gate buffers...);
+   *  null while deferred. included: planned as buffers (--workspace); nodes: the nodes with a workspace,
+   *  unknown: of those, how many without a known size; the largest (node null when none); lower_bound_bytes:
+   *  the arena's lower bound with every node's workspace at its position (with --workspace, the plan's). */
+  kernel_workspace?: {
+    runtime: string;
+    included: boolean;
+    nodes: number;
+    unknown: number;
+    largest_bytes: number;
+    largest_node: string | null;
+    largest_op_type: string | null;
+    largest_what: string | null;
+    lower_bound_bytes: number;
+  } | null;
   /** With --order other than file, in every graph's plan (each body has its own): the scheduler
    *  whose order won, positions[i] = the file-order index of the node run at position i, the
    *  strategy's figures in the file order (everything below in the file order too) and in this
@@ -253,6 +269,8 @@ export interface PlanDocument {
     buffers: {
       name: string;
       transient: boolean;
+      /** A kernel's workspace (--workspace), not a body's memory. */
+      workspace: boolean;
       bytes: number;
       share: number;
       op_type: string | null;
@@ -286,17 +304,22 @@ export interface PlanDocument {
   /** The main graph's plan only: the shape inference's notes (as the shapes document's), e.g. "no dim of
    *  the model is named 'btach': that binding changes nothing", "no rule for MyOp (2 nodes)". */
   notes?: string[];
-  /** One buffer per control-flow node: its body's memory, live at the node's position. */
+  /** One buffer per control-flow node: its body's memory, live at the node's position; with --workspace
+   *  also one per node whose kernel takes scratch memory (kind 'workspace'). */
   transients: {
     node: string;
     op_type: string;
+    kind: 'body' | 'workspace';
     position: number;
     bytes: number | null;
     /** Its share of naive_bytes: the counted body's own naive total + its state (null when not known). */
     naive_bytes: number | null;
     slot: number | null;
     offset: number | null;
+    /** A body's: why a branch was chosen without knowing (null for a workspace). */
     assumption: string | null;
+    /** A workspace's: what the kernel allocates, e.g. "the im2col of its input (uint8)" (null for a body). */
+    what: string | null;
   }[];
   subgraphs: {
     node: string;

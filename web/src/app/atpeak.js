@@ -89,7 +89,11 @@ export function createAtPeak(container, ctl) {
       const tr = el('tr');
       tr.dataset.name = b.name;
       if (b.name === ctl.linked.selected) tr.className = 'selected';
-      const nameBtn = el('button', 'mpv-link', b.transient ? `${b.name} (its body's memory)` : b.name);
+      const nameBtn = el(
+        'button',
+        'mpv-link',
+        b.workspace ? `${b.name} (its kernel's workspace)` : b.transient ? `${b.name} (its body's memory)` : b.name,
+      );
       nameBtn.type = 'button';
       nameBtn.addEventListener('click', () => ctl.select(b.name));
       const td0 = el('td');

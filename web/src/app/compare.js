@@ -148,6 +148,7 @@ function describeArgs(args) {
     else if (args[k] === '--inplace') parts.push('in-place');
     else if (args[k] === '--share-kv') parts.push('KV cache in place');
     else if (args[k] === '--fuse-qdq') parts.push('QDQ fused');
+    else if (args[k] === '--workspace') parts.push('kernel workspace');
     else if (args[k] === '--dim' || args[k] === '--value') parts.push(args[++k]);
   }
   return parts.join(', ');

@@ -50,6 +50,8 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {boolean} shareKv      plan with --share-kv when the model has kvPairs
  * @property {ReadonlyArray<object>} kvPairs  the KV-cache pairs --share-kv shares (kvPairs(info))
  * @property {boolean} fuseQdq      plan with --fuse-qdq (QDQ node units fused)
+ * @property {boolean} workspace    plan with --workspace (each node's kernel workspace, as ONNX Runtime's
+ *                                  CPU kernels allocate it, a buffer live at the node's position)
  * @property {{fused: boolean, peak: number|null, total: number|null, int8Peak: number|null}|null} qdqOther  a QDQ model's
  *                                  other reading, planned after the plan shown: fused when it is
  *                                  as written, as written when fused (peak null when no unit fuses
@@ -109,6 +111,7 @@ function initialState(options) {
     shareKv: options.shareKv === true,
     kvPairs: Object.freeze([]),
     fuseQdq: options.fuseQdq === true,
+    workspace: options.workspace === true,
     qdqOther: null,
     order: ORDERS.includes(options.order) ? options.order : 'file',
     dims: dimsOf({}),
@@ -366,6 +369,7 @@ export function createController(client, options = {}) {
     if (inplace) args.push('--inplace');
     if (state.shareKv && state.kvPairs.length) args.push('--share-kv');
     if (state.fuseQdq) args.push('--fuse-qdq'); // changes nothing in a model without QDQ units
+    if (state.workspace) args.push('--workspace'); // nor this in a model whose kernels take no scratch memory
     return [...args, ...orderArgs(), ...dims];
   }
   // Under an order other than the file's, the positions (and so the node
@@ -407,6 +411,18 @@ export function createController(client, options = {}) {
         profile: null,
         profileNote:
           "the per-node profile is of the graph as written; with QDQ units fused the chart shows the plan's live bytes",
+      };
+    // The profile counts tensors: with the kernels' workspace planned (in the
+    // main graph, or as buffers of the body shown), the plan's live bytes.
+    const ws = state.plan?.kernel_workspace;
+    if (
+      state.workspace &&
+      ((ws?.included === true && ws.nodes > 0) || m.transients.some((t) => t.kind === 'workspace'))
+    )
+      return {
+        profileDoc: doc,
+        profile: null,
+        profileNote: "the per-node profile counts tensors; with kernel workspace the chart shows the plan's live bytes",
       };
     // A body's own per-node profile is the profile document's entry at the same path.
     const shown = state.path.length ? profileAt(doc, state.path) : doc;
@@ -940,14 +956,15 @@ export function createController(client, options = {}) {
       return replan();
     },
     /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS), in-place reuse, the KV
-     *  cache in place (shareKv), QDQ units fused (fuseQdq) or the execution order (one of ORDERS);
-     *  re-plans. */
-    setOptions({ strategy, align, inplace, order, shareKv, fuseQdq } = {}) {
+     *  cache in place (shareKv), QDQ units fused (fuseQdq), the kernels' workspace planned (workspace)
+     *  or the execution order (one of ORDERS); re-plans. */
+    setOptions({ strategy, align, inplace, order, shareKv, fuseQdq, workspace } = {}) {
       const p = {};
       if (strategy === 'arena' || strategy === 'slots') p.strategy = strategy;
       if (typeof inplace === 'boolean') p.inplace = inplace;
       if (typeof shareKv === 'boolean') p.shareKv = shareKv;
       if (typeof fuseQdq === 'boolean') p.fuseQdq = fuseQdq;
+      if (typeof workspace === 'boolean') p.workspace = workspace;
       if (ORDERS.includes(order)) p.order = order;
       if (ALIGNS.includes(Number(align))) p.align = Number(align);
       patch(p);
@@ -1020,6 +1037,7 @@ export function createController(client, options = {}) {
         inplace: s.inplace,
         shareKv: s.shareKv,
         fuseQdq: s.fuseQdq,
+        workspace: s.workspace,
         order: s.order,
         dims: s.dims,
         dimNames: s.dimNames,

@@ -78,6 +78,15 @@ export function createControls(container, ctl) {
     "QDQ units fused, as ONNX Runtime's CPU execution provider runs them: each DequantizeLinear → op → QuantizeLinear unit reads and writes the quantized tensors, so the float values between them take no memory (plan --fuse-qdq). What ONNX Runtime fuses depends on the platform and the quantization parameters: unticked, the graph as written.",
   );
   fuseQdqLabel.hidden = true;
+  // Each node's kernel workspace planned as a buffer at its position (plan
+  // --workspace): offered when some node's kernel takes scratch memory.
+  const [workspace, workspaceLabel] = checkOption(
+    'mpv-workspace',
+    'Kernel workspace',
+    'workspace',
+    "The scratch memory ONNX Runtime's CPU kernels allocate while they run (one intra-op thread, the graph as written): a convolution's im2col, a recurrent op's gate buffers, a quantized matrix product's int32 result, planned as a buffer at the node's position (plan --workspace). Unticked: tensors only.",
+  );
+  workspaceLabel.hidden = true;
   const resetZoom = el('button', 'mpv-btn', 'Reset zoom');
   resetZoom.type = 'button';
   resetZoom.addEventListener('click', () => ctl.linked.setXDomain(null));
@@ -102,6 +111,7 @@ export function createControls(container, ctl) {
     inplaceLabel,
     shareKvLabel,
     fuseQdqLabel,
+    workspaceLabel,
     orderCtl.el,
     resetZoom,
     fixedNote,
@@ -150,11 +160,14 @@ export function createControls(container, ctl) {
     shareKvLabel.hidden = !s.kvPairs.length;
     fuseQdq.checked = s.fuseQdq;
     fuseQdqLabel.hidden = !s.fuseQdq && !s.assumptions.some((a) => a.kind === 'qdq' && a.units > 0);
+    workspace.checked = s.workspace;
+    workspaceLabel.hidden = !s.workspace && !(s.plan?.kernel_workspace?.nodes > 0);
     // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
     const fixed = !s.hasModel;
     inplace.disabled = fixed;
     shareKv.disabled = fixed;
     fuseQdq.disabled = fixed;
+    workspace.disabled = fixed;
     alignSel.disabled = fixed;
     for (const b of Object.values(stratBtns)) b.disabled = fixed;
     dimsAll.disabled = fixed;
@@ -171,6 +184,8 @@ export function createControls(container, ctl) {
       shareKv.checked = !!s.plan.share_kv;
       shareKvLabel.hidden = !s.plan.share_kv;
       fuseQdq.checked = s.assumptions.some((a) => a.kind === 'qdq' && a.fused > 0);
+      workspace.checked = s.plan.kernel_workspace?.included === true;
+      workspaceLabel.hidden = !(s.plan.kernel_workspace?.nodes > 0);
     }
   }
 

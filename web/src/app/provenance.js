@@ -37,6 +37,7 @@ export function provenanceOf(state, { args, dims, values, size, sha256, version 
       inplace: state.inplace,
       ...(state.shareKv && state.kvPairs?.length ? { share_kv: true } : {}),
       ...(state.fuseQdq ? { fuse_qdq: true } : {}),
+      ...(state.workspace ? { workspace: true } : {}),
       ...(state.order && state.order !== 'file' ? { order: state.order } : {}),
     },
     dims,

@@ -26,6 +26,19 @@ function describeBody(ctl, node, size, position) {
   return lines;
 }
 
+/** Lines about a kernel's workspace (a transient of kind 'workspace', plan --workspace): what it is and its node. */
+function describeWorkspace(t, size, position) {
+  const what = typeof t.what === 'string' && t.what ? t.what : 'scratch memory';
+  return [
+    [
+      'kernel workspace',
+      Number.isNaN(size) ? `not known: ${what}` : `${formatBytes(size)} (${formatInt(size)} B): ${what}`,
+    ],
+    ['node', `${t.op_type ?? ''} ${t.node} (position ${position})`],
+    ['runtime', "as ONNX Runtime's CPU kernel allocates it while the node runs (one intra-op thread)"],
+  ];
+}
+
 /** Lines about value `name` of the current plan, or null when it is not in it. */
 export function describeValue(ctl, name) {
   const { m, reuse, inplace } = ctl.state;
@@ -34,6 +47,7 @@ export function describeValue(ctl, name) {
   const lines = [];
   const own = m.owner[i];
   const size = m.size[i];
+  if (m.workspace?.(i)) return describeWorkspace(m.transients[i - m.nValues], size, m.start[i]);
   if (m.transient(i)) return describeBody(ctl, name, size, m.start[i]);
   if (m.dtype[i] || m.shape[i] !== undefined) lines.push(['type', `${m.dtype[i] || '?'} ${formatShape(m.shape[i])}`]);
   lines.push([

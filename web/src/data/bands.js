@@ -33,6 +33,8 @@ export function moduleOf(name, depth) {
 
 /** The group label of buffer i: its producer's op type or module; what it is when no node makes it. */
 function labelOf(m, i, producer, mode) {
+  // A kernel's workspace is named after its node: grouped as such, or in the node's module.
+  if (m.workspace?.(i)) return mode.id === 'op' ? '(kernel workspace)' : moduleOf(m.names[i], mode.depth);
   const nd = producer(m.names[i]);
   if (!nd) return m.transient(i) ? '(body memory)' : '(graph input)';
   if (mode.id === 'op') return nd.domain && nd.domain !== 'ai.onnx' ? `${nd.domain}:${nd.op}` : nd.op;

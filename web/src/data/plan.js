@@ -140,8 +140,10 @@ export function modelMemory(json) {
  *   nodes: [{index, name, op, domain, inputs: [names], outputs: [names]|null}] in
  *   position order ([] when the JSON has no `nodes`),
  *   nValues (the plan's `values`; indices nValues..n-1 are its `transients`,
- *   each a buffer named after its control-flow node, [position, position]),
+ *   each a buffer named after its node, [position, position]: a control-flow
+ *   node's body memory, or with --workspace a kernel's workspace),
  *   transients (the JSON's list), transient(i) (index i is a transient),
+ *   workspace(i) (index i is a kernel's workspace: a transient of kind 'workspace'),
  *   transientNaive: Float64Array (per transient, its naive_bytes: the counted
  *   body's naive total + state; NaN when not given),
  *   exact: {naive, peak, lowerBound} and exactSize(i), exactOffset(i) (of an
@@ -153,7 +155,9 @@ export function modelMemory(json) {
 export function normalizePlan(json) {
   if (!json || typeof json !== 'object') throw new TypeError('normalizePlan: expected a plan object');
   // A body's memory (`transients`: one buffer per control-flow node, live at
-  // its position) is drawn as a buffer named after the node, after the values.
+  // its position) and a kernel's workspace (one per node that takes scratch
+  // memory, with --workspace: kind 'workspace') are drawn as a buffer named
+  // after the node, after the values.
   const transients = (Array.isArray(json.transients) ? json.transients : []).filter(
     (t) => t && typeof t.node === 'string',
   );
@@ -272,6 +276,7 @@ export function normalizePlan(json) {
     transients,
     transientNaive,
     transient: (i) => i >= nValues,
+    workspace: (i) => i >= nValues && transients[i - nValues].kind === 'workspace',
     names: valueNames,
     index,
     start,
@@ -447,11 +452,18 @@ export function bodyLabel(e) {
 
 /**
  * What a plan tree assumed rather than knew, for the note beside the headline
- * figures: [{kind: 'order'|'branch'|'trips'|'qdq', text, path}]. 'order': the
+ * figures: [{kind: 'order'|'workspace'|'branch'|'trips'|'qdq', text, path}]. 'order': the
  * main graph planned in the file order where ONNX Runtime runs its nodes in
- * another with another lower bound (`onnxruntime_order`). 'branch': an If whose
+ * another with another lower bound (`onnxruntime_order`). 'workspace': the
+ * main graph's kernel workspace (`kernel_workspace`, memplan/workspace.h: the
+ * scratch memory ONNX Runtime's CPU kernels allocate while they run, one
+ * intra-op thread): left out of an arena plan where adding it at each node's
+ * position raises the lower bound (its `lower_bound_bytes` above the plan's),
+ * or planned (`included`, `plan --workspace`) at its `nodes` nodes; `included`
+ * and `nodes` in the entry. 'branch': an If whose
  * condition is not known, planned with its larger branch (the C library's
- * `assumption`); 'trips': a trip-count dim (`trips_…`) left unbound; 'qdq': a
+ * `assumption` of a body's transient; a workspace's transient, kind
+ * 'workspace', is none); 'trips': a trip-count dim (`trips_…`) left unbound; 'qdq': a
  * graph's QDQ node units (`qdq_units`, memplan/qdq.h: `units` in the entry),
  * planned as written where ONNX Runtime fuses them, or fused as it does
  * (`qdq_fused` of them, `plan --fuse-qdq`; `fused`), on x86-64 or where int8
@@ -499,15 +511,58 @@ function ortOrderText(json) {
   );
 }
 
+/** The note on the kernels' scratch memory (the main graph's
+ *  `kernel_workspace`): planned (included), or left out where it raises an
+ *  arena plan's lower bound; null when no node takes any, the plan is
+ *  deferred (null), or, left out, the bound is the same or the plan is not an
+ *  arena plan. */
+function workspaceText(json) {
+  const w = json.kernel_workspace;
+  if (!w || typeof w !== 'object' || !Number.isInteger(w.nodes) || w.nodes <= 0) return null;
+  const b = formatBytesExact;
+  const nodes = `${formatInt(w.nodes)} node${w.nodes === 1 ? '' : 's'}`;
+  const largest =
+    typeof w.largest_node === 'string' && Number.isFinite(num(w.largest_bytes))
+      ? `the largest ${b(w.largest_bytes)} at '${w.largest_node}' (${str(w.largest_op_type) || 'node'}` +
+        `${typeof w.largest_what === 'string' && w.largest_what ? `: ${w.largest_what}` : ''})`
+      : '';
+  if (w.included === true)
+    return (
+      `the scratch memory ONNX Runtime's CPU kernels take (one intra-op thread), planned at ${nodes}` +
+      (largest ? `: ${largest}` : '')
+    );
+  const here = json.lower_bound_bytes,
+    there = w.lower_bound_bytes;
+  if ((json.strategy ?? 'arena') !== 'arena' || !Number.isFinite(here) || here <= 0 || !Number.isFinite(there))
+    return null;
+  if (there <= here) return null;
+  const pct = (((there - here) / here) * 100).toFixed(1);
+  return (
+    `kernels take no scratch memory; ONNX Runtime's CPU kernels take some at ${nodes}` +
+    (largest ? `, ${largest}` : '') +
+    `, where the lower bound is ${b(there)}, ${pct}% above this plan's (“Kernel workspace” plans it)`
+  );
+}
+
 export function planAssumptions(json) {
   const out = [];
   const ort = json && typeof json === 'object' ? ortOrderText(json) : null;
   if (ort) out.push({ kind: 'order', path: [], node: '', text: ort });
+  const ws = json && typeof json === 'object' ? workspaceText(json) : null;
+  if (ws)
+    out.push({
+      kind: 'workspace',
+      path: [],
+      node: '',
+      included: json.kernel_workspace.included === true,
+      nodes: json.kernel_workspace.nodes,
+      text: ws,
+    });
   const seenTrips = new Set();
   const walk = (plan, path) => {
     if (!plan || typeof plan !== 'object') return;
     for (const t of Array.isArray(plan.transients) ? plan.transients : []) {
-      if (typeof t?.assumption !== 'string') continue;
+      if (t?.kind === 'workspace' || typeof t?.assumption !== 'string') continue; // a kernel's workspace: no branch
       const taken = (plan.subgraphs ?? []).find((e) => e?.node === t.node && e.counted);
       out.push({
         kind: 'branch',

@@ -252,9 +252,15 @@ export function nodeRows(m, series = memorySeries(m), nodes = null) {
  * start, end, length, owner, view, slot (null), offset (null), status}. size
  * and offset are exact: a BigInt beyond 2^53 (m.exactSize, exact.js).
  * status: 'unknown: <reason>' | 'unplanned' | 'view' | '' (planned buffer) |
- * 'body memory (If)' (a control-flow node's transient; ': not known' appended when its size is not).
+ * 'body memory (If)' (a control-flow node's transient) | 'workspace (Conv: the im2col of its input (uint8))'
+ * (a kernel's workspace: its op type and what the kernel allocates); ': not known' appended to
+ * either when its size is not.
  */
 export function valueRows(m) {
+  const transientText = (t) =>
+    t.kind === 'workspace'
+      ? `workspace (${t.op_type ?? 'node'}${typeof t.what === 'string' && t.what ? `: ${t.what}` : ''})`
+      : `body memory (${t.op_type ?? 'node'})`;
   const rows = new Array(m.n);
   const unplanned = new Set(m.unplanned.map((u) => u.name));
   for (let i = 0; i < m.n; i++) {
@@ -274,7 +280,7 @@ export function valueRows(m) {
       slot: m.slot[i] >= 0 ? m.slot[i] : null,
       offset: m.exactOffset(i),
       status: m.transient(i)
-        ? `body memory (${m.transients[i - m.nValues].op_type ?? 'node'})${Number.isNaN(m.size[i]) ? ': not known' : ''}`
+        ? `${transientText(m.transients[i - m.nValues])}${Number.isNaN(m.size[i]) ? ': not known' : ''}`
         : reason !== undefined
           ? `unknown: ${reason}`
           : unplanned.has(name)
@@ -418,7 +424,7 @@ export function queryIntervals(ix, start, end, d0, d1, out) {
 
 /**
  * The buffers live at position p of plan model m, as `at_peak` lists them:
- * [{name, transient, bytes, share, op_type, node, dtype, shape}], largest
+ * [{name, transient, workspace, bytes, share, op_type, node, dtype, shape}], largest
  * (bytes exact: a BigInt beyond 2^53, exact.js)
  * first (equal sizes in placement order), share = the buffer's size on the lower bound's basis
  * (m.boundAlign) over lower_bound_bytes. Buffers of unknown size are left
@@ -434,6 +440,7 @@ export function liveAt(m, p, producer) {
     out.push({
       name: m.names[i],
       transient: !!t,
+      workspace: t?.kind === 'workspace',
       bytes: m.exactSize(i) ?? m.size[i],
       share: Number(share.toPrecision(6)),
       op_type: t ? (t.op_type ?? null) : (nd?.op ?? null),
