@@ -223,6 +223,41 @@ static void test_other_ops(void **state) {
     memplan_model_free(m);
 }
 
+/* The recurrent rules' other terms: batch-first layout, backwards, peepholes,
+ * sequence lengths given, outputs not asked for, linear_before_reset. */
+static void test_recurrent_variants(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", F32, "2,10,3"); /* B = 2, S = 10, I = 3 (layout 1) */
+    mb_input(g, "lens", 6, "2");
+    mb_initializer(g, "wl", F32, "1,20,3");
+    mb_initializer(g, "rl", F32, "1,20,5");
+    mb_initializer(g, "bl", F32, "1,40");
+    mb_initializer(g, "pl", F32, "1,15");
+    Onnx__NodeProto *n = mb_node(g, "LSTM", "x,wl,rl,bl,lens,,,pl", "ly");
+    mb_int_attr(n, "hidden_size", 5);
+    mb_int_attr(n, "layout", 1);
+    str_attr(n, "direction", "reverse");
+    mb_input(g, "xs", F32, "10,2,3");
+    mb_initializer(g, "wg", F32, "1,15,3");
+    mb_initializer(g, "rg", F32, "1,15,5");
+    mb_initializer(g, "bg", F32, "1,30");
+    n = mb_node(g, "GRU", "xs,wg,rg,bg", ",gh");
+    mb_int_attr(n, "hidden_size", 5);
+    mb_int_attr(n, "linear_before_reset", 1);
+    mb_output(g, "ly", 0, NULL);
+    memplan_model *m = load(g, 17);
+    memplan_shapes *s = NULL;
+    memplan_error err = {0};
+    assert_int_equal(memplan_shapes_infer(m, &s, &err), MEMPLAN_OK);
+    /* 4HBS + 3BH + 2H + 4H (bias) + 3H (peepholes) + SBI + SBH (backwards) + 2 x DBH (Y_h, Y_c) */
+    expect_ws(m, s, "ly", 4 * (400 + 30 + 10 + 20 + 15 + 60 + 100 + 10 + 10));
+    /* 3HBS + 2BH + 4BH (bias, linear_before_reset) + BH (the linear output); + 4B */
+    expect_ws(m, s, "gh", 4 * (300 + 20 + 40 + 10) + 8);
+    memplan_shapes_free(s);
+    memplan_model_free(m);
+}
+
 /* A symbolic dim: unknown until bound. */
 static void test_symbolic(void **state) {
     (void)state;
@@ -306,7 +341,8 @@ static void test_plan(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_convolutions), cmocka_unit_test(test_qlinear_conv), cmocka_unit_test(test_other_ops),
+        cmocka_unit_test(test_convolutions), cmocka_unit_test(test_qlinear_conv),
+        cmocka_unit_test(test_other_ops),    cmocka_unit_test(test_recurrent_variants),
         cmocka_unit_test(test_symbolic),     cmocka_unit_test(test_plan),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
