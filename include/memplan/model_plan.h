@@ -352,13 +352,13 @@ struct memplan_model_plan {
 
     /* The main graph's nodes in the order ONNX Runtime runs them (its default
      * order, MEMPLAN_ORDER_ONNXRUNTIME), beside a plan in the file order:
-     * known only for the main graph planned in the file order, not deferred,
-     * without in-place reuse (whose pairs hold for the file order) and
-     * without control-flow bodies (ONNX Runtime orders them too: plan under
-     * MEMPLAN_ORDER_ONNXRUNTIME for that). moved:
+     * known only for the main graph planned in the file order, not deferred
+     * and without in-place reuse (whose pairs hold for the file order); with
+     * control-flow bodies, which ONNX Runtime orders too, from the plan made
+     * under MEMPLAN_ORDER_ONNXRUNTIME. moved:
      * how many positions hold another node there (0: ONNX Runtime runs the
      * file's order); lower_bound: the most bytes (aligned) live at one
-     * position under it, bodies' transients included, to set beside
+     * position under it, bodies' transients (in its order) included, to set beside
      * figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes. */
     struct {
         bool known;

@@ -1298,27 +1298,44 @@ static memplan_status plan_body(const plan_env *env, const memplan_graph *g, con
     return MEMPLAN_OK;
 }
 
-/* p->ort_order for a main graph planned in the file order, without bodies:
- * ONNX Runtime's order of its nodes, how many positions it moves and its
- * lower bound (one depth-first pass and one measure: linear in the nodes and
- * reads). */
-static memplan_status ort_order_figures(memplan_model_plan *p, memplan_error *err) {
-    /* ONNX Runtime orders each body too, which changes its node's transient:
-     * that is plan --order onnxruntime's to say, not this one pass's */
-    if (p->deferred || p->positions < 2 || p->n_subgraphs) return MEMPLAN_OK;
-    mp_order_problem q;
-    memplan_schedule s = {0};
-    memplan_status st = mp_order_problem_build(p, &q, err);
-    if (st) return st;
-    st = memplan_schedule_run(&q.p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &s, err);
-    mp_order_problem_free(&q);
-    if (st) return st;
+static memplan_status build_plan(const memplan_model *m, const memplan_plan_options *o, plan_impl **out,
+                                 memplan_error *err);
+
+/* p->ort_order for a main graph planned in the file order: ONNX Runtime's
+ * order of its nodes, how many positions it moves and its lower bound. A
+ * graph without bodies: one depth-first pass and one measure (linear in the
+ * nodes and reads). With bodies, which ONNX Runtime orders too (their
+ * transients change with it): the plan under MEMPLAN_ORDER_ONNXRUNTIME. */
+static memplan_status ort_order_figures(memplan_model_plan *p, const plan_env *env, memplan_error *err) {
+    if (p->deferred || p->positions < 1) return MEMPLAN_OK;
     int32_t moved = 0;
-    for (int32_t i = 0; i < s.n_steps; i++) moved += s.order[i] != i;
+    uint64_t bound;
+    memplan_status st;
+    if (p->n_subgraphs) {
+        memplan_plan_options oo = *env->o;
+        oo.order = MEMPLAN_ORDER_ONNXRUNTIME;
+        plan_impl *o = NULL;
+        st = build_plan(env->m, &oo, &o, err);
+        if (!st && o->pub.deferred)
+            st = memplan_error_set(err, MEMPLAN_EINTERNAL, "the plan in ONNX Runtime's order is deferred");
+        for (int32_t i = 0; !st && o->pub.order.node && i < o->pub.positions; i++) moved += o->pub.order.node[i] != i;
+        bound = st ? 0 : o->pub.figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes;
+        if (o) plan_free(o, true);
+        if (st) return st;
+    } else {
+        mp_order_problem q;
+        memplan_schedule s = {0};
+        if ((st = mp_order_problem_build(p, &q, err))) return st;
+        st = memplan_schedule_run(&q.p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &s, err);
+        mp_order_problem_free(&q);
+        if (st) return st;
+        for (int32_t i = 0; i < s.n_steps; i++) moved += s.order[i] != i;
+        bound = s.peak;
+        memplan_schedule_free(&s);
+    }
     p->ort_order.known = true;
     p->ort_order.moved = moved;
-    p->ort_order.lower_bound = s.peak;
-    memplan_schedule_free(&s);
+    p->ort_order.lower_bound = bound;
     return MEMPLAN_OK;
 }
 
@@ -1341,9 +1358,6 @@ static void count_transients(memplan_model_plan *p, const memplan_model_plan *w)
     for (size_t i = 0; i < w->n_subgraphs; i++)
         if (w->subgraphs[i].counted) count_transients(p, w->subgraphs[i].plan);
 }
-
-static memplan_status build_plan(const memplan_model *m, const memplan_plan_options *o, plan_impl **out,
-                                 memplan_error *err);
 
 /* p->workspace for the main graph's plan, not deferred. With
  * options.kernel_workspace, from its transients. Without, for a graph
@@ -1398,7 +1412,7 @@ static memplan_status build_plan(const memplan_model *m, const memplan_plan_opti
         st = plan_under_order(&env, m->graph, NULL, false, &k, &all_file, err);
     } else {
         st = plan_graph(&env, m->graph, NULL, false, &k, err);
-        if (!st && !o->inplace) st = ort_order_figures(&k->pub, err);
+        if (!st && !o->inplace) st = ort_order_figures(&k->pub, &env, err);
     }
     if (!st) st = workspace_figures(k, &env, err);
     mp_order_memo_free(&memo);
