@@ -225,14 +225,15 @@ export interface PlanDocument {
   qdq_units_other: number;
   /** The main graph's plan only: where ONNX Runtime runs its nodes (its default order, --order
    *  onnxruntime) when planned in the file order: positions that hold another node, and the
-   *  lower bound (aligned) under that order; null under another order, while deferred, with
-   *  --inplace or when the graph has control-flow bodies (ONNX Runtime orders them too). */
+   *  lower bound (aligned) under that order, bodies in ONNX Runtime's order too; null under another
+   *  order, while deferred or with --inplace. */
   onnxruntime_order?: { moved: number; lower_bound_bytes: number } | null;
-  /** The main graph's plan only: the nodes whose kernels take scratch memory as ONNX Runtime's CPU kernels
-   *  allocate it (ConvInteger's im2col, a float Conv's MLAS working buffer, LSTM/GRU/RNN gate buffers...);
-   *  null while deferred. included: planned as buffers (--workspace); nodes: the nodes with a workspace,
-   *  unknown: of those, how many without a known size; the largest (node null when none); lower_bound_bytes:
-   *  the arena's lower bound with every node's workspace at its position (with --workspace, the plan's). */
+  /** The main graph's plan only: the nodes (of the main graph and every counted body) whose kernels take
+   *  scratch memory as ONNX Runtime's CPU kernels allocate it (ConvInteger's im2col, a float Conv's MLAS
+   *  working buffer, LSTM/GRU/RNN gate buffers...); null while deferred. included: planned as buffers
+   *  (--workspace); nodes: the nodes with a workspace, unknown: how many could not be sized; the largest
+   *  (node null when none); lower_bound_bytes: the arena's lower bound of the plan with them (with
+   *  --workspace, this plan's). */
   kernel_workspace?: {
     runtime: string;
     included: boolean;
