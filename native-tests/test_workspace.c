@@ -339,11 +339,50 @@ static void test_plan(void **state) {
     memplan_model_free(m);
 }
 
+/* float16 on ONNX Runtime's CPU: the nodes it runs in float32 (Conv, Relu,
+ * Add here; not Reshape, which has a float16 kernel, nor the float Relu),
+ * their op types most nodes first. */
+static void test_float16(void **state) {
+    (void)state;
+    assert_true(memplan_onnxruntime_cpu_float16("", "Reshape"));
+    assert_true(memplan_onnxruntime_cpu_float16("com.microsoft", "Attention"));
+    assert_false(memplan_onnxruntime_cpu_float16("", "Conv"));
+    assert_false(memplan_onnxruntime_cpu_float16("ai.onnx", "Resize"));
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", 10, "1,8,16,16");
+    mb_input(g, "f", F32, "4");
+    mb_initializer(g, "w", 10, "8,8,3,3");
+    mb_initializer_ints(g, "shape", "2", (const int64_t[]){1, -1}, 2);
+    Onnx__NodeProto *n = mb_node(g, "Conv", "x,w", "c");
+    INTS(n, "pads", 1, 1, 1, 1);
+    mb_node(g, "Relu", "c", "r1");
+    mb_node(g, "Relu", "r1", "r2");
+    mb_node(g, "Reshape", "r2,shape", "flat");
+    mb_node(g, "Add", "flat,flat", "y");
+    mb_node(g, "Relu", "f", "fr"); /* float: not counted */
+    mb_output(g, "y", 0, NULL);
+    mb_output(g, "fr", 0, NULL);
+    memplan_model *m = load(g, 17);
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    memplan_error err = {0};
+    memplan_model_plan *p = NULL;
+    assert_int_equal(memplan_plan_model(m, &o, &p, &err), MEMPLAN_OK);
+    assert_int_equal(p->float16_cpu.nodes, 4);
+    assert_int_equal(p->float16_cpu.n_ops, 3);
+    assert_string_equal(p->float16_cpu.ops[0], "Relu");
+    assert_string_equal(p->float16_cpu.ops[1], "Conv");
+    assert_string_equal(p->float16_cpu.ops[2], "Add");
+    memplan_model_plan_free(p);
+    memplan_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_convolutions), cmocka_unit_test(test_qlinear_conv),
         cmocka_unit_test(test_other_ops),    cmocka_unit_test(test_recurrent_variants),
         cmocka_unit_test(test_symbolic),     cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_float16),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1017,6 +1017,28 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     expect(planAssumptions(planned).map((a) => a.kind)).toEqual(['workspace']);
   });
 
+  it('planAssumptions: float16 nodes ONNX Runtime runs in float32 (onnxruntime_float16)', () => {
+    const doc = (f) => ({ positions: 734, lower_bound_bytes: 1000, strategy: 'arena', onnxruntime_float16: f });
+    expect(planAssumptions(doc({ nodes: 281, ops: ['Conv', 'Relu', 'MaxPool', 'Add', 'Sigmoid'] }))).toEqual([
+      {
+        kind: 'float16',
+        path: [],
+        node: '',
+        nodes: 281,
+        text:
+          "float16 tensors as written; ONNX Runtime's CPU execution provider (x86-64) runs 281 float16 nodes in " +
+          'float32 (Conv, Relu, MaxPool, Add, Sigmoid), casting their inputs, weights and outputs: float32 copies ' +
+          'this plan does not hold',
+      },
+    ]);
+    const eight = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
+    expect(planAssumptions(doc({ nodes: 1, ops: eight }))[0].text).toContain(
+      'runs 1 float16 node in float32 (A, B, C, D, E, F, G, H, …)',
+    );
+    expect(planAssumptions(doc(null))).toEqual([]);
+    expect(planAssumptions(doc({ nodes: 0, ops: [] }))).toEqual([]);
+  });
+
   it("planAssumptions: the file's order where ONNX Runtime runs another with another lower bound (onnxruntime_order)", () => {
     const doc = (o, extra = {}) => ({
       positions: 672,

@@ -350,6 +350,19 @@ struct memplan_model_plan {
         uint64_t lower_bound;
     } workspace;
 
+    /* float16 on ONNX Runtime's CPU execution provider (main graph's plan):
+     * the nodes of the main graph and every counted body, not folded at
+     * load, with a float16 input or output that it runs in float32
+     * (memplan_onnxruntime_cpu_float16 false), casting around them: the
+     * plan holds their tensors in float16 as written, without those float32
+     * copies. ops: their op types, most nodes first (ties: first seen), at
+     * most 8 (graph-owned strings). */
+    struct {
+        size_t nodes;
+        size_t n_ops;
+        const char *ops[8];
+    } float16_cpu;
+
     /* The main graph's nodes in the order ONNX Runtime runs them (its default
      * order, MEMPLAN_ORDER_ONNXRUNTIME), beside a plan in the file order:
      * known only for the main graph planned in the file order, not deferred

@@ -69,6 +69,17 @@ memplan_workspace_status memplan_workspace_onnxruntime(const memplan_shapes *s, 
                                                        int64_t opset, const memplan_binding *b, size_t nb,
                                                        memplan_workspace *out);
 
+/* Whether ONNX Runtime's CPU execution provider has a float16 kernel for the
+ * op (1.30, x86-64, measured: bench/README.md "float16 on the CPU"): data
+ * movement (Reshape, Transpose, Slice, Concat, Gather, Split, Expand, ...),
+ * Cast, Clip, Min, Max, Round, Sign, Mod, IsNaN, LayerNormalization,
+ * RMSNormalization, QuantizeLinear, DequantizeLinear, and control flow. It
+ * runs every other default-domain op given float16 tensors in float32,
+ * with Casts it inserts around the node (its inputs, weights included, and
+ * its outputs), so the tensors there are held in float32 as well. Ops of
+ * other domains: true (not looked at). */
+bool memplan_onnxruntime_cpu_float16(const char *domain, const char *op);
+
 #ifdef __cplusplus
 }
 #endif

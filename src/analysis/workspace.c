@@ -308,3 +308,42 @@ memplan_workspace_status memplan_workspace_onnxruntime(const memplan_shapes *s, 
     if (strcmp(op, "Softmax") == 0 || strcmp(op, "LogSoftmax") == 0) return softmax(&c, opset, out);
     return MEMPLAN_WORKSPACE_NONE;
 }
+
+bool memplan_onnxruntime_cpu_float16(const char *domain, const char *op) {
+    static const char *const ops[] = {
+        "Cast",
+        "Clip",
+        "Concat",
+        "ConstantOfShape",
+        "DequantizeLinear",
+        "Expand",
+        "Flatten",
+        "Gather",
+        "GatherElements",
+        "Identity",
+        "If",
+        "IsNaN",
+        "LayerNormalization",
+        "Loop",
+        "Max",
+        "Min",
+        "Mod",
+        "QuantizeLinear",
+        "RMSNormalization",
+        "Reshape",
+        "Round",
+        "Scan",
+        "ScatterND",
+        "Shape",
+        "Sign",
+        "Slice",
+        "Split",
+        "Squeeze",
+        "Transpose",
+        "Unsqueeze",
+    };
+    if (!domain || !op || (domain[0] && strcmp(domain, "ai.onnx") != 0)) return true;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+        if (strcmp(ops[i], op) == 0) return true;
+    return false;
+}

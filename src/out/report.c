@@ -327,6 +327,23 @@ static void json_workspace(mp_json *j, const memplan_model_plan *p) {
     mp_json_end(j);
 }
 
+/* The float16 nodes ONNX Runtime's CPU execution provider runs in float32
+ * (memplan_model_plan.float16_cpu): {nodes, ops}, null when there is none. */
+static void json_float16(mp_json *j, const memplan_model_plan *p) {
+    if (!p->float16_cpu.nodes) {
+        mp_json_null(j);
+        return;
+    }
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "nodes");
+    mp_json_uint(j, p->float16_cpu.nodes);
+    MP_JSON_KEY(j, "ops"); /* most nodes first, at most 8 */
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->float16_cpu.n_ops; i++) mp_json_str(j, p->float16_cpu.ops[i]);
+    mp_json_end(j);
+    mp_json_end(j);
+}
+
 static void json_transients(mp_json *j, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
     mp_json_arr(j);
@@ -691,6 +708,8 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
     if (!p->parent) {
         MP_JSON_KEY(j, "kernel_workspace");
         json_workspace(j, p);
+        MP_JSON_KEY(j, "onnxruntime_float16"); /* float16 nodes ONNX Runtime's CPU EP runs in float32 */
+        json_float16(j, p);
     }
     if (!c->r->no_at_peak) {
         MP_JSON_KEY(j, "at_peak");
@@ -1000,6 +1019,21 @@ static void text_workspace(mp_buf *b, const memplan_model_plan *p) {
     mp_buf_putc(b, '\n');
 }
 
+/* The float16 line: the float16 nodes ONNX Runtime's CPU execution provider
+ * runs in float32, with float32 copies the plan does not hold. */
+static void text_float16(mp_buf *b, const memplan_model_plan *p) {
+    if (!p->float16_cpu.nodes) return;
+    mp_text_printf(
+        b, "float16:           as written; ONNX Runtime's CPU kernels (x86-64) run %zu float16 node%s in float32 (",
+        p->float16_cpu.nodes, p->float16_cpu.nodes == 1 ? "" : "s");
+    for (size_t i = 0; i < p->float16_cpu.n_ops; i++) {
+        if (i) mp_buf_puts(b, ", ");
+        mp_text_put(b, p->float16_cpu.ops[i]);
+    }
+    mp_buf_puts(b, p->float16_cpu.n_ops == 8 ? ", ...)" : ")");
+    mp_buf_puts(b, ", casting their inputs, weights and outputs: float32 copies the plan does not hold\n");
+}
+
 /* The inputs and total lines of the main graph's plan. */
 static void text_total(mp_buf *b, const plan_ctx *c) {
     const memplan_model_plan *p = c->p;
@@ -1074,6 +1108,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
         if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
         text_ort_order(b, p);
         text_workspace(b, p);
+        text_float16(b, p);
         if (!c->r->no_at_peak) text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");

@@ -1339,6 +1339,58 @@ static memplan_status ort_order_figures(memplan_model_plan *p, const plan_env *e
     return MEMPLAN_OK;
 }
 
+/* Whether a value of p's graph is a float16 tensor. */
+static bool is_float16(const memplan_model_plan *p, int32_t v) {
+    const memplan_vshape *s = v >= 0 ? memplan_shapes_value(p->shapes, p->graph, v) : NULL;
+    return s && s->kind == MEMPLAN_TYPE_TENSOR && s->elem_type == MEMPLAN_DTYPE_FLOAT16;
+}
+
+/* The op types of the nodes ONNX Runtime's CPU execution provider runs in
+ * float32 though given float16, and how many of each. */
+#define F16_TYPES 64
+typedef struct f16_tally {
+    size_t nodes, n;
+    const char *op[F16_TYPES];
+    size_t count[F16_TYPES];
+} f16_tally;
+
+/* Those nodes of plan w and of its counted bodies, into t. */
+static void count_float16(f16_tally *t, const memplan_model_plan *w) {
+    for (int32_t pos = 0; pos < w->positions; pos++) {
+        const memplan_node *n = &w->graph->nodes[pos];
+        if (memplan_onnxruntime_cpu_float16(n->domain, n->op_type) || memplan_plan_node_folded(w, pos)) continue;
+        bool half = false;
+        for (int32_t k = 0; !half && k < n->n_inputs; k++) half = is_float16(w, n->inputs[k]);
+        for (int32_t k = 0; !half && k < n->n_outputs; k++) half = is_float16(w, n->outputs[k]);
+        if (!half) continue;
+        t->nodes++;
+        size_t i = 0;
+        while (i < t->n && strcmp(t->op[i], n->op_type)) i++;
+        if (i == t->n && t->n < F16_TYPES) t->op[t->n++] = n->op_type;
+        if (i < t->n) t->count[i]++;
+    }
+    for (size_t i = 0; i < w->n_subgraphs; i++)
+        if (w->subgraphs[i].counted) count_float16(t, w->subgraphs[i].plan);
+}
+
+/* p->float16_cpu: the nodes, and the op types with most nodes first (ties:
+ * first seen), the first 8. */
+static void float16_figures(memplan_model_plan *p) {
+    f16_tally t = {0, 0, {0}, {0}};
+    count_float16(&t, p);
+    for (size_t i = 1; i < t.n; i++) /* insertion sort, stable */
+        for (size_t k = i; k > 0 && t.count[k] > t.count[k - 1]; k--) {
+            size_t c = t.count[k];
+            const char *o = t.op[k];
+            t.count[k] = t.count[k - 1];
+            t.op[k] = t.op[k - 1];
+            t.count[k - 1] = c;
+            t.op[k - 1] = o;
+        }
+    p->float16_cpu.nodes = t.nodes;
+    for (size_t i = 0; i < t.n && i < 8; i++) p->float16_cpu.ops[p->float16_cpu.n_ops++] = t.op[i];
+}
+
 /* Count one workspace in p->workspace (the largest kept). */
 static void count_workspace(memplan_model_plan *p, const memplan_node *n, uint64_t bytes, const char *what) {
     p->workspace.nodes++;
@@ -1415,6 +1467,7 @@ static memplan_status build_plan(const memplan_model *m, const memplan_plan_opti
         if (!st && !o->inplace) st = ort_order_figures(&k->pub, &env, err);
     }
     if (!st) st = workspace_figures(k, &env, err);
+    if (!st) float16_figures(&k->pub);
     mp_order_memo_free(&memo);
     *out = k;
     return st;

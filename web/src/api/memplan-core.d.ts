@@ -234,6 +234,10 @@ export interface PlanDocument {
    *  (--workspace); nodes: the nodes with a workspace, unknown: how many could not be sized; the largest
    *  (node null when none); lower_bound_bytes: the arena's lower bound of the plan with them (with
    *  --workspace, this plan's). */
+  /** The main graph's plan only: the float16 nodes (main graph and counted bodies) that ONNX Runtime's CPU
+   *  execution provider (1.30, x86-64) runs in float32, casting around them, and their op types (most nodes
+   *  first, at most 8); null when there are none. */
+  onnxruntime_float16?: { nodes: number; ops: string[] } | null;
   kernel_workspace?: {
     runtime: string;
     included: boolean;

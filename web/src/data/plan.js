@@ -452,7 +452,7 @@ export function bodyLabel(e) {
 
 /**
  * What a plan tree assumed rather than knew, for the note beside the headline
- * figures: [{kind: 'order'|'workspace'|'branch'|'trips'|'qdq', text, path}]. 'order': the
+ * figures: [{kind: 'order'|'workspace'|'float16'|'branch'|'trips'|'qdq', text, path}]. 'order': the
  * main graph planned in the file order where ONNX Runtime runs its nodes in
  * another with another lower bound (`onnxruntime_order`). 'workspace': the
  * main graph's kernel workspace (`kernel_workspace`, memplan/workspace.h: the
@@ -460,7 +460,9 @@ export function bodyLabel(e) {
  * intra-op thread): left out of an arena plan where adding it at each node's
  * position raises the lower bound (its `lower_bound_bytes` above the plan's),
  * or planned (`included`, `plan --workspace`) at its `nodes` nodes; `included`
- * and `nodes` in the entry. 'branch': an If whose
+ * and `nodes` in the entry. 'float16': float16 nodes that ONNX Runtime's CPU
+ * execution provider runs in float32 (`onnxruntime_float16`; `nodes` in the
+ * entry). 'branch': an If whose
  * condition is not known, planned with its larger branch (the C library's
  * `assumption` of a body's transient; a workspace's transient, kind
  * 'workspace', is none); 'trips': a trip-count dim (`trips_…`) left unbound; 'qdq': a
@@ -544,6 +546,22 @@ function workspaceText(json) {
   );
 }
 
+/** The note on float16 tensors that ONNX Runtime's CPU execution provider
+ *  computes in float32 (the main graph's `onnxruntime_float16`: the nodes of
+ *  the main graph and its counted bodies, and their op types, most first), or
+ *  null when there are none. */
+function float16Text(json) {
+  const f = json.onnxruntime_float16;
+  if (!f || typeof f !== 'object' || !Number.isInteger(f.nodes) || f.nodes <= 0) return null;
+  const ops = (Array.isArray(f.ops) ? f.ops : []).filter((o) => typeof o === 'string');
+  const list = ops.length ? ` (${ops.join(', ')}${ops.length === 8 ? ', …' : ''})` : '';
+  return (
+    `float16 tensors as written; ONNX Runtime's CPU execution provider (x86-64) runs ${formatInt(f.nodes)} ` +
+    `float16 node${f.nodes === 1 ? '' : 's'} in float32${list}, casting their inputs, weights and outputs: ` +
+    'float32 copies this plan does not hold'
+  );
+}
+
 export function planAssumptions(json) {
   const out = [];
   const ort = json && typeof json === 'object' ? ortOrderText(json) : null;
@@ -558,6 +576,8 @@ export function planAssumptions(json) {
       nodes: json.kernel_workspace.nodes,
       text: ws,
     });
+  const f16 = json && typeof json === 'object' ? float16Text(json) : null;
+  if (f16) out.push({ kind: 'float16', path: [], node: '', nodes: json.onnxruntime_float16.nodes, text: f16 });
   const seenTrips = new Set();
   const walk = (plan, path) => {
     if (!plan || typeof plan !== 'object') return;
