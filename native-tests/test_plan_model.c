@@ -179,7 +179,7 @@ static void test_symbolic_defers_then_binds(void **state) {
     expect_contains(json, "\"status\":\"deferred\"");
     expect_contains(json, "\"unknown\":{\"values\":[{\"name\":\"a\",\"reason\":\"unbound dims\"},"
                           "{\"name\":\"y\",\"reason\":\"unbound dims\"}],\"dims\":[\"batch\",\"seq\"],"
-                          "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[]}");
+                          "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[],\"workspaces\":[]}");
     free(json);
     const char *argv[] = {"--dim", "batch=2", "--dim", "seq=8", "--align", "1"};
     assert_int_equal(cli_request_parse(&r, 6, argv, &err), MEMPLAN_OK);
@@ -209,7 +209,7 @@ static void test_deferred_lists_every_dim(void **state) {
     char *json = plan(g, 0, NULL);
     expect_contains(json, "\"dims\":[\"d00\",\"d01\",\"d02\",\"d03\",\"d04\",\"d05\",\"d06\",\"d07\",\"d08\","
                           "\"d09\",\"d10\",\"d11\",\"d12\",\"d13\",\"d14\",\"d15\",\"d16\"],"
-                          "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[]}");
+                          "\"internal_dims\":[],\"value_inputs\":[],\"subgraphs\":[],\"workspaces\":[]}");
     free(json);
 }
 

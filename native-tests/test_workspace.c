@@ -377,12 +377,44 @@ static void test_float16(void **state) {
     memplan_model_free(m);
 }
 
+/* A workspace beyond what a plan can hold (a 1024x1024 kernel over 2^20
+ * channels): not known, so --workspace defers the plan and names the node;
+ * without it the plan holds tensors and says so. */
+static void test_unknown_workspace(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("g");
+    mb_input(g, "x", U8, "1,1048576,4096,4096");
+    mb_input(g, "w", U8, "1,1048576,1024,1024");
+    mb_node(g, "ConvInteger", "x,w", "y");
+    mb_output(g, "y", 0, NULL);
+    memplan_model *m = load(g, 17);
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    memplan_error err = {0};
+    memplan_model_plan *p = NULL;
+    assert_int_equal(memplan_plan_model(m, &o, &p, &err), MEMPLAN_OK);
+    assert_false(p->deferred);
+    assert_true(p->workspace.known);
+    assert_int_equal(p->workspace.nodes, 0);
+    assert_int_equal(p->workspace.unknown, 1);
+    assert_null(p->workspace.largest_node);
+    memplan_model_plan_free(p);
+    o.kernel_workspace = true;
+    assert_int_equal(memplan_plan_model(m, &o, &p, &err), MEMPLAN_OK);
+    assert_true(p->deferred);
+    assert_int_equal(p->n_transients, 1);
+    assert_true(p->transients[0].workspace && !p->transients[0].known);
+    assert_false(p->workspace.known);
+    memplan_model_plan_free(p);
+    memplan_model_free(m);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_convolutions), cmocka_unit_test(test_qlinear_conv),
         cmocka_unit_test(test_other_ops),    cmocka_unit_test(test_recurrent_variants),
         cmocka_unit_test(test_symbolic),     cmocka_unit_test(test_plan),
-        cmocka_unit_test(test_float16),
+        cmocka_unit_test(test_float16),      cmocka_unit_test(test_unknown_workspace),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

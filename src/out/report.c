@@ -265,6 +265,19 @@ static void json_unknown(mp_json *j, const plan_ctx *c) {
         mp_json_end(j);
     }
     mp_json_end(j);
+    MP_JSON_KEY(j, "workspaces"); /* --workspace: the nodes whose kernel workspace has no known size */
+    mp_json_arr(j);
+    for (size_t i = 0; i < p->n_transients; i++) {
+        const memplan_transient *t = &p->transients[i];
+        if (!t->workspace || t->known) continue;
+        mp_json_obj(j);
+        MP_JSON_KEY(j, "node");
+        mp_json_str(j, p->graph->nodes[t->node].name);
+        MP_JSON_KEY(j, "op_type");
+        mp_json_str(j, p->graph->nodes[t->node].op_type);
+        mp_json_end(j);
+    }
+    mp_json_end(j);
     mp_json_end(j);
 }
 
@@ -823,6 +836,10 @@ static void text_deferred(mp_buf *b, const memplan_model_plan *p) {
         if (p->subgraphs[i].counted && !p->subgraphs[i].known)
             mp_text_printf(b, "  %s of '%s': %s\n", p->subgraphs[i].attribute,
                            p->graph->nodes[p->subgraphs[i].node].name, subgraph_reason(&p->subgraphs[i]));
+    for (size_t i = 0; i < p->n_transients; i++)
+        if (p->transients[i].workspace && !p->transients[i].known)
+            mp_text_printf(b, "  kernel workspace of '%s' (%s): size not known (--workspace)\n",
+                           p->graph->nodes[p->transients[i].node].name, p->graph->nodes[p->transients[i].node].op_type);
 }
 
 /* Each body in one line under its node, indented by depth: what it needs,
@@ -1010,10 +1027,10 @@ static void text_workspace(mp_buf *b, const memplan_model_plan *p) {
         mp_text_printf(b, "' (%s: %s)", n->op_type, p->workspace.what);
     }
     if (p->workspace.unknown)
-        mp_text_printf(b, "%s%zu node%s of unknown size", p->workspace.nodes ? ", and " : "", p->workspace.unknown,
+        mp_text_printf(b, "%s%zu node%s of a size not known", p->workspace.nodes ? ", and " : "", p->workspace.unknown,
                        p->workspace.unknown == 1 ? "" : "s");
-    if (!p->workspace.included) {
-        mp_buf_puts(b, "; lower bound with it ");
+    if (!p->workspace.included && p->workspace.nodes) {
+        mp_buf_puts(b, p->workspace.unknown ? "; lower bound with the known ones " : "; lower bound with it ");
         human_bytes(b, p->workspace.lower_bound);
     }
     mp_buf_putc(b, '\n');

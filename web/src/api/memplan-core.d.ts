@@ -202,6 +202,8 @@ export interface PlanDocument {
     /** Integer/bool scalar and short-vector inputs without a --value. */
     value_inputs: string[];
     subgraphs: { node: string; attribute: string; reason: string }[];
+    /** With --workspace: the nodes whose kernel workspace has no known size. */
+    workspaces: { node: string; op_type: string }[];
   } | null;
   /** With --upper-bounds: the dims planned at their bounds, and the --dim NAME=LO..HI ranges planned at HI. */
   upper_bounds?: {
