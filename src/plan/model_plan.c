@@ -1298,7 +1298,7 @@ static memplan_status plan_body(const plan_env *env, const memplan_graph *g, con
     return MEMPLAN_OK;
 }
 
-static memplan_status build_plan(const memplan_model *m, const memplan_plan_options *o, plan_impl **out,
+static memplan_status build_plan(const memplan_model *m, const memplan_plan_options *o, bool side, plan_impl **out,
                                  memplan_error *err);
 
 /* p->ort_order for a main graph planned in the file order: ONNX Runtime's
@@ -1315,13 +1315,12 @@ static memplan_status ort_order_figures(memplan_model_plan *p, const plan_env *e
         memplan_plan_options oo = *env->o;
         oo.order = MEMPLAN_ORDER_ONNXRUNTIME;
         plan_impl *o = NULL;
-        st = build_plan(env->m, &oo, &o, err);
-        if (!st && o->pub.deferred)
-            st = memplan_error_set(err, MEMPLAN_EINTERNAL, "the plan in ONNX Runtime's order is deferred");
-        for (int32_t i = 0; !st && o->pub.order.node && i < o->pub.positions; i++) moved += o->pub.order.node[i] != i;
-        bound = st ? 0 : o->pub.figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes;
+        st = build_plan(env->m, &oo, false, &o, err);
+        bool known = !st && !o->pub.deferred;
+        for (int32_t i = 0; known && o->pub.order.node && i < o->pub.positions; i++) moved += o->pub.order.node[i] != i;
+        bound = known ? o->pub.figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes : 0;
         if (o) plan_free(o, true);
-        if (st) return st;
+        if (!known) return st;
     } else {
         mp_order_problem q;
         memplan_schedule s = {0};
@@ -1427,7 +1426,7 @@ static memplan_status workspace_figures(plan_impl *k, const plan_env *env, mempl
     } else if (p->n_subgraphs) {
         memplan_plan_options wo = *env->o;
         wo.kernel_workspace = true;
-        if ((st = build_plan(env->m, &wo, &k->with_workspace, err))) return st;
+        if ((st = build_plan(env->m, &wo, false, &k->with_workspace, err))) return st;
         const memplan_model_plan *w = &k->with_workspace->pub;
         if (w->deferred) return MEMPLAN_OK; /* a workspace of unknown size: not known */
         count_transients(p, w);
@@ -1450,7 +1449,10 @@ static memplan_status workspace_figures(plan_impl *k, const plan_env *env, mempl
     return st;
 }
 
-static memplan_status build_plan(const memplan_model *m, const memplan_plan_options *o, plan_impl **out,
+/* The plan of the model's main graph under o; with side, the figures set
+ * beside it too (ONNX Runtime's order, kernel workspace, float16 on the
+ * CPU), which the plans made for them do without. */
+static memplan_status build_plan(const memplan_model *m, const memplan_plan_options *o, bool side, plan_impl **out,
                                  memplan_error *err) {
     memplan_plan_options fo = *o;
     fo.order = MEMPLAN_ORDER_FILE;
@@ -1464,10 +1466,10 @@ static memplan_status build_plan(const memplan_model *m, const memplan_plan_opti
         st = plan_under_order(&env, m->graph, NULL, false, &k, &all_file, err);
     } else {
         st = plan_graph(&env, m->graph, NULL, false, &k, err);
-        if (!st && !o->inplace) st = ort_order_figures(&k->pub, &env, err);
+        if (!st && side && !o->inplace) st = ort_order_figures(&k->pub, &env, err);
     }
-    if (!st) st = workspace_figures(k, &env, err);
-    if (!st) float16_figures(&k->pub);
+    if (!st && side) st = workspace_figures(k, &env, err);
+    if (!st && side) float16_figures(&k->pub);
     mp_order_memo_free(&memo);
     *out = k;
     return st;
@@ -1476,7 +1478,7 @@ static memplan_status build_plan(const memplan_model *m, const memplan_plan_opti
 memplan_status mp_model_plan_build(const memplan_model *m, const memplan_plan_options *o, memplan_model_plan **out,
                                    memplan_error *err) {
     plan_impl *k = NULL;
-    memplan_status st = build_plan(m, o, &k, err);
+    memplan_status st = build_plan(m, o, true, &k, err);
     *out = k ? &k->pub : NULL;
     return st;
 }
