@@ -360,19 +360,32 @@ static void test_float16(void **state) {
     mb_node(g, "Reshape", "r2,shape", "flat");
     mb_node(g, "Add", "flat,flat", "y");
     mb_node(g, "Relu", "f", "fr"); /* float: not counted */
+    mb_initializer(g, "u", 10, "1,8,16,16");
+    mb_node(g, "Mul", "x,u", "xm");        /* run in float32: a float32 copy of u */
+    n = mb_node(g, "Concat", "x,u", "xc"); /* float16 kernel: u kept as written too */
+    mb_int_attr(n, "axis", 0);
     mb_output(g, "y", 0, NULL);
     mb_output(g, "fr", 0, NULL);
+    mb_output(g, "xm", 0, NULL);
+    mb_output(g, "xc", 0, NULL);
     memplan_model *m = load(g, 17);
     memplan_plan_options o;
     memplan_plan_options_init(&o);
     memplan_error err = {0};
     memplan_model_plan *p = NULL;
     assert_int_equal(memplan_plan_model(m, &o, &p, &err), MEMPLAN_OK);
-    assert_int_equal(p->float16_cpu.nodes, 4);
-    assert_int_equal(p->float16_cpu.n_ops, 3);
+    assert_int_equal(p->float16_cpu.nodes, 5);
+    assert_int_equal(p->float16_cpu.n_ops, 4);
     assert_string_equal(p->float16_cpu.ops[0], "Relu");
     assert_string_equal(p->float16_cpu.ops[1], "Conv");
     assert_string_equal(p->float16_cpu.ops[2], "Add");
+    assert_string_equal(p->float16_cpu.ops[3], "Mul");
+    /* weights as written: w (1,152 B float16), shape (16 B), u (4,096 B).
+     * ONNX Runtime keeps w as float32 (2,304 B; the float16 one only Conv
+     * reads is dropped) and u twice: float16 for Concat, float32 for Mul. */
+    assert_int_equal(p->weight_bytes, 1152 + 16 + 4096);
+    assert_true(p->float16_cpu.weights_known);
+    assert_int_equal(p->float16_cpu.weight_bytes, 2304 + 16 + 4096 + 8192);
     memplan_model_plan_free(p);
     memplan_model_free(m);
 }

@@ -1018,8 +1018,15 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
   });
 
   it('planAssumptions: float16 nodes ONNX Runtime runs in float32 (onnxruntime_float16)', () => {
-    const doc = (f) => ({ positions: 734, lower_bound_bytes: 1000, strategy: 'arena', onnxruntime_float16: f });
-    expect(planAssumptions(doc({ nodes: 281, ops: ['Conv', 'Relu', 'MaxPool', 'Add', 'Sigmoid'] }))).toEqual([
+    const doc = (f) => ({
+      positions: 734,
+      lower_bound_bytes: 1000,
+      strategy: 'arena',
+      weights: { bytes: 88037540 },
+      onnxruntime_float16: f,
+    });
+    const ops = ['Conv', 'Relu', 'MaxPool', 'Add', 'Sigmoid'];
+    expect(planAssumptions(doc({ nodes: 281, ops, weight_bytes: 176073520 }))).toEqual([
       {
         kind: 'float16',
         path: [],
@@ -1028,9 +1035,12 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
         text:
           "float16 tensors as written; ONNX Runtime's CPU execution provider (x86-64) runs 281 float16 nodes in " +
           'float32 (Conv, Relu, MaxPool, Add, Sigmoid), casting their inputs, weights and outputs: float32 copies ' +
-          'this plan does not hold',
+          'this plan does not hold; its weights then 168 MiB (176,073,520 B), against 84.0 MiB (88,037,540 B) as written',
       },
     ]);
+    // the same weights, or none known: no weights clause
+    expect(planAssumptions(doc({ nodes: 281, ops, weight_bytes: 88037540 }))[0].text).toMatch(/does not hold$/);
+    expect(planAssumptions(doc({ nodes: 281, ops, weight_bytes: null }))[0].text).toMatch(/does not hold$/);
     const eight = ['A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'];
     expect(planAssumptions(doc({ nodes: 1, ops: eight }))[0].text).toContain(
       'runs 1 float16 node in float32 (A, B, C, D, E, F, G, H, …)',

@@ -356,11 +356,17 @@ struct memplan_model_plan {
      * (memplan_onnxruntime_cpu_float16 false), casting around them: the
      * plan holds their tensors in float16 as written, without those float32
      * copies. ops: their op types, most nodes first (ties: first seen), at
-     * most 8 (graph-owned strings). */
+     * most 8 (graph-owned strings). weight_bytes: the weights it keeps (with
+     * weights_known, every weight's size known): weight_bytes above, with a
+     * float32 copy of each float16 weight such a node reads (its Casts of
+     * initializers are folded at load from its optimisation level basic on)
+     * and without the float16 one where only such nodes read it. */
     struct {
         size_t nodes;
         size_t n_ops;
         const char *ops[8];
+        bool weights_known;
+        uint64_t weight_bytes;
     } float16_cpu;
 
     /* The main graph's nodes in the order ONNX Runtime runs them (its default

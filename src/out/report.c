@@ -354,6 +354,10 @@ static void json_float16(mp_json *j, const memplan_model_plan *p) {
     mp_json_arr(j);
     for (size_t i = 0; i < p->float16_cpu.n_ops; i++) mp_json_str(j, p->float16_cpu.ops[i]);
     mp_json_end(j);
+    MP_JSON_KEY(j, "weight_bytes"); /* the weights it keeps then (float32 copies); null when not known */
+    if (p->float16_cpu.weights_known) mp_json_uint(j, p->float16_cpu.weight_bytes);
+    else
+        mp_json_null(j);
     mp_json_end(j);
 }
 
@@ -1048,7 +1052,12 @@ static void text_float16(mp_buf *b, const memplan_model_plan *p) {
         mp_text_put(b, p->float16_cpu.ops[i]);
     }
     mp_buf_puts(b, p->float16_cpu.n_ops == 8 ? ", ...)" : ")");
-    mp_buf_puts(b, ", casting their inputs, weights and outputs: float32 copies the plan does not hold\n");
+    mp_buf_puts(b, ", casting their inputs, weights and outputs: float32 copies the plan does not hold");
+    if (p->float16_cpu.weights_known && p->float16_cpu.weight_bytes != p->weight_bytes) {
+        mp_buf_puts(b, "; its weights then ");
+        human_bytes(b, p->float16_cpu.weight_bytes);
+    }
+    mp_buf_putc(b, '\n');
 }
 
 /* The inputs and total lines of the main graph's plan. */

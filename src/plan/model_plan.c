@@ -1353,15 +1353,52 @@ typedef struct f16_tally {
     size_t count[F16_TYPES];
 } f16_tally;
 
+/* Whether ONNX Runtime's CPU execution provider runs the node at pos of w's
+ * graph in float32 though it has a float16 input or output. */
+static bool float32_run(const memplan_model_plan *w, int32_t pos) {
+    const memplan_node *n = &w->graph->nodes[pos];
+    if (memplan_onnxruntime_cpu_float16(n->domain, n->op_type) || memplan_plan_node_folded(w, pos)) return false;
+    bool half = false;
+    for (int32_t k = 0; !half && k < n->n_inputs; k++) half = is_float16(w, n->inputs[k]);
+    for (int32_t k = 0; !half && k < n->n_outputs; k++) half = is_float16(w, n->outputs[k]);
+    return half;
+}
+
+/* The change ONNX Runtime's CPU execution provider makes to the weights of
+ * plan w and of all its bodies (added, dropped): a float32 copy of each held
+ * float16 weight a float32-run node reads, the float16 one dropped when
+ * nothing else reads it (a graph input or output, a body, a float16
+ * kernel). False when a size is not known. */
+static bool float16_weights(const plan_impl *kw, uint64_t *added, uint64_t *dropped) {
+    const memplan_model_plan *w = &kw->pub;
+    const memplan_graph *g = w->graph;
+    for (int32_t v = 0; v < g->n_values; v++) {
+        if (!kw->held[v] || !is_float16(w, v) || (g->values[v].flags & MEMPLAN_VALUE_CAPTURE)) continue;
+        size_t f32 = 0, other = (g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_OUTPUT)) != 0;
+        for (int32_t pos = 0; pos < g->n_nodes; pos++) {
+            const memplan_node *n = &g->nodes[pos];
+            bool reads = false;
+            for (int32_t k = 0; !reads && k < n->n_inputs; k++) reads = n->inputs[k] == v;
+            for (int32_t k = 0; k < n->n_captures; k++) other += n->captures[k] == v;
+            if (reads && float32_run(w, pos)) f32++;
+            else
+                other += reads;
+        }
+        if (!f32) continue;
+        if (kw->size[v].kind != MEMPLAN_SIZE_KNOWN) return false;
+        *added += 2 * kw->size[v].bytes;
+        if (!other) *dropped += kw->size[v].bytes;
+    }
+    for (size_t i = 0; i < w->n_subgraphs; i++)
+        if (!float16_weights((const plan_impl *)w->subgraphs[i].plan, added, dropped)) return false;
+    return true;
+}
+
 /* Those nodes of plan w and of its counted bodies, into t. */
 static void count_float16(f16_tally *t, const memplan_model_plan *w) {
     for (int32_t pos = 0; pos < w->positions; pos++) {
         const memplan_node *n = &w->graph->nodes[pos];
-        if (memplan_onnxruntime_cpu_float16(n->domain, n->op_type) || memplan_plan_node_folded(w, pos)) continue;
-        bool half = false;
-        for (int32_t k = 0; !half && k < n->n_inputs; k++) half = is_float16(w, n->inputs[k]);
-        for (int32_t k = 0; !half && k < n->n_outputs; k++) half = is_float16(w, n->outputs[k]);
-        if (!half) continue;
+        if (!float32_run(w, pos)) continue;
         t->nodes++;
         size_t i = 0;
         while (i < t->n && strcmp(t->op[i], n->op_type)) i++;
@@ -1372,22 +1409,27 @@ static void count_float16(f16_tally *t, const memplan_model_plan *w) {
         if (w->subgraphs[i].counted) count_float16(t, w->subgraphs[i].plan);
 }
 
-/* p->float16_cpu: the nodes, and the op types with most nodes first (ties:
- * first seen), the first 8. */
-static void float16_figures(memplan_model_plan *p) {
+/* p->float16_cpu: the nodes, the op types with most nodes first (ties:
+ * first seen), the first 8, and the weights ONNX Runtime keeps then. */
+static void float16_figures(plan_impl *k) {
+    memplan_model_plan *p = &k->pub;
     f16_tally t = {0, 0, {0}, {0}};
     count_float16(&t, p);
     for (size_t i = 1; i < t.n; i++) /* insertion sort, stable */
-        for (size_t k = i; k > 0 && t.count[k] > t.count[k - 1]; k--) {
-            size_t c = t.count[k];
-            const char *o = t.op[k];
-            t.count[k] = t.count[k - 1];
-            t.op[k] = t.op[k - 1];
-            t.count[k - 1] = c;
-            t.op[k - 1] = o;
+        for (size_t j = i; j > 0 && t.count[j] > t.count[j - 1]; j--) {
+            size_t c = t.count[j];
+            const char *o = t.op[j];
+            t.count[j] = t.count[j - 1];
+            t.op[j] = t.op[j - 1];
+            t.count[j - 1] = c;
+            t.op[j - 1] = o;
         }
     p->float16_cpu.nodes = t.nodes;
     for (size_t i = 0; i < t.n && i < 8; i++) p->float16_cpu.ops[p->float16_cpu.n_ops++] = t.op[i];
+    uint64_t added = 0, dropped = 0;
+    p->float16_cpu.weights_known =
+        !p->n_weights_unknown && float16_weights(k, &added, &dropped) && added <= UINT64_MAX - p->weight_bytes;
+    if (p->float16_cpu.weights_known) p->float16_cpu.weight_bytes = p->weight_bytes + added - dropped;
 }
 
 /* Count one workspace in p->workspace (the largest kept). */
@@ -1469,7 +1511,7 @@ static memplan_status build_plan(const memplan_model *m, const memplan_plan_opti
         if (!st && side && !o->inplace) st = ort_order_figures(&k->pub, &env, err);
     }
     if (!st && side) st = workspace_figures(k, &env, err);
-    if (!st && side) float16_figures(&k->pub);
+    if (!st && side) float16_figures(k);
     mp_order_memo_free(&memo);
     *out = k;
     return st;

@@ -238,8 +238,9 @@ export interface PlanDocument {
    *  --workspace, this plan's). */
   /** The main graph's plan only: the float16 nodes (main graph and counted bodies) that ONNX Runtime's CPU
    *  execution provider (1.30, x86-64) runs in float32, casting around them, and their op types (most nodes
-   *  first, at most 8); null when there are none. */
-  onnxruntime_float16?: { nodes: number; ops: string[] } | null;
+   *  first, at most 8), and the weights it keeps then (float32 copies of the float16 weights those nodes read,
+   *  folded at load; null when a size is not known); null when there are none. */
+  onnxruntime_float16?: { nodes: number; ops: string[]; weight_bytes: number | null } | null;
   kernel_workspace?: {
     runtime: string;
     included: boolean;

@@ -548,17 +548,24 @@ function workspaceText(json) {
 
 /** The note on float16 tensors that ONNX Runtime's CPU execution provider
  *  computes in float32 (the main graph's `onnxruntime_float16`: the nodes of
- *  the main graph and its counted bodies, and their op types, most first), or
- *  null when there are none. */
+ *  the main graph and its counted bodies, their op types, most first, and the
+ *  weights it keeps then, float32 copies included), or null when there are
+ *  none. */
 function float16Text(json) {
   const f = json.onnxruntime_float16;
   if (!f || typeof f !== 'object' || !Number.isInteger(f.nodes) || f.nodes <= 0) return null;
   const ops = (Array.isArray(f.ops) ? f.ops : []).filter((o) => typeof o === 'string');
   const list = ops.length ? ` (${ops.join(', ')}${ops.length === 8 ? ', …' : ''})` : '';
+  const kept = num(f.weight_bytes);
+  const written = num(json.weights?.bytes);
+  const weights =
+    Number.isFinite(kept) && Number.isFinite(written) && kept !== written
+      ? `; its weights then ${formatBytesExact(kept)}, against ${formatBytesExact(written)} as written`
+      : '';
   return (
     `float16 tensors as written; ONNX Runtime's CPU execution provider (x86-64) runs ${formatInt(f.nodes)} ` +
     `float16 node${f.nodes === 1 ? '' : 's'} in float32${list}, casting their inputs, weights and outputs: ` +
-    'float32 copies this plan does not hold'
+    `float32 copies this plan does not hold${weights}`
   );
 }
 
