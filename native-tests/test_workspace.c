@@ -101,6 +101,15 @@ static void test_convolutions(void **state) {
     mb_initializer(g, "wt", F32, "8,4,4,4");
     n = mb_node(g, "ConvTranspose", "x,wt", "ct"); /* 4 x M/G x k x IS = 4 x 4 x 16 x 256 */
     INTS(n, "strides", 2, 2);
+    /* float16: run in float32 between Casts, so the same float32 buffers */
+    mb_input(g, "xh", 10, "1,8,16,16");
+    mb_initializer(g, "wth", 10, "8,4,4,4");
+    n = mb_node(g, "ConvTranspose", "xh,wth", "cth");
+    INTS(n, "strides", 2, 2);
+    mb_initializer(g, "wmh", 10, "64,8,3,3");
+    mb_input(g, "xsh", 10, "1,8,2,2");
+    n = mb_node(g, "Conv", "xsh,wmh", "cmh");
+    INTS(n, "pads", 1, 1, 1, 1);
     mb_output(g, "ci3", 0, NULL);
     memplan_model *m = load(g, 17);
     memplan_shapes *s = NULL;
@@ -119,6 +128,8 @@ static void test_convolutions(void **state) {
     expect_ws(m, s, "c1d", 0);
     expect_ws(m, s, "cs", 0);
     expect_ws(m, s, "ct", 4 * 4 * 16 * 256);
+    expect_ws(m, s, "cth", 4 * 4 * 16 * 256);
+    expect_ws(m, s, "cmh", 4 * 4 * 72);
     memplan_shapes_free(s);
     memplan_model_free(m);
 }
@@ -196,6 +207,9 @@ static void test_other_ops(void **state) {
     mb_input(g, "t", F32, "4,8,16");
     n = mb_node(g, "Softmax", "t", "sm1");
     mb_int_attr(n, "axis", 1);
+    mb_input(g, "th", 10, "4,8,16");
+    n = mb_node(g, "Softmax", "th", "smh"); /* float16: transposed in float32 */
+    mb_int_attr(n, "axis", 1);
     mb_node(g, "Softmax", "t", "smlast");
     n = mb_node(g, "LogSoftmax", "t", "lsm0");
     mb_int_attr(n, "axis", -3);
@@ -215,6 +229,7 @@ static void test_other_ops(void **state) {
     assert_int_equal(got, 4 * (100 + 100));
     expect_ws(m, s, "qm", 4 * 64 * 16);
     expect_ws(m, s, "sm1", 2 * 4 * 512);
+    expect_ws(m, s, "smh", 2 * 4 * 512);
     expect_ws(m, s, "smlast", 0);
     expect_ws(m, s, "lsm0", 2 * 4 * 512);
     /* before opset 13, Softmax flattens to 2-D: no transpose */

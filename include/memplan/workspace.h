@@ -35,7 +35,9 @@
  *                         per direction, and what the kernel keeps besides
  *   Softmax, LogSoftmax   (opset 13 on) over an axis that is not the last:
  *                         2 x the input's bytes (a transpose in and out)
- * Every other op: none known.
+ * "float" includes float16, which the CPU execution provider runs in float32
+ * for all of these (memplan_onnxruntime_cpu_float16). Every other op: none
+ * known.
  */
 #ifndef MEMPLAN_WORKSPACE_H
 #define MEMPLAN_WORKSPACE_H

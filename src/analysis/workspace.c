@@ -99,6 +99,12 @@ static memplan_workspace_status found(memplan_workspace *out, uint64_t bytes, co
     return MEMPLAN_WORKSPACE_KNOWN;
 }
 
+/* The kernel runs on float32: float, or float16, which ONNX Runtime's CPU
+ * execution provider casts to float32 for these ops (memplan_onnxruntime_cpu_float16). */
+static bool runs_float32(int32_t elem_type) {
+    return elem_type == MEMPLAN_DTYPE_FLOAT || elem_type == MEMPLAN_DTYPE_FLOAT16;
+}
+
 /* ---- convolutions -------------------------------------------------------- */
 
 /* X [N, C, spatial...], W [M, C/G, kernel...] (ConvTranspose: [C, M/G,
@@ -148,7 +154,7 @@ static bool gemm_direct(const ws_ctx *c, const conv_dims *cd, uint64_t cg) {
 static memplan_workspace_status conv_float(const ws_ctx *c, memplan_workspace *out) {
     conv_dims cd;
     if (!conv_dims_of(c, &cd)) return MEMPLAN_WORKSPACE_UNKNOWN;
-    if (cd.x.elem_type != MEMPLAN_DTYPE_FLOAT) return MEMPLAN_WORKSPACE_NONE;
+    if (!runs_float32(cd.x.elem_type)) return MEMPLAN_WORKSPACE_NONE;
     uint64_t cg = (uint64_t)cd.w.d[1], mg = (uint64_t)cd.w.d[0] / cd.group;
     uint64_t os = prod(&cd.y, 2), kdim = mul(cg, cd.k);
     if (cd.x.rank - 2 > 3) return found(out, mul(4, mul(kdim, os)), "the im2col of its input (float)");
@@ -171,7 +177,7 @@ static memplan_workspace_status conv_integer(const ws_ctx *c, memplan_workspace 
 static memplan_workspace_status conv_transpose(const ws_ctx *c, memplan_workspace *out) {
     conv_dims cd;
     if (!conv_dims_of(c, &cd)) return MEMPLAN_WORKSPACE_UNKNOWN;
-    if (cd.x.elem_type != MEMPLAN_DTYPE_FLOAT) return MEMPLAN_WORKSPACE_NONE;
+    if (!runs_float32(cd.x.elem_type)) return MEMPLAN_WORKSPACE_NONE;
     uint64_t kdim = mul((uint64_t)cd.w.d[1], cd.k);
     return found(out, mul(4, mul(kdim, prod(&cd.x, 2))), "the column buffer of its output (float)");
 }
@@ -236,7 +242,7 @@ static memplan_workspace_status qlinear_matmul(const ws_ctx *c, memplan_workspac
 static memplan_workspace_status recurrent(const ws_ctx *c, int gates, memplan_workspace *out) {
     tshape x;
     if (!shape_of(c, input(c, 0), &x)) return MEMPLAN_WORKSPACE_UNKNOWN;
-    if (x.elem_type != MEMPLAN_DTYPE_FLOAT) return MEMPLAN_WORKSPACE_NONE;
+    if (!runs_float32(x.elem_type)) return MEMPLAN_WORKSPACE_NONE;
     int64_t hidden = attr_int(c, "hidden_size", -1);
     if (x.rank != 3 || hidden < 1) return MEMPLAN_WORKSPACE_UNKNOWN;
     bool batch_first = attr_int(c, "layout", 0) == 1;
@@ -282,7 +288,7 @@ static memplan_workspace_status softmax(const ws_ctx *c, int64_t opset, memplan_
     int64_t axis = attr_int(c, "axis", -1);
     if (axis < 0) axis += x.rank;
     if (axis == x.rank - 1 || axis < 0 || axis >= x.rank) return MEMPLAN_WORKSPACE_NONE;
-    uint64_t bits = memplan_dtype_bits(x.elem_type);
+    uint64_t bits = runs_float32(x.elem_type) ? 32 : memplan_dtype_bits(x.elem_type);
     if (!bits) return MEMPLAN_WORKSPACE_UNKNOWN;
     return found(out, mul(2, mul(prod(&x, 0), bits / 8)), "its input and output transposed (the axis made last)");
 }
