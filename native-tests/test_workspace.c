@@ -97,6 +97,8 @@ static void test_convolutions(void **state) {
     mb_node(g, "Conv", "x1d,w1d", "c1d"); /* a 1-D kernel as wide as the input: one GEMM */
     n = mb_node(g, "Conv", "x,w1", "cs"); /* 1x1 SAME: no pads, so still one GEMM */
     str_attr(n, "auto_pad", "SAME_UPPER");
+    n = mb_node(g, "Conv", "x,w1", "cp"); /* 1x1 with explicit pads: padded, so a segment */
+    INTS(n, "pads", 1, 1, 1, 1);
 
     mb_initializer(g, "wt", F32, "8,4,4,4");
     n = mb_node(g, "ConvTranspose", "x,wt", "ct"); /* 4 x M/G x k x IS = 4 x 4 x 16 x 256 */
@@ -127,6 +129,7 @@ static void test_convolutions(void **state) {
     expect_ws(m, s, "cb", 65536);
     expect_ws(m, s, "c1d", 0);
     expect_ws(m, s, "cs", 0);
+    expect_ws(m, s, "cp", 65536);
     expect_ws(m, s, "ct", 4 * 4 * 16 * 256);
     expect_ws(m, s, "cth", 4 * 4 * 16 * 256);
     expect_ws(m, s, "cmh", 4 * 4 * 72);

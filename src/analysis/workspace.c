@@ -124,12 +124,13 @@ static bool conv_dims_of(const ws_ctx *c, conv_dims *cd) {
     return true;
 }
 
-/* The pads are all zero: a 1x1 kernel with unit strides pads nothing under
- * any auto_pad; otherwise VALID, or explicit pads of zero. */
+/* The pads are all zero: VALID; SAME_UPPER or SAME_LOWER with a 1x1 kernel
+ * and unit strides (nothing to pad); else (NOTSET) explicit pads of zero. */
 static bool no_padding(const ws_ctx *c, const conv_dims *cd) {
-    if (cd->k == 1 && ints_all(c, "strides", 1)) return true;
     if (attr_str_is(c, "auto_pad", "VALID")) return true;
-    return (!attr(c, "auto_pad") || attr_str_is(c, "auto_pad", "NOTSET")) && ints_all(c, "pads", 0);
+    if (attr_str_is(c, "auto_pad", "SAME_UPPER") || attr_str_is(c, "auto_pad", "SAME_LOWER"))
+        return cd->k == 1 && ints_all(c, "strides", 1);
+    return ints_all(c, "pads", 0);
 }
 
 /* MLAS runs a float Conv as one GEMM over the input itself (no im2col) when
