@@ -545,7 +545,14 @@ describe('figures equal the CLI JSON', () => {
   }, 120_000);
   const plan = (file, args) =>
     JSON.parse(execFileSync(cli, ['plan', file, '--json', ...args], { encoding: 'utf8', maxBuffer: 256 << 20 }));
-  const OPTIONS = [[], ['--strategy', 'slots'], ['--align', '1'], ['--align', '256', '--strategy', 'slots']];
+  const OPTIONS = [
+    [],
+    ['--strategy', 'slots'],
+    ['--align', '1'],
+    ['--align', '256', '--strategy', 'slots'],
+    ['--workspace'],
+    ['--workspace', '--strategy', 'slots'],
+  ];
   const cases = [];
   for (const f of VIZ_FIXTURES) for (const opts of OPTIONS) cases.push([f.name, [...opts, ...dimArgs(f.dims)], f.file]);
   it.each(cases)('%s %j', (_name, args, file) => {
@@ -573,8 +580,12 @@ describe('figures equal the CLI JSON', () => {
     );
     expect(nodes.map((r) => r.outputs)).toEqual(j.nodes.map((nd) => nd.outputs.filter(Boolean)));
     const rows = valueRows(m);
-    expect(rows.map((r) => [r.name, r.dtype, r.shape])).toEqual(
+    expect(rows.slice(0, m.nValues).map((r) => [r.name, r.dtype, r.shape])).toEqual(
       j.values.map((v) => [v.name, v.dtype, formatShape(v.shape)]),
+    );
+    // After the values, one row per transient: with --workspace, each node's kernel workspace.
+    expect(rows.slice(m.nValues).map((r) => [r.name, r.status, r.start, r.end, r.size])).toEqual(
+      j.transients.map((t) => [t.node, `workspace (${t.op_type}: ${t.what})`, t.position, t.position, t.bytes]),
     );
     // Bound dims leave no names in planned shapes.
     for (const v of j.values) if (v.shape) for (const d of v.shape) expect(Number.isInteger(d)).toBe(true);
