@@ -722,25 +722,39 @@ static void count_bodies(plan_impl *k, size_t first, size_t end, int32_t pos) {
     if (!t->known) t->bytes = t->naive_bytes[0] = t->naive_bytes[1] = 0;
 }
 
+/* What node_workspace reads for each node of one graph, found once: the
+ * model's opset and the positions of the fused QDQ units' ops (NULL: none). */
+typedef struct ws_scan {
+    int64_t opset;
+    uint8_t *fused;
+} ws_scan;
+
+static bool ws_scan_init(const plan_impl *k, const plan_env *env, ws_scan *s) {
+    s->opset = memplan_model_opset(env->m, "");
+    s->fused = NULL;
+    if (!k->n_qdq_fused) return true;
+    if (!(s->fused = calloc((size_t)k->pub.positions, 1))) return false;
+    for (size_t i = 0; i < k->n_qdq_fused; i++) s->fused[k->qdq[i].node] = 1;
+    return true;
+}
+
 /* The workspace ONNX Runtime's CPU kernel takes to run the node at pos
  * (memplan/workspace.h). A node folded at load never runs, and a fused QDQ
  * unit's op runs as another kernel (QLinearConv...): neither has one here. */
-static memplan_workspace_status node_workspace(const plan_impl *k, const plan_env *env, int32_t pos,
+static memplan_workspace_status node_workspace(const plan_impl *k, const ws_scan *s, int32_t pos,
                                                memplan_workspace *w) {
     const memplan_model_plan *p = &k->pub;
     *w = (memplan_workspace){0, NULL};
-    if (memplan_plan_node_folded(p, pos)) return MEMPLAN_WORKSPACE_NONE;
-    for (size_t i = 0; i < k->n_qdq_fused; i++)
-        if (k->qdq[i].node == pos) return MEMPLAN_WORKSPACE_NONE;
-    return memplan_workspace_onnxruntime(p->shapes, p->graph, pos, memplan_model_opset(env->m, ""), p->options.bindings,
-                                         p->options.n_bindings, w);
+    if (memplan_plan_node_folded(p, pos) || (s->fused && s->fused[pos])) return MEMPLAN_WORKSPACE_NONE;
+    return memplan_workspace_onnxruntime(p->shapes, p->graph, pos, s->opset, p->options.bindings, p->options.n_bindings,
+                                         w);
 }
 
 /* options.kernel_workspace: the node's workspace, when it has one, as its transient. */
-static void add_workspace(plan_impl *k, const plan_env *env, int32_t pos) {
+static void add_workspace(plan_impl *k, const ws_scan *s, int32_t pos) {
     memplan_model_plan *p = &k->pub;
     memplan_workspace w;
-    memplan_workspace_status ws = node_workspace(k, env, pos, &w);
+    memplan_workspace_status ws = node_workspace(k, s, pos, &w);
     if (ws == MEMPLAN_WORKSPACE_NONE) return;
     memplan_transient *t = &k->transients[p->n_transients++];
     *t = (memplan_transient){.node = pos, .workspace = true, .buffer = -1, .assumption = w.what};
@@ -776,14 +790,19 @@ static memplan_status plan_control_flow(plan_impl *k, const plan_env *env, mempl
     if (!k->subgraphs || !k->attr_names || !k->transients) return oom(err);
     p->subgraphs = k->subgraphs;
     p->transients = k->transients;
-    for (int32_t pos = 0; pos < g->n_nodes; pos++) {
+    ws_scan scan = {0, NULL};
+    if (workspace && !ws_scan_init(k, env, &scan)) return oom(err);
+    memplan_status st = MEMPLAN_OK;
+    for (int32_t pos = 0; pos < g->n_nodes && !st; pos++) {
         size_t first = p->n_subgraphs;
-        memplan_status st = plan_bodies(k, env, pos, err);
-        if (st) return st;
+        st = plan_bodies(k, env, pos, err);
+        if (st) break;
         if (p->n_subgraphs > first) count_bodies(k, first, p->n_subgraphs, pos);
         else if (workspace)
-            add_workspace(k, env, pos);
+            add_workspace(k, &scan, pos);
     }
+    free(scan.fused);
+    if (st) return st;
     /* Known transients become buffers, after the owners (a transient starts
      * with the node's outputs and is placed after them). */
     for (size_t i = 0; i < p->n_transients; i++) {
@@ -1368,30 +1387,33 @@ static bool float32_run(const memplan_model_plan *w, int32_t pos) {
  * plan w and of all its bodies (added, dropped): a float32 copy of each held
  * float16 weight a float32-run node reads, the float16 one dropped when
  * nothing else reads it (a graph input or output, a body, a float16
- * kernel). False when a size is not known. */
+ * kernel). False when a size is not known (or out of memory). */
 static bool float16_weights(const plan_impl *kw, uint64_t *added, uint64_t *dropped) {
     const memplan_model_plan *w = &kw->pub;
     const memplan_graph *g = w->graph;
-    for (int32_t v = 0; v < g->n_values; v++) {
-        if (!kw->held[v] || !is_float16(w, v) || (g->values[v].flags & MEMPLAN_VALUE_CAPTURE)) continue;
-        size_t f32 = 0, other = (g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_OUTPUT)) != 0;
-        for (int32_t pos = 0; pos < g->n_nodes; pos++) {
-            const memplan_node *n = &g->nodes[pos];
-            bool reads = false;
-            for (int32_t k = 0; !reads && k < n->n_inputs; k++) reads = n->inputs[k] == v;
-            for (int32_t k = 0; k < n->n_captures; k++) other += n->captures[k] == v;
-            if (reads && float32_run(w, pos)) f32++;
-            else
-                other += reads;
-        }
-        if (!f32) continue;
-        if (kw->size[v].kind != MEMPLAN_SIZE_KNOWN) return false;
-        *added += 2 * kw->size[v].bytes;
-        if (!other) *dropped += kw->size[v].bytes;
+    enum { F32 = 1, OTHER = 2 }; /* who reads a value: a float32-run node, anything else */
+    uint8_t *reads = calloc((size_t)(g->n_values ? g->n_values : 1), 1);
+    if (!reads) return false;
+    for (int32_t pos = 0; pos < g->n_nodes; pos++) {
+        const memplan_node *n = &g->nodes[pos];
+        uint8_t who = float32_run(w, pos) ? F32 : OTHER;
+        for (int32_t k = 0; k < n->n_inputs; k++)
+            if (n->inputs[k] >= 0) reads[n->inputs[k]] |= who;
+        for (int32_t k = 0; k < n->n_captures; k++) reads[n->captures[k]] |= OTHER;
     }
-    for (size_t i = 0; i < w->n_subgraphs; i++)
-        if (!float16_weights((const plan_impl *)w->subgraphs[i].plan, added, dropped)) return false;
-    return true;
+    bool known = true;
+    for (int32_t v = 0; known && v < g->n_values; v++) {
+        if (!(reads[v] & F32) || !kw->held[v] || !is_float16(w, v) || (g->values[v].flags & MEMPLAN_VALUE_CAPTURE))
+            continue;
+        if (!(known = kw->size[v].kind == MEMPLAN_SIZE_KNOWN)) break;
+        *added += 2 * kw->size[v].bytes;
+        if (!(reads[v] & OTHER) && !(g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_OUTPUT)))
+            *dropped += kw->size[v].bytes;
+    }
+    free(reads);
+    for (size_t i = 0; known && i < w->n_subgraphs; i++)
+        known = float16_weights((const plan_impl *)w->subgraphs[i].plan, added, dropped);
+    return known;
 }
 
 /* Those nodes of plan w and of its counted bodies, into t. */
@@ -1475,16 +1497,21 @@ static memplan_status workspace_figures(plan_impl *k, const plan_env *env, mempl
         p->workspace.lower_bound = w->figures[MEMPLAN_STRATEGY_ARENA].lower_bound_bytes;
     } else {
         uint64_t align = p->options.align, *live = live_bytes(p, align);
-        if (!live) return oom(err);
+        ws_scan scan = {0, NULL};
+        if (!live || !ws_scan_init(k, env, &scan)) {
+            free(live);
+            return oom(err);
+        }
         for (int32_t pos = 0; pos < p->positions; pos++) {
             memplan_workspace w;
-            memplan_workspace_status ws = node_workspace(k, env, pos, &w);
+            memplan_workspace_status ws = node_workspace(k, &scan, pos, &w);
             p->workspace.unknown += ws == MEMPLAN_WORKSPACE_UNKNOWN;
             if (ws != MEMPLAN_WORKSPACE_KNOWN) continue;
             count_workspace(p, &p->graph->nodes[pos], w.bytes, w.what);
             uint64_t with = live[pos] + align_up(w.bytes, align);
             if (with > p->workspace.lower_bound) p->workspace.lower_bound = with;
         }
+        free(scan.fused);
         free(live);
     }
     p->workspace.known = true;
