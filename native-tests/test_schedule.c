@@ -31,8 +31,8 @@ typedef struct prob {
 } prob;
 
 static memplan_sched_problem view(const prob *q) {
-    return (memplan_sched_problem){q->n,   q->pred_start, q->pred,      q->nb,  q->bytes,
-                                   q->def, q->to_end,     q->use_start, q->use, q->transient};
+    return (memplan_sched_problem){q->n,      q->pred_start, q->pred, q->nb,        q->bytes, q->def,
+                                   q->to_end, q->use_start,  q->use,  q->transient, NULL};
 }
 
 /* The lower bound under order, the slow way: every position, every buffer. */

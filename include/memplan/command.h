@@ -52,6 +52,7 @@ typedef enum memplan_option_id {
     MEMPLAN_OPT_FUSE_QDQ,
     MEMPLAN_OPT_QDQ_INT8,
     MEMPLAN_OPT_WORKSPACE,
+    MEMPLAN_OPT_FLOAT16_CPU,
     MEMPLAN_OPT_COUNT
 } memplan_option_id;
 

@@ -71,6 +71,12 @@ typedef struct memplan_request {
     const char *trace_path;
     /* --order was given (plan.order; reorder's default is best). */
     bool order_given;
+    /* shapes, plan, sweep --float16-cpu: report on the graph ONNX Runtime's CPU
+     * execution provider runs (memplan/ort_float16.h), not the file's. */
+    bool float16_cpu;
+    /* Set by the library on the request it runs on that graph (private):
+     * what the rewrite changed, printed by plan (`onnxruntime_cpu_graph`). */
+    const struct memplan_ort_float16_stats *float16_graph;
     /* annotate (its document is the model's bytes): the model file, or a
      * reader of it (then model_bytes may lack the tensor data). Borrowed. */
     const void *model_bytes;

@@ -58,6 +58,10 @@ typedef struct memplan_sched_problem {
     const int32_t *use_start; /* n_buffers + 1 entries */
     const int32_t *use;
     const uint64_t *transient; /* per step, NULL for none: bytes live at that step only */
+    /* Per step, NULL for none: its node's index in ONNX Runtime's graph (a
+     * permutation of 0..n_steps-1), which ONNX Runtime's order breaks ties
+     * by; none: the step's number. */
+    const int32_t *rank;
 } memplan_sched_problem;
 
 /* The schedulers. */

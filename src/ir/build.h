@@ -69,4 +69,13 @@ struct mp_strmap *mp_ir_new_map(mp_ir_ctx *ctx);
 /* Free the name indexes (when the model is freed or loading failed). */
 void mp_ir_ctx_free(mp_ir_ctx *ctx);
 
+/* A model made from pgraph records instead of bytes (src/onnx/load.c owns
+ * the model's memory, so it lives there): build() fills the main graph's
+ * records from the model's arena, and the model takes like's header
+ * (versions, opsets, metadata: borrowed, so like must outlive it) and no
+ * model-local functions. Freed by memplan_model_free. */
+typedef memplan_status (*mp_model_builder)(mp_arena *arena, void *ctx, mp_pgraph **main, memplan_error *err);
+memplan_status mp_model_build(const memplan_model *like, mp_model_builder build, void *ctx, memplan_model **out,
+                              memplan_error *err);
+
 #endif

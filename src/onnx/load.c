@@ -788,6 +788,36 @@ memplan_status memplan_model_load_reader(const memplan_reader *reader, const mem
     return load_pruned(&pruned, out, err);
 }
 
+memplan_status mp_model_build(const memplan_model *like, mp_model_builder build, void *ctx, memplan_model **out,
+                              memplan_error *err) {
+    *out = NULL;
+    model_internal *mi = calloc(1, sizeof *mi);
+    if (!mi) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+    mp_arena_init(&mi->arena);
+    mi->ctx.arena = &mi->arena;
+    mi->ctx.err = err;
+    memplan_model *m = &mi->model;
+    *m = *like; /* the header; the graph and counts are the new ones, no functions */
+    m->internal = mi;
+    m->graph = NULL;
+    m->n_functions = 0;
+    m->functions = NULL;
+    mp_pgraph *pg = NULL;
+    memplan_status st = build(&mi->arena, ctx, &pg, err);
+    if (!st) st = mp_ir_resolve(&mi->ctx, pg);
+    if (st) {
+        memplan_model_free(m);
+        return st;
+    }
+    m->graph = pg->g;
+    m->n_nodes_total = mi->ctx.nodes_total;
+    m->n_graphs = mi->ctx.n_graphs;
+    m->ir_bytes = mi->arena.used_total;
+    mi->ctx.err = NULL;
+    *out = m;
+    return MEMPLAN_OK;
+}
+
 void memplan_model_free(memplan_model *model) {
     if (!model) return;
     model_internal *mi = model->internal;

@@ -18,6 +18,9 @@ static void entry_free(mp_cached_plan *e) {
 
 void mp_cache_clear(mp_cache *c) {
     for (int i = 0; i < MP_CACHE_PLANS; i++) entry_free(&c->plans[i]);
+    if (c->f16.cache) mp_cache_clear(c->f16.cache);
+    free(c->f16.cache);
+    memplan_model_free(c->f16.model);
     memplan_inplace_free(c->inplace.ctx);
     memplan_shapes_free(c->inplace.shapes);
     free(c->inplace.shapes_key);
@@ -25,6 +28,24 @@ void mp_cache_clear(mp_cache *c) {
     mp_cache_init(c);
     c->plan_builds = plans; /* statistics survive */
     c->inplace_builds = inplace;
+}
+
+memplan_status mp_cache_float16_cpu(mp_cache *c, const memplan_model *m, const memplan_model **out, mp_cache **sub,
+                                    memplan_ort_float16_stats *stats, memplan_error *err) {
+    if (!c->f16.model) {
+        memplan_status st = memplan_onnxruntime_cpu_graph(m, &c->f16.model, &c->f16.stats, err);
+        if (st) return st;
+        if (!(c->f16.cache = malloc(sizeof *c->f16.cache))) {
+            memplan_model_free(c->f16.model);
+            c->f16.model = NULL;
+            return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+        }
+        mp_cache_init(c->f16.cache);
+    }
+    *out = c->f16.model;
+    *sub = c->f16.cache;
+    if (stats) *stats = c->f16.stats;
+    return MEMPLAN_OK;
 }
 
 static void put_values(mp_buf *b, const memplan_input_value *v, size_t n) {

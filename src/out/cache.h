@@ -34,6 +34,7 @@
 
 #include "memplan/inplace.h"
 #include "memplan/model_plan.h"
+#include "memplan/ort_float16.h"
 #include "memplan/report.h"
 #include "memplan/shapes.h"
 
@@ -58,6 +59,13 @@ typedef struct mp_cache {
         memplan_inplace *ctx;
         size_t pool_built; /* amounts in the shapes' pool when built */
     } inplace;
+    /* --float16-cpu: the graph ONNX Runtime's CPU execution provider runs
+     * (memplan_onnxruntime_cpu_graph), made once, and a cache of its own. */
+    struct {
+        memplan_model *model;
+        memplan_ort_float16_stats stats;
+        struct mp_cache *cache;
+    } f16;
 } mp_cache;
 
 void mp_cache_init(mp_cache *c);
@@ -75,6 +83,12 @@ void mp_cache_clear(mp_cache *c);
  * next call on this cache. */
 memplan_status mp_cache_plan(mp_cache *c, const memplan_model *m, const memplan_plan_options *o,
                              const memplan_model_plan **out, memplan_error *err);
+
+/* The graph ONNX Runtime's CPU execution provider runs for m (made on the
+ * first call), the cache its reports go through, and (unless NULL) what the
+ * rewrite changed. Borrowed until the cache is cleared. */
+memplan_status mp_cache_float16_cpu(mp_cache *c, const memplan_model *m, const memplan_model **out, mp_cache **sub,
+                                    memplan_ort_float16_stats *stats, memplan_error *err);
 
 /* The report for one request, through the cache: the command table's run
  * (src/out/command.c). */

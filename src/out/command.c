@@ -13,18 +13,18 @@
 static const memplan_command COMMANDS[] = {
     {"info", "MODEL", "model summary: versions, opsets, counts, inputs, outputs, ops", 0, MEMPLAN_INPUT_MODEL,
      MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_info},
-    {"shapes", "MODEL", "every value's element type, shape and byte size", OPT(DIM) | OPT(VALUE), MEMPLAN_INPUT_MODEL,
-     MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_shapes},
+    {"shapes", "MODEL", "every value's element type, shape and byte size", OPT(DIM) | OPT(VALUE) | OPT(FLOAT16_CPU),
+     MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_shapes},
     {"plan", "MODEL", "live intervals, slot and arena plans, lower bound (and --dim NAME=LO..HI)",
      OPT(STRATEGY) | OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) |
          OPT(CONSTANTS_AS_ACTIVATIONS) | OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(NO_NODES) | OPT(NO_AT_PEAK) |
          OPT(UPPER_BOUNDS) | OPT(TRACE) | OPT(ORDER) | OPT(ORDER_BUDGET_MS) | OPT(SHARE_KV) | OPT(FUSE_QDQ) |
-         OPT(QDQ_INT8) | OPT(WORKSPACE),
+         OPT(QDQ_INT8) | OPT(WORKSPACE) | OPT(FLOAT16_CPU),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_plan},
     {"sweep", "MODEL", "peak, lower bound and naive as one dim goes LO..HI in N values (--dim NAME=LO..HI:N)",
      OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
          OPT(INPLACE) | OPT(ALLOW_INPUT_OVERWRITE) | OPT(UPPER_BOUNDS) | OPT(SHARE_KV) | OPT(FUSE_QDQ) | OPT(QDQ_INT8) |
-         OPT(WORKSPACE),
+         OPT(WORKSPACE) | OPT(FLOAT16_CPU),
      MEMPLAN_INPUT_MODEL, MEMPLAN_OUTPUT_DOCUMENT, false, mp_run_sweep},
     {"diff", "A.onnx B.onnx", "two models planned with the same options: figures, deltas, values that changed",
      OPT(ALIGN) | OPT(BUDGET_MS) | OPT(DIM) | OPT(VALUE) | OPT(INCLUDE_INPUTS) | OPT(CONSTANTS_AS_ACTIVATIONS) |
@@ -70,6 +70,20 @@ memplan_status mp_report(mp_cache *cache, const memplan_model *m, const char *co
                    ? memplan_error_set(err, MEMPLAN_EUSAGE,
                                        "'%s' reads buffers from a CSV file, not a model (memplan_pack)", command)
                    : memplan_error_set(err, MEMPLAN_EUSAGE, "'%s' compares two models (memplan_diff_report)", command);
+    if (r->float16_cpu && (c->options & OPT(FLOAT16_CPU))) {
+        /* The graph ONNX Runtime's CPU execution provider runs, with a cache
+         * of its own; the report is that graph's. */
+        const memplan_model *dm;
+        mp_cache *sub;
+        memplan_ort_float16_stats stats;
+        memplan_status st = mp_cache_float16_cpu(cache, m, &dm, &sub, &stats, err);
+        if (st) return st;
+        memplan_request own = *r;
+        own.float16_cpu = false;
+        own.float16_graph = &stats;
+        own.model_bytes = NULL, own.model_len = 0, own.model_reader = NULL;
+        return c->run(sub, dm, &own, json, out, len, err);
+    }
     return c->run(cache, m, r, json, out, len, err);
 }
 

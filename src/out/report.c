@@ -21,6 +21,12 @@ typedef struct plan_ctx {
     const memplan_plan_figures *f; /* p->figures[strategy] */
     bool other_known;              /* text of a QDQ model: the other reading's peak (fused, or as written) */
     uint64_t other_peak;
+    /* The main graph has float16 nodes ONNX Runtime's CPU execution provider
+     * runs in float32: the graph it runs (memplan/ort_float16.h), planned
+     * with the same options, when it could be made and planned. */
+    bool f16_made, f16_planned, f16_ort_known;
+    memplan_ort_float16_stats f16;
+    uint64_t f16_peak, f16_bound, f16_ort_bound;
 } plan_ctx;
 
 static bool deferred(const plan_ctx *c) { return c->p->deferred; }
@@ -342,7 +348,8 @@ static void json_workspace(mp_json *j, const memplan_model_plan *p) {
 
 /* The float16 nodes ONNX Runtime's CPU execution provider runs in float32
  * (memplan_model_plan.float16_cpu): {nodes, ops}, null when there is none. */
-static void json_float16(mp_json *j, const memplan_model_plan *p) {
+static void json_float16(mp_json *j, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
     if (!p->float16_cpu.nodes) {
         mp_json_null(j);
         return;
@@ -358,6 +365,46 @@ static void json_float16(mp_json *j, const memplan_model_plan *p) {
     if (p->float16_cpu.weights_known) mp_json_uint(j, p->float16_cpu.weight_bytes);
     else
         mp_json_null(j);
+    /* The graph it runs (--float16-cpu), planned with the same options: null
+     * while this plan or that one is deferred, or the graph was not made. */
+    MP_JSON_KEY(j, "float32_nodes"); /* nodes run in float32 there, with a float16 kernel or not */
+    if (c->f16_made) mp_json_int(j, c->f16.float32_nodes);
+    else
+        mp_json_null(j);
+    MP_JSON_KEY(j, "casts"); /* Casts it adds */
+    if (c->f16_made) mp_json_int(j, c->f16.casts);
+    else
+        mp_json_null(j);
+    MP_JSON_KEY(j, "peak_bytes");
+    if (c->f16_planned) mp_json_uint(j, c->f16_peak);
+    else
+        mp_json_null(j);
+    MP_JSON_KEY(j, "lower_bound_bytes");
+    if (c->f16_planned) mp_json_uint(j, c->f16_bound);
+    else
+        mp_json_null(j);
+    MP_JSON_KEY(j, "onnxruntime_order_lower_bound_bytes"); /* in the order ONNX Runtime runs that graph */
+    if (c->f16_ort_known) mp_json_uint(j, c->f16_ort_bound);
+    else
+        mp_json_null(j);
+    mp_json_end(j);
+}
+
+/* --float16-cpu: what the rewrite changed; null for the file's graph. */
+static void json_float16_graph(mp_json *j, const memplan_ort_float16_stats *s) {
+    if (!s) {
+        mp_json_null(j);
+        return;
+    }
+    mp_json_obj(j);
+    MP_JSON_KEY(j, "float32_nodes");
+    mp_json_int(j, s->float32_nodes);
+    MP_JSON_KEY(j, "forced"); /* of those, nodes with a float16 kernel run in float32 between such nodes */
+    mp_json_int(j, s->forced);
+    MP_JSON_KEY(j, "casts");
+    mp_json_int(j, s->casts);
+    MP_JSON_KEY(j, "casts_removed"); /* the file's own Casts that cancel out */
+    mp_json_int(j, s->casts_removed);
     mp_json_end(j);
 }
 
@@ -543,7 +590,7 @@ static void json_subgraphs(mp_json *j, const plan_ctx *c) {
         else
             mp_json_null(j);
         MP_JSON_KEY(j, "plan");
-        plan_ctx cc = {sp->plan, c->r, &sp->plan->figures[c->r->strategy], false, 0};
+        plan_ctx cc = {.p = sp->plan, .r = c->r, .f = &sp->plan->figures[c->r->strategy]};
         plan_json(j, &cc);
         mp_json_end(j);
     }
@@ -726,7 +773,10 @@ static void plan_json(mp_json *j, const plan_ctx *c) {
         MP_JSON_KEY(j, "kernel_workspace");
         json_workspace(j, p);
         MP_JSON_KEY(j, "onnxruntime_float16"); /* float16 nodes ONNX Runtime's CPU EP runs in float32 */
-        json_float16(j, p);
+        json_float16(j, c);
+        MP_JSON_KEY(j,
+                    "onnxruntime_cpu_graph"); /* --float16-cpu: the plan is of the graph ONNX Runtime's CPU EP runs */
+        json_float16_graph(j, c->r->float16_graph);
     }
     if (!c->r->no_at_peak) {
         MP_JSON_KEY(j, "at_peak");
@@ -1042,7 +1092,15 @@ static void text_workspace(mp_buf *b, const memplan_model_plan *p) {
 
 /* The float16 line: the float16 nodes ONNX Runtime's CPU execution provider
  * runs in float32, with float32 copies the plan does not hold. */
-static void text_float16(mp_buf *b, const memplan_model_plan *p) {
+static void text_float16(mp_buf *b, const plan_ctx *c) {
+    const memplan_model_plan *p = c->p;
+    if (c->r->float16_graph)
+        mp_text_printf(b,
+                       "float16:           the graph ONNX Runtime's CPU kernels (x86-64) run (--float16-cpu): %lld "
+                       "node%s in float32, %lld Cast%s added, %lld of the file's dropped\n",
+                       (long long)c->r->float16_graph->float32_nodes,
+                       c->r->float16_graph->float32_nodes == 1 ? "" : "s", (long long)c->r->float16_graph->casts,
+                       c->r->float16_graph->casts == 1 ? "" : "s", (long long)c->r->float16_graph->casts_removed);
     if (!p->float16_cpu.nodes) return;
     mp_text_printf(
         b, "float16:           as written; ONNX Runtime's CPU kernels (x86-64) run %zu float16 node%s in float32 (",
@@ -1056,6 +1114,15 @@ static void text_float16(mp_buf *b, const memplan_model_plan *p) {
     if (p->float16_cpu.weights_known && p->float16_cpu.weight_bytes != p->weight_bytes) {
         mp_buf_puts(b, "; its weights then ");
         human_bytes(b, p->float16_cpu.weight_bytes);
+    }
+    if (c->f16_planned) {
+        mp_buf_puts(b, "; the graph it runs plans at ");
+        human_bytes(b, c->f16_peak);
+        if (c->f16_ort_known) {
+            mp_buf_puts(b, ", in its order ");
+            human_bytes(b, c->f16_ort_bound);
+        }
+        mp_buf_puts(b, " (--float16-cpu)");
     }
     mp_buf_putc(b, '\n');
 }
@@ -1134,7 +1201,7 @@ static void plan_text(mp_buf *b, const plan_ctx *c) {
         if (p->order.asked != MEMPLAN_ORDER_FILE) text_order(b, c);
         text_ort_order(b, p);
         text_workspace(b, p);
-        text_float16(b, p);
+        text_float16(b, c);
         if (!c->r->no_at_peak) text_at_peak(b, c);
     }
     mp_buf_puts(b, "weights:           ");
@@ -1302,10 +1369,35 @@ memplan_status mp_run_shapes(MP_REPORT_ARGS) {
 
 /* The plan's options come from the request; the strategy is a printing
  * choice (a plan holds both layouts). */
+/* The graph ONNX Runtime's CPU execution provider runs, planned with the
+ * options o through the cache's own cache for it (c->p, of the other cache,
+ * stays valid). A graph that cannot be made or planned leaves the figures
+ * unknown; only running out of memory fails the report. */
+static memplan_status float16_side(mp_cache *cache, const memplan_model *m, const memplan_plan_options *o, plan_ctx *c,
+                                   memplan_error *err) {
+    const memplan_model *dm;
+    mp_cache *sub;
+    memplan_error own = {0};
+    memplan_status st = mp_cache_float16_cpu(cache, m, &dm, &sub, &c->f16, &own);
+    const memplan_model_plan *q = NULL;
+    if (!st) {
+        c->f16_made = true;
+        st = mp_cache_plan(sub, dm, o, &q, &own);
+    }
+    if (st == MEMPLAN_ENOMEM) return memplan_error_set(err, st, "%s", own.message);
+    if (st || q->deferred) return MEMPLAN_OK;
+    c->f16_planned = true;
+    c->f16_peak = q->figures[c->r->strategy].peak_bytes;
+    c->f16_bound = q->figures[c->r->strategy].lower_bound_bytes;
+    c->f16_ort_known = q->ort_order.known;
+    c->f16_ort_bound = q->ort_order.known ? q->ort_order.lower_bound : 0;
+    return MEMPLAN_OK;
+}
+
 memplan_status mp_run_plan(MP_REPORT_ARGS) {
     memplan_plan_options o;
     memplan_request_plan_options(r, &o);
-    plan_ctx c = {NULL, r, NULL, false, 0};
+    plan_ctx c = {.r = r};
     memplan_status st = mp_cache_plan(cache, m, &o, &c.p, err);
     if (st) return st;
     /* The text of a QDQ model gives the other reading's peak too (the page's
@@ -1320,6 +1412,7 @@ memplan_status mp_run_plan(MP_REPORT_ARGS) {
         c.other_peak = q->figures[r->strategy].peak_bytes;
         if ((st = mp_cache_plan(cache, m, &o, &c.p, err))) return st;
     }
+    if (c.p->float16_cpu.nodes && !c.p->deferred && (st = float16_side(cache, m, &o, &c, err))) return st;
     c.f = &c.p->figures[r->strategy];
     mp_buf b;
     mp_buf_init(&b);

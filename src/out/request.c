@@ -325,6 +325,7 @@ static const memplan_option OPTIONS[MEMPLAN_OPT_COUNT] = {
     [MEMPLAN_OPT_FUSE_QDQ] = SWITCH("--fuse-qdq", plan.fuse_qdq),
     [MEMPLAN_OPT_QDQ_INT8] = SWITCH("--qdq-int8", plan.qdq_int8),
     [MEMPLAN_OPT_WORKSPACE] = SWITCH("--workspace", plan.kernel_workspace),
+    [MEMPLAN_OPT_FLOAT16_CPU] = SWITCH("--float16-cpu", float16_cpu),
 };
 
 const memplan_option *memplan_option_get(memplan_option_id id) {

@@ -14,7 +14,7 @@ static uint64_t align_up(uint64_t n, uint64_t align) { return (n + align - 1) / 
 
 void mp_order_problem_free(mp_order_problem *q) {
     free(q->pred_start), free(q->pred), free(q->use_start), free(q->use), free(q->def);
-    free(q->bytes), free(q->trans), free(q->to_end);
+    free(q->bytes), free(q->trans), free(q->to_end), free(q->rank);
     memset(q, 0, sizeof *q);
 }
 
@@ -105,8 +105,21 @@ memplan_status mp_order_problem_build(const memplan_model_plan *p, mp_order_prob
     fill_preds(g, q);
     fill_uses(p, buf_of, q, nb);
     free(buf_of);
-    q->p = (memplan_sched_problem){n,      q->pred_start, q->pred,      nb,     q->bytes,
-                                   q->def, q->to_end,     q->use_start, q->use, q->trans};
+    q->p = (memplan_sched_problem){n,         q->pred_start, q->pred, nb,       q->bytes, q->def,
+                                   q->to_end, q->use_start,  q->use,  q->trans, NULL};
+    /* ONNX Runtime numbers the nodes as the file does: a graph whose file
+     * order is not its order of positions (the graph memplan_onnxruntime_cpu_graph
+     * makes) gives its file indices as the ranks. */
+    bool renumbered = false;
+    for (int32_t i = 0; i < n && !renumbered; i++) renumbered = g->nodes[i].file_index != i;
+    if (renumbered) {
+        if (!(q->rank = malloc((size_t)n * sizeof *q->rank))) {
+            mp_order_problem_free(q);
+            return oom(err);
+        }
+        for (int32_t i = 0; i < n; i++) q->rank[i] = g->nodes[i].file_index;
+        q->p.rank = q->rank;
+    }
     return MEMPLAN_OK;
 }
 

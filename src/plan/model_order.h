@@ -14,6 +14,7 @@ typedef struct mp_order_problem {
     int32_t *pred_start, *pred, *use_start, *use, *def;
     uint64_t *bytes, *trans;
     uint8_t *to_end;
+    int32_t *rank; /* the nodes' file indices, when they are not their positions; else NULL */
 } mp_order_problem;
 
 /* Steps: the plan's nodes. Buffers: its owners' buffers, at their aligned

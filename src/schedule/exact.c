@@ -162,8 +162,8 @@ static bool segprob_build(const mp_sched *s, const segmap *m, int32_t k, segprob
     }
     q->use_start[nbk] = u;
     q->background = m->background[k];
-    q->p = (memplan_sched_problem){len,    q->pred_start, q->pred,      nbk,    q->bytes,
-                                   q->def, q->to_end,     q->use_start, q->use, s->trans + a};
+    q->p = (memplan_sched_problem){len,       q->pred_start, q->pred, nbk,          q->bytes, q->def,
+                                   q->to_end, q->use_start,  q->use,  s->trans + a, NULL};
     return true;
 }
 

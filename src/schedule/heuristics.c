@@ -257,7 +257,7 @@ static memplan_status ort_dfs(const mp_sched *s, const int32_t *rank, int32_t *o
 }
 
 memplan_status mp_sched_onnxruntime(const mp_sched *s, int32_t *order, memplan_error *err) {
-    return ort_dfs(s, NULL, order, err);
+    return ort_dfs(s, s->rank, order, err);
 }
 
 /* A topological numbering by Kahn's algorithm: of the ready steps, the one

@@ -102,6 +102,7 @@ memplan_status mp_sched_compile(const memplan_sched_problem *p, mp_sched *s, mem
     int32_t n = p->n_steps, nb = p->n_buffers;
     s->n = n;
     s->nb = nb;
+    s->rank = p->rank;
     size_t ne = (size_t)p->pred_start[n], nu = (size_t)p->use_start[nb], nn = (size_t)n + 1, nbb = (size_t)nb + 1;
     size_t npairs = ne + nu + (size_t)nb + 1; /* the most pairs any list below needs */
     int32_t *ka = malloc(npairs * sizeof *ka), *va = malloc(npairs * sizeof *va);

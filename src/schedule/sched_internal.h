@@ -28,6 +28,7 @@ typedef struct mp_sched {
     uint64_t *trans;            /* per step: its transient */
     uint64_t base;              /* buffers live from the start */
     uint64_t base_dead;         /* of those, the ones nothing reads (dead after position 0) */
+    const int32_t *rank;        /* the problem's (borrowed), or NULL */
 } mp_sched;
 
 /* The work budget of the searches: units per millisecond of budget_ms. */
