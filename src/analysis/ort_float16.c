@@ -53,6 +53,7 @@ typedef struct fx_node {
     bool alive, cast;
     int32_t n_in, n_out;
     int32_t *in, *out; /* value ids, -1 for an empty slot */
+    int32_t *cap;      /* the outer values its bodies read, now (a file node's captures) */
 } fx_node;
 
 /* A graph written, and ONNX Runtime's index of each node in the order written. */
@@ -60,6 +61,12 @@ typedef struct fx_ranks {
     const memplan_graph *g;
     int32_t *rank;
 } fx_ranks;
+
+/* An outer value a node's bodies read, read as another one instead. */
+typedef struct fx_rename {
+    int32_t node, capture; /* the node holding the bodies, in its graph; which of its captures */
+    const char *from, *to; /* the name the bodies read, the name they read instead */
+} fx_rename;
 
 /* What every graph's copy shares. */
 typedef struct fx_env {
@@ -70,6 +77,10 @@ typedef struct fx_env {
     memplan_ort_float16_stats st;
     fx_ranks *ranks;
     size_t n_ranks, cap_ranks;
+    /* The renames in force while a body is copied: those of the nodes that
+     * hold it and of their graphs' holders (a stack). */
+    const fx_rename **active;
+    size_t n_active, cap_active;
 } fx_env;
 
 /* The working copy of one graph. */
@@ -89,6 +100,8 @@ typedef struct fx {
     uint8_t *need;    /* per node id */
     int32_t *cast_in; /* per value of g: its Cast to float, or -1 */
     mp_strmap taken;  /* the new names */
+    fx_rename *renames; /* rewired reads of this graph's bodies */
+    int32_t n_renames, cap_renames;
 } fx;
 
 static memplan_status oom(fx_env *e) { return memplan_error_set(e->err, MEMPLAN_ENOMEM, "out of memory"); }
@@ -121,9 +134,29 @@ static void del_use(fx *x, int32_t v, int32_t node, int32_t slot) {
         }
 }
 
-/* Node `node` reads `to` in input slot `slot` instead of what it read. */
+/* Node `node` reads `to` in input slot `slot` instead of what it read; a
+ * slot < 0 is a read of its bodies (capture -1 - slot): they read `to`'s
+ * name instead (ONNX Runtime renames the implicit input in the bodies). */
 static bool set_input(fx *x, int32_t node, int32_t slot, int32_t to) {
     fx_node *n = &x->nodes[node];
+    if (slot < 0) {
+        int32_t k = -1 - slot, i = 0;
+        del_use(x, n->cap[k], node, slot);
+        n->cap[k] = to;
+        while (i < x->n_renames && !(x->renames[i].node == node && x->renames[i].capture == k)) i++;
+        if (i == x->n_renames) {
+            if (x->n_renames == x->cap_renames) {
+                int32_t cap = x->cap_renames ? 2 * x->cap_renames : 4;
+                fx_rename *r = realloc(x->renames, (size_t)cap * sizeof *r);
+                if (!r) return false;
+                x->renames = r, x->cap_renames = cap;
+            }
+            x->renames[x->n_renames++] =
+                (fx_rename){node, k, x->g->values[x->g->nodes[n->pos].captures[k]].name, NULL};
+        }
+        x->renames[i].to = x->name[to];
+        return add_use(x, to, node, slot);
+    }
     del_use(x, n->in[slot], node, slot);
     n->in[slot] = to;
     return add_use(x, to, node, slot);
@@ -136,8 +169,9 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
     x->env = env;
     x->g = g;
     mp_strmap_init(&x->taken);
-    size_t slots = 0;
+    size_t slots = 0, caps = 0;
     for (int32_t p = 0; p < g->n_nodes; p++) slots += (size_t)g->nodes[p].n_inputs + (size_t)g->nodes[p].n_outputs;
+    for (int32_t p = 0; p < g->n_nodes; p++) caps += (size_t)g->nodes[p].n_captures;
     /* At most one new value and one Cast per input and output slot. */
     size_t vcap = (size_t)g->n_values + slots, ncap = (size_t)g->n_nodes + slots;
     if (vcap > INT32_MAX || ncap > INT32_MAX)
@@ -148,7 +182,7 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
     x->uses = calloc(vcap ? vcap : 1, sizeof *x->uses);
     x->nodes = calloc(ncap ? ncap : 1, sizeof *x->nodes);
     x->emit = malloc((ncap ? ncap : 1) * sizeof *x->emit);
-    x->pool = malloc((slots ? 3 * slots : 1) * sizeof *x->pool);
+    x->pool = malloc((3 * slots + caps + 1) * sizeof *x->pool);
     x->need = calloc(ncap ? ncap : 1, 1);
     x->cast_in = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *x->cast_in);
     if (!x->dtype || !x->copied || !x->name || !x->uses || !x->nodes || !x->emit || !x->pool || !x->need ||
@@ -161,6 +195,9 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
         x->copied[v] = -1;
         x->name[v] = g->values[v].name;
         x->cast_in[v] = -1;
+        /* An outer value the holder's copy reads as another: read that one. */
+        for (size_t i = env->n_active; (g->values[v].flags & MEMPLAN_VALUE_CAPTURE) && i-- > 0;)
+            if (!strcmp(env->active[i]->from, x->name[v])) x->name[v] = env->active[i]->to;
     }
     x->nn = g->n_nodes;
     x->capn = (int32_t)ncap;
@@ -173,6 +210,9 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
         x->pool_used += (size_t)n->n_inputs;
         f->out = x->pool + x->pool_used;
         x->pool_used += (size_t)n->n_outputs;
+        f->cap = x->pool + x->pool_used;
+        x->pool_used += (size_t)n->n_captures;
+        memcpy(f->cap, n->captures, (size_t)n->n_captures * sizeof *f->cap);
         memcpy(f->in, n->inputs, (size_t)n->n_inputs * sizeof *f->in);
         memcpy(f->out, n->outputs, (size_t)n->n_outputs * sizeof *f->out);
         for (int32_t i = 0; i < n->n_inputs; i++)
@@ -186,7 +226,7 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
 static void fx_free(fx *x) {
     for (int32_t v = 0; x->uses && v < x->nv; v++) free(x->uses[v].u);
     free(x->dtype), free(x->copied), free(x->name), free(x->uses), free(x->nodes), free(x->emit), free(x->pool);
-    free(x->need), free(x->cast_in);
+    free(x->need), free(x->cast_in), free(x->renames);
     mp_strmap_free(&x->taken);
 }
 
@@ -471,15 +511,7 @@ static void kill(fx *x, int32_t node) {
     if (f->pos >= 0) x->env->st.casts_removed++;
 }
 
-/* Every reader of `from` reads `to`; false when a body captures `from` (its
- * name would have to change inside the body) or memory runs out. */
-static bool can_rewire(const fx *x, int32_t from) {
-    const fx_uses *u = &x->uses[from];
-    for (int32_t k = 0; k < u->n; k++)
-        if (u->u[k].slot < 0) return false;
-    return true;
-}
-
+/* Every reader of `from` reads `to` (bodies too); false when memory runs out. */
 static bool rewire(fx *x, int32_t from, int32_t to) {
     while (x->uses[from].n) {
         fx_use u = x->uses[from].u[0];
@@ -504,7 +536,7 @@ static memplan_status remove_pairs_at(fx *x, int32_t c, int32_t *kids) {
         if (!ch->cast || u->u[k].slot != 0) continue;
         int32_t src1 = cast_type(x, ch->in[0]), dst1 = cast_type(x, ch->out[0]);
         if (lossy && unsafe_cast(dst1, src1, ch->pos < 0)) return MEMPLAN_OK;
-        if (!is_graph_output(x, ch->out[0]) && src == dst1 && src1 == dst && can_rewire(x, ch->out[0]))
+        if (!is_graph_output(x, ch->out[0]) && src == dst1 && src1 == dst)
             kids[n_remove++] = u->u[k].node;
         else {
             kids[children + n_keep++] = u->u[k].node;
@@ -625,7 +657,22 @@ static memplan_status write_node(fx *x, int32_t id, mp_pnode *pn) {
     pn->overload = n->overload;
     pn->n_meta = n->n_metadata;
     pn->meta = n->metadata;
-    return copy_attrs(x->env, n, x->need[f->pos], pn);
+    /* Its bodies read the outer values rewired as the values they now are. */
+    fx_env *e = x->env;
+    size_t mark = e->n_active;
+    for (int32_t i = 0; i < x->n_renames; i++) {
+        if (x->renames[i].node != id) continue;
+        if (e->n_active == e->cap_active) {
+            size_t cap = e->cap_active ? 2 * e->cap_active : 8;
+            const fx_rename **a = realloc(e->active, cap * sizeof *a);
+            if (!a) return oom(e);
+            e->active = a, e->cap_active = cap;
+        }
+        e->active[e->n_active++] = &x->renames[i];
+    }
+    st = copy_attrs(e, n, x->need[f->pos], pn);
+    e->n_active = mark;
+    return st;
 }
 
 /* A declaration of value v of g (its metadata on its first declaration). */
@@ -769,6 +816,7 @@ memplan_status memplan_onnxruntime_cpu_graph(const memplan_model *m, memplan_mod
         for (int32_t p = 0; p < env.ranks[i].g->n_nodes; p++) nodes[p].file_index = env.ranks[i].rank[nodes[p].file_index];
     }
     free(env.ranks);
+    free(env.active);
     if (!st && stats) *stats = env.st;
     return st;
 }

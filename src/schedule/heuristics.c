@@ -209,11 +209,14 @@ memplan_status mp_sched_forward(const mp_sched *s, int32_t *order, memplan_error
  * the highest rank is expanded first; a step popped unvisited is marked,
  * pushed again to be left, and its unvisited predecessors pushed by
  * ascending rank (the highest is expanded first); a step is placed when it
- * is left. A step pushed twice is expanded where it is popped first. Checked
- * against ONNX Runtime 1.30's execution order (wasm-tests/ort-order.test.js). */
+ * is left. A step pushed twice is expanded where it is popped first. The
+ * walk follows the graph's edges only (epred), not the definers of the
+ * buffers a step reads through a view, which ONNX Runtime's walk does not
+ * see. Checked against ONNX Runtime 1.30's execution order
+ * (wasm-tests/ort-order.test.js, wasm-tests/ort-float16.test.js). */
 static memplan_status ort_dfs(const mp_sched *s, const int32_t *rank, int32_t *order, memplan_error *err) {
     int32_t n = s->n;
-    size_t e = (size_t)s->pred_start[n];
+    size_t e = (size_t)s->epred_start[n];
     /* each step is pushed at most once per predecessor list it is in, once as
      * a sink and once to be left */
     int32_t *stk = malloc((2 * (size_t)n + e + 1) * sizeof *stk);
@@ -225,12 +228,12 @@ static memplan_status ort_dfs(const mp_sched *s, const int32_t *rank, int32_t *o
         free(stk), free(seen), free(by_rank), free(pl), free(fill);
         return oom(err);
     }
-    const int32_t *preds = s->pred;
+    const int32_t *preds = s->epred;
     if (rank) { /* the predecessor lists by ascending rank: steps in rank order, each appended to its successors' */
-        for (int32_t v = 0; v < n; v++) by_rank[rank[v]] = v, fill[v] = s->pred_start[v];
+        for (int32_t v = 0; v < n; v++) by_rank[rank[v]] = v, fill[v] = s->epred_start[v];
         for (int32_t r = 0; r < n; r++) {
             int32_t u = by_rank[r];
-            for (int32_t i = s->succ_start[u]; i < s->succ_start[u + 1]; i++) pl[fill[s->succ[i]]++] = u;
+            for (int32_t i = s->esucc_start[u]; i < s->esucc_start[u + 1]; i++) pl[fill[s->esucc[i]]++] = u;
         }
         preds = pl;
     }
@@ -238,7 +241,7 @@ static memplan_status ort_dfs(const mp_sched *s, const int32_t *rank, int32_t *o
     int32_t k = 0;
     for (int32_t r = 0; r < n; r++) {
         int32_t v = rank ? by_rank[r] : r;
-        if (s->succ_start[v + 1] == s->succ_start[v]) stk[sp++] = v; /* a sink */
+        if (s->esucc_start[v + 1] == s->esucc_start[v]) stk[sp++] = v; /* a sink */
     }
     while (sp) {
         int32_t x = stk[--sp];
@@ -249,7 +252,7 @@ static memplan_status ort_dfs(const mp_sched *s, const int32_t *rank, int32_t *o
         if (seen[x]) continue;
         seen[x] = 1;
         stk[sp++] = -x - 1;
-        for (int32_t i = s->pred_start[x]; i < s->pred_start[x + 1]; i++)
+        for (int32_t i = s->epred_start[x]; i < s->epred_start[x + 1]; i++)
             if (!seen[preds[i]]) stk[sp++] = preds[i];
     }
     free(stk), free(seen), free(by_rank), free(pl), free(fill);

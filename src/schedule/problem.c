@@ -126,10 +126,21 @@ memplan_status mp_sched_compile(const memplan_sched_problem *p, mp_sched *s, mem
     for (int32_t b = 0; ok && b < nb; b++)
         if (p->def[b] >= 0) ka[nd] = p->def[b], va[nd++] = b;
     ok = ok && csr(n, nd, ka, va, &s->def_start, &s->defs);
-    /* predecessors: the given ones and the definers of what a step reads */
+    /* predecessors: the given ones (kept apart too, with their successors),
+     * and the definers of what a step reads */
     size_t np = 0;
     for (int32_t v = 0; ok && v < n; v++)
         for (int32_t i = p->pred_start[v]; i < p->pred_start[v + 1]; i++) ka[np] = v, va[np++] = p->pred[i];
+    ok = ok && csr(n, np, ka, va, &s->epred_start, &s->epred);
+    for (size_t i = 0; ok && i < np; i++) { /* swapped: successors */
+        int32_t t = ka[i];
+        ka[i] = va[i], va[i] = t;
+    }
+    ok = ok && csr(n, np, ka, va, &s->esucc_start, &s->esucc);
+    for (size_t i = 0; ok && i < np; i++) {
+        int32_t t = ka[i];
+        ka[i] = va[i], va[i] = t;
+    }
     for (int32_t b = 0; ok && b < nb; b++)
         for (int32_t i = p->use_start[b]; p->def[b] >= 0 && i < p->use_start[b + 1]; i++)
             ka[np] = p->use[i], va[np++] = p->def[b];
@@ -153,6 +164,7 @@ memplan_status mp_sched_compile(const memplan_sched_problem *p, mp_sched *s, mem
 
 void mp_sched_free(mp_sched *s) {
     free(s->pred_start), free(s->pred), free(s->succ_start), free(s->succ);
+    free(s->epred_start), free(s->epred), free(s->esucc_start), free(s->esucc);
     free(s->def_start), free(s->defs), free(s->rd_start), free(s->rd);
     free(s->use_start), free(s->use), free(s->nuse), free(s->bytes), free(s->to_end), free(s->def);
     free(s->alloc), free(s->trans);

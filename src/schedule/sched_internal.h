@@ -17,6 +17,10 @@ typedef struct mp_sched {
     int32_t n, nb;
     int32_t *pred_start, *pred; /* distinct, ascending */
     int32_t *succ_start, *succ; /* distinct, ascending */
+    /* The problem's own predecessors (the graph's edges) without those
+     * through a buffer's definer, and their successors: distinct, ascending.
+     * ONNX Runtime's order walks these. */
+    int32_t *epred_start, *epred, *esucc_start, *esucc;
     int32_t *def_start, *defs;  /* buffers each step defines */
     int32_t *rd_start, *rd;     /* buffers each step reads, distinct */
     int32_t *nuse;              /* per buffer: distinct readers */
