@@ -230,9 +230,11 @@ static void fx_free(fx *x) {
     mp_strmap_free(&x->taken);
 }
 
-/* A new float32 value copying v, named as ONNX Runtime names it. */
+/* A new float32 value copying v, named as ONNX Runtime names it: after the
+ * name v had when the Casts were made (an outer value a body reads may be
+ * renamed after that, when the Cast it came through goes). */
 static int32_t new_value(fx *x, int32_t v) {
-    const char *base = x->name[v];
+    const char *base = x->g->values[v].name;
     size_t len = strlen(PREFIX) + strlen(base) + 24;
     char *name = mp_arena_alloc(x->env->arena, len);
     if (!name) return -1;
