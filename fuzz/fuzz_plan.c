@@ -21,6 +21,7 @@
  */
 #include "cli/args.h"
 #include "fuzz_common.h"
+#include "memplan/ort_float16.h"
 
 #define MAX_BINDS 16
 
@@ -287,6 +288,30 @@ static void run_annotate(const uint8_t *data, size_t size, const memplan_model *
     memplan_shapes_free(S);
 }
 
+/* The graph ONNX Runtime's CPU execution provider runs (memplan/ort_float16.h):
+ * a model like any loaded one, whose plan validates; and the report on it. */
+static void run_float16_cpu(const memplan_model *m, const memplan_binding *binds, size_t n_binds) {
+    memplan_error err = {0};
+    memplan_model *r = NULL;
+    memplan_ort_float16_stats st;
+    memplan_status s = memplan_onnxruntime_cpu_graph(m, &r, &st, &err);
+    if (s != MEMPLAN_OK) {
+        fuzz_check_error(s, &err);
+        return;
+    }
+    FUZZ_CHECK(st.forced <= st.float32_nodes && st.float32_nodes <= m->n_nodes_total, "float16 stats");
+    fuzz_check_model(r);
+    memplan_plan_options o;
+    memplan_plan_options_init(&o);
+    o.bindings = binds;
+    o.n_bindings = n_binds;
+    o.budget_ms = 0;
+    memplan_model_plan_free(plan_checked(r, &o));
+    memplan_model_free(r);
+    static const char *const F16[] = {"--budget-ms", "0", "--float16-cpu"};
+    run_report(m, F16, 3, binds, n_binds);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memplan_model *m = NULL;
     memplan_error err = {0};
@@ -338,6 +363,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         run_validated(m, binds, n_binds, (seed & 4) != 0, 0, (seed & 8) != 0, true, false, (seed & 64) != 0);
     }
     run_ordered(data, size, m, binds, n_binds);
+    run_float16_cpu(m, binds, n_binds);
     memplan_model_free(m);
     return 0;
 }

@@ -73,6 +73,7 @@ static void random_request(memplan_request *r, const memplan_graph *g, const uin
     r->inplace.events = (bits & 16) != 0;
     r->plan.constants_as_activations = (bits & 32) != 0;
     r->plan.kernel_workspace = (bits & 512) != 0;
+    r->float16_cpu = (bits & 1024) != 0;
     r->no_nodes = (bits & 64) != 0;
     if (bits & 128) {
         r->plan.order = PICK(rng, ORDERS);

@@ -31,8 +31,16 @@ typedef struct prob {
 } prob;
 
 static memplan_sched_problem view(const prob *q) {
-    return (memplan_sched_problem){q->n,      q->pred_start, q->pred, q->nb,        q->bytes, q->def,
-                                   q->to_end, q->use_start,  q->use,  q->transient, NULL};
+    return (memplan_sched_problem){.n_steps = q->n,
+                                   .pred_start = q->pred_start,
+                                   .pred = q->pred,
+                                   .n_buffers = q->nb,
+                                   .bytes = q->bytes,
+                                   .def = q->def,
+                                   .to_end = q->to_end,
+                                   .use_start = q->use_start,
+                                   .use = q->use,
+                                   .transient = q->transient};
 }
 
 /* The lower bound under order, the slow way: every position, every buffer. */
@@ -317,6 +325,45 @@ static void test_onnxruntime_order(void **state) {
     memplan_schedule_free(&po);
 }
 
+/* ONNX Runtime's order walks the graph's edges when the problem gives them,
+ * not the definer of a buffer a step reads through a view: step 1 is a view
+ * of step 0's buffer (it defines none), step 3 reads it and step 2's. Ranks
+ * (ONNX Runtime's node indices) put step 0 last, so a walk that took step 0
+ * as step 3's predecessor would expand it first: 0, 2, 1, 3. Through the
+ * edges (1, 2) the walk expands 2 first, then 1 and 0 below it. */
+static void test_onnxruntime_edges(void **state) {
+    (void)state;
+    static prob q;
+    memset(&q, 0, sizeof q);
+    q.n = 4;
+    int32_t ps[] = {0, 0, 1, 1, 3}, pr[] = {0, 1, 2};
+    memcpy(q.pred_start, ps, sizeof ps);
+    memcpy(q.pred, pr, sizeof pr);
+    q.nb = 3;
+    uint64_t by[] = {8, 4, 2};
+    int32_t df[] = {0, 2, 3}, us[] = {0, 2, 3, 3}, u[] = {1, 3, 3};
+    memcpy(q.bytes, by, sizeof by);
+    memcpy(q.def, df, sizeof df);
+    memcpy(q.use_start, us, sizeof us);
+    memcpy(q.use, u, sizeof u);
+    q.to_end[2] = 1;
+    memplan_sched_problem p = view(&q);
+    const int32_t rank[] = {3, 0, 1, 2};
+    p.rank = rank;
+    memplan_schedule o;
+    memplan_error err = {0};
+    assert_int_equal(memplan_schedule_run(&p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &o, &err), MEMPLAN_OK);
+    int32_t without[] = {0, 2, 1, 3};
+    assert_memory_equal(o.order, without, sizeof without);
+    memplan_schedule_free(&o);
+    p.edge_start = q.pred_start;
+    p.edge = q.pred;
+    assert_int_equal(memplan_schedule_run(&p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &o, &err), MEMPLAN_OK);
+    int32_t with[] = {2, 0, 1, 3};
+    assert_memory_equal(o.order, with, sizeof with);
+    memplan_schedule_free(&o);
+}
+
 /* q with its steps renumbered: new step i is q's step num[i] (a topological order). */
 static void renumber(const prob *q, const int32_t *num, prob *r) {
     int32_t at[MAX_STEPS];
@@ -392,6 +439,17 @@ static void test_bad_problems(void **state) {
     assert_string_equal(err.message, "scheduling problem: buffer 0 (defined by step 0) is read by step 0");
     fill_branches(&q);
     p = view(&q);
+    const int32_t twice[] = {0, 1, 1, 2, 3}; /* ranks: a permutation of the steps */
+    p.rank = twice;
+    assert_int_equal(memplan_schedule_run(&p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &s, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "scheduling problem: step 2 has rank 1, out of range or taken");
+    p = view(&q);
+    const int32_t es[] = {0, 0, 1, 1, 1, 1}, e[] = {3}; /* step 1 linked to step 3, numbered after it */
+    p.edge_start = es;
+    p.edge = e;
+    assert_int_equal(memplan_schedule_run(&p, MEMPLAN_ORDER_ONNXRUNTIME, 0, &s, &err), MEMPLAN_EINPUT);
+    assert_string_equal(err.message, "scheduling problem: step 1 follows step 3, which is not numbered before it");
+    p = view(&q);
     int32_t bad[] = {0, 2, 3, 1, 4}, dup[] = {0, 0, 1, 2, 3};
     uint64_t pk;
     assert_int_equal(memplan_schedule_peak(&p, bad, &pk, &err), MEMPLAN_EINPUT);
@@ -413,11 +471,9 @@ static void test_bad_problems(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_branches),
-        cmocka_unit_test(test_onnxruntime_order),
-        cmocka_unit_test(test_onnxruntime_numbering),
-        cmocka_unit_test(test_bad_problems),
-        cmocka_unit_test(test_random_dags),
+        cmocka_unit_test(test_branches),          cmocka_unit_test(test_onnxruntime_order),
+        cmocka_unit_test(test_onnxruntime_edges), cmocka_unit_test(test_onnxruntime_numbering),
+        cmocka_unit_test(test_bad_problems),      cmocka_unit_test(test_random_dags),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

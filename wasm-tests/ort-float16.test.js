@@ -102,7 +102,9 @@ describe('the float16 CPU graph equals the one ONNX Runtime saves', () => {
           gt = graphs(theirs);
         for (const k of new Set([...Object.keys(go), ...Object.keys(gt)]))
           if (JSON.stringify(go[k]) !== JSON.stringify(gt[k]))
-            differ.push(`${f}: the nodes of ${k || 'the main graph'}: ${JSON.stringify(go[k])} vs ${JSON.stringify(gt[k])}`);
+            differ.push(
+              `${f}: the nodes of ${k || 'the main graph'}: ${JSON.stringify(go[k])} vs ${JSON.stringify(gt[k])}`,
+            );
         if (outputsInOrder(ours).join(' ') !== outputsInOrder(theirs).join(' ')) differ.push(`${f}: order`);
         if (ours.lower_bound_bytes !== theirs.lower_bound_bytes)
           differ.push(`${f}: bound ${ours.lower_bound_bytes} vs ${theirs.lower_bound_bytes}`);

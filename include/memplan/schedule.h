@@ -62,6 +62,13 @@ typedef struct memplan_sched_problem {
      * permutation of 0..n_steps-1), which ONNX Runtime's order breaks ties
      * by; none: the step's number. */
     const int32_t *rank;
+    /* NULL for none, else n_steps + 1 starts: the graph's own edges (each
+     * step's predecessors as its graph links them), which ONNX Runtime's
+     * order walks; none: pred and the definers of the buffers each step
+     * reads. A graph's problem gives them: a step reading a view has its
+     * buffer's definer as a predecessor, which the graph does not link. */
+    const int32_t *edge_start;
+    const int32_t *edge;
 } memplan_sched_problem;
 
 /* The schedulers. */

@@ -88,18 +88,18 @@ typedef struct fx {
     fx_env *env;
     const memplan_graph *g;
     int32_t nv, nn, ne;
-    int32_t capn; /* room for nodes */
+    int32_t capn;    /* room for nodes */
     int32_t *dtype;  /* per value; 0: not a tensor, or not known */
     int32_t *copied; /* a new value: the value it is a float32 copy of; else -1 */
     const char **name;
     fx_uses *uses;
     fx_node *nodes;
-    int32_t *emit;    /* node ids in the new graph's order */
-    int32_t *pool;    /* the nodes' in/out arrays */
+    int32_t *emit; /* node ids in the new graph's order */
+    int32_t *pool; /* the nodes' in/out arrays */
     size_t pool_used;
-    uint8_t *need;    /* per node id */
-    int32_t *cast_in; /* per value of g: its Cast to float, or -1 */
-    mp_strmap taken;  /* the new names */
+    uint8_t *need;      /* per node id */
+    int32_t *cast_in;   /* per value of g: its Cast to float, or -1 */
+    mp_strmap taken;    /* the new names */
     fx_rename *renames; /* rewired reads of this graph's bodies */
     int32_t n_renames, cap_renames;
 } fx;
@@ -151,8 +151,7 @@ static bool set_input(fx *x, int32_t node, int32_t slot, int32_t to) {
                 if (!r) return false;
                 x->renames = r, x->cap_renames = cap;
             }
-            x->renames[x->n_renames++] =
-                (fx_rename){node, k, x->g->values[x->g->nodes[n->pos].captures[k]].name, NULL};
+            x->renames[x->n_renames++] = (fx_rename){node, k, x->g->values[x->g->nodes[n->pos].captures[k]].name, NULL};
         }
         x->renames[i].to = x->name[to];
         return add_use(x, to, node, slot);
@@ -185,8 +184,7 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
     x->pool = malloc((3 * slots + caps + 1) * sizeof *x->pool);
     x->need = calloc(ncap ? ncap : 1, 1);
     x->cast_in = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *x->cast_in);
-    if (!x->dtype || !x->copied || !x->name || !x->uses || !x->nodes || !x->emit || !x->pool || !x->need ||
-        !x->cast_in)
+    if (!x->dtype || !x->copied || !x->name || !x->uses || !x->nodes || !x->emit || !x->pool || !x->need || !x->cast_in)
         return oom(env);
     x->nv = g->n_values;
     for (int32_t v = 0; v < g->n_values; v++) {
@@ -212,9 +210,9 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
         x->pool_used += (size_t)n->n_outputs;
         f->cap = x->pool + x->pool_used;
         x->pool_used += (size_t)n->n_captures;
-        memcpy(f->cap, n->captures, (size_t)n->n_captures * sizeof *f->cap);
-        memcpy(f->in, n->inputs, (size_t)n->n_inputs * sizeof *f->in);
-        memcpy(f->out, n->outputs, (size_t)n->n_outputs * sizeof *f->out);
+        if (n->n_captures) memcpy(f->cap, n->captures, (size_t)n->n_captures * sizeof *f->cap);
+        if (n->n_inputs) memcpy(f->in, n->inputs, (size_t)n->n_inputs * sizeof *f->in);
+        if (n->n_outputs) memcpy(f->out, n->outputs, (size_t)n->n_outputs * sizeof *f->out);
         for (int32_t i = 0; i < n->n_inputs; i++)
             if (n->inputs[i] >= 0 && !add_use(x, n->inputs[i], p, i)) return oom(env);
         for (int32_t c = 0; c < n->n_captures; c++)
@@ -318,8 +316,8 @@ static memplan_status mark_float32(fx *x) {
     const memplan_graph *g = x->g;
     for (int32_t p = 0; p < g->n_nodes; p++) {
         const memplan_node *n = &g->nodes[p];
-        x->need[p] = !has_bodies(n) && !memplan_onnxruntime_cpu_float16(n->domain, n->op_type) &&
-                     reads_f16(x, &x->nodes[p]);
+        x->need[p] =
+            !has_bodies(n) && !memplan_onnxruntime_cpu_float16(n->domain, n->op_type) && reads_f16(x, &x->nodes[p]);
     }
     int32_t *by_file = malloc((size_t)(g->n_nodes ? g->n_nodes : 1) * sizeof *by_file);
     if (!by_file) return oom(x->env);
@@ -538,8 +536,7 @@ static memplan_status remove_pairs_at(fx *x, int32_t c, int32_t *kids) {
         if (!ch->cast || u->u[k].slot != 0) continue;
         int32_t src1 = cast_type(x, ch->in[0]), dst1 = cast_type(x, ch->out[0]);
         if (lossy && unsafe_cast(dst1, src1, ch->pos < 0)) return MEMPLAN_OK;
-        if (!is_graph_output(x, ch->out[0]) && src == dst1 && src1 == dst)
-            kids[n_remove++] = u->u[k].node;
+        if (!is_graph_output(x, ch->out[0]) && src == dst1 && src1 == dst) kids[n_remove++] = u->u[k].node;
         else {
             kids[children + n_keep++] = u->u[k].node;
             keep_to_bool |= type_group(dst1) == G_BOOL;
@@ -602,8 +599,7 @@ static memplan_status copy_attrs(fx_env *env, const memplan_node *n, bool casted
     if (n->n_attrs) memcpy(attrs, n->attrs, (size_t)n->n_attrs * sizeof *attrs);
     for (int32_t i = 0; i < n->n_attrs; i++) {
         memplan_attr *at = &attrs[i];
-        if (casted && at->type == MEMPLAN_ATTR_INT && strcmp(at->name, "dtype") == 0 &&
-            at->i == MEMPLAN_DTYPE_FLOAT16)
+        if (casted && at->type == MEMPLAN_ATTR_INT && strcmp(at->name, "dtype") == 0 && at->i == MEMPLAN_DTYPE_FLOAT16)
             at->i = MEMPLAN_DTYPE_FLOAT;
         memplan_status st;
         if (at->type == MEMPLAN_ATTR_GRAPH && at->g) {
@@ -710,7 +706,8 @@ static memplan_status write_decls(fx *x, const uint8_t *defined, mp_pgraph *pg) 
             !(g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_OUTPUT | MEMPLAN_VALUE_INITIALIZER)) &&
             defined[v])
             declare(g, v, met, &pg->vinfo[pg->n_vinfo++]);
-    for (int32_t i = 0; i < g->n_initializers; i++) pg->inits[pg->n_inits++] = *g->values[g->initializers[i]].initializer;
+    for (int32_t i = 0; i < g->n_initializers; i++)
+        pg->inits[pg->n_inits++] = *g->values[g->initializers[i]].initializer;
     free(met);
     return MEMPLAN_OK;
 }
@@ -801,9 +798,10 @@ memplan_status memplan_onnxruntime_cpu_graph(const memplan_model *m, memplan_mod
     *out = NULL;
     if (stats) memset(stats, 0, sizeof *stats);
     if (calls_functions(m->graph))
-        return memplan_error_set(err, MEMPLAN_EUSAGE,
-                                 "the graph ONNX Runtime's CPU execution provider runs is not made for models that call "
-                                 "model-local functions");
+        return memplan_error_set(
+            err, MEMPLAN_EUSAGE,
+            "the graph ONNX Runtime's CPU execution provider runs is not made for models that call "
+            "model-local functions");
     fx_env env = {.m = m};
     memplan_shapes *shapes = NULL;
     memplan_status st = memplan_shapes_infer(m, &shapes, err);
@@ -815,7 +813,8 @@ memplan_status memplan_onnxruntime_cpu_graph(const memplan_model *m, memplan_mod
      * planned); it becomes ONNX Runtime's index, which its order reads. */
     for (size_t i = 0; !st && i < env.n_ranks; i++) {
         memplan_node *nodes = (memplan_node *)env.ranks[i].g->nodes; /* the new model's own */
-        for (int32_t p = 0; p < env.ranks[i].g->n_nodes; p++) nodes[p].file_index = env.ranks[i].rank[nodes[p].file_index];
+        for (int32_t p = 0; p < env.ranks[i].g->n_nodes; p++)
+            nodes[p].file_index = env.ranks[i].rank[nodes[p].file_index];
     }
     free(env.ranks);
     free(env.active);

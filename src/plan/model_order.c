@@ -105,8 +105,18 @@ memplan_status mp_order_problem_build(const memplan_model_plan *p, mp_order_prob
     fill_preds(g, q);
     fill_uses(p, buf_of, q, nb);
     free(buf_of);
-    q->p = (memplan_sched_problem){n,         q->pred_start, q->pred, nb,       q->bytes, q->def,
-                                   q->to_end, q->use_start,  q->use,  q->trans, NULL};
+    q->p = (memplan_sched_problem){.n_steps = n,
+                                   .pred_start = q->pred_start,
+                                   .pred = q->pred,
+                                   .n_buffers = nb,
+                                   .bytes = q->bytes,
+                                   .def = q->def,
+                                   .to_end = q->to_end,
+                                   .use_start = q->use_start,
+                                   .use = q->use,
+                                   .transient = q->trans,
+                                   .edge_start = q->pred_start, /* a node's inputs: the graph's own edges */
+                                   .edge = q->pred};
     /* ONNX Runtime numbers the nodes as the file does: a graph whose file
      * order is not its order of positions (the graph memplan_onnxruntime_cpu_graph
      * makes) gives its file indices as the ranks. */

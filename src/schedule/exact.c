@@ -162,8 +162,16 @@ static bool segprob_build(const mp_sched *s, const segmap *m, int32_t k, segprob
     }
     q->use_start[nbk] = u;
     q->background = m->background[k];
-    q->p = (memplan_sched_problem){len,       q->pred_start, q->pred, nbk,          q->bytes, q->def,
-                                   q->to_end, q->use_start,  q->use,  s->trans + a, NULL};
+    q->p = (memplan_sched_problem){.n_steps = len,
+                                   .pred_start = q->pred_start,
+                                   .pred = q->pred,
+                                   .n_buffers = nbk,
+                                   .bytes = q->bytes,
+                                   .def = q->def,
+                                   .to_end = q->to_end,
+                                   .use_start = q->use_start,
+                                   .use = q->use,
+                                   .transient = s->trans + a};
     return true;
 }
 

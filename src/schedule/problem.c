@@ -46,6 +46,21 @@ static bool csr(int32_t nkeys, size_t npairs, const int32_t *keys, const int32_t
     return true;
 }
 
+/* One list of predecessors: each step's numbered before it. */
+static memplan_status check_preds(int32_t n, const int32_t *start, const int32_t *pred, memplan_error *err) {
+    if (start[0] != 0) return memplan_error_set(err, MEMPLAN_EINPUT, "scheduling problem: a list does not start at 0");
+    for (int32_t s = 0; s < n; s++) {
+        if (start[s + 1] < start[s])
+            return memplan_error_set(err, MEMPLAN_EINPUT, "scheduling problem: step %d has a negative list", (int)s);
+        for (int32_t i = start[s]; i < start[s + 1]; i++)
+            if (pred[i] < 0 || pred[i] >= s)
+                return memplan_error_set(err, MEMPLAN_EINPUT,
+                                         "scheduling problem: step %d follows step %d, which is not numbered before it",
+                                         (int)s, (int)pred[i]);
+    }
+    return MEMPLAN_OK;
+}
+
 /* The caller's lists are well formed: counts, ranges, numbering. */
 static memplan_status check(const memplan_sched_problem *p, memplan_error *err) {
     if (p->n_steps < 0 || p->n_buffers < 0 || !p->pred_start || (p->n_buffers && (!p->bytes || !p->def)) ||
@@ -53,14 +68,23 @@ static memplan_status check(const memplan_sched_problem *p, memplan_error *err) 
         return memplan_error_set(err, MEMPLAN_EUSAGE, "scheduling problem: missing or negative lists");
     if (p->pred_start[0] != 0 || p->use_start[0] != 0)
         return memplan_error_set(err, MEMPLAN_EINPUT, "scheduling problem: a list does not start at 0");
-    for (int32_t s = 0; s < p->n_steps; s++) {
-        if (p->pred_start[s + 1] < p->pred_start[s])
-            return memplan_error_set(err, MEMPLAN_EINPUT, "scheduling problem: step %d has a negative list", (int)s);
-        for (int32_t i = p->pred_start[s]; i < p->pred_start[s + 1]; i++)
-            if (p->pred[i] < 0 || p->pred[i] >= s)
-                return memplan_error_set(err, MEMPLAN_EINPUT,
-                                         "scheduling problem: step %d follows step %d, which is not numbered before it",
-                                         (int)s, (int)p->pred[i]);
+    memplan_status st = check_preds(p->n_steps, p->pred_start, p->pred, err);
+    if (!st && p->edge_start) st = check_preds(p->n_steps, p->edge_start, p->edge, err);
+    if (st) return st;
+    if (p->rank) { /* a permutation of the steps */
+        uint8_t *seen = calloc((size_t)p->n_steps + 1, 1);
+        if (!seen) return memplan_error_set(err, MEMPLAN_ENOMEM, "out of memory");
+        for (int32_t s = 0; !st && s < p->n_steps; s++) {
+            int32_t r = p->rank[s];
+            if (r < 0 || r >= p->n_steps || seen[r])
+                st =
+                    memplan_error_set(err, MEMPLAN_EINPUT,
+                                      "scheduling problem: step %d has rank %d, out of range or taken", (int)s, (int)r);
+            else
+                seen[r] = 1;
+        }
+        free(seen);
+        if (st) return st;
     }
     for (int32_t b = 0; b < p->n_buffers; b++) {
         if (p->use_start[b + 1] < p->use_start[b])
@@ -95,6 +119,21 @@ static void sums(const memplan_sched_problem *p, mp_sched *s) {
     for (int32_t v = 0; v < s->n; v++) s->trans[v] = p->transient ? p->transient[v] : 0;
 }
 
+/* s->epred and s->esucc: the problem's graph edges, else its predecessors. */
+static bool graph_edges(const memplan_sched_problem *p, mp_sched *s) {
+    int32_t n = s->n;
+    const int32_t *start = p->edge_start ? p->edge_start : s->pred_start, *pred = p->edge_start ? p->edge : s->pred;
+    size_t ne = (size_t)start[n];
+    int32_t *ka = malloc((ne ? ne : 1) * sizeof *ka), *va = malloc((ne ? ne : 1) * sizeof *va);
+    bool ok = ka && va;
+    for (int32_t v = 0, k = 0; ok && v < n; v++)
+        for (int32_t i = start[v]; i < start[v + 1]; i++, k++) ka[k] = v, va[k] = pred[i];
+    ok = ok && csr(n, ne, ka, va, &s->epred_start, &s->epred);
+    ok = ok && csr(n, ne, va, ka, &s->esucc_start, &s->esucc);
+    free(ka), free(va);
+    return ok;
+}
+
 memplan_status mp_sched_compile(const memplan_sched_problem *p, mp_sched *s, memplan_error *err) {
     memset(s, 0, sizeof *s);
     memplan_status st = check(p, err);
@@ -126,21 +165,10 @@ memplan_status mp_sched_compile(const memplan_sched_problem *p, mp_sched *s, mem
     for (int32_t b = 0; ok && b < nb; b++)
         if (p->def[b] >= 0) ka[nd] = p->def[b], va[nd++] = b;
     ok = ok && csr(n, nd, ka, va, &s->def_start, &s->defs);
-    /* predecessors: the given ones (kept apart too, with their successors),
-     * and the definers of what a step reads */
+    /* predecessors: the given ones and the definers of what a step reads */
     size_t np = 0;
     for (int32_t v = 0; ok && v < n; v++)
         for (int32_t i = p->pred_start[v]; i < p->pred_start[v + 1]; i++) ka[np] = v, va[np++] = p->pred[i];
-    ok = ok && csr(n, np, ka, va, &s->epred_start, &s->epred);
-    for (size_t i = 0; ok && i < np; i++) { /* swapped: successors */
-        int32_t t = ka[i];
-        ka[i] = va[i], va[i] = t;
-    }
-    ok = ok && csr(n, np, ka, va, &s->esucc_start, &s->esucc);
-    for (size_t i = 0; ok && i < np; i++) {
-        int32_t t = ka[i];
-        ka[i] = va[i], va[i] = t;
-    }
     for (int32_t b = 0; ok && b < nb; b++)
         for (int32_t i = p->use_start[b]; p->def[b] >= 0 && i < p->use_start[b + 1]; i++)
             ka[np] = p->use[i], va[np++] = p->def[b];
@@ -151,6 +179,7 @@ memplan_status mp_sched_compile(const memplan_sched_problem *p, mp_sched *s, mem
             for (int32_t i = s->pred_start[v]; i < s->pred_start[v + 1]; i++) ka[np] = s->pred[i], va[np++] = v;
         ok = csr(n, np, ka, va, &s->succ_start, &s->succ);
     }
+    ok = ok && graph_edges(p, s);
     free(ka);
     free(va);
     free(bk);

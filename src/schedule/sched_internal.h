@@ -17,22 +17,22 @@ typedef struct mp_sched {
     int32_t n, nb;
     int32_t *pred_start, *pred; /* distinct, ascending */
     int32_t *succ_start, *succ; /* distinct, ascending */
-    /* The problem's own predecessors (the graph's edges) without those
-     * through a buffer's definer, and their successors: distinct, ascending.
-     * ONNX Runtime's order walks these. */
+    /* The problem's graph edges (memplan_sched_problem.edge; without them,
+     * pred) and their successors: distinct, ascending. ONNX Runtime's order
+     * walks these. */
     int32_t *epred_start, *epred, *esucc_start, *esucc;
-    int32_t *def_start, *defs;  /* buffers each step defines */
-    int32_t *rd_start, *rd;     /* buffers each step reads, distinct */
-    int32_t *nuse;              /* per buffer: distinct readers */
-    int32_t *use_start, *use;   /* per buffer: its distinct readers, ascending */
-    uint64_t *bytes;            /* per buffer */
-    uint8_t *to_end;            /* per buffer */
-    int32_t *def;               /* per buffer */
-    uint64_t *alloc;            /* per step: bytes of the buffers it defines */
-    uint64_t *trans;            /* per step: its transient */
-    uint64_t base;              /* buffers live from the start */
-    uint64_t base_dead;         /* of those, the ones nothing reads (dead after position 0) */
-    const int32_t *rank;        /* the problem's (borrowed), or NULL */
+    int32_t *def_start, *defs; /* buffers each step defines */
+    int32_t *rd_start, *rd;    /* buffers each step reads, distinct */
+    int32_t *nuse;             /* per buffer: distinct readers */
+    int32_t *use_start, *use;  /* per buffer: its distinct readers, ascending */
+    uint64_t *bytes;           /* per buffer */
+    uint8_t *to_end;           /* per buffer */
+    int32_t *def;              /* per buffer */
+    uint64_t *alloc;           /* per step: bytes of the buffers it defines */
+    uint64_t *trans;           /* per step: its transient */
+    uint64_t base;             /* buffers live from the start */
+    uint64_t base_dead;        /* of those, the ones nothing reads (dead after position 0) */
+    const int32_t *rank;       /* the problem's (borrowed), or NULL */
 } mp_sched;
 
 /* The work budget of the searches: units per millisecond of budget_ms. */
