@@ -83,11 +83,11 @@ static void test_chain(void **state) {
     (void)state;
     memplan_model *m = load(chain_graph());
     memplan_ort_float16_stats st;
-    memplan_model *r = rewrite(m, &st,
-                               "Cast(x)->" IPFC "x;Cast(w)->" IPFC "w;Conv(" IPFC "x," IPFC "w)->" IPFC "c;Relu(" IPFC
-                               "c)->" IPFC "r;Reshape(" IPFC "r,sh)->" IPFC "rs;Sigmoid(" IPFC "rs)->" IPFC
-                               "s;Cast(" IPFC "s)->s;Transpose(" IPFC "r)->" IPFC "t;Add(" IPFC "t," IPFC "x)->" IPFC
-                               "y;Cast(" IPFC "y)->y");
+    memplan_model *r =
+        rewrite(m, &st,
+                "Cast(x)->" IPFC "x;Cast(w)->" IPFC "w;Conv(" IPFC "x," IPFC "w)->" IPFC "c;Relu(" IPFC "c)->" IPFC
+                "r;Reshape(" IPFC "r,sh)->" IPFC "rs;Sigmoid(" IPFC "rs)->" IPFC "s;Cast(" IPFC "s)->s;Transpose(" IPFC
+                "r)->" IPFC "t;Add(" IPFC "t," IPFC "x)->" IPFC "y;Cast(" IPFC "y)->y");
     assert_int_equal(st.float32_nodes, 6);
     assert_int_equal(st.forced, 2);
     assert_int_equal(st.casts, 4);
@@ -121,6 +121,24 @@ static void test_chain(void **state) {
     free(json);
     memplan_request_free(&req);
     memplan_model_free(m);
+
+    /* A session's plan of a request is of the graph the request is about (the
+     * page's trace export): 10 positions with --float16-cpu, 6 without. */
+    size_t blen;
+    uint8_t *bytes = mb_pack(chain_graph(), &blen);
+    memplan_session *s = NULL;
+    assert_int_equal(memplan_session_open(bytes, blen, &s, &err), MEMPLAN_OK);
+    free(bytes);
+    memplan_request_init(&req);
+    const memplan_model_plan *p = NULL;
+    assert_int_equal(memplan_session_plan_request(s, &req, &p, &err), MEMPLAN_OK);
+    assert_int_equal(p->positions, 6);
+    req.float16_cpu = true;
+    assert_int_equal(memplan_session_plan_request(s, &req, &p, &err), MEMPLAN_OK);
+    assert_int_equal(p->positions, 10);
+    assert_int_equal(p->figures[MEMPLAN_STRATEGY_ARENA].peak_bytes, 28672);
+    memplan_request_free(&req);
+    memplan_session_close(s);
 }
 
 /* The model's own Casts: float32 -> float16 before a node without a float16
@@ -176,6 +194,47 @@ static void test_body_reads(void **state) {
     memplan_model_free(m);
 }
 
+/* Casts out of float16 to other types: Relu's Cast back goes (every reader
+ * is a Cast, none reversing it) and the file's Casts to int64 and bool read
+ * its float32 output; a float16 `dtype` attribute of a node run in float32
+ * becomes float (RandomNormalLike); the value_info of values that are gone
+ * (r, rn) is dropped, that of one kept (xi, read through a Cast) is not. */
+static void test_cast_kinds(void **state) {
+    (void)state;
+    mb_graph *g = mb_new_graph("kinds");
+    mb_input(g, "x", F16, "1,4,8,8");
+    mb_node(g, "Relu", "x", "r");
+    mb_int_attr(mb_node(g, "Cast", "r", "i"), "to", I64);
+    mb_int_attr(mb_node(g, "Cast", "r", "b"), "to", 9);
+    mb_int_attr(mb_node(g, "RandomNormalLike", "x", "rn"), "dtype", F16);
+    mb_node(g, "Identity", "x", "xi");
+    mb_node(g, "Add", "rn,xi", "z");
+    mb_value(g, "r", F16, "1,4,8,8");
+    mb_value(g, "rn", F16, "1,4,8,8");
+    mb_value(g, "xi", F16, "1,4,8,8");
+    mb_output(g, "i", I64, "1,4,8,8");
+    mb_output(g, "b", 9, "1,4,8,8");
+    mb_output(g, "z", F16, "1,4,8,8");
+    memplan_model *m = load(g);
+    memplan_ort_float16_stats st;
+    memplan_model *r = rewrite(m, &st,
+                               "Cast(x)->" IPFC "x;Relu(" IPFC "x)->" IPFC "r;Cast(" IPFC "r)->i;Cast(" IPFC
+                               "r)->b;RandomNormalLike(" IPFC "x)->" IPFC "rn;Identity(x)->xi;Cast(xi)->" IPFC
+                               "xi;Add(" IPFC "rn," IPFC "xi)->" IPFC "z;Cast(" IPFC "z)->z");
+    assert_int_equal(st.float32_nodes, 3);
+    assert_int_equal(st.casts, 3);
+    assert_int_equal(st.casts_removed, 0);
+    const memplan_node *rnl = &r->graph->nodes[4];
+    assert_string_equal(rnl->attrs[0].name, "dtype");
+    assert_int_equal(rnl->attrs[0].i, F32);
+    assert_int_equal(memplan_graph_find(r->graph, "r"), -1);
+    assert_int_equal(memplan_graph_find(r->graph, "rn"), -1);
+    int32_t xi = memplan_graph_find(r->graph, "xi");
+    assert_true(xi >= 0 && (r->graph->values[xi].flags & MEMPLAN_VALUE_DECLARED));
+    memplan_model_free(r);
+    memplan_model_free(m);
+}
+
 /* Without float16 tensors nothing changes; a model calling local functions
  * is refused (tested through a node that is not one: none here). */
 static void test_float32_model(void **state) {
@@ -198,10 +257,8 @@ static void test_float32_model(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_chain),
-        cmocka_unit_test(test_file_casts),
-        cmocka_unit_test(test_body_reads),
-        cmocka_unit_test(test_float32_model),
+        cmocka_unit_test(test_chain),      cmocka_unit_test(test_file_casts),    cmocka_unit_test(test_body_reads),
+        cmocka_unit_test(test_cast_kinds), cmocka_unit_test(test_float32_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@ import { checkValue, createController, valueInputs } from '../web/src/app/contro
 import { EXAMPLE_SRC } from '../scripts/prepare_web.mjs';
 import { formatBytes } from '../web/src/data/format.js';
 import { loadMemplan, requireNativeCli } from './helpers.js';
-import { convModel, qdqConvModel } from './onnx-encode.js';
+import { convModel, float16Model, qdqConvModel } from './onnx-encode.js';
 import { dimArgs, LARGEST, MEDIUM, requireVizFixtures, SMALL, SYMBOLIC } from './viz-fixtures.js';
 
 const cli = (cmd, file, args = []) =>
@@ -395,6 +395,67 @@ describe('controller: opening a model', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it("float16 on the CPU: plans with --float16-cpu, the CLI's plan of the graph ONNX Runtime runs, its own node lists", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memplan-f16-'));
+    const file = join(dir, 'f16.onnx');
+    writeFileSync(file, float16Model());
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    await ctl.open('f16.onnx', readFileSync(file));
+    const f16Of = (s) => s.assumptions.filter((a) => a.kind === 'float16').map((a) => [a.included, a.nodes]);
+    expect(ctl.state.profile, 'as written: the per-node profile').not.toBe(null);
+    expect([ctl.state.float16Cpu, ctl.state.plan.peak_bytes, ctl.state.plan.onnxruntime_float16.peak_bytes]).toEqual([
+      false,
+      12288,
+      28672,
+    ]);
+    expect(f16Of(ctl.state)).toEqual([[false, 4]]);
+    expect(ctl.state.reuse.size, "the file's in-place reuse pairs").toBeGreaterThan(0);
+    client.calls.length = 0;
+    await ctl.setOptions({ float16Cpu: true });
+    // another graph: its node lists come with its first plan
+    expect(client.calls[0]).toBe('plan --strategy arena --align 64 --float16-cpu');
+    expect(client.calls).toContain('plan --strategy slots --align 64 --float16-cpu --no-nodes --no-at-peak');
+    const cpu = cli('plan', file, ['--float16-cpu']);
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cpu));
+    expect([ctl.state.plan.peak_bytes, ctl.state.plan.onnxruntime_cpu_graph.casts, ctl.snapshot().float16Cpu]).toEqual([
+      28672,
+      4,
+      true,
+    ]);
+    expect(f16Of(ctl.state)).toEqual([[true, 6]]);
+    expect(ctl.state.m.nodes.length).toBe(10);
+    expect(ctl.rows('values').map((r) => r.name)).toContain('InsertedPrecisionFreeCast_x');
+    expect([ctl.state.profile, ctl.state.profileNote, ctl.state.reuse.size]).toEqual([
+      null,
+      "the per-node profile is of the graph as written; with float16 on the CPU the chart shows the plan's live bytes",
+      0, // the reuse pairs are the file graph's
+    ]);
+    expect(ctl.planRequest(), 'what a sweep or a compare asks for').toEqual([
+      '--strategy',
+      'arena',
+      '--align',
+      '64',
+      '--float16-cpu',
+    ]);
+    client.calls.length = 0;
+    await ctl.setOptions({ float16Cpu: false });
+    expect(client.calls[0], "the file graph's node lists kept").toBe('plan --strategy arena --align 64 --no-nodes');
+    expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', file)));
+    expect([ctl.state.plan.peak_bytes, ctl.state.profileNote, ctl.snapshot().float16Cpu]).toEqual([12288, '', false]);
+    expect(ctl.state.m.nodes.length).toBe(6);
+    expect(ctl.state.profile).not.toBe(null);
+    client.calls.length = 0;
+    await ctl.setOptions({ float16Cpu: true, strategy: 'slots' });
+    expect(client.calls[0], "and that graph's").toBe('plan --strategy slots --align 64 --float16-cpu --no-nodes');
+    expect(JSON.stringify(ctl.state.plan)).toBe(
+      JSON.stringify(cli('plan', file, ['--strategy', 'slots', '--float16-cpu'])),
+    );
+    await ctl.setOptions({ float16Cpu: 'yes' }); // not a boolean: unchanged
+    expect(ctl.state.float16Cpu).toBe(true);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('a profile that fails is a note under the memory chart, not an error', async () => {
     vi.spyOn(console, 'warn').mockImplementation(() => {});
     const ctl = createController(fakeClient(mp, { failProfile: 'the profile broke' }));
@@ -760,6 +821,7 @@ describe('controller: the state is frozen', () => {
       'shareKv',
       'fuseQdq',
       'workspace',
+      'float16Cpu',
       'order',
       'dims',
       'dimNames',

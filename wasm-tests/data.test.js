@@ -39,7 +39,7 @@ import { syntheticPlan } from '../web/src/data/synthetic.js';
 import { BUCKETS, profileAt, profileSeries, reuseByOutput, reuseText, valueLinks } from '../web/src/data/profile.js';
 import { byteTicks, formatBytes, formatShape } from '../web/src/data/format.js';
 import { bandGroups } from '../web/src/data/bands.js';
-import { convModel } from './onnx-encode.js';
+import { convModel, float16Model } from './onnx-encode.js';
 import { body, loadMemplan, requireNativeCli } from './helpers.js';
 import { dimArgs, requireVizFixtures, SYMBOLIC, TOO_SMALL_DIMS, VIZ_FIXTURES } from './viz-fixtures.js';
 
@@ -1028,7 +1028,7 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     expect(planAssumptions(planned).map((a) => a.kind)).toEqual(['workspace']);
   });
 
-  it('planAssumptions: float16 nodes ONNX Runtime runs in float32 (onnxruntime_float16)', () => {
+  it('planAssumptions: float16 nodes ONNX Runtime runs in float32 (onnxruntime_float16), and the graph it runs', () => {
     const doc = (f) => ({
       positions: 734,
       lower_bound_bytes: 1000,
@@ -1037,18 +1037,41 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
       onnxruntime_float16: f,
     });
     const ops = ['Conv', 'Relu', 'MaxPool', 'Add', 'Sigmoid'];
-    expect(planAssumptions(doc({ nodes: 281, ops, weight_bytes: 176073520 }))).toEqual([
+    // imgly's float16 U2-Net as the CLI plans it: the graph ONNX Runtime runs planned beside it
+    const u2 = {
+      nodes: 281,
+      ops,
+      weight_bytes: 176073520,
+      float32_nodes: 298,
+      casts: 343,
+      peak_bytes: 233657664,
+      lower_bound_bytes: 233657664,
+      onnxruntime_order_lower_bound_bytes: 265289728,
+    };
+    const asWritten =
+      "float16 tensors as written; ONNX Runtime's CPU execution provider (x86-64) runs 281 float16 nodes in " +
+      'float32 (Conv, Relu, MaxPool, Add, Sigmoid), casting their inputs, weights and outputs: float32 copies ' +
+      'this plan does not hold; its weights then 168 MiB (176,073,520 B), against 84.0 MiB (88,037,540 B) as written';
+    expect(planAssumptions(doc(u2))).toEqual([
       {
         kind: 'float16',
         path: [],
         node: '',
+        included: false,
         nodes: 281,
         text:
-          "float16 tensors as written; ONNX Runtime's CPU execution provider (x86-64) runs 281 float16 nodes in " +
-          'float32 (Conv, Relu, MaxPool, Add, Sigmoid), casting their inputs, weights and outputs: float32 copies ' +
-          'this plan does not hold; its weights then 168 MiB (176,073,520 B), against 84.0 MiB (88,037,540 B) as written',
+          `${asWritten}; the graph it runs plans at 223 MiB (233,657,664 B), 253 MiB (265,289,728 B) in ONNX ` +
+          "Runtime's order (“float16 on the CPU” plans it)",
       },
     ]);
+    // ONNX Runtime's order not known: the peak alone; that graph not planned (deferred): no clause
+    expect(planAssumptions(doc({ ...u2, onnxruntime_order_lower_bound_bytes: null }))[0].text).toBe(
+      `${asWritten}; the graph it runs plans at 223 MiB (233,657,664 B) (“float16 on the CPU” plans it)`,
+    );
+    const unplanned = { ...u2, peak_bytes: null, lower_bound_bytes: null, onnxruntime_order_lower_bound_bytes: null };
+    expect(planAssumptions(doc(unplanned))[0].text).toBe(asWritten);
+    // a plan from before those figures: the same
+    expect(planAssumptions(doc({ nodes: 281, ops, weight_bytes: 176073520 }))[0].text).toBe(asWritten);
     // the same weights, or none known: no weights clause
     expect(planAssumptions(doc({ nodes: 281, ops, weight_bytes: 88037540 }))[0].text).toMatch(/does not hold$/);
     expect(planAssumptions(doc({ nodes: 281, ops, weight_bytes: null }))[0].text).toMatch(/does not hold$/);
@@ -1058,6 +1081,106 @@ describe('plan trees: transients, bodies, assumptions, search', () => {
     );
     expect(planAssumptions(doc(null))).toEqual([]);
     expect(planAssumptions(doc({ nodes: 0, ops: [] }))).toEqual([]);
+  });
+
+  it("planAssumptions: a plan of the graph ONNX Runtime's CPU execution provider runs (onnxruntime_cpu_graph, plan --float16-cpu)", () => {
+    const doc = (g) => ({
+      positions: 1065,
+      lower_bound_bytes: 233657664,
+      strategy: 'arena',
+      onnxruntime_float16: null,
+      onnxruntime_cpu_graph: g,
+    });
+    expect(planAssumptions(doc({ float32_nodes: 298, forced: 17, casts: 343, casts_removed: 2 }))).toEqual([
+      {
+        kind: 'float16',
+        path: [],
+        node: '',
+        included: true,
+        nodes: 298,
+        text: "the graph ONNX Runtime's CPU execution provider runs: 298 nodes in float32, 343 Casts added, 2 of the file's Casts dropped",
+      },
+    ]);
+    expect(planAssumptions(doc({ float32_nodes: 1, forced: 0, casts: 1, casts_removed: 1 }))[0].text).toBe(
+      "the graph ONNX Runtime's CPU execution provider runs: 1 node in float32, 1 Cast added, 1 of the file's Casts dropped",
+    );
+    expect(planAssumptions(doc({ float32_nodes: 1200, forced: 0, casts: 1500, casts_removed: 0 }))[0].text).toBe(
+      "the graph ONNX Runtime's CPU execution provider runs: 1,200 nodes in float32, 1,500 Casts added, 0 of the file's Casts dropped",
+    );
+    // a model without float16 nodes run in float32: the graph is the file's, nothing to say; no switch: null
+    expect(planAssumptions(doc({ float32_nodes: 0, forced: 0, casts: 0, casts_removed: 0 }))).toEqual([]);
+    expect(planAssumptions(doc(null))).toEqual([]);
+  });
+
+  it("a float16 model: the graph ONNX Runtime's CPU execution provider runs (plan --float16-cpu), its Casts and figures", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memplan-f16-'));
+    const file = join(dir, 'f16.onnx');
+    writeFileSync(file, float16Model());
+    const plan = (args) =>
+      JSON.parse(execFileSync(requireNativeCli(), ['plan', file, '--json', ...args], { encoding: 'utf8' }));
+    const [written, cpu, inplace] = [plan([]), plan(['--float16-cpu']), plan(['--inplace'])];
+    rmSync(dir, { recursive: true, force: true });
+    // as written: r, s and t (4 KiB each) at the Sigmoid; that graph's float32 tensors take twice that
+    expect([written.peak_bytes, written.onnxruntime_cpu_graph]).toEqual([12288, null]);
+    expect(written.onnxruntime_float16).toEqual({
+      nodes: 4,
+      ops: ['Conv', 'Relu', 'Sigmoid', 'Add'],
+      weight_bytes: 2328,
+      float32_nodes: 6,
+      casts: 4,
+      peak_bytes: 28672,
+      lower_bound_bytes: 28672,
+      onnxruntime_order_lower_bound_bytes: 28672,
+    });
+    expect([cpu.peak_bytes, cpu.onnxruntime_float16]).toEqual([28672, null]);
+    expect(cpu.onnxruntime_cpu_graph).toEqual({ float32_nodes: 6, forced: 2, casts: 4, casts_removed: 0 });
+    const f16 = (p) => planAssumptions(p).filter((a) => a.kind === 'float16');
+    expect(f16(written)).toEqual([
+      {
+        kind: 'float16',
+        path: [],
+        node: '',
+        included: false,
+        nodes: 4,
+        text:
+          "float16 tensors as written; ONNX Runtime's CPU execution provider (x86-64) runs 4 float16 nodes in " +
+          'float32 (Conv, Relu, Sigmoid, Add), casting their inputs, weights and outputs: float32 copies this plan ' +
+          'does not hold; its weights then 2.27 KiB (2,328 B), against 1.15 KiB (1,176 B) as written; the graph it ' +
+          'runs plans at 28.0 KiB (28,672 B) (“float16 on the CPU” plans it)', // the same in ONNX Runtime's order: once
+      },
+    ]);
+    // with --inplace ONNX Runtime's order is not planned: the peak alone
+    expect(f16(inplace)[0].text).toMatch(
+      /; the graph it runs plans at 24\.0 KiB \(24,576 B\) \(“float16 on the CPU” plans it\)$/,
+    );
+    expect(f16(cpu)).toEqual([
+      {
+        kind: 'float16',
+        path: [],
+        node: '',
+        included: true,
+        nodes: 6,
+        text: "the graph ONNX Runtime's CPU execution provider runs: 6 nodes in float32, 4 Casts added, 0 of the file's Casts dropped",
+      },
+    ]);
+    // that graph's nodes and values: the Casts ONNX Runtime inserts and its float32 copies
+    const m = normalizePlan(cpu);
+    expect(m.nodes.map((nd) => nd.op)).toEqual([
+      'Cast',
+      'Cast',
+      'Conv',
+      'Relu',
+      'Reshape',
+      'Sigmoid',
+      'Cast',
+      'Transpose',
+      'Add',
+      'Cast',
+    ]);
+    expect(m.positions).toBe(10);
+    const i = m.index.get('InsertedPrecisionFreeCast_x');
+    expect([m.dtype[i], m.size[i]]).toEqual(['float', 8192]);
+    expect(memorySeries(m).maxLiveBound, 'the lower bound of that graph').toBe(cpu.lower_bound_bytes);
   });
 
   it("planAssumptions: the file's order where ONNX Runtime runs another with another lower bound (onnxruntime_order)", () => {

@@ -46,23 +46,43 @@ function encodeGraph(g, name) {
       ...fieldBytes(4, n.opType),
     ];
     for (const a of n.attributes || []) {
-      // AttributeProto: name 1, g 6, type 20 (GRAPH = 5)
-      const attr = [...fieldBytes(1, a.name), ...fieldBytes(6, encodeGraph(a.graph, a.graph.graphName ?? a.name))];
-      for (const b of fieldVarint(20, 5)) attr.push(b);
+      // AttributeProto: name 1, i 3, g 6, ints 8, type 20 (INT = 2, GRAPH = 5, INTS = 7)
+      const attr = [...fieldBytes(1, a.name)];
+      const add = (bytes) => {
+        for (const b of bytes) attr.push(b);
+      };
+      if (a.graph) add([...fieldBytes(6, encodeGraph(a.graph, a.graph.graphName ?? a.name)), ...fieldVarint(20, 5)]);
+      else if (Array.isArray(a.ints)) add([...a.ints.flatMap((k) => fieldVarint(8, k)), ...fieldVarint(20, 7)]);
+      else add([...fieldVarint(3, a.i), ...fieldVarint(20, 2)]);
       for (const b of fieldBytes(5, Uint8Array.from(attr))) node.push(b); // no spread: a body may be MBs
     }
     push(fieldBytes(1, Uint8Array.from(node)));
   }
   push(fieldBytes(2, name));
+  // TensorProto: dims 1, data_type 2, name 8, raw_data 9 (little-endian bytes)
+  for (const t of g.initializers || [])
+    push(
+      fieldBytes(
+        5,
+        Uint8Array.from([
+          ...t.dims.flatMap((d) => fieldVarint(1, d)),
+          ...fieldVarint(2, t.elemType),
+          ...fieldBytes(8, t.name),
+          ...fieldBytes(9, t.raw),
+        ]),
+      ),
+    );
   for (const v of g.inputs) push(fieldBytes(11, valueInfo(v)));
   for (const v of g.outputs) push(fieldBytes(12, valueInfo(v)));
   return Uint8Array.from(out);
 }
 
 /**
- * encodeModel({producer, opset, nodes: [{opType, name, inputs, outputs, attributes?: [{name, graph}]}],
- *              inputs: [{name, elemType, shape}], outputs})
- * A graph attribute's graph is {graphName?, nodes, inputs, outputs} like the model's.
+ * encodeModel({producer, opset, nodes: [{opType, name, inputs, outputs, attributes?: [{name, graph | ints | i}]}],
+ *              inputs: [{name, elemType, shape}], outputs, initializers?: [{name, elemType, dims, raw}]})
+ * A graph attribute's graph is {graphName?, nodes, inputs, outputs} like the model's; an
+ * attribute with `ints` is a list of integers, with `i` one. An initializer's `raw` is its data
+ * (Uint8Array, little-endian).
  * Strings may be JS strings (UTF-8 encoded) or Uint8Array (raw bytes, e.g. invalid UTF-8).
  */
 export function encodeModel(m) {
@@ -139,5 +159,57 @@ export function convModel() {
       { name: 'w', elemType: FLOAT, shape: [8, 3, 3, 3] },
     ],
     outputs: [{ name: 'y', elemType: FLOAT, shape: [1, 8, 14, 14] }],
+  });
+}
+
+/**
+ * A float16 model (opset 13): x [1, 8, 16, 16] -> Conv (weight w [8, 8, 3, 3] float16, an
+ * initializer; pads 1) -> c -> Relu -> r -> Reshape (shape [1, 8, 256] int64, an initializer) ->
+ * f -> Sigmoid -> s; r -> Transpose (perm 0, 1, 3, 2) -> t -> Add (with x) -> y. Outputs s
+ * [1, 8, 256] and y [1, 8, 16, 16], float16. ONNX Runtime's CPU execution provider has no float16
+ * Conv, Relu, Sigmoid or Add: it runs them in float32, and the Reshape and the Transpose (which
+ * have float16 kernels) too, alone between them, with a Cast to float of x and w and a Cast back
+ * of s and y (the graph it saves; plan --float16-cpu plans it).
+ */
+export function float16Model() {
+  const FLOAT16 = 10,
+    INT64 = 7;
+  const w = new Uint8Array(8 * 8 * 3 * 3 * 2);
+  for (let k = 0; k < w.length; k += 2) w[k + 1] = 0x2c; // 0x2c00: 1/16 in float16
+  const shape = new Uint8Array(24);
+  new DataView(shape.buffer).setBigInt64(0, 1n, true);
+  new DataView(shape.buffer).setBigInt64(8, 8n, true);
+  new DataView(shape.buffer).setBigInt64(16, 256n, true);
+  return encodeModel({
+    opset: 13,
+    nodes: [
+      {
+        opType: 'Conv',
+        name: 'conv',
+        inputs: ['x', 'w'],
+        outputs: ['c'],
+        attributes: [{ name: 'pads', ints: [1, 1, 1, 1] }],
+      },
+      { opType: 'Relu', name: 'relu', inputs: ['c'], outputs: ['r'] },
+      { opType: 'Reshape', name: 'reshape', inputs: ['r', 'shape'], outputs: ['f'] },
+      { opType: 'Sigmoid', name: 'sigmoid', inputs: ['f'], outputs: ['s'] },
+      {
+        opType: 'Transpose',
+        name: 'transpose',
+        inputs: ['r'],
+        outputs: ['t'],
+        attributes: [{ name: 'perm', ints: [0, 1, 3, 2] }],
+      },
+      { opType: 'Add', name: 'add', inputs: ['t', 'x'], outputs: ['y'] },
+    ],
+    inputs: [{ name: 'x', elemType: FLOAT16, shape: [1, 8, 16, 16] }],
+    outputs: [
+      { name: 's', elemType: FLOAT16, shape: [1, 8, 256] },
+      { name: 'y', elemType: FLOAT16, shape: [1, 8, 16, 16] },
+    ],
+    initializers: [
+      { name: 'w', elemType: FLOAT16, dims: [8, 8, 3, 3], raw: w },
+      { name: 'shape', elemType: INT64, dims: [3], raw: shape },
+    ],
   });
 }

@@ -123,11 +123,13 @@ describe('link state', () => {
     expect(readHash('#strategy=arena').order).toBeUndefined();
   });
 
-  // Off unless asked: a model without a KV cache, without QDQ units or whose kernels take no scratch memory never shows the box.
+  // Off unless asked: a model without a KV cache, without QDQ units, whose kernels take no scratch memory
+  // or without float16 nodes ONNX Runtime's CPU execution provider runs in float32 never shows the box.
   it.each([
     ['KV cache in place', 'shareKv', 'kv'],
     ['QDQ fused', 'fuseQdq', 'qdq'],
     ['Kernel workspace', 'workspace', 'ws'],
+    ['float16 on the CPU', 'float16Cpu', 'f16'],
   ])('%s is in the link only when on', (_, key, param) => {
     const on = writeHash({ ...state, [key]: true });
     expect(on).toBe(
@@ -141,16 +143,34 @@ describe('link state', () => {
   });
 
   it('the options on together keep their order in the link', () => {
-    expect(writeHash({ ...state, shareKv: true, fuseQdq: true, workspace: true, order: 'best' })).toBe(
-      'strategy=slots&align=32&inplace=1&kv=1&qdq=1&ws=1&order=best&dim.batch=4&dim.a%26b%3Dc=2&value.sr=16000&value.__proto__=1%2C2&select=conv+%231%2Fout',
+    const all = { ...state, shareKv: true, fuseQdq: true, workspace: true, float16Cpu: true, order: 'best' };
+    const hash = writeHash(all);
+    expect(hash).toBe(
+      'strategy=slots&align=32&inplace=1&kv=1&qdq=1&ws=1&f16=1&order=best&dim.batch=4&dim.a%26b%3Dc=2&value.sr=16000&value.__proto__=1%2C2&select=conv+%231%2Fout',
     );
+    const back = readHash(`#${hash}`);
+    expect([back.shareKv, back.fuseQdq, back.workspace, back.float16Cpu, back.order]).toEqual([
+      true,
+      true,
+      true,
+      true,
+      'best',
+    ]);
+    expect(writeHash({ ...all, ...back, dims: state.dims, values: state.values }), 'the round trip').toBe(hash);
   });
 
-  it("the exported plan's provenance records the kernel workspace only when it is planned", () => {
+  it("the exported plan's provenance records the kernel workspace and float16 on the CPU only when planned", () => {
     const base = { shownName: 'm.onnx', strategy: 'arena', align: 64, inplace: false, order: 'file' };
     const of = (s) => provenanceOf(s, { args: [], dims: {}, values: {}, size: 1, sha256: null, version: '0' }).options;
     expect(of({ ...base, workspace: true })).toEqual({ strategy: 'arena', align: 64, inplace: false, workspace: true });
     expect(of({ ...base, workspace: false })).toEqual({ strategy: 'arena', align: 64, inplace: false });
+    expect(of({ ...base, float16Cpu: true })).toEqual({
+      strategy: 'arena',
+      align: 64,
+      inplace: false,
+      float16_cpu: true,
+    });
+    expect(of({ ...base, float16Cpu: false })).toEqual({ strategy: 'arena', align: 64, inplace: false });
   });
 
   it('readHash ignores what it cannot use', () => {
@@ -270,6 +290,15 @@ describe('link state', () => {
       'sr=16000',
       '--dim',
       'a=1..64:8',
+    ]);
+    // The plan's switches go with the sweep (the graph ONNX Runtime's CPU execution provider runs, swept).
+    expect(sweepArgs(['--strategy', 'arena', '--align', '64', '--workspace', '--float16-cpu'], 'a', 1, 4, 4)).toEqual([
+      '--align',
+      '64',
+      '--workspace',
+      '--float16-cpu',
+      '--dim',
+      'a=1..4:4',
     ]);
   });
 

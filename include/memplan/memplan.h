@@ -30,6 +30,7 @@
 #include "memplan/command.h"
 #include "memplan/session.h"
 #include "memplan/trace.h"
+#include "memplan/ort_float16.h"
 
 /* Library version string, e.g. "0.1.0". */
 const char *memplan_version(void);

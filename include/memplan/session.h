@@ -57,6 +57,12 @@ const memplan_model *memplan_session_model(const memplan_session *s);
 memplan_status memplan_session_report(memplan_session *s, const char *command, const memplan_request *r, bool json,
                                       char **out, size_t *len, memplan_error *err);
 
+/* The plan a `plan` report of request r is of: the session's model planned
+ * with the request's options, or with r->float16_cpu the graph ONNX Runtime's
+ * CPU execution provider runs (memplan/ort_float16.h). Borrowed as below. */
+memplan_status memplan_session_plan_request(memplan_session *s, const memplan_request *r,
+                                            const memplan_model_plan **out, memplan_error *err);
+
 /* The plan of the session's model for the options (memplan/model_plan.h),
  * from the cache when the same options were planned before. The plan is the
  * session's: valid until the next call on the session; do not free it. */

@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/cli.h"
+#include "memplan/ort_float16.h"
 #include "memplan/report.h"
 
 /* The arguments checked against the command: one model, and the output file
@@ -36,17 +37,21 @@ static bool load(const char *path, bool whole, cli_model_file *mf, memplan_model
 }
 
 /* plan --trace OUT.json: the plan of the request (the one the report
- * printed) as a trace file (memplan/trace.h), written atomically. */
+ * printed, of the graph ONNX Runtime's CPU runs with --float16-cpu) as a
+ * trace file (memplan/trace.h), written atomically. */
 static int write_trace(const memplan_model *m, const cli_args *a, const char *path) {
     memplan_plan_options o;
     memplan_request_plan_options(&a->req, &o);
     memplan_error err = {0};
     memplan_model_plan *p = NULL;
+    memplan_model *f16 = NULL; /* --float16-cpu: the graph ONNX Runtime's CPU runs */
     char *out = NULL;
     size_t len = 0;
-    memplan_status st = memplan_plan_model(m, &o, &p, &err);
+    memplan_status st = a->req.float16_cpu ? memplan_onnxruntime_cpu_graph(m, &f16, NULL, &err) : MEMPLAN_OK;
+    if (!st) st = memplan_plan_model(f16 ? f16 : m, &o, &p, &err);
     if (!st) st = memplan_plan_trace_json(p, &out, &len, &err);
     memplan_model_plan_free(p);
+    memplan_model_free(f16);
     if (st) {
         cli_error("memplan plan: %s: --trace: %s", path, err.message);
         return st == MEMPLAN_EUSAGE ? CLI_USAGE : CLI_BAD_INPUT;

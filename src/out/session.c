@@ -95,4 +95,16 @@ memplan_status memplan_session_plan(memplan_session *s, const memplan_plan_optio
     return st;
 }
 
+memplan_status memplan_session_plan_request(memplan_session *s, const memplan_request *r,
+                                            const memplan_model_plan **out, memplan_error *err) {
+    memplan_plan_options o;
+    memplan_request_plan_options(r, &o);
+    const memplan_model *m = s->model;
+    mp_cache *c = &s->cache;
+    memplan_status st = r->float16_cpu ? mp_cache_float16_cpu(&s->cache, s->model, &m, &c, NULL, err) : MEMPLAN_OK;
+    if (!st) st = mp_cache_plan(c, m, &o, out, err);
+    if (st == MEMPLAN_ENOMEM) mp_cache_clear(&s->cache);
+    return st;
+}
+
 void memplan_session_forget(memplan_session *s) { mp_cache_clear(&s->cache); }

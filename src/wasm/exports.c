@@ -188,10 +188,8 @@ static int finish(memplan_status st, char *out, size_t len, const memplan_error 
  * (the request's plan options, memplan_plan_trace_json), from the session's
  * cached plan. */
 static memplan_status trace_of(session *s, const memplan_request *r, char **out, size_t *len, memplan_error *err) {
-    memplan_plan_options o;
-    memplan_request_plan_options(r, &o);
     const memplan_model_plan *p = NULL;
-    memplan_status st = memplan_session_plan(s, &o, &p, err);
+    memplan_status st = memplan_session_plan_request(s, r, &p, err);
     return st ? st : memplan_plan_trace_json(p, out, len, err);
 }
 

@@ -213,6 +213,7 @@ describe('embedding', () => {
       'shareKv',
       'fuseQdq',
       'workspace',
+      'float16Cpu',
       'order',
       'dims',
       'dimNames',

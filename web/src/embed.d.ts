@@ -17,6 +17,8 @@ export interface ViewOptions {
   fuseQdq?: boolean;
   /** Each node's kernel workspace, as ONNX Runtime's CPU kernels allocate it, planned as a buffer at the node's position (plan --workspace). */
   workspace?: boolean;
+  /** The graph ONNX Runtime's CPU execution provider runs for a float16 model planned instead of the file's: float16 nodes without a float16 kernel in float32, between the Casts it inserts (plan --float16-cpu). */
+  float16Cpu?: boolean;
   /** The execution order planned: the model's, or the lowest peak the schedulers find (plan --order best). */
   order?: 'file' | 'best';
   /** A client to share (connectMemplan()); by default the view starts its own worker. */
@@ -43,6 +45,8 @@ export interface ViewState {
   fuseQdq: boolean;
   /** Plan with --workspace (offered when some node's kernel takes scratch memory). */
   workspace: boolean;
+  /** Plan with --float16-cpu (offered when the model has float16 nodes ONNX Runtime's CPU execution provider runs in float32). */
+  float16Cpu: boolean;
   order: 'file' | 'best';
   /** Dim values as typed ('' = unbound). */
   dims: Readonly<Record<string, string>>;
@@ -84,6 +88,7 @@ export interface ViewController {
     shareKv?: boolean;
     fuseQdq?: boolean;
     workspace?: boolean;
+    float16Cpu?: boolean;
     order?: 'file' | 'best';
   }): Promise<unknown>;
   select(name: string | null): void;

@@ -20,6 +20,7 @@ const view = mount($('#app'), {
   shareKv: linked.shareKv,
   fuseQdq: linked.fuseQdq,
   workspace: linked.workspace,
+  float16Cpu: linked.float16Cpu,
   order: linked.order,
 });
 view.on('state', (s) => {

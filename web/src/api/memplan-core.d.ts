@@ -230,17 +230,36 @@ export interface PlanDocument {
    *  lower bound (aligned) under that order, bodies in ONNX Runtime's order too; null under another
    *  order, while deferred or with --inplace. */
   onnxruntime_order?: { moved: number; lower_bound_bytes: number } | null;
+  /** The main graph's plan only: the float16 nodes (main graph and counted bodies) that ONNX Runtime's CPU
+   *  execution provider (1.30, x86-64) runs in float32, casting around them, and their op types (most nodes
+   *  first, at most 8), and the weights it keeps then (float32 copies of the float16 weights those nodes read,
+   *  folded at load; null when a size is not known); null when there are none (and in a plan with
+   *  --float16-cpu). The graph it runs (--float16-cpu), planned with the same options: its nodes run in
+   *  float32 (float32_nodes) and the Casts it adds (casts), its planned peak and lower bound (peak_bytes,
+   *  lower_bound_bytes; null when not planned) and its lower bound in the order ONNX Runtime runs it
+   *  (onnxruntime_order_lower_bound_bytes; null when not known). */
+  onnxruntime_float16?: {
+    nodes: number;
+    ops: string[];
+    weight_bytes: number | null;
+    float32_nodes: number | null;
+    casts: number | null;
+    peak_bytes: number | null;
+    lower_bound_bytes: number | null;
+    onnxruntime_order_lower_bound_bytes: number | null;
+  } | null;
+  /** The main graph's plan only, with --float16-cpu: the plan is of the graph ONNX Runtime's CPU execution
+   *  provider runs for a float16 model (memplan/ort_float16.h), its nodes and values those of that graph:
+   *  the nodes run in float32 (all graphs; forced: of those, nodes with a float16 kernel run in float32 as
+   *  they sit alone between float32 ones), the Casts it adds and the file's own Casts it drops (they
+   *  cancel out); null without --float16-cpu. */
+  onnxruntime_cpu_graph?: { float32_nodes: number; forced: number; casts: number; casts_removed: number } | null;
   /** The main graph's plan only: the nodes (of the main graph and every counted body) whose kernels take
    *  scratch memory as ONNX Runtime's CPU kernels allocate it (ConvInteger's im2col, a float Conv's MLAS
    *  working buffer, LSTM/GRU/RNN gate buffers...); null while deferred. included: planned as buffers
    *  (--workspace); nodes: the nodes with a workspace, unknown: how many could not be sized; the largest
    *  (node null when none); lower_bound_bytes: the arena's lower bound of the plan with them (with
    *  --workspace, this plan's). */
-  /** The main graph's plan only: the float16 nodes (main graph and counted bodies) that ONNX Runtime's CPU
-   *  execution provider (1.30, x86-64) runs in float32, casting around them, and their op types (most nodes
-   *  first, at most 8), and the weights it keeps then (float32 copies of the float16 weights those nodes read,
-   *  folded at load; null when a size is not known); null when there are none. */
-  onnxruntime_float16?: { nodes: number; ops: string[]; weight_bytes: number | null } | null;
   kernel_workspace?: {
     runtime: string;
     included: boolean;

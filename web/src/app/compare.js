@@ -149,6 +149,7 @@ function describeArgs(args) {
     else if (args[k] === '--share-kv') parts.push('KV cache in place');
     else if (args[k] === '--fuse-qdq') parts.push('QDQ fused');
     else if (args[k] === '--workspace') parts.push('kernel workspace');
+    else if (args[k] === '--float16-cpu') parts.push('float16 on the CPU');
     else if (args[k] === '--dim' || args[k] === '--value') parts.push(args[++k]);
   }
   return parts.join(', ');
@@ -359,8 +360,15 @@ export function createCompare(container, ctl, client) {
     if (!a) throw new Error('open a model to compare');
     const bModel = b.model ? other?.model : a;
     if (!bModel) throw new Error('open model B first (the file input, or drop it here)');
-    const my = ++gen;
     const argsA = ctl.planRequest();
+    // `diff` plans the graphs as written (it refuses --float16-cpu): no comparison of the graph
+    // ONNX Runtime's CPU execution provider runs against another plan.
+    if (argsA.includes('--float16-cpu')) {
+      status.textContent =
+        'no comparison of the graph ONNX Runtime runs (diff does not take --float16-cpu): untick “float16 on the CPU” to compare';
+      throw new Error(status.textContent);
+    }
+    const my = ++gen;
     // A second model gets only the bindings whose names it has (its inputs and their dims).
     const fit = b.model ? fitBindings(argsA, other.model.info) : { args: argsA, dropped: [] };
     const argsB = argsFor(fit.args, b);

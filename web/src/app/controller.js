@@ -52,6 +52,9 @@ export const PUBLIC_EVENTS = new Set(['load', 'plan', 'select', 'hover', 'progre
  * @property {boolean} fuseQdq      plan with --fuse-qdq (QDQ node units fused)
  * @property {boolean} workspace    plan with --workspace (each node's kernel workspace, as ONNX Runtime's
  *                                  CPU kernels allocate it, a buffer live at the node's position)
+ * @property {boolean} float16Cpu   plan with --float16-cpu (the graph ONNX Runtime's CPU execution provider
+ *                                  runs for a float16 model: float16 nodes without a float16 kernel in
+ *                                  float32, between the Casts it inserts; its own nodes and values)
  * @property {{fused: boolean, peak: number|null, total: number|null, int8Peak: number|null}|null} qdqOther  a QDQ model's
  *                                  other reading, planned after the plan shown: fused when it is
  *                                  as written, as written when fused (peak null when no unit fuses
@@ -112,6 +115,7 @@ function initialState(options) {
     kvPairs: Object.freeze([]),
     fuseQdq: options.fuseQdq === true,
     workspace: options.workspace === true,
+    float16Cpu: options.float16Cpu === true,
     qdqOther: null,
     order: ORDERS.includes(options.order) ? options.order : 'file',
     dims: dimsOf({}),
@@ -140,6 +144,14 @@ function initialState(options) {
     shown: false,
     shownMs: null,
   });
+}
+
+/** Plan JSON `plan` is of the graph ONNX Runtime's CPU execution provider runs (plan --float16-cpu) and
+ *  that graph is not the file's: other nodes and values than the file's (the profile and the in-place
+ *  reuse lists are the file's). */
+function cpuGraphDiffers(plan) {
+  const g = plan?.onnxruntime_cpu_graph;
+  return !!g && typeof g === 'object' && (g.float32_nodes > 0 || g.casts > 0 || g.casts_removed > 0);
 }
 
 // value name -> the node that outputs it, per node list (normalizeNodes gives
@@ -308,7 +320,9 @@ export function createController(client, options = {}) {
   // --no-nodes is 40% of a plan's JSON) and the last profile (strategy,
   // alignment and in-place do not change it; kept while the dims stay).
   let inplaceDoc = null;
-  let planNodes = null; // {model, nodes: the first plan of the model, whose node lists attachNodeTree gives back}
+  // {model, nodes: [the first plan of the model, the first with float16Cpu (of the graph ONNX Runtime's
+  // CPU execution provider runs: other nodes)]}: the plans whose node lists attachNodeTree gives back
+  let planNodes = null;
   let profileCache = null; // {model, key, doc, note}
   let baselineCache = null; // {model, key, doc}: the plan without --inplace (its naive total)
   let reuseCache = { doc: undefined, map: null };
@@ -370,6 +384,7 @@ export function createController(client, options = {}) {
     if (state.shareKv && state.kvPairs.length) args.push('--share-kv');
     if (state.fuseQdq) args.push('--fuse-qdq'); // changes nothing in a model without QDQ units
     if (state.workspace) args.push('--workspace'); // nor this in a model whose kernels take no scratch memory
+    if (state.float16Cpu) args.push('--float16-cpu'); // nor this in a model without float16 nodes run in float32
     return [...args, ...orderArgs(), ...dims];
   }
   // Under an order other than the file's, the positions (and so the node
@@ -424,6 +439,15 @@ export function createController(client, options = {}) {
         profile: null,
         profileNote: "the per-node profile counts tensors; with kernel workspace the chart shows the plan's live bytes",
       };
+    // The profile is of the graph as written: of the graph ONNX Runtime's CPU
+    // execution provider runs (other nodes and values), the plan's live bytes.
+    if (state.float16Cpu && cpuGraphDiffers(state.plan))
+      return {
+        profileDoc: doc,
+        profile: null,
+        profileNote:
+          "the per-node profile is of the graph as written; with float16 on the CPU the chart shows the plan's live bytes",
+      };
     // A body's own per-node profile is the profile document's entry at the same path.
     const shown = state.path.length ? profileAt(doc, state.path) : doc;
     if (doc && !shown)
@@ -460,7 +484,8 @@ export function createController(client, options = {}) {
       body: at.plan,
       assumptions: deepFreeze(planAssumptions(plan)),
       m,
-      reuse: path.length ? new Map() : reuseOf(inplaceDoc, m.nodes),
+      // (of the file's graph: none in the graph ONNX Runtime's CPU execution provider runs)
+      reuse: path.length || cpuGraphDiffers(plan) ? new Map() : reuseOf(inplaceDoc, m.nodes),
       series: memorySeries(m),
       dimNames: Object.freeze(dimNames),
     });
@@ -543,7 +568,8 @@ export function createController(client, options = {}) {
       };
       const mdl = model;
       const pkey = planDims.join('\n'); // the profile's only inputs besides the model
-      const nodes = planNodes?.model === mdl && state.order === 'file' ? planNodes.nodes : null;
+      const f16 = state.float16Cpu ? 1 : 0;
+      const nodes = planNodes?.model === mdl && state.order === 'file' ? planNodes.nodes[f16] : null;
       // The other calls this plan needs are sent as soon as its reply comes,
       // before it is parsed: the worker runs them while this thread parses and
       // draws (on a 200k-node graph each reply is tens of MB of JSON). A
@@ -582,7 +608,11 @@ export function createController(client, options = {}) {
       if (gen !== planGen) return;
       sendRest(); // a client without onReply
       if (nodes) plan = attachNodeTree(plan, nodes);
-      else if (state.order === 'file') planNodes = { model: mdl, nodes: plan }; // the first plan: its node lists, main graph and bodies
+      else if (state.order === 'file') {
+        // the first plan (of either graph): its node lists, main graph and bodies
+        if (planNodes?.model !== mdl) planNodes = { model: mdl, nodes: [null, null] };
+        planNodes.nodes[f16] = plan;
+      }
       if (inplaceP) {
         const doc = await inplaceP;
         if (gen !== planGen) return;
@@ -956,15 +986,17 @@ export function createController(client, options = {}) {
       return replan();
     },
     /** Change the strategy ('arena' | 'slots'), alignment (one of ALIGNS), in-place reuse, the KV
-     *  cache in place (shareKv), QDQ units fused (fuseQdq), the kernels' workspace planned (workspace)
-     *  or the execution order (one of ORDERS); re-plans. */
-    setOptions({ strategy, align, inplace, order, shareKv, fuseQdq, workspace } = {}) {
+     *  cache in place (shareKv), QDQ units fused (fuseQdq), the kernels' workspace planned (workspace),
+     *  the graph ONNX Runtime's CPU execution provider runs for a float16 model (float16Cpu) or the
+     *  execution order (one of ORDERS); re-plans. */
+    setOptions({ strategy, align, inplace, order, shareKv, fuseQdq, workspace, float16Cpu } = {}) {
       const p = {};
       if (strategy === 'arena' || strategy === 'slots') p.strategy = strategy;
       if (typeof inplace === 'boolean') p.inplace = inplace;
       if (typeof shareKv === 'boolean') p.shareKv = shareKv;
       if (typeof fuseQdq === 'boolean') p.fuseQdq = fuseQdq;
       if (typeof workspace === 'boolean') p.workspace = workspace;
+      if (typeof float16Cpu === 'boolean') p.float16Cpu = float16Cpu;
       if (ORDERS.includes(order)) p.order = order;
       if (ALIGNS.includes(Number(align))) p.align = Number(align);
       patch(p);
@@ -1038,6 +1070,7 @@ export function createController(client, options = {}) {
         shareKv: s.shareKv,
         fuseQdq: s.fuseQdq,
         workspace: s.workspace,
+        float16Cpu: s.float16Cpu,
         order: s.order,
         dims: s.dims,
         dimNames: s.dimNames,

@@ -87,6 +87,15 @@ export function createControls(container, ctl) {
     "The scratch memory ONNX Runtime's CPU kernels allocate while they run (one intra-op thread, the graph as written): a convolution's im2col, a recurrent op's gate buffers, a quantized matrix product's int32 result, planned as a buffer at the node's position (plan --workspace). Unticked: tensors only.",
   );
   workspaceLabel.hidden = true;
+  // The graph ONNX Runtime's CPU execution provider runs for a float16 model
+  // (plan --float16-cpu): offered when the plan has float16 nodes it runs in float32.
+  const [float16Cpu, float16CpuLabel] = checkOption(
+    'mpv-float16-cpu',
+    'float16 on the CPU',
+    'float16Cpu',
+    "The graph ONNX Runtime's CPU execution provider runs for a float16 model: the float16 nodes without a float16 kernel run in float32, between the Casts it inserts (their float32 copies of inputs, weights and outputs are values of that graph), planned in its place (plan --float16-cpu). Unticked: the graph as written.",
+  );
+  float16CpuLabel.hidden = true;
   const resetZoom = el('button', 'mpv-btn', 'Reset zoom');
   resetZoom.type = 'button';
   resetZoom.addEventListener('click', () => ctl.linked.setXDomain(null));
@@ -112,6 +121,7 @@ export function createControls(container, ctl) {
     shareKvLabel,
     fuseQdqLabel,
     workspaceLabel,
+    float16CpuLabel,
     orderCtl.el,
     resetZoom,
     fixedNote,
@@ -162,12 +172,15 @@ export function createControls(container, ctl) {
     fuseQdqLabel.hidden = !s.fuseQdq && !s.assumptions.some((a) => a.kind === 'qdq' && a.units > 0);
     workspace.checked = s.workspace;
     workspaceLabel.hidden = !s.workspace && !(s.plan?.kernel_workspace?.nodes > 0);
+    float16Cpu.checked = s.float16Cpu;
+    float16CpuLabel.hidden = !s.float16Cpu && !s.plan?.onnxruntime_float16;
     // A plan document (or a cancelled model) cannot be planned again: its options are what it was made with.
     const fixed = !s.hasModel;
     inplace.disabled = fixed;
     shareKv.disabled = fixed;
     fuseQdq.disabled = fixed;
     workspace.disabled = fixed;
+    float16Cpu.disabled = fixed;
     alignSel.disabled = fixed;
     for (const b of Object.values(stratBtns)) b.disabled = fixed;
     dimsAll.disabled = fixed;
@@ -186,6 +199,8 @@ export function createControls(container, ctl) {
       fuseQdq.checked = s.assumptions.some((a) => a.kind === 'qdq' && a.fused > 0);
       workspace.checked = s.plan.kernel_workspace?.included === true;
       workspaceLabel.hidden = !(s.plan.kernel_workspace?.nodes > 0);
+      float16Cpu.checked = !!s.plan.onnxruntime_cpu_graph;
+      float16CpuLabel.hidden = !s.plan.onnxruntime_cpu_graph && !s.plan.onnxruntime_float16;
     }
   }
 

@@ -182,16 +182,18 @@ export function createExports(container, ctl, charts, titles = {}) {
         : 'The plan as a Chrome/Perfetto trace (memplan plan --trace): open it in ui.perfetto.dev or chrome://tracing';
   };
   // The reordered model: the nodes in the order shown (memplan reorder), so not in the file order.
-  const syncReorder = ({ hasModel, order }) => {
-    reorderedBtn.disabled = !hasModel || order === 'file';
+  const syncReorder = ({ hasModel, order, float16Cpu }) => {
+    reorderedBtn.disabled = !hasModel || order === 'file' || float16Cpu === true;
     reorderedBtn.title = !hasModel
       ? 'Needs the model itself: open the .onnx file'
-      : order === 'file'
-        ? 'Choose another order than "file" to write the model with its nodes in that order'
-        : order === 'onnxruntime'
-          ? 'The model with its nodes written so that ONNX Runtime, which runs its own order, runs them with the lowest peak found (memplan reorder --order onnxruntime)'
-          : "The model with its nodes, and its bodies' nodes, in the order shown (memplan reorder), for a runtime that " +
-            "runs the file's order: ONNX Runtime runs its own (the order “ONNX Runtime's”), so plan the new file in that order first";
+      : float16Cpu === true // the order shown is of the graph ONNX Runtime makes, not the file's
+        ? 'The order shown is of the graph ONNX Runtime runs for float16 tensors: untick “float16 on the CPU” to write the file in an order'
+        : order === 'file'
+          ? 'Choose another order than "file" to write the model with its nodes in that order'
+          : order === 'onnxruntime'
+            ? 'The model with its nodes written so that ONNX Runtime, which runs its own order, runs them with the lowest peak found (memplan reorder --order onnxruntime)'
+            : "The model with its nodes, and its bodies' nodes, in the order shown (memplan reorder), for a runtime that " +
+              "runs the file's order: ONNX Runtime runs its own (the order “ONNX Runtime's”), so plan the new file in that order first";
   };
   ctl.on('info', syncAnnotate);
   ctl.on('status', syncAnnotate);

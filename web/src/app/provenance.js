@@ -38,6 +38,7 @@ export function provenanceOf(state, { args, dims, values, size, sha256, version 
       ...(state.shareKv && state.kvPairs?.length ? { share_kv: true } : {}),
       ...(state.fuseQdq ? { fuse_qdq: true } : {}),
       ...(state.workspace ? { workspace: true } : {}),
+      ...(state.float16Cpu ? { float16_cpu: true } : {}),
       ...(state.order && state.order !== 'file' ? { order: state.order } : {}),
     },
     dims,

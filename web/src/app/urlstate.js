@@ -2,7 +2,7 @@
 // same view of a model the page can fetch (the example, or ?url=). The
 // search keeps ?url= (which model); the hash carries how it is shown:
 //
-//   #strategy=slots&align=32&inplace=1&kv=1&ws=1&order=best&dim.batch=4&value.sr=16000&body=If_0:then_branch&select=conv1_out
+//   #strategy=slots&align=32&inplace=1&kv=1&ws=1&f16=1&order=best&dim.batch=4&value.sr=16000&body=If_0:then_branch&select=conv1_out
 //
 // `body` (repeated, outermost first) is the control-flow body shown, a step
 // NODE:ATTRIBUTE each (the node's name may hold ':'; an attribute name does
@@ -18,7 +18,7 @@ const DIM = 'dim.';
 const VALUE = 'value.';
 
 /**
- * The state a hash asks for: {strategy, align, inplace, shareKv (kv), fuseQdq (qdq), workspace (ws), order (each undefined when
+ * The state a hash asks for: {strategy, align, inplace, shareKv (kv), fuseQdq (qdq), workspace (ws), float16Cpu (f16), order (each undefined when
  * not given or not valid), dims: {name: text}, values: {name: text}, select
  * (a value name or null), body: [{node, attribute}] (the body shown, outermost
  * step first; [] the main graph)}. Unknown keys are ignored.
@@ -33,6 +33,7 @@ export function readHash(hash) {
     shareKv: undefined,
     fuseQdq: undefined,
     workspace: undefined,
+    float16Cpu: undefined,
     order: undefined,
     dims: Object.create(null),
     values: Object.create(null),
@@ -46,6 +47,7 @@ export function readHash(hash) {
     else if (k === 'kv' && (v === '1' || v === '0')) out.shareKv = v === '1';
     else if (k === 'qdq' && (v === '1' || v === '0')) out.fuseQdq = v === '1';
     else if (k === 'ws' && (v === '1' || v === '0')) out.workspace = v === '1';
+    else if (k === 'f16' && (v === '1' || v === '0')) out.float16Cpu = v === '1';
     else if (k === 'order' && ORDERS.includes(v)) out.order = v;
     else if (k === 'select' && v !== '') out.select = v;
     else if (k === 'body' && v.lastIndexOf(':') > 0) {
@@ -71,6 +73,7 @@ export function writeHash(s) {
   if (s.shareKv) q.set('kv', '1'); // off unless asked: a model without a KV cache never shows it
   if (s.fuseQdq) q.set('qdq', '1'); // the same: as written unless asked
   if (s.workspace) q.set('ws', '1'); // the same: tensors only unless asked
+  if (s.float16Cpu) q.set('f16', '1'); // the same: the graph as written unless asked
   if (s.order && s.order !== 'file') q.set('order', s.order); // the file order is the page's only default left out
   for (const [k, v] of Object.entries(s.dims ?? {})) if (v !== '' && v !== undefined) q.append(DIM + k, v);
   for (const [k, v] of Object.entries(s.values ?? {})) if (v !== '' && v !== undefined) q.append(VALUE + k, v);

@@ -462,7 +462,9 @@ export function bodyLabel(e) {
  * or planned (`included`, `plan --workspace`) at its `nodes` nodes; `included`
  * and `nodes` in the entry. 'float16': float16 nodes that ONNX Runtime's CPU
  * execution provider runs in float32 (`onnxruntime_float16`; `nodes` in the
- * entry). 'branch': an If whose
+ * entry, `included` false), or the plan is of the graph it runs
+ * (`onnxruntime_cpu_graph`, `plan --float16-cpu`: `included` true, `nodes` its
+ * float32 nodes). 'branch': an If whose
  * condition is not known, planned with its larger branch (the C library's
  * `assumption` of a body's transient; a workspace's transient, kind
  * 'workspace', is none); 'trips': a trip-count dim (`trips_…`) left unbound; 'qdq': a
@@ -548,9 +550,10 @@ function workspaceText(json) {
 
 /** The note on float16 tensors that ONNX Runtime's CPU execution provider
  *  computes in float32 (the main graph's `onnxruntime_float16`: the nodes of
- *  the main graph and its counted bodies, their op types, most first, and the
- *  weights it keeps then, float32 copies included), or null when there are
- *  none. */
+ *  the main graph and its counted bodies, their op types, most first, the
+ *  weights it keeps then, float32 copies included, and the planned peak of the
+ *  graph it runs, in ONNX Runtime's order too, when known), or null when
+ *  there are none. */
 function float16Text(json) {
   const f = json.onnxruntime_float16;
   if (!f || typeof f !== 'object' || !Number.isInteger(f.nodes) || f.nodes <= 0) return null;
@@ -562,10 +565,37 @@ function float16Text(json) {
     Number.isFinite(kept) && Number.isFinite(written) && kept !== written
       ? `; its weights then ${formatBytesExact(kept)}, against ${formatBytesExact(written)} as written`
       : '';
+  // The graph it runs (plan --float16-cpu), planned with the same options.
+  const peak = num(f.peak_bytes);
+  const ortOrder = num(f.onnxruntime_order_lower_bound_bytes);
+  const runs = Number.isFinite(peak)
+    ? `; the graph it runs plans at ${formatBytesExact(peak)}` +
+      (Number.isFinite(ortOrder) && ortOrder !== peak
+        ? `, ${formatBytesExact(ortOrder)} in ONNX Runtime's order`
+        : '') +
+      ' (“float16 on the CPU” plans it)'
+    : '';
   return (
     `float16 tensors as written; ONNX Runtime's CPU execution provider (x86-64) runs ${formatInt(f.nodes)} ` +
     `float16 node${f.nodes === 1 ? '' : 's'} in float32${list}, casting their inputs, weights and outputs: ` +
-    `float32 copies this plan does not hold${weights}`
+    `float32 copies this plan does not hold${weights}${runs}`
+  );
+}
+
+/** The note on a plan of the graph ONNX Runtime's CPU execution provider runs
+ *  (the main graph's `onnxruntime_cpu_graph`, plan --float16-cpu): its nodes
+ *  run in float32 (all graphs), the Casts it adds and the file's own it drops;
+ *  null for a plan of the file's graph, or when the two graphs are the same. */
+function cpuGraphText(json) {
+  const g = json.onnxruntime_cpu_graph;
+  if (!g || typeof g !== 'object') return null;
+  const n = (v) => (Number.isInteger(v) && v > 0 ? v : 0);
+  const [nodes, casts, dropped] = [n(g.float32_nodes), n(g.casts), n(g.casts_removed)];
+  if (!nodes && !casts && !dropped) return null;
+  return (
+    `the graph ONNX Runtime's CPU execution provider runs: ${formatInt(nodes)} node${nodes === 1 ? '' : 's'} in ` +
+    `float32, ${formatInt(casts)} Cast${casts === 1 ? '' : 's'} added, ${formatInt(dropped)} of the file's ` +
+    `Casts dropped`
   );
 }
 
@@ -584,7 +614,25 @@ export function planAssumptions(json) {
       text: ws,
     });
   const f16 = json && typeof json === 'object' ? float16Text(json) : null;
-  if (f16) out.push({ kind: 'float16', path: [], node: '', nodes: json.onnxruntime_float16.nodes, text: f16 });
+  if (f16)
+    out.push({
+      kind: 'float16',
+      path: [],
+      node: '',
+      included: false,
+      nodes: json.onnxruntime_float16.nodes,
+      text: f16,
+    });
+  const cpu = json && typeof json === 'object' ? cpuGraphText(json) : null;
+  if (cpu)
+    out.push({
+      kind: 'float16',
+      path: [],
+      node: '',
+      included: true,
+      nodes: json.onnxruntime_cpu_graph.float32_nodes,
+      text: cpu,
+    });
   const seenTrips = new Set();
   const walk = (plan, path) => {
     if (!plan || typeof plan !== 'object') return;
