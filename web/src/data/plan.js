@@ -540,7 +540,8 @@ function workspaceText(json) {
   if ((json.strategy ?? 'arena') !== 'arena' || !Number.isFinite(here) || here <= 0 || !Number.isFinite(there))
     return null;
   if (there <= here) return null;
-  const pct = (((there - here) / here) * 100).toFixed(1);
+  const rise = ((there - here) / here) * 100;
+  const pct = rise < 0.05 ? 'under 0.1' : rise.toFixed(1); // above, but by less than the digit shows
   return (
     `kernels take no scratch memory; ONNX Runtime's CPU kernels take some at ${nodes}` +
     (largest ? `, ${largest}` : '') +
