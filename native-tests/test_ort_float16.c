@@ -119,6 +119,12 @@ static void test_chain(void **state) {
         strstr(json, "\"onnxruntime_cpu_graph\":{\"float32_nodes\":6,\"forced\":2,\"casts\":4,\"casts_removed\":0}"));
     assert_non_null(strstr(json, "\"onnxruntime_float16\":null"));
     free(json);
+    /* the per-node profile of that graph: its first node is the Cast of x, ONNX Runtime's node 6 */
+    assert_int_equal(memplan_report_json(m, "profile", &req, &json, &len, &err), MEMPLAN_OK);
+    assert_non_null(
+        strstr(json, "\"nodes\":[{\"index\":0,\"file_index\":6,\"name\":\"" IPFC "x\",\"op_type\":\"Cast\""));
+    assert_non_null(strstr(json, "{\"index\":9,\"file_index\":8,\"name\":\"y\",\"op_type\":\"Cast\""));
+    free(json);
     memplan_request_free(&req);
     memplan_model_free(m);
 
