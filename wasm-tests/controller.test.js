@@ -395,7 +395,7 @@ describe('controller: opening a model', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("float16 on the CPU: plans with --float16-cpu, the CLI's plan of the graph ONNX Runtime runs, its own node lists", async () => {
+  it("float16 on the CPU: plans with --float16-cpu, the CLI's plan of the graph ONNX Runtime runs, its own node lists, profile and reuse", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memplan-f16-'));
     const file = join(dir, 'f16.onnx');
     writeFileSync(file, float16Model());
@@ -410,12 +410,30 @@ describe('controller: opening a model', () => {
       28672,
     ]);
     expect(f16Of(ctl.state)).toEqual([[false, 4]]);
-    expect(ctl.state.reuse.size, "the file's in-place reuse pairs").toBeGreaterThan(0);
+    // The reuse pairs (output -> input) of a graph's `inplace --json`, by the CLI.
+    const reuseOfCli = (args) => {
+      const plan = cli('plan', file, args);
+      const out = {};
+      for (const nd of cli('inplace', file, args).nodes)
+        for (const r of nd.reuse)
+          out[plan.nodes[nd.index].outputs[r.output_index]] = plan.nodes[nd.index].inputs[r.input_index];
+      return out;
+    };
+    const reuseShown = () => Object.fromEntries([...ctl.state.reuse].map(([o, r]) => [o, r.input]));
+    const fileReuse = reuseOfCli([]);
+    expect(Object.keys(fileReuse).length, "the file's in-place reuse pairs").toBe(4);
+    expect(reuseShown()).toEqual(fileReuse);
+    const fileProfile = cli('profile', file, ['--columns']);
+    expect(JSON.stringify(ctl.state.profileDoc)).toBe(JSON.stringify(fileProfile));
+    expect(ctl.state.profile.total.length).toBe(6);
     client.calls.length = 0;
     await ctl.setOptions({ float16Cpu: true });
-    // another graph: its node lists come with its first plan
-    expect(client.calls[0]).toBe('plan --strategy arena --align 64 --float16-cpu');
-    expect(client.calls).toContain('plan --strategy slots --align 64 --float16-cpu --no-nodes --no-at-peak');
+    // another graph: its node lists come with its first plan, its in-place document (nothing bound: its profile) too
+    expect(client.calls).toEqual([
+      'plan --strategy arena --align 64 --float16-cpu',
+      'inplace --columns --float16-cpu',
+      'plan --strategy slots --align 64 --float16-cpu --no-nodes --no-at-peak',
+    ]);
     const cpu = cli('plan', file, ['--float16-cpu']);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cpu));
     expect([ctl.state.plan.peak_bytes, ctl.state.plan.onnxruntime_cpu_graph.casts, ctl.snapshot().float16Cpu]).toEqual([
@@ -426,11 +444,21 @@ describe('controller: opening a model', () => {
     expect(f16Of(ctl.state)).toEqual([[true, 6]]);
     expect(ctl.state.m.nodes.length).toBe(10);
     expect(ctl.rows('values').map((r) => r.name)).toContain('InsertedPrecisionFreeCast_x');
-    expect([ctl.state.profile, ctl.state.profileNote, ctl.state.reuse.size]).toEqual([
-      null,
-      "the per-node profile is of the graph as written; with float16 on the CPU the chart shows the plan's live bytes",
-      0, // the reuse pairs are the file graph's
+    // that graph's per-node profile (its 10 nodes, the inserted Casts first) and in-place reuse pairs
+    const cpuProfile = cli('profile', file, ['--columns', '--float16-cpu']);
+    expect(JSON.stringify(ctl.state.profileDoc)).toBe(JSON.stringify(cpuProfile));
+    expect(JSON.stringify(ctl.state.profileDoc)).not.toBe(JSON.stringify(fileProfile));
+    expect([ctl.state.profileNote, ctl.state.profile.ok, ctl.state.profile.total.length]).toEqual(['', true, 10]);
+    expect([...ctl.state.profile.total]).toEqual(
+      cli('profile', file, ['--float16-cpu']).nodes.map((nd) => nd.profile.total_bytes),
+    );
+    expect([...ctl.state.profile.total]).toEqual([
+      13464, 15768, 23960, 21656, 29848, 29848, 29848, 29848, 29848, 21656,
     ]);
+    expect(ctl.state.m.nodes[0].name).toBe('InsertedPrecisionFreeCast_x');
+    const cpuReuse = reuseOfCli(['--float16-cpu']);
+    expect(Object.keys(cpuReuse).length).toBe(6);
+    expect(reuseShown()).toEqual(cpuReuse);
     expect(ctl.planRequest(), 'what a sweep or a compare asks for').toEqual([
       '--strategy',
       'arena',
@@ -440,20 +468,60 @@ describe('controller: opening a model', () => {
     ]);
     client.calls.length = 0;
     await ctl.setOptions({ float16Cpu: false });
-    expect(client.calls[0], "the file graph's node lists kept").toBe('plan --strategy arena --align 64 --no-nodes');
+    // the file graph's node lists, in-place document and profile kept: not asked for again
+    expect(client.calls).toEqual([
+      'plan --strategy arena --align 64 --no-nodes',
+      'plan --strategy slots --align 64 --no-nodes --no-at-peak',
+    ]);
     expect(JSON.stringify(ctl.state.plan)).toBe(JSON.stringify(cli('plan', file)));
     expect([ctl.state.plan.peak_bytes, ctl.state.profileNote, ctl.snapshot().float16Cpu]).toEqual([12288, '', false]);
     expect(ctl.state.m.nodes.length).toBe(6);
-    expect(ctl.state.profile).not.toBe(null);
+    expect(JSON.stringify(ctl.state.profileDoc)).toBe(JSON.stringify(fileProfile));
+    expect(ctl.state.profile.total.length).toBe(6);
+    expect(reuseShown()).toEqual(fileReuse);
     client.calls.length = 0;
     await ctl.setOptions({ float16Cpu: true, strategy: 'slots' });
-    expect(client.calls[0], "and that graph's").toBe('plan --strategy slots --align 64 --float16-cpu --no-nodes');
+    expect(client.calls, "and that graph's").toEqual(['plan --strategy slots --align 64 --float16-cpu --no-nodes']);
     expect(JSON.stringify(ctl.state.plan)).toBe(
       JSON.stringify(cli('plan', file, ['--strategy', 'slots', '--float16-cpu'])),
     );
+    expect(JSON.stringify(ctl.state.profileDoc)).toBe(JSON.stringify(cpuProfile));
+    expect(reuseShown()).toEqual(cpuReuse);
     await ctl.setOptions({ float16Cpu: 'yes' }); // not a boolean: unchanged
     expect(ctl.state.float16Cpu).toBe(true);
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('float16 on the CPU with dims bound: the profile and in-place document of each graph, asked once each', async () => {
+    const client = fakeClient(mp);
+    const ctl = createController(client);
+    const bound = { batch_size: 1, samples: 1280 };
+    await ctl.open(SYMBOLIC.name, bytesOf(SYMBOLIC), { dims: bound });
+    const dims = '--dim batch_size=1 --dim samples=1280';
+    const fileProfile = cli('profile', SYMBOLIC.file, [...dimArgs(bound), '--columns']);
+    expect(JSON.stringify(ctl.state.profileDoc)).toBe(JSON.stringify(fileProfile));
+    const fileDoc = ctl.state.profileDoc;
+    client.calls.length = 0;
+    await ctl.setOptions({ float16Cpu: true });
+    expect(client.calls).toEqual([
+      `plan --strategy arena --align 64 --float16-cpu ${dims}`,
+      'inplace --columns --float16-cpu',
+      `plan --strategy slots --align 64 --float16-cpu ${dims} --no-nodes --no-at-peak`,
+      `profile ${dims} --columns --float16-cpu`,
+    ]);
+    const cpuDoc = ctl.state.profileDoc;
+    expect(cpuDoc).not.toBe(fileDoc); // its own document (no float16 nodes here: the same figures)
+    expect(JSON.stringify(cpuDoc)).toBe(
+      JSON.stringify(cli('profile', SYMBOLIC.file, [...dimArgs(bound), '--columns', '--float16-cpu'])),
+    );
+    expect([ctl.state.profileNote, ctl.state.profile.ok]).toEqual(['', true]);
+    // back and forth: each graph's own, from the caches
+    client.calls.length = 0;
+    await ctl.setOptions({ float16Cpu: false });
+    expect(ctl.state.profileDoc).toBe(fileDoc);
+    await ctl.setOptions({ float16Cpu: true });
+    expect(ctl.state.profileDoc).toBe(cpuDoc);
+    expect(client.calls.filter((c) => !c.startsWith('plan '))).toEqual([]);
   });
 
   it('a profile that fails is a note under the memory chart, not an error', async () => {

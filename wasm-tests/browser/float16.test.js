@@ -5,14 +5,26 @@
 // "float16 on the CPU" box plans that graph (plan --float16-cpu): the figures
 // are the CLI's, its Casts and float32 copies are values of the plan, the
 // note, the view's state and the link (f16=1) say so, and the link opens it
-// so in a new tab. A model without float16 nodes has no float16 note and no
+// so in a new tab. The per-node profile and the in-place reuse lists are of
+// the graph planned (profile/inplace --float16-cpu with the box ticked, the
+// file's unticked). A model without float16 nodes has no float16 note and no
 // box.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { convModel, float16Model } from '../onnx-encode.js';
-import { cliPlan, expectPlanShown, openFile, revealRow, shown, TIMEOUT, useBrowser, waitPlan } from './harness.js';
+import {
+  cliJson,
+  cliPlan,
+  expectPlanShown,
+  openFile,
+  revealRow,
+  shown,
+  TIMEOUT,
+  useBrowser,
+  waitPlan,
+} from './harness.js';
 
 const env = useBrowser();
 const DIR = mkdtempSync(join(tmpdir(), 'memplan-f16-'));
@@ -26,6 +38,29 @@ const served = async (page) =>
   page.route(ROUTE, (route) => route.fulfill({ body: readFileSync(FILE), contentType: 'application/octet-stream' }));
 
 const assumed = (page) => page.evaluate(() => document.querySelector('.mpv-assumed')?.textContent ?? null);
+// The per-node profile the page holds and the memory chart draws: [box, positions, the first node's name,
+// profile nodes, its totals, its note, the memory chart's mode (stacked by tag: the profile drawn)].
+const profileShown = (page) =>
+  page.evaluate(() => {
+    const v = window.memplanView;
+    const c = v.view.controller.state;
+    return [
+      v.state.float16Cpu,
+      c.m.positions,
+      c.m.nodes[0].name,
+      c.profileDoc?.nodes?.count ?? null,
+      c.profile ? [...c.profile.total] : null,
+      c.profileNote,
+      v.view.charts.memory.profile === c.profile ? v.view.charts.memory.mode : 'another profile',
+    ];
+  });
+// The reuse cell (the table's last column) of value `name`'s row.
+const reuseCell = async (page, name) => {
+  await revealRow(page, name);
+  return page.$eval(`.mpv-table tr[data-name="${name}"]`, (tr) => tr.cells[tr.cells.length - 1].textContent);
+};
+// The profile totals per node of `memplan profile` (of the file's graph, or with --float16-cpu of the one ONNX Runtime runs).
+const cliTotals = (args) => cliJson('profile', FILE, args).nodes.map((nd) => nd.profile.total_bytes);
 const hash = (page) => page.evaluate(() => location.hash);
 // The Conv's im2col (the float Conv of either graph), beside the note on float16.
 const workspace = (bound, pct) =>
@@ -85,16 +120,22 @@ describe('float16 on the CPU', () => {
     expect(await page.getAttribute('[data-export="reordered-onnx"]', 'title')).toBe(
       'The order shown is of the graph ONNX Runtime runs for float16 tensors: untick “float16 on the CPU” to write the file in an order',
     );
-    const state = await page.evaluate(() => {
-      const c = window.memplanView.view.controller.state;
-      return [window.memplanView.state.float16Cpu, c.m.positions, c.profile, c.profileNote];
-    });
-    expect(state, 'the view state says so; the chart shows the plan').toEqual([
+    // the per-node profile of that graph (profile --float16-cpu): its 10 nodes, the inserted Cast of x first
+    await page.click('[data-chart="memory"] [data-mode="stacked"]');
+    const totals = cliTotals(['--float16-cpu']);
+    expect(totals).toEqual([13464, 15768, 23960, 21656, 29848, 29848, 29848, 29848, 29848, 21656]);
+    expect(await profileShown(page), 'the view state says so; the chart stacks that profile').toEqual([
       true,
       10,
-      null,
-      "the per-node profile is of the graph as written; with float16 on the CPU the chart shows the plan's live bytes",
+      'InsertedPrecisionFreeCast_x',
+      10,
+      totals,
+      '',
+      'stacked',
     ]);
+    // and its in-place reuse (inplace --float16-cpu): the Cast back to float16 reuses the float32 sigmoid's output
+    expect(await reuseCell(page, 's')).toBe('InsertedPrecisionFreeCast_s (greater)');
+    expect(await reuseCell(page, 'InsertedPrecisionFreeCast_r')).toBe('InsertedPrecisionFreeCast_c (equal)');
     // the table: the float32 copy of x that the first Cast makes, 8 KiB
     await revealRow(page, 'InsertedPrecisionFreeCast_x');
     const row = await page.$eval('.mpv-table tr[data-name="InsertedPrecisionFreeCast_x"]', (tr) =>
@@ -121,6 +162,16 @@ describe('float16 on the CPU', () => {
     await waitPlan(p2, cpu);
     expectPlanShown(await shown(p2), cpu, 'from the link: ');
     expect(await p2.isChecked('.mpv-float16-cpu')).toBe(true);
+    // with that graph's profile (not stacked in a new tab)
+    expect(await profileShown(p2)).toEqual([
+      true,
+      10,
+      'InsertedPrecisionFreeCast_x',
+      10,
+      cliTotals(['--float16-cpu']),
+      '',
+      'plan',
+    ]);
     expect(await assumed(p2)).toBe(`Assumed (2): ${workspace('80.0 KiB (81,920 B)', '185.7%')}; ${CPU_GRAPH}.`);
     await p2.close();
   });
@@ -131,7 +182,29 @@ describe('float16 on the CPU', () => {
     await waitPlan(page, written);
     expectPlanShown(await shown(page), written, 'as written again: ');
     expect(await assumed(page)).toBe(`Assumed (2): ${workspace('68.0 KiB (69,632 B)', '466.7%')}; ${AS_WRITTEN}.`);
-    expect(await page.evaluate(() => window.memplanView.view.controller.state.profileNote)).toBe('');
+    // the file graph's per-node profile (6 nodes) and reuse lists again, not the other graph's
+    const totals = cliTotals([]);
+    expect(totals.length).toBe(6);
+    expect(await profileShown(page)).toEqual([false, 6, 'conv', 6, totals, '', 'stacked']);
+    expect(await reuseCell(page, 's')).toBe('f (equal)');
+    expect(await reuseCell(page, 'r')).toBe('c (equal)');
+    // ticked again: that graph's, from the page's caches
+    await page.check('.mpv-float16-cpu');
+    await waitPlan(page, cliPlan(FILE, ['--float16-cpu']));
+    expect(await profileShown(page)).toEqual([
+      true,
+      10,
+      'InsertedPrecisionFreeCast_x',
+      10,
+      cliTotals(['--float16-cpu']),
+      '',
+      'stacked',
+    ]);
+    expect(await reuseCell(page, 's')).toBe('InsertedPrecisionFreeCast_s (greater)');
+    await page.uncheck('.mpv-float16-cpu');
+    await waitPlan(page, written);
+    expect(await profileShown(page)).toEqual([false, 6, 'conv', 6, totals, '', 'stacked']);
+    expect(await reuseCell(page, 's')).toBe('f (equal)');
     await page.waitForFunction(() => !/f16=/.test(location.hash), null, { timeout: 5000 });
     await page.unroute(ROUTE);
   });

@@ -146,13 +146,9 @@ function initialState(options) {
   });
 }
 
-/** Plan JSON `plan` is of the graph ONNX Runtime's CPU execution provider runs (plan --float16-cpu) and
- *  that graph is not the file's: other nodes and values than the file's (the profile and the in-place
- *  reuse lists are the file's). */
-function cpuGraphDiffers(plan) {
-  const g = plan?.onnxruntime_cpu_graph;
-  return !!g && typeof g === 'object' && (g.float32_nodes > 0 || g.casts > 0 || g.casts_removed > 0);
-}
+/** The graph plan JSON `plan` is of: 1 the graph ONNX Runtime's CPU execution provider runs (plan
+ *  --float16-cpu: other nodes and values than the file's), 0 the file's. Indexes the per-graph caches. */
+const graphOf = (plan) => (plan?.onnxruntime_cpu_graph && typeof plan.onnxruntime_cpu_graph === 'object' ? 1 : 0);
 
 // value name -> the node that outputs it, per node list (normalizeNodes gives
 // a re-plan the same list: the map is made once per model, not per plan).
@@ -315,15 +311,17 @@ export function createController(client, options = {}) {
   // and, once an export asked for it, the promise of its sha256: the plan
   // JSON's provenance. null for a plan document and after a cancel.
   let source = null;
-  // Caches. Per model: the reuse lists (they depend on the model only), the
-  // node list (taken with the first plan, then left out of re-plans:
-  // --no-nodes is 40% of a plan's JSON) and the last profile (strategy,
-  // alignment and in-place do not change it; kept while the dims stay).
-  let inplaceDoc = null;
+  // Caches. Per model and graph (the file's, and with float16Cpu the graph ONNX
+  // Runtime's CPU execution provider runs: [0] and [1], see graphOf): the reuse
+  // lists (they depend on the graph only), the node list (taken with the first
+  // plan, then left out of re-plans: --no-nodes is 40% of a plan's JSON) and the
+  // last profile (strategy, alignment and in-place do not change it; kept while
+  // the dims stay).
+  let inplaceDocs = [null, null];
   // {model, nodes: [the first plan of the model, the first with float16Cpu (of the graph ONNX Runtime's
   // CPU execution provider runs: other nodes)]}: the plans whose node lists attachNodeTree gives back
   let planNodes = null;
-  let profileCache = null; // {model, key, doc, note}
+  let profileCaches = [null, null]; // per graph: {model, key, doc, note}
   let baselineCache = null; // {model, key, doc}: the plan without --inplace (its naive total)
   let reuseCache = { doc: undefined, map: null };
   let shownNodes = null; // the nodes of the plan last shown: a new array is a new model or body
@@ -439,15 +437,6 @@ export function createController(client, options = {}) {
         profile: null,
         profileNote: "the per-node profile counts tensors; with kernel workspace the chart shows the plan's live bytes",
       };
-    // The profile is of the graph as written: of the graph ONNX Runtime's CPU
-    // execution provider runs (other nodes and values), the plan's live bytes.
-    if (state.float16Cpu && cpuGraphDiffers(state.plan))
-      return {
-        profileDoc: doc,
-        profile: null,
-        profileNote:
-          "the per-node profile is of the graph as written; with float16 on the CPU the chart shows the plan's live bytes",
-      };
     // A body's own per-node profile is the profile document's entry at the same path.
     const shown = state.path.length ? profileAt(doc, state.path) : doc;
     if (doc && !shown)
@@ -476,7 +465,7 @@ export function createController(client, options = {}) {
     // The whole model's unbound dims (a body's are among them), as normalizePlan reads them.
     const rootDims = Array.isArray(plan?.unknown?.dims) ? plan.unknown.dims.filter((d) => typeof d === 'string') : [];
     for (const d of rootDims) if (!dimNames.includes(d)) dimNames.push(d);
-    // The reuse lists are the main graph's (`inplace --json`).
+    // The reuse lists are the main graph's (`inplace --json`), of the graph the plan is of.
     patch({
       plan,
       baseline,
@@ -484,8 +473,7 @@ export function createController(client, options = {}) {
       body: at.plan,
       assumptions: deepFreeze(planAssumptions(plan)),
       m,
-      // (of the file's graph: none in the graph ONNX Runtime's CPU execution provider runs)
-      reuse: path.length || cpuGraphDiffers(plan) ? new Map() : reuseOf(inplaceDoc, m.nodes),
+      reuse: path.length ? new Map() : reuseOf(inplaceDocs[graphOf(plan)], m.nodes),
       series: memorySeries(m),
       dimNames: Object.freeze(dimNames),
     });
@@ -568,7 +556,8 @@ export function createController(client, options = {}) {
       };
       const mdl = model;
       const pkey = planDims.join('\n'); // the profile's only inputs besides the model
-      const f16 = state.float16Cpu ? 1 : 0;
+      const f16 = state.float16Cpu ? 1 : 0; // the graph planned: its own caches
+      const graphArgs = f16 ? ['--float16-cpu'] : [];
       const nodes = planNodes?.model === mdl && state.order === 'file' ? planNodes.nodes[f16] : null;
       // The other calls this plan needs are sent as soon as its reply comes,
       // before it is parsed: the worker runs them while this thread parses and
@@ -583,20 +572,21 @@ export function createController(client, options = {}) {
         slotsP = null,
         profileP = null,
         sent = false;
-      // With nothing bound, `profile` is `inplace` with no arguments: the same
-      // document (one report), fetched and parsed once (80 MB on a 200k-node graph).
-      const profileHit = () => profileCache && profileCache.model === mdl && profileCache.key === pkey;
+      // With nothing bound, `profile` is `inplace` with no other arguments (of
+      // either graph): the same document (one report), fetched and parsed once
+      // (80 MB on a 200k-node graph).
+      const profileHit = () => profileCaches[f16]?.model === mdl && profileCaches[f16].key === pkey;
       const sendRest = () => {
         if (sent || gen !== planGen) return;
         sent = true;
         // Both as columns (`--columns`): the reuse pairs and profile amounts
         // are all the page reads of them, 3.7 MB instead of 81 on 200k nodes.
-        if (!inplaceDoc) inplaceP = soft(mdl.call('inplace', ['--columns']));
+        if (!inplaceDocs[f16]) inplaceP = soft(mdl.call('inplace', ['--columns', ...graphArgs]));
         // The slot layout beside an arena plan, asked before the plan is known
         // planned unless the plan shown is deferred (dims typed into a deferred model).
         if (state.strategy !== 'slots' && (state.plan?.status ?? 'planned') === 'planned')
           slotsP = soft(mdl.call('plan', [...planArgs('slots', planDims), '--no-nodes', '--no-at-peak']));
-        if (pkey && !profileHit()) profileP = soft(mdl.call('profile', [...planDims, '--columns']));
+        if (pkey && !profileHit()) profileP = soft(mdl.call('profile', [...planDims, '--columns', ...graphArgs]));
         for (const pr of [inplaceP, slotsP, profileP]) pr?.catch(() => {}); // awaited below, or dropped
       };
       const planP = mdl.call(
@@ -616,7 +606,7 @@ export function createController(client, options = {}) {
       if (inplaceP) {
         const doc = await inplaceP;
         if (gen !== planGen) return;
-        if (mdl === model && !(doc instanceof Error)) inplaceDoc = doc;
+        if (mdl === model && !(doc instanceof Error)) inplaceDocs[f16] = doc;
       }
       // In-place reuse merges buffers, which lowers the naive total too: the
       // savings keep the naive total of the same plan without it as their baseline.
@@ -631,9 +621,9 @@ export function createController(client, options = {}) {
           baselineCache = { model: mdl, key: bkey, doc: baseline };
         }
       }
-      if (!pkey && inplaceDoc && mdl === model && !profileHit())
-        profileCache = { model: mdl, key: pkey, doc: inplaceDoc, note: '' };
-      const cached = profileHit() ? profileCache : null;
+      if (!pkey && inplaceDocs[f16] && mdl === model && !profileHit())
+        profileCaches[f16] = { model: mdl, key: pkey, doc: inplaceDocs[f16], note: '' };
+      const cached = profileHit() ? profileCaches[f16] : null;
       status({ error: null });
       applyPlan(plan, cached?.doc ?? null, cached?.note ?? '', baseline);
       patch({ shownMs: performance.now() - t0 });
@@ -680,7 +670,7 @@ export function createController(client, options = {}) {
         const got = profileP ? await profileP : inplaceP ? await inplaceP : null;
         if (got instanceof Error) note = `no profile: ${got.message}`;
         else doc = got;
-        profileCache = { model: mdl, key: pkey, doc, note };
+        profileCaches[f16] = { model: mdl, key: pkey, doc, note };
         if (gen !== planGen) return;
         applyProfile(doc, note);
       }
@@ -738,7 +728,7 @@ export function createController(client, options = {}) {
       model = mdl;
       source = given;
       opened = true;
-      inplaceDoc = null;
+      inplaceDocs = [null, null];
       const info = deepFreeze(mdl.info);
       const presetDims = Object.entries(preset.dims ?? {}).map(([k, v]) => [k, String(v)]);
       const presetValues = Object.entries(preset.values ?? {}).map(([k, v]) => [k, String(v)]);
@@ -789,7 +779,7 @@ export function createController(client, options = {}) {
     model?.close().catch(() => {});
     model = null;
     source = null;
-    inplaceDoc = null;
+    inplaceDocs = [null, null];
     patch({
       source: 'plan',
       hasModel: false,
