@@ -88,9 +88,8 @@ typedef struct fx {
     fx_env *env;
     const memplan_graph *g;
     int32_t nv, nn, ne;
-    int32_t capn;    /* room for nodes */
-    int32_t *dtype;  /* per value; 0: not a tensor, or not known */
-    int32_t *copied; /* a new value: the value it is a float32 copy of; else -1 */
+    int32_t capn;   /* room for nodes */
+    int32_t *dtype; /* per value; 0: not a tensor, or not known */
     const char **name;
     fx_uses *uses;
     fx_node *nodes;
@@ -176,7 +175,6 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
     if (vcap > INT32_MAX || ncap > INT32_MAX)
         return memplan_error_set(env->err, MEMPLAN_ELIMIT, "graph '%s' is too large to rewrite", g->name);
     x->dtype = calloc(vcap ? vcap : 1, sizeof *x->dtype);
-    x->copied = malloc((vcap ? vcap : 1) * sizeof *x->copied);
     x->name = calloc(vcap ? vcap : 1, sizeof *x->name);
     x->uses = calloc(vcap ? vcap : 1, sizeof *x->uses);
     x->nodes = calloc(ncap ? ncap : 1, sizeof *x->nodes);
@@ -184,13 +182,12 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
     x->pool = malloc((3 * slots + caps + 1) * sizeof *x->pool);
     x->need = calloc(ncap ? ncap : 1, 1);
     x->cast_in = malloc((size_t)(g->n_values ? g->n_values : 1) * sizeof *x->cast_in);
-    if (!x->dtype || !x->copied || !x->name || !x->uses || !x->nodes || !x->emit || !x->pool || !x->need || !x->cast_in)
+    if (!x->dtype || !x->name || !x->uses || !x->nodes || !x->emit || !x->pool || !x->need || !x->cast_in)
         return oom(env);
     x->nv = g->n_values;
     for (int32_t v = 0; v < g->n_values; v++) {
         const memplan_vshape *s = memplan_shapes_value(env->shapes, g, v);
         x->dtype[v] = s && s->kind == MEMPLAN_TYPE_TENSOR ? s->elem_type : 0;
-        x->copied[v] = -1;
         x->name[v] = g->values[v].name;
         x->cast_in[v] = -1;
         /* An outer value the holder's copy reads as another: read that one. */
@@ -223,7 +220,7 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
 
 static void fx_free(fx *x) {
     for (int32_t v = 0; x->uses && v < x->nv; v++) free(x->uses[v].u);
-    free(x->dtype), free(x->copied), free(x->name), free(x->uses), free(x->nodes), free(x->emit), free(x->pool);
+    free(x->dtype), free(x->name), free(x->uses), free(x->nodes), free(x->emit), free(x->pool);
     free(x->need), free(x->cast_in), free(x->renames);
     mp_strmap_free(&x->taken);
 }
@@ -242,7 +239,6 @@ static int32_t new_value(fx *x, int32_t v) {
     int32_t id = x->nv++;
     if (!mp_strmap_put(&x->taken, name, id)) return -1;
     x->dtype[id] = MEMPLAN_DTYPE_FLOAT;
-    x->copied[id] = v;
     x->name[id] = name;
     return id;
 }
@@ -283,6 +279,9 @@ static bool reads_f16(const fx *x, const fx_node *f) {
 /* NodeNeedsInputCastToFp32: no float16 kernel (or forced), a float16 input. */
 static bool needs_cast(const fx *x, int32_t node) { return x->need[node]; }
 
+/* ForceSingleNodeCPUFloat16ToFloat32's test of node p (step 2 above): a node
+ * with a float16 kernel, fed by a node of its graph, writing no graph output,
+ * between nodes that need a cast on every float16 side. */
 static bool isolated(const fx *x, int32_t p) {
     const memplan_node *n = &x->g->nodes[p];
     const fx_node *f = &x->nodes[p];
