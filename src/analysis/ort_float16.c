@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "ir/build.h"
+#include "memplan/schedule.h"
 #include "memplan/shapes.h"
 #include "memplan/workspace.h"
 #include "util/strmap.h"
@@ -168,8 +169,10 @@ static memplan_status fx_init(fx *x, fx_env *env, const memplan_graph *g) {
     x->g = g;
     mp_strmap_init(&x->taken);
     size_t slots = 0, caps = 0;
-    for (int32_t p = 0; p < g->n_nodes; p++) slots += (size_t)g->nodes[p].n_inputs + (size_t)g->nodes[p].n_outputs;
-    for (int32_t p = 0; p < g->n_nodes; p++) caps += (size_t)g->nodes[p].n_captures;
+    for (int32_t p = 0; p < g->n_nodes; p++) {
+        slots += (size_t)g->nodes[p].n_inputs + (size_t)g->nodes[p].n_outputs;
+        caps += (size_t)g->nodes[p].n_captures;
+    }
     /* At most one new value and one Cast per input and output slot. */
     size_t vcap = (size_t)g->n_values + slots, ncap = (size_t)g->n_nodes + slots;
     if (vcap > INT32_MAX || ncap > INT32_MAX)
@@ -276,9 +279,6 @@ static bool reads_f16(const fx *x, const fx_node *f) {
     return false;
 }
 
-/* NodeNeedsInputCastToFp32: no float16 kernel (or forced), a float16 input. */
-static bool needs_cast(const fx *x, int32_t node) { return x->need[node]; }
-
 /* ForceSingleNodeCPUFloat16ToFloat32's test of node p (step 2 above): a node
  * with a float16 kernel, fed by a node of its graph, writing no graph output,
  * between nodes that need a cast on every float16 side. */
@@ -296,7 +296,7 @@ static bool isolated(const fx *x, int32_t p) {
         if (!is_f16(x, f->in[i])) continue;
         any = true;
         int32_t prod = x->g->values[f->in[i]].producer;
-        if (prod >= 0 && !needs_cast(x, prod)) return false;
+        if (prod >= 0 && !x->need[prod]) return false; /* NodeNeedsInputCastToFp32 */
     }
     if (!any) return false;
     any = false;
@@ -306,7 +306,7 @@ static bool isolated(const fx *x, int32_t p) {
         any = true;
         const fx_uses *u = &x->uses[f->out[o]];
         for (int32_t k = 0; k < u->n; k++)
-            if (!needs_cast(x, u->u[k].node)) return false;
+            if (!x->need[u->u[k].node]) return false;
     }
     return any;
 }
@@ -334,69 +334,45 @@ static memplan_status mark_float32(fx *x) {
 
 /* ---- 3: the Casts -------------------------------------------------------- */
 
-static int cmp_int(const void *a, const void *b) {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* ONNX Runtime's default topological order of g (GraphViewer: a reverse
- * depth-first walk from the nodes nothing reads, by node index, the
- * highest-numbered sink and predecessor expanded first; memplan's
- * MEMPLAN_ORDER_ONNXRUNTIME is the same walk): the order its
- * InsertCastTransformer visits the nodes in, which numbers the Casts. */
+/* ONNX Runtime's default topological order of g: the order its
+ * InsertCastTransformer visits the nodes in, which numbers the Casts. It is
+ * MEMPLAN_ORDER_ONNXRUNTIME's walk (memplan/schedule.h) over the graph's links
+ * (each node's inputs and the outer values its bodies read) with the file
+ * indices as ranks; no buffers. */
 static memplan_status ort_topo(const fx *x, int32_t *order) {
     const memplan_graph *g = x->g;
     int32_t n = g->n_nodes;
     size_t reads = 0;
     for (int32_t p = 0; p < n; p++) reads += (size_t)g->nodes[p].n_inputs + (size_t)g->nodes[p].n_captures;
-    int32_t *pstart = malloc(((size_t)n + 1) * sizeof *pstart), *pred = malloc((reads ? reads : 1) * sizeof *pred);
-    int32_t *stk = malloc((2 * ((size_t)n + reads) + 1) * sizeof *stk);
-    uint8_t *seen = calloc((size_t)n + 1, 1), *fed = calloc((size_t)n + 1, 1);
-    int32_t *by_file = malloc(((size_t)n + 1) * sizeof *by_file);
-    if (!pstart || !pred || !stk || !seen || !fed || !by_file) {
-        free(pstart), free(pred), free(stk), free(seen), free(fed), free(by_file);
-        return oom(x->env);
-    }
-    size_t e = 0;
-    for (int32_t p = 0; p < n; p++) { /* each node's distinct predecessors, by file index */
+    int32_t *start = malloc(((size_t)n + 1) * sizeof *start), *pred = malloc((reads ? reads : 1) * sizeof *pred);
+    int32_t *rank = malloc(((size_t)n + 1) * sizeof *rank), no_use = 0;
+    memplan_status st = start && pred && rank ? MEMPLAN_OK : oom(x->env);
+    int32_t e = 0;
+    for (int32_t p = 0; !st && p < n; p++) {
         const memplan_node *nd = &g->nodes[p];
-        pstart[p] = (int32_t)e;
-        size_t first = e;
+        start[p] = e;
+        rank[p] = nd->file_index;
         for (int32_t k = 0; k < nd->n_inputs + nd->n_captures; k++) {
             int32_t v = k < nd->n_inputs ? nd->inputs[k] : nd->captures[k - nd->n_inputs];
-            int32_t q = v >= 0 ? g->values[v].producer : -1;
-            if (q < 0) continue;
-            fed[q] = 1;
-            pred[e++] = g->nodes[q].file_index;
+            if (v >= 0 && g->values[v].producer >= 0) pred[e++] = g->values[v].producer;
         }
-        qsort(pred + first, e - first, sizeof *pred, cmp_int);
-        size_t w = first;
-        for (size_t i = first; i < e; i++)
-            if (i == first || pred[i] != pred[i - 1]) pred[w++] = pred[i];
-        e = w;
     }
-    pstart[n] = (int32_t)e;
-    for (int32_t p = 0; p < n; p++) by_file[g->nodes[p].file_index] = p;
-    size_t sp = 0;
-    int32_t k = 0;
-    for (int32_t i = 0; i < n; i++) /* the sinks by file index: the highest on top */
-        if (!fed[by_file[i]]) stk[sp++] = by_file[i];
-    while (sp) {
-        int32_t p = stk[--sp];
-        if (p < 0) {
-            order[k++] = -p - 1;
-            continue;
-        }
-        if (seen[p]) continue;
-        seen[p] = 1;
-        stk[sp++] = -p - 1;
-        for (int32_t i = pstart[p]; i < pstart[p + 1]; i++)
-            if (!seen[by_file[pred[i]]]) stk[sp++] = by_file[pred[i]];
+    if (!st) {
+        start[n] = e;
+        memplan_sched_problem q = {.n_steps = n,
+                                   .pred_start = start,
+                                   .pred = pred,
+                                   .use_start = &no_use,
+                                   .rank = rank,
+                                   .edge_start = start,
+                                   .edge = pred};
+        memplan_schedule sc;
+        st = memplan_schedule_run(&q, MEMPLAN_ORDER_ONNXRUNTIME, 0, &sc, x->env->err);
+        if (!st) memcpy(order, sc.order, (size_t)n * sizeof *order);
+        memplan_schedule_free(&sc);
     }
-    for (int32_t p = 0; p < n; p++) /* a cycle left out (loading rejects them): after the rest */
-        if (!seen[p]) order[k++] = p;
-    free(pstart), free(pred), free(stk), free(seen), free(fed), free(by_file);
-    return MEMPLAN_OK;
+    free(start), free(pred), free(rank);
+    return st;
 }
 
 /* The Casts, made in ONNX Runtime's order (which numbers them); each written
@@ -556,31 +532,23 @@ static memplan_status remove_pairs_at(fx *x, int32_t c, int32_t *kids) {
 
 static memplan_status remove_pairs(fx *x) {
     /* The Casts in ONNX Runtime's node order. */
-    int32_t *order = malloc((size_t)(x->nn ? x->nn : 1) * sizeof *order);
-    int32_t most = 0;
-    for (int32_t v = 0; v < x->nv; v++) most = x->uses[v].n > most ? x->uses[v].n : most;
-    int32_t *kids = malloc((size_t)(2 * most + 1) * sizeof *kids);
-    if (!order || !kids) {
-        free(order), free(kids);
-        return oom(x->env);
-    }
-    for (int32_t i = 0; i < x->nn; i++) order[i] = -1;
-    for (int32_t i = 0; i < x->nn; i++) order[x->nodes[i].ort] = i;
+    int32_t *order = malloc((size_t)(x->nn ? x->nn : 1) * sizeof *order), *kids = NULL, room = 0;
+    if (!order) return oom(x->env);
+    for (int32_t i = 0; i < x->nn; i++) order[x->nodes[i].ort] = i; /* ort: a permutation of the nodes */
     memplan_status st = MEMPLAN_OK;
     for (int32_t i = 0; !st && i < x->nn; i++) {
-        int32_t c = order[i];
-        if (c < 0 || !x->nodes[c].cast) continue;
-        /* Readers may have been added to its output since kids was sized. */
-        int32_t n = x->uses[x->nodes[c].out[0] >= 0 ? x->nodes[c].out[0] : 0].n;
-        if (n > most) {
-            int32_t *k = realloc(kids, (size_t)(2 * n + 1) * sizeof *k);
+        const fx_node *f = &x->nodes[order[i]];
+        if (!f->cast || f->n_out < 1 || f->out[0] < 0) continue;
+        int32_t n = x->uses[f->out[0]].n; /* its readers now: the removed and the kept, apart */
+        if (n > room) {
+            int32_t *k = realloc(kids, (size_t)(2 * n) * sizeof *k);
             if (!k) {
                 st = oom(x->env);
                 break;
             }
-            kids = k, most = n;
+            kids = k, room = n;
         }
-        st = remove_pairs_at(x, c, kids);
+        st = remove_pairs_at(x, order[i], kids);
     }
     free(order), free(kids);
     return st;
@@ -680,15 +648,20 @@ static void declare(const memplan_graph *g, int32_t v, uint8_t *met, mp_decl *d)
     met[v] = 1;
 }
 
+/* Whether value v of g had a value_info entry the new graph keeps: declared,
+ * not a graph input, output or initializer, and still made by a node. */
+static bool value_info_of(const memplan_graph *g, int32_t v, const uint8_t *defined) {
+    uint32_t f = g->values[v].flags;
+    return (f & MEMPLAN_VALUE_DECLARED) &&
+           !(f & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_OUTPUT | MEMPLAN_VALUE_INITIALIZER)) && defined[v];
+}
+
 static memplan_status write_decls(fx *x, const uint8_t *defined, mp_pgraph *pg) {
     const memplan_graph *g = x->g;
     mp_arena *a = x->env->arena;
     uint8_t *met = calloc((size_t)(g->n_values ? g->n_values : 1), 1);
     int32_t n_vinfo = 0;
-    for (int32_t v = 0; v < g->n_values; v++)
-        n_vinfo += (g->values[v].flags & MEMPLAN_VALUE_DECLARED) &&
-                   !(g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_OUTPUT | MEMPLAN_VALUE_INITIALIZER)) &&
-                   defined[v];
+    for (int32_t v = 0; v < g->n_values; v++) n_vinfo += value_info_of(g, v, defined);
     pg->inputs = mp_arena_array(a, (size_t)g->n_inputs, sizeof *pg->inputs);
     pg->outputs = mp_arena_array(a, (size_t)g->n_outputs, sizeof *pg->outputs);
     pg->vinfo = mp_arena_array(a, (size_t)n_vinfo, sizeof *pg->vinfo);
@@ -701,10 +674,7 @@ static memplan_status write_decls(fx *x, const uint8_t *defined, mp_pgraph *pg) 
     for (int32_t i = 0; i < g->n_inputs; i++) declare(g, g->inputs[i], met, &pg->inputs[pg->n_inputs++]);
     for (int32_t i = 0; i < g->n_outputs; i++) declare(g, g->outputs[i], met, &pg->outputs[pg->n_outputs++]);
     for (int32_t v = 0; v < g->n_values; v++)
-        if ((g->values[v].flags & MEMPLAN_VALUE_DECLARED) &&
-            !(g->values[v].flags & (MEMPLAN_VALUE_INPUT | MEMPLAN_VALUE_OUTPUT | MEMPLAN_VALUE_INITIALIZER)) &&
-            defined[v])
-            declare(g, v, met, &pg->vinfo[pg->n_vinfo++]);
+        if (value_info_of(g, v, defined)) declare(g, v, met, &pg->vinfo[pg->n_vinfo++]);
     for (int32_t i = 0; i < g->n_initializers; i++)
         pg->inits[pg->n_inits++] = *g->values[g->initializers[i]].initializer;
     free(met);

@@ -346,6 +346,13 @@ static void json_workspace(mp_json *j, const memplan_model_plan *p) {
     mp_json_end(j);
 }
 
+/* v, or null when it is not known. */
+static void json_uint_if(mp_json *j, bool known, uint64_t v) {
+    if (known) mp_json_uint(j, v);
+    else
+        mp_json_null(j);
+}
+
 /* The float16 nodes ONNX Runtime's CPU execution provider runs in float32
  * (memplan_model_plan.float16_cpu): {nodes, ops}, null when there is none. */
 static void json_float16(mp_json *j, const plan_ctx *c) {
@@ -362,31 +369,19 @@ static void json_float16(mp_json *j, const plan_ctx *c) {
     for (size_t i = 0; i < p->float16_cpu.n_ops; i++) mp_json_str(j, p->float16_cpu.ops[i]);
     mp_json_end(j);
     MP_JSON_KEY(j, "weight_bytes"); /* the weights it keeps then (float32 copies); null when not known */
-    if (p->float16_cpu.weights_known) mp_json_uint(j, p->float16_cpu.weight_bytes);
-    else
-        mp_json_null(j);
+    json_uint_if(j, p->float16_cpu.weights_known, p->float16_cpu.weight_bytes);
     /* The graph it runs (--float16-cpu), planned with the same options: null
      * while this plan or that one is deferred, or the graph was not made. */
     MP_JSON_KEY(j, "float32_nodes"); /* nodes run in float32 there, with a float16 kernel or not */
-    if (c->f16_made) mp_json_int(j, c->f16.float32_nodes);
-    else
-        mp_json_null(j);
+    json_uint_if(j, c->f16_made, (uint64_t)c->f16.float32_nodes);
     MP_JSON_KEY(j, "casts"); /* Casts it adds */
-    if (c->f16_made) mp_json_int(j, c->f16.casts);
-    else
-        mp_json_null(j);
+    json_uint_if(j, c->f16_made, (uint64_t)c->f16.casts);
     MP_JSON_KEY(j, "peak_bytes");
-    if (c->f16_planned) mp_json_uint(j, c->f16_peak);
-    else
-        mp_json_null(j);
+    json_uint_if(j, c->f16_planned, c->f16_peak);
     MP_JSON_KEY(j, "lower_bound_bytes");
-    if (c->f16_planned) mp_json_uint(j, c->f16_bound);
-    else
-        mp_json_null(j);
+    json_uint_if(j, c->f16_planned, c->f16_bound);
     MP_JSON_KEY(j, "onnxruntime_order_lower_bound_bytes"); /* in the order ONNX Runtime runs that graph */
-    if (c->f16_ort_known) mp_json_uint(j, c->f16_ort_bound);
-    else
-        mp_json_null(j);
+    json_uint_if(j, c->f16_ort_known, c->f16_ort_bound);
     mp_json_end(j);
 }
 
